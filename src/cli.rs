@@ -1,0 +1,442 @@
+//! The scripting commands: inspect a session (`tree`, `context`, `info`)
+//! and edit it (`label`, `rename`, `branch`), as text or as pi's JSON.
+
+use crate::session::summary::{self, ToolCalls};
+use crate::session::{self, BranchOutcome, LeafSelector, Session};
+use anyhow::{Context as _, Result};
+use clap::{Parser, Subcommand};
+use serde_json::Value;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "piscope",
+    version,
+    about = "Browse, search and edit pi coding-agent sessions"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the entry tree (pre-order; --json as pi's getTree()).
+    Tree {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print what the model sees at a leaf (--json as pi's buildSessionContext()).
+    Context {
+        file: PathBuf,
+        /// Entry id to build the context at, or `null` for before the first entry.
+        #[arg(long)]
+        leaf: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print header, leaf, name, labels, active branch and problems.
+    Info {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set or clear the label of an entry.
+    Label {
+        file: PathBuf,
+        entry: String,
+        /// The label text.
+        #[arg(required_unless_present = "clear", conflicts_with = "clear")]
+        text: Option<String>,
+        /// Remove the entry's label.
+        #[arg(long)]
+        clear: bool,
+    },
+    /// Name the session (an empty name clears it).
+    Rename { file: PathBuf, name: String },
+    /// Make pi resume at an entry (pi's /tree rule), optionally summarising the branch left.
+    Branch {
+        file: PathBuf,
+        entry: String,
+        #[arg(long)]
+        summary: Option<String>,
+    },
+}
+
+/// Runs the command line; returns the exit status (0 ok, 1 failure, 2 usage).
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match run(cli.command) {
+        Ok(()) => 0,
+        Err(e) => {
+            if e.downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            {
+                return 0;
+            }
+            eprintln!("piscope: {}", one_line(&format!("{e:#}")));
+            1
+        }
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+fn run(command: Command) -> Result<()> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    match command {
+        Command::Tree { file, json } => {
+            let s = Session::open(&file)?;
+            if json {
+                write_tree_json(&s, &mut out)?;
+            } else {
+                write_tree_text(&s, &mut out)?;
+            }
+        }
+        Command::Context { file, leaf, json } => {
+            let s = Session::open(&file)?;
+            let selector = match leaf.as_deref() {
+                None => LeafSelector::Last,
+                Some("null") => LeafSelector::Null,
+                Some(id) => LeafSelector::Id(id.to_string()),
+            };
+            let ctx = s.context(&selector);
+            if json {
+                s.write_context_json(&ctx, &mut out)?;
+                writeln!(out)?;
+            } else {
+                write_context_text(&s, &ctx, &mut out)?;
+            }
+        }
+        Command::Info { file, json } => {
+            let s = Session::open(&file)?;
+            if json {
+                writeln!(out, "{}", info_json(&s))?;
+            } else {
+                write_info_text(&s, &mut out)?;
+            }
+        }
+        Command::Label {
+            file,
+            entry,
+            text,
+            clear,
+        } => {
+            let label = if clear { None } else { text.as_deref() };
+            let id = session::append_label(&file, &entry, label)?;
+            let what = label.map_or("cleared the label".to_string(), |l| {
+                format!("labelled it {l:?}")
+            });
+            writeln!(out, "{}: {what} on {entry} (entry {id})", file.display())?;
+        }
+        Command::Rename { file, name } => {
+            let id = session::append_name(&file, &name)?;
+            let s = Session::open(&file)?;
+            match s.name() {
+                Some(n) => writeln!(out, "{}: named {n:?} (entry {id})", file.display())?,
+                None => writeln!(out, "{}: name cleared (entry {id})", file.display())?,
+            }
+        }
+        Command::Branch {
+            file,
+            entry,
+            summary,
+        } => match session::branch_to(&file, &entry, summary.as_deref())? {
+            BranchOutcome::AlreadyThere => {
+                writeln!(out, "{}: already at this point", file.display())?
+            }
+            BranchOutcome::Moved { leaf, appended } => writeln!(
+                out,
+                "{}: pi now resumes at {} (entry {appended})",
+                file.display(),
+                leaf.as_deref()
+                    .unwrap_or("the start, before the first entry")
+            )?,
+        },
+    }
+    out.flush().context("writing the output")?;
+    Ok(())
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+fn opt_json(s: Option<&str>) -> String {
+    s.map_or("null".to_string(), json_string)
+}
+
+/// `oracle tree`: `[{id, parentId, type, label, children}]` in pre-order.
+fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
+    out.write_all(b"[")?;
+    for (n, node) in s.tree.preorder().into_iter().enumerate() {
+        let e = s.entry(node);
+        if n > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(b"{")?;
+        if let Some(id) = e.id_str() {
+            write!(out, "\"id\":{},", json_string(id))?;
+        }
+        match &e.parent {
+            session::entry::Parent::Null => out.write_all(b"\"parentId\":null,")?,
+            session::entry::Parent::Id(p) => write!(out, "\"parentId\":{},", json_string(p))?,
+            _ => {}
+        }
+        let label = s.label_of(node).map(|l| l.label.as_str());
+        write!(
+            out,
+            "\"type\":{},\"label\":{},\"children\":[",
+            json_string(e.kind.as_str()),
+            opt_json(label)
+        )?;
+        for (k, c) in s.tree.children(node).iter().enumerate() {
+            if k > 0 {
+                out.write_all(b",")?;
+            }
+            out.write_all(opt_json(s.entry(*c).id_str()).as_bytes())?;
+        }
+        out.write_all(b"]}")?;
+    }
+    out.write_all(b"]\n")?;
+    Ok(())
+}
+
+/// `oracle info`: `{header, leafId, name, entryCount, labels, branch}`.
+fn info_json(s: &Session) -> String {
+    let header: Value = serde_json::from_str(&s.header_json()).unwrap_or(Value::Null);
+    let mut labels = serde_json::Map::new();
+    for (_, e) in s.live_entries() {
+        if let Some(id) = e.id_str() {
+            if let Some(l) = s.tree.label(id) {
+                labels.insert(id.to_string(), Value::String(l.label.clone()));
+            }
+        }
+    }
+    let branch: Vec<Value> = s
+        .branch()
+        .into_iter()
+        .map(|i| {
+            s.entry(i)
+                .id_str()
+                .map_or(Value::Null, |id| Value::String(id.to_string()))
+        })
+        .collect();
+    let mut o = serde_json::Map::new();
+    o.insert("header".into(), header);
+    if let Some(leaf) = s.leaf_id() {
+        o.insert("leafId".into(), Value::String(leaf.to_string()));
+    } else if s.tree.last().is_none() {
+        o.insert("leafId".into(), Value::Null);
+    }
+    o.insert("name".into(), s.name().map_or(Value::Null, Value::String));
+    o.insert("entryCount".into(), Value::from(s.live_entries().count()));
+    o.insert("labels".into(), Value::Object(labels));
+    o.insert("branch".into(), Value::Array(branch));
+    Value::Object(o).to_string()
+}
+
+fn home() -> Option<String> {
+    std::env::var("HOME").ok()
+}
+
+/// The tree as indented text: nesting only at branch points, `*` marks the
+/// leaf and `•` the path to it.
+fn write_tree_text(s: &Session, out: &mut dyn Write) -> Result<()> {
+    let calls = ToolCalls::collect(s);
+    let home = home();
+    let active: std::collections::HashSet<u32> = s.branch().into_iter().collect();
+    let leaf = s.leaf();
+    let mut stack: Vec<(u32, usize)> = s.tree.roots().iter().rev().map(|&r| (r, 0)).collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some((node, depth)) = stack.pop() {
+        if !seen.insert(node) {
+            continue;
+        }
+        let e = s.entry(node);
+        let mark = if Some(node) == leaf {
+            "*"
+        } else if active.contains(&node) {
+            "•"
+        } else {
+            " "
+        };
+        let label = s
+            .label_of(node)
+            .map(|l| format!("[{}] ", l.label))
+            .unwrap_or_default();
+        let text = summary::entry_line(e, &calls, home.as_deref());
+        writeln!(
+            out,
+            "{}{mark} {:<8} {label}{}",
+            "  ".repeat(depth),
+            e.id_str().unwrap_or("-"),
+            sanitize(&text)
+        )?;
+        let kids = s.tree.children(node);
+        let child_depth = if kids.len() > 1 { depth + 1 } else { depth };
+        stack.extend(kids.iter().rev().map(|&c| (c, child_depth)));
+    }
+    Ok(())
+}
+
+fn write_info_text(s: &Session, out: &mut dyn Write) -> Result<()> {
+    let h = &s.header;
+    writeln!(out, "file:      {}", s.path.display())?;
+    writeln!(out, "id:        {}", sanitize(&h.id))?;
+    writeln!(
+        out,
+        "cwd:       {}",
+        sanitize(h.cwd.as_deref().unwrap_or(""))
+    )?;
+    writeln!(
+        out,
+        "created:   {}",
+        sanitize(h.timestamp.as_deref().unwrap_or(""))
+    )?;
+    if s.is_legacy() {
+        writeln!(
+            out,
+            "version:   {} (read as 3; migrated on first write)",
+            h.version
+        )?;
+    }
+    if let Some(p) = &h.parent_session {
+        writeln!(out, "parent:    {}", sanitize(p))?;
+    }
+    writeln!(
+        out,
+        "name:      {}",
+        sanitize(&s.name().unwrap_or_else(|| "(none)".into()))
+    )?;
+    writeln!(out, "entries:   {}", s.live_entries().count())?;
+    writeln!(out, "leaf:      {}", s.leaf_id().unwrap_or("(none)"))?;
+    writeln!(out, "branch:    {} entries", s.branch().len())?;
+    let labels = s.tree.labels().len();
+    writeln!(out, "labels:    {labels}")?;
+    writeln!(out, "damaged:   {} lines", s.damaged_lines())?;
+    for p in &s.problems {
+        writeln!(out, "  {}", sanitize(&p.to_string()))?;
+    }
+    Ok(())
+}
+
+fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) -> Result<()> {
+    let mut file = std::fs::File::open(&s.path).with_context(|| s.path.display().to_string())?;
+    let mut messages = Vec::new();
+    for item in &ctx.items {
+        messages.extend(s.context_messages(item, &mut file)?);
+    }
+    let model = ctx.model.as_ref().map_or("(none)".to_string(), |m| {
+        format!(
+            "{}/{}",
+            m.provider.as_deref().unwrap_or("?"),
+            m.model_id.as_deref().unwrap_or("?")
+        )
+    });
+    writeln!(
+        out,
+        "model: {} · thinking: {} · {} messages",
+        sanitize(&model),
+        sanitize(ctx.thinking_level.as_deref().unwrap_or("(unset)")),
+        messages.len()
+    )?;
+    for m in messages {
+        let v: Value = serde_json::from_str(&m).unwrap_or(Value::Null);
+        let role = v.get("role").and_then(Value::as_str).unwrap_or("?");
+        writeln!(out, "\n── {} ──", sanitize(role))?;
+        writeln!(out, "{}", sanitize_block(&message_text(&v)))?;
+    }
+    Ok(())
+}
+
+/// The readable text of a context message.
+fn message_text(v: &Value) -> String {
+    let blocks = |c: &Value| -> String {
+        match c {
+            Value::String(s) => s.clone(),
+            Value::Array(items) => items
+                .iter()
+                .map(|b| match b.get("type").and_then(Value::as_str) {
+                    Some("text") => b
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    Some("thinking") => format!(
+                        "[thinking] {}",
+                        b.get("thinking").and_then(Value::as_str).unwrap_or("")
+                    ),
+                    Some("toolCall") => format!(
+                        "[call {}] {}",
+                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
+                        b.get("arguments").map(Value::to_string).unwrap_or_default()
+                    ),
+                    Some("image") => format!(
+                        "[image {}]",
+                        b.get("mimeType").and_then(Value::as_str).unwrap_or("?")
+                    ),
+                    _ => b.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    };
+    match v.get("role").and_then(Value::as_str) {
+        Some("compactionSummary" | "branchSummary") => v
+            .get("summary")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        Some("bashExecution") => format!(
+            "$ {}\n{}",
+            v.get("command").and_then(Value::as_str).unwrap_or(""),
+            v.get("output").and_then(Value::as_str).unwrap_or("")
+        ),
+        _ => v.get("content").map(blocks).unwrap_or_default(),
+    }
+}
+
+/// Makes untrusted text safe for a terminal: control characters (escape
+/// sequences included) and bidi overrides become visible placeholders.
+pub fn sanitize(s: &str) -> String {
+    s.chars().map(safe_char).collect()
+}
+
+/// Like [`sanitize`], but keeps newlines and tabs.
+fn sanitize_block(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c == '\n' || c == '\t' {
+                c
+            } else {
+                safe_char(c)
+            }
+        })
+        .collect()
+}
+
+fn safe_char(c: char) -> char {
+    match c {
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
+        '\u{7f}' => '\u{2421}',
+        '\u{80}'..='\u{9f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200e}'
+        | '\u{200f}' => '\u{fffd}',
+        c => c,
+    }
+}

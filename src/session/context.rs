@@ -1,0 +1,373 @@
+//! What the model sees at a given leaf: pi's `buildContextEntries` and
+//! `buildSessionContext`, with compactions (`firstKeptEntryId` or the newer
+//! `retainedTail`), context edits and branch summaries.
+
+use super::entry::{Entry, Info, Kind, Role};
+use super::raw::{RawObject, ms_json};
+use super::{Session, SessionError};
+use compact_str::CompactString;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::fs::File;
+
+/// Which leaf to build the context for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeafSelector {
+    /// The last entry in file order (where pi resumes).
+    Last,
+    /// Before any entry: an empty context.
+    Null,
+    /// A given entry; an unknown id falls back to the last entry, as in pi.
+    Id(String),
+}
+
+/// The model selected on the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelRef {
+    pub provider: Option<CompactString>,
+    pub model_id: Option<CompactString>,
+}
+
+/// One entry that contributes to the context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextItem {
+    pub entry: u32,
+    /// The latest `context_edit` on the branch that targets this entry.
+    pub edit: Option<u32>,
+    /// False for an older compaction kept inside the range: it adds nothing.
+    pub contributes: bool,
+}
+
+/// The context at one leaf. Message bodies are read from the file on demand
+/// with [`Session::context_messages`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Context {
+    /// Root to leaf.
+    pub path: Vec<u32>,
+    pub items: Vec<ContextItem>,
+    /// `None` when the latest change set no level (JavaScript `undefined`).
+    pub thinking_level: Option<CompactString>,
+    pub model: Option<ModelRef>,
+    /// The compaction whose summary opens the context, if any.
+    pub compaction: Option<u32>,
+}
+
+impl Session {
+    /// Builds the context for a leaf.
+    pub fn context(&self, leaf: &LeafSelector) -> Context {
+        let start = match leaf {
+            LeafSelector::Null => None,
+            LeafSelector::Last => self.tree.last(),
+            LeafSelector::Id(id) => self.find(id).or(self.tree.last()),
+        };
+        let path = start.map(|s| self.tree.path_to(s)).unwrap_or_default();
+        self.context_for_path(path)
+    }
+
+    /// Builds the context for a path (root to leaf).
+    pub fn context_for_path(&self, path: Vec<u32>) -> Context {
+        let mut thinking_level = Some(CompactString::const_new("off"));
+        let mut model = None;
+        for &i in &path {
+            match &self.entry(i).info {
+                Info::ThinkingLevel(level) => thinking_level = level.clone(),
+                Info::ModelChange { provider, model_id } => {
+                    model = Some(ModelRef {
+                        provider: provider.clone(),
+                        model_id: model_id.clone(),
+                    })
+                }
+                Info::Message(m) if m.role == Role::Assistant => {
+                    model = Some(ModelRef {
+                        provider: m.provider.clone(),
+                        model_id: m.model.clone(),
+                    })
+                }
+                _ => {}
+            }
+        }
+        let compaction_pos = path
+            .iter()
+            .rposition(|&i| self.entry(i).kind == Kind::Compaction);
+        let selected: Vec<u32> = match compaction_pos {
+            None => path.clone(),
+            Some(pos) => {
+                let comp = self.entry(path[pos]);
+                let mut out = vec![path[pos]];
+                let (first_kept, tail) = match &comp.info {
+                    Info::Compaction(c) => (c.first_kept.as_deref(), c.retained_tail),
+                    _ => (None, false),
+                };
+                if !tail {
+                    let mut found = false;
+                    for &i in &path[..pos] {
+                        let e = self.entry(i);
+                        found |= first_kept.is_some() && e.id_str() == first_kept;
+                        if found && !e.is_role(Role::System) {
+                            out.push(i);
+                        }
+                    }
+                }
+                out.extend_from_slice(&path[pos + 1..]);
+                out
+            }
+        };
+        let mut edits: HashMap<&str, u32> = HashMap::new();
+        for &i in &selected {
+            if let Info::ContextEdit {
+                target: Some(t), ..
+            } = &self.entry(i).info
+            {
+                edits.insert(t.as_str(), i);
+            }
+        }
+        let items = selected
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let e = self.entry(i);
+                ContextItem {
+                    entry: i,
+                    edit: e.id_str().and_then(|id| edits.get(id).copied()),
+                    contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
+                }
+            })
+            .collect();
+        Context {
+            path,
+            items,
+            thinking_level,
+            model,
+            compaction: compaction_pos.map(|_| selected[0]),
+        }
+    }
+
+    /// The messages one context item adds, as JSON objects, exactly as pi
+    /// builds them. `file` is the session file, open for reading.
+    pub fn context_messages(
+        &self,
+        item: &ContextItem,
+        file: &mut File,
+    ) -> Result<Vec<String>, SessionError> {
+        if !item.contributes {
+            return Ok(Vec::new());
+        }
+        let e = self.entry(item.entry);
+        let line = self.line_text_in(file, item.entry)?;
+        let messages = entry_messages(self, e, &line);
+        match item.edit {
+            None => Ok(messages),
+            Some(edit) => {
+                let edit_line = self.line_text_in(file, edit)?;
+                Ok(apply_edit(messages, &edit_line))
+            }
+        }
+    }
+
+    /// Writes the whole context as pi's `{messages, thinkingLevel, model}`.
+    pub fn write_context_json(
+        &self,
+        ctx: &Context,
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), SessionError> {
+        let io = |e| SessionError::io(&self.path, e);
+        let mut file = File::open(&self.path).map_err(io)?;
+        out.write_all(b"{\"messages\":[").map_err(io)?;
+        let mut first = true;
+        for item in &ctx.items {
+            for m in self.context_messages(item, &mut file)? {
+                if !first {
+                    out.write_all(b",").map_err(io)?;
+                }
+                first = false;
+                out.write_all(m.as_bytes()).map_err(io)?;
+            }
+        }
+        out.write_all(b"]").map_err(io)?;
+        if let Some(level) = &ctx.thinking_level {
+            write!(out, ",\"thinkingLevel\":{}", json_str(level)).map_err(io)?;
+        }
+        out.write_all(b",\"model\":").map_err(io)?;
+        match &ctx.model {
+            None => out.write_all(b"null").map_err(io)?,
+            Some(m) => {
+                let mut o = RawObject::new();
+                if let Some(p) = &m.provider {
+                    o.set("provider", p.as_str());
+                }
+                if let Some(id) = &m.model_id {
+                    o.set("modelId", id.as_str());
+                }
+                out.write_all(o.to_json().as_bytes()).map_err(io)?;
+            }
+        }
+        out.write_all(b"}").map_err(io)
+    }
+}
+
+/// Whether an entry type can add messages at all.
+fn contributes(e: &Entry) -> bool {
+    match &e.info {
+        Info::Message(_) | Info::CustomMessage { .. } | Info::Compaction(_) => true,
+        Info::BranchSummary { summary, .. } => summary.is_string && !summary.text.is_empty(),
+        _ => false,
+    }
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+#[derive(Deserialize)]
+struct MessageOnly<'a> {
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+}
+
+/// pi's `sessionEntryToContextMessages`.
+fn entry_messages(session: &Session, e: &Entry, line: &str) -> Vec<String> {
+    match &e.info {
+        Info::Message(m) => {
+            let needs_edit = m.content.nullish
+                && matches!(
+                    m.role,
+                    Role::System | Role::User | Role::Assistant | Role::ToolResult
+                )
+                || (session.header.version < 3 && m.role == Role::Custom);
+            if !needs_edit {
+                if let Ok(MessageOnly { message: Some(raw) }) = serde_json::from_str(line) {
+                    return vec![raw.get().to_string()];
+                }
+            }
+            let Some(mut msg) = RawObject::parse(line).ok().and_then(|o| {
+                o.get("message")
+                    .and_then(|m| RawObject::parse(m.get()).ok())
+            }) else {
+                return Vec::new();
+            };
+            if m.role == Role::Custom && msg.get_str("role").as_deref() == Some("hookMessage") {
+                msg.set("role", "custom");
+            }
+            if m.content.nullish {
+                match m.role {
+                    Role::System => msg.set("content", ""),
+                    Role::User | Role::Assistant | Role::ToolResult => {
+                        msg.set_json("content", "[]".into())
+                    }
+                    _ => {}
+                }
+            }
+            vec![msg.to_json()]
+        }
+        Info::CustomMessage { .. } => {
+            let Ok(o) = RawObject::parse(line) else {
+                return Vec::new();
+            };
+            let mut msg = RawObject::new();
+            msg.set("role", "custom");
+            copy_field(&o, &mut msg, "customType");
+            match o.get("content").filter(|c| c.get() != "null") {
+                Some(c) => msg.set_raw("content", c),
+                None => msg.set_json("content", "[]".into()),
+            }
+            copy_field(&o, &mut msg, "display");
+            copy_field(&o, &mut msg, "details");
+            msg.set_json("timestamp", ms_json(e.time_ms));
+            vec![msg.to_json()]
+        }
+        Info::BranchSummary { .. } => {
+            let Ok(o) = RawObject::parse(line) else {
+                return Vec::new();
+            };
+            let mut msg = RawObject::new();
+            msg.set("role", "branchSummary");
+            copy_field(&o, &mut msg, "summary");
+            copy_field(&o, &mut msg, "fromId");
+            msg.set_json("timestamp", ms_json(e.time_ms));
+            vec![msg.to_json()]
+        }
+        Info::Compaction(c) => {
+            let Ok(o) = RawObject::parse(line) else {
+                return Vec::new();
+            };
+            let mut out = Vec::new();
+            if c.system_message {
+                if let Some(sys) = o.get("systemMessage") {
+                    out.push(sys.get().to_string());
+                }
+            }
+            let mut msg = RawObject::new();
+            msg.set("role", "compactionSummary");
+            copy_field(&o, &mut msg, "summary");
+            copy_field(&o, &mut msg, "tokensBefore");
+            msg.set_json("timestamp", ms_json(e.time_ms));
+            out.push(msg.to_json());
+            if c.retained_tail {
+                if let Some(tail) = o.get("retainedTail") {
+                    if let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(tail.get()) {
+                        out.extend(items.iter().map(|m| m.get().to_string()));
+                    }
+                }
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Copies a field when present and not `undefined` (JSON has no undefined,
+/// so presence is enough).
+fn copy_field(from: &RawObject, to: &mut RawObject, key: &str) {
+    if let Some(v) = from.get(key) {
+        to.set_raw(key, v);
+    }
+}
+
+/// pi's `projectContextEntry`: a `null` replacement omits the entry's
+/// messages; otherwise their content is replaced (a string becomes one text
+/// block for assistant and tool-result messages).
+fn apply_edit(messages: Vec<String>, edit_line: &str) -> Vec<String> {
+    let Ok(edit) = RawObject::parse(edit_line) else {
+        return messages;
+    };
+    let Some(replacement) = edit.get("replacement") else {
+        return messages;
+    };
+    if replacement.get() == "null" {
+        return Vec::new();
+    }
+    let new_content = RawObject::parse(replacement.get())
+        .ok()
+        .and_then(|r| r.get("content").map(ToOwned::to_owned));
+    messages
+        .into_iter()
+        .map(|m| {
+            let Ok(mut msg) = RawObject::parse(&m) else {
+                return m;
+            };
+            let role = msg.get_str("role");
+            if !matches!(
+                role.as_deref(),
+                Some("user" | "assistant" | "toolResult" | "custom")
+            ) {
+                return m;
+            }
+            match &new_content {
+                None => msg.remove("content"),
+                Some(c) => {
+                    let is_string = c.get().starts_with('"');
+                    if is_string && matches!(role.as_deref(), Some("assistant" | "toolResult")) {
+                        msg.set_json(
+                            "content",
+                            format!("[{{\"type\":\"text\",\"text\":{}}}]", c.get()),
+                        );
+                    } else {
+                        msg.set_raw("content", c);
+                    }
+                }
+            }
+            msg.to_json()
+        })
+        .collect()
+}

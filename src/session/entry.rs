@@ -1,0 +1,755 @@
+//! One session line, reduced to what the tree, the summaries and the context
+//! need; full bodies stay in the file and are read again on demand.
+
+use super::fields::{Obj, Scalar, Short, StrLen};
+use super::jsdate;
+use compact_str::CompactString;
+use serde::Deserialize;
+use serde::de::{Deserializer, SeqAccess};
+use serde_json::value::RawValue;
+
+/// The entry types pi knows; anything else is kept under `Other`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    Message,
+    ModelChange,
+    ThinkingLevelChange,
+    Compaction,
+    BranchSummary,
+    Custom,
+    CustomMessage,
+    Label,
+    SessionInfo,
+    ContextEdit,
+    Usage,
+    /// A second `session` header inside the file: pi ignores it.
+    Header,
+    Other(CompactString),
+    Missing,
+}
+
+impl Kind {
+    fn from_scalar(s: &Scalar) -> Kind {
+        match s.as_str() {
+            Some("message") => Kind::Message,
+            Some("model_change") => Kind::ModelChange,
+            Some("thinking_level_change") => Kind::ThinkingLevelChange,
+            Some("compaction") => Kind::Compaction,
+            Some("branch_summary") => Kind::BranchSummary,
+            Some("custom") => Kind::Custom,
+            Some("custom_message") => Kind::CustomMessage,
+            Some("label") => Kind::Label,
+            Some("session_info") => Kind::SessionInfo,
+            Some("context_edit") => Kind::ContextEdit,
+            Some("usage") => Kind::Usage,
+            Some("session") => Kind::Header,
+            Some(other) => Kind::Other(other.into()),
+            None => Kind::Missing,
+        }
+    }
+
+    /// The `type` string as written in the file.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Kind::Message => "message",
+            Kind::ModelChange => "model_change",
+            Kind::ThinkingLevelChange => "thinking_level_change",
+            Kind::Compaction => "compaction",
+            Kind::BranchSummary => "branch_summary",
+            Kind::Custom => "custom",
+            Kind::CustomMessage => "custom_message",
+            Kind::Label => "label",
+            Kind::SessionInfo => "session_info",
+            Kind::ContextEdit => "context_edit",
+            Kind::Usage => "usage",
+            Kind::Header => "session",
+            Kind::Other(s) => s,
+            Kind::Missing => "",
+        }
+    }
+}
+
+/// Message roles; `HookMessage` is the legacy (v2) name of `Custom`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    ToolResult,
+    BashExecution,
+    Custom,
+    BranchSummary,
+    CompactionSummary,
+    System,
+    HookMessage,
+    Other(CompactString),
+    Missing,
+}
+
+impl Role {
+    fn from_scalar(s: &Scalar) -> Role {
+        match s.as_str() {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("toolResult") => Role::ToolResult,
+            Some("bashExecution") => Role::BashExecution,
+            Some("custom") => Role::Custom,
+            Some("branchSummary") => Role::BranchSummary,
+            Some("compactionSummary") => Role::CompactionSummary,
+            Some("system") => Role::System,
+            Some("hookMessage") => Role::HookMessage,
+            Some(other) => Role::Other(other.into()),
+            None => Role::Missing,
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::ToolResult => "toolResult",
+            Role::BashExecution => "bashExecution",
+            Role::Custom => "custom",
+            Role::BranchSummary => "branchSummary",
+            Role::CompactionSummary => "compactionSummary",
+            Role::System => "system",
+            Role::HookMessage => "hookMessage",
+            Role::Other(s) => s,
+            Role::Missing => "",
+        }
+    }
+}
+
+/// How an entry names its parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parent {
+    Null,
+    Missing,
+    Id(CompactString),
+    /// A parentId that is neither a string nor null.
+    Invalid,
+}
+
+/// Where a line sits in the file, so its body can be read again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// Token and cost totals one entry adds to the session.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct UsageTotals {
+    pub tokens: f64,
+    pub cost: f64,
+}
+
+/// A tool call inside an assistant message, with the arguments pi's
+/// one-line summaries show.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolCall {
+    pub id: Option<CompactString>,
+    pub name: Option<CompactString>,
+    pub path: Option<String>,
+    pub offset: Option<f64>,
+    pub limit: Option<f64>,
+    pub command: Option<Short>,
+    pub pattern: Option<String>,
+    /// The first 41 characters of the arguments as JSON.
+    pub raw_args: String,
+}
+
+/// An image block: its type and the size of its base64 data.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ImageRef {
+    pub mime: Option<CompactString>,
+    pub data_len: usize,
+}
+
+/// The content of a message or custom message, reduced.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContentInfo {
+    /// Text blocks joined (or the string content), shortened.
+    pub text: Short,
+    /// The content field was absent or null.
+    pub nullish: bool,
+    pub tool_calls: Vec<ToolCall>,
+    pub images: Vec<ImageRef>,
+    pub has_thinking: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MessageInfo {
+    pub role: Role,
+    pub content: ContentInfo,
+    pub stop_reason: Option<CompactString>,
+    pub error: Option<Short>,
+    pub tool_call_id: Option<CompactString>,
+    pub tool_name: Option<CompactString>,
+    pub is_error: bool,
+    /// `command` of a bashExecution message.
+    pub command: Option<Short>,
+    /// `summary` of a branchSummary / compactionSummary message.
+    pub summary: Option<Short>,
+    pub provider: Option<CompactString>,
+    pub model: Option<CompactString>,
+    pub custom_type: Option<CompactString>,
+    /// The message's own `timestamp` when it is a number (ms).
+    pub time_ms: Option<f64>,
+}
+
+impl Default for Role {
+    fn default() -> Self {
+        Role::Missing
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompactionInfo {
+    pub summary: Short,
+    pub tokens_before: Option<f64>,
+    pub first_kept: Option<CompactString>,
+    pub first_kept_index: Option<f64>,
+    pub retained_tail: bool,
+    pub system_message: bool,
+}
+
+/// The per-type part of an entry.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Info {
+    #[default]
+    None,
+    Message(Box<MessageInfo>),
+    ModelChange {
+        provider: Option<CompactString>,
+        model_id: Option<CompactString>,
+    },
+    ThinkingLevel(Option<CompactString>),
+    Compaction(Box<CompactionInfo>),
+    BranchSummary {
+        from_id: Option<CompactString>,
+        summary: Short,
+    },
+    Custom {
+        custom_type: Option<CompactString>,
+    },
+    CustomMessage {
+        custom_type: Option<CompactString>,
+        content: Box<ContentInfo>,
+        display: Option<bool>,
+    },
+    Label {
+        target: Option<CompactString>,
+        /// The label when it is a non-empty string; `None` clears.
+        label: Option<String>,
+    },
+    SessionInfo {
+        name: Option<String>,
+    },
+    ContextEdit {
+        target: Option<CompactString>,
+        omit: bool,
+    },
+    Usage {
+        kind: Option<CompactString>,
+        provider: Option<CompactString>,
+        model: Option<CompactString>,
+    },
+}
+
+/// One parsed line of a session file (not the header).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub id: Option<CompactString>,
+    pub parent: Parent,
+    pub kind: Kind,
+    /// `new Date(timestamp).getTime()`; `None` is NaN.
+    pub time_ms: Option<i64>,
+    /// The timestamp string as written, for display.
+    pub timestamp: Option<CompactString>,
+    /// 1-based physical line number.
+    pub line: u32,
+    pub span: Span,
+    /// The line held bytes that are not UTF-8 (decoded as U+FFFD).
+    pub lossy: bool,
+    pub usage: Option<UsageTotals>,
+    pub info: Info,
+}
+
+impl Entry {
+    pub fn id_str(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    pub fn parent_id(&self) -> Option<&str> {
+        match &self.parent {
+            Parent::Id(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub fn message(&self) -> Option<&MessageInfo> {
+        match &self.info {
+            Info::Message(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn role(&self) -> Option<&Role> {
+        self.message().map(|m| &m.role)
+    }
+
+    pub fn is_role(&self, role: Role) -> bool {
+        self.role() == Some(&role)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The index pass: serde structs that read only what the index keeps.
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct UsageFields {
+    #[serde(rename = "totalTokens")]
+    total_tokens: Scalar,
+    input: Scalar,
+    output: Scalar,
+    #[serde(rename = "cacheRead")]
+    cache_read: Scalar,
+    #[serde(rename = "cacheWrite")]
+    cache_write: Scalar,
+    cost: Obj<CostFields>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct CostFields {
+    total: Scalar,
+}
+
+impl UsageFields {
+    fn totals(&self) -> UsageTotals {
+        let tokens = self.total_tokens.as_f64().unwrap_or_else(|| {
+            [
+                &self.input,
+                &self.output,
+                &self.cache_read,
+                &self.cache_write,
+            ]
+            .iter()
+            .filter_map(|s| s.as_f64())
+            .sum()
+        });
+        let cost = self
+            .cost
+            .0
+            .as_ref()
+            .and_then(|c| c.total.as_f64())
+            .unwrap_or(0.0);
+        UsageTotals { tokens, cost }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct BlockFields<'a> {
+    #[serde(rename = "type")]
+    kind: Scalar,
+    text: Short,
+    id: Scalar,
+    name: Scalar,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(rename = "mimeType")]
+    mime_type: Scalar,
+    data: StrLen,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ArgFields {
+    path: Scalar,
+    file_path: Scalar,
+    offset: Scalar,
+    limit: Scalar,
+    command: Short,
+    pattern: Scalar,
+}
+
+/// Message content: a string, or a list of blocks.
+#[derive(Default)]
+struct ContentFields(ContentInfo);
+
+impl<'de> super::fields::Lenient<'de> for ContentFields {
+    fn from_str(v: &str) -> Self {
+        ContentFields(ContentInfo {
+            text: Short::new(v),
+            ..ContentInfo::default()
+        })
+    }
+    fn from_null() -> Self {
+        ContentFields(ContentInfo {
+            nullish: true,
+            ..ContentInfo::default()
+        })
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut info = ContentInfo::default();
+        while let Some(Obj(block)) = a.next_element::<Obj<BlockFields<'de>>>()? {
+            let Some(block) = block else { continue };
+            match block.kind.as_str() {
+                Some("text") => info.text.push(&block.text),
+                Some("thinking") => info.has_thinking = true,
+                Some("image") => info.images.push(ImageRef {
+                    mime: block.mime_type.into_compact(),
+                    data_len: block.data.0,
+                }),
+                Some("toolCall") => info.tool_calls.push(tool_call(block)),
+                _ => {}
+            }
+        }
+        Ok(ContentFields(info))
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::fields::deserialize_lenient(d)
+    }
+}
+
+fn tool_call(block: BlockFields<'_>) -> ToolCall {
+    let raw = block.arguments.map_or("", RawValue::get);
+    let args: ArgFields = serde_json::from_str(raw).unwrap_or_default();
+    let path = match (args.path, args.file_path) {
+        (Scalar::Str(p), _) if !p.is_empty() => Some(p.to_string()),
+        (_, Scalar::Str(p)) => Some(p.to_string()),
+        _ => None,
+    };
+    ToolCall {
+        id: block.id.into_compact(),
+        name: block.name.into_compact(),
+        path,
+        offset: args.offset.as_f64(),
+        limit: args.limit.as_f64(),
+        command: args.command.is_string.then_some(args.command),
+        pattern: args.pattern.as_str().map(str::to_string),
+        raw_args: raw.chars().take(41).collect(),
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MessageFields {
+    role: Scalar,
+    content: Option<ContentFields>,
+    #[serde(rename = "stopReason")]
+    stop_reason: Scalar,
+    #[serde(rename = "errorMessage")]
+    error_message: Option<Short>,
+    #[serde(rename = "toolCallId")]
+    tool_call_id: Scalar,
+    #[serde(rename = "toolName")]
+    tool_name: Scalar,
+    #[serde(rename = "isError")]
+    is_error: Scalar,
+    command: Option<Short>,
+    summary: Option<Short>,
+    provider: Scalar,
+    model: Scalar,
+    #[serde(rename = "customType")]
+    custom_type: Scalar,
+    timestamp: Scalar,
+    usage: Obj<UsageFields>,
+}
+
+/// Every field of every entry type the index reads; unknown fields are
+/// skipped by serde without being decoded.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(crate) struct LineFields {
+    #[serde(rename = "type")]
+    kind: Scalar,
+    id: Scalar,
+    #[serde(rename = "parentId")]
+    parent_id: Scalar,
+    timestamp: Scalar,
+    message: Obj<MessageFields>,
+    // header
+    pub(crate) version: Scalar,
+    pub(crate) cwd: Scalar,
+    #[serde(rename = "parentSession")]
+    pub(crate) parent_session: Scalar,
+    // compaction / branch summary
+    summary: Short,
+    #[serde(rename = "tokensBefore")]
+    tokens_before: Scalar,
+    #[serde(rename = "firstKeptEntryId")]
+    first_kept_entry_id: Scalar,
+    #[serde(rename = "firstKeptEntryIndex")]
+    first_kept_entry_index: Scalar,
+    #[serde(rename = "retainedTail")]
+    retained_tail: Scalar,
+    #[serde(rename = "systemMessage")]
+    system_message: Scalar,
+    #[serde(rename = "fromId")]
+    from_id: Scalar,
+    usage: Obj<UsageFields>,
+    // custom / custom_message
+    #[serde(rename = "customType")]
+    custom_type: Scalar,
+    content: Option<ContentFields>,
+    display: Scalar,
+    // label / context_edit
+    #[serde(rename = "targetId")]
+    target_id: Scalar,
+    label: Scalar,
+    replacement: Scalar,
+    // session_info
+    name: Scalar,
+    // model_change / thinking_level_change / usage
+    provider: Scalar,
+    #[serde(rename = "modelId")]
+    model_id: Scalar,
+    #[serde(rename = "thinkingLevel")]
+    thinking_level: Scalar,
+    model: Scalar,
+    #[serde(rename = "kind")]
+    usage_kind: Scalar,
+}
+
+/// What became of one non-blank line.
+pub(crate) enum LineParse {
+    Fields(Box<LineFields>),
+    /// Valid JSON that pi skips (`null`, `0`, `false`, `""`).
+    Falsy,
+    /// Valid JSON but not an object.
+    NotObject,
+    Invalid(String),
+}
+
+/// Parses one line for the index. Objects with duplicate keys (valid JSON;
+/// the last value wins, as in JavaScript) take a slower path.
+pub(crate) fn parse_line(text: &str) -> LineParse {
+    match serde_json::from_str::<LineFields>(text) {
+        Ok(fields) => LineParse::Fields(Box::new(fields)),
+        Err(err) => match serde_json::from_str::<serde_json::Value>(text) {
+            Err(_) => LineParse::Invalid(err.to_string()),
+            Ok(serde_json::Value::Object(map)) => {
+                // serde_json keeps the last of duplicate keys, as JSON.parse does.
+                let again = serde_json::Value::Object(map).to_string();
+                match serde_json::from_str::<LineFields>(&again) {
+                    Ok(fields) => LineParse::Fields(Box::new(fields)),
+                    Err(e) => LineParse::Invalid(e.to_string()),
+                }
+            }
+            Ok(v) if is_falsy(&v) => LineParse::Falsy,
+            Ok(_) => LineParse::NotObject,
+        },
+    }
+}
+
+fn is_falsy(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+impl LineFields {
+    pub(crate) fn is_header(&self) -> bool {
+        self.kind.as_str() == Some("session") && matches!(self.id, Scalar::Str(_))
+    }
+
+    pub(crate) fn header_id(&self) -> Option<&str> {
+        self.id.as_str()
+    }
+
+    pub(crate) fn timestamp_str(&self) -> Option<&str> {
+        self.timestamp.as_str()
+    }
+
+    /// Turns the fields into an entry at `line` / `span`.
+    pub(crate) fn into_entry(self, line: u32, span: Span, lossy: bool) -> Entry {
+        let kind = Kind::from_scalar(&self.kind);
+        let time_ms = scalar_ms(&self.timestamp);
+        let timestamp = match &self.timestamp {
+            Scalar::Str(s) => Some(s.clone()),
+            _ => None,
+        };
+        let parent = match self.parent_id {
+            Scalar::Null => Parent::Null,
+            Scalar::Missing => Parent::Missing,
+            Scalar::Str(s) => Parent::Id(s),
+            _ => Parent::Invalid,
+        };
+        let mut usage = self.usage.0.as_ref().map(UsageFields::totals);
+        let info = match kind {
+            Kind::Message => match self.message.0 {
+                Some(m) => {
+                    usage = m.usage.0.as_ref().map(UsageFields::totals);
+                    let mut content = m.content.map(|c| c.0).unwrap_or_default();
+                    content.nullish |= content == ContentInfo::default() && !content.text.is_string;
+                    Info::Message(Box::new(MessageInfo {
+                        role: Role::from_scalar(&m.role),
+                        content,
+                        stop_reason: m.stop_reason.into_compact(),
+                        error: m.error_message.filter(|e| e.is_string),
+                        tool_call_id: m.tool_call_id.into_compact(),
+                        tool_name: m.tool_name.into_compact(),
+                        is_error: m.is_error == Scalar::Bool(true),
+                        command: m.command.filter(|c| c.is_string),
+                        summary: m.summary.filter(|s| s.is_string),
+                        provider: m.provider.into_compact(),
+                        model: m.model.into_compact(),
+                        custom_type: m.custom_type.into_compact(),
+                        time_ms: m.timestamp.as_f64(),
+                    }))
+                }
+                None => Info::Message(Box::default()),
+            },
+            Kind::ModelChange => Info::ModelChange {
+                provider: self.provider.into_compact(),
+                model_id: self.model_id.into_compact(),
+            },
+            Kind::ThinkingLevelChange => Info::ThinkingLevel(self.thinking_level.into_compact()),
+            Kind::Compaction => Info::Compaction(Box::new(CompactionInfo {
+                summary: self.summary,
+                tokens_before: self.tokens_before.as_f64(),
+                first_kept: self.first_kept_entry_id.into_compact(),
+                first_kept_index: self.first_kept_entry_index.as_f64(),
+                retained_tail: self.retained_tail == Scalar::Array,
+                system_message: self.system_message.is_truthy(),
+            })),
+            Kind::BranchSummary => Info::BranchSummary {
+                from_id: self.from_id.into_compact(),
+                summary: self.summary,
+            },
+            Kind::Custom => Info::Custom {
+                custom_type: self.custom_type.into_compact(),
+            },
+            Kind::CustomMessage => Info::CustomMessage {
+                custom_type: self.custom_type.into_compact(),
+                content: Box::new(self.content.map(|c| c.0).unwrap_or(ContentInfo {
+                    nullish: true,
+                    ..ContentInfo::default()
+                })),
+                display: match self.display {
+                    Scalar::Bool(b) => Some(b),
+                    _ => None,
+                },
+            },
+            Kind::Label => Info::Label {
+                target: self.target_id.into_compact(),
+                label: match self.label {
+                    Scalar::Str(s) if !s.is_empty() => Some(s.to_string()),
+                    _ => None,
+                },
+            },
+            Kind::SessionInfo => Info::SessionInfo {
+                name: self.name.as_str().map(str::to_string),
+            },
+            Kind::ContextEdit => Info::ContextEdit {
+                target: self.target_id.into_compact(),
+                omit: self.replacement == Scalar::Null,
+            },
+            Kind::Usage => Info::Usage {
+                kind: self.usage_kind.into_compact(),
+                provider: self.provider.into_compact(),
+                model: self.model.into_compact(),
+            },
+            _ => Info::None,
+        };
+        Entry {
+            id: self.id.into_compact(),
+            parent,
+            kind,
+            time_ms,
+            timestamp,
+            line,
+            span,
+            lossy,
+            usage,
+            info,
+        }
+    }
+}
+
+/// `new Date(value).getTime()` for a scalar field.
+pub(crate) fn scalar_ms(s: &Scalar) -> Option<i64> {
+    match s {
+        Scalar::Str(t) => jsdate::parse_iso_ms(t),
+        Scalar::Num(n) if n.is_finite() && n.abs() <= 8.64e15 => Some(n.trunc() as i64),
+        Scalar::Null => Some(0),
+        Scalar::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(line: &str) -> Entry {
+        match parse_line(line) {
+            LineParse::Fields(f) => f.into_entry(1, Span::default(), false),
+            _ => panic!("not parsed: {line}"),
+        }
+    }
+
+    #[test]
+    fn reads_a_user_message() {
+        let e = entry(
+            r#"{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2024-12-03T14:00:01.000Z","message":{"role":"user","content":"Hello"}}"#,
+        );
+        assert_eq!(e.kind, Kind::Message);
+        assert_eq!(e.id_str(), Some("a1b2c3d4"));
+        assert_eq!(e.parent, Parent::Null);
+        let m = e.message().unwrap();
+        assert_eq!(m.role, Role::User);
+        assert_eq!(m.content.text.text, "Hello");
+    }
+
+    #[test]
+    fn reads_tool_calls_and_usage() {
+        let e = entry(
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"x","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"Hi"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"src/a.rs","offset":10}}],"provider":"p","model":"m","usage":{"totalTokens":12,"cost":{"total":0.5}},"stopReason":"toolUse"}}"#,
+        );
+        let m = e.message().unwrap();
+        assert!(m.content.has_thinking);
+        assert_eq!(m.content.tool_calls[0].path.as_deref(), Some("src/a.rs"));
+        assert_eq!(m.content.tool_calls[0].offset, Some(10.0));
+        assert_eq!(
+            e.usage,
+            Some(UsageTotals {
+                tokens: 12.0,
+                cost: 0.5
+            })
+        );
+        assert_eq!(e.time_ms, None);
+    }
+
+    #[test]
+    fn wrong_types_do_not_lose_the_entry() {
+        let e = entry(r#"{"type":"label","id":7,"parentId":[1],"label":{"x":1},"targetId":"a"}"#);
+        assert_eq!(e.kind, Kind::Label);
+        assert_eq!(e.id, None);
+        assert_eq!(e.parent, Parent::Invalid);
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_value() {
+        let e = entry(r#"{"type":"label","id":"a","id":"b","parentId":null}"#);
+        assert_eq!(e.id_str(), Some("b"));
+    }
+
+    #[test]
+    fn classifies_non_entries() {
+        assert!(matches!(parse_line("null"), LineParse::Falsy));
+        assert!(matches!(parse_line("[1]"), LineParse::NotObject));
+        assert!(matches!(parse_line("{\"a\":"), LineParse::Invalid(_)));
+    }
+}

@@ -1,0 +1,463 @@
+//! The pi session format: read a file into an index of entries, understand
+//! its tree and context, and append to it exactly as pi would.
+
+pub mod context;
+pub mod entry;
+pub mod fields;
+pub mod jsdate;
+pub mod migrate;
+pub mod raw;
+pub mod read;
+pub mod summary;
+pub mod tree;
+pub mod write;
+
+use compact_str::CompactString;
+use entry::{Entry, Kind, LineParse, Span};
+use read::LineReader;
+use std::fmt;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use tree::Tree;
+
+pub use context::{Context, ContextItem, LeafSelector};
+pub use write::{BranchOutcome, append_label, append_name, branch_to};
+
+/// The version pi writes today.
+pub const CURRENT_VERSION: u32 = 3;
+
+/// Errors callers may want to tell apart.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a pi session ({reason})")]
+    NotASession { path: PathBuf, reason: String },
+    #[error("{path}: no entry with id {id}")]
+    NoSuchEntry { path: PathBuf, id: String },
+    #[error(
+        "{path}: the last line has no line end (pi may be writing it); not appending, try again"
+    )]
+    UnfinishedLastLine { path: PathBuf },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl SessionError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> SessionError {
+        SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Something wrong with one line that reading survived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// 1-based line number.
+    pub line: u32,
+    pub kind: ProblemKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProblemKind {
+    /// Not valid JSON: skipped, as pi skips it.
+    Damaged { reason: String },
+    /// Valid JSON that is not an entry object: skipped.
+    NotAnObject,
+    /// Bytes that are not UTF-8, read as U+FFFD.
+    NotUtf8,
+    /// The last line has no line end and does not parse yet.
+    Unfinished,
+    /// A second session header inside the file: ignored, as pi does.
+    ExtraHeader,
+    /// This entry's parent chain led back to itself; it is shown as a root.
+    ParentLoop { id: String },
+    /// An id used before; the later entry is the one the id names.
+    DuplicateId { id: String, first_line: u32 },
+}
+
+impl ProblemKind {
+    /// Damage (as opposed to a line still being written, or a note).
+    pub fn is_damage(&self) -> bool {
+        !matches!(
+            self,
+            ProblemKind::Unfinished | ProblemKind::DuplicateId { .. }
+        )
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: ", self.line)?;
+        match &self.kind {
+            ProblemKind::Damaged { reason } => write!(f, "damaged, skipped ({reason})"),
+            ProblemKind::NotAnObject => write!(f, "not a JSON object, skipped"),
+            ProblemKind::NotUtf8 => write!(f, "bytes that are not UTF-8, read as \u{FFFD}"),
+            ProblemKind::Unfinished => write!(f, "still being written or cut off"),
+            ProblemKind::ExtraHeader => write!(f, "a second session header, ignored"),
+            ProblemKind::ParentLoop { id } => {
+                write!(f, "entry {id} closes a parentId loop; shown as a root")
+            }
+            ProblemKind::DuplicateId { id, first_line } => {
+                write!(
+                    f,
+                    "id {id} already used on line {first_line}; this entry wins"
+                )
+            }
+        }
+    }
+}
+
+/// The session header (first line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// The header line as written.
+    pub raw: String,
+    pub id: String,
+    /// The version written in the file (1 when absent).
+    pub version: u32,
+    pub cwd: Option<String>,
+    pub timestamp: Option<CompactString>,
+    pub parent_session: Option<String>,
+    pub line: u32,
+    pub span: Span,
+}
+
+/// An opened session: header, entries in file order, tree, problems.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub path: PathBuf,
+    pub header: Header,
+    pub entries: Vec<Entry>,
+    pub problems: Vec<Problem>,
+    pub tree: Tree,
+    /// Bytes read so far: the end of the last complete line.
+    pub read_to: u64,
+    /// The next physical line number after `read_to`.
+    next_line: u32,
+    /// Problems found by reading lines (tree problems are recomputed).
+    line_problems: Vec<Problem>,
+    /// Original `id` values of a legacy file's entries, before migration.
+    legacy_ids: Vec<Option<CompactString>>,
+}
+
+/// What [`Session::refresh`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refresh {
+    Unchanged,
+    /// New entries were read from the end of the file.
+    Appended(usize),
+    /// The file shrank or its header changed: read again in full.
+    Reloaded,
+}
+
+impl Session {
+    /// Reads a session file.
+    pub fn open(path: impl AsRef<Path>) -> Result<Session, SessionError> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
+        let mut reader = LineReader::new(file, 0, 1).map_err(|e| SessionError::io(path, e))?;
+        let mut header: Option<Header> = None;
+        let mut problems = Vec::new();
+        let mut entries = Vec::new();
+        let mut read_to = 0;
+        let mut next_line = 1;
+        loop {
+            let line = match reader.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(e) => return Err(SessionError::io(path, e)),
+            };
+            if header.is_some() {
+                ingest_line(&mut entries, &mut problems, &line);
+                if line.terminated || consumed_unterminated(&problems, &line) {
+                    read_to = line.offset + line.len + u64::from(line.terminated);
+                    next_line = line.number + 1;
+                }
+                continue;
+            }
+            if line.text.trim().is_empty() {
+                continue;
+            }
+            match entry::parse_line(&line.text) {
+                LineParse::Fields(f) if f.is_header() => {
+                    if line.lossy {
+                        problems.push(Problem {
+                            line: line.number,
+                            kind: ProblemKind::NotUtf8,
+                        });
+                    }
+                    header = Some(Header {
+                        raw: line.text.trim_end_matches('\r').to_string(),
+                        id: f.header_id().unwrap_or_default().to_string(),
+                        version: match f.version.as_f64() {
+                            Some(v) if v >= 3.0 || v.is_nan() => 3,
+                            Some(v) if v >= 2.0 => 2,
+                            Some(_) => 1,
+                            None if f.version.is_nullish() => 1,
+                            None => 3,
+                        },
+                        cwd: f.cwd.as_str().map(str::to_string),
+                        timestamp: f.timestamp_str().map(CompactString::from),
+                        parent_session: f.parent_session.as_str().map(str::to_string),
+                        line: line.number,
+                        span: Span {
+                            offset: line.offset,
+                            len: line.len,
+                        },
+                    });
+                    read_to = line.offset + line.len + u64::from(line.terminated);
+                    next_line = line.number + 1;
+                }
+                LineParse::Fields(_) | LineParse::NotObject => {
+                    return Err(SessionError::NotASession {
+                        path: path.to_path_buf(),
+                        reason: format!("line {} is not a session header", line.number),
+                    });
+                }
+                LineParse::Falsy => {}
+                LineParse::Invalid(reason) => problems.push(Problem {
+                    line: line.number,
+                    kind: if line.terminated {
+                        ProblemKind::Damaged { reason }
+                    } else {
+                        ProblemKind::Unfinished
+                    },
+                }),
+            }
+        }
+        let Some(header) = header else {
+            let reason = if reader.offset() == 0 {
+                "the file is empty".to_string()
+            } else {
+                "no session header line".to_string()
+            };
+            return Err(SessionError::NotASession {
+                path: path.to_path_buf(),
+                reason,
+            });
+        };
+        let mut session = Session {
+            path: path.to_path_buf(),
+            header,
+            entries,
+            problems: Vec::new(),
+            tree: Tree::default(),
+            read_to,
+            next_line,
+            line_problems: problems,
+            legacy_ids: Vec::new(),
+        };
+        session.reindex();
+        Ok(session)
+    }
+
+    /// Reads what was appended since the last read; reloads in full when the
+    /// file shrank or was rewritten.
+    pub fn refresh(&mut self) -> Result<Refresh, SessionError> {
+        let path = self.path.clone();
+        let meta = std::fs::metadata(&path).map_err(|e| SessionError::io(&path, e))?;
+        if meta.len() < self.read_to || !self.header_unchanged()? {
+            *self = Session::open(&path)?;
+            return Ok(Refresh::Reloaded);
+        }
+        if meta.len() == self.read_to {
+            return Ok(Refresh::Unchanged);
+        }
+        let file = File::open(&path).map_err(|e| SessionError::io(&path, e))?;
+        let mut reader = LineReader::new(file, self.read_to, self.next_line)
+            .map_err(|e| SessionError::io(&path, e))?;
+        // A previous unfinished last line is read again now.
+        self.line_problems
+            .retain(|p| p.kind != ProblemKind::Unfinished);
+        let before = self.entries.len();
+        loop {
+            let line = match reader.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(e) => return Err(SessionError::io(&path, e)),
+            };
+            ingest_line(&mut self.entries, &mut self.line_problems, &line);
+            if line.terminated || consumed_unterminated(&self.line_problems, &line) {
+                self.read_to = line.offset + line.len + u64::from(line.terminated);
+                self.next_line = line.number + 1;
+            }
+        }
+        let added = self.entries.len() - before;
+        self.reindex();
+        Ok(if added > 0 {
+            Refresh::Appended(added)
+        } else {
+            Refresh::Unchanged
+        })
+    }
+
+    fn header_unchanged(&self) -> Result<bool, SessionError> {
+        let mut file = File::open(&self.path).map_err(|e| SessionError::io(&self.path, e))?;
+        let text = read::read_span(&mut file, self.header.span.offset, self.header.span.len)
+            .map_err(|e| SessionError::io(&self.path, e))?;
+        Ok(text.trim_end_matches('\r') == self.header.raw)
+    }
+
+    /// Recomputes migration ids and the tree after entries changed.
+    fn reindex(&mut self) {
+        if self.header.version < 2 {
+            migrate::assign_legacy_ids(&self.header.id, &mut self.entries, &mut self.legacy_ids);
+        }
+        if self.header.version < 3 {
+            migrate::rename_hook_messages(&mut self.entries);
+        }
+        let mut problems = self.line_problems.clone();
+        self.tree = Tree::build(&self.entries, &mut problems);
+        problems.sort_by_key(|p| p.line);
+        self.problems = problems;
+    }
+
+    /// True when the file predates version 3 and is migrated in memory.
+    pub fn is_legacy(&self) -> bool {
+        self.header.version < CURRENT_VERSION
+    }
+
+    /// The entry an id names.
+    pub fn find(&self, id: &str) -> Option<u32> {
+        self.tree.find(id)
+    }
+
+    pub fn entry(&self, idx: u32) -> &Entry {
+        &self.entries[idx as usize]
+    }
+
+    /// Entries that are part of the tree (later header lines excluded).
+    pub fn live_entries(&self) -> impl DoubleEndedIterator<Item = (u32, &Entry)> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.kind != Kind::Header)
+            .map(|(i, e)| (i as u32, e))
+    }
+
+    /// The id pi resumes at: the id of the last entry in file order.
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.tree.last().and_then(|i| self.entry(i).id_str())
+    }
+
+    /// The node pi resumes at.
+    pub fn leaf(&self) -> Option<u32> {
+        self.leaf_id().and_then(|id| self.find(id))
+    }
+
+    /// The active branch: root to leaf.
+    pub fn branch(&self) -> Vec<u32> {
+        self.leaf()
+            .map(|l| self.tree.path_to(l))
+            .unwrap_or_default()
+    }
+
+    /// The session name: latest `session_info`, trimmed; empty clears.
+    pub fn name(&self) -> Option<String> {
+        self.live_entries()
+            .rev()
+            .find_map(|(_, e)| match &e.info {
+                entry::Info::SessionInfo { name } => Some(name.clone()),
+                _ => None,
+            })
+            .flatten()
+            .map(|n: String| js_trim(&n).to_string())
+            .filter(|n| !n.is_empty())
+    }
+
+    /// The label on an entry.
+    pub fn label_of(&self, idx: u32) -> Option<&tree::LabelInfo> {
+        self.entry(idx).id_str().and_then(|id| self.tree.label(id))
+    }
+
+    /// Damaged lines (not counting a last line still being written).
+    pub fn damaged_lines(&self) -> usize {
+        self.problems
+            .iter()
+            .filter(|p| {
+                matches!(
+                    p.kind,
+                    ProblemKind::Damaged { .. } | ProblemKind::NotAnObject
+                )
+            })
+            .count()
+    }
+
+    /// The line text of an entry, read again from the file.
+    pub fn line_text(&self, idx: u32) -> Result<String, SessionError> {
+        let mut file = File::open(&self.path).map_err(|e| SessionError::io(&self.path, e))?;
+        self.line_text_in(&mut file, idx)
+    }
+
+    /// Like [`Session::line_text`], reusing an open file.
+    pub fn line_text_in(&self, file: &mut File, idx: u32) -> Result<String, SessionError> {
+        let span = self.entry(idx).span;
+        read::read_span(file, span.offset, span.len).map_err(|e| SessionError::io(&self.path, e))
+    }
+
+    /// The header as pi sees it after migration (version 3).
+    pub fn header_json(&self) -> String {
+        migrate::migrated_header(&self.header)
+    }
+}
+
+/// Adds one line past the header to `entries` (or to `problems`).
+fn ingest_line(entries: &mut Vec<Entry>, problems: &mut Vec<Problem>, line: &read::RawLine<'_>) {
+    if line.text.trim().is_empty() {
+        return;
+    }
+    let span = Span {
+        offset: line.offset,
+        len: line.len,
+    };
+    match entry::parse_line(&line.text) {
+        LineParse::Fields(f) => {
+            if line.lossy {
+                problems.push(Problem {
+                    line: line.number,
+                    kind: ProblemKind::NotUtf8,
+                });
+            }
+            let e = f.into_entry(line.number, span, line.lossy);
+            if e.kind == Kind::Header {
+                problems.push(Problem {
+                    line: line.number,
+                    kind: ProblemKind::ExtraHeader,
+                });
+            }
+            entries.push(e);
+        }
+        LineParse::Falsy => {}
+        LineParse::NotObject => problems.push(Problem {
+            line: line.number,
+            kind: ProblemKind::NotAnObject,
+        }),
+        LineParse::Invalid(reason) => problems.push(Problem {
+            line: line.number,
+            kind: if line.terminated {
+                ProblemKind::Damaged { reason }
+            } else {
+                ProblemKind::Unfinished
+            },
+        }),
+    }
+}
+
+/// An unterminated last line counts as read unless it is unfinished JSON.
+fn consumed_unterminated(problems: &[Problem], line: &read::RawLine<'_>) -> bool {
+    !problems
+        .last()
+        .is_some_and(|p| p.line == line.number && p.kind == ProblemKind::Unfinished)
+}
+
+/// `String.prototype.trim`: Unicode white space and the BOM.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}')
+}

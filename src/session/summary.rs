@@ -1,0 +1,178 @@
+//! One line per entry, in the words of pi's `/tree`: `user: …`,
+//! `[read: path]`, `[compaction: 12k tokens]`, and so on.
+
+use super::Session;
+use super::entry::{Entry, Info, Role, ToolCall};
+use std::collections::HashMap;
+
+/// Tool calls by id, so a tool result can be shown as the call it answers.
+pub struct ToolCalls<'a>(HashMap<&'a str, &'a ToolCall>);
+
+impl<'a> ToolCalls<'a> {
+    pub fn collect(session: &'a Session) -> ToolCalls<'a> {
+        let mut map = HashMap::new();
+        for e in &session.entries {
+            if let Some(m) = e.message() {
+                for call in &m.content.tool_calls {
+                    if let Some(id) = &call.id {
+                        map.insert(id.as_str(), call);
+                    }
+                }
+            }
+        }
+        ToolCalls(map)
+    }
+}
+
+/// pi's `normalize`: tabs and newlines become spaces, then trimmed.
+pub fn normalize(s: &str) -> String {
+    s.replace(['\n', '\t'], " ").trim().to_string()
+}
+
+/// The first 200 UTF-16 units of a text, as pi's `slice(0, 200)`.
+fn head(s: &str, units: usize) -> &str {
+    let mut count = 0;
+    for (i, c) in s.char_indices() {
+        count += c.len_utf16();
+        if count > units {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The text of an entry's row in the tree. `home` shortens paths to `~`.
+pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> String {
+    match &entry.info {
+        Info::Message(m) => match &m.role {
+            Role::User => format!("user: {}", normalize(head(&m.content.text.text, 200))),
+            Role::Assistant => {
+                let text = normalize(head(&m.content.text.text, 200));
+                if !text.is_empty() {
+                    format!("assistant: {text}")
+                } else if m.stop_reason.as_deref() == Some("aborted") {
+                    "assistant: (aborted)".to_string()
+                } else if let Some(err) = m.error.as_ref().filter(|e| !e.text.is_empty()) {
+                    format!("assistant: {}", head(&normalize(&err.text), 80))
+                } else {
+                    "assistant: (no content)".to_string()
+                }
+            }
+            Role::ToolResult => {
+                let call = m.tool_call_id.as_deref().and_then(|id| calls.0.get(id));
+                match call {
+                    Some(call) => format_tool_call(call, home),
+                    None => format!("[{}]", m.tool_name.as_deref().unwrap_or("tool")),
+                }
+            }
+            Role::BashExecution => format!(
+                "[bash]: {}",
+                normalize(m.command.as_ref().map_or("", |c| c.text.as_str()))
+            ),
+            other => format!("[{}]", other.as_str()),
+        },
+        Info::CustomMessage {
+            custom_type,
+            content,
+            ..
+        } => format!(
+            "[{}]: {}",
+            custom_type.as_deref().unwrap_or("undefined"),
+            normalize(&content.text.text)
+        ),
+        Info::Compaction(c) => {
+            let tokens = c.tokens_before.map_or("NaN".to_string(), |t| {
+                format!("{}", (t / 1000.0 + 0.5).floor())
+            });
+            format!("[compaction: {tokens}k tokens]")
+        }
+        Info::BranchSummary { summary, .. } => {
+            format!("[branch summary]: {}", normalize(&summary.text))
+        }
+        Info::ModelChange { model_id, .. } => {
+            format!("[model: {}]", model_id.as_deref().unwrap_or("undefined"))
+        }
+        Info::ThinkingLevel(level) => {
+            format!("[thinking: {}]", level.as_deref().unwrap_or("undefined"))
+        }
+        Info::Custom { custom_type } => {
+            format!(
+                "[custom: {}]",
+                custom_type.as_deref().unwrap_or("undefined")
+            )
+        }
+        Info::ContextEdit { target, omit } => format!(
+            "[context {}: {}]",
+            if *omit { "omit" } else { "replace" },
+            target.as_deref().unwrap_or("undefined")
+        ),
+        Info::Label { label, .. } => {
+            format!("[label: {}]", label.as_deref().unwrap_or("(cleared)"))
+        }
+        Info::SessionInfo { name } => match name.as_deref().filter(|n| !n.is_empty()) {
+            Some(n) => format!("[title: {n}]"),
+            None => "[title: empty]".to_string(),
+        },
+        Info::Usage { kind, .. } => format!("[usage: {}]", kind.as_deref().unwrap_or("")),
+        Info::None => format!("[{}]", entry.kind.as_str()),
+    }
+}
+
+/// pi's `formatToolCall`.
+pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
+    let shorten = |p: &str| -> String {
+        match home.filter(|h| !h.is_empty()) {
+            Some(h) if p == h => "~".to_string(),
+            Some(h) if p.starts_with(h) && p[h.len()..].starts_with('/') => {
+                format!("~{}", &p[h.len()..])
+            }
+            _ => p.to_string(),
+        }
+    };
+    let path = || shorten(call.path.as_deref().unwrap_or(""));
+    let name = call.name.as_deref().unwrap_or("undefined");
+    match name {
+        "read" => {
+            let range = match (call.offset, call.limit) {
+                (None, None) => String::new(),
+                (offset, limit) => {
+                    let start = offset.unwrap_or(1.0);
+                    match limit {
+                        Some(l) => format!(":{}-{}", start, start + l - 1.0),
+                        None => format!(":{start}"),
+                    }
+                }
+            };
+            format!("[read: {}{range}]", path())
+        }
+        "write" => format!("[write: {}]", path()),
+        "edit" => format!("[edit: {}]", path()),
+        "bash" => {
+            let raw = call.command.as_ref().map_or("", |c| c.text.as_str());
+            let long = call.command.as_ref().is_some_and(|c| c.truncated)
+                || raw.encode_utf16().count() > 50;
+            let cmd = normalize(raw);
+            format!(
+                "[bash: {}{}]",
+                head(&cmd, 50),
+                if long { "..." } else { "" }
+            )
+        }
+        "grep" => format!(
+            "[grep: /{}/ in {}]",
+            call.pattern.as_deref().unwrap_or(""),
+            shorten(call.path.as_deref().unwrap_or("."))
+        ),
+        "find" => format!(
+            "[find: {} in {}]",
+            call.pattern.as_deref().unwrap_or(""),
+            shorten(call.path.as_deref().unwrap_or("."))
+        ),
+        "ls" => format!("[ls: {}]", shorten(call.path.as_deref().unwrap_or("."))),
+        _ => {
+            let long = call.raw_args.chars().count() > 40;
+            let args: String = call.raw_args.chars().take(40).collect();
+            format!("[{name}: {args}{}]", if long { "..." } else { "" })
+        }
+    }
+}

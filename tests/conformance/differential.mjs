@@ -1,0 +1,244 @@
+// Differential conformance: every file of a pi-written corpus is read by
+// piscope and by pi's own code (the reference oracle), and the answers must
+// be equal as parsed JSON: `tree`, `info`, and `context` at the leaf, at
+// `null` and at random entries. Then piscope edits copies of some files
+// (`label`, `branch` with and without a summary, on user and other entries,
+// `rename`) and pi, reading them back, must see exactly those edits.
+//
+// usage: node differential.mjs --bin PISCOPE --oracle ORACLE.mjs --corpus DIR
+//                              [--seed N] [--leaves K] [--edits M]
+// Exit status 0 when everything agrees; 1 with the first differences printed.
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { createInterface } from "node:readline";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+);
+const BIN = args.bin;
+const ORACLE = args.oracle;
+const CORPUS = args.corpus;
+const SEED = Number(args.seed ?? 1);
+const LEAVES = Number(args.leaves ?? 3);
+const EDITS = Number(args.edits ?? 12);
+if (!BIN || !ORACLE || !CORPUS) {
+  console.error("usage: node differential.mjs --bin PISCOPE --oracle ORACLE.mjs --corpus DIR [--seed N]");
+  process.exit(2);
+}
+
+let state = SEED >>> 0 || 1;
+function rnd() {
+  state ^= state << 13;
+  state >>>= 0;
+  state ^= state >>> 17;
+  state ^= state << 5;
+  state >>>= 0;
+  return state / 4294967296;
+}
+const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+
+function sessionFiles(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith(".jsonl")) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** The oracle in batch mode: one node process answers every request. */
+class Oracle {
+  constructor() {
+    this.proc = spawn(process.execPath, [ORACLE, "batch"], { stdio: ["pipe", "pipe", "inherit"] });
+    this.waiting = [];
+    createInterface({ input: this.proc.stdout }).on("line", (line) => this.waiting.shift()(JSON.parse(line)));
+  }
+  ask(request) {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.proc.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+  close() {
+    this.proc.stdin.end();
+  }
+}
+
+function piscope(argv) {
+  const r = spawnSync(BIN, argv, { encoding: "utf8", maxBuffer: 1 << 30 });
+  if (r.status !== 0) return { error: `exit ${r.status}: ${r.stderr.trim()}` };
+  try {
+    return { ok: JSON.parse(r.stdout) };
+  } catch (e) {
+    return { error: `unparsable output: ${e.message}` };
+  }
+}
+
+/** The first path at which two JSON values differ, or null. */
+function firstDiff(a, b, path = "$") {
+  if (a === b) return null;
+  if (typeof a !== typeof b || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+    return `${path}: piscope ${JSON.stringify(a)?.slice(0, 120)} vs pi ${JSON.stringify(b)?.slice(0, 120)}`;
+  }
+  if (typeof a !== "object") return `${path}: piscope ${JSON.stringify(a).slice(0, 120)} vs pi ${JSON.stringify(b).slice(0, 120)}`;
+  if (Array.isArray(a)) {
+    if (a.length !== b.length) return `${path}.length: piscope ${a.length} vs pi ${b.length}`;
+    for (let i = 0; i < a.length; i++) {
+      const d = firstDiff(a[i], b[i], `${path}[${i}]`);
+      if (d) return d;
+    }
+    return null;
+  }
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of [...keys].sort()) {
+    if (!(k in a)) return `${path}.${k}: missing in piscope (pi: ${JSON.stringify(b[k])?.slice(0, 120)})`;
+    if (!(k in b)) return `${path}.${k}: extra in piscope (${JSON.stringify(a[k])?.slice(0, 120)})`;
+    const d = firstDiff(a[k], b[k], `${path}.${k}`);
+    if (d) return d;
+  }
+  return null;
+}
+
+const failures = [];
+function fail(file, what, detail) {
+  failures.push(`seed ${SEED}: ${file}: ${what}: ${detail}`);
+}
+
+async function compare(oracle, file, argv) {
+  const [cmd, , ...rest] = argv;
+  const mine = piscope([cmd, file, ...rest, "--json"]);
+  const theirs = await oracle.ask([cmd, file, ...rest]);
+  if (mine.error || theirs.error) {
+    if (!(mine.error && theirs.error)) fail(file, argv.join(" "), `piscope ${mine.error ?? "ok"} / pi ${theirs.error ?? "ok"}`);
+    return mine.ok;
+  }
+  const d = firstDiff(mine.ok, theirs.ok);
+  if (d) fail(file, [cmd, ...rest].join(" "), d);
+  return mine.ok;
+}
+
+async function readOnly(oracle, files) {
+  let checks = 0;
+  for (const file of files) {
+    const tree = await compare(oracle, file, ["tree", file]);
+    await compare(oracle, file, ["info", file]);
+    await compare(oracle, file, ["context", file]);
+    await compare(oracle, file, ["context", file, "--leaf", "null"]);
+    checks += 4;
+    const ids = (tree ?? []).map((n) => n.id);
+    for (let k = 0; k < Math.min(LEAVES, ids.length); k++) {
+      await compare(oracle, file, ["context", file, "--leaf", pick(ids)]);
+      checks++;
+    }
+  }
+  return checks;
+}
+
+function run(argv) {
+  const r = spawnSync(BIN, argv, { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`piscope ${argv.join(" ")}: exit ${r.status}: ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+async function edits(oracle, files) {
+  const dir = mkdtempSync(join(tmpdir(), "piscope-diff-"));
+  let checks = 0;
+  try {
+    for (let n = 0; n < EDITS && files.length; n++) {
+      const src = pick(files);
+      const file = join(dir, `${n}-${basename(src)}`);
+      copyFileSync(src, file);
+      const before = (await oracle.ask(["info", file])).ok;
+      const entries = (await oracle.ask(["tree", file])).ok;
+      if (!before || entries.length === 0) continue;
+      const types = Object.fromEntries(entries.map((e) => [e.id, e.type]));
+      const roles = {};
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        try {
+          const e = JSON.parse(line);
+          if (e.type === "message") roles[e.id] = e.message?.role;
+        } catch {}
+      }
+      const target = pick(entries);
+      // label
+      const text = `checkpoint ${n} ✓`;
+      run(["label", file, target.id, text]);
+      let info = (await oracle.ask(["info", file])).ok;
+      if (info.labels[target.id] !== text) fail(file, `label ${target.id}`, `pi sees ${JSON.stringify(info.labels[target.id])}`);
+      checks++;
+      // rename
+      const name = `  name ${n}\nwith newline  `;
+      run(["rename", file, name]);
+      info = (await oracle.ask(["info", file])).ok;
+      if (info.name !== `name ${n} with newline`) fail(file, "rename", `pi sees ${JSON.stringify(info.name)}`);
+      checks++;
+      // branch, on a user entry and on another one, with and without summary
+      const users = entries.filter((e) => roles[e.id] === "user");
+      const others = entries.filter((e) => roles[e.id] !== "user" && e.type !== "custom_message");
+      for (const [pool, withSummary] of [
+        [users, false],
+        [others, true],
+        [others, false],
+        [users, true],
+      ]) {
+        if (!pool.length) continue;
+        const t = pick(pool);
+        const resubmit = roles[t.id] === "user" || types[t.id] === "custom_message";
+        const expectedLeaf = resubmit ? t.parentId : t.id;
+        const argv = ["branch", file, t.id, ...(withSummary ? ["--summary", `left branch ${n}`] : [])];
+        const prev = (await oracle.ask(["info", file])).ok;
+        run(argv);
+        const after = (await oracle.ask(["info", file])).ok;
+        const tree = (await oracle.ask(["tree", file])).ok;
+        const leaf = tree.find((e) => e.id === after.leafId);
+        checks++;
+        if (!withSummary && prev.leafId === expectedLeaf) continue;
+        if (!leaf) {
+          fail(file, argv.join(" "), `pi's leaf ${after.leafId} is not in its tree`);
+          continue;
+        }
+        if ((leaf.parentId ?? null) !== (expectedLeaf ?? null)) {
+          fail(file, argv.join(" "), `pi resumes under ${leaf.parentId}, expected ${expectedLeaf}`);
+        }
+        if (withSummary && leaf.type !== "branch_summary") fail(file, argv.join(" "), `leaf is ${leaf.type}`);
+        if (!withSummary && leaf.type !== "custom") fail(file, argv.join(" "), `leaf is ${leaf.type}`);
+        // pi's context at the new leaf equals its context at the branch point
+        // (without a summary: the custom entry adds nothing).
+        if (!withSummary) {
+          const atLeaf = (await oracle.ask(["context", file])).ok;
+          const atTarget = (await oracle.ask(["context", file, "--leaf", expectedLeaf ?? "null"])).ok;
+          const d = firstDiff(atLeaf, atTarget);
+          if (d) fail(file, argv.join(" "), `context differs from the branch point: ${d}`);
+        }
+        if (after.branch.at(-1) !== after.leafId) fail(file, argv.join(" "), "branch does not end at the leaf");
+      }
+      // piscope reads back what it wrote exactly as pi does
+      await compare(oracle, file, ["info", file]);
+      await compare(oracle, file, ["tree", file]);
+      await compare(oracle, file, ["context", file]);
+      checks += 3;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return checks;
+}
+
+const files = sessionFiles(CORPUS);
+const oracle = new Oracle();
+const started = Date.now();
+const read = await readOnly(oracle, files);
+const written = await edits(oracle, files);
+oracle.close();
+for (const f of failures.slice(0, 20)) console.error(f);
+if (failures.length > 20) console.error(`... and ${failures.length - 20} more`);
+console.log(
+  `differential: seed ${SEED}, ${files.length} files, ${read} read checks, ${written} edit checks, ${failures.length} mismatches (${Date.now() - started} ms)`,
+);
+process.exit(failures.length ? 1 : 0);
