@@ -3,9 +3,10 @@
 
 use super::fields::{Obj, Scalar, Short, StrLen};
 use super::jsdate;
+use super::read::LineMeta;
 use compact_str::CompactString;
 use serde::Deserialize;
-use serde::de::{Deserializer, SeqAccess};
+use serde::de::{Deserializer, MapAccess, SeqAccess};
 use serde_json::value::RawValue;
 
 /// The entry types pi knows; anything else is kept under `Other`.
@@ -437,29 +438,119 @@ fn tool_call(block: BlockFields<'_>) -> ToolCall {
     }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 struct MessageFields {
     role: Scalar,
     content: Option<ContentFields>,
-    #[serde(rename = "stopReason")]
     stop_reason: Scalar,
-    #[serde(rename = "errorMessage")]
     error_message: Option<Short>,
-    #[serde(rename = "toolCallId")]
     tool_call_id: Scalar,
-    #[serde(rename = "toolName")]
     tool_name: Scalar,
-    #[serde(rename = "isError")]
     is_error: Scalar,
     command: Option<Short>,
     summary: Option<Short>,
     provider: Scalar,
     model: Scalar,
-    #[serde(rename = "customType")]
     custom_type: Scalar,
     timestamp: Scalar,
     usage: Obj<UsageFields>,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier)]
+enum MessageKey {
+    #[serde(rename = "role")]
+    Role,
+    #[serde(rename = "content")]
+    Content,
+    #[serde(rename = "stopReason")]
+    StopReason,
+    #[serde(rename = "errorMessage")]
+    ErrorMessage,
+    #[serde(rename = "toolCallId")]
+    ToolCallId,
+    #[serde(rename = "toolName")]
+    ToolName,
+    #[serde(rename = "isError")]
+    IsError,
+    #[serde(rename = "command")]
+    Command,
+    #[serde(rename = "summary")]
+    Summary,
+    #[serde(rename = "provider")]
+    Provider,
+    #[serde(rename = "model")]
+    Model,
+    #[serde(rename = "customType")]
+    CustomType,
+    #[serde(rename = "timestamp")]
+    Timestamp,
+    #[serde(rename = "usage")]
+    Usage,
+    #[serde(other)]
+    Other,
+}
+
+/// Whether a value is `null`, read without decoding it.
+#[derive(Default)]
+struct IsNull(bool);
+
+impl super::fields::Lenient<'_> for IsNull {
+    fn from_null() -> Self {
+        IsNull(true)
+    }
+}
+
+impl<'de> Deserialize<'de> for IsNull {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::fields::deserialize_lenient(d)
+    }
+}
+
+impl<'de> Deserialize<'de> for MessageFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = MessageFields;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a message object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MessageFields, A::Error> {
+                let mut m = MessageFields::default();
+                while let Some(key) = a.next_key::<MessageKey>()? {
+                    match key {
+                        MessageKey::Role => m.role = a.next_value()?,
+                        // Tool output is most of a session's bytes and no summary
+                        // needs it: when the role came first, only note a null.
+                        MessageKey::Content if m.role.as_str() == Some("toolResult") => {
+                            m.content = Some(ContentFields(ContentInfo {
+                                nullish: a.next_value::<IsNull>()?.0,
+                                ..ContentInfo::default()
+                            }))
+                        }
+                        MessageKey::Content => m.content = Some(a.next_value()?),
+                        MessageKey::StopReason => m.stop_reason = a.next_value()?,
+                        MessageKey::ErrorMessage => m.error_message = Some(a.next_value()?),
+                        MessageKey::ToolCallId => m.tool_call_id = a.next_value()?,
+                        MessageKey::ToolName => m.tool_name = a.next_value()?,
+                        MessageKey::IsError => m.is_error = a.next_value()?,
+                        MessageKey::Command => m.command = Some(a.next_value()?),
+                        MessageKey::Summary => m.summary = Some(a.next_value()?),
+                        MessageKey::Provider => m.provider = a.next_value()?,
+                        MessageKey::Model => m.model = a.next_value()?,
+                        MessageKey::CustomType => m.custom_type = a.next_value()?,
+                        MessageKey::Timestamp => m.timestamp = a.next_value()?,
+                        MessageKey::Usage => m.usage = a.next_value()?,
+                        MessageKey::Other => {
+                            a.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(m)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// Every field of every entry type the index reads; unknown fields are
@@ -473,7 +564,7 @@ pub(crate) struct LineFields {
     #[serde(rename = "parentId")]
     parent_id: Scalar,
     timestamp: Scalar,
-    message: Obj<MessageFields>,
+    message: Obj<Box<MessageFields>>,
     // header
     pub(crate) version: Scalar,
     pub(crate) cwd: Scalar,
@@ -497,7 +588,7 @@ pub(crate) struct LineFields {
     // custom / custom_message
     #[serde(rename = "customType")]
     custom_type: Scalar,
-    content: Option<ContentFields>,
+    content: Option<Box<ContentFields>>,
     display: Scalar,
     // label / context_edit
     #[serde(rename = "targetId")]
@@ -519,7 +610,11 @@ pub(crate) struct LineFields {
 
 /// What became of one non-blank line.
 pub(crate) enum LineParse {
-    Fields(Box<LineFields>),
+    Entry(Entry),
+    /// A `session` header line, also as an entry (a second header is one).
+    Header(Box<super::Header>, Entry),
+    /// Nothing but white space.
+    Blank,
     /// Valid JSON that pi skips (`null`, `0`, `false`, `""`).
     Falsy,
     /// Valid JSON but not an object.
@@ -529,22 +624,35 @@ pub(crate) enum LineParse {
 
 /// Parses one line for the index. Objects with duplicate keys (valid JSON;
 /// the last value wins, as in JavaScript) take a slower path.
-pub(crate) fn parse_line(text: &str) -> LineParse {
-    match serde_json::from_str::<LineFields>(text) {
-        Ok(fields) => LineParse::Fields(Box::new(fields)),
+pub(crate) fn parse_line(text: &str, meta: LineMeta) -> LineParse {
+    if text.trim().is_empty() {
+        return LineParse::Blank;
+    }
+    let fields = match serde_json::from_str::<LineFields>(text) {
+        Ok(fields) => fields,
         Err(err) => match serde_json::from_str::<serde_json::Value>(text) {
-            Err(_) => LineParse::Invalid(err.to_string()),
+            Err(_) => return LineParse::Invalid(err.to_string()),
             Ok(serde_json::Value::Object(map)) => {
                 // serde_json keeps the last of duplicate keys, as JSON.parse does.
                 let again = serde_json::Value::Object(map).to_string();
                 match serde_json::from_str::<LineFields>(&again) {
-                    Ok(fields) => LineParse::Fields(Box::new(fields)),
-                    Err(e) => LineParse::Invalid(e.to_string()),
+                    Ok(fields) => fields,
+                    Err(e) => return LineParse::Invalid(e.to_string()),
                 }
             }
-            Ok(v) if is_falsy(&v) => LineParse::Falsy,
-            Ok(_) => LineParse::NotObject,
+            Ok(v) if is_falsy(&v) => return LineParse::Falsy,
+            Ok(_) => return LineParse::NotObject,
         },
+    };
+    let span = Span {
+        offset: meta.offset,
+        len: meta.len,
+    };
+    if fields.is_header() {
+        let header = Box::new(super::Header::from_fields(&fields, meta));
+        LineParse::Header(header, fields.into_entry(meta.number, span, meta.lossy))
+    } else {
+        LineParse::Entry(fields.into_entry(meta.number, span, meta.lossy))
     }
 }
 
@@ -591,8 +699,13 @@ impl LineFields {
             Kind::Message => match self.message.0 {
                 Some(m) => {
                     usage = m.usage.0.as_ref().map(UsageFields::totals);
-                    let mut content = m.content.map(|c| c.0).unwrap_or_default();
-                    content.nullish |= content == ContentInfo::default() && !content.text.is_string;
+                    let content = m.content.map_or_else(
+                        || ContentInfo {
+                            nullish: true,
+                            ..ContentInfo::default()
+                        },
+                        |c| c.0,
+                    );
                     Info::Message(Box::new(MessageInfo {
                         role: Role::from_scalar(&m.role),
                         content,
@@ -694,8 +807,15 @@ mod tests {
     use super::*;
 
     fn entry(line: &str) -> Entry {
-        match parse_line(line) {
-            LineParse::Fields(f) => f.into_entry(1, Span::default(), false),
+        let meta = LineMeta {
+            offset: 0,
+            len: line.len() as u64,
+            number: 1,
+            terminated: true,
+            lossy: false,
+        };
+        match parse_line(line, meta) {
+            LineParse::Entry(e) => e,
             _ => panic!("not parsed: {line}"),
         }
     }
@@ -748,8 +868,21 @@ mod tests {
 
     #[test]
     fn classifies_non_entries() {
-        assert!(matches!(parse_line("null"), LineParse::Falsy));
-        assert!(matches!(parse_line("[1]"), LineParse::NotObject));
-        assert!(matches!(parse_line("{\"a\":"), LineParse::Invalid(_)));
+        let meta = LineMeta {
+            offset: 0,
+            len: 0,
+            number: 1,
+            terminated: true,
+            lossy: false,
+        };
+        assert!(matches!(parse_line("null", meta), LineParse::Falsy));
+        assert!(matches!(parse_line(" ", meta), LineParse::Blank));
+        assert!(matches!(parse_line("[1]", meta), LineParse::NotObject));
+        assert!(matches!(parse_line("{\"a\":", meta), LineParse::Invalid(_)));
     }
+}
+
+#[doc(hidden)]
+pub fn parse_line_pub(text: &str, meta: LineMeta) -> bool {
+    matches!(parse_line(text, meta), LineParse::Entry(_))
 }

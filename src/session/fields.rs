@@ -171,19 +171,12 @@ pub struct Short {
 
 impl Short {
     pub fn new(v: &str) -> Short {
-        let mut text = String::new();
-        let mut truncated = false;
-        for (n, c) in v.chars().enumerate() {
-            if n == SHORT_TEXT_CHARS {
-                truncated = true;
-                break;
-            }
-            text.push(c);
-        }
+        let cut = v.char_indices().nth(SHORT_TEXT_CHARS).map(|(i, _)| i);
+        let text = &v[..cut.unwrap_or(v.len())];
         Short {
-            text,
-            truncated,
-            has_text: !v.trim().is_empty(),
+            text: text.to_string(),
+            truncated: cut.is_some(),
+            has_text: !v.trim_start().is_empty(),
             is_string: true,
         }
     }
@@ -196,16 +189,10 @@ impl Short {
             return;
         }
         let room = SHORT_TEXT_CHARS.saturating_sub(self.text.chars().count());
-        let mut taken = 0;
-        for c in other.text.chars() {
-            if taken == room {
-                self.truncated = true;
-                return;
-            }
-            self.text.push(c);
-            taken += 1;
-        }
-        self.truncated |= other.truncated;
+        let cut = other.text.char_indices().nth(room).map(|(i, _)| i);
+        self.text
+            .push_str(&other.text[..cut.unwrap_or(other.text.len())]);
+        self.truncated = cut.is_some() || other.truncated;
     }
 }
 

@@ -14,9 +14,10 @@ pub mod write;
 
 use compact_str::CompactString;
 use entry::{Entry, Kind, LineParse, Span};
-use read::LineReader;
+use read::LineMeta;
 use std::fmt;
 use std::fs::File;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use tree::Tree;
 
@@ -162,87 +163,73 @@ impl Session {
     pub fn open(path: impl AsRef<Path>) -> Result<Session, SessionError> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
-        let mut reader = LineReader::new(file, 0, 1).map_err(|e| SessionError::io(path, e))?;
         let mut header: Option<Header> = None;
+        let mut not_a_session: Option<u32> = None;
         let mut problems = Vec::new();
         let mut entries = Vec::new();
         let mut read_to = 0;
         let mut next_line = 1;
-        loop {
-            let line = match reader.next_line() {
-                Ok(Some(line)) => line,
-                Ok(None) => break,
-                Err(e) => return Err(SessionError::io(path, e)),
-            };
+        let end = read::scan(file, 0, 1, entry::parse_line, |meta, parsed| {
             if header.is_some() {
-                ingest_line(&mut entries, &mut problems, &line);
-                if line.terminated || consumed_unterminated(&problems, &line) {
-                    read_to = line.offset + line.len + u64::from(line.terminated);
-                    next_line = line.number + 1;
+                if ingest_line(&mut entries, &mut problems, meta, parsed) {
+                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                    next_line = meta.number + 1;
                 }
-                continue;
+                return ControlFlow::Continue(());
             }
-            if line.text.trim().is_empty() {
-                continue;
-            }
-            match entry::parse_line(&line.text) {
-                LineParse::Fields(f) if f.is_header() => {
-                    if line.lossy {
+            match parsed {
+                LineParse::Header(h, _) => {
+                    if meta.lossy {
                         problems.push(Problem {
-                            line: line.number,
+                            line: meta.number,
                             kind: ProblemKind::NotUtf8,
                         });
                     }
-                    header = Some(Header {
-                        raw: line.text.trim_end_matches('\r').to_string(),
-                        id: f.header_id().unwrap_or_default().to_string(),
-                        version: match f.version.as_f64() {
-                            Some(v) if v >= 3.0 || v.is_nan() => 3,
-                            Some(v) if v >= 2.0 => 2,
-                            Some(_) => 1,
-                            None if f.version.is_nullish() => 1,
-                            None => 3,
-                        },
-                        cwd: f.cwd.as_str().map(str::to_string),
-                        timestamp: f.timestamp_str().map(CompactString::from),
-                        parent_session: f.parent_session.as_str().map(str::to_string),
-                        line: line.number,
-                        span: Span {
-                            offset: line.offset,
-                            len: line.len,
-                        },
-                    });
-                    read_to = line.offset + line.len + u64::from(line.terminated);
-                    next_line = line.number + 1;
+                    header = Some(*h);
+                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                    next_line = meta.number + 1;
                 }
-                LineParse::Fields(_) | LineParse::NotObject => {
-                    return Err(SessionError::NotASession {
-                        path: path.to_path_buf(),
-                        reason: format!("line {} is not a session header", line.number),
-                    });
+                LineParse::Entry(_) | LineParse::NotObject => {
+                    not_a_session = Some(meta.number);
+                    return ControlFlow::Break(());
                 }
-                LineParse::Falsy => {}
+                LineParse::Falsy | LineParse::Blank => {}
                 LineParse::Invalid(reason) => problems.push(Problem {
-                    line: line.number,
-                    kind: if line.terminated {
+                    line: meta.number,
+                    kind: if meta.terminated {
                         ProblemKind::Damaged { reason }
                     } else {
                         ProblemKind::Unfinished
                     },
                 }),
             }
-        }
-        let Some(header) = header else {
-            let reason = if reader.offset() == 0 {
-                "the file is empty".to_string()
-            } else {
-                "no session header line".to_string()
-            };
-            return Err(SessionError::NotASession {
-                path: path.to_path_buf(),
-                reason,
-            });
+            ControlFlow::Continue(())
+        })
+        .map_err(|e| SessionError::io(path, e))?;
+        let mut header = match (header, not_a_session) {
+            (Some(h), None) => h,
+            (_, Some(line)) => {
+                return Err(SessionError::NotASession {
+                    path: path.to_path_buf(),
+                    reason: format!("line {line} is not a session header"),
+                });
+            }
+            (None, None) => {
+                return Err(SessionError::NotASession {
+                    path: path.to_path_buf(),
+                    reason: if end.offset == 0 {
+                        "the file is empty".to_string()
+                    } else {
+                        "no session header line".to_string()
+                    },
+                });
+            }
         };
+        let mut file = File::open(path).map_err(|e| SessionError::io(path, e))?;
+        header.raw = read::read_span(&mut file, header.span.offset, header.span.len)
+            .map_err(|e| SessionError::io(path, e))?
+            .trim_end_matches('\r')
+            .to_string();
         let mut session = Session {
             path: path.to_path_buf(),
             header,
@@ -271,24 +258,29 @@ impl Session {
             return Ok(Refresh::Unchanged);
         }
         let file = File::open(&path).map_err(|e| SessionError::io(&path, e))?;
-        let mut reader = LineReader::new(file, self.read_to, self.next_line)
-            .map_err(|e| SessionError::io(&path, e))?;
         // A previous unfinished last line is read again now.
         self.line_problems
             .retain(|p| p.kind != ProblemKind::Unfinished);
         let before = self.entries.len();
-        loop {
-            let line = match reader.next_line() {
-                Ok(Some(line)) => line,
-                Ok(None) => break,
-                Err(e) => return Err(SessionError::io(&path, e)),
-            };
-            ingest_line(&mut self.entries, &mut self.line_problems, &line);
-            if line.terminated || consumed_unterminated(&self.line_problems, &line) {
-                self.read_to = line.offset + line.len + u64::from(line.terminated);
-                self.next_line = line.number + 1;
-            }
-        }
+        let (mut read_to, mut next_line) = (self.read_to, self.next_line);
+        let entries = &mut self.entries;
+        let problems = &mut self.line_problems;
+        read::scan(
+            file,
+            self.read_to,
+            self.next_line,
+            entry::parse_line,
+            |meta, parsed| {
+                if ingest_line(entries, problems, meta, parsed) {
+                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                    next_line = meta.number + 1;
+                }
+                ControlFlow::Continue(())
+            },
+        )
+        .map_err(|e| SessionError::io(&path, e))?;
+        self.read_to = read_to;
+        self.next_line = next_line;
         let added = self.entries.len() - before;
         self.reindex();
         Ok(if added > 0 {
@@ -408,53 +400,61 @@ impl Session {
     }
 }
 
-/// Adds one line past the header to `entries` (or to `problems`).
-fn ingest_line(entries: &mut Vec<Entry>, problems: &mut Vec<Problem>, line: &read::RawLine<'_>) {
-    if line.text.trim().is_empty() {
-        return;
-    }
-    let span = Span {
-        offset: line.offset,
-        len: line.len,
+/// Adds one line past the header to `entries` (or to `problems`). Returns
+/// false for an unfinished last line, which is read again later.
+fn ingest_line(
+    entries: &mut Vec<Entry>,
+    problems: &mut Vec<Problem>,
+    meta: LineMeta,
+    parsed: LineParse,
+) -> bool {
+    let problem = |kind| Problem {
+        line: meta.number,
+        kind,
     };
-    match entry::parse_line(&line.text) {
-        LineParse::Fields(f) => {
-            if line.lossy {
-                problems.push(Problem {
-                    line: line.number,
-                    kind: ProblemKind::NotUtf8,
-                });
+    match parsed {
+        LineParse::Entry(e) | LineParse::Header(_, e) => {
+            if meta.lossy {
+                problems.push(problem(ProblemKind::NotUtf8));
             }
-            let e = f.into_entry(line.number, span, line.lossy);
             if e.kind == Kind::Header {
-                problems.push(Problem {
-                    line: line.number,
-                    kind: ProblemKind::ExtraHeader,
-                });
+                problems.push(problem(ProblemKind::ExtraHeader));
             }
             entries.push(e);
         }
-        LineParse::Falsy => {}
-        LineParse::NotObject => problems.push(Problem {
-            line: line.number,
-            kind: ProblemKind::NotAnObject,
-        }),
-        LineParse::Invalid(reason) => problems.push(Problem {
-            line: line.number,
-            kind: if line.terminated {
-                ProblemKind::Damaged { reason }
-            } else {
-                ProblemKind::Unfinished
-            },
-        }),
+        LineParse::Falsy | LineParse::Blank => {}
+        LineParse::NotObject => problems.push(problem(ProblemKind::NotAnObject)),
+        LineParse::Invalid(_) if !meta.terminated => {
+            problems.push(problem(ProblemKind::Unfinished));
+            return false;
+        }
+        LineParse::Invalid(reason) => problems.push(problem(ProblemKind::Damaged { reason })),
     }
+    true
 }
 
-/// An unterminated last line counts as read unless it is unfinished JSON.
-fn consumed_unterminated(problems: &[Problem], line: &read::RawLine<'_>) -> bool {
-    !problems
-        .last()
-        .is_some_and(|p| p.line == line.number && p.kind == ProblemKind::Unfinished)
+impl Header {
+    pub(crate) fn from_fields(f: &entry::LineFields, meta: LineMeta) -> Header {
+        Header {
+            raw: String::new(),
+            id: f.header_id().unwrap_or_default().to_string(),
+            version: match f.version.as_f64() {
+                Some(v) if v >= 3.0 || v.is_nan() => 3,
+                Some(v) if v >= 2.0 => 2,
+                Some(_) => 1,
+                None if f.version.is_nullish() => 1,
+                None => 3,
+            },
+            cwd: f.cwd.as_str().map(str::to_string),
+            timestamp: f.timestamp_str().map(CompactString::from),
+            parent_session: f.parent_session.as_str().map(str::to_string),
+            line: meta.number,
+            span: Span {
+                offset: meta.offset,
+                len: meta.len,
+            },
+        }
+    }
 }
 
 /// `String.prototype.trim`: Unicode white space and the BOM.
