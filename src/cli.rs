@@ -2,7 +2,7 @@
 //! and edit it (`label`, `rename`, `branch`), as text or as pi's JSON.
 
 use crate::session::summary::{self, ToolCalls};
-use crate::session::{self, BranchOutcome, LeafSelector, Session};
+use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use serde_json::Value;
@@ -97,7 +97,14 @@ fn run(command: Command) -> Result<()> {
     let mut out = BufWriter::new(stdout.lock());
     match command {
         Command::Tree { file, json } => {
-            let s = Session::open(&file)?;
+            let s = Session::open_with(
+                &file,
+                if json {
+                    Detail::Structure
+                } else {
+                    Detail::Full
+                },
+            )?;
             if json {
                 write_tree_json(&s, &mut out)?;
             } else {
@@ -105,7 +112,7 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Context { file, leaf, json } => {
-            let s = Session::open(&file)?;
+            let s = Session::open_with(&file, Detail::Structure)?;
             let selector = match leaf.as_deref() {
                 None => LeafSelector::Last,
                 Some("null") => LeafSelector::Null,
@@ -120,7 +127,7 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Info { file, json } => {
-            let s = Session::open(&file)?;
+            let s = Session::open_with(&file, Detail::Structure)?;
             if json {
                 writeln!(out, "{}", info_json(&s))?;
             } else {

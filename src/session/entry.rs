@@ -438,8 +438,32 @@ fn tool_call(block: BlockFields<'_>) -> ToolCall {
     }
 }
 
+/// How much of a line the index pass reads.
+pub(crate) trait Depth: Default + Send {
+    const FULL: bool;
+}
+
+/// Everything (see [`super::Detail::Full`]).
 #[derive(Default)]
-struct MessageFields {
+pub(crate) struct Full;
+
+/// Structure only (see [`super::Detail::Structure`]).
+#[derive(Default)]
+pub(crate) struct Structure;
+
+impl Depth for Full {
+    const FULL: bool = true;
+}
+
+impl Depth for Structure {
+    const FULL: bool = false;
+}
+
+/// A message; at [`Structure`] depth only what the tree and the context
+/// need (content, texts and usage are skipped unread).
+#[derive(Default)]
+struct MessageFields<M: Depth> {
+    depth: std::marker::PhantomData<M>,
     role: Scalar,
     content: Option<ContentFields>,
     stop_reason: Scalar,
@@ -507,22 +531,27 @@ impl<'de> Deserialize<'de> for IsNull {
     }
 }
 
-impl<'de> Deserialize<'de> for MessageFields {
+impl<'de, M: Depth> Deserialize<'de> for MessageFields<M> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = MessageFields;
+        struct V<M>(std::marker::PhantomData<M>);
+        impl<'de, M: Depth> serde::de::Visitor<'de> for V<M> {
+            type Value = MessageFields<M>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a message object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MessageFields, A::Error> {
-                let mut m = MessageFields::default();
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MessageFields<M>, A::Error> {
+                let mut m = MessageFields::<M>::default();
+                fn skip<'de, A: MapAccess<'de>>(a: &mut A) -> Result<(), A::Error> {
+                    a.next_value::<serde::de::IgnoredAny>().map(|_| ())
+                }
                 while let Some(key) = a.next_key::<MessageKey>()? {
                     match key {
                         MessageKey::Role => m.role = a.next_value()?,
                         // Tool output is most of a session's bytes and no summary
                         // needs it: when the role came first, only note a null.
-                        MessageKey::Content if m.role.as_str() == Some("toolResult") => {
+                        MessageKey::Content
+                            if !M::FULL || m.role.as_str() == Some("toolResult") =>
+                        {
                             m.content = Some(ContentFields(ContentInfo {
                                 nullish: a.next_value::<IsNull>()?.0,
                                 ..ContentInfo::default()
@@ -530,6 +559,14 @@ impl<'de> Deserialize<'de> for MessageFields {
                         }
                         MessageKey::Content => m.content = Some(a.next_value()?),
                         MessageKey::StopReason => m.stop_reason = a.next_value()?,
+                        MessageKey::ErrorMessage
+                        | MessageKey::Command
+                        | MessageKey::Summary
+                        | MessageKey::Usage
+                            if !M::FULL =>
+                        {
+                            skip(&mut a)?
+                        }
                         MessageKey::ErrorMessage => m.error_message = Some(a.next_value()?),
                         MessageKey::ToolCallId => m.tool_call_id = a.next_value()?,
                         MessageKey::ToolName => m.tool_name = a.next_value()?,
@@ -541,30 +578,28 @@ impl<'de> Deserialize<'de> for MessageFields {
                         MessageKey::CustomType => m.custom_type = a.next_value()?,
                         MessageKey::Timestamp => m.timestamp = a.next_value()?,
                         MessageKey::Usage => m.usage = a.next_value()?,
-                        MessageKey::Other => {
-                            a.next_value::<serde::de::IgnoredAny>()?;
-                        }
+                        MessageKey::Other => skip(&mut a)?,
                     }
                 }
                 Ok(m)
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V::<M>(std::marker::PhantomData))
     }
 }
 
 /// Every field of every entry type the index reads; unknown fields are
 /// skipped by serde without being decoded.
 #[derive(Deserialize, Default)]
-#[serde(default)]
-pub(crate) struct LineFields {
+#[serde(default, bound(deserialize = "M: Depth"))]
+pub(crate) struct LineFields<M: Depth> {
     #[serde(rename = "type")]
     kind: Scalar,
     id: Scalar,
     #[serde(rename = "parentId")]
     parent_id: Scalar,
     timestamp: Scalar,
-    message: Obj<Box<MessageFields>>,
+    message: Obj<Box<MessageFields<M>>>,
     // header
     pub(crate) version: Scalar,
     pub(crate) cwd: Scalar,
@@ -624,18 +659,18 @@ pub(crate) enum LineParse {
 
 /// Parses one line for the index. Objects with duplicate keys (valid JSON;
 /// the last value wins, as in JavaScript) take a slower path.
-pub(crate) fn parse_line(text: &str, meta: LineMeta) -> LineParse {
+pub(crate) fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
     if text.trim().is_empty() {
         return LineParse::Blank;
     }
-    let fields = match serde_json::from_str::<LineFields>(text) {
+    let fields = match serde_json::from_str::<LineFields<M>>(text) {
         Ok(fields) => fields,
         Err(err) => match serde_json::from_str::<serde_json::Value>(text) {
             Err(_) => return LineParse::Invalid(err.to_string()),
             Ok(serde_json::Value::Object(map)) => {
                 // serde_json keeps the last of duplicate keys, as JSON.parse does.
                 let again = serde_json::Value::Object(map).to_string();
-                match serde_json::from_str::<LineFields>(&again) {
+                match serde_json::from_str::<LineFields<M>>(&again) {
                     Ok(fields) => fields,
                     Err(e) => return LineParse::Invalid(e.to_string()),
                 }
@@ -667,7 +702,7 @@ fn is_falsy(v: &serde_json::Value) -> bool {
     }
 }
 
-impl LineFields {
+impl<M: Depth> LineFields<M> {
     pub(crate) fn is_header(&self) -> bool {
         self.kind.as_str() == Some("session") && matches!(self.id, Scalar::Str(_))
     }
@@ -814,7 +849,7 @@ mod tests {
             terminated: true,
             lossy: false,
         };
-        match parse_line(line, meta) {
+        match parse_line::<Full>(line, meta) {
             LineParse::Entry(e) => e,
             _ => panic!("not parsed: {line}"),
         }
@@ -875,14 +910,15 @@ mod tests {
             terminated: true,
             lossy: false,
         };
-        assert!(matches!(parse_line("null", meta), LineParse::Falsy));
-        assert!(matches!(parse_line(" ", meta), LineParse::Blank));
-        assert!(matches!(parse_line("[1]", meta), LineParse::NotObject));
-        assert!(matches!(parse_line("{\"a\":", meta), LineParse::Invalid(_)));
+        assert!(matches!(parse_line::<Full>("null", meta), LineParse::Falsy));
+        assert!(matches!(parse_line::<Full>(" ", meta), LineParse::Blank));
+        assert!(matches!(
+            parse_line::<Full>("[1]", meta),
+            LineParse::NotObject
+        ));
+        assert!(matches!(
+            parse_line::<Full>("{\"a\":", meta),
+            LineParse::Invalid(_)
+        ));
     }
-}
-
-#[doc(hidden)]
-pub fn parse_line_pub(text: &str, meta: LineMeta) -> bool {
-    matches!(parse_line(text, meta), LineParse::Entry(_))
 }

@@ -146,6 +146,20 @@ pub struct Session {
     line_problems: Vec<Problem>,
     /// Original `id` values of a legacy file's entries, before migration.
     legacy_ids: Vec<Option<CompactString>>,
+    /// What was kept of each entry.
+    pub detail: Detail,
+}
+
+/// How much of each entry an open session keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Everything summaries and the preview header need: texts, tool calls,
+    /// errors, usage.
+    Full,
+    /// Only the structure: ids, parents, types, roles, labels, names, and
+    /// what the context needs. Much faster on large files; for the scripting
+    /// commands, which read bodies from the file anyway.
+    Structure,
 }
 
 /// What [`Session::refresh`] found.
@@ -159,9 +173,17 @@ pub enum Refresh {
 }
 
 impl Session {
-    /// Reads a session file.
+    /// Reads a session file with everything the browser shows.
     pub fn open(path: impl AsRef<Path>) -> Result<Session, SessionError> {
-        let path = path.as_ref();
+        Session::open_with(path.as_ref(), Detail::Full)
+    }
+
+    /// Reads a session file, keeping only `detail`.
+    pub fn open_with(path: &Path, detail: Detail) -> Result<Session, SessionError> {
+        let parse = match detail {
+            Detail::Full => entry::parse_line::<entry::Full>,
+            Detail::Structure => entry::parse_line::<entry::Structure>,
+        };
         let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
         let mut header: Option<Header> = None;
         let mut not_a_session: Option<u32> = None;
@@ -169,7 +191,7 @@ impl Session {
         let mut entries = Vec::new();
         let mut read_to = 0;
         let mut next_line = 1;
-        let end = read::scan(file, 0, 1, entry::parse_line, |meta, parsed| {
+        let end = read::scan(file, 0, 1, parse, |meta, parsed| {
             if header.is_some() {
                 if ingest_line(&mut entries, &mut problems, meta, parsed) {
                     read_to = meta.offset + meta.len + u64::from(meta.terminated);
@@ -240,6 +262,7 @@ impl Session {
             next_line,
             line_problems: problems,
             legacy_ids: Vec::new(),
+            detail,
         };
         session.reindex();
         Ok(session)
@@ -251,7 +274,7 @@ impl Session {
         let path = self.path.clone();
         let meta = std::fs::metadata(&path).map_err(|e| SessionError::io(&path, e))?;
         if meta.len() < self.read_to || !self.header_unchanged()? {
-            *self = Session::open(&path)?;
+            *self = Session::open_with(&path, self.detail)?;
             return Ok(Refresh::Reloaded);
         }
         if meta.len() == self.read_to {
@@ -265,19 +288,17 @@ impl Session {
         let (mut read_to, mut next_line) = (self.read_to, self.next_line);
         let entries = &mut self.entries;
         let problems = &mut self.line_problems;
-        read::scan(
-            file,
-            self.read_to,
-            self.next_line,
-            entry::parse_line,
-            |meta, parsed| {
-                if ingest_line(entries, problems, meta, parsed) {
-                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                    next_line = meta.number + 1;
-                }
-                ControlFlow::Continue(())
-            },
-        )
+        let parse = match self.detail {
+            Detail::Full => entry::parse_line::<entry::Full>,
+            Detail::Structure => entry::parse_line::<entry::Structure>,
+        };
+        read::scan(file, self.read_to, self.next_line, parse, |meta, parsed| {
+            if ingest_line(entries, problems, meta, parsed) {
+                read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                next_line = meta.number + 1;
+            }
+            ControlFlow::Continue(())
+        })
         .map_err(|e| SessionError::io(&path, e))?;
         self.read_to = read_to;
         self.next_line = next_line;
@@ -434,7 +455,7 @@ fn ingest_line(
 }
 
 impl Header {
-    pub(crate) fn from_fields(f: &entry::LineFields, meta: LineMeta) -> Header {
+    pub(crate) fn from_fields<M: entry::Depth>(f: &entry::LineFields<M>, meta: LineMeta) -> Header {
         Header {
             raw: String::new(),
             id: f.header_id().unwrap_or_default().to_string(),

@@ -4,7 +4,7 @@
 use super::entry::{Entry, Info, Kind, Parent};
 use super::{Problem, ProblemKind};
 use compact_str::CompactString;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,10 +36,11 @@ impl Tree {
     pub fn build(entries: &[Entry], problems: &mut Vec<Problem>) -> Tree {
         let n = entries.len();
         let live = |i: usize| entries[i].kind != Kind::Header;
-        let mut by_id: HashMap<CompactString, u32> = HashMap::with_capacity(n);
-        let mut first_line: HashMap<&str, u32> = HashMap::new();
+        let mut by_id: HashMap<CompactString, u32> =
+            HashMap::with_capacity_and_hasher(n, Default::default());
+        let mut first_line: HashMap<&str, u32> = HashMap::default();
         let mut last = None;
-        let mut labels = HashMap::new();
+        let mut labels = HashMap::default();
         for (i, e) in entries.iter().enumerate() {
             if !live(i) {
                 continue;
