@@ -185,7 +185,7 @@ fn opt_json(s: Option<&str>) -> String {
 }
 
 /// `oracle tree`: `[{id, parentId, type, label, children}]` in pre-order.
-fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
+pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
     out.write_all(b"[")?;
     for (n, node) in s.tree.preorder().into_iter().enumerate() {
         let e = s.entry(node);
@@ -221,7 +221,7 @@ fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
 }
 
 /// `oracle info`: `{header, leafId, name, entryCount, labels, branch}`.
-fn info_json(s: &Session) -> String {
+pub fn info_json(s: &Session) -> String {
     let header: Value = serde_json::from_str(&s.header_json()).unwrap_or(Value::Null);
     let mut labels = serde_json::Map::new();
     for (_, e) in s.live_entries() {
