@@ -71,7 +71,7 @@ impl Kind {
 }
 
 /// Message roles; `HookMessage` is the legacy (v2) name of `Custom`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Role {
     User,
     Assistant,
@@ -83,6 +83,7 @@ pub enum Role {
     System,
     HookMessage,
     Other(CompactString),
+    #[default]
     Missing,
 }
 
@@ -196,12 +197,6 @@ pub struct MessageInfo {
     pub custom_type: Option<CompactString>,
     /// The message's own `timestamp` when it is a number (ms).
     pub time_ms: Option<f64>,
-}
-
-impl Default for Role {
-    fn default() -> Self {
-        Role::Missing
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -104,12 +104,12 @@ impl Tree {
 
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut roots = Vec::new();
-        for i in 0..n {
+        for (i, p) in parent.iter().enumerate() {
             if !live(i) {
                 continue;
             }
-            match parent[i] {
-                Some(p) => children[p as usize].push(i as u32),
+            match p {
+                Some(p) => children[*p as usize].push(i as u32),
                 None => roots.push(i as u32),
             }
         }
