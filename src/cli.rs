@@ -177,6 +177,14 @@ fn run(command: Command) -> Result<()> {
 }
 
 fn json_string(s: &str) -> String {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        // Ids are plain: skip the general encoder on the hot path.
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
     serde_json::to_string(s).unwrap_or_default()
 }
 
