@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Measures piscope against pi's own session code (the reference package,
+# run by ../shared/conformance/oracle.mjs) in the same run, on one 100 MB
+# session: median wall time and peak RSS of `context` and `tree`, and checks
+# that both print the same JSON.
+#
+# usage: scripts/bench-vs-pi.sh            (from the repository root)
+# env:   RUNS=5                            runs per program and command
+#        BENCH_FILE=path.jsonl             use this session instead of the generated one
+#        PI_REF_DIR=target/pi-reference    where pi's package is installed
+#
+# Exits 0 whether or not the target is met (this is a report); nonzero only
+# when a step fails or the two outputs differ.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+RUNS="${RUNS:-5}"
+CONFORMANCE=../shared/conformance
+export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
+CORPUS_DIR=target/bench-big
+TIME=/usr/bin/time
+
+for tool in node "$TIME"; do
+  command -v "$tool" >/dev/null || { echo "bench-vs-pi: needs $tool" >&2; exit 1; }
+done
+PY=$(command -v python3 || true)
+
+echo "== pi reference in $PI_REF_DIR" >&2
+"$CONFORMANCE/install.sh" "$PI_REF_DIR"
+
+if [[ -z "${BENCH_FILE:-}" ]]; then
+  BENCH_FILE=$(find "$CORPUS_DIR" -name '*.jsonl' -type f 2>/dev/null | sort | head -n 1 || true)
+  if [[ -z "$BENCH_FILE" ]]; then
+    echo "== generating a 100 MB session in $CORPUS_DIR" >&2
+    node "$CONFORMANCE/gen-corpus.mjs" --out "$CORPUS_DIR" --sessions 1 --big 100 >&2
+    BENCH_FILE=$(find "$CORPUS_DIR" -name '*.jsonl' -type f | sort | head -n 1)
+  fi
+fi
+[[ -f "$BENCH_FILE" ]] || { echo "bench-vs-pi: no session file $BENCH_FILE" >&2; exit 1; }
+
+echo "== cargo build --release" >&2
+cargo build --release --quiet
+PISCOPE=target/release/piscope
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-pi.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+SIZE=$(wc -c <"$BENCH_FILE")
+echo "== $BENCH_FILE: $((SIZE / 1000000)) MB, $(wc -l <"$BENCH_FILE") lines; $RUNS runs each" >&2
+
+# run NAME OUT -- CMD...: runs CMD once, stdout to OUT; appends "secs kb" to $WORK/NAME.
+run() {
+  local name=$1 out=$2
+  shift 3
+  if ! "$TIME" -f "%e %M" -o "$WORK/time" "$@" >"$out" 2>"$WORK/stderr"; then
+    echo "bench-vs-pi: failed: $*" >&2
+    cat "$WORK/stderr" >&2
+    exit 1
+  fi
+  tail -n 1 "$WORK/time" >>"$WORK/$name"
+}
+
+# median FILE COLUMN: the median of one column (the lower middle for an even count).
+median() {
+  awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
+}
+
+# same_json A B: equal as parsed JSON (object key order ignored, as in JSON).
+same_json() {
+  if [[ -n "$PY" ]]; then
+    "$PY" -c 'import json,sys
+a=json.load(open(sys.argv[1],encoding="utf-8")); b=json.load(open(sys.argv[2],encoding="utf-8"))
+sys.exit(0 if a==b else 1)' "$1" "$2"
+  else
+    node -e '
+const fs = require("fs");
+const canon = (v) => Array.isArray(v) ? v.map(canon)
+  : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])])) : v;
+const [a, b] = process.argv.slice(1).map((f) => JSON.stringify(canon(JSON.parse(fs.readFileSync(f, "utf8")))));
+process.exit(a === b ? 0 : 1);' "$1" "$2"
+  fi
+}
+
+ROWS=()
+MET=yes
+for cmd in context tree; do
+  echo "== $cmd" >&2
+  : >"$WORK/piscope-$cmd"
+  : >"$WORK/pi-$cmd"
+  # Alternate the two so neither gets a warmer cache throughout.
+  for ((i = 1; i <= RUNS; i++)); do
+    run "piscope-$cmd" "$WORK/piscope-$cmd.json" -- "$PISCOPE" "$cmd" "$BENCH_FILE" --json
+    run "pi-$cmd" "$WORK/pi-$cmd.json" -- node "$CONFORMANCE/oracle.mjs" "$cmd" "$BENCH_FILE"
+    echo "   run $i: piscope $(tail -n 1 "$WORK/piscope-$cmd") | pi $(tail -n 1 "$WORK/pi-$cmd")  (s KB)" >&2
+  done
+  if ! same_json "$WORK/piscope-$cmd.json" "$WORK/pi-$cmd.json"; then
+    echo "bench-vs-pi: $cmd: piscope and pi print different JSON" >&2
+    keep=target/bench-vs-pi
+    mkdir -p "$keep"
+    cp "$WORK/piscope-$cmd.json" "$keep/piscope-$cmd.json"
+    cp "$WORK/pi-$cmd.json" "$keep/pi-$cmd.json"
+    echo "bench-vs-pi: both outputs kept in $keep/" >&2
+    exit 1
+  fi
+  ps_t=$(median "$WORK/piscope-$cmd" 1)
+  pi_t=$(median "$WORK/pi-$cmd" 1)
+  ps_m=$(median "$WORK/piscope-$cmd" 2)
+  pi_m=$(median "$WORK/pi-$cmd" 2)
+  row=$(awk -v c="$cmd" -v pt="$ps_t" -v it="$pi_t" -v pm="$ps_m" -v im="$pi_m" 'BEGIN {
+    # /usr/bin/time prints 0.00 below 10 ms: count that as 10 ms.
+    if (pt < 0.01) pt = 0.01
+    speed = it / pt; mem = pm / im
+    ok = (speed >= 10 && mem <= 1/3) ? "yes" : "no"
+    printf "%-8s %12.2f %9.2f %8.1fx %13.1f %9.1f %8.3f %6s", c, pt, it, speed, pm/1024, im/1024, mem, ok
+  }')
+  [[ "$row" == *" yes" ]] || MET=no
+  ROWS+=("$row")
+done
+
+echo
+echo "piscope vs pi $(node -p "require('./$PI_REF_DIR/node_modules/@earendil-works/pi-coding-agent/package.json').version") on $BENCH_FILE ($((SIZE / 1000000)) MB), median of $RUNS runs; outputs equal as JSON"
+printf "%-8s %12s %9s %9s %13s %9s %8s %6s\n" command "piscope s" "pi s" speed "piscope MB" "pi MB" memory met
+for row in "${ROWS[@]}"; do echo "$row"; done
+echo "speed = pi time / piscope time; memory = piscope peak RSS / pi peak RSS"
+echo "target: >=10x faster and <=1/3 of the memory (ratio <= 0.333): $([[ $MET == yes ]] && echo met || echo NOT met)"
