@@ -658,10 +658,17 @@ pub(crate) fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
     if text.trim().is_empty() {
         return LineParse::Blank;
     }
-    let fields = match serde_json::from_str::<LineFields<M>>(text) {
+    // serde would also read a struct from an array: objects only.
+    let object = text.trim_start().starts_with('{');
+    let first = if object {
+        serde_json::from_str::<LineFields<M>>(text).map_err(|e| e.to_string())
+    } else {
+        Err(String::new())
+    };
+    let fields = match first {
         Ok(fields) => fields,
         Err(err) => match serde_json::from_str::<serde_json::Value>(text) {
-            Err(_) => return LineParse::Invalid(err.to_string()),
+            Err(e) => return LineParse::Invalid(if object { err } else { e.to_string() }),
             Ok(serde_json::Value::Object(map)) => {
                 // serde_json keeps the last of duplicate keys, as JSON.parse does.
                 let again = serde_json::Value::Object(map).to_string();
