@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Writes the damaged-session corpus next to this script: one small .jsonl
+file per case. Run it again after changing a case, then refresh the pinned
+answers with `UPDATE_EXPECTED=1 cargo test --test damaged_files`.
+
+Every case is described in README.md.
+"""
+import json
+import os
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CWD = "/tmp/proj"
+
+
+def j(obj):
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def ts(sec):
+    return "2025-01-01T00:00:%02d.000Z" % sec
+
+
+def ms(sec):
+    return 1735689600000 + sec * 1000
+
+
+def header(name, version=3, **extra):
+    h = {"type": "session"}
+    if version is not None:
+        h["version"] = version
+    h.update({"id": "sess-" + name, "timestamp": ts(0), "cwd": CWD})
+    h.update(extra)
+    return j(h)
+
+
+def msg(id, parent, sec, role, content, **extra):
+    m = {"role": role, "content": content, "timestamp": ms(sec)}
+    m.update(extra)
+    return j({"type": "message", "id": id, "parentId": parent, "timestamp": ts(sec), "message": m})
+
+
+def user(id, parent, sec, text):
+    return msg(id, parent, sec, "user", text)
+
+
+def assistant(id, parent, sec, text):
+    return msg(
+        id,
+        parent,
+        sec,
+        "assistant",
+        [{"type": "text", "text": text}],
+        provider="anthropic",
+        model="claude-sonnet-4-5",
+        stopReason="stop",
+    )
+
+
+def entry(type, id, parent, sec, **fields):
+    e = {"type": type, "id": id, "parentId": parent, "timestamp": ts(sec)}
+    e.update(fields)
+    return j(e)
+
+
+def lines(*ls, end="\n"):
+    return ("\n".join(ls) + end).encode()
+
+
+cases = {}
+
+# --- files that are not sessions -------------------------------------------
+cases["empty"] = b""
+cases["header_only"] = lines(header("header_only"))
+cases["not_a_session"] = lines(user("a1", None, 1, "no header here"), user("a2", "a1", 2, "still none"))
+rng = random.Random(20250101)
+garbage = bytes(rng.choice([b for b in range(256) if b != 0x0A]) for _ in range(256))
+cases["binary_garbage"] = b"\xff\xfe\x00" + garbage  # starts with bytes that are never UTF-8
+cases["invalid_first_line"] = lines(
+    '{"type":"session","id":"sess-broken",',
+    header("invalid_first_line"),
+    user("a1", None, 1, "after a broken first line"),
+)
+
+# --- line structure ---------------------------------------------------------
+cases["bom"] = b"\xef\xbb\xbf" + lines(header("bom"), user("a1", None, 1, "after a BOM"))
+cases["crlf"] = lines(
+    header("crlf"), user("a1", None, 1, "windows"), assistant("a2", "a1", 2, "line ends"), end="\r\n"
+).replace(b"\n", b"\r\n").replace(b"\r\r\n", b"\r\n")
+cases["blank_lines"] = lines(
+    header("blank_lines"), "", user("a1", None, 1, "one"), "   ", "\t", assistant("a2", "a1", 2, "two"), ""
+)
+cases["last_line_complete_no_newline"] = lines(
+    header("last_line_complete_no_newline"),
+    user("a1", None, 1, "one"),
+    assistant("a2", "a1", 2, "no newline after me"),
+    end="",
+)
+cases["last_line_incomplete"] = lines(
+    header("last_line_incomplete"),
+    user("a1", None, 1, "one"),
+    '{"type":"message","id":"a2","parentId":"a1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assi',
+    end="",
+)
+
+# --- damaged lines ----------------------------------------------------------
+cases["invalid_json_middle"] = lines(
+    header("invalid_json_middle"),
+    user("a1", None, 1, "before"),
+    '{"type":"message","id":"bad","parentId":"a1",',
+    "not json at all",
+    assistant("a2", "a1", 2, "after"),
+)
+cases["not_utf8_in_string"] = (
+    lines(header("not_utf8_in_string"))
+    + user("a1", None, 1, "caf@ bytes: @@").encode().replace(b"@", b"\xe9", 1).replace(b"@@", b"\xff\xc3")
+    + b"\n"
+    + lines(assistant("a2", "a1", 2, "fine"))
+)
+cases["not_an_object"] = lines(
+    header("not_an_object"), user("a1", None, 1, "before"), "[1,2]", assistant("a2", "a1", 2, "after")
+)
+cases["null_line"] = lines(header("null_line"), user("a1", None, 1, "before"), "null", assistant("a2", "a1", 2, "after"))
+cases["extra_header"] = lines(
+    header("extra_header"),
+    user("a1", None, 1, "before"),
+    header("extra_header_second"),
+    assistant("a2", "a1", 2, "after"),
+)
+
+cases["scalar_lines"] = lines(
+    header("scalar_lines"),
+    user("a1", None, 1, "before"),
+    "42",
+    '"a string"',
+    "true",
+    "false",
+    "0",
+    '""',
+    assistant("a2", "a1", 2, "after"),
+)
+cases["array_line_like_entry"] = lines(
+    header("array_line_like_entry"),
+    user("a1", None, 1, "before"),
+    j(["message", "zz", None, ts(5), {"role": "user", "content": "from an array"}]),
+)
+cases["entry_without_type"] = lines(
+    header("entry_without_type"),
+    user("a1", None, 1, "before"),
+    j({"id": "t1", "parentId": "a1", "timestamp": ts(2)}),
+)
+cases["message_without_body"] = lines(
+    header("message_without_body"),
+    user("a1", None, 1, "before"),
+    j({"type": "message", "id": "m1", "parentId": "a1", "timestamp": ts(2)}),
+    j({"type": "message", "id": "m2", "parentId": "m1", "timestamp": ts(3), "message": "just a string"}),
+)
+cases["label_not_a_string"] = lines(
+    header("label_not_a_string"),
+    user("a1", None, 1, "one"),
+    entry("label", "l1", "a1", 2, targetId="a1", label=5),
+    entry("label", "l2", "l1", 3, targetId="l1", label=["x"]),
+)
+
+# --- broken tree structure --------------------------------------------------
+cases["parent_cycle"] = lines(
+    header("parent_cycle"),
+    user("r", None, 1, "root"),
+    user("a", "b", 2, "a says b is my parent"),
+    assistant("b", "a", 3, "b says a is my parent"),
+)
+cases["self_parent"] = lines(
+    header("self_parent"), user("r", None, 1, "root"), assistant("a", "a", 2, "my own parent")
+)
+cases["duplicate_id_loop"] = lines(
+    header("duplicate_id_loop"),
+    user("x", None, 1, "A: x, root"),
+    assistant("y", "x", 2, "B: y under x"),
+    user("x", "y", 3, "C: x again, under y"),
+)
+cases["duplicate_id"] = lines(
+    header("duplicate_id"),
+    user("x", None, 1, "root"),
+    assistant("y", "x", 2, "first y, under x"),
+    user("z", "x", 3, "z under x"),
+    assistant("y", "z", 4, "second y, under z"),
+)
+
+# --- odd fields ---------------------------------------------------------------
+cases["invalid_timestamps"] = lines(
+    header("invalid_timestamps"),
+    user("r", None, 1, "root"),
+    entry("message", "c1", "r", 9, message={"role": "user", "content": "valid, late"}),
+    j({"type": "message", "id": "c2", "parentId": "r", "timestamp": "yesterday", "message": {"role": "user", "content": "yesterday"}}),
+    j({"type": "message", "id": "c3", "parentId": "r", "timestamp": ms(5), "message": {"role": "user", "content": "a number"}}),
+    j({"type": "message", "id": "c4", "parentId": "r", "message": {"role": "user", "content": "no timestamp"}}),
+    entry("message", "c5", "r", 3, message={"role": "user", "content": "valid, early"}),
+)
+cases["label_missing_target"] = lines(
+    header("label_missing_target"),
+    user("a1", None, 1, "one"),
+    entry("label", "l1", "a1", 2, targetId="nope", label="ghost"),
+    entry("label", "l2", "l1", 3, targetId="a1", label="real"),
+)
+cases["label_cleared"] = lines(
+    header("label_cleared"),
+    user("a1", None, 1, "one"),
+    assistant("a2", "a1", 2, "two"),
+    entry("label", "l1", "a2", 3, targetId="a1", label="first"),
+    entry("label", "l2", "l1", 4, targetId="a2", label="second"),
+    entry("label", "l3", "l2", 5, targetId="a1", label=""),
+    entry("label", "l4", "l3", 6, targetId="a2"),
+    entry("label", "l5", "l4", 7, targetId="a2", label="again"),
+    entry("label", "l6", "l5", 8, targetId="l5", label="on a label"),
+    entry("label", "l7", "l6", 9, targetId="l6", label=None),
+)
+cases["compaction_first_kept_missing"] = lines(
+    header("compaction_first_kept_missing"),
+    user("u1", None, 1, "one"),
+    assistant("a1", "u1", 2, "two"),
+    user("u2", "a1", 3, "three"),
+    entry("compaction", "c1", "u2", 4, summary="summary of one..three", firstKeptEntryId="zzz", tokensBefore=1234),
+    user("u3", "c1", 5, "after the compaction"),
+)
+cases["compaction_retained_tail"] = lines(
+    header("compaction_retained_tail"),
+    user("u1", None, 1, "one"),
+    assistant("a1", "u1", 2, "two"),
+    entry(
+        "compaction",
+        "c1",
+        "a1",
+        3,
+        summary="summary of one and two",
+        firstKeptEntryId="a1",
+        tokensBefore=500,
+        systemMessage={"role": "system", "content": "you are pi", "timestamp": ms(3)},
+        retainedTail=[
+            {"role": "user", "content": "tail user", "timestamp": ms(1)},
+            {"role": "assistant", "content": [{"type": "text", "text": "tail reply"}], "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "stop", "timestamp": ms(2)},
+        ],
+    ),
+    user("u2", "c1", 4, "after the compaction"),
+)
+cases["context_edit"] = lines(
+    header("context_edit"),
+    user("u1", None, 1, "drop me"),
+    assistant("a1", "u1", 2, "long answer"),
+    user("u2", "a1", 3, "keep me"),
+    assistant("a2", "u2", 4, "second answer"),
+    entry("context_edit", "e1", "a2", 5, targetId="u1", replacement=None),
+    entry("context_edit", "e2", "e1", 6, targetId="a1", replacement={"content": "first edit"}),
+    entry("context_edit", "e3", "e2", 7, targetId="a1", replacement={"content": "shortened"}),
+    entry("context_edit", "e4", "e3", 8, targetId="u2", replacement={"content": "user edit stays a string"}),
+)
+cases["unknown_type_and_role"] = lines(
+    header("unknown_type_and_role"),
+    user("u1", None, 1, "one"),
+    entry("frobnicate", "f1", "u1", 2, data={"x": 1}),
+    msg("w1", "f1", 3, "wizard", "a role pi does not know"),
+    assistant("a1", "w1", 4, "after"),
+)
+cases["message_content_null"] = lines(
+    header("message_content_null"),
+    msg("s1", None, 1, "system", None),
+    msg("u1", "s1", 2, "user", None),
+    msg("a1", "u1", 3, "assistant", None, provider="anthropic", model="claude-sonnet-4-5"),
+    msg("t1", "a1", 4, "toolResult", None, toolCallId="call1", toolName="bash"),
+    j({"type": "message", "id": "u2", "parentId": "t1", "timestamp": ts(5), "message": {"role": "user", "timestamp": ms(5)}}),
+    entry("custom_message", "cm1", "u2", 6, customType="ext", content=None, display=True),
+)
+
+# --- legacy versions ----------------------------------------------------------
+cases["legacy_v1"] = lines(
+    header("legacy_v1", version=None),
+    j({"type": "message", "timestamp": ts(1), "message": {"role": "user", "content": "v1 one", "timestamp": ms(1)}}),
+    j({"type": "message", "timestamp": ts(2), "message": {"role": "assistant", "content": [{"type": "text", "text": "v1 two"}], "provider": "anthropic", "model": "claude-3", "stopReason": "stop", "timestamp": ms(2)}}),
+    j({"type": "message", "timestamp": ts(3), "message": {"role": "user", "content": "v1 three", "timestamp": ms(3)}}),
+    j({"type": "thinking_level_change", "timestamp": ts(4), "thinkingLevel": "high"}),
+    j({"type": "compaction", "timestamp": ts(5), "summary": "v1 summary", "firstKeptEntryIndex": 3, "tokensBefore": 99}),
+    j({"type": "message", "timestamp": ts(6), "message": {"role": "user", "content": "v1 after", "timestamp": ms(6)}}),
+)
+cases["v2_hook_message"] = lines(
+    header("v2_hook_message", version=2),
+    user("u1", None, 1, "one"),
+    msg("h1", "u1", 2, "hookMessage", "from a hook", customType="my-hook", display=True),
+    assistant("a1", "h1", 3, "after the hook"),
+)
+
+if __name__ == "__main__":
+    for name, data in cases.items():
+        with open(os.path.join(HERE, name + ".jsonl"), "wb") as f:
+            f.write(data)
+    print(f"wrote {len(cases)} cases")
