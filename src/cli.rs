@@ -210,12 +210,10 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
             _ => {}
         }
         let label = s.label_of(node).map(|l| l.label.as_str());
-        write!(
-            out,
-            "\"type\":{},\"label\":{},\"children\":[",
-            json_string(e.kind.as_str()),
-            opt_json(label)
-        )?;
+        if e.kind != session::entry::Kind::Missing {
+            write!(out, "\"type\":{},", json_string(e.kind.as_str()))?;
+        }
+        write!(out, "\"label\":{},\"children\":[", opt_json(label))?;
         for (k, c) in s.tree.children(node).iter().enumerate() {
             if k > 0 {
                 out.write_all(b",")?;
@@ -338,9 +336,17 @@ fn write_info_text(s: &Session, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "entries:   {}", s.live_entries().count())?;
     writeln!(out, "leaf:      {}", s.leaf_id().unwrap_or("(none)"))?;
     writeln!(out, "branch:    {} entries", s.branch().len())?;
-    let labels = s.tree.labels().len();
+    let labels = s
+        .live_entries()
+        .filter(|&(i, _)| s.label_of(i).is_some())
+        .count();
     writeln!(out, "labels:    {labels}")?;
-    writeln!(out, "damaged:   {} lines", s.damaged_lines())?;
+    let damaged = s.damaged_lines();
+    writeln!(
+        out,
+        "damaged:   {damaged} line{}",
+        if damaged == 1 { "" } else { "s" }
+    )?;
     for p in &s.problems {
         writeln!(out, "  {}", sanitize(&p.to_string()))?;
     }
