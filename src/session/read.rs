@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 
-const BLOCK: usize = 4 << 20;
+const BLOCK: usize = 8 << 20;
 /// Below this many bytes a block is parsed on the calling thread.
 const PARALLEL_MIN: usize = 256 << 10;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -38,8 +38,7 @@ pub struct ScanEnd {
 
 /// Reads `file` from `offset` (line numbers from `first_number`), parses each
 /// line with `parse` (in parallel) and hands the results to `sink` in file
-/// order. `sink` may stop the scan early. A reader thread fetches the next
-/// block while the current one is parsed.
+/// order. `sink` may stop the scan early.
 pub fn scan<T: Send>(
     mut file: File,
     offset: u64,
@@ -49,60 +48,60 @@ pub fn scan<T: Send>(
 ) -> io::Result<ScanEnd> {
     file.seek(SeekFrom::Start(offset))?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
     let mut end = ScanEnd {
         offset,
         next_number: first_number,
     };
-    let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(1);
-    std::thread::scope(|s| {
-        s.spawn(move || read_blocks(file, tx));
-        for block in rx {
-            let buf = block?;
-            let mut lines = split_lines(&buf, end);
-            let results = parse_all(&buf, &mut lines, threads, &parse);
-            for (meta, result) in lines.iter().zip(results) {
-                end.offset = meta.offset + meta.len + u64::from(meta.terminated);
-                end.next_number = meta.number + 1;
-                if sink(*meta, result).is_break() {
-                    return Ok(end);
-                }
+    let mut eof = false;
+    while !eof {
+        // Fill the buffer up to a block, or further until it holds a newline.
+        loop {
+            let start = buf.len();
+            buf.resize(start + BLOCK.max(buf.len() / 2), 0);
+            let n = read_full(&mut file, &mut buf[start..])?;
+            buf.truncate(start + n);
+            if n == 0 {
+                eof = true;
+                break;
+            }
+            if memchr::memrchr(b'\n', &buf[start..]).is_some() && buf.len() >= BLOCK / 2 {
+                break;
             }
         }
-        Ok(end)
-    })
+        let complete = match memchr::memrchr(b'\n', &buf) {
+            _ if eof => buf.len(),
+            Some(i) => i + 1,
+            None => continue,
+        };
+        let mut lines = split_lines(&buf[..complete], end);
+        let results = parse_all(&buf, &mut lines, threads, &parse);
+        for (meta, result) in lines.iter().zip(results) {
+            end.offset = meta.offset + meta.len + u64::from(meta.terminated);
+            end.next_number = meta.number + 1;
+            if sink(*meta, result).is_break() {
+                return Ok(end);
+            }
+        }
+        buf.drain(..complete);
+    }
+    Ok(end)
 }
 
-/// Sends the file in blocks that end at a line end (the last may not).
-fn read_blocks(mut file: File, tx: std::sync::mpsc::SyncSender<io::Result<Vec<u8>>>) {
-    let mut carry: Vec<u8> = Vec::new();
-    loop {
-        let mut buf = std::mem::take(&mut carry);
-        buf.reserve(BLOCK);
-        let n = match (&mut file).take(BLOCK as u64).read_to_end(&mut buf) {
-            Ok(n) => n,
-            Err(e) => {
-                let _ = tx.send(Err(e));
-                return;
+fn read_full(file: &mut File, mut out: &mut [u8]) -> io::Result<usize> {
+    let mut total = 0;
+    while !out.is_empty() {
+        match file.read(out) {
+            Ok(0) => break,
+            Ok(n) => {
+                total += n;
+                out = &mut out[n..];
             }
-        };
-        if n == 0 {
-            if !buf.is_empty() {
-                let _ = tx.send(Ok(buf));
-            }
-            return;
-        }
-        match memchr::memrchr(b'\n', &buf) {
-            // A line longer than a block: keep reading.
-            None => carry = buf,
-            Some(i) => {
-                carry = buf[i + 1..].to_vec();
-                buf.truncate(i + 1);
-                if tx.send(Ok(buf)).is_err() {
-                    return;
-                }
-            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
+    Ok(total)
 }
 
 /// Line positions in `block`, which starts at `at`. `lossy` is filled later.
