@@ -1,6 +1,7 @@
 //! The scripting commands: inspect a session (`tree`, `context`, `info`)
 //! and edit it (`label`, `rename`, `branch`), as text or as pi's JSON.
 
+use crate::session::raw::json_string;
 use crate::session::summary::{self, ToolCalls};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
@@ -174,18 +175,6 @@ fn run(command: Command) -> Result<()> {
     }
     out.flush().context("writing the output")?;
     Ok(())
-}
-
-fn json_string(s: &str) -> String {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        // Ids are plain: skip the general encoder on the hot path.
-        let mut out = String::with_capacity(s.len() + 2);
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-        return out;
-    }
-    serde_json::to_string(s).unwrap_or_default()
 }
 
 fn opt_json(s: Option<&str>) -> String {

@@ -3,7 +3,7 @@
 //! `retainedTail`), context edits and branch summaries.
 
 use super::entry::{Entry, Info, Kind, Role};
-use super::raw::{RawObject, ms_json};
+use super::raw::{RawObject, json_string, ms_json};
 use super::{Session, SessionError};
 use compact_str::CompactString;
 use serde::Deserialize;
@@ -186,7 +186,7 @@ impl Session {
         }
         out.write_all(b"]").map_err(io)?;
         if let Some(level) = &ctx.thinking_level {
-            write!(out, ",\"thinkingLevel\":{}", json_str(level)).map_err(io)?;
+            write!(out, ",\"thinkingLevel\":{}", json_string(level)).map_err(io)?;
         }
         out.write_all(b",\"model\":").map_err(io)?;
         match &ctx.model {
@@ -213,10 +213,6 @@ fn contributes(e: &Entry) -> bool {
         Info::BranchSummary { summary, .. } => summary.is_string && !summary.text.is_empty(),
         _ => false,
     }
-}
-
-fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
 }
 
 #[derive(Deserialize)]

@@ -162,6 +162,15 @@ pub enum Detail {
     Structure,
 }
 
+impl Detail {
+    fn parser(self) -> fn(&str, LineMeta) -> LineParse {
+        match self {
+            Detail::Full => entry::parse_line::<entry::Full>,
+            Detail::Structure => entry::parse_line::<entry::Structure>,
+        }
+    }
+}
+
 /// What [`Session::refresh`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refresh {
@@ -180,10 +189,7 @@ impl Session {
 
     /// Reads a session file, keeping only `detail`.
     pub fn open_with(path: &Path, detail: Detail) -> Result<Session, SessionError> {
-        let parse = match detail {
-            Detail::Full => entry::parse_line::<entry::Full>,
-            Detail::Structure => entry::parse_line::<entry::Structure>,
-        };
+        let parse = detail.parser();
         let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
         let mut header: Option<Header> = None;
         let mut not_a_session: Option<u32> = None;
@@ -215,15 +221,10 @@ impl Session {
                     not_a_session = Some(meta.number);
                     return ControlFlow::Break(());
                 }
-                LineParse::Falsy | LineParse::Blank => {}
-                LineParse::Invalid(reason) => problems.push(Problem {
-                    line: meta.number,
-                    kind: if meta.terminated {
-                        ProblemKind::Damaged { reason }
-                    } else {
-                        ProblemKind::Unfinished
-                    },
-                }),
+                // Blank, skipped or damaged lines before the header: no entry.
+                other => {
+                    ingest_line(&mut entries, &mut problems, meta, other);
+                }
             }
             ControlFlow::Continue(())
         })
@@ -288,10 +289,7 @@ impl Session {
         let (mut read_to, mut next_line) = (self.read_to, self.next_line);
         let entries = &mut self.entries;
         let problems = &mut self.line_problems;
-        let parse = match self.detail {
-            Detail::Full => entry::parse_line::<entry::Full>,
-            Detail::Structure => entry::parse_line::<entry::Structure>,
-        };
+        let parse = self.detail.parser();
         read::scan(file, self.read_to, self.next_line, parse, |meta, parsed| {
             if ingest_line(entries, problems, meta, parsed) {
                 read_to = meta.offset + meta.len + u64::from(meta.terminated);

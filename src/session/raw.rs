@@ -62,6 +62,19 @@ impl RawObject {
     }
 }
 
+/// A JSON string literal, as `JSON.stringify` writes it. Plain text (ids,
+/// types) skips the general encoder: it sits on the tree output's hot path.
+pub fn json_string(s: &str) -> String {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
+    serde_json::to_string(s).unwrap_or_default()
+}
+
 /// JSON text for a millisecond time, `null` for JavaScript's NaN.
 pub fn ms_json(ms: Option<i64>) -> String {
     ms.map_or_else(|| "null".to_string(), |m| m.to_string())
