@@ -697,7 +697,7 @@ fn js_number(n: f64) -> String {
         return format!("{n:.0}");
     }
     let a = n.abs();
-    if (1e-7..1e21).contains(&a) {
+    if (1e-6..1e21).contains(&a) {
         return format!("{n}");
     }
     let e = format!("{n:e}");
