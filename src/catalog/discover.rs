@@ -243,9 +243,13 @@ pub fn candidates(
     }
     let mut out: Vec<Candidate> = files
         .into_iter()
-        .map(|path| {
-            let meta = std::fs::metadata(&path).ok().map(|m| FileStamp::of(&m));
-            Candidate { path, meta }
+        .filter_map(|path| match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => None,
+            Ok(m) => Some(Candidate {
+                meta: Some(FileStamp::of(&m)),
+                path,
+            }),
+            Err(_) => Some(Candidate { path, meta: None }),
         })
         .collect();
     let name = |c: &Candidate| {
