@@ -9,7 +9,7 @@ use rustc_hash::FxHashSet;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -153,6 +153,9 @@ pub(crate) struct SummaryState {
     pub text: String,
 }
 
+/// Bytes read at a time; a longer line grows the buffer.
+const READ_BLOCK: usize = 1 << 20;
+
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
@@ -167,26 +170,39 @@ impl SummaryState {
     /// only, so the state can be resumed when the rest arrives.
     pub fn read_on(&mut self, file: &mut File) -> io::Result<SummaryState> {
         file.seek(SeekFrom::Start(self.offset))?;
-        let mut reader = BufReader::with_capacity(256 << 10, &mut *file);
-        let mut buf = Vec::with_capacity(64 << 10);
+        let mut buf = vec![0u8; READ_BLOCK];
+        let (mut start, mut end) = (0, 0);
         loop {
-            buf.clear();
-            let n = reader.read_until(b'\n', &mut buf)?;
-            if n == 0 {
-                return Ok(self.clone());
+            if let Some(i) = memchr::memchr(b'\n', &buf[start..end]) {
+                let line_start = self.offset;
+                self.offset += i as u64 + 1;
+                self.line(&buf[start..start + i], line_start);
+                start += i + 1;
+                if self.not_a_session {
+                    return Ok(self.clone());
+                }
+                continue;
             }
-            if buf.last() != Some(&b'\n') {
+            // No complete line left in the buffer: keep the rest, read more.
+            buf.copy_within(start..end, 0);
+            end -= start;
+            start = 0;
+            if end == buf.len() {
+                buf.resize(buf.len() * 2, 0);
+            }
+            let n = match file.read(&mut buf[end..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
                 let mut done = self.clone();
-                done.line(&buf, self.offset);
-                done.offset = self.offset;
+                if end > 0 {
+                    done.line(&buf[..end], self.offset);
+                }
                 return Ok(done);
             }
-            let start = self.offset;
-            self.offset += n as u64;
-            self.line(&buf[..n - 1], start);
-            if self.not_a_session {
-                return Ok(self.clone());
-            }
+            end += n;
         }
     }
 
@@ -197,18 +213,26 @@ impl SummaryState {
         } else {
             raw
         };
-        let text = match std::str::from_utf8(bytes) {
-            Ok(t) => std::borrow::Cow::Borrowed(t),
-            Err(_) => {
+        let parsed = match parse(bytes) {
+            Some(p) => Some(p),
+            // Bytes that are not UTF-8 read as U+FFFD, as pi's reader does.
+            None if std::str::from_utf8(bytes).is_err() => {
+                let text = String::from_utf8_lossy(bytes);
+                if js_trim(&text).is_empty() {
+                    return;
+                }
                 self.damaged_lines += 1;
-                String::from_utf8_lossy(bytes)
+                match parse(text.as_bytes()) {
+                    Some(p) => Some(p),
+                    None => return,
+                }
             }
+            None => None,
         };
-        if js_trim(&text).is_empty() {
-            return;
-        }
-        let Some(line) = parse(&text) else {
-            self.damaged_lines += 1;
+        let Some(line) = parsed else {
+            if !is_blank(bytes) {
+                self.damaged_lines += 1;
+            }
             return;
         };
         let Parsed::Object(line) = line else {
@@ -431,14 +455,24 @@ enum Parsed {
     Truthy,
 }
 
-/// `None` when the line is not JSON.
-fn parse(text: &str) -> Option<Parsed> {
-    if text.trim_start().starts_with('{') {
-        if let Ok(line) = serde_json::from_str::<Line>(text) {
+/// Blank as JavaScript's `trim()` sees it (only ASCII needs checking: a
+/// line with other characters is not JSON white space and so was damaged).
+fn is_blank(bytes: &[u8]) -> bool {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => js_trim(t).is_empty(),
+        Err(_) => false,
+    }
+}
+
+/// `None` when the line is not JSON (or blank).
+fn parse(bytes: &[u8]) -> Option<Parsed> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'{') {
+        if let Ok(line) = serde_json::from_slice::<Line>(bytes) {
             return Some(Parsed::Object(Box::new(line)));
         }
     }
-    match serde_json::from_str::<serde_json::Value>(text).ok()? {
+    match serde_json::from_slice::<serde_json::Value>(bytes).ok()? {
         serde_json::Value::Object(map) => {
             // Duplicate keys: serde_json keeps the last, as JSON.parse does.
             let again = serde_json::Value::Object(map).to_string();
