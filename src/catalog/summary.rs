@@ -148,6 +148,8 @@ pub(crate) struct SummaryState {
     pub tokens: f64,
     pub cost: f64,
     pub skipped_by_pi: Option<String>,
+    /// Whether `text` is being collected (listing alone does not need it).
+    pub with_text: bool,
     /// Kept apart in the cache (see [`super::cache`]).
     #[serde(skip)]
     pub text: String,
@@ -169,8 +171,26 @@ impl SummaryState {
     /// the state; an unfinished last line is read into the returned copy
     /// only, so the state can be resumed when the rest arrives.
     pub fn read_on(&mut self, file: &mut File) -> io::Result<SummaryState> {
+        thread_local! {
+            // One read buffer per thread, not one per file.
+            static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        BUF.with(|b| {
+            let mut buf = b.take();
+            if buf.len() < READ_BLOCK {
+                buf.resize(READ_BLOCK, 0);
+            }
+            let r = self.read_on_with(file, &mut buf);
+            if buf.len() > 4 * READ_BLOCK {
+                buf = Vec::new();
+            }
+            b.replace(buf);
+            r
+        })
+    }
+
+    fn read_on_with(&mut self, file: &mut File, buf: &mut Vec<u8>) -> io::Result<SummaryState> {
         file.seek(SeekFrom::Start(self.offset))?;
-        let mut buf = vec![0u8; READ_BLOCK];
         let (mut start, mut end) = (0, 0);
         loop {
             if let Some(i) = memchr::memchr(b'\n', &buf[start..end]) {
@@ -207,30 +227,31 @@ impl SummaryState {
     }
 
     fn line(&mut self, raw: &[u8], start: u64) {
+        if self.with_text {
+            self.line_as::<KeepText>(raw, start)
+        } else {
+            self.line_as::<SkipText>(raw, start)
+        }
+    }
+
+    fn line_as<M: TextMode>(&mut self, raw: &[u8], start: u64) {
         self.next_line += 1;
         let bytes = if start == 0 {
             raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw)
         } else {
             raw
         };
-        let parsed = match parse(bytes) {
-            Some(p) => Some(p),
-            // Bytes that are not UTF-8 read as U+FFFD, as pi's reader does.
-            None if std::str::from_utf8(bytes).is_err() => {
-                let text = String::from_utf8_lossy(bytes);
-                if js_trim(&text).is_empty() {
-                    return;
-                }
+        // Bytes that are not UTF-8 read as U+FFFD, as pi's reader does.
+        // (Checking the line once is cheaper than serde checking each key.)
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => {
                 self.damaged_lines += 1;
-                match parse(text.as_bytes()) {
-                    Some(p) => Some(p),
-                    None => return,
-                }
+                String::from_utf8_lossy(bytes)
             }
-            None => None,
         };
-        let Some(line) = parsed else {
-            if !is_blank(bytes) {
+        let Some(line) = parse::<M>(&text) else {
+            if !js_trim(&text).is_empty() {
                 self.damaged_lines += 1;
             }
             return;
@@ -251,7 +272,7 @@ impl SummaryState {
         }
     }
 
-    fn take_header(&mut self, line: &Line, raw: &[u8], start: u64) {
+    fn take_header<M: TextMode>(&mut self, line: &Line<M>, raw: &[u8], start: u64) {
         let (Some("session"), Scalar::Str(id)) = (line.kind.as_str(), &line.id) else {
             self.not_a_session = true;
             return;
@@ -271,7 +292,7 @@ impl SummaryState {
         self.header_hash = fnv1a(raw);
     }
 
-    fn take_entry(&mut self, line: Line) {
+    fn take_entry<M: TextMode>(&mut self, line: Line<M>) {
         self.entries += 1;
         match line.kind.as_str() {
             Some("session_info") => match &line.name {
@@ -314,11 +335,11 @@ impl SummaryState {
         }
     }
 
-    fn take_message(&mut self, line: &Line) {
+    fn take_message<M: TextMode>(&mut self, line: &Line<M>) {
         self.message_count += 1;
         let message = match &line.message {
             MessageValue::Object(m) => m,
-            MessageValue::Missing | MessageValue::Null => {
+            MessageValue::Missing(_) | MessageValue::Null => {
                 return self.pi_throws("a message entry without a message");
             }
             MessageValue::Other => return,
@@ -342,15 +363,18 @@ impl SummaryState {
         }
         let text = match &message.content {
             ContentText::Text(t) => t.as_str(),
+            ContentText::Unread => return,
             ContentText::Throws => return self.pi_throws("message content that is not a list"),
         };
         if text.is_empty() {
             return;
         }
-        if !self.text.is_empty() {
-            self.text.push(' ');
+        if self.with_text {
+            if !self.text.is_empty() {
+                self.text.push(' ');
+            }
+            self.text.push_str(text);
         }
-        self.text.push_str(text);
         if self.first_message.is_none() && role == Some("user") {
             self.first_message = Some(text.to_string());
         }
@@ -447,36 +471,26 @@ impl SummaryState {
 // ---------------------------------------------------------------------------
 // Line parsing: only the fields a summary needs.
 
-enum Parsed {
-    Object(Box<Line>),
+enum Parsed<M: TextMode> {
+    Object(Box<Line<M>>),
     /// `null`, `false`, `0`, `""`: pi skips these lines.
     Falsy,
     /// Any other value that is not an object.
     Truthy,
 }
 
-/// Blank as JavaScript's `trim()` sees it (only ASCII needs checking: a
-/// line with other characters is not JSON white space and so was damaged).
-fn is_blank(bytes: &[u8]) -> bool {
-    match std::str::from_utf8(bytes) {
-        Ok(t) => js_trim(t).is_empty(),
-        Err(_) => false,
-    }
-}
-
 /// `None` when the line is not JSON (or blank).
-fn parse(bytes: &[u8]) -> Option<Parsed> {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'{') {
-        if let Ok(line) = serde_json::from_slice::<Line>(bytes) {
+fn parse<M: TextMode>(text: &str) -> Option<Parsed<M>> {
+    if text.trim_start().starts_with('{') {
+        if let Ok(line) = serde_json::from_str::<Line<M>>(text) {
             return Some(Parsed::Object(Box::new(line)));
         }
     }
-    match serde_json::from_slice::<serde_json::Value>(bytes).ok()? {
+    match serde_json::from_str::<serde_json::Value>(text).ok()? {
         serde_json::Value::Object(map) => {
             // Duplicate keys: serde_json keeps the last, as JSON.parse does.
             let again = serde_json::Value::Object(map).to_string();
-            serde_json::from_str::<Line>(&again)
+            serde_json::from_str::<Line<M>>(&again)
                 .ok()
                 .map(|l| Parsed::Object(Box::new(l)))
         }
@@ -488,9 +502,26 @@ fn parse(bytes: &[u8]) -> Option<Parsed> {
     }
 }
 
+/// Whether assistant texts are kept (for search) or only checked.
+trait TextMode: Default {
+    const KEEP: bool;
+}
+
+#[derive(Default)]
+struct KeepText;
+impl TextMode for KeepText {
+    const KEEP: bool = true;
+}
+
+#[derive(Default)]
+struct SkipText;
+impl TextMode for SkipText {
+    const KEEP: bool = false;
+}
+
 #[derive(Deserialize, Default)]
-#[serde(default)]
-struct Line {
+#[serde(default, bound(deserialize = "M: TextMode"))]
+struct Line<M: TextMode> {
     #[serde(rename = "type")]
     kind: Scalar,
     id: Scalar,
@@ -500,7 +531,7 @@ struct Line {
     cwd: Scalar,
     #[serde(rename = "parentSession")]
     parent_session: Scalar,
-    message: MessageValue,
+    message: MessageValue<M>,
     name: Scalar,
     #[serde(rename = "targetId")]
     target_id: Scalar,
@@ -508,19 +539,23 @@ struct Line {
     provider: Scalar,
     #[serde(rename = "modelId")]
     model_id: Scalar,
-    usage: Obj<UsageFields>,
+    usage: Obj<Box<UsageFields>>,
 }
 
-#[derive(Default)]
-enum MessageValue {
-    #[default]
-    Missing,
+enum MessageValue<M> {
+    Missing(std::marker::PhantomData<M>),
     Null,
     Other,
     Object(Box<MessageFields>),
 }
 
-impl<'de> Lenient<'de> for MessageValue {
+impl<M> Default for MessageValue<M> {
+    fn default() -> Self {
+        MessageValue::Missing(std::marker::PhantomData)
+    }
+}
+
+impl<'de, M: TextMode> Lenient<'de> for MessageValue<M> {
     fn from_str(_: &str) -> Self {
         MessageValue::Other
     }
@@ -538,11 +573,11 @@ impl<'de> Lenient<'de> for MessageValue {
         Ok(MessageValue::Other)
     }
     fn from_map<A: MapAccess<'de>>(a: A) -> Result<Self, A::Error> {
-        read_message(a).map(|m| MessageValue::Object(Box::new(m)))
+        read_message::<M, A>(a).map(|m| MessageValue::Object(Box::new(m)))
     }
 }
 
-impl<'de> Deserialize<'de> for MessageValue {
+impl<'de, M: TextMode> Deserialize<'de> for MessageValue<M> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         deserialize_lenient(d)
     }
@@ -554,7 +589,7 @@ struct MessageFields {
     has_content: bool,
     content: ContentText,
     timestamp: Scalar,
-    usage: Obj<UsageFields>,
+    usage: Obj<Box<UsageFields>>,
     provider: Scalar,
     model: Scalar,
 }
@@ -574,18 +609,22 @@ enum MessageKey {
 
 /// Reads a message object; the last of duplicate keys wins. Tool output
 /// (most of a file) is skipped unread when the role came first.
-fn read_message<'de, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Error> {
+fn read_message<'de, M: TextMode, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Error> {
     let mut m = MessageFields::default();
     while let Some(key) = a.next_key::<MessageKey>()? {
         match key {
             MessageKey::Role => m.role = a.next_value()?,
             MessageKey::Content => {
                 m.has_content = true;
-                let wanted = !matches!(&m.role, Scalar::Str(r) if r != "user" && r != "assistant");
-                if wanted {
-                    m.content = a.next_value()?;
-                } else {
-                    a.next_value::<IgnoredAny>()?;
+                match m.role.as_str() {
+                    Some("user") => m.content = a.next_value()?,
+                    Some("assistant") if !M::KEEP => {
+                        m.content = a.next_value::<ContentShape>()?.0;
+                    }
+                    Some("assistant") | None => m.content = a.next_value()?,
+                    Some(_) => {
+                        a.next_value::<IgnoredAny>()?;
+                    }
                 }
             }
             MessageKey::Timestamp => m.timestamp = a.next_value()?,
@@ -605,8 +644,53 @@ fn read_message<'de, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Er
 #[derive(Default)]
 enum ContentText {
     Text(String),
+    /// A valid shape whose text was not needed.
+    Unread,
     #[default]
     Throws,
+}
+
+/// Content checked for the shapes pi's reader throws on, text skipped unread.
+#[derive(Default)]
+struct ContentShape(ContentText);
+
+impl<'de> Lenient<'de> for ContentShape {
+    fn from_str(_: &str) -> Self {
+        ContentShape(ContentText::Unread)
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut throws = false;
+        while let Some(block) = a.next_element::<BlockShape>()? {
+            throws |= block.0;
+        }
+        Ok(ContentShape(if throws {
+            ContentText::Throws
+        } else {
+            ContentText::Unread
+        }))
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentShape {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_lenient(d)
+    }
+}
+
+/// Whether a content block is null (`block.type` throws on it).
+#[derive(Default)]
+struct BlockShape(bool);
+
+impl<'de> Lenient<'de> for BlockShape {
+    fn from_null() -> Self {
+        BlockShape(true)
+    }
+}
+
+impl<'de> Deserialize<'de> for BlockShape {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_lenient(d)
+    }
 }
 
 impl<'de> Lenient<'de> for ContentText {
