@@ -474,6 +474,50 @@ pub fn threaded(sessions: &[SessionSummary], indices: &[usize]) -> Vec<ThreadRow
 mod tests {
     use super::*;
 
+    fn session(path: &str, parent: Option<&str>, modified: i64) -> SessionSummary {
+        SessionSummary {
+            path: PathBuf::from(path),
+            parent_session_path: parent.map(str::to_string),
+            modified_ms: Some(modified),
+            ..SessionSummary::default()
+        }
+    }
+
+    #[test]
+    fn forks_sit_under_their_parent_ordered_by_subtree_activity() {
+        let s = vec![
+            session("/s/a.jsonl", None, 10),
+            session("/s/b.jsonl", Some("/s/a.jsonl"), 50),
+            session("/s/c.jsonl", None, 40),
+            session("/s/d.jsonl", Some("/s/b.jsonl"), 5),
+            session("/s/e.jsonl", Some("/s/./a.jsonl"), 20),
+            session("/s/f.jsonl", Some("/s/gone.jsonl"), 30),
+        ];
+        let rows = threaded(&s, &[0, 1, 2, 3, 4, 5]);
+        let got: Vec<(usize, usize, bool)> =
+            rows.iter().map(|r| (r.index, r.depth, r.is_last)).collect();
+        // a (subtree latest 50) first, with b (50, child d) before e (20);
+        // then c (40), then f (30, its parent is not listed).
+        assert_eq!(
+            got,
+            [
+                (0, 0, false),
+                (1, 1, false),
+                (3, 2, true),
+                (4, 1, true),
+                (2, 0, false),
+                (5, 0, true)
+            ]
+        );
+        assert_eq!(rows[2].ancestor_continues, [false, true]);
+        // A parent loop still lists every session once.
+        let looped = vec![
+            session("/s/x.jsonl", Some("/s/y.jsonl"), 1),
+            session("/s/y.jsonl", Some("/s/x.jsonl"), 2),
+        ];
+        assert_eq!(threaded(&looped, &[0, 1]).len(), 2);
+    }
+
     #[test]
     fn fuzzy_scores_like_pi() {
         // Word start, run of three: -10 + (-5) + 0.1 + (-10) + 0.2 ...

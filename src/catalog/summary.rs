@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 /// One session as the picker and `piscope ls` show it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SessionSummary {
     pub path: PathBuf,
     pub id: String,
