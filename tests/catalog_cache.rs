@@ -292,3 +292,52 @@ fn concurrent_piscopes_never_corrupt_the_cache() {
     assert_eq!(got, fresh(&root, true));
     assert!(stats.from_cache + stats.resumed > 0, "{stats:?}");
 }
+
+#[test]
+fn progress_reports_every_file_newest_first() {
+    let (_tmp, root) = copy_corpus();
+    let mut files = walk(&root);
+    // Give each file a distinct mtime, in name order.
+    files.sort();
+    for (i, f) in files.iter().enumerate() {
+        let t = std::time::SystemTime::UNIX_EPOCH
+            + std::time::Duration::from_secs(1_800_000_000 + i as u64 * 60);
+        std::fs::File::options()
+            .write(true)
+            .open(f)
+            .expect("open")
+            .set_modified(t)
+            .expect("mtime");
+    }
+    let mut total = None;
+    let mut seen = Vec::new();
+    let mut dones = Vec::new();
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: false,
+    };
+    let cat = catalog::load(
+        &folder(&root),
+        options,
+        &mut Cache::disabled(),
+        &mut |p| match p {
+            catalog::Progress::Started { total: t } => total = Some(t),
+            catalog::Progress::Loaded {
+                done,
+                total: t,
+                summary,
+            } => {
+                assert_eq!(Some(t), total);
+                dones.push(done);
+                seen.extend(summary.map(|s| s.path.clone()));
+            }
+        },
+    );
+    assert_eq!(total, Some(files.len()));
+    assert_eq!(dones, (1..=files.len()).collect::<Vec<_>>());
+    assert_eq!(seen.len(), cat.sessions.len());
+    // Work starts with the newest file: it is among the first reported.
+    let newest = files.last().expect("a file");
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(seen[..workers.min(seen.len())].contains(newest), "{seen:?}");
+}
