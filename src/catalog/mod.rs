@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod deep;
 pub mod discover;
+mod quick;
 pub mod search;
 pub mod summary;
 

@@ -1,7 +1,8 @@
 //! One session file's summary: the fields pi's `/resume` list computes (with
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
-use crate::session::entry::{UsageFields, scalar_ms};
+use crate::session::entry::{UsageFields, UsageTotals, scalar_ms};
+use crate::session::jsdate;
 use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient};
 use crate::session::js_trim;
 use compact_str::CompactString;
@@ -12,6 +13,17 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+
+/// The parts of a user or assistant message a summary uses.
+struct Chat<'a> {
+    role: Option<&'a str>,
+    /// `None` when the message has no `content` key.
+    content: Option<&'a ContentText>,
+    time: Option<f64>,
+    usage: Option<UsageTotals>,
+    provider: Option<&'a str>,
+    model: Option<&'a str>,
+}
 
 /// One session as the picker and `piscope ls` show it.
 #[derive(Debug, Clone, Default)]
@@ -241,6 +253,14 @@ impl SummaryState {
         } else {
             raw
         };
+        // Tool output, most of the bytes, is only checked (its strings may
+        // hold any bytes: as U+FFFD they would be valid JSON all the same).
+        if self.header.is_some() {
+            if let Some(q) = super::quick::quick_message(bytes, !M::KEEP) {
+                self.take_quick(q);
+                return;
+            }
+        }
         // Bytes that are not UTF-8 read as U+FFFD, as pi's reader does.
         // (Checking the line once is cheaper than serde checking each key.)
         let text = match std::str::from_utf8(bytes) {
@@ -344,24 +364,58 @@ impl SummaryState {
             }
             MessageValue::Other => return,
         };
-        let role = message.role.as_str();
-        if role == Some("assistant") {
-            if let Some(u) = &message.usage.0 {
-                self.add_usage(u);
-            }
-            self.note_model(message.provider.as_str(), message.model.as_str());
-        }
-        if !matches!(role, Some("user" | "assistant")) || !message.has_content {
-            return;
-        }
         let time = match &message.timestamp {
             Scalar::Num(n) => Some(*n),
             _ => scalar_ms(&line.timestamp).map(|t| t as f64),
         };
-        if let Some(t) = time {
+        self.take_chat(Chat {
+            role: message.role.as_str(),
+            content: message.has_content.then_some(&message.content),
+            time,
+            usage: message.usage.0.as_ref().map(|u| u.totals()),
+            provider: message.provider.as_str(),
+            model: message.model.as_str(),
+        });
+    }
+
+    /// A message line read by the fast path.
+    fn take_quick(&mut self, q: super::quick::QuickMessage<'_>) {
+        self.entries += 1;
+        self.message_count += 1;
+        if let Some(p) = q.parent {
+            self.childless.remove(p);
+        }
+        self.childless.insert(q.id.into());
+        if let Some(a) = q.assistant {
+            let time = a
+                .time
+                .or_else(|| jsdate::parse_iso_ms(q.timestamp).map(|t| t as f64));
+            self.take_chat(Chat {
+                role: Some("assistant"),
+                content: a.has_content.then_some(&ContentText::Unread),
+                time,
+                usage: a.usage.map(|(tokens, cost)| UsageTotals { tokens, cost }),
+                provider: a.provider,
+                model: a.model,
+            });
+        }
+    }
+
+    fn take_chat(&mut self, m: Chat<'_>) {
+        if m.role == Some("assistant") {
+            if let Some(u) = m.usage {
+                self.tokens += u.tokens;
+                self.cost += u.cost;
+            }
+            self.note_model(m.provider, m.model);
+        }
+        let Some(content) = m.content.filter(|_| matches!(m.role, Some("user" | "assistant"))) else {
+            return;
+        };
+        if let Some(t) = m.time {
             self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
         }
-        let text = match &message.content {
+        let text = match content {
             ContentText::Text(t) => t.as_str(),
             ContentText::Unread => return,
             ContentText::Throws => return self.pi_throws("message content that is not a list"),
@@ -375,7 +429,7 @@ impl SummaryState {
             }
             self.text.push_str(text);
         }
-        if self.first_message.is_none() && role == Some("user") {
+        if self.first_message.is_none() && m.role == Some("user") {
             self.first_message = Some(text.to_string());
         }
     }
