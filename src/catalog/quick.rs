@@ -56,15 +56,15 @@ pub(crate) fn quick_message(b: &[u8], assistant_ok: bool) -> Option<QuickMessage
         _ => None,
     };
     i = j;
-    let mut seen = Vec::new();
+    let mut seen = 0u8;
     loop {
         i = skip_ws(b, i);
         match b.get(i)? {
             b'}' => break,
             b',' => {
                 i = skip_ws(b, i + 1);
-                let (key, j) = plain_string(b, i)?;
-                if key == "role" {
+                let (key, j) = plain_bytes(b, i)?;
+                if key == b"role" {
                     return None;
                 }
                 i = skip_ws(b, j);
@@ -76,33 +76,39 @@ pub(crate) fn quick_message(b: &[u8], assistant_ok: bool) -> Option<QuickMessage
                     i = skip_value(b, i)?;
                     continue;
                 };
-                if matches!(key, "content" | "timestamp" | "provider" | "model" | "usage") {
-                    if seen.contains(&key) {
-                        return None;
-                    }
-                    seen.push(key);
+                let bit = match key {
+                    b"content" => 1,
+                    b"timestamp" => 2,
+                    b"provider" => 4,
+                    b"model" => 8,
+                    b"usage" => 16,
+                    _ => 0,
+                };
+                if seen & bit != 0 {
+                    return None;
                 }
+                seen |= bit;
                 i = match key {
-                    "content" => {
+                    b"content" => {
                         f.has_content = true;
                         content_shape_ok(b, i)?
                     }
-                    "timestamp" => {
+                    b"timestamp" => {
                         let (n, j) = number_or_skip(b, i)?;
                         f.time = n;
                         j
                     }
-                    "provider" => {
+                    b"provider" => {
                         let (v, j) = text_or_skip(b, i)?;
                         f.provider = v;
                         j
                     }
-                    "model" => {
+                    b"model" => {
                         let (v, j) = text_or_skip(b, i)?;
                         f.model = v;
                         j
                     }
-                    "usage" => {
+                    b"usage" => {
                         let (u, j) = usage(b, i)?;
                         f.usage = u;
                         j
@@ -158,8 +164,7 @@ fn number_or_skip(b: &[u8], i: usize) -> Option<(Option<f64>, usize)> {
     match b.get(i)? {
         b'-' | b'0'..=b'9' => {
             let j = skip_number(b, i)?;
-            let n = std::str::from_utf8(&b[i..j]).ok()?.parse::<f64>().ok()?;
-            Some((Some(n), j))
+            Some((Some(number_value(&b[i..j])?), j))
         }
         _ => Some((None, skip_value(b, i)?)),
     }
@@ -176,26 +181,27 @@ fn text_or_skip(b: &[u8], i: usize) -> Option<(Option<&str>, usize)> {
     }
 }
 
-/// Walks an object's keys: `visit(key, value index)` returns the index
-/// after the value. A repeated key of `watched` sends the line to serde.
-fn walk_object<'a>(
-    b: &'a [u8],
+/// Walks an object's keys: `visit(index in watched, value index)` returns
+/// the index after the value. A repeated watched key sends the line to serde.
+fn walk_object(
+    b: &[u8],
     i: usize,
-    watched: &[&str],
-    mut visit: impl FnMut(&'a str, usize) -> Option<usize>,
+    watched: &[&[u8]],
+    mut visit: impl FnMut(Option<usize>, usize) -> Option<usize>,
 ) -> Option<usize> {
     let mut i = skip_ws(b, i + 1);
     if b.get(i) == Some(&b'}') {
         return Some(i + 1);
     }
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen = 0u32;
     loop {
-        let (key, j) = plain_string(b, i)?;
-        if watched.contains(&key) {
-            if seen.contains(&key) {
+        let (key, j) = plain_bytes(b, i)?;
+        let key = watched.iter().position(|w| *w == key);
+        if let Some(k) = key {
+            if seen & (1 << k) != 0 {
                 return None;
             }
-            seen.push(key);
+            seen |= 1 << k;
         }
         i = skip_ws(b, j);
         if b.get(i) != Some(&b':') {
@@ -210,7 +216,7 @@ fn walk_object<'a>(
     }
 }
 
-const USAGE_KEYS: [&str; 6] = ["totalTokens", "input", "output", "cacheRead", "cacheWrite", "cost"];
+const USAGE_KEYS: [&[u8]; 6] = [b"totalTokens", b"input", b"output", b"cacheRead", b"cacheWrite", b"cost"];
 
 /// pi's usage totals: `totalTokens`, else the sum of the parts; `cost.total`.
 fn usage(b: &[u8], i: usize) -> Option<(Option<(f64, f64)>, usize)> {
@@ -219,10 +225,10 @@ fn usage(b: &[u8], i: usize) -> Option<(Option<(f64, f64)>, usize)> {
     }
     let mut parts = [None; 5];
     let mut cost = None;
-    let end = walk_object(b, i, &USAGE_KEYS, |key, at| match USAGE_KEYS.iter().position(|k| *k == key) {
-        Some(5) if b.get(at) == Some(&b'{') => walk_object(b, at, &["total"], |k, at| {
+    let end = walk_object(b, i, &USAGE_KEYS, |key, at| match key {
+        Some(5) if b.get(at) == Some(&b'{') => walk_object(b, at, &[b"total"], |k, at| {
             let (n, j) = number_or_skip(b, at)?;
-            if k == "total" {
+            if k == Some(0) {
                 cost = n;
             }
             Some(j)
@@ -242,18 +248,23 @@ fn expect(b: &[u8], i: usize, lit: &[u8]) -> Option<usize> {
     b.get(i..)?.starts_with(lit).then_some(i + lit.len())
 }
 
-/// A string without escapes at `i`, and the index after it.
-fn plain_string(b: &[u8], i: usize) -> Option<(&str, usize)> {
+/// The bytes of a string without escapes at `i`, and the index after it.
+fn plain_bytes(b: &[u8], i: usize) -> Option<(&[u8], usize)> {
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    let len = memchr::memchr2(b'"', b'\\', &b[i + 1..])?;
-    let body = &b[i + 1..i + 1 + len];
-    if b[i + 1 + len] != b'"' || body.iter().any(|&c| c < 0x20) {
+    let end = skip_string(b, i)?;
+    let body = &b[i + 1..end - 1];
+    if body.contains(&b'\\') {
         return None;
     }
-    // The line is UTF-8 and the cut is at ASCII quotes.
-    Some((std::str::from_utf8(body).ok()?, i + len + 2))
+    Some((body, end))
+}
+
+/// [`plain_bytes`] as text (`None` if not UTF-8: the full parser decides).
+fn plain_string(b: &[u8], i: usize) -> Option<(&str, usize)> {
+    let (body, end) = plain_bytes(b, i)?;
+    Some((std::str::from_utf8(body).ok()?, end))
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -309,6 +320,15 @@ fn skip_string(b: &[u8], i: usize) -> Option<usize> {
             _ => i += 1,
         }
     }
+}
+
+/// The value of a valid JSON number: plain integers directly, others
+/// through the standard parser.
+fn number_value(text: &[u8]) -> Option<f64> {
+    if text.len() <= 15 && text.iter().all(u8::is_ascii_digit) {
+        return Some(text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64);
+    }
+    std::str::from_utf8(text).ok()?.parse::<f64>().ok()
 }
 
 fn skip_digits(b: &[u8], mut i: usize) -> usize {
