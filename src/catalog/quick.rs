@@ -216,7 +216,14 @@ fn walk_object(
     }
 }
 
-const USAGE_KEYS: [&[u8]; 6] = [b"totalTokens", b"input", b"output", b"cacheRead", b"cacheWrite", b"cost"];
+const USAGE_KEYS: [&[u8]; 6] = [
+    b"totalTokens",
+    b"input",
+    b"output",
+    b"cacheRead",
+    b"cacheWrite",
+    b"cost",
+];
 
 /// pi's usage totals: `totalTokens`, else the sum of the parts; `cost.total`.
 fn usage(b: &[u8], i: usize) -> Option<(Option<(f64, f64)>, usize)> {
@@ -454,14 +461,18 @@ mod tests {
             })
         );
         let null_parent = TOOL.replace(r#""parentId":"p0""#, r#""parentId":null"#);
-        assert_eq!(quick_message(null_parent.as_bytes(), true).map(|q| q.parent), Some(None));
+        assert_eq!(
+            quick_message(null_parent.as_bytes(), true).map(|q| q.parent),
+            Some(None)
+        );
     }
 
     #[test]
     fn leaves_everything_uncertain_to_the_full_parser() {
         let cases = [
             TOOL.replace("toolResult", "user"),
-            TOOL.replace(r#""isError":false"#, r#""timestamp":2"#).replace("toolResult", "assistant"),
+            TOOL.replace(r#""isError":false"#, r#""timestamp":2"#)
+                .replace("toolResult", "assistant"),
             TOOL.replace(r#""isError":false"#, r#""role":"user""#),
             format!("{},\"usage\":{{}}}}", &TOOL[..TOOL.len() - 1]),
             TOOL.replace(r#""a1""#, r#""a\u0031""#),

@@ -2,9 +2,9 @@
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
 use crate::session::entry::{UsageFields, UsageTotals, scalar_ms};
-use crate::session::jsdate;
 use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient};
 use crate::session::js_trim;
+use crate::session::jsdate;
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
@@ -409,7 +409,10 @@ impl SummaryState {
             }
             self.note_model(m.provider, m.model);
         }
-        let Some(content) = m.content.filter(|_| matches!(m.role, Some("user" | "assistant"))) else {
+        let Some(content) = m
+            .content
+            .filter(|_| matches!(m.role, Some("user" | "assistant")))
+        else {
             return;
         };
         if let Some(t) = m.time {
