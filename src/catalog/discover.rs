@@ -71,10 +71,16 @@ impl Surroundings {
         normalize(&if p.is_absolute() { p } else { self.cwd.join(p) })
     }
 
+    /// A folder as given, lexically normalised: pi keeps relative paths
+    /// relative, and prints session paths the same way.
+    fn as_given(&self, p: PathBuf) -> PathBuf {
+        normalize(&p)
+    }
+
     /// pi's agent folder: `PI_CODING_AGENT_DIR` or `~/.pi/agent`.
     pub fn agent_dir(&self) -> PathBuf {
         match (self.env)("PI_CODING_AGENT_DIR") {
-            Some(d) => self.absolute(self.expand(&d)),
+            Some(d) => self.as_given(self.expand(&d)),
             None => self
                 .home
                 .clone()
@@ -105,10 +111,10 @@ pub fn locate(s: &Surroundings, problems: &mut Vec<CatalogProblem>) -> SessionsF
             })
     };
     let (dir, source) = match chosen {
-        Some((d, source)) => (s.absolute(d), source),
+        Some((d, source)) => (s.as_given(d), source),
         None => (default.clone(), FolderSource::Default),
     };
-    let layout = if dir == normalize(&default) {
+    let layout = if s.absolute(dir.clone()) == s.absolute(default.clone()) {
         Layout::PerProject
     } else {
         Layout::Flat

@@ -275,23 +275,25 @@ fn score_positions(t: &[u16], positions: &[usize]) -> f64 {
             .is_some_and(|c| is_js_space(c) || matches!(c, '-' | '_' | '.' | '/' | ':'))
     };
     let mut score = 0.0;
-    let mut last: Option<usize> = None;
+    // pi starts "the previous match" at -1, so a match at 0 extends a run.
+    let mut last: isize = -1;
     let mut run = 0.0;
     for &i in positions {
-        if last.is_some_and(|l| l + 1 == i) {
+        let i = i as isize;
+        if last == i - 1 {
             run += 1.0;
             score -= run * 5.0;
         } else {
             run = 0.0;
-            if let Some(l) = last {
-                score += ((i - l - 1) * 2) as f64;
+            if last >= 0 {
+                score += ((i - last - 1) * 2) as f64;
             }
         }
-        if i == 0 || boundary(t[i - 1]) {
+        if i == 0 || boundary(t[i as usize - 1]) {
             score -= 10.0;
         }
         score += i as f64 * 0.1;
-        last = Some(i);
+        last = i;
     }
     score
 }
@@ -522,7 +524,12 @@ mod tests {
     fn fuzzy_scores_like_pi() {
         // Word start, run of three: -10 + (-5) + 0.1 + (-10) + 0.2 ...
         assert!(fuzzy_match("abc", "xyz").is_none());
-        assert_eq!(fuzzy_match("ab", "ab"), Some(-10.0 - 5.0 + 0.1 - 100.0));
+        // A match at 0 extends pi's initial run: -5 -10 (word start), then -10 +0.1.
+        assert_eq!(
+            fuzzy_match("ab", "ab"),
+            Some(-5.0 - 10.0 - 10.0 + 0.1 - 100.0)
+        );
+        assert_eq!(fuzzy_match("read", "read thinking plain text"), Some(-59.4));
         assert!(fuzzy_match("opus", "openrouter/claude-opus").is_some());
         assert!(fuzzy_match("v2abc", "abcv2").is_none());
         assert!(fuzzy_match("abc2", "2abc").is_some());
