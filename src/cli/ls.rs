@@ -213,8 +213,10 @@ fn write_table(
     Ok(())
 }
 
+/// One line of text: line breaks and tabs become spaces (other control
+/// characters are made visible by `sanitize`).
 fn one_line(s: &str) -> String {
-    s.split(|c: char| c.is_control())
+    s.split(['\n', '\r', '\t'])
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
