@@ -11,10 +11,7 @@
 //! ```
 
 use criterion::Criterion;
-use piscope::catalog::{
-    self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder, SortMode,
-    discover::FolderSource,
-};
+use piscope::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder, SortMode};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,12 +40,7 @@ fn sessions_root() -> (PathBuf, Option<tempfile::TempDir>) {
 }
 
 fn folder(root: &Path) -> SessionsFolder {
-    SessionsFolder {
-        dir: root.to_path_buf(),
-        layout: Layout::PerProject,
-        source: FolderSource::Flag,
-        cwd: root.to_path_buf(),
-    }
+    SessionsFolder::at(root.to_path_buf(), Layout::PerProject, root.to_path_buf())
 }
 
 fn benches(c: &mut Criterion) {

@@ -5,7 +5,7 @@
 
 use piscope::catalog::{
     self, Cache, Layout, LoadOptions, LoadStats, Query, Scope, SessionSummary, SessionsFolder,
-    SortMode, discover::FolderSource,
+    SortMode,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,12 +31,7 @@ fn copy_corpus() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn folder(root: &Path) -> SessionsFolder {
-    SessionsFolder {
-        dir: root.to_path_buf(),
-        layout: Layout::PerProject,
-        source: FolderSource::Flag,
-        cwd: root.to_path_buf(),
-    }
+    SessionsFolder::at(root.to_path_buf(), Layout::PerProject, root.to_path_buf())
 }
 
 fn load(root: &Path, cache: &mut Cache, with_text: bool) -> (Vec<String>, LoadStats) {

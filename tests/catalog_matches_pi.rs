@@ -3,10 +3,7 @@
 //! search does, on pi-written sessions and on crafted edge cases.
 //! Expected answers: tests/golden/catalog/, from tests/golden/regenerate-catalog.mjs.
 
-use piscope::catalog::{
-    self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder, SortMode,
-    discover::FolderSource,
-};
+use piscope::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder, SortMode};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,12 +49,7 @@ fn list_of_flat_folder_equals_pis_including_edge_cases() {
 }
 
 fn load(dir: &Path, layout: Layout) -> catalog::Catalog {
-    let folder = SessionsFolder {
-        dir: dir.to_path_buf(),
-        layout,
-        source: FolderSource::Flag,
-        cwd: repo(),
-    };
+    let folder = SessionsFolder::at(dir.to_path_buf(), layout, repo());
     let options = LoadOptions {
         scope: Scope::All,
         with_text: true,

@@ -36,6 +36,18 @@ pub struct SessionsFolder {
     pub cwd: PathBuf,
 }
 
+impl SessionsFolder {
+    /// A folder named directly (as `--session-dir` does), seen from `cwd`.
+    pub fn at(dir: PathBuf, layout: Layout, cwd: PathBuf) -> SessionsFolder {
+        SessionsFolder {
+            dir,
+            layout,
+            source: FolderSource::Flag,
+            cwd,
+        }
+    }
+}
+
 /// Reads one environment variable.
 pub type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
 

@@ -2,7 +2,7 @@
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
 use crate::session::entry::{UsageFields, UsageTotals, scalar_ms};
-use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient};
+use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient, lenient_deserialize};
 use crate::session::js_trim;
 use crate::session::jsdate;
 use compact_str::CompactString;
@@ -528,6 +528,8 @@ impl SummaryState {
 // ---------------------------------------------------------------------------
 // Line parsing: only the fields a summary needs.
 
+lenient_deserialize!(ContentShape, BlockShape, ContentText, Block, JsText);
+
 enum Parsed<M: TextMode> {
     Object(Box<Line<M>>),
     /// `null`, `false`, `0`, `""`: pi skips these lines.
@@ -728,12 +730,6 @@ impl<'de> Lenient<'de> for ContentShape {
     }
 }
 
-impl<'de> Deserialize<'de> for ContentShape {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_lenient(d)
-    }
-}
-
 /// Whether a content block is null (`block.type` throws on it).
 #[derive(Default)]
 struct BlockShape(bool);
@@ -741,12 +737,6 @@ struct BlockShape(bool);
 impl<'de> Lenient<'de> for BlockShape {
     fn from_null() -> Self {
         BlockShape(true)
-    }
-}
-
-impl<'de> Deserialize<'de> for BlockShape {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_lenient(d)
     }
 }
 
@@ -776,12 +766,6 @@ impl<'de> Lenient<'de> for ContentText {
         } else {
             ContentText::Text(out)
         })
-    }
-}
-
-impl<'de> Deserialize<'de> for ContentText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_lenient(d)
     }
 }
 
@@ -827,12 +811,6 @@ impl<'de> Lenient<'de> for Block {
     }
 }
 
-impl<'de> Deserialize<'de> for Block {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_lenient(d)
-    }
-}
-
 /// A value as JavaScript's `Array.prototype.join` turns it into text.
 #[derive(Default)]
 struct JsText(String);
@@ -857,12 +835,6 @@ impl<'de> Lenient<'de> for JsText {
     fn from_map<A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(JsText("[object Object]".to_string()))
-    }
-}
-
-impl<'de> Deserialize<'de> for JsText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_lenient(d)
     }
 }
 
