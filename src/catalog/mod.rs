@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod deep;
+pub mod delete;
 pub mod discover;
 mod quick;
 pub mod search;
@@ -216,6 +217,14 @@ pub fn load(
         problems,
         stats,
     }
+}
+
+/// Summarises one file without the cache; `Ok(None)` when it is not a session.
+pub fn summarise_file(path: &Path) -> std::io::Result<Option<SessionSummary>> {
+    let mut file = File::open(path)?;
+    let stamp = FileStamp::of(&file.metadata()?);
+    let done = SummaryState::default().read_on(&mut file)?;
+    Ok(done.summary(path.to_path_buf(), stamp.size, stamp.mtime_ms(), None))
 }
 
 /// pi's order: latest activity first; a stable sort, so files of equal time

@@ -43,6 +43,8 @@ pub struct SessionSummary {
     pub modified_ms: Option<i64>,
     /// Every `message` entry.
     pub message_count: u64,
+    /// Messages from the user.
+    pub user_messages: u64,
     /// The first user message with text, or "(no messages)".
     pub first_message: String,
     /// Entries after the header.
@@ -148,6 +150,7 @@ pub(crate) struct SummaryState {
     pub next_line: u64,
     pub name: Option<String>,
     pub message_count: u64,
+    pub user_messages: u64,
     pub first_message: Option<String>,
     pub last_activity: Option<f64>,
     pub entries: u64,
@@ -402,6 +405,9 @@ impl SummaryState {
     }
 
     fn take_chat(&mut self, m: Chat<'_>) {
+        if m.role == Some("user") {
+            self.user_messages += 1;
+        }
         if m.role == Some("assistant") {
             if let Some(u) = m.usage {
                 self.tokens += u.tokens;
@@ -489,6 +495,7 @@ impl SummaryState {
             created_ms: header.created_ms,
             modified_ms,
             message_count: self.message_count,
+            user_messages: self.user_messages,
             first_message: self
                 .first_message
                 .clone()

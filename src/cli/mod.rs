@@ -3,6 +3,7 @@
 //! list and search all sessions (`ls`).
 
 mod ls;
+mod rm;
 
 use crate::session::raw::json_string;
 use crate::session::summary::{self, ToolCalls};
@@ -28,6 +29,8 @@ pub struct Cli {
 pub enum Command {
     /// List the sessions (current folder's, or --all), search them (--query).
     Ls(ls::ListArgs),
+    /// Move sessions to the trash (--permanent: delete for good).
+    Rm(rm::RemoveArgs),
     /// Print the entry tree (pre-order; --json as pi's getTree()).
     Tree {
         file: PathBuf,
@@ -103,6 +106,7 @@ fn run(command: Command) -> Result<()> {
     let mut out = BufWriter::new(stdout.lock());
     match command {
         Command::Ls(args) => ls::run(args, &mut out)?,
+        Command::Rm(args) => rm::run(args, &mut out)?,
         Command::Tree { file, json } => {
             let s = Session::open_with(
                 &file,

@@ -1,0 +1,164 @@
+//! `piscope rm`: sessions to the trash (or, asked twice, deleted for good),
+//! only pi session files inside the sessions folder.
+
+use super::sanitize;
+use crate::catalog::delete::{self, DeleteMode};
+use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
+use anyhow::{Result, bail};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct RemoveArgs {
+    /// Session files to delete.
+    files: Vec<PathBuf>,
+    /// Also every session without a user message (current folder's, or --all).
+    #[arg(long)]
+    empty: bool,
+    /// With --empty: look in every project.
+    #[arg(long, requires = "empty")]
+    all: bool,
+    /// Do not ask.
+    #[arg(long, short)]
+    yes: bool,
+    /// Delete for good instead of moving to the trash.
+    #[arg(long)]
+    permanent: bool,
+    /// The sessions folder (else pi's).
+    #[arg(long, value_name = "DIR")]
+    session_dir: Option<String>,
+}
+
+pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
+    let mut problems = Vec::new();
+    let folder = catalog::locate(
+        &Surroundings::of_process(args.session_dir.clone()),
+        &mut problems,
+    );
+    let mut wanted = args.files.clone();
+    if args.empty {
+        let options = LoadOptions {
+            scope: if args.all { Scope::All } else { Scope::Current },
+            with_text: false,
+        };
+        let cat = catalog::load(&folder, options, &mut Cache::disabled(), &mut |_| {});
+        wanted.extend(
+            delete::empty_sessions(&cat.sessions)
+                .into_iter()
+                .map(|s| s.path.clone()),
+        );
+    }
+    if wanted.is_empty() {
+        writeln!(out, "nothing to delete")?;
+        return Ok(());
+    }
+    let mut failed = 0;
+    let mut checked = Vec::new();
+    for path in &wanted {
+        match delete::check_deletable(&folder, path) {
+            Ok(real) if !checked.contains(&real) => checked.push(real),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("piscope: {}", sanitize(&e.to_string()));
+                failed += 1;
+            }
+        }
+    }
+    if checked.is_empty() {
+        bail!("nothing deleted");
+    }
+    let mode = if args.permanent {
+        DeleteMode::Permanent
+    } else {
+        DeleteMode::Trash
+    };
+    let interactive = std::io::stdin().is_terminal();
+    let verb = match mode {
+        DeleteMode::Trash => "Move to the trash",
+        DeleteMode::Permanent => "Delete for good (cannot be undone)",
+    };
+    writeln!(out, "{verb}, {} session(s):", checked.len())?;
+    for path in &checked {
+        let title = catalog::summarise_file(path)
+            .ok()
+            .flatten()
+            .map(|s| format!("{} ({} messages)", s.title(), s.message_count))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "  {}  {}",
+            sanitize(&path.display().to_string()),
+            sanitize(&title)
+        )?;
+    }
+    if !args.yes {
+        if !interactive {
+            bail!("not deleting without confirmation: add --yes");
+        }
+        if !confirm(out, "Go ahead? [y/N] ", &["y", "yes"])? {
+            writeln!(out, "nothing deleted")?;
+            return Ok(());
+        }
+    }
+    let mut trash_failed = Vec::new();
+    for path in &checked {
+        match delete::delete_checked(path, mode) {
+            Ok(()) => writeln!(out, "deleted {}", sanitize(&path.display().to_string()))?,
+            Err(e) if e.is_trash_failure() => {
+                eprintln!("piscope: {}", sanitize(&e.to_string()));
+                trash_failed.push(path.clone());
+            }
+            Err(e) => {
+                eprintln!("piscope: {}", sanitize(&e.to_string()));
+                failed += 1;
+            }
+        }
+    }
+    if !trash_failed.is_empty() {
+        // Never a silent fall back: a second, explicit confirmation.
+        let asked = interactive
+            && confirm(
+                out,
+                &format!(
+                    "The trash failed for {} session(s). Delete them for good? This cannot be undone. Type \"delete\" to confirm: ",
+                    trash_failed.len()
+                ),
+                &["delete"],
+            )?;
+        for path in &trash_failed {
+            if asked {
+                match delete::delete_checked(path, DeleteMode::Permanent) {
+                    Ok(()) => writeln!(
+                        out,
+                        "deleted for good {}",
+                        sanitize(&path.display().to_string())
+                    )?,
+                    Err(e) => {
+                        eprintln!("piscope: {}", sanitize(&e.to_string()));
+                        failed += 1;
+                    }
+                }
+            } else {
+                failed += 1;
+            }
+        }
+        if !asked {
+            eprintln!(
+                "piscope: kept {} session(s); `piscope rm --permanent` deletes them for good",
+                trash_failed.len()
+            );
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} session(s) not deleted");
+    }
+    Ok(())
+}
+
+fn confirm(out: &mut dyn Write, prompt: &str, yes: &[&str]) -> Result<bool> {
+    write!(out, "{prompt}")?;
+    out.flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(yes.contains(&answer.trim().to_lowercase().as_str()))
+}
