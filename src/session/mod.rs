@@ -4,6 +4,7 @@
 pub mod context;
 pub mod entry;
 pub mod fields;
+pub mod fork;
 pub mod jsdate;
 pub mod migrate;
 pub mod raw;

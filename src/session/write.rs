@@ -224,14 +224,47 @@ fn append_with(
 /// A random 8-hex id not used by any entry of the session.
 pub fn fresh_id(session: &Session) -> String {
     loop {
-        let mut bytes = [0u8; 4];
-        if getrandom::fill(&mut bytes).is_err() {
-            // No OS randomness: fall back to the clock, still checked below.
-            bytes = (jsdate::now_ms() as u32 ^ std::process::id()).to_le_bytes();
-        }
-        let id = format!("{:08x}", u32::from_le_bytes(bytes));
+        let id = random_hex_id();
         if session.find(&id).is_none() {
             return id;
+        }
+    }
+}
+
+/// Eight random hex digits, as pi's entry ids.
+pub(crate) fn random_hex_id() -> String {
+    let mut bytes = [0u8; 4];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: fall back to the clock (callers check for clashes).
+        bytes = (jsdate::now_ms() as u32 ^ std::process::id()).to_le_bytes();
+    }
+    format!("{:08x}", u32::from_le_bytes(bytes))
+}
+
+/// Creates a new file with `bytes`, whole or not at all: written to a
+/// temporary file in the same folder, synced, then linked in under its name
+/// (which fails rather than replace a file that already exists).
+pub(crate) fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temp_path(path);
+    let result = (|| {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::hard_link(&tmp, path)?;
+        sync_dir(path);
+        Ok(())
+    })();
+    let _ = fs::remove_file(&tmp);
+    result
+}
+
+fn sync_dir(path: &Path) {
+    if let Some(dir) = path.parent() {
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
         }
     }
 }
@@ -306,11 +339,7 @@ pub fn rewrite_migrated(session: &Session) -> Result<(), SessionError> {
             ));
         }
         fs::rename(&tmp, path)?;
-        if let Some(dir) = path.parent() {
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
+        sync_dir(path);
         Ok(())
     })();
     if result.is_err() {

@@ -4,6 +4,8 @@
 // usage: node pi-appender.mjs create DIR CWD        prints the new session's path
 //        node pi-appender.mjs append FILE N [MS]    appends N messages, pausing
 //                                                   up to MS ms between them
+//        node pi-appender.mjs fork FILE LEAF        pi's createBranchedSession(LEAF)
+//                                                   on a copy's folder; prints the new file
 import { join } from "node:path";
 
 const ref = process.env.PI_REF_DIR;
@@ -39,6 +41,9 @@ if (cmd === "create") {
     if (pause > 0 && Math.random() < 0.5) await sleep(Math.random() * pause);
   }
   console.log(`appended ${n}`);
+} else if (cmd === "fork") {
+  const sm = SessionManager.open(target);
+  console.log(sm.createBranchedSession(arg));
 } else {
   throw new Error(`unknown command ${cmd}`);
 }
