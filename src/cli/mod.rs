@@ -31,6 +31,22 @@ pub enum Command {
     Ls(ls::ListArgs),
     /// Move sessions to the trash (--permanent: delete for good).
     Rm(rm::RemoveArgs),
+    /// Write one branch into a new session file beside this one (as pi's fork).
+    Fork {
+        file: PathBuf,
+        /// The branch's last entry (default: the current leaf).
+        #[arg(long)]
+        leaf: Option<String>,
+    },
+    /// Print one branch as Markdown, or as a session file of its own.
+    Export {
+        file: PathBuf,
+        /// The branch's last entry (default: the current leaf).
+        #[arg(long)]
+        leaf: Option<String>,
+        #[arg(long, value_enum, default_value = "md")]
+        format: ExportFormat,
+    },
     /// Print the entry tree (pre-order; --json as pi's getTree()).
     Tree {
         file: PathBuf,
@@ -74,6 +90,12 @@ pub enum Command {
     },
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ExportFormat {
+    Md,
+    Jsonl,
+}
+
 /// Runs the command line; returns the exit status (0 ok, 1 failure, 2 usage).
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -107,6 +129,31 @@ fn run(command: Command) -> Result<()> {
     match command {
         Command::Ls(args) => ls::run(args, &mut out)?,
         Command::Rm(args) => rm::run(args, &mut out)?,
+        Command::Fork { file, leaf } => {
+            let new = session::fork::fork_session(&file, leaf.as_deref())?;
+            writeln!(out, "{}", new.display())?;
+        }
+        Command::Export { file, leaf, format } => {
+            let s = Session::open(&file)?;
+            let text = match format {
+                ExportFormat::Md => {
+                    let at =
+                        match leaf.as_deref() {
+                            Some(id) => Some(s.find(id).ok_or_else(|| {
+                                session::SessionError::NoSuchEntry {
+                                    path: file.clone(),
+                                    id: id.to_string(),
+                                }
+                            })?),
+                            None => None,
+                        };
+                    // Markdown is read in a terminal too: no raw escapes.
+                    sanitize_block(&session::export::export_markdown(&s, at)?)
+                }
+                ExportFormat::Jsonl => session::export::export_jsonl(&s, leaf.as_deref())?,
+            };
+            out.write_all(text.as_bytes())?;
+        }
         Command::Tree { file, json } => {
             let s = Session::open_with(
                 &file,

@@ -13,6 +13,28 @@ use std::path::{Path, PathBuf};
 /// original; the original is not changed.
 pub fn fork_session(path: &Path, leaf: Option<&str>) -> Result<PathBuf, SessionError> {
     let session = Session::open(path)?;
+    let fork = fork_text(&session, leaf)?;
+    let name = format!(
+        "{}_{}.jsonl",
+        fork.timestamp.replace([':', '.'], "-"),
+        fork.id
+    );
+    let new_path = path.with_file_name(name);
+    super::write::write_new_file(&new_path, fork.text.as_bytes())
+        .map_err(|e| SessionError::io(&new_path, e))?;
+    Ok(new_path)
+}
+
+/// A new session's text, with its id and creation time.
+pub(crate) struct ForkText {
+    pub text: String,
+    pub id: String,
+    pub timestamp: String,
+}
+
+/// The text of a new session holding the branch to `leaf`.
+pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkText, SessionError> {
+    let path = session.path.as_path();
     let leaf = match leaf {
         Some(id) => session.find(id).ok_or_else(|| SessionError::NoSuchEntry {
             path: path.to_path_buf(),
@@ -139,11 +161,11 @@ pub fn fork_session(path: &Path, leaf: Option<&str>) -> Result<PathBuf, SessionE
         parent = Some(label_id);
     }
 
-    let name = format!("{}_{id}.jsonl", now.replace([':', '.'], "-"));
-    let new_path = path.with_file_name(name);
-    super::write::write_new_file(&new_path, out.as_bytes())
-        .map_err(|e| SessionError::io(&new_path, e))?;
-    Ok(new_path)
+    Ok(ForkText {
+        text: out,
+        id,
+        timestamp: now,
+    })
 }
 
 /// JavaScript truthiness of a JSON value.

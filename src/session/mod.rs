@@ -3,6 +3,7 @@
 
 pub mod context;
 pub mod entry;
+pub mod export;
 pub mod fields;
 pub mod fork;
 pub mod jsdate;
