@@ -49,7 +49,7 @@ pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkTex
     let line = |file: &mut std::fs::File, idx: u32| -> Result<RawObject, SessionError> {
         let text = session.line_text_in(file, idx)?;
         let text = if session.is_legacy() {
-            migrate::migrated_line(&session, idx as usize, &text)
+            migrate::migrated_line(session, idx as usize, &text)
         } else {
             text
         };
