@@ -1,5 +1,7 @@
 //! piscope: a fast, safe terminal browser for pi coding-agent sessions.
-//! The `session` module knows the file format; `cli` is the scripting front end.
+//! `session` knows the file format, `catalog` finds and searches all sessions,
+//! `cli` is the scripting front end.
 
+pub mod catalog;
 pub mod cli;
 pub mod session;

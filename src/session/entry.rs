@@ -304,7 +304,7 @@ impl Entry {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct UsageFields {
+pub(crate) struct UsageFields {
     #[serde(rename = "totalTokens")]
     total_tokens: Scalar,
     input: Scalar,
@@ -323,7 +323,7 @@ struct CostFields {
 }
 
 impl UsageFields {
-    fn totals(&self) -> UsageTotals {
+    pub(crate) fn totals(&self) -> UsageTotals {
         let tokens = self.total_tokens.as_f64().unwrap_or_else(|| {
             [
                 &self.input,

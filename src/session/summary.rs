@@ -118,18 +118,20 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
     }
 }
 
+/// A path with the home folder written as `~`.
+pub fn shorten_home(p: &str, home: Option<&str>) -> String {
+    match home.filter(|h| !h.is_empty()) {
+        Some(h) if p == h => "~".to_string(),
+        Some(h) if p.starts_with(h) && p[h.len()..].starts_with('/') => {
+            format!("~{}", &p[h.len()..])
+        }
+        _ => p.to_string(),
+    }
+}
+
 /// pi's `formatToolCall`.
 pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
-    let shorten = |p: &str| -> String {
-        match home.filter(|h| !h.is_empty()) {
-            Some(h) if p == h => "~".to_string(),
-            Some(h) if p.starts_with(h) && p[h.len()..].starts_with('/') => {
-                format!("~{}", &p[h.len()..])
-            }
-            _ => p.to_string(),
-        }
-    };
-    let path = || shorten(call.path.as_deref().unwrap_or(""));
+    let path = || shorten_home(call.path.as_deref().unwrap_or(""), home);
     let name = call.name.as_deref().unwrap_or("undefined");
     match name {
         "read" => {
@@ -161,14 +163,17 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
         "grep" => format!(
             "[grep: /{}/ in {}]",
             call.pattern.as_deref().unwrap_or(""),
-            shorten(call.path.as_deref().unwrap_or("."))
+            shorten_home(call.path.as_deref().unwrap_or("."), home)
         ),
         "find" => format!(
             "[find: {} in {}]",
             call.pattern.as_deref().unwrap_or(""),
-            shorten(call.path.as_deref().unwrap_or("."))
+            shorten_home(call.path.as_deref().unwrap_or("."), home)
         ),
-        "ls" => format!("[ls: {}]", shorten(call.path.as_deref().unwrap_or("."))),
+        "ls" => format!(
+            "[ls: {}]",
+            shorten_home(call.path.as_deref().unwrap_or("."), home)
+        ),
         _ => {
             let long = call.raw_args.chars().count() > 40;
             let args: String = call.raw_args.chars().take(40).collect();

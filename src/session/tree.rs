@@ -284,7 +284,7 @@ fn break_loops(
 
 /// Sorts child occurrences oldest first, exactly as V8's `Array.prototype.sort`
 /// orders them with pi's comparator (`a - b` on times; NaN compares equal).
-fn sort_like_v8(list: &mut [u32], key: impl Fn(u32) -> Option<i64>) {
+pub(crate) fn sort_like_v8(list: &mut [u32], key: impl Fn(u32) -> Option<i64>) {
     if list.iter().all(|&o| key(o).is_some()) {
         list.sort_by_key(|&o| key(o));
         return;

@@ -1,5 +1,8 @@
 //! The scripting commands: inspect a session (`tree`, `context`, `info`)
-//! and edit it (`label`, `rename`, `branch`), as text or as pi's JSON.
+//! and edit it (`label`, `rename`, `branch`), as text or as pi's JSON;
+//! list and search all sessions (`ls`).
+
+mod ls;
 
 use crate::session::raw::json_string;
 use crate::session::summary::{self, ToolCalls};
@@ -23,6 +26,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// List the sessions (current folder's, or --all), search them (--query).
+    Ls(ls::ListArgs),
     /// Print the entry tree (pre-order; --json as pi's getTree()).
     Tree {
         file: PathBuf,
@@ -97,6 +102,7 @@ fn run(command: Command) -> Result<()> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     match command {
+        Command::Ls(args) => ls::run(args, &mut out)?,
         Command::Tree { file, json } => {
             let s = Session::open_with(
                 &file,

@@ -1,0 +1,287 @@
+//! Deep search: the query run over every entry's text, tool output, bash
+//! output, summaries and custom messages included, naming the entry of each hit.
+
+use super::search::{Query, normalize_whitespace_lower};
+use super::summary::SessionSummary;
+use serde_json::Value;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One entry that matches.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeepHit {
+    pub path: PathBuf,
+    pub entry_id: Option<String>,
+    /// 1-based line of the entry in its file.
+    pub line: u64,
+    /// What matched: `user`, `assistant`, `toolResult`, `bashExecution`,
+    /// `compaction`, `branch_summary`, `custom_message`, ...
+    pub kind: String,
+    /// A short piece of text around the match, on one line.
+    pub snippet: String,
+}
+
+/// Searches `sessions` (in parallel) and returns hits in session order, then
+/// file order. Files that cannot be read are skipped and named in the error list.
+pub fn deep_search(
+    sessions: &[SessionSummary],
+    query: &Query,
+) -> (Vec<DeepHit>, Vec<super::CatalogProblem>) {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut per_session: Vec<Vec<DeepHit>> = vec![Vec::new(); sessions.len()];
+    let mut problems = Vec::new();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(s) = sessions.get(i) else { break };
+                    if tx.send((i, search_file(s, query))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            match r {
+                Ok(hits) => per_session[i] = hits,
+                Err(p) => problems.push(p),
+            }
+        }
+    });
+    (per_session.into_iter().flatten().collect(), problems)
+}
+
+fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super::CatalogProblem> {
+    let file =
+        File::open(&s.path).map_err(|e| super::CatalogProblem::new(&s.path, e.to_string()))?;
+    let mut reader = BufReader::with_capacity(256 << 10, file);
+    let needle = query.raw_prefilter();
+    let mut buf = Vec::new();
+    let mut lower = Vec::new();
+    let mut hits = Vec::new();
+    let mut number = 0u64;
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(super::CatalogProblem::new(&s.path, e.to_string())),
+        }
+        number += 1;
+        if let Some(needle) = &needle {
+            lower.clear();
+            lower.extend(buf.iter().map(u8::to_ascii_lowercase));
+            let escaped = memchr::memmem::find(&buf, b"\\u").is_some()
+                || memchr::memmem::find(&buf, b"\\/").is_some();
+            if !escaped && memchr::memmem::find(&lower, needle.as_bytes()).is_none() {
+                continue;
+            }
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        for (kind, field) in texts_of(&entry) {
+            if let Some(at) = query.find_in(&field) {
+                hits.push(DeepHit {
+                    path: s.path.clone(),
+                    entry_id: entry.get("id").and_then(Value::as_str).map(str::to_string),
+                    line: number,
+                    kind,
+                    snippet: snippet(&field, at),
+                });
+                break;
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// The texts of one entry worth searching, each with what it is.
+fn texts_of(entry: &serde_json::Map<String, Value>) -> Vec<(String, String)> {
+    let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+    let mut out = Vec::new();
+    match kind {
+        "message" => {
+            let Some(m) = entry.get("message").and_then(Value::as_object) else {
+                return out;
+            };
+            let role = m.get("role").and_then(Value::as_str).unwrap_or("message");
+            let mut text = String::new();
+            for key in ["content", "command", "output", "summary", "errorMessage"] {
+                if let Some(v) = m.get(key) {
+                    push_text(&mut text, v);
+                }
+            }
+            out.push((role.to_string(), text));
+        }
+        "compaction" | "branch_summary" => {
+            if let Some(v) = entry.get("summary") {
+                let mut text = String::new();
+                push_text(&mut text, v);
+                out.push((kind.to_string(), text));
+            }
+        }
+        "custom_message" => {
+            if let Some(v) = entry.get("content") {
+                let mut text = String::new();
+                push_text(&mut text, v);
+                out.push((kind.to_string(), text));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Text of a string, or of the text-like blocks of a content list.
+fn push_text(out: &mut String, v: &Value) {
+    let mut push = |s: &str| {
+        if !s.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(s);
+        }
+    };
+    match v {
+        Value::String(s) => push(s),
+        Value::Array(blocks) => {
+            for b in blocks {
+                match b {
+                    Value::String(s) => push(s),
+                    Value::Object(o) => {
+                        for key in ["text", "thinking"] {
+                            if let Some(Value::String(s)) = o.get(key) {
+                                push(s);
+                            }
+                        }
+                        if let Some(args) = o.get("arguments") {
+                            push(&args.to_string());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+const SNIPPET_CHARS: usize = 80;
+
+/// About [`SNIPPET_CHARS`] characters around byte `at`, white space collapsed.
+fn snippet(text: &str, at: usize) -> String {
+    let at = (0..=at.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let before: String = {
+        let mut chars: Vec<char> = text[..at].chars().rev().take(SNIPPET_CHARS / 3).collect();
+        chars.reverse();
+        chars.into_iter().collect()
+    };
+    let after: String = text[at..]
+        .chars()
+        .take(SNIPPET_CHARS - before.chars().count())
+        .collect();
+    let joined = normalize_spaces(&format!("{before}{after}"));
+    let mut out = String::new();
+    if before.chars().count() < text[..at].chars().count() {
+        out.push('…');
+    }
+    out.push_str(&joined);
+    if at + after.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn normalize_spaces(s: &str) -> String {
+    s.split(super::search::is_js_space)
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Query {
+    /// A lower-case ASCII piece every matching line must contain in its raw
+    /// JSON bytes, when the query has one that JSON would not escape.
+    fn raw_prefilter(&self) -> Option<String> {
+        let tokens = self.literal_tokens()?;
+        tokens
+            .into_iter()
+            .filter(|t| {
+                t.bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+            })
+            .max_by_key(String::len)
+    }
+
+    /// Where the query matches in `text` (a byte offset), if it does.
+    pub fn find_in(&self, text: &str) -> Option<usize> {
+        match self.parts()? {
+            QueryParts::Regex(re) => re.find(text).ok().flatten().map(|m| m.start()),
+            QueryParts::Words(words) => {
+                let lower = text.to_lowercase();
+                let normalized = normalize_whitespace_lower(text);
+                let mut first = None;
+                for (phrase, w) in words {
+                    let hit = if phrase {
+                        normalized
+                            .contains(w.as_str())
+                            .then(|| lower.find(w.split(' ').next().unwrap_or("")).unwrap_or(0))
+                    } else {
+                        lower.find(w.as_str())
+                    };
+                    let at = hit?;
+                    first.get_or_insert(at);
+                }
+                // Offsets in the lower-case copy are close enough for a snippet.
+                first.map(|a| a.min(text.len()))
+            }
+        }
+    }
+}
+
+pub(crate) enum QueryParts<'a> {
+    Regex(&'a fancy_regex::Regex),
+    /// (is a phrase, lower-case text)
+    Words(Vec<(bool, String)>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_are_short_and_on_one_line() {
+        let text = format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100));
+        let at = text.find("needle").expect("needle");
+        let s = snippet(&text, at);
+        assert!(s.starts_with('…') && s.ends_with('…'));
+        assert!(s.contains("needle after"));
+        assert!(s.chars().count() <= SNIPPET_CHARS + 2);
+    }
+
+    #[test]
+    fn finds_in_tool_output() {
+        let q = Query::parse("Needle").expect("query");
+        let entry: serde_json::Map<String, Value> = serde_json::from_str(
+            r#"{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"x needle y"}]}}"#,
+        )
+        .expect("json");
+        let texts = texts_of(&entry);
+        assert_eq!(texts[0].0, "toolResult");
+        assert_eq!(q.find_in(&texts[0].1), Some(2));
+    }
+}

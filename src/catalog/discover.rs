@@ -1,0 +1,357 @@
+//! Where pi keeps its sessions (pi's precedence of flag, environment and
+//! settings) and which files in there are candidates, newest first.
+
+use super::CatalogProblem;
+use std::cmp::Ordering;
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+/// How session files are laid out in the sessions folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// pi's default: one `--<encoded cwd>--` sub-folder per project.
+    PerProject,
+    /// A custom folder: session files side by side.
+    Flat,
+}
+
+/// What chose the sessions folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderSource {
+    Flag,
+    Environment,
+    ProjectSettings,
+    AgentSettings,
+    Default,
+}
+
+/// The sessions folder in use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionsFolder {
+    pub dir: PathBuf,
+    pub layout: Layout,
+    pub source: FolderSource,
+    /// The folder the user is in (it picks the current project).
+    pub cwd: PathBuf,
+}
+
+/// Reads one environment variable.
+pub type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
+
+/// What discovery reads from the outside world, so tests can set it.
+pub struct Surroundings {
+    pub session_dir_flag: Option<String>,
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    pub env: EnvLookup,
+}
+
+impl Surroundings {
+    /// The real process: its environment, folder and home.
+    pub fn of_process(session_dir_flag: Option<String>) -> Surroundings {
+        Surroundings {
+            session_dir_flag,
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+            env: Box::new(|k| std::env::var(k).ok().filter(|v| !v.is_empty())),
+        }
+    }
+
+    /// `~` and `~/…` expanded with the home folder, as pi does.
+    fn expand(&self, p: &str) -> PathBuf {
+        match (&self.home, p) {
+            (Some(h), "~") => h.clone(),
+            (Some(h), p) if p.starts_with("~/") => h.join(&p[2..]),
+            _ => PathBuf::from(p),
+        }
+    }
+
+    fn absolute(&self, p: PathBuf) -> PathBuf {
+        normalize(&if p.is_absolute() { p } else { self.cwd.join(p) })
+    }
+
+    /// pi's agent folder: `PI_CODING_AGENT_DIR` or `~/.pi/agent`.
+    pub fn agent_dir(&self) -> PathBuf {
+        match (self.env)("PI_CODING_AGENT_DIR") {
+            Some(d) => self.absolute(self.expand(&d)),
+            None => self
+                .home
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("/"))
+                .join(".pi")
+                .join("agent"),
+        }
+    }
+}
+
+/// Finds the sessions folder with pi's precedence: `--session-dir` >
+/// `PI_CODING_AGENT_SESSION_DIR` > `sessionDir` in the project's
+/// `.pi/settings.json` over the agent's `settings.json` > `<agent>/sessions`.
+pub fn locate(s: &Surroundings, problems: &mut Vec<CatalogProblem>) -> SessionsFolder {
+    let default = s.agent_dir().join("sessions");
+    let chosen = if let Some(flag) = &s.session_dir_flag {
+        Some((s.expand(flag), FolderSource::Flag))
+    } else if let Some(env) = (s.env)("PI_CODING_AGENT_SESSION_DIR") {
+        Some((s.expand(&env), FolderSource::Environment))
+    } else {
+        let project = s.cwd.join(".pi").join("settings.json");
+        let agent = s.agent_dir().join("settings.json");
+        setting_session_dir(&project, problems)
+            .map(|d| (s.expand(&d), FolderSource::ProjectSettings))
+            .or_else(|| {
+                setting_session_dir(&agent, problems)
+                    .map(|d| (s.expand(&d), FolderSource::AgentSettings))
+            })
+    };
+    let (dir, source) = match chosen {
+        Some((d, source)) => (s.absolute(d), source),
+        None => (default.clone(), FolderSource::Default),
+    };
+    let layout = if dir == normalize(&default) {
+        Layout::PerProject
+    } else {
+        Layout::Flat
+    };
+    SessionsFolder {
+        dir,
+        layout,
+        source,
+        cwd: s.absolute(s.cwd.clone()),
+    }
+}
+
+/// `sessionDir` of one settings file, if it sets one.
+fn setting_session_dir(path: &Path, problems: &mut Vec<CatalogProblem>) -> Option<String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            problems.push(CatalogProblem::new(path, e.to_string()));
+            return None;
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => match v.get("sessionDir") {
+            Some(serde_json::Value::String(d)) if !d.is_empty() => Some(d.clone()),
+            Some(serde_json::Value::String(_) | serde_json::Value::Null) | None => None,
+            Some(_) => {
+                problems.push(CatalogProblem::new(path, "sessionDir is not text; ignored"));
+                None
+            }
+        },
+        Err(e) => {
+            problems.push(CatalogProblem::new(
+                path,
+                format!("line {}: not valid JSON ({e}); ignored", e.line()),
+            ));
+            None
+        }
+    }
+}
+
+/// pi's folder name for a project: `/home/a/b` → `--home-a-b--`.
+pub fn project_folder_name(cwd: &Path) -> String {
+    let s = cwd.to_string_lossy();
+    let s = s.strip_prefix(['/', '\\']).unwrap_or(&s);
+    format!("--{}--", s.replace(['/', '\\', ':'], "-"))
+}
+
+/// A candidate session file with what `stat` said.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub path: PathBuf,
+    pub meta: Option<FileStamp>,
+}
+
+/// What identifies one version of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStamp {
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub inode: u64,
+    pub device: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| match t.duration_since(SystemTime::UNIX_EPOCH) {
+                Ok(d) => i128::try_from(d.as_nanos()).ok(),
+                Err(e) => i128::try_from(e.duration().as_nanos()).ok().map(|n| -n),
+            })
+            .unwrap_or(0);
+        #[cfg(unix)]
+        let (inode, device) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.ino(), meta.dev())
+        };
+        #[cfg(not(unix))]
+        let (inode, device) = (0, 0);
+        FileStamp {
+            size: meta.len(),
+            mtime_ns,
+            inode,
+            device,
+        }
+    }
+
+    pub fn mtime_ms(&self) -> i64 {
+        i64::try_from(self.mtime_ns.div_euclid(1_000_000)).unwrap_or(0)
+    }
+}
+
+/// Which part of the sessions folder to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The current folder's project.
+    Current,
+    All,
+}
+
+/// The session file candidates of `folder`, in the order pi reads them:
+/// per-project layout newest mtime first; flat layout by name, last first.
+pub fn candidates(
+    folder: &SessionsFolder,
+    scope: Scope,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<Candidate> {
+    let mut files = Vec::new();
+    match (folder.layout, scope) {
+        (Layout::Flat, _) => jsonl_files(&folder.dir, &mut files, problems, true),
+        (Layout::PerProject, Scope::Current) => {
+            let dir = folder.dir.join(project_folder_name(&folder.cwd));
+            jsonl_files(&dir, &mut files, problems, false);
+        }
+        (Layout::PerProject, Scope::All) => match std::fs::read_dir(&folder.dir) {
+            Ok(rd) => {
+                for entry in rd.flatten() {
+                    let is_dir = entry
+                        .file_type()
+                        .is_ok_and(|t| t.is_dir() || t.is_symlink());
+                    if is_dir {
+                        jsonl_files(&entry.path(), &mut files, problems, false);
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => problems.push(CatalogProblem::new(&folder.dir, e.to_string())),
+        },
+    }
+    let mut out: Vec<Candidate> = files
+        .into_iter()
+        .map(|path| {
+            let meta = std::fs::metadata(&path).ok().map(|m| FileStamp::of(&m));
+            Candidate { path, meta }
+        })
+        .collect();
+    let name = |c: &Candidate| {
+        c.path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
+    };
+    if folder.layout == Layout::Flat {
+        out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
+    } else if scope == Scope::Current {
+        // pi lists one project folder by name, last first.
+        out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
+    } else {
+        let mtime = |c: &Candidate| c.meta.map(|m| m.mtime_ns);
+        out.sort_by(|a, b| {
+            mtime(b)
+                .cmp(&mtime(a))
+                .then_with(|| locale_cmp(&name(b), &name(a)))
+        });
+    }
+    out
+}
+
+fn jsonl_files(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    problems: &mut Vec<CatalogProblem>,
+    report_missing: bool,
+) {
+    match std::fs::read_dir(dir) {
+        Ok(rd) => {
+            for entry in rd {
+                match entry {
+                    Ok(e) if e.file_name().to_string_lossy().ends_with(".jsonl") => {
+                        out.push(normalize(&dir.join(e.file_name())));
+                    }
+                    Ok(_) => {}
+                    Err(e) => problems.push(CatalogProblem::new(dir, e.to_string())),
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !report_missing => {}
+        Err(e) => problems.push(CatalogProblem::new(dir, e.to_string())),
+    }
+}
+
+/// Close to `localeCompare` for file names: punctuation before digits
+/// before letters, letters case-blind first, lower case first on a tie.
+pub fn locale_cmp(a: &str, b: &str) -> Ordering {
+    fn primary(c: char) -> (u8, char) {
+        let class = if c.is_alphabetic() {
+            2
+        } else if c.is_numeric() {
+            1
+        } else {
+            0
+        };
+        (class, c.to_lowercase().next().unwrap_or(c))
+    }
+    let pa = a.chars().map(primary);
+    let pb = b.chars().map(primary);
+    pa.cmp(pb)
+        .then_with(|| {
+            let case = |s: &str| s.chars().map(|c| c.is_uppercase()).collect::<Vec<_>>();
+            case(a).cmp(&case(b))
+        })
+        .then_with(|| a.cmp(b))
+}
+
+/// Lexical normalisation like node's `path.resolve` on an absolute path:
+/// no `.` parts, `..` taken back, no trailing slash.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() && !p.is_absolute() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(OsStr::new("."));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_name_like_pi() {
+        assert_eq!(project_folder_name(Path::new("/home/a/b")), "--home-a-b--");
+        assert_eq!(project_folder_name(Path::new("/x:y")), "--x-y--");
+    }
+
+    #[test]
+    fn locale_order() {
+        assert_eq!(locale_cmp("a", "B"), Ordering::Less);
+        assert_eq!(locale_cmp("_a", "1"), Ordering::Less);
+        assert_eq!(locale_cmp("2025-01", "2025-02"), Ordering::Less);
+    }
+}

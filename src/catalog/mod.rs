@@ -1,0 +1,296 @@
+//! The session catalog: every session file in the sessions folder, summarised
+//! in parallel (through the cache), then searched and sorted as pi's picker does.
+
+pub mod cache;
+pub mod deep;
+pub mod discover;
+pub mod search;
+pub mod summary;
+
+pub use cache::Cache;
+pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
+pub use search::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, threaded};
+pub use summary::{MessageText, SessionSummary};
+
+use discover::{Candidate, FileStamp};
+use std::fmt;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use summary::SummaryState;
+
+/// Something in the sessions folder that could not be read; never fatal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogProblem {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl CatalogProblem {
+    pub fn new(path: &Path, message: impl Into<String>) -> CatalogProblem {
+        CatalogProblem {
+            path: path.to_path_buf(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CatalogProblem {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// How to load.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    pub scope: Scope,
+    /// Also load every session's message text (for searching).
+    pub with_text: bool,
+}
+
+/// Progress while loading, for a progress bar: newest files come first.
+pub enum Progress<'a> {
+    Started {
+        total: usize,
+    },
+    Loaded {
+        done: usize,
+        total: usize,
+        summary: Option<&'a SessionSummary>,
+    },
+}
+
+/// How the summaries were obtained.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadStats {
+    pub from_cache: usize,
+    /// Files read on from where the cache stopped.
+    pub resumed: usize,
+    pub read_whole: usize,
+}
+
+/// The loaded catalog.
+pub struct Catalog {
+    pub folder: SessionsFolder,
+    /// Newest first, in pi's order.
+    pub sessions: Vec<SessionSummary>,
+    pub problems: Vec<CatalogProblem>,
+    pub stats: LoadStats,
+}
+
+enum Plan {
+    Cached(SummaryState),
+    Resume(SummaryState),
+    Whole,
+}
+
+struct Loaded {
+    summary: Option<SessionSummary>,
+    state: Option<SummaryState>,
+    how: Plan,
+}
+
+/// Summarises the sessions of `folder`, using and updating `cache`.
+pub fn load(
+    folder: &SessionsFolder,
+    options: LoadOptions,
+    cache: &mut Cache,
+    progress: &mut dyn FnMut(Progress),
+) -> Catalog {
+    let mut problems = Vec::new();
+    let candidates = discover::candidates(folder, options.scope, &mut problems);
+    progress(Progress::Started {
+        total: candidates.len(),
+    });
+    let plans: Vec<Plan> = candidates.iter().map(|c| plan(c, cache)).collect();
+    // Cached texts are attached up front; workers only read files.
+    let plans: Vec<(Plan, Option<String>)> = plans
+        .into_iter()
+        .zip(&candidates)
+        .map(|(p, c)| {
+            let text = match &p {
+                Plan::Cached(s) if options.with_text => cache.text(&c.path, s),
+                Plan::Resume(s) => cache.text(&c.path, s),
+                _ => None,
+            };
+            match (p, &text) {
+                (Plan::Resume(_), None) => (Plan::Whole, None),
+                (Plan::Cached(_), None) if options.with_text => (Plan::Whole, None),
+                (p, _) => (p, text),
+            }
+        })
+        .collect();
+
+    let total = candidates.len();
+    let mut results: Vec<Option<Loaded>> = (0..total).map(|_| None).collect();
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total.max(1));
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Loaded, CatalogProblem>)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, candidates, plans) = (&next, &candidates, &plans);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(c) = candidates.get(i) else { break };
+                    let (plan, text) = &plans[i];
+                    let r = summarise(c, plan, text.as_deref(), options.with_text);
+                    if tx.send((i, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (n, (i, r)) in rx.into_iter().enumerate() {
+            let done = n + 1;
+            match r {
+                Ok(loaded) => {
+                    progress(Progress::Loaded {
+                        done,
+                        total,
+                        summary: loaded.summary.as_ref(),
+                    });
+                    results[i] = Some(loaded);
+                }
+                Err(p) => {
+                    progress(Progress::Loaded {
+                        done,
+                        total,
+                        summary: None,
+                    });
+                    problems.push(p);
+                }
+            }
+        }
+    });
+
+    let mut stats = LoadStats::default();
+    let mut sessions = Vec::with_capacity(total);
+    for (c, loaded) in candidates.iter().zip(results) {
+        let Some(loaded) = loaded else { continue };
+        match loaded.how {
+            Plan::Cached(_) => stats.from_cache += 1,
+            Plan::Resume(_) => stats.resumed += 1,
+            Plan::Whole => stats.read_whole += 1,
+        }
+        if let (Some(state), Some(stamp)) = (&loaded.state, c.meta) {
+            cache.put(&c.path, stamp, state);
+        }
+        sessions.extend(loaded.summary);
+    }
+    let scanned: Vec<&Path> = match (folder.layout, options.scope) {
+        (Layout::PerProject, Scope::All) | (Layout::Flat, _) => vec![folder.dir.as_path()],
+        (Layout::PerProject, Scope::Current) => Vec::new(),
+    };
+    let present: std::collections::HashSet<&Path> =
+        candidates.iter().map(|c| c.path.as_path()).collect();
+    for dir in scanned {
+        cache.forget_missing_under(dir, &|p| present.contains(p));
+    }
+    if let Err(e) = cache.save() {
+        problems.push(CatalogProblem::new(
+            &cache::default_dir().unwrap_or_default(),
+            format!("could not save the cache: {e}"),
+        ));
+    }
+    if folder.layout == Layout::Flat && options.scope == Scope::Current {
+        let cwd = &folder.cwd;
+        sessions.retain(|s| !s.cwd.is_empty() && discover::normalize(&cwd.join(&s.cwd)) == *cwd);
+    }
+    sort_newest_first(&mut sessions);
+    Catalog {
+        folder: folder.clone(),
+        sessions,
+        problems,
+        stats,
+    }
+}
+
+/// pi's order: latest activity first; a stable sort, so files of equal time
+/// keep the order they were read in.
+pub fn sort_newest_first(sessions: &mut Vec<SessionSummary>) {
+    let mut order: Vec<u32> = (0..sessions.len() as u32).collect();
+    crate::session::tree::sort_like_v8(&mut order, |i| {
+        sessions[i as usize].modified_ms.map(|t| -t)
+    });
+    let mut slots: Vec<Option<SessionSummary>> = sessions.drain(..).map(Some).collect();
+    sessions.extend(order.into_iter().filter_map(|i| slots[i as usize].take()));
+}
+
+fn plan(c: &Candidate, cache: &Cache) -> Plan {
+    let (Some(stamp), Some(rec)) = (c.meta, cache.get(&c.path)) else {
+        return Plan::Whole;
+    };
+    if rec.stamp == stamp {
+        return Plan::Cached(rec.state.clone());
+    }
+    let grew = stamp.size >= rec.state.offset
+        && stamp.inode == rec.stamp.inode
+        && stamp.device == rec.stamp.device
+        && !rec.state.not_a_session
+        && rec.state.header.is_some();
+    if grew {
+        Plan::Resume(rec.state.clone())
+    } else {
+        Plan::Whole
+    }
+}
+
+fn summarise(
+    c: &Candidate,
+    plan: &Plan,
+    text: Option<&str>,
+    keep_text: bool,
+) -> Result<Loaded, CatalogProblem> {
+    let problem = |e: std::io::Error| CatalogProblem::new(&c.path, e.to_string());
+    let Some(stamp) = c.meta else {
+        return Err(CatalogProblem::new(
+            &c.path,
+            "cannot read its size and time",
+        ));
+    };
+    let mut file = File::open(&c.path).map_err(problem)?;
+    let (mut state, how) = match plan {
+        Plan::Cached(s) if s.offset == stamp.size => {
+            let mut s = s.clone();
+            s.text = text.unwrap_or_default().to_string();
+            let summary = finish(c, &s, stamp, keep_text);
+            return Ok(Loaded {
+                summary,
+                state: None,
+                how: Plan::Cached(SummaryState::default()),
+            });
+        }
+        Plan::Cached(s) => (s.clone(), Plan::Cached(SummaryState::default())),
+        Plan::Resume(s) if s.same_header(&mut file).map_err(problem)? => {
+            (s.clone(), Plan::Resume(SummaryState::default()))
+        }
+        Plan::Resume(_) | Plan::Whole => (SummaryState::default(), Plan::Whole),
+    };
+    if !matches!(how, Plan::Whole) {
+        state.text = text.unwrap_or_default().to_string();
+    }
+    let done = state.read_on(&mut file).map_err(problem)?;
+    let summary = finish(c, &done, stamp, keep_text);
+    Ok(Loaded {
+        summary,
+        state: (!matches!(how, Plan::Cached(_))).then_some(state),
+        how,
+    })
+}
+
+fn finish(
+    c: &Candidate,
+    state: &SummaryState,
+    stamp: FileStamp,
+    keep_text: bool,
+) -> Option<SessionSummary> {
+    let text = keep_text.then(|| Arc::new(MessageText::new(state.text.clone())));
+    state.summary(c.path.clone(), stamp.size, stamp.mtime_ms(), text)
+}

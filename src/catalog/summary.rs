@@ -1,0 +1,767 @@
+//! One session file's summary: the fields pi's `/resume` list computes (with
+//! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
+
+use crate::session::entry::{UsageFields, scalar_ms};
+use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient};
+use crate::session::js_trim;
+use compact_str::CompactString;
+use rustc_hash::FxHashSet;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// One session as the picker and `piscope ls` show it.
+#[derive(Debug, Clone)]
+pub struct SessionSummary {
+    pub path: PathBuf,
+    pub id: String,
+    /// The header's `cwd` ("" when it is not a string).
+    pub cwd: String,
+    /// The latest `session_info` name, trimmed; `None` when absent or cleared.
+    pub name: Option<String>,
+    /// The header's `parentSession` (forks and clones).
+    pub parent_session_path: Option<String>,
+    /// `new Date(header.timestamp)`; `None` when that is an invalid date.
+    pub created_ms: Option<i64>,
+    /// The latest user/assistant message time, else the header time, else
+    /// the file's mtime; `None` when the latest message time is out of range.
+    pub modified_ms: Option<i64>,
+    /// Every `message` entry.
+    pub message_count: u64,
+    /// The first user message with text, or "(no messages)".
+    pub first_message: String,
+    /// Entries after the header.
+    pub entries: u64,
+    /// Branch ends: entries no other entry names as its parent.
+    pub leaves: u64,
+    /// Entries that carry a label.
+    pub labels: u64,
+    pub compactions: u64,
+    /// Lines that are not valid JSON objects or not valid UTF-8.
+    pub damaged_lines: u64,
+    /// The last line has no newline yet (being written, or cut off).
+    pub unfinished: bool,
+    /// File size in bytes.
+    pub size: u64,
+    /// `provider/model` of assistant messages and model changes, first use first.
+    pub models: Vec<String>,
+    /// Tokens and cost over assistant messages, `usage` entries and the
+    /// usage of compactions and branch summaries.
+    pub tokens: f64,
+    pub cost: f64,
+    /// Why pi's own session list leaves this file out (pi's reader throws on
+    /// it), if it does; piscope still lists it.
+    pub skipped_by_pi: Option<String>,
+    /// Every user and assistant text, joined by spaces (what pi searches).
+    /// `None` until loaded (the cache keeps it apart from the summaries).
+    pub text: Option<Arc<MessageText>>,
+}
+
+impl SessionSummary {
+    /// Name when set, else the first message.
+    pub fn title(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.first_message)
+    }
+}
+
+/// pi's age of a session: `now`, `5m`, `3h`, `2d`, `4w`, `6mo`, `1y`.
+pub fn age(ms_ago: i64) -> String {
+    let mins = ms_ago.div_euclid(60_000);
+    let hours = ms_ago.div_euclid(3_600_000);
+    let days = ms_ago.div_euclid(86_400_000);
+    match () {
+        _ if mins < 1 => "now".to_string(),
+        _ if mins < 60 => format!("{mins}m"),
+        _ if hours < 24 => format!("{hours}h"),
+        _ if days < 7 => format!("{days}d"),
+        _ if days < 30 => format!("{}w", days / 7),
+        _ if days < 365 => format!("{}mo", days / 30),
+        _ => format!("{}y", days / 365),
+    }
+}
+
+/// The searchable text of a session, with its lower-case forms made once.
+#[derive(Debug, Default)]
+pub struct MessageText {
+    pub original: String,
+    lower: OnceLock<String>,
+    normalized: OnceLock<String>,
+}
+
+impl MessageText {
+    pub fn new(original: String) -> MessageText {
+        MessageText {
+            original,
+            ..MessageText::default()
+        }
+    }
+    pub fn lower(&self) -> &str {
+        self.lower.get_or_init(|| self.original.to_lowercase())
+    }
+    /// Lower case with white-space runs as one space, trimmed.
+    pub fn normalized(&self) -> &str {
+        self.normalized
+            .get_or_init(|| super::search::normalize_whitespace_lower(self.lower()))
+    }
+}
+
+/// The header fields a summary needs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub(crate) struct HeaderFacts {
+    pub id: String,
+    pub cwd: String,
+    pub parent_session: Option<String>,
+    pub created_ms: Option<i64>,
+    /// The header time when its timestamp is a string that parses.
+    pub header_time_ms: Option<i64>,
+}
+
+/// What the complete lines of a file have shown so far. It is resumed with
+/// the lines a file gains, and it is what the cache keeps per file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct SummaryState {
+    pub header: Option<HeaderFacts>,
+    /// Where the header line sits (with its newline), and the hash of its
+    /// bytes: a changed header means the file was replaced.
+    pub header_start: u64,
+    pub header_end: u64,
+    pub header_hash: u64,
+    /// The first parsed line was not a session header.
+    pub not_a_session: bool,
+    /// Offset just past the last complete line read; the next line number.
+    pub offset: u64,
+    pub next_line: u64,
+    pub name: Option<String>,
+    pub message_count: u64,
+    pub first_message: Option<String>,
+    pub last_activity: Option<f64>,
+    pub entries: u64,
+    pub entries_without_id: u64,
+    pub childless: FxHashSet<CompactString>,
+    pub labelled: FxHashSet<CompactString>,
+    pub compactions: u64,
+    pub damaged_lines: u64,
+    pub models: Vec<String>,
+    pub tokens: f64,
+    pub cost: f64,
+    pub skipped_by_pi: Option<String>,
+    /// Kept apart in the cache (see [`super::cache`]).
+    #[serde(skip)]
+    pub text: String,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(FNV_OFFSET, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+impl SummaryState {
+    /// Reads `file` from where this state stopped. Complete lines go into
+    /// the state; an unfinished last line is read into the returned copy
+    /// only, so the state can be resumed when the rest arrives.
+    pub fn read_on(&mut self, file: &mut File) -> io::Result<SummaryState> {
+        file.seek(SeekFrom::Start(self.offset))?;
+        let mut reader = BufReader::with_capacity(256 << 10, &mut *file);
+        let mut buf = Vec::with_capacity(64 << 10);
+        loop {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf)?;
+            if n == 0 {
+                return Ok(self.clone());
+            }
+            if buf.last() != Some(&b'\n') {
+                let mut done = self.clone();
+                done.line(&buf, self.offset);
+                done.offset = self.offset;
+                return Ok(done);
+            }
+            let start = self.offset;
+            self.offset += n as u64;
+            self.line(&buf[..n - 1], start);
+            if self.not_a_session {
+                return Ok(self.clone());
+            }
+        }
+    }
+
+    fn line(&mut self, raw: &[u8], start: u64) {
+        self.next_line += 1;
+        let bytes = if start == 0 {
+            raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw)
+        } else {
+            raw
+        };
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => {
+                self.damaged_lines += 1;
+                String::from_utf8_lossy(bytes)
+            }
+        };
+        if js_trim(&text).is_empty() {
+            return;
+        }
+        let Some(line) = parse(&text) else {
+            self.damaged_lines += 1;
+            return;
+        };
+        let Parsed::Object(line) = line else {
+            if matches!(line, Parsed::Truthy) {
+                if self.header.is_none() {
+                    self.not_a_session = true;
+                } else {
+                    self.damaged_lines += 1;
+                }
+            }
+            return;
+        };
+        match &self.header {
+            None => self.take_header(&line, raw, start),
+            Some(_) => self.take_entry(*line),
+        }
+    }
+
+    fn take_header(&mut self, line: &Line, raw: &[u8], start: u64) {
+        let (Some("session"), Scalar::Str(id)) = (line.kind.as_str(), &line.id) else {
+            self.not_a_session = true;
+            return;
+        };
+        self.header = Some(HeaderFacts {
+            id: id.to_string(),
+            cwd: line.cwd.as_str().unwrap_or_default().to_string(),
+            parent_session: line.parent_session.as_str().map(str::to_string),
+            created_ms: scalar_ms(&line.timestamp),
+            header_time_ms: line
+                .timestamp
+                .as_str()
+                .and_then(|_| scalar_ms(&line.timestamp)),
+        });
+        self.header_start = start;
+        self.header_end = start + raw.len() as u64 + 1;
+        self.header_hash = fnv1a(raw);
+    }
+
+    fn take_entry(&mut self, line: Line) {
+        self.entries += 1;
+        match line.kind.as_str() {
+            Some("session_info") => match &line.name {
+                Scalar::Str(s) => {
+                    let name = js_trim(s);
+                    self.name = (!name.is_empty()).then(|| name.to_string());
+                }
+                Scalar::Missing | Scalar::Null => self.name = None,
+                _ => self.pi_throws("a session name that is not text"),
+            },
+            Some("label") => {
+                if let Scalar::Str(target) = &line.target_id {
+                    if line.label.is_truthy() {
+                        self.labelled.insert(target.clone());
+                    } else {
+                        self.labelled.remove(target);
+                    }
+                }
+            }
+            Some("compaction") => self.compactions += 1,
+            Some("model_change") => {
+                self.note_model(line.provider.as_str(), line.model_id.as_str());
+            }
+            _ => {}
+        }
+        match (&line.id, &line.parent_id) {
+            (Scalar::Str(id), parent) => {
+                if let Scalar::Str(p) = parent {
+                    self.childless.remove(p);
+                }
+                self.childless.insert(id.clone());
+            }
+            _ => self.entries_without_id += 1,
+        }
+        if let Some(u) = &line.usage.0 {
+            self.add_usage(u);
+        }
+        if line.kind.as_str() == Some("message") {
+            self.take_message(&line);
+        }
+    }
+
+    fn take_message(&mut self, line: &Line) {
+        self.message_count += 1;
+        let message = match &line.message {
+            MessageValue::Object(m) => m,
+            MessageValue::Missing | MessageValue::Null => {
+                return self.pi_throws("a message entry without a message");
+            }
+            MessageValue::Other => return,
+        };
+        let role = message.role.as_str();
+        if role == Some("assistant") {
+            if let Some(u) = &message.usage.0 {
+                self.add_usage(u);
+            }
+            self.note_model(message.provider.as_str(), message.model.as_str());
+        }
+        if !matches!(role, Some("user" | "assistant")) || !message.has_content {
+            return;
+        }
+        let time = match &message.timestamp {
+            Scalar::Num(n) => Some(*n),
+            _ => scalar_ms(&line.timestamp).map(|t| t as f64),
+        };
+        if let Some(t) = time {
+            self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
+        }
+        let text = match &message.content {
+            ContentText::Text(t) => t.as_str(),
+            ContentText::Throws => return self.pi_throws("message content that is not a list"),
+        };
+        if text.is_empty() {
+            return;
+        }
+        if !self.text.is_empty() {
+            self.text.push(' ');
+        }
+        self.text.push_str(text);
+        if self.first_message.is_none() && role == Some("user") {
+            self.first_message = Some(text.to_string());
+        }
+    }
+
+    fn add_usage(&mut self, usage: &UsageFields) {
+        let t = usage.totals();
+        self.tokens += t.tokens;
+        self.cost += t.cost;
+    }
+
+    fn note_model(&mut self, provider: Option<&str>, model: Option<&str>) {
+        let Some(model) = model.filter(|m| !m.is_empty()) else {
+            return;
+        };
+        let full = match provider.filter(|p| !p.is_empty()) {
+            Some(p) => format!("{p}/{model}"),
+            None => model.to_string(),
+        };
+        if !self.models.contains(&full) {
+            self.models.push(full);
+        }
+    }
+
+    fn pi_throws(&mut self, why: &str) {
+        if self.skipped_by_pi.is_none() {
+            self.skipped_by_pi = Some(format!("line {}: {why}", self.next_line));
+        }
+    }
+
+    /// The summary of a finished read; `None` when the file is not a session.
+    pub fn summary(
+        &self,
+        path: PathBuf,
+        size: u64,
+        mtime_ms: i64,
+        text: Option<Arc<MessageText>>,
+    ) -> Option<SessionSummary> {
+        let header = self.header.as_ref().filter(|_| !self.not_a_session)?;
+        let modified_ms = match self.last_activity {
+            Some(t) if t > 0.0 => (t <= 8.64e15).then_some(t.trunc() as i64),
+            _ => Some(header.header_time_ms.unwrap_or(mtime_ms)),
+        };
+        let leaves = if self.entries_without_id > 0 && self.childless.is_empty() {
+            1
+        } else {
+            self.childless.len() as u64
+        };
+        Some(SessionSummary {
+            path,
+            id: header.id.clone(),
+            cwd: header.cwd.clone(),
+            name: self.name.clone(),
+            parent_session_path: header.parent_session.clone(),
+            created_ms: header.created_ms,
+            modified_ms,
+            message_count: self.message_count,
+            first_message: self
+                .first_message
+                .clone()
+                .unwrap_or_else(|| "(no messages)".to_string()),
+            entries: self.entries,
+            leaves,
+            labels: self.labelled.len() as u64,
+            compactions: self.compactions,
+            damaged_lines: self.damaged_lines,
+            unfinished: self.offset < size,
+            size,
+            models: self.models.clone(),
+            tokens: self.tokens,
+            cost: self.cost,
+            skipped_by_pi: self.skipped_by_pi.clone(),
+            text,
+        })
+    }
+
+    /// Whether the file still has the header line this state was read from.
+    pub fn same_header(&self, file: &mut File) -> io::Result<bool> {
+        if self.header.is_none() {
+            return Ok(false);
+        }
+        let len = self.header_end.saturating_sub(self.header_start);
+        let mut line = vec![0u8; usize::try_from(len).unwrap_or(0)];
+        file.seek(SeekFrom::Start(self.header_start))?;
+        match file.read_exact(&mut line) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        Ok(line.pop() == Some(b'\n') && fnv1a(&line) == self.header_hash)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Line parsing: only the fields a summary needs.
+
+enum Parsed {
+    Object(Box<Line>),
+    /// `null`, `false`, `0`, `""`: pi skips these lines.
+    Falsy,
+    /// Any other value that is not an object.
+    Truthy,
+}
+
+/// `None` when the line is not JSON.
+fn parse(text: &str) -> Option<Parsed> {
+    if text.trim_start().starts_with('{') {
+        if let Ok(line) = serde_json::from_str::<Line>(text) {
+            return Some(Parsed::Object(Box::new(line)));
+        }
+    }
+    match serde_json::from_str::<serde_json::Value>(text).ok()? {
+        serde_json::Value::Object(map) => {
+            // Duplicate keys: serde_json keeps the last, as JSON.parse does.
+            let again = serde_json::Value::Object(map).to_string();
+            serde_json::from_str::<Line>(&again)
+                .ok()
+                .map(|l| Parsed::Object(Box::new(l)))
+        }
+        serde_json::Value::Null => Some(Parsed::Falsy),
+        serde_json::Value::Bool(b) => Some(if b { Parsed::Truthy } else { Parsed::Falsy }),
+        serde_json::Value::Number(n) if n.as_f64() == Some(0.0) => Some(Parsed::Falsy),
+        serde_json::Value::String(s) if s.is_empty() => Some(Parsed::Falsy),
+        _ => Some(Parsed::Truthy),
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Line {
+    #[serde(rename = "type")]
+    kind: Scalar,
+    id: Scalar,
+    #[serde(rename = "parentId")]
+    parent_id: Scalar,
+    timestamp: Scalar,
+    cwd: Scalar,
+    #[serde(rename = "parentSession")]
+    parent_session: Scalar,
+    message: MessageValue,
+    name: Scalar,
+    #[serde(rename = "targetId")]
+    target_id: Scalar,
+    label: Scalar,
+    provider: Scalar,
+    #[serde(rename = "modelId")]
+    model_id: Scalar,
+    usage: Obj<UsageFields>,
+}
+
+#[derive(Default)]
+enum MessageValue {
+    #[default]
+    Missing,
+    Null,
+    Other,
+    Object(Box<MessageFields>),
+}
+
+impl<'de> Lenient<'de> for MessageValue {
+    fn from_str(_: &str) -> Self {
+        MessageValue::Other
+    }
+    fn from_num(_: f64) -> Self {
+        MessageValue::Other
+    }
+    fn from_bool(_: bool) -> Self {
+        MessageValue::Other
+    }
+    fn from_null() -> Self {
+        MessageValue::Null
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(MessageValue::Other)
+    }
+    fn from_map<A: MapAccess<'de>>(a: A) -> Result<Self, A::Error> {
+        read_message(a).map(|m| MessageValue::Object(Box::new(m)))
+    }
+}
+
+impl<'de> Deserialize<'de> for MessageValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_lenient(d)
+    }
+}
+
+#[derive(Default)]
+struct MessageFields {
+    role: Scalar,
+    has_content: bool,
+    content: ContentText,
+    timestamp: Scalar,
+    usage: Obj<UsageFields>,
+    provider: Scalar,
+    model: Scalar,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum MessageKey {
+    Role,
+    Content,
+    Timestamp,
+    Usage,
+    Provider,
+    Model,
+    #[serde(other)]
+    Other,
+}
+
+/// Reads a message object; the last of duplicate keys wins. Tool output
+/// (most of a file) is skipped unread when the role came first.
+fn read_message<'de, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Error> {
+    let mut m = MessageFields::default();
+    while let Some(key) = a.next_key::<MessageKey>()? {
+        match key {
+            MessageKey::Role => m.role = a.next_value()?,
+            MessageKey::Content => {
+                m.has_content = true;
+                let wanted = !matches!(&m.role, Scalar::Str(r) if r != "user" && r != "assistant");
+                if wanted {
+                    m.content = a.next_value()?;
+                } else {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+            MessageKey::Timestamp => m.timestamp = a.next_value()?,
+            MessageKey::Usage => m.usage = a.next_value()?,
+            MessageKey::Provider => m.provider = a.next_value()?,
+            MessageKey::Model => m.model = a.next_value()?,
+            MessageKey::Other => {
+                a.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// pi's `extractTextContent`: a string as it is, the text blocks of a list
+/// joined by spaces; any other value makes pi's reader throw.
+#[derive(Default)]
+enum ContentText {
+    Text(String),
+    #[default]
+    Throws,
+}
+
+impl<'de> Lenient<'de> for ContentText {
+    fn from_str(v: &str) -> Self {
+        ContentText::Text(v.to_string())
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut out = String::new();
+        let mut first = true;
+        let mut throws = false;
+        while let Some(block) = a.next_element::<Block>()? {
+            match block {
+                Block::Null => throws = true,
+                Block::Other => {}
+                Block::Text(t) => {
+                    if !first {
+                        out.push(' ');
+                    }
+                    first = false;
+                    out.push_str(&t);
+                }
+            }
+        }
+        Ok(if throws {
+            ContentText::Throws
+        } else {
+            ContentText::Text(out)
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_lenient(d)
+    }
+}
+
+#[derive(Default)]
+enum Block {
+    #[default]
+    Other,
+    /// `block.type` on null throws.
+    Null,
+    Text(String),
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum BlockKey {
+    Type,
+    Text,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Lenient<'de> for Block {
+    fn from_null() -> Self {
+        Block::Null
+    }
+    fn from_map<A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut kind = Scalar::Missing;
+        let mut text = JsText::default();
+        while let Some(key) = a.next_key::<BlockKey>()? {
+            match key {
+                BlockKey::Type => kind = a.next_value()?,
+                BlockKey::Text => text = a.next_value()?,
+                BlockKey::Other => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(if kind.as_str() == Some("text") {
+            Block::Text(text.0)
+        } else {
+            Block::Other
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Block {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_lenient(d)
+    }
+}
+
+/// A value as JavaScript's `Array.prototype.join` turns it into text.
+#[derive(Default)]
+struct JsText(String);
+
+impl<'de> Lenient<'de> for JsText {
+    fn from_str(v: &str) -> Self {
+        JsText(v.to_string())
+    }
+    fn from_num(n: f64) -> Self {
+        JsText(js_number(n))
+    }
+    fn from_bool(b: bool) -> Self {
+        JsText(b.to_string())
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut parts = Vec::new();
+        while let Some(part) = a.next_element::<JsText>()? {
+            parts.push(part.0);
+        }
+        Ok(JsText(parts.join(",")))
+    }
+    fn from_map<A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(JsText("[object Object]".to_string()))
+    }
+}
+
+impl<'de> Deserialize<'de> for JsText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_lenient(d)
+    }
+}
+
+/// `String(n)` in JavaScript.
+fn js_number(n: f64) -> String {
+    if n == n.trunc() && n.abs() < 1e21 {
+        return format!("{n:.0}");
+    }
+    let a = n.abs();
+    if (1e-6..1e21).contains(&a) {
+        return format!("{n}");
+    }
+    let e = format!("{n:e}");
+    match e.split_once('e') {
+        Some((m, x)) if !x.starts_with('-') => format!("{m}e+{x}"),
+        _ => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn summarise(text: &str) -> Option<SessionSummary> {
+        let mut f = tempfile::tempfile().expect("temp file");
+        f.write_all(text.as_bytes()).expect("write");
+        let mut state = SummaryState::default();
+        let done = state.read_on(&mut f).expect("read");
+        done.summary(PathBuf::from("x.jsonl"), text.len() as u64, 7, None)
+    }
+
+    const HEAD: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/p"}"#;
+
+    #[test]
+    fn reads_pi_fields() {
+        let text = format!(
+            "{HEAD}\n{}\n{}\n{}\n{}\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:05:00.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image"},{"type":"text","text":"there"}],"timestamp":1735787100000}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-02T03:06:00.000Z","message":{"role":"assistant","content":"yes","provider":"p","model":"m","usage":{"totalTokens":10,"cost":{"total":0.5}}}}"#,
+            r#"{"type":"session_info","id":"c","parentId":"b","name":"  My run  "}"#,
+            r#"{"type":"label","id":"d","parentId":"c","targetId":"a","label":"x"}"#,
+        );
+        let s = summarise(&text).expect("a session");
+        assert_eq!(s.id, "s1");
+        assert_eq!(s.first_message, "hi there");
+        assert_eq!(s.name.as_deref(), Some("My run"));
+        assert_eq!(s.message_count, 2);
+        assert_eq!(s.modified_ms, Some(1_735_787_160_000));
+        assert_eq!(s.entries, 4);
+        assert_eq!(s.leaves, 1);
+        assert_eq!(s.labels, 1);
+        assert_eq!(s.models, ["p/m"]);
+        assert_eq!((s.tokens, s.cost), (10.0, 0.5));
+        assert!(s.skipped_by_pi.is_none());
+    }
+
+    #[test]
+    fn not_a_session_and_pi_throws() {
+        assert!(summarise("{\"type\":\"message\"}\n").is_none());
+        assert!(summarise("5\n").is_none());
+        let s = summarise(&format!("{HEAD}\n{{\"type\":\"message\",\"id\":\"a\"}}\n"))
+            .expect("a session");
+        assert!(s.skipped_by_pi.is_some());
+        assert_eq!(s.message_count, 1);
+        assert_eq!(s.modified_ms, Some(1_735_787_045_000));
+        assert_eq!(s.first_message, "(no messages)");
+    }
+
+    #[test]
+    fn js_numbers() {
+        assert_eq!(js_number(5.0), "5");
+        assert_eq!(js_number(0.5), "0.5");
+        assert_eq!(js_number(1e21), "1e+21");
+        assert_eq!(js_number(1.5e-7), "1.5e-7");
+    }
+}

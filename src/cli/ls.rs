@@ -1,0 +1,243 @@
+//! `piscope ls`: the catalog from the shell, as a table for reading or as
+//! pi's own session-list JSON; `--query` and `--deep` search it.
+
+use super::sanitize;
+use crate::catalog::deep::deep_search;
+use crate::catalog::{
+    self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
+};
+use crate::session::jsdate::{format_iso, now_ms};
+use crate::session::raw::json_string;
+use crate::session::summary::shorten_home;
+use anyhow::Result;
+use std::io::Write;
+
+#[derive(clap::Args, Debug)]
+pub struct ListArgs {
+    /// Every project's sessions, not only the current folder's.
+    #[arg(long)]
+    all: bool,
+    /// Print pi's session-list JSON (flat: threaded falls back to newest first).
+    #[arg(long)]
+    json: bool,
+    /// Search with pi's /resume language: words, "phrases", re:PATTERN.
+    #[arg(long, short)]
+    query: Option<String>,
+    /// Order of the list.
+    #[arg(long, value_enum)]
+    sort: Option<SortMode>,
+    /// Only sessions with a name.
+    #[arg(long)]
+    named: bool,
+    /// Also search tool output, bash output, summaries and custom messages;
+    /// prints each matching entry.
+    #[arg(long, requires = "query")]
+    deep: bool,
+    /// Neither read nor write the cache.
+    #[arg(long)]
+    no_cache: bool,
+    /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
+    #[arg(long, value_name = "DIR")]
+    session_dir: Option<String>,
+}
+
+pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
+    let mut problems = Vec::new();
+    let folder = catalog::locate(
+        &Surroundings::of_process(args.session_dir.clone()),
+        &mut problems,
+    );
+    let query = Query::parse(args.query.as_deref().unwrap_or(""));
+    let mut cache = match (args.no_cache, catalog::cache::default_dir()) {
+        (false, Some(dir)) => Cache::open(dir),
+        _ => Cache::disabled(),
+    };
+    let options = LoadOptions {
+        scope: if args.all { Scope::All } else { Scope::Current },
+        with_text: args.query.is_some() && !args.deep,
+    };
+    let cat = catalog::load(&folder, options, &mut cache, &mut |_| {});
+    problems.extend(cat.problems);
+    for p in &problems {
+        eprintln!("piscope: {}", sanitize(&p.to_string()));
+    }
+    let query = match query {
+        Ok(q) => q,
+        Err(e) => {
+            // As in pi: an invalid pattern lists nothing, and says why.
+            eprintln!("piscope: {e}");
+            if args.json {
+                writeln!(out, "[]")?;
+            }
+            return Ok(());
+        }
+    };
+    let sessions = &cat.sessions;
+    let sort = args.sort.unwrap_or_default();
+    let picked = catalog::filter_and_sort(sessions, &query, sort, args.named);
+    if args.deep {
+        let chosen: Vec<SessionSummary> = picked.iter().map(|&i| sessions[i].clone()).collect();
+        let (hits, problems) = deep_search(&chosen, &query);
+        for p in &problems {
+            eprintln!("piscope: {}", sanitize(&p.to_string()));
+        }
+        if args.json {
+            serde_json::to_writer(&mut *out, &hits)?;
+            writeln!(out)?;
+        } else {
+            for h in &hits {
+                writeln!(
+                    out,
+                    "{}  {}  {}: {}",
+                    sanitize(&h.path.display().to_string()),
+                    sanitize(h.entry_id.as_deref().unwrap_or("-")),
+                    sanitize(&h.kind),
+                    sanitize(&h.snippet)
+                )?;
+            }
+        }
+        return Ok(());
+    }
+    // pi only lists sessions its reader can read through.
+    let rows: Vec<catalog::ThreadRow> =
+        if sort == SortMode::Threaded && matches!(query, Query::Everything) && !args.json {
+            catalog::threaded(sessions, &picked)
+        } else {
+            picked
+                .iter()
+                .map(|&index| catalog::ThreadRow {
+                    index,
+                    depth: 0,
+                    is_last: true,
+                    ancestor_continues: Vec::new(),
+                })
+                .collect()
+        };
+    if args.json {
+        write_json(sessions, &rows, out)?;
+    } else {
+        write_table(&cat.folder, sessions, &rows, out)?;
+    }
+    Ok(())
+}
+
+fn write_json(
+    sessions: &[SessionSummary],
+    rows: &[catalog::ThreadRow],
+    out: &mut dyn Write,
+) -> Result<()> {
+    let opt = |s: Option<&str>| s.map_or("null".to_string(), json_string);
+    let date = |t: Option<i64>| t.map_or("null".to_string(), |t| json_string(&format_iso(t)));
+    out.write_all(b"[")?;
+    let mut first = true;
+    for row in rows {
+        let s = &sessions[row.index];
+        if s.skipped_by_pi.is_some() {
+            continue;
+        }
+        if !first {
+            out.write_all(b",")?;
+        }
+        first = false;
+        write!(
+            out,
+            "{{\"path\":{},\"id\":{},\"cwd\":{},\"name\":{},\"parentSessionPath\":{},\"created\":{},\"modified\":{},\"messageCount\":{},\"firstMessage\":{}}}",
+            json_string(&s.path.to_string_lossy()),
+            json_string(&s.id),
+            json_string(&s.cwd),
+            opt(s.name.as_deref()),
+            opt(s.parent_session_path.as_deref()),
+            date(s.created_ms),
+            date(s.modified_ms),
+            s.message_count,
+            json_string(&s.first_message),
+        )?;
+    }
+    out.write_all(b"]\n")?;
+    Ok(())
+}
+
+const TITLE_WIDTH: usize = 56;
+
+fn write_table(
+    folder: &catalog::SessionsFolder,
+    sessions: &[SessionSummary],
+    rows: &[catalog::ThreadRow],
+    out: &mut dyn Write,
+) -> Result<()> {
+    if rows.is_empty() {
+        let hint = match folder.layout {
+            Layout::PerProject => "no sessions here; try --all",
+            Layout::Flat => "no sessions for this folder; try --all",
+        };
+        writeln!(
+            out,
+            "{hint} (sessions folder: {})",
+            sanitize(&folder.dir.display().to_string())
+        )?;
+        return Ok(());
+    }
+    let home = std::env::var("HOME").ok();
+    let now = now_ms();
+    writeln!(
+        out,
+        "{:<TITLE_WIDTH$}  {:<28}  {:>5}  {:>4}  {:>8}",
+        "SESSION", "PROJECT", "MSGS", "AGE", "COST"
+    )?;
+    for row in rows {
+        let s = &sessions[row.index];
+        let mut prefix = String::new();
+        for &c in row.ancestor_continues.iter().skip(1) {
+            prefix.push_str(if c { "│  " } else { "   " });
+        }
+        if row.depth > 0 {
+            prefix.push_str(if row.is_last { "└─ " } else { "├─ " });
+        }
+        let mark = if s.name.is_some() { "★ " } else { "" };
+        let title = format!("{prefix}{mark}{}", one_line(s.title()));
+        let project = shorten_home(&s.cwd, home.as_deref());
+        writeln!(
+            out,
+            "{}  {}  {:>5}  {:>4}  {:>8}",
+            fit(&sanitize(&title), TITLE_WIDTH),
+            fit(&sanitize(&project), 28),
+            s.message_count,
+            s.modified_ms
+                .map_or("?".to_string(), |m| catalog::summary::age(now - m)),
+            format!("${:.2}", s.cost),
+        )?;
+    }
+    Ok(())
+}
+
+fn one_line(s: &str) -> String {
+    s.split(|c: char| c.is_control())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim()
+        .to_string()
+}
+
+/// Cuts or pads to `width` terminal columns, with `…` when cut.
+fn fit(s: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let mut out = String::new();
+    let mut used = 0;
+    let total: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
+    let room = if total > width { width - 1 } else { width };
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if total > width {
+        out.push('…');
+        used += 1;
+    }
+    out.push_str(&" ".repeat(width.saturating_sub(used)));
+    out
+}
