@@ -555,7 +555,7 @@ mod tests {
         let t = forked();
         assert_eq!(
             layout(&t, Filter::UserOnly, &HashSet::new()),
-            vec!["+user: one", "  +user: right", "  +user: left"]
+            vec!["+user: one", "  user: right", "  user: left"]
         );
     }
 
@@ -579,7 +579,7 @@ mod tests {
         let t = session(&[&a, call, result]);
         assert_eq!(
             layout(&t, Filter::Default, &HashSet::new()),
-            vec!["user: go", "[read: x.rs]"]
+            vec!["+user: go", "[read: x.rs]"]
         );
         assert_eq!(
             layout(&t, Filter::NoTools, &HashSet::new()),
@@ -588,7 +588,7 @@ mod tests {
         let t = session(&[&a, call]);
         assert_eq!(
             layout(&t, Filter::Default, &HashSet::new()),
-            vec!["user: go", "assistant: (no content)"]
+            vec!["+user: go", "assistant: (no content)"]
         );
     }
 

@@ -4,6 +4,7 @@
 use super::entry_tree::LoadedSession;
 use super::preview_doc::{PreviewDoc, PreviewRequest};
 use super::sessions::{CatalogUpdate, DeepHit};
+use crate::catalog::SessionSummary;
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -45,13 +46,14 @@ pub enum Command {
         path: PathBuf,
     },
     BuildPreview(Box<PreviewRequest>),
-    /// Summarise the sessions under the catalog's root (progress arrives as
-    /// [`AppEvent::Catalog`]).
-    LoadCatalog,
+    /// Summarise the sessions of the sessions folder, or of a fresh copy of
+    /// the demo sessions (progress arrives as [`AppEvent::Catalog`]).
+    LoadCatalog { demo: bool },
+    /// Search inside every entry of these sessions.
     DeepSearch {
         generation: u64,
         query: String,
-        paths: Vec<PathBuf>,
+        sessions: Vec<SessionSummary>,
     },
 }
 
@@ -61,8 +63,8 @@ impl std::fmt::Debug for Command {
             Command::OpenSession { generation, path } => {
                 write!(f, "OpenSession({generation}, {})", path.display())
             }
-            Command::BuildPreview(r) => write!(f, "BuildPreview({}, node {})", r.generation, r.node),
-            Command::LoadCatalog => write!(f, "LoadCatalog"),
+            Command::BuildPreview(r) => write!(f, "BuildPreview({}, node {})", r.generation, r.key.node),
+            Command::LoadCatalog { demo } => write!(f, "LoadCatalog(demo: {demo})"),
             Command::DeepSearch {
                 generation, query, ..
             } => write!(f, "DeepSearch({generation}, {query:?})"),

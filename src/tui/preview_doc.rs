@@ -29,15 +29,23 @@ pub struct PreviewMode {
     pub expanded: bool,
 }
 
-/// Everything a worker needs to build one preview.
-#[derive(Clone)]
-pub struct PreviewRequest {
-    pub generation: u64,
-    pub loaded: Arc<LoadedSession>,
+/// Which preview: of which loaded session, entry, mode and width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PreviewKey {
+    /// Tells apart two sessions shown one after the other.
+    pub session: u64,
     pub node: u32,
     pub mode: PreviewMode,
     /// Columns available for text.
     pub width: u16,
+}
+
+/// Everything a worker needs to build one preview.
+#[derive(Clone)]
+pub struct PreviewRequest {
+    pub generation: u64,
+    pub key: PreviewKey,
+    pub loaded: Arc<LoadedSession>,
     pub theme: Theme,
     pub clock: Clock,
     /// The newest generation asked for; a build that falls behind stops.
@@ -48,9 +56,7 @@ pub struct PreviewRequest {
 #[derive(Debug, Clone)]
 pub struct PreviewDoc {
     pub generation: u64,
-    pub node: u32,
-    pub mode: PreviewMode,
-    pub width: u16,
+    pub key: PreviewKey,
     /// Model, thinking level, messages, tokens and cost of the branch.
     pub header: Line<'static>,
     pub lines: Vec<Line<'static>>,
@@ -62,12 +68,12 @@ pub struct PreviewDoc {
 pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
     let mut doc = Writer {
         lines: Vec::new(),
-        width: usize::from(req.width).max(8),
+        width: usize::from(req.key.width).max(8),
         theme: &req.theme,
         highlight: None,
-        expanded: req.mode.expanded,
+        expanded: req.key.mode.expanded,
     };
-    let header = if req.mode.raw {
+    let header = if req.key.mode.raw {
         raw_json(req, &mut doc)
     } else {
         context(req, &mut doc)?
@@ -75,9 +81,7 @@ pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
     let anchor = doc.anchor();
     Some(PreviewDoc {
         generation: req.generation,
-        node: req.node,
-        mode: req.mode,
-        width: req.width,
+        key: req.key,
         header,
         lines: doc.lines,
         anchor,
@@ -86,7 +90,7 @@ pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
 
 fn raw_json(req: &PreviewRequest, doc: &mut Writer<'_>) -> Line<'static> {
     let s = &req.loaded.session;
-    let e = s.entry(req.node);
+    let e = s.entry(req.key.node);
     let header = Line::from(vec![
         Span::styled("raw JSON", req.theme.title),
         Span::styled(
@@ -98,7 +102,7 @@ fn raw_json(req: &PreviewRequest, doc: &mut Writer<'_>) -> Line<'static> {
             req.theme.muted,
         ),
     ]);
-    match s.line_text(req.node) {
+    match s.line_text(req.key.node) {
         Ok(line) => {
             let pretty = serde_json::from_str::<Value>(&line)
                 .ok()
@@ -115,7 +119,7 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
     let t = &req.loaded;
     let s = &t.session;
     let theme = &req.theme;
-    let path = s.tree.path_to(req.node);
+    let path = s.tree.path_to(req.key.node);
     let ctx = s.context_for_path(path);
     let (mut tokens, mut cost) = (0.0, 0.0);
     for &i in &ctx.path {
@@ -147,7 +151,7 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
                 continue;
             }
         };
-        let selected = item.entry == req.node;
+        let selected = item.entry == req.key.node;
         if selected {
             doc.start_highlight();
         }
@@ -169,7 +173,7 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
         }
     }
     if doc.anchor().is_none() {
-        let e = s.entry(req.node);
+        let e = s.entry(req.key.node);
         let what = match e.kind {
             Kind::Usage => "a usage record".to_string(),
             _ => format!("a {} entry", e.kind.as_str().replace('_', " ")),

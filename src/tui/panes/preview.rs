@@ -2,7 +2,7 @@
 //! and drawing the document a worker built.
 
 use crate::tui::keymap::Action;
-use crate::tui::preview_doc::{PreviewDoc, PreviewMode};
+use crate::tui::preview_doc::{PreviewDoc, PreviewKey, PreviewMode};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -15,26 +15,25 @@ pub struct PreviewPane {
     /// The newest document; it may belong to the previous selection while
     /// the next one is built.
     pub doc: Option<Box<PreviewDoc>>,
-    /// The entry the pane should show (the tree's selection).
-    pub wanted: Option<u32>,
+    /// The preview the pane should show (the tree's selection).
+    pub wanted: Option<PreviewKey>,
     pub scroll: usize,
     /// Text rows that fit (set from the layout).
     pub height: usize,
 }
 
 impl PreviewPane {
-    /// Whether the document on screen is stale (another entry, mode or width).
-    pub fn is_stale(&self, width: u16) -> bool {
-        match &self.doc {
-            None => self.wanted.is_some(),
-            Some(d) => Some(d.node) != self.wanted || d.mode != self.mode || d.width != width,
-        }
+    /// Whether the document on screen is not the one wanted.
+    pub fn is_stale(&self) -> bool {
+        self.wanted.is_some() && self.doc.as_ref().map(|d| d.key) != self.wanted
     }
 
     /// Takes a newly built document and scrolls to the selected entry
     /// (unless only the width or mode changed, when the place is kept).
     pub fn set_doc(&mut self, doc: Box<PreviewDoc>) {
-        let same_entry = self.doc.as_ref().is_some_and(|d| d.node == doc.node);
+        let same_entry = self.doc.as_ref().is_some_and(|d| {
+            (d.key.session, d.key.node) == (doc.key.session, doc.key.node)
+        });
         self.doc = Some(doc);
         if same_entry {
             self.clamp();
@@ -143,7 +142,7 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &PreviewPane, block: Block<'_>,
             header_area,
         ),
         Some(doc) => {
-            let header = if Some(doc.node) != pane.wanted || doc.mode != pane.mode {
+            let header = if Some(doc.key) != pane.wanted {
                 Line::styled("Building the context…", theme.muted)
             } else {
                 doc.header.clone()
