@@ -227,7 +227,8 @@ impl App {
 
     /// Whether the tree is still showing an older session than the one chosen.
     pub fn tree_is_behind(&self) -> bool {
-        matches!(self.tree.content, Content::Ready(_)) && self.tree_generation != self.open_generation
+        matches!(self.tree.content, Content::Ready(_))
+            && self.tree_generation != self.open_generation
     }
 
     fn on_catalog(&mut self, update: CatalogUpdate, cmds: &mut Vec<Command>) {
@@ -335,14 +336,14 @@ impl App {
             PickerOutcome::Nothing => {}
             PickerOutcome::Show(path) => self.open_session(path, cmds),
             PickerOutcome::ShowEntry { path, entry } => {
-                match entry {
-                    Some(id) if self.open_path.as_ref() == Some(&path) && !self.tree_is_behind() => {
-                        if !self.tree.select_id(&id) {
-                            self.say(format!("Entry {id} is not in this session"), true);
-                        }
+                let here = self.open_path.as_ref() == Some(&path) && !self.tree_is_behind();
+                if let Some(id) = entry {
+                    let found = here && self.tree.select_id(&id);
+                    if here && !found {
+                        self.say(format!("Entry {id} is not in this session"), true);
+                    } else if !here {
+                        self.pending_entry = Some((path.clone(), id));
                     }
-                    Some(id) => self.pending_entry = Some((path.clone(), id)),
-                    None => {}
                 }
                 self.open_session(path, cmds);
             }
@@ -373,8 +374,16 @@ impl App {
 
     fn cycle_focus(&mut self, forward: bool) {
         let n = self.panes.len();
-        let at = self.panes.iter().position(|p| *p == self.focus).unwrap_or(0);
-        let next = if forward { (at + 1) % n } else { (at + n - 1) % n };
+        let at = self
+            .panes
+            .iter()
+            .position(|p| *p == self.focus)
+            .unwrap_or(0);
+        let next = if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        };
         self.focus = self.panes[next];
     }
 
@@ -389,7 +398,9 @@ impl App {
         let Some(pane) = layout.pane_at(m.column, m.row) else {
             return;
         };
-        let Some(rect) = layout.rect(pane) else { return };
+        let Some(rect) = layout.rect(pane) else {
+            return;
+        };
         match m.kind {
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                 let down = m.kind == MouseEventKind::ScrollDown;
@@ -453,7 +464,9 @@ impl App {
             let h = inner(r).height.saturating_sub(u16::from(search));
             self.tree.set_height(usize::from(h));
         }
-        let preview_rect = layout.rect(Pane::Preview).map(|r| preview::text_area(inner(r)));
+        let preview_rect = layout
+            .rect(Pane::Preview)
+            .map(|r| preview::text_area(inner(r)));
         if let Some(r) = preview_rect {
             self.preview.set_height(usize::from(r.height));
         }

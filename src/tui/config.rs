@@ -129,7 +129,10 @@ mod tests {
         assert_eq!(c.problems.len(), 1);
         assert!(c.report().unwrap().contains("using the defaults"));
 
-        let c = Config::from_text("[keys.tree]\nnot_an_action = \"x\"\n[theme]\nlabel = \"red\"", false);
+        let c = Config::from_text(
+            "[keys.tree]\nnot_an_action = \"x\"\n[theme]\nlabel = \"red\"",
+            false,
+        );
         assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
         assert_eq!(
             c.keymap.action(Scope::Tree, Key::parse("g").unwrap()),

@@ -31,7 +31,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let layout = super::layout::Layout::compute(area, &app.panes, app.focus, app.banner.is_some());
     if let (Some(r), Some(text)) = (layout.banner, &app.banner) {
         let line = Line::styled(
-            text::fit(&format!(" {}", text::clean_line(text)), usize::from(r.width)),
+            text::fit(
+                &format!(" {}", text::clean_line(text)),
+                usize::from(r.width),
+            ),
             theme.banner,
         );
         frame.render_widget(Paragraph::new(line), r);

@@ -36,9 +36,7 @@ impl RowKind {
     pub fn prefix_len(self, text: &str) -> usize {
         let prefix = match self {
             RowKind::User => "user: ",
-            RowKind::Assistant | RowKind::AssistantQuiet | RowKind::AssistantError => {
-                "assistant: "
-            }
+            RowKind::Assistant | RowKind::AssistantQuiet | RowKind::AssistantError => "assistant: ",
             _ => return 0,
         };
         if text.starts_with(prefix) {
@@ -544,10 +542,7 @@ mod tests {
         let r = rows.row_of(e).unwrap();
         assert!(rows.rows[r].folded && rows.rows[r].foldable);
         assert_eq!(rows.row_of(t.session.find("f").unwrap()), None);
-        assert_eq!(
-            rows.nearest_row(&t, t.session.find("f").unwrap()),
-            Some(r)
-        );
+        assert_eq!(rows.nearest_row(&t, t.session.find("f").unwrap()), Some(r));
     }
 
     #[test]

@@ -48,7 +48,9 @@ pub enum Command {
     BuildPreview(Box<PreviewRequest>),
     /// Summarise the sessions of the sessions folder, or of a fresh copy of
     /// the demo sessions (progress arrives as [`AppEvent::Catalog`]).
-    LoadCatalog { demo: bool },
+    LoadCatalog {
+        demo: bool,
+    },
     /// Search inside every entry of these sessions.
     DeepSearch {
         generation: u64,
@@ -63,7 +65,9 @@ impl std::fmt::Debug for Command {
             Command::OpenSession { generation, path } => {
                 write!(f, "OpenSession({generation}, {})", path.display())
             }
-            Command::BuildPreview(r) => write!(f, "BuildPreview({}, node {})", r.generation, r.key.node),
+            Command::BuildPreview(r) => {
+                write!(f, "BuildPreview({}, node {})", r.generation, r.key.node)
+            }
             Command::LoadCatalog { demo } => write!(f, "LoadCatalog(demo: {demo})"),
             Command::DeepSearch {
                 generation, query, ..

@@ -29,7 +29,13 @@ pub struct Harness {
 
 impl Harness {
     /// An app of `width` × `height` started on `start`.
-    pub fn new(start: Start, context: JobContext, config: Config, clock: Clock, size: (u16, u16)) -> Harness {
+    pub fn new(
+        start: Start,
+        context: JobContext,
+        config: Config,
+        clock: Clock,
+        size: (u16, u16),
+    ) -> Harness {
         let area = Rect::new(0, 0, size.0, size.1);
         let (app, first) = App::new(start, config, clock, context.home.clone(), area);
         let backend = TestBackend::new(size.0, size.1);
@@ -109,7 +115,11 @@ impl Harness {
     /// Types text, one key per character.
     pub fn type_text(&mut self, text: &str) {
         for c in text.chars() {
-            let spec = if c == ' ' { "space".to_string() } else { c.to_string() };
+            let spec = if c == ' ' {
+                "space".to_string()
+            } else {
+                c.to_string()
+            };
             self.key(&spec);
         }
     }

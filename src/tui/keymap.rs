@@ -118,7 +118,13 @@ use Scope as S;
 pub const ACTIONS: &[ActionInfo] = &[
     info(S::Global, "quit", A::Quit, "Quit", Some("quit")),
     info(S::Global, "help", A::Help, "Show this help", Some("help")),
-    info(S::Global, "focus_next", A::FocusNext, "Next pane", Some("pane")),
+    info(
+        S::Global,
+        "focus_next",
+        A::FocusNext,
+        "Next pane",
+        Some("pane"),
+    ),
     info(S::Global, "focus_prev", A::FocusPrev, "Previous pane", None),
     info(S::Picker, "up", A::Up, "Previous session", None),
     info(S::Picker, "down", A::Down, "Next session", None),
@@ -140,7 +146,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Collapse the project",
         None,
     ),
-    info(S::Picker, "expand", A::PickerExpand, "Expand the project", None),
+    info(
+        S::Picker,
+        "expand",
+        A::PickerExpand,
+        "Expand the project",
+        None,
+    ),
     info(
         S::Picker,
         "scope",
@@ -162,7 +174,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Only named sessions",
         Some("named"),
     ),
-    info(S::Picker, "path", A::PickerPath, "Show file paths", Some("path")),
+    info(
+        S::Picker,
+        "path",
+        A::PickerPath,
+        "Show file paths",
+        Some("path"),
+    ),
     info(
         S::Picker,
         "deep_search",
@@ -450,7 +468,11 @@ impl fmt::Display for Key {
             KeyCode::Insert => f.write_str("Ins"),
             KeyCode::F(n) => write!(f, "F{n}"),
             KeyCode::Char(' ') => f.write_str("Space"),
-            KeyCode::Char(c) if self.mods.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) => {
+            KeyCode::Char(c)
+                if self
+                    .mods
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
                 write!(f, "{}", c.to_uppercase())
             }
             KeyCode::Char(c) => write!(f, "{c}"),
@@ -486,7 +508,8 @@ impl Keymap {
         };
         let quit = Key::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         map.by_key.insert((Scope::Global, quit), Action::Quit);
-        map.by_action.insert((Scope::Global, Action::Quit), vec![quit]);
+        map.by_action
+            .insert((Scope::Global, Action::Quit), vec![quit]);
         map
     }
 
@@ -513,9 +536,7 @@ impl Keymap {
                     continue;
                 };
                 for (name, keys) in actions {
-                    let Some(info) = ACTIONS
-                        .iter()
-                        .find(|i| i.scope == scope && i.name == name)
+                    let Some(info) = ACTIONS.iter().find(|i| i.scope == scope && i.name == name)
                     else {
                         errors.push(format!("[keys.{table}] {name}: unknown action"));
                         continue;
@@ -665,7 +686,10 @@ mod tests {
             k("ctrl+shift+o"),
             Key::new(KeyCode::Char('O'), KeyModifiers::CONTROL)
         );
-        assert_eq!(k("shift+tab"), Key::new(KeyCode::BackTab, KeyModifiers::SHIFT));
+        assert_eq!(
+            k("shift+tab"),
+            Key::new(KeyCode::BackTab, KeyModifiers::SHIFT)
+        );
         assert_eq!(k("f1").to_string(), "F1");
         assert_eq!(k("ctrl+d").to_string(), "Ctrl+D");
         assert!(Key::parse("ctrl+nope").is_err());
@@ -686,7 +710,10 @@ mod tests {
 
         let typing: toml::Table = "[picker]\nsort = \"s\"".parse().unwrap();
         let errors = Keymap::with_overrides(&typing).unwrap_err();
-        assert!(errors[0].contains("types into the search box"), "{errors:?}");
+        assert!(
+            errors[0].contains("types into the search box"),
+            "{errors:?}"
+        );
 
         let global: toml::Table = "[preview]\nexpand = \"tab\"".parse().unwrap();
         let errors = Keymap::with_overrides(&global).unwrap_err();

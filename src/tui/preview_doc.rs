@@ -458,7 +458,10 @@ impl Writer<'_> {
         let cols = self.width.saturating_sub(indent).max(4);
         for line in lines.into_iter().take(limit) {
             for row in text::wrap(&line, cols) {
-                self.push(Line::from(vec![Span::raw(pad.clone()), Span::styled(row, style)]));
+                self.push(Line::from(vec![
+                    Span::raw(pad.clone()),
+                    Span::styled(row, style),
+                ]));
             }
         }
         if total > limit {
@@ -466,7 +469,10 @@ impl Writer<'_> {
             self.push(Line::from(vec![
                 Span::raw(pad),
                 Span::styled(
-                    format!("… {} more (o expands)", format::count(hidden, "line", "lines")),
+                    format!(
+                        "… {} more (o expands)",
+                        format::count(hidden, "line", "lines")
+                    ),
                     self.theme.muted,
                 ),
             ]));

@@ -83,7 +83,11 @@ fn install_panic_hook() {
 }
 
 /// Runs the app until it quits.
-pub fn run(mut app: App, first: Vec<Command>, workers: impl FnOnce(mpsc::Sender<AppEvent>) -> Workers) -> Result<()> {
+pub fn run(
+    mut app: App,
+    first: Vec<Command>,
+    workers: impl FnOnce(mpsc::Sender<AppEvent>) -> Workers,
+) -> Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, rx) = mpsc::channel::<AppEvent>();
     spawn_input(tx.clone());

@@ -1,9 +1,9 @@
 //! The picker's view of the catalog: progress updates from the loading
 //! worker, and the rows (projects and sessions) for a query, sort and scope.
 
+pub use crate::catalog::deep::DeepHit;
 use crate::catalog::discover::{normalize, project_folder_name};
 use crate::catalog::{self, Layout, Query, SessionSummary, SessionsFolder, SortMode};
-pub use crate::catalog::deep::DeepHit;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -190,7 +190,13 @@ mod tests {
     #[test]
     fn groups_by_project_newest_first() {
         let s = sample();
-        let r = rows(&s, Some(&folder()), &Query::Everything, ListOptions::default(), &HashSet::new());
+        let r = rows(
+            &s,
+            Some(&folder()),
+            &Query::Everything,
+            ListOptions::default(),
+            &HashSet::new(),
+        );
         let project = |cwd: &str, count| PickerRow::Project {
             cwd: cwd.into(),
             count,
@@ -202,7 +208,13 @@ mod tests {
         };
         assert_eq!(
             r,
-            vec![project("/w/a", 2), session(0), session(2), project("/w/b", 1), session(1)]
+            vec![
+                project("/w/a", 2),
+                session(0),
+                session(2),
+                project("/w/b", 1),
+                session(1)
+            ]
         );
     }
 
@@ -214,14 +226,26 @@ mod tests {
             scope: ListScope::CurrentFolder,
             ..ListOptions::default()
         };
-        assert_eq!(rows(&s, Some(&f), &Query::Everything, current, &HashSet::new()).len(), 2);
+        assert_eq!(
+            rows(&s, Some(&f), &Query::Everything, current, &HashSet::new()).len(),
+            2
+        );
         let named = ListOptions {
             named_only: true,
             ..ListOptions::default()
         };
-        assert_eq!(rows(&s, Some(&f), &Query::Everything, named, &HashSet::new()).len(), 2);
+        assert_eq!(
+            rows(&s, Some(&f), &Query::Everything, named, &HashSet::new()).len(),
+            2
+        );
         let collapsed: HashSet<String> = ["/w/a".to_string()].into();
-        let r = rows(&s, Some(&f), &Query::Everything, ListOptions::default(), &collapsed);
+        let r = rows(
+            &s,
+            Some(&f),
+            &Query::Everything,
+            ListOptions::default(),
+            &collapsed,
+        );
         assert_eq!(r.len(), 3);
     }
 }

@@ -119,14 +119,19 @@ impl JobContext {
             with_text: true,
         };
         let mut batch = Vec::new();
-        let mut last_sent = Instant::now();
+        // The first sessions go out at once; later ones in batches.
+        let mut last_sent = Instant::now()
+            .checked_sub(BATCH_EVERY)
+            .unwrap_or_else(Instant::now);
         let started_folder = folder.clone();
         let cat = catalog::load(&folder, options, &mut cache, &mut |p| match p {
-            catalog::Progress::Started { total } => send(AppEvent::Catalog(CatalogUpdate::Started {
-                folder: started_folder.clone(),
-                total,
-                demo,
-            })),
+            catalog::Progress::Started { total } => {
+                send(AppEvent::Catalog(CatalogUpdate::Started {
+                    folder: started_folder.clone(),
+                    total,
+                    demo,
+                }))
+            }
             catalog::Progress::Loaded {
                 done,
                 total,

@@ -36,9 +36,15 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
     }
     out.push(Line::styled("Typing", theme.title));
     for (k, what) in [
-        ("characters", "Sessions: search (words, \"a phrase\", re:pattern)"),
+        (
+            "characters",
+            "Sessions: search (words, \"a phrase\", re:pattern)",
+        ),
         ("Backspace", "Sessions and tree search: delete a character"),
-        ("Enter / Esc", "Tree search: keep the query for n / N / drop it"),
+        (
+            "Enter / Esc",
+            "Tree search: keep the query for n / N / drop it",
+        ),
     ] {
         out.push(Line::from(vec![
             Span::styled(format!("  {} ", text::fit(k, 22)), theme.key),
@@ -70,7 +76,10 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
         theme.muted,
     ));
     for p in &config.problems {
-        out.push(Line::styled(format!("  ! {}", text::clean_line(p)), theme.error));
+        out.push(Line::styled(
+            format!("  ! {}", text::clean_line(p)),
+            theme.error,
+        ));
     }
     out
 }

@@ -36,7 +36,10 @@ pub enum PickerOutcome {
     /// The selection moved to this session: show it in the tree.
     Show(PathBuf),
     /// Show this session with this entry selected (a deep-search hit).
-    ShowEntry { path: PathBuf, entry: Option<String> },
+    ShowEntry {
+        path: PathBuf,
+        entry: Option<String>,
+    },
     /// Move the focus to the tree.
     FocusTree,
     /// Run a deep search for this query over the listed sessions.
@@ -282,9 +285,11 @@ impl PickerPane {
         self.rebuild();
         if collapse {
             // The selection goes to the folded project's heading.
-            if let Some(r) = self.rows.iter().position(
-                |r| matches!(r, PickerRow::Project { cwd: c, .. } if *c == cwd),
-            ) {
+            if let Some(r) = self
+                .rows
+                .iter()
+                .position(|r| matches!(r, PickerRow::Project { cwd: c, .. } if *c == cwd))
+            {
                 self.selected = r;
             }
         }
@@ -526,7 +531,10 @@ fn settings_line<'a>(pane: &PickerPane, theme: &Theme) -> Line<'a> {
     Line::from(vec![
         on_off(pane.options.scope == ListScope::All, "all"),
         Span::styled("/", theme.muted),
-        on_off(pane.options.scope == ListScope::CurrentFolder, "this folder"),
+        on_off(
+            pane.options.scope == ListScope::CurrentFolder,
+            "this folder",
+        ),
         sep(),
         Span::styled(sort, theme.accent),
         sep(),
@@ -681,10 +689,7 @@ fn deep_lines<'a>(
             .sessions
             .iter()
             .find(|s| s.path == h.path)
-            .map_or_else(
-                || h.path.display().to_string(),
-                |s| s.title().to_string(),
-            );
+            .map_or_else(|| h.path.display().to_string(), |s| s.title().to_string());
         let head = format!(
             "{} · {}: ",
             text::truncate(&text::clean_line(&title), width / 3),

@@ -31,9 +31,10 @@ impl PreviewPane {
     /// Takes a newly built document and scrolls to the selected entry
     /// (unless only the width or mode changed, when the place is kept).
     pub fn set_doc(&mut self, doc: Box<PreviewDoc>) {
-        let same_entry = self.doc.as_ref().is_some_and(|d| {
-            (d.key.session, d.key.node) == (doc.key.session, doc.key.node)
-        });
+        let same_entry = self
+            .doc
+            .as_ref()
+            .is_some_and(|d| (d.key.session, d.key.node) == (doc.key.session, doc.key.node));
         self.doc = Some(doc);
         if same_entry {
             self.clamp();
@@ -153,10 +154,9 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &PreviewPane, block: Block<'_>,
             let visible: Vec<Line<'_>> = doc.lines[start..end].to_vec();
             frame.render_widget(Paragraph::new(visible), body);
             if doc.lines.len() > usize::from(body.height) {
-                let mut state = ScrollbarState::new(
-                    doc.lines.len().saturating_sub(usize::from(body.height)),
-                )
-                .position(start);
+                let mut state =
+                    ScrollbarState::new(doc.lines.len().saturating_sub(usize::from(body.height)))
+                        .position(start);
                 let bar = Rect {
                     x: inner.x + inner.width.saturating_sub(1),
                     width: inner.width.min(1),

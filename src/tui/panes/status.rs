@@ -19,7 +19,9 @@ pub fn left_text(app: &App) -> (String, bool) {
     let mut parts = Vec::new();
     if let Some(s) = app.picker.selected_session() {
         if app.panes.contains(&Pane::Picker) {
-            parts.push(text::clean_line(&crate::session::summary::normalize(s.title())));
+            parts.push(text::clean_line(&crate::session::summary::normalize(
+                s.title(),
+            )));
         }
     }
     match &app.tree.content {
@@ -48,8 +50,10 @@ pub fn left_text(app: &App) -> (String, bool) {
 }
 
 fn file_name(p: &std::path::Path) -> String {
-    p.file_name()
-        .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// The status bar's right text: position and totals.

@@ -409,8 +409,10 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>)
 }
 
 fn file_name(path: &std::path::Path) -> String {
-    path.file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// Draws the rows in view through tui-tree-widget. Only the rows on screen
@@ -452,7 +454,8 @@ fn draw_rows(
             opened.push(r);
         }
         let line = row_line(pane, t, r, hits.contains(&(r as u32)), theme, clock);
-        let item = TreeItem::new(r, line.clone(), kids).unwrap_or_else(|_| TreeItem::new_leaf(r, line));
+        let item =
+            TreeItem::new(r, line.clone(), kids).unwrap_or_else(|_| TreeItem::new_leaf(r, line));
         children
             .entry(row.container.map(|c| c as usize))
             .or_default()
@@ -536,11 +539,18 @@ fn row_line<'a>(
                 .as_deref()
                 .and_then(crate::session::jsdate::parse_iso_ms)
             {
-                spans.push(Span::styled(format!("{} ", clock.short_time(ms)), theme.muted));
+                spans.push(Span::styled(
+                    format!("{} ", clock.short_time(ms)),
+                    theme.muted,
+                ));
             }
         }
     }
-    let kind = t.kinds.get(node as usize).copied().unwrap_or(RowKind::Setting);
+    let kind = t
+        .kinds
+        .get(node as usize)
+        .copied()
+        .unwrap_or(RowKind::Setting);
     let text = t.text(node);
     let split = kind.prefix_len(text);
     let (prefix, rest) = text.split_at(split);
@@ -548,7 +558,11 @@ fn row_line<'a>(
     if !prefix.is_empty() {
         spans.push(Span::styled(prefix, prefix_style));
     }
-    let rest_style = if hit { rest_style.patch(theme.hit) } else { rest_style };
+    let rest_style = if hit {
+        rest_style.patch(theme.hit)
+    } else {
+        rest_style
+    };
     spans.push(Span::styled(rest, rest_style));
     Line::from(spans)
 }
