@@ -194,7 +194,7 @@ impl App {
                 let outcome = self.picker.deep_done(generation, result);
                 self.on_picker(outcome, &mut cmds);
             }
-            AppEvent::FileChanged(_) => {}
+            AppEvent::FileChanged(path) => self.reload_if_open(&path, &mut cmds),
         }
         self.sync_view(&mut cmds);
         cmds
@@ -222,6 +222,19 @@ impl App {
         cmds.push(Command::OpenSession {
             generation: self.open_generation,
             path,
+        });
+    }
+
+    /// Reads the open session again after it changed on disk; the tree keeps
+    /// its selection and folds by entry id.
+    fn reload_if_open(&mut self, path: &std::path::Path, cmds: &mut Vec<Command>) {
+        if self.open_path.as_deref() != Some(path) {
+            return;
+        }
+        self.open_generation += 1;
+        cmds.push(Command::OpenSession {
+            generation: self.open_generation,
+            path: path.to_path_buf(),
         });
     }
 

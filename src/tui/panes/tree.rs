@@ -358,7 +358,7 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>)
         let hits = match pane.search.hits.len() {
             0 if !pane.search.query.is_empty() => " (no match)".to_string(),
             0 => String::new(),
-            n => format!(" ({n} hits: n / N)"),
+            n => format!(" ({}: n / N)", crate::tui::format::count(n, "hit", "hits")),
         };
         let cursor = if pane.search.editing { "▏" } else { "" };
         let line = Line::from(vec![
