@@ -32,7 +32,7 @@ fn quote(s: &str) -> String {
 /// One tmux server of its own, with one pane running a shell command.
 struct Tmux {
     socket: String,
-    home: tempfile::TempDir,
+    _home: tempfile::TempDir,
 }
 
 impl Tmux {
@@ -73,7 +73,10 @@ impl Tmux {
             bin = quote(BIN),
             argv = argv.join(" "),
         );
-        let t = Tmux { socket, home };
+        let t = Tmux {
+            socket,
+            _home: home,
+        };
         t.tmux(&[
             "-f",
             "/dev/null",

@@ -87,8 +87,8 @@ fn pane_block(app: &App, pane: Pane, focused: bool) -> Block<'static> {
     match pane {
         Pane::Tree => {
             if let Content::Ready(t) = &app.tree.content {
-                if let Some(name) = t.session.name() {
-                    title = format!("{title} · {}", text::clean_line(&name));
+                if let Some(name) = &t.name {
+                    title = format!("{title} · {name}");
                 }
             }
             if app.tree_is_behind() {

@@ -114,6 +114,10 @@ pub struct LoadedSession {
     /// Per entry index: on the path from the root to the leaf.
     pub active: Vec<bool>,
     pub leaf: Option<u32>,
+    /// The session's name, made safe (read once: finding it walks the file's entries).
+    pub name: Option<String>,
+    /// Entries in the tree (later header lines not counted).
+    pub entry_count: usize,
 }
 
 impl LoadedSession {
@@ -137,7 +141,11 @@ impl LoadedSession {
             active[node as usize] = true;
         }
         let (order, parent) = display_order(&session, &active);
+        let name = session.name().map(|n| text::clean_line(&n));
+        let entry_count = session.live_entries().count();
         LoadedSession {
+            name,
+            entry_count,
             session: Arc::new(session),
             texts,
             kinds,

@@ -17,6 +17,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const FOLDED_LINES: usize = 4;
 /// Lines a folded tool result or command output shows.
 const FOLDED_OUTPUT_LINES: usize = 6;
+/// Context entries shown before the selected one, unless expanded: the
+/// context of an entry deep in a long session is long to read and to build.
+const WINDOW_ITEMS: usize = 400;
 /// Body text is indented by this many columns under its heading.
 const INDENT: usize = 2;
 
@@ -140,7 +143,24 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
         }
     };
     let mut messages = 0usize;
-    for (k, item) in ctx.items.iter().enumerate() {
+    // A long branch shows its last entries; the expanded view shows all.
+    let skip = if req.key.mode.expanded {
+        0
+    } else {
+        ctx.items.len().saturating_sub(WINDOW_ITEMS)
+    };
+    if skip > 0 {
+        doc.para(
+            &format!(
+                "… {} before these are in the context too (o shows everything)",
+                format::count(skip, "entry", "entries")
+            ),
+            theme.muted,
+            0,
+        );
+        doc.blank();
+    }
+    for (k, item) in ctx.items.iter().enumerate().skip(skip) {
         if k % 256 == 0 && req.latest.load(Ordering::Relaxed) != req.generation {
             return None;
         }
@@ -203,8 +223,9 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
         Span::styled(model, theme.title),
         Span::styled(
             format!(
-                " · {thinking} · {} · {} tokens · {}",
+                " · {thinking} · {}{} · {} tokens · {}",
                 format::count(messages, "message", "messages"),
+                if skip > 0 { " shown" } else { "" },
                 format::tokens(tokens),
                 format::cost(cost)
             ),

@@ -28,10 +28,10 @@ pub fn left_text(app: &App) -> (String, bool) {
         Content::Ready(t) => {
             if !app.panes.contains(&Pane::Picker) {
                 let name = t
-                    .session
-                    .name()
-                    .unwrap_or_else(|| file_name(&t.session.path));
-                parts.push(text::clean_line(&name));
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| text::clean_line(&file_name(&t.session.path)));
+                parts.push(name);
             }
             if let Some(node) = app.tree.selected_node() {
                 let e = t.entry(node);
@@ -61,8 +61,7 @@ pub fn right_text(app: &App) -> String {
     let mut parts = Vec::new();
     if let Content::Ready(t) = &app.tree.content {
         parts.push(app.tree.position());
-        let n = t.session.live_entries().count();
-        parts.push(format!("{n} entries"));
+        parts.push(crate::tui::format::count(t.entry_count, "entry", "entries"));
     }
     if app.panes.contains(&Pane::Picker) {
         let p = &app.picker;
