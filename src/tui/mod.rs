@@ -11,6 +11,7 @@ pub mod entry_tree;
 pub mod event;
 pub mod format;
 pub mod harness;
+pub mod key;
 pub mod keymap;
 pub mod layout;
 pub mod panes;
