@@ -132,8 +132,10 @@ impl Cache {
         if self.dir.is_none() {
             return;
         }
-        self.load_texts();
-        if let Some(texts) = &mut self.texts {
+        if state.with_text {
+            self.load_texts();
+        }
+        if let Some(texts) = self.texts.as_mut().filter(|_| state.with_text) {
             texts.insert(
                 path.to_path_buf(),
                 TextRecord {
@@ -153,7 +155,7 @@ impl Cache {
             },
         );
         self.index_dirty = true;
-        self.texts_dirty = true;
+        self.texts_dirty |= state.with_text;
     }
 
     /// Forgets files under `dir` that are no longer there.

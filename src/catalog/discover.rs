@@ -36,6 +36,18 @@ pub struct SessionsFolder {
     pub cwd: PathBuf,
 }
 
+impl SessionsFolder {
+    /// A folder named directly (as `--session-dir` does), seen from `cwd`.
+    pub fn at(dir: PathBuf, layout: Layout, cwd: PathBuf) -> SessionsFolder {
+        SessionsFolder {
+            dir,
+            layout,
+            source: FolderSource::Flag,
+            cwd,
+        }
+    }
+}
+
 /// Reads one environment variable.
 pub type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
 
@@ -71,10 +83,16 @@ impl Surroundings {
         normalize(&if p.is_absolute() { p } else { self.cwd.join(p) })
     }
 
+    /// A folder as given, lexically normalised: pi keeps relative paths
+    /// relative, and prints session paths the same way.
+    fn as_given(&self, p: PathBuf) -> PathBuf {
+        normalize(&p)
+    }
+
     /// pi's agent folder: `PI_CODING_AGENT_DIR` or `~/.pi/agent`.
     pub fn agent_dir(&self) -> PathBuf {
         match (self.env)("PI_CODING_AGENT_DIR") {
-            Some(d) => self.absolute(self.expand(&d)),
+            Some(d) => self.as_given(self.expand(&d)),
             None => self
                 .home
                 .clone()
@@ -105,10 +123,10 @@ pub fn locate(s: &Surroundings, problems: &mut Vec<CatalogProblem>) -> SessionsF
             })
     };
     let (dir, source) = match chosen {
-        Some((d, source)) => (s.absolute(d), source),
+        Some((d, source)) => (s.as_given(d), source),
         None => (default.clone(), FolderSource::Default),
     };
-    let layout = if dir == normalize(&default) {
+    let layout = if s.absolute(dir.clone()) == s.absolute(default.clone()) {
         Layout::PerProject
     } else {
         Layout::Flat
@@ -243,9 +261,13 @@ pub fn candidates(
     }
     let mut out: Vec<Candidate> = files
         .into_iter()
-        .map(|path| {
-            let meta = std::fs::metadata(&path).ok().map(|m| FileStamp::of(&m));
-            Candidate { path, meta }
+        .filter_map(|path| match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => None,
+            Ok(m) => Some(Candidate {
+                meta: Some(FileStamp::of(&m)),
+                path,
+            }),
+            Err(_) => Some(Candidate { path, meta: None }),
         })
         .collect();
     let name = |c: &Candidate| {

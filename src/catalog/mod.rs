@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod deep;
 pub mod discover;
+mod quick;
 pub mod search;
 pub mod summary;
 
@@ -105,24 +106,29 @@ pub fn load(
         total: candidates.len(),
     });
     let plans: Vec<Plan> = candidates.iter().map(|c| plan(c, cache)).collect();
-    // Cached texts are attached up front; workers only read files.
+    // Cached texts are attached up front; workers only read files. A state
+    // without its text cannot serve a search, nor grow one.
     let plans: Vec<(Plan, Option<String>)> = plans
         .into_iter()
         .zip(&candidates)
         .map(|(p, c)| {
-            let text = match &p {
-                Plan::Cached(s) if options.with_text => cache.text(&c.path, s),
-                Plan::Resume(s) => cache.text(&c.path, s),
-                _ => None,
+            let state = match &p {
+                Plan::Cached(s) | Plan::Resume(s) => s,
+                Plan::Whole => return (p, None),
             };
-            match (p, &text) {
-                (Plan::Resume(_), None) => (Plan::Whole, None),
-                (Plan::Cached(_), None) if options.with_text => (Plan::Whole, None),
-                (p, _) => (p, text),
+            let cached = matches!(p, Plan::Cached(_));
+            if options.with_text && !state.with_text {
+                (Plan::Whole, None)
+            } else if (cached && !options.with_text) || !state.with_text {
+                (p, None)
+            } else {
+                match cache.text(&c.path, state) {
+                    Some(t) => (p, Some(t)),
+                    None => (Plan::Whole, None),
+                }
             }
         })
         .collect();
-
     let total = candidates.len();
     let mut results: Vec<Option<Loaded>> = (0..total).map(|_| None).collect();
     let next = AtomicUsize::new(0);
@@ -271,7 +277,13 @@ fn summarise(
         Plan::Resume(s) if s.same_header(&mut file).map_err(problem)? => {
             (s.clone(), Plan::Resume(SummaryState::default()))
         }
-        Plan::Resume(_) | Plan::Whole => (SummaryState::default(), Plan::Whole),
+        Plan::Resume(_) | Plan::Whole => (
+            SummaryState {
+                with_text: keep_text,
+                ..SummaryState::default()
+            },
+            Plan::Whole,
+        ),
     };
     if !matches!(how, Plan::Whole) {
         state.text = text.unwrap_or_default().to_string();

@@ -275,23 +275,25 @@ fn score_positions(t: &[u16], positions: &[usize]) -> f64 {
             .is_some_and(|c| is_js_space(c) || matches!(c, '-' | '_' | '.' | '/' | ':'))
     };
     let mut score = 0.0;
-    let mut last: Option<usize> = None;
+    // pi starts "the previous match" at -1, so a match at 0 extends a run.
+    let mut last: isize = -1;
     let mut run = 0.0;
     for &i in positions {
-        if last.is_some_and(|l| l + 1 == i) {
+        let i = i as isize;
+        if last == i - 1 {
             run += 1.0;
             score -= run * 5.0;
         } else {
             run = 0.0;
-            if let Some(l) = last {
-                score += ((i - l - 1) * 2) as f64;
+            if last >= 0 {
+                score += ((i - last - 1) * 2) as f64;
             }
         }
-        if i == 0 || boundary(t[i - 1]) {
+        if i == 0 || boundary(t[i as usize - 1]) {
             score -= 10.0;
         }
         score += i as f64 * 0.1;
-        last = Some(i);
+        last = i;
     }
     score
 }
@@ -474,11 +476,60 @@ pub fn threaded(sessions: &[SessionSummary], indices: &[usize]) -> Vec<ThreadRow
 mod tests {
     use super::*;
 
+    fn session(path: &str, parent: Option<&str>, modified: i64) -> SessionSummary {
+        SessionSummary {
+            path: PathBuf::from(path),
+            parent_session_path: parent.map(str::to_string),
+            modified_ms: Some(modified),
+            ..SessionSummary::default()
+        }
+    }
+
+    #[test]
+    fn forks_sit_under_their_parent_ordered_by_subtree_activity() {
+        let s = vec![
+            session("/s/a.jsonl", None, 10),
+            session("/s/b.jsonl", Some("/s/a.jsonl"), 50),
+            session("/s/c.jsonl", None, 40),
+            session("/s/d.jsonl", Some("/s/b.jsonl"), 5),
+            session("/s/e.jsonl", Some("/s/./a.jsonl"), 20),
+            session("/s/f.jsonl", Some("/s/gone.jsonl"), 30),
+        ];
+        let rows = threaded(&s, &[0, 1, 2, 3, 4, 5]);
+        let got: Vec<(usize, usize, bool)> =
+            rows.iter().map(|r| (r.index, r.depth, r.is_last)).collect();
+        // a (subtree latest 50) first, with b (50, child d) before e (20);
+        // then c (40), then f (30, its parent is not listed).
+        assert_eq!(
+            got,
+            [
+                (0, 0, false),
+                (1, 1, false),
+                (3, 2, true),
+                (4, 1, true),
+                (2, 0, false),
+                (5, 0, true)
+            ]
+        );
+        assert_eq!(rows[2].ancestor_continues, [false, true]);
+        // A parent loop still lists every session once.
+        let looped = vec![
+            session("/s/x.jsonl", Some("/s/y.jsonl"), 1),
+            session("/s/y.jsonl", Some("/s/x.jsonl"), 2),
+        ];
+        assert_eq!(threaded(&looped, &[0, 1]).len(), 2);
+    }
+
     #[test]
     fn fuzzy_scores_like_pi() {
         // Word start, run of three: -10 + (-5) + 0.1 + (-10) + 0.2 ...
         assert!(fuzzy_match("abc", "xyz").is_none());
-        assert_eq!(fuzzy_match("ab", "ab"), Some(-10.0 - 5.0 + 0.1 - 100.0));
+        // A match at 0 extends pi's initial run: -5 -10 (word start), then -10 +0.1.
+        assert_eq!(
+            fuzzy_match("ab", "ab"),
+            Some(-5.0 - 10.0 - 10.0 + 0.1 - 100.0)
+        );
+        assert_eq!(fuzzy_match("read", "read thinking plain text"), Some(-59.4));
         assert!(fuzzy_match("opus", "openrouter/claude-opus").is_some());
         assert!(fuzzy_match("v2abc", "abcv2").is_none());
         assert!(fuzzy_match("abc2", "2abc").is_some());

@@ -1,20 +1,32 @@
 //! One session file's summary: the fields pi's `/resume` list computes (with
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
-use crate::session::entry::{UsageFields, scalar_ms};
-use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient};
+use crate::session::entry::{UsageFields, UsageTotals, scalar_ms};
+use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient, lenient_deserialize};
 use crate::session::js_trim;
+use crate::session::jsdate;
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+/// The parts of a user or assistant message a summary uses.
+struct Chat<'a> {
+    role: Option<&'a str>,
+    /// `None` when the message has no `content` key.
+    content: Option<&'a ContentText>,
+    time: Option<f64>,
+    usage: Option<UsageTotals>,
+    provider: Option<&'a str>,
+    model: Option<&'a str>,
+}
+
 /// One session as the picker and `piscope ls` show it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SessionSummary {
     pub path: PathBuf,
     pub id: String,
@@ -148,10 +160,15 @@ pub(crate) struct SummaryState {
     pub tokens: f64,
     pub cost: f64,
     pub skipped_by_pi: Option<String>,
+    /// Whether `text` is being collected (listing alone does not need it).
+    pub with_text: bool,
     /// Kept apart in the cache (see [`super::cache`]).
     #[serde(skip)]
     pub text: String,
 }
+
+/// Bytes read at a time; a longer line grows the buffer.
+const READ_BLOCK: usize = 1 << 20;
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
@@ -166,37 +183,86 @@ impl SummaryState {
     /// the state; an unfinished last line is read into the returned copy
     /// only, so the state can be resumed when the rest arrives.
     pub fn read_on(&mut self, file: &mut File) -> io::Result<SummaryState> {
-        file.seek(SeekFrom::Start(self.offset))?;
-        let mut reader = BufReader::with_capacity(256 << 10, &mut *file);
-        let mut buf = Vec::with_capacity(64 << 10);
-        loop {
-            buf.clear();
-            let n = reader.read_until(b'\n', &mut buf)?;
-            if n == 0 {
-                return Ok(self.clone());
+        thread_local! {
+            // One read buffer per thread, not one per file.
+            static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        BUF.with(|b| {
+            let mut buf = b.take();
+            if buf.len() < READ_BLOCK {
+                buf.resize(READ_BLOCK, 0);
             }
-            if buf.last() != Some(&b'\n') {
+            let r = self.read_on_with(file, &mut buf);
+            if buf.len() > 4 * READ_BLOCK {
+                buf = Vec::new();
+            }
+            b.replace(buf);
+            r
+        })
+    }
+
+    fn read_on_with(&mut self, file: &mut File, buf: &mut Vec<u8>) -> io::Result<SummaryState> {
+        file.seek(SeekFrom::Start(self.offset))?;
+        let (mut start, mut end) = (0, 0);
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &buf[start..end]) {
+                let line_start = self.offset;
+                self.offset += i as u64 + 1;
+                self.line(&buf[start..start + i], line_start);
+                start += i + 1;
+                if self.not_a_session {
+                    return Ok(self.clone());
+                }
+                continue;
+            }
+            // No complete line left in the buffer: keep the rest, read more.
+            buf.copy_within(start..end, 0);
+            end -= start;
+            start = 0;
+            if end == buf.len() {
+                buf.resize(buf.len() * 2, 0);
+            }
+            let n = match file.read(&mut buf[end..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
                 let mut done = self.clone();
-                done.line(&buf, self.offset);
-                done.offset = self.offset;
+                if end > 0 {
+                    done.line(&buf[..end], self.offset);
+                }
                 return Ok(done);
             }
-            let start = self.offset;
-            self.offset += n as u64;
-            self.line(&buf[..n - 1], start);
-            if self.not_a_session {
-                return Ok(self.clone());
-            }
+            end += n;
         }
     }
 
     fn line(&mut self, raw: &[u8], start: u64) {
+        if self.with_text {
+            self.line_as::<KeepText>(raw, start)
+        } else {
+            self.line_as::<SkipText>(raw, start)
+        }
+    }
+
+    fn line_as<M: TextMode>(&mut self, raw: &[u8], start: u64) {
         self.next_line += 1;
         let bytes = if start == 0 {
             raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw)
         } else {
             raw
         };
+        // Tool output, most of the bytes, is only checked (its strings may
+        // hold any bytes: as U+FFFD they would be valid JSON all the same).
+        if self.header.is_some() {
+            if let Some(q) = super::quick::quick_message(bytes, !M::KEEP) {
+                self.take_quick(q);
+                return;
+            }
+        }
+        // Bytes that are not UTF-8 read as U+FFFD, as pi's reader does.
+        // (Checking the line once is cheaper than serde checking each key.)
         let text = match std::str::from_utf8(bytes) {
             Ok(t) => std::borrow::Cow::Borrowed(t),
             Err(_) => {
@@ -204,11 +270,10 @@ impl SummaryState {
                 String::from_utf8_lossy(bytes)
             }
         };
-        if js_trim(&text).is_empty() {
-            return;
-        }
-        let Some(line) = parse(&text) else {
-            self.damaged_lines += 1;
+        let Some(line) = parse::<M>(&text) else {
+            if !js_trim(&text).is_empty() {
+                self.damaged_lines += 1;
+            }
             return;
         };
         let Parsed::Object(line) = line else {
@@ -227,7 +292,7 @@ impl SummaryState {
         }
     }
 
-    fn take_header(&mut self, line: &Line, raw: &[u8], start: u64) {
+    fn take_header<M: TextMode>(&mut self, line: &Line<M>, raw: &[u8], start: u64) {
         let (Some("session"), Scalar::Str(id)) = (line.kind.as_str(), &line.id) else {
             self.not_a_session = true;
             return;
@@ -247,7 +312,7 @@ impl SummaryState {
         self.header_hash = fnv1a(raw);
     }
 
-    fn take_entry(&mut self, line: Line) {
+    fn take_entry<M: TextMode>(&mut self, line: Line<M>) {
         self.entries += 1;
         match line.kind.as_str() {
             Some("session_info") => match &line.name {
@@ -290,44 +355,84 @@ impl SummaryState {
         }
     }
 
-    fn take_message(&mut self, line: &Line) {
+    fn take_message<M: TextMode>(&mut self, line: &Line<M>) {
         self.message_count += 1;
         let message = match &line.message {
             MessageValue::Object(m) => m,
-            MessageValue::Missing | MessageValue::Null => {
+            MessageValue::Missing(_) | MessageValue::Null => {
                 return self.pi_throws("a message entry without a message");
             }
             MessageValue::Other => return,
         };
-        let role = message.role.as_str();
-        if role == Some("assistant") {
-            if let Some(u) = &message.usage.0 {
-                self.add_usage(u);
-            }
-            self.note_model(message.provider.as_str(), message.model.as_str());
-        }
-        if !matches!(role, Some("user" | "assistant")) || !message.has_content {
-            return;
-        }
         let time = match &message.timestamp {
             Scalar::Num(n) => Some(*n),
             _ => scalar_ms(&line.timestamp).map(|t| t as f64),
         };
-        if let Some(t) = time {
+        self.take_chat(Chat {
+            role: message.role.as_str(),
+            content: message.has_content.then_some(&message.content),
+            time,
+            usage: message.usage.0.as_ref().map(|u| u.totals()),
+            provider: message.provider.as_str(),
+            model: message.model.as_str(),
+        });
+    }
+
+    /// A message line read by the fast path.
+    fn take_quick(&mut self, q: super::quick::QuickMessage<'_>) {
+        self.entries += 1;
+        self.message_count += 1;
+        if let Some(p) = q.parent {
+            self.childless.remove(p);
+        }
+        self.childless.insert(q.id.into());
+        if let Some(a) = q.assistant {
+            let time = a
+                .time
+                .or_else(|| jsdate::parse_iso_ms(q.timestamp).map(|t| t as f64));
+            self.take_chat(Chat {
+                role: Some("assistant"),
+                content: a.has_content.then_some(&ContentText::Unread),
+                time,
+                usage: a.usage.map(|(tokens, cost)| UsageTotals { tokens, cost }),
+                provider: a.provider,
+                model: a.model,
+            });
+        }
+    }
+
+    fn take_chat(&mut self, m: Chat<'_>) {
+        if m.role == Some("assistant") {
+            if let Some(u) = m.usage {
+                self.tokens += u.tokens;
+                self.cost += u.cost;
+            }
+            self.note_model(m.provider, m.model);
+        }
+        let Some(content) = m
+            .content
+            .filter(|_| matches!(m.role, Some("user" | "assistant")))
+        else {
+            return;
+        };
+        if let Some(t) = m.time {
             self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
         }
-        let text = match &message.content {
+        let text = match content {
             ContentText::Text(t) => t.as_str(),
+            ContentText::Unread => return,
             ContentText::Throws => return self.pi_throws("message content that is not a list"),
         };
         if text.is_empty() {
             return;
         }
-        if !self.text.is_empty() {
-            self.text.push(' ');
+        if self.with_text {
+            if !self.text.is_empty() {
+                self.text.push(' ');
+            }
+            self.text.push_str(text);
         }
-        self.text.push_str(text);
-        if self.first_message.is_none() && role == Some("user") {
+        if self.first_message.is_none() && m.role == Some("user") {
             self.first_message = Some(text.to_string());
         }
     }
@@ -423,18 +528,20 @@ impl SummaryState {
 // ---------------------------------------------------------------------------
 // Line parsing: only the fields a summary needs.
 
-enum Parsed {
-    Object(Box<Line>),
+lenient_deserialize!(ContentShape, BlockShape, ContentText, Block, JsText);
+
+enum Parsed<M: TextMode> {
+    Object(Box<Line<M>>),
     /// `null`, `false`, `0`, `""`: pi skips these lines.
     Falsy,
     /// Any other value that is not an object.
     Truthy,
 }
 
-/// `None` when the line is not JSON.
-fn parse(text: &str) -> Option<Parsed> {
+/// `None` when the line is not JSON (or blank).
+fn parse<M: TextMode>(text: &str) -> Option<Parsed<M>> {
     if text.trim_start().starts_with('{') {
-        if let Ok(line) = serde_json::from_str::<Line>(text) {
+        if let Ok(line) = serde_json::from_str::<Line<M>>(text) {
             return Some(Parsed::Object(Box::new(line)));
         }
     }
@@ -442,7 +549,7 @@ fn parse(text: &str) -> Option<Parsed> {
         serde_json::Value::Object(map) => {
             // Duplicate keys: serde_json keeps the last, as JSON.parse does.
             let again = serde_json::Value::Object(map).to_string();
-            serde_json::from_str::<Line>(&again)
+            serde_json::from_str::<Line<M>>(&again)
                 .ok()
                 .map(|l| Parsed::Object(Box::new(l)))
         }
@@ -454,9 +561,26 @@ fn parse(text: &str) -> Option<Parsed> {
     }
 }
 
+/// Whether assistant texts are kept (for search) or only checked.
+trait TextMode: Default {
+    const KEEP: bool;
+}
+
+#[derive(Default)]
+struct KeepText;
+impl TextMode for KeepText {
+    const KEEP: bool = true;
+}
+
+#[derive(Default)]
+struct SkipText;
+impl TextMode for SkipText {
+    const KEEP: bool = false;
+}
+
 #[derive(Deserialize, Default)]
-#[serde(default)]
-struct Line {
+#[serde(default, bound(deserialize = "M: TextMode"))]
+struct Line<M: TextMode> {
     #[serde(rename = "type")]
     kind: Scalar,
     id: Scalar,
@@ -466,7 +590,7 @@ struct Line {
     cwd: Scalar,
     #[serde(rename = "parentSession")]
     parent_session: Scalar,
-    message: MessageValue,
+    message: MessageValue<M>,
     name: Scalar,
     #[serde(rename = "targetId")]
     target_id: Scalar,
@@ -474,19 +598,23 @@ struct Line {
     provider: Scalar,
     #[serde(rename = "modelId")]
     model_id: Scalar,
-    usage: Obj<UsageFields>,
+    usage: Obj<Box<UsageFields>>,
 }
 
-#[derive(Default)]
-enum MessageValue {
-    #[default]
-    Missing,
+enum MessageValue<M> {
+    Missing(std::marker::PhantomData<M>),
     Null,
     Other,
     Object(Box<MessageFields>),
 }
 
-impl<'de> Lenient<'de> for MessageValue {
+impl<M> Default for MessageValue<M> {
+    fn default() -> Self {
+        MessageValue::Missing(std::marker::PhantomData)
+    }
+}
+
+impl<'de, M: TextMode> Lenient<'de> for MessageValue<M> {
     fn from_str(_: &str) -> Self {
         MessageValue::Other
     }
@@ -504,11 +632,11 @@ impl<'de> Lenient<'de> for MessageValue {
         Ok(MessageValue::Other)
     }
     fn from_map<A: MapAccess<'de>>(a: A) -> Result<Self, A::Error> {
-        read_message(a).map(|m| MessageValue::Object(Box::new(m)))
+        read_message::<M, A>(a).map(|m| MessageValue::Object(Box::new(m)))
     }
 }
 
-impl<'de> Deserialize<'de> for MessageValue {
+impl<'de, M: TextMode> Deserialize<'de> for MessageValue<M> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         deserialize_lenient(d)
     }
@@ -520,7 +648,7 @@ struct MessageFields {
     has_content: bool,
     content: ContentText,
     timestamp: Scalar,
-    usage: Obj<UsageFields>,
+    usage: Obj<Box<UsageFields>>,
     provider: Scalar,
     model: Scalar,
 }
@@ -540,18 +668,22 @@ enum MessageKey {
 
 /// Reads a message object; the last of duplicate keys wins. Tool output
 /// (most of a file) is skipped unread when the role came first.
-fn read_message<'de, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Error> {
+fn read_message<'de, M: TextMode, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Error> {
     let mut m = MessageFields::default();
     while let Some(key) = a.next_key::<MessageKey>()? {
         match key {
             MessageKey::Role => m.role = a.next_value()?,
             MessageKey::Content => {
                 m.has_content = true;
-                let wanted = !matches!(&m.role, Scalar::Str(r) if r != "user" && r != "assistant");
-                if wanted {
-                    m.content = a.next_value()?;
-                } else {
-                    a.next_value::<IgnoredAny>()?;
+                match m.role.as_str() {
+                    Some("user") => m.content = a.next_value()?,
+                    Some("assistant") if !M::KEEP => {
+                        m.content = a.next_value::<ContentShape>()?.0;
+                    }
+                    Some("assistant") | None => m.content = a.next_value()?,
+                    Some(_) => {
+                        a.next_value::<IgnoredAny>()?;
+                    }
                 }
             }
             MessageKey::Timestamp => m.timestamp = a.next_value()?,
@@ -571,8 +703,41 @@ fn read_message<'de, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Er
 #[derive(Default)]
 enum ContentText {
     Text(String),
+    /// A valid shape whose text was not needed.
+    Unread,
     #[default]
     Throws,
+}
+
+/// Content checked for the shapes pi's reader throws on, text skipped unread.
+#[derive(Default)]
+struct ContentShape(ContentText);
+
+impl<'de> Lenient<'de> for ContentShape {
+    fn from_str(_: &str) -> Self {
+        ContentShape(ContentText::Unread)
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut throws = false;
+        while let Some(block) = a.next_element::<BlockShape>()? {
+            throws |= block.0;
+        }
+        Ok(ContentShape(if throws {
+            ContentText::Throws
+        } else {
+            ContentText::Unread
+        }))
+    }
+}
+
+/// Whether a content block is null (`block.type` throws on it).
+#[derive(Default)]
+struct BlockShape(bool);
+
+impl<'de> Lenient<'de> for BlockShape {
+    fn from_null() -> Self {
+        BlockShape(true)
+    }
 }
 
 impl<'de> Lenient<'de> for ContentText {
@@ -601,12 +766,6 @@ impl<'de> Lenient<'de> for ContentText {
         } else {
             ContentText::Text(out)
         })
-    }
-}
-
-impl<'de> Deserialize<'de> for ContentText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_lenient(d)
     }
 }
 
@@ -652,12 +811,6 @@ impl<'de> Lenient<'de> for Block {
     }
 }
 
-impl<'de> Deserialize<'de> for Block {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_lenient(d)
-    }
-}
-
 /// A value as JavaScript's `Array.prototype.join` turns it into text.
 #[derive(Default)]
 struct JsText(String);
@@ -682,12 +835,6 @@ impl<'de> Lenient<'de> for JsText {
     fn from_map<A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(JsText("[object Object]".to_string()))
-    }
-}
-
-impl<'de> Deserialize<'de> for JsText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_lenient(d)
     }
 }
 

@@ -74,9 +74,12 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     };
     let sessions = &cat.sessions;
     let sort = args.sort.unwrap_or_default();
-    let picked = catalog::filter_and_sort(sessions, &query, sort, args.named);
     if args.deep {
-        let chosen: Vec<SessionSummary> = picked.iter().map(|&i| sessions[i].clone()).collect();
+        let chosen: Vec<SessionSummary> = sessions
+            .iter()
+            .filter(|s| !args.named || catalog::search::has_name(s))
+            .cloned()
+            .collect();
         let (hits, problems) = deep_search(&chosen, &query);
         for p in &problems {
             eprintln!("piscope: {}", sanitize(&p.to_string()));
@@ -98,7 +101,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         }
         return Ok(());
     }
-    // pi only lists sessions its reader can read through.
+    let picked = catalog::filter_and_sort(sessions, &query, sort, args.named);
     let rows: Vec<catalog::ThreadRow> =
         if sort == SortMode::Threaded && matches!(query, Query::Everything) && !args.json {
             catalog::threaded(sessions, &picked)
@@ -210,8 +213,10 @@ fn write_table(
     Ok(())
 }
 
+/// One line of text: line breaks and tabs become spaces (other control
+/// characters are made visible by `sanitize`).
 fn one_line(s: &str) -> String {
-    s.split(|c: char| c.is_control())
+    s.split(['\n', '\r', '\t'])
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")

@@ -76,15 +76,17 @@ pub fn deserialize_lenient<'de, D: Deserializer<'de>, T: Lenient<'de>>(
     d.deserialize_any(AnyVisitor(PhantomData))
 }
 
+/// Implements `Deserialize` through the type's [`Lenient`] readers.
 macro_rules! lenient_deserialize {
     ($($ty:ident $(<$param:ident>)?),*) => {$(
-        impl<'de $(, $param: Deserialize<'de>)?> Deserialize<'de> for $ty $(<$param>)? {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                deserialize_lenient(d)
+        impl<'de $(, $param: serde::Deserialize<'de>)?> serde::Deserialize<'de> for $ty $(<$param>)? {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::session::fields::deserialize_lenient(d)
             }
         }
     )*};
 }
+pub(crate) use lenient_deserialize;
 lenient_deserialize!(Scalar, Short, StrLen, Obj<T>, List<T>);
 
 /// A JSON value with strings and numbers kept, and arrays and objects

@@ -4,6 +4,9 @@
 // `null` and at random entries. Then piscope edits copies of some files
 // (`label`, `branch` with and without a summary, on user and other entries,
 // `rename`) and pi, reading them back, must see exactly those edits.
+// Finally the catalog: `ls --all --json` must be pi's session list of each
+// corpus folder, and queries built from the corpus's own words must select
+// and order what pi's /resume search does.
 //
 // usage: node differential.mjs --bin PISCOPE --oracle ORACLE.mjs --corpus DIR
 //                              [--seed N] [--leaves K] [--edits M]
@@ -70,8 +73,8 @@ class Oracle {
   }
 }
 
-function piscope(argv) {
-  const r = spawnSync(BIN, argv, { encoding: "utf8", maxBuffer: 1 << 30 });
+function piscope(argv, env = process.env) {
+  const r = spawnSync(BIN, argv, { encoding: "utf8", maxBuffer: 1 << 30, env });
   if (r.status !== 0) return { error: `exit ${r.status}: ${r.stderr.trim()}` };
   try {
     return { ok: JSON.parse(r.stdout) };
@@ -259,15 +262,70 @@ async function edits(oracle, files) {
   return checks;
 }
 
+/** Queries made of the corpus's own words: plain, two at once, phrases, a
+ * regex, a fuzzy subsequence of a folder name, unicode, and a miss. */
+function queriesFor(list) {
+  const texts = list.map((s) => `${s.name ?? ""} ${s.firstMessage}`).join(" ");
+  const words = texts.split(/\s+/).filter((w) => /^[\p{L}\p{N}]{3,}$/u.test(w));
+  const out = ["zzzz-no-such-thing"];
+  for (let k = 0; k < 6 && words.length; k++) out.push(pick(words));
+  for (let k = 0; k < 2 && words.length; k++) out.push(`${pick(words)} ${pick(words)}`);
+  const first = list.find((s) => s.firstMessage.split(" ").length > 2);
+  if (first) {
+    const ws = first.firstMessage.split(" ");
+    out.push(`"${ws[0]}  ${ws[1]}"`);
+    out.push(`re:${ws[0].slice(0, 3)}\\w*\\s+${ws[1].slice(0, 2)}`);
+  }
+  const cwd = pick(list)?.cwd ?? "";
+  const letters = [...cwd.replace(/[^\p{L}]/gu, "")];
+  out.push(letters.filter((_, i) => i % 3 === 0).slice(0, 5).join(""));
+  return out;
+}
+
+async function catalog(oracle, dirs) {
+  let checks = 0;
+  for (const dir of dirs.split(",")) {
+    const layout = readdirSync(dir).includes("sessions") ? "root" : "flat";
+    const env = { ...process.env, PI_CODING_AGENT_DIR: dir };
+    delete env.PI_CODING_AGENT_SESSION_DIR;
+    const base = layout === "root" ? ["ls", "--all", "--json", "--no-cache"] : ["ls", "--all", "--json", "--no-cache", "--session-dir", dir];
+    const target = layout === "root" ? join(dir, "sessions") : dir;
+    const mine = piscope(base, env);
+    const theirs = await oracle.ask([layout === "root" ? "list-root" : "list", target]);
+    checks++;
+    if (mine.error || theirs.error) {
+      fail(dir, "ls", mine.error ?? theirs.error);
+      continue;
+    }
+    const d = firstDiff(mine.ok, theirs.ok);
+    if (d) fail(dir, "ls", `differs at ${d}`);
+    for (const q of queriesFor(theirs.ok)) {
+      for (const sort of ["recent", "relevance"]) {
+        const got = piscope([...base, "--query", q, "--sort", sort], env);
+        const want = await oracle.ask(["search", target, q, "--sort", sort]);
+        checks++;
+        if (got.error || want.error) {
+          fail(dir, `ls --query ${q}`, got.error ?? want.error);
+          continue;
+        }
+        const d = firstDiff(got.ok.map((s) => s.path), want.ok);
+        if (d) fail(dir, `ls --query ${JSON.stringify(q)} --sort ${sort}`, `differs at ${d}`);
+      }
+    }
+  }
+  return checks;
+}
+
 const files = sessionFiles(CORPUS);
 const oracle = new Oracle();
 const started = Date.now();
 const read = await readOnly(oracle, files);
 const written = await edits(oracle, files);
+const listed = await catalog(oracle, CORPUS);
 oracle.close();
 for (const f of failures.slice(0, 20)) console.error(f);
 if (failures.length > 20) console.error(`... and ${failures.length - 20} more`);
 console.log(
-  `differential: seed ${SEED}, ${files.length} files, ${read} read checks, ${written} edit checks, ${failures.length} mismatches (${Date.now() - started} ms)`,
+  `differential: seed ${SEED}, ${files.length} files, ${read} read checks, ${written} edit checks, ${listed} catalog checks, ${failures.length} mismatches (${Date.now() - started} ms)`,
 );
 process.exit(failures.length ? 1 : 0);

@@ -1,0 +1,338 @@
+//! The catalog cache: unchanged files are not read again, grown files are
+//! read on from where the cache stopped, shrunk or replaced files are read
+//! whole, a damaged cache is rebuilt, and concurrent writers never corrupt
+//! it. Every answer must equal a load without the cache.
+
+use piscope::catalog::{
+    self, Cache, Layout, LoadOptions, LoadStats, Query, Scope, SessionSummary, SessionsFolder,
+    SortMode,
+};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/corpus/sessions")
+}
+
+/// A copy of the golden corpus (pi's per-project layout) in a temp folder.
+fn copy_corpus() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path().join("sessions");
+    for project in std::fs::read_dir(corpus()).expect("corpus") {
+        let project = project.expect("entry").path();
+        let to = root.join(project.file_name().expect("name"));
+        std::fs::create_dir_all(&to).expect("mkdir");
+        for f in std::fs::read_dir(&project).expect("project") {
+            let f = f.expect("file").path();
+            std::fs::copy(&f, to.join(f.file_name().expect("name"))).expect("copy");
+        }
+    }
+    (tmp, root)
+}
+
+fn folder(root: &Path) -> SessionsFolder {
+    SessionsFolder::at(root.to_path_buf(), Layout::PerProject, root.to_path_buf())
+}
+
+fn load(root: &Path, cache: &mut Cache, with_text: bool) -> (Vec<String>, LoadStats) {
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text,
+    };
+    let cat = catalog::load(&folder(root), options, cache, &mut |_| {});
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    (cat.sessions.iter().map(describe).collect(), cat.stats)
+}
+
+/// Everything a summary says, as text.
+fn describe(s: &SessionSummary) -> String {
+    format!(
+        "{:?}",
+        (
+            &s.path,
+            &s.id,
+            &s.name,
+            s.modified_ms,
+            s.message_count,
+            &s.first_message,
+            (
+                s.entries,
+                s.leaves,
+                s.labels,
+                s.compactions,
+                s.damaged_lines
+            ),
+            (s.size, &s.models, s.tokens, s.cost),
+            s.text.as_ref().map(|t| t.original.clone()),
+        )
+    )
+}
+
+fn fresh(root: &Path, with_text: bool) -> Vec<String> {
+    load(root, &mut Cache::disabled(), with_text).0
+}
+
+fn newest_file(root: &Path) -> PathBuf {
+    let mut files: Vec<PathBuf> = walk(root);
+    files.sort();
+    files.pop().expect("a session file")
+}
+
+fn walk(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in std::fs::read_dir(root).expect("root") {
+        for f in std::fs::read_dir(d.expect("dir").path()).expect("project") {
+            out.push(f.expect("file").path());
+        }
+    }
+    out
+}
+
+const NEW_LINE: &str = r#"{"type":"message","id":"feedbeef","parentId":null,"timestamp":"2030-01-01T00:00:00.000Z","message":{"role":"user","content":"a brand new zebra question","timestamp":1893456000000}}"#;
+
+#[test]
+fn unchanged_files_come_from_the_cache() {
+    let (_tmp, root) = copy_corpus();
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    let n = walk(&root).len();
+    let (first, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    assert_eq!(stats.read_whole, n);
+    let (second, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    assert_eq!(
+        stats,
+        LoadStats {
+            from_cache: n,
+            resumed: 0,
+            read_whole: 0
+        }
+    );
+    assert_eq!(first, second);
+    assert_eq!(second, fresh(&root, false));
+}
+
+#[test]
+fn a_grown_file_is_read_on_from_where_the_cache_stopped() {
+    let (_tmp, root) = copy_corpus();
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    let n = walk(&root).len();
+    load(&root, &mut Cache::open(cache_dir.path().into()), true);
+    let file = newest_file(&root);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .expect("open");
+    writeln!(f, "{NEW_LINE}").expect("append");
+    drop(f);
+    let (got, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), true);
+    assert_eq!(
+        stats,
+        LoadStats {
+            from_cache: n - 1,
+            resumed: 1,
+            read_whole: 0
+        }
+    );
+    assert_eq!(got, fresh(&root, true));
+    assert!(
+        got.iter().any(|d| d.contains("zebra")),
+        "the new text is searchable"
+    );
+    // And a search sees it.
+    let cat = catalog::load(
+        &folder(&root),
+        LoadOptions {
+            scope: Scope::All,
+            with_text: true,
+        },
+        &mut Cache::open(cache_dir.path().into()),
+        &mut |_| {},
+    );
+    let q = Query::parse("zebra").expect("query");
+    assert_eq!(
+        catalog::filter_and_sort(&cat.sessions, &q, SortMode::Recent, false).len(),
+        1
+    );
+}
+
+#[test]
+fn a_half_written_line_is_counted_then_resumed_when_complete() {
+    let (_tmp, root) = copy_corpus();
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    let file = newest_file(&root);
+    let (head, tail) = NEW_LINE.split_at(40);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .expect("open");
+    write!(f, "{head}").expect("append");
+    let (got, _) = load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    assert_eq!(got, fresh(&root, false));
+    writeln!(f, "{tail}").expect("append");
+    drop(f);
+    let (got, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    assert_eq!(stats.resumed, 1);
+    assert_eq!(got, fresh(&root, false));
+}
+
+#[test]
+fn shrunk_or_replaced_files_are_read_whole() {
+    let (_tmp, root) = copy_corpus();
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    let mut files = walk(&root);
+    files.sort();
+    // Shrink one: keep its first half of lines.
+    let text = std::fs::read_to_string(&files[0]).expect("read");
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&files[0], lines[..lines.len() / 2].join("\n") + "\n").expect("write");
+    // Replace another with a longer file whose header differs.
+    let other = std::fs::read_to_string(&files[2]).expect("read");
+    let header_changed = other.replacen("\"version\":3", "\"version\":3 ", 1) + NEW_LINE + "\n";
+    std::fs::write(&files[1], header_changed).expect("write");
+    let (got, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    assert_eq!(stats.read_whole, 2, "{stats:?}");
+    assert_eq!(got, fresh(&root, false));
+    // A deleted file disappears from the cache.
+    std::fs::remove_file(&files[3]).expect("remove");
+    let (got, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    assert_eq!(stats.read_whole, 0);
+    assert_eq!(got, fresh(&root, false));
+}
+
+#[test]
+fn a_damaged_or_foreign_cache_is_rebuilt_silently() {
+    let (_tmp, root) = copy_corpus();
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    let n = walk(&root).len();
+    load(&root, &mut Cache::open(cache_dir.path().into()), true);
+    for entry in std::fs::read_dir(cache_dir.path()).expect("cache dir") {
+        let path = entry.expect("entry").path();
+        let mut bytes = std::fs::read(&path).expect("read");
+        let half = bytes.len() / 2;
+        bytes.truncate(half);
+        bytes.extend_from_slice(b"\xff\x00garbage");
+        std::fs::write(&path, bytes).expect("write");
+    }
+    let (got, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), true);
+    assert_eq!(stats.read_whole, n);
+    assert_eq!(got, fresh(&root, true));
+    let (_, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), true);
+    assert_eq!(stats.from_cache, n, "rebuilt");
+}
+
+#[test]
+fn concurrent_piscopes_never_corrupt_the_cache() {
+    let (_tmp, root) = copy_corpus();
+    let agent = root.parent().expect("agent dir").to_path_buf();
+    let cache_home = tempfile::tempdir().expect("cache home");
+    let expected = {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .args(["ls", "--all", "--json", "--no-cache"])
+            .env("PI_CODING_AGENT_DIR", &agent)
+            .output()
+            .expect("run");
+        out.stdout
+    };
+    let file = newest_file(&root);
+    let run = |query: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_piscope"));
+        cmd.args(["ls", "--all", "--json"]);
+        if query {
+            cmd.args(["--query", "the"]);
+        }
+        cmd.env("PI_CODING_AGENT_DIR", &agent)
+            .env("XDG_CACHE_HOME", cache_home.path())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    for round in 0..8 {
+        // Two processes at once, one of them also writing texts, while the
+        // newest file grows.
+        let a = run(round % 2 == 0);
+        let b = run(round % 2 == 1);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .expect("open");
+        writeln!(
+            f,
+            "{}",
+            NEW_LINE.replace("feedbeef", &format!("feed{round:04}"))
+        )
+        .expect("append");
+        drop(f);
+        for child in [a, b] {
+            let out = child.wait_with_output().expect("wait");
+            assert!(out.status.success());
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("valid JSON");
+        }
+    }
+    // After the dust settles, the cache gives what a fresh read gives.
+    let expected_now = std::process::Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args(["ls", "--all", "--json", "--no-cache"])
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .output()
+        .expect("run")
+        .stdout;
+    assert_ne!(expected, expected_now, "the file grew");
+    let cached = run(false).wait_with_output().expect("wait").stdout;
+    assert_eq!(
+        String::from_utf8_lossy(&cached),
+        String::from_utf8_lossy(&expected_now)
+    );
+    let mut cache = Cache::open(cache_home.path().join("piscope"));
+    let (got, stats) = load(&root, &mut cache, true);
+    assert_eq!(got, fresh(&root, true));
+    assert!(stats.from_cache + stats.resumed > 0, "{stats:?}");
+}
+
+#[test]
+fn progress_reports_every_file_newest_first() {
+    let (_tmp, root) = copy_corpus();
+    let mut files = walk(&root);
+    // Give each file a distinct mtime, in name order.
+    files.sort();
+    for (i, f) in files.iter().enumerate() {
+        let t = std::time::SystemTime::UNIX_EPOCH
+            + std::time::Duration::from_secs(1_800_000_000 + i as u64 * 60);
+        std::fs::File::options()
+            .write(true)
+            .open(f)
+            .expect("open")
+            .set_modified(t)
+            .expect("mtime");
+    }
+    let mut total = None;
+    let mut seen = Vec::new();
+    let mut dones = Vec::new();
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: false,
+    };
+    let cat = catalog::load(
+        &folder(&root),
+        options,
+        &mut Cache::disabled(),
+        &mut |p| match p {
+            catalog::Progress::Started { total: t } => total = Some(t),
+            catalog::Progress::Loaded {
+                done,
+                total: t,
+                summary,
+            } => {
+                assert_eq!(Some(t), total);
+                dones.push(done);
+                seen.extend(summary.map(|s| s.path.clone()));
+            }
+        },
+    );
+    assert_eq!(total, Some(files.len()));
+    assert_eq!(dones, (1..=files.len()).collect::<Vec<_>>());
+    assert_eq!(seen.len(), cat.sessions.len());
+    // Work starts with the newest file: it is among the first reported.
+    let newest = files.last().expect("a file");
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(seen[..workers.min(seen.len())].contains(newest), "{seen:?}");
+}

@@ -1,0 +1,57 @@
+//! Shared by behaviour tests that run pi's own code: where the reference
+//! package is, installed on first use (needs node and npm).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The folder of pi's reference package (`PI_REF_DIR`, else
+/// `target/pi-reference`, installed there by `../shared/conformance/install.sh`).
+pub fn pi_reference() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::var_os("PI_REF_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo().join("target/pi-reference"));
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            repo().join(dir)
+        };
+        let install = repo().join("../shared/conformance/install.sh");
+        let status = Command::new(&install)
+            .arg(&dir)
+            .status()
+            .unwrap_or_else(|e| panic!("{}: {e} (needs node and npm)", install.display()));
+        assert!(status.success(), "installing pi's reference package failed");
+        dir
+    })
+    .clone()
+}
+
+/// `node SCRIPT ARGS...` with the reference package available.
+pub fn node(script: &Path) -> Command {
+    let mut cmd = Command::new("node");
+    cmd.arg(script).env("PI_REF_DIR", pi_reference());
+    cmd
+}
+
+/// What pi's own code prints for `oracle.mjs ARGS...`, as JSON.
+pub fn oracle(args: &[&str]) -> serde_json::Value {
+    let out = node(&repo().join("../shared/conformance/oracle.mjs"))
+        .args(args)
+        .output()
+        .expect("run the oracle");
+    assert!(
+        out.status.success(),
+        "oracle {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("oracle JSON")
+}

@@ -1,0 +1,78 @@
+//! `ls --deep` searches what pi's search does not (tool output, bash output,
+//! summaries, custom messages) and names the entry of each hit.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn setup() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("flat");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/catalog/flat/2026-02-01T10-00-00-001Z_plain.jsonl");
+    let file = dir.join("s.jsonl");
+    std::fs::copy(src, &file).expect("copy");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .expect("open");
+    for line in [
+        r#"{"type":"message","id":"t1","parentId":"a3","timestamp":"2026-02-01T10:04:00.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"line one\nthe Xylophone broke\nline three"}]}}"#,
+        r#"{"type":"message","id":"t2","parentId":"t1","timestamp":"2026-02-01T10:05:00.000Z","message":{"role":"bashExecution","command":"make","output":"build ok: marimba"}}"#,
+        r#"{"type":"compaction","id":"t3","parentId":"t2","timestamp":"2026-02-01T10:06:00.000Z","summary":"We discussed the xylophone at length","firstKeptEntryId":"t2","tokensBefore":10}"#,
+        r#"{"type":"custom_message","id":"t4","parentId":"t3","timestamp":"2026-02-01T10:07:00.000Z","customType":"note","content":"a \u0078ylophone in escapes","display":true}"#,
+    ] {
+        writeln!(f, "{line}").expect("append");
+    }
+    (tmp, dir)
+}
+
+fn ls(dir: &PathBuf, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args(["ls", "--all", "--json", "--no-cache", "--session-dir"])
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("run piscope");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn deep_hits_name_the_entry_and_show_a_snippet() {
+    let (_tmp, dir) = setup();
+    // pi's search does not look at tool output or summaries.
+    assert_eq!(ls(&dir, &["--query", "xylophone"]), Value::Array(vec![]));
+    let hits = ls(&dir, &["--deep", "--query", "xylophone"]);
+    let hits = hits.as_array().expect("hits");
+    let ids: Vec<&str> = hits
+        .iter()
+        .map(|h| h["entryId"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids, ["t1", "t3", "t4"]);
+    assert_eq!(hits[0]["kind"], "toolResult");
+    assert_eq!(hits[0]["line"], 5);
+    let snippet = hits[0]["snippet"].as_str().expect("snippet");
+    assert!(
+        snippet.contains("the Xylophone broke") && !snippet.contains('\n'),
+        "{snippet}"
+    );
+    assert_eq!(hits[1]["kind"], "compaction");
+    let bash = ls(&dir, &["--deep", "--query", "marimba"]);
+    assert_eq!(bash[0]["kind"], "bashExecution");
+    assert_eq!(bash[0]["entryId"], "t2");
+    // Phrases and regexes work too; all words must match in one entry.
+    let count = |q: &str| ls(&dir, &["--deep", "--query", q]).as_array().map(Vec::len);
+    assert_eq!(count("\"xylophone broke\""), Some(1));
+    assert_eq!(count("\"the xylophone\""), Some(2));
+    // A phrase matches across a line break (white space is normalised).
+    assert_eq!(count("\"one the   xylophone\""), Some(1));
+    assert_eq!(count("re:xylo\\w+ (broke|at)"), Some(2));
+    assert_eq!(count("xylophone marimba"), Some(0));
+}
