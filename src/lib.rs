@@ -1,7 +1,8 @@
 //! piscope: a fast, safe terminal browser for pi coding-agent sessions.
 //! `session` knows the file format, `catalog` finds and searches all sessions,
-//! `cli` is the scripting front end.
+//! `cli` is the scripting front end, `tui` the terminal browser.
 
 pub mod catalog;
 pub mod cli;
 pub mod session;
+pub mod tui;

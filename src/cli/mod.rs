@@ -18,11 +18,26 @@ use std::path::PathBuf;
 #[command(
     name = "piscope",
     version,
-    about = "Browse, search and edit pi coding-agent sessions"
+    about = "Browse, search and edit pi coding-agent sessions",
+    long_about = "Browse, search and edit pi coding-agent sessions.\n\n\
+        Without a command, piscope opens the terminal browser on your sessions \
+        (or on FILE); with one, it runs that scripting command.",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// Open the browser on this one session file.
+    pub file: Option<PathBuf>,
+    /// Open the browser on copies of the bundled demo sessions.
+    #[arg(long, conflicts_with = "file")]
+    pub demo: bool,
+    /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+    /// Neither read nor write the catalog cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -105,7 +120,16 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    match run(cli.command) {
+    let result = match cli.command {
+        Some(command) => run(command),
+        None => crate::tui::run(crate::tui::TuiArgs {
+            file: cli.file,
+            demo: cli.demo,
+            session_dir: cli.session_dir,
+            no_cache: cli.no_cache,
+        }),
+    };
+    match result {
         Ok(()) => 0,
         Err(e) => {
             if e.downcast_ref::<io::Error>()

@@ -1,0 +1,278 @@
+//! Browser benchmarks: a key press redrawn on a 100,000-entry session, and
+//! the first frames while 2,000 sessions load. Frames go to ratatui's test
+//! backend; work the app hands to workers is left out of the key-press
+//! timing, as in the real app, where it runs off the UI thread.
+//!
+//! ```text
+//! cargo bench --bench tui
+//! ```
+
+use criterion::Criterion;
+use piscope::catalog::discover::FolderSource;
+use piscope::catalog::{Layout, SessionsFolder};
+use piscope::tui::app::{App, Start};
+use piscope::tui::clock::Clock;
+use piscope::tui::config::Config;
+use piscope::tui::draw::draw;
+use piscope::tui::event::{AppEvent, Command};
+use piscope::tui::keymap::Key;
+use piscope::tui::sessions::CatalogUpdate;
+use piscope::tui::workers::JobContext;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyEventState};
+use ratatui::layout::Rect;
+use std::hint::black_box;
+use std::io::Write;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const SIZE: (u16, u16) = (160, 48);
+const NOW: i64 = 1_768_158_000_000;
+
+/// One message line.
+fn message(id: usize, parent: Option<usize>, t: usize, role: &str, text: &str) -> String {
+    let parent = parent.map_or("null".to_string(), |p| format!("\"{p:08x}\""));
+    let secs = t % 60;
+    let mins = (t / 60) % 60;
+    let hours = (t / 3600) % 24;
+    format!(
+        r#"{{"type":"message","id":"{id:08x}","parentId":{parent},"timestamp":"2026-01-11T{hours:02}:{mins:02}:{secs:02}.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"timestamp":{t}}}}}"#
+    )
+}
+
+/// A session of `n` entries: one long conversation with a side branch of
+/// three entries every 500 entries, so the tree has forks all the way down.
+fn write_session(path: &Path, n: usize) {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("bench file"));
+    writeln!(
+        out,
+        r#"{{"type":"session","version":3,"id":"bench","timestamp":"2026-01-11T00:00:00.000Z","cwd":"/home/ada/bench"}}"#
+    )
+    .expect("write");
+    let mut id = 1;
+    let mut parent: Option<usize> = None;
+    while id <= n {
+        let role = if id % 2 == 1 { "user" } else { "assistant" };
+        let text = format!("{role} turn {id} about the parser, the tree and the preview pane");
+        writeln!(out, "{}", message(id, parent, id, role, &text)).expect("write");
+        if id % 500 == 0 && id + 3 <= n {
+            let fork = id;
+            for k in 1..=3 {
+                let side = id + k;
+                let from = if k == 1 { fork } else { side - 1 };
+                writeln!(
+                    out,
+                    "{}",
+                    message(side, Some(from), side, "user", "a side branch")
+                )
+                .expect("write");
+            }
+            id += 3;
+            parent = Some(fork);
+        } else {
+            parent = Some(id);
+        }
+        id += 1;
+    }
+    out.flush().expect("write");
+}
+
+fn key(spec: &str) -> AppEvent {
+    let k = Key::parse(spec).expect("a key");
+    AppEvent::Key(KeyEvent {
+        code: k.code,
+        modifiers: k.mods,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+fn terminal() -> Terminal<TestBackend> {
+    match Terminal::new(TestBackend::new(SIZE.0, SIZE.1)) {
+        Ok(t) => t,
+        Err(e) => match e {},
+    }
+}
+
+/// Opens `path` and runs the work until the tree is shown.
+fn open(path: &Path) -> App {
+    let (mut app, first) = App::new(
+        Start::File(path.to_path_buf()),
+        Config::defaults(false),
+        Clock::fixed(NOW, 0),
+        None,
+        Rect::new(0, 0, SIZE.0, SIZE.1),
+    );
+    let cx = JobContext::new(None, None, false, "/".into());
+    let mut cmds = first;
+    while let Some(cmd) = cmds.pop() {
+        if matches!(cmd, Command::BuildPreview(_)) {
+            continue;
+        }
+        let (tx, rx) = mpsc::channel();
+        cx.run(cmd, &|ev| {
+            let _ = tx.send(ev);
+        });
+        for ev in rx.try_iter() {
+            cmds.extend(app.update(ev));
+        }
+    }
+    app
+}
+
+fn key_press(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("big.jsonl");
+    write_session(&path, 100_000);
+    let started = Instant::now();
+    let mut app = open(&path);
+    eprintln!(
+        "100,000-entry session read and laid out in {:?} ({} rows)",
+        started.elapsed(),
+        app.tree.rows.len()
+    );
+    let mut term = terminal();
+    let mut group = c.benchmark_group("tui");
+    group.measurement_time(Duration::from_secs(5));
+    let mut down = true;
+    group.bench_function("key press redraw, 100k entries", |b| {
+        b.iter(|| {
+            let ev = key(if down { "down" } else { "up" });
+            down = !down;
+            black_box(app.update(ev));
+            term.draw(|f| draw(f, &app)).map(|_| ()).unwrap_or(());
+        })
+    });
+    app.update(key("home"));
+    group.bench_function("page down redraw, 100k entries", |b| {
+        b.iter(|| {
+            black_box(app.update(key("pagedown")));
+            term.draw(|f| draw(f, &app)).map(|_| ()).unwrap_or(());
+        })
+    });
+    group.bench_function("filter change, 100k entries", |b| {
+        b.iter(|| {
+            black_box(app.update(key("ctrl+t")));
+            term.draw(|f| draw(f, &app)).map(|_| ()).unwrap_or(());
+        })
+    });
+    group.finish();
+    // The preview of the leaf is the whole context: built on a worker in the
+    // app, timed here on its own.
+    app.update(key("ctrl+d"));
+    app.update(key("g"));
+    let request = app.update(AppEvent::Resize(SIZE.0 + 2, SIZE.1));
+    let mut group = c.benchmark_group("tui");
+    group.sample_size(10);
+    if let Some(Command::BuildPreview(req)) = request
+        .into_iter()
+        .find(|c| matches!(c, Command::BuildPreview(_)))
+    {
+        group.bench_function("context preview at the leaf, 100k entries (worker)", |b| {
+            b.iter(|| black_box(piscope::tui::preview_doc::build(&req)))
+        });
+    }
+    group.finish();
+}
+
+/// 2,000 small sessions in 40 projects.
+fn write_catalog(root: &Path) {
+    for s in 0..2000 {
+        let project = root.join(format!("--home-ada-p{}--", s % 40));
+        std::fs::create_dir_all(&project).expect("project folder");
+        let path = project.join(format!("2026-01-11T00-00-00-000Z_{s:08}.jsonl"));
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("file"));
+        writeln!(
+            out,
+            r#"{{"type":"session","version":3,"id":"s{s}","timestamp":"2026-01-11T00:00:00.000Z","cwd":"/home/ada/p{}"}}"#,
+            s % 40
+        )
+        .expect("write");
+        let mut parent = None;
+        for i in 1..=20 {
+            let role = if i % 2 == 1 { "user" } else { "assistant" };
+            writeln!(
+                out,
+                "{}",
+                message(s * 100 + i, parent, s + i, role, "session text to search")
+            )
+            .expect("write");
+            parent = Some(s * 100 + i);
+        }
+    }
+}
+
+fn first_frames(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_catalog(dir.path());
+    let folder = SessionsFolder {
+        dir: dir.path().to_path_buf(),
+        layout: Layout::PerProject,
+        source: FolderSource::Default,
+        cwd: "/home/ada/p3".into(),
+    };
+    let mut group = c.benchmark_group("tui");
+    group.sample_size(10);
+    group.bench_function("first frame, catalog start", |b| {
+        let mut term = terminal();
+        b.iter(|| {
+            let (app, first) = App::new(
+                Start::Catalog { demo: false },
+                Config::defaults(false),
+                Clock::fixed(NOW, 0),
+                None,
+                Rect::new(0, 0, SIZE.0, SIZE.1),
+            );
+            term.draw(|f| draw(f, &app)).map(|_| ()).unwrap_or(());
+            black_box(first);
+        })
+    });
+    group.bench_function("first sessions on screen, 2,000 sessions cold", |b| {
+        let mut term = terminal();
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let started = Instant::now();
+                let (mut app, _) = App::new(
+                    Start::Catalog { demo: false },
+                    Config::defaults(false),
+                    Clock::fixed(NOW, 0),
+                    None,
+                    Rect::new(0, 0, SIZE.0, SIZE.1),
+                );
+                term.draw(|f| draw(f, &app)).map(|_| ()).unwrap_or(());
+                let (tx, rx) = mpsc::channel();
+                let cx = JobContext::new(None, Some(folder.clone()), false, "/home/ada/p3".into());
+                let worker = std::thread::spawn(move || {
+                    cx.run(Command::LoadCatalog { demo: false }, &|ev| {
+                        let _ = tx.send(ev);
+                    })
+                });
+                for ev in rx.iter() {
+                    let batch = matches!(ev, AppEvent::Catalog(CatalogUpdate::Batch { .. }));
+                    let done = matches!(ev, AppEvent::Catalog(CatalogUpdate::Done { .. }));
+                    black_box(app.update(ev));
+                    if batch || done {
+                        term.draw(|f| draw(f, &app)).map(|_| ()).unwrap_or(());
+                        total += started.elapsed();
+                        break;
+                    }
+                }
+                // Let the load finish before the next round.
+                for _ in rx.iter() {}
+                let _ = worker.join();
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    key_press(&mut c);
+    first_frames(&mut c);
+    c.final_summary();
+}

@@ -1,0 +1,533 @@
+//! The application state and its one `update`: every event changes state
+//! here, and the work it needs comes back out as commands for the workers.
+
+use super::clock::Clock;
+use super::config::Config;
+use super::dialogs::help::{self, Help};
+use super::event::{AppEvent, Command};
+use super::keymap::{Action, Key, Scope};
+use super::layout::{Layout, Pane};
+use super::panes::picker::{self, PickerOutcome, PickerPane};
+use super::panes::preview::{self, PreviewPane};
+use super::panes::tree::{Content, TreePane};
+use super::preview_doc::{PreviewKey, PreviewRequest};
+use super::sessions::CatalogUpdate;
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::Rect;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How long a transient message stays in the status bar.
+const MESSAGE_MS: i64 = 6_000;
+
+/// What the app was started on.
+#[derive(Debug, Clone)]
+pub enum Start {
+    /// One session file: no sessions pane.
+    File(PathBuf),
+    /// The sessions folder (or the demo sessions).
+    Catalog { demo: bool },
+}
+
+/// A message in the status bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub text: String,
+    pub error: bool,
+    /// When it disappears (ms); `None` keeps it until replaced.
+    pub until: Option<i64>,
+}
+
+pub struct App {
+    pub config: Config,
+    pub clock: Clock,
+    pub home: Option<String>,
+    pub size: Rect,
+    /// The panes of this run, left to right.
+    pub panes: Vec<Pane>,
+    pub focus: Pane,
+    pub picker: PickerPane,
+    pub tree: TreePane,
+    pub preview: PreviewPane,
+    pub help: Option<Help>,
+    /// A line above the panes (the demo notice).
+    pub banner: Option<String>,
+    pub message: Option<Message>,
+    pub quit: bool,
+    /// The session shown in (or being read for) the tree.
+    pub open_path: Option<PathBuf>,
+    open_generation: u64,
+    /// The generation of the session the tree shows.
+    tree_generation: u64,
+    preview_latest: Arc<AtomicU64>,
+    preview_requested: Option<PreviewKey>,
+    deep_generation: u64,
+    /// An entry to select once its session is open (a deep-search hit).
+    pending_entry: Option<(PathBuf, String)>,
+}
+
+impl App {
+    /// A new app; the commands start the first work (reading the file or
+    /// the catalog).
+    pub fn new(
+        start: Start,
+        config: Config,
+        clock: Clock,
+        home: Option<String>,
+        size: Rect,
+    ) -> (App, Vec<Command>) {
+        let (panes, focus) = match start {
+            Start::File(_) => (vec![Pane::Tree, Pane::Preview], Pane::Tree),
+            Start::Catalog { .. } => (vec![Pane::Picker, Pane::Tree, Pane::Preview], Pane::Picker),
+        };
+        let message = config.report().map(|text| Message {
+            text,
+            error: true,
+            until: None,
+        });
+        let mut app = App {
+            config,
+            clock,
+            home,
+            size,
+            panes,
+            focus,
+            picker: PickerPane::default(),
+            tree: TreePane::default(),
+            preview: PreviewPane::default(),
+            help: None,
+            banner: None,
+            message,
+            quit: false,
+            open_path: None,
+            open_generation: 0,
+            tree_generation: 0,
+            preview_latest: Arc::new(AtomicU64::new(0)),
+            preview_requested: None,
+            deep_generation: 0,
+            pending_entry: None,
+        };
+        let mut cmds = Vec::new();
+        match start {
+            Start::File(path) => app.open_session(path, &mut cmds),
+            Start::Catalog { demo } => cmds.push(Command::LoadCatalog { demo }),
+        }
+        app.sync_view(&mut cmds);
+        (app, cmds)
+    }
+
+    pub fn layout(&self) -> Layout {
+        Layout::compute(self.size, &self.panes, self.focus, self.banner.is_some())
+    }
+
+    /// The keymap scope of the focused pane.
+    pub fn scope(&self) -> Scope {
+        match self.focus {
+            Pane::Picker => Scope::Picker,
+            Pane::Tree => Scope::Tree,
+            Pane::Preview => Scope::Preview,
+        }
+    }
+
+    /// Changes state for one event; returns the work it needs done.
+    pub fn update(&mut self, event: AppEvent) -> Vec<Command> {
+        let mut cmds = Vec::new();
+        match event {
+            AppEvent::Key(k) => self.on_key(k, &mut cmds),
+            AppEvent::Mouse(m) => self.on_mouse(m, &mut cmds),
+            AppEvent::Resize(w, h) => self.size = Rect::new(0, 0, w, h),
+            AppEvent::Tick => {
+                self.clock = self.clock.tick();
+                if let Some(until) = self.message.as_ref().and_then(|m| m.until) {
+                    if self.clock.now_ms >= until {
+                        self.message = None;
+                    }
+                }
+            }
+            AppEvent::SessionOpened {
+                generation,
+                path,
+                result,
+            } => {
+                if generation == self.open_generation {
+                    match result {
+                        Ok(loaded) => {
+                            let damaged = loaded.session.damaged_lines();
+                            self.tree.set_session(loaded);
+                            self.tree_generation = generation;
+                            if let Some((p, id)) = self.pending_entry.take() {
+                                if p == path && !self.tree.select_id(&id) {
+                                    self.say(format!("Entry {id} is not in this session"), true);
+                                }
+                            }
+                            if damaged > 0 {
+                                self.say(
+                                    format!(
+                                        "{damaged} damaged line{} skipped, as pi skips them",
+                                        if damaged == 1 { "" } else { "s" }
+                                    ),
+                                    false,
+                                );
+                            }
+                        }
+                        Err(error) => {
+                            self.tree.content = Content::Failed { path, error };
+                            self.tree.rows = Default::default();
+                        }
+                    }
+                }
+            }
+            AppEvent::PreviewReady(doc) => {
+                if Some(doc.key) == self.preview.wanted {
+                    self.preview.set_doc(doc);
+                }
+            }
+            AppEvent::Catalog(update) => self.on_catalog(update, &mut cmds),
+            AppEvent::DeepSearchDone {
+                generation,
+                query: _,
+                result,
+            } => {
+                let outcome = self.picker.deep_done(generation, result);
+                self.on_picker(outcome, &mut cmds);
+            }
+            AppEvent::FileChanged(path) => self.reload_if_open(&path, &mut cmds),
+        }
+        self.sync_view(&mut cmds);
+        cmds
+    }
+
+    fn say(&mut self, text: String, error: bool) {
+        self.message = Some(Message {
+            text,
+            error,
+            until: Some(self.clock.now_ms + MESSAGE_MS),
+        });
+    }
+
+    fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
+        let failed = matches!(self.tree.content, Content::Failed { .. });
+        if self.open_path.as_ref() == Some(&path) && !failed {
+            return;
+        }
+        self.open_generation += 1;
+        self.open_path = Some(path.clone());
+        // The previous tree stays on screen until the new one is read.
+        if !matches!(self.tree.content, Content::Ready(_)) {
+            self.tree.content = Content::Loading(path.clone());
+        }
+        cmds.push(Command::OpenSession {
+            generation: self.open_generation,
+            path,
+        });
+    }
+
+    /// Reads the open session again after it changed on disk; the tree keeps
+    /// its selection and folds by entry id.
+    fn reload_if_open(&mut self, path: &std::path::Path, cmds: &mut Vec<Command>) {
+        if self.open_path.as_deref() != Some(path) {
+            return;
+        }
+        self.open_generation += 1;
+        cmds.push(Command::OpenSession {
+            generation: self.open_generation,
+            path: path.to_path_buf(),
+        });
+    }
+
+    /// Whether the tree is still showing an older session than the one chosen.
+    pub fn tree_is_behind(&self) -> bool {
+        matches!(self.tree.content, Content::Ready(_))
+            && self.tree_generation != self.open_generation
+    }
+
+    fn on_catalog(&mut self, update: CatalogUpdate, cmds: &mut Vec<Command>) {
+        let done = matches!(update, CatalogUpdate::Done { .. });
+        let demo_started = match &update {
+            CatalogUpdate::Started {
+                demo: true, folder, ..
+            } => Some(folder.dir.clone()),
+            _ => None,
+        };
+        if let Some(dir) = demo_started {
+            self.banner = Some(format!(
+                "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
+                dir.display()
+            ));
+        }
+        if let Some(path) = self.picker.on_catalog(update) {
+            self.open_session(path, cmds);
+        }
+        if done {
+            if self.picker.sessions.is_empty() && !self.picker.demo {
+                // Nothing at all: show the bundled demo sessions instead.
+                cmds.push(Command::LoadCatalog { demo: true });
+            } else if let Some(p) = self.picker.problems.first().cloned() {
+                let more = self.picker.problems.len() - 1;
+                let tail = if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                };
+                self.say(format!("{p}{tail}"), true);
+            }
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent, cmds: &mut Vec<Command>) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        let k = Key::from_event(&key);
+        if let Some(h) = self.help.as_mut() {
+            match k.code {
+                KeyCode::Up => h.scroll = h.scroll.saturating_sub(1),
+                KeyCode::Down => h.scroll += 1,
+                KeyCode::PageUp => h.scroll = h.scroll.saturating_sub(10),
+                KeyCode::PageDown => h.scroll += 10,
+                KeyCode::Char('c') if k.mods == KeyModifiers::CONTROL => self.quit = true,
+                _ => self.help = None,
+            }
+            return;
+        }
+        if self.focus == Pane::Tree && self.tree.search.editing {
+            match (k.code, k.typed_char()) {
+                (KeyCode::Enter, _) => self.tree.finish_search(true),
+                (KeyCode::Esc, _) => self.tree.finish_search(false),
+                (KeyCode::Backspace, _) => {
+                    self.tree.edit_search(None);
+                }
+                (_, Some(c)) => {
+                    self.tree.edit_search(Some(c));
+                }
+                (KeyCode::Char('c'), None) if k.mods == KeyModifiers::CONTROL => self.quit = true,
+                _ => {}
+            }
+            return;
+        }
+        let scope = self.scope();
+        match self.config.keymap.action(scope, k) {
+            Some(Action::Quit) => self.quit = true,
+            Some(Action::Help) => self.help = Some(Help::default()),
+            Some(Action::FocusNext) => self.cycle_focus(true),
+            Some(Action::FocusPrev) => self.cycle_focus(false),
+            Some(action) => match self.focus {
+                Pane::Picker => {
+                    let outcome = self.picker.on_action(action);
+                    self.on_picker(outcome, cmds);
+                }
+                Pane::Tree => {
+                    if action == Action::TreeSearch {
+                        self.tree.search.query.clear();
+                    }
+                    self.tree.on_action(action);
+                }
+                Pane::Preview => {
+                    self.preview.on_action(action);
+                }
+            },
+            None => {
+                if self.focus == Pane::Picker {
+                    let outcome = match (k.code, k.typed_char()) {
+                        (KeyCode::Backspace, _) => self.picker.type_char(None),
+                        (_, Some(c)) => self.picker.type_char(Some(c)),
+                        _ => PickerOutcome::Nothing,
+                    };
+                    self.on_picker(outcome, cmds);
+                } else if k.code == KeyCode::Esc && !self.tree.search.query.is_empty() {
+                    self.tree.finish_search(false);
+                }
+            }
+        }
+    }
+
+    fn on_picker(&mut self, outcome: PickerOutcome, cmds: &mut Vec<Command>) {
+        match outcome {
+            PickerOutcome::Nothing => {}
+            PickerOutcome::Show(path) => self.open_session(path, cmds),
+            PickerOutcome::ShowEntry { path, entry } => {
+                let here = self.open_path.as_ref() == Some(&path) && !self.tree_is_behind();
+                if let Some(id) = entry {
+                    let found = here && self.tree.select_id(&id);
+                    if here && !found {
+                        self.say(format!("Entry {id} is not in this session"), true);
+                    } else if !here {
+                        self.pending_entry = Some((path.clone(), id));
+                    }
+                }
+                self.open_session(path, cmds);
+            }
+            PickerOutcome::FocusTree => self.focus = Pane::Tree,
+            PickerOutcome::StartDeepSearch(query) => {
+                self.deep_generation += 1;
+                self.picker.begin_deep(self.deep_generation, query.clone());
+                let sessions = self
+                    .picker
+                    .rows
+                    .iter()
+                    .filter_map(|r| match r {
+                        super::sessions::PickerRow::Session { index, .. } => {
+                            self.picker.sessions.get(*index).cloned()
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                cmds.push(Command::DeepSearch {
+                    generation: self.deep_generation,
+                    query,
+                    sessions,
+                });
+            }
+            PickerOutcome::Say(text) => self.say(text, false),
+        }
+    }
+
+    fn cycle_focus(&mut self, forward: bool) {
+        let n = self.panes.len();
+        let at = self
+            .panes
+            .iter()
+            .position(|p| *p == self.focus)
+            .unwrap_or(0);
+        let next = if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        };
+        self.focus = self.panes[next];
+    }
+
+    fn on_mouse(&mut self, m: MouseEvent, cmds: &mut Vec<Command>) {
+        if self.help.is_some() {
+            if let MouseEventKind::Down(_) = m.kind {
+                self.help = None;
+            }
+            return;
+        }
+        let layout = self.layout();
+        let Some(pane) = layout.pane_at(m.column, m.row) else {
+            return;
+        };
+        let Some(rect) = layout.rect(pane) else {
+            return;
+        };
+        match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let down = m.kind == MouseEventKind::ScrollDown;
+                match pane {
+                    Pane::Picker => {
+                        let action = if down { Action::Down } else { Action::Up };
+                        let outcome = self.picker.on_action(action);
+                        self.on_picker(outcome, cmds);
+                    }
+                    Pane::Tree => {
+                        self.tree.wheel(down);
+                    }
+                    Pane::Preview => self.preview.wheel(down),
+                }
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.focus = pane;
+                // Rows start below the border (and the picker's search lines).
+                let top = rect.y
+                    + 1
+                    + if pane == Pane::Picker {
+                        picker::HEADER_LINES
+                    } else {
+                        0
+                    };
+                if m.row < top {
+                    return;
+                }
+                let y = usize::from(m.row - top);
+                match pane {
+                    Pane::Picker => {
+                        let outcome = self.picker.click(y);
+                        self.on_picker(outcome, cmds);
+                    }
+                    Pane::Tree => {
+                        self.tree.click(y);
+                    }
+                    Pane::Preview => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Fits the panes to the layout and asks for the preview the tree's
+    /// selection needs.
+    fn sync_view(&mut self, cmds: &mut Vec<Command>) {
+        let layout = self.layout();
+        let inner = |r: Rect| Rect {
+            x: r.x + 1,
+            y: r.y + 1,
+            width: r.width.saturating_sub(2),
+            height: r.height.saturating_sub(2),
+        };
+        if let Some(r) = layout.rect(Pane::Picker) {
+            let h = inner(r).height.saturating_sub(picker::HEADER_LINES);
+            self.picker.set_height(usize::from(h));
+        }
+        if let Some(r) = layout.rect(Pane::Tree) {
+            let search = self.tree.search.editing || !self.tree.search.query.is_empty();
+            let h = inner(r).height.saturating_sub(u16::from(search));
+            self.tree.set_height(usize::from(h));
+        }
+        let preview_rect = layout
+            .rect(Pane::Preview)
+            .map(|r| preview::text_area(inner(r)));
+        if let Some(r) = preview_rect {
+            self.preview.set_height(usize::from(r.height));
+        }
+        let node = self.tree.selected_node();
+        let width = preview_rect.map(|r| r.width);
+        self.preview.wanted = match (node, width) {
+            (Some(node), Some(width)) => Some(PreviewKey {
+                session: self.tree_generation,
+                node,
+                mode: self.preview.mode,
+                width,
+            }),
+            (Some(node), None) => self.preview.wanted.filter(|w| w.node == node),
+            _ => None,
+        };
+        if !self.preview.is_stale() || self.preview_requested == self.preview.wanted {
+            return;
+        }
+        let (Some(key), Some(loaded)) = (self.preview.wanted, self.tree.loaded().cloned()) else {
+            return;
+        };
+        let generation = self.preview_latest.fetch_add(1, Ordering::Relaxed) + 1;
+        self.preview_requested = Some(key);
+        cmds.push(Command::BuildPreview(Box::new(PreviewRequest {
+            generation,
+            key,
+            loaded,
+            theme: self.config.theme.clone(),
+            clock: self.clock,
+            latest: self.preview_latest.clone(),
+        })));
+    }
+
+    /// The scopes the help screen lists for this run.
+    pub fn help_scopes(&self) -> Vec<Scope> {
+        let mut v = vec![Scope::Global];
+        for p in &self.panes {
+            v.push(match p {
+                Pane::Picker => Scope::Picker,
+                Pane::Tree => Scope::Tree,
+                Pane::Preview => Scope::Preview,
+            });
+        }
+        v
+    }
+
+    /// The help screen's lines (for tests and drawing).
+    pub fn help_lines(&self) -> Vec<ratatui::text::Line<'static>> {
+        help::lines(&self.config, &self.help_scopes())
+    }
+}

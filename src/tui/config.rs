@@ -1,0 +1,144 @@
+//! The user's config file (key bindings and colours): where it lives, how it
+//! is read, and the fall-back to the defaults, reported, when it is broken.
+
+use super::keymap::Keymap;
+use super::theme::Theme;
+use std::path::PathBuf;
+
+/// Names the config file explicitly (tests, or a second setup).
+pub const CONFIG_ENV: &str = "PISCOPE_CONFIG";
+
+/// Key bindings and colours in force, and what was wrong with the file.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub keymap: Keymap,
+    pub theme: Theme,
+    /// Where the config file is looked for.
+    pub path: Option<PathBuf>,
+    /// Problems found in the file; each part that had one uses its defaults.
+    pub problems: Vec<String>,
+}
+
+impl Config {
+    /// The shipped defaults.
+    pub fn defaults(no_color: bool) -> Config {
+        Config {
+            keymap: Keymap::defaults(),
+            theme: Theme::defaults(no_color),
+            path: None,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Reads the user's config file; a missing file means the defaults.
+    pub fn load(no_color: bool) -> Config {
+        let path = config_path();
+        let mut config = match &path {
+            None => Config::defaults(no_color),
+            Some(p) => match std::fs::read_to_string(p) {
+                Ok(text) => Config::from_text(&text, no_color),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::defaults(no_color),
+                Err(e) => {
+                    let mut c = Config::defaults(no_color);
+                    c.problems.push(format!("cannot read it: {e}"));
+                    c
+                }
+            },
+        };
+        config.path = path;
+        config
+    }
+
+    /// Reads a config file's text.
+    pub fn from_text(text: &str, no_color: bool) -> Config {
+        let mut config = Config::defaults(no_color);
+        let table: toml::Table = match text.parse() {
+            Ok(t) => t,
+            Err(e) => {
+                let msg = e.to_string();
+                config
+                    .problems
+                    .push(msg.lines().next().unwrap_or("not valid TOML").to_string());
+                return config;
+            }
+        };
+        for (key, value) in &table {
+            match (key.as_str(), value.as_table()) {
+                ("keys", Some(keys)) => match Keymap::with_overrides(keys) {
+                    Ok(k) => config.keymap = k,
+                    Err(e) => config.problems.extend(e),
+                },
+                ("theme", Some(theme)) => match Theme::with_overrides(theme, no_color) {
+                    Ok(t) => config.theme = t,
+                    Err(e) => config.problems.extend(e),
+                },
+                ("keys" | "theme", None) => config.problems.push(format!("{key} must be a table")),
+                _ => config
+                    .problems
+                    .push(format!("{key}: unknown setting (known: [keys.*], [theme])")),
+            }
+        }
+        config
+    }
+
+    /// One line for the status bar when the file had problems.
+    pub fn report(&self) -> Option<String> {
+        let first = self.problems.first()?;
+        let file = self
+            .path
+            .as_ref()
+            .map_or("config".to_string(), |p| p.display().to_string());
+        let more = match self.problems.len() {
+            1 => String::new(),
+            n => format!(" (and {} more, see F1)", n - 1),
+        };
+        Some(format!("{file}: {first}{more}; using the defaults"))
+    }
+}
+
+/// `$PISCOPE_CONFIG`, else `config.toml` in the user's config folder.
+pub fn config_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    directories::ProjectDirs::from("", "", "piscope").map(|d| d.config_dir().join("config.toml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::keymap::{Action, Key, Scope};
+
+    #[test]
+    fn good_file_overrides_keys_and_colours() {
+        let c = Config::from_text(
+            "[keys.tree]\njump_to_leaf = \"L\"\n[theme]\nlabel = \"red\"\n",
+            false,
+        );
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        assert_eq!(
+            c.keymap.action(Scope::Tree, Key::parse("L").unwrap()),
+            Some(Action::TreeJumpToLeaf)
+        );
+        assert_eq!(c.theme.label.fg, Some(ratatui::style::Color::Red));
+    }
+
+    #[test]
+    fn broken_file_is_reported_and_defaults_used() {
+        let c = Config::from_text("[keys.tree\n", false);
+        assert_eq!(c.problems.len(), 1);
+        assert!(c.report().unwrap().contains("using the defaults"));
+
+        let c = Config::from_text(
+            "[keys.tree]\nnot_an_action = \"x\"\n[theme]\nlabel = \"red\"",
+            false,
+        );
+        assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
+        assert_eq!(
+            c.keymap.action(Scope::Tree, Key::parse("g").unwrap()),
+            Some(Action::TreeJumpToLeaf),
+            "keys fell back to the defaults"
+        );
+        assert_eq!(c.theme.label.fg, Some(ratatui::style::Color::Red));
+    }
+}

@@ -1,0 +1,114 @@
+//! The help screen: every binding of every pane, generated from the keymap
+//! so it can never drift, plus where the config file is and what was wrong with it.
+
+use crate::tui::config::Config;
+use crate::tui::keymap::{ACTIONS, Scope};
+use crate::tui::text;
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+
+/// The help screen's state: how far it is scrolled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Help {
+    pub scroll: usize,
+}
+
+/// The lines of the help screen.
+pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
+    let theme = &config.theme;
+    let mut out = Vec::new();
+    for &scope in scopes {
+        out.push(Line::styled(scope.title(), theme.title));
+        for info in ACTIONS.iter().filter(|i| i.scope == scope) {
+            let keys = config.keymap.label(scope, info.action);
+            if keys.is_empty() {
+                continue;
+            }
+            out.push(Line::from(vec![
+                Span::styled(format!("  {} ", text::fit(&keys, 22)), theme.key),
+                Span::raw(info.help),
+            ]));
+        }
+        out.push(Line::default());
+    }
+    out.push(Line::styled("Typing", theme.title));
+    for (k, what) in [
+        (
+            "characters",
+            "Sessions: search (words, \"a phrase\", re:pattern)",
+        ),
+        ("Backspace", "Sessions and tree search: delete a character"),
+        (
+            "Enter / Esc",
+            "Tree search: keep the query for n / N / drop it",
+        ),
+    ] {
+        out.push(Line::from(vec![
+            Span::styled(format!("  {} ", text::fit(k, 22)), theme.key),
+            Span::raw(what),
+        ]));
+    }
+    out.push(Line::default());
+    out.push(Line::styled("Marks in the tree", theme.title));
+    for (k, what) in [
+        ("•", "on the path pi resumes"),
+        ("◉", "where pi resumes (the leaf)"),
+        ("⊟ / ⊞", "a branch that folds / a folded branch"),
+        ("[name]", "a label"),
+    ] {
+        out.push(Line::from(vec![
+            Span::styled(format!("  {} ", text::fit(k, 22)), theme.key),
+            Span::raw(what),
+        ]));
+    }
+    out.push(Line::default());
+    let file = config.path.as_ref().map_or_else(
+        || "(no config folder on this system)".to_string(),
+        |p| text::clean_line(&p.display().to_string()),
+    );
+    out.push(Line::styled("Config file", theme.title));
+    out.push(Line::raw(format!("  {file}")));
+    out.push(Line::styled(
+        "  [keys.<pane>] and [theme] tables override the defaults.",
+        theme.muted,
+    ));
+    for p in &config.problems {
+        out.push(Line::styled(
+            format!("  ! {}", text::clean_line(p)),
+            theme.error,
+        ));
+    }
+    out
+}
+
+/// Draws the help screen over the middle of `area`.
+pub fn draw(frame: &mut Frame, area: Rect, help: Help, config: &Config, scopes: &[Scope]) {
+    let theme: &Theme = &config.theme;
+    let w = area.width.saturating_sub(4).min(86);
+    let h = area.height.saturating_sub(2);
+    let rect = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    frame.render_widget(Clear, rect);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(theme.border_focused)
+        .title(Span::styled(" Help ", theme.title))
+        .title_bottom(Span::styled(" ↑↓ scroll · Esc close ", theme.muted));
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let all = lines(config, scopes);
+    let start = help.scroll.min(all.len().saturating_sub(1));
+    let shown: Vec<Line<'_>> = all
+        .into_iter()
+        .skip(start)
+        .take(usize::from(inner.height))
+        .collect();
+    frame.render_widget(Paragraph::new(shown), inner);
+}

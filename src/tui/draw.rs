@@ -1,0 +1,133 @@
+//! One frame: a pure function of the app state. No I/O happens here; every
+//! text it shows was made safe when it was read.
+
+use super::app::App;
+use super::dialogs::help;
+use super::layout::Pane;
+use super::panes::tree::Content;
+use super::panes::{picker, preview, status, tree};
+use super::text;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Paragraph};
+
+/// Narrower or shorter than this, only a note is drawn.
+const MIN_WIDTH: u16 = 20;
+const MIN_HEIGHT: u16 = 5;
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    let theme = &app.config.theme;
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        frame.render_widget(
+            Paragraph::new("piscope: the terminal is too small")
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
+    let layout = super::layout::Layout::compute(area, &app.panes, app.focus, app.banner.is_some());
+    if let (Some(r), Some(text)) = (layout.banner, &app.banner) {
+        let line = Line::styled(
+            text::fit(
+                &format!(" {}", text::clean_line(text)),
+                usize::from(r.width),
+            ),
+            theme.banner,
+        );
+        frame.render_widget(Paragraph::new(line), r);
+    }
+    for &(pane, rect) in &layout.panes {
+        let focused = pane == app.focus;
+        let block = pane_block(app, pane, focused);
+        match pane {
+            Pane::Picker => picker::draw(
+                frame,
+                rect,
+                &app.picker,
+                picker::DrawContext {
+                    theme,
+                    clock: app.clock,
+                    home: app.home.as_deref(),
+                    focused,
+                    block,
+                },
+            ),
+            Pane::Tree => tree::draw(
+                frame,
+                rect,
+                &app.tree,
+                tree::DrawContext {
+                    theme,
+                    clock: app.clock,
+                    focused,
+                    block,
+                },
+            ),
+            Pane::Preview => preview::draw(frame, rect, &app.preview, block, theme),
+        }
+    }
+    status::draw(frame, layout.status, layout.hints, app);
+    if let Some(h) = app.help {
+        help::draw(frame, area, h, &app.config, &app.help_scopes());
+    }
+}
+
+/// The border and titles of a pane.
+fn pane_block(app: &App, pane: Pane, focused: bool) -> Block<'static> {
+    let theme = &app.config.theme;
+    let border = if focused {
+        theme.border_focused
+    } else {
+        theme.border
+    };
+    let mut title = pane.title().to_string();
+    match pane {
+        Pane::Tree => {
+            if let Content::Ready(t) = &app.tree.content {
+                if let Some(name) = &t.name {
+                    title = format!("{title} · {name}");
+                }
+            }
+            if app.tree_is_behind() {
+                title.push_str(" · reading…");
+            }
+        }
+        Pane::Preview => {
+            if app.preview.mode.raw {
+                title = "Raw JSON".to_string();
+            } else if app.preview.mode.expanded {
+                title.push_str(" · expanded");
+            }
+        }
+        Pane::Picker => {
+            if app.picker.demo {
+                title.push_str(" · demo");
+            }
+        }
+    }
+    let mut block = Block::bordered()
+        .border_type(if focused {
+            BorderType::Thick
+        } else {
+            BorderType::Rounded
+        })
+        .border_style(border)
+        .title(Span::styled(format!(" {title} "), theme.title));
+    if pane == Pane::Tree {
+        if let Content::Ready(_) = app.tree.content {
+            block = block.title_bottom(Span::styled(
+                format!(" {} ", app.tree.position()),
+                theme.muted,
+            ));
+        }
+    }
+    block
+}
+
+/// The area a pane's rows start in (inside its border).
+pub fn inner(rect: Rect) -> Rect {
+    Block::bordered().inner(rect)
+}

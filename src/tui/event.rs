@@ -1,0 +1,77 @@
+//! What flows into and out of `App::update`: every event the app reacts to
+//! (`AppEvent`) and every piece of work it asks the runtime to do (`Command`).
+
+use super::entry_tree::LoadedSession;
+use super::preview_doc::{PreviewDoc, PreviewRequest};
+use super::sessions::{CatalogUpdate, DeepHit};
+use crate::catalog::SessionSummary;
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Everything the app reacts to: input, time, and the results of work done
+/// off the UI thread.
+pub enum AppEvent {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    /// The terminal's new size in columns and rows.
+    Resize(u16, u16),
+    /// Time passed (transient messages expire, ages move on).
+    Tick,
+    /// A session file was read (or could not be).
+    SessionOpened {
+        generation: u64,
+        path: PathBuf,
+        result: Result<Arc<LoadedSession>, String>,
+    },
+    PreviewReady(Box<PreviewDoc>),
+    /// The catalog found or summarised more sessions.
+    Catalog(CatalogUpdate),
+    /// A deep search finished.
+    DeepSearchDone {
+        generation: u64,
+        query: String,
+        result: Result<Vec<DeepHit>, String>,
+    },
+    /// A watched file changed on disk (live reload).
+    FileChanged(PathBuf),
+}
+
+/// Work the app asks for; the runtime runs it on worker threads and sends
+/// the outcome back as an [`AppEvent`].
+#[derive(Clone)]
+pub enum Command {
+    OpenSession {
+        generation: u64,
+        path: PathBuf,
+    },
+    BuildPreview(Box<PreviewRequest>),
+    /// Summarise the sessions of the sessions folder, or of a fresh copy of
+    /// the demo sessions (progress arrives as [`AppEvent::Catalog`]).
+    LoadCatalog {
+        demo: bool,
+    },
+    /// Search inside every entry of these sessions.
+    DeepSearch {
+        generation: u64,
+        query: String,
+        sessions: Vec<SessionSummary>,
+    },
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Command::OpenSession { generation, path } => {
+                write!(f, "OpenSession({generation}, {})", path.display())
+            }
+            Command::BuildPreview(r) => {
+                write!(f, "BuildPreview({}, node {})", r.generation, r.key.node)
+            }
+            Command::LoadCatalog { demo } => write!(f, "LoadCatalog(demo: {demo})"),
+            Command::DeepSearch {
+                generation, query, ..
+            } => write!(f, "DeepSearch({generation}, {query:?})"),
+        }
+    }
+}

@@ -1,0 +1,535 @@
+//! Every key binding in one place: the actions each pane offers, their
+//! default keys (`assets/keymap.toml`), user overrides, and the rule that no
+//! key does two things in one pane.
+
+pub use super::key::Key;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use std::collections::HashMap;
+
+/// Where a binding applies. Global keys work in every pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    Global,
+    Picker,
+    Tree,
+    Preview,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 4] = [Scope::Global, Scope::Picker, Scope::Tree, Scope::Preview];
+
+    /// The table name in the TOML files.
+    pub fn table(self) -> &'static str {
+        match self {
+            Scope::Global => "global",
+            Scope::Picker => "picker",
+            Scope::Tree => "tree",
+            Scope::Preview => "preview",
+        }
+    }
+
+    /// The heading in the help screen.
+    pub fn title(self) -> &'static str {
+        match self {
+            Scope::Global => "Everywhere",
+            Scope::Picker => "Sessions",
+            Scope::Tree => "Entry tree",
+            Scope::Preview => "Context preview",
+        }
+    }
+
+    /// Whether plain characters type text in this pane.
+    fn types_text(self) -> bool {
+        self == Scope::Picker
+    }
+}
+
+/// Something a key can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    Quit,
+    Help,
+    FocusNext,
+    FocusPrev,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    First,
+    Last,
+    PickerOpen,
+    PickerCollapse,
+    PickerExpand,
+    PickerScope,
+    PickerSort,
+    PickerNamed,
+    PickerPath,
+    PickerDeepSearch,
+    PickerClear,
+    TreeFoldOrUp,
+    TreeUnfoldOrDown,
+    TreeFilterDefault,
+    TreeFilterNoTools,
+    TreeFilterUserOnly,
+    TreeFilterLabeledOnly,
+    TreeFilterAll,
+    TreeFilterNext,
+    TreeFilterPrevious,
+    TreeSearch,
+    TreeNextHit,
+    TreePreviousHit,
+    TreeJumpToLeaf,
+    TreeLabelTimes,
+    PreviewExpand,
+    PreviewRaw,
+    PreviewSelected,
+}
+
+/// One action as a pane offers it: its name in the TOML files, its line in
+/// the help screen, and its word in the hint line (if it has one there).
+pub struct ActionInfo {
+    pub scope: Scope,
+    pub name: &'static str,
+    pub action: Action,
+    pub help: &'static str,
+    pub hint: Option<&'static str>,
+}
+
+const fn info(
+    scope: Scope,
+    name: &'static str,
+    action: Action,
+    help: &'static str,
+    hint: Option<&'static str>,
+) -> ActionInfo {
+    ActionInfo {
+        scope,
+        name,
+        action,
+        help,
+        hint,
+    }
+}
+
+use Action as A;
+use Scope as S;
+
+/// Every action of every pane, in help-screen order.
+pub const ACTIONS: &[ActionInfo] = &[
+    info(S::Global, "quit", A::Quit, "Quit", Some("quit")),
+    info(S::Global, "help", A::Help, "Show this help", Some("help")),
+    info(
+        S::Global,
+        "focus_next",
+        A::FocusNext,
+        "Next pane",
+        Some("pane"),
+    ),
+    info(S::Global, "focus_prev", A::FocusPrev, "Previous pane", None),
+    info(S::Picker, "up", A::Up, "Previous session", None),
+    info(S::Picker, "down", A::Down, "Next session", None),
+    info(S::Picker, "page_up", A::PageUp, "Page up", None),
+    info(S::Picker, "page_down", A::PageDown, "Page down", None),
+    info(S::Picker, "first", A::First, "First session", None),
+    info(S::Picker, "last", A::Last, "Last session", None),
+    info(
+        S::Picker,
+        "open",
+        A::PickerOpen,
+        "Open the session's tree",
+        Some("open"),
+    ),
+    info(
+        S::Picker,
+        "collapse",
+        A::PickerCollapse,
+        "Collapse the project",
+        None,
+    ),
+    info(
+        S::Picker,
+        "expand",
+        A::PickerExpand,
+        "Expand the project",
+        None,
+    ),
+    info(
+        S::Picker,
+        "scope",
+        A::PickerScope,
+        "Current folder / all projects",
+        Some("scope"),
+    ),
+    info(
+        S::Picker,
+        "sort",
+        A::PickerSort,
+        "Sort: threaded / recent / relevance",
+        Some("sort"),
+    ),
+    info(
+        S::Picker,
+        "named",
+        A::PickerNamed,
+        "Only named sessions",
+        Some("named"),
+    ),
+    info(
+        S::Picker,
+        "path",
+        A::PickerPath,
+        "Show file paths",
+        Some("path"),
+    ),
+    info(
+        S::Picker,
+        "deep_search",
+        A::PickerDeepSearch,
+        "Search inside every entry",
+        Some("deep"),
+    ),
+    info(S::Picker, "clear", A::PickerClear, "Clear the search", None),
+    info(S::Tree, "quit", A::Quit, "Quit", None),
+    info(S::Tree, "help", A::Help, "Show this help", None),
+    info(S::Tree, "up", A::Up, "Previous entry", None),
+    info(S::Tree, "down", A::Down, "Next entry", None),
+    info(S::Tree, "page_up", A::PageUp, "Page up", None),
+    info(S::Tree, "page_down", A::PageDown, "Page down", None),
+    info(S::Tree, "first", A::First, "First entry", None),
+    info(S::Tree, "last", A::Last, "Last entry", None),
+    info(
+        S::Tree,
+        "fold_or_up",
+        A::TreeFoldOrUp,
+        "Fold the branch, or go up to its start",
+        Some("fold/up"),
+    ),
+    info(
+        S::Tree,
+        "unfold_or_down",
+        A::TreeUnfoldOrDown,
+        "Unfold the branch, or go down to the next branch point",
+        Some("unfold/down"),
+    ),
+    info(
+        S::Tree,
+        "filter_default",
+        A::TreeFilterDefault,
+        "Filter: default view",
+        Some("filters"),
+    ),
+    info(
+        S::Tree,
+        "filter_no_tools",
+        A::TreeFilterNoTools,
+        "Filter: hide tool results",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_user_only",
+        A::TreeFilterUserOnly,
+        "Filter: user messages only",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_labeled_only",
+        A::TreeFilterLabeledOnly,
+        "Filter: labelled entries only",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_all",
+        A::TreeFilterAll,
+        "Filter: every entry",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_next",
+        A::TreeFilterNext,
+        "Next filter",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_previous",
+        A::TreeFilterPrevious,
+        "Previous filter",
+        None,
+    ),
+    info(
+        S::Tree,
+        "search",
+        A::TreeSearch,
+        "Search the tree",
+        Some("search"),
+    ),
+    info(S::Tree, "next_hit", A::TreeNextHit, "Next search hit", None),
+    info(
+        S::Tree,
+        "previous_hit",
+        A::TreePreviousHit,
+        "Previous search hit",
+        None,
+    ),
+    info(
+        S::Tree,
+        "jump_to_leaf",
+        A::TreeJumpToLeaf,
+        "Jump to where pi resumes (the leaf)",
+        Some("leaf"),
+    ),
+    info(
+        S::Tree,
+        "label_times",
+        A::TreeLabelTimes,
+        "Show label times",
+        Some("label time"),
+    ),
+    info(S::Preview, "quit", A::Quit, "Quit", None),
+    info(S::Preview, "help", A::Help, "Show this help", None),
+    info(S::Preview, "up", A::Up, "Scroll up", None),
+    info(S::Preview, "down", A::Down, "Scroll down", None),
+    info(S::Preview, "page_up", A::PageUp, "Page up", None),
+    info(S::Preview, "page_down", A::PageDown, "Page down", None),
+    info(S::Preview, "first", A::First, "Top", None),
+    info(S::Preview, "last", A::Last, "Bottom", None),
+    info(
+        S::Preview,
+        "expand",
+        A::PreviewExpand,
+        "Expand folded thinking, tool output and sections",
+        Some("expand"),
+    ),
+    info(
+        S::Preview,
+        "raw_json",
+        A::PreviewRaw,
+        "Raw JSON of the entry",
+        Some("raw"),
+    ),
+    info(
+        S::Preview,
+        "selected",
+        A::PreviewSelected,
+        "Scroll to the selected entry",
+        Some("selected"),
+    ),
+];
+
+/// The bindings in force.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    by_key: HashMap<(Scope, Key), Action>,
+    by_action: HashMap<(Scope, Action), Vec<Key>>,
+}
+
+/// The default bindings, as shipped.
+pub const DEFAULT_KEYMAP: &str = include_str!("../../assets/keymap.toml");
+
+impl Keymap {
+    /// The shipped bindings.
+    pub fn defaults() -> Keymap {
+        match Keymap::build(&[default_table()]) {
+            Ok(k) => k,
+            // The shipped file is checked by a unit test; never fail to start.
+            Err(_) => Keymap::empty(),
+        }
+    }
+
+    fn empty() -> Keymap {
+        let mut map = Keymap {
+            by_key: HashMap::new(),
+            by_action: HashMap::new(),
+        };
+        let quit = Key::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        map.by_key.insert((Scope::Global, quit), Action::Quit);
+        map.by_action
+            .insert((Scope::Global, Action::Quit), vec![quit]);
+        map
+    }
+
+    /// The defaults with a user's `[keys.<pane>]` tables laid over them.
+    pub fn with_overrides(user: &toml::Table) -> Result<Keymap, Vec<String>> {
+        Keymap::build(&[default_table(), user.clone()])
+    }
+
+    /// Builds from layers of `{pane: {action: keys}}` tables; a later layer
+    /// replaces an action's keys.
+    fn build(layers: &[toml::Table]) -> Result<Keymap, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut chosen: HashMap<(Scope, Action), Vec<Key>> = HashMap::new();
+        for layer in layers {
+            for (table, value) in layer {
+                let Some(scope) = Scope::ALL.iter().copied().find(|s| s.table() == table) else {
+                    errors.push(format!(
+                        "[keys.{table}]: unknown pane (use global, picker, tree or preview)"
+                    ));
+                    continue;
+                };
+                let Some(actions) = value.as_table() else {
+                    errors.push(format!("[keys.{table}] must be a table"));
+                    continue;
+                };
+                for (name, keys) in actions {
+                    let Some(info) = ACTIONS.iter().find(|i| i.scope == scope && i.name == name)
+                    else {
+                        errors.push(format!("[keys.{table}] {name}: unknown action"));
+                        continue;
+                    };
+                    match parse_keys(keys) {
+                        Ok(keys) => {
+                            chosen.insert((scope, info.action), keys);
+                        }
+                        Err(e) => errors.push(format!("[keys.{table}] {name}: {e}")),
+                    }
+                }
+            }
+        }
+        let mut by_key = HashMap::new();
+        for info in ACTIONS {
+            for key in chosen.get(&(info.scope, info.action)).into_iter().flatten() {
+                if info.scope.types_text() && key.typed_char().is_some() {
+                    errors.push(format!(
+                        "[keys.{}] {}: {key} types into the search box; use a key with Ctrl or Alt",
+                        info.scope.table(),
+                        info.name
+                    ));
+                }
+                if let Some(other) = by_key.insert((info.scope, *key), info.action) {
+                    errors.push(format!(
+                        "[keys.{}]: {key} is bound to both {} and {}",
+                        info.scope.table(),
+                        name_of(info.scope, other),
+                        info.name
+                    ));
+                }
+            }
+        }
+        for ((scope, key), action) in &by_key {
+            if *scope == Scope::Global {
+                continue;
+            }
+            if let Some(global) = by_key.get(&(Scope::Global, *key)) {
+                errors.push(format!(
+                    "[keys.{}] {}: {key} is already the global key for {}",
+                    scope.table(),
+                    name_of(*scope, *action),
+                    name_of(Scope::Global, *global)
+                ));
+            }
+        }
+        if !errors.is_empty() {
+            errors.sort();
+            errors.dedup();
+            return Err(errors);
+        }
+        Ok(Keymap {
+            by_key,
+            by_action: chosen,
+        })
+    }
+
+    /// What `key` does in `scope` (the pane's own keys, then the global ones).
+    pub fn action(&self, scope: Scope, key: Key) -> Option<Action> {
+        self.by_key
+            .get(&(scope, key))
+            .or_else(|| self.by_key.get(&(Scope::Global, key)))
+            .copied()
+    }
+
+    /// The keys bound to an action in a scope.
+    pub fn keys(&self, scope: Scope, action: Action) -> &[Key] {
+        self.by_action
+            .get(&(scope, action))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// All keys of an action, joined for display (`↑/k`).
+    pub fn label(&self, scope: Scope, action: Action) -> String {
+        self.keys(scope, action)
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
+    /// The first key of an action in a pane or globally, for hints.
+    pub fn first_key(&self, scope: Scope, action: Action) -> Option<Key> {
+        self.keys(scope, action)
+            .first()
+            .or_else(|| self.keys(Scope::Global, action).first())
+            .copied()
+    }
+}
+
+fn name_of(scope: Scope, action: Action) -> &'static str {
+    ACTIONS
+        .iter()
+        .find(|i| i.scope == scope && i.action == action)
+        .map_or("?", |i| i.name)
+}
+
+fn parse_keys(value: &toml::Value) -> Result<Vec<Key>, String> {
+    match value {
+        toml::Value::String(s) => Ok(vec![Key::parse(s)?]),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(|v| match v {
+                toml::Value::String(s) => Key::parse(s),
+                _ => Err("keys must be strings".to_string()),
+            })
+            .collect(),
+        _ => Err("expected a key or a list of keys".to_string()),
+    }
+}
+
+fn default_table() -> toml::Table {
+    DEFAULT_KEYMAP.parse().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_keymap_is_valid_and_complete() {
+        let table: toml::Table = DEFAULT_KEYMAP.parse().expect("keymap.toml parses");
+        let map = Keymap::build(&[table]).expect("no conflicts in the defaults");
+        for info in ACTIONS {
+            assert!(
+                !map.keys(info.scope, info.action).is_empty(),
+                "{}.{} has no default key",
+                info.scope.table(),
+                info.name
+            );
+        }
+    }
+
+    #[test]
+    fn overrides_replace_and_conflicts_are_refused() {
+        let user: toml::Table = "[tree]\njump_to_leaf = \"L\"".parse().unwrap();
+        let map = Keymap::with_overrides(&user).unwrap();
+        let key = Key::parse("L").unwrap();
+        assert_eq!(map.action(Scope::Tree, key), Some(Action::TreeJumpToLeaf));
+        assert_eq!(map.action(Scope::Tree, Key::parse("g").unwrap()), None);
+
+        let clash: toml::Table = "[tree]\njump_to_leaf = \"n\"".parse().unwrap();
+        let errors = Keymap::with_overrides(&clash).unwrap_err();
+        assert!(errors[0].contains("bound to both"), "{errors:?}");
+
+        let typing: toml::Table = "[picker]\nsort = \"s\"".parse().unwrap();
+        let errors = Keymap::with_overrides(&typing).unwrap_err();
+        assert!(
+            errors[0].contains("types into the search box"),
+            "{errors:?}"
+        );
+
+        let global: toml::Table = "[preview]\nexpand = \"tab\"".parse().unwrap();
+        let errors = Keymap::with_overrides(&global).unwrap_err();
+        assert!(errors[0].contains("global key"), "{errors:?}");
+    }
+}

@@ -1,0 +1,85 @@
+//! The terminal browser: sessions, entry tree and context preview panes,
+//! driven by one `App::update` and drawn by one pure `draw`.
+
+pub mod app;
+pub mod clock;
+pub mod config;
+pub mod demo;
+pub mod dialogs;
+pub mod draw;
+pub mod entry_tree;
+pub mod event;
+pub mod format;
+pub mod harness;
+pub mod key;
+pub mod keymap;
+pub mod layout;
+pub mod panes;
+pub mod preview_doc;
+pub mod runtime;
+pub mod sessions;
+pub mod text;
+pub mod theme;
+pub mod workers;
+
+use anyhow::{Result, bail};
+use app::{App, Start};
+use clock::Clock;
+use config::Config;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use workers::{JobContext, Workers};
+
+/// How the browser was asked to start.
+#[derive(Debug, Clone, Default)]
+pub struct TuiArgs {
+    /// One session file instead of the sessions folder.
+    pub file: Option<PathBuf>,
+    /// The bundled demo sessions instead of the user's.
+    pub demo: bool,
+    pub session_dir: Option<String>,
+    pub no_cache: bool,
+}
+
+/// Whether `NO_COLOR` asks for no colours (any non-empty value).
+pub fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// Runs the browser until the user quits.
+pub fn run(args: TuiArgs) -> Result<()> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        bail!(
+            "the browser needs a terminal; for scripts use a command such as `piscope ls` (see piscope --help)"
+        );
+    }
+    if let Some(file) = &args.file {
+        if let Err(e) = std::fs::metadata(file) {
+            bail!("{}: {e}", file.display());
+        }
+    }
+    let config = Config::load(no_color());
+    let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let (start, folder) = match (&args.file, args.demo) {
+        (Some(f), _) => (Start::File(f.clone()), None),
+        (None, true) => (Start::Catalog { demo: true }, None),
+        (None, false) => {
+            let mut problems = Vec::new();
+            let surroundings = crate::catalog::Surroundings::of_process(args.session_dir.clone());
+            (
+                Start::Catalog { demo: false },
+                Some(crate::catalog::locate(&surroundings, &mut problems)),
+            )
+        }
+    };
+    let (app, first) = App::new(
+        start,
+        config,
+        Clock::system(),
+        home.clone(),
+        ratatui::layout::Rect::default(),
+    );
+    let context = JobContext::new(home, folder, !args.no_cache, cwd);
+    runtime::run(app, first, move |tx| Workers::new(context, tx))
+}

@@ -1,0 +1,419 @@
+//! The sessions pane: projects and their sessions, the search box with pi's
+//! query language, scope / sort / named / path toggles, and deep-search hits.
+
+pub use super::picker_view::{DrawContext, HEADER_LINES, draw};
+use crate::catalog::{Query, SessionSummary, SessionsFolder, SortMode};
+use crate::tui::keymap::Action;
+use crate::tui::sessions::{self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// A deep search and its hits.
+#[derive(Debug, Clone, Default)]
+pub struct DeepSearch {
+    pub generation: u64,
+    pub query: String,
+    pub running: bool,
+    pub hits: Vec<DeepHit>,
+    pub error: Option<String>,
+    pub selected: usize,
+    pub offset: usize,
+}
+
+/// What the app should do after the picker handled a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickerOutcome {
+    Nothing,
+    /// The selection moved to this session: show it in the tree.
+    Show(PathBuf),
+    /// Show this session with this entry selected (a deep-search hit).
+    ShowEntry {
+        path: PathBuf,
+        entry: Option<String>,
+    },
+    /// Move the focus to the tree.
+    FocusTree,
+    /// Run a deep search for this query over the listed sessions.
+    StartDeepSearch(String),
+    /// Tell the user something.
+    Say(String),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PickerPane {
+    pub sessions: Vec<SessionSummary>,
+    pub folder: Option<SessionsFolder>,
+    pub demo: bool,
+    /// `(done, total)` while loading.
+    pub progress: Option<(usize, usize)>,
+    pub loaded: bool,
+    pub problems: Vec<String>,
+    pub query: String,
+    pub query_error: Option<String>,
+    pub options: ListOptions,
+    pub show_path: bool,
+    pub collapsed: HashSet<String>,
+    pub rows: Vec<PickerRow>,
+    pub selected: usize,
+    pub offset: usize,
+    pub height: usize,
+    /// The user moved the selection; until then it follows the current folder.
+    pub touched: bool,
+    /// The session the selection stays on across reloads.
+    pub selected_path: Option<PathBuf>,
+    pub deep: Option<DeepSearch>,
+}
+
+impl PickerPane {
+    /// Takes a catalog update; returns the session to show when the
+    /// selection landed on a new one.
+    pub fn on_catalog(&mut self, update: CatalogUpdate) -> Option<PathBuf> {
+        match update {
+            CatalogUpdate::Started {
+                folder,
+                total,
+                demo,
+            } => {
+                self.folder = Some(folder);
+                self.demo = demo;
+                self.progress = Some((0, total));
+                self.loaded = false;
+                self.sessions.clear();
+            }
+            CatalogUpdate::Batch {
+                done,
+                total,
+                sessions,
+            } => {
+                self.progress = Some((done, total));
+                self.sessions.extend(sessions);
+                crate::catalog::sort_newest_first(&mut self.sessions);
+            }
+            CatalogUpdate::Done {
+                sessions,
+                problems,
+                demo,
+            } => {
+                self.sessions = sessions;
+                self.problems = problems;
+                self.demo = demo;
+                self.progress = None;
+                self.loaded = true;
+            }
+        }
+        let before = self.selected_path.clone();
+        self.rebuild();
+        let now = self.selected_session().map(|s| s.path.clone());
+        (now != before).then_some(now).flatten()
+    }
+
+    /// Recomputes the rows and puts the selection back on its session.
+    pub fn rebuild(&mut self) {
+        let query = match Query::parse(&self.query) {
+            Ok(q) => {
+                self.query_error = None;
+                q
+            }
+            Err(e) => {
+                self.query_error = Some(e.to_string());
+                self.rows.clear();
+                self.selected = 0;
+                return;
+            }
+        };
+        self.rows = sessions::rows(
+            &self.sessions,
+            self.folder.as_ref(),
+            &query,
+            self.options,
+            &self.collapsed,
+        );
+        let by_path = |p: &PathBuf, rows: &[PickerRow], sessions: &[SessionSummary]| {
+            rows.iter().position(|r| match r {
+                PickerRow::Session { index, .. } => sessions[*index].path == *p,
+                _ => false,
+            })
+        };
+        let first_session = self
+            .rows
+            .iter()
+            .position(|r| matches!(r, PickerRow::Session { .. }));
+        let target = if self.touched {
+            self.selected_path
+                .as_ref()
+                .and_then(|p| by_path(p, &self.rows, &self.sessions))
+        } else {
+            // Until the user moves, stay with the current folder's newest session.
+            let current = self.folder.as_ref().and_then(|f| {
+                self.rows.iter().position(|r| match r {
+                    PickerRow::Session { index, .. } => {
+                        sessions::in_current_folder(f, &self.sessions[*index])
+                    }
+                    _ => false,
+                })
+            });
+            current.or(first_session)
+        };
+        self.selected = target
+            .or(first_session)
+            .unwrap_or(0)
+            .min(self.rows.len().saturating_sub(1));
+        self.selected_path = self.selected_session().map(|s| s.path.clone());
+        self.keep_visible();
+    }
+
+    pub fn selected_session(&self) -> Option<&SessionSummary> {
+        match self.rows.get(self.selected)? {
+            PickerRow::Session { index, .. } => self.sessions.get(*index),
+            PickerRow::Project { .. } => None,
+        }
+    }
+
+    /// A character typed into the search box; `None` is Backspace.
+    pub fn type_char(&mut self, c: Option<char>) -> PickerOutcome {
+        if self.deep.is_some() {
+            self.deep = None;
+        }
+        match c {
+            Some(c) => self.query.push(c),
+            None => {
+                if self.query.pop().is_none() {
+                    return PickerOutcome::Nothing;
+                }
+            }
+        }
+        // A new query starts from its best match, as in pi.
+        self.touched = true;
+        self.selected_path = None;
+        self.rebuild();
+        self.after_move(None)
+    }
+
+    /// Applies a key's action.
+    pub fn on_action(&mut self, action: Action) -> PickerOutcome {
+        if self.deep.is_some() {
+            return self.on_deep_action(action);
+        }
+        let before = self.selected_path.clone();
+        let last = self.rows.len().saturating_sub(1);
+        let page = self.height.max(1);
+        match action {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = (self.selected + 1).min(last),
+            Action::PageUp => self.selected = self.selected.saturating_sub(page),
+            Action::PageDown => self.selected = (self.selected + page).min(last),
+            Action::First => self.selected = 0,
+            Action::Last => self.selected = last,
+            Action::PickerCollapse => self.set_collapsed(true),
+            Action::PickerExpand => self.set_collapsed(false),
+            Action::PickerOpen => match self.rows.get(self.selected) {
+                Some(PickerRow::Project { collapsed, .. }) => {
+                    let c = *collapsed;
+                    self.set_collapsed(!c);
+                }
+                Some(PickerRow::Session { .. }) => return PickerOutcome::FocusTree,
+                None => {}
+            },
+            Action::PickerScope => {
+                self.options.scope = match self.options.scope {
+                    ListScope::All => ListScope::CurrentFolder,
+                    ListScope::CurrentFolder => ListScope::All,
+                };
+                self.rebuild();
+            }
+            Action::PickerSort => {
+                self.options.sort = match self.options.sort {
+                    SortMode::Threaded => SortMode::Recent,
+                    SortMode::Recent => SortMode::Relevance,
+                    SortMode::Relevance => SortMode::Threaded,
+                };
+                self.rebuild();
+            }
+            Action::PickerNamed => {
+                self.options.named_only = !self.options.named_only;
+                self.rebuild();
+            }
+            Action::PickerPath => self.show_path = !self.show_path,
+            Action::PickerDeepSearch => {
+                if self.query.trim().is_empty() {
+                    return PickerOutcome::Say(
+                        "Type a query first; Ctrl+F then searches inside every entry".into(),
+                    );
+                }
+                return PickerOutcome::StartDeepSearch(self.query.clone());
+            }
+            Action::PickerClear => {
+                if !self.query.is_empty() {
+                    self.query.clear();
+                    self.rebuild();
+                }
+            }
+            _ => return PickerOutcome::Nothing,
+        }
+        self.touched = true;
+        self.after_move(before)
+    }
+
+    fn after_move(&mut self, before: Option<PathBuf>) -> PickerOutcome {
+        self.keep_visible();
+        if let Some(s) = self.selected_session() {
+            self.selected_path = Some(s.path.clone());
+        }
+        match &self.selected_path {
+            Some(p) if Some(p) != before.as_ref() => PickerOutcome::Show(p.clone()),
+            _ => PickerOutcome::Nothing,
+        }
+    }
+
+    fn set_collapsed(&mut self, collapse: bool) {
+        let cwd = self.project_of(self.selected);
+        let Some(cwd) = cwd else { return };
+        if collapse {
+            self.collapsed.insert(cwd.clone());
+        } else {
+            self.collapsed.remove(&cwd);
+        }
+        self.rebuild();
+        if collapse {
+            // The selection goes to the folded project's heading.
+            if let Some(r) = self
+                .rows
+                .iter()
+                .position(|r| matches!(r, PickerRow::Project { cwd: c, .. } if *c == cwd))
+            {
+                self.selected = r;
+            }
+        }
+    }
+
+    /// The project a row belongs to.
+    fn project_of(&self, row: usize) -> Option<String> {
+        self.rows[..=row.min(self.rows.len().checked_sub(1)?)]
+            .iter()
+            .rev()
+            .find_map(|r| match r {
+                PickerRow::Project { cwd, .. } => Some(cwd.clone()),
+                _ => None,
+            })
+    }
+
+    /// Starts showing a deep search in progress.
+    pub fn begin_deep(&mut self, generation: u64, query: String) {
+        self.deep = Some(DeepSearch {
+            generation,
+            query,
+            running: true,
+            ..DeepSearch::default()
+        });
+    }
+
+    /// Takes a finished deep search; returns the first hit to show.
+    pub fn deep_done(
+        &mut self,
+        generation: u64,
+        result: Result<Vec<DeepHit>, String>,
+    ) -> PickerOutcome {
+        let Some(d) = self.deep.as_mut().filter(|d| d.generation == generation) else {
+            return PickerOutcome::Nothing;
+        };
+        d.running = false;
+        match result {
+            Ok(hits) => d.hits = hits,
+            Err(e) => d.error = Some(e),
+        }
+        self.deep_outcome()
+    }
+
+    fn deep_outcome(&self) -> PickerOutcome {
+        match self.deep.as_ref().and_then(|d| d.hits.get(d.selected)) {
+            Some(h) => PickerOutcome::ShowEntry {
+                path: h.path.clone(),
+                entry: h.entry_id.clone(),
+            },
+            None => PickerOutcome::Nothing,
+        }
+    }
+
+    fn on_deep_action(&mut self, action: Action) -> PickerOutcome {
+        let page = self.height.max(1);
+        let Some(d) = self.deep.as_mut() else {
+            return PickerOutcome::Nothing;
+        };
+        let last = d.hits.len().saturating_sub(1);
+        let before = d.selected;
+        match action {
+            Action::Up => d.selected = d.selected.saturating_sub(1),
+            Action::Down => d.selected = (d.selected + 1).min(last),
+            Action::PageUp => d.selected = d.selected.saturating_sub(page),
+            Action::PageDown => d.selected = (d.selected + page).min(last),
+            Action::First => d.selected = 0,
+            Action::Last => d.selected = last,
+            Action::PickerOpen => return PickerOutcome::FocusTree,
+            Action::PickerClear => {
+                self.deep = None;
+                return match &self.selected_path {
+                    Some(p) => PickerOutcome::Show(p.clone()),
+                    None => PickerOutcome::Nothing,
+                };
+            }
+            _ => return PickerOutcome::Nothing,
+        }
+        if d.selected < d.offset {
+            d.offset = d.selected;
+        } else if d.selected >= d.offset + page {
+            d.offset = d.selected + 1 - page;
+        }
+        if d.selected == before {
+            return PickerOutcome::Nothing;
+        }
+        self.deep_outcome()
+    }
+
+    /// Selects the row at `y` rows below the top of the list.
+    pub fn click(&mut self, y: usize) -> PickerOutcome {
+        let before = self.selected_path.clone();
+        if let Some(d) = self.deep.as_mut() {
+            let row = d.offset + y;
+            if row < d.hits.len() && row != d.selected {
+                d.selected = row;
+                return self.deep_outcome();
+            }
+            return PickerOutcome::Nothing;
+        }
+        let row = self.offset + y;
+        if row >= self.rows.len() {
+            return PickerOutcome::Nothing;
+        }
+        if row == self.selected {
+            if let Some(PickerRow::Project { .. }) = self.rows.get(row) {
+                return self.on_action(Action::PickerOpen);
+            }
+        }
+        self.selected = row;
+        self.touched = true;
+        self.after_move(before)
+    }
+
+    pub fn set_height(&mut self, height: usize) {
+        self.height = height;
+        self.keep_visible();
+    }
+
+    fn keep_visible(&mut self) {
+        let h = self.height.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + h {
+            self.offset = self.selected + 1 - h;
+        }
+        self.offset = self.offset.min(self.rows.len().saturating_sub(h));
+    }
+
+    /// Sessions listed (not counting project headings).
+    pub fn listed(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| matches!(r, PickerRow::Session { .. }))
+            .count()
+    }
+}

@@ -1,0 +1,177 @@
+//! The context preview pane: scrolling, the expand and raw-JSON toggles,
+//! and drawing the document a worker built.
+
+use crate::tui::keymap::Action;
+use crate::tui::preview_doc::{PreviewDoc, PreviewKey, PreviewMode};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
+
+#[derive(Debug, Clone, Default)]
+pub struct PreviewPane {
+    pub mode: PreviewMode,
+    /// The newest document; it may belong to the previous selection while
+    /// the next one is built.
+    pub doc: Option<Box<PreviewDoc>>,
+    /// The preview the pane should show (the tree's selection).
+    pub wanted: Option<PreviewKey>,
+    pub scroll: usize,
+    /// Text rows that fit (set from the layout).
+    pub height: usize,
+}
+
+impl PreviewPane {
+    /// Whether the document on screen is not the one wanted.
+    pub fn is_stale(&self) -> bool {
+        self.wanted.is_some() && self.doc.as_ref().map(|d| d.key) != self.wanted
+    }
+
+    /// Takes a newly built document and scrolls to the selected entry
+    /// (unless only the width or mode changed, when the place is kept).
+    pub fn set_doc(&mut self, doc: Box<PreviewDoc>) {
+        let same_entry = self
+            .doc
+            .as_ref()
+            .is_some_and(|d| (d.key.session, d.key.node) == (doc.key.session, doc.key.node));
+        self.doc = Some(doc);
+        if same_entry {
+            self.clamp();
+        } else {
+            self.scroll_to_selected();
+        }
+    }
+
+    /// Shows the start of the selected entry's own message, or as much of
+    /// its end as fits.
+    pub fn scroll_to_selected(&mut self) {
+        let Some(doc) = &self.doc else { return };
+        self.scroll = match doc.anchor {
+            Some((start, len)) => {
+                let h = self.height.max(1);
+                // A long message starts at the top; a short one sits at the
+                // bottom with the conversation before it above.
+                if len >= h {
+                    start
+                } else {
+                    (start + len).saturating_sub(h)
+                }
+            }
+            None => doc.lines.len(),
+        };
+        self.clamp();
+    }
+
+    fn clamp(&mut self) {
+        let total = self.doc.as_ref().map_or(0, |d| d.lines.len());
+        self.scroll = self.scroll.min(total.saturating_sub(self.height.max(1)));
+    }
+
+    /// Applies a key's action; returns true when a new document is needed.
+    pub fn on_action(&mut self, action: Action) -> bool {
+        let page = self.height.max(1);
+        match action {
+            Action::Up => self.scroll = self.scroll.saturating_sub(1),
+            Action::Down => self.scroll += 1,
+            Action::PageUp => self.scroll = self.scroll.saturating_sub(page),
+            Action::PageDown => self.scroll += page,
+            Action::First => self.scroll = 0,
+            Action::Last => self.scroll = usize::MAX,
+            Action::PreviewSelected => self.scroll_to_selected(),
+            Action::PreviewExpand => {
+                self.mode.expanded = !self.mode.expanded;
+                return true;
+            }
+            Action::PreviewRaw => {
+                self.mode.raw = !self.mode.raw;
+                self.scroll = 0;
+                return true;
+            }
+            _ => {}
+        }
+        self.clamp();
+        false
+    }
+
+    pub fn wheel(&mut self, down: bool) {
+        if down {
+            self.scroll += 3;
+        } else {
+            self.scroll = self.scroll.saturating_sub(3);
+        }
+        self.clamp();
+    }
+
+    pub fn set_height(&mut self, height: usize) {
+        self.height = height;
+        self.clamp();
+    }
+}
+
+/// The columns and rows a preview document gets inside the pane's block.
+pub fn text_area(inner: Rect) -> Rect {
+    Rect {
+        y: inner.y + 1.min(inner.height),
+        height: inner.height.saturating_sub(1),
+        width: inner.width.saturating_sub(1),
+        ..inner
+    }
+}
+
+/// Draws the pane into `area`.
+pub fn draw(frame: &mut Frame, area: Rect, pane: &PreviewPane, block: Block<'_>, theme: &Theme) {
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let body = text_area(inner);
+    let header_area = Rect {
+        height: inner.height.min(1),
+        ..inner
+    };
+    match &pane.doc {
+        None if pane.wanted.is_none() => {
+            frame.render_widget(
+                Paragraph::new(Line::styled(
+                    "Select an entry to see the context pi would send.",
+                    theme.muted,
+                )),
+                header_area,
+            );
+        }
+        None => frame.render_widget(
+            Paragraph::new(Line::styled("Building the context…", theme.muted)),
+            header_area,
+        ),
+        Some(doc) => {
+            let header = if Some(doc.key) != pane.wanted {
+                Line::styled("Building the context…", theme.muted)
+            } else {
+                doc.header.clone()
+            };
+            frame.render_widget(Paragraph::new(header), header_area);
+            let end = (pane.scroll + usize::from(body.height)).min(doc.lines.len());
+            let start = pane.scroll.min(end);
+            let visible: Vec<Line<'_>> = doc.lines[start..end].to_vec();
+            frame.render_widget(Paragraph::new(visible), body);
+            if doc.lines.len() > usize::from(body.height) {
+                let mut state =
+                    ScrollbarState::new(doc.lines.len().saturating_sub(usize::from(body.height)))
+                        .position(start);
+                let bar = Rect {
+                    x: inner.x + inner.width.saturating_sub(1),
+                    width: inner.width.min(1),
+                    ..body
+                };
+                frame.render_stateful_widget(
+                    Scrollbar::new(ScrollbarOrientation::VerticalRight)
+                        .begin_symbol(None)
+                        .end_symbol(None)
+                        .thumb_style(theme.accent)
+                        .track_style(theme.muted),
+                    bar,
+                    &mut state,
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The status bar (what is selected, totals, messages) and the hint line
+//! (the focused pane's main keys, taken from the keymap).
+
+use crate::tui::app::App;
+use crate::tui::keymap::{ACTIONS, Action, Scope};
+use crate::tui::layout::Pane;
+use crate::tui::panes::tree::Content;
+use crate::tui::text;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// The status bar's left text: a message, or the selection.
+pub fn left_text(app: &App) -> (String, bool) {
+    if let Some(m) = &app.message {
+        return (text::clean_line(&m.text), m.error);
+    }
+    let mut parts = Vec::new();
+    if let Some(s) = app.picker.selected_session() {
+        if app.panes.contains(&Pane::Picker) {
+            parts.push(text::clean_line(&crate::session::summary::normalize(
+                s.title(),
+            )));
+        }
+    }
+    match &app.tree.content {
+        Content::Ready(t) => {
+            if !app.panes.contains(&Pane::Picker) {
+                let name = t
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| text::clean_line(&file_name(&t.session.path)));
+                parts.push(name);
+            }
+            if let Some(node) = app.tree.selected_node() {
+                let e = t.entry(node);
+                let id = e.id_str().map(text::clean_line).unwrap_or_default();
+                let kind = match e.role() {
+                    Some(r) => r.as_str().to_string(),
+                    None => e.kind.as_str().replace('_', " "),
+                };
+                parts.push(format!("{id} {}", text::clean_line(&kind)));
+            }
+        }
+        Content::Loading(p) => parts.push(format!("reading {}", text::clean_line(&file_name(p)))),
+        _ => {}
+    }
+    (parts.join(" › "), false)
+}
+
+fn file_name(p: &std::path::Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// The status bar's right text: position and totals.
+pub fn right_text(app: &App) -> String {
+    let mut parts = Vec::new();
+    if let Content::Ready(t) = &app.tree.content {
+        parts.push(app.tree.position());
+        parts.push(crate::tui::format::count(t.entry_count, "entry", "entries"));
+    }
+    if app.panes.contains(&Pane::Picker) {
+        let p = &app.picker;
+        let projects = {
+            let mut cwds: Vec<&str> = p.sessions.iter().map(|s| s.cwd.as_str()).collect();
+            cwds.sort_unstable();
+            cwds.dedup();
+            cwds.len()
+        };
+        parts.push(format!(
+            "{} sessions in {} projects",
+            p.sessions.len(),
+            projects
+        ));
+    }
+    parts.join(" · ")
+}
+
+/// The focused pane's hint line: `key word · key word …`, from the keymap.
+pub fn hints(app: &App) -> Vec<(String, &'static str)> {
+    let scope = app.scope();
+    let mut out = Vec::new();
+    if app.tree.search.editing && app.focus == Pane::Tree {
+        return vec![
+            ("Enter".into(), "keep"),
+            ("Esc".into(), "cancel"),
+            ("n/N".into(), "next/previous hit after Enter"),
+        ];
+    }
+    let movement = match scope {
+        Scope::Picker => Some("move · type to search"),
+        Scope::Tree => Some("move"),
+        Scope::Preview => Some("scroll"),
+        Scope::Global => None,
+    };
+    if let (Some(word), Some(up), Some(down)) = (
+        movement,
+        app.config.keymap.first_key(scope, Action::Up),
+        app.config.keymap.first_key(scope, Action::Down),
+    ) {
+        out.push((format!("{up}{down}"), word));
+    }
+    for info in ACTIONS
+        .iter()
+        .filter(|i| i.scope == scope || i.scope == Scope::Global)
+    {
+        let Some(word) = info.hint else { continue };
+        if info.scope == Scope::Global && info.action == Action::Help {
+            continue;
+        }
+        if let Some(k) = app.config.keymap.first_key(scope, info.action) {
+            // The filters share one hint: their keys, compacted.
+            let label = if info.action == Action::TreeFilterDefault {
+                let keys: Vec<String> = [
+                    Action::TreeFilterDefault,
+                    Action::TreeFilterNoTools,
+                    Action::TreeFilterUserOnly,
+                    Action::TreeFilterLabeledOnly,
+                    Action::TreeFilterAll,
+                ]
+                .iter()
+                .filter_map(|a| app.config.keymap.first_key(scope, *a))
+                .map(|k| k.to_string())
+                .collect();
+                compact(&keys)
+            } else {
+                k.to_string()
+            };
+            out.push((label, word));
+        }
+    }
+    let help = app
+        .config
+        .keymap
+        .first_key(scope, Action::Help)
+        .or_else(|| app.config.keymap.first_key(Scope::Global, Action::Help));
+    if let Some(k) = help {
+        out.push((k.to_string(), "help"));
+    }
+    out
+}
+
+/// `Ctrl+D`, `Ctrl+T` … → `Ctrl+D/T/U/L/A`.
+fn compact(keys: &[String]) -> String {
+    let prefix = "Ctrl+";
+    if !keys.is_empty() && keys.iter().all(|k| k.starts_with(prefix)) {
+        let tails: Vec<&str> = keys.iter().map(|k| &k[prefix.len()..]).collect();
+        format!("{prefix}{}", tails.join("/"))
+    } else {
+        keys.join("/")
+    }
+}
+
+/// Draws the status bar and the hint line.
+pub fn draw(frame: &mut Frame, status: Rect, hint_area: Rect, app: &App) {
+    let theme = &app.config.theme;
+    if status.height > 0 {
+        let (left, error) = left_text(app);
+        let right = right_text(app);
+        let width = usize::from(status.width);
+        let right = text::truncate(&right, width / 2);
+        let left_room = width.saturating_sub(text::width(&right) + 2);
+        let left = text::truncate(&left, left_room);
+        let gap = width.saturating_sub(text::width(&left) + text::width(&right) + 1);
+        let left_style = if error {
+            theme.error
+        } else if app.message.is_some() {
+            theme.message
+        } else {
+            ratatui::style::Style::new()
+        };
+        let line = Line::from(vec![
+            Span::raw(" "),
+            Span::styled(left, left_style),
+            Span::raw(" ".repeat(gap)),
+            Span::raw(right),
+        ])
+        .style(theme.status);
+        frame.render_widget(Paragraph::new(line).style(theme.status), status);
+    }
+    if hint_area.height > 0 {
+        let mut spans = vec![Span::raw(" ")];
+        for (n, (key, word)) in hints(app).into_iter().enumerate() {
+            if n > 0 {
+                spans.push(Span::styled(" · ", theme.muted));
+            }
+            spans.push(Span::styled(key, theme.key));
+            spans.push(Span::styled(format!(" {word}"), theme.muted));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), hint_area);
+    }
+}

@@ -1,0 +1,251 @@
+//! The picker's view of the catalog: progress updates from the loading
+//! worker, and the rows (projects and sessions) for a query, sort and scope.
+
+pub use crate::catalog::deep::DeepHit;
+use crate::catalog::discover::{normalize, project_folder_name};
+use crate::catalog::{self, Layout, Query, SessionSummary, SessionsFolder, SortMode};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// What the catalog worker reports while it loads.
+pub enum CatalogUpdate {
+    /// The folder is known and how many files it holds.
+    Started {
+        folder: SessionsFolder,
+        total: usize,
+        demo: bool,
+    },
+    /// More sessions were summarised (in the order they finished).
+    Batch {
+        done: usize,
+        total: usize,
+        sessions: Vec<SessionSummary>,
+    },
+    /// Everything is loaded: the final list, newest first.
+    Done {
+        sessions: Vec<SessionSummary>,
+        problems: Vec<String>,
+        demo: bool,
+    },
+}
+
+/// Which sessions the picker lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListScope {
+    /// Every project.
+    #[default]
+    All,
+    /// The sessions of the folder piscope was started in.
+    CurrentFolder,
+}
+
+/// One line of the sessions list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickerRow {
+    /// A project heading: its `cwd` and how many sessions it shows.
+    Project {
+        cwd: String,
+        count: usize,
+        collapsed: bool,
+    },
+    /// A session (an index into the session list), indented under the
+    /// session it was forked from.
+    Session { index: usize, prefix: String },
+}
+
+/// How the list is filtered and ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ListOptions {
+    pub scope: ListScope,
+    pub sort: SortMode,
+    pub named_only: bool,
+}
+
+/// Whether a session belongs to the folder piscope was started in.
+pub fn in_current_folder(folder: &SessionsFolder, s: &SessionSummary) -> bool {
+    match folder.layout {
+        Layout::PerProject => {
+            let project = folder.dir.join(project_folder_name(&folder.cwd));
+            s.path.parent() == Some(project.as_path())
+        }
+        Layout::Flat => {
+            !s.cwd.is_empty() && normalize(&folder.cwd.join(Path::new(&s.cwd))) == folder.cwd
+        }
+    }
+}
+
+/// The rows for a query: sessions grouped by project, projects in the
+/// order of their best (or newest) session; forks under their origin when
+/// threaded and not searching.
+pub fn rows(
+    sessions: &[SessionSummary],
+    folder: Option<&SessionsFolder>,
+    query: &Query,
+    options: ListOptions,
+    collapsed: &HashSet<String>,
+) -> Vec<PickerRow> {
+    let mut picked = catalog::filter_and_sort(sessions, query, options.sort, options.named_only);
+    if options.scope == ListScope::CurrentFolder {
+        if let Some(f) = folder {
+            picked.retain(|&i| in_current_folder(f, &sessions[i]));
+        }
+    }
+    let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+    for i in picked {
+        let cwd = sessions[i].cwd.as_str();
+        match groups.iter_mut().find(|(c, _)| *c == cwd) {
+            Some((_, list)) => list.push(i),
+            None => groups.push((cwd, vec![i])),
+        }
+    }
+    let threaded = options.sort == SortMode::Threaded && matches!(query, Query::Everything);
+    let mut out = Vec::new();
+    for (cwd, list) in groups {
+        let is_collapsed = collapsed.contains(cwd);
+        out.push(PickerRow::Project {
+            cwd: cwd.to_string(),
+            count: list.len(),
+            collapsed: is_collapsed,
+        });
+        if is_collapsed {
+            continue;
+        }
+        if threaded {
+            for r in catalog::threaded(sessions, &list) {
+                let prefix = if r.depth == 0 {
+                    String::new()
+                } else {
+                    let mut p: String = r
+                        .ancestor_continues
+                        .iter()
+                        .skip(1)
+                        .map(|&c| if c { "│  " } else { "   " })
+                        .collect();
+                    p.push_str(if r.is_last { "└─ " } else { "├─ " });
+                    p
+                };
+                out.push(PickerRow::Session {
+                    index: r.index,
+                    prefix,
+                });
+            }
+        } else {
+            out.extend(list.into_iter().map(|index| PickerRow::Session {
+                index,
+                prefix: String::new(),
+            }));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn summary(path: &str, cwd: &str, modified: i64, name: Option<&str>) -> SessionSummary {
+        SessionSummary {
+            path: PathBuf::from(path),
+            id: path.to_string(),
+            cwd: cwd.to_string(),
+            name: name.map(str::to_string),
+            parent_session_path: None,
+            created_ms: Some(modified),
+            modified_ms: Some(modified),
+            message_count: 2,
+            first_message: format!("hello from {path}"),
+            entries: 3,
+            leaves: 1,
+            labels: 0,
+            compactions: 0,
+            damaged_lines: 0,
+            unfinished: false,
+            size: 100,
+            models: Vec::new(),
+            tokens: 0.0,
+            cost: 0.0,
+            skipped_by_pi: None,
+            text: None,
+        }
+    }
+
+    fn folder() -> SessionsFolder {
+        SessionsFolder {
+            dir: PathBuf::from("/s"),
+            layout: Layout::PerProject,
+            source: catalog::discover::FolderSource::Default,
+            cwd: PathBuf::from("/w/b"),
+        }
+    }
+
+    fn sample() -> Vec<SessionSummary> {
+        vec![
+            summary("/s/--w-a--/3.jsonl", "/w/a", 30, None),
+            summary("/s/--w-b--/2.jsonl", "/w/b", 20, Some("named")),
+            summary("/s/--w-a--/1.jsonl", "/w/a", 10, None),
+        ]
+    }
+
+    #[test]
+    fn groups_by_project_newest_first() {
+        let s = sample();
+        let r = rows(
+            &s,
+            Some(&folder()),
+            &Query::Everything,
+            ListOptions::default(),
+            &HashSet::new(),
+        );
+        let project = |cwd: &str, count| PickerRow::Project {
+            cwd: cwd.into(),
+            count,
+            collapsed: false,
+        };
+        let session = |index| PickerRow::Session {
+            index,
+            prefix: String::new(),
+        };
+        assert_eq!(
+            r,
+            vec![
+                project("/w/a", 2),
+                session(0),
+                session(2),
+                project("/w/b", 1),
+                session(1)
+            ]
+        );
+    }
+
+    #[test]
+    fn scope_named_and_collapse() {
+        let s = sample();
+        let f = folder();
+        let current = ListOptions {
+            scope: ListScope::CurrentFolder,
+            ..ListOptions::default()
+        };
+        assert_eq!(
+            rows(&s, Some(&f), &Query::Everything, current, &HashSet::new()).len(),
+            2
+        );
+        let named = ListOptions {
+            named_only: true,
+            ..ListOptions::default()
+        };
+        assert_eq!(
+            rows(&s, Some(&f), &Query::Everything, named, &HashSet::new()).len(),
+            2
+        );
+        let collapsed: HashSet<String> = ["/w/a".to_string()].into();
+        let r = rows(
+            &s,
+            Some(&f),
+            &Query::Everything,
+            ListOptions::default(),
+            &collapsed,
+        );
+        assert_eq!(r.len(), 3);
+    }
+}

@@ -1,0 +1,272 @@
+//! The work behind each `Command` (reading a session, building a preview,
+//! loading the catalog, deep search), and the threads that run it.
+
+use super::demo;
+use super::entry_tree::LoadedSession;
+use super::event::{AppEvent, Command};
+use super::preview_doc;
+use super::sessions::CatalogUpdate;
+use crate::catalog::discover::FolderSource;
+use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
+use crate::session::Session;
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Catalog progress is sent at most this often, so a large folder does
+/// not flood the UI thread with events.
+const BATCH_EVERY: Duration = Duration::from_millis(50);
+
+/// What the jobs need from the outside world.
+pub struct JobContext {
+    /// Shortens paths in tool rows to `~`.
+    pub home: Option<String>,
+    /// The user's sessions folder.
+    pub folder: Option<SessionsFolder>,
+    pub use_cache: bool,
+    /// The folder piscope was started in (for the demo's "current folder").
+    pub cwd: PathBuf,
+    /// The demo copy, alive as long as the app.
+    demo_dir: Mutex<Option<tempfile::TempDir>>,
+}
+
+impl JobContext {
+    pub fn new(
+        home: Option<String>,
+        folder: Option<SessionsFolder>,
+        use_cache: bool,
+        cwd: PathBuf,
+    ) -> JobContext {
+        JobContext {
+            home,
+            folder,
+            use_cache,
+            cwd,
+            demo_dir: Mutex::new(None),
+        }
+    }
+
+    /// Runs one command to the end on the calling thread, handing each
+    /// event it produces to `send`.
+    pub fn run(&self, cmd: Command, send: &dyn Fn(AppEvent)) {
+        match cmd {
+            Command::OpenSession { generation, path } => {
+                let result = Session::open(&path)
+                    .map(|s| Arc::new(LoadedSession::new(s, self.home.as_deref())))
+                    .map_err(|e| e.to_string());
+                send(AppEvent::SessionOpened {
+                    generation,
+                    path,
+                    result,
+                });
+            }
+            Command::BuildPreview(req) => {
+                if let Some(doc) = preview_doc::build(&req) {
+                    send(AppEvent::PreviewReady(Box::new(doc)));
+                }
+            }
+            Command::LoadCatalog { demo } => self.load_catalog(demo, send),
+            Command::DeepSearch {
+                generation,
+                query,
+                sessions,
+            } => {
+                let result = Query::parse(&query)
+                    .map_err(|e| e.to_string())
+                    .map(|q| catalog::deep::deep_search(&sessions, &q).0);
+                send(AppEvent::DeepSearchDone {
+                    generation,
+                    query,
+                    result,
+                });
+            }
+        }
+    }
+
+    fn load_catalog(&self, demo: bool, send: &dyn Fn(AppEvent)) {
+        let folder = if demo {
+            match self.demo_folder() {
+                Ok(f) => f,
+                Err(e) => {
+                    send(AppEvent::Catalog(CatalogUpdate::Done {
+                        sessions: Vec::new(),
+                        problems: vec![format!("cannot copy the demo sessions: {e}")],
+                        demo: true,
+                    }));
+                    return;
+                }
+            }
+        } else {
+            match &self.folder {
+                Some(f) => f.clone(),
+                None => {
+                    send(AppEvent::Catalog(CatalogUpdate::Done {
+                        sessions: Vec::new(),
+                        problems: vec!["no sessions folder".into()],
+                        demo: false,
+                    }));
+                    return;
+                }
+            }
+        };
+        let mut cache = match (self.use_cache && !demo, catalog::cache::default_dir()) {
+            (true, Some(dir)) => Cache::open(dir),
+            _ => Cache::disabled(),
+        };
+        let options = LoadOptions {
+            scope: Scope::All,
+            with_text: true,
+        };
+        let mut batch = Vec::new();
+        // The first sessions go out at once; later ones in batches.
+        let mut last_sent = Instant::now()
+            .checked_sub(BATCH_EVERY)
+            .unwrap_or_else(Instant::now);
+        let started_folder = folder.clone();
+        let cat = catalog::load(&folder, options, &mut cache, &mut |p| match p {
+            catalog::Progress::Started { total } => {
+                send(AppEvent::Catalog(CatalogUpdate::Started {
+                    folder: started_folder.clone(),
+                    total,
+                    demo,
+                }))
+            }
+            catalog::Progress::Loaded {
+                done,
+                total,
+                summary,
+            } => {
+                batch.extend(summary.cloned());
+                if last_sent.elapsed() >= BATCH_EVERY && !batch.is_empty() {
+                    last_sent = Instant::now();
+                    send(AppEvent::Catalog(CatalogUpdate::Batch {
+                        done,
+                        total,
+                        sessions: std::mem::take(&mut batch),
+                    }));
+                }
+            }
+        });
+        send(AppEvent::Catalog(CatalogUpdate::Done {
+            sessions: cat.sessions,
+            problems: cat.problems.iter().map(ToString::to_string).collect(),
+            demo,
+        }));
+    }
+
+    /// A fresh copy of the demo sessions (made once per run).
+    fn demo_folder(&self) -> std::io::Result<SessionsFolder> {
+        let mut slot = self
+            .demo_dir
+            .lock()
+            .map_err(|_| std::io::Error::other("demo folder lock poisoned"))?;
+        if slot.is_none() {
+            let dir = tempfile::Builder::new().prefix("piscope-demo-").tempdir()?;
+            demo::write_demo_sessions(dir.path())?;
+            *slot = Some(dir);
+        }
+        let dir = slot
+            .as_ref()
+            .map(|d| d.path().to_path_buf())
+            .unwrap_or_default();
+        Ok(SessionsFolder {
+            dir,
+            layout: Layout::PerProject,
+            source: FolderSource::Default,
+            cwd: self.cwd.clone(),
+        })
+    }
+}
+
+/// A job slot that keeps only the newest request: while a worker is busy,
+/// newer requests replace older ones, so a burst of key presses costs one
+/// build, not one per key.
+struct Latest<T> {
+    slot: Mutex<Option<T>>,
+    ready: Condvar,
+}
+
+impl<T: Send + 'static> Latest<T> {
+    fn spawn(name: &str, work: impl Fn(T) + Send + 'static) -> Arc<Latest<T>> {
+        let latest = Arc::new(Latest {
+            slot: Mutex::new(None),
+            ready: Condvar::new(),
+        });
+        let l = latest.clone();
+        let spawned = std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                loop {
+                    let job = {
+                        let Ok(mut slot) = l.slot.lock() else { return };
+                        loop {
+                            if let Some(job) = slot.take() {
+                                break job;
+                            }
+                            slot = match l.ready.wait(slot) {
+                                Ok(s) => s,
+                                Err(_) => return,
+                            };
+                        }
+                    };
+                    work(job);
+                }
+            });
+        // Without the thread the job is simply never done; the UI still runs.
+        drop(spawned);
+        latest
+    }
+
+    fn put(&self, job: T) {
+        if let Ok(mut slot) = self.slot.lock() {
+            *slot = Some(job);
+            self.ready.notify_one();
+        }
+    }
+}
+
+/// Runs commands on background threads and sends their events to the UI.
+pub struct Workers {
+    context: Arc<JobContext>,
+    tx: Sender<AppEvent>,
+    sessions: Arc<Latest<Command>>,
+    previews: Arc<Latest<Command>>,
+}
+
+impl Workers {
+    pub fn new(context: JobContext, tx: Sender<AppEvent>) -> Workers {
+        let context = Arc::new(context);
+        let slot = |name: &str| {
+            let (cx, tx) = (context.clone(), tx.clone());
+            Latest::spawn(name, move |cmd| {
+                cx.run(cmd, &|ev| {
+                    let _ = tx.send(ev);
+                })
+            })
+        };
+        Workers {
+            sessions: slot("piscope-session"),
+            previews: slot("piscope-preview"),
+            context,
+            tx,
+        }
+    }
+
+    pub fn run(&self, cmd: Command) {
+        match cmd {
+            Command::OpenSession { .. } => self.sessions.put(cmd),
+            Command::BuildPreview(_) => self.previews.put(cmd),
+            Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
+                let (cx, tx) = (self.context.clone(), self.tx.clone());
+                let _ = std::thread::Builder::new()
+                    .name("piscope-catalog".into())
+                    .spawn(move || {
+                        cx.run(cmd, &|ev| {
+                            let _ = tx.send(ev);
+                        })
+                    });
+            }
+        }
+    }
+}

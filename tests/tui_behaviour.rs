@@ -1,0 +1,255 @@
+//! How the browser behaves, driven through its one `update` on real
+//! pi-written sessions: selection by id, reloads, deep-search jumps, mouse,
+//! typing, and text that is safe for any terminal.
+
+mod tui_common;
+
+use piscope::session::entry::Role;
+use piscope::tui::event::AppEvent;
+use piscope::tui::harness::Harness;
+use piscope::tui::layout::Pane;
+use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use std::io::Write;
+use tui_common::{big_demo, demo_folder};
+
+const WIDE: (u16, u16) = (150, 40);
+
+fn selected_id(h: &Harness) -> String {
+    let t = h.app.tree.loaded().expect("a session is shown");
+    let node = h.app.tree.selected_node().expect("a row is selected");
+    t.entry(node).id_str().unwrap_or("").to_string()
+}
+
+fn search(h: &mut Harness, text: &str) {
+    h.key("/");
+    h.type_text(text);
+    h.key("enter");
+}
+
+#[test]
+fn a_hidden_selection_moves_to_its_nearest_visible_ancestor() {
+    let mut h = Harness::file(&big_demo(), WIDE);
+    search(&mut h, "[read: src/model");
+    let t = h.app.tree.loaded().unwrap().clone();
+    let tool = h.app.tree.selected_node().unwrap();
+    assert!(t.entry(tool).is_role(Role::ToolResult));
+    h.key("ctrl+u");
+    let user = h.app.tree.selected_node().unwrap();
+    assert!(t.entry(user).is_role(Role::User));
+    let path = t.session.tree.path_to(tool);
+    let nearest_user = path
+        .iter()
+        .rev()
+        .find(|&&n| t.entry(n).is_role(Role::User))
+        .copied();
+    assert_eq!(Some(user), nearest_user);
+    // Back to the default view: the cursor stays where it went.
+    h.key("ctrl+u");
+    assert_eq!(h.app.tree.selected_node(), Some(user));
+}
+
+#[test]
+fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::copy(big_demo(), &path).unwrap();
+    let mut h = Harness::file(&path, WIDE);
+    h.keys(&["home", "ctrl+right", "ctrl+left"]);
+    let folded_before: Vec<String> = {
+        let t = h.app.tree.loaded().unwrap();
+        h.app
+            .tree
+            .folded
+            .iter()
+            .map(|&n| t.entry(n).id_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(folded_before.len(), 1);
+    search(&mut h, "tree thinking tool watch");
+    let chosen = selected_id(&h);
+    let rows_before = h.app.tree.rows.len();
+    let leaf = {
+        let t = h.app.tree.loaded().unwrap();
+        t.entry(t.leaf.unwrap()).id_str().unwrap().to_string()
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    writeln!(
+        f,
+        r#"{{"type":"message","id":"feed0001","parentId":"{leaf}","timestamp":"2026-01-11T18:30:00.000Z","message":{{"role":"user","content":"a new question"}}}}"#
+    )
+    .unwrap();
+    drop(f);
+    h.send(AppEvent::FileChanged(path.clone()));
+    assert_eq!(selected_id(&h), chosen);
+    let t = h.app.tree.loaded().unwrap().clone();
+    let folded_after: Vec<String> = h
+        .app
+        .tree
+        .folded
+        .iter()
+        .map(|&n| t.entry(n).id_str().unwrap().to_string())
+        .collect();
+    assert_eq!(folded_after, folded_before);
+    assert_eq!(t.entry(t.leaf.unwrap()).id_str(), Some("feed0001"));
+    // Choosing a filter clears the folds (as in pi); the new entry is listed.
+    h.key("ctrl+d");
+    assert!(h.app.tree.rows.len() > rows_before);
+    h.key("g");
+    assert_eq!(selected_id(&h), "feed0001");
+    assert!(h.screen().contains("◉ user: a new question"));
+}
+
+#[test]
+fn a_deep_search_hit_opens_its_session_at_the_entry() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    h.type_text("crlf");
+    h.key("ctrl+f");
+    let hits = h
+        .app
+        .picker
+        .deep
+        .as_ref()
+        .expect("deep search")
+        .hits
+        .clone();
+    assert!(hits.len() > 2, "{hits:?}");
+    assert_eq!(h.app.open_path.as_ref(), Some(&hits[0].path));
+    assert_eq!(Some(selected_id(&h)), hits[0].entry_id);
+    h.key("down");
+    assert_eq!(h.app.open_path.as_ref(), Some(&hits[1].path));
+    assert_eq!(Some(selected_id(&h)), hits[1].entry_id);
+    // Esc goes back to the list, on the session that was selected.
+    h.key("esc");
+    assert!(h.app.picker.deep.is_none());
+}
+
+#[test]
+fn plain_keys_type_in_the_sessions_pane_and_command_elsewhere() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    h.type_text("q?j");
+    assert_eq!(h.app.picker.query, "q?j");
+    assert!(!h.app.quit && h.app.help.is_none());
+    h.key("backspace");
+    assert_eq!(h.app.picker.query, "q?");
+    h.key("esc");
+    assert_eq!(h.app.picker.query, "");
+    h.key("tab");
+    assert_eq!(h.app.focus, Pane::Tree);
+    h.key("?");
+    assert!(h.app.help.is_some());
+    h.key("esc");
+    h.key("shift+tab");
+    assert_eq!(h.app.focus, Pane::Picker);
+    h.key("tab");
+    h.key("q");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn ctrl_c_quits_from_anywhere() {
+    let mut h = Harness::file(&big_demo(), WIDE);
+    h.key("/");
+    h.key("ctrl+c");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn the_preview_follows_the_selection() {
+    let mut h = Harness::file(&big_demo(), WIDE);
+    h.key("up");
+    let node = h.app.tree.selected_node().unwrap();
+    let doc = h.app.preview.doc.as_ref().expect("preview built");
+    assert_eq!(doc.key.node, node);
+    let (start, len) = doc.anchor.expect("the entry's own message is marked");
+    assert!(len > 0);
+    // The marked message is in view.
+    let scroll = h.app.preview.scroll;
+    assert!(start + len > scroll && start < scroll + h.app.preview.height);
+}
+
+fn click(h: &mut Harness, column: u16, row: u16) {
+    h.send(AppEvent::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }));
+}
+
+#[test]
+fn mouse_clicks_focus_panes_and_select_rows() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    let layout = h.app.layout();
+    let tree = layout.rect(Pane::Tree).unwrap();
+    click(&mut h, tree.x + 5, tree.y + 3);
+    assert_eq!(h.app.focus, Pane::Tree);
+    assert_eq!(h.app.tree.selected, h.app.tree.offset + 2);
+    let picker = layout.rect(Pane::Picker).unwrap();
+    // The fourth list row (below the search box and settings) is a session.
+    let before = h.app.open_path.clone();
+    click(&mut h, picker.x + 5, picker.y + 1 + 2 + 2);
+    assert_eq!(h.app.focus, Pane::Picker);
+    assert_ne!(h.app.open_path, before);
+    let preview = layout.rect(Pane::Preview).unwrap();
+    h.send(AppEvent::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: preview.x + 3,
+        row: preview.y + 3,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let scroll = h.app.preview.scroll;
+    h.send(AppEvent::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: preview.x + 3,
+        row: preview.y + 3,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert!(h.app.preview.scroll >= scroll);
+}
+
+/// Characters that must never reach a terminal: they start escape
+/// sequences, move the cursor, or reorder the text around them.
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+#[test]
+fn hostile_text_never_reaches_the_terminal_raw() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let sessions: Vec<std::path::PathBuf> = piscope::tui::demo::DEMO_SESSIONS
+        .iter()
+        .map(|(rel, _)| folder.dir.join(rel))
+        .collect();
+    let mut placeholders = 0;
+    for path in sessions {
+        let mut h = Harness::file(&path, (120, 30));
+        h.key("ctrl+a");
+        h.key("home");
+        for mode in ["", "o", "r"] {
+            if !mode.is_empty() {
+                h.keys(&["tab", mode, "tab"]);
+            }
+            let rows = h.app.tree.rows.len();
+            for _ in 0..rows {
+                let frame = h.frame();
+                for cell in frame.content() {
+                    let bad: Vec<char> =
+                        cell.symbol().chars().filter(|&c| unsafe_char(c)).collect();
+                    assert!(bad.is_empty(), "{}: {:?} on screen", path.display(), bad);
+                }
+                let text = piscope::tui::harness::buffer_text(&frame);
+                placeholders += text.matches('␛').count();
+                h.key("down");
+            }
+            h.key("home");
+        }
+    }
+    assert!(placeholders > 0, "the demo's escape sequences show as ␛");
+}

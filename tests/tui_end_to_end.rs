@@ -1,0 +1,380 @@
+//! The real binary in a real terminal (tmux): it starts, browses, quits
+//! cleanly from every exit, and hostile text in sessions never changes the
+//! terminal's title or colours. Skipped, with a note, where tmux is missing.
+
+mod tui_common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_piscope");
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// Printed by the shell after piscope exits.
+const EXIT_MARK: &str = "PISCOPE-EXIT:";
+
+fn have_tmux() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("tmux is not installed: skipping the end-to-end test");
+    }
+    ok
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// One tmux server of its own, with one pane running a shell command.
+struct Tmux {
+    socket: String,
+    _home: tempfile::TempDir,
+}
+
+impl Tmux {
+    /// Starts `piscope ARGS` in a `width` × `height` pane with a private
+    /// home, config and cache, then prints its exit status and how the
+    /// terminal is set (`icanon` when raw mode was left).
+    fn start(args: &[&str], env: &[(&str, &str)], size: (u16, u16)) -> Tmux {
+        Tmux::start_in(tempfile::tempdir().expect("temp home"), args, env, size)
+    }
+
+    /// Like [`Tmux::start`], in a home prepared beforehand.
+    fn start_in(
+        home: tempfile::TempDir,
+        args: &[&str],
+        env: &[(&str, &str)],
+        size: (u16, u16),
+    ) -> Tmux {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let socket = format!(
+            "piscope-e2e-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        );
+        let h = home.path().display().to_string();
+        let mut vars = vec![
+            format!("HOME={}", quote(&h)),
+            format!("XDG_CONFIG_HOME={}", quote(&format!("{h}/config"))),
+            format!("XDG_CACHE_HOME={}", quote(&format!("{h}/cache"))),
+            format!("PI_CODING_AGENT_DIR={}", quote(&format!("{h}/agent"))),
+            "PISCOPE_CONFIG=".to_string(),
+        ];
+        vars.extend(env.iter().map(|(k, v)| format!("{k}={}", quote(v))));
+        let argv: Vec<String> = args.iter().map(|a| quote(a)).collect();
+        let script = format!(
+            "cd {home}; env {vars} {bin} {argv}; echo {EXIT_MARK}$?; stty -a | tr ' ;' '\\n\\n' | grep -x -- '-\\?icanon'; sleep 600",
+            home = quote(&h),
+            vars = vars.join(" "),
+            bin = quote(BIN),
+            argv = argv.join(" "),
+        );
+        let t = Tmux {
+            socket,
+            _home: home,
+        };
+        t.tmux(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            &size.0.to_string(),
+            "-y",
+            &size.1.to_string(),
+            "sh",
+            "-c",
+            &script,
+        ]);
+        t
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    /// The screen with its attributes, as SGR sequences.
+    fn screen_with_attributes(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-e"])
+    }
+
+    fn title(&self) -> String {
+        self.tmux(&["display-message", "-p", "#{pane_title}"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.tmux(&["send-keys", k]);
+        }
+    }
+
+    /// Waits until the screen satisfies `ok`; fails with the last screen.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out waiting for {what}; the screen was:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits for piscope to exit; returns its exit status line and checks
+    /// that the terminal is back in its normal mode.
+    fn wait_for_exit(&self) -> String {
+        let s = self.wait_for("piscope to exit", |s| {
+            s.lines().any(|l| l.starts_with(EXIT_MARK)) && s.lines().any(|l| l.ends_with("icanon"))
+        });
+        assert!(
+            s.lines().any(|l| l == "icanon"),
+            "raw mode was not left:\n{s}"
+        );
+        s.lines()
+            .find(|l| l.starts_with(EXIT_MARK))
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.tmux(&["kill-server"]);
+    }
+}
+
+fn copy_of(path: &Path, dir: &Path) -> PathBuf {
+    let to = dir.join(path.file_name().expect("a file name"));
+    std::fs::copy(path, &to).expect("copied");
+    to
+}
+
+#[test]
+fn a_file_opens_and_q_quits_cleanly() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_of(&tui_common::big_demo(), dir.path());
+    let t = Tmux::start(&[file.to_str().unwrap()], &[], (140, 36));
+    t.wait_for("the tree", |s| s.contains("Entries") && s.contains('◉'));
+    t.keys(&["Tab"]);
+    t.wait_for("the preview focused", |s| s.contains("o expand"));
+    t.keys(&["q"]);
+    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    let after = t.screen();
+    assert!(
+        !after.contains("Entries"),
+        "the alternate screen was left:\n{after}"
+    );
+}
+
+#[test]
+fn ctrl_c_quits_cleanly_even_while_typing_a_search() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_of(&tui_common::big_demo(), dir.path());
+    let t = Tmux::start(&[file.to_str().unwrap()], &[], (120, 30));
+    t.wait_for("the tree", |s| s.contains('◉'));
+    t.keys(&["/", "r", "e"]);
+    t.wait_for("the search box", |s| s.contains("/re"));
+    t.keys(&["C-c"]);
+    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+}
+
+#[test]
+fn a_missing_file_is_an_error_before_the_screen_changes() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start(&["/no/such/session.jsonl"], &[], (100, 20));
+    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}1"));
+    assert!(t.screen().contains("/no/such/session.jsonl"));
+}
+
+/// SGR parameters that set a colour: 30–37, 39–47, 49, 90–107, 38;…, 48;…
+fn colour_codes(screen: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for seq in screen.split('\u{1b}').skip(1) {
+        let Some(body) = seq.strip_prefix('[') else {
+            continue;
+        };
+        let Some(end) = body.find('m') else { continue };
+        for p in body[..end].split(';') {
+            if let Ok(n) = p.parse::<u32>() {
+                if matches!(n, 30..=38 | 40..=48 | 90..=97 | 100..=107) {
+                    out.push(body[..end].to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_pane_title_check_is_real() {
+    if !have_tmux() {
+        return;
+    }
+    // A program that prints the demo's escape sequence raw does change the
+    // title: the next test's check would catch piscope doing so.
+    let socket = format!("piscope-e2e-control-{}", std::process::id());
+    let run = |args: &[&str]| {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    };
+    run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "sh",
+        "-c",
+        "printf '\\033]0;title\\007\\033[31mred\\033[0m\\n'; sleep 600",
+    ]);
+    let start = Instant::now();
+    let mut title = String::new();
+    while start.elapsed() < TIMEOUT {
+        title = run(&["display-message", "-p", "#{pane_title}"]);
+        if title.trim() == "title" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let colours = run(&["capture-pane", "-p", "-e"]);
+    run(&["kill-server"]);
+    assert_eq!(title.trim(), "title");
+    assert!(!colour_codes(&colours).is_empty(), "{colours:?}");
+}
+
+#[test]
+fn hostile_text_never_changes_the_title_or_the_colours() {
+    if !have_tmux() {
+        return;
+    }
+    // The user's sessions: the demo sessions in pi's default folder, or a
+    // corpus written by pi's own code when the reference is installed.
+    let home = tempfile::tempdir().expect("temp home");
+    let sessions = home.path().join("agent").join("sessions");
+    if !generate_corpus(&sessions) {
+        piscope::tui::demo::write_demo_sessions(&sessions).expect("demo sessions");
+    }
+    let t = Tmux::start_in(home, &[], &[("NO_COLOR", "1")], (150, 40));
+    let before = t.title();
+    let s = t.wait_for("the sessions", |s| {
+        s.contains(" sessions") && !s.contains("loading")
+    });
+    assert!(
+        !s.contains("Demo sessions"),
+        "the user's sessions are listed:\n{s}"
+    );
+    let mut seen_escape = false;
+    // In each session, every entry (the "all" filter), jumping to the
+    // entries that hold escape sequences ("ansi" in the corpus).
+    for _ in 0..12 {
+        t.keys(&["Tab", "C-a", "End", "/", "a", "n", "s", "i", "Enter"]);
+        for _ in 0..3 {
+            let s = t.wait_for("the tree", |s| s.contains("Entries"));
+            seen_escape |= s.contains('␛');
+            let attrs = t.screen_with_attributes();
+            assert_eq!(
+                colour_codes(&attrs),
+                Vec::<String>::new(),
+                "colour on screen:\n{attrs}"
+            );
+            assert_eq!(t.title(), before, "the pane title changed");
+            t.keys(&["n"]);
+        }
+        t.keys(&["Tab", "Tab", "Down", "Down"]);
+    }
+    assert!(seen_escape, "the hostile text was on screen as ␛");
+    t.keys(&["C-q"]);
+    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    assert_eq!(t.title(), before);
+}
+
+/// Writes a small corpus with pi's own session code when the reference is
+/// installed (`PI_REF_DIR`); false when it is not.
+fn generate_corpus(sessions: &Path) -> bool {
+    let Ok(reference) = std::env::var("PI_REF_DIR") else {
+        return false;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/gen-corpus.mjs");
+    let out = sessions.parent().expect("agent folder");
+    let ok = Command::new("node")
+        .arg(&script)
+        .args([
+            "--out",
+            out.to_str().unwrap_or("."),
+            "--seed",
+            "7",
+            "--sessions",
+            "10",
+            "--turns",
+            "12",
+        ])
+        .env("PI_REF_DIR", reference)
+        .status()
+        .is_ok_and(|s| s.success());
+    ok && sessions.is_dir()
+}
+
+#[test]
+fn demo_mode_shows_the_banner_and_adapts_to_the_width() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start(&["--demo"], &[], (150, 40));
+    let s = t.wait_for("the demo", |s| {
+        s.contains("Demo sessions") && s.contains("9 sessions")
+    });
+    assert!(s.contains("Sessions") && s.contains("Entries") && s.contains("Context"));
+    t.keys(&["e", "m", "o", "j", "i"]);
+    t.wait_for("the search", |s| {
+        s.lines()
+            .any(|l| l.contains("> emoji") && l.contains(" sessions") && !l.contains("9 sessions"))
+    });
+    t.tmux(&["resize-window", "-x", "90", "-y", "30"]);
+    let s = t.wait_for("two panes", |s| {
+        !s.contains("Context") && s.contains("Entries")
+    });
+    assert!(s.contains("Sessions"));
+    t.keys(&["Tab"]);
+    t.wait_for("tree and context", |s| {
+        s.contains("Context") && !s.contains("> emoji")
+    });
+    t.tmux(&["resize-window", "-x", "60", "-y", "30"]);
+    t.wait_for("one pane", |s| {
+        s.contains("Entries") && !s.contains("Context")
+    });
+    t.keys(&["F1"]);
+    t.wait_for("the help", |s| {
+        s.contains("Help") && s.contains("Next pane")
+    });
+    t.keys(&["Escape", "C-c"]);
+    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+}
