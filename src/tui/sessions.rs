@@ -154,19 +154,12 @@ mod tests {
             created_ms: Some(modified),
             modified_ms: Some(modified),
             message_count: 2,
+            user_messages: 1,
             first_message: format!("hello from {path}"),
             entries: 3,
             leaves: 1,
-            labels: 0,
-            compactions: 0,
-            damaged_lines: 0,
-            unfinished: false,
             size: 100,
-            models: Vec::new(),
-            tokens: 0.0,
-            cost: 0.0,
-            skipped_by_pi: None,
-            text: None,
+            ..SessionSummary::default()
         }
     }
 

@@ -62,6 +62,9 @@ pub fn filters() -> Vec<(&'static str, &'static str)> {
     vec![
         (r"/[^ ]*piscope-(test|demo)-[A-Za-z0-9_]+", "[TMP]"),
         (r"[^ ]*/assets/demo/sessions/", "[DEMO]/"),
+        // The repository's own files, wherever it is checked out (the
+        // padding after a path depends on its length).
+        (r"(?:/[^/ ┃│]+)+/(tests/damaged/[^┃│]*?) *┃", "[REPO]/$1┃"),
     ]
 }
 
