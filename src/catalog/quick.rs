@@ -234,10 +234,11 @@ fn usage(b: &[u8], i: usize) -> Option<(Option<(f64, f64)>, usize)> {
     let mut cost = None;
     let end = walk_object(b, i, &USAGE_KEYS, |key, at| match key {
         Some(5) if b.get(at) == Some(&b'{') => walk_object(b, at, &[b"total"], |k, at| {
-            let (n, j) = number_or_skip(b, at)?;
-            if k == Some(0) {
-                cost = n;
+            if k != Some(0) {
+                return skip_value(b, at);
             }
+            let (n, j) = number_or_skip(b, at)?;
+            cost = n;
             Some(j)
         }),
         Some(k) if k < 5 => {
