@@ -12,13 +12,22 @@ pub(crate) struct QuickMessage<'a> {
     pub parent: Option<&'a str>,
     /// The entry's timestamp text.
     pub timestamp: &'a str,
-    /// Set for an assistant turn.
-    pub assistant: Option<AssistantFacts<'a>>,
+    /// Set for a user or assistant turn.
+    pub chat: Option<ChatFacts<'a>>,
 }
 
-/// The fields of an assistant message a summary reads (its text is not read).
+/// Which turns the fast path may read: their text is not read, so only
+/// when no text is needed from them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ChatTurns {
+    pub user: bool,
+    pub assistant: bool,
+}
+
+/// The fields of a user or assistant message a summary reads (not its text).
 #[derive(Debug, PartialEq, Default)]
-pub(crate) struct AssistantFacts<'a> {
+pub(crate) struct ChatFacts<'a> {
+    pub user: bool,
     pub has_content: bool,
     /// `message.timestamp` when it is a number.
     pub time: Option<f64>,
@@ -29,11 +38,11 @@ pub(crate) struct AssistantFacts<'a> {
 }
 
 /// Recognises `{"type":"message","id":"…","parentId":"…"|null,
-/// "timestamp":"…","message":{"role":"R",…}}` with R not `user` (and not
-/// `assistant` unless `assistant_ok`), no other top-level key and no
-/// repeated key that matters, and checks the whole line is valid JSON.
+/// "timestamp":"…","message":{"role":"R",…}}` (a user or assistant turn
+/// only as `turns` allows), no other top-level key and no repeated key
+/// that matters, and checks the whole line is valid JSON.
 /// `None` means: not certain, use the full parser.
-pub(crate) fn quick_message(b: &[u8], assistant_ok: bool) -> Option<QuickMessage<'_>> {
+pub(crate) fn quick_message(b: &[u8], turns: ChatTurns) -> Option<QuickMessage<'_>> {
     let mut i = expect(b, 0, b"{\"type\":\"message\",\"id\":")?;
     let (id, j) = plain_string(b, i)?;
     i = expect(b, j, b",\"parentId\":")?;
@@ -48,11 +57,14 @@ pub(crate) fn quick_message(b: &[u8], assistant_ok: bool) -> Option<QuickMessage
     i = expect(b, i, b",\"timestamp\":")?;
     let (timestamp, j) = plain_string(b, i)?;
     i = expect(b, j, b",\"message\":{\"role\":")?;
-    let (role, j) = plain_string(b, i)?;
+    let (role, j) = plain_bytes(b, i)?;
     let mut facts = match role {
-        "user" => return None,
-        "assistant" if !assistant_ok => return None,
-        "assistant" => Some(AssistantFacts::default()),
+        b"user" if turns.user => Some(ChatFacts {
+            user: true,
+            ..ChatFacts::default()
+        }),
+        b"assistant" if turns.assistant => Some(ChatFacts::default()),
+        b"user" | b"assistant" => return None,
         _ => None,
     };
     i = j;
@@ -130,7 +142,7 @@ pub(crate) fn quick_message(b: &[u8], assistant_ok: bool) -> Option<QuickMessage
         id,
         parent,
         timestamp,
-        assistant: facts,
+        chat: facts,
     })
 }
 
@@ -256,17 +268,28 @@ fn expect(b: &[u8], i: usize, lit: &[u8]) -> Option<usize> {
     b.get(i..)?.starts_with(lit).then_some(i + lit.len())
 }
 
-/// The bytes of a string without escapes at `i`, and the index after it.
+/// The bytes of a string without escapes at `i`, and the index after it
+/// (`None` at an escape or a control character: the full parser decides).
 fn plain_bytes(b: &[u8], i: usize) -> Option<(&[u8], usize)> {
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    let end = skip_string(b, i)?;
-    let body = &b[i + 1..end - 1];
-    if body.contains(&b'\\') {
-        return None;
+    let mut end = i + 1;
+    while let Some(chunk) = b.get(end..end + 8) {
+        let special = special_bytes(u64::from_le_bytes(chunk.try_into().ok()?));
+        if special != 0 {
+            end += special.trailing_zeros() as usize / 8;
+            break;
+        }
+        end += 8;
     }
-    Some((body, end))
+    while *b.get(end)? != b'"' {
+        if b[end] == b'\\' || b[end] < 0x20 {
+            return None;
+        }
+        end += 1;
+    }
+    Some((&b[i + 1..end], end + 1))
 }
 
 /// [`plain_bytes`] as text (`None` if not UTF-8: the full parser decides).
@@ -448,22 +471,31 @@ fn object_key(b: &[u8], i: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
+    const ALL: ChatTurns = ChatTurns {
+        user: true,
+        assistant: true,
+    };
+    const NONE: ChatTurns = ChatTurns {
+        user: false,
+        assistant: false,
+    };
+
     const TOOL: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x\n\"y\" \u00e9 ü"}],"details":{"n":-1.5e+3,"ok":true,"z":null,"e":[],"o":{}},"isError":false,"timestamp":1}}"#;
 
     #[test]
     fn takes_tool_output_lines() {
         assert_eq!(
-            quick_message(TOOL.as_bytes(), true),
+            quick_message(TOOL.as_bytes(), ALL),
             Some(QuickMessage {
                 id: "a1",
                 parent: Some("p0"),
                 timestamp: "2026-01-01T00:00:00.000Z",
-                assistant: None,
+                chat: None,
             })
         );
         let null_parent = TOOL.replace(r#""parentId":"p0""#, r#""parentId":null"#);
         assert_eq!(
-            quick_message(null_parent.as_bytes(), true).map(|q| q.parent),
+            quick_message(null_parent.as_bytes(), ALL).map(|q| q.parent),
             Some(None)
         );
     }
@@ -471,7 +503,6 @@ mod tests {
     #[test]
     fn leaves_everything_uncertain_to_the_full_parser() {
         let cases = [
-            TOOL.replace("toolResult", "user"),
             TOOL.replace(r#""isError":false"#, r#""timestamp":2"#)
                 .replace("toolResult", "assistant"),
             TOOL.replace(r#""isError":false"#, r#""role":"user""#),
@@ -493,20 +524,29 @@ mod tests {
             TOOL[..TOOL.len() / 2].to_string(),
         ];
         for case in &cases {
-            assert_eq!(quick_message(case.as_bytes(), true), None, "{case}");
+            assert_eq!(quick_message(case.as_bytes(), ALL), None, "{case}");
         }
+        // Turns only when allowed.
+        let user = TOOL.replace("toolResult", "user");
+        assert_eq!(quick_message(user.as_bytes(), NONE), None);
+        assert!(
+            quick_message(user.as_bytes(), ALL)
+                .and_then(|q| q.chat)
+                .is_some_and(|c| c.user)
+        );
         // Whatever it accepts, serde accepts too.
         assert!(serde_json::from_str::<serde_json::Value>(TOOL).is_ok());
-        assert!(quick_message(format!("{TOOL}  \r").as_bytes(), true).is_some());
+        assert!(quick_message(format!("{TOOL}  \r").as_bytes(), ALL).is_some());
     }
 
     #[test]
     fn reads_assistant_turns() {
         let line = r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"ok"}],"provider":"p","model":"m","usage":{"input":3,"output":4,"cacheRead":1,"cacheWrite":0,"cost":{"input":0.1,"total":0.25}},"stopReason":"stop","timestamp":1767225600000}}"#;
-        let q = quick_message(line.as_bytes(), true).expect("quick");
+        let q = quick_message(line.as_bytes(), ALL).expect("quick");
         assert_eq!(
-            q.assistant,
-            Some(AssistantFacts {
+            q.chat,
+            Some(ChatFacts {
+                user: false,
                 has_content: true,
                 time: Some(1_767_225_600_000.0),
                 provider: Some("p"),
@@ -514,10 +554,10 @@ mod tests {
                 usage: Some((8.0, 0.25)),
             })
         );
-        assert_eq!(quick_message(line.as_bytes(), false), None);
+        assert_eq!(quick_message(line.as_bytes(), NONE), None);
         let total = line.replace(r#""input":3"#, r#""totalTokens":99,"input":3"#);
-        let q = quick_message(total.as_bytes(), true).expect("quick");
-        assert_eq!(q.assistant.and_then(|a| a.usage), Some((99.0, 0.25)));
+        let q = quick_message(total.as_bytes(), ALL).expect("quick");
+        assert_eq!(q.chat.and_then(|a| a.usage), Some((99.0, 0.25)));
         for odd in [
             line.replace(r#"{"type":"text","text":"ok"}"#, "null"),
             line.replace(r#""content":["#, r#""content":5,"x":["#),
@@ -525,7 +565,7 @@ mod tests {
             line.replace(r#""output":4"#, r#""output":4,"output":5"#),
             line.replace(r#""model":"m""#, r#""model":"\u006d""#),
         ] {
-            assert_eq!(quick_message(odd.as_bytes(), true), None, "{odd}");
+            assert_eq!(quick_message(odd.as_bytes(), ALL), None, "{odd}");
         }
     }
 
@@ -536,6 +576,6 @@ mod tests {
             "[".repeat(200_000),
             "]".repeat(200_000)
         );
-        assert!(quick_message(deep.as_bytes(), true).is_some());
+        assert!(quick_message(deep.as_bytes(), ALL).is_some());
     }
 }

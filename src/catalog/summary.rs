@@ -259,7 +259,12 @@ impl SummaryState {
         // Tool output, most of the bytes, is only checked (its strings may
         // hold any bytes: as U+FFFD they would be valid JSON all the same).
         if self.header.is_some() {
-            if let Some(q) = super::quick::quick_message(bytes, !M::KEEP) {
+            // Turns are read here only when their text is not needed.
+            let turns = super::quick::ChatTurns {
+                user: !M::KEEP && self.first_message.is_some(),
+                assistant: !M::KEEP,
+            };
+            if let Some(q) = super::quick::quick_message(bytes, turns) {
                 self.take_quick(q);
                 return;
             }
@@ -389,12 +394,12 @@ impl SummaryState {
             self.childless.remove(p);
         }
         self.childless.insert(q.id.into());
-        if let Some(a) = q.assistant {
+        if let Some(a) = q.chat {
             let time = a
                 .time
                 .or_else(|| jsdate::parse_iso_ms(q.timestamp).map(|t| t as f64));
             self.take_chat(Chat {
-                role: Some("assistant"),
+                role: Some(if a.user { "user" } else { "assistant" }),
                 content: a.has_content.then_some(&ContentText::Unread),
                 time,
                 usage: a.usage.map(|(tokens, cost)| UsageTotals { tokens, cost }),
