@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 const MAGIC: &str = "piscope-catalog";
 const INDEX_FILE: &str = "catalog-summaries.bin";
 const TEXT_FILE: &str = "catalog-texts.bin";

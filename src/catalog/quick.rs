@@ -7,11 +7,11 @@
 /// What a summary needs of a message line.
 #[derive(Debug, PartialEq, Default)]
 pub(crate) struct QuickMessage<'a> {
-    pub id: &'a str,
+    pub id: &'a [u8],
     /// `None` for `"parentId":null`.
-    pub parent: Option<&'a str>,
-    /// The entry's timestamp text.
-    pub timestamp: &'a str,
+    pub parent: Option<&'a [u8]>,
+    /// The entry's timestamp text (ASCII when it is a date).
+    pub timestamp: &'a [u8],
     /// Set for a user or assistant turn.
     pub chat: Option<ChatFacts<'a>>,
 }
@@ -44,18 +44,18 @@ pub(crate) struct ChatFacts<'a> {
 /// `None` means: not certain, use the full parser.
 pub(crate) fn quick_message(b: &[u8], turns: ChatTurns) -> Option<QuickMessage<'_>> {
     let mut i = expect(b, 0, b"{\"type\":\"message\",\"id\":")?;
-    let (id, j) = plain_string(b, i)?;
+    let (id, j) = plain_bytes(b, i)?;
     i = expect(b, j, b",\"parentId\":")?;
     let parent = if b[i..].starts_with(b"null") {
         i += 4;
         None
     } else {
-        let (p, j) = plain_string(b, i)?;
+        let (p, j) = plain_bytes(b, i)?;
         i = j;
         Some(p)
     };
     i = expect(b, i, b",\"timestamp\":")?;
-    let (timestamp, j) = plain_string(b, i)?;
+    let (timestamp, j) = plain_bytes(b, i)?;
     i = expect(b, j, b",\"message\":{\"role\":")?;
     let (role, j) = plain_bytes(b, i)?;
     let mut facts = match role {
@@ -487,9 +487,9 @@ mod tests {
         assert_eq!(
             quick_message(TOOL.as_bytes(), ALL),
             Some(QuickMessage {
-                id: "a1",
-                parent: Some("p0"),
-                timestamp: "2026-01-01T00:00:00.000Z",
+                id: b"a1",
+                parent: Some(b"p0"),
+                timestamp: b"2026-01-01T00:00:00.000Z",
                 chat: None,
             })
         );

@@ -155,7 +155,8 @@ pub(crate) struct SummaryState {
     pub last_activity: Option<f64>,
     pub entries: u64,
     pub entries_without_id: u64,
-    pub childless: FxHashSet<CompactString>,
+    /// Hashes of the ids no entry names as its parent (yet).
+    pub childless: FxHashSet<u64>,
     pub labelled: FxHashSet<CompactString>,
     pub compactions: u64,
     pub damaged_lines: u64,
@@ -349,9 +350,9 @@ impl SummaryState {
         match (&line.id, &line.parent_id) {
             (Scalar::Str(id), parent) => {
                 if let Scalar::Str(p) = parent {
-                    self.childless.remove(p);
+                    self.childless.remove(&fnv1a(p.as_bytes()));
                 }
-                self.childless.insert(id.clone());
+                self.childless.insert(fnv1a(id.as_bytes()));
             }
             _ => self.entries_without_id += 1,
         }
@@ -391,13 +392,14 @@ impl SummaryState {
         self.entries += 1;
         self.message_count += 1;
         if let Some(p) = q.parent {
-            self.childless.remove(p);
+            self.childless.remove(&fnv1a(p));
         }
-        self.childless.insert(q.id.into());
+        self.childless.insert(fnv1a(q.id));
         if let Some(a) = q.chat {
-            let time = a
-                .time
-                .or_else(|| jsdate::parse_iso_ms(q.timestamp).map(|t| t as f64));
+            let time = a.time.or_else(|| {
+                let text = std::str::from_utf8(q.timestamp).ok()?;
+                jsdate::parse_iso_ms(text).map(|t| t as f64)
+            });
             self.take_chat(Chat {
                 role: Some(if a.user { "user" } else { "assistant" }),
                 content: a.has_content.then_some(&ContentText::Unread),
