@@ -57,7 +57,12 @@ pub enum Action {
     PageDown,
     First,
     Last,
-    PickerOpen,
+    /// Resume the session in pi (Enter on a session; on a project, fold it).
+    Resume,
+    Rename,
+    Delete,
+    Mark,
+    DeleteEmpty,
     PickerCollapse,
     PickerExpand,
     PickerScope,
@@ -80,6 +85,12 @@ pub enum Action {
     TreePreviousHit,
     TreeJumpToLeaf,
     TreeLabelTimes,
+    Branch,
+    Label,
+    Copy,
+    Fork,
+    Export,
+    Follow,
     PreviewExpand,
     PreviewRaw,
     PreviewSelected,
@@ -134,10 +145,10 @@ pub const ACTIONS: &[ActionInfo] = &[
     info(S::Picker, "last", A::Last, "Last session", None),
     info(
         S::Picker,
-        "open",
-        A::PickerOpen,
-        "Open the session's tree",
-        Some("open"),
+        "resume",
+        A::Resume,
+        "Resume the session in pi (on a project: fold it)",
+        Some("resume"),
     ),
     info(
         S::Picker,
@@ -189,6 +200,34 @@ pub const ACTIONS: &[ActionInfo] = &[
         Some("deep"),
     ),
     info(S::Picker, "clear", A::PickerClear, "Clear the search", None),
+    info(
+        S::Picker,
+        "rename",
+        A::Rename,
+        "Rename the session",
+        Some("rename"),
+    ),
+    info(
+        S::Picker,
+        "mark",
+        A::Mark,
+        "Mark the session (for deleting several)",
+        None,
+    ),
+    info(
+        S::Picker,
+        "delete",
+        A::Delete,
+        "Delete the marked sessions, or this one (to the trash)",
+        Some("delete"),
+    ),
+    info(
+        S::Picker,
+        "delete_empty",
+        A::DeleteEmpty,
+        "Delete the listed sessions without a user message",
+        None,
+    ),
     info(S::Tree, "quit", A::Quit, "Quit", None),
     info(S::Tree, "help", A::Help, "Show this help", None),
     info(S::Tree, "up", A::Up, "Previous entry", None),
@@ -289,6 +328,43 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Show label times",
         Some("label time"),
     ),
+    info(
+        S::Tree,
+        "branch",
+        A::Branch,
+        "Branch here: pi resumes from this entry",
+        Some("branch"),
+    ),
+    info(S::Tree, "label", A::Label, "Label the entry", Some("label")),
+    info(
+        S::Tree,
+        "copy",
+        A::Copy,
+        "Copy the entry's full text",
+        Some("copy"),
+    ),
+    info(
+        S::Tree,
+        "fork",
+        A::Fork,
+        "Fork: the branch up to this entry into a new session",
+        Some("fork"),
+    ),
+    info(
+        S::Tree,
+        "export",
+        A::Export,
+        "Export the branch up to this entry as Markdown",
+        Some("export"),
+    ),
+    info(S::Tree, "rename", A::Rename, "Rename the session", None),
+    info(
+        S::Tree,
+        "follow",
+        A::Follow,
+        "Follow the leaf as the session grows",
+        None,
+    ),
     info(S::Preview, "quit", A::Quit, "Quit", None),
     info(S::Preview, "help", A::Help, "Show this help", None),
     info(S::Preview, "up", A::Up, "Scroll up", None),
@@ -317,6 +393,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         A::PreviewSelected,
         "Scroll to the selected entry",
         Some("selected"),
+    ),
+    info(
+        S::Preview,
+        "copy",
+        A::Copy,
+        "Copy the selected entry's full text",
+        Some("copy"),
     ),
 ];
 
@@ -511,9 +594,9 @@ mod tests {
 
     #[test]
     fn overrides_replace_and_conflicts_are_refused() {
-        let user: toml::Table = "[tree]\njump_to_leaf = \"L\"".parse().unwrap();
+        let user: toml::Table = "[tree]\njump_to_leaf = \"G\"".parse().unwrap();
         let map = Keymap::with_overrides(&user).unwrap();
-        let key = Key::parse("L").unwrap();
+        let key = Key::parse("G").unwrap();
         assert_eq!(map.action(Scope::Tree, key), Some(Action::TreeJumpToLeaf));
         assert_eq!(map.action(Scope::Tree, Key::parse("g").unwrap()), None);
 
