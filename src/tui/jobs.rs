@@ -306,30 +306,27 @@ fn prepare_resume(
     in_here: bool,
     command: &PiCommand,
 ) -> ActionOutcome {
-    let folder = match (&cwd, in_here) {
-        (Some(c), false) if !c.is_empty() => {
-            let p = PathBuf::from(c);
-            if !p.is_dir() {
-                return ActionOutcome::CwdMissing {
-                    session,
-                    cwd: c.clone(),
-                    here,
-                };
-            }
-            p
-        }
-        _ => here,
-    };
+    let own = cwd.filter(|c| !c.is_empty() && !in_here);
     let resume = Resume {
         argv: command.argv(&session),
-        cwd: folder,
+        cwd: own.as_ref().map_or_else(|| here.clone(), PathBuf::from),
     };
+    // pi first: without it, the folder does not matter.
     let program = resume.argv.first().cloned().unwrap_or_default();
     if find_program(&program).is_none() {
         return ActionOutcome::PiMissing {
             program: program.to_string_lossy().into_owned(),
             by_hand: resume.by_hand(),
         };
+    }
+    if let Some(c) = own {
+        if !resume.cwd.is_dir() {
+            return ActionOutcome::CwdMissing {
+                session,
+                cwd: c,
+                here,
+            };
+        }
     }
     ActionOutcome::ResumeReady(resume)
 }

@@ -324,7 +324,10 @@ impl App {
     ) {
         let for_good = matches!(self.last_delete_mode.take(), Some(DeleteMode::Permanent));
         for p in &deleted {
-            self.file_changed(p, cmds);
+            // Gone from the list at once (the watcher may tell us later).
+            if let Some(next) = self.picker.on_session_changed(p.clone(), None) {
+                self.open_session(next, cmds);
+            }
         }
         match errors.first() {
             Some(e) => {

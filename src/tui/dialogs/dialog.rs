@@ -128,7 +128,7 @@ pub fn draw<T>(frame: &mut Frame, area: Rect, dialog: &Dialog<T>, theme: &Theme)
         .skip(dialog.scroll)
         .map(|l| rows(l))
         .sum();
-    let h = (body_rows.min(body_room) + input_rows + 4).min(usize::from(area.height)) as u16;
+    let h = (body_rows.min(body_room) + input_rows + 2).min(usize::from(area.height)) as u16;
     let rect = Rect::new(
         area.x + (area.width - w) / 2,
         area.y + (area.height.saturating_sub(h)) / 2,
