@@ -114,7 +114,10 @@ fn branching_moves_the_leaf_and_the_marks() {
     assert_eq!(leaf_id(&h), s.leaf_id().unwrap());
     let t = h.app.tree.loaded().unwrap();
     assert!(t.active[s.find(&target).unwrap() as usize], "on the path");
-    assert!(h.screen().contains("◉ [branch summary]: tried the other way"));
+    assert!(
+        h.screen()
+            .contains("◉ [branch summary]: tried the other way")
+    );
     assert!(message(&h).starts_with("pi now resumes at"));
 }
 
@@ -129,14 +132,21 @@ fn writing_next_to_a_running_pi_asks_first() {
     h.type_text("fresh");
     h.key("enter");
     let d = h.app.dialog.as_ref().expect("asked first");
-    assert!(d.body.join(" ").contains("pi may have it open"), "{:?}", d.body);
+    assert!(
+        d.body.join(" ").contains("pi may have it open"),
+        "{:?}",
+        d.body
+    );
     screen_snapshot!("dialog_running_pi", h);
     h.key("esc");
     assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
     h.keys(&["ctrl+r", "ctrl+u"]);
     h.type_text("fresh");
     h.keys(&["enter", "y"]);
-    assert_eq!(Session::open(&path).unwrap().name().as_deref(), Some("fresh"));
+    assert_eq!(
+        Session::open(&path).unwrap().name().as_deref(),
+        Some("fresh")
+    );
     // Our own write is no sign of pi: the next one goes straight through.
     h.key("ctrl+r");
     h.keys(&["ctrl+u", "enter"]);
@@ -183,7 +193,10 @@ fn export_writes_markdown_where_the_user_confirms() {
     // An existing file is never replaced.
     h.keys(&["e", "enter"]);
     assert!(h.app.message.as_ref().unwrap().error);
-    assert_eq!(std::fs::read_to_string(path.with_extension("md")).unwrap(), md);
+    assert_eq!(
+        std::fs::read_to_string(path.with_extension("md")).unwrap(),
+        md
+    );
 }
 
 #[test]
@@ -284,13 +297,22 @@ fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
         assert!(!p.exists(), "{} deleted for good", p.display());
     }
     assert_eq!(message(&h), "Deleted 2 sessions for good");
-    assert!(h.app.picker.sessions.iter().all(|s| !paths.contains(&s.path)));
+    assert!(
+        h.app
+            .picker
+            .sessions
+            .iter()
+            .all(|s| !paths.contains(&s.path))
+    );
 }
 
 #[test]
 fn delete_empty_sessions_is_one_reviewed_batch() {
     let (_d, folder) = demo_folder("/home/ada/notes");
-    let empty = folder.dir.join("--home-ada-notes--").join("2026-01-12T00-00-00-000Z_e.jsonl");
+    let empty = folder
+        .dir
+        .join("--home-ada-notes--")
+        .join("2026-01-12T00-00-00-000Z_e.jsonl");
     std::fs::write(
         &empty,
         "{\"type\":\"session\",\"version\":3,\"id\":\"e\",\"timestamp\":\"2026-01-12T00:00:00.000Z\",\"cwd\":\"/home/ada/notes\"}\n",
@@ -331,7 +353,11 @@ fn rename_from_the_sessions_list_is_prefilled() {
         Some("renamed here")
     );
     let listed = h.app.picker.selected_session().unwrap();
-    assert_eq!(listed.name.as_deref(), Some("renamed here"), "the list follows");
+    assert_eq!(
+        listed.name.as_deref(),
+        Some("renamed here"),
+        "the list follows"
+    );
 }
 
 #[test]
@@ -348,7 +374,10 @@ fn live_reload_reads_on_and_follows_the_leaf() {
         )
     };
     let append = |bytes: &str| {
-        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
         f.write_all(bytes.as_bytes()).unwrap();
     };
     // A half-written line waits for the rest.
@@ -393,7 +422,11 @@ fn new_and_deleted_session_files_come_and_go_in_the_list() {
     h.send(AppEvent::FileChanged(open.clone()));
     assert_eq!(h.app.picker.sessions.len(), count);
     assert!(h.app.picker.sessions.iter().all(|s| s.path != open));
-    assert_ne!(h.app.open_path.as_ref(), Some(&open), "another session is shown");
+    assert_ne!(
+        h.app.open_path.as_ref(),
+        Some(&open),
+        "another session is shown"
+    );
     assert_eq!(h.app.focus, Pane::Picker);
 }
 
@@ -406,6 +439,9 @@ fn polling_is_said_in_the_status_bar() {
         reason: "asked for with --poll".into(),
     }));
     let s = h.screen();
-    assert!(s.contains("Watching for changes by polling: asked for with --poll"), "{s}");
+    assert!(
+        s.contains("Watching for changes by polling: asked for with --poll"),
+        "{s}"
+    );
     assert!(s.contains("polling"));
 }

@@ -10,6 +10,7 @@ use crate::tui::event::Command;
 use crate::tui::jobs::{ActionOutcome, Edit, Job};
 use crate::tui::keymap::{Action, Key};
 use crate::tui::layout::Pane;
+use crate::tui::panes::tree::Content;
 use crate::tui::resume::Resume;
 use crate::tui::sessions::PickerRow;
 use crate::tui::strings::{self, file_name};
@@ -323,6 +324,12 @@ impl App {
         cmds: &mut Vec<Command>,
     ) {
         let for_good = matches!(self.last_delete_mode.take(), Some(DeleteMode::Permanent));
+        if self.open_path.as_ref().is_some_and(|o| deleted.contains(o)) {
+            // Deleted here, on purpose: no "this session was deleted" alarm.
+            self.open_path = None;
+            self.tree.content = Content::Empty;
+            self.tree.rows = Default::default();
+        }
         for p in &deleted {
             // Gone from the list at once (the watcher may tell us later).
             if let Some(next) = self.picker.on_session_changed(p.clone(), None) {
