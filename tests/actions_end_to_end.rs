@@ -180,7 +180,9 @@ fn without_pi_the_command_to_run_is_shown() {
     t.wait_for("the explanation", |s| {
         s.contains("no-such-pi was not found on PATH") && s.contains("no-such-pi --session")
     });
-    t.keys(&["Escape", "C-c"]);
+    t.keys(&["Escape"]);
+    t.wait_for("the dialog closed", |s| !s.contains("was not found"));
+    t.keys(&["C-c"]);
     assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
 }
 

@@ -118,8 +118,7 @@ pub fn draw<T>(frame: &mut Frame, area: Rect, dialog: &Dialog<T>, theme: &Theme)
         return;
     }
     let inner_w = usize::from(w.saturating_sub(4)).max(1);
-    // Rows each body line takes once wrapped.
-    let rows = |s: &str| text::width(s).max(1).div_ceil(inner_w);
+    let rows = |s: &str| wrapped_rows(s, inner_w);
     let input_rows = usize::from(dialog.input.is_some()) * 2;
     let body_room = usize::from(area.height.saturating_sub(4)).saturating_sub(input_rows + 2);
     let body_rows: usize = dialog
@@ -207,8 +206,41 @@ pub fn draw<T>(frame: &mut Frame, area: Rect, dialog: &Dialog<T>, theme: &Theme)
     }
 }
 
+/// Rows a line takes when wrapped at word boundaries to `width` columns
+/// (as the paragraph drawing it wraps; a word too long for a row is cut).
+fn wrapped_rows(line: &str, width: usize) -> usize {
+    let mut rows = 1;
+    let mut used = 0;
+    for word in line.split(' ') {
+        let w = text::width(word);
+        let need = if used == 0 { w } else { used + 1 + w };
+        if need <= width {
+            used = need;
+        } else if w <= width {
+            rows += 1;
+            used = w;
+        } else {
+            // Cut across rows, starting on a fresh one.
+            if used > 0 {
+                rows += 1;
+            }
+            rows += (w - 1) / width;
+            used = (w - 1) % width + 1;
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rows_count_word_wrapping() {
+        assert_eq!(super::wrapped_rows("", 10), 1);
+        assert_eq!(super::wrapped_rows("aaaa bbbb", 10), 1);
+        assert_eq!(super::wrapped_rows("aaaa bbbbbb", 10), 2);
+        assert_eq!(super::wrapped_rows("a bbbbbbbbbbbbbbbbbbbbbbbbb", 10), 4);
+    }
+
     use super::*;
 
     fn press<T>(d: &mut Dialog<T>, spec: &str) -> DialogKey {
