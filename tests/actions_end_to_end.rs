@@ -34,17 +34,7 @@ fn age(path: &Path) {
 /// messages, `extra` more after the first two.
 fn pi_session(dir: &Path, cwd: &str, extra: usize) -> PathBuf {
     std::fs::create_dir_all(dir).expect("folder");
-    let appender = common::repo().join("tests/conformance/pi-appender.mjs");
-    let out = common::node(&appender)
-        .args(["create", &dir.to_string_lossy(), cwd])
-        .output()
-        .expect("create a session with pi");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let file = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string());
+    let file = common::pi_create(dir, cwd);
     if extra > 0 {
         append_with_pi(&file, extra, 0);
     }
@@ -182,8 +172,7 @@ fn without_pi_the_command_to_run_is_shown() {
     });
     t.keys(&["Escape"]);
     t.wait_for("the dialog closed", |s| !s.contains("was not found"));
-    t.keys(&["C-c"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("C-c");
 }
 
 #[test]
@@ -238,8 +227,7 @@ fn label_rename_and_branch_are_what_pi_reads() {
     t.wait_for("the new leaf", |s| {
         s.contains("◉ [branch summary]: went back")
     });
-    t.keys(&["q"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("q");
 
     let info = common::oracle(&["info", &f]);
     assert_eq!(info["labels"][&answer3], "keep", "{info}");
@@ -294,8 +282,7 @@ fn delete_moves_marked_sessions_to_a_real_trash() {
             "{name:?} in the trash"
         );
     }
-    t.keys(&["C-c"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("C-c");
 }
 
 #[test]
@@ -326,8 +313,7 @@ fn when_the_trash_fails_deleting_for_good_needs_the_word() {
     t.keys(&["Enter"]);
     t.wait_for("the result", |s| s.contains("Deleted 1 session for good"));
     assert!(!file.exists());
-    t.keys(&["C-c"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("C-c");
 }
 
 #[test]
@@ -349,8 +335,7 @@ fn copy_reaches_the_terminal_clipboard() {
         assert!(start.elapsed() < tmux::TIMEOUT, "nothing in tmux's buffer");
         std::thread::sleep(Duration::from_millis(20));
     }
-    t.keys(&["q"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("q");
 }
 
 #[test]
@@ -381,8 +366,7 @@ fn fork_and_export_write_beside_the_session() {
     let fork = sessions.iter().find(|p| **p != file).unwrap();
     let info = common::oracle(&["info", &fork.to_string_lossy()]);
     assert_eq!(info["header"]["parentSession"], f.as_str(), "{info}");
-    t.keys(&["q"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("q");
 }
 
 /// Appends `n` (even) messages through pi while the screen is watched:
@@ -408,8 +392,7 @@ fn live_reload_shows_what_pi_appends() {
     let seen = last_entry_seen_after(&t, &file, 10);
     eprintln!("live reload: the last entry was on screen {seen:?} after pi wrote it");
     assert!(seen < Duration::from_secs(2), "{seen:?}");
-    t.keys(&["q"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("q");
 }
 
 #[test]
@@ -425,8 +408,7 @@ fn polling_also_shows_what_pi_appends() {
         s.contains("◉ assistant: answer 1") && s.contains("polling")
     });
     last_entry_seen_after(&t, &file, 6);
-    t.keys(&["q"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("q");
 }
 
 #[test]
@@ -443,6 +425,5 @@ fn new_sessions_appear_and_deleted_ones_go() {
     t.wait_for("two sessions", |s| s.contains("2 sessions in 2 projects"));
     std::fs::remove_file(&other).unwrap();
     t.wait_for("one again", |s| s.contains("1 sessions in 1 projects"));
-    t.keys(&["C-c"]);
-    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+    t.quit_with("C-c");
 }

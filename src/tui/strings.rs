@@ -73,22 +73,25 @@ pub fn export_body(entry: &str) -> Vec<String> {
     ]
 }
 
-pub fn delete_body(sessions: &[String]) -> Vec<String> {
-    let mut body = vec![format!(
-        "Move {} to the trash?",
-        format::count(sessions.len(), "session", "sessions")
-    )];
+/// A question followed by the sessions it concerns, one per line.
+pub fn with_sessions(question: String, sessions: &[String]) -> Vec<String> {
+    let mut body = vec![question];
     body.extend(sessions.iter().map(|s| format!("  • {s}")));
     body
 }
 
-pub fn delete_empty_body(sessions: &[String]) -> Vec<String> {
-    let mut body = vec![format!(
+pub fn delete_question(n: usize) -> String {
+    format!(
+        "Move {} to the trash?",
+        format::count(n, "session", "sessions")
+    )
+}
+
+pub fn delete_empty_question(n: usize) -> String {
+    format!(
         "{} without a user message will go to the trash:",
-        format::count(sessions.len(), "session", "sessions")
-    )];
-    body.extend(sessions.iter().map(|s| format!("  • {s}")));
-    body
+        format::count(n, "session", "sessions")
+    )
 }
 
 pub fn delete_for_good_body(failures: &[(String, String)]) -> Vec<String> {

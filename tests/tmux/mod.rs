@@ -159,6 +159,13 @@ impl Tmux {
         }
     }
 
+    /// Presses `key` and checks that piscope exits with status 0 and the
+    /// terminal back in its normal mode.
+    pub fn quit_with(&self, key: &str) {
+        self.keys(&[key]);
+        assert_eq!(self.wait_for_exit(), format!("{EXIT_MARK}0"));
+    }
+
     /// Waits for piscope to exit; returns its exit status line and checks
     /// that the terminal is back in its normal mode.
     pub fn wait_for_exit(&self) -> String {

@@ -424,13 +424,8 @@ impl App {
                 }
             }
         }
-        let listed: Vec<String> = paths.iter().map(|p| self.describe_session(p)).collect();
-        self.dialog = Some(Dialog::confirm(
-            strings::DELETE_TITLE,
-            strings::delete_body(&listed),
-            "move to the trash",
-            Then::Delete { paths },
-        ));
+        let question = strings::delete_question(paths.len());
+        self.confirm_delete(strings::DELETE_TITLE, question, "move to the trash", paths);
     }
 
     fn ask_delete_empty(&mut self) {
@@ -451,12 +446,23 @@ impl App {
             self.say(strings::NO_EMPTY_SESSIONS.to_string(), false);
             return;
         }
-        let names: Vec<String> = empty.iter().map(|p| self.describe_session(p)).collect();
-        self.dialog = Some(Dialog::confirm(
+        let question = strings::delete_empty_question(empty.len());
+        self.confirm_delete(
             strings::DELETE_EMPTY_TITLE,
-            strings::delete_empty_body(&names),
+            question,
             "move them to the trash",
-            Then::Delete { paths: empty },
+            empty,
+        );
+    }
+
+    /// Asks before moving `paths` to the trash, naming each session.
+    fn confirm_delete(&mut self, title: &str, question: String, yes: &str, paths: Vec<PathBuf>) {
+        let listed: Vec<String> = paths.iter().map(|p| self.describe_session(p)).collect();
+        self.dialog = Some(Dialog::confirm(
+            title,
+            strings::with_sessions(question, &listed),
+            yes,
+            Then::Delete { paths },
         ));
     }
 
