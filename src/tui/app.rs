@@ -32,6 +32,8 @@ use std::time::SystemTime;
 
 /// How long a transient message stays in the status bar.
 const MESSAGE_MS: i64 = 6_000;
+/// Idle ticks (seconds) between two looks at the open session's file.
+const SLOW_POLL_TICKS: u64 = 3;
 
 /// What the app was started on.
 #[derive(Debug, Clone)]
@@ -94,6 +96,7 @@ pub struct App {
     /// Files being summarised again; true when they changed meanwhile.
     summarising: HashMap<PathBuf, bool>,
     last_delete_mode: Option<DeleteMode>,
+    ticks: u64,
 }
 
 impl App {
@@ -145,6 +148,7 @@ impl App {
             own_writes: HashMap::new(),
             summarising: HashMap::new(),
             last_delete_mode: None,
+            ticks: 0,
         };
         let mut cmds = Vec::new();
         match start {
@@ -181,6 +185,14 @@ impl App {
             AppEvent::Resize(w, h) => self.size = Rect::new(0, 0, w, h),
             AppEvent::Tick => {
                 self.clock = self.clock.tick();
+                // A slow look at the open session besides the watcher, which
+                // can miss changes (some network file systems).
+                self.ticks += 1;
+                if self.ticks.is_multiple_of(SLOW_POLL_TICKS)
+                    && matches!(self.tree.content, Content::Ready(_))
+                {
+                    self.refresh_open(&mut cmds);
+                }
                 if let Some(until) = self.message.as_ref().and_then(|m| m.until) {
                     if self.clock.now_ms >= until {
                         self.message = None;

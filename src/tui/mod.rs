@@ -1,6 +1,7 @@
 //! The terminal browser: sessions, entry tree and context preview panes,
 //! driven by one `App::update` and drawn by one pure `draw`.
 
+pub mod action;
 pub mod app;
 pub mod clipboard;
 pub mod clock;
