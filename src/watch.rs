@@ -172,7 +172,8 @@ fn spawn_debouncer(
                         // written before the watch on it began.
                         files.extend(session_files_in(&p));
                     } else if target.wants(&p) {
-                        files.push(p);
+                        // The one file under the name the app knows it by.
+                        files.push(target.only.clone().unwrap_or(p));
                     }
                 }
                 files.sort();
