@@ -174,6 +174,32 @@ fn key_press(c: &mut Criterion) {
             b.iter(|| black_box(piscope::tui::preview_doc::build(&req)))
         });
     }
+    // Live reload: one entry appended, read on and laid out again (the
+    // worker's part of showing it), then the tree rebuilt on screen.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("append");
+    let leaf = 100_000 - 1;
+    let line = message(100_000, Some(leaf), 100_000, "user", "one more");
+    std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).expect("append");
+    let cx = JobContext::new(None, None, false, "/".into());
+    let refresh = app.update(AppEvent::FileChanged(path.clone()));
+    group.bench_function("one appended entry shown, 100k entries", |b| {
+        b.iter(|| {
+            for cmd in refresh.iter().cloned() {
+                if let Command::RefreshSession { .. } = cmd {
+                    let (tx, rx) = mpsc::channel();
+                    cx.run(cmd, &|ev| {
+                        let _ = tx.send(ev);
+                    });
+                    for ev in rx.try_iter() {
+                        black_box(app.update(ev));
+                    }
+                }
+            }
+        })
+    });
     group.finish();
 }
 

@@ -1,8 +1,10 @@
 //! piscope: a fast, safe terminal browser for pi coding-agent sessions.
 //! `session` knows the file format, `catalog` finds and searches all sessions,
-//! `cli` is the scripting front end, `tui` the terminal browser.
+//! `cli` is the scripting front end, `tui` the terminal browser, `watch`
+//! notices changes on disk.
 
 pub mod catalog;
 pub mod cli;
 pub mod session;
 pub mod tui;
+pub mod watch;

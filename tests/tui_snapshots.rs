@@ -230,7 +230,15 @@ fn tree_label_times() {
 
 #[test]
 fn tree_of_a_file_that_is_not_a_session() {
-    let mut h = file(&damaged("not_a_session.jsonl"));
+    // A copy in a temporary folder: the message wraps by the path's length,
+    // which must not depend on where the repository is checked out.
+    let dir = tempfile::Builder::new()
+        .prefix("piscope-test-")
+        .tempdir()
+        .unwrap();
+    let copy = dir.path().join("not_a_session.jsonl");
+    std::fs::copy(damaged("not_a_session.jsonl"), &copy).unwrap();
+    let mut h = file(&copy);
     screen_snapshot!("tree_not_a_session", h);
 }
 

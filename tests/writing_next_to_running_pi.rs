@@ -16,16 +16,7 @@ const OURS: usize = 200;
 fn a_running_pi_and_piscope_share_a_file() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let appender = common::repo().join("tests/conformance/pi-appender.mjs");
-    let out = common::node(&appender)
-        .args(["create", &tmp.path().to_string_lossy(), "/home/ada/app"])
-        .output()
-        .expect("create a session with pi");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let file = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string());
+    let file = common::pi_create(tmp.path(), "/home/ada/app");
     let initial = std::fs::read_to_string(&file)
         .expect("read")
         .lines()

@@ -221,10 +221,25 @@ pub fn load(
 
 /// Summarises one file without the cache; `Ok(None)` when it is not a session.
 pub fn summarise_file(path: &Path) -> std::io::Result<Option<SessionSummary>> {
+    summarise_one(path, false)
+}
+
+/// Like [`summarise_file`], keeping the message text for searching (as a
+/// catalog loaded for the browser has it).
+pub fn summarise_file_with_text(path: &Path) -> std::io::Result<Option<SessionSummary>> {
+    summarise_one(path, true)
+}
+
+fn summarise_one(path: &Path, with_text: bool) -> std::io::Result<Option<SessionSummary>> {
     let mut file = File::open(path)?;
     let stamp = FileStamp::of(&file.metadata()?);
-    let done = SummaryState::default().read_on(&mut file)?;
-    Ok(done.summary(path.to_path_buf(), stamp.size, stamp.mtime_ms(), None))
+    let done = SummaryState {
+        with_text,
+        ..SummaryState::default()
+    }
+    .read_on(&mut file)?;
+    let text = with_text.then(|| Arc::new(MessageText::new(done.text.clone())));
+    Ok(done.summary(path.to_path_buf(), stamp.size, stamp.mtime_ms(), text))
 }
 
 /// pi's order: latest activity first; a stable sort, so files of equal time

@@ -38,6 +38,13 @@ pub struct Cli {
     /// Neither read nor write the catalog cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Enter prints the chosen session's path and exits, for
+    /// `pi --session "$(piscope --print)"`.
+    #[arg(long)]
+    pub print: bool,
+    /// Notice changes to session files by polling (for network file systems).
+    #[arg(long)]
+    pub poll: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -127,6 +134,8 @@ pub fn main() -> i32 {
             demo: cli.demo,
             session_dir: cli.session_dir,
             no_cache: cli.no_cache,
+            print: cli.print,
+            poll: cli.poll,
         }),
     };
     match result {
@@ -453,7 +462,7 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
 }
 
 /// The readable text of a context message.
-fn message_text(v: &Value) -> String {
+pub(crate) fn message_text(v: &Value) -> String {
     let blocks = |c: &Value| -> String {
         match c {
             Value::String(s) => s.clone(),

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use tree::Tree;
 
 pub use context::{Context, ContextItem, LeafSelector};
-pub use write::{BranchOutcome, append_label, append_name, branch_to};
+pub use write::{BranchOutcome, already_there, append_label, append_name, branch_leaf, branch_to};
 
 /// The version pi writes today.
 pub const CURRENT_VERSION: u32 = 3;

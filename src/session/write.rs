@@ -77,16 +77,7 @@ pub fn branch_to(
     let idx = session
         .find(target)
         .ok_or_else(|| no_such_entry(path, target))?;
-    let entry = session.entry(idx);
-    let resubmit = entry.is_role(Role::User) || entry.kind == Kind::CustomMessage;
-    let new_leaf: Option<CompactString> = if resubmit {
-        session
-            .tree
-            .parent(idx)
-            .and_then(|p| session.entry(p).id.clone())
-    } else {
-        entry.id.clone()
-    };
+    let new_leaf = branch_leaf(&session, idx);
     let old_leaf = session.leaf_id().map(str::to_string);
     if summary.is_none() && new_leaf.as_deref() == old_leaf.as_deref() {
         return Ok(BranchOutcome::AlreadyThere);
@@ -119,6 +110,28 @@ pub fn branch_to(
         leaf: new_leaf.map(|l| l.to_string()),
         appended,
     })
+}
+
+/// Where pi resumes after branching to entry `idx` (pi's `/tree` rule): the
+/// parent of a user or custom message, so its text can be sent again;
+/// otherwise the entry itself. `None`: before the first entry.
+pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
+    let entry = session.entry(idx);
+    let resubmit = entry.is_role(Role::User) || entry.kind == Kind::CustomMessage;
+    if resubmit {
+        session
+            .tree
+            .parent(idx)
+            .and_then(|p| session.entry(p).id.clone())
+    } else {
+        entry.id.clone()
+    }
+}
+
+/// Whether branching to entry `idx` would leave pi where it already
+/// resumes ("Already at this point").
+pub fn already_there(session: &Session, idx: u32) -> bool {
+    branch_leaf(session, idx).as_deref() == session.leaf_id()
 }
 
 fn now() -> String {

@@ -1,8 +1,14 @@
 //! The application state and its one `update`: every event changes state
 //! here, and the work it needs comes back out as commands for the workers.
 
+mod actions;
+mod live;
+
+pub use actions::{Exit, Then};
+
 use super::clock::Clock;
 use super::config::Config;
+use super::dialogs::dialog::Dialog;
 use super::dialogs::help::{self, Help};
 use super::event::{AppEvent, Command};
 use super::keymap::{Action, Key, Scope};
@@ -12,16 +18,22 @@ use super::panes::preview::{self, PreviewPane};
 use super::panes::tree::{Content, TreePane};
 use super::preview_doc::{PreviewKey, PreviewRequest};
 use super::sessions::CatalogUpdate;
+use crate::catalog::delete::DeleteMode;
+use crate::watch::{Target, WatchMode};
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::Rect;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 /// How long a transient message stays in the status bar.
 const MESSAGE_MS: i64 = 6_000;
+/// Idle ticks (seconds) between two looks at the open session's file.
+const SLOW_POLL_TICKS: u64 = 3;
 
 /// What the app was started on.
 #[derive(Debug, Clone)]
@@ -53,10 +65,20 @@ pub struct App {
     pub tree: TreePane,
     pub preview: PreviewPane,
     pub help: Option<Help>,
+    /// A question over the panes (an editing action's dialog).
+    pub dialog: Option<Dialog<Then>>,
     /// A line above the panes (the demo notice).
     pub banner: Option<String>,
     pub message: Option<Message>,
     pub quit: bool,
+    /// What to do once the screen is left (resume in pi, print a path).
+    pub exit: Option<Exit>,
+    /// Enter prints the chosen session's path instead of resuming it (`--print`).
+    pub print_mode: bool,
+    /// The folder piscope runs in (pi starts here when a session's is gone).
+    pub here: PathBuf,
+    /// How file changes are noticed, once watching started.
+    pub watch_mode: Option<WatchMode>,
     /// The session shown in (or being read for) the tree.
     pub open_path: Option<PathBuf>,
     open_generation: u64,
@@ -67,6 +89,14 @@ pub struct App {
     deep_generation: u64,
     /// An entry to select once its session is open (a deep-search hit).
     pending_entry: Option<(PathBuf, String)>,
+    /// The folder being watched.
+    watching: Option<PathBuf>,
+    /// Each file's time after piscope's own last write to it.
+    own_writes: HashMap<PathBuf, SystemTime>,
+    /// Files being summarised again; true when they changed meanwhile.
+    summarising: HashMap<PathBuf, bool>,
+    last_delete_mode: Option<DeleteMode>,
+    ticks: u64,
 }
 
 impl App {
@@ -99,9 +129,14 @@ impl App {
             tree: TreePane::default(),
             preview: PreviewPane::default(),
             help: None,
+            dialog: None,
             banner: None,
             message,
             quit: false,
+            exit: None,
+            print_mode: false,
+            here: PathBuf::from("."),
+            watch_mode: None,
             open_path: None,
             open_generation: 0,
             tree_generation: 0,
@@ -109,10 +144,19 @@ impl App {
             preview_requested: None,
             deep_generation: 0,
             pending_entry: None,
+            watching: None,
+            own_writes: HashMap::new(),
+            summarising: HashMap::new(),
+            last_delete_mode: None,
+            ticks: 0,
         };
         let mut cmds = Vec::new();
         match start {
-            Start::File(path) => app.open_session(path, &mut cmds),
+            Start::File(path) => {
+                app.watching = Some(path.clone());
+                cmds.push(Command::Watch(Target::file(&path)));
+                app.open_session(path, &mut cmds);
+            }
             Start::Catalog { demo } => cmds.push(Command::LoadCatalog { demo }),
         }
         app.sync_view(&mut cmds);
@@ -141,6 +185,14 @@ impl App {
             AppEvent::Resize(w, h) => self.size = Rect::new(0, 0, w, h),
             AppEvent::Tick => {
                 self.clock = self.clock.tick();
+                // A slow look at the open session besides the watcher, which
+                // can miss changes (some network file systems).
+                self.ticks += 1;
+                if self.ticks.is_multiple_of(SLOW_POLL_TICKS)
+                    && matches!(self.tree.content, Content::Ready(_))
+                {
+                    self.refresh_open(&mut cmds);
+                }
                 if let Some(until) = self.message.as_ref().and_then(|m| m.until) {
                     if self.clock.now_ms >= until {
                         self.message = None;
@@ -174,6 +226,9 @@ impl App {
                             }
                         }
                         Err(error) => {
+                            if error == super::strings::SESSION_DELETED {
+                                self.say(error.clone(), true);
+                            }
                             self.tree.content = Content::Failed { path, error };
                             self.tree.rows = Default::default();
                         }
@@ -194,7 +249,12 @@ impl App {
                 let outcome = self.picker.deep_done(generation, result);
                 self.on_picker(outcome, &mut cmds);
             }
-            AppEvent::FileChanged(path) => self.reload_if_open(&path, &mut cmds),
+            AppEvent::FileChanged(path) => self.file_changed(&path, &mut cmds),
+            AppEvent::Watching(mode) => self.on_watching(mode),
+            AppEvent::SessionChanged { path, summary } => {
+                self.on_session_changed(path, summary, &mut cmds)
+            }
+            AppEvent::ActionDone(outcome) => self.on_outcome(outcome, &mut cmds),
         }
         self.sync_view(&mut cmds);
         cmds
@@ -225,19 +285,6 @@ impl App {
         });
     }
 
-    /// Reads the open session again after it changed on disk; the tree keeps
-    /// its selection and folds by entry id.
-    fn reload_if_open(&mut self, path: &std::path::Path, cmds: &mut Vec<Command>) {
-        if self.open_path.as_deref() != Some(path) {
-            return;
-        }
-        self.open_generation += 1;
-        cmds.push(Command::OpenSession {
-            generation: self.open_generation,
-            path: path.to_path_buf(),
-        });
-    }
-
     /// Whether the tree is still showing an older session than the one chosen.
     pub fn tree_is_behind(&self) -> bool {
         matches!(self.tree.content, Content::Ready(_))
@@ -252,6 +299,12 @@ impl App {
             } => Some(folder.dir.clone()),
             _ => None,
         };
+        if let CatalogUpdate::Started { folder, .. } = &update {
+            if self.watching.as_ref() != Some(&folder.dir) {
+                self.watching = Some(folder.dir.clone());
+                cmds.push(Command::Watch(Target::folder(&folder.dir)));
+            }
+        }
         if let Some(dir) = demo_started {
             self.banner = Some(format!(
                 "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
@@ -293,6 +346,10 @@ impl App {
             }
             return;
         }
+        if self.dialog.is_some() {
+            self.on_dialog_key(k, cmds);
+            return;
+        }
         if self.focus == Pane::Tree && self.tree.search.editing {
             match (k.code, k.typed_char()) {
                 (KeyCode::Enter, _) => self.tree.finish_search(true),
@@ -314,6 +371,7 @@ impl App {
             Some(Action::Help) => self.help = Some(Help::default()),
             Some(Action::FocusNext) => self.cycle_focus(true),
             Some(Action::FocusPrev) => self.cycle_focus(false),
+            Some(action) if self.on_edit_action(action, cmds) => {}
             Some(action) => match self.focus {
                 Pane::Picker => {
                     let outcome = self.picker.on_action(action);
@@ -401,6 +459,9 @@ impl App {
     }
 
     fn on_mouse(&mut self, m: MouseEvent, cmds: &mut Vec<Command>) {
+        if self.dialog.is_some() {
+            return;
+        }
         if self.help.is_some() {
             if let MouseEventKind::Down(_) = m.kind {
                 self.help = None;

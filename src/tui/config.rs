@@ -2,6 +2,7 @@
 //! is read, and the fall-back to the defaults, reported, when it is broken.
 
 use super::keymap::Keymap;
+use super::resume::{PI_COMMAND_ENV, PiCommand};
 use super::theme::Theme;
 use std::path::PathBuf;
 
@@ -13,6 +14,8 @@ pub const CONFIG_ENV: &str = "PISCOPE_CONFIG";
 pub struct Config {
     pub keymap: Keymap,
     pub theme: Theme,
+    /// How pi is started to resume a session.
+    pub pi_command: PiCommand,
     /// Where the config file is looked for.
     pub path: Option<PathBuf>,
     /// Problems found in the file; each part that had one uses its defaults.
@@ -25,6 +28,7 @@ impl Config {
         Config {
             keymap: Keymap::defaults(),
             theme: Theme::defaults(no_color),
+            pi_command: PiCommand::default(),
             path: None,
             problems: Vec::new(),
         }
@@ -46,6 +50,12 @@ impl Config {
             },
         };
         config.path = path;
+        if let Some(text) = std::env::var_os(PI_COMMAND_ENV).filter(|v| !v.is_empty()) {
+            match PiCommand::parse(&text.to_string_lossy()) {
+                Ok(c) => config.pi_command = c,
+                Err(e) => config.problems.push(format!("{PI_COMMAND_ENV}: {e}")),
+            }
+        }
         config
     }
 
@@ -72,13 +82,35 @@ impl Config {
                     Ok(t) => config.theme = t,
                     Err(e) => config.problems.extend(e),
                 },
-                ("keys" | "theme", None) => config.problems.push(format!("{key} must be a table")),
-                _ => config
-                    .problems
-                    .push(format!("{key}: unknown setting (known: [keys.*], [theme])")),
+                ("pi", Some(pi)) => config.read_pi(pi),
+                ("keys" | "theme" | "pi", None) => {
+                    config.problems.push(format!("{key} must be a table"))
+                }
+                _ => config.problems.push(format!(
+                    "{key}: unknown setting (known: [keys.*], [theme], [pi])"
+                )),
             }
         }
         config
+    }
+
+    /// The `[pi]` table: `command = "pi"`, the words that start pi (the
+    /// session goes last after `--session`, or where `{session}` stands).
+    fn read_pi(&mut self, table: &toml::Table) {
+        for (key, value) in table {
+            match (key.as_str(), value.as_str()) {
+                ("command", Some(text)) => match PiCommand::parse(text) {
+                    Ok(c) => self.pi_command = c,
+                    Err(e) => self.problems.push(format!("[pi] command: {e}")),
+                },
+                ("command", None) => self
+                    .problems
+                    .push("[pi] command must be a string".to_string()),
+                _ => self
+                    .problems
+                    .push(format!("[pi] {key}: unknown setting (known: command)")),
+            }
+        }
     }
 
     /// One line for the status bar when the file had problems.
@@ -112,15 +144,26 @@ mod tests {
     #[test]
     fn good_file_overrides_keys_and_colours() {
         let c = Config::from_text(
-            "[keys.tree]\njump_to_leaf = \"L\"\n[theme]\nlabel = \"red\"\n",
+            "[keys.tree]\njump_to_leaf = \"G\"\n[theme]\nlabel = \"red\"\n",
             false,
         );
         assert!(c.problems.is_empty(), "{:?}", c.problems);
         assert_eq!(
-            c.keymap.action(Scope::Tree, Key::parse("L").unwrap()),
+            c.keymap.action(Scope::Tree, Key::parse("G").unwrap()),
             Some(Action::TreeJumpToLeaf)
         );
         assert_eq!(c.theme.label.fg, Some(ratatui::style::Color::Red));
+    }
+
+    #[test]
+    fn the_pi_command_is_read_from_the_file() {
+        let c = Config::from_text("[pi]\ncommand = \"npx pi --session {session}\"\n", false);
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        let argv = c.pi_command.argv(std::path::Path::new("/s.jsonl"));
+        assert_eq!(argv, ["npx", "pi", "--session", "/s.jsonl"]);
+        let c = Config::from_text("[pi]\ncommand = \"'open\"\n", false);
+        assert_eq!(c.problems.len(), 1);
+        assert_eq!(c.pi_command, PiCommand::default());
     }
 
     #[test]

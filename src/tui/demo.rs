@@ -70,6 +70,13 @@ pub fn write_demo_sessions(dir: &Path) -> io::Result<()> {
             std::fs::create_dir_all(parent)?;
         }
         std::fs::write(&path, bytes)?;
+        // Fresh copies are not sessions a running pi is writing: dated back,
+        // editing them does not ask about a running pi.
+        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)?
+            .set_modified(an_hour_ago)?;
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! text it shows was made safe when it was read.
 
 use super::app::App;
-use super::dialogs::help;
+use super::dialogs::{dialog, help};
 use super::layout::Pane;
 use super::panes::tree::Content;
 use super::panes::{picker, preview, status, tree};
@@ -72,6 +72,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     status::draw(frame, layout.status, layout.hints, app);
     if let Some(h) = app.help {
         help::draw(frame, area, h, &app.config, &app.help_scopes());
+    }
+    if let Some(d) = &app.dialog {
+        dialog::draw(frame, area, d, theme);
     }
 }
 

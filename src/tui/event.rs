@@ -2,6 +2,7 @@
 //! (`AppEvent`) and every piece of work it asks the runtime to do (`Command`).
 
 use super::entry_tree::LoadedSession;
+use super::jobs::{ActionOutcome, Job};
 use super::preview_doc::{PreviewDoc, PreviewRequest};
 use super::sessions::{CatalogUpdate, DeepHit};
 use crate::catalog::SessionSummary;
@@ -33,8 +34,18 @@ pub enum AppEvent {
         query: String,
         result: Result<Vec<DeepHit>, String>,
     },
-    /// A watched file changed on disk (live reload).
+    /// A session file changed, appeared or disappeared (live reload).
     FileChanged(PathBuf),
+    /// How changes are being noticed.
+    Watching(crate::watch::WatchMode),
+    /// A changed session file summarised again; `None`: it is gone (or is
+    /// no session).
+    SessionChanged {
+        path: PathBuf,
+        summary: Option<Box<SessionSummary>>,
+    },
+    /// An editing action's work finished.
+    ActionDone(ActionOutcome),
 }
 
 /// Work the app asks for; the runtime runs it on worker threads and sends
@@ -57,6 +68,19 @@ pub enum Command {
         query: String,
         sessions: Vec<SessionSummary>,
     },
+    /// Read on from where `loaded` stopped (answered as `SessionOpened`).
+    RefreshSession {
+        generation: u64,
+        loaded: Arc<LoadedSession>,
+    },
+    /// Summarise one session file again (answered as `SessionChanged`).
+    Summarise(PathBuf),
+    /// An editing action's work (answered as `ActionDone`).
+    Act(Box<Job>),
+    /// Start watching for changes (one watcher at a time).
+    Watch(crate::watch::Target),
+    /// Bytes for the terminal itself (an OSC 52 copy), written between frames.
+    Terminal(Vec<u8>),
 }
 
 impl std::fmt::Debug for Command {
@@ -72,6 +96,11 @@ impl std::fmt::Debug for Command {
             Command::DeepSearch {
                 generation, query, ..
             } => write!(f, "DeepSearch({generation}, {query:?})"),
+            Command::RefreshSession { generation, .. } => write!(f, "RefreshSession({generation})"),
+            Command::Summarise(p) => write!(f, "Summarise({})", p.display()),
+            Command::Act(job) => write!(f, "Act({job:?})"),
+            Command::Watch(t) => write!(f, "Watch({})", t.root.display()),
+            Command::Terminal(b) => write!(f, "Terminal({} bytes)", b.len()),
         }
     }
 }

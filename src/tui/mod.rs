@@ -1,7 +1,9 @@
 //! The terminal browser: sessions, entry tree and context preview panes,
 //! driven by one `App::update` and drawn by one pure `draw`.
 
+pub mod action;
 pub mod app;
+pub mod clipboard;
 pub mod clock;
 pub mod config;
 pub mod demo;
@@ -11,15 +13,20 @@ pub mod entry_tree;
 pub mod event;
 pub mod format;
 pub mod harness;
+pub mod jobs;
 pub mod key;
 pub mod keymap;
 pub mod layout;
+pub mod loaded;
 pub mod panes;
 pub mod preview_doc;
+pub mod resume;
 pub mod runtime;
 pub mod sessions;
+pub mod strings;
 pub mod text;
 pub mod theme;
+mod tty;
 pub mod workers;
 
 use anyhow::{Result, bail};
@@ -39,6 +46,10 @@ pub struct TuiArgs {
     pub demo: bool,
     pub session_dir: Option<String>,
     pub no_cache: bool,
+    /// Enter prints the chosen session's path and exits (`--print`).
+    pub print: bool,
+    /// Notice changes by polling instead of the system's events (`--poll`).
+    pub poll: bool,
 }
 
 /// Whether `NO_COLOR` asks for no colours (any non-empty value).
@@ -46,8 +57,40 @@ pub fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
-/// Runs the browser until the user quits.
+/// Runs the browser until the user quits, then resumes the chosen session
+/// in pi or prints its path (`--print`) when asked to.
 pub fn run(args: TuiArgs) -> Result<()> {
+    // With --print, stdout is usually captured (`$(piscope --print)`): the
+    // screen goes to the terminal and only the chosen path to stdout.
+    let tty = if args.print && !std::io::stdout().is_terminal() {
+        Some(tty::StdoutToTerminal::redirect()?)
+    } else {
+        None
+    };
+    let exit = browse(args);
+    drop(tty);
+    match exit? {
+        None => Ok(()),
+        Some(app::Exit::Print(path)) => {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            out.write_all(path.as_os_str().as_encoded_bytes())?;
+            out.write_all(b"\n")?;
+            out.flush()?;
+            Ok(())
+        }
+        Some(app::Exit::Resume(resume)) => {
+            let by_hand = resume.by_hand();
+            let e = resume.run();
+            bail!(
+                "could not start pi: {e}; to resume by hand: {}",
+                crate::cli::sanitize(&by_hand)
+            )
+        }
+    }
+}
+
+fn browse(args: TuiArgs) -> Result<Option<app::Exit>> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         bail!(
             "the browser needs a terminal; for scripts use a command such as `piscope ls` (see piscope --help)"
@@ -73,13 +116,15 @@ pub fn run(args: TuiArgs) -> Result<()> {
             )
         }
     };
-    let (app, first) = App::new(
+    let (mut app, first) = App::new(
         start,
         config,
         Clock::system(),
         home.clone(),
         ratatui::layout::Rect::default(),
     );
-    let context = JobContext::new(home, folder, !args.no_cache, cwd);
+    app.print_mode = args.print;
+    app.here = cwd.clone();
+    let context = JobContext::new(home, folder, !args.no_cache, cwd).polling(args.poll);
     runtime::run(app, first, move |tx| Workers::new(context, tx))
 }

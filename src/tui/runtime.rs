@@ -2,7 +2,7 @@
 //! restored exactly once on every exit (quit, error, panic); input on its
 //! own thread; one frame drawn per burst of events.
 
-use super::app::App;
+use super::app::{App, Exit};
 use super::draw::draw;
 use super::event::{AppEvent, Command};
 use super::workers::Workers;
@@ -14,7 +14,7 @@ use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use std::io::{Stdout, stdout};
+use std::io::{Stdout, Write as _, stdout};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Once, OnceLock};
@@ -82,22 +82,32 @@ fn install_panic_hook() {
     });
 }
 
-/// Runs the app until it quits.
+/// Runs the app until it quits; returns what to do next (the terminal is
+/// already restored by then).
 pub fn run(
     mut app: App,
     first: Vec<Command>,
     workers: impl FnOnce(mpsc::Sender<AppEvent>) -> Workers,
-) -> Result<()> {
+) -> Result<Option<Exit>> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, rx) = mpsc::channel::<AppEvent>();
     spawn_input(tx.clone());
     let workers = workers(tx.clone());
     let size = guard.terminal.size().context("reading the terminal size")?;
+    let dispatch = |guard: &mut TerminalGuard, cmd: Command| match cmd {
+        Command::Terminal(bytes) => {
+            // Between frames, so it never lands inside one.
+            let out = guard.terminal.backend_mut();
+            let _ = out.write_all(&bytes);
+            let _ = out.flush();
+        }
+        other => workers.run(other),
+    };
     for cmd in app.update(AppEvent::Resize(size.width, size.height)) {
-        workers.run(cmd);
+        dispatch(&mut guard, cmd);
     }
     for cmd in first {
-        workers.run(cmd);
+        dispatch(&mut guard, cmd);
     }
     let mut dirty = true;
     while !app.quit {
@@ -117,7 +127,7 @@ pub fn run(
         let mut next = Some(first);
         while let Some(ev) = next.take() {
             for cmd in app.update(ev) {
-                workers.run(cmd);
+                dispatch(&mut guard, cmd);
             }
             dirty = true;
             if app.quit || started.elapsed() > MAX_BATCH {
@@ -127,7 +137,7 @@ pub fn run(
         }
     }
     drop(guard);
-    Ok(())
+    Ok(app.exit.take())
 }
 
 /// Reads terminal input on its own thread, so the UI never waits for it.

@@ -6,9 +6,11 @@ use super::entry_tree::LoadedSession;
 use super::event::{AppEvent, Command};
 use super::preview_doc;
 use super::sessions::CatalogUpdate;
+use super::{jobs, strings};
 use crate::catalog::discover::FolderSource;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
-use crate::session::Session;
+use crate::session::{Refresh, Session, SessionError};
+use crate::watch::{self, Watch};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex};
@@ -27,6 +29,8 @@ pub struct JobContext {
     pub use_cache: bool,
     /// The folder piscope was started in (for the demo's "current folder").
     pub cwd: PathBuf,
+    /// Watch by polling, never by the system's events (`--poll`).
+    pub poll: bool,
     /// The demo copy, alive as long as the app.
     demo_dir: Mutex<Option<tempfile::TempDir>>,
 }
@@ -43,8 +47,15 @@ impl JobContext {
             folder,
             use_cache,
             cwd,
+            poll: false,
             demo_dir: Mutex::new(None),
         }
+    }
+
+    /// The same, watching by polling.
+    pub fn polling(mut self, poll: bool) -> JobContext {
+        self.poll = poll;
+        self
     }
 
     /// Runs one command to the end on the calling thread, handing each
@@ -81,6 +92,48 @@ impl JobContext {
                     result,
                 });
             }
+            Command::RefreshSession { generation, loaded } => {
+                if let Some(result) = self.refresh(&loaded) {
+                    send(AppEvent::SessionOpened {
+                        generation,
+                        path: loaded.session.path.clone(),
+                        result,
+                    });
+                }
+            }
+            Command::Summarise(path) => {
+                // A file that cannot be read now (gone, or being replaced)
+                // leaves the list; the next change brings it back.
+                let summary = catalog::summarise_file_with_text(&path)
+                    .ok()
+                    .flatten()
+                    .map(Box::new);
+                send(AppEvent::SessionChanged { path, summary });
+            }
+            Command::Act(job) => send(AppEvent::ActionDone(jobs::run(*job))),
+            // The runtime's own business; nothing to do without one.
+            Command::Watch(_) | Command::Terminal(_) => {}
+        }
+    }
+
+    /// Reads on from where `loaded` stopped; `None` when nothing changed.
+    fn refresh(&self, loaded: &LoadedSession) -> Option<Result<Arc<LoadedSession>, String>> {
+        let mut session = (*loaded.session).clone();
+        let home = self.home.as_deref();
+        match session.refresh() {
+            Ok(Refresh::Unchanged) => None,
+            Ok(Refresh::Appended(_)) => Some(Ok(Arc::new(LoadedSession::grown(
+                Some(loaded),
+                session,
+                home,
+            )))),
+            Ok(Refresh::Reloaded) => Some(Ok(Arc::new(LoadedSession::new(session, home)))),
+            Err(SessionError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                Some(Err(strings::SESSION_DELETED.to_string()))
+            }
+            Err(e) => Some(Err(e.to_string())),
         }
     }
 
@@ -232,6 +285,11 @@ pub struct Workers {
     tx: Sender<AppEvent>,
     sessions: Arc<Latest<Command>>,
     previews: Arc<Latest<Command>>,
+    /// Editing actions, one after another in the order asked.
+    actions: Sender<Command>,
+    /// Changed files summarised again, one after another.
+    summaries: Sender<Command>,
+    watch: Mutex<Option<Watch>>,
 }
 
 impl Workers {
@@ -245,9 +303,26 @@ impl Workers {
                 })
             })
         };
+        let queue = |name: &str| {
+            let (cx, tx) = (context.clone(), tx.clone());
+            let (queue_tx, queue_rx) = std::sync::mpsc::channel::<Command>();
+            let _ = std::thread::Builder::new()
+                .name(name.to_string())
+                .spawn(move || {
+                    for cmd in queue_rx {
+                        cx.run(cmd, &|ev| {
+                            let _ = tx.send(ev);
+                        });
+                    }
+                });
+            queue_tx
+        };
         Workers {
             sessions: slot("piscope-session"),
             previews: slot("piscope-preview"),
+            actions: queue("piscope-actions"),
+            summaries: queue("piscope-summaries"),
+            watch: Mutex::new(None),
             context,
             tx,
         }
@@ -255,7 +330,21 @@ impl Workers {
 
     pub fn run(&self, cmd: Command) {
         match cmd {
-            Command::OpenSession { .. } => self.sessions.put(cmd),
+            Command::OpenSession { .. } | Command::RefreshSession { .. } => self.sessions.put(cmd),
+            Command::Act(_) => {
+                let _ = self.actions.send(cmd);
+            }
+            Command::Summarise(_) => {
+                let _ = self.summaries.send(cmd);
+            }
+            Command::Watch(target) => {
+                let w = watch::start(target, self.context.poll, self.tx.clone());
+                if let Ok(mut slot) = self.watch.lock() {
+                    *slot = Some(w);
+                }
+            }
+            // Written by the runtime, which owns the terminal.
+            Command::Terminal(_) => {}
             Command::BuildPreview(_) => self.previews.put(cmd),
             Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());

@@ -55,3 +55,18 @@ pub fn oracle(args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("oracle JSON")
 }
+
+/// A new session written by pi's own SessionManager in `dir` for the
+/// project `cwd` (two messages); returns its path.
+pub fn pi_create(dir: &Path, cwd: &str) -> PathBuf {
+    let out = node(&repo().join("tests/conformance/pi-appender.mjs"))
+        .args(["create", &dir.to_string_lossy(), cwd])
+        .output()
+        .expect("create a session with pi");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}

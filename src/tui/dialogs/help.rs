@@ -45,6 +45,11 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
             "Enter / Esc",
             "Tree search: keep the query for n / N / drop it",
         ),
+        (
+            "Enter / Esc",
+            "Dialogs: go ahead / cancel (y / n answer a question)",
+        ),
+        ("Ctrl+U", "Dialogs: clear the field"),
     ] {
         out.push(Line::from(vec![
             Span::styled(format!("  {} ", text::fit(k, 22)), theme.key),

@@ -1,4 +1,6 @@
-//! Screens drawn over the panes. Today the help screen; the confirmation
-//! and text-input dialogs of the editing actions belong here too.
+//! Screens drawn over the panes: the help screen, and the dialogs of the
+//! editing actions (a question, optionally with a text field).
 
+pub mod dialog;
 pub mod help;
+pub mod input;

@@ -5,7 +5,7 @@ pub use super::picker_view::{DrawContext, HEADER_LINES, draw};
 use crate::catalog::{Query, SessionSummary, SessionsFolder, SortMode};
 use crate::tui::keymap::Action;
 use crate::tui::sessions::{self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow};
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 
 /// A deep search and its hits.
@@ -62,6 +62,10 @@ pub struct PickerPane {
     /// The session the selection stays on across reloads.
     pub selected_path: Option<PathBuf>,
     pub deep: Option<DeepSearch>,
+    /// Sessions marked for deleting together.
+    pub marked: BTreeSet<PathBuf>,
+    /// A session to select as soon as it is listed (a fork just written).
+    pub want: Option<PathBuf>,
 }
 
 impl PickerPane {
@@ -105,6 +109,45 @@ impl PickerPane {
         self.rebuild();
         let now = self.selected_session().map(|s| s.path.clone());
         (now != before).then_some(now).flatten()
+    }
+
+    /// Takes a session file that changed (`Some`: its new summary) or went
+    /// away (`None`); returns the session to show when the selection moved.
+    pub fn on_session_changed(
+        &mut self,
+        path: PathBuf,
+        summary: Option<SessionSummary>,
+    ) -> Option<PathBuf> {
+        let at = self.sessions.iter().position(|s| s.path == path);
+        match (at, summary) {
+            (Some(i), Some(s)) => self.sessions[i] = s,
+            (None, Some(s)) => self.sessions.push(s),
+            (Some(i), None) => {
+                self.sessions.remove(i);
+                self.marked.remove(&path);
+            }
+            (None, None) => return None,
+        }
+        crate::catalog::sort_newest_first(&mut self.sessions);
+        let before = self.selected_path.clone();
+        if self.want.as_ref() == Some(&path) {
+            self.want = None;
+            self.touched = true;
+            self.deep = None;
+            self.selected_path = Some(path);
+        }
+        self.rebuild();
+        let now = self.selected_session().map(|s| s.path.clone());
+        (now != before).then_some(now).flatten()
+    }
+
+    /// Marks or unmarks the selected session.
+    pub fn toggle_mark(&mut self) {
+        if let Some(p) = self.selected_session().map(|s| s.path.clone()) {
+            if !self.marked.remove(&p) {
+                self.marked.insert(p);
+            }
+        }
     }
 
     /// Recomputes the rows and puts the selection back on its session.
@@ -206,7 +249,7 @@ impl PickerPane {
             Action::Last => self.selected = last,
             Action::PickerCollapse => self.set_collapsed(true),
             Action::PickerExpand => self.set_collapsed(false),
-            Action::PickerOpen => match self.rows.get(self.selected) {
+            Action::Resume => match self.rows.get(self.selected) {
                 Some(PickerRow::Project { collapsed, .. }) => {
                     let c = *collapsed;
                     self.set_collapsed(!c);
@@ -348,7 +391,7 @@ impl PickerPane {
             Action::PageDown => d.selected = (d.selected + page).min(last),
             Action::First => d.selected = 0,
             Action::Last => d.selected = last,
-            Action::PickerOpen => return PickerOutcome::FocusTree,
+            Action::Resume => return PickerOutcome::FocusTree,
             Action::PickerClear => {
                 self.deep = None;
                 return match &self.selected_path {
@@ -386,7 +429,7 @@ impl PickerPane {
         }
         if row == self.selected {
             if let Some(PickerRow::Project { .. }) = self.rows.get(row) {
-                return self.on_action(Action::PickerOpen);
+                return self.on_action(Action::Resume);
             }
         }
         self.selected = row;

@@ -213,8 +213,13 @@ fn row_line<'a>(
                 right = format!("{} {right}", text::truncate(&p, max));
             }
             let title = text::clean_line(&crate::session::summary::normalize(s.title()));
-            let indent = "  ";
-            let used_left = 2 + indent.len() + text::width(prefix);
+            // A marked session (for deleting several) shows a check mark.
+            let indent = if pane.marked.contains(&s.path) {
+                "✓ "
+            } else {
+                "  "
+            };
+            let used_left = 2 + text::width(indent) + text::width(prefix);
             let room = width
                 .saturating_sub(used_left + text::width(&right) + 1)
                 .max(6);
@@ -227,7 +232,7 @@ fn row_line<'a>(
             };
             Line::from(vec![
                 Span::styled(cursor, theme.accent),
-                Span::raw(indent),
+                Span::styled(indent, theme.accent),
                 Span::styled(prefix.clone(), theme.muted),
                 Span::styled(title, title_style),
                 Span::raw(" ".repeat(gap.max(1))),

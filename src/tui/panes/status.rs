@@ -76,6 +76,12 @@ pub fn right_text(app: &App) -> String {
             p.sessions.len(),
             projects
         ));
+        if !p.marked.is_empty() {
+            parts.push(format!("{} marked", p.marked.len()));
+        }
+    }
+    if let Some(crate::watch::WatchMode::Polling { .. }) = app.watch_mode {
+        parts.push("polling".to_string());
     }
     parts.join(" · ")
 }

@@ -55,6 +55,8 @@ pub struct TreePane {
     pub height: usize,
     pub label_times: bool,
     pub search: Search,
+    /// Keep the cursor on the leaf as the session grows.
+    pub follow: bool,
 }
 
 impl TreePane {
@@ -99,9 +101,13 @@ impl TreePane {
             .iter()
             .filter_map(|id| loaded.session.find(id))
             .collect();
-        let target = selected_id
-            .and_then(|id| loaded.session.find(&id))
-            .or(loaded.leaf);
+        let target = if self.follow {
+            loaded.leaf
+        } else {
+            selected_id
+                .and_then(|id| loaded.session.find(&id))
+                .or(loaded.leaf)
+        };
         self.content = Content::Ready(loaded);
         self.rebuild(target);
         if !same_file {
@@ -323,6 +329,9 @@ impl TreePane {
         }
         if self.label_times {
             s.push_str(" [+label time]");
+        }
+        if self.follow {
+            s.push_str(" [follow]");
         }
         s
     }

@@ -1,0 +1,399 @@
+//! Every action a key can do: the panes (scopes) bindings apply in, the
+//! actions each pane offers, their names in the TOML files and their help.
+
+/// Where a binding applies. Global keys work in every pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    Global,
+    Picker,
+    Tree,
+    Preview,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 4] = [Scope::Global, Scope::Picker, Scope::Tree, Scope::Preview];
+
+    /// The table name in the TOML files.
+    pub fn table(self) -> &'static str {
+        match self {
+            Scope::Global => "global",
+            Scope::Picker => "picker",
+            Scope::Tree => "tree",
+            Scope::Preview => "preview",
+        }
+    }
+
+    /// The heading in the help screen.
+    pub fn title(self) -> &'static str {
+        match self {
+            Scope::Global => "Everywhere",
+            Scope::Picker => "Sessions",
+            Scope::Tree => "Entry tree",
+            Scope::Preview => "Context preview",
+        }
+    }
+
+    /// Whether plain characters type text in this pane.
+    pub fn types_text(self) -> bool {
+        self == Scope::Picker
+    }
+}
+
+/// Something a key can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    Quit,
+    Help,
+    FocusNext,
+    FocusPrev,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    First,
+    Last,
+    /// Resume the session in pi (Enter on a session; on a project, fold it).
+    Resume,
+    Rename,
+    Delete,
+    Mark,
+    DeleteEmpty,
+    PickerCollapse,
+    PickerExpand,
+    PickerScope,
+    PickerSort,
+    PickerNamed,
+    PickerPath,
+    PickerDeepSearch,
+    PickerClear,
+    TreeFoldOrUp,
+    TreeUnfoldOrDown,
+    TreeFilterDefault,
+    TreeFilterNoTools,
+    TreeFilterUserOnly,
+    TreeFilterLabeledOnly,
+    TreeFilterAll,
+    TreeFilterNext,
+    TreeFilterPrevious,
+    TreeSearch,
+    TreeNextHit,
+    TreePreviousHit,
+    TreeJumpToLeaf,
+    TreeLabelTimes,
+    Branch,
+    Label,
+    Copy,
+    Fork,
+    Export,
+    Follow,
+    PreviewExpand,
+    PreviewRaw,
+    PreviewSelected,
+}
+
+/// One action as a pane offers it: its name in the TOML files, its line in
+/// the help screen, and its word in the hint line (if it has one there).
+pub struct ActionInfo {
+    pub scope: Scope,
+    pub name: &'static str,
+    pub action: Action,
+    pub help: &'static str,
+    pub hint: Option<&'static str>,
+}
+
+const fn info(
+    scope: Scope,
+    name: &'static str,
+    action: Action,
+    help: &'static str,
+    hint: Option<&'static str>,
+) -> ActionInfo {
+    ActionInfo {
+        scope,
+        name,
+        action,
+        help,
+        hint,
+    }
+}
+
+use Action as A;
+use Scope as S;
+
+/// Every action of every pane, in help-screen order.
+pub const ACTIONS: &[ActionInfo] = &[
+    info(S::Global, "quit", A::Quit, "Quit", Some("quit")),
+    info(S::Global, "help", A::Help, "Show this help", Some("help")),
+    info(
+        S::Global,
+        "focus_next",
+        A::FocusNext,
+        "Next pane",
+        Some("pane"),
+    ),
+    info(S::Global, "focus_prev", A::FocusPrev, "Previous pane", None),
+    info(S::Picker, "up", A::Up, "Previous session", None),
+    info(S::Picker, "down", A::Down, "Next session", None),
+    info(S::Picker, "page_up", A::PageUp, "Page up", None),
+    info(S::Picker, "page_down", A::PageDown, "Page down", None),
+    info(S::Picker, "first", A::First, "First session", None),
+    info(S::Picker, "last", A::Last, "Last session", None),
+    info(
+        S::Picker,
+        "resume",
+        A::Resume,
+        "Resume the session in pi (on a project: fold it)",
+        Some("resume"),
+    ),
+    info(
+        S::Picker,
+        "collapse",
+        A::PickerCollapse,
+        "Collapse the project",
+        None,
+    ),
+    info(
+        S::Picker,
+        "expand",
+        A::PickerExpand,
+        "Expand the project",
+        None,
+    ),
+    info(
+        S::Picker,
+        "scope",
+        A::PickerScope,
+        "Current folder / all projects",
+        Some("scope"),
+    ),
+    info(
+        S::Picker,
+        "sort",
+        A::PickerSort,
+        "Sort: threaded / recent / relevance",
+        Some("sort"),
+    ),
+    info(
+        S::Picker,
+        "named",
+        A::PickerNamed,
+        "Only named sessions",
+        Some("named"),
+    ),
+    info(
+        S::Picker,
+        "path",
+        A::PickerPath,
+        "Show file paths",
+        Some("path"),
+    ),
+    info(
+        S::Picker,
+        "deep_search",
+        A::PickerDeepSearch,
+        "Search inside every entry",
+        Some("deep"),
+    ),
+    info(S::Picker, "clear", A::PickerClear, "Clear the search", None),
+    info(
+        S::Picker,
+        "rename",
+        A::Rename,
+        "Rename the session",
+        Some("rename"),
+    ),
+    info(
+        S::Picker,
+        "mark",
+        A::Mark,
+        "Mark the session (for deleting several)",
+        None,
+    ),
+    info(
+        S::Picker,
+        "delete",
+        A::Delete,
+        "Delete the marked sessions, or this one (to the trash)",
+        Some("delete"),
+    ),
+    info(
+        S::Picker,
+        "delete_empty",
+        A::DeleteEmpty,
+        "Delete the listed sessions without a user message",
+        None,
+    ),
+    info(S::Tree, "quit", A::Quit, "Quit", None),
+    info(S::Tree, "help", A::Help, "Show this help", None),
+    info(S::Tree, "up", A::Up, "Previous entry", None),
+    info(S::Tree, "down", A::Down, "Next entry", None),
+    info(S::Tree, "page_up", A::PageUp, "Page up", None),
+    info(S::Tree, "page_down", A::PageDown, "Page down", None),
+    info(S::Tree, "first", A::First, "First entry", None),
+    info(S::Tree, "last", A::Last, "Last entry", None),
+    info(
+        S::Tree,
+        "fold_or_up",
+        A::TreeFoldOrUp,
+        "Fold the branch, or go up to its start",
+        Some("fold/up"),
+    ),
+    info(
+        S::Tree,
+        "unfold_or_down",
+        A::TreeUnfoldOrDown,
+        "Unfold the branch, or go down to the next branch point",
+        Some("unfold/down"),
+    ),
+    info(
+        S::Tree,
+        "filter_default",
+        A::TreeFilterDefault,
+        "Filter: default view",
+        Some("filters"),
+    ),
+    info(
+        S::Tree,
+        "filter_no_tools",
+        A::TreeFilterNoTools,
+        "Filter: hide tool results",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_user_only",
+        A::TreeFilterUserOnly,
+        "Filter: user messages only",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_labeled_only",
+        A::TreeFilterLabeledOnly,
+        "Filter: labelled entries only",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_all",
+        A::TreeFilterAll,
+        "Filter: every entry",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_next",
+        A::TreeFilterNext,
+        "Next filter",
+        None,
+    ),
+    info(
+        S::Tree,
+        "filter_previous",
+        A::TreeFilterPrevious,
+        "Previous filter",
+        None,
+    ),
+    info(
+        S::Tree,
+        "search",
+        A::TreeSearch,
+        "Search the tree",
+        Some("search"),
+    ),
+    info(S::Tree, "next_hit", A::TreeNextHit, "Next search hit", None),
+    info(
+        S::Tree,
+        "previous_hit",
+        A::TreePreviousHit,
+        "Previous search hit",
+        None,
+    ),
+    info(
+        S::Tree,
+        "jump_to_leaf",
+        A::TreeJumpToLeaf,
+        "Jump to where pi resumes (the leaf)",
+        Some("leaf"),
+    ),
+    info(
+        S::Tree,
+        "label_times",
+        A::TreeLabelTimes,
+        "Show label times",
+        Some("label time"),
+    ),
+    info(
+        S::Tree,
+        "branch",
+        A::Branch,
+        "Branch here: pi resumes from this entry",
+        Some("branch"),
+    ),
+    info(S::Tree, "label", A::Label, "Label the entry", Some("label")),
+    info(
+        S::Tree,
+        "copy",
+        A::Copy,
+        "Copy the entry's full text",
+        Some("copy"),
+    ),
+    info(
+        S::Tree,
+        "fork",
+        A::Fork,
+        "Fork: the branch up to this entry into a new session",
+        Some("fork"),
+    ),
+    info(
+        S::Tree,
+        "export",
+        A::Export,
+        "Export the branch up to this entry as Markdown",
+        Some("export"),
+    ),
+    info(S::Tree, "rename", A::Rename, "Rename the session", None),
+    info(
+        S::Tree,
+        "follow",
+        A::Follow,
+        "Follow the leaf as the session grows",
+        None,
+    ),
+    info(S::Preview, "quit", A::Quit, "Quit", None),
+    info(S::Preview, "help", A::Help, "Show this help", None),
+    info(S::Preview, "up", A::Up, "Scroll up", None),
+    info(S::Preview, "down", A::Down, "Scroll down", None),
+    info(S::Preview, "page_up", A::PageUp, "Page up", None),
+    info(S::Preview, "page_down", A::PageDown, "Page down", None),
+    info(S::Preview, "first", A::First, "Top", None),
+    info(S::Preview, "last", A::Last, "Bottom", None),
+    info(
+        S::Preview,
+        "expand",
+        A::PreviewExpand,
+        "Expand folded thinking, tool output and sections",
+        Some("expand"),
+    ),
+    info(
+        S::Preview,
+        "raw_json",
+        A::PreviewRaw,
+        "Raw JSON of the entry",
+        Some("raw"),
+    ),
+    info(
+        S::Preview,
+        "selected",
+        A::PreviewSelected,
+        "Scroll to the selected entry",
+        Some("selected"),
+    ),
+    info(
+        S::Preview,
+        "copy",
+        A::Copy,
+        "Copy the selected entry's full text",
+        Some("copy"),
+    ),
+];

@@ -1,0 +1,83 @@
+//! Live reload as the app sees it: a changed file is read on (the open
+//! session) and summarised again (the sessions list); how changes are noticed.
+
+use super::App;
+use crate::catalog::SessionSummary;
+use crate::tui::event::Command;
+use crate::tui::layout::Pane;
+use crate::tui::panes::tree::Content;
+use crate::tui::strings;
+use crate::watch::WatchMode;
+use std::path::{Path, PathBuf};
+
+impl App {
+    /// A session file changed, appeared or disappeared (seen by the watcher,
+    /// or written by piscope itself).
+    pub(super) fn file_changed(&mut self, path: &Path, cmds: &mut Vec<Command>) {
+        if self.open_path.as_deref() == Some(path) {
+            self.refresh_open(cmds);
+        }
+        if self.panes.contains(&Pane::Picker) {
+            // One summary of a file at a time; changes meanwhile ask for one more.
+            match self.summarising.get_mut(path) {
+                Some(again) => *again = true,
+                None => {
+                    self.summarising.insert(path.to_path_buf(), false);
+                    cmds.push(Command::Summarise(path.to_path_buf()));
+                }
+            }
+        }
+    }
+
+    /// Reads the open session on from where it was read to; the tree keeps
+    /// its selection and folds by entry id.
+    pub(super) fn refresh_open(&mut self, cmds: &mut Vec<Command>) {
+        let Some(path) = self.open_path.clone() else {
+            return;
+        };
+        match &self.tree.content {
+            Content::Ready(t) if !self.tree_is_behind() && t.session.path == path => {
+                cmds.push(Command::RefreshSession {
+                    generation: self.open_generation,
+                    loaded: t.clone(),
+                });
+            }
+            // Not shown yet, or could not be read: read it whole.
+            Content::Failed { .. } | Content::Empty => {
+                self.open_generation += 1;
+                cmds.push(Command::OpenSession {
+                    generation: self.open_generation,
+                    path,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn on_session_changed(
+        &mut self,
+        path: PathBuf,
+        summary: Option<Box<SessionSummary>>,
+        cmds: &mut Vec<Command>,
+    ) {
+        if self.summarising.remove(&path) == Some(true) {
+            self.summarising.insert(path.clone(), false);
+            cmds.push(Command::Summarise(path.clone()));
+        }
+        let was_open = self.open_path.as_ref() == Some(&path);
+        let gone = summary.is_none();
+        if let Some(next) = self.picker.on_session_changed(path, summary.map(|s| *s)) {
+            if was_open && gone {
+                self.say(strings::SESSION_DELETED.to_string(), true);
+            }
+            self.open_session(next, cmds);
+        }
+    }
+
+    pub(super) fn on_watching(&mut self, mode: WatchMode) {
+        if let WatchMode::Polling { reason } = &mode {
+            self.say(strings::polling(reason), false);
+        }
+        self.watch_mode = Some(mode);
+    }
+}

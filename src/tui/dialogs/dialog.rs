@@ -1,0 +1,274 @@
+//! A dialog over the panes: a question with an optional text field, what
+//! Enter does, and what happens next (`then`, chosen by whoever opened it).
+
+use super::input::TextInput;
+use crate::tui::keymap::Key;
+use crate::tui::text;
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
+
+/// Widest a dialog gets.
+const MAX_WIDTH: u16 = 76;
+
+#[derive(Debug, Clone)]
+pub struct Dialog<T> {
+    pub title: String,
+    /// The question and what it concerns; shown as is, so made safe by
+    /// whoever builds the dialog.
+    pub body: Vec<String>,
+    pub input: Option<TextInput>,
+    /// Text that must be typed before Enter works (a permanent delete).
+    pub require: Option<&'static str>,
+    /// What Enter does, for the hint line ("branch", "move to the trash").
+    pub yes: String,
+    /// Drawn in the error colour: something that cannot be undone.
+    pub danger: bool,
+    /// Body lines scrolled past (a long list of sessions).
+    pub scroll: usize,
+    pub then: T,
+}
+
+/// What a key did to a dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DialogKey {
+    /// Enter: the field's text (or `None` without a field).
+    Submit(Option<String>),
+    Cancel,
+    Quit,
+    Stay,
+}
+
+impl<T> Dialog<T> {
+    /// A yes/no question.
+    pub fn confirm(title: &str, body: Vec<String>, yes: &str, then: T) -> Dialog<T> {
+        Dialog {
+            title: title.to_string(),
+            body,
+            input: None,
+            require: None,
+            yes: yes.to_string(),
+            danger: false,
+            scroll: 0,
+            then,
+        }
+    }
+
+    /// A question answered by typing, the field pre-filled with `value`.
+    pub fn ask(title: &str, body: Vec<String>, value: &str, yes: &str, then: T) -> Dialog<T> {
+        Dialog {
+            input: Some(TextInput::new(value)),
+            ..Dialog::confirm(title, body, yes, then)
+        }
+    }
+
+    /// Something that cannot be undone: `word` must be typed first.
+    pub fn dangerous(mut self, word: &'static str) -> Dialog<T> {
+        self.danger = true;
+        self.require = Some(word);
+        self.input = Some(TextInput::default());
+        self
+    }
+
+    /// Whether Enter would go ahead now.
+    pub fn ready(&self) -> bool {
+        match (self.require, &self.input) {
+            (Some(word), Some(i)) => i.text.trim() == word,
+            _ => true,
+        }
+    }
+
+    pub fn key(&mut self, k: Key) -> DialogKey {
+        match k.code {
+            KeyCode::Char('c') if k.mods == KeyModifiers::CONTROL => return DialogKey::Quit,
+            KeyCode::Esc => return DialogKey::Cancel,
+            KeyCode::Enter if self.ready() => {
+                let text = self.input.as_ref().map(|i| i.text.clone());
+                return DialogKey::Submit(if self.require.is_some() { None } else { text });
+            }
+            KeyCode::Up => self.scroll = self.scroll.saturating_sub(1),
+            KeyCode::Down => self.scroll = (self.scroll + 1).min(self.body.len().saturating_sub(1)),
+            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            KeyCode::PageDown => {
+                self.scroll = (self.scroll + 10).min(self.body.len().saturating_sub(1))
+            }
+            _ => match self.input.as_mut() {
+                Some(i) => {
+                    i.key(k);
+                }
+                // A yes/no question also takes y and n.
+                None => match k.typed_char() {
+                    Some('y') => return DialogKey::Submit(None),
+                    Some('n') => return DialogKey::Cancel,
+                    _ => {}
+                },
+            },
+        }
+        DialogKey::Stay
+    }
+}
+
+/// Draws `dialog` over the middle of `area`.
+pub fn draw<T>(frame: &mut Frame, area: Rect, dialog: &Dialog<T>, theme: &Theme) {
+    let w = area.width.saturating_sub(4).min(MAX_WIDTH);
+    if w < 10 || area.height < 5 {
+        return;
+    }
+    let inner_w = usize::from(w.saturating_sub(4)).max(1);
+    let rows = |s: &str| wrapped_rows(s, inner_w);
+    let input_rows = usize::from(dialog.input.is_some()) * 2;
+    let body_room = usize::from(area.height.saturating_sub(4)).saturating_sub(input_rows + 2);
+    let body_rows: usize = dialog
+        .body
+        .iter()
+        .skip(dialog.scroll)
+        .map(|l| rows(l))
+        .sum();
+    let h = (body_rows.min(body_room) + input_rows + 2).min(usize::from(area.height)) as u16;
+    let rect = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height.saturating_sub(h)) / 2,
+        w,
+        h,
+    );
+    frame.render_widget(Clear, rect);
+    let border = if dialog.danger {
+        theme.error
+    } else {
+        theme.border_focused
+    };
+    let enter = if dialog.ready() {
+        format!("Enter {}", dialog.yes)
+    } else {
+        format!("type {:?} to {}", dialog.require.unwrap_or(""), dialog.yes)
+    };
+    let more = if body_rows > body_room {
+        " · ↑↓ scroll"
+    } else {
+        ""
+    };
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(border)
+        .title(Span::styled(format!(" {} ", dialog.title), theme.title))
+        .title_bottom(Span::styled(
+            format!(" {enter} · Esc cancel{more} "),
+            theme.muted,
+        ));
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let inner = Rect {
+        x: inner.x + 1,
+        width: inner.width.saturating_sub(2),
+        ..inner
+    };
+    let input_h = input_rows as u16;
+    let body_area = Rect {
+        height: inner.height.saturating_sub(input_h),
+        ..inner
+    };
+    let lines: Vec<Line<'_>> = dialog
+        .body
+        .iter()
+        .skip(dialog.scroll)
+        .map(|l| Line::raw(l.as_str()))
+        .collect();
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body_area);
+    if let Some(input) = &dialog.input {
+        let (before, after) = input.split();
+        let room = usize::from(inner.width).saturating_sub(3);
+        let before = text::clean_line(before);
+        // Keep the cursor in view in a long field.
+        let before = if text::width(&before) > room {
+            let skip = before.chars().count().saturating_sub(room);
+            before.chars().skip(skip).collect()
+        } else {
+            before
+        };
+        let line = Line::from(vec![
+            Span::styled("> ", theme.accent),
+            Span::raw(before),
+            Span::styled("▏", theme.accent),
+            Span::raw(text::clean_line(after)),
+        ]);
+        let y = inner.y + inner.height.saturating_sub(1);
+        frame.render_widget(
+            Paragraph::new(line),
+            Rect {
+                y,
+                height: 1,
+                ..inner
+            },
+        );
+    }
+}
+
+/// Rows a line takes when wrapped at word boundaries to `width` columns
+/// (as the paragraph drawing it wraps; a word too long for a row is cut).
+fn wrapped_rows(line: &str, width: usize) -> usize {
+    let mut rows = 1;
+    let mut used = 0;
+    for word in line.split(' ') {
+        let w = text::width(word);
+        let need = if used == 0 { w } else { used + 1 + w };
+        if need <= width {
+            used = need;
+        } else if w <= width {
+            rows += 1;
+            used = w;
+        } else {
+            // Cut across rows, starting on a fresh one.
+            if used > 0 {
+                rows += 1;
+            }
+            rows += (w - 1) / width;
+            used = (w - 1) % width + 1;
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rows_count_word_wrapping() {
+        assert_eq!(super::wrapped_rows("", 10), 1);
+        assert_eq!(super::wrapped_rows("aaaa bbbb", 10), 1);
+        assert_eq!(super::wrapped_rows("aaaa bbbbbb", 10), 2);
+        assert_eq!(super::wrapped_rows("a bbbbbbbbbbbbbbbbbbbbbbbbb", 10), 4);
+    }
+
+    use super::*;
+
+    fn press<T>(d: &mut Dialog<T>, spec: &str) -> DialogKey {
+        d.key(Key::parse(spec).unwrap())
+    }
+
+    #[test]
+    fn a_dangerous_dialog_wants_its_word() {
+        let mut d = Dialog::confirm("Delete", vec![], "delete for good", ()).dangerous("delete");
+        assert_eq!(press(&mut d, "enter"), DialogKey::Stay);
+        for c in "delete".chars() {
+            press(&mut d, &c.to_string());
+        }
+        assert_eq!(press(&mut d, "enter"), DialogKey::Submit(None));
+    }
+
+    #[test]
+    fn questions_take_y_n_and_fields_take_text() {
+        let mut d = Dialog::confirm("Q", vec![], "go", ());
+        assert_eq!(press(&mut d, "y"), DialogKey::Submit(None));
+        assert_eq!(press(&mut d, "n"), DialogKey::Cancel);
+        let mut d = Dialog::ask("Label", vec![], "old", "label", ());
+        press(&mut d, "backspace");
+        press(&mut d, "y");
+        assert_eq!(
+            press(&mut d, "enter"),
+            DialogKey::Submit(Some("oly".into()))
+        );
+        assert_eq!(press(&mut d, "esc"), DialogKey::Cancel);
+    }
+}

@@ -1,0 +1,332 @@
+//! The work behind the editing actions, done on a worker thread through the
+//! engine and the catalog: writes, fork, export, delete, copy, and the checks
+//! before handing a session to pi. Each reports one [`ActionOutcome`].
+
+use super::clipboard;
+use super::resume::{PiCommand, Resume, find_program};
+use super::strings;
+use crate::catalog::SessionsFolder;
+use crate::catalog::delete::{self, DeleteMode};
+use crate::session::{self, BranchOutcome, Session};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// A session whose file changed more recently than this may be open in a
+/// running pi: writing to it asks first.
+pub const PI_MAY_BE_RUNNING: Duration = Duration::from_secs(60);
+
+/// An entry appended to a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// Set (or with `None` clear) the label of an entry.
+    Label {
+        target: String,
+        label: Option<String>,
+    },
+    Rename {
+        name: String,
+    },
+    /// pi resumes from `target` (pi's `/tree` rule), with an optional
+    /// summary of the branch left behind.
+    Branch {
+        target: String,
+        summary: Option<String>,
+    },
+}
+
+/// One action's work.
+#[derive(Debug, Clone)]
+pub enum Job {
+    Write {
+        path: PathBuf,
+        edit: Edit,
+        /// The user already agreed to write next to a running pi.
+        confirmed: bool,
+        /// The file's time after our own last write to it: a change that is
+        /// ours is no sign of pi.
+        own_mtime: Option<SystemTime>,
+    },
+    /// The branch up to `leaf` into a new session beside `path`.
+    Fork { path: PathBuf, leaf: String },
+    /// The branch up to `leaf` as Markdown into the new file `to`.
+    Export {
+        path: PathBuf,
+        leaf: String,
+        to: PathBuf,
+    },
+    Delete {
+        folder: SessionsFolder,
+        paths: Vec<PathBuf>,
+        mode: DeleteMode,
+    },
+    /// The full text of entry `node`.
+    Copy { session: Arc<Session>, node: u32 },
+    /// Checks that pi and the folder are there before leaving for pi.
+    PrepareResume {
+        session: PathBuf,
+        /// The session's folder (its header's `cwd`).
+        cwd: Option<String>,
+        /// The folder piscope runs in (used when `cwd` is gone and the user agreed).
+        here: PathBuf,
+        in_here: bool,
+        command: PiCommand,
+    },
+}
+
+/// What an action's work came to.
+#[derive(Debug, Clone)]
+pub enum ActionOutcome {
+    /// An entry was appended.
+    Written {
+        path: PathBuf,
+        message: String,
+        /// The entry to select afterwards (the new leaf after a branch).
+        select: Option<String>,
+        mtime: Option<SystemTime>,
+    },
+    /// The file changed `seconds` ago: pi may be running on it; ask first.
+    MayBeOpenInPi {
+        job: Box<Job>,
+        seconds: u64,
+    },
+    Forked {
+        from: PathBuf,
+        to: PathBuf,
+    },
+    Exported {
+        to: PathBuf,
+    },
+    Deleted {
+        deleted: Vec<PathBuf>,
+        /// The trash could not take these: why, per file.
+        trash_failed: Vec<(PathBuf, String)>,
+        /// Other failures, ready to show.
+        errors: Vec<String>,
+    },
+    /// On the system clipboard.
+    Copied {
+        chars: usize,
+    },
+    /// No system clipboard: the terminal is to be asked (OSC 52).
+    CopyThroughTerminal {
+        text: String,
+    },
+    ResumeReady(Resume),
+    /// The session's folder is gone: ask whether to use `here`.
+    CwdMissing {
+        session: PathBuf,
+        cwd: String,
+        here: PathBuf,
+    },
+    /// pi is not on `PATH`: say so and show the command.
+    PiMissing {
+        program: String,
+        by_hand: String,
+    },
+    Failed(String),
+}
+
+/// Does one job.
+pub fn run(job: Job) -> ActionOutcome {
+    match job {
+        Job::Write {
+            path,
+            edit,
+            confirmed,
+            own_mtime,
+        } => {
+            if !confirmed {
+                if let Some(seconds) = changed_recently(&path, own_mtime) {
+                    let job = Job::Write {
+                        path,
+                        edit,
+                        confirmed: true,
+                        own_mtime,
+                    };
+                    return ActionOutcome::MayBeOpenInPi {
+                        job: Box::new(job),
+                        seconds,
+                    };
+                }
+            }
+            write(&path, &edit)
+        }
+        Job::Fork { path, leaf } => match session::fork::fork_session(&path, Some(&leaf)) {
+            Ok(to) => ActionOutcome::Forked { from: path, to },
+            Err(e) => ActionOutcome::Failed(e.to_string()),
+        },
+        Job::Export { path, leaf, to } => match export(&path, &leaf, &to) {
+            Ok(()) => ActionOutcome::Exported { to },
+            Err(e) => ActionOutcome::Failed(e),
+        },
+        Job::Delete {
+            folder,
+            paths,
+            mode,
+        } => delete(&folder, &paths, mode),
+        Job::Copy { session, node } => match entry_text(&session, node) {
+            Ok(text) if clipboard::copy_to_system(&text) => ActionOutcome::Copied {
+                chars: text.chars().count(),
+            },
+            Ok(text) => ActionOutcome::CopyThroughTerminal { text },
+            Err(e) => ActionOutcome::Failed(e),
+        },
+        Job::PrepareResume {
+            session,
+            cwd,
+            here,
+            in_here,
+            command,
+        } => prepare_resume(session, cwd, here, in_here, &command),
+    }
+}
+
+/// Seconds since the file changed, when that is recent and not our own write.
+fn changed_recently(path: &Path, own_mtime: Option<SystemTime>) -> Option<u64> {
+    let mtime = std::fs::metadata(path).ok()?.modified().ok()?;
+    if Some(mtime) == own_mtime {
+        return None;
+    }
+    let age = SystemTime::now().duration_since(mtime).unwrap_or_default();
+    (age < PI_MAY_BE_RUNNING).then_some(age.as_secs())
+}
+
+fn write(path: &Path, edit: &Edit) -> ActionOutcome {
+    let result = match edit {
+        Edit::Label { target, label } => {
+            session::append_label(path, target, label.as_deref()).map(|_| {
+                let message = match label.as_deref().filter(|l| !l.is_empty()) {
+                    Some(l) => strings::labelled(l),
+                    None => strings::LABEL_CLEARED.to_string(),
+                };
+                (message, None)
+            })
+        }
+        Edit::Rename { name } => session::append_name(path, name).map(|_| {
+            let name = crate::session::js_trim(name);
+            let message = if name.is_empty() {
+                strings::NAME_CLEARED.to_string()
+            } else {
+                strings::renamed(name)
+            };
+            (message, None)
+        }),
+        Edit::Branch { target, summary } => session::branch_to(path, target, summary.as_deref())
+            .map(|o| match o {
+                BranchOutcome::AlreadyThere => (strings::ALREADY_THERE.to_string(), None),
+                BranchOutcome::Moved { leaf, appended } => {
+                    (strings::branched(leaf.as_deref()), Some(appended))
+                }
+            }),
+    };
+    match result {
+        Ok((message, select)) => ActionOutcome::Written {
+            path: path.to_path_buf(),
+            message,
+            select,
+            mtime: std::fs::metadata(path).and_then(|m| m.modified()).ok(),
+        },
+        Err(e) => ActionOutcome::Failed(e.to_string()),
+    }
+}
+
+fn export(path: &Path, leaf: &str, to: &Path) -> Result<(), String> {
+    let s = Session::open(path).map_err(|e| e.to_string())?;
+    let at = s.find(leaf).ok_or_else(|| {
+        session::SessionError::NoSuchEntry {
+            path: path.to_path_buf(),
+            id: leaf.to_string(),
+        }
+        .to_string()
+    })?;
+    let text = session::export::export_markdown(&s, Some(at)).map_err(|e| e.to_string())?;
+    // A new file only: an export never replaces anything.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(|e| format!("{}: {e}", to.display()))?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| format!("{}: {e}", to.display()))
+}
+
+fn delete(folder: &SessionsFolder, paths: &[PathBuf], mode: DeleteMode) -> ActionOutcome {
+    let mut deleted = Vec::new();
+    let mut trash_failed = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        let real = match delete::check_deletable(folder, path) {
+            Ok(real) => real,
+            Err(e) => {
+                errors.push(e.to_string());
+                continue;
+            }
+        };
+        match delete::delete_checked(&real, mode) {
+            Ok(()) => deleted.push(path.clone()),
+            Err(delete::DeleteError::Trash { reason, .. }) => {
+                trash_failed.push((path.clone(), reason))
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    ActionOutcome::Deleted {
+        deleted,
+        trash_failed,
+        errors,
+    }
+}
+
+/// The full text of an entry: a message's text (thinking and tool calls
+/// marked), a summary's text, else the entry's JSON, pretty-printed.
+pub fn entry_text(session: &Session, node: u32) -> Result<String, String> {
+    let line = session.line_text(node).map_err(|e| e.to_string())?;
+    let v: serde_json::Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
+    let text = match v.get("type").and_then(|t| t.as_str()) {
+        Some("message") => v.get("message").map(crate::cli::message_text),
+        Some("compaction" | "branch_summary") => v
+            .get("summary")
+            .and_then(|s| s.as_str())
+            .map(str::to_string),
+        Some("custom_message") => Some(crate::cli::message_text(&v)),
+        _ => None,
+    };
+    Ok(match text.filter(|t| !t.is_empty()) {
+        Some(t) => t,
+        None => serde_json::to_string_pretty(&v).unwrap_or(line),
+    })
+}
+
+fn prepare_resume(
+    session: PathBuf,
+    cwd: Option<String>,
+    here: PathBuf,
+    in_here: bool,
+    command: &PiCommand,
+) -> ActionOutcome {
+    let own = cwd.filter(|c| !c.is_empty() && !in_here);
+    let resume = Resume {
+        argv: command.argv(&session),
+        cwd: own.as_ref().map_or_else(|| here.clone(), PathBuf::from),
+    };
+    // pi first: without it, the folder does not matter.
+    let program = resume.argv.first().cloned().unwrap_or_default();
+    if find_program(&program).is_none() {
+        return ActionOutcome::PiMissing {
+            program: program.to_string_lossy().into_owned(),
+            by_hand: resume.by_hand(),
+        };
+    }
+    if let Some(c) = own {
+        if !resume.cwd.is_dir() {
+            return ActionOutcome::CwdMissing {
+                session,
+                cwd: c,
+                here,
+            };
+        }
+    }
+    ActionOutcome::ResumeReady(resume)
+}

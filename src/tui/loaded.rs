@@ -1,0 +1,215 @@
+//! A session prepared for the tree pane: the engine's session plus each
+//! entry's clean one-line text, row colour and pi's display order.
+
+use super::entry_tree::{Filter, RowKind};
+use super::text;
+use crate::session::Session;
+use crate::session::entry::{Entry, Info, Kind, Role};
+use crate::session::summary::{self, ToolCalls};
+use std::sync::Arc;
+
+/// A session read for the tree pane: the engine's session plus, per entry,
+/// the clean one-line text and pi's display order. Built off the UI thread.
+#[derive(Debug)]
+pub struct LoadedSession {
+    pub session: Arc<Session>,
+    /// Per entry index: pi's one-line summary, made safe for the terminal.
+    pub texts: Vec<Box<str>>,
+    pub kinds: Vec<RowKind>,
+    /// Every node once, in pre-order, the branch holding the leaf first at
+    /// each fork (pi's `flattenTree`).
+    pub order: Vec<u32>,
+    /// Per entry index: the node it was reached from in `order`.
+    pub parent: Vec<Option<u32>>,
+    /// Per entry index: on the path from the root to the leaf.
+    pub active: Vec<bool>,
+    pub leaf: Option<u32>,
+    /// The session's name, made safe (read once: finding it walks the file's entries).
+    pub name: Option<String>,
+    /// Entries in the tree (later header lines not counted).
+    pub entry_count: usize,
+}
+
+impl LoadedSession {
+    /// Prepares a session for display. `home` shortens paths in tool rows to `~`.
+    pub fn new(session: Session, home: Option<&str>) -> LoadedSession {
+        LoadedSession::grown(None, session, home)
+    }
+
+    /// Prepares a session that was read on from where `before` stopped: the
+    /// texts of the entries `before` had are kept, only new ones are made.
+    pub fn grown(
+        before: Option<&LoadedSession>,
+        session: Session,
+        home: Option<&str>,
+    ) -> LoadedSession {
+        let n = session.entries.len();
+        let kept = before.map_or(0, |b| b.texts.len().min(n));
+        let mut texts: Vec<Box<str>> = Vec::with_capacity(n);
+        let mut kinds: Vec<RowKind> = Vec::with_capacity(n);
+        if let Some(b) = before {
+            texts.extend_from_slice(&b.texts[..kept]);
+            kinds.extend_from_slice(&b.kinds[..kept]);
+        }
+        if kept < n {
+            let calls = ToolCalls::collect(&session);
+            for e in &session.entries[kept..] {
+                let line = summary::entry_line(e, &calls, home);
+                texts.push(text::clean_line(&line).into_boxed_str());
+                kinds.push(row_kind(e));
+            }
+        }
+        let leaf = session.leaf();
+        let mut active = vec![false; n];
+        for node in session.branch() {
+            active[node as usize] = true;
+        }
+        let (order, parent) = display_order(&session, &active);
+        let name = session.name().map(|n| text::clean_line(&n));
+        let entry_count = session.live_entries().count();
+        LoadedSession {
+            name,
+            entry_count,
+            session: Arc::new(session),
+            texts,
+            kinds,
+            order,
+            parent,
+            active,
+            leaf,
+        }
+    }
+
+    pub fn entry(&self, node: u32) -> &Entry {
+        self.session.entry(node)
+    }
+
+    pub fn text(&self, node: u32) -> &str {
+        self.texts.get(node as usize).map_or("", |t| t)
+    }
+
+    /// The entry's label, made safe.
+    pub fn label(&self, node: u32) -> Option<String> {
+        self.session
+            .label_of(node)
+            .map(|l| text::clean_line(&l.label))
+    }
+
+    /// Whether pi's `/tree` shows the entry under `filter`.
+    pub fn shown(&self, node: u32, filter: Filter) -> bool {
+        let e = self.entry(node);
+        if e.kind == Kind::Usage {
+            return false;
+        }
+        if let Some(m) = e.message() {
+            // Tool-call-only assistant turns clutter the tree; pi keeps the
+            // leaf, errors and aborts.
+            if m.role == Role::Assistant && Some(node) != self.leaf {
+                let failed = m
+                    .stop_reason
+                    .as_deref()
+                    .is_some_and(|r| r != "stop" && r != "toolUse");
+                if !m.content.text.has_text && !failed {
+                    return false;
+                }
+            }
+        }
+        let setting = matches!(
+            e.kind,
+            Kind::Label
+                | Kind::ContextEdit
+                | Kind::Custom
+                | Kind::ModelChange
+                | Kind::ThinkingLevelChange
+                | Kind::SessionInfo
+        );
+        match filter {
+            Filter::Default => !setting,
+            Filter::NoTools => !setting && !e.is_role(Role::ToolResult),
+            Filter::UserOnly => e.is_role(Role::User),
+            Filter::LabeledOnly => self.session.label_of(node).is_some(),
+            Filter::All => true,
+        }
+    }
+
+    /// What `/` searches in: label, role words and the row text, lower case.
+    pub fn search_text(&self, node: u32) -> String {
+        let mut s = String::new();
+        if let Some(l) = self.session.label_of(node) {
+            s.push_str(&l.label);
+            s.push(' ');
+        }
+        s.push_str(self.text(node));
+        s.to_lowercase()
+    }
+}
+
+fn row_kind(e: &Entry) -> RowKind {
+    match &e.info {
+        Info::Message(m) => match m.role {
+            Role::User => RowKind::User,
+            Role::Assistant => {
+                if m.content.text.has_text && !summary::normalize(&m.content.text.text).is_empty() {
+                    RowKind::Assistant
+                } else if m.stop_reason.as_deref() != Some("aborted")
+                    && m.error.as_ref().is_some_and(|e| !e.text.is_empty())
+                {
+                    RowKind::AssistantError
+                } else {
+                    RowKind::AssistantQuiet
+                }
+            }
+            Role::ToolResult => RowKind::Tool,
+            Role::BashExecution => RowKind::Bash,
+            Role::BranchSummary => RowKind::BranchSummary,
+            Role::CompactionSummary => RowKind::Compaction,
+            _ => RowKind::Custom,
+        },
+        Info::CustomMessage { .. } => RowKind::Custom,
+        Info::Compaction(_) => RowKind::Compaction,
+        Info::BranchSummary { .. } => RowKind::BranchSummary,
+        _ => RowKind::Setting,
+    }
+}
+
+/// Pre-order with the active child first at every fork; each node listed
+/// once (a duplicated id can hang one node under two parents).
+fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<Option<u32>>) {
+    let n = s.entries.len();
+    let mut order = Vec::with_capacity(n);
+    let mut parent = vec![None; n];
+    let mut seen = vec![false; n];
+    let active_first = |list: &[u32]| -> Vec<u32> {
+        let mut v: Vec<u32> = list.to_vec();
+        // A stable sort keeps pi's timestamp order within each group.
+        v.sort_by_key(|&c| !active.get(c as usize).copied().unwrap_or(false));
+        v
+    };
+    let mut stack: Vec<(u32, Option<u32>)> = active_first(s.tree.roots())
+        .into_iter()
+        .rev()
+        .map(|r| (r, None))
+        .collect();
+    while let Some((node, from)) = stack.pop() {
+        let Some(slot) = seen.get_mut(node as usize) else {
+            continue;
+        };
+        if std::mem::replace(slot, true) {
+            continue;
+        }
+        parent[node as usize] = from;
+        order.push(node);
+        let kids = s.tree.children(node);
+        if kids.len() == 1 {
+            stack.push((kids[0], Some(node)));
+        } else {
+            stack.extend(
+                active_first(kids)
+                    .into_iter()
+                    .rev()
+                    .map(|c| (c, Some(node))),
+            );
+        }
+    }
+    (order, parent)
+}

@@ -1,0 +1,175 @@
+//! What the editing actions and live reload say, in one place: dialog
+//! titles and questions, status messages.
+
+use super::format;
+use super::text::clean_line;
+use std::path::Path;
+
+pub const ALREADY_THERE: &str = "Already at this point";
+pub const LABEL_CLEARED: &str = "Label cleared";
+pub const NAME_CLEARED: &str = "Name cleared";
+pub const SESSION_DELETED: &str = "This session was deleted.";
+pub const NOTHING_TO_DELETE: &str = "No session here to delete";
+pub const NO_EMPTY_SESSIONS: &str = "No listed session is empty (every one has a user message)";
+pub const NO_ENTRY: &str = "Select an entry first";
+pub const FOLLOW_ON: &str = "Following the leaf as the session grows";
+pub const FOLLOW_OFF: &str = "No longer following the leaf";
+
+pub const BRANCH_TITLE: &str = "Branch here";
+pub const LABEL_TITLE: &str = "Label";
+pub const RENAME_TITLE: &str = "Rename";
+pub const EXPORT_TITLE: &str = "Export as Markdown";
+pub const DELETE_TITLE: &str = "Delete";
+pub const DELETE_FOR_GOOD_TITLE: &str = "The trash failed";
+pub const DELETE_EMPTY_TITLE: &str = "Delete empty sessions";
+pub const RUNNING_PI_TITLE: &str = "pi may be running on this session";
+pub const FOLDER_GONE_TITLE: &str = "The session's folder is gone";
+pub const PI_MISSING_TITLE: &str = "pi is not installed";
+
+/// The word a permanent delete must be confirmed with.
+pub const DELETE_WORD: &str = "delete";
+
+pub fn labelled(label: &str) -> String {
+    format!("Labelled [{}]", clean_line(label))
+}
+
+pub fn renamed(name: &str) -> String {
+    format!("Named \"{}\"", clean_line(name))
+}
+
+pub fn branched(leaf: Option<&str>) -> String {
+    match leaf {
+        Some(id) => format!("pi now resumes at {}", clean_line(id)),
+        None => "pi now resumes at the start, before the first entry".to_string(),
+    }
+}
+
+pub fn branch_body(entry: &str) -> Vec<String> {
+    vec![
+        format!("pi will resume from: {entry}"),
+        String::new(),
+        "A summary of the branch you leave (optional): pi adds it to the context.".to_string(),
+    ]
+}
+
+pub fn label_body(entry: &str) -> Vec<String> {
+    vec![
+        format!("Entry: {entry}"),
+        "An empty label removes it.".to_string(),
+    ]
+}
+
+pub fn rename_body(title: &str) -> Vec<String> {
+    vec![
+        format!("Session: {title}"),
+        "An empty name removes it.".to_string(),
+    ]
+}
+
+pub fn export_body(entry: &str) -> Vec<String> {
+    vec![
+        format!("The branch up to: {entry}"),
+        "Into this new file (an existing file is never replaced):".to_string(),
+    ]
+}
+
+/// A question followed by the sessions it concerns, one per line.
+pub fn with_sessions(question: String, sessions: &[String]) -> Vec<String> {
+    let mut body = vec![question];
+    body.extend(sessions.iter().map(|s| format!("  • {s}")));
+    body
+}
+
+pub fn delete_question(n: usize) -> String {
+    format!(
+        "Move {} to the trash?",
+        format::count(n, "session", "sessions")
+    )
+}
+
+pub fn delete_empty_question(n: usize) -> String {
+    format!(
+        "{} without a user message will go to the trash:",
+        format::count(n, "session", "sessions")
+    )
+}
+
+pub fn delete_for_good_body(failures: &[(String, String)]) -> Vec<String> {
+    let mut body = vec![format!(
+        "{} could not be moved to the trash:",
+        format::count(failures.len(), "session", "sessions")
+    )];
+    for (name, why) in failures {
+        body.push(format!("  • {name}: {why}"));
+    }
+    body.push(String::new());
+    body.push(format!(
+        "Delete them for good instead? This cannot be undone. Type \"{DELETE_WORD}\" to confirm."
+    ));
+    body
+}
+
+pub fn deleted(n: usize, for_good: bool) -> String {
+    let what = format::count(n, "session", "sessions");
+    if for_good {
+        format!("Deleted {what} for good")
+    } else {
+        format!("Moved {what} to the trash")
+    }
+}
+
+pub fn running_pi_body(seconds: u64) -> Vec<String> {
+    vec![
+        format!("This session's file changed {seconds} s ago: pi may have it open."),
+        "A running pi will not see this change until the session is reopened (/resume), and may go on from where it was.".to_string(),
+        String::new(),
+        "Write anyway?".to_string(),
+    ]
+}
+
+pub fn folder_gone_body(cwd: &str, here: &Path) -> Vec<String> {
+    vec![
+        format!("{} no longer exists.", clean_line(cwd)),
+        format!(
+            "Open pi in the current folder, {}?",
+            clean_line(&here.display().to_string())
+        ),
+    ]
+}
+
+pub fn pi_missing_body(program: &str, by_hand: &str) -> Vec<String> {
+    vec![
+        format!("{} was not found on PATH.", clean_line(program)),
+        "Install pi, or set the command in piscope's config ([pi] command) or PISCOPE_PI_COMMAND. To resume by hand:".to_string(),
+        String::new(),
+        clean_line(by_hand),
+    ]
+}
+
+pub fn forked(to: &Path) -> String {
+    format!("Forked into {}", clean_line(&file_name(to)))
+}
+
+pub fn exported(to: &Path) -> String {
+    format!("Exported to {}", clean_line(&to.display().to_string()))
+}
+
+pub fn copied(chars: usize, terminal: bool) -> String {
+    let what = format::count(chars, "character", "characters");
+    if terminal {
+        format!("Copied {what} through the terminal (OSC 52; no system clipboard here)")
+    } else {
+        format!("Copied {what}")
+    }
+}
+
+pub fn polling(reason: &str) -> String {
+    format!("Watching for changes by polling: {}", clean_line(reason))
+}
+
+pub fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}

@@ -1,0 +1,447 @@
+//! The editing actions and live reload, driven through the app's one
+//! `update` on copies of real pi-written sessions: what each key asks, what
+//! lands in the file, and how the panes follow.
+
+mod tui_common;
+
+use piscope::session::Session;
+use piscope::tui::app::Exit;
+use piscope::tui::event::AppEvent;
+use piscope::tui::harness::Harness;
+use piscope::tui::jobs::ActionOutcome;
+use piscope::tui::layout::Pane;
+use piscope::tui::resume::PiCommand;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+use tui_common::{big_demo, demo_folder};
+
+const WIDE: (u16, u16) = (150, 40);
+
+/// A temporary folder whose name the snapshot filters blank out.
+fn tmp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("piscope-test-")
+        .tempdir()
+        .unwrap()
+}
+
+/// A copy of the big demo session, last changed long ago (no pi running).
+fn quiet_copy(dir: &Path) -> PathBuf {
+    let path = dir.join("s.jsonl");
+    std::fs::copy(big_demo(), &path).unwrap();
+    age(&path);
+    path
+}
+
+/// Makes a file look untouched for two hours.
+fn age(path: &Path) {
+    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(7200))
+        .unwrap();
+}
+
+fn selected_id(h: &Harness) -> String {
+    let t = h.app.tree.loaded().expect("a session is shown");
+    let node = h.app.tree.selected_node().expect("a row is selected");
+    t.entry(node).id_str().unwrap_or("").to_string()
+}
+
+fn leaf_id(h: &Harness) -> String {
+    let t = h.app.tree.loaded().unwrap();
+    t.entry(t.leaf.unwrap()).id_str().unwrap().to_string()
+}
+
+fn message(h: &Harness) -> String {
+    h.app
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_label_is_written_prefilled_and_cleared() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    h.keys(&["k", "k"]);
+    let target = selected_id(&h);
+    h.key("L");
+    assert!(h.app.dialog.is_some());
+    h.type_text("keep me");
+    h.key("enter");
+    assert!(h.app.dialog.is_none());
+    let s = Session::open(&path).unwrap();
+    let node = s.find(&target).unwrap();
+    assert_eq!(s.label_of(node).unwrap().label, "keep me");
+    assert!(h.screen().contains("[keep me]"), "the tree shows it");
+    assert_eq!(selected_id(&h), target, "the selection stayed");
+    // Pre-filled with the label; emptied, it clears.
+    h.key("L");
+    let field = h.app.dialog.as_ref().unwrap().input.clone().unwrap();
+    assert_eq!(field.text, "keep me");
+    h.keys(&["ctrl+u", "enter"]);
+    let s = Session::open(&path).unwrap();
+    assert!(s.label_of(s.find(&target).unwrap()).is_none());
+    assert_eq!(message(&h), "Label cleared");
+}
+
+#[test]
+fn branching_moves_the_leaf_and_the_marks() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    // On the leaf: nothing to do.
+    h.key("g");
+    h.key("enter");
+    assert!(h.app.dialog.is_none());
+    assert_eq!(message(&h), "Already at this point");
+    // An assistant entry further up: pi resumes from it.
+    h.keys(&["k", "k", "k"]);
+    let t = h.app.tree.loaded().unwrap().clone();
+    let node = h.app.tree.selected_node().unwrap();
+    assert!(!t.entry(node).is_role(piscope::session::entry::Role::User));
+    let target = selected_id(&h);
+    let old_leaf = leaf_id(&h);
+    h.key("enter");
+    h.type_text("tried the other way");
+    h.key("enter");
+    let s = Session::open(&path).unwrap();
+    let leaf = s.leaf().unwrap();
+    assert_eq!(s.tree.parent(leaf), s.find(&target));
+    assert_ne!(leaf_id(&h), old_leaf, "the leaf mark moved");
+    assert_eq!(leaf_id(&h), s.leaf_id().unwrap());
+    let t = h.app.tree.loaded().unwrap();
+    assert!(t.active[s.find(&target).unwrap() as usize], "on the path");
+    assert!(
+        h.screen()
+            .contains("◉ [branch summary]: tried the other way")
+    );
+    assert!(message(&h).starts_with("pi now resumes at"));
+}
+
+#[test]
+fn writing_next_to_a_running_pi_asks_first() {
+    let dir = tmp();
+    let path = dir.path().join("s.jsonl");
+    std::fs::copy(big_demo(), &path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let mut h = Harness::file(&path, WIDE);
+    h.keys(&["ctrl+r", "ctrl+u"]);
+    h.type_text("fresh");
+    h.key("enter");
+    let d = h.app.dialog.as_ref().expect("asked first");
+    assert!(
+        d.body.join(" ").contains("pi may have it open"),
+        "{:?}",
+        d.body
+    );
+    screen_snapshot!("dialog_running_pi", h);
+    h.key("esc");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
+    h.keys(&["ctrl+r", "ctrl+u"]);
+    h.type_text("fresh");
+    h.keys(&["enter", "y"]);
+    assert_eq!(
+        Session::open(&path).unwrap().name().as_deref(),
+        Some("fresh")
+    );
+    // Our own write is no sign of pi: the next one goes straight through.
+    h.key("ctrl+r");
+    h.keys(&["ctrl+u", "enter"]);
+    assert!(h.app.dialog.is_none());
+    assert_eq!(Session::open(&path).unwrap().name(), None);
+}
+
+#[test]
+fn fork_writes_a_new_session_and_selects_it() {
+    let (_d, folder) = demo_folder("/home/ada/src/web-shop");
+    let mut h = Harness::folder(folder, WIDE);
+    let original = h.app.open_path.clone().unwrap();
+    let count = h.app.picker.sessions.len();
+    h.key("tab");
+    h.keys(&["g", "k"]);
+    let leaf = selected_id(&h);
+    h.key("f");
+    assert_eq!(h.app.picker.sessions.len(), count + 1);
+    let fork = h.app.open_path.clone().unwrap();
+    assert_ne!(fork, original);
+    assert_eq!(fork.parent(), original.parent(), "beside the original");
+    assert_eq!(
+        h.app.picker.selected_session().map(|s| s.path.clone()),
+        Some(fork.clone())
+    );
+    let s = Session::open(&fork).unwrap();
+    assert_eq!(s.leaf_id(), Some(leaf.as_str()));
+    assert!(message(&h).starts_with("Forked into"));
+}
+
+#[test]
+fn export_writes_markdown_where_the_user_confirms() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    h.key("e");
+    let field = h.app.dialog.as_ref().unwrap().input.clone().unwrap();
+    assert_eq!(PathBuf::from(&field.text), path.with_extension("md"));
+    screen_snapshot!("dialog_export", h);
+    h.key("enter");
+    let md = std::fs::read_to_string(path.with_extension("md")).unwrap();
+    assert!(md.starts_with("# "), "{md}");
+    assert!(message(&h).contains("s.md"));
+    // An existing file is never replaced.
+    h.keys(&["e", "enter"]);
+    assert!(h.app.message.as_ref().unwrap().error);
+    assert_eq!(
+        std::fs::read_to_string(path.with_extension("md")).unwrap(),
+        md
+    );
+}
+
+#[test]
+fn copy_takes_the_entrys_full_text() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    let t = h.app.tree.loaded().unwrap().clone();
+    let node = h.app.tree.selected_node().unwrap();
+    let text = piscope::tui::jobs::entry_text(&t.session, node).unwrap();
+    assert!(!text.is_empty());
+    h.key("ctrl+x");
+    assert!(message(&h).starts_with("Copied"), "{}", message(&h));
+}
+
+#[test]
+fn resume_hands_over_to_pi_or_says_why_not() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    let chosen = h.app.picker.selected_session().unwrap().clone();
+    let here = tempfile::tempdir().unwrap();
+    h.app.here = here.path().to_path_buf();
+    // pi is not installed.
+    h.app.config.pi_command = PiCommand::parse("no-such-pi-here --fast").unwrap();
+    h.key("enter");
+    screen_snapshot!("dialog_pi_missing", h);
+    h.key("enter");
+    assert!(!h.app.quit);
+    // The demo's folders do not exist here: ask, then use the current one.
+    h.app.config.pi_command = PiCommand::parse("sh -c true").unwrap();
+    h.key("enter");
+    let d = h.app.dialog.as_ref().expect("asked about the folder");
+    assert!(d.body[0].contains("/home/ada/notes"));
+    h.key("enter");
+    match h.app.exit.clone() {
+        Some(Exit::Resume(r)) => {
+            assert_eq!(r.cwd, here.path());
+            let argv: Vec<String> = r
+                .argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(
+                argv,
+                vec![
+                    "sh".to_string(),
+                    "-c".into(),
+                    "true".into(),
+                    "--session".into(),
+                    chosen.path.display().to_string()
+                ]
+            );
+        }
+        other => panic!("no resume: {other:?}"),
+    }
+    assert!(h.app.quit);
+}
+
+#[test]
+fn print_mode_prints_the_chosen_session() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    h.app.print_mode = true;
+    h.key("down");
+    let chosen = h.app.picker.selected_session().unwrap().path.clone();
+    h.key("enter");
+    assert_eq!(h.app.exit, Some(Exit::Print(chosen)));
+    assert!(h.app.quit);
+}
+
+#[test]
+fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    h.keys(&["ctrl+space", "down", "ctrl+space"]);
+    assert_eq!(h.app.picker.marked.len(), 2);
+    h.key("ctrl+d");
+    let body = h.app.dialog.as_ref().unwrap().body.clone();
+    assert_eq!(body.len(), 3, "{body:?}");
+    screen_snapshot!("dialog_delete_marked", h);
+    h.key("esc");
+    // The trash failed (as reported by the work): a second, explicit question.
+    let paths: Vec<PathBuf> = h.app.picker.marked.iter().cloned().collect();
+    h.send(AppEvent::ActionDone(ActionOutcome::Deleted {
+        deleted: Vec::new(),
+        trash_failed: paths
+            .iter()
+            .map(|p| (p.clone(), "no trash folder on this device".to_string()))
+            .collect(),
+        errors: Vec::new(),
+    }));
+    screen_snapshot!("dialog_delete_for_good", h);
+    h.key("enter");
+    assert!(h.app.dialog.is_some(), "Enter alone does not delete");
+    h.type_text("delete");
+    h.key("enter");
+    for p in &paths {
+        assert!(!p.exists(), "{} deleted for good", p.display());
+    }
+    assert_eq!(message(&h), "Deleted 2 sessions for good");
+    assert!(
+        h.app
+            .picker
+            .sessions
+            .iter()
+            .all(|s| !paths.contains(&s.path))
+    );
+}
+
+#[test]
+fn delete_empty_sessions_is_one_reviewed_batch() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let empty = folder
+        .dir
+        .join("--home-ada-notes--")
+        .join("2026-01-12T00-00-00-000Z_e.jsonl");
+    std::fs::write(
+        &empty,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"e\",\"timestamp\":\"2026-01-12T00:00:00.000Z\",\"cwd\":\"/home/ada/notes\"}\n",
+    )
+    .unwrap();
+    let mut h = Harness::folder(folder, WIDE);
+    h.key("ctrl+e");
+    let body = h.app.dialog.as_ref().expect("reviewed first").body.clone();
+    assert_eq!(body.len(), 2, "only the empty one: {body:?}");
+    assert!(body[1].contains("2026-01-12T00-00-00-000Z_e.jsonl"));
+}
+
+#[test]
+fn rename_from_the_sessions_list_is_prefilled() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    let named = h
+        .app
+        .picker
+        .sessions
+        .iter()
+        .position(|s| s.name.is_some())
+        .unwrap();
+    let s = h.app.picker.sessions[named].clone();
+    age(&s.path);
+    while h.app.picker.selected_session().map(|x| &x.path) != Some(&s.path) {
+        h.key("down");
+    }
+    h.key("ctrl+r");
+    let field = h.app.dialog.as_ref().unwrap().input.clone().unwrap();
+    assert_eq!(Some(field.text), s.name);
+    screen_snapshot!("dialog_rename", h);
+    h.keys(&["ctrl+u"]);
+    h.type_text("renamed here");
+    h.key("enter");
+    assert_eq!(
+        Session::open(&s.path).unwrap().name().as_deref(),
+        Some("renamed here")
+    );
+    let listed = h.app.picker.selected_session().unwrap();
+    assert_eq!(
+        listed.name.as_deref(),
+        Some("renamed here"),
+        "the list follows"
+    );
+}
+
+#[test]
+fn live_reload_reads_on_and_follows_the_leaf() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    h.key("home");
+    let chosen = selected_id(&h);
+    let leaf = leaf_id(&h);
+    let line = |text: &str, id: &str, parent: &str| {
+        format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":\"{parent}\",\"timestamp\":\"2026-01-11T18:30:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\"}}}}\n"
+        )
+    };
+    let append = |bytes: &str| {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(bytes.as_bytes()).unwrap();
+    };
+    // A half-written line waits for the rest.
+    let first = line("first new", "feed0001", &leaf);
+    let (head, tail) = first.split_at(first.len() / 2);
+    append(head);
+    h.send(AppEvent::FileChanged(path.clone()));
+    assert_eq!(leaf_id(&h), leaf);
+    append(tail);
+    h.send(AppEvent::FileChanged(path.clone()));
+    assert_eq!(leaf_id(&h), "feed0001");
+    assert_eq!(selected_id(&h), chosen, "selection kept");
+    // Follow: the cursor goes with the leaf.
+    h.key("F");
+    assert_eq!(selected_id(&h), "feed0001");
+    append(&line("second new", "feed0002", "feed0001"));
+    h.send(AppEvent::FileChanged(path.clone()));
+    assert_eq!(selected_id(&h), "feed0002");
+    assert!(h.screen().contains("[follow]"));
+    // Rewritten shorter (pi migrating it): read again in full.
+    std::fs::copy(big_demo(), &path).unwrap();
+    h.send(AppEvent::FileChanged(path.clone()));
+    assert_eq!(leaf_id(&h), leaf);
+    // Deleted: said, nothing crashes.
+    std::fs::remove_file(&path).unwrap();
+    h.send(AppEvent::FileChanged(path.clone()));
+    assert!(h.screen().contains("This session was deleted."));
+    h.keys(&["down", "enter", "L", "esc"]);
+}
+
+#[test]
+fn new_and_deleted_session_files_come_and_go_in_the_list() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder.clone(), WIDE);
+    let count = h.app.picker.sessions.len();
+    let open = h.app.open_path.clone().unwrap();
+    let new = open.with_file_name("2026-01-12T09-00-00-000Z_new.jsonl");
+    std::fs::copy(big_demo(), &new).unwrap();
+    h.send(AppEvent::FileChanged(new.clone()));
+    assert_eq!(h.app.picker.sessions.len(), count + 1);
+    std::fs::remove_file(&open).unwrap();
+    h.send(AppEvent::FileChanged(open.clone()));
+    assert_eq!(h.app.picker.sessions.len(), count);
+    assert!(h.app.picker.sessions.iter().all(|s| s.path != open));
+    assert_ne!(
+        h.app.open_path.as_ref(),
+        Some(&open),
+        "another session is shown"
+    );
+    assert_eq!(h.app.focus, Pane::Picker);
+}
+
+#[test]
+fn polling_is_said_in_the_status_bar() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    h.send(AppEvent::Watching(piscope::watch::WatchMode::Polling {
+        reason: "asked for with --poll".into(),
+    }));
+    let s = h.screen();
+    assert!(
+        s.contains("Watching for changes by polling: asked for with --poll"),
+        "{s}"
+    );
+    assert!(s.contains("polling"));
+}
