@@ -304,7 +304,7 @@ impl Entry {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct UsageFields {
+pub(crate) struct UsageFields {
     #[serde(rename = "totalTokens")]
     total_tokens: Scalar,
     input: Scalar,
@@ -373,7 +373,7 @@ struct ArgFields {
 
 /// Message content: a string, or a list of blocks.
 #[derive(Default)]
-struct ContentFields(ContentInfo);
+pub(crate) struct ContentFields(pub(crate) ContentInfo);
 
 impl<'de> super::fields::Lenient<'de> for ContentFields {
     fn from_str(v: &str) -> Self {
@@ -457,22 +457,22 @@ impl Depth for Structure {
 /// A message; at [`Structure`] depth only what the tree and the context
 /// need (content, texts and usage are skipped unread).
 #[derive(Default)]
-struct MessageFields<M: Depth> {
-    depth: std::marker::PhantomData<M>,
-    role: Scalar,
-    content: Option<ContentFields>,
-    stop_reason: Scalar,
-    error_message: Option<Short>,
-    tool_call_id: Scalar,
-    tool_name: Scalar,
-    is_error: Scalar,
-    command: Option<Short>,
-    summary: Option<Short>,
-    provider: Scalar,
-    model: Scalar,
-    custom_type: Scalar,
-    timestamp: Scalar,
-    usage: Obj<UsageFields>,
+pub(crate) struct MessageFields<M: Depth> {
+    pub(crate) depth: std::marker::PhantomData<M>,
+    pub(crate) role: Scalar,
+    pub(crate) content: Option<ContentFields>,
+    pub(crate) stop_reason: Scalar,
+    pub(crate) error_message: Option<Short>,
+    pub(crate) tool_call_id: Scalar,
+    pub(crate) tool_name: Scalar,
+    pub(crate) is_error: Scalar,
+    pub(crate) command: Option<Short>,
+    pub(crate) summary: Option<Short>,
+    pub(crate) provider: Scalar,
+    pub(crate) model: Scalar,
+    pub(crate) custom_type: Scalar,
+    pub(crate) timestamp: Scalar,
+    pub(crate) usage: Obj<UsageFields>,
 }
 
 #[derive(Deserialize)]
@@ -658,6 +658,16 @@ pub(crate) fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
     if text.trim().is_empty() {
         return LineParse::Blank;
     }
+    if !M::FULL {
+        if let Some(entry) = super::quick::structure_entry(text, meta) {
+            return LineParse::Entry(entry);
+        }
+    }
+    parse_line_serde::<M>(text, meta)
+}
+
+/// [`parse_line`] by serde alone: any line, with serde's error messages.
+pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
     // serde would also read a struct from an array: objects only.
     let object = text.trim_start().starts_with('{');
     let first = if object {
@@ -720,44 +730,13 @@ impl<M: Depth> LineFields<M> {
     /// Turns the fields into an entry at `line` / `span`.
     pub(crate) fn into_entry(self, line: u32, span: Span, lossy: bool) -> Entry {
         let kind = Kind::from_scalar(&self.kind);
-        let time_ms = scalar_ms(&self.timestamp);
-        let timestamp = match &self.timestamp {
-            Scalar::Str(s) => Some(s.clone()),
-            _ => None,
-        };
-        let parent = match self.parent_id {
-            Scalar::Null => Parent::Null,
-            Scalar::Missing => Parent::Missing,
-            Scalar::Str(s) => Parent::Id(s),
-            _ => Parent::Invalid,
-        };
         let mut usage = self.usage.0.as_ref().map(UsageFields::totals);
         let info = match kind {
             Kind::Message => match self.message.0 {
                 Some(m) => {
-                    usage = m.usage.0.as_ref().map(UsageFields::totals);
-                    let content = m.content.map_or_else(
-                        || ContentInfo {
-                            nullish: true,
-                            ..ContentInfo::default()
-                        },
-                        |c| c.0,
-                    );
-                    Info::Message(Box::new(MessageInfo {
-                        role: Role::from_scalar(&m.role),
-                        content,
-                        stop_reason: m.stop_reason.into_compact(),
-                        error: m.error_message.filter(|e| e.is_string),
-                        tool_call_id: m.tool_call_id.into_compact(),
-                        tool_name: m.tool_name.into_compact(),
-                        is_error: m.is_error == Scalar::Bool(true),
-                        command: m.command.filter(|c| c.is_string),
-                        summary: m.summary.filter(|s| s.is_string),
-                        provider: m.provider.into_compact(),
-                        model: m.model.into_compact(),
-                        custom_type: m.custom_type.into_compact(),
-                        time_ms: m.timestamp.as_f64(),
-                    }))
+                    let (info, message_usage) = message_info(*m);
+                    usage = message_usage;
+                    info
                 }
                 None => Info::Message(Box::default()),
             },
@@ -813,6 +792,43 @@ impl<M: Depth> LineFields<M> {
             },
             _ => Info::None,
         };
+        let head = Head {
+            id: self.id,
+            parent_id: self.parent_id,
+            timestamp: self.timestamp,
+        };
+        head.into_entry(kind, usage, info, line, span, lossy)
+    }
+}
+
+/// The fields every entry type shares.
+pub(crate) struct Head {
+    pub(crate) id: Scalar,
+    pub(crate) parent_id: Scalar,
+    pub(crate) timestamp: Scalar,
+}
+
+impl Head {
+    pub(crate) fn into_entry(
+        self,
+        kind: Kind,
+        usage: Option<UsageTotals>,
+        info: Info,
+        line: u32,
+        span: Span,
+        lossy: bool,
+    ) -> Entry {
+        let time_ms = scalar_ms(&self.timestamp);
+        let timestamp = match self.timestamp {
+            Scalar::Str(s) => Some(s),
+            _ => None,
+        };
+        let parent = match self.parent_id {
+            Scalar::Null => Parent::Null,
+            Scalar::Missing => Parent::Missing,
+            Scalar::Str(s) => Parent::Id(s),
+            _ => Parent::Invalid,
+        };
         Entry {
             id: self.id.into_compact(),
             parent,
@@ -826,6 +842,34 @@ impl<M: Depth> LineFields<M> {
             info,
         }
     }
+}
+
+/// A message entry's info, and the usage it adds.
+pub(crate) fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
+    let usage = m.usage.0.as_ref().map(UsageFields::totals);
+    let content = m.content.map_or_else(
+        || ContentInfo {
+            nullish: true,
+            ..ContentInfo::default()
+        },
+        |c| c.0,
+    );
+    let info = Info::Message(Box::new(MessageInfo {
+        role: Role::from_scalar(&m.role),
+        content,
+        stop_reason: m.stop_reason.into_compact(),
+        error: m.error_message.filter(|e| e.is_string),
+        tool_call_id: m.tool_call_id.into_compact(),
+        tool_name: m.tool_name.into_compact(),
+        is_error: m.is_error == Scalar::Bool(true),
+        command: m.command.filter(|c| c.is_string),
+        summary: m.summary.filter(|s| s.is_string),
+        provider: m.provider.into_compact(),
+        model: m.model.into_compact(),
+        custom_type: m.custom_type.into_compact(),
+        time_ms: m.timestamp.as_f64(),
+    }));
+    (info, usage)
 }
 
 /// `new Date(value).getTime()` for a scalar field.

@@ -2,10 +2,12 @@
 //! its tree and context, and append to it exactly as pi would.
 
 pub mod context;
+mod cursor;
 pub mod entry;
 pub mod fields;
 pub mod jsdate;
 pub mod migrate;
+mod quick;
 pub mod raw;
 pub mod read;
 pub mod summary;

@@ -1,0 +1,415 @@
+//! A validating JSON cursor over one line, for the index pass's fast path:
+//! it accepts only what serde_json accepts, and gives up (`None`) otherwise.
+//!
+//! Giving up is never an answer, only a hand-over: the caller then reads the
+//! line with serde, which decides validity and words the error. So the cursor
+//! may refuse more than serde does (lone surrogate escapes, deep nesting,
+//! unusual numbers), but must never accept less strictly.
+
+use super::fields::Scalar;
+use compact_str::CompactString;
+
+/// Deeper nesting is left to serde (its own limit is 128 levels, counted
+/// only where it decodes rather than skips).
+const MAX_DEPTH: u32 = 64;
+
+const ONES: u64 = u64::MAX / 255;
+const HIGH: u64 = ONES << 7;
+
+/// High bit set in each byte of `w` that is `"`, `\` or below 0x20. Borrows
+/// only travel upwards, so the lowest flagged byte is always a true one.
+#[inline(always)]
+fn specials(w: u64) -> u64 {
+    let ctrl = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * u64::from(b'"'));
+    let q = q.wrapping_sub(ONES) & !q;
+    let bs = w ^ (ONES * u64::from(b'\\'));
+    let bs = bs.wrapping_sub(ONES) & !bs;
+    (ctrl | q | bs) & HIGH
+}
+
+#[inline(always)]
+fn word(b: &[u8], i: usize) -> Option<u64> {
+    let chunk: [u8; 8] = b.get(i..i + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// The index of the first `"`, `\` or control byte at or after `i`
+/// (`b.len()` when there is none). Inside strings this is where the work is:
+/// eight bytes at a time, two words per round.
+#[inline]
+fn find_special(b: &[u8], mut i: usize) -> usize {
+    while let (Some(w0), Some(w1)) = (word(b, i), word(b, i + 8)) {
+        let (m0, m1) = (specials(w0), specials(w1));
+        if m0 != 0 {
+            return i + (m0.trailing_zeros() / 8) as usize;
+        }
+        if m1 != 0 {
+            return i + 8 + (m1.trailing_zeros() / 8) as usize;
+        }
+        i += 16;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+fn hex4(h: &[u8]) -> Option<u32> {
+    let mut v = 0;
+    for &c in h {
+        v = v * 16 + char::from(c).to_digit(16)?;
+    }
+    Some(v)
+}
+
+pub(crate) struct Cursor<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(s: &'a str) -> Cursor<'a> {
+        Cursor {
+            s,
+            b: s.as_bytes(),
+            i: 0,
+        }
+    }
+
+    /// Skips JSON white space.
+    #[inline]
+    pub(crate) fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    /// The next byte, consumed.
+    #[inline]
+    pub(crate) fn bump(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.i += 1;
+        Some(c)
+    }
+
+    #[inline]
+    pub(crate) fn eat(&mut self, c: u8) -> Option<()> {
+        (self.bump()? == c).then_some(())
+    }
+
+    pub(crate) fn at_end(&self) -> bool {
+        self.i == self.b.len()
+    }
+
+    /// After a member of an object: `Some(true)` at a comma (white space
+    /// skipped up to the next key), `Some(false)` at the closing brace.
+    #[inline]
+    pub(crate) fn member_end(&mut self) -> Option<bool> {
+        self.ws();
+        match self.bump()? {
+            b',' => {
+                self.ws();
+                Some(true)
+            }
+            b'}' => Some(false),
+            _ => None,
+        }
+    }
+
+    /// At an object's opening brace: consumes it and reports whether the
+    /// object has members (the cursor is then on the first key).
+    #[inline]
+    pub(crate) fn open_object(&mut self) -> Option<bool> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Some(false);
+        }
+        Some(true)
+    }
+
+    /// An object key without escapes, and the colon after it.
+    #[inline]
+    pub(crate) fn key(&mut self) -> Option<&'a [u8]> {
+        let k = self.plain_str()?;
+        self.ws();
+        self.eat(b':')?;
+        self.ws();
+        Some(k.as_bytes())
+    }
+
+    /// A string without escapes, in place.
+    #[inline]
+    pub(crate) fn plain_str(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let end = find_special(self.b, start);
+        if *self.b.get(end)? != b'"' {
+            return None;
+        }
+        self.i = end + 1;
+        self.s.get(start..end)
+    }
+
+    /// Any string, validated and skipped.
+    fn skip_str(&mut self) -> Option<()> {
+        self.eat(b'"')?;
+        loop {
+            let j = find_special(self.b, self.i);
+            match *self.b.get(j)? {
+                b'"' => {
+                    self.i = j + 1;
+                    return Some(());
+                }
+                b'\\' => match *self.b.get(j + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i = j + 2,
+                    b'u' => {
+                        let v = hex4(self.b.get(j + 2..j + 6)?)?;
+                        // Surrogates: serde rejects some (lone ones, where it
+                        // decodes) and not others; let it decide.
+                        if (0xD800..0xE000).contains(&v) {
+                            return None;
+                        }
+                        self.i = j + 6;
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+    }
+
+    fn lit(&mut self, word: &[u8]) -> Option<()> {
+        if self.b.get(self.i..self.i + word.len())? != word {
+            return None;
+        }
+        self.i += word.len();
+        Some(())
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.i;
+        while let Some(b'0'..=b'9') = self.b.get(self.i) {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    /// A number, by JSON's grammar (its value is not read: serde does not
+    /// range-check numbers it skips either).
+    fn skip_number(&mut self) -> Option<()> {
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.bump()? {
+            b'0' => {}
+            b'1'..=b'9' => {
+                self.digits();
+            }
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// Any value, validated and skipped.
+    pub(crate) fn skip_value(&mut self) -> Option<()> {
+        self.skip_nested(0)
+    }
+
+    fn skip_nested(&mut self, depth: u32) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.skip_str(),
+            b'{' => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                if !self.open_object()? {
+                    return Some(());
+                }
+                loop {
+                    self.skip_str()?;
+                    self.ws();
+                    self.eat(b':')?;
+                    self.ws();
+                    self.skip_nested(depth + 1)?;
+                    if !self.member_end()? {
+                        return Some(());
+                    }
+                }
+            }
+            b'[' => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                self.i += 1;
+                self.ws();
+                if self.peek()? == b']' {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    self.skip_nested(depth + 1)?;
+                    self.ws();
+                    match self.bump()? {
+                        b',' => self.ws(),
+                        b']' => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.lit(b"true"),
+            b'f' => self.lit(b"false"),
+            b'n' => self.lit(b"null"),
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            _ => None,
+        }
+    }
+
+    /// A value read as serde reads a [`Scalar`], when it is a plain string,
+    /// `null`, a boolean or a small non-negative integer.
+    pub(crate) fn scalar(&mut self) -> Option<Scalar> {
+        match self.peek()? {
+            b'"' => self
+                .plain_str()
+                .map(|s| Scalar::Str(CompactString::from(s))),
+            b'n' => self.lit(b"null").map(|_| Scalar::Null),
+            b't' => self.lit(b"true").map(|_| Scalar::Bool(true)),
+            b'f' => self.lit(b"false").map(|_| Scalar::Bool(false)),
+            b'0'..=b'9' => self.small_integer().map(|n| Scalar::Num(n as f64)),
+            _ => None,
+        }
+    }
+
+    /// Up to 15 digits, exact as an f64, with no fraction or exponent.
+    fn small_integer(&mut self) -> Option<u64> {
+        let start = self.i;
+        let n = self.digits();
+        let digits = self.b.get(start..self.i)?;
+        if n > 15 || (n > 1 && digits[0] == b'0') {
+            return None;
+        }
+        if let Some(b'.' | b'e' | b'E') = self.peek() {
+            return None;
+        }
+        Some(digits.iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0')))
+    }
+
+    /// Skips a value and reports whether it was `null`. Strings and numbers
+    /// are only accepted where serde, which decodes them here, surely would.
+    pub(crate) fn is_null(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b'n' => self.lit(b"null").map(|_| true),
+            b'-' | b'0'..=b'9' => None,
+            _ => self.skip_value().map(|_| false),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skips(s: &str) -> bool {
+        let mut c = Cursor::new(s);
+        c.ws();
+        c.skip_value().is_some() && {
+            c.ws();
+            c.at_end()
+        }
+    }
+
+    #[test]
+    fn finds_specials_at_every_position() {
+        for len in 0..40 {
+            for at in 0..len {
+                for special in [b'"', b'\\', 0x1f, 0] {
+                    let mut b = vec![b'a'; len];
+                    b[at] = special;
+                    assert_eq!(find_special(&b, 0), at);
+                }
+            }
+            assert_eq!(find_special(&vec![0xC3; len], 0), len);
+        }
+    }
+
+    #[test]
+    fn accepts_exactly_what_serde_accepts_or_gives_up() {
+        let cases = [
+            r#"{}"#,
+            r#"[]"#,
+            r#"{"a":[1,2.5,-0.1e-7,true,false,null,"x\n\u00e9\"\\\/"]}"#,
+            r#" { "a" : [ { } , [ ] ] } "#,
+            r#"{"a":1,}"#,
+            r#"[1,]"#,
+            r#"[01]"#,
+            r#"[1.]"#,
+            r#"[.5]"#,
+            r#"[1e]"#,
+            r#"[-]"#,
+            r#"["\x"]"#,
+            r#"["\u12g4"]"#,
+            "[\"a\tb\"]",
+            r#"[tru]"#,
+            r#"[nul]"#,
+            r#"{"a" 1}"#,
+            r#"{1:1}"#,
+            r#"["abc"#,
+            r#"[1 2]"#,
+            r#"{"a":1 "b":2}"#,
+            r#"["é😀"]"#,
+        ];
+        for case in cases {
+            let serde = serde_json::from_str::<serde::de::IgnoredAny>(case).is_ok();
+            assert_eq!(skips(case), serde, "{case}");
+        }
+        // Left to serde.
+        assert!(!skips(r#"["\ud800"]"#));
+        assert!(!skips(&format!("{}{}", "[".repeat(100), "]".repeat(100))));
+    }
+
+    #[test]
+    fn scalars() {
+        let read = |s: &str| Cursor::new(s).scalar();
+        assert_eq!(read(r#""ab""#), Some(Scalar::Str("ab".into())));
+        assert_eq!(read("null"), Some(Scalar::Null));
+        assert_eq!(read("false"), Some(Scalar::Bool(false)));
+        assert_eq!(read("1768230723184"), Some(Scalar::Num(1768230723184.0)));
+        for unsure in [
+            r#""a\nb""#,
+            "-1",
+            "1.5",
+            "1e3",
+            "0123",
+            "1234567890123456",
+            "[1]",
+        ] {
+            assert_eq!(read(unsure), None, "{unsure}");
+        }
+    }
+}
