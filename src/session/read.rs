@@ -1,14 +1,21 @@
-//! Reads a session file in large blocks and parses its lines on all cores,
-//! handing them back in file order with their byte offsets. Memory stays at
-//! one block however large the file; a single line may be of any length.
+//! Reads a session file in blocks and parses its lines on all cores, handing
+//! them back in file order with their byte offsets. Memory stays at a few
+//! blocks however large the file; a single line may be of any length.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
 
-const BLOCK: usize = 8 << 20;
-/// Below this many bytes a block is parsed on the calling thread.
-const PARALLEL_MIN: usize = 256 << 10;
+/// Bytes read per block: small enough that the workers share a file evenly
+/// and keep little in flight, large enough that handing over costs nothing.
+const BLOCK: usize = 1 << 20;
+/// Below this many bytes the file is parsed on the calling thread.
+const PARALLEL_MIN: u64 = 256 << 10;
+/// How many blocks the workers may run ahead of the one the sink waits for.
+const AHEAD_PER_THREAD: u64 = 3;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Where one physical line sits.
@@ -48,80 +55,143 @@ pub fn scan<T: Send>(
 ) -> io::Result<ScanEnd> {
     file.seek(SeekFrom::Start(offset))?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+    let size = file.metadata()?.len().saturating_sub(offset);
+    let mut blocks = Blocks {
+        file,
+        carry: Vec::new(),
+        offset,
+        number: first_number,
+        index: 0,
+        eof: false,
+    };
     let mut end = ScanEnd {
         offset,
         next_number: first_number,
     };
-    let mut eof = false;
-    while !eof {
-        // Fill the buffer up to a block, or further until it holds a newline.
-        loop {
-            let start = buf.len();
-            buf.resize(start + BLOCK.max(buf.len() / 2), 0);
-            let n = read_full(&mut file, &mut buf[start..])?;
-            buf.truncate(start + n);
-            if n == 0 {
-                eof = true;
-                break;
-            }
-            if memchr::memrchr(b'\n', &buf[start..]).is_some() && buf.len() >= BLOCK / 2 {
-                break;
+    if threads <= 1 || size < PARALLEL_MIN {
+        let mut buf = Vec::new();
+        while let Some(block) = blocks.next(&mut buf)? {
+            for (meta, result) in parse_block(&buf, &block, &parse) {
+                if hand_out(&mut end, meta, result, &mut sink).is_break() {
+                    return Ok(end);
+                }
             }
         }
-        let complete = match memchr::memrchr(b'\n', &buf) {
-            _ if eof => buf.len(),
-            Some(i) => i + 1,
-            None => continue,
-        };
-        let mut lines = split_lines(&buf[..complete], end);
-        let results = parse_all(&buf, &mut lines, threads, &parse);
-        for (meta, result) in lines.iter().zip(results) {
-            end.offset = meta.offset + meta.len + u64::from(meta.terminated);
-            end.next_number = meta.number + 1;
-            if sink(*meta, result).is_break() {
-                return Ok(end);
-            }
-        }
-        buf.drain(..complete);
+        return Ok(end);
     }
+    scan_parallel(blocks, threads, &parse, &mut sink, &mut end)?;
     Ok(end)
 }
 
-fn read_full(file: &mut File, mut out: &mut [u8]) -> io::Result<usize> {
-    let mut total = 0;
-    while !out.is_empty() {
-        match file.read(out) {
-            Ok(0) => break,
-            Ok(n) => {
-                total += n;
-                out = &mut out[n..];
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(total)
+fn hand_out<T>(
+    end: &mut ScanEnd,
+    meta: LineMeta,
+    result: T,
+    sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    end.offset = meta.offset + meta.len + u64::from(meta.terminated);
+    end.next_number = meta.number + 1;
+    sink(meta, result)
 }
 
-/// Line positions in `block`, which starts at `at`. `lossy` is filled later.
-fn split_lines(block: &[u8], at: ScanEnd) -> Vec<LineMeta> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut number = at.next_number;
-    while start < block.len() {
-        let (len, terminated) = match memchr::memchr(b'\n', &block[start..]) {
-            Some(i) => (i, true),
-            None => (block.len() - start, false),
+/// The file cut into blocks of whole lines, in order.
+struct Blocks {
+    file: File,
+    /// The start of a line read past the previous block.
+    carry: Vec<u8>,
+    /// File offset of `carry`'s first byte.
+    offset: u64,
+    /// Number of the line that starts at `offset`.
+    number: u32,
+    /// Index of the next block.
+    index: u64,
+    eof: bool,
+}
+
+/// Where a block of whole lines sits; its bytes are in the reader's buffer.
+struct Block {
+    index: u64,
+    offset: u64,
+    number: u32,
+    lines: usize,
+}
+
+impl Blocks {
+    /// Fills `buf` with the next block of whole lines (the last line may be
+    /// unterminated at the end of the file).
+    fn next(&mut self, buf: &mut Vec<u8>) -> io::Result<Option<Block>> {
+        buf.clear();
+        buf.append(&mut self.carry);
+        // Read up to a block, then on until a line ends.
+        let mut searched = 0;
+        let complete = loop {
+            if let Some(i) = memchr::memrchr(b'\n', &buf[searched..]) {
+                if buf.len() >= BLOCK || self.eof {
+                    break searched + i + 1;
+                }
+            }
+            if self.eof {
+                break buf.len();
+            }
+            searched = buf.len();
+            let want = BLOCK.max(buf.len() / 2);
+            buf.reserve(want);
+            match (&mut self.file).take(want as u64).read_to_end(buf) {
+                Ok(0) => self.eof = true,
+                Ok(_) => {}
+                Err(e) => {
+                    // No further blocks: the one that failed is the last.
+                    self.eof = true;
+                    buf.clear();
+                    return Err(e);
+                }
+            }
         };
-        out.push(LineMeta {
-            offset: at.offset + start as u64,
+        if complete == 0 {
+            return Ok(None);
+        }
+        self.carry.extend_from_slice(&buf[complete..]);
+        buf.truncate(complete);
+        let lines =
+            memchr::memchr_iter(b'\n', buf).count() + usize::from(buf.last() != Some(&b'\n'));
+        let block = Block {
+            index: self.index,
+            offset: self.offset,
+            number: self.number,
+            lines,
+        };
+        self.index += 1;
+        self.offset += complete as u64;
+        self.number = self.number.saturating_add(lines as u32);
+        Ok(Some(block))
+    }
+}
+
+/// Splits a block into lines and parses each.
+fn parse_block<T>(
+    buf: &[u8],
+    block: &Block,
+    parse: &impl Fn(&str, LineMeta) -> T,
+) -> Vec<(LineMeta, T)> {
+    let mut out = Vec::with_capacity(block.lines);
+    let mut start = 0;
+    let mut number = block.number;
+    while start < buf.len() {
+        let (len, terminated) = match memchr::memchr(b'\n', &buf[start..]) {
+            Some(i) => (i, true),
+            None => (buf.len() - start, false),
+        };
+        let mut meta = LineMeta {
+            offset: block.offset + start as u64,
             len: len as u64,
             number,
             terminated,
             lossy: false,
-        });
-        number += 1;
+        };
+        let (text, lossy) = line_text(&buf[start..start + len], meta.offset);
+        meta.lossy = lossy;
+        out.push((meta, parse(&text, meta)));
+        number = number.saturating_add(1);
         start += len + usize::from(terminated);
     }
     out
@@ -129,10 +199,8 @@ fn split_lines(block: &[u8], at: ScanEnd) -> Vec<LineMeta> {
 
 /// The text of a line (BOM removed at the start of the file), and whether it
 /// had to be decoded lossily.
-fn line_text<'a>(buf: &'a [u8], base: u64, meta: &LineMeta) -> (std::borrow::Cow<'a, str>, bool) {
-    let start = (meta.offset - base) as usize;
-    let mut bytes = &buf[start..start + meta.len as usize];
-    if meta.offset == 0 && bytes.starts_with(BOM) {
+fn line_text(mut bytes: &[u8], offset: u64) -> (std::borrow::Cow<'_, str>, bool) {
+    if offset == 0 && bytes.starts_with(BOM) {
         bytes = &bytes[BOM.len()..];
     }
     match std::str::from_utf8(bytes) {
@@ -141,51 +209,99 @@ fn line_text<'a>(buf: &'a [u8], base: u64, meta: &LineMeta) -> (std::borrow::Cow
     }
 }
 
-fn parse_all<T: Send>(
-    buf: &[u8],
-    lines: &mut [LineMeta],
+/// What the workers share: the file, and how far the sink has got.
+struct Shared {
+    blocks: Blocks,
+    /// Index of the block the sink waits for.
+    sunk: u64,
+}
+
+type Parsed<T> = (u64, io::Result<Vec<(LineMeta, T)>>);
+
+/// Workers each take the next block, read it and parse it; the calling
+/// thread puts the blocks back in order and runs the sink.
+fn scan_parallel<T: Send>(
+    blocks: Blocks,
     threads: usize,
     parse: &(impl Fn(&str, LineMeta) -> T + Sync),
-) -> Vec<T> {
-    let base = lines.first().map_or(0, |l| l.offset);
-    let run = |chunk: &mut [LineMeta]| -> Vec<T> {
-        chunk
-            .iter_mut()
-            .map(|meta| {
-                let (text, lossy) = line_text(buf, base, meta);
-                meta.lossy = lossy;
-                parse(&text, *meta)
-            })
-            .collect()
-    };
-    let total: u64 = lines.iter().map(|l| l.len).sum();
-    if threads <= 1 || (total as usize) < PARALLEL_MIN || lines.len() < 2 {
-        return run(lines);
-    }
-    // Contiguous chunks of about equal bytes, one per thread.
-    let per = total / threads as u64 + 1;
-    let mut chunks: Vec<&mut [LineMeta]> = Vec::with_capacity(threads);
-    let mut rest: &mut [LineMeta] = lines;
-    while !rest.is_empty() {
-        let mut acc = 0;
-        let mut cut = 0;
-        while cut < rest.len() && (acc < per || cut == 0) {
-            acc += rest[cut].len + 1;
-            cut += 1;
-        }
-        let (head, tail) = rest.split_at_mut(cut);
-        chunks.push(head);
-        rest = tail;
-    }
+    sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
+    end: &mut ScanEnd,
+) -> io::Result<()> {
+    let shared = Mutex::new(Shared { blocks, sunk: 0 });
+    let moved = Condvar::new();
+    let stop = AtomicBool::new(false);
+    let ahead = AHEAD_PER_THREAD * threads as u64;
     std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|c| s.spawn(move || run(c)))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+        let (tx, rx) = mpsc::channel::<Parsed<T>>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (shared, moved, stop) = (&shared, &moved, &stop);
+            s.spawn(move || {
+                let mut buf = Vec::new();
+                loop {
+                    let block = {
+                        let Ok(mut sh) = shared.lock() else { return };
+                        while !stop.load(Ordering::Relaxed) && sh.blocks.index >= sh.sunk + ahead {
+                            sh = match moved.wait(sh) {
+                                Ok(sh) => sh,
+                                Err(_) => return,
+                            };
+                        }
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        sh.blocks.next(&mut buf)
+                    };
+                    let sent = match block {
+                        Ok(None) => return,
+                        Ok(Some(block)) => {
+                            tx.send((block.index, Ok(parse_block(&buf, &block, parse))))
+                        }
+                        Err(e) => {
+                            // Blocks does not advance past a failed read, so
+                            // this is the index the sink waits for last.
+                            let index = shared.lock().map_or(0, |sh| sh.blocks.index);
+                            let _ = tx.send((index, Err(e)));
+                            return;
+                        }
+                    };
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let halt = || {
+            stop.store(true, Ordering::Relaxed);
+            moved.notify_all();
+        };
+        let mut pending = BTreeMap::new();
+        let mut next = 0;
+        for (index, parsed) in rx.iter() {
+            pending.insert(index, parsed);
+            while let Some(parsed) = pending.remove(&next) {
+                let lines = match parsed {
+                    Ok(lines) => lines,
+                    Err(e) => {
+                        halt();
+                        return Err(e);
+                    }
+                };
+                for (meta, result) in lines {
+                    if hand_out(end, meta, result, sink).is_break() {
+                        halt();
+                        return Ok(());
+                    }
+                }
+                next += 1;
+                if let Ok(mut sh) = shared.lock() {
+                    sh.sunk = next;
+                }
+                moved.notify_all();
+            }
+        }
+        Ok(())
     })
 }
 

@@ -23,12 +23,34 @@ pub struct Tree {
     by_id: HashMap<CompactString, u32>,
     /// For each entry (occurrence): its parent node, `None` for a root.
     parent: Vec<Option<u32>>,
-    /// For each node: its child occurrences, sorted like pi's tree.
-    children: Vec<Vec<u32>>,
+    /// For each node: its children, sorted like pi's tree, at
+    /// `child_list[child_start[node]..child_start[node + 1]]`.
+    child_start: Vec<u32>,
+    child_list: Vec<u32>,
     roots: Vec<u32>,
     labels: HashMap<CompactString, LabelInfo>,
     /// The last entry in file order (what pi resumes at).
     last: Option<u32>,
+}
+
+/// Lists grouped by owner in one flat vector: `groups(owners)` puts each
+/// `(owner, item)` pair, in the order given, into its owner's group.
+fn groups(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for (owner, _) in pairs.clone() {
+        start[owner as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![0u32; start[n] as usize];
+    for (owner, item) in pairs {
+        let at = &mut fill[owner as usize];
+        list[*at as usize] = item;
+        *at += 1;
+    }
+    (start, list)
 }
 
 impl Tree {
@@ -39,6 +61,8 @@ impl Tree {
         let mut by_id: HashMap<CompactString, u32> =
             HashMap::with_capacity_and_hasher(n, Default::default());
         let mut first_line: HashMap<&str, u32> = HashMap::default();
+        // Occurrences whose id a later entry took over.
+        let mut superseded = vec![false; n];
         let mut last = None;
         let mut labels = HashMap::default();
         for (i, e) in entries.iter().enumerate() {
@@ -48,6 +72,7 @@ impl Tree {
             last = Some(i as u32);
             if let Some(id) = &e.id {
                 if let Some(prev) = by_id.insert(id.clone(), i as u32) {
+                    superseded[prev as usize] = true;
                     let first = *first_line
                         .entry(id.as_str())
                         .or_insert(entries[prev as usize].line);
@@ -81,57 +106,77 @@ impl Tree {
                 }
             }
         }
-        let node_of = |i: usize| -> u32 {
-            entries[i]
-                .id
-                .as_ref()
-                .and_then(|id| by_id.get(id).copied())
-                .unwrap_or(i as u32)
-        };
+        let node_of: Vec<u32> = (0..n)
+            .map(|i| match &entries[i].id {
+                Some(id) if superseded[i] => by_id.get(id).copied().unwrap_or(i as u32),
+                _ => i as u32,
+            })
+            .collect();
         let mut parent: Vec<Option<u32>> = (0..n)
             .map(|i| {
                 if !live(i) {
                     return None;
                 }
-                match &entries[i].parent {
-                    Parent::Id(p) if Some(p) != entries[i].id.as_ref() => by_id.get(p).copied(),
+                let e = &entries[i];
+                match &e.parent {
+                    Parent::Id(p) if Some(p) != e.id.as_ref() => {
+                        // Most entries follow their parent: no lookup needed
+                        // when the one before is that id's last occurrence.
+                        let prev = i.wrapping_sub(1);
+                        match entries.get(prev) {
+                            Some(before)
+                                if before.id.as_ref() == Some(p)
+                                    && live(prev)
+                                    && !superseded[prev] =>
+                            {
+                                Some(prev as u32)
+                            }
+                            _ => by_id.get(p).copied(),
+                        }
+                    }
                     _ => None,
                 }
             })
             .collect();
-        let node_of_vec: Vec<u32> = (0..n).map(node_of).collect();
-        break_loops(entries, &node_of_vec, &mut parent, problems);
+        drop(superseded);
+        // A parent node before its child's node everywhere means no loop.
+        let ordered = parent
+            .iter()
+            .zip(&node_of)
+            .all(|(p, &node)| p.is_none_or(|p| p < node));
+        if !ordered {
+            break_loops(entries, &node_of, &mut parent, problems);
+        }
 
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut roots = Vec::new();
         for (i, p) in parent.iter().enumerate() {
-            if !live(i) {
-                continue;
-            }
-            match p {
-                Some(p) => children[*p as usize].push(i as u32),
-                None => roots.push(i as u32),
+            if live(i) && p.is_none() {
+                roots.push(node_of[i]);
             }
         }
-        let key = |occ: u32| entries[node_of_vec[occ as usize] as usize].time_ms;
-        for list in &mut children {
+        let (child_start, mut child_list) = groups(
+            n,
+            parent
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.filter(|_| live(i)).map(|p| (p, i as u32))),
+        );
+        let key = |occ: u32| entries[node_of[occ as usize] as usize].time_ms;
+        for w in child_start.windows(2) {
+            let list = &mut child_list[w[0] as usize..w[1] as usize];
             if list.len() > 1 {
                 sort_like_v8(list, key);
             }
         }
-        // Children are stored by occurrence; the tree shows nodes.
-        for list in &mut children {
-            for c in list.iter_mut() {
-                *c = node_of_vec[*c as usize];
-            }
-        }
-        for r in &mut roots {
-            *r = node_of_vec[*r as usize];
+        // Children are sorted as occurrences; the tree shows nodes.
+        for c in &mut child_list {
+            *c = node_of[*c as usize];
         }
         Tree {
             by_id,
             parent,
-            children,
+            child_start,
+            child_list,
             roots,
             labels,
             last,
@@ -150,7 +195,11 @@ impl Tree {
 
     /// Children of a node, oldest first.
     pub fn children(&self, node: u32) -> &[u32] {
-        self.children.get(node as usize).map_or(&[], Vec::as_slice)
+        let at = |i: usize| self.child_start.get(i).map(|&s| s as usize);
+        match (at(node as usize), at(node as usize + 1)) {
+            (Some(from), Some(to)) => self.child_list.get(from..to).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// The parent node of an entry, after loops are broken.
@@ -188,7 +237,7 @@ impl Tree {
     /// as pi does, within a budget that keeps hostile files linear.
     pub fn preorder(&self) -> Vec<u32> {
         let budget = self.parent.len().saturating_mul(4) + 1024;
-        let mut expanded = vec![false; self.children.len()];
+        let mut expanded = vec![false; self.parent.len()];
         let mut out = Vec::with_capacity(self.parent.len());
         let mut stack: Vec<u32> = self.roots.iter().rev().copied().collect();
         while let Some(node) = stack.pop() {
