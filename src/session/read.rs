@@ -366,6 +366,70 @@ mod tests {
         assert!(got[0].1.lossy);
     }
 
+    /// Lines of every length from 0 to past a block, with and without
+    /// `\r`, over many blocks: each comes back whole, in order, in place.
+    #[test]
+    fn many_blocks_match_a_plain_split() {
+        let mut data = Vec::new();
+        let mut x: u64 = 7;
+        for i in 0..4000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = match i % 97 {
+                0 => BLOCK + (x >> 40) as usize % 5000,
+                1 => 0,
+                _ => (x >> 33) as usize % 3000,
+            };
+            data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, len));
+            if i % 5 == 0 {
+                data.push(b'\r');
+            }
+            data.push(b'\n');
+        }
+        data.extend_from_slice(b"unterminated");
+        let got = lines(&data);
+        let want: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+        assert_eq!(got.len(), want.len());
+        let mut offset = 0;
+        for (k, ((text, meta), line)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(text.as_bytes(), *line);
+            assert_eq!((meta.offset, meta.number), (offset, k as u32 + 1));
+            assert_eq!(meta.terminated, k + 1 < want.len());
+            offset += line.len() as u64 + 1;
+        }
+    }
+
+    #[test]
+    fn a_sink_can_stop_the_scan() {
+        let mut data = Vec::new();
+        for i in 0..200_000 {
+            writeln!(data, "line {i}").unwrap();
+        }
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let mut seen = 0;
+        let end = scan(
+            f,
+            0,
+            1,
+            |t, _| t.len(),
+            |m, _| {
+                seen += 1;
+                if m.number == 150_000 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, 150_000);
+        assert_eq!(end.next_number, 150_001);
+        let want: usize = (0..150_000).map(|i| format!("line {i}\n").len()).sum();
+        assert_eq!(end.offset, want as u64);
+    }
+
     #[test]
     fn long_lines_and_many_lines_keep_their_order() {
         let mut data = Vec::new();
