@@ -35,10 +35,20 @@ fn word(b: &[u8], i: usize) -> Option<u64> {
 }
 
 /// The index of the first `"`, `\` or control byte at or after `i`
-/// (`b.len()` when there is none). Inside strings this is where the work is:
-/// eight bytes at a time, two words per round.
+/// (`b.len()` when there is none). Inside strings this is where the work is.
 #[inline]
-fn find_special(b: &[u8], mut i: usize) -> usize {
+fn find_special(b: &[u8], i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    let i = match sse2::find_special(b, i) {
+        Ok(found) => return found,
+        Err(rest) => rest,
+    };
+    find_special_words(b, i)
+}
+
+/// Eight bytes at a time, two words per round, then byte by byte.
+#[inline]
+fn find_special_words(b: &[u8], mut i: usize) -> usize {
     while let (Some(w0), Some(w1)) = (word(b, i), word(b, i + 8)) {
         let (m0, m1) = (specials(w0), specials(w1));
         if m0 != 0 {
@@ -56,6 +66,39 @@ fn find_special(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// Sixteen bytes at a time with SSE2, which every x86-64 processor has.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+
+    /// `Ok(index)` of the first special byte, or `Err(index)` where fewer
+    /// than 16 bytes are left to look at.
+    #[inline]
+    pub(super) fn find_special(b: &[u8], mut i: usize) -> Result<usize, usize> {
+        while let Some(chunk) = b.get(i..i + 16) {
+            // SAFETY: SSE2 is part of x86-64, and `chunk` holds the 16
+            // bytes the unaligned load reads.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                // v <= 0x1f, unsigned: max(v, 0x1f) == 0x1f.
+                let limit = _mm_set1_epi8(0x1f);
+                let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit);
+                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), ctrl))
+            };
+            if mask != 0 {
+                return Ok(i + mask.trailing_zeros() as usize);
+            }
+            i += 16;
+        }
+        Err(i)
+    }
 }
 
 fn hex4(h: &[u8]) -> Option<u32> {
@@ -352,9 +395,11 @@ mod tests {
                     let mut b = vec![b'a'; len];
                     b[at] = special;
                     assert_eq!(find_special(&b, 0), at);
+                    assert_eq!(find_special_words(&b, 0), at);
                 }
             }
             assert_eq!(find_special(&vec![0xC3; len], 0), len);
+            assert_eq!(find_special_words(&vec![0x7f; len], 0), len);
         }
     }
 
