@@ -56,8 +56,9 @@ fn groups(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32
 impl Tree {
     /// Builds the index; loops found are added to `problems`.
     pub fn build(entries: &[Entry], problems: &mut Vec<Problem>) -> Tree {
+        // Entries are large: two passes over them, the rest on small arrays.
         let n = entries.len();
-        let live = |i: usize| entries[i].kind != Kind::Header;
+        let mut live = vec![false; n];
         let mut by_id: HashMap<CompactString, u32> =
             HashMap::with_capacity_and_hasher(n, Default::default());
         let mut first_line: HashMap<&str, u32> = HashMap::default();
@@ -66,9 +67,10 @@ impl Tree {
         let mut last = None;
         let mut labels = HashMap::default();
         for (i, e) in entries.iter().enumerate() {
-            if !live(i) {
+            if e.kind == Kind::Header {
                 continue;
             }
+            live[i] = true;
             last = Some(i as u32);
             if let Some(id) = &e.id {
                 if let Some(prev) = by_id.insert(id.clone(), i as u32) {
@@ -106,38 +108,28 @@ impl Tree {
                 }
             }
         }
-        let node_of: Vec<u32> = (0..n)
-            .map(|i| match &entries[i].id {
+        let mut node_of: Vec<u32> = Vec::with_capacity(n);
+        let mut parent: Vec<Option<u32>> = Vec::with_capacity(n);
+        // The id of the entry before, when it is that id's node: most
+        // entries follow their parent, and need no lookup.
+        let mut before: Option<&CompactString> = None;
+        for (i, e) in entries.iter().enumerate() {
+            node_of.push(match &e.id {
                 Some(id) if superseded[i] => by_id.get(id).copied().unwrap_or(i as u32),
                 _ => i as u32,
-            })
-            .collect();
-        let mut parent: Vec<Option<u32>> = (0..n)
-            .map(|i| {
-                if !live(i) {
-                    return None;
-                }
-                let e = &entries[i];
-                match &e.parent {
-                    Parent::Id(p) if Some(p) != e.id.as_ref() => {
-                        // Most entries follow their parent: no lookup needed
-                        // when the one before is that id's last occurrence.
-                        let prev = i.wrapping_sub(1);
-                        match entries.get(prev) {
-                            Some(before)
-                                if before.id.as_ref() == Some(p)
-                                    && live(prev)
-                                    && !superseded[prev] =>
-                            {
-                                Some(prev as u32)
-                            }
-                            _ => by_id.get(p).copied(),
-                        }
+            });
+            parent.push(match &e.parent {
+                Parent::Id(p) if live[i] && Some(p) != e.id.as_ref() => {
+                    if before == Some(p) {
+                        Some(i as u32 - 1)
+                    } else {
+                        by_id.get(p).copied()
                     }
-                    _ => None,
                 }
-            })
-            .collect();
+                _ => None,
+            });
+            before = e.id.as_ref().filter(|_| live[i] && !superseded[i]);
+        }
         drop(superseded);
         // A parent node before its child's node everywhere means no loop.
         let ordered = parent
@@ -150,16 +142,17 @@ impl Tree {
 
         let mut roots = Vec::new();
         for (i, p) in parent.iter().enumerate() {
-            if live(i) && p.is_none() {
+            if live[i] && p.is_none() {
                 roots.push(node_of[i]);
             }
         }
+        // Only live entries have parents.
         let (child_start, mut child_list) = groups(
             n,
             parent
                 .iter()
                 .enumerate()
-                .filter_map(|(i, p)| p.filter(|_| live(i)).map(|p| (p, i as u32))),
+                .filter_map(|(i, p)| p.map(|p| (p, i as u32))),
         );
         let key = |occ: u32| entries[node_of[occ as usize] as usize].time_ms;
         for w in child_start.windows(2) {
