@@ -371,6 +371,99 @@ fn sort_like_v8(list: &mut [u32], key: impl Fn(u32) -> Option<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::entry::Span;
+
+    fn entry(line: u32, id: Option<&str>, parent: Parent, header: bool) -> Entry {
+        Entry {
+            id: id.map(CompactString::from),
+            parent,
+            kind: if header { Kind::Header } else { Kind::Message },
+            time_ms: Some(i64::from(line % 7)),
+            timestamp: None,
+            line,
+            span: Span::default(),
+            lossy: false,
+            usage: None,
+            info: Info::None,
+        }
+    }
+
+    /// Random graphs with repeated ids, forward and self references, and
+    /// headers: each live entry hangs under the node its parentId names
+    /// unless that edge was cut (and reported) to break a loop, and every
+    /// node is reached from a root.
+    #[test]
+    fn random_graphs_keep_pis_edges_and_have_no_loops() {
+        let mut x: u64 = 0x5eed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for round in 0..400 {
+            let n = 1 + next(40) as usize;
+            let ids = 1 + next(n as u64 + 3);
+            let name = |k: u64| format!("e{k}");
+            let entries: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let id = (next(10) > 0).then(|| name(next(ids)));
+                    let parent = match next(10) {
+                        0 => Parent::Null,
+                        1 => Parent::Missing,
+                        2 => Parent::Invalid,
+                        3 if i > 0 => Parent::Id(name(next(ids)).into()),
+                        _ if i > 0 && round % 2 == 0 => Parent::Id(likely_id(i - 1).into()),
+                        _ => Parent::Id(name(next(ids)).into()),
+                    };
+                    entry(i as u32 + 1, id.as_deref(), parent, next(25) == 0)
+                })
+                .collect();
+            let mut problems = Vec::new();
+            let tree = Tree::build(&entries, &mut problems);
+            let cut: Vec<u32> = problems
+                .iter()
+                .filter(|p| matches!(p.kind, ProblemKind::ParentLoop { .. }))
+                .map(|p| p.line)
+                .collect();
+            let live = |i: usize| entries[i].kind != Kind::Header;
+            let node = |i: usize| match &entries[i].id {
+                Some(id) => tree.find(id).unwrap_or(i as u32),
+                None => i as u32,
+            };
+            for (i, e) in entries.iter().enumerate() {
+                let want = match &e.parent {
+                    Parent::Id(p) if live(i) && Some(p) != e.id.as_ref() => tree.find(p),
+                    _ => None,
+                };
+                let got = tree.parent(i as u32);
+                if got != want {
+                    assert!(
+                        got.is_none() && cut.contains(&e.line),
+                        "round {round} entry {i}"
+                    );
+                }
+                if live(i) {
+                    let listed = match got {
+                        Some(p) => tree.children(p).contains(&node(i)),
+                        None => tree.roots().contains(&node(i)),
+                    };
+                    assert!(listed, "round {round} entry {i}");
+                }
+            }
+            // Every node is reached from a root, each once per path.
+            let order = tree.preorder();
+            for i in (0..n).filter(|&i| live(i)) {
+                assert!(order.contains(&node(i)), "round {round} entry {i}");
+            }
+        }
+    }
+
+    /// An id entry `i` may well have, so parents often name the entry just
+    /// before (the common case `Tree::build` shortcuts).
+    fn likely_id(i: usize) -> String {
+        format!("e{}", i % 5)
+    }
 
     #[test]
     fn v8_order_for_unparsable_times() {
