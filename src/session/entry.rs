@@ -88,7 +88,7 @@ pub enum Role {
 }
 
 impl Role {
-    fn from_scalar(s: &Scalar) -> Role {
+    pub(crate) fn from_scalar(s: &Scalar) -> Role {
         match s.as_str() {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,
@@ -304,7 +304,7 @@ impl Entry {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-pub(crate) struct UsageFields {
+struct UsageFields {
     #[serde(rename = "totalTokens")]
     total_tokens: Scalar,
     input: Scalar,
@@ -373,7 +373,7 @@ struct ArgFields {
 
 /// Message content: a string, or a list of blocks.
 #[derive(Default)]
-pub(crate) struct ContentFields(pub(crate) ContentInfo);
+struct ContentFields(ContentInfo);
 
 impl<'de> super::fields::Lenient<'de> for ContentFields {
     fn from_str(v: &str) -> Self {
@@ -457,22 +457,22 @@ impl Depth for Structure {
 /// A message; at [`Structure`] depth only what the tree and the context
 /// need (content, texts and usage are skipped unread).
 #[derive(Default)]
-pub(crate) struct MessageFields<M: Depth> {
-    pub(crate) depth: std::marker::PhantomData<M>,
-    pub(crate) role: Scalar,
-    pub(crate) content: Option<ContentFields>,
-    pub(crate) stop_reason: Scalar,
-    pub(crate) error_message: Option<Short>,
-    pub(crate) tool_call_id: Scalar,
-    pub(crate) tool_name: Scalar,
-    pub(crate) is_error: Scalar,
-    pub(crate) command: Option<Short>,
-    pub(crate) summary: Option<Short>,
-    pub(crate) provider: Scalar,
-    pub(crate) model: Scalar,
-    pub(crate) custom_type: Scalar,
-    pub(crate) timestamp: Scalar,
-    pub(crate) usage: Obj<UsageFields>,
+struct MessageFields<M: Depth> {
+    depth: std::marker::PhantomData<M>,
+    role: Scalar,
+    content: Option<ContentFields>,
+    stop_reason: Scalar,
+    error_message: Option<Short>,
+    tool_call_id: Scalar,
+    tool_name: Scalar,
+    is_error: Scalar,
+    command: Option<Short>,
+    summary: Option<Short>,
+    provider: Scalar,
+    model: Scalar,
+    custom_type: Scalar,
+    timestamp: Scalar,
+    usage: Obj<UsageFields>,
 }
 
 #[derive(Deserialize)]
@@ -845,7 +845,7 @@ impl Head {
 }
 
 /// A message entry's info, and the usage it adds.
-pub(crate) fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
+fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
     let usage = m.usage.0.as_ref().map(UsageFields::totals);
     let content = m.content.map_or_else(
         || ContentInfo {

@@ -7,10 +7,7 @@
 //! differ; a test holds the two paths equal over the test corpora.
 
 use super::cursor::Cursor;
-use super::entry::{
-    ContentFields, ContentInfo, Entry, Head, Info, Kind, MessageFields, Span, Structure,
-    message_info,
-};
+use super::entry::{Entry, Head, Info, Kind, MessageInfo, Role, Span};
 use super::fields::Scalar;
 use super::read::LineMeta;
 
@@ -89,7 +86,7 @@ pub(crate) fn structure_entry(text: &str, meta: LineMeta) -> Option<Entry> {
             }
             b"message" => {
                 first(&mut seen, 4)?;
-                message = Some(message_fields(&mut c)?);
+                message = Some(message_info(&mut c)?);
             }
             key if LINE_KEYS.iter().any(|k| k.as_bytes() == key) => return None,
             _ => c.skip_value()?,
@@ -100,66 +97,64 @@ pub(crate) fn structure_entry(text: &str, meta: LineMeta) -> Option<Entry> {
     if !c.at_end() || kind.as_str() != Some("message") {
         return None;
     }
-    let (info, usage) = match message {
-        Some(m) => message_info(m),
-        None => (Info::Message(Box::default()), None),
-    };
+    // Usage is not read at structure depth.
+    let info = Info::Message(message.unwrap_or_default());
     let span = Span {
         offset: meta.offset,
         len: meta.len,
     };
-    Some(head.into_entry(Kind::Message, usage, info, meta.number, span, meta.lossy))
+    Some(head.into_entry(Kind::Message, None, info, meta.number, span, meta.lossy))
 }
 
-/// The `message` object, read as `MessageFields<Structure>` reads it.
-fn message_fields(c: &mut Cursor<'_>) -> Option<MessageFields<Structure>> {
-    let mut m = MessageFields::<Structure>::default();
+/// The `message` object, read as `MessageFields<Structure>` reads it and
+/// turned into its info as `message_info` does, written in place.
+fn message_info(c: &mut Cursor<'_>) -> Option<Box<MessageInfo>> {
+    let mut m = Box::<MessageInfo>::default();
+    // No content field reads as null content.
+    m.content.nullish = true;
     let mut seen = 0;
     let mut more = c.open_object()?;
     while more {
         match c.key()? {
             b"role" => {
                 first(&mut seen, 0)?;
-                m.role = c.scalar()?;
+                m.role = Role::from_scalar(&c.scalar()?);
             }
             b"content" => {
                 first(&mut seen, 1)?;
-                m.content = Some(ContentFields(ContentInfo {
-                    nullish: c.is_null()?,
-                    ..ContentInfo::default()
-                }));
+                m.content.nullish = c.is_null()?;
             }
             b"stopReason" => {
                 first(&mut seen, 2)?;
-                m.stop_reason = c.scalar()?;
+                m.stop_reason = c.scalar()?.into_compact();
             }
             b"toolCallId" => {
                 first(&mut seen, 3)?;
-                m.tool_call_id = c.scalar()?;
+                m.tool_call_id = c.scalar()?.into_compact();
             }
             b"toolName" => {
                 first(&mut seen, 4)?;
-                m.tool_name = c.scalar()?;
+                m.tool_name = c.scalar()?.into_compact();
             }
             b"isError" => {
                 first(&mut seen, 5)?;
-                m.is_error = c.scalar()?;
+                m.is_error = c.scalar()? == Scalar::Bool(true);
             }
             b"provider" => {
                 first(&mut seen, 6)?;
-                m.provider = c.scalar()?;
+                m.provider = c.scalar()?.into_compact();
             }
             b"model" => {
                 first(&mut seen, 7)?;
-                m.model = c.scalar()?;
+                m.model = c.scalar()?.into_compact();
             }
             b"customType" => {
                 first(&mut seen, 8)?;
-                m.custom_type = c.scalar()?;
+                m.custom_type = c.scalar()?.into_compact();
             }
             b"timestamp" => {
                 first(&mut seen, 9)?;
-                m.timestamp = c.scalar()?;
+                m.time_ms = c.scalar()?.as_f64();
             }
             // Skipped at structure depth (errorMessage, command, summary,
             // usage) or unknown.
@@ -173,7 +168,7 @@ fn message_fields(c: &mut Cursor<'_>) -> Option<MessageFields<Structure>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::{LineFields, LineParse, parse_line_serde};
+    use crate::session::entry::{LineFields, LineParse, Structure, parse_line_serde};
     use serde::de::{self, Deserialize, Visitor};
 
     /// Captures the field names serde's derive gives `deserialize_struct`.
