@@ -293,30 +293,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(test)]
-mod tmp_speed {
-    #[test]
-    #[ignore]
-    fn phases() {
-        use crate::session::read::LineMeta;
-        let path = std::env::var("F").unwrap();
-        let data = std::fs::read(&path).unwrap();
-        let lines: Vec<&str> = data.split(|&b| b == b'\n').map(|l| std::str::from_utf8(l).unwrap()).collect();
-        let meta = LineMeta { offset: 0, len: 0, number: 1, terminated: true, lossy: false };
-        let mut n = 0;
-        let (mut a, mut b, mut c2) = (u128::MAX, u128::MAX, u128::MAX);
-        for _ in 0..15 {
-            let t = std::time::Instant::now();
-            for l in &lines { let mut c = super::Cursor::new(l); n += c.skip_value().is_some() as usize; }
-            a = a.min(t.elapsed().as_micros());
-            let t = std::time::Instant::now();
-            for l in &lines { n += serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok() as usize; }
-            c2 = c2.min(t.elapsed().as_micros());
-            let t = std::time::Instant::now();
-            for l in &lines { n += super::structure_entry(l, meta).is_some() as usize; }
-            b = b.min(t.elapsed().as_micros());
-        }
-        eprintln!("skip {a}us serde-ignore {c2}us fast-no-keep {b}us {n}");
-    }
-}

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 
-/// Bytes read per block: small enough that the workers share a file evenly
-/// and keep little in flight, large enough that handing over costs nothing.
-const BLOCK: usize = 1 << 20;
+/// Bytes per block: small enough that the workers share a file evenly and
+/// keep little in flight, large enough that handing over costs nothing.
+const BLOCK: u64 = 1 << 20;
 /// Below this many bytes the file is parsed on the calling thread.
 const PARALLEL_MIN: u64 = 256 << 10;
 /// How many blocks the workers may run ahead of the one the sink waits for.
@@ -43,43 +43,49 @@ pub struct ScanEnd {
     pub next_number: u32,
 }
 
-/// Reads `file` from `offset` (line numbers from `first_number`), parses each
-/// line with `parse` (in parallel) and hands the results to `sink` in file
-/// order. `sink` may stop the scan early.
+/// Reads `file` from `offset` (line numbers from `first_number`) to the end
+/// it has when the scan starts, parses each line with `parse` (in parallel)
+/// and hands the results to `sink` in file order. `sink` may stop the scan
+/// early.
 pub fn scan<T: Send>(
-    mut file: File,
+    file: File,
     offset: u64,
     first_number: u32,
     parse: impl Fn(&str, LineMeta) -> T + Sync,
     mut sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
 ) -> io::Result<ScanEnd> {
-    file.seek(SeekFrom::Start(offset))?;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let size = file.metadata()?.len().saturating_sub(offset);
-    let mut blocks = Blocks {
+    let threads = if cfg!(any(unix, windows)) {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    } else {
+        1
+    };
+    let stream = Stream {
+        start: offset,
+        end: file.metadata()?.len(),
         file,
-        carry: Vec::new(),
-        offset,
-        number: first_number,
-        index: 0,
-        eof: false,
     };
     let mut end = ScanEnd {
         offset,
         next_number: first_number,
     };
-    if threads <= 1 || size < PARALLEL_MIN {
+    if threads <= 1 || stream.end.saturating_sub(offset) < PARALLEL_MIN {
         let mut buf = Vec::new();
-        while let Some(block) = blocks.next(&mut buf)? {
-            for (meta, result) in parse_block(&buf, &block, &parse) {
+        let mut number = first_number;
+        for index in 0.. {
+            let Some(block) = stream.block(index, &mut buf)? else {
+                break;
+            };
+            let lines = block.lines(&buf);
+            for (meta, result) in parse_block(&buf, &block, number, lines, &parse) {
                 if hand_out(&mut end, meta, result, &mut sink).is_break() {
                     return Ok(end);
                 }
             }
+            number = number.saturating_add(lines as u32);
         }
         return Ok(end);
     }
-    scan_parallel(blocks, threads, &parse, &mut sink, &mut end)?;
+    scan_parallel(&stream, threads, first_number, &parse, &mut sink, &mut end)?;
     Ok(end)
 }
 
@@ -94,88 +100,131 @@ fn hand_out<T>(
     sink(meta, result)
 }
 
-/// The file cut into blocks of whole lines, in order.
-struct Blocks {
+/// The part of a file a scan reads, cut into blocks that any thread can
+/// read on its own: block `k` holds the lines that start in its `BLOCK`
+/// bytes, the last one read on to its end.
+struct Stream {
     file: File,
-    /// The start of a line read past the previous block.
-    carry: Vec<u8>,
-    /// File offset of `carry`'s first byte.
-    offset: u64,
-    /// Number of the line that starts at `offset`.
-    number: u32,
-    /// Index of the next block.
-    index: u64,
-    eof: bool,
+    /// Offset of the first line.
+    start: u64,
+    /// The file's length when the scan began: lines appended later are
+    /// read by the next scan.
+    end: u64,
 }
 
-/// Where a block of whole lines sits; its bytes are in the reader's buffer.
+/// The lines of one block, at `buf[from..len]`; `buf[0]` is at `offset`.
 struct Block {
-    index: u64,
     offset: u64,
-    number: u32,
-    lines: usize,
+    from: usize,
+    len: usize,
 }
 
-impl Blocks {
-    /// Fills `buf` with the next block of whole lines (the last line may be
-    /// unterminated at the end of the file).
-    fn next(&mut self, buf: &mut Vec<u8>) -> io::Result<Option<Block>> {
-        buf.clear();
-        buf.append(&mut self.carry);
-        // Read up to a block, then on until a line ends.
-        let mut searched = 0;
-        let complete = loop {
-            if let Some(i) = memchr::memrchr(b'\n', &buf[searched..]) {
-                if buf.len() >= BLOCK || self.eof {
-                    break searched + i + 1;
-                }
-            }
-            if self.eof {
-                break buf.len();
-            }
-            searched = buf.len();
-            let want = BLOCK.max(buf.len() / 2);
-            buf.reserve(want);
-            match (&mut self.file).take(want as u64).read_to_end(buf) {
-                Ok(0) => self.eof = true,
-                Ok(_) => {}
-                Err(e) => {
-                    // No further blocks: the one that failed is the last.
-                    self.eof = true;
-                    buf.clear();
-                    return Err(e);
-                }
-            }
-        };
-        if complete == 0 {
-            return Ok(None);
-        }
-        self.carry.extend_from_slice(&buf[complete..]);
-        buf.truncate(complete);
-        let lines =
-            memchr::memchr_iter(b'\n', buf).count() + usize::from(buf.last() != Some(&b'\n'));
-        let block = Block {
-            index: self.index,
-            offset: self.offset,
-            number: self.number,
-            lines,
-        };
-        self.index += 1;
-        self.offset += complete as u64;
-        self.number = self.number.saturating_add(lines as u32);
-        Ok(Some(block))
+impl Block {
+    fn text<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
+        &buf[self.from..self.len]
+    }
+
+    fn lines(&self, buf: &[u8]) -> usize {
+        let text = self.text(buf);
+        memchr::memchr_iter(b'\n', text).count()
+            + usize::from(text.last().is_some_and(|&b| b != b'\n'))
     }
 }
 
-/// Splits a block into lines and parses each.
+impl Stream {
+    /// Reads block `index` into `buf` (which keeps its length between
+    /// blocks, so it is not cleared again each time); `None` past the end.
+    fn block(&self, index: u64, buf: &mut Vec<u8>) -> io::Result<Option<Block>> {
+        let begin = index
+            .checked_mul(BLOCK)
+            .and_then(|b| b.checked_add(self.start))
+            .filter(|&b| b < self.end);
+        let Some(begin) = begin else {
+            return Ok(None);
+        };
+        let stop = begin.saturating_add(BLOCK).min(self.end);
+        // The byte before the block tells whether a line starts at its
+        // first byte.
+        let offset = if index == 0 { begin } else { begin - 1 };
+        let mut len = self.read(offset, stop, buf, 0)?;
+        let from = if index == 0 {
+            0
+        } else {
+            memchr::memchr(b'\n', &buf[..len]).map_or(len, |i| i + 1)
+        };
+        // The last line starting in the block runs on past it.
+        if from < len && buf[len - 1] != b'\n' {
+            loop {
+                let at = offset + len as u64;
+                if at >= self.end {
+                    break;
+                }
+                let more = self.read(at, at.saturating_add(BLOCK).min(self.end), buf, len)?;
+                if more == len {
+                    break;
+                }
+                if let Some(i) = memchr::memchr(b'\n', &buf[len..more]) {
+                    len += i + 1;
+                    break;
+                }
+                len = more;
+            }
+        }
+        Ok(Some(Block { offset, from, len }))
+    }
+
+    /// Reads the bytes from `at` to `stop` into `buf` from `into` on, and
+    /// returns where they end (sooner if the file shrank).
+    fn read(&self, at: u64, stop: u64, buf: &mut Vec<u8>, into: usize) -> io::Result<usize> {
+        let want = stop.saturating_sub(at) as usize;
+        if buf.len() < into + want {
+            buf.resize(into + want, 0);
+        }
+        let mut done = 0;
+        while done < want {
+            match read_at(
+                &self.file,
+                &mut buf[into + done..into + want],
+                at + done as u64,
+            ) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(into + done)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
+}
+
+/// Elsewhere scans run on one thread, so the shared position is safe.
+#[cfg(not(any(unix, windows)))]
+fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    file.seek(SeekFrom::Start(at))?;
+    file.read(buf)
+}
+
+/// Splits a block into `lines` lines numbered from `number`, and parses each.
 fn parse_block<T>(
     buf: &[u8],
     block: &Block,
+    mut number: u32,
+    lines: usize,
     parse: &impl Fn(&str, LineMeta) -> T,
 ) -> Vec<(LineMeta, T)> {
-    let mut out = Vec::with_capacity(block.lines);
-    let mut start = 0;
-    let mut number = block.number;
+    let mut out = Vec::with_capacity(lines);
+    let buf = &buf[..block.len];
+    let mut start = block.from;
     while start < buf.len() {
         let (len, terminated) = match memchr::memchr(b'\n', &buf[start..]) {
             Some(i) => (i, true),
@@ -209,63 +258,87 @@ fn line_text(mut bytes: &[u8], offset: u64) -> (std::borrow::Cow<'_, str>, bool)
     }
 }
 
-/// What the workers share: the file, and how far the sink has got.
-struct Shared {
-    blocks: Blocks,
+/// How far the workers have got, shared under one lock.
+struct Progress {
+    /// Blocks whose lines are counted, so the next one knows its first
+    /// line number.
+    counted: u64,
+    next_number: u32,
     /// Index of the block the sink waits for.
     sunk: u64,
 }
 
 type Parsed<T> = (u64, io::Result<Vec<(LineMeta, T)>>);
 
-/// Workers each take the next block, read it and parse it; the calling
+/// Workers each take the next block, read, number and parse it; the calling
 /// thread puts the blocks back in order and runs the sink.
 fn scan_parallel<T: Send>(
-    blocks: Blocks,
+    stream: &Stream,
     threads: usize,
+    first_number: u32,
     parse: &(impl Fn(&str, LineMeta) -> T + Sync),
     sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
     end: &mut ScanEnd,
 ) -> io::Result<()> {
-    let shared = Mutex::new(Shared { blocks, sunk: 0 });
+    let progress = Mutex::new(Progress {
+        counted: 0,
+        next_number: first_number,
+        sunk: 0,
+    });
     let moved = Condvar::new();
     let stop = AtomicBool::new(false);
+    let claimed = AtomicU64::new(0);
     let ahead = AHEAD_PER_THREAD * threads as u64;
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::channel::<Parsed<T>>();
         for _ in 0..threads {
             let tx = tx.clone();
-            let (shared, moved, stop) = (&shared, &moved, &stop);
+            let (progress, moved, stop, claimed) = (&progress, &moved, &stop, &claimed);
             s.spawn(move || {
                 let mut buf = Vec::new();
                 loop {
-                    let block = {
-                        let Ok(mut sh) = shared.lock() else { return };
-                        while !stop.load(Ordering::Relaxed) && sh.blocks.index >= sh.sunk + ahead {
-                            sh = match moved.wait(sh) {
-                                Ok(sh) => sh,
+                    let index = claimed.fetch_add(1, Ordering::Relaxed);
+                    // Wait for the sink to come within reach.
+                    {
+                        let Ok(mut p) = progress.lock() else { return };
+                        while !stop.load(Ordering::Relaxed) && index >= p.sunk + ahead {
+                            p = match moved.wait(p) {
+                                Ok(p) => p,
                                 Err(_) => return,
                             };
                         }
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        sh.blocks.next(&mut buf)
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let block = stream.block(index, &mut buf);
+                    let lines = match &block {
+                        Ok(Some(b)) => b.lines(&buf),
+                        _ => 0,
                     };
-                    let sent = match block {
+                    // Number the lines once the blocks before are counted.
+                    let number = {
+                        let Ok(mut p) = progress.lock() else { return };
+                        while !stop.load(Ordering::Relaxed) && p.counted < index {
+                            p = match moved.wait(p) {
+                                Ok(p) => p,
+                                Err(_) => return,
+                            };
+                        }
+                        let number = p.next_number;
+                        p.counted = index + 1;
+                        p.next_number = number.saturating_add(lines as u32);
+                        number
+                    };
+                    moved.notify_all();
+                    let parsed = match block {
+                        // Past the end: nothing more to claim.
                         Ok(None) => return,
-                        Ok(Some(block)) => {
-                            tx.send((block.index, Ok(parse_block(&buf, &block, parse))))
-                        }
-                        Err(e) => {
-                            // Blocks does not advance past a failed read, so
-                            // this is the index the sink waits for last.
-                            let index = shared.lock().map_or(0, |sh| sh.blocks.index);
-                            let _ = tx.send((index, Err(e)));
-                            return;
-                        }
+                        Ok(Some(b)) => Ok(parse_block(&buf, &b, number, lines, parse)),
+                        Err(e) => Err(e),
                     };
-                    if sent.is_err() {
+                    let failed = parsed.is_err();
+                    if tx.send((index, parsed)).is_err() || failed {
                         return;
                     }
                 }
@@ -295,8 +368,8 @@ fn scan_parallel<T: Send>(
                     }
                 }
                 next += 1;
-                if let Ok(mut sh) = shared.lock() {
-                    sh.sunk = next;
+                if let Ok(mut p) = progress.lock() {
+                    p.sunk = next;
                 }
                 moved.notify_all();
             }
@@ -377,7 +450,7 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let len = match i % 97 {
-                0 => BLOCK + (x >> 40) as usize % 5000,
+                0 => BLOCK as usize + (x >> 40) as usize % 5000,
                 1 => 0,
                 _ => (x >> 33) as usize % 3000,
             };
@@ -397,6 +470,53 @@ mod tests {
             assert_eq!((meta.offset, meta.number), (offset, k as u32 + 1));
             assert_eq!(meta.terminated, k + 1 < want.len());
             offset += line.len() as u64 + 1;
+        }
+    }
+
+    /// Line ends just before, at and after block edges, and scans that
+    /// start at a later line (as a refresh does).
+    #[test]
+    fn block_edges_and_later_starts() {
+        let b = BLOCK as usize;
+        let mut data = vec![b'x'; 4 * b + 10];
+        for edge in [b - 1, 2 * b, 3 * b + 1, 3 * b + 2, 4 * b - 1] {
+            data[edge] = b'\n';
+        }
+        for i in (5..b / 2).step_by(777) {
+            data[i] = b'\n';
+        }
+        let want: Vec<&[u8]> = data.split(|&c| c == b'\n').collect();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                data.iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        let picks = (0..starts.len()).step_by(97).chain([1, starts.len() - 1]);
+        for (k, start) in picks.map(|k| (k, starts[k])) {
+            let mut f = tempfile::tempfile().unwrap();
+            f.write_all(&data).unwrap();
+            let mut got = Vec::new();
+            let end = scan(
+                f,
+                start as u64,
+                k as u32 + 1,
+                |t, _| t.to_string(),
+                |m, t| {
+                    got.push((t, m));
+                    ControlFlow::Continue(())
+                },
+            )
+            .unwrap();
+            assert_eq!(got.len(), want.len() - k, "from line {}", k + 1);
+            for (j, (text, meta)) in got.iter().enumerate() {
+                assert_eq!(text.as_bytes(), want[k + j]);
+                assert_eq!(meta.offset, starts[k + j] as u64);
+                assert_eq!(meta.number, (k + j) as u32 + 1);
+            }
+            assert_eq!(end.offset, data.len() as u64);
         }
     }
 
@@ -436,7 +556,7 @@ mod tests {
         for i in 0..50_000 {
             writeln!(data, "{i}").unwrap();
         }
-        data.extend(std::iter::repeat_n(b'x', 3 * BLOCK));
+        data.extend(std::iter::repeat_n(b'x', 3 * BLOCK as usize));
         data.push(b'\n');
         let got = lines(&data);
         assert_eq!(got.len(), 50_001);
@@ -446,6 +566,6 @@ mod tests {
                 .enumerate()
                 .all(|(i, (t, m))| t == &i.to_string() && m.number == i as u32 + 1)
         );
-        assert_eq!(got[50_000].1.len, 3 * BLOCK as u64);
+        assert_eq!(got[50_000].1.len, 3 * BLOCK);
     }
 }
