@@ -88,8 +88,13 @@ pub enum Role {
 }
 
 impl Role {
-    pub(crate) fn from_scalar(s: &Scalar) -> Role {
-        match s.as_str() {
+    fn from_scalar(s: &Scalar) -> Role {
+        Role::from_name(s.as_str())
+    }
+
+    /// The role a `role` field names; `None` when it is not a string.
+    pub(crate) fn from_name(name: Option<&str>) -> Role {
+        match name {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,
             Some("toolResult") => Role::ToolResult,

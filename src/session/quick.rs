@@ -58,7 +58,6 @@ pub(crate) fn structure_entry(text: &str, meta: LineMeta) -> Option<Entry> {
     let mut c = Cursor::new(text);
     c.ws();
     let mut seen = 0;
-    let mut kind = Scalar::Missing;
     let mut head = Head {
         id: Scalar::Missing,
         parent_id: Scalar::Missing,
@@ -70,7 +69,9 @@ pub(crate) fn structure_entry(text: &str, meta: LineMeta) -> Option<Entry> {
         match c.key()? {
             b"type" => {
                 first(&mut seen, 0)?;
-                kind = c.scalar()?;
+                if c.plain_str()? != "message" {
+                    return None;
+                }
             }
             b"id" => {
                 first(&mut seen, 1)?;
@@ -94,7 +95,8 @@ pub(crate) fn structure_entry(text: &str, meta: LineMeta) -> Option<Entry> {
         more = c.member_end()?;
     }
     c.ws();
-    if !c.at_end() || kind.as_str() != Some("message") {
+    // Only message entries: other types read other fields.
+    if !c.at_end() || seen & 1 == 0 {
         return None;
     }
     // Usage is not read at structure depth.
@@ -118,7 +120,10 @@ fn message_info(c: &mut Cursor<'_>) -> Option<Box<MessageInfo>> {
         match c.key()? {
             b"role" => {
                 first(&mut seen, 0)?;
-                m.role = Role::from_scalar(&c.scalar()?);
+                m.role = match c.peek()? {
+                    b'"' => Role::from_name(Some(c.plain_str()?)),
+                    _ => Role::from_name(c.scalar()?.as_str()),
+                };
             }
             b"content" => {
                 first(&mut seen, 1)?;

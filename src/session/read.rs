@@ -69,14 +69,14 @@ pub fn scan<T: Send>(
         next_number: first_number,
     };
     if threads <= 1 || stream.end.saturating_sub(offset) < PARALLEL_MIN {
-        let mut buf = Vec::new();
+        let (mut buf, mut ends) = (Vec::new(), Vec::new());
         let mut number = first_number;
         for index in 0.. {
             let Some(block) = stream.block(index, &mut buf)? else {
                 break;
             };
-            let lines = block.lines(&buf);
-            for (meta, result) in parse_block(&buf, &block, number, lines, &parse) {
+            let lines = block.lines(&buf, &mut ends);
+            for (meta, result) in parse_block(&buf, &block, number, &ends, &parse) {
                 if hand_out(&mut end, meta, result, &mut sink).is_break() {
                     return Ok(end);
                 }
@@ -124,10 +124,16 @@ impl Block {
         &buf[self.from..self.len]
     }
 
-    fn lines(&self, buf: &[u8]) -> usize {
+    /// Finds where each line ends (its `\n`, or the end of the block), into
+    /// `ends`, and returns the number of lines.
+    fn lines(&self, buf: &[u8], ends: &mut Vec<usize>) -> usize {
         let text = self.text(buf);
-        memchr::memchr_iter(b'\n', text).count()
-            + usize::from(text.last().is_some_and(|&b| b != b'\n'))
+        ends.clear();
+        ends.extend(memchr::memchr_iter(b'\n', text).map(|i| self.from + i));
+        if text.last().is_some_and(|&b| b != b'\n') {
+            ends.push(self.len);
+        }
+        ends.len()
     }
 }
 
@@ -214,34 +220,29 @@ fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     file.read(buf)
 }
 
-/// Splits a block into `lines` lines numbered from `number`, and parses each.
+/// Parses the lines of a block (ending at `ends`), numbered from `number`.
 fn parse_block<T>(
     buf: &[u8],
     block: &Block,
     mut number: u32,
-    lines: usize,
+    ends: &[usize],
     parse: &impl Fn(&str, LineMeta) -> T,
 ) -> Vec<(LineMeta, T)> {
-    let mut out = Vec::with_capacity(lines);
-    let buf = &buf[..block.len];
+    let mut out = Vec::with_capacity(ends.len());
     let mut start = block.from;
-    while start < buf.len() {
-        let (len, terminated) = match memchr::memchr(b'\n', &buf[start..]) {
-            Some(i) => (i, true),
-            None => (buf.len() - start, false),
-        };
+    for &end in ends {
         let mut meta = LineMeta {
             offset: block.offset + start as u64,
-            len: len as u64,
+            len: (end - start) as u64,
             number,
-            terminated,
+            terminated: end < block.len,
             lossy: false,
         };
-        let (text, lossy) = line_text(&buf[start..start + len], meta.offset);
+        let (text, lossy) = line_text(&buf[start..end], meta.offset);
         meta.lossy = lossy;
         out.push((meta, parse(&text, meta)));
         number = number.saturating_add(1);
-        start += len + usize::from(terminated);
+        start = end + 1;
     }
     out
 }
@@ -295,7 +296,7 @@ fn scan_parallel<T: Send>(
             let tx = tx.clone();
             let (progress, moved, stop, claimed) = (&progress, &moved, &stop, &claimed);
             s.spawn(move || {
-                let mut buf = Vec::new();
+                let (mut buf, mut ends) = (Vec::new(), Vec::new());
                 loop {
                     let index = claimed.fetch_add(1, Ordering::Relaxed);
                     // Wait for the sink to come within reach.
@@ -313,7 +314,7 @@ fn scan_parallel<T: Send>(
                     }
                     let block = stream.block(index, &mut buf);
                     let lines = match &block {
-                        Ok(Some(b)) => b.lines(&buf),
+                        Ok(Some(b)) => b.lines(&buf, &mut ends),
                         _ => 0,
                     };
                     // Number the lines once the blocks before are counted.
@@ -334,7 +335,7 @@ fn scan_parallel<T: Send>(
                     let parsed = match block {
                         // Past the end: nothing more to claim.
                         Ok(None) => return,
-                        Ok(Some(b)) => Ok(parse_block(&buf, &b, number, lines, parse)),
+                        Ok(Some(b)) => Ok(parse_block(&buf, &b, number, &ends, parse)),
                         Err(e) => Err(e),
                     };
                     let failed = parsed.is_err();
