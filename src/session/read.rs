@@ -52,6 +52,30 @@ pub fn scan<T: Send>(
     offset: u64,
     first_number: u32,
     parse: impl Fn(&str, LineMeta) -> T + Sync,
+    sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
+) -> io::Result<ScanEnd> {
+    scan_with(file, offset, first_number, true, parse, sink)
+}
+
+/// Like [`scan`], but `parse` may see line numbers that are not the file's
+/// (only the sink is sure to get the real ones): the workers then need not
+/// wait for each other to count lines.
+pub(crate) fn scan_unnumbered<T: Send>(
+    file: File,
+    offset: u64,
+    first_number: u32,
+    parse: impl Fn(&str, LineMeta) -> T + Sync,
+    sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
+) -> io::Result<ScanEnd> {
+    scan_with(file, offset, first_number, false, parse, sink)
+}
+
+fn scan_with<T: Send>(
+    file: File,
+    offset: u64,
+    first_number: u32,
+    numbered: bool,
+    parse: impl Fn(&str, LineMeta) -> T + Sync,
     mut sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
 ) -> io::Result<ScanEnd> {
     let threads = if cfg!(any(unix, windows)) {
@@ -85,7 +109,8 @@ pub fn scan<T: Send>(
         }
         return Ok(end);
     }
-    scan_parallel(&stream, threads, first_number, &parse, &mut sink, &mut end)?;
+    let number = numbered.then_some(first_number);
+    scan_parallel(&stream, threads, number, &parse, &mut sink, &mut end)?;
     Ok(end)
 }
 
@@ -272,20 +297,22 @@ struct Progress {
 type Parsed<T> = (u64, io::Result<Vec<(LineMeta, T)>>);
 
 /// Workers each take the next block, read, number and parse it; the calling
-/// thread puts the blocks back in order and runs the sink.
+/// thread puts the blocks back in order and runs the sink. Without a
+/// `first_number` the calling thread numbers the lines instead (from `end`).
 fn scan_parallel<T: Send>(
     stream: &Stream,
     threads: usize,
-    first_number: u32,
+    first_number: Option<u32>,
     parse: &(impl Fn(&str, LineMeta) -> T + Sync),
     sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
     end: &mut ScanEnd,
 ) -> io::Result<()> {
     let progress = Mutex::new(Progress {
         counted: 0,
-        next_number: first_number,
+        next_number: first_number.unwrap_or(0),
         sunk: 0,
     });
+    let numbered = first_number.is_some();
     let moved = Condvar::new();
     let stop = AtomicBool::new(false);
     let claimed = AtomicU64::new(0);
@@ -318,7 +345,9 @@ fn scan_parallel<T: Send>(
                         _ => 0,
                     };
                     // Number the lines once the blocks before are counted.
-                    let number = {
+                    let number = if !numbered {
+                        0
+                    } else {
                         let Ok(mut p) = progress.lock() else { return };
                         while !stop.load(Ordering::Relaxed) && p.counted < index {
                             p = match moved.wait(p) {
@@ -329,9 +358,10 @@ fn scan_parallel<T: Send>(
                         let number = p.next_number;
                         p.counted = index + 1;
                         p.next_number = number.saturating_add(lines as u32);
+                        drop(p);
+                        moved.notify_all();
                         number
                     };
-                    moved.notify_all();
                     let parsed = match block {
                         // Past the end: nothing more to claim.
                         Ok(None) => return,
@@ -362,7 +392,10 @@ fn scan_parallel<T: Send>(
                         return Err(e);
                     }
                 };
-                for (meta, result) in lines {
+                for (mut meta, result) in lines {
+                    if !numbered {
+                        meta.number = end.next_number;
+                    }
                     if hand_out(end, meta, result, sink).is_break() {
                         halt();
                         return Ok(());
