@@ -20,7 +20,7 @@ pub struct LabelInfo {
 /// parent.
 #[derive(Debug, Default, Clone)]
 pub struct Tree {
-    by_id: HashMap<CompactString, u32>,
+    by_id: IdMap,
     /// For each entry (occurrence): its parent node, `None` for a root.
     parent: Vec<Option<u32>>,
     /// For each node: its children, sorted like pi's tree, at
@@ -31,6 +31,51 @@ pub struct Tree {
     labels: HashMap<CompactString, LabelInfo>,
     /// The last entry in file order (what pi resumes at).
     last: Option<u32>,
+}
+
+/// Entry ids to entries. Most ids are short (pi writes eight hex digits):
+/// those are kept as one integer, which hashes and compares in one step and
+/// halves the table.
+#[derive(Debug, Default, Clone)]
+struct IdMap {
+    short: HashMap<u64, u32>,
+    long: HashMap<CompactString, u32>,
+}
+
+/// An id of up to eight bytes without NUL, zero-padded into an integer
+/// (so no two such ids share one).
+fn short_key(id: &str) -> Option<u64> {
+    let b = id.as_bytes();
+    if b.len() > 8 || b.contains(&0) {
+        return None;
+    }
+    let mut key = [0u8; 8];
+    key[..b.len()].copy_from_slice(b);
+    Some(u64::from_le_bytes(key))
+}
+
+impl IdMap {
+    fn with_capacity(n: usize) -> IdMap {
+        IdMap {
+            short: HashMap::with_capacity_and_hasher(n, Default::default()),
+            long: HashMap::default(),
+        }
+    }
+
+    /// Maps `id` to `i`; returns what it mapped to before.
+    fn insert(&mut self, id: &CompactString, i: u32) -> Option<u32> {
+        match short_key(id) {
+            Some(k) => self.short.insert(k, i),
+            None => self.long.insert(id.clone(), i),
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<u32> {
+        match short_key(id) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(id).copied(),
+        }
+    }
 }
 
 /// Lists grouped by owner in one flat vector: `groups(owners)` puts each
@@ -59,8 +104,7 @@ impl Tree {
         // Entries are large: two passes over them, the rest on small arrays.
         let n = entries.len();
         let mut live = vec![false; n];
-        let mut by_id: HashMap<CompactString, u32> =
-            HashMap::with_capacity_and_hasher(n, Default::default());
+        let mut by_id = IdMap::with_capacity(n);
         let mut first_line: HashMap<&str, u32> = HashMap::default();
         // Occurrences whose id a later entry took over.
         let mut superseded = vec![false; n];
@@ -73,7 +117,7 @@ impl Tree {
             live[i] = true;
             last = Some(i as u32);
             if let Some(id) = &e.id {
-                if let Some(prev) = by_id.insert(id.clone(), i as u32) {
+                if let Some(prev) = by_id.insert(id, i as u32) {
                     superseded[prev as usize] = true;
                     let first = *first_line
                         .entry(id.as_str())
@@ -115,7 +159,7 @@ impl Tree {
         let mut before: Option<&CompactString> = None;
         for (i, e) in entries.iter().enumerate() {
             node_of.push(match &e.id {
-                Some(id) if superseded[i] => by_id.get(id).copied().unwrap_or(i as u32),
+                Some(id) if superseded[i] => by_id.get(id).unwrap_or(i as u32),
                 _ => i as u32,
             });
             parent.push(match &e.parent {
@@ -123,7 +167,7 @@ impl Tree {
                     if before == Some(p) {
                         Some(i as u32 - 1)
                     } else {
-                        by_id.get(p).copied()
+                        by_id.get(p)
                     }
                 }
                 _ => None,
@@ -178,7 +222,7 @@ impl Tree {
 
     /// The entry an id names (its last occurrence).
     pub fn find(&self, id: &str) -> Option<u32> {
-        self.by_id.get(id).copied()
+        self.by_id.get(id)
     }
 
     /// Root nodes in file order (a node can appear twice when its id does).
@@ -457,6 +501,31 @@ mod tests {
                 assert!(order.contains(&node(i)), "round {round} entry {i}");
             }
         }
+    }
+
+    #[test]
+    fn short_and_long_ids_stay_apart() {
+        let ids = [
+            "",
+            "a",
+            "a\0",
+            "\0",
+            "abcdefgh",
+            "abcdefghi",
+            "ab",
+            "ba",
+            "é",
+            "x\0\0",
+        ];
+        let mut map = IdMap::with_capacity(4);
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(map.insert(&CompactString::from(*id), i as u32), None);
+        }
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(map.get(id), Some(i as u32), "{id:?}");
+        }
+        assert_eq!(map.get("abcdefg"), None);
+        assert_eq!(map.insert(&CompactString::from("a\0"), 9), Some(2));
     }
 
     /// An id entry `i` may well have, so parents often name the entry just
