@@ -6,6 +6,9 @@ use super::{Problem, ProblemKind};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 
+/// Below this many entries the tree is built on one thread.
+const PARALLEL_MIN: usize = 20_000;
+
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelInfo {
@@ -98,82 +101,165 @@ fn groups(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32
     (start, list)
 }
 
+/// The ids of live entries: each id names its last occurrence.
+struct Ids {
+    map: IdMap,
+    /// Occurrences whose id a later entry took over.
+    superseded: Vec<bool>,
+    duplicates: Vec<Problem>,
+}
+
+fn index_ids(entries: &[Entry]) -> Ids {
+    let mut map = IdMap::with_capacity(entries.len());
+    let mut superseded = vec![false; entries.len()];
+    let mut first_line: HashMap<&str, u32> = HashMap::default();
+    let mut duplicates = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let Some(id) = &e.id else { continue };
+        if e.kind == Kind::Header {
+            continue;
+        }
+        if let Some(prev) = map.insert(id, i as u32) {
+            superseded[prev as usize] = true;
+            let first = *first_line
+                .entry(id.as_str())
+                .or_insert(entries[prev as usize].line);
+            duplicates.push(Problem {
+                line: e.line,
+                kind: ProblemKind::DuplicateId {
+                    id: id.to_string(),
+                    first_line: first,
+                },
+            });
+        }
+    }
+    Ids {
+        map,
+        superseded,
+        duplicates,
+    }
+}
+
+/// How a live entry names its parent.
+#[derive(Clone, Copy, PartialEq)]
+enum Link {
+    /// No parent: none named, not a string, its own id, or a header.
+    Root,
+    /// The id of the entry just before it (most entries).
+    Previous,
+    /// Any other id, looked up.
+    Other,
+}
+
+/// What the tree needs besides ids, in one pass in file order.
+struct Shape {
+    live: Vec<bool>,
+    links: Vec<Link>,
+    labels: HashMap<CompactString, LabelInfo>,
+    last: Option<u32>,
+}
+
+fn shape(entries: &[Entry]) -> Shape {
+    let n = entries.len();
+    let mut live = vec![false; n];
+    let mut links = vec![Link::Root; n];
+    let mut labels = HashMap::default();
+    let mut last = None;
+    for (i, e) in entries.iter().enumerate() {
+        if e.kind == Kind::Header {
+            continue;
+        }
+        live[i] = true;
+        last = Some(i as u32);
+        if let Parent::Id(p) = &e.parent {
+            if Some(p) != e.id.as_ref() {
+                let before = i.checked_sub(1).filter(|&b| live[b]);
+                links[i] = match before {
+                    Some(b) if entries[b].id.as_ref() == Some(p) => Link::Previous,
+                    _ => Link::Other,
+                };
+            }
+        }
+        if let Info::Label {
+            target: Some(t),
+            label,
+        } = &e.info
+        {
+            match label {
+                Some(l) => {
+                    labels.insert(
+                        t.clone(),
+                        LabelInfo {
+                            label: l.clone(),
+                            timestamp: e.timestamp.clone(),
+                        },
+                    );
+                }
+                None => {
+                    labels.remove(t);
+                }
+            }
+        }
+    }
+    Shape {
+        live,
+        links,
+        labels,
+        last,
+    }
+}
+
 impl Tree {
     /// Builds the index; loops found are added to `problems`.
     pub fn build(entries: &[Entry], problems: &mut Vec<Problem>) -> Tree {
-        // Entries are large: two passes over them, the rest on small arrays.
+        let parallel = entries.len() >= PARALLEL_MIN
+            && std::thread::available_parallelism().is_ok_and(|t| t.get() > 1);
+        Tree::build_on(entries, problems, parallel)
+    }
+
+    fn build_on(entries: &[Entry], problems: &mut Vec<Problem>, parallel: bool) -> Tree {
+        // Entries are large: two passes over them (at once on two cores for
+        // a big session), the rest mostly on small arrays.
         let n = entries.len();
-        let mut live = vec![false; n];
-        let mut by_id = IdMap::with_capacity(n);
-        let mut first_line: HashMap<&str, u32> = HashMap::default();
-        // Occurrences whose id a later entry took over.
-        let mut superseded = vec![false; n];
-        let mut last = None;
-        let mut labels = HashMap::default();
-        for (i, e) in entries.iter().enumerate() {
-            if e.kind == Kind::Header {
-                continue;
-            }
-            live[i] = true;
-            last = Some(i as u32);
-            if let Some(id) = &e.id {
-                if let Some(prev) = by_id.insert(id, i as u32) {
-                    superseded[prev as usize] = true;
-                    let first = *first_line
-                        .entry(id.as_str())
-                        .or_insert(entries[prev as usize].line);
-                    problems.push(Problem {
-                        line: e.line,
-                        kind: ProblemKind::DuplicateId {
-                            id: id.to_string(),
-                            first_line: first,
-                        },
-                    });
-                }
-            }
-            if let Info::Label {
-                target: Some(t),
-                label,
-            } = &e.info
-            {
-                match label {
-                    Some(l) => {
-                        labels.insert(
-                            t.clone(),
-                            LabelInfo {
-                                label: l.clone(),
-                                timestamp: e.timestamp.clone(),
-                            },
-                        );
-                    }
-                    None => {
-                        labels.remove(t);
-                    }
-                }
-            }
-        }
-        let mut node_of: Vec<u32> = Vec::with_capacity(n);
-        let mut parent: Vec<Option<u32>> = Vec::with_capacity(n);
-        // The id of the entry before, when it is that id's node: most
-        // entries follow their parent, and need no lookup.
-        let mut before: Option<&CompactString> = None;
-        for (i, e) in entries.iter().enumerate() {
-            node_of.push(match &e.id {
-                Some(id) if superseded[i] => by_id.get(id).unwrap_or(i as u32),
-                _ => i as u32,
-            });
-            parent.push(match &e.parent {
-                Parent::Id(p) if live[i] && Some(p) != e.id.as_ref() => {
-                    if before == Some(p) {
-                        Some(i as u32 - 1)
-                    } else {
-                        by_id.get(p)
-                    }
-                }
-                _ => None,
-            });
-            before = e.id.as_ref().filter(|_| live[i] && !superseded[i]);
-        }
+        let (ids, shape) = if parallel {
+            std::thread::scope(|s| {
+                let ids = s.spawn(|| index_ids(entries));
+                let shape = shape(entries);
+                let ids = ids.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (ids, shape)
+            })
+        } else {
+            (index_ids(entries), shape(entries))
+        };
+        let Ids {
+            map: by_id,
+            superseded,
+            duplicates,
+        } = ids;
+        let Shape {
+            live,
+            links,
+            labels,
+            last,
+        } = shape;
+        problems.extend(duplicates);
+        let node_of: Vec<u32> = (0..n)
+            .map(|i| {
+                let taken = superseded[i].then(|| entries[i].id.as_ref()).flatten();
+                taken.and_then(|id| by_id.get(id)).unwrap_or(i as u32)
+            })
+            .collect();
+        let mut parent: Vec<Option<u32>> = links
+            .iter()
+            .enumerate()
+            .map(|(i, link)| match link {
+                Link::Root => None,
+                // The entry before is that id's node unless a later entry
+                // took the id over.
+                Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
+                _ => entries[i].parent_id().and_then(|p| by_id.get(p)),
+            })
+            .collect();
         drop(superseded);
         // A parent node before its child's node everywhere means no loop.
         let ordered = parent
@@ -526,6 +612,58 @@ mod tests {
         }
         assert_eq!(map.get("abcdefg"), None);
         assert_eq!(map.insert(&CompactString::from("a\0"), 9), Some(2));
+    }
+
+    /// The two passes give the same tree on one thread and on two, on big
+    /// random sessions with repeated ids, labels, headers and loops.
+    #[test]
+    fn threads_build_the_same_tree() {
+        let mut x: u64 = 0xfeed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for n in [30_000usize, 70_001] {
+            let ids = n as u64 - next(n as u64 / 10);
+            let entries: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let id = (next(50) > 0).then(|| format!("e{}", next(ids)));
+                    let parent = match next(20) {
+                        0 => Parent::Null,
+                        1 => Parent::Id(format!("e{}", next(ids)).into()),
+                        _ => Parent::Id(
+                            format!("e{}", i.saturating_sub(1 + next(3) as usize)).into(),
+                        ),
+                    };
+                    let mut e = entry(i as u32 + 1, id.as_deref(), parent, next(1000) == 0);
+                    if next(100) == 0 {
+                        e.info = Info::Label {
+                            target: Some(format!("e{}", next(ids)).into()),
+                            label: (next(3) > 0).then(|| format!("l{i}")),
+                        };
+                    }
+                    e
+                })
+                .collect();
+            let (mut p1, mut p2) = (Vec::new(), Vec::new());
+            let one = Tree::build_on(&entries, &mut p1, false);
+            let two = Tree::build_on(&entries, &mut p2, true);
+            assert_eq!(p1, p2);
+            assert!(p1.len() > 10);
+            assert_eq!(one.parent, two.parent);
+            assert_eq!(one.child_start, two.child_start);
+            assert_eq!(one.child_list, two.child_list);
+            assert_eq!((&one.roots, one.last), (&two.roots, two.last));
+            assert_eq!(one.labels, two.labels);
+            for e in &entries {
+                if let Some(id) = e.id_str() {
+                    assert_eq!(one.find(id), two.find(id));
+                }
+            }
+            assert_eq!(one.preorder(), two.preorder());
+        }
     }
 
     /// An id entry `i` may well have, so parents often name the entry just
