@@ -154,6 +154,11 @@ impl<'a> Cursor<'a> {
         self.i == self.b.len()
     }
 
+    /// The byte offset the cursor is at.
+    pub(crate) fn pos(&self) -> usize {
+        self.i
+    }
+
     /// After a member of an object: `Some(true)` at a comma (white space
     /// skipped up to the next key), `Some(false)` at the closing brace.
     #[inline]

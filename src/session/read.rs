@@ -432,6 +432,11 @@ pub fn read_span(file: &mut File, offset: u64, len: u64) -> io::Result<String> {
     })
 }
 
+/// The text of bytes read at `offset`, as [`read_span`] returns it.
+pub(crate) fn decode_span(bytes: &[u8], offset: u64) -> std::borrow::Cow<'_, str> {
+    line_text(bytes, offset).0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
