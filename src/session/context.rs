@@ -275,7 +275,7 @@ impl LineWindow {
 /// The raw `message` value of a plain entry line, read in place; `None`
 /// when serde should decide (damage, an escaped or repeated key, null).
 fn message_raw(line: &str) -> Option<&str> {
-    let mut c = Cursor::new(line);
+    let mut c = Cursor::new(line.as_bytes());
     c.ws();
     let mut found = None;
     let mut more = c.open_object()?;

@@ -34,70 +34,106 @@ fn word(b: &[u8], i: usize) -> Option<u64> {
     Some(u64::from_le_bytes(chunk))
 }
 
-/// The index of the first `"`, `\` or control byte at or after `i`
-/// (`b.len()` when there is none). Inside strings this is where the work is.
+/// Where a scan inside a string stopped: the first `"`, `\` or control
+/// byte at or after the start (`b.len()` when there is none), and whether a
+/// byte above 0x7f came before it (so the string needs a UTF-8 check).
+#[derive(Clone, Copy)]
+struct Stop {
+    at: usize,
+    high: bool,
+}
+
+/// Inside strings this is where the work is.
 #[inline]
-fn find_special(b: &[u8], i: usize) -> usize {
+fn find_special(b: &[u8], i: usize) -> Stop {
     #[cfg(target_arch = "x86_64")]
-    let i = match sse2::find_special(b, i) {
-        Ok(found) => return found,
+    let (i, high) = match sse2::find_special(b, i) {
+        Ok(stop) => return stop,
         Err(rest) => rest,
     };
-    find_special_words(b, i)
+    #[cfg(not(target_arch = "x86_64"))]
+    let high = false;
+    let stop = find_special_words(b, i);
+    Stop {
+        at: stop.at,
+        high: high || stop.high,
+    }
 }
 
 /// Eight bytes at a time, two words per round, then byte by byte.
 #[inline]
-fn find_special_words(b: &[u8], mut i: usize) -> usize {
+fn find_special_words(b: &[u8], mut i: usize) -> Stop {
+    let mut high = 0;
     while let (Some(w0), Some(w1)) = (word(b, i), word(b, i + 8)) {
         let (m0, m1) = (specials(w0), specials(w1));
         if m0 != 0 {
-            return i + (m0.trailing_zeros() / 8) as usize;
+            let k = m0.trailing_zeros() / 8;
+            let before = (1u64 << (8 * k)) - 1;
+            return Stop {
+                at: i + k as usize,
+                high: high | (w0 & HIGH & before) != 0,
+            };
         }
         if m1 != 0 {
-            return i + 8 + (m1.trailing_zeros() / 8) as usize;
+            let k = m1.trailing_zeros() / 8;
+            let before = (1u64 << (8 * k)) - 1;
+            return Stop {
+                at: i + 8 + k as usize,
+                high: high | (w0 & HIGH) | (w1 & HIGH & before) != 0,
+            };
         }
+        high |= (w0 | w1) & HIGH;
         i += 16;
     }
+    let mut high = high != 0;
     while let Some(&c) = b.get(i) {
         if c == b'"' || c == b'\\' || c < 0x20 {
-            return i;
+            break;
         }
+        high |= c >= 0x80;
         i += 1;
     }
-    i
+    Stop { at: i, high }
 }
 
 /// Sixteen bytes at a time with SSE2, which every x86-64 processor has.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
+    use super::Stop;
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
 
-    /// `Ok(index)` of the first special byte, or `Err(index)` where fewer
-    /// than 16 bytes are left to look at.
+    /// `Ok` where a special byte is found, or `Err` with where fewer than
+    /// 16 bytes are left to look at and whether high bytes came before.
     #[inline]
-    pub(super) fn find_special(b: &[u8], mut i: usize) -> Result<usize, usize> {
+    pub(super) fn find_special(b: &[u8], mut i: usize) -> Result<Stop, (usize, bool)> {
+        let mut high = 0;
         while let Some(chunk) = b.get(i..i + 16) {
             // SAFETY: SSE2 is part of x86-64, and `chunk` holds the 16
             // bytes the unaligned load reads.
-            let mask = unsafe {
+            let (mask, top) = unsafe {
                 let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
                 let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
                 let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
                 // v <= 0x1f, unsigned: max(v, 0x1f) == 0x1f.
                 let limit = _mm_set1_epi8(0x1f);
                 let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit);
-                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), ctrl))
+                let special = _mm_or_si128(_mm_or_si128(quote, backslash), ctrl);
+                (_mm_movemask_epi8(special), _mm_movemask_epi8(v))
             };
             if mask != 0 {
-                return Ok(i + mask.trailing_zeros() as usize);
+                let k = mask.trailing_zeros();
+                return Ok(Stop {
+                    at: i + k as usize,
+                    high: high | (top & ((1 << k) - 1)) != 0,
+                });
             }
+            high |= top;
             i += 16;
         }
-        Err(i)
+        Err((i, high != 0))
     }
 }
 
@@ -109,19 +145,17 @@ fn hex4(h: &[u8]) -> Option<u32> {
     Some(v)
 }
 
+/// A cursor over the bytes of a line. Bytes above 0x7f may only stand in
+/// strings, and each string that holds any is checked as UTF-8: a line the
+/// cursor accepts is valid UTF-8 as a whole.
 pub(crate) struct Cursor<'a> {
-    s: &'a str,
     b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Cursor<'a> {
-    pub(crate) fn new(s: &'a str) -> Cursor<'a> {
-        Cursor {
-            s,
-            b: s.as_bytes(),
-            i: 0,
-        }
+    pub(crate) fn new(b: &'a [u8]) -> Cursor<'a> {
+        Cursor { b, i: 0 }
     }
 
     /// Skips JSON white space.
@@ -190,34 +224,51 @@ impl<'a> Cursor<'a> {
     /// An object key without escapes, and the colon after it.
     #[inline]
     pub(crate) fn key(&mut self) -> Option<&'a [u8]> {
-        let k = self.plain_str()?;
+        let k = self.plain_bytes()?;
         self.ws();
         self.eat(b':')?;
         self.ws();
-        Some(k.as_bytes())
+        Some(k)
+    }
+
+    /// The bytes of a string without escapes, in place (checked UTF-8).
+    #[inline]
+    pub(crate) fn plain_bytes(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let stop = find_special(self.b, start);
+        if *self.b.get(stop.at)? != b'"' {
+            return None;
+        }
+        self.i = stop.at + 1;
+        let text = self.b.get(start..stop.at)?;
+        if stop.high {
+            std::str::from_utf8(text).ok()?;
+        }
+        Some(text)
     }
 
     /// A string without escapes, in place.
     #[inline]
     pub(crate) fn plain_str(&mut self) -> Option<&'a str> {
-        self.eat(b'"')?;
-        let start = self.i;
-        let end = find_special(self.b, start);
-        if *self.b.get(end)? != b'"' {
-            return None;
-        }
-        self.i = end + 1;
-        self.s.get(start..end)
+        self.plain_bytes().and_then(|b| std::str::from_utf8(b).ok())
     }
 
     /// Any string, validated and skipped.
     fn skip_str(&mut self) -> Option<()> {
         self.eat(b'"')?;
+        let start = self.i;
+        let mut high = false;
         loop {
-            let j = find_special(self.b, self.i);
+            let stop = find_special(self.b, self.i);
+            high |= stop.high;
+            let j = stop.at;
             match *self.b.get(j)? {
                 b'"' => {
                     self.i = j + 1;
+                    if high {
+                        std::str::from_utf8(self.b.get(start..j)?).ok()?;
+                    }
                     return Some(());
                 }
                 b'\\' => match *self.b.get(j + 1)? {
@@ -384,7 +435,7 @@ mod tests {
     use super::*;
 
     fn skips(s: &str) -> bool {
-        let mut c = Cursor::new(s);
+        let mut c = Cursor::new(s.as_bytes());
         c.ws();
         c.skip_value().is_some() && {
             c.ws();
@@ -393,19 +444,45 @@ mod tests {
     }
 
     #[test]
-    fn finds_specials_at_every_position() {
-        for len in 0..40 {
+    fn finds_specials_and_high_bytes_at_every_position() {
+        for len in 0..40usize {
             for at in 0..len {
                 for special in [b'"', b'\\', 0x1f, 0] {
-                    let mut b = vec![b'a'; len];
-                    b[at] = special;
-                    assert_eq!(find_special(&b, 0), at);
-                    assert_eq!(find_special_words(&b, 0), at);
+                    for high in [None, Some(0), Some(at.saturating_sub(1)), Some(at + 1)] {
+                        let mut b = vec![b'a'; len];
+                        if let Some(h) = high.filter(|&h| h < len) {
+                            b[h] = 0xC3;
+                        }
+                        b[at] = special;
+                        let want = high.is_some_and(|h| h < at);
+                        for stop in [find_special(&b, 0), find_special_words(&b, 0)] {
+                            assert_eq!((stop.at, stop.high), (at, want), "{b:?}");
+                        }
+                    }
                 }
             }
-            assert_eq!(find_special(&vec![0xC3; len], 0), len);
-            assert_eq!(find_special_words(&vec![0x7f; len], 0), len);
+            let stop = find_special(&vec![0xC3; len], 0);
+            assert_eq!((stop.at, stop.high), (len, len > 0));
+            let stop = find_special_words(&vec![0x7f; len], 0);
+            assert_eq!((stop.at, stop.high), (len, false));
         }
+    }
+
+    #[test]
+    fn bytes_above_ascii_must_be_utf8_in_strings() {
+        let skips_bytes = |b: &[u8]| {
+            let mut c = Cursor::new(b);
+            c.skip_value().is_some() && c.at_end()
+        };
+        assert!(skips_bytes("[\"é😀\",{\"ключ\":\"x\"}]".as_bytes()));
+        assert!(!skips_bytes(b"[\"\xff\"]"));
+        assert!(!skips_bytes(b"[\"a\xc3\"]"));
+        assert!(!skips_bytes(b"{\"\xff\":1}"));
+        assert!(!skips_bytes(b"[1,\xc3\xa9]"));
+        let mut c = Cursor::new(b"\"\xe9t\xe9\"");
+        assert_eq!(c.plain_str(), None);
+        let long = [&b"[\""[..], &[b'a'; 40], b"\xff", &[b'b'; 40], b"\"]"].concat();
+        assert!(!skips_bytes(&long));
     }
 
     #[test]
@@ -445,7 +522,7 @@ mod tests {
 
     #[test]
     fn scalars() {
-        let read = |s: &str| Cursor::new(s).scalar();
+        let read = |s: &str| Cursor::new(s.as_bytes()).scalar();
         assert_eq!(read(r#""ab""#), Some(Scalar::Str("ab".into())));
         assert_eq!(read("null"), Some(Scalar::Null));
         assert_eq!(read("false"), Some(Scalar::Bool(false)));

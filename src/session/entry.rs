@@ -657,16 +657,24 @@ pub(crate) enum LineParse {
     Invalid(String),
 }
 
-/// Parses one line for the index. Objects with duplicate keys (valid JSON;
+/// Parses one line for the index, from its bytes, which need not be UTF-8:
+/// the fast path checks them as it goes, and otherwise they are decoded
+/// first (noted in `meta.lossy`). Objects with duplicate keys (valid JSON;
 /// the last value wins, as in JavaScript) take a slower path.
-pub(crate) fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
-    if text.trim().is_empty() {
-        return LineParse::Blank;
-    }
+pub(crate) fn parse_line_bytes<M: Depth>(line: &[u8], meta: &mut LineMeta) -> LineParse {
     if !M::FULL {
-        if let Some(entry) = super::quick::structure_entry(text, meta) {
+        if let Some(entry) = super::quick::structure_entry(line, *meta) {
             return LineParse::Entry(entry);
         }
+    }
+    let (text, lossy) = super::read::line_text(line, meta.offset);
+    meta.lossy = lossy;
+    parse_text::<M>(&text, *meta)
+}
+
+fn parse_text<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
+    if text.trim().is_empty() {
+        return LineParse::Blank;
     }
     parse_line_serde::<M>(text, meta)
 }
@@ -891,6 +899,10 @@ pub(crate) fn scalar_ms(s: &Scalar) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_line<M: Depth>(text: &str, mut meta: LineMeta) -> LineParse {
+        parse_line_bytes::<M>(text.as_bytes(), &mut meta)
+    }
 
     fn entry(line: &str) -> Entry {
         let meta = LineMeta {

@@ -165,10 +165,10 @@ pub enum Detail {
 }
 
 impl Detail {
-    fn parser(self) -> fn(&str, LineMeta) -> LineParse {
+    fn parser(self) -> fn(&[u8], &mut LineMeta) -> LineParse {
         match self {
-            Detail::Full => entry::parse_line::<entry::Full>,
-            Detail::Structure => entry::parse_line::<entry::Structure>,
+            Detail::Full => entry::parse_line_bytes::<entry::Full>,
+            Detail::Structure => entry::parse_line_bytes::<entry::Structure>,
         }
     }
 }

@@ -54,17 +54,23 @@ pub fn scan<T: Send>(
     parse: impl Fn(&str, LineMeta) -> T + Sync,
     sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
 ) -> io::Result<ScanEnd> {
+    let parse = |line: &[u8], meta: &mut LineMeta| {
+        let (text, lossy) = line_text(line, meta.offset);
+        meta.lossy = lossy;
+        parse(&text, *meta)
+    };
     scan_with(file, offset, first_number, true, parse, sink)
 }
 
-/// Like [`scan`], but `parse` may see line numbers that are not the file's
-/// (only the sink is sure to get the real ones): the workers then need not
-/// wait for each other to count lines.
+/// Like [`scan`], but `parse` gets the bytes of each line, decodes them
+/// itself (as [`line_text`] does, setting `lossy`), and may see line numbers
+/// that are not the file's (only the sink is sure to get the real ones): the
+/// workers then need not wait for each other to count lines.
 pub(crate) fn scan_unnumbered<T: Send>(
     file: File,
     offset: u64,
     first_number: u32,
-    parse: impl Fn(&str, LineMeta) -> T + Sync,
+    parse: impl Fn(&[u8], &mut LineMeta) -> T + Sync,
     sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
 ) -> io::Result<ScanEnd> {
     scan_with(file, offset, first_number, false, parse, sink)
@@ -75,7 +81,7 @@ fn scan_with<T: Send>(
     offset: u64,
     first_number: u32,
     numbered: bool,
-    parse: impl Fn(&str, LineMeta) -> T + Sync,
+    parse: impl Fn(&[u8], &mut LineMeta) -> T + Sync,
     mut sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
 ) -> io::Result<ScanEnd> {
     let threads = if cfg!(any(unix, windows)) {
@@ -251,7 +257,7 @@ fn parse_block<T>(
     block: &Block,
     mut number: u32,
     ends: &[usize],
-    parse: &impl Fn(&str, LineMeta) -> T,
+    parse: &impl Fn(&[u8], &mut LineMeta) -> T,
 ) -> Vec<(LineMeta, T)> {
     let mut out = Vec::with_capacity(ends.len());
     let mut start = block.from;
@@ -263,9 +269,8 @@ fn parse_block<T>(
             terminated: end < block.len,
             lossy: false,
         };
-        let (text, lossy) = line_text(&buf[start..end], meta.offset);
-        meta.lossy = lossy;
-        out.push((meta, parse(&text, meta)));
+        let parsed = parse(&buf[start..end], &mut meta);
+        out.push((meta, parsed));
         number = number.saturating_add(1);
         start = end + 1;
     }
@@ -274,7 +279,7 @@ fn parse_block<T>(
 
 /// The text of a line (BOM removed at the start of the file), and whether it
 /// had to be decoded lossily.
-fn line_text(mut bytes: &[u8], offset: u64) -> (std::borrow::Cow<'_, str>, bool) {
+pub(crate) fn line_text(mut bytes: &[u8], offset: u64) -> (std::borrow::Cow<'_, str>, bool) {
     if offset == 0 && bytes.starts_with(BOM) {
         bytes = &bytes[BOM.len()..];
     }
@@ -303,7 +308,7 @@ fn scan_parallel<T: Send>(
     stream: &Stream,
     threads: usize,
     first_number: Option<u32>,
-    parse: &(impl Fn(&str, LineMeta) -> T + Sync),
+    parse: &(impl Fn(&[u8], &mut LineMeta) -> T + Sync),
     sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
     end: &mut ScanEnd,
 ) -> io::Result<()> {
