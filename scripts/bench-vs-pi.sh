@@ -119,7 +119,7 @@ for cmd in context tree; do
 done
 
 echo
-echo "piscope vs pi $(node -p "require('./$PI_REF_DIR/node_modules/@earendil-works/pi-coding-agent/package.json').version") on $BENCH_FILE ($((SIZE / 1000000)) MB), median of $RUNS runs; outputs equal as JSON"
+echo "piscope vs pi $(node -p 'require(require("path").resolve(process.argv[1])).version' "$PI_REF_DIR/node_modules/@earendil-works/pi-coding-agent/package.json") on $BENCH_FILE ($((SIZE / 1000000)) MB), median of $RUNS runs; outputs equal as JSON"
 printf "%-8s %12s %9s %9s %13s %9s %8s %6s\n" command "piscope s" "pi s" speed "piscope MB" "pi MB" memory met
 for row in "${ROWS[@]}"; do echo "$row"; done
 echo "speed = pi time / piscope time; memory = piscope peak RSS / pi peak RSS"

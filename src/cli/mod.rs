@@ -5,7 +5,7 @@
 mod ls;
 mod rm;
 
-use crate::session::raw::json_string;
+use crate::session::raw::push_json_string;
 use crate::session::summary::{self, ToolCalls};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
@@ -152,6 +152,12 @@ pub fn main() -> i32 {
     }
 }
 
+/// The process ends after the command: freeing a large session entry by
+/// entry would only delay the exit.
+fn keep_until_exit(s: Session) {
+    std::mem::forget(s);
+}
+
 fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
@@ -201,6 +207,7 @@ fn run(command: Command) -> Result<()> {
             } else {
                 write_tree_text(&s, &mut out)?;
             }
+            keep_until_exit(s);
         }
         Command::Context { file, leaf, json } => {
             let s = Session::open_with(&file, Detail::Structure)?;
@@ -216,6 +223,7 @@ fn run(command: Command) -> Result<()> {
             } else {
                 write_context_text(&s, &ctx, &mut out)?;
             }
+            keep_until_exit(s);
         }
         Command::Info { file, json } => {
             let s = Session::open_with(&file, Detail::Structure)?;
@@ -267,41 +275,62 @@ fn run(command: Command) -> Result<()> {
     Ok(())
 }
 
-fn opt_json(s: Option<&str>) -> String {
-    s.map_or("null".to_string(), json_string)
-}
-
 /// `oracle tree`: `[{id, parentId, type, label, children}]` in pre-order.
 pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
-    out.write_all(b"[")?;
+    use session::entry::{Kind, Parent};
+    // Built in a buffer of our own: a hundred thousand nodes make millions
+    // of small writes.
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+    let any_labels = !s.tree.labels().is_empty();
+    buf.push(b'[');
     for (n, node) in s.tree.preorder().into_iter().enumerate() {
         let e = s.entry(node);
         if n > 0 {
-            out.write_all(b",")?;
+            buf.push(b',');
         }
-        out.write_all(b"{")?;
+        buf.push(b'{');
         if let Some(id) = e.id_str() {
-            write!(out, "\"id\":{},", json_string(id))?;
+            buf.extend_from_slice(b"\"id\":");
+            push_json_string(&mut buf, id);
+            buf.push(b',');
         }
         match &e.parent {
-            session::entry::Parent::Null => out.write_all(b"\"parentId\":null,")?,
-            session::entry::Parent::Id(p) => write!(out, "\"parentId\":{},", json_string(p))?,
+            Parent::Null => buf.extend_from_slice(b"\"parentId\":null,"),
+            Parent::Id(p) => {
+                buf.extend_from_slice(b"\"parentId\":");
+                push_json_string(&mut buf, p);
+                buf.push(b',');
+            }
             _ => {}
         }
-        let label = s.label_of(node).map(|l| l.label.as_str());
-        if e.kind != session::entry::Kind::Missing {
-            write!(out, "\"type\":{},", json_string(e.kind.as_str()))?;
+        if e.kind != Kind::Missing {
+            buf.extend_from_slice(b"\"type\":");
+            push_json_string(&mut buf, e.kind.as_str());
+            buf.push(b',');
         }
-        write!(out, "\"label\":{},\"children\":[", opt_json(label))?;
+        buf.extend_from_slice(b"\"label\":");
+        match any_labels.then(|| s.label_of(node)).flatten() {
+            Some(l) => push_json_string(&mut buf, &l.label),
+            None => buf.extend_from_slice(b"null"),
+        }
+        buf.extend_from_slice(b",\"children\":[");
         for (k, c) in s.tree.children(node).iter().enumerate() {
             if k > 0 {
-                out.write_all(b",")?;
+                buf.push(b',');
             }
-            out.write_all(opt_json(s.entry(*c).id_str()).as_bytes())?;
+            match s.entry(*c).id_str() {
+                Some(id) => push_json_string(&mut buf, id),
+                None => buf.extend_from_slice(b"null"),
+            }
         }
-        out.write_all(b"]}")?;
+        buf.extend_from_slice(b"]}");
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
     }
-    out.write_all(b"]\n")?;
+    buf.extend_from_slice(b"]\n");
+    out.write_all(&buf)?;
     Ok(())
 }
 

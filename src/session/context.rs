@@ -2,14 +2,17 @@
 //! `buildSessionContext`, with compactions (`firstKeptEntryId` or the newer
 //! `retainedTail`), context edits and branch summaries.
 
-use super::entry::{Entry, Info, Kind, Role};
+use super::cursor::Cursor;
+use super::entry::{Entry, Info, Kind, MessageInfo, Role, Span};
 use super::raw::{RawObject, json_string, ms_json};
-use super::{Session, SessionError};
+use super::{Session, SessionError, read};
 use compact_str::CompactString;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 
 /// Which leaf to build the context for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,16 +175,35 @@ impl Session {
         out: &mut dyn std::io::Write,
     ) -> Result<(), SessionError> {
         let io = |e| SessionError::io(&self.path, e);
-        let mut file = File::open(&self.path).map_err(io)?;
+        let mut lines = LineWindow::new(File::open(&self.path).map_err(io)?);
         out.write_all(b"{\"messages\":[").map_err(io)?;
         let mut first = true;
+        let mut put = |out: &mut dyn std::io::Write, m: &str| {
+            if !std::mem::take(&mut first) {
+                out.write_all(b",")?;
+            }
+            out.write_all(m.as_bytes())
+        };
         for item in &ctx.items {
-            for m in self.context_messages(item, &mut file)? {
-                if !first {
-                    out.write_all(b",").map_err(io)?;
-                }
-                first = false;
-                out.write_all(m.as_bytes()).map_err(io)?;
+            if !item.contributes {
+                continue;
+            }
+            let e = self.entry(item.entry);
+            let line = lines.line(e.span).map_err(io)?;
+            // Most messages are copied as written: no need to build them.
+            let plain = item.edit.is_none() && e.message().is_some_and(|m| !needs_rebuild(self, m));
+            if let Some(raw) = plain.then(|| message_raw(&line)).flatten() {
+                put(out, raw).map_err(io)?;
+                continue;
+            }
+            let line = line.into_owned();
+            let mut messages = entry_messages(self, e, &line);
+            if let Some(edit) = item.edit {
+                let edit_line = lines.line(self.entry(edit).span).map_err(io)?;
+                messages = apply_edit(messages, &edit_line);
+            }
+            for m in messages {
+                put(out, &m).map_err(io)?;
             }
         }
         out.write_all(b"]").map_err(io)?;
@@ -206,6 +228,88 @@ impl Session {
     }
 }
 
+/// Lines of the session file read through a window of it: a long context
+/// costs a few large reads rather than two calls per entry.
+struct LineWindow {
+    file: File,
+    buf: Vec<u8>,
+    /// File offset of `buf[0]`.
+    at: u64,
+}
+
+impl LineWindow {
+    const SIZE: u64 = 1 << 20;
+
+    fn new(file: File) -> LineWindow {
+        LineWindow {
+            file,
+            buf: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// The text at `span`, as [`read::read_span`] reads it.
+    fn line(&mut self, span: Span) -> std::io::Result<Cow<'_, str>> {
+        let end = span.offset.saturating_add(span.len);
+        if span.offset < self.at || end > self.at + self.buf.len() as u64 {
+            self.buf.clear();
+            self.at = span.offset;
+            let want = span.len.max(Self::SIZE);
+            self.file.seek(SeekFrom::Start(span.offset))?;
+            (&mut self.file).take(want).read_to_end(&mut self.buf)?;
+            if (self.buf.len() as u64) < span.len {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the file is shorter than when it was read",
+                ));
+            }
+        }
+        let from = (span.offset - self.at) as usize;
+        Ok(read::decode_span(
+            &self.buf[from..from + span.len as usize],
+            span.offset,
+        ))
+    }
+}
+
+/// The raw `message` value of a plain entry line, read in place; `None`
+/// when serde should decide (damage, an escaped or repeated key, null).
+fn message_raw(line: &str) -> Option<&str> {
+    let mut c = Cursor::new(line.as_bytes());
+    c.ws();
+    let mut found = None;
+    let mut more = c.open_object()?;
+    while more {
+        let key = c.key()?;
+        let start = c.pos();
+        c.skip_value()?;
+        if key == b"message" {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(start..c.pos());
+        }
+        more = c.member_end()?;
+    }
+    c.ws();
+    if !c.at_end() {
+        return None;
+    }
+    // serde reads a null message as none at all.
+    line.get(found?).filter(|raw| *raw != "null")
+}
+
+/// Whether pi builds this message anew (null content, a legacy hook
+/// message) rather than taking it as written.
+fn needs_rebuild(session: &Session, m: &MessageInfo) -> bool {
+    m.content.nullish
+        && matches!(
+            m.role,
+            Role::System | Role::User | Role::Assistant | Role::ToolResult
+        )
+        || (session.header.version < 3 && m.role == Role::Custom)
+}
+
 /// Whether an entry type can add messages at all.
 fn contributes(e: &Entry) -> bool {
     match &e.info {
@@ -225,13 +329,7 @@ struct MessageOnly<'a> {
 fn entry_messages(session: &Session, e: &Entry, line: &str) -> Vec<String> {
     match &e.info {
         Info::Message(m) => {
-            let needs_edit = m.content.nullish
-                && matches!(
-                    m.role,
-                    Role::System | Role::User | Role::Assistant | Role::ToolResult
-                )
-                || (session.header.version < 3 && m.role == Role::Custom);
-            if !needs_edit {
+            if !needs_rebuild(session, m) {
                 if let Ok(MessageOnly { message: Some(raw) }) = serde_json::from_str(line) {
                     return vec![raw.get().to_string()];
                 }
@@ -366,4 +464,39 @@ fn apply_edit(messages: Vec<String>, edit_line: &str) -> Vec<String> {
             msg.to_json()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In place or by serde, the same message text, or none.
+    #[test]
+    fn message_raw_agrees_with_serde() {
+        let serde = |line: &str| match serde_json::from_str::<MessageOnly>(line) {
+            Ok(MessageOnly { message: Some(raw) }) => Some(raw.get().to_string()),
+            _ => None,
+        };
+        for line in [
+            r#"{"type":"message","message":{"role":"user","content":"hi"}}"#,
+            r#" { "message" : { "a" : [1, 2.5e-3] } , "x": null } "#,
+            r#"{"message":null}"#,
+            r#"{"message":5,"id":"a"}"#,
+            r#"{"message":"s"}"#,
+            r#"{"message":{},"message":{}}"#,
+            r#"{"messag\u0065":{"a":1}}"#,
+            r#"{"id":"a"}"#,
+            r#"{"message":{"a":1}"#,
+            r#"{"message":{"a":1}} x"#,
+            r#"{"message":{"a":"\ud83d\ude00"}}"#,
+            r#"[{"message":{}}]"#,
+        ] {
+            let fast = message_raw(line);
+            if let Some(fast) = fast {
+                assert_eq!(Some(fast.to_string()), serde(line), "{line}");
+            }
+        }
+        assert_eq!(message_raw(r#"{"message":{"a":1}}"#), Some(r#"{"a":1}"#));
+        assert_eq!(message_raw(r#"{"message":null}"#), None);
+    }
 }

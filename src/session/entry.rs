@@ -89,7 +89,12 @@ pub enum Role {
 
 impl Role {
     fn from_scalar(s: &Scalar) -> Role {
-        match s.as_str() {
+        Role::from_name(s.as_str())
+    }
+
+    /// The role a `role` field names; `None` when it is not a string.
+    pub(crate) fn from_name(name: Option<&str>) -> Role {
+        match name {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,
             Some("toolResult") => Role::ToolResult,
@@ -652,12 +657,30 @@ pub(crate) enum LineParse {
     Invalid(String),
 }
 
-/// Parses one line for the index. Objects with duplicate keys (valid JSON;
+/// Parses one line for the index, from its bytes, which need not be UTF-8:
+/// the fast path checks them as it goes, and otherwise they are decoded
+/// first (noted in `meta.lossy`). Objects with duplicate keys (valid JSON;
 /// the last value wins, as in JavaScript) take a slower path.
-pub(crate) fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
+pub(crate) fn parse_line_bytes<M: Depth>(line: &[u8], meta: &mut LineMeta) -> LineParse {
+    if !M::FULL {
+        if let Some(entry) = super::quick::structure_entry(line, *meta) {
+            return LineParse::Entry(entry);
+        }
+    }
+    let (text, lossy) = super::read::line_text(line, meta.offset);
+    meta.lossy = lossy;
+    parse_text::<M>(&text, *meta)
+}
+
+fn parse_text<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
     if text.trim().is_empty() {
         return LineParse::Blank;
     }
+    parse_line_serde::<M>(text, meta)
+}
+
+/// [`parse_line`] by serde alone: any line, with serde's error messages.
+pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
     // serde would also read a struct from an array: objects only.
     let object = text.trim_start().starts_with('{');
     let first = if object {
@@ -720,44 +743,13 @@ impl<M: Depth> LineFields<M> {
     /// Turns the fields into an entry at `line` / `span`.
     pub(crate) fn into_entry(self, line: u32, span: Span, lossy: bool) -> Entry {
         let kind = Kind::from_scalar(&self.kind);
-        let time_ms = scalar_ms(&self.timestamp);
-        let timestamp = match &self.timestamp {
-            Scalar::Str(s) => Some(s.clone()),
-            _ => None,
-        };
-        let parent = match self.parent_id {
-            Scalar::Null => Parent::Null,
-            Scalar::Missing => Parent::Missing,
-            Scalar::Str(s) => Parent::Id(s),
-            _ => Parent::Invalid,
-        };
         let mut usage = self.usage.0.as_ref().map(UsageFields::totals);
         let info = match kind {
             Kind::Message => match self.message.0 {
                 Some(m) => {
-                    usage = m.usage.0.as_ref().map(UsageFields::totals);
-                    let content = m.content.map_or_else(
-                        || ContentInfo {
-                            nullish: true,
-                            ..ContentInfo::default()
-                        },
-                        |c| c.0,
-                    );
-                    Info::Message(Box::new(MessageInfo {
-                        role: Role::from_scalar(&m.role),
-                        content,
-                        stop_reason: m.stop_reason.into_compact(),
-                        error: m.error_message.filter(|e| e.is_string),
-                        tool_call_id: m.tool_call_id.into_compact(),
-                        tool_name: m.tool_name.into_compact(),
-                        is_error: m.is_error == Scalar::Bool(true),
-                        command: m.command.filter(|c| c.is_string),
-                        summary: m.summary.filter(|s| s.is_string),
-                        provider: m.provider.into_compact(),
-                        model: m.model.into_compact(),
-                        custom_type: m.custom_type.into_compact(),
-                        time_ms: m.timestamp.as_f64(),
-                    }))
+                    let (info, message_usage) = message_info(*m);
+                    usage = message_usage;
+                    info
                 }
                 None => Info::Message(Box::default()),
             },
@@ -813,6 +805,43 @@ impl<M: Depth> LineFields<M> {
             },
             _ => Info::None,
         };
+        let head = Head {
+            id: self.id,
+            parent_id: self.parent_id,
+            timestamp: self.timestamp,
+        };
+        head.into_entry(kind, usage, info, line, span, lossy)
+    }
+}
+
+/// The fields every entry type shares.
+pub(crate) struct Head {
+    pub(crate) id: Scalar,
+    pub(crate) parent_id: Scalar,
+    pub(crate) timestamp: Scalar,
+}
+
+impl Head {
+    pub(crate) fn into_entry(
+        self,
+        kind: Kind,
+        usage: Option<UsageTotals>,
+        info: Info,
+        line: u32,
+        span: Span,
+        lossy: bool,
+    ) -> Entry {
+        let time_ms = scalar_ms(&self.timestamp);
+        let timestamp = match self.timestamp {
+            Scalar::Str(s) => Some(s),
+            _ => None,
+        };
+        let parent = match self.parent_id {
+            Scalar::Null => Parent::Null,
+            Scalar::Missing => Parent::Missing,
+            Scalar::Str(s) => Parent::Id(s),
+            _ => Parent::Invalid,
+        };
         Entry {
             id: self.id.into_compact(),
             parent,
@@ -826,6 +855,34 @@ impl<M: Depth> LineFields<M> {
             info,
         }
     }
+}
+
+/// A message entry's info, and the usage it adds.
+fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
+    let usage = m.usage.0.as_ref().map(UsageFields::totals);
+    let content = m.content.map_or_else(
+        || ContentInfo {
+            nullish: true,
+            ..ContentInfo::default()
+        },
+        |c| c.0,
+    );
+    let info = Info::Message(Box::new(MessageInfo {
+        role: Role::from_scalar(&m.role),
+        content,
+        stop_reason: m.stop_reason.into_compact(),
+        error: m.error_message.filter(|e| e.is_string),
+        tool_call_id: m.tool_call_id.into_compact(),
+        tool_name: m.tool_name.into_compact(),
+        is_error: m.is_error == Scalar::Bool(true),
+        command: m.command.filter(|c| c.is_string),
+        summary: m.summary.filter(|s| s.is_string),
+        provider: m.provider.into_compact(),
+        model: m.model.into_compact(),
+        custom_type: m.custom_type.into_compact(),
+        time_ms: m.timestamp.as_f64(),
+    }));
+    (info, usage)
 }
 
 /// `new Date(value).getTime()` for a scalar field.
@@ -842,6 +899,10 @@ pub(crate) fn scalar_ms(s: &Scalar) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_line<M: Depth>(text: &str, mut meta: LineMeta) -> LineParse {
+        parse_line_bytes::<M>(text.as_bytes(), &mut meta)
+    }
 
     fn entry(line: &str) -> Entry {
         let meta = LineMeta {

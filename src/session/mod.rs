@@ -2,12 +2,14 @@
 //! its tree and context, and append to it exactly as pi would.
 
 pub mod context;
+mod cursor;
 pub mod entry;
 pub mod export;
 pub mod fields;
 pub mod fork;
 pub mod jsdate;
 pub mod migrate;
+mod quick;
 pub mod raw;
 pub mod read;
 pub mod summary;
@@ -165,10 +167,10 @@ pub enum Detail {
 }
 
 impl Detail {
-    fn parser(self) -> fn(&str, LineMeta) -> LineParse {
+    fn parser(self) -> fn(&[u8], &mut LineMeta) -> LineParse {
         match self {
-            Detail::Full => entry::parse_line::<entry::Full>,
-            Detail::Structure => entry::parse_line::<entry::Structure>,
+            Detail::Full => entry::parse_line_bytes::<entry::Full>,
+            Detail::Structure => entry::parse_line_bytes::<entry::Structure>,
         }
     }
 }
@@ -199,7 +201,7 @@ impl Session {
         let mut entries = Vec::new();
         let mut read_to = 0;
         let mut next_line = 1;
-        let end = read::scan(file, 0, 1, parse, |meta, parsed| {
+        let end = read::scan_unnumbered(file, 0, 1, parse, |meta, parsed| {
             if header.is_some() {
                 if ingest_line(&mut entries, &mut problems, meta, parsed) {
                     read_to = meta.offset + meta.len + u64::from(meta.terminated);
@@ -208,7 +210,8 @@ impl Session {
                 return ControlFlow::Continue(());
             }
             match parsed {
-                LineParse::Header(h, _) => {
+                LineParse::Header(mut h, _) => {
+                    h.line = meta.number;
                     if meta.lossy {
                         problems.push(Problem {
                             line: meta.number,
@@ -292,7 +295,7 @@ impl Session {
         let entries = &mut self.entries;
         let problems = &mut self.line_problems;
         let parse = self.detail.parser();
-        read::scan(file, self.read_to, self.next_line, parse, |meta, parsed| {
+        read::scan_unnumbered(file, self.read_to, self.next_line, parse, |meta, parsed| {
             if ingest_line(entries, problems, meta, parsed) {
                 read_to = meta.offset + meta.len + u64::from(meta.terminated);
                 next_line = meta.number + 1;
@@ -434,7 +437,9 @@ fn ingest_line(
         kind,
     };
     match parsed {
-        LineParse::Entry(e) | LineParse::Header(_, e) => {
+        LineParse::Entry(mut e) | LineParse::Header(_, mut e) => {
+            // The reader numbers lines only for the sink.
+            e.line = meta.number;
             if meta.lossy {
                 problems.push(problem(ProblemKind::NotUtf8));
             }
@@ -481,4 +486,70 @@ impl Header {
 /// `String.prototype.trim`: Unicode white space and the BOM.
 pub fn js_trim(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A session big enough to be read on several threads, with blank,
+    /// damaged and non-UTF-8 lines and a second header between entries:
+    /// every entry and problem keeps its physical line number, as when the
+    /// file is read a line at a time; a refresh after an append continues
+    /// the numbering.
+    #[test]
+    fn big_sessions_keep_line_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.jsonl");
+        let mut data = Vec::new();
+        writeln!(data, r#"{{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/"}}"#).unwrap();
+        let mut want = Vec::new();
+        let pad = "x".repeat(300);
+        for i in 0..6000u32 {
+            let line = i + 2 + i / 7 * 2;
+            match i % 97 {
+                5 => data.extend_from_slice(b"{\"type\":\"message\",\"id\":\"\xff\"}\n"),
+                9 => writeln!(data, r#"{{"type":"session","id":"again"}}"#).unwrap(),
+                _ => writeln!(data, r#"{{"type":"message","id":"m{i}","parentId":null,"timestamp":"2024-01-01T00:00:00.000Z","message":{{"role":"user","content":"{pad}"}}}}"#).unwrap(),
+            }
+            want.push(line);
+            if i % 7 == 6 {
+                data.extend_from_slice(b"\n{broken\n");
+            }
+        }
+        std::fs::write(&path, &data).unwrap();
+        assert!(data.len() > 1 << 20);
+        for detail in [Detail::Structure, Detail::Full] {
+            let mut s = Session::open_with(&path, detail).unwrap();
+            assert_eq!(s.header.line, 1);
+            let lines: Vec<u32> = s.entries.iter().map(|e| e.line).collect();
+            assert_eq!(lines, want);
+            let damaged: Vec<u32> = s
+                .problems
+                .iter()
+                .filter(|p| matches!(p.kind, ProblemKind::Damaged { .. }))
+                .map(|p| p.line)
+                .collect();
+            let broken: Vec<u32> = (0..6000u32)
+                .filter(|i| i % 7 == 6)
+                .map(|i| i + 2 + i / 7 * 2 + 2)
+                .collect();
+            assert_eq!(damaged, broken);
+            for p in &s.problems {
+                if matches!(p.kind, ProblemKind::NotUtf8 | ProblemKind::ExtraHeader) {
+                    assert!(want.contains(&p.line), "{p}");
+                }
+            }
+            let next = data.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let mut more = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            writeln!(more, r#"{{"type":"message","id":"z","parentId":null}}"#).unwrap();
+            assert_eq!(s.refresh().unwrap(), Refresh::Appended(1));
+            assert_eq!(s.entries.last().map(|e| e.line), Some(next));
+            std::fs::write(&path, &data).unwrap();
+        }
+    }
 }

@@ -62,17 +62,24 @@ impl RawObject {
     }
 }
 
-/// A JSON string literal, as `JSON.stringify` writes it. Plain text (ids,
-/// types) skips the general encoder: it sits on the tree output's hot path.
+/// A JSON string literal, as `JSON.stringify` writes it.
 pub fn json_string(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends a JSON string literal. Plain text (ids, types) skips the general
+/// encoder: it sits on the tree output's hot path.
+pub fn push_json_string(out: &mut Vec<u8>, s: &str) {
     if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        let mut out = String::with_capacity(s.len() + 2);
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-        return out;
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        // Writing to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, s);
     }
-    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// JSON text for a millisecond time, `null` for JavaScript's NaN.

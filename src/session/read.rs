@@ -1,14 +1,21 @@
-//! Reads a session file in large blocks and parses its lines on all cores,
-//! handing them back in file order with their byte offsets. Memory stays at
-//! one block however large the file; a single line may be of any length.
+//! Reads a session file in blocks and parses its lines on all cores, handing
+//! them back in file order with their byte offsets. Memory stays at a few
+//! blocks however large the file; a single line may be of any length.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
 
-const BLOCK: usize = 8 << 20;
-/// Below this many bytes a block is parsed on the calling thread.
-const PARALLEL_MIN: usize = 256 << 10;
+/// Bytes per block: small enough that the workers share a file evenly and
+/// keep little in flight, large enough that handing over costs nothing.
+const BLOCK: u64 = 1 << 20;
+/// Below this many bytes the file is parsed on the calling thread.
+const PARALLEL_MIN: u64 = 256 << 10;
+/// How many blocks the workers may run ahead of the one the sink waits for.
+const AHEAD_PER_THREAD: u64 = 3;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Where one physical line sits.
@@ -36,103 +43,244 @@ pub struct ScanEnd {
     pub next_number: u32,
 }
 
-/// Reads `file` from `offset` (line numbers from `first_number`), parses each
-/// line with `parse` (in parallel) and hands the results to `sink` in file
-/// order. `sink` may stop the scan early.
+/// Reads `file` from `offset` (line numbers from `first_number`) to the end
+/// it has when the scan starts, parses each line with `parse` (in parallel)
+/// and hands the results to `sink` in file order. `sink` may stop the scan
+/// early.
 pub fn scan<T: Send>(
-    mut file: File,
+    file: File,
     offset: u64,
     first_number: u32,
     parse: impl Fn(&str, LineMeta) -> T + Sync,
+    sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
+) -> io::Result<ScanEnd> {
+    let parse = |line: &[u8], meta: &mut LineMeta| {
+        let (text, lossy) = line_text(line, meta.offset);
+        meta.lossy = lossy;
+        parse(&text, *meta)
+    };
+    scan_with(file, offset, first_number, true, parse, sink)
+}
+
+/// Like [`scan`], but `parse` gets the bytes of each line, decodes them
+/// itself (as [`line_text`] does, setting `lossy`), and may see line numbers
+/// that are not the file's (only the sink is sure to get the real ones): the
+/// workers then need not wait for each other to count lines.
+pub(crate) fn scan_unnumbered<T: Send>(
+    file: File,
+    offset: u64,
+    first_number: u32,
+    parse: impl Fn(&[u8], &mut LineMeta) -> T + Sync,
+    sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
+) -> io::Result<ScanEnd> {
+    scan_with(file, offset, first_number, false, parse, sink)
+}
+
+fn scan_with<T: Send>(
+    file: File,
+    offset: u64,
+    first_number: u32,
+    numbered: bool,
+    parse: impl Fn(&[u8], &mut LineMeta) -> T + Sync,
     mut sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
 ) -> io::Result<ScanEnd> {
-    file.seek(SeekFrom::Start(offset))?;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+    let threads = if cfg!(any(unix, windows)) {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    } else {
+        1
+    };
+    let stream = Stream {
+        start: offset,
+        end: file.metadata()?.len(),
+        file,
+    };
     let mut end = ScanEnd {
         offset,
         next_number: first_number,
     };
-    let mut eof = false;
-    while !eof {
-        // Fill the buffer up to a block, or further until it holds a newline.
-        loop {
-            let start = buf.len();
-            buf.resize(start + BLOCK.max(buf.len() / 2), 0);
-            let n = read_full(&mut file, &mut buf[start..])?;
-            buf.truncate(start + n);
-            if n == 0 {
-                eof = true;
+    if threads <= 1 || stream.end.saturating_sub(offset) < PARALLEL_MIN {
+        let (mut buf, mut ends) = (Vec::new(), Vec::new());
+        let mut number = first_number;
+        for index in 0.. {
+            let Some(block) = stream.block(index, &mut buf)? else {
                 break;
+            };
+            let lines = block.lines(&buf, &mut ends);
+            for (meta, result) in parse_block(&buf, &block, number, &ends, &parse) {
+                if hand_out(&mut end, meta, result, &mut sink).is_break() {
+                    return Ok(end);
+                }
             }
-            if memchr::memrchr(b'\n', &buf[start..]).is_some() && buf.len() >= BLOCK / 2 {
-                break;
-            }
+            number = number.saturating_add(lines as u32);
         }
-        let complete = match memchr::memrchr(b'\n', &buf) {
-            _ if eof => buf.len(),
-            Some(i) => i + 1,
-            None => continue,
-        };
-        let mut lines = split_lines(&buf[..complete], end);
-        let results = parse_all(&buf, &mut lines, threads, &parse);
-        for (meta, result) in lines.iter().zip(results) {
-            end.offset = meta.offset + meta.len + u64::from(meta.terminated);
-            end.next_number = meta.number + 1;
-            if sink(*meta, result).is_break() {
-                return Ok(end);
-            }
-        }
-        buf.drain(..complete);
+        return Ok(end);
     }
+    let number = numbered.then_some(first_number);
+    scan_parallel(&stream, threads, number, &parse, &mut sink, &mut end)?;
     Ok(end)
 }
 
-fn read_full(file: &mut File, mut out: &mut [u8]) -> io::Result<usize> {
-    let mut total = 0;
-    while !out.is_empty() {
-        match file.read(out) {
-            Ok(0) => break,
-            Ok(n) => {
-                total += n;
-                out = &mut out[n..];
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(total)
+fn hand_out<T>(
+    end: &mut ScanEnd,
+    meta: LineMeta,
+    result: T,
+    sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    end.offset = meta.offset + meta.len + u64::from(meta.terminated);
+    end.next_number = meta.number + 1;
+    sink(meta, result)
 }
 
-/// Line positions in `block`, which starts at `at`. `lossy` is filled later.
-fn split_lines(block: &[u8], at: ScanEnd) -> Vec<LineMeta> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut number = at.next_number;
-    while start < block.len() {
-        let (len, terminated) = match memchr::memchr(b'\n', &block[start..]) {
-            Some(i) => (i, true),
-            None => (block.len() - start, false),
+/// The part of a file a scan reads, cut into blocks that any thread can
+/// read on its own: block `k` holds the lines that start in its `BLOCK`
+/// bytes, the last one read on to its end.
+struct Stream {
+    file: File,
+    /// Offset of the first line.
+    start: u64,
+    /// The file's length when the scan began: lines appended later are
+    /// read by the next scan.
+    end: u64,
+}
+
+/// The lines of one block, at `buf[from..len]`; `buf[0]` is at `offset`.
+struct Block {
+    offset: u64,
+    from: usize,
+    len: usize,
+}
+
+impl Block {
+    fn text<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
+        &buf[self.from..self.len]
+    }
+
+    /// Finds where each line ends (its `\n`, or the end of the block), into
+    /// `ends`, and returns the number of lines.
+    fn lines(&self, buf: &[u8], ends: &mut Vec<usize>) -> usize {
+        let text = self.text(buf);
+        ends.clear();
+        ends.extend(memchr::memchr_iter(b'\n', text).map(|i| self.from + i));
+        if text.last().is_some_and(|&b| b != b'\n') {
+            ends.push(self.len);
+        }
+        ends.len()
+    }
+}
+
+impl Stream {
+    /// Reads block `index` into `buf` (which keeps its length between
+    /// blocks, so it is not cleared again each time); `None` past the end.
+    fn block(&self, index: u64, buf: &mut Vec<u8>) -> io::Result<Option<Block>> {
+        let begin = index
+            .checked_mul(BLOCK)
+            .and_then(|b| b.checked_add(self.start))
+            .filter(|&b| b < self.end);
+        let Some(begin) = begin else {
+            return Ok(None);
         };
-        out.push(LineMeta {
-            offset: at.offset + start as u64,
-            len: len as u64,
+        let stop = begin.saturating_add(BLOCK).min(self.end);
+        // The byte before the block tells whether a line starts at its
+        // first byte.
+        let offset = if index == 0 { begin } else { begin - 1 };
+        let mut len = self.read(offset, stop, buf, 0)?;
+        let from = if index == 0 {
+            0
+        } else {
+            memchr::memchr(b'\n', &buf[..len]).map_or(len, |i| i + 1)
+        };
+        // The last line starting in the block runs on past it.
+        if from < len && buf[len - 1] != b'\n' {
+            loop {
+                let at = offset + len as u64;
+                if at >= self.end {
+                    break;
+                }
+                let more = self.read(at, at.saturating_add(BLOCK).min(self.end), buf, len)?;
+                if more == len {
+                    break;
+                }
+                if let Some(i) = memchr::memchr(b'\n', &buf[len..more]) {
+                    len += i + 1;
+                    break;
+                }
+                len = more;
+            }
+        }
+        Ok(Some(Block { offset, from, len }))
+    }
+
+    /// Reads the bytes from `at` to `stop` into `buf` from `into` on, and
+    /// returns where they end (sooner if the file shrank).
+    fn read(&self, at: u64, stop: u64, buf: &mut Vec<u8>, into: usize) -> io::Result<usize> {
+        let want = stop.saturating_sub(at) as usize;
+        if buf.len() < into + want {
+            buf.resize(into + want, 0);
+        }
+        let mut done = 0;
+        while done < want {
+            match read_at(
+                &self.file,
+                &mut buf[into + done..into + want],
+                at + done as u64,
+            ) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(into + done)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
+}
+
+/// Elsewhere scans run on one thread, so the shared position is safe.
+#[cfg(not(any(unix, windows)))]
+fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    file.seek(SeekFrom::Start(at))?;
+    file.read(buf)
+}
+
+/// Parses the lines of a block (ending at `ends`), numbered from `number`.
+fn parse_block<T>(
+    buf: &[u8],
+    block: &Block,
+    mut number: u32,
+    ends: &[usize],
+    parse: &impl Fn(&[u8], &mut LineMeta) -> T,
+) -> Vec<(LineMeta, T)> {
+    let mut out = Vec::with_capacity(ends.len());
+    let mut start = block.from;
+    for &end in ends {
+        let mut meta = LineMeta {
+            offset: block.offset + start as u64,
+            len: (end - start) as u64,
             number,
-            terminated,
+            terminated: end < block.len,
             lossy: false,
-        });
-        number += 1;
-        start += len + usize::from(terminated);
+        };
+        let parsed = parse(&buf[start..end], &mut meta);
+        out.push((meta, parsed));
+        number = number.saturating_add(1);
+        start = end + 1;
     }
     out
 }
 
 /// The text of a line (BOM removed at the start of the file), and whether it
 /// had to be decoded lossily.
-fn line_text<'a>(buf: &'a [u8], base: u64, meta: &LineMeta) -> (std::borrow::Cow<'a, str>, bool) {
-    let start = (meta.offset - base) as usize;
-    let mut bytes = &buf[start..start + meta.len as usize];
-    if meta.offset == 0 && bytes.starts_with(BOM) {
+pub(crate) fn line_text(mut bytes: &[u8], offset: u64) -> (std::borrow::Cow<'_, str>, bool) {
+    if offset == 0 && bytes.starts_with(BOM) {
         bytes = &bytes[BOM.len()..];
     }
     match std::str::from_utf8(bytes) {
@@ -141,51 +289,131 @@ fn line_text<'a>(buf: &'a [u8], base: u64, meta: &LineMeta) -> (std::borrow::Cow
     }
 }
 
-fn parse_all<T: Send>(
-    buf: &[u8],
-    lines: &mut [LineMeta],
+/// How far the workers have got, shared under one lock.
+struct Progress {
+    /// Blocks whose lines are counted, so the next one knows its first
+    /// line number.
+    counted: u64,
+    next_number: u32,
+    /// Index of the block the sink waits for.
+    sunk: u64,
+}
+
+type Parsed<T> = (u64, io::Result<Vec<(LineMeta, T)>>);
+
+/// Workers each take the next block, read, number and parse it; the calling
+/// thread puts the blocks back in order and runs the sink. Without a
+/// `first_number` the calling thread numbers the lines instead (from `end`).
+fn scan_parallel<T: Send>(
+    stream: &Stream,
     threads: usize,
-    parse: &(impl Fn(&str, LineMeta) -> T + Sync),
-) -> Vec<T> {
-    let base = lines.first().map_or(0, |l| l.offset);
-    let run = |chunk: &mut [LineMeta]| -> Vec<T> {
-        chunk
-            .iter_mut()
-            .map(|meta| {
-                let (text, lossy) = line_text(buf, base, meta);
-                meta.lossy = lossy;
-                parse(&text, *meta)
-            })
-            .collect()
-    };
-    let total: u64 = lines.iter().map(|l| l.len).sum();
-    if threads <= 1 || (total as usize) < PARALLEL_MIN || lines.len() < 2 {
-        return run(lines);
-    }
-    // Contiguous chunks of about equal bytes, one per thread.
-    let per = total / threads as u64 + 1;
-    let mut chunks: Vec<&mut [LineMeta]> = Vec::with_capacity(threads);
-    let mut rest: &mut [LineMeta] = lines;
-    while !rest.is_empty() {
-        let mut acc = 0;
-        let mut cut = 0;
-        while cut < rest.len() && (acc < per || cut == 0) {
-            acc += rest[cut].len + 1;
-            cut += 1;
-        }
-        let (head, tail) = rest.split_at_mut(cut);
-        chunks.push(head);
-        rest = tail;
-    }
+    first_number: Option<u32>,
+    parse: &(impl Fn(&[u8], &mut LineMeta) -> T + Sync),
+    sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
+    end: &mut ScanEnd,
+) -> io::Result<()> {
+    let progress = Mutex::new(Progress {
+        counted: 0,
+        next_number: first_number.unwrap_or(0),
+        sunk: 0,
+    });
+    let numbered = first_number.is_some();
+    let moved = Condvar::new();
+    let stop = AtomicBool::new(false);
+    let claimed = AtomicU64::new(0);
+    let ahead = AHEAD_PER_THREAD * threads as u64;
     std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|c| s.spawn(move || run(c)))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+        let (tx, rx) = mpsc::channel::<Parsed<T>>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (progress, moved, stop, claimed) = (&progress, &moved, &stop, &claimed);
+            s.spawn(move || {
+                let (mut buf, mut ends) = (Vec::new(), Vec::new());
+                loop {
+                    let index = claimed.fetch_add(1, Ordering::Relaxed);
+                    // Wait for the sink to come within reach.
+                    {
+                        let Ok(mut p) = progress.lock() else { return };
+                        while !stop.load(Ordering::Relaxed) && index >= p.sunk + ahead {
+                            p = match moved.wait(p) {
+                                Ok(p) => p,
+                                Err(_) => return,
+                            };
+                        }
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let block = stream.block(index, &mut buf);
+                    let lines = match &block {
+                        Ok(Some(b)) => b.lines(&buf, &mut ends),
+                        _ => 0,
+                    };
+                    // Number the lines once the blocks before are counted.
+                    let number = if !numbered {
+                        0
+                    } else {
+                        let Ok(mut p) = progress.lock() else { return };
+                        while !stop.load(Ordering::Relaxed) && p.counted < index {
+                            p = match moved.wait(p) {
+                                Ok(p) => p,
+                                Err(_) => return,
+                            };
+                        }
+                        let number = p.next_number;
+                        p.counted = index + 1;
+                        p.next_number = number.saturating_add(lines as u32);
+                        drop(p);
+                        moved.notify_all();
+                        number
+                    };
+                    let parsed = match block {
+                        // Past the end: nothing more to claim.
+                        Ok(None) => return,
+                        Ok(Some(b)) => Ok(parse_block(&buf, &b, number, &ends, parse)),
+                        Err(e) => Err(e),
+                    };
+                    let failed = parsed.is_err();
+                    if tx.send((index, parsed)).is_err() || failed {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let halt = || {
+            stop.store(true, Ordering::Relaxed);
+            moved.notify_all();
+        };
+        let mut pending = BTreeMap::new();
+        let mut next = 0;
+        for (index, parsed) in rx.iter() {
+            pending.insert(index, parsed);
+            while let Some(parsed) = pending.remove(&next) {
+                let lines = match parsed {
+                    Ok(lines) => lines,
+                    Err(e) => {
+                        halt();
+                        return Err(e);
+                    }
+                };
+                for (mut meta, result) in lines {
+                    if !numbered {
+                        meta.number = end.next_number;
+                    }
+                    if hand_out(end, meta, result, sink).is_break() {
+                        halt();
+                        return Ok(());
+                    }
+                }
+                next += 1;
+                if let Ok(mut p) = progress.lock() {
+                    p.sunk = next;
+                }
+                moved.notify_all();
+            }
+        }
+        Ok(())
     })
 }
 
@@ -207,6 +435,11 @@ pub fn read_span(file: &mut File, offset: u64, len: u64) -> io::Result<String> {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     })
+}
+
+/// The text of bytes read at `offset`, as [`read_span`] returns it.
+pub(crate) fn decode_span(bytes: &[u8], offset: u64) -> std::borrow::Cow<'_, str> {
+    line_text(bytes, offset).0
 }
 
 #[cfg(test)]
@@ -250,13 +483,124 @@ mod tests {
         assert!(got[0].1.lossy);
     }
 
+    /// Lines of every length from 0 to past a block, with and without
+    /// `\r`, over many blocks: each comes back whole, in order, in place.
+    #[test]
+    fn many_blocks_match_a_plain_split() {
+        let mut data = Vec::new();
+        let mut x: u64 = 7;
+        for i in 0..4000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = match i % 97 {
+                0 => BLOCK as usize + (x >> 40) as usize % 5000,
+                1 => 0,
+                _ => (x >> 33) as usize % 3000,
+            };
+            data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, len));
+            if i % 5 == 0 {
+                data.push(b'\r');
+            }
+            data.push(b'\n');
+        }
+        data.extend_from_slice(b"unterminated");
+        let got = lines(&data);
+        let want: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+        assert_eq!(got.len(), want.len());
+        let mut offset = 0;
+        for (k, ((text, meta), line)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(text.as_bytes(), *line);
+            assert_eq!((meta.offset, meta.number), (offset, k as u32 + 1));
+            assert_eq!(meta.terminated, k + 1 < want.len());
+            offset += line.len() as u64 + 1;
+        }
+    }
+
+    /// Line ends just before, at and after block edges, and scans that
+    /// start at a later line (as a refresh does).
+    #[test]
+    fn block_edges_and_later_starts() {
+        let b = BLOCK as usize;
+        let mut data = vec![b'x'; 4 * b + 10];
+        for edge in [b - 1, 2 * b, 3 * b + 1, 3 * b + 2, 4 * b - 1] {
+            data[edge] = b'\n';
+        }
+        for i in (5..b / 2).step_by(777) {
+            data[i] = b'\n';
+        }
+        let want: Vec<&[u8]> = data.split(|&c| c == b'\n').collect();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                data.iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        let picks = (0..starts.len()).step_by(97).chain([1, starts.len() - 1]);
+        for (k, start) in picks.map(|k| (k, starts[k])) {
+            let mut f = tempfile::tempfile().unwrap();
+            f.write_all(&data).unwrap();
+            let mut got = Vec::new();
+            let end = scan(
+                f,
+                start as u64,
+                k as u32 + 1,
+                |t, _| t.to_string(),
+                |m, t| {
+                    got.push((t, m));
+                    ControlFlow::Continue(())
+                },
+            )
+            .unwrap();
+            assert_eq!(got.len(), want.len() - k, "from line {}", k + 1);
+            for (j, (text, meta)) in got.iter().enumerate() {
+                assert_eq!(text.as_bytes(), want[k + j]);
+                assert_eq!(meta.offset, starts[k + j] as u64);
+                assert_eq!(meta.number, (k + j) as u32 + 1);
+            }
+            assert_eq!(end.offset, data.len() as u64);
+        }
+    }
+
+    #[test]
+    fn a_sink_can_stop_the_scan() {
+        let mut data = Vec::new();
+        for i in 0..200_000 {
+            writeln!(data, "line {i}").unwrap();
+        }
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let mut seen = 0;
+        let end = scan(
+            f,
+            0,
+            1,
+            |t, _| t.len(),
+            |m, _| {
+                seen += 1;
+                if m.number == 150_000 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, 150_000);
+        assert_eq!(end.next_number, 150_001);
+        let want: usize = (0..150_000).map(|i| format!("line {i}\n").len()).sum();
+        assert_eq!(end.offset, want as u64);
+    }
+
     #[test]
     fn long_lines_and_many_lines_keep_their_order() {
         let mut data = Vec::new();
         for i in 0..50_000 {
             writeln!(data, "{i}").unwrap();
         }
-        data.extend(std::iter::repeat_n(b'x', 3 * BLOCK));
+        data.extend(std::iter::repeat_n(b'x', 3 * BLOCK as usize));
         data.push(b'\n');
         let got = lines(&data);
         assert_eq!(got.len(), 50_001);
@@ -266,6 +610,6 @@ mod tests {
                 .enumerate()
                 .all(|(i, (t, m))| t == &i.to_string() && m.number == i as u32 + 1)
         );
-        assert_eq!(got[50_000].1.len, 3 * BLOCK as u64);
+        assert_eq!(got[50_000].1.len, 3 * BLOCK);
     }
 }

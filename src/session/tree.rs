@@ -6,6 +6,9 @@ use super::{Problem, ProblemKind};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 
+/// Below this many entries the tree is built on one thread.
+const PARALLEL_MIN: usize = 20_000;
+
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelInfo {
@@ -20,118 +23,283 @@ pub struct LabelInfo {
 /// parent.
 #[derive(Debug, Default, Clone)]
 pub struct Tree {
-    by_id: HashMap<CompactString, u32>,
+    by_id: IdMap,
     /// For each entry (occurrence): its parent node, `None` for a root.
     parent: Vec<Option<u32>>,
-    /// For each node: its child occurrences, sorted like pi's tree.
-    children: Vec<Vec<u32>>,
+    /// For each node: its children, sorted like pi's tree, at
+    /// `child_list[child_start[node]..child_start[node + 1]]`.
+    child_start: Vec<u32>,
+    child_list: Vec<u32>,
     roots: Vec<u32>,
     labels: HashMap<CompactString, LabelInfo>,
     /// The last entry in file order (what pi resumes at).
     last: Option<u32>,
 }
 
+/// Entry ids to entries. Most ids are short (pi writes eight hex digits):
+/// those are kept as one integer, which hashes and compares in one step and
+/// halves the table.
+#[derive(Debug, Default, Clone)]
+struct IdMap {
+    short: HashMap<u64, u32>,
+    long: HashMap<CompactString, u32>,
+}
+
+/// An id of up to eight bytes without NUL, zero-padded into an integer
+/// (so no two such ids share one).
+fn short_key(id: &str) -> Option<u64> {
+    let b = id.as_bytes();
+    if b.len() > 8 || b.contains(&0) {
+        return None;
+    }
+    let mut key = [0u8; 8];
+    key[..b.len()].copy_from_slice(b);
+    Some(u64::from_le_bytes(key))
+}
+
+impl IdMap {
+    fn with_capacity(n: usize) -> IdMap {
+        IdMap {
+            short: HashMap::with_capacity_and_hasher(n, Default::default()),
+            long: HashMap::default(),
+        }
+    }
+
+    /// Maps `id` to `i`; returns what it mapped to before.
+    fn insert(&mut self, id: &CompactString, i: u32) -> Option<u32> {
+        match short_key(id) {
+            Some(k) => self.short.insert(k, i),
+            None => self.long.insert(id.clone(), i),
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<u32> {
+        match short_key(id) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(id).copied(),
+        }
+    }
+}
+
+/// Lists grouped by owner in one flat vector: `groups(owners)` puts each
+/// `(owner, item)` pair, in the order given, into its owner's group.
+fn groups(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for (owner, _) in pairs.clone() {
+        start[owner as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![0u32; start[n] as usize];
+    for (owner, item) in pairs {
+        let at = &mut fill[owner as usize];
+        list[*at as usize] = item;
+        *at += 1;
+    }
+    (start, list)
+}
+
+/// The ids of live entries: each id names its last occurrence.
+struct Ids {
+    map: IdMap,
+    /// Occurrences whose id a later entry took over.
+    superseded: Vec<bool>,
+    duplicates: Vec<Problem>,
+}
+
+fn index_ids(entries: &[Entry]) -> Ids {
+    let mut map = IdMap::with_capacity(entries.len());
+    let mut superseded = vec![false; entries.len()];
+    let mut first_line: HashMap<&str, u32> = HashMap::default();
+    let mut duplicates = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let Some(id) = &e.id else { continue };
+        if e.kind == Kind::Header {
+            continue;
+        }
+        if let Some(prev) = map.insert(id, i as u32) {
+            superseded[prev as usize] = true;
+            let first = *first_line
+                .entry(id.as_str())
+                .or_insert(entries[prev as usize].line);
+            duplicates.push(Problem {
+                line: e.line,
+                kind: ProblemKind::DuplicateId {
+                    id: id.to_string(),
+                    first_line: first,
+                },
+            });
+        }
+    }
+    Ids {
+        map,
+        superseded,
+        duplicates,
+    }
+}
+
+/// How a live entry names its parent.
+#[derive(Clone, Copy, PartialEq)]
+enum Link {
+    /// No parent: none named, not a string, its own id, or a header.
+    Root,
+    /// The id of the entry just before it (most entries).
+    Previous,
+    /// Any other id, looked up.
+    Other,
+}
+
+/// What the tree needs besides ids, in one pass in file order.
+struct Shape {
+    live: Vec<bool>,
+    links: Vec<Link>,
+    labels: HashMap<CompactString, LabelInfo>,
+    last: Option<u32>,
+}
+
+fn shape(entries: &[Entry]) -> Shape {
+    let n = entries.len();
+    let mut live = vec![false; n];
+    let mut links = vec![Link::Root; n];
+    let mut labels = HashMap::default();
+    let mut last = None;
+    for (i, e) in entries.iter().enumerate() {
+        if e.kind == Kind::Header {
+            continue;
+        }
+        live[i] = true;
+        last = Some(i as u32);
+        if let Parent::Id(p) = &e.parent {
+            if Some(p) != e.id.as_ref() {
+                let before = i.checked_sub(1).filter(|&b| live[b]);
+                links[i] = match before {
+                    Some(b) if entries[b].id.as_ref() == Some(p) => Link::Previous,
+                    _ => Link::Other,
+                };
+            }
+        }
+        if let Info::Label {
+            target: Some(t),
+            label,
+        } = &e.info
+        {
+            match label {
+                Some(l) => {
+                    labels.insert(
+                        t.clone(),
+                        LabelInfo {
+                            label: l.clone(),
+                            timestamp: e.timestamp.clone(),
+                        },
+                    );
+                }
+                None => {
+                    labels.remove(t);
+                }
+            }
+        }
+    }
+    Shape {
+        live,
+        links,
+        labels,
+        last,
+    }
+}
+
 impl Tree {
     /// Builds the index; loops found are added to `problems`.
     pub fn build(entries: &[Entry], problems: &mut Vec<Problem>) -> Tree {
+        let parallel = entries.len() >= PARALLEL_MIN
+            && std::thread::available_parallelism().is_ok_and(|t| t.get() > 1);
+        Tree::build_on(entries, problems, parallel)
+    }
+
+    fn build_on(entries: &[Entry], problems: &mut Vec<Problem>, parallel: bool) -> Tree {
+        // Entries are large: two passes over them (at once on two cores for
+        // a big session), the rest mostly on small arrays.
         let n = entries.len();
-        let live = |i: usize| entries[i].kind != Kind::Header;
-        let mut by_id: HashMap<CompactString, u32> =
-            HashMap::with_capacity_and_hasher(n, Default::default());
-        let mut first_line: HashMap<&str, u32> = HashMap::default();
-        let mut last = None;
-        let mut labels = HashMap::default();
-        for (i, e) in entries.iter().enumerate() {
-            if !live(i) {
-                continue;
-            }
-            last = Some(i as u32);
-            if let Some(id) = &e.id {
-                if let Some(prev) = by_id.insert(id.clone(), i as u32) {
-                    let first = *first_line
-                        .entry(id.as_str())
-                        .or_insert(entries[prev as usize].line);
-                    problems.push(Problem {
-                        line: e.line,
-                        kind: ProblemKind::DuplicateId {
-                            id: id.to_string(),
-                            first_line: first,
-                        },
-                    });
-                }
-            }
-            if let Info::Label {
-                target: Some(t),
-                label,
-            } = &e.info
-            {
-                match label {
-                    Some(l) => {
-                        labels.insert(
-                            t.clone(),
-                            LabelInfo {
-                                label: l.clone(),
-                                timestamp: e.timestamp.clone(),
-                            },
-                        );
-                    }
-                    None => {
-                        labels.remove(t);
-                    }
-                }
-            }
-        }
-        let node_of = |i: usize| -> u32 {
-            entries[i]
-                .id
-                .as_ref()
-                .and_then(|id| by_id.get(id).copied())
-                .unwrap_or(i as u32)
+        let (ids, shape) = if parallel {
+            std::thread::scope(|s| {
+                let ids = s.spawn(|| index_ids(entries));
+                let shape = shape(entries);
+                let ids = ids.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (ids, shape)
+            })
+        } else {
+            (index_ids(entries), shape(entries))
         };
-        let mut parent: Vec<Option<u32>> = (0..n)
+        let Ids {
+            map: by_id,
+            superseded,
+            duplicates,
+        } = ids;
+        let Shape {
+            live,
+            links,
+            labels,
+            last,
+        } = shape;
+        problems.extend(duplicates);
+        let node_of: Vec<u32> = (0..n)
             .map(|i| {
-                if !live(i) {
-                    return None;
-                }
-                match &entries[i].parent {
-                    Parent::Id(p) if Some(p) != entries[i].id.as_ref() => by_id.get(p).copied(),
-                    _ => None,
-                }
+                let taken = superseded[i].then(|| entries[i].id.as_ref()).flatten();
+                taken.and_then(|id| by_id.get(id)).unwrap_or(i as u32)
             })
             .collect();
-        let node_of_vec: Vec<u32> = (0..n).map(node_of).collect();
-        break_loops(entries, &node_of_vec, &mut parent, problems);
+        let mut parent: Vec<Option<u32>> = links
+            .iter()
+            .enumerate()
+            .map(|(i, link)| match link {
+                Link::Root => None,
+                // The entry before is that id's node unless a later entry
+                // took the id over.
+                Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
+                _ => entries[i].parent_id().and_then(|p| by_id.get(p)),
+            })
+            .collect();
+        drop(superseded);
+        // A parent node before its child's node everywhere means no loop.
+        let ordered = parent
+            .iter()
+            .zip(&node_of)
+            .all(|(p, &node)| p.is_none_or(|p| p < node));
+        if !ordered {
+            break_loops(entries, &node_of, &mut parent, problems);
+        }
 
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut roots = Vec::new();
         for (i, p) in parent.iter().enumerate() {
-            if !live(i) {
-                continue;
-            }
-            match p {
-                Some(p) => children[*p as usize].push(i as u32),
-                None => roots.push(i as u32),
+            if live[i] && p.is_none() {
+                roots.push(node_of[i]);
             }
         }
-        let key = |occ: u32| entries[node_of_vec[occ as usize] as usize].time_ms;
-        for list in &mut children {
+        // Only live entries have parents.
+        let (child_start, mut child_list) = groups(
+            n,
+            parent
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.map(|p| (p, i as u32))),
+        );
+        let key = |occ: u32| entries[node_of[occ as usize] as usize].time_ms;
+        for w in child_start.windows(2) {
+            let list = &mut child_list[w[0] as usize..w[1] as usize];
             if list.len() > 1 {
                 sort_like_v8(list, key);
             }
         }
-        // Children are stored by occurrence; the tree shows nodes.
-        for list in &mut children {
-            for c in list.iter_mut() {
-                *c = node_of_vec[*c as usize];
-            }
-        }
-        for r in &mut roots {
-            *r = node_of_vec[*r as usize];
+        // Children are sorted as occurrences; the tree shows nodes.
+        for c in &mut child_list {
+            *c = node_of[*c as usize];
         }
         Tree {
             by_id,
             parent,
-            children,
+            child_start,
+            child_list,
             roots,
             labels,
             last,
@@ -140,7 +308,7 @@ impl Tree {
 
     /// The entry an id names (its last occurrence).
     pub fn find(&self, id: &str) -> Option<u32> {
-        self.by_id.get(id).copied()
+        self.by_id.get(id)
     }
 
     /// Root nodes in file order (a node can appear twice when its id does).
@@ -150,7 +318,11 @@ impl Tree {
 
     /// Children of a node, oldest first.
     pub fn children(&self, node: u32) -> &[u32] {
-        self.children.get(node as usize).map_or(&[], Vec::as_slice)
+        let at = |i: usize| self.child_start.get(i).map(|&s| s as usize);
+        match (at(node as usize), at(node as usize + 1)) {
+            (Some(from), Some(to)) => self.child_list.get(from..to).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// The parent node of an entry, after loops are broken.
@@ -188,7 +360,7 @@ impl Tree {
     /// as pi does, within a budget that keeps hostile files linear.
     pub fn preorder(&self) -> Vec<u32> {
         let budget = self.parent.len().saturating_mul(4) + 1024;
-        let mut expanded = vec![false; self.children.len()];
+        let mut expanded = vec![false; self.parent.len()];
         let mut out = Vec::with_capacity(self.parent.len());
         let mut stack: Vec<u32> = self.roots.iter().rev().copied().collect();
         while let Some(node) = stack.pop() {
@@ -329,6 +501,176 @@ pub(crate) fn sort_like_v8(list: &mut [u32], key: impl Fn(u32) -> Option<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::entry::Span;
+
+    fn entry(line: u32, id: Option<&str>, parent: Parent, header: bool) -> Entry {
+        Entry {
+            id: id.map(CompactString::from),
+            parent,
+            kind: if header { Kind::Header } else { Kind::Message },
+            time_ms: Some(i64::from(line % 7)),
+            timestamp: None,
+            line,
+            span: Span::default(),
+            lossy: false,
+            usage: None,
+            info: Info::None,
+        }
+    }
+
+    /// Random graphs with repeated ids, forward and self references, and
+    /// headers: each live entry hangs under the node its parentId names
+    /// unless that edge was cut (and reported) to break a loop, and every
+    /// node is reached from a root.
+    #[test]
+    fn random_graphs_keep_pis_edges_and_have_no_loops() {
+        let mut x: u64 = 0x5eed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for round in 0..400 {
+            let n = 1 + next(40) as usize;
+            let ids = 1 + next(n as u64 + 3);
+            let name = |k: u64| format!("e{k}");
+            let entries: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let id = (next(10) > 0).then(|| name(next(ids)));
+                    let parent = match next(10) {
+                        0 => Parent::Null,
+                        1 => Parent::Missing,
+                        2 => Parent::Invalid,
+                        3 if i > 0 => Parent::Id(name(next(ids)).into()),
+                        _ if i > 0 && round % 2 == 0 => Parent::Id(likely_id(i - 1).into()),
+                        _ => Parent::Id(name(next(ids)).into()),
+                    };
+                    entry(i as u32 + 1, id.as_deref(), parent, next(25) == 0)
+                })
+                .collect();
+            let mut problems = Vec::new();
+            let tree = Tree::build(&entries, &mut problems);
+            let cut: Vec<u32> = problems
+                .iter()
+                .filter(|p| matches!(p.kind, ProblemKind::ParentLoop { .. }))
+                .map(|p| p.line)
+                .collect();
+            let live = |i: usize| entries[i].kind != Kind::Header;
+            let node = |i: usize| match &entries[i].id {
+                Some(id) => tree.find(id).unwrap_or(i as u32),
+                None => i as u32,
+            };
+            for (i, e) in entries.iter().enumerate() {
+                let want = match &e.parent {
+                    Parent::Id(p) if live(i) && Some(p) != e.id.as_ref() => tree.find(p),
+                    _ => None,
+                };
+                let got = tree.parent(i as u32);
+                if got != want {
+                    assert!(
+                        got.is_none() && cut.contains(&e.line),
+                        "round {round} entry {i}"
+                    );
+                }
+                if live(i) {
+                    let listed = match got {
+                        Some(p) => tree.children(p).contains(&node(i)),
+                        None => tree.roots().contains(&node(i)),
+                    };
+                    assert!(listed, "round {round} entry {i}");
+                }
+            }
+            // Every node is reached from a root, each once per path.
+            let order = tree.preorder();
+            for i in (0..n).filter(|&i| live(i)) {
+                assert!(order.contains(&node(i)), "round {round} entry {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn short_and_long_ids_stay_apart() {
+        let ids = [
+            "",
+            "a",
+            "a\0",
+            "\0",
+            "abcdefgh",
+            "abcdefghi",
+            "ab",
+            "ba",
+            "é",
+            "x\0\0",
+        ];
+        let mut map = IdMap::with_capacity(4);
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(map.insert(&CompactString::from(*id), i as u32), None);
+        }
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(map.get(id), Some(i as u32), "{id:?}");
+        }
+        assert_eq!(map.get("abcdefg"), None);
+        assert_eq!(map.insert(&CompactString::from("a\0"), 9), Some(2));
+    }
+
+    /// The two passes give the same tree on one thread and on two, on big
+    /// random sessions with repeated ids, labels, headers and loops.
+    #[test]
+    fn threads_build_the_same_tree() {
+        let mut x: u64 = 0xfeed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for n in [30_000usize, 70_001] {
+            let ids = n as u64 - next(n as u64 / 10);
+            let entries: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let id = (next(50) > 0).then(|| format!("e{}", next(ids)));
+                    let parent = match next(20) {
+                        0 => Parent::Null,
+                        1 => Parent::Id(format!("e{}", next(ids)).into()),
+                        _ => Parent::Id(
+                            format!("e{}", i.saturating_sub(1 + next(3) as usize)).into(),
+                        ),
+                    };
+                    let mut e = entry(i as u32 + 1, id.as_deref(), parent, next(1000) == 0);
+                    if next(100) == 0 {
+                        e.info = Info::Label {
+                            target: Some(format!("e{}", next(ids)).into()),
+                            label: (next(3) > 0).then(|| format!("l{i}")),
+                        };
+                    }
+                    e
+                })
+                .collect();
+            let (mut p1, mut p2) = (Vec::new(), Vec::new());
+            let one = Tree::build_on(&entries, &mut p1, false);
+            let two = Tree::build_on(&entries, &mut p2, true);
+            assert_eq!(p1, p2);
+            assert!(p1.len() > 10);
+            assert_eq!(one.parent, two.parent);
+            assert_eq!(one.child_start, two.child_start);
+            assert_eq!(one.child_list, two.child_list);
+            assert_eq!((&one.roots, one.last), (&two.roots, two.last));
+            assert_eq!(one.labels, two.labels);
+            for e in &entries {
+                if let Some(id) = e.id_str() {
+                    assert_eq!(one.find(id), two.find(id));
+                }
+            }
+            assert_eq!(one.preorder(), two.preorder());
+        }
+    }
+
+    /// An id entry `i` may well have, so parents often name the entry just
+    /// before (the common case `Tree::build` shortcuts).
+    fn likely_id(i: usize) -> String {
+        format!("e{}", i % 5)
+    }
 
     #[test]
     fn v8_order_for_unparsable_times() {
