@@ -48,7 +48,14 @@ fn a_running_pi_and_piscope_share_a_file() {
             .live_entries()
             .filter_map(|(_, e)| e.id_str().map(str::to_string))
             .collect();
-        let target = ids[n * 7919 % ids.len()].clone();
+        // Labels go to entries not labelled yet (pi's or our own), so each
+        // one must still be there at the end.
+        let start = n * 7919 % ids.len();
+        let unlabelled = ids[start..]
+            .iter()
+            .chain(&ids[..start])
+            .find(|id| !labels.contains_key(*id));
+        let target = unlabelled.unwrap_or(&ids[start]).clone();
         let result = if n % 2 == 0 && !labels.contains_key(&target) {
             let text = format!("label {n}");
             session::append_label(&file, &target, Some(&text)).map(|_| {
