@@ -289,7 +289,8 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn lit(&mut self, word: &[u8]) -> Option<()> {
+    /// Exactly the bytes of `word`.
+    pub(crate) fn lit(&mut self, word: &[u8]) -> Option<()> {
         if self.b.get(self.i..self.i + word.len())? != word {
             return None;
         }

@@ -2,7 +2,7 @@
 //! its tree and context, and append to it exactly as pi would.
 
 pub mod context;
-mod cursor;
+pub(crate) mod cursor;
 pub mod entry;
 pub mod export;
 pub mod fields;
