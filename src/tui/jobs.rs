@@ -60,6 +60,8 @@ pub enum Job {
         folder: SessionsFolder,
         paths: Vec<PathBuf>,
         mode: DeleteMode,
+        /// Asked already whether pi may have one of them open.
+        confirmed: bool,
     },
     /// The full text of entry `node`.
     Copy { session: Arc<Session>, node: u32 },
@@ -90,6 +92,8 @@ pub enum ActionOutcome {
     MayBeOpenInPi {
         job: Box<Job>,
         seconds: u64,
+        /// The job deletes sessions (a running pi would write the file anew).
+        deletes: bool,
     },
     Forked {
         from: PathBuf,
@@ -148,6 +152,7 @@ pub fn run(job: Job) -> ActionOutcome {
                     return ActionOutcome::MayBeOpenInPi {
                         job: Box::new(job),
                         seconds,
+                        deletes: false,
                     };
                 }
             }
@@ -165,7 +170,23 @@ pub fn run(job: Job) -> ActionOutcome {
             folder,
             paths,
             mode,
-        } => delete(&folder, &paths, mode),
+            confirmed,
+        } => {
+            let recent = paths.iter().filter_map(|p| changed_recently(p, None)).min();
+            match recent {
+                Some(seconds) if !confirmed => ActionOutcome::MayBeOpenInPi {
+                    job: Box::new(Job::Delete {
+                        folder,
+                        paths,
+                        mode,
+                        confirmed: true,
+                    }),
+                    seconds,
+                    deletes: true,
+                },
+                _ => delete(&folder, &paths, mode),
+            }
+        }
         Job::Copy { session, node } => match entry_text(&session, node) {
             Ok(text) if clipboard::copy_to_system(&text) => ActionOutcome::Copied {
                 chars: text.chars().count(),
@@ -329,4 +350,50 @@ fn prepare_resume(
         }
     }
     ActionOutcome::ResumeReady(resume)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Layout;
+
+    const SESSION: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n";
+
+    #[test]
+    fn deleting_a_session_pi_may_have_open_asks_first() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, SESSION).expect("write");
+        let folder = SessionsFolder::at(
+            dir.path().to_path_buf(),
+            Layout::Flat,
+            dir.path().to_path_buf(),
+        );
+        let job = |confirmed| Job::Delete {
+            folder: folder.clone(),
+            paths: vec![file.clone()],
+            mode: DeleteMode::Permanent,
+            confirmed,
+        };
+        // Just written: it may be open in pi.
+        match run(job(false)) {
+            ActionOutcome::MayBeOpenInPi {
+                deletes, seconds, ..
+            } => assert!(deletes && seconds < 60),
+            _ => panic!("expected a question"),
+        }
+        assert!(file.exists());
+        // Quiet for two minutes: deleted without asking.
+        let old = SystemTime::now() - Duration::from_secs(120);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .expect("open")
+            .set_modified(old)
+            .expect("mtime");
+        assert!(
+            matches!(run(job(false)), ActionOutcome::Deleted { ref deleted, .. } if deleted.len() == 1)
+        );
+        assert!(!file.exists());
+    }
 }

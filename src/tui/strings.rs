@@ -127,6 +127,15 @@ pub fn running_pi_body(seconds: u64) -> Vec<String> {
     ]
 }
 
+pub fn running_pi_delete_body(seconds: u64) -> Vec<String> {
+    vec![
+        format!("A session's file changed {seconds} s ago: pi may have it open."),
+        "A running pi goes on writing to it, and would start the file anew with only its next entries.".to_string(),
+        String::new(),
+        "Delete anyway?".to_string(),
+    ]
+}
+
 pub fn folder_gone_body(cwd: &str, here: &Path) -> Vec<String> {
     vec![
         format!("{} no longer exists.", clean_line(cwd)),

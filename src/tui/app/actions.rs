@@ -243,6 +243,7 @@ impl App {
             folder,
             paths,
             mode,
+            confirmed: false,
         })
     }
 
@@ -264,11 +265,20 @@ impl App {
                 }
                 self.file_changed(&path, cmds);
             }
-            ActionOutcome::MayBeOpenInPi { job, seconds } => {
+            ActionOutcome::MayBeOpenInPi {
+                job,
+                seconds,
+                deletes,
+            } => {
+                let (body, yes) = if deletes {
+                    (strings::running_pi_delete_body(seconds), "delete anyway")
+                } else {
+                    (strings::running_pi_body(seconds), "write anyway")
+                };
                 self.dialog = Some(Dialog::confirm(
                     strings::RUNNING_PI_TITLE,
-                    strings::running_pi_body(seconds),
-                    "write anyway",
+                    body,
+                    yes,
                     Then::Run(job),
                 ));
             }
