@@ -234,6 +234,12 @@ impl<'a> Cursor<'a> {
     /// The bytes of a string without escapes, in place (checked UTF-8).
     #[inline]
     pub(crate) fn plain_bytes(&mut self) -> Option<&'a [u8]> {
+        self.plain_str().map(str::as_bytes)
+    }
+
+    /// A string without escapes, in place.
+    #[inline]
+    pub(crate) fn plain_str(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.i;
         let stop = find_special(self.b, start);
@@ -243,15 +249,15 @@ impl<'a> Cursor<'a> {
         self.i = stop.at + 1;
         let text = self.b.get(start..stop.at)?;
         if stop.high {
-            std::str::from_utf8(text).ok()?;
+            return std::str::from_utf8(text).ok();
         }
-        Some(text)
-    }
-
-    /// A string without escapes, in place.
-    #[inline]
-    pub(crate) fn plain_str(&mut self) -> Option<&'a str> {
-        self.plain_bytes().and_then(|b| std::str::from_utf8(b).ok())
+        // Short strings (ids, times, names) are most of what is read here,
+        // and a general UTF-8 check on each costs as much as reading it.
+        debug_assert!(text.is_ascii());
+        // SAFETY: without `high`, no byte of `text` is above 0x7f (as
+        // `find_special` reports, tested at every position), so it is ASCII,
+        // which is UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(text) })
     }
 
     /// Any string, validated and skipped.

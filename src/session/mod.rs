@@ -426,6 +426,7 @@ impl Session {
 
 /// Adds one line past the header to `entries` (or to `problems`). Returns
 /// false for an unfinished last line, which is read again later.
+#[inline]
 fn ingest_line(
     entries: &mut Vec<Entry>,
     problems: &mut Vec<Problem>,

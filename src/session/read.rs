@@ -120,6 +120,7 @@ fn scan_with<T: Send>(
     Ok(end)
 }
 
+#[inline(always)]
 fn hand_out<T>(
     end: &mut ScanEnd,
     meta: LineMeta,
