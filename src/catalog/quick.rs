@@ -5,7 +5,9 @@
 //! memory speed (with the engine's validating cursor) instead of through
 //! serde; anything unusual goes to serde.
 
+use super::summary::{EntryFacts, NameField};
 use crate::session::cursor::Cursor;
+use crate::session::entry::UsageTotals;
 
 /// What a summary needs of a message line.
 #[derive(Debug, PartialEq, Default)]
@@ -111,6 +113,81 @@ pub(crate) fn quick_message(b: &[u8], turns: ChatTurns) -> Option<QuickMessage<'
         timestamp,
         chat: facts,
     })
+}
+
+/// Recognises any other entry as pi writes it (`{"type":"T","id":"…",
+/// "parentId":…`, then its own fields), reading what a summary needs: a
+/// name, a label, a model, usage. Messages and headers, and anything
+/// unusual (escapes, repeated keys, names or labels that are not text),
+/// are left to the full parser.
+pub(crate) fn quick_entry(b: &[u8]) -> Option<EntryFacts<'_>> {
+    let mut c = Cursor::new(b);
+    c.lit(b"{\"type\":")?;
+    let kind = c.plain_bytes()?;
+    if kind == b"message" || kind == b"session" {
+        return None;
+    }
+    c.lit(b",\"id\":")?;
+    let id = c.plain_bytes()?;
+    c.lit(b",\"parentId\":")?;
+    let parent = if c.peek()? == b'n' {
+        c.lit(b"null")?;
+        None
+    } else {
+        Some(c.plain_bytes()?)
+    };
+    let mut e = EntryFacts {
+        kind,
+        id: Some(id),
+        parent,
+        name: NameField::Clear,
+        target: None,
+        label_truthy: false,
+        provider: None,
+        model_id: None,
+        usage: None,
+    };
+    let mut seen = 0u8;
+    while c.member_end()? {
+        let key = c.key()?;
+        let bit = match key {
+            b"name" => 1,
+            b"targetId" => 2,
+            b"label" => 4,
+            b"provider" => 8,
+            b"modelId" => 16,
+            b"usage" => 32,
+            b"type" | b"id" | b"parentId" => return None,
+            _ => 0,
+        };
+        if seen & bit != 0 {
+            return None;
+        }
+        seen |= bit;
+        match key {
+            b"name" | b"label" => {
+                let text = match c.peek()? {
+                    b'"' => Some(c.plain_str()?),
+                    b'n' => c.lit(b"null").map(|_| None)?,
+                    _ => return None,
+                };
+                if key == b"name" {
+                    e.name = text.map_or(NameField::Clear, NameField::Text);
+                } else {
+                    e.label_truthy = text.is_some_and(|t| !t.is_empty());
+                }
+            }
+            b"targetId" => e.target = text_or_skip(&mut c)?,
+            b"provider" => e.provider = text_or_skip(&mut c)?,
+            b"modelId" => e.model_id = text_or_skip(&mut c)?,
+            b"usage" => {
+                e.usage = usage(&mut c, b)?.map(|(tokens, cost)| UsageTotals { tokens, cost });
+            }
+            _ => c.skip_value()?,
+        }
+    }
+    c.ws();
+    c.at_end().then_some(e)
 }
 
 /// Content pi's reader takes: a string, or a list without `null` blocks.
@@ -332,6 +409,52 @@ mod tests {
             line.replace(r#""model":"m""#, r#""model":"\u006d""#),
         ] {
             assert_eq!(quick_message(odd.as_bytes(), ALL), None, "{odd}");
+        }
+    }
+
+    #[test]
+    fn reads_other_entries_and_leaves_odd_ones() {
+        let label = br#"{"type":"label","id":"l","parentId":"a","timestamp":"t","targetId":"a","label":"x"}"#;
+        let e = quick_entry(label).expect("quick");
+        assert_eq!(
+            (e.kind, e.target, e.label_truthy),
+            (&b"label"[..], Some("a"), true)
+        );
+        let cleared =
+            quick_entry(br#"{"type":"label","id":"l","parentId":null,"targetId":"a","label":""}"#)
+                .expect("quick");
+        assert!(!cleared.label_truthy && cleared.parent.is_none());
+        let name = quick_entry(br#"{"type":"session_info","id":"n","parentId":"a","name":" hi "}"#)
+            .expect("quick");
+        assert!(matches!(name.name, NameField::Text(" hi ")));
+        let model = quick_entry(
+            br#"{"type":"model_change","id":"m","parentId":"a","provider":"p","modelId":"x"}"#,
+        )
+        .expect("quick");
+        assert_eq!((model.provider, model.model_id), (Some("p"), Some("x")));
+        let usage = quick_entry(br#"{"type":"usage","id":"u","parentId":"a","usage":{"totalTokens":5,"cost":{"total":0.5}}}"#).expect("quick");
+        assert_eq!(
+            usage.usage,
+            Some(UsageTotals {
+                tokens: 5.0,
+                cost: 0.5
+            })
+        );
+        for odd in [
+            &br#"{"type":"session_info","id":"n","parentId":"a","name":5}"#[..],
+            br#"{"type":"label","id":"l","parentId":"a","targetId":"a","label":1}"#,
+            br#"{"type":"label","id":"l","parentId":"a","targetId":"a","label":"x","label":""}"#,
+            br#"{"type":"label","id":"l","parentId":"a","id":"k"}"#,
+            br#"{"type":"label","id":"l\u0031","parentId":"a"}"#,
+            br#"{"type":"message","id":"l","parentId":"a"}"#,
+            br#"{"type":"session","id":"l","parentId":"a"}"#,
+            br#"{"type":"label","id":"l","parentId":"a",}"#,
+        ] {
+            assert!(
+                quick_entry(odd).is_none(),
+                "{}",
+                String::from_utf8_lossy(odd)
+            );
         }
     }
 

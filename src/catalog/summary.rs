@@ -14,6 +14,28 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+/// A `session_info` name as pi's reader sees it.
+pub(crate) enum NameField<'a> {
+    Text(&'a str),
+    /// Absent or null: the name is cleared.
+    Clear,
+    /// Any other value: pi's `name.trim()` throws.
+    NotText,
+}
+
+/// What any entry contributes to a summary, however it was read.
+pub(crate) struct EntryFacts<'a> {
+    pub kind: &'a [u8],
+    pub id: Option<&'a [u8]>,
+    pub parent: Option<&'a [u8]>,
+    pub name: NameField<'a>,
+    pub target: Option<&'a str>,
+    pub label_truthy: bool,
+    pub provider: Option<&'a str>,
+    pub model_id: Option<&'a str>,
+    pub usage: Option<UsageTotals>,
+}
+
 /// The parts of a user or assistant message a summary uses.
 struct Chat<'a> {
     role: Option<&'a str>,
@@ -269,6 +291,10 @@ impl SummaryState {
                 self.take_quick(q);
                 return;
             }
+            if let Some(e) = super::quick::quick_entry(bytes) {
+                self.take_facts(e);
+                return;
+            }
         }
         // Bytes that are not UTF-8 read as U+FFFD, as pi's reader does.
         // (Checking the line once is cheaper than serde checking each key.)
@@ -322,45 +348,64 @@ impl SummaryState {
     }
 
     fn take_entry<M: TextMode>(&mut self, line: Line<M>) {
+        let name = match &line.name {
+            Scalar::Str(s) => NameField::Text(s),
+            Scalar::Missing | Scalar::Null => NameField::Clear,
+            _ => NameField::NotText,
+        };
+        self.take_facts(EntryFacts {
+            kind: line.kind.as_str().unwrap_or("").as_bytes(),
+            id: line.id.as_str().map(str::as_bytes),
+            parent: line.parent_id.as_str().map(str::as_bytes),
+            name,
+            target: line.target_id.as_str(),
+            label_truthy: line.label.is_truthy(),
+            provider: line.provider.as_str(),
+            model_id: line.model_id.as_str(),
+            usage: line.usage.0.as_ref().map(|u| u.totals()),
+        });
+        if line.kind.as_str() == Some("message") {
+            self.take_message(&line);
+        }
+    }
+
+    /// What every entry contributes, read by either path.
+    fn take_facts(&mut self, e: EntryFacts<'_>) {
         self.entries += 1;
-        match line.kind.as_str() {
-            Some("session_info") => match &line.name {
-                Scalar::Str(s) => {
+        match e.kind {
+            b"session_info" => match e.name {
+                NameField::Text(s) => {
                     let name = js_trim(s);
                     self.name = (!name.is_empty()).then(|| name.to_string());
                 }
-                Scalar::Missing | Scalar::Null => self.name = None,
-                _ => self.pi_throws("a session name that is not text"),
+                NameField::Clear => self.name = None,
+                NameField::NotText => self.pi_throws("a session name that is not text"),
             },
-            Some("label") => {
-                if let Scalar::Str(target) = &line.target_id {
-                    if line.label.is_truthy() {
-                        self.labelled.insert(target.clone());
+            b"label" => {
+                if let Some(target) = e.target {
+                    if e.label_truthy {
+                        self.labelled.insert(target.into());
                     } else {
                         self.labelled.remove(target);
                     }
                 }
             }
-            Some("compaction") => self.compactions += 1,
-            Some("model_change") => {
-                self.note_model(line.provider.as_str(), line.model_id.as_str());
-            }
+            b"compaction" => self.compactions += 1,
+            b"model_change" => self.note_model(e.provider, e.model_id),
             _ => {}
         }
-        match (&line.id, &line.parent_id) {
-            (Scalar::Str(id), parent) => {
-                if let Scalar::Str(p) = parent {
-                    self.childless.remove(&fnv1a(p.as_bytes()));
+        match e.id {
+            Some(id) => {
+                if let Some(p) = e.parent {
+                    self.childless.remove(&fnv1a(p));
                 }
-                self.childless.insert(fnv1a(id.as_bytes()));
+                self.childless.insert(fnv1a(id));
             }
-            _ => self.entries_without_id += 1,
+            None => self.entries_without_id += 1,
         }
-        if let Some(u) = &line.usage.0 {
-            self.add_usage(u);
-        }
-        if line.kind.as_str() == Some("message") {
-            self.take_message(&line);
+        if let Some(u) = e.usage {
+            self.tokens += u.tokens;
+            self.cost += u.cost;
         }
     }
 
@@ -448,12 +493,6 @@ impl SummaryState {
         if self.first_message.is_none() && m.role == Some("user") {
             self.first_message = Some(text.to_string());
         }
-    }
-
-    fn add_usage(&mut self, usage: &UsageFields) {
-        let t = usage.totals();
-        self.tokens += t.tokens;
-        self.cost += t.cost;
     }
 
     fn note_model(&mut self, provider: Option<&str>, model: Option<&str>) {
