@@ -104,14 +104,7 @@ fn run(command: Command) -> Result<()> {
     let mut out = BufWriter::new(stdout.lock());
     match command {
         Command::Tree { file, json } => {
-            let s = Session::open_with(
-                &file,
-                if json {
-                    Detail::Structure
-                } else {
-                    Detail::Full
-                },
-            )?;
+            let s = Session::open_with(&file, if json { Detail::Outline } else { Detail::Full })?;
             if json {
                 write_tree_json(&s, &mut out)?;
             } else {
@@ -120,7 +113,7 @@ fn run(command: Command) -> Result<()> {
             keep_until_exit(s);
         }
         Command::Context { file, leaf, json } => {
-            let s = Session::open_with(&file, Detail::Structure)?;
+            let s = Session::open_with(&file, Detail::Outline)?;
             let selector = match leaf.as_deref() {
                 None => LeafSelector::Last,
                 Some("null") => LeafSelector::Null,
