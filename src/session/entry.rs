@@ -71,7 +71,7 @@ impl Kind {
 }
 
 /// Message roles; `HookMessage` is the legacy (v2) name of `Custom`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub enum Role {
     User,
     Assistant,

@@ -173,30 +173,50 @@ pub enum Detail {
 }
 
 impl Detail {
-    fn parser(self) -> fn(&[u8], &mut LineMeta) -> LineParse {
+    /// Scans `file` with this detail's parser; each is its own instance of
+    /// the reader, so the parser inlines into its loop.
+    fn scan(
+        self,
+        file: File,
+        offset: u64,
+        first_line: u32,
+        sink: impl FnMut(LineMeta, LineParse) -> ControlFlow<()>,
+    ) -> std::io::Result<read::ScanEnd> {
+        use entry::{Full, Structure, parse_line_bytes, parse_line_outline};
         match self {
-            Detail::Full => entry::parse_line_bytes::<entry::Full>,
-            Detail::Structure => entry::parse_line_bytes::<entry::Structure>,
-            Detail::Outline => entry::parse_line_outline,
+            Detail::Full => {
+                read::scan_unnumbered(file, offset, first_line, parse_line_bytes::<Full>, sink)
+            }
+            Detail::Structure => read::scan_unnumbered(
+                file,
+                offset,
+                first_line,
+                parse_line_bytes::<Structure>,
+                sink,
+            ),
+            Detail::Outline => {
+                read::scan_unnumbered(file, offset, first_line, parse_line_outline, sink)
+            }
         }
     }
 }
 
 /// What the context needs of each message, kept beside the entries at
-/// outline depth: a few bytes each, the model names once.
+/// outline depth: a few bytes each, each role and model named once.
 #[derive(Debug, Clone, Default)]
 struct Outline {
     /// By entry index: `Some` for a message.
     facts: Vec<Option<Fact>>,
-    models: Vec<context::ModelRef>,
-    model_ids: rustc_hash::FxHashMap<context::ModelRef, u32>,
+    /// The roles and models messages have, each pair once.
+    kinds: Vec<(entry::Role, context::ModelRef)>,
+    kind_ids: rustc_hash::FxHashMap<(entry::Role, context::ModelRef), u32>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct Fact {
-    role: entry::Role,
+    /// Index into `Outline::kinds`.
+    kind: u32,
     nullish: bool,
-    model: u32,
 }
 
 impl Outline {
@@ -206,15 +226,23 @@ impl Outline {
                 provider: b.provider,
                 model_id: b.model,
             };
-            let next = self.models.len() as u32;
-            let model = *self.model_ids.entry(model).or_insert_with_key(|m| {
-                self.models.push(m.clone());
-                next
-            });
+            let kind = (b.role, model);
+            // A session has a handful of kinds: look among the first few
+            // before hashing.
+            let few = self.kinds.iter().take(8).position(|k| *k == kind);
+            let kind = match few {
+                Some(k) => k as u32,
+                None => {
+                    let next = self.kinds.len() as u32;
+                    *self.kind_ids.entry(kind).or_insert_with_key(|k| {
+                        self.kinds.push(k.clone());
+                        next
+                    })
+                }
+            };
             Fact {
-                role: b.role,
+                kind,
                 nullish: b.nullish,
-                model,
             }
         });
         self.facts.push(fact);
@@ -239,7 +267,6 @@ impl Session {
 
     /// Reads a session file, keeping only `detail`.
     pub fn open_with(path: &Path, detail: Detail) -> Result<Session, SessionError> {
-        let parse = detail.parser();
         let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
         let mut header: Option<Header> = None;
         let mut not_a_session: Option<u32> = None;
@@ -249,40 +276,41 @@ impl Session {
         let outlined = detail == Detail::Outline;
         let mut read_to = 0;
         let mut next_line = 1;
-        let end = read::scan_unnumbered(file, 0, 1, parse, |meta, parsed| {
-            if header.is_some() {
-                let out = outlined.then_some(&mut outline);
-                if ingest_line(&mut entries, &mut problems, out, meta, parsed) {
-                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                    next_line = meta.number + 1;
-                }
-                return ControlFlow::Continue(());
-            }
-            match parsed {
-                LineParse::Header(mut h, _) => {
-                    h.line = meta.number;
-                    if meta.lossy {
-                        problems.push(Problem {
-                            line: meta.number,
-                            kind: ProblemKind::NotUtf8,
-                        });
+        let end = detail
+            .scan(file, 0, 1, |meta, parsed| {
+                if header.is_some() {
+                    let out = outlined.then_some(&mut outline);
+                    if ingest_line(&mut entries, &mut problems, out, meta, parsed) {
+                        read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                        next_line = meta.number + 1;
                     }
-                    header = Some(*h);
-                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                    next_line = meta.number + 1;
+                    return ControlFlow::Continue(());
                 }
-                LineParse::Entry(_) | LineParse::Outlined(..) | LineParse::NotObject => {
-                    not_a_session = Some(meta.number);
-                    return ControlFlow::Break(());
+                match parsed {
+                    LineParse::Header(mut h, _) => {
+                        h.line = meta.number;
+                        if meta.lossy {
+                            problems.push(Problem {
+                                line: meta.number,
+                                kind: ProblemKind::NotUtf8,
+                            });
+                        }
+                        header = Some(*h);
+                        read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                        next_line = meta.number + 1;
+                    }
+                    LineParse::Entry(_) | LineParse::Outlined(..) | LineParse::NotObject => {
+                        not_a_session = Some(meta.number);
+                        return ControlFlow::Break(());
+                    }
+                    // Blank, skipped or damaged lines before the header: no entry.
+                    other => {
+                        ingest_line(&mut entries, &mut problems, None, meta, other);
+                    }
                 }
-                // Blank, skipped or damaged lines before the header: no entry.
-                other => {
-                    ingest_line(&mut entries, &mut problems, None, meta, other);
-                }
-            }
-            ControlFlow::Continue(())
-        })
-        .map_err(|e| SessionError::io(path, e))?;
+                ControlFlow::Continue(())
+            })
+            .map_err(|e| SessionError::io(path, e))?;
         let mut header = match (header, not_a_session) {
             (Some(h), None) => h,
             (_, Some(line)) => {
@@ -350,16 +378,17 @@ impl Session {
         let problems = &mut self.line_problems;
         let outlined = self.detail == Detail::Outline;
         let outline = &mut self.outline;
-        let parse = self.detail.parser();
-        read::scan_unnumbered(file, self.read_to, self.next_line, parse, |meta, parsed| {
-            let out = outlined.then_some(&mut *outline);
-            if ingest_line(entries, problems, out, meta, parsed) {
-                read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                next_line = meta.number + 1;
-            }
-            ControlFlow::Continue(())
-        })
-        .map_err(|e| SessionError::io(&path, e))?;
+        let detail = self.detail;
+        detail
+            .scan(file, self.read_to, self.next_line, |meta, parsed| {
+                let out = outlined.then_some(&mut *outline);
+                if ingest_line(entries, problems, out, meta, parsed) {
+                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                    next_line = meta.number + 1;
+                }
+                ControlFlow::Continue(())
+            })
+            .map_err(|e| SessionError::io(&path, e))?;
         self.read_to = read_to;
         self.next_line = next_line;
         let added = self.entries.len() - before;
@@ -479,8 +508,8 @@ impl Session {
     /// its content is null, and its model.
     pub(crate) fn outline_fact(&self, i: u32) -> Option<(&entry::Role, bool, &context::ModelRef)> {
         let fact = self.outline.facts.get(i as usize)?.as_ref()?;
-        let model = self.outline.models.get(fact.model as usize)?;
-        Some((&fact.role, fact.nullish, model))
+        let (role, model) = self.outline.kinds.get(fact.kind as usize)?;
+        Some((role, fact.nullish, model))
     }
 
     /// The header as pi sees it after migration (version 3).
