@@ -194,14 +194,7 @@ fn run(command: Command) -> Result<()> {
             out.write_all(text.as_bytes())?;
         }
         Command::Tree { file, json } => {
-            let s = Session::open_with(
-                &file,
-                if json {
-                    Detail::Structure
-                } else {
-                    Detail::Full
-                },
-            )?;
+            let s = Session::open_with(&file, if json { Detail::Outline } else { Detail::Full })?;
             if json {
                 write_tree_json(&s, &mut out)?;
             } else {
@@ -210,7 +203,7 @@ fn run(command: Command) -> Result<()> {
             keep_until_exit(s);
         }
         Command::Context { file, leaf, json } => {
-            let s = Session::open_with(&file, Detail::Structure)?;
+            let s = Session::open_with(&file, Detail::Outline)?;
             let selector = match leaf.as_deref() {
                 None => LeafSelector::Last,
                 Some("null") => LeafSelector::Null,

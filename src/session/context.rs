@@ -3,7 +3,7 @@
 //! `retainedTail`), context edits and branch summaries.
 
 use super::cursor::Cursor;
-use super::entry::{Entry, Info, Kind, MessageInfo, Role, Span};
+use super::entry::{Entry, Info, Kind, Role, Span};
 use super::raw::{RawObject, json_string, ms_json};
 use super::{Session, SessionError, read};
 use compact_str::CompactString;
@@ -26,7 +26,7 @@ pub enum LeafSelector {
 }
 
 /// The model selected on the path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ModelRef {
     pub provider: Option<CompactString>,
     pub model_id: Option<CompactString>,
@@ -81,13 +81,14 @@ impl Session {
                         model_id: model_id.clone(),
                     })
                 }
-                Info::Message(m) if m.role == Role::Assistant => {
-                    model = Some(ModelRef {
-                        provider: m.provider.clone(),
-                        model_id: m.model.clone(),
-                    })
+                _ => {
+                    if let Some(m) = self.message_view(i).filter(|m| *m.role == Role::Assistant) {
+                        model = Some(ModelRef {
+                            provider: m.provider.cloned(),
+                            model_id: m.model.cloned(),
+                        })
+                    }
                 }
-                _ => {}
             }
         }
         let compaction_pos = path
@@ -107,7 +108,10 @@ impl Session {
                     for &i in &path[..pos] {
                         let e = self.entry(i);
                         found |= first_kept.is_some() && e.id_str() == first_kept;
-                        if found && !e.is_role(Role::System) {
+                        let system = self
+                            .message_view(i)
+                            .is_some_and(|m| *m.role == Role::System);
+                        if found && !system {
                             out.push(i);
                         }
                     }
@@ -156,9 +160,8 @@ impl Session {
         if !item.contributes {
             return Ok(Vec::new());
         }
-        let e = self.entry(item.entry);
         let line = self.line_text_in(file, item.entry)?;
-        let messages = entry_messages(self, e, &line);
+        let messages = entry_messages(self, item.entry, &line);
         match item.edit {
             None => Ok(messages),
             Some(edit) => {
@@ -191,13 +194,16 @@ impl Session {
             let e = self.entry(item.entry);
             let line = lines.line(e.span).map_err(io)?;
             // Most messages are copied as written: no need to build them.
-            let plain = item.edit.is_none() && e.message().is_some_and(|m| !needs_rebuild(self, m));
+            let plain = item.edit.is_none()
+                && self
+                    .message_view(item.entry)
+                    .is_some_and(|m| !needs_rebuild(self, &m));
             if let Some(raw) = plain.then(|| message_raw(&line)).flatten() {
                 put(out, raw).map_err(io)?;
                 continue;
             }
             let line = line.into_owned();
-            let mut messages = entry_messages(self, e, &line);
+            let mut messages = entry_messages(self, item.entry, &line);
             if let Some(edit) = item.edit {
                 let edit_line = lines.line(self.entry(edit).span).map_err(io)?;
                 messages = apply_edit(messages, &edit_line);
@@ -299,21 +305,53 @@ fn message_raw(line: &str) -> Option<&str> {
     line.get(found?).filter(|raw| *raw != "null")
 }
 
+/// What the context reads of a message entry, whichever detail was kept.
+pub(crate) struct MessageView<'a> {
+    pub(crate) role: &'a Role,
+    pub(crate) nullish: bool,
+    pub(crate) provider: Option<&'a CompactString>,
+    pub(crate) model: Option<&'a CompactString>,
+}
+
+impl Session {
+    /// The message entry `i` is, seen through its info or (at outline
+    /// depth) what was kept of it; `None` for other entries.
+    pub(crate) fn message_view(&self, i: u32) -> Option<MessageView<'_>> {
+        if let Info::Message(m) = &self.entry(i).info {
+            return Some(MessageView {
+                role: &m.role,
+                nullish: m.content.nullish,
+                provider: m.provider.as_ref(),
+                model: m.model.as_ref(),
+            });
+        }
+        let (role, nullish, model) = self.outline_fact(i)?;
+        Some(MessageView {
+            role,
+            nullish,
+            provider: model.provider.as_ref(),
+            model: model.model_id.as_ref(),
+        })
+    }
+}
+
 /// Whether pi builds this message anew (null content, a legacy hook
 /// message) rather than taking it as written.
-fn needs_rebuild(session: &Session, m: &MessageInfo) -> bool {
-    m.content.nullish
+fn needs_rebuild(session: &Session, m: &MessageView<'_>) -> bool {
+    m.nullish
         && matches!(
             m.role,
             Role::System | Role::User | Role::Assistant | Role::ToolResult
         )
-        || (session.header.version < 3 && m.role == Role::Custom)
+        || (session.header.version < 3 && *m.role == Role::Custom)
 }
 
 /// Whether an entry type can add messages at all.
 fn contributes(e: &Entry) -> bool {
     match &e.info {
-        Info::Message(_) | Info::CustomMessage { .. } | Info::Compaction(_) => true,
+        // Messages have a message info at every depth but the outline.
+        _ if e.kind == Kind::Message => true,
+        Info::CustomMessage { .. } | Info::Compaction(_) => true,
         Info::BranchSummary { summary, .. } => summary.is_string && !summary.text.is_empty(),
         _ => false,
     }
@@ -326,34 +364,12 @@ struct MessageOnly<'a> {
 }
 
 /// pi's `sessionEntryToContextMessages`.
-fn entry_messages(session: &Session, e: &Entry, line: &str) -> Vec<String> {
+fn entry_messages(session: &Session, idx: u32, line: &str) -> Vec<String> {
+    let e = session.entry(idx);
+    if let Some(m) = session.message_view(idx) {
+        return message_messages(session, &m, line);
+    }
     match &e.info {
-        Info::Message(m) => {
-            if !needs_rebuild(session, m) {
-                if let Ok(MessageOnly { message: Some(raw) }) = serde_json::from_str(line) {
-                    return vec![raw.get().to_string()];
-                }
-            }
-            let Some(mut msg) = RawObject::parse(line).ok().and_then(|o| {
-                o.get("message")
-                    .and_then(|m| RawObject::parse(m.get()).ok())
-            }) else {
-                return Vec::new();
-            };
-            if m.role == Role::Custom && msg.get_str("role").as_deref() == Some("hookMessage") {
-                msg.set("role", "custom");
-            }
-            if m.content.nullish {
-                match m.role {
-                    Role::System => msg.set("content", ""),
-                    Role::User | Role::Assistant | Role::ToolResult => {
-                        msg.set_json("content", "[]".into())
-                    }
-                    _ => {}
-                }
-            }
-            vec![msg.to_json()]
-        }
         Info::CustomMessage { .. } => {
             let Ok(o) = RawObject::parse(line) else {
                 return Vec::new();
@@ -408,6 +424,32 @@ fn entry_messages(session: &Session, e: &Entry, line: &str) -> Vec<String> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The message a message entry adds: as written, or built anew.
+fn message_messages(session: &Session, m: &MessageView<'_>, line: &str) -> Vec<String> {
+    if !needs_rebuild(session, m) {
+        if let Ok(MessageOnly { message: Some(raw) }) = serde_json::from_str(line) {
+            return vec![raw.get().to_string()];
+        }
+    }
+    let Some(mut msg) = RawObject::parse(line).ok().and_then(|o| {
+        o.get("message")
+            .and_then(|m| RawObject::parse(m.get()).ok())
+    }) else {
+        return Vec::new();
+    };
+    if *m.role == Role::Custom && msg.get_str("role").as_deref() == Some("hookMessage") {
+        msg.set("role", "custom");
+    }
+    if m.nullish {
+        match m.role {
+            Role::System => msg.set("content", ""),
+            Role::User | Role::Assistant | Role::ToolResult => msg.set_json("content", "[]".into()),
+            _ => {}
+        }
+    }
+    vec![msg.to_json()]
 }
 
 /// Copies a field when present and not `undefined` (JSON has no undefined,

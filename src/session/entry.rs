@@ -71,7 +71,7 @@ impl Kind {
 }
 
 /// Message roles; `HookMessage` is the legacy (v2) name of `Custom`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub enum Role {
     User,
     Assistant,
@@ -646,6 +646,9 @@ pub(crate) struct LineFields<M: Depth> {
 /// What became of one non-blank line.
 pub(crate) enum LineParse {
     Entry(Entry),
+    /// A message entry read at outline depth: its info is `Info::None`, and
+    /// what the context needs of it is beside it.
+    Outlined(Entry, Brief),
     /// A `session` header line, also as an entry (a second header is one).
     Header(Box<super::Header>, Entry),
     /// Nothing but white space.
@@ -670,6 +673,47 @@ pub(crate) fn parse_line_bytes<M: Depth>(line: &[u8], meta: &mut LineMeta) -> Li
     let (text, lossy) = super::read::line_text(line, meta.offset);
     meta.lossy = lossy;
     parse_text::<M>(&text, *meta)
+}
+
+/// [`parse_line_bytes`] at outline depth ([`super::Detail::Outline`]): read
+/// as at structure depth, then a message's info is cut down to its brief.
+pub(crate) fn parse_line_outline(line: &[u8], meta: &mut LineMeta) -> LineParse {
+    if let Some((entry, brief)) = super::quick::outline_entry(line, *meta) {
+        return LineParse::Outlined(entry, brief);
+    }
+    let (text, lossy) = super::read::line_text(line, meta.offset);
+    meta.lossy = lossy;
+    match parse_text::<Structure>(&text, *meta) {
+        LineParse::Entry(mut e) => match std::mem::take(&mut e.info) {
+            Info::Message(m) => LineParse::Outlined(e, Brief::of(*m)),
+            info => {
+                e.info = info;
+                LineParse::Entry(e)
+            }
+        },
+        other => other,
+    }
+}
+
+/// What the context needs of a message: kept for each message at outline
+/// depth, where messages carry no [`MessageInfo`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Brief {
+    pub(crate) role: Role,
+    pub(crate) nullish: bool,
+    pub(crate) provider: Option<CompactString>,
+    pub(crate) model: Option<CompactString>,
+}
+
+impl Brief {
+    pub(crate) fn of(m: MessageInfo) -> Brief {
+        Brief {
+            role: m.role,
+            nullish: m.content.nullish,
+            provider: m.provider,
+            model: m.model,
+        }
+    }
 }
 
 fn parse_text<M: Depth>(text: &str, meta: LineMeta) -> LineParse {

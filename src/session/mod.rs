@@ -152,6 +152,8 @@ pub struct Session {
     legacy_ids: Vec<Option<CompactString>>,
     /// What was kept of each entry.
     pub detail: Detail,
+    /// At outline depth, what the context needs of each message.
+    outline: Outline,
 }
 
 /// How much of each entry an open session keeps.
@@ -164,14 +166,88 @@ pub enum Detail {
     /// what the context needs. Much faster on large files; for the scripting
     /// commands, which read bodies from the file anyway.
     Structure,
+    /// Like `Structure`, but message entries keep no [`entry::MessageInfo`]
+    /// (their `info` is `Info::None`): the tree and the context (which keeps
+    /// the little it needs of them aside) are all there is. The fastest, for
+    /// one-shot commands. A legacy file (version below 3) is read at
+    /// `Structure` depth instead.
+    Outline,
 }
 
 impl Detail {
-    fn parser(self) -> fn(&[u8], &mut LineMeta) -> LineParse {
+    /// Scans `file` with this detail's parser; each is its own instance of
+    /// the reader, so the parser inlines into its loop.
+    fn scan(
+        self,
+        file: File,
+        offset: u64,
+        first_line: u32,
+        sink: impl FnMut(LineMeta, LineParse) -> ControlFlow<()>,
+    ) -> std::io::Result<read::ScanEnd> {
+        use entry::{Full, Structure, parse_line_bytes, parse_line_outline};
         match self {
-            Detail::Full => entry::parse_line_bytes::<entry::Full>,
-            Detail::Structure => entry::parse_line_bytes::<entry::Structure>,
+            Detail::Full => {
+                read::scan_unnumbered(file, offset, first_line, parse_line_bytes::<Full>, sink)
+            }
+            Detail::Structure => read::scan_unnumbered(
+                file,
+                offset,
+                first_line,
+                parse_line_bytes::<Structure>,
+                sink,
+            ),
+            Detail::Outline => {
+                read::scan_unnumbered(file, offset, first_line, parse_line_outline, sink)
+            }
         }
+    }
+}
+
+/// What the context needs of each message, kept beside the entries at
+/// outline depth: a few bytes each, each role and model named once.
+#[derive(Debug, Clone, Default)]
+struct Outline {
+    /// By entry index: `Some` for a message.
+    facts: Vec<Option<Fact>>,
+    /// The roles and models messages have, each pair once.
+    kinds: Vec<(entry::Role, context::ModelRef)>,
+    kind_ids: rustc_hash::FxHashMap<(entry::Role, context::ModelRef), u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Fact {
+    /// Index into `Outline::kinds`.
+    kind: u32,
+    nullish: bool,
+}
+
+impl Outline {
+    fn add(&mut self, brief: Option<entry::Brief>) {
+        let fact = brief.map(|b| {
+            let model = context::ModelRef {
+                provider: b.provider,
+                model_id: b.model,
+            };
+            let kind = (b.role, model);
+            // A session has a handful of kinds: look among the first few
+            // before hashing.
+            let few = self.kinds.iter().take(8).position(|k| *k == kind);
+            let kind = match few {
+                Some(k) => k as u32,
+                None => {
+                    let next = self.kinds.len() as u32;
+                    *self.kind_ids.entry(kind).or_insert_with_key(|k| {
+                        self.kinds.push(k.clone());
+                        next
+                    })
+                }
+            };
+            Fact {
+                kind,
+                nullish: b.nullish,
+            }
+        });
+        self.facts.push(fact);
     }
 }
 
@@ -193,47 +269,50 @@ impl Session {
 
     /// Reads a session file, keeping only `detail`.
     pub fn open_with(path: &Path, detail: Detail) -> Result<Session, SessionError> {
-        let parse = detail.parser();
         let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
         let mut header: Option<Header> = None;
         let mut not_a_session: Option<u32> = None;
         let mut problems = Vec::new();
         let mut entries = Vec::new();
+        let mut outline = Outline::default();
+        let outlined = detail == Detail::Outline;
         let mut read_to = 0;
         let mut next_line = 1;
-        let end = read::scan_unnumbered(file, 0, 1, parse, |meta, parsed| {
-            if header.is_some() {
-                if ingest_line(&mut entries, &mut problems, meta, parsed) {
-                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                    next_line = meta.number + 1;
-                }
-                return ControlFlow::Continue(());
-            }
-            match parsed {
-                LineParse::Header(mut h, _) => {
-                    h.line = meta.number;
-                    if meta.lossy {
-                        problems.push(Problem {
-                            line: meta.number,
-                            kind: ProblemKind::NotUtf8,
-                        });
+        let end = detail
+            .scan(file, 0, 1, |meta, parsed| {
+                if header.is_some() {
+                    let out = outlined.then_some(&mut outline);
+                    if ingest_line(&mut entries, &mut problems, out, meta, parsed) {
+                        read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                        next_line = meta.number + 1;
                     }
-                    header = Some(*h);
-                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                    next_line = meta.number + 1;
+                    return ControlFlow::Continue(());
                 }
-                LineParse::Entry(_) | LineParse::NotObject => {
-                    not_a_session = Some(meta.number);
-                    return ControlFlow::Break(());
+                match parsed {
+                    LineParse::Header(mut h, _) => {
+                        h.line = meta.number;
+                        if meta.lossy {
+                            problems.push(Problem {
+                                line: meta.number,
+                                kind: ProblemKind::NotUtf8,
+                            });
+                        }
+                        header = Some(*h);
+                        read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                        next_line = meta.number + 1;
+                    }
+                    LineParse::Entry(_) | LineParse::Outlined(..) | LineParse::NotObject => {
+                        not_a_session = Some(meta.number);
+                        return ControlFlow::Break(());
+                    }
+                    // Blank, skipped or damaged lines before the header: no entry.
+                    other => {
+                        ingest_line(&mut entries, &mut problems, None, meta, other);
+                    }
                 }
-                // Blank, skipped or damaged lines before the header: no entry.
-                other => {
-                    ingest_line(&mut entries, &mut problems, meta, other);
-                }
-            }
-            ControlFlow::Continue(())
-        })
-        .map_err(|e| SessionError::io(path, e))?;
+                ControlFlow::Continue(())
+            })
+            .map_err(|e| SessionError::io(path, e))?;
         let mut header = match (header, not_a_session) {
             (Some(h), None) => h,
             (_, Some(line)) => {
@@ -253,6 +332,10 @@ impl Session {
                 });
             }
         };
+        if outlined && header.version < CURRENT_VERSION {
+            // Migration edits message roles, which an outline does not keep.
+            return Session::open_with(path, Detail::Structure);
+        }
         let mut file = File::open(path).map_err(|e| SessionError::io(path, e))?;
         header.raw = read::read_span(&mut file, header.span.offset, header.span.len)
             .map_err(|e| SessionError::io(path, e))?
@@ -269,6 +352,7 @@ impl Session {
             line_problems: problems,
             legacy_ids: Vec::new(),
             detail,
+            outline,
         };
         session.reindex();
         Ok(session)
@@ -294,15 +378,19 @@ impl Session {
         let (mut read_to, mut next_line) = (self.read_to, self.next_line);
         let entries = &mut self.entries;
         let problems = &mut self.line_problems;
-        let parse = self.detail.parser();
-        read::scan_unnumbered(file, self.read_to, self.next_line, parse, |meta, parsed| {
-            if ingest_line(entries, problems, meta, parsed) {
-                read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                next_line = meta.number + 1;
-            }
-            ControlFlow::Continue(())
-        })
-        .map_err(|e| SessionError::io(&path, e))?;
+        let outlined = self.detail == Detail::Outline;
+        let outline = &mut self.outline;
+        let detail = self.detail;
+        detail
+            .scan(file, self.read_to, self.next_line, |meta, parsed| {
+                let out = outlined.then_some(&mut *outline);
+                if ingest_line(entries, problems, out, meta, parsed) {
+                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                    next_line = meta.number + 1;
+                }
+                ControlFlow::Continue(())
+            })
+            .map_err(|e| SessionError::io(&path, e))?;
         self.read_to = read_to;
         self.next_line = next_line;
         let added = self.entries.len() - before;
@@ -418,6 +506,14 @@ impl Session {
         read::read_span(file, span.offset, span.len).map_err(|e| SessionError::io(&self.path, e))
     }
 
+    /// What was kept of message entry `i` at outline depth: its role, whether
+    /// its content is null, and its model.
+    pub(crate) fn outline_fact(&self, i: u32) -> Option<(&entry::Role, bool, &context::ModelRef)> {
+        let fact = self.outline.facts.get(i as usize)?.as_ref()?;
+        let (role, model) = self.outline.kinds.get(fact.kind as usize)?;
+        Some((role, fact.nullish, model))
+    }
+
     /// The header as pi sees it after migration (version 3).
     pub fn header_json(&self) -> String {
         migrate::migrated_header(&self.header)
@@ -430,6 +526,7 @@ impl Session {
 fn ingest_line(
     entries: &mut Vec<Entry>,
     problems: &mut Vec<Problem>,
+    outline: Option<&mut Outline>,
     meta: LineMeta,
     parsed: LineParse,
 ) -> bool {
@@ -437,25 +534,34 @@ fn ingest_line(
         line: meta.number,
         kind,
     };
-    match parsed {
-        LineParse::Entry(mut e) | LineParse::Header(_, mut e) => {
-            // The reader numbers lines only for the sink.
-            e.line = meta.number;
-            if meta.lossy {
-                problems.push(problem(ProblemKind::NotUtf8));
-            }
-            if e.kind == Kind::Header {
-                problems.push(problem(ProblemKind::ExtraHeader));
-            }
-            entries.push(e);
+    let (mut e, brief) = match parsed {
+        LineParse::Entry(e) | LineParse::Header(_, e) => (e, None),
+        LineParse::Outlined(e, brief) => (e, Some(brief)),
+        LineParse::Falsy | LineParse::Blank => return true,
+        LineParse::NotObject => {
+            problems.push(problem(ProblemKind::NotAnObject));
+            return true;
         }
-        LineParse::Falsy | LineParse::Blank => {}
-        LineParse::NotObject => problems.push(problem(ProblemKind::NotAnObject)),
         LineParse::Invalid(_) if !meta.terminated => {
             problems.push(problem(ProblemKind::Unfinished));
             return false;
         }
-        LineParse::Invalid(reason) => problems.push(problem(ProblemKind::Damaged { reason })),
+        LineParse::Invalid(reason) => {
+            problems.push(problem(ProblemKind::Damaged { reason }));
+            return true;
+        }
+    };
+    // The reader numbers lines only for the sink.
+    e.line = meta.number;
+    if meta.lossy {
+        problems.push(problem(ProblemKind::NotUtf8));
+    }
+    if e.kind == Kind::Header {
+        problems.push(problem(ProblemKind::ExtraHeader));
+    }
+    entries.push(e);
+    if let Some(outline) = outline {
+        outline.add(brief);
     }
     true
 }
@@ -494,6 +600,66 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    /// An outline keeps all a structure read does but message infos, and
+    /// gives the same tree, problems and context at every leaf.
+    #[test]
+    fn outline_reads_like_structure() {
+        let mut files = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from("tests")];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(path);
+                }
+            }
+        }
+        let mut messages = 0;
+        for path in files {
+            let Ok(full) = Session::open_with(&path, Detail::Structure) else {
+                assert!(Session::open_with(&path, Detail::Outline).is_err());
+                continue;
+            };
+            let outline = Session::open_with(&path, Detail::Outline).unwrap();
+            assert_eq!(outline.problems, full.problems);
+            assert_eq!(outline.tree.preorder(), full.tree.preorder());
+            assert_eq!(outline.entries.len(), full.entries.len());
+            for (i, (a, b)) in outline.entries.iter().zip(&full.entries).enumerate() {
+                if outline.detail == Detail::Outline && b.kind == Kind::Message {
+                    messages += 1;
+                    assert_eq!(a.info, entry::Info::None);
+                    let (a, b) = (outline.message_view(i as u32), full.message_view(i as u32));
+                    let (a, b) = (a.unwrap(), b.unwrap());
+                    assert_eq!(
+                        (a.role, a.nullish, a.provider, a.model),
+                        (b.role, b.nullish, b.provider, b.model)
+                    );
+                } else {
+                    assert_eq!(a, b);
+                }
+            }
+            let mut leaves = vec![LeafSelector::Last, LeafSelector::Null];
+            leaves.extend(
+                full.entries
+                    .iter()
+                    .filter_map(|e| e.id_str())
+                    .map(|id| LeafSelector::Id(id.into())),
+            );
+            for leaf in leaves.iter().step_by(3) {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                outline
+                    .write_context_json(&outline.context(leaf), &mut a)
+                    .unwrap();
+                full.write_context_json(&full.context(leaf), &mut b)
+                    .unwrap();
+                assert_eq!(a, b, "{} at {leaf:?}", path.display());
+            }
+        }
+        assert!(messages > 300, "{messages}");
+    }
+
     /// A session big enough to be read on several threads, with blank,
     /// damaged and non-UTF-8 lines and a second header between entries:
     /// every entry and problem keeps its physical line number, as when the
@@ -521,7 +687,7 @@ mod tests {
         }
         std::fs::write(&path, &data).unwrap();
         assert!(data.len() > 1 << 20);
-        for detail in [Detail::Structure, Detail::Full] {
+        for detail in [Detail::Structure, Detail::Full, Detail::Outline] {
             let mut s = Session::open_with(&path, detail).unwrap();
             assert_eq!(s.header.line, 1);
             let lines: Vec<u32> = s.entries.iter().map(|e| e.line).collect();
@@ -547,9 +713,19 @@ mod tests {
                 .append(true)
                 .open(&path)
                 .unwrap();
-            writeln!(more, r#"{{"type":"message","id":"z","parentId":null}}"#).unwrap();
+            writeln!(
+                more,
+                r#"{{"type":"message","id":"z","parentId":null,"message":{{}}}}"#
+            )
+            .unwrap();
             assert_eq!(s.refresh().unwrap(), Refresh::Appended(1));
             assert_eq!(s.entries.last().map(|e| e.line), Some(next));
+            let last = s.entries.len() as u32 - 1;
+            assert!(s.message_view(last).is_some());
+            assert_eq!(
+                s.message_view(last - 1).map(|m| m.role.clone()),
+                Some(entry::Role::User)
+            );
             std::fs::write(&path, &data).unwrap();
         }
     }

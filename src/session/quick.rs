@@ -7,9 +7,10 @@
 //! differ; a test holds the two paths equal over the test corpora.
 
 use super::cursor::Cursor;
-use super::entry::{Entry, Head, Info, Kind, MessageInfo, Role, Span};
+use super::entry::{Brief, Entry, Head, Info, Kind, MessageInfo, Role, Span};
 use super::fields::Scalar;
 use super::read::LineMeta;
+use compact_str::CompactString;
 
 /// Top-level keys the serde reader decodes (`LineFields`); a line with any
 /// key here but the five read below goes to it.
@@ -56,6 +57,43 @@ fn first(seen: &mut u32, bit: u32) -> Option<()> {
 /// A `message` entry read at structure depth from the bytes of its line,
 /// or `None` to use serde. A line read here is valid UTF-8.
 pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
+    let (head, message) = read_line::<Box<MessageInfo>>(line)?;
+    // Usage is not read at structure depth.
+    let info = Info::Message(message.unwrap_or_default());
+    Some(head.into_entry(
+        Kind::Message,
+        None,
+        info,
+        meta.number,
+        span(meta),
+        meta.lossy,
+    ))
+}
+
+/// Like [`structure_entry`], at outline depth: the message's brief instead
+/// of its info (as `parse_line_outline` makes it from a whole info).
+pub(crate) fn outline_entry(line: &[u8], meta: LineMeta) -> Option<(Entry, Brief)> {
+    let (head, message) = read_line::<Brief>(line)?;
+    let entry = head.into_entry(
+        Kind::Message,
+        None,
+        Info::None,
+        meta.number,
+        span(meta),
+        meta.lossy,
+    );
+    Some((entry, message.unwrap_or_default()))
+}
+
+fn span(meta: LineMeta) -> Span {
+    Span {
+        offset: meta.offset,
+        len: meta.len,
+    }
+}
+
+/// The shared fields and the message of a plain message line.
+fn read_line<O: MessageOut>(line: &[u8]) -> Option<(Head, Option<O>)> {
     let mut c = Cursor::new(line);
     c.ws();
     let mut seen = 0;
@@ -88,7 +126,7 @@ pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
             }
             b"message" => {
                 first(&mut seen, 4)?;
-                message = Some(message_info(&mut c)?);
+                message = Some(read_message::<O>(&mut c)?);
             }
             key if LINE_KEYS.iter().any(|k| k.as_bytes() == key) => return None,
             _ => c.skip_value()?,
@@ -100,67 +138,119 @@ pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
     if !c.at_end() || seen & 1 == 0 {
         return None;
     }
-    // Usage is not read at structure depth.
-    let info = Info::Message(message.unwrap_or_default());
-    let span = Span {
-        offset: meta.offset,
-        len: meta.len,
-    };
-    Some(head.into_entry(Kind::Message, None, info, meta.number, span, meta.lossy))
+    Some((head, message))
+}
+
+/// Where a message's fields go: a whole info, written in place, or a brief.
+trait MessageOut {
+    /// A message as read from an object without fields (content missing
+    /// reads as null).
+    fn empty() -> Self;
+    fn role(&mut self) -> &mut Role;
+    fn nullish(&mut self) -> &mut bool;
+    fn provider(&mut self) -> &mut Option<CompactString>;
+    fn model(&mut self) -> &mut Option<CompactString>;
+    /// The fields only a whole info keeps.
+    fn rest(&mut self) -> Option<&mut MessageInfo>;
+}
+
+impl MessageOut for Box<MessageInfo> {
+    fn empty() -> Self {
+        let mut m = Box::<MessageInfo>::default();
+        m.content.nullish = true;
+        m
+    }
+    fn role(&mut self) -> &mut Role {
+        &mut self.role
+    }
+    fn nullish(&mut self) -> &mut bool {
+        &mut self.content.nullish
+    }
+    fn provider(&mut self) -> &mut Option<CompactString> {
+        &mut self.provider
+    }
+    fn model(&mut self) -> &mut Option<CompactString> {
+        &mut self.model
+    }
+    fn rest(&mut self) -> Option<&mut MessageInfo> {
+        Some(self)
+    }
+}
+
+impl MessageOut for Brief {
+    fn empty() -> Self {
+        Brief {
+            nullish: true,
+            ..Brief::default()
+        }
+    }
+    fn role(&mut self) -> &mut Role {
+        &mut self.role
+    }
+    fn nullish(&mut self) -> &mut bool {
+        &mut self.nullish
+    }
+    fn provider(&mut self) -> &mut Option<CompactString> {
+        &mut self.provider
+    }
+    fn model(&mut self) -> &mut Option<CompactString> {
+        &mut self.model
+    }
+    fn rest(&mut self) -> Option<&mut MessageInfo> {
+        None
+    }
 }
 
 /// The `message` object, read as `MessageFields<Structure>` reads it and
-/// turned into its info as `message_info` does, written in place.
-fn message_info(c: &mut Cursor<'_>) -> Option<Box<MessageInfo>> {
-    let mut m = Box::<MessageInfo>::default();
-    // No content field reads as null content.
-    m.content.nullish = true;
+/// turned into its info as `message_info` does. Fields a brief drops are
+/// still read, so both accept exactly the same lines.
+fn read_message<O: MessageOut>(c: &mut Cursor<'_>) -> Option<O> {
+    let mut m = O::empty();
     let mut seen = 0;
     let mut more = c.open_object()?;
     while more {
         match c.key()? {
             b"role" => {
                 first(&mut seen, 0)?;
-                m.role = match c.peek()? {
+                *m.role() = match c.peek()? {
                     b'"' => Role::from_name(Some(c.plain_str()?)),
                     _ => Role::from_name(c.scalar()?.as_str()),
                 };
             }
             b"content" => {
                 first(&mut seen, 1)?;
-                m.content.nullish = c.is_null()?;
-            }
-            b"stopReason" => {
-                first(&mut seen, 2)?;
-                m.stop_reason = c.scalar()?.into_compact();
-            }
-            b"toolCallId" => {
-                first(&mut seen, 3)?;
-                m.tool_call_id = c.scalar()?.into_compact();
-            }
-            b"toolName" => {
-                first(&mut seen, 4)?;
-                m.tool_name = c.scalar()?.into_compact();
-            }
-            b"isError" => {
-                first(&mut seen, 5)?;
-                m.is_error = c.scalar()? == Scalar::Bool(true);
+                *m.nullish() = c.is_null()?;
             }
             b"provider" => {
                 first(&mut seen, 6)?;
-                m.provider = c.scalar()?.into_compact();
+                *m.provider() = c.scalar()?.into_compact();
             }
             b"model" => {
                 first(&mut seen, 7)?;
-                m.model = c.scalar()?.into_compact();
+                *m.model() = c.scalar()?.into_compact();
             }
-            b"customType" => {
-                first(&mut seen, 8)?;
-                m.custom_type = c.scalar()?.into_compact();
-            }
-            b"timestamp" => {
-                first(&mut seen, 9)?;
-                m.time_ms = c.scalar()?.as_f64();
+            key @ (b"stopReason" | b"toolCallId" | b"toolName" | b"isError" | b"customType"
+            | b"timestamp") => {
+                let bit = match key {
+                    b"stopReason" => 2,
+                    b"toolCallId" => 3,
+                    b"toolName" => 4,
+                    b"isError" => 5,
+                    b"customType" => 8,
+                    _ => 9,
+                };
+                first(&mut seen, bit)?;
+                let value = c.scalar()?;
+                if let Some(info) = m.rest() {
+                    match bit {
+                        2 => info.stop_reason = value.into_compact(),
+                        3 => info.tool_call_id = value.into_compact(),
+                        4 => info.tool_name = value.into_compact(),
+                        5 => info.is_error = value == Scalar::Bool(true),
+                        8 => info.custom_type = value.into_compact(),
+                        _ => info.time_ms = value.as_f64(),
+                    }
+                }
             }
             // Skipped at structure depth (errorMessage, command, summary,
             // usage) or unknown.
@@ -222,13 +312,23 @@ mod tests {
         }
     }
 
-    /// The fast path either declines or agrees with serde.
+    /// The fast path either declines or agrees with serde, at structure and
+    /// at outline depth alike.
     fn check(text: &str) -> bool {
-        let Some(fast) = structure_entry(text.as_bytes(), meta(text)) else {
+        let fast = structure_entry(text.as_bytes(), meta(text));
+        let outlined = outline_entry(text.as_bytes(), meta(text));
+        assert_eq!(fast.is_some(), outlined.is_some(), "{text}");
+        let (Some(fast), Some((entry, brief))) = (fast, outlined) else {
             return false;
         };
         match parse_line_serde::<Structure>(text, meta(text)) {
-            LineParse::Entry(e) => assert_eq!(fast, e, "{text}"),
+            LineParse::Entry(mut e) => {
+                assert_eq!(fast, e, "{text}");
+                let Info::Message(m) = std::mem::take(&mut e.info) else {
+                    panic!("not a message: {text}");
+                };
+                assert_eq!((entry, brief), (e, Brief::of(*m)), "{text}");
+            }
             _ => panic!("fast path accepted a line serde does not read as an entry: {text}"),
         }
         true
