@@ -49,15 +49,8 @@ pub(crate) struct ChatFacts<'a> {
 /// `None` means: not certain, use the full parser.
 pub(crate) fn quick_message(b: &[u8], turns: ChatTurns) -> Option<QuickMessage<'_>> {
     let mut c = Cursor::new(b);
-    c.lit(b"{\"type\":\"message\",\"id\":")?;
-    let id = c.plain_bytes()?;
-    c.lit(b",\"parentId\":")?;
-    let parent = if c.peek()? == b'n' {
-        c.lit(b"null")?;
-        None
-    } else {
-        Some(c.plain_bytes()?)
-    };
+    c.lit(b"{\"type\":\"message\",")?;
+    let (id, parent) = id_and_parent(&mut c)?;
     c.lit(b",\"timestamp\":")?;
     let timestamp = c.plain_bytes()?;
     c.lit(b",\"message\":{\"role\":")?;
@@ -127,15 +120,8 @@ pub(crate) fn quick_entry(b: &[u8]) -> Option<EntryFacts<'_>> {
     if kind == b"message" || kind == b"session" {
         return None;
     }
-    c.lit(b",\"id\":")?;
-    let id = c.plain_bytes()?;
-    c.lit(b",\"parentId\":")?;
-    let parent = if c.peek()? == b'n' {
-        c.lit(b"null")?;
-        None
-    } else {
-        Some(c.plain_bytes()?)
-    };
+    c.lit(b",")?;
+    let (id, parent) = id_and_parent(&mut c)?;
     let mut e = EntryFacts {
         kind,
         id: Some(id),
@@ -188,6 +174,20 @@ pub(crate) fn quick_entry(b: &[u8]) -> Option<EntryFacts<'_>> {
     }
     c.ws();
     c.at_end().then_some(e)
+}
+
+/// `"id":"…","parentId":"…"|null` as pi writes them; `None` for a null parent.
+fn id_and_parent<'a>(c: &mut Cursor<'a>) -> Option<(&'a [u8], Option<&'a [u8]>)> {
+    c.lit(b"\"id\":")?;
+    let id = c.plain_bytes()?;
+    c.lit(b",\"parentId\":")?;
+    let parent = if c.peek()? == b'n' {
+        c.lit(b"null")?;
+        None
+    } else {
+        Some(c.plain_bytes()?)
+    };
+    Some((id, parent))
 }
 
 /// Content pi's reader takes: a string, or a list without `null` blocks.
