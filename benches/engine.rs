@@ -461,6 +461,9 @@ fn bench_parse(c: &mut Criterion, corpus: &Corpus) {
     group.bench_function("open_structure", |b| {
         b.iter(|| open(black_box(&corpus.path), Detail::Structure))
     });
+    group.bench_function("open_outline", |b| {
+        b.iter(|| open(black_box(&corpus.path), Detail::Outline))
+    });
     group.finish();
 }
 
@@ -475,10 +478,10 @@ fn bench_index(c: &mut Criterion, corpus: &Corpus) {
             s.tree.preorder()
         })
     });
-    group.bench_function("open_structure_tree_json", |b| {
+    group.bench_function("open_outline_tree_json", |b| {
         let mut out = Vec::new();
         b.iter(|| {
-            let s = open(black_box(&corpus.path), Detail::Structure);
+            let s = open(black_box(&corpus.path), Detail::Outline);
             out.clear();
             piscope::cli::write_tree_json(&s, &mut out).expect("tree json");
             out.len()
@@ -523,9 +526,9 @@ fn bench_context(c: &mut Criterion, corpus: &Corpus) {
         })
     });
     group.throughput(Throughput::Bytes(corpus.bytes));
-    group.bench_function("open_structure_build_write_json", |b| {
+    group.bench_function("open_outline_build_write_json", |b| {
         b.iter(|| {
-            let s = open(black_box(&corpus.path), Detail::Structure);
+            let s = open(black_box(&corpus.path), Detail::Outline);
             let ctx = s.context(&LeafSelector::Last);
             out.clear();
             s.write_context_json(&ctx, &mut out).expect("context json");

@@ -235,12 +235,16 @@ impl Session {
 }
 
 /// Lines of the session file read through a window of it: a long context
-/// costs a few large reads rather than two calls per entry.
+/// costs a few large reads rather than two calls per entry. The window only
+/// moves forward, each time past where it was, and a line behind it is read
+/// alone, so no order of lines reads the file more than about twice.
 struct LineWindow {
     file: File,
     buf: Vec<u8>,
     /// File offset of `buf[0]`.
     at: u64,
+    /// A line read alone.
+    single: Vec<u8>,
 }
 
 impl LineWindow {
@@ -251,30 +255,53 @@ impl LineWindow {
             file,
             buf: Vec::new(),
             at: 0,
+            single: Vec::new(),
         }
     }
 
     /// The text at `span`, as [`read::read_span`] reads it.
     fn line(&mut self, span: Span) -> std::io::Result<Cow<'_, str>> {
         let end = span.offset.saturating_add(span.len);
-        if span.offset < self.at || end > self.at + self.buf.len() as u64 {
-            self.buf.clear();
+        if span.offset < self.at {
+            Self::fill(
+                &mut self.file,
+                &mut self.single,
+                span.offset,
+                span.len,
+                span.len,
+            )?;
+            return Ok(read::decode_span(&self.single, span.offset));
+        }
+        if end > self.at + self.buf.len() as u64 {
             self.at = span.offset;
             let want = span.len.max(Self::SIZE);
-            self.file.seek(SeekFrom::Start(span.offset))?;
-            (&mut self.file).take(want).read_to_end(&mut self.buf)?;
-            if (self.buf.len() as u64) < span.len {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "the file is shorter than when it was read",
-                ));
-            }
+            Self::fill(&mut self.file, &mut self.buf, span.offset, want, span.len)?;
         }
         let from = (span.offset - self.at) as usize;
         Ok(read::decode_span(
             &self.buf[from..from + span.len as usize],
             span.offset,
         ))
+    }
+
+    /// Reads up to `want` bytes at `offset` into `buf`; at least `need`.
+    fn fill(
+        file: &mut File,
+        buf: &mut Vec<u8>,
+        offset: u64,
+        want: u64,
+        need: u64,
+    ) -> std::io::Result<()> {
+        buf.clear();
+        file.seek(SeekFrom::Start(offset))?;
+        file.take(want).read_to_end(buf)?;
+        if (buf.len() as u64) < need {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the file is shorter than when it was read",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -511,6 +538,41 @@ fn apply_edit(messages: Vec<String>, edit_line: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lines in any order, long and short, come back as `read_span` reads
+    /// them.
+    #[test]
+    fn line_window_reads_any_order() {
+        use std::io::Write;
+        let mut data = Vec::new();
+        let mut spans = Vec::new();
+        for i in 0..3000u64 {
+            let len = if i % 500 == 7 { 1_500_000 } else { i % 900 };
+            let offset = data.len() as u64;
+            data.extend((0..len).map(|k| b'a' + ((i + k) % 26) as u8));
+            data.push(b'\n');
+            spans.push(Span { offset, len });
+        }
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&data).unwrap();
+        let mut window = LineWindow::new(File::open(f.path()).unwrap());
+        let mut plain = File::open(f.path()).unwrap();
+        let mut x: u64 = 3;
+        for k in 0..6000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Mostly forward, sometimes anywhere.
+            let i = if k % 5 == 0 {
+                (x >> 33) as usize % spans.len()
+            } else {
+                k / 2
+            };
+            let span = spans[i];
+            let want = read::read_span(&mut plain, span.offset, span.len).unwrap();
+            assert_eq!(window.line(span).unwrap(), want, "line {i}");
+        }
+    }
 
     /// In place or by serde, the same message text, or none.
     #[test]

@@ -290,6 +290,17 @@ pub(crate) fn line_text(mut bytes: &[u8], offset: u64) -> (std::borrow::Cow<'_, 
     }
 }
 
+/// Runs a closure if dropped while the thread panics.
+struct OnPanic<F: Fn()>(F);
+
+impl<F: Fn()> Drop for OnPanic<F> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            (self.0)();
+        }
+    }
+}
+
 /// How far the workers have got, shared under one lock.
 struct Progress {
     /// Blocks whose lines are counted, so the next one knows its first
@@ -329,6 +340,12 @@ fn scan_parallel<T: Send>(
             let tx = tx.clone();
             let (progress, moved, stop, claimed) = (&progress, &moved, &stop, &claimed);
             s.spawn(move || {
+                // A worker that panicked leaves a block undelivered: stop the
+                // others, so the scope ends and passes the panic on.
+                let _stop_on_panic = OnPanic(|| {
+                    stop.store(true, Ordering::Relaxed);
+                    moved.notify_all();
+                });
                 let (mut buf, mut ends) = (Vec::new(), Vec::new());
                 loop {
                     let index = claimed.fetch_add(1, Ordering::Relaxed);
@@ -563,6 +580,29 @@ mod tests {
             }
             assert_eq!(end.offset, data.len() as u64);
         }
+    }
+
+    /// A parser that panics (a bug) ends the scan with that panic, never
+    /// a hang.
+    #[test]
+    fn a_panic_in_a_worker_is_passed_on() {
+        let mut data = Vec::new();
+        // Many more blocks than the workers may run ahead.
+        for i in 0..2_000_000 {
+            writeln!(data, "line {i}").unwrap();
+        }
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let result = std::panic::catch_unwind(move || {
+            scan(
+                f,
+                0,
+                1,
+                |t, _| assert_ne!(t, "line 12345"),
+                |_, _| ControlFlow::Continue(()),
+            )
+        });
+        assert!(result.is_err());
     }
 
     #[test]
