@@ -591,6 +591,24 @@ impl Header {
 }
 
 /// `String.prototype.trim`: Unicode white space and the BOM.
+/// Every `.jsonl` file under `tests/`: the corpora unit tests compare on.
+#[cfg(test)]
+pub(crate) fn test_session_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![PathBuf::from("tests")];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).expect("tests folder") {
+            let path = e.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
 pub fn js_trim(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}')
 }
@@ -604,18 +622,7 @@ mod tests {
     /// gives the same tree, problems and context at every leaf.
     #[test]
     fn outline_reads_like_structure() {
-        let mut files = Vec::new();
-        let mut dirs = vec![std::path::PathBuf::from("tests")];
-        while let Some(dir) = dirs.pop() {
-            for e in std::fs::read_dir(&dir).unwrap() {
-                let path = e.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|x| x == "jsonl") {
-                    files.push(path);
-                }
-            }
-        }
+        let files = crate::session::test_session_files();
         let mut messages = 0;
         for path in files {
             let Ok(full) = Session::open_with(&path, Detail::Structure) else {

@@ -336,18 +336,7 @@ mod tests {
 
     #[test]
     fn agrees_with_serde_on_the_test_corpora() {
-        let mut files = Vec::new();
-        let mut dirs = vec![std::path::PathBuf::from("tests")];
-        while let Some(dir) = dirs.pop() {
-            for e in std::fs::read_dir(&dir).unwrap() {
-                let path = e.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|x| x == "jsonl") {
-                    files.push(path);
-                }
-            }
-        }
+        let files = crate::session::test_session_files();
         assert!(files.len() > 20);
         let (mut lines, mut fast) = (0, 0);
         for path in files {

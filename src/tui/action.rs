@@ -91,6 +91,23 @@ pub enum Action {
     PreviewSelected,
 }
 
+impl Action {
+    /// Where a list cursor at `selected` goes, in a list of `len` rows
+    /// showing `page` at a time; `None` when this is not a move.
+    pub fn moved(self, selected: usize, len: usize, page: usize) -> Option<usize> {
+        let last = len.saturating_sub(1);
+        Some(match self {
+            Action::Up => selected.saturating_sub(1),
+            Action::Down => (selected + 1).min(last),
+            Action::PageUp => selected.saturating_sub(page),
+            Action::PageDown => (selected + page).min(last),
+            Action::First => 0,
+            Action::Last => last,
+            _ => return None,
+        })
+    }
+}
+
 /// One action as a pane offers it: its name in the TOML files, its line in
 /// the help screen, and its word in the hint line (if it has one there).
 pub struct ActionInfo {

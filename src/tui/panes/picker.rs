@@ -238,15 +238,10 @@ impl PickerPane {
             return self.on_deep_action(action);
         }
         let before = self.selected_path.clone();
-        let last = self.rows.len().saturating_sub(1);
         let page = self.height.max(1);
+        let moved = action.moved(self.selected, self.rows.len(), page);
         match action {
-            Action::Up => self.selected = self.selected.saturating_sub(1),
-            Action::Down => self.selected = (self.selected + 1).min(last),
-            Action::PageUp => self.selected = self.selected.saturating_sub(page),
-            Action::PageDown => self.selected = (self.selected + page).min(last),
-            Action::First => self.selected = 0,
-            Action::Last => self.selected = last,
+            _ if moved.is_some() => self.selected = moved.unwrap_or(self.selected),
             Action::PickerCollapse => self.set_collapsed(true),
             Action::PickerExpand => self.set_collapsed(false),
             Action::Resume => match self.rows.get(self.selected) {
@@ -382,15 +377,10 @@ impl PickerPane {
         let Some(d) = self.deep.as_mut() else {
             return PickerOutcome::Nothing;
         };
-        let last = d.hits.len().saturating_sub(1);
         let before = d.selected;
+        let moved = action.moved(d.selected, d.hits.len(), page);
         match action {
-            Action::Up => d.selected = d.selected.saturating_sub(1),
-            Action::Down => d.selected = (d.selected + 1).min(last),
-            Action::PageUp => d.selected = d.selected.saturating_sub(page),
-            Action::PageDown => d.selected = (d.selected + page).min(last),
-            Action::First => d.selected = 0,
-            Action::Last => d.selected = last,
+            _ if moved.is_some() => d.selected = moved.unwrap_or(d.selected),
             Action::Resume => return PickerOutcome::FocusTree,
             Action::PickerClear => {
                 self.deep = None;

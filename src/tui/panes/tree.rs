@@ -134,15 +134,10 @@ impl TreePane {
     /// another entry (the preview follows).
     pub fn on_action(&mut self, action: Action) -> bool {
         let before = self.selected_node();
-        let last = self.rows.len().saturating_sub(1);
         let page = self.height.max(1);
+        let moved = action.moved(self.selected, self.rows.len(), page);
         match action {
-            Action::Up => self.selected = self.selected.saturating_sub(1),
-            Action::Down => self.selected = (self.selected + 1).min(last),
-            Action::PageUp => self.selected = self.selected.saturating_sub(page),
-            Action::PageDown => self.selected = (self.selected + page).min(last),
-            Action::First => self.selected = 0,
-            Action::Last => self.selected = last,
+            _ if moved.is_some() => self.selected = moved.unwrap_or(self.selected),
             Action::TreeFoldOrUp => self.fold_or_up(),
             Action::TreeUnfoldOrDown => self.unfold_or_down(),
             Action::TreeFilterDefault => self.set_filter(Filter::Default),
