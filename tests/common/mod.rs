@@ -20,7 +20,7 @@ pub fn pi_reference() -> PathBuf {
     // clearly when node is missing.
     assert!(
         tools::Tool::Node.present(),
-        "node and npm are missing: pi's reference package needs them (node 22.19 or newer)"
+        "node or npm is missing: pi's reference package needs them (node 22.19 or newer)"
     );
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {

@@ -26,7 +26,14 @@ impl Tool {
     fn name(self) -> &'static str {
         match self {
             Tool::Tmux => "tmux",
-            Tool::Node => "node and npm",
+            Tool::Node => "node",
+        }
+    }
+
+    fn is_missing(self) -> &'static str {
+        match self {
+            Tool::Tmux => "tmux is missing",
+            Tool::Node => "node or npm is missing",
         }
     }
 
@@ -34,8 +41,8 @@ impl Tool {
         match self {
             Tool::Tmux => "install tmux (Debian: apt-get install tmux)",
             Tool::Node => {
-                "install node 22.19 or newer with npm (.ci/run installs one into target/node: \
-                 put target/node/bin first on PATH)"
+                "install node 22.19 or newer with npm (.ci/run downloads one into target/node: \
+                 put target/node/node_modules/.bin first on PATH)"
             }
         }
     }
@@ -77,8 +84,8 @@ pub fn have(tool: Tool) -> bool {
         .to_string();
     if !opted_out() {
         panic!(
-            "{} is missing, so {test} cannot run: {}. To skip such tests instead, run with {OPT_OUT}=1.",
-            tool.name(),
+            "{}, so {test} cannot run: {}. To skip such tests instead, run with {OPT_OUT}=1.",
+            tool.is_missing(),
             tool.how_to_install()
         );
     }
