@@ -109,7 +109,7 @@ fn pi_called(home: &Path) -> Vec<String> {
 
 #[test]
 fn resume_becomes_pi_in_the_sessions_folder() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -139,7 +139,7 @@ fn resume_becomes_pi_in_the_sessions_folder() {
 
 #[test]
 fn resume_in_a_missing_folder_asks_then_uses_the_current_one() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -158,7 +158,7 @@ fn resume_in_a_missing_folder_asks_then_uses_the_current_one() {
 
 #[test]
 fn without_pi_the_command_to_run_is_shown() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -177,7 +177,7 @@ fn without_pi_the_command_to_run_is_shown() {
 
 #[test]
 fn print_gives_the_chosen_file_to_the_shell() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -193,7 +193,7 @@ fn print_gives_the_chosen_file_to_the_shell() {
 
 #[test]
 fn label_rename_and_branch_are_what_pi_reads() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -250,7 +250,7 @@ fn label_rename_and_branch_are_what_pi_reads() {
 
 #[test]
 fn delete_moves_marked_sessions_to_a_real_trash() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -287,7 +287,7 @@ fn delete_moves_marked_sessions_to_a_real_trash() {
 
 #[test]
 fn when_the_trash_fails_deleting_for_good_needs_the_word() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -318,7 +318,7 @@ fn when_the_trash_fails_deleting_for_good_needs_the_word() {
 
 #[test]
 fn copy_reaches_the_terminal_clipboard() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -340,7 +340,7 @@ fn copy_reaches_the_terminal_clipboard() {
 
 #[test]
 fn fork_and_export_write_beside_the_session() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -381,7 +381,7 @@ fn last_entry_seen_after(t: &Tmux, file: &Path, n: usize) -> Duration {
 
 #[test]
 fn live_reload_shows_what_pi_appends() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -397,7 +397,7 @@ fn live_reload_shows_what_pi_appends() {
 
 #[test]
 fn polling_also_shows_what_pi_appends() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();
@@ -413,7 +413,7 @@ fn polling_also_shows_what_pi_appends() {
 
 #[test]
 fn new_sessions_appear_and_deleted_ones_go() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
     let h = home();

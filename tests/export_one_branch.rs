@@ -21,6 +21,9 @@ fn export(file: &str, args: &[&str]) -> String {
 
 #[test]
 fn markdown_and_jsonl_hold_exactly_the_branch() {
+    if !common::have_node() {
+        return;
+    }
     let corpus = common::repo().join("tests/golden/corpus/sessions");
     let mut files: Vec<_> = std::fs::read_dir(&corpus)
         .expect("corpus")

@@ -33,6 +33,9 @@ fn comparable(mut v: Vec<Value>) -> Vec<Value> {
 
 #[test]
 fn forks_like_pi_at_the_leaf_and_inside() {
+    if !common::have_node() {
+        return;
+    }
     let corpus = common::repo().join("tests/golden/corpus/sessions");
     let appender = common::repo().join("tests/conformance/pi-appender.mjs");
     let mut checked = 0;

@@ -1,7 +1,9 @@
 //! The real binary in a real terminal (tmux): it starts, browses, quits
 //! cleanly from every exit, and hostile text in sessions never changes the
-//! terminal's title or colours. Skipped, with a note, where tmux is missing.
+//! terminal's title or colours. Fails where tmux is missing, unless the run
+//! allows skipping (`PISCOPE_ALLOW_MISSING_TOOLS=1`).
 
+mod common;
 mod tmux;
 mod tui_common;
 
@@ -124,16 +126,14 @@ fn the_pane_title_check_is_real() {
 
 #[test]
 fn hostile_text_never_changes_the_title_or_the_colours() {
-    if !have_tmux() {
+    if !have_tmux() || !common::have_node() {
         return;
     }
-    // The user's sessions: the demo sessions in pi's default folder, or a
-    // corpus written by pi's own code when the reference is installed.
+    // The user's sessions: a corpus written by pi's own code, with escape
+    // sequences in its texts, in pi's default folder.
     let home = tempfile::tempdir().expect("temp home");
     let sessions = home.path().join("agent").join("sessions");
-    if !generate_corpus(&sessions) {
-        piscope::tui::demo::write_demo_sessions(&sessions).expect("demo sessions");
-    }
+    generate_corpus(&sessions);
     let t = Tmux::start_in(home, &[], &[("NO_COLOR", "1")], (150, 40));
     let before = t.title();
     let s = t.wait_for("the sessions", |s| {
@@ -168,19 +168,14 @@ fn hostile_text_never_changes_the_title_or_the_colours() {
     assert_eq!(t.title(), before);
 }
 
-/// Writes a small corpus with pi's own session code when the reference is
-/// installed (`PI_REF_DIR`); false when it is not.
-fn generate_corpus(sessions: &Path) -> bool {
-    let Ok(reference) = std::env::var("PI_REF_DIR") else {
-        return false;
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/gen-corpus.mjs");
-    let out = sessions.parent().expect("agent folder");
-    let ok = Command::new("node")
-        .arg(&script)
+/// Writes a small corpus with pi's own session code.
+fn generate_corpus(sessions: &Path) {
+    let script = common::repo().join("../shared/conformance/gen-corpus.mjs");
+    let agent = sessions.parent().expect("agent folder");
+    let out = common::node(&script)
         .args([
             "--out",
-            out.to_str().unwrap_or("."),
+            agent.to_str().unwrap_or("."),
             "--seed",
             "7",
             "--sessions",
@@ -188,10 +183,15 @@ fn generate_corpus(sessions: &Path) -> bool {
             "--turns",
             "12",
         ])
-        .env("PI_REF_DIR", reference)
-        .status()
-        .is_ok_and(|s| s.success());
-    ok && sessions.is_dir()
+        .output()
+        .expect("run the corpus generator");
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(sessions.is_dir(), "no sessions in {}", sessions.display());
 }
 
 #[test]

@@ -14,6 +14,9 @@ const OURS: usize = 200;
 
 #[test]
 fn a_running_pi_and_piscope_share_a_file() {
+    if !common::have_node() {
+        return;
+    }
     let tmp = tempfile::tempdir().expect("temp dir");
     let appender = common::repo().join("tests/conformance/pi-appender.mjs");
     let file = common::pi_create(tmp.path(), "/home/ada/app");

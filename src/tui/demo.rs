@@ -1,8 +1,168 @@
 //! The demo sessions bundled in the binary (`assets/demo/sessions`), copied
-//! into a temporary sessions folder so they can be browsed and edited freely.
+//! into a temporary sessions folder so they can be browsed and edited freely,
+//! and the life of that copy: removed on every way out of the browser but a
+//! resume into pi (pi opens the file), and swept at a later start once the
+//! process that made it is gone.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// The start of a copy's folder name in the temp folder. The process id
+/// follows (`piscope-demo-<pid>-<random>`): a resumed pi keeps piscope's
+/// process id, so a copy is in use exactly while its process lives.
+const COPY_PREFIX: &str = "piscope-demo-";
+/// Copies named without a process id (`piscope-demo-<random>`, made by
+/// earlier versions) count as stale after this long untouched.
+const UNNAMED_COPY_STALE_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// The copies this process made and has not removed.
+static COPIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Whether a [`RemoveCopiesOnExit`] owns the removal (the browser runs).
+static GUARDED: AtomicBool = AtomicBool::new(false);
+
+/// A copy of the demo sessions in the temp folder.
+#[derive(Debug)]
+pub struct DemoCopy {
+    dir: PathBuf,
+}
+
+impl DemoCopy {
+    /// Sweeps stale copies from the temp folder, then makes a new one.
+    pub fn create() -> io::Result<DemoCopy> {
+        let tmp = std::env::temp_dir();
+        sweep_stale_copies(&tmp);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{COPY_PREFIX}{}-", std::process::id()))
+            .tempdir_in(&tmp)?
+            .keep();
+        lock_copies().push(dir.clone());
+        // Made first, so a failed write still removes it.
+        let copy = DemoCopy { dir };
+        write_demo_sessions(&copy.dir)?;
+        Ok(copy)
+    }
+
+    /// The sessions folder of the copy.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for DemoCopy {
+    fn drop(&mut self) {
+        // While the browser runs, its guard removes the copy on the way out:
+        // the worker threads holding this may outlive it, and a resume into
+        // pi must find the file.
+        if !GUARDED.load(Ordering::SeqCst) {
+            remove_copy(&self.dir);
+        }
+    }
+}
+
+/// Removes this process's demo copies when dropped: on quit, on an error,
+/// while a panic unwinds, and when pi could not be started. A resume that
+/// becomes pi never drops it, so pi's file stays (until a later start finds
+/// that pi gone). A process killed outright leaves its copy to that sweep.
+#[derive(Debug)]
+pub struct RemoveCopiesOnExit(());
+
+impl RemoveCopiesOnExit {
+    pub fn new() -> RemoveCopiesOnExit {
+        GUARDED.store(true, Ordering::SeqCst);
+        RemoveCopiesOnExit(())
+    }
+}
+
+impl Default for RemoveCopiesOnExit {
+    fn default() -> RemoveCopiesOnExit {
+        RemoveCopiesOnExit::new()
+    }
+}
+
+impl Drop for RemoveCopiesOnExit {
+    fn drop(&mut self) {
+        let copies = std::mem::take(&mut *lock_copies());
+        for dir in copies {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        GUARDED.store(false, Ordering::SeqCst);
+    }
+}
+
+fn lock_copies() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // A list of paths stays valid whatever panicked while holding it.
+    COPIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn remove_copy(dir: &Path) {
+    lock_copies().retain(|d| d != dir);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Removes the demo copies in `tmp` that nobody uses any more: those whose
+/// process has ended, and those of earlier versions (no process id in the
+/// name) untouched for a day. Only folders named as copies are looked at;
+/// whatever cannot be removed (another user's) is left alone.
+pub fn sweep_stale_copies(tmp: &Path) {
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(COPY_PREFIX)) else {
+            continue;
+        };
+        // Never through a link: only a real folder is a copy.
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if !meta.is_dir() {
+            continue;
+        }
+        let stale = match rest.split_once('-') {
+            Some((pid, random)) if is_number(pid) && !random.is_empty() => {
+                pid.parse::<u32>().is_ok_and(|pid| !process_alive(pid))
+            }
+            Some(_) => false,
+            None => meta
+                .modified()
+                .ok()
+                .and_then(|m| SystemTime::now().duration_since(m).ok())
+                .is_some_and(|age| age > UNNAMED_COPY_STALE_AFTER),
+        };
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a process with this id exists (ours, or another user's).
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    // Ids no process can have are left alone, never guessed at.
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    if pid <= 0 {
+        return true;
+    }
+    // SAFETY: signal 0 sends nothing; it only asks whether `pid` exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Without a way to ask, every process counts as alive: nothing is swept.
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    true
+}
 
 /// Every demo file: its path under the sessions folder, and its bytes.
 pub const DEMO_SESSIONS: &[(&str, &[u8])] = &[

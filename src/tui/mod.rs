@@ -60,6 +60,8 @@ pub fn no_color() -> bool {
 /// Runs the browser until the user quits, then resumes the chosen session
 /// in pi or prints its path (`--print`) when asked to.
 pub fn run(args: TuiArgs) -> Result<()> {
+    // Every way out of here removes the demo's copy; becoming pi does not.
+    let _demo_copies = demo::RemoveCopiesOnExit::new();
     // With --print, stdout is usually captured (`$(piscope --print)`): the
     // screen goes to the terminal and only the chosen path to stdout.
     let tty = if args.print && !std::io::stdout().is_terminal() {

@@ -32,7 +32,7 @@ pub struct JobContext {
     /// Watch by polling, never by the system's events (`--poll`).
     pub poll: bool,
     /// The demo copy, alive as long as the app.
-    demo_dir: Mutex<Option<tempfile::TempDir>>,
+    demo_dir: Mutex<Option<demo::DemoCopy>>,
 }
 
 impl JobContext {
@@ -215,9 +215,7 @@ impl JobContext {
             .lock()
             .map_err(|_| std::io::Error::other("demo folder lock poisoned"))?;
         if slot.is_none() {
-            let dir = tempfile::Builder::new().prefix("piscope-demo-").tempdir()?;
-            demo::write_demo_sessions(dir.path())?;
-            *slot = Some(dir);
+            *slot = Some(demo::DemoCopy::create()?);
         }
         let dir = slot
             .as_ref()

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod tools;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -14,6 +16,12 @@ pub fn repo() -> PathBuf {
 /// The folder of pi's reference package (`PI_REF_DIR`, else
 /// `target/pi-reference`, installed there by `../shared/conformance/install.sh`).
 pub fn pi_reference() -> PathBuf {
+    // A test that got here without asking [`have_node`] still fails
+    // clearly when node is missing.
+    assert!(
+        tools::Tool::Node.present(),
+        "node or npm is missing: pi's reference package needs them (node 22.19 or newer)"
+    );
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = std::env::var_os("PI_REF_DIR")
@@ -33,6 +41,12 @@ pub fn pi_reference() -> PathBuf {
         dir
     })
     .clone()
+}
+
+/// True when node and npm are here; without them the test fails, or is
+/// reported skipped when the run allows it (see [`tools`]).
+pub fn have_node() -> bool {
+    tools::have(tools::Tool::Node)
 }
 
 /// `node SCRIPT ARGS...` with the reference package available.

@@ -1,5 +1,6 @@
 //! A real terminal for end-to-end tests: one private tmux server per test,
 //! a pane running piscope (or a shell line around it) in a private home.
+//! A test file using it also declares `mod common;`.
 
 #![allow(dead_code)]
 
@@ -13,15 +14,10 @@ pub const TIMEOUT: Duration = Duration::from_secs(20);
 /// Printed by the shell after piscope exits.
 pub const EXIT_MARK: &str = "PISCOPE-EXIT:";
 
+/// True when tmux is here; without it the test fails, or is reported
+/// skipped when the run allows it (see `common::tools`).
 pub fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("tmux is not installed: skipping the end-to-end test");
-    }
-    ok
+    crate::common::tools::have(crate::common::tools::Tool::Tmux)
 }
 
 pub fn quote(s: &str) -> String {

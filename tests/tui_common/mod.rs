@@ -60,7 +60,7 @@ pub fn damaged(name: &str) -> PathBuf {
 /// Temporary folders and the manifest folder blanked out of snapshots.
 pub fn filters() -> Vec<(&'static str, &'static str)> {
     vec![
-        (r"/[^ ]*piscope-(test|demo)-[A-Za-z0-9_]+", "[TMP]"),
+        (r"/[^ ]*piscope-(test|demo)-[A-Za-z0-9_-]+", "[TMP]"),
         (r"[^ ]*/assets/demo/sessions/", "[DEMO]/"),
         // The repository's own files, wherever it is checked out (the
         // padding after a path depends on its length).
