@@ -297,7 +297,13 @@ fn remove(file: &Deletable) -> Result<(), DeleteError> {
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(parent)
-        .map_err(io)?;
+        .map_err(|e| match e.raw_os_error() {
+            // A symlink (or a file) now where the folder was.
+            Some(libc::ELOOP | libc::ENOTDIR) => {
+                file.changed(format!("the folder {} was replaced", parent.display()))
+            }
+            _ => io(e),
+        })?;
     let dir_meta = dir.metadata().map_err(io)?;
     if Some(identity(&dir_meta)) != file.parent() {
         return Err(file.changed(format!("the folder {} was replaced", parent.display())));
@@ -347,4 +353,90 @@ fn remove(file: &Deletable) -> Result<(), DeleteError> {
 /// offers, for review.
 pub fn empty_sessions(sessions: &[super::SessionSummary]) -> Vec<&super::SessionSummary> {
     sessions.iter().filter(|s| s.user_messages == 0).collect()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::catalog::Layout;
+
+    const SESSION: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n";
+
+    /// A sessions folder with `proj/s.jsonl`, and `outside/s.jsonl` beside it.
+    fn setup() -> (tempfile::TempDir, SessionsFolder, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let root = std::fs::canonicalize(tmp.path()).expect("resolve");
+        let sessions = root.join("sessions");
+        for d in ["sessions/proj", "outside"] {
+            std::fs::create_dir_all(root.join(d)).expect("mkdir");
+        }
+        let file = sessions.join("proj/s.jsonl");
+        let outside = root.join("outside/s.jsonl");
+        std::fs::write(&file, SESSION).expect("write");
+        std::fs::write(&outside, SESSION).expect("write");
+        let folder = SessionsFolder::at(sessions, Layout::PerProject, root);
+        (tmp, folder, file, outside)
+    }
+
+    // The unlink itself, past the path checks (as if the swap came just
+    // after them): the folder it opens must still be the confirmed one.
+    #[test]
+    fn the_unlink_refuses_a_folder_swapped_after_the_checks() {
+        let (_tmp, folder, file, outside) = setup();
+        let checked = check_deletable(&folder, &file).expect("a session");
+        let proj = folder.dir.join("proj");
+        std::fs::rename(&proj, folder.dir.join("gone")).expect("move");
+        std::os::unix::fs::symlink(outside.parent().expect("dir"), &proj).expect("symlink");
+        let err = remove(&checked).expect_err("refused");
+        assert!(err.to_string().contains("was replaced"), "{err}");
+        assert!(outside.exists());
+        // Not a symlink but another real folder, renamed into its place.
+        std::fs::remove_file(&proj).expect("unlink");
+        let other = folder.dir.join("other");
+        std::fs::create_dir(&other).expect("mkdir");
+        std::fs::write(other.join("s.jsonl"), SESSION).expect("write");
+        std::fs::rename(&other, &proj).expect("rename");
+        let err = remove(&checked).expect_err("refused");
+        assert!(err.to_string().contains("was replaced"), "{err}");
+        assert!(proj.join("s.jsonl").exists());
+    }
+
+    #[test]
+    fn the_unlink_refuses_another_file_in_the_place() {
+        let (_tmp, folder, file, _outside) = setup();
+        let checked = check_deletable(&folder, &file).expect("a session");
+        let new = file.with_extension("new");
+        std::fs::write(&new, SESSION).expect("write");
+        std::fs::rename(&new, &file).expect("rename");
+        let err = remove(&checked).expect_err("refused");
+        assert!(
+            err.to_string().contains("another file is in its place"),
+            "{err}"
+        );
+        assert!(file.exists());
+        // The same file, unchanged: deleted.
+        let checked = check_deletable(&folder, &file).expect("a session");
+        delete_checked(&checked, DeleteMode::Permanent).expect("deleted");
+        assert!(!file.exists());
+    }
+
+    #[test]
+    fn a_swapped_sessions_folder_is_refused() {
+        let (_tmp, folder, file, outside) = setup();
+        let checked = check_deletable(&folder, &file).expect("a session");
+        let elsewhere = folder.dir.with_file_name("elsewhere");
+        std::fs::rename(&folder.dir, &elsewhere).expect("move");
+        // The sessions folder now leads to the folder above `outside`,
+        // which holds an `outside/s.jsonl` but no `proj`.
+        let top = outside.parent().and_then(Path::parent).expect("dir");
+        std::fs::create_dir_all(top.join("proj")).expect("mkdir");
+        std::fs::write(top.join("proj/s.jsonl"), SESSION).expect("write");
+        std::os::unix::fs::symlink(top, &folder.dir).expect("symlink");
+        let err = delete_checked(&checked, DeleteMode::Permanent).expect_err("refused");
+        assert!(
+            err.to_string().contains("changed since it was confirmed"),
+            "{err}"
+        );
+        assert!(top.join("proj/s.jsonl").exists() && elsewhere.join("proj/s.jsonl").exists());
+    }
 }
