@@ -4,6 +4,7 @@
 
 mod tui_common;
 
+use piscope::catalog::delete::check_deletable;
 use piscope::session::Session;
 use piscope::tui::app::Exit;
 use piscope::tui::event::AppEvent;
@@ -270,7 +271,7 @@ fn print_mode_prints_the_chosen_session() {
 #[test]
 fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
     let (_d, folder) = demo_folder("/home/ada/notes");
-    let mut h = Harness::folder(folder, WIDE);
+    let mut h = Harness::folder(folder.clone(), WIDE);
     h.keys(&["ctrl+space", "down", "ctrl+space"]);
     assert_eq!(h.app.picker.marked.len(), 2);
     h.key("ctrl+d");
@@ -284,7 +285,10 @@ fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
         deleted: Vec::new(),
         trash_failed: paths
             .iter()
-            .map(|p| (p.clone(), "no trash folder on this device".to_string()))
+            .map(|p| {
+                let checked = check_deletable(&folder, p).unwrap();
+                (checked, "no trash folder on this device".to_string())
+            })
             .collect(),
         errors: Vec::new(),
     }));

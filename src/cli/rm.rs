@@ -56,8 +56,14 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
     let mut checked = Vec::new();
     for path in &wanted {
         match delete::check_deletable(&folder, path) {
-            Ok(real) if !checked.contains(&real) => checked.push(real),
-            Ok(_) => {}
+            Ok(file) => {
+                if !checked
+                    .iter()
+                    .any(|c: &delete::Deletable| c.real() == file.real())
+                {
+                    checked.push(file);
+                }
+            }
             Err(e) => {
                 eprintln!("piscope: {}", sanitize(&e.to_string()));
                 failed += 1;
@@ -78,7 +84,8 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
         DeleteMode::Permanent => "Delete for good (cannot be undone)",
     };
     writeln!(out, "{verb}, {} session(s):", checked.len())?;
-    for path in &checked {
+    for file in &checked {
+        let path = file.real();
         let title = catalog::summarise_file(path)
             .ok()
             .flatten()
@@ -100,13 +107,16 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
             return Ok(());
         }
     }
+    // Each file is checked again as it is deleted: the answer may have
+    // come long after the list was shown.
     let mut trash_failed = Vec::new();
-    for path in &checked {
-        match delete::delete_checked(path, mode) {
+    for file in &checked {
+        let path = file.real();
+        match delete::delete_checked(file, mode) {
             Ok(()) => writeln!(out, "deleted {}", sanitize(&path.display().to_string()))?,
             Err(e) if e.is_trash_failure() => {
                 eprintln!("piscope: {}", sanitize(&e.to_string()));
-                trash_failed.push(path.clone());
+                trash_failed.push(file);
             }
             Err(e) => {
                 eprintln!("piscope: {}", sanitize(&e.to_string()));
@@ -125,9 +135,10 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
                 ),
                 &["delete"],
             )?;
-        for path in &trash_failed {
+        for file in &trash_failed {
+            let path = file.real();
             if asked {
-                match delete::delete_checked(path, DeleteMode::Permanent) {
+                match delete::delete_checked(file, DeleteMode::Permanent) {
                     Ok(()) => writeln!(
                         out,
                         "deleted for good {}",

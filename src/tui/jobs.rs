@@ -5,8 +5,7 @@
 use super::clipboard;
 use super::resume::{PiCommand, Resume, find_program};
 use super::strings;
-use crate::catalog::SessionsFolder;
-use crate::catalog::delete::{self, DeleteMode};
+use crate::catalog::delete::{self, Deletable, DeleteMode};
 use crate::session::{self, BranchOutcome, Session};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -56,9 +55,10 @@ pub enum Job {
         leaf: String,
         to: PathBuf,
     },
+    /// The sessions as checked when the user was asked: each is checked
+    /// again as it is deleted.
     Delete {
-        folder: SessionsFolder,
-        paths: Vec<PathBuf>,
+        files: Vec<Deletable>,
         mode: DeleteMode,
         /// Asked already whether pi may have one of them open.
         confirmed: bool,
@@ -105,7 +105,7 @@ pub enum ActionOutcome {
     Deleted {
         deleted: Vec<PathBuf>,
         /// The trash could not take these: why, per file.
-        trash_failed: Vec<(PathBuf, String)>,
+        trash_failed: Vec<(Deletable, String)>,
         /// Other failures, ready to show.
         errors: Vec<String>,
     },
@@ -167,24 +167,25 @@ pub fn run(job: Job) -> ActionOutcome {
             Err(e) => ActionOutcome::Failed(e),
         },
         Job::Delete {
-            folder,
-            paths,
+            files,
             mode,
             confirmed,
         } => {
-            let recent = paths.iter().filter_map(|p| changed_recently(p, None)).min();
+            let recent = files
+                .iter()
+                .filter_map(|f| changed_recently(f.path(), None))
+                .min();
             match recent {
                 Some(seconds) if !confirmed => ActionOutcome::MayBeOpenInPi {
                     job: Box::new(Job::Delete {
-                        folder,
-                        paths,
+                        files,
                         mode,
                         confirmed: true,
                     }),
                     seconds,
                     deletes: true,
                 },
-                _ => delete(&folder, &paths, mode),
+                _ => delete(&files, mode),
             }
         }
         Job::Copy { session, node } => match entry_text(&session, node) {
@@ -273,22 +274,15 @@ fn export(path: &Path, leaf: &str, to: &Path) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", to.display()))
 }
 
-fn delete(folder: &SessionsFolder, paths: &[PathBuf], mode: DeleteMode) -> ActionOutcome {
+fn delete(files: &[Deletable], mode: DeleteMode) -> ActionOutcome {
     let mut deleted = Vec::new();
     let mut trash_failed = Vec::new();
     let mut errors = Vec::new();
-    for path in paths {
-        let real = match delete::check_deletable(folder, path) {
-            Ok(real) => real,
-            Err(e) => {
-                errors.push(e.to_string());
-                continue;
-            }
-        };
-        match delete::delete_checked(&real, mode) {
-            Ok(()) => deleted.push(path.clone()),
+    for file in files {
+        match delete::delete_checked(file, mode) {
+            Ok(()) => deleted.push(file.path().to_path_buf()),
             Err(delete::DeleteError::Trash { reason, .. }) => {
-                trash_failed.push((path.clone(), reason))
+                trash_failed.push((file.clone(), reason))
             }
             Err(e) => errors.push(e.to_string()),
         }
@@ -355,7 +349,7 @@ fn prepare_resume(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Layout;
+    use crate::catalog::{Layout, SessionsFolder};
 
     const SESSION: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n";
 
@@ -369,9 +363,9 @@ mod tests {
             Layout::Flat,
             dir.path().to_path_buf(),
         );
+        let checked = delete::check_deletable(&folder, &file).expect("a session");
         let job = |confirmed| Job::Delete {
-            folder: folder.clone(),
-            paths: vec![file.clone()],
+            files: vec![checked.clone()],
             mode: DeleteMode::Permanent,
             confirmed,
         };

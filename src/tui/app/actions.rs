@@ -3,7 +3,7 @@
 
 use super::App;
 use crate::catalog::SessionSummary;
-use crate::catalog::delete::{DeleteMode, empty_sessions};
+use crate::catalog::delete::{self, Deletable, DeleteMode, empty_sessions};
 use crate::tui::clipboard;
 use crate::tui::dialogs::dialog::{Dialog, DialogKey};
 use crate::tui::event::Command;
@@ -39,11 +39,12 @@ pub enum Then {
         path: PathBuf,
         leaf: String,
     },
+    /// The sessions as checked when the question was asked.
     Delete {
-        paths: Vec<PathBuf>,
+        files: Vec<Deletable>,
     },
     DeleteForGood {
-        paths: Vec<PathBuf>,
+        files: Vec<Deletable>,
     },
     /// Work already described (a write the user agreed to do next to pi).
     Run(Box<Job>),
@@ -205,14 +206,8 @@ impl App {
                 },
                 None => return,
             },
-            Then::Delete { paths } => match self.delete_job(paths, DeleteMode::Trash) {
-                Some(job) => job,
-                None => return,
-            },
-            Then::DeleteForGood { paths } => match self.delete_job(paths, DeleteMode::Permanent) {
-                Some(job) => job,
-                None => return,
-            },
+            Then::Delete { files } => self.delete_job(files, DeleteMode::Trash),
+            Then::DeleteForGood { files } => self.delete_job(files, DeleteMode::Permanent),
             Then::Run(job) => *job,
             Then::ResumeHere { session } => Job::PrepareResume {
                 session,
@@ -235,16 +230,14 @@ impl App {
         }
     }
 
-    fn delete_job(&mut self, paths: Vec<PathBuf>, mode: DeleteMode) -> Option<Job> {
-        let folder = self.picker.folder.clone()?;
+    fn delete_job(&mut self, files: Vec<Deletable>, mode: DeleteMode) -> Job {
         self.picker.marked.clear();
         self.last_delete_mode = Some(mode);
-        Some(Job::Delete {
-            folder,
-            paths,
+        Job::Delete {
+            files,
             mode,
             confirmed: false,
-        })
+        }
     }
 
     /// The work of an action is done.
@@ -329,7 +322,7 @@ impl App {
     fn on_deleted(
         &mut self,
         deleted: Vec<PathBuf>,
-        trash_failed: Vec<(PathBuf, String)>,
+        trash_failed: Vec<(Deletable, String)>,
         errors: Vec<String>,
         cmds: &mut Vec<Command>,
     ) {
@@ -362,15 +355,15 @@ impl App {
         if !trash_failed.is_empty() {
             let listed: Vec<(String, String)> = trash_failed
                 .iter()
-                .map(|(p, why)| (self.describe_session(p), text::clean_line(why)))
+                .map(|(f, why)| (self.describe_session(f.path()), text::clean_line(why)))
                 .collect();
-            let paths = trash_failed.into_iter().map(|(p, _)| p).collect();
+            let files = trash_failed.into_iter().map(|(f, _)| f).collect();
             self.dialog = Some(
                 Dialog::confirm(
                     strings::DELETE_FOR_GOOD_TITLE,
                     strings::delete_for_good_body(&listed),
                     "delete for good",
-                    Then::DeleteForGood { paths },
+                    Then::DeleteForGood { files },
                 )
                 .dangerous(strings::DELETE_WORD),
             );
@@ -434,8 +427,12 @@ impl App {
                 }
             }
         }
-        let question = strings::delete_question(paths.len());
-        self.confirm_delete(strings::DELETE_TITLE, question, "move to the trash", paths);
+        self.confirm_delete(
+            strings::DELETE_TITLE,
+            strings::delete_question,
+            "move to the trash",
+            paths,
+        );
     }
 
     fn ask_delete_empty(&mut self) {
@@ -456,23 +453,56 @@ impl App {
             self.say(strings::NO_EMPTY_SESSIONS.to_string(), false);
             return;
         }
-        let question = strings::delete_empty_question(empty.len());
         self.confirm_delete(
             strings::DELETE_EMPTY_TITLE,
-            question,
+            strings::delete_empty_question,
             "move them to the trash",
             empty,
         );
     }
 
-    /// Asks before moving `paths` to the trash, naming each session.
-    fn confirm_delete(&mut self, title: &str, question: String, yes: &str, paths: Vec<PathBuf>) {
-        let listed: Vec<String> = paths.iter().map(|p| self.describe_session(p)).collect();
+    /// Asks before moving `paths` to the trash, naming each session. Each
+    /// is checked now, and what the user agrees to is what was checked: the
+    /// job checks it again as it deletes.
+    fn confirm_delete(
+        &mut self,
+        title: &str,
+        question: fn(usize) -> String,
+        yes: &str,
+        paths: Vec<PathBuf>,
+    ) {
+        let Some(folder) = self.picker.folder.clone() else {
+            return;
+        };
+        let mut files = Vec::new();
+        let mut refused = Vec::new();
+        for p in &paths {
+            match delete::check_deletable(&folder, p) {
+                Ok(f) => files.push(f),
+                Err(e) => refused.push(e.to_string()),
+            }
+        }
+        // Refused at once; the rest are still asked about.
+        if let Some(e) = refused.first() {
+            let more = match refused.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            self.say(format!("{e}{more}"), true);
+        }
+        if files.is_empty() {
+            return;
+        }
+        let question = question(files.len());
+        let listed: Vec<String> = files
+            .iter()
+            .map(|f| self.describe_session(f.path()))
+            .collect();
         self.dialog = Some(Dialog::confirm(
             title,
             strings::with_sessions(question, &listed),
             yes,
-            Then::Delete { paths },
+            Then::Delete { files },
         ));
     }
 
