@@ -1,11 +1,12 @@
 //! `piscope ls`: the catalog from the shell, as a table for reading or as
 //! pi's own session-list JSON; `--query` and `--deep` search it.
 
-use super::sanitize;
+use super::warn;
 use crate::catalog::deep::deep_search;
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
 };
+use crate::safe_text::{clean_line, fit, sanitize};
 use crate::session::jsdate::{format_iso, now_ms};
 use crate::session::raw::json_string;
 use crate::session::summary::shorten_home;
@@ -41,6 +42,13 @@ pub struct ListArgs {
     session_dir: Option<String>,
 }
 
+impl ListArgs {
+    /// Prints pi's JSON rather than a table.
+    pub fn json(&self) -> bool {
+        self.json
+    }
+}
+
 pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let mut problems = Vec::new();
     let folder = catalog::locate(
@@ -59,13 +67,13 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let cat = catalog::load(&folder, options, &mut cache, &mut |_| {});
     problems.extend(cat.problems);
     for p in &problems {
-        eprintln!("piscope: {}", sanitize(&p.to_string()));
+        warn(p);
     }
     let query = match query {
         Ok(q) => q,
         Err(e) => {
             // As in pi: an invalid pattern lists nothing, and says why.
-            eprintln!("piscope: {e}");
+            warn(&e);
             if args.json {
                 writeln!(out, "[]")?;
             }
@@ -82,7 +90,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             .collect();
         let (hits, problems) = deep_search(&chosen, &query);
         for p in &problems {
-            eprintln!("piscope: {}", sanitize(&p.to_string()));
+            warn(p);
         }
         if args.json {
             serde_json::to_writer(&mut *out, &hits)?;
@@ -202,8 +210,8 @@ fn write_table(
         writeln!(
             out,
             "{}  {}  {:>5}  {:>4}  {:>8}",
-            fit(&sanitize(&title), TITLE_WIDTH),
-            fit(&sanitize(&project), 28),
+            fit(&clean_line(&title), TITLE_WIDTH),
+            fit(&clean_line(&project), 28),
             s.message_count,
             s.modified_ms
                 .map_or("?".to_string(), |m| catalog::summary::age(now - m)),
@@ -214,7 +222,7 @@ fn write_table(
 }
 
 /// One line of text: line breaks and tabs become spaces (other control
-/// characters are made visible by `sanitize`).
+/// characters are made visible by `clean_line`).
 fn one_line(s: &str) -> String {
     s.split(['\n', '\r', '\t'])
         .filter(|w| !w.is_empty())
@@ -222,27 +230,4 @@ fn one_line(s: &str) -> String {
         .join(" ")
         .trim()
         .to_string()
-}
-
-/// Cuts or pads to `width` terminal columns, with `…` when cut.
-fn fit(s: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let mut out = String::new();
-    let mut used = 0;
-    let total: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
-    let room = if total > width { width - 1 } else { width };
-    for c in s.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w > room {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    if total > width {
-        out.push('…');
-        used += 1;
-    }
-    out.push_str(&" ".repeat(width.saturating_sub(used)));
-    out
 }

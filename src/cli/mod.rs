@@ -1,18 +1,26 @@
 //! The scripting commands: inspect a session (`tree`, `context`, `info`)
 //! and edit it (`label`, `rename`, `branch`), as text or as pi's JSON;
 //! list and search all sessions (`ls`).
+//!
+//! Readable output (everything but `--json` and JSONL) is written through
+//! [`SafeWriter`] and every message on stderr through [`warn`], so no string
+//! from a session file or its path reaches the terminal raw, whichever
+//! command printed it; one-line fields are also [`sanitize`]d where they are
+//! formatted, so a line break in one cannot start a fake line.
 
 mod ls;
 mod rm;
 
+use crate::safe_text::{SafeWriter, sanitize, sanitize_block};
 use crate::session::raw::push_json_string;
 use crate::session::summary::{self, ToolCalls};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use serde_json::Value;
+use std::fmt::Display;
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -112,6 +120,21 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// Output for programs (pi's JSON, a session file's lines), kept byte
+    /// for byte; all other output is for reading in a terminal.
+    fn prints_exact(&self) -> bool {
+        match self {
+            Command::Ls(args) => args.json(),
+            Command::Export { format, .. } => matches!(format, ExportFormat::Jsonl),
+            Command::Tree { json, .. }
+            | Command::Context { json, .. }
+            | Command::Info { json, .. } => *json,
+            _ => false,
+        }
+    }
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum ExportFormat {
     Md,
@@ -123,7 +146,14 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            // A usage error quotes the arguments, which may be file names.
+            let plain = e.render().to_string();
+            let safe = sanitize_block(&plain);
+            if e.use_stderr() && safe != plain {
+                eprint!("{safe}");
+            } else {
+                let _ = e.print();
+            }
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
@@ -146,7 +176,7 @@ pub fn main() -> i32 {
             {
                 return 0;
             }
-            eprintln!("piscope: {}", one_line(&format!("{e:#}")));
+            warn(&format_args!("{e:#}"));
             1
         }
     }
@@ -158,19 +188,39 @@ fn keep_until_exit(s: Session) {
     std::mem::forget(s);
 }
 
-fn one_line(s: &str) -> String {
-    s.replace(['\n', '\r'], " ")
+/// Prints one message on stderr as one safe line: errors carry paths and
+/// ids from the files, and their chains of causes may break lines.
+pub(crate) fn warn(message: &dyn Display) {
+    let text = message.to_string().replace(['\n', '\r'], " ");
+    eprintln!("piscope: {}", sanitize(&text));
+}
+
+/// A path for a readable line.
+fn shown(path: &Path) -> String {
+    sanitize(&path.display().to_string())
 }
 
 fn run(command: Command) -> Result<()> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
+    if command.prints_exact() {
+        execute(command, &mut out)?;
+    } else {
+        let mut safe = SafeWriter::new(&mut out);
+        execute(command, &mut safe)?;
+        safe.flush().context("writing the output")?;
+    }
+    out.flush().context("writing the output")?;
+    Ok(())
+}
+
+fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
     match command {
-        Command::Ls(args) => ls::run(args, &mut out)?,
-        Command::Rm(args) => rm::run(args, &mut out)?,
+        Command::Ls(args) => ls::run(args, out)?,
+        Command::Rm(args) => rm::run(args, out)?,
         Command::Fork { file, leaf } => {
             let new = session::fork::fork_session(&file, leaf.as_deref())?;
-            writeln!(out, "{}", new.display())?;
+            writeln!(out, "{}", shown(&new))?;
         }
         Command::Export { file, leaf, format } => {
             let s = Session::open(&file)?;
@@ -186,8 +236,8 @@ fn run(command: Command) -> Result<()> {
                             })?),
                             None => None,
                         };
-                    // Markdown is read in a terminal too: no raw escapes.
-                    sanitize_block(&session::export::export_markdown(&s, at)?)
+                    // Read in a terminal too: it passes the SafeWriter.
+                    session::export::export_markdown(&s, at)?
                 }
                 ExportFormat::Jsonl => session::export::export_jsonl(&s, leaf.as_deref())?,
             };
@@ -196,9 +246,9 @@ fn run(command: Command) -> Result<()> {
         Command::Tree { file, json } => {
             let s = Session::open_with(&file, if json { Detail::Outline } else { Detail::Full })?;
             if json {
-                write_tree_json(&s, &mut out)?;
+                write_tree_json(&s, out)?;
             } else {
-                write_tree_text(&s, &mut out)?;
+                write_tree_text(&s, out)?;
             }
             keep_until_exit(s);
         }
@@ -211,10 +261,10 @@ fn run(command: Command) -> Result<()> {
             };
             let ctx = s.context(&selector);
             if json {
-                s.write_context_json(&ctx, &mut out)?;
+                s.write_context_json(&ctx, out)?;
                 writeln!(out)?;
             } else {
-                write_context_text(&s, &ctx, &mut out)?;
+                write_context_text(&s, &ctx, out)?;
             }
             keep_until_exit(s);
         }
@@ -223,7 +273,7 @@ fn run(command: Command) -> Result<()> {
             if json {
                 writeln!(out, "{}", info_json(&s))?;
             } else {
-                write_info_text(&s, &mut out)?;
+                write_info_text(&s, out)?;
             }
         }
         Command::Label {
@@ -235,16 +285,28 @@ fn run(command: Command) -> Result<()> {
             let label = if clear { None } else { text.as_deref() };
             let id = session::append_label(&file, &entry, label)?;
             let what = label.map_or("cleared the label".to_string(), |l| {
-                format!("labelled it {l:?}")
+                format!("labelled it \"{}\"", sanitize(l))
             });
-            writeln!(out, "{}: {what} on {entry} (entry {id})", file.display())?;
+            writeln!(
+                out,
+                "{}: {what} on {} (entry {})",
+                shown(&file),
+                sanitize(&entry),
+                sanitize(&id)
+            )?;
         }
         Command::Rename { file, name } => {
             let id = session::append_name(&file, &name)?;
             let s = Session::open(&file)?;
+            let id = sanitize(&id);
             match s.name() {
-                Some(n) => writeln!(out, "{}: named {n:?} (entry {id})", file.display())?,
-                None => writeln!(out, "{}: name cleared (entry {id})", file.display())?,
+                Some(n) => writeln!(
+                    out,
+                    "{}: named \"{}\" (entry {id})",
+                    shown(&file),
+                    sanitize(&n)
+                )?,
+                None => writeln!(out, "{}: name cleared (entry {id})", shown(&file))?,
             }
         }
         Command::Branch {
@@ -253,18 +315,20 @@ fn run(command: Command) -> Result<()> {
             summary,
         } => match session::branch_to(&file, &entry, summary.as_deref())? {
             BranchOutcome::AlreadyThere => {
-                writeln!(out, "{}: already at this point", file.display())?
+                writeln!(out, "{}: already at this point", shown(&file))?
             }
             BranchOutcome::Moved { leaf, appended } => writeln!(
                 out,
-                "{}: pi now resumes at {} (entry {appended})",
-                file.display(),
-                leaf.as_deref()
-                    .unwrap_or("the start, before the first entry")
+                "{}: pi now resumes at {} (entry {})",
+                shown(&file),
+                sanitize(
+                    leaf.as_deref()
+                        .unwrap_or("the start, before the first entry")
+                ),
+                sanitize(&appended)
             )?,
         },
     }
-    out.flush().context("writing the output")?;
     Ok(())
 }
 
@@ -388,14 +452,14 @@ fn write_tree_text(s: &Session, out: &mut dyn Write) -> Result<()> {
         };
         let label = s
             .label_of(node)
-            .map(|l| format!("[{}] ", l.label))
+            .map(|l| format!("[{}] ", sanitize(&l.label)))
             .unwrap_or_default();
         let text = summary::entry_line(e, &calls, home.as_deref());
         writeln!(
             out,
             "{}{mark} {:<8} {label}{}",
             "  ".repeat(depth),
-            e.id_str().unwrap_or("-"),
+            sanitize(e.id_str().unwrap_or("-")),
             sanitize(&text)
         )?;
         let kids = s.tree.children(node);
@@ -407,7 +471,7 @@ fn write_tree_text(s: &Session, out: &mut dyn Write) -> Result<()> {
 
 fn write_info_text(s: &Session, out: &mut dyn Write) -> Result<()> {
     let h = &s.header;
-    writeln!(out, "file:      {}", s.path.display())?;
+    writeln!(out, "file:      {}", shown(&s.path))?;
     writeln!(out, "id:        {}", sanitize(&h.id))?;
     writeln!(
         out,
@@ -435,7 +499,11 @@ fn write_info_text(s: &Session, out: &mut dyn Write) -> Result<()> {
         sanitize(&s.name().unwrap_or_else(|| "(none)".into()))
     )?;
     writeln!(out, "entries:   {}", s.live_entries().count())?;
-    writeln!(out, "leaf:      {}", s.leaf_id().unwrap_or("(none)"))?;
+    writeln!(
+        out,
+        "leaf:      {}",
+        sanitize(s.leaf_id().unwrap_or("(none)"))
+    )?;
     writeln!(out, "branch:    {} entries", s.branch().len())?;
     let labels = s
         .live_entries()
@@ -478,7 +546,8 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
         let v: Value = serde_json::from_str(&m).unwrap_or(Value::Null);
         let role = v.get("role").and_then(Value::as_str).unwrap_or("?");
         writeln!(out, "\n── {} ──", sanitize(role))?;
-        writeln!(out, "{}", sanitize_block(&message_text(&v)))?;
+        // A block: the SafeWriter cleans it and keeps its line breaks.
+        writeln!(out, "{}", message_text(&v))?;
     }
     Ok(())
 }
@@ -528,37 +597,5 @@ pub(crate) fn message_text(v: &Value) -> String {
             v.get("output").and_then(Value::as_str).unwrap_or("")
         ),
         _ => v.get("content").map(blocks).unwrap_or_default(),
-    }
-}
-
-/// Makes untrusted text safe for a terminal: control characters (escape
-/// sequences included) and bidi overrides become visible placeholders.
-pub fn sanitize(s: &str) -> String {
-    s.chars().map(safe_char).collect()
-}
-
-/// Like [`sanitize`], but keeps newlines and tabs.
-fn sanitize_block(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c == '\n' || c == '\t' {
-                c
-            } else {
-                safe_char(c)
-            }
-        })
-        .collect()
-}
-
-fn safe_char(c: char) -> char {
-    match c {
-        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
-        '\u{7f}' => '\u{2421}',
-        '\u{80}'..='\u{9f}'
-        | '\u{202a}'..='\u{202e}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{200e}'
-        | '\u{200f}' => '\u{fffd}',
-        c => c,
     }
 }

@@ -1,9 +1,9 @@
 //! `piscope rm`: sessions to the trash (or, asked twice, deleted for good),
 //! only pi session files inside the sessions folder.
 
-use super::sanitize;
 use crate::catalog::delete::{self, DeleteMode};
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
+use crate::safe_text::sanitize;
 use anyhow::{Result, bail};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;

@@ -6,7 +6,7 @@ use super::dialogs::{dialog, help};
 use super::layout::Pane;
 use super::panes::tree::Content;
 use super::panes::{picker, preview, status, tree};
-use super::text;
+use crate::safe_text as text;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

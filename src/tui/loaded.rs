@@ -2,7 +2,7 @@
 //! entry's clean one-line text, row colour and pi's display order.
 
 use super::entry_tree::{Filter, RowKind};
-use super::text;
+use crate::safe_text as text;
 use crate::session::Session;
 use crate::session::entry::{Entry, Info, Kind, Role};
 use crate::session::summary::{self, ToolCalls};

@@ -24,7 +24,6 @@ pub mod resume;
 pub mod runtime;
 pub mod sessions;
 pub mod strings;
-pub mod text;
 pub mod theme;
 mod tty;
 pub mod workers;
@@ -86,7 +85,7 @@ pub fn run(args: TuiArgs) -> Result<()> {
             let e = resume.run();
             bail!(
                 "could not start pi: {e}; to resume by hand: {}",
-                crate::cli::sanitize(&by_hand)
+                crate::safe_text::sanitize(&by_hand)
             )
         }
     }

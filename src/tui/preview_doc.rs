@@ -4,8 +4,8 @@
 use super::clock::Clock;
 use super::entry_tree::LoadedSession;
 use super::format;
-use super::text;
 use super::theme::Theme;
+use crate::safe_text as text;
 use crate::session::entry::Kind;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};

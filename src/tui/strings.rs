@@ -2,7 +2,7 @@
 //! titles and questions, status messages.
 
 use super::format;
-use super::text::clean_line;
+use crate::safe_text::clean_line;
 use std::path::Path;
 
 pub const ALREADY_THERE: &str = "Already at this point";

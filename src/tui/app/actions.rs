@@ -4,6 +4,7 @@
 use super::App;
 use crate::catalog::SessionSummary;
 use crate::catalog::delete::{self, Deletable, DeleteMode, empty_sessions};
+use crate::safe_text as text;
 use crate::tui::clipboard;
 use crate::tui::dialogs::dialog::{Dialog, DialogKey};
 use crate::tui::event::Command;
@@ -14,7 +15,6 @@ use crate::tui::panes::tree::Content;
 use crate::tui::resume::Resume;
 use crate::tui::sessions::PickerRow;
 use crate::tui::strings::{self, file_name};
-use crate::tui::text;
 use std::path::{Path, PathBuf};
 
 /// Widest an entry or session is quoted in a dialog.

@@ -2,8 +2,8 @@
 //! Enter does, and what happens next (`then`, chosen by whoever opened it).
 
 use super::input::TextInput;
+use crate::safe_text as text;
 use crate::tui::keymap::Key;
-use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};

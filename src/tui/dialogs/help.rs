@@ -1,9 +1,9 @@
 //! The help screen: every binding of every pane, generated from the keymap
 //! so it can never drift, plus where the config file is and what was wrong with it.
 
+use crate::safe_text as text;
 use crate::tui::config::Config;
 use crate::tui::keymap::{ACTIONS, Scope};
-use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -3,11 +3,11 @@
 
 use super::picker::{DeepSearch, PickerPane};
 use crate::catalog::SortMode;
+use crate::safe_text as text;
 use crate::session::summary::shorten_home;
 use crate::tui::clock::Clock;
 use crate::tui::format;
 use crate::tui::sessions::{ListScope, PickerRow};
-use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;

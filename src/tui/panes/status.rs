@@ -1,11 +1,11 @@
 //! The status bar (what is selected, totals, messages) and the hint line
 //! (the focused pane's main keys, taken from the keymap).
 
+use crate::safe_text as text;
 use crate::tui::app::App;
 use crate::tui::keymap::{ACTIONS, Action, Scope};
 use crate::tui::layout::Pane;
 use crate::tui::panes::tree::Content;
-use crate::tui::text;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

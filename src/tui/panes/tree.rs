@@ -1,10 +1,10 @@
 //! The entry tree pane: selection kept by entry id, pi's filters and folds,
 //! `/` search with n / N, and drawing through tui-tree-widget.
 
+use crate::safe_text as text;
 use crate::tui::clock::Clock;
 use crate::tui::entry_tree::{Filter, LoadedSession, RowKind, Rows};
 use crate::tui::keymap::Action;
-use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;

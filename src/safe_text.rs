@@ -1,6 +1,10 @@
-//! Untrusted text made safe and measured for the terminal: control
-//! characters become visible symbols, and lines are cut and wrapped by width.
+//! The one sanitiser: untrusted text (anything read from a session file or
+//! its path) made safe and measured for the terminal, for both front ends.
+//! Control characters (escape sequences included) and bidi overrides become
+//! visible symbols; lines are cut and wrapped by width; [`SafeWriter`] is the
+//! gate every readable line of the command line passes through.
 
+use std::io::{self, Write};
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -16,7 +20,7 @@ const TAB_STOP: usize = 4;
 /// overrides become `�`, and stray or excess zero-width marks are dropped so
 /// that every cell the line claims is a cell the terminal draws.
 pub fn clean_line(s: &str) -> String {
-    let visible = crate::cli::sanitize(s);
+    let visible = sanitize(s);
     let mut out = String::with_capacity(visible.len());
     let mut marks = 0;
     let mut has_base = false;
@@ -152,6 +156,116 @@ pub fn wrap(line: &str, cols: usize) -> Vec<String> {
     rows
 }
 
+/// Makes untrusted text safe for a terminal on one line: control characters
+/// (escape sequences, line breaks and tabs included) become visible symbols
+/// and bidi overrides `�`.
+pub fn sanitize(s: &str) -> String {
+    s.chars().map(safe_char).collect()
+}
+
+/// Like [`sanitize`], but keeps line breaks (LF) and tabs: for blocks of text.
+pub fn sanitize_block(s: &str) -> String {
+    s.chars().map(block_char).collect()
+}
+
+fn block_char(c: char) -> char {
+    if c == '\n' || c == '\t' {
+        c
+    } else {
+        safe_char(c)
+    }
+}
+
+/// A character a terminal shows as itself: C0 controls become their
+/// `␀`..`␟` pictures, DEL `␡`; C1 controls (an 8-bit CSI or DCS) and the
+/// marks that reorder text (bidi embeddings, overrides, isolates) become `�`.
+fn safe_char(c: char) -> char {
+    match c {
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
+        '\u{7f}' => '\u{2421}',
+        '\u{80}'..='\u{9f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200e}'
+        | '\u{200f}' => '\u{fffd}',
+        c => c,
+    }
+}
+
+/// A writer whose output is safe for a terminal whatever is written to it:
+/// everything passes [`sanitize_block`] on its way (line breaks and tabs
+/// stay), and bytes that are not UTF-8 become `�`. The command line writes
+/// all its readable output through one, so a string from a file that some
+/// formatting code forgot to clean still cannot reach the terminal raw.
+pub struct SafeWriter<W: Write> {
+    inner: W,
+    /// The start of a character split between two writes.
+    pending: Vec<u8>,
+}
+
+impl<W: Write> SafeWriter<W> {
+    pub fn new(inner: W) -> Self {
+        SafeWriter {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, s: &str) -> io::Result<()> {
+        if s.chars().all(|c| block_char(c) == c) {
+            self.inner.write_all(s.as_bytes())
+        } else {
+            self.inner.write_all(sanitize_block(s).as_bytes())
+        }
+    }
+}
+
+impl<W: Write> Write for SafeWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let joined;
+        let mut rest: &[u8] = if self.pending.is_empty() {
+            buf
+        } else {
+            self.pending.extend_from_slice(buf);
+            joined = std::mem::take(&mut self.pending);
+            &joined
+        };
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    self.emit(s)?;
+                    break;
+                }
+                Err(e) => {
+                    let (valid, after) = rest.split_at(e.valid_up_to());
+                    // Checked by from_utf8 just now.
+                    self.emit(std::str::from_utf8(valid).unwrap_or_default())?;
+                    match e.error_len() {
+                        Some(bad) => {
+                            self.inner.write_all("\u{fffd}".as_bytes())?;
+                            rest = &after[bad..];
+                        }
+                        None => {
+                            self.pending = after.to_vec();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    /// A character still split at a flush is never completed: it becomes `�`.
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            self.pending.clear();
+            self.inner.write_all("\u{fffd}".as_bytes())?;
+        }
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +275,34 @@ mod tests {
         let s = clean_line("a\u{1b}[31mred\u{1b}]0;title\u{7} \u{9b}x \u{202e}rtl");
         assert_eq!(s, "a␛[31mred␛]0;title␇ \u{fffd}x \u{fffd}rtl");
         assert!(s.chars().all(|c| !c.is_control()));
+    }
+
+    #[test]
+    fn blocks_keep_line_breaks_and_tabs_only() {
+        assert_eq!(sanitize("a\nb\tc"), "a␊b␉c");
+        assert_eq!(sanitize_block("a\nb\tc\r\u{1b}[2J"), "a\nb\tc␍␛[2J");
+        assert_eq!(
+            sanitize("\u{9b}\u{90}\u{2066}\u{2069}\u{200f}"),
+            "\u{fffd}".repeat(5)
+        );
+    }
+
+    #[test]
+    fn the_writer_lets_nothing_raw_through() {
+        let mut out = SafeWriter::new(Vec::new());
+        let text = "ok\n\u{1b}]52;c;eA==\u{7}\u{9b}1m\u{202e}é\n";
+        let bytes = text.as_bytes();
+        // A character split between writes is put back together.
+        let cut = text.find('é').unwrap() + 1;
+        out.write_all(&bytes[..cut]).unwrap();
+        out.write_all(&bytes[cut..]).unwrap();
+        out.write_all(b"bad \xff\xc3").unwrap();
+        out.flush().unwrap();
+        let shown = String::from_utf8(out.inner).unwrap();
+        assert_eq!(
+            shown,
+            "ok\n␛]52;c;eA==␇\u{fffd}1m\u{fffd}é\nbad \u{fffd}\u{fffd}"
+        );
     }
 
     #[test]
