@@ -192,7 +192,11 @@ fn every_command_refuses_a_fifo_with_one_line() {
     for args in commands {
         let out = piscope(&w, args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert_eq!(text(&out.stderr), format!("{}\n", refusal(&w.fifo, "a FIFO")), "{args:?}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("{}\n", refusal(&w.fifo, "a FIFO")),
+            "{args:?}"
+        );
         assert!(out.stdout.is_empty(), "{args:?}");
     }
     // Deleting it fails the same way, without reading it.
@@ -213,10 +217,18 @@ fn sockets_devices_and_folders_are_refused_too() {
     ];
     for (path, kind) in cases {
         let p = path.to_str().expect("utf-8");
-        for args in [vec!["info", p], vec!["tree", p, "--json"], vec!["label", p, "x", "y"]] {
+        for args in [
+            vec!["info", p],
+            vec!["tree", p, "--json"],
+            vec!["label", p, "x", "y"],
+        ] {
             let out = piscope(&w, &args);
             assert_eq!(out.status.code(), Some(1), "{args:?}");
-            assert_eq!(text(&out.stderr), format!("{}\n", refusal(&path, kind)), "{args:?}");
+            assert_eq!(
+                text(&out.stderr),
+                format!("{}\n", refusal(&path, kind)),
+                "{args:?}"
+            );
         }
     }
 }
@@ -240,7 +252,10 @@ fn a_fifo_as_the_cache_file_is_ignored_and_replaced() {
     let w = world();
     let expected = piscope(&w, &["ls", "--all", "--json", "--no-cache"]);
     assert!(expected.status.success());
-    let expected_query = piscope(&w, &["ls", "--all", "--json", "--query", "the", "--no-cache"]);
+    let expected_query = piscope(
+        &w,
+        &["ls", "--all", "--json", "--query", "the", "--no-cache"],
+    );
     let cache = w.home.join(".cache/piscope");
     std::fs::create_dir_all(&cache).expect("cache dir");
     let files = [
@@ -258,7 +273,11 @@ fn a_fifo_as_the_cache_file_is_ignored_and_replaced() {
         assert_eq!(text(&out.stdout), text(&expected_query.stdout));
         // Only the session folder's own oddities are reported: the cache
         // is an accelerator, rebuilt in silence.
-        assert!(!text(&out.stderr).contains(".cache"), "{}", text(&out.stderr));
+        assert!(
+            !text(&out.stderr).contains(".cache"),
+            "{}",
+            text(&out.stderr)
+        );
     }
     for f in &files {
         let meta = std::fs::symlink_metadata(f).expect("cache file");

@@ -14,9 +14,9 @@ pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
 pub use search::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, threaded};
 pub use summary::{MessageText, SessionSummary};
 
+use crate::session::file::{PrefixPrint, open_regular};
 use discover::{Candidate, FileStamp};
 use std::fmt;
-use crate::session::file::{PrefixPrint, open_regular};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
