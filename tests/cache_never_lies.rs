@@ -237,8 +237,8 @@ fn inode(_: &Path) -> u64 {
 
 /// A session of more than 64 KB (whose prefix is fingerprinted by
 /// windows, not whole): the corpus file, then filler, then a name in the
-/// middle and a name near the end.
-fn big_session(path: &Path) {
+/// middle and (with `end_name`) a name near the end.
+fn big_session(path: &Path, end_name: bool) {
     let mut text = std::fs::read_to_string(corpus().join(NOTES)).expect("corpus file");
     let filler = format!(
         r#"{{"type":"custom","customType":"filler","data":{{"pad":"{}"}},"id":"f{{N:07}}","parentId":null,"timestamp":"2026-01-11T07:00:00.000Z"}}"#,
@@ -252,8 +252,10 @@ fn big_session(path: &Path) {
             text.push('\n');
         }
     }
-    text.push_str(r#"{"type":"session_info","id":"a0000002","parentId":null,"timestamp":"2026-01-11T07:02:00.000Z","name":"end alpha"}"#);
-    text.push('\n');
+    if end_name {
+        text.push_str(r#"{"type":"session_info","id":"a0000002","parentId":null,"timestamp":"2026-01-11T07:02:00.000Z","name":"end alpha"}"#);
+        text.push('\n');
+    }
     std::fs::write(path, text).expect("write");
 }
 
@@ -270,22 +272,20 @@ fn a_session_rewritten_in_place_that_grew_is_read_again() {
         ),
         (
             "small",
-            "\"thinkingLevel\":\"off\"",
-            "\"thinkingLevel\":\"high\"",
+            "pane compaction summary",
+            "pane compaction summary, longer",
         ),
         ("big", "end alpha", "end omega"),
         ("big", "middle beta", "middle gamma"),
     ];
+    let mut wrong = Vec::new();
     for (which, from, to) in cases {
         let (tmp, root) = copy_corpus();
         let agent = tmp.path();
         let file = root.join(NOTES);
         if which == "big" {
-            big_session(&file);
-            // Only the middle name counts when the end one is gone.
-            if from.starts_with("middle") {
-                rewrite_in_place(&file, "\"name\":\"end alpha\"", "\"nameX\":\"end alpha\"");
-            }
+            // The middle name counts only when no name follows it.
+            big_session(&file, !from.starts_with("middle"));
         }
         let cache_home = tempfile::tempdir().expect("cache home");
         for query in [false, true] {
@@ -299,21 +299,19 @@ fn a_session_rewritten_in_place_that_grew_is_read_again() {
         append(&file, NEW_LINE);
         assert_eq!(inode(&file), before, "rewritten in place");
         for query in [false, true] {
-            let fresh = ls(agent, None, query);
-            assert_eq!(
-                ls(agent, Some(cache_home.path()), query),
-                fresh,
-                "{which}: {from:?} → {to:?}, query {query}"
-            );
+            if ls(agent, Some(cache_home.path()), query) != ls(agent, None, query) {
+                wrong.push(format!("{which}: {from:?} → {to:?}, query {query}"));
+            }
         }
     }
+    assert!(wrong.is_empty(), "the cache lied: {wrong:#?}");
 }
 
 #[test]
 fn a_grown_file_is_still_read_on_not_again() {
     let (_tmp, root) = copy_corpus();
     let file = root.join(NOTES);
-    big_session(&file);
+    big_session(&file, true);
     let cache_dir = tempfile::tempdir().expect("cache dir");
     load(&root, &mut Cache::open(cache_dir.path().into()), true);
     append(&file, NEW_LINE);
@@ -355,28 +353,24 @@ fn the_open_session_reads_a_rewritten_file_again() {
         ("big", "end alpha", "end omega"),
         ("big", "middle beta", "middle gamma"),
     ];
+    let mut wrong = Vec::new();
     for (which, from, to) in cases {
         let tmp = tempfile::tempdir().expect("temp dir");
         let file = tmp.path().join("s.jsonl");
         if which == "big" {
-            big_session(&file);
+            big_session(&file, !from.starts_with("middle"));
         } else {
             std::fs::copy(corpus().join(NOTES), &file).expect("copy");
         }
         let mut open = Session::open(&file).expect("open");
         rewrite_in_place(&file, from, to);
         append(&file, NEW_LINE);
-        assert_eq!(
-            open.refresh().expect("refresh"),
-            Refresh::Reloaded,
-            "{which}: {from:?}"
-        );
+        let how = open.refresh().expect("refresh");
         let fresh = Session::open(&file).expect("open");
-        assert_eq!(
-            session_facts(&open),
-            session_facts(&fresh),
-            "{which}: {from:?}"
-        );
+        if how != Refresh::Reloaded || session_facts(&open) != session_facts(&fresh) {
+            wrong.push(format!("{which}: {from:?} → {to:?}: {how:?}"));
+            continue;
+        }
         // An append alone is still read on.
         append(&file, &NEW_LINE.replace("feedbeef", "feedbee2"));
         assert_eq!(open.refresh().expect("refresh"), Refresh::Appended(1));
@@ -387,4 +381,5 @@ fn the_open_session_reads_a_rewritten_file_again() {
             "{which}: {from:?}"
         );
     }
+    assert!(wrong.is_empty(), "read on from stale bytes: {wrong:#?}");
 }
