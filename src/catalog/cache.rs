@@ -4,27 +4,28 @@
 //! Two files in the user's cache folder: the summaries (small, read on every
 //! start) and the searchable texts (large, read only when needed). Each is
 //! written to a temp file and renamed over, so concurrent piscopes never
-//! leave a torn cache; a damaged or foreign file is ignored and rebuilt.
+//! leave a torn cache; each carries a checksum of its records, so a damaged
+//! or foreign file (or anything but a regular file) is ignored and rebuilt,
+//! never believed.
 
 use super::discover::FileStamp;
 use super::summary::SummaryState;
+use crate::session::file::{PrefixPrint, read_regular};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 3;
-const MAGIC: &str = "piscope-catalog";
+const FORMAT: u32 = 4;
+/// A cache file: `MAGIC`, the format (u32), the length of the records
+/// (u64) and their xxh3 hash (u64), little-endian, then the records
+/// (postcard). A byte flipped anywhere fails one of these checks; postcard
+/// alone would read many flips as other, wrong, values.
+const MAGIC: &[u8; 8] = b"piscope\x01";
+const HEADER_LEN: usize = MAGIC.len() + 4 + 8 + 8;
 const INDEX_FILE: &str = "catalog-summaries.bin";
 const TEXT_FILE: &str = "catalog-texts.bin";
-
-#[derive(Serialize, Deserialize)]
-struct Envelope<T> {
-    magic: String,
-    format: u32,
-    records: Vec<T>,
-}
 
 /// What the cache knows of one file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -32,6 +33,8 @@ pub(crate) struct Record {
     pub path: PathBuf,
     pub stamp: FileStamp,
     pub state: SummaryState,
+    /// The bytes `state` was read from, checked before reading on.
+    pub prefix: PrefixPrint,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -58,23 +61,46 @@ pub fn default_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "piscope").map(|d| d.cache_dir().to_path_buf())
 }
 
+/// The records of a cache file; none when it is missing, damaged, of
+/// another format, or not a regular file (a FIFO there would block a
+/// read for ever; the next save renames a new file over it).
 fn read_envelope<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = read_regular(path) else {
         return Vec::new();
     };
-    match postcard::from_bytes::<Envelope<T>>(&bytes) {
-        Ok(e) if e.magic == MAGIC && e.format == FORMAT => e.records,
-        _ => Vec::new(),
-    }
+    records_of(&bytes).unwrap_or_default()
 }
 
+fn records_of<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Option<Vec<T>> {
+    let (header, payload) = bytes.split_at_checked(HEADER_LEN)?;
+    let (magic, rest) = header.split_at(MAGIC.len());
+    let (format, rest) = rest.split_at(4);
+    let (len, hash) = rest.split_at(8);
+    let ok = magic == MAGIC
+        && u32::from_le_bytes(format.try_into().ok()?) == FORMAT
+        && u64::from_le_bytes(len.try_into().ok()?) == payload.len() as u64
+        && u64::from_le_bytes(hash.try_into().ok()?) == xxhash_rust::xxh3::xxh3_64(payload);
+    if !ok {
+        return None;
+    }
+    postcard::from_bytes::<Vec<T>>(payload).ok()
+}
+
+fn bytes_of<T: Serialize>(records: &[T]) -> std::io::Result<Vec<u8>> {
+    let payload = postcard::to_stdvec(records).map_err(std::io::Error::other)?;
+    let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT.to_le_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&payload).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+    Ok(bytes)
+}
+
+/// Writes a new file beside `path` and renames it over: whatever was at
+/// `path` (a torn file, a FIFO) is replaced, never written through.
 fn write_envelope<T: Serialize>(path: &Path, records: Vec<T>) -> std::io::Result<()> {
-    let env = Envelope {
-        magic: MAGIC.to_string(),
-        format: FORMAT,
-        records,
-    };
-    let bytes = postcard::to_stdvec(&env).map_err(std::io::Error::other)?;
+    let bytes = bytes_of(&records)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
@@ -88,6 +114,11 @@ impl Cache {
     /// A cache that keeps nothing (`--no-cache`).
     pub fn disabled() -> Cache {
         Cache::default()
+    }
+
+    /// Whether reads are recorded (not `--no-cache`).
+    pub fn is_enabled(&self) -> bool {
+        self.dir.is_some()
     }
 
     /// Loads the summaries kept in `dir` (texts are loaded on demand).
@@ -128,7 +159,13 @@ impl Cache {
     }
 
     /// Records what a read of `path` found.
-    pub(crate) fn put(&mut self, path: &Path, stamp: FileStamp, state: &SummaryState) {
+    pub(crate) fn put(
+        &mut self,
+        path: &Path,
+        stamp: FileStamp,
+        state: &SummaryState,
+        prefix: PrefixPrint,
+    ) {
         if self.dir.is_none() {
             return;
         }
@@ -152,6 +189,7 @@ impl Cache {
                 path: path.to_path_buf(),
                 stamp,
                 state: state.clone(),
+                prefix,
             },
         );
         self.index_dirty = true;

@@ -4,7 +4,6 @@
 use super::search::{Query, normalize_whitespace_lower};
 use super::summary::SessionSummary;
 use serde_json::Value;
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -61,8 +60,8 @@ pub fn deep_search(
 }
 
 fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super::CatalogProblem> {
-    let file =
-        File::open(&s.path).map_err(|e| super::CatalogProblem::new(&s.path, e.to_string()))?;
+    let file = crate::session::file::open_regular(&s.path)
+        .map_err(|e| super::CatalogProblem::new(&s.path, e.to_string()))?;
     let mut reader = BufReader::with_capacity(256 << 10, file);
     let needle = query.raw_prefilter();
     let mut buf = Vec::new();

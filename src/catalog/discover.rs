@@ -141,7 +141,7 @@ pub fn locate(s: &Surroundings, problems: &mut Vec<CatalogProblem>) -> SessionsF
 
 /// `sessionDir` of one settings file, if it sets one.
 fn setting_session_dir(path: &Path, problems: &mut Vec<CatalogProblem>) -> Option<String> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::session::file::read_regular_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
@@ -262,7 +262,15 @@ pub fn candidates(
     let mut out: Vec<Candidate> = files
         .into_iter()
         .filter_map(|path| match std::fs::metadata(&path) {
-            Ok(m) if m.is_dir() => None,
+            Ok(m) if !m.is_file() => {
+                // A FIFO, socket or device would block the read; a folder
+                // has nothing to read. Each is named, never read.
+                let kind = crate::session::file::FileKind::of(m.file_type());
+                let kind = kind.unwrap_or(crate::session::file::FileKind::Other);
+                let why = crate::session::file::NotRegular { kind };
+                problems.push(CatalogProblem::new(&path, why.to_string()));
+                None
+            }
             Ok(m) => Some(Candidate {
                 meta: Some(FileStamp::of(&m)),
                 path,

@@ -14,9 +14,9 @@ pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
 pub use search::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, threaded};
 pub use summary::{MessageText, SessionSummary};
 
+use crate::session::file::{PrefixPrint, open_regular};
 use discover::{Candidate, FileStamp};
 use std::fmt;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -84,13 +84,16 @@ pub struct Catalog {
 
 enum Plan {
     Cached(SummaryState),
-    Resume(SummaryState),
+    /// Read on from the state's offset, if the bytes before it are still
+    /// the ones the print was taken of.
+    Resume(SummaryState, PrefixPrint),
     Whole,
 }
 
 struct Loaded {
     summary: Option<SessionSummary>,
-    state: Option<SummaryState>,
+    /// What to cache: the state and a print of the bytes it was read from.
+    state: Option<(SummaryState, PrefixPrint)>,
     how: Plan,
 }
 
@@ -114,7 +117,7 @@ pub fn load(
         .zip(&candidates)
         .map(|(p, c)| {
             let state = match &p {
-                Plan::Cached(s) | Plan::Resume(s) => s,
+                Plan::Cached(s) | Plan::Resume(s, _) => s,
                 Plan::Whole => return (p, None),
             };
             let cached = matches!(p, Plan::Cached(_));
@@ -131,6 +134,7 @@ pub fn load(
         })
         .collect();
     let total = candidates.len();
+    let caching = cache.is_enabled();
     let mut results: Vec<Option<Loaded>> = (0..total).map(|_| None).collect();
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
@@ -146,7 +150,7 @@ pub fn load(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(c) = candidates.get(i) else { break };
                     let (plan, text) = &plans[i];
-                    let r = summarise(c, plan, text.as_deref(), options.with_text);
+                    let r = summarise(c, plan, text.as_deref(), options.with_text, caching);
                     if tx.send((i, r)).is_err() {
                         break;
                     }
@@ -183,11 +187,11 @@ pub fn load(
         let Some(loaded) = loaded else { continue };
         match loaded.how {
             Plan::Cached(_) => stats.from_cache += 1,
-            Plan::Resume(_) => stats.resumed += 1,
+            Plan::Resume(..) => stats.resumed += 1,
             Plan::Whole => stats.read_whole += 1,
         }
-        if let (Some(state), Some(stamp)) = (&loaded.state, c.meta) {
-            cache.put(&c.path, stamp, state);
+        if let (Some((state, prefix)), Some(stamp)) = (&loaded.state, c.meta) {
+            cache.put(&c.path, stamp, state, *prefix);
         }
         sessions.extend(loaded.summary);
     }
@@ -231,7 +235,7 @@ pub fn summarise_file_with_text(path: &Path) -> std::io::Result<Option<SessionSu
 }
 
 fn summarise_one(path: &Path, with_text: bool) -> std::io::Result<Option<SessionSummary>> {
-    let mut file = File::open(path)?;
+    let mut file = open_regular(path)?;
     let stamp = FileStamp::of(&file.metadata()?);
     let done = SummaryState {
         with_text,
@@ -266,7 +270,7 @@ fn plan(c: &Candidate, cache: &Cache) -> Plan {
         && !rec.state.not_a_session
         && rec.state.header.is_some();
     if grew {
-        Plan::Resume(rec.state.clone())
+        Plan::Resume(rec.state.clone(), rec.prefix)
     } else {
         Plan::Whole
     }
@@ -277,6 +281,7 @@ fn summarise(
     plan: &Plan,
     text: Option<&str>,
     keep_text: bool,
+    caching: bool,
 ) -> Result<Loaded, CatalogProblem> {
     let problem = |e: std::io::Error| CatalogProblem::new(&c.path, e.to_string());
     let Some(stamp) = c.meta else {
@@ -285,7 +290,7 @@ fn summarise(
             "cannot read its size and time",
         ));
     };
-    let mut file = File::open(&c.path).map_err(problem)?;
+    let mut file = open_regular(&c.path).map_err(problem)?;
     let (mut state, how) = match plan {
         Plan::Cached(s) if s.offset == stamp.size => {
             let mut s = s.clone();
@@ -298,10 +303,18 @@ fn summarise(
             });
         }
         Plan::Cached(s) => (s.clone(), Plan::Cached(SummaryState::default())),
-        Plan::Resume(s) if s.same_header(&mut file).map_err(problem)? => {
-            (s.clone(), Plan::Resume(SummaryState::default()))
+        // A file rewritten in place that grew keeps its inode: only its
+        // bytes tell it from one that was appended to.
+        Plan::Resume(s, prefix)
+            if s.same_header(&mut file).map_err(problem)?
+                && prefix.matches(&file).map_err(problem)? =>
+        {
+            (
+                s.clone(),
+                Plan::Resume(SummaryState::default(), PrefixPrint::default()),
+            )
         }
-        Plan::Resume(_) | Plan::Whole => (
+        Plan::Resume(..) | Plan::Whole => (
             SummaryState {
                 with_text: keep_text,
                 ..SummaryState::default()
@@ -314,9 +327,15 @@ fn summarise(
     }
     let done = state.read_on(&mut file).map_err(problem)?;
     let summary = finish(c, &done, stamp, keep_text);
+    let state = if caching && !matches!(how, Plan::Cached(_)) {
+        let prefix = PrefixPrint::of(&file, state.offset).map_err(problem)?;
+        Some((state, prefix))
+    } else {
+        None
+    };
     Ok(Loaded {
         summary,
-        state: (!matches!(how, Plan::Cached(_))).then_some(state),
+        state,
         how,
     })
 }

@@ -178,7 +178,7 @@ impl Session {
         out: &mut dyn std::io::Write,
     ) -> Result<(), SessionError> {
         let io = |e| SessionError::io(&self.path, e);
-        let mut lines = LineWindow::new(File::open(&self.path).map_err(io)?);
+        let mut lines = LineWindow::new(self.open_file()?);
         out.write_all(b"{\"messages\":[").map_err(io)?;
         let mut first = true;
         let mut put = |out: &mut dyn std::io::Write, m: &str| {

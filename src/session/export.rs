@@ -16,8 +16,7 @@ pub fn export_markdown(session: &Session, leaf: Option<u32>) -> Result<String, S
     let Some(leaf) = leaf.or_else(|| session.leaf()) else {
         return Ok(format!("# {}\n\n(empty session)\n", title(session)));
     };
-    let mut file =
-        std::fs::File::open(&session.path).map_err(|e| SessionError::io(&session.path, e))?;
+    let mut file = session.open_file()?;
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", title(session));
     let cwd = session.header.cwd.as_deref().unwrap_or("?");

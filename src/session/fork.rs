@@ -45,7 +45,7 @@ pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkTex
             id: "(the leaf of an empty session)".to_string(),
         })?,
     };
-    let mut file = std::fs::File::open(path).map_err(|e| SessionError::io(path, e))?;
+    let mut file = session.open_file()?;
     let line = |file: &mut std::fs::File, idx: u32| -> Result<RawObject, SessionError> {
         let text = session.line_text_in(file, idx)?;
         let text = if session.is_legacy() {

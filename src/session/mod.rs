@@ -6,6 +6,7 @@ pub(crate) mod cursor;
 pub mod entry;
 pub mod export;
 pub mod fields;
+pub mod file;
 pub mod fork;
 pub mod jsdate;
 pub mod migrate;
@@ -18,6 +19,7 @@ pub mod write;
 
 use compact_str::CompactString;
 use entry::{Entry, Kind, LineParse, Span};
+use file::PrefixPrint;
 use read::LineMeta;
 use std::fmt;
 use std::fs::File;
@@ -27,6 +29,12 @@ use tree::Tree;
 
 pub use context::{Context, ContextItem, LeafSelector};
 pub use write::{BranchOutcome, already_there, append_label, append_name, branch_leaf, branch_to};
+
+/// Opens a session file for reading: a regular file (or a symlink to
+/// one) only; anything else is [`SessionError::NotRegular`].
+pub fn open_file(path: &Path) -> Result<File, SessionError> {
+    file::open_regular(path).map_err(|e| SessionError::io(path, e))
+}
 
 /// The version pi writes today.
 pub const CURRENT_VERSION: u32 = 3;
@@ -40,6 +48,10 @@ pub enum SessionError {
         #[source]
         source: std::io::Error,
     },
+    /// A FIFO, socket, device or folder: never read (a read could block
+    /// for ever).
+    #[error("{path}: not a regular file ({kind}); not read")]
+    NotRegular { path: PathBuf, kind: file::FileKind },
     #[error("{path}: not a pi session ({reason})")]
     NotASession { path: PathBuf, reason: String },
     #[error("{path}: no entry with id {id}")]
@@ -54,6 +66,12 @@ pub enum SessionError {
 
 impl SessionError {
     pub(crate) fn io(path: &Path, source: std::io::Error) -> SessionError {
+        if let Some(kind) = file::NotRegular::in_io(&source) {
+            return SessionError::NotRegular {
+                path: path.to_path_buf(),
+                kind,
+            };
+        }
         SessionError::Io {
             path: path.to_path_buf(),
             source,
@@ -144,6 +162,8 @@ pub struct Session {
     pub tree: Tree,
     /// Bytes read so far: the end of the last complete line.
     pub read_to: u64,
+    /// What those bytes were, checked before reading on.
+    prefix: PrefixPrint,
     /// The next physical line number after `read_to`.
     next_line: u32,
     /// Problems found by reading lines (tree problems are recomputed).
@@ -269,7 +289,10 @@ impl Session {
 
     /// Reads a session file, keeping only `detail`.
     pub fn open_with(path: &Path, detail: Detail) -> Result<Session, SessionError> {
-        let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
+        // One open file for the scan, the header and the fingerprint: a
+        // file renamed over this path meanwhile is not mixed in.
+        let mut file = open_file(path)?;
+        let scanned = file.try_clone().map_err(|e| SessionError::io(path, e))?;
         let mut header: Option<Header> = None;
         let mut not_a_session: Option<u32> = None;
         let mut problems = Vec::new();
@@ -279,7 +302,7 @@ impl Session {
         let mut read_to = 0;
         let mut next_line = 1;
         let end = detail
-            .scan(file, 0, 1, |meta, parsed| {
+            .scan(scanned, 0, 1, |meta, parsed| {
                 if header.is_some() {
                     let out = outlined.then_some(&mut outline);
                     if ingest_line(&mut entries, &mut problems, out, meta, parsed) {
@@ -336,11 +359,11 @@ impl Session {
             // Migration edits message roles, which an outline does not keep.
             return Session::open_with(path, Detail::Structure);
         }
-        let mut file = File::open(path).map_err(|e| SessionError::io(path, e))?;
         header.raw = read::read_span(&mut file, header.span.offset, header.span.len)
             .map_err(|e| SessionError::io(path, e))?
             .trim_end_matches('\r')
             .to_string();
+        let prefix = PrefixPrint::of(&file, read_to).map_err(|e| SessionError::io(path, e))?;
         let mut session = Session {
             path: path.to_path_buf(),
             header,
@@ -348,6 +371,7 @@ impl Session {
             problems: Vec::new(),
             tree: Tree::default(),
             read_to,
+            prefix,
             next_line,
             line_problems: problems,
             legacy_ids: Vec::new(),
@@ -359,18 +383,24 @@ impl Session {
     }
 
     /// Reads what was appended since the last read; reloads in full when the
-    /// file shrank or was rewritten.
+    /// file shrank or was rewritten (its header, or the bytes before where
+    /// it was read to, changed).
     pub fn refresh(&mut self) -> Result<Refresh, SessionError> {
         let path = self.path.clone();
-        let meta = std::fs::metadata(&path).map_err(|e| SessionError::io(&path, e))?;
-        if meta.len() < self.read_to || !self.header_unchanged()? {
+        let io = |e| SessionError::io(&path, e);
+        let mut file = open_file(&path)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len < self.read_to
+            || !self.header_unchanged(&mut file)?
+            || !self.prefix.matches(&file).map_err(io)?
+        {
             *self = Session::open_with(&path, self.detail)?;
             return Ok(Refresh::Reloaded);
         }
-        if meta.len() == self.read_to {
+        if len == self.read_to {
             return Ok(Refresh::Unchanged);
         }
-        let file = File::open(&path).map_err(|e| SessionError::io(&path, e))?;
+        let scanned = file.try_clone().map_err(io)?;
         // A previous unfinished last line is read again now.
         self.line_problems
             .retain(|p| p.kind != ProblemKind::Unfinished);
@@ -382,7 +412,7 @@ impl Session {
         let outline = &mut self.outline;
         let detail = self.detail;
         detail
-            .scan(file, self.read_to, self.next_line, |meta, parsed| {
+            .scan(scanned, self.read_to, self.next_line, |meta, parsed| {
                 let out = outlined.then_some(&mut *outline);
                 if ingest_line(entries, problems, out, meta, parsed) {
                     read_to = meta.offset + meta.len + u64::from(meta.terminated);
@@ -390,7 +420,10 @@ impl Session {
                 }
                 ControlFlow::Continue(())
             })
-            .map_err(|e| SessionError::io(&path, e))?;
+            .map_err(io)?;
+        if read_to != self.read_to {
+            self.prefix = PrefixPrint::of(&file, read_to).map_err(io)?;
+        }
         self.read_to = read_to;
         self.next_line = next_line;
         let added = self.entries.len() - before;
@@ -402,11 +435,19 @@ impl Session {
         })
     }
 
-    fn header_unchanged(&self) -> Result<bool, SessionError> {
-        let mut file = File::open(&self.path).map_err(|e| SessionError::io(&self.path, e))?;
-        let text = read::read_span(&mut file, self.header.span.offset, self.header.span.len)
-            .map_err(|e| SessionError::io(&self.path, e))?;
+    fn header_unchanged(&self, file: &mut File) -> Result<bool, SessionError> {
+        let text = match read::read_span(file, self.header.span.offset, self.header.span.len) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
+            Err(e) => return Err(SessionError::io(&self.path, e)),
+        };
         Ok(text.trim_end_matches('\r') == self.header.raw)
+    }
+
+    /// The session's file, opened again to read bodies from (refused if
+    /// something other than a regular file has taken its place).
+    pub fn open_file(&self) -> Result<File, SessionError> {
+        open_file(&self.path)
     }
 
     /// Recomputes migration ids and the tree after entries changed.
@@ -496,7 +537,7 @@ impl Session {
 
     /// The line text of an entry, read again from the file.
     pub fn line_text(&self, idx: u32) -> Result<String, SessionError> {
-        let mut file = File::open(&self.path).map_err(|e| SessionError::io(&self.path, e))?;
+        let mut file = self.open_file()?;
         self.line_text_in(&mut file, idx)
     }
 

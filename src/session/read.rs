@@ -236,18 +236,18 @@ impl Stream {
 }
 
 #[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+pub(crate) fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, at)
 }
 
 #[cfg(windows)]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+pub(crate) fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, at)
 }
 
 /// Elsewhere scans run on one thread, so the shared position is safe.
 #[cfg(not(any(unix, windows)))]
-fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+pub(crate) fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     file.seek(SeekFrom::Start(at))?;
     file.read(buf)
 }

@@ -92,15 +92,17 @@ pub fn run(args: TuiArgs) -> Result<()> {
 }
 
 fn browse(args: TuiArgs) -> Result<Option<app::Exit>> {
+    // The file first: a FIFO (which would hang the reader) or a missing
+    // file is refused with its name, terminal or not.
+    if let Some(file) = &args.file {
+        if let Err(e) = crate::session::open_file(file) {
+            bail!("{e}");
+        }
+    }
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         bail!(
             "the browser needs a terminal; for scripts use a command such as `piscope ls` (see piscope --help)"
         );
-    }
-    if let Some(file) = &args.file {
-        if let Err(e) = std::fs::metadata(file) {
-            bail!("{}: {e}", file.display());
-        }
     }
     let config = Config::load(no_color());
     let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());

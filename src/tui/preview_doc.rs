@@ -131,7 +131,7 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
             cost += u.cost;
         }
     }
-    let mut file = match std::fs::File::open(&s.path) {
+    let mut file = match crate::session::file::open_regular(&s.path) {
         Ok(f) => f,
         Err(e) => {
             doc.para(
