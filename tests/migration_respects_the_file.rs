@@ -253,20 +253,20 @@ fn a_temp_still_being_written_is_left_alone() {
     assert!(!temp.exists(), "once its writer is gone it is removed");
 }
 
-/// A migration killed with SIGKILL at random moments: whatever temp it left
-/// is gone after the next listing of the folder.
+/// A migration killed with SIGKILL while its temporary file exists: the
+/// next listing of the folder removes the leftover and lists only the
+/// session.
 #[test]
 fn sigkill_leftovers_are_swept() {
+    const TRIALS: usize = 10;
     let fixture = common::repo().join("../shared/fixtures/pi-mono/before-compaction.jsonl");
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path().join("flat");
     fs::create_dir(&dir).expect("mkdir");
     let file = dir.join("big.jsonl");
     let original = fs::read(&fixture).expect("fixture");
-    let s = {
-        fs::write(&file, &original).expect("copy");
-        Session::open(&file).expect("open")
-    };
+    fs::write(&file, &original).expect("copy");
+    let s = Session::open(&file).expect("open");
     let target = s
         .entry(s.branch()[3])
         .id
@@ -274,33 +274,43 @@ fn sigkill_leftovers_are_swept() {
         .expect("an id")
         .to_string();
     let mut left_behind = 0;
-    for trial in 0..40u64 {
+    for trial in 0..TRIALS {
         fs::write(&file, &original).expect("copy");
         let mut child = piscope()
             .arg("label")
             .arg(&file)
             .args([target.as_str(), "killed"])
+            .stdout(std::process::Stdio::null())
             .spawn()
             .expect("spawn");
-        std::thread::sleep(std::time::Duration::from_millis(10 + (trial * 7) % 90));
-        let _ = child.kill();
-        let _ = child.wait();
-        if names_in(&dir).len() > 1 {
-            left_behind += 1;
-            let out = piscope()
-                .arg("ls")
-                .arg("--session-dir")
-                .arg(&dir)
-                .args(["--all", "--json", "--no-cache"])
-                .output()
-                .expect("ls");
-            assert!(out.status.success(), "{}", stderr(&out));
-            assert_eq!(listed_paths(&out), vec![file.clone()], "trial {trial}");
-            assert_eq!(names_in(&dir), ["big.jsonl"], "trial {trial}");
+        // Kill it the moment a temporary file beside the session appears.
+        loop {
+            if names_in(&dir).len() > 1 {
+                let _ = child.kill();
+                break;
+            }
+            if child.try_wait().expect("wait").is_some() {
+                break;
+            }
         }
+        let _ = child.wait();
+        if names_in(&dir).len() == 1 {
+            continue;
+        }
+        left_behind += 1;
+        let out = piscope()
+            .arg("ls")
+            .arg("--session-dir")
+            .arg(&dir)
+            .args(["--all", "--json", "--no-cache"])
+            .output()
+            .expect("ls");
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(listed_paths(&out), vec![file.clone()], "trial {trial}");
+        assert_eq!(names_in(&dir), ["big.jsonl"], "trial {trial}");
     }
-    eprintln!("{left_behind} of 40 kills left a temp behind; all were swept");
-    assert!(left_behind > 0, "some kill lands while the temp exists");
+    eprintln!("{left_behind} of {TRIALS} kills left a temp behind; all were swept");
+    assert!(left_behind > 0, "a kill lands while the temp exists");
 }
 
 /// A fork made by root in another user's folder belongs to the owner of the

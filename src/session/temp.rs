@@ -251,6 +251,25 @@ mod tests {
     }
 
     #[test]
+    fn an_old_style_temp_is_removed_once_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join(".s.jsonl.4242-0123abcd.tmp");
+        let old = dir.path().join(".s.jsonl.4242-89abcdef.tmp");
+        fs::write(&fresh, "x").unwrap();
+        fs::write(&old, "x").unwrap();
+        let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        sweep_stale_temps(dir.path());
+        assert!(fresh.exists(), "its writer may still be at work");
+        assert!(!old.exists());
+    }
+
+    #[test]
     fn a_live_temp_is_kept_and_a_dropped_one_removed() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("s.jsonl");
