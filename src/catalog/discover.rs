@@ -314,6 +314,10 @@ fn jsonl_files(
                     Ok(e) if e.file_name().to_string_lossy().ends_with(".jsonl") => {
                         out.push(normalize(&dir.join(e.file_name())));
                     }
+                    // A killed piscope writer's leftover: never a session.
+                    Ok(e) if crate::session::temp::is_piscope_temp(&e.file_name()) => {
+                        crate::session::temp::remove_if_stale(&e.path());
+                    }
                     Ok(_) => {}
                     Err(e) => problems.push(CatalogProblem::new(dir, e.to_string())),
                 }

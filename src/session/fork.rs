@@ -20,7 +20,8 @@ pub fn fork_session(path: &Path, leaf: Option<&str>) -> Result<PathBuf, SessionE
         fork.id
     );
     let new_path = path.with_file_name(name);
-    super::write::write_new_file(&new_path, fork.text.as_bytes())
+    let owner = std::fs::metadata(path).ok();
+    super::write::write_new_file(&new_path, fork.text.as_bytes(), owner.as_ref())
         .map_err(|e| SessionError::io(&new_path, e))?;
     Ok(new_path)
 }

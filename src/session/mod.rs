@@ -9,11 +9,13 @@ pub mod fields;
 pub mod file;
 pub mod fork;
 pub mod jsdate;
+mod lock;
 pub mod migrate;
 mod quick;
 pub mod raw;
 pub mod read;
 pub mod summary;
+pub mod temp;
 pub mod tree;
 pub mod write;
 
@@ -62,6 +64,17 @@ pub enum SessionError {
     UnfinishedLastLine { path: PathBuf },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// piscope will not change this file (read-only, another owner it
+    /// cannot keep, hard links, another piscope writing); nothing changed.
+    #[error("{path}: {reason}")]
+    Refused { path: PathBuf, reason: String },
+    /// The appended line did not land as one whole line at a line start.
+    #[error("{path}: line {line}: {reason}")]
+    AppendNotVerified {
+        path: PathBuf,
+        line: u64,
+        reason: String,
+    },
 }
 
 impl SessionError {

@@ -1,13 +1,17 @@
 //! Appending to a session the way pi does: one complete line per write,
-//! opened for append; legacy files are first migrated by an atomic rewrite.
+//! opened for append, under piscope's write lock (see `lock`) and checked
+//! in the file afterwards; legacy files are first migrated by an atomic
+//! rewrite that keeps owner, mode and symlinks.
 
 use super::entry::{Kind, Role};
+use super::lock::{self, WriteLock};
 use super::raw::RawObject;
+use super::temp::{self, TempFile};
 use super::{Session, SessionError, jsdate, migrate};
 use compact_str::CompactString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// How long to wait for pi to finish a half-written last line.
@@ -32,12 +36,13 @@ pub fn append_label(
     target: &str,
     label: Option<&str>,
 ) -> Result<String, SessionError> {
-    let session = prepare(path)?;
+    let w = prepare(path)?;
+    let session = &w.session;
     if session.find(target).is_none() {
         return Err(no_such_entry(path, target));
     }
     let label = label.filter(|l| !l.is_empty());
-    append_with(&session, |o| {
+    append_with(&w, |o| {
         o.set("type", "label");
         o.set("id", "");
         o.set("parentId", &session.leaf_id());
@@ -52,9 +57,10 @@ pub fn append_label(
 /// Appends a `session_info` entry naming the session; newlines become
 /// spaces, the name is trimmed, and an empty name clears it.
 pub fn append_name(path: &Path, name: &str) -> Result<String, SessionError> {
-    let session = prepare(path)?;
+    let w = prepare(path)?;
+    let session = &w.session;
     let name = collapse_newlines(name);
-    append_with(&session, |o| {
+    append_with(&w, |o| {
         o.set("type", "session_info");
         o.set("id", "");
         o.set("parentId", &session.leaf_id());
@@ -73,16 +79,17 @@ pub fn branch_to(
     target: &str,
     summary: Option<&str>,
 ) -> Result<BranchOutcome, SessionError> {
-    let session = prepare(path)?;
+    let w = prepare(path)?;
+    let session = &w.session;
     let idx = session
         .find(target)
         .ok_or_else(|| no_such_entry(path, target))?;
-    let new_leaf = branch_leaf(&session, idx);
+    let new_leaf = branch_leaf(session, idx);
     let old_leaf = session.leaf_id().map(str::to_string);
     if summary.is_none() && new_leaf.as_deref() == old_leaf.as_deref() {
         return Ok(BranchOutcome::AlreadyThere);
     }
-    let appended = append_with(&session, |o| match summary {
+    let appended = append_with(&w, |o| match summary {
         Some(text) => {
             o.set("type", "branch_summary");
             o.set("id", "");
@@ -163,23 +170,43 @@ fn collapse_newlines(s: &str) -> String {
     out
 }
 
-/// Opens a session for writing: refuses a half-written last line, migrates
-/// a legacy file to version 3 first.
-fn prepare(path: &Path) -> Result<Session, SessionError> {
-    let session = Session::open(path)?;
-    wait_for_line_end(path)?;
-    if session.is_legacy() {
-        rewrite_migrated(&session)?;
-        return Session::open(path);
+/// A session open for writing: piscope's write lock held, the last line
+/// finished, a legacy file already migrated.
+struct Writing {
+    lock: WriteLock,
+    session: Session,
+}
+
+/// Opens a session for writing: takes the write lock, sweeps stale temps
+/// beside it, refuses a read-only file or a half-written last line, and
+/// migrates a legacy file to version 3 first. Everything is read after the
+/// lock is taken, so a writer that waited sees what the one before it wrote.
+fn prepare(path: &Path) -> Result<Writing, SessionError> {
+    let mut lock = WriteLock::acquire(path)?;
+    if let Some(dir) = lock.real.parent() {
+        temp::sweep_stale_temps(dir);
     }
-    Ok(session)
+    let meta = lock
+        .original()
+        .metadata()
+        .map_err(|e| SessionError::io(path, e))?;
+    lock::refuse_read_only(path, &lock.real, &meta)?;
+    wait_for_line_end(path, lock.original())?;
+    let session = Session::open(path)?;
+    if session.is_legacy() {
+        lock::refuse_hard_links(path, &meta)?;
+        rewrite_migrated(&session, &mut lock)?;
+        let session = Session::open(path)?;
+        return Ok(Writing { lock, session });
+    }
+    Ok(Writing { lock, session })
 }
 
 /// Waits briefly for the file to end with a newline (pi may be mid-write).
-fn wait_for_line_end(path: &Path) -> Result<(), SessionError> {
+fn wait_for_line_end(path: &Path, file: &File) -> Result<(), SessionError> {
     let deadline = std::time::Instant::now() + UNFINISHED_LINE_WAIT;
     loop {
-        if ends_with_newline(path)? {
+        if ends_with_newline(file).map_err(|e| SessionError::io(path, e))? {
             return Ok(());
         }
         if std::time::Instant::now() >= deadline {
@@ -187,51 +214,132 @@ fn wait_for_line_end(path: &Path) -> Result<(), SessionError> {
                 path: path.to_path_buf(),
             });
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
-fn ends_with_newline(path: &Path) -> Result<bool, SessionError> {
-    let mut f = File::open(path).map_err(|e| SessionError::io(path, e))?;
-    let len = f.metadata().map_err(|e| SessionError::io(path, e))?.len();
+fn ends_with_newline(file: &File) -> std::io::Result<bool> {
+    let len = file.metadata()?.len();
     if len == 0 {
         return Ok(true);
     }
-    f.seek(SeekFrom::Start(len - 1))
-        .map_err(|e| SessionError::io(path, e))?;
     let mut b = [0u8; 1];
-    f.read_exact(&mut b)
-        .map_err(|e| SessionError::io(path, e))?;
+    read_at(file, &mut b, len - 1)?;
     Ok(b[0] == b'\n')
 }
 
+/// Reads exactly `buf.len()` bytes at `offset`.
+fn read_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
 /// Builds an entry with `fill`, gives it a fresh id unique in the file, and
-/// appends it as one line in one write. Returns the new id.
-fn append_with(
-    session: &Session,
-    fill: impl FnOnce(&mut RawObject),
-) -> Result<String, SessionError> {
-    let id = fresh_id(session);
+/// appends it as one line in one write, then checks that it landed whole at
+/// a line start of the file the path names. Returns the new id.
+fn append_with(w: &Writing, fill: impl FnOnce(&mut RawObject)) -> Result<String, SessionError> {
+    let id = fresh_id(&w.session);
     let mut o = RawObject::new();
     fill(&mut o);
     o.set("id", id.as_str());
     let mut line = o.to_json();
     line.push('\n');
-    let path = &session.path;
+    let shown = w.session.path.as_path();
+    let io = |e| SessionError::io(shown, e);
     let mut f = OpenOptions::new()
+        .read(true)
         .append(true)
-        .open(path)
-        .map_err(|e| SessionError::io(path, e))?;
-    let written = f
-        .write(line.as_bytes())
-        .map_err(|e| SessionError::io(path, e))?;
+        .open(&w.lock.real)
+        .map_err(io)?;
+    let locked = w.lock.current().metadata().map_err(io)?;
+    if !lock::same_file(&f.metadata().map_err(io)?, &locked) {
+        return Err(replaced(shown));
+    }
+    // Last look at the tail, right before the one write: another program
+    // may have begun a line since the file was read.
+    wait_for_line_end(shown, &f)?;
+    let written = f.write(line.as_bytes()).map_err(io)?;
     if written != line.len() {
         return Err(SessionError::Invalid {
-            path: path.clone(),
+            path: shown.to_path_buf(),
             message: format!("only {written} of {} bytes could be appended", line.len()),
         });
     }
+    // With O_APPEND the offset is now just past the bytes this write put
+    // wherever the end of the file was at that moment.
+    let end = f.stream_position().map_err(io)?;
+    verify_landed(shown, &f, end, line.as_bytes())?;
+    let now = fs::metadata(&w.lock.real).map_err(io)?;
+    if !lock::same_file(&now, &locked) {
+        return Err(replaced(shown));
+    }
     Ok(id)
+}
+
+fn replaced(path: &Path) -> SessionError {
+    SessionError::Refused {
+        path: path.to_path_buf(),
+        reason: "another program replaced the file while piscope was writing to it; \
+                 piscope's entry may be missing, try again"
+            .to_string(),
+    }
+}
+
+/// Checks that `line` is in `file` whole, ending at `end`, and starts a
+/// line: another program may have written the first part of a line just
+/// before it (the part after then follows piscope's line).
+fn verify_landed(path: &Path, file: &File, end: u64, line: &[u8]) -> Result<(), SessionError> {
+    let io = |e| SessionError::io(path, e);
+    let start = end.checked_sub(line.len() as u64).ok_or_else(|| {
+        io(std::io::Error::other(
+            "the file is shorter than the line just appended",
+        ))
+    })?;
+    let from = start.saturating_sub(1);
+    let mut buf = vec![0u8; (end - from) as usize];
+    read_at(file, &mut buf, from).map_err(io)?;
+    let (before, landed) = if start == 0 {
+        (b'\n', &buf[..])
+    } else {
+        (buf[0], &buf[1..])
+    };
+    if landed != line {
+        return Err(SessionError::AppendNotVerified {
+            path: path.to_path_buf(),
+            line: line_number_at(file, start).map_err(io)?,
+            reason: "piscope's entry is not in the file as it was written (another program \
+                     changed the file meanwhile); check the file"
+                .to_string(),
+        });
+    }
+    if before != b'\n' {
+        return Err(SessionError::AppendNotVerified {
+            path: path.to_path_buf(),
+            line: line_number_at(file, start).map_err(io)?,
+            reason: "piscope's entry was appended inside a line another program was writing, \
+                     so that line is now split around it (pi skips both halves); check the file"
+                .to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// The 1-based number of the line holding byte `offset`.
+fn line_number_at(mut file: &File, offset: u64) -> std::io::Result<u64> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut left = offset;
+    let mut lines = 1;
+    let mut buf = vec![0u8; 64 * 1024];
+    while left > 0 {
+        let want = buf.len().min(left as usize);
+        let n = file.read(&mut buf[..want])?;
+        if n == 0 {
+            break;
+        }
+        lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        left -= n as u64;
+    }
+    Ok(lines)
 }
 
 /// A random 8-hex id not used by any entry of the session.
@@ -256,22 +364,27 @@ pub(crate) fn random_hex_id() -> String {
 
 /// Creates a new file with `bytes`, whole or not at all: written to a
 /// temporary file in the same folder, synced, then linked in under its name
-/// (which fails rather than replace a file that already exists).
-pub(crate) fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = temp_path(path);
-    let result = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::hard_link(&tmp, path)?;
-        sync_dir(path);
-        Ok(())
-    })();
-    let _ = fs::remove_file(&tmp);
-    result
+/// (which fails rather than replace a file that already exists). The new
+/// file gets the owner and group in `owner` when this process may give it
+/// them (a fork made by root stays its session owner's).
+pub(crate) fn write_new_file(
+    path: &Path,
+    bytes: &[u8],
+    owner: Option<&fs::Metadata>,
+) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        temp::sweep_stale_temps(dir);
+    }
+    let mut tmp = TempFile::beside(path, 0o666)?;
+    tmp.file().write_all(bytes)?;
+    if let Some(owner) = owner {
+        // Best effort: a new file takes nothing from anyone.
+        let _ = lock::give_owner_of(tmp.file(), owner);
+    }
+    tmp.file().sync_all()?;
+    tmp.link_as(path)?;
+    sync_dir(path);
+    Ok(())
 }
 
 fn sync_dir(path: &Path) {
@@ -284,12 +397,47 @@ fn sync_dir(path: &Path) {
 
 /// Rewrites a legacy file as version 3: every line migrated as pi migrates
 /// it, lines that do not parse carried over unchanged. The new text goes to
-/// a temporary file in the same folder, is synced, and renamed over the
-/// original (keeping its permissions).
-pub fn rewrite_migrated(session: &Session) -> Result<(), SessionError> {
-    let path = &session.path;
-    let io = |e| SessionError::io(path, e);
-    let original = fs::read(path).map_err(io)?;
+/// a locked temporary file beside the real file (symlinks resolved, so a
+/// link stays a link and pi's target is what changes), gets the original's
+/// owner, group and mode, is synced, and is renamed over the original. The
+/// caller holds the write lock; it then also holds the new file's.
+fn rewrite_migrated(session: &Session, lock: &mut WriteLock) -> Result<(), SessionError> {
+    let shown = &session.path;
+    let io = |e| SessionError::io(shown, e);
+    let real = lock.real.clone();
+    let original = fs::read(&real).map_err(io)?;
+    let out = migrated_text(session, &original);
+    let meta = lock.original().metadata().map_err(io)?;
+    let mut tmp = TempFile::beside(&real, 0o600).map_err(io)?;
+    // The owner first: a file piscope cannot give back stays as it was.
+    lock::give_owner_of(tmp.file(), &meta).map_err(|e| SessionError::Refused {
+        path: shown.clone(),
+        reason: format!(
+            "the file belongs to {}; piscope cannot give its migrated version the same owner \
+             ({e}), so it changes nothing (run piscope as that user)",
+            lock::owner_text(&meta)
+        ),
+    })?;
+    tmp.file().write_all(&out).map_err(io)?;
+    tmp.file().set_permissions(meta.permissions()).map_err(io)?;
+    tmp.file().sync_all().map_err(io)?;
+    // Lines pi appended while we worked would be lost by the rename.
+    let now = fs::metadata(&real).map_err(io)?;
+    let unchanged = lock::same_file(&now, &meta) && now.len() == original.len() as u64;
+    if !unchanged {
+        return Err(io(std::io::Error::other(
+            "the file changed while it was being migrated; try again",
+        )));
+    }
+    let new = tmp.rename_over(&real).map_err(io)?;
+    lock.adopt(new);
+    sync_dir(&real);
+    Ok(())
+}
+
+/// The text of a legacy file migrated to version 3, line by line, each line
+/// ending as it did.
+fn migrated_text(session: &Session, original: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(original.len() + session.entries.len() * 40);
     let mut by_offset = session
         .entries
@@ -338,39 +486,5 @@ pub fn rewrite_migrated(session: &Session) -> Result<(), SessionError> {
             None => out.extend_from_slice(raw_line),
         }
     }
-    let tmp = temp_path(path);
-    let result = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(&out)?;
-        let perms = fs::metadata(path)?.permissions();
-        fs::set_permissions(&tmp, perms)?;
-        f.sync_all()?;
-        // Lines pi appended while we worked would be lost by the rename.
-        if fs::metadata(path)?.len() != original.len() as u64 {
-            return Err(std::io::Error::other(
-                "the file changed while it was being migrated; try again",
-            ));
-        }
-        fs::rename(&tmp, path)?;
-        sync_dir(path);
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map_err(io)
-}
-
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut bytes = [0u8; 4];
-    let _ = getrandom::fill(&mut bytes);
-    path.with_file_name(format!(
-        ".{name}.{}-{:08x}.tmp",
-        std::process::id(),
-        u32::from_le_bytes(bytes)
-    ))
+    out
 }
