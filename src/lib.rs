@@ -1,10 +1,12 @@
 //! piscope: a fast, safe terminal browser for pi coding-agent sessions.
-//! `session` knows the file format, `catalog` finds and searches all sessions,
+//! `jstext` holds the JavaScript string rules pi's code relies on, `session`
+//! knows the file format, `catalog` finds and searches all sessions,
 //! `cli` is the scripting front end, `tui` the terminal browser, `watch`
 //! notices changes on disk.
 
 pub mod catalog;
 pub mod cli;
+pub mod jstext;
 pub mod session;
 pub mod tui;
 pub mod watch;

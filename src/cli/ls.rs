@@ -6,7 +6,7 @@ use crate::catalog::deep::deep_search;
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
 };
-use crate::session::jsdate::{format_iso, now_ms};
+use crate::jstext::date::{format_iso, now_ms};
 use crate::session::raw::json_string;
 use crate::session::summary::shorten_home;
 use anyhow::Result;
