@@ -1,9 +1,9 @@
 //! One session file's summary: the fields pi's `/resume` list computes (with
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
+use crate::jstext::{date as jsdate, trim as js_trim};
 use crate::session::entry::{UsageFields, UsageTotals, scalar_ms};
 use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient, lenient_deserialize};
-use crate::jstext::{date as jsdate, trim as js_trim};
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};

@@ -185,12 +185,18 @@ enum Word {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Token {
     /// A run of ASCII digits: its value and how many digits it had.
-    Number { value: i64, digits: usize },
+    Number {
+        value: i64,
+        digits: usize,
+    },
     /// One of `: - + . )`.
     Symbol(char),
     /// A run of characters from `A` up, not white space. `len` is in chars;
     /// only "one, two, three or more" matters, where units and chars agree.
-    Word { word: Word, len: usize },
+    Word {
+        word: Word,
+        len: usize,
+    },
     Space,
     /// A parenthesised comment or any other character.
     Unknown,
@@ -287,11 +293,18 @@ impl<'a> Tokens<'a> {
         if c >= 'A' && !super::is_space(c) {
             let mut prefix = [0u8; 3];
             let mut len = 0;
-            while let Some(c) = self.peek_char().filter(|&c| c >= 'A' && !super::is_space(c)) {
+            while let Some(c) = self
+                .peek_char()
+                .filter(|&c| c >= 'A' && !super::is_space(c))
+            {
                 self.chars.next();
                 if len < 3 {
                     // Only ASCII letters can match a keyword.
-                    prefix[len] = if c.is_ascii() { c.to_ascii_lowercase() as u8 } else { 0xff };
+                    prefix[len] = if c.is_ascii() {
+                        c.to_ascii_lowercase() as u8
+                    } else {
+                        0xff
+                    };
                 }
                 len += 1;
             }
@@ -444,8 +457,10 @@ impl TimeParts {
             p[0] = p[0] % 12 + offset;
         }
         let [h, m, s, ms] = p;
-        let in_range =
-            (0..24).contains(&h) && (0..60).contains(&m) && (0..60).contains(&s) && (0..1000).contains(&ms);
+        let in_range = (0..24).contains(&h)
+            && (0..60).contains(&m)
+            && (0..60).contains(&s)
+            && (0..1000).contains(&ms);
         (in_range || (h == 24 && m == 0 && s == 0 && ms == 0)).then_some(p)
     }
 }
@@ -480,7 +495,9 @@ impl ZoneParts {
         // totals past its small-integer range.
         let hour = self.hour.unwrap_or(0) as u32;
         let minute = self.minute.unwrap_or(0) as u32;
-        let total = hour.wrapping_mul(3600).wrapping_add(minute.wrapping_mul(60));
+        let total = hour
+            .wrapping_mul(3600)
+            .wrapping_add(minute.wrapping_mul(60));
         (total <= i32::MAX as u32).then_some(Some(sign * i64::from(total)))
     }
 }

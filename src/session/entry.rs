@@ -2,8 +2,8 @@
 //! need; full bodies stay in the file and are read again on demand.
 
 use super::fields::{Obj, Scalar, Short, StrLen};
-use crate::jstext::date as jsdate;
 use super::read::LineMeta;
+use crate::jstext::date as jsdate;
 use compact_str::CompactString;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess};

@@ -2,9 +2,9 @@
 //! `[read: path]`, `[compaction: 12k tokens]`, and so on.
 
 use super::Session;
+use super::entry::{Entry, Info, Role, ToolCall};
 use crate::jstext;
 use std::borrow::Cow;
-use super::entry::{Entry, Info, Role, ToolCall};
 use std::collections::HashMap;
 
 /// Tool calls by id, so a tool result can be shown as the call it answers.
@@ -146,8 +146,8 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
         "edit" => format!("[edit: {}]", path()),
         "bash" => {
             let raw = call.command.as_ref().map_or("", |c| c.text.as_str());
-            let long = call.command.as_ref().is_some_and(|c| c.truncated)
-                || jstext::len_utf16(raw) > 50;
+            let long =
+                call.command.as_ref().is_some_and(|c| c.truncated) || jstext::len_utf16(raw) > 50;
             let cmd = normalize(raw);
             format!(
                 "[bash: {}{}]",

@@ -259,7 +259,10 @@ impl Rows {
     pub fn search(&self, t: &LoadedSession, query: &str) -> Vec<u32> {
         // pi's `toLowerCase().split(/\s+/).filter(Boolean)`.
         let lower = crate::jstext::to_lower(query);
-        let tokens: Vec<&str> = lower.split(crate::jstext::is_space).filter(|w| !w.is_empty()).collect();
+        let tokens: Vec<&str> = lower
+            .split(crate::jstext::is_space)
+            .filter(|w| !w.is_empty())
+            .collect();
         if tokens.is_empty() {
             return Vec::new();
         }
