@@ -176,3 +176,19 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// pi's `trim()` removes U+FEFF and keeps U+0085; `slice(0, n)` counts
+    /// UTF-16 units and may keep half a pair, which pi prints as U+FFFD.
+    #[test]
+    fn one_line_texts_cut_and_trim_like_pi() {
+        assert_eq!(normalize("\u{feff}ls\t-la\n\u{feff}"), "ls -la");
+        assert_eq!(normalize("ls\u{85}"), "ls\u{85}");
+        let text = format!("{}😀tail", "a".repeat(199));
+        assert_eq!(head(&text, 200), format!("{}\u{FFFD}", "a".repeat(199)));
+        assert_eq!(head("😀😀😀", 4), "😀😀");
+    }
+}
