@@ -428,7 +428,7 @@ impl Generator {
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the epoch.
 fn iso(ms: u64) -> String {
-    piscope::session::jsdate::format_iso(ms as i64)
+    piscope::jstext::date::format_iso(ms as i64)
 }
 
 // ---------------------------------------------------------------------------

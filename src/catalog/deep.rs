@@ -206,7 +206,7 @@ fn snippet(text: &str, at: usize) -> String {
 }
 
 fn normalize_spaces(s: &str) -> String {
-    s.split(super::search::is_js_space)
+    s.split(crate::jstext::is_space)
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")

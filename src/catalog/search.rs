@@ -3,6 +3,8 @@
 //! the threaded view of forks under the sessions they came from.
 
 use super::summary::SessionSummary;
+use crate::jstext::{self, is_space as is_js_space, trim as js_trim};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -39,40 +41,20 @@ pub enum Query {
     Regex(Box<fancy_regex::Regex>),
 }
 
-/// White space as JavaScript's `\s` and `trim()` see it.
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
-fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
-}
-
-/// Lower case, white-space runs as one space, trimmed.
+/// pi's `normalizeWhitespaceLower`: lower case, every run of white space
+/// as one space, trimmed.
 pub fn normalize_whitespace_lower(text: &str) -> String {
-    let lower = text.to_lowercase();
-    let mut out = String::with_capacity(lower.len());
-    let mut space = false;
-    for c in js_trim(&lower).chars() {
-        if is_js_space(c) {
-            space = true;
-        } else {
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            out.push(c);
-        }
+    let lower = jstext::to_lower(text);
+    let mut out = match jstext::collapse_spaces(&lower) {
+        Cow::Borrowed(_) => lower,
+        Cow::Owned(collapsed) => collapsed,
+    };
+    // Collapsed, the ends hold at most one space each.
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    if out.starts_with(' ') {
+        out.remove(0);
     }
     out
 }

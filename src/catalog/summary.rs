@@ -1,10 +1,9 @@
 //! One session file's summary: the fields pi's `/resume` list computes (with
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
+use crate::jstext::{date as jsdate, trim as js_trim};
 use crate::session::entry::{UsageFields, UsageTotals, scalar_ms};
 use crate::session::fields::{Lenient, Obj, Scalar, deserialize_lenient, lenient_deserialize};
-use crate::session::js_trim;
-use crate::session::jsdate;
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
@@ -443,7 +442,7 @@ impl SummaryState {
         if let Some(a) = q.chat {
             let time = a.time.or_else(|| {
                 let text = std::str::from_utf8(q.timestamp).ok()?;
-                jsdate::parse_iso_ms(text).map(|t| t as f64)
+                jsdate::parse_ms(text).map(|t| t as f64)
             });
             self.take_chat(Chat {
                 role: Some(if a.user { "user" } else { "assistant" }),

@@ -6,8 +6,8 @@ use crate::catalog::deep::deep_search;
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
 };
+use crate::jstext::date::{format_iso, now_ms};
 use crate::safe_text::{clean_line, fit, sanitize};
-use crate::session::jsdate::{format_iso, now_ms};
 use crate::session::raw::json_string;
 use crate::session::summary::shorten_home;
 use anyhow::Result;

@@ -2,8 +2,8 @@
 //! need; full bodies stay in the file and are read again on demand.
 
 use super::fields::{Obj, Scalar, Short, StrLen};
-use super::jsdate;
 use super::read::LineMeta;
+use crate::jstext::date as jsdate;
 use compact_str::CompactString;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess};
@@ -932,7 +932,7 @@ fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
 /// `new Date(value).getTime()` for a scalar field.
 pub(crate) fn scalar_ms(s: &Scalar) -> Option<i64> {
     match s {
-        Scalar::Str(t) => jsdate::parse_iso_ms(t),
+        Scalar::Str(t) => jsdate::parse_ms(t),
         Scalar::Num(n) if n.is_finite() && n.abs() <= 8.64e15 => Some(n.trunc() as i64),
         Scalar::Null => Some(0),
         Scalar::Bool(b) => Some(i64::from(*b)),

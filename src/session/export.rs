@@ -1,7 +1,8 @@
 //! Exporting one branch of a session: as Markdown for reading and sharing,
 //! or as a session file of its own (the text a fork would write).
 
-use super::{Kind, Session, SessionError, jsdate, migrate};
+use super::{Kind, Session, SessionError, migrate};
+use crate::jstext::date as jsdate;
 use serde_json::Value;
 use std::fmt::Write as _;
 

@@ -2,7 +2,8 @@
 //! path from the root to a leaf), as pi's `createBranchedSession` writes it.
 
 use super::raw::RawObject;
-use super::{Kind, Session, SessionError, jsdate, migrate};
+use super::{Kind, Session, SessionError, migrate};
+use crate::jstext::date as jsdate;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,6 @@ pub mod export;
 pub mod fields;
 pub mod file;
 pub mod fork;
-pub mod jsdate;
 mod lock;
 pub mod migrate;
 mod quick;
@@ -526,7 +525,7 @@ impl Session {
                 _ => None,
             })
             .flatten()
-            .map(|n: String| js_trim(&n).to_string())
+            .map(|n: String| crate::jstext::trim(&n).to_string())
             .filter(|n| !n.is_empty())
     }
 
@@ -644,7 +643,6 @@ impl Header {
     }
 }
 
-/// `String.prototype.trim`: Unicode white space and the BOM.
 /// Every `.jsonl` file under `tests/`: the corpora unit tests compare on.
 #[cfg(test)]
 pub(crate) fn test_session_files() -> Vec<PathBuf> {
@@ -661,10 +659,6 @@ pub(crate) fn test_session_files() -> Vec<PathBuf> {
         }
     }
     files
-}
-
-pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}')
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 
 use super::Session;
 use super::entry::{Entry, Info, Role, ToolCall};
+use crate::jstext;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Tool calls by id, so a tool result can be shown as the call it answers.
@@ -26,28 +28,21 @@ impl<'a> ToolCalls<'a> {
 
 /// pi's `normalize`: tabs and newlines become spaces, then trimmed.
 pub fn normalize(s: &str) -> String {
-    s.replace(['\n', '\t'], " ").trim().to_string()
+    jstext::trim(&s.replace(['\n', '\t'], " ")).to_string()
 }
 
-/// The first 200 UTF-16 units of a text, as pi's `slice(0, 200)`.
-fn head(s: &str, units: usize) -> &str {
-    let mut count = 0;
-    for (i, c) in s.char_indices() {
-        count += c.len_utf16();
-        if count > units {
-            return &s[..i];
-        }
-    }
-    s
+/// The first `units` UTF-16 units of a text, as pi's `slice(0, units)`.
+fn head(s: &str, units: i64) -> Cow<'_, str> {
+    jstext::slice(s, 0, Some(units))
 }
 
 /// The text of an entry's row in the tree. `home` shortens paths to `~`.
 pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> String {
     match &entry.info {
         Info::Message(m) => match &m.role {
-            Role::User => format!("user: {}", normalize(head(&m.content.text.text, 200))),
+            Role::User => format!("user: {}", normalize(&head(&m.content.text.text, 200))),
             Role::Assistant => {
-                let text = normalize(head(&m.content.text.text, 200));
+                let text = normalize(&head(&m.content.text.text, 200));
                 if !text.is_empty() {
                     format!("assistant: {text}")
                 } else if m.stop_reason.as_deref() == Some("aborted") {
@@ -151,8 +146,8 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
         "edit" => format!("[edit: {}]", path()),
         "bash" => {
             let raw = call.command.as_ref().map_or("", |c| c.text.as_str());
-            let long = call.command.as_ref().is_some_and(|c| c.truncated)
-                || raw.encode_utf16().count() > 50;
+            let long =
+                call.command.as_ref().is_some_and(|c| c.truncated) || jstext::len_utf16(raw) > 50;
             let cmd = normalize(raw);
             format!(
                 "[bash: {}{}]",
@@ -175,9 +170,25 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
             shorten_home(call.path.as_deref().unwrap_or("."), home)
         ),
         _ => {
-            let long = call.raw_args.chars().count() > 40;
-            let args: String = call.raw_args.chars().take(40).collect();
+            let long = jstext::len_utf16(&call.raw_args) > 40;
+            let args = head(&call.raw_args, 40);
             format!("[{name}: {args}{}]", if long { "..." } else { "" })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// pi's `trim()` removes U+FEFF and keeps U+0085; `slice(0, n)` counts
+    /// UTF-16 units and may keep half a pair, which pi prints as U+FFFD.
+    #[test]
+    fn one_line_texts_cut_and_trim_like_pi() {
+        assert_eq!(normalize("\u{feff}ls\t-la\n\u{feff}"), "ls -la");
+        assert_eq!(normalize("ls\u{85}"), "ls\u{85}");
+        let text = format!("{}😀tail", "a".repeat(199));
+        assert_eq!(head(&text, 200), format!("{}\u{FFFD}", "a".repeat(199)));
+        assert_eq!(head("😀😀😀", 4), "😀😀");
     }
 }

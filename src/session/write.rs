@@ -7,7 +7,8 @@ use super::entry::{Kind, Role};
 use super::lock::{self, WriteLock};
 use super::raw::RawObject;
 use super::temp::{self, TempFile};
-use super::{Session, SessionError, jsdate, migrate};
+use super::{Session, SessionError, migrate};
+use crate::jstext::date as jsdate;
 use compact_str::CompactString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -65,7 +66,7 @@ pub fn append_name(path: &Path, name: &str) -> Result<String, SessionError> {
         o.set("id", "");
         o.set("parentId", &session.leaf_id());
         o.set("timestamp", &now());
-        o.set("name", super::js_trim(&name));
+        o.set("name", crate::jstext::trim(&name));
     })
 }
 

@@ -1,7 +1,7 @@
 //! Wall-clock time for the screen: "now" for ages, the local time zone for
 //! timestamps. Passed in, so that tests and snapshots always read the same.
 
-use crate::session::jsdate;
+use crate::jstext::date as jsdate;
 
 /// The current time and how to turn a moment into local time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -257,7 +257,12 @@ impl Rows {
 
     /// Rows whose search text holds every token of `query`.
     pub fn search(&self, t: &LoadedSession, query: &str) -> Vec<u32> {
-        let tokens: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+        // pi's `toLowerCase().split(/\s+/).filter(Boolean)`.
+        let lower = crate::jstext::to_lower(query);
+        let tokens: Vec<&str> = lower
+            .split(crate::jstext::is_space)
+            .filter(|w| !w.is_empty())
+            .collect();
         if tokens.is_empty() {
             return Vec::new();
         }
@@ -266,7 +271,7 @@ impl Rows {
             .enumerate()
             .filter(|(_, r)| {
                 let hay = t.search_text(r.node);
-                tokens.iter().all(|tok| hay.contains(tok.as_str()))
+                tokens.iter().all(|tok| hay.contains(tok))
             })
             .map(|(i, _)| i as u32)
             .collect()

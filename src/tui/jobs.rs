@@ -227,7 +227,7 @@ fn write(path: &Path, edit: &Edit) -> ActionOutcome {
             })
         }
         Edit::Rename { name } => session::append_name(path, name).map(|_| {
-            let name = crate::session::js_trim(name);
+            let name = crate::jstext::trim(name);
             let message = if name.is_empty() {
                 strings::NAME_CLEARED.to_string()
             } else {

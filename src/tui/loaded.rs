@@ -140,7 +140,7 @@ impl LoadedSession {
             s.push(' ');
         }
         s.push_str(self.text(node));
-        s.to_lowercase()
+        crate::jstext::to_lower(&s)
     }
 }
 

@@ -541,7 +541,7 @@ fn row_line<'a>(
             if let Some(ms) = label
                 .timestamp
                 .as_deref()
-                .and_then(crate::session::jsdate::parse_iso_ms)
+                .and_then(crate::jstext::date::parse_ms)
             {
                 spans.push(Span::styled(
                     format!("{} ", clock.short_time(ms)),
