@@ -38,7 +38,7 @@ impl WriteLock {
         let deadline = Instant::now() + LOCK_WAIT;
         loop {
             let real = fs::canonicalize(path).map_err(|e| SessionError::io(path, e))?;
-            let file = File::open(&real).map_err(|e| SessionError::io(path, e))?;
+            let file = super::file::open_regular(&real).map_err(|e| SessionError::io(path, e))?;
             loop {
                 match try_lock(&file) {
                     Ok(true) => break,

@@ -247,11 +247,13 @@ fn append_with(w: &Writing, fill: impl FnOnce(&mut RawObject)) -> Result<String,
     line.push('\n');
     let shown = w.session.path.as_path();
     let io = |e| SessionError::io(shown, e);
-    let mut f = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .open(&w.lock.real)
-        .map_err(io)?;
+    let mut options = OpenOptions::new();
+    options.read(true).append(true);
+    // Never blocks on a FIFO swapped in since the lock was taken; the
+    // same-file check below then refuses it.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let mut f = options.open(&w.lock.real).map_err(io)?;
     let locked = w.lock.current().metadata().map_err(io)?;
     if !lock::same_file(&f.metadata().map_err(io)?, &locked) {
         return Err(replaced(shown));
