@@ -1,6 +1,7 @@
 //! `piscope ls`: the catalog from the shell, as a table for reading or as
 //! pi's own session-list JSON; `--query` and `--deep` search it.
 
+use super::args::ListArgs;
 use super::warn;
 use crate::catalog::deep::deep_search;
 use crate::catalog::{
@@ -12,42 +13,6 @@ use crate::session::raw::json_string;
 use crate::session::summary::shorten_home;
 use anyhow::Result;
 use std::io::Write;
-
-#[derive(clap::Args, Debug)]
-pub struct ListArgs {
-    /// Every project's sessions, not only the current folder's.
-    #[arg(long)]
-    all: bool,
-    /// Print pi's session-list JSON (flat: threaded falls back to newest first).
-    #[arg(long)]
-    json: bool,
-    /// Search with pi's /resume language: words, "phrases", re:PATTERN.
-    #[arg(long, short)]
-    query: Option<String>,
-    /// Order of the list.
-    #[arg(long, value_enum)]
-    sort: Option<SortMode>,
-    /// Only sessions with a name.
-    #[arg(long)]
-    named: bool,
-    /// Also search tool output, bash output, summaries and custom messages;
-    /// prints each matching entry.
-    #[arg(long, requires = "query")]
-    deep: bool,
-    /// Neither read nor write the cache.
-    #[arg(long)]
-    no_cache: bool,
-    /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
-    #[arg(long, value_name = "DIR")]
-    session_dir: Option<String>,
-}
-
-impl ListArgs {
-    /// Prints pi's JSON rather than a table.
-    pub fn json(&self) -> bool {
-        self.json
-    }
-}
 
 pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let mut problems = Vec::new();

@@ -8,166 +8,38 @@
 //! command printed it; one-line fields are also [`sanitize`]d where they are
 //! formatted, so a line break in one cannot start a fake line.
 
+pub mod args;
 mod ls;
 mod rm;
+
+pub use args::{Cli, Command, ExportFormat};
 
 use crate::safe_text::{SafeWriter, sanitize, sanitize_block};
 use crate::session::raw::push_json_string;
 use crate::session::summary::{self, ToolCalls};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
-use clap::{Parser, Subcommand};
 use serde_json::Value;
 use std::fmt::Display;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "piscope",
-    version,
-    about = "Browse, search and edit pi coding-agent sessions",
-    long_about = "Browse, search and edit pi coding-agent sessions.\n\n\
-        Without a command, piscope opens the terminal browser on your sessions \
-        (or on FILE); with one, it runs that scripting command.",
-    args_conflicts_with_subcommands = true
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    /// Open the browser on this one session file.
-    pub file: Option<PathBuf>,
-    /// Open the browser on copies of the bundled demo sessions.
-    #[arg(long, conflicts_with = "file")]
-    pub demo: bool,
-    /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
-    #[arg(long, value_name = "DIR")]
-    pub session_dir: Option<String>,
-    /// Neither read nor write the catalog cache.
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Enter prints the chosen session's path and exits, for
-    /// `pi --session "$(piscope --print)"`.
-    #[arg(long)]
-    pub print: bool,
-    /// Notice changes to session files by polling (for network file systems).
-    #[arg(long)]
-    pub poll: bool,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// List the sessions (current folder's, or --all), search them (--query).
-    Ls(ls::ListArgs),
-    /// Move sessions to the trash (--permanent: delete for good).
-    Rm(rm::RemoveArgs),
-    /// Write one branch into a new session file beside this one (as pi's fork).
-    Fork {
-        file: PathBuf,
-        /// The branch's last entry (default: the current leaf).
-        #[arg(long)]
-        leaf: Option<String>,
-    },
-    /// Print one branch as Markdown, or as a session file of its own.
-    Export {
-        file: PathBuf,
-        /// The branch's last entry (default: the current leaf).
-        #[arg(long)]
-        leaf: Option<String>,
-        #[arg(long, value_enum, default_value = "md")]
-        format: ExportFormat,
-    },
-    /// Print the entry tree (pre-order; --json as pi's getTree()).
-    Tree {
-        file: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
-    /// Print what the model sees at a leaf (--json as pi's buildSessionContext()).
-    Context {
-        file: PathBuf,
-        /// Entry id to build the context at, or `null` for before the first entry.
-        #[arg(long)]
-        leaf: Option<String>,
-        #[arg(long)]
-        json: bool,
-    },
-    /// Print header, leaf, name, labels, active branch and problems.
-    Info {
-        file: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
-    /// Set or clear the label of an entry.
-    Label {
-        file: PathBuf,
-        entry: String,
-        /// The label text.
-        #[arg(required_unless_present = "clear", conflicts_with = "clear")]
-        text: Option<String>,
-        /// Remove the entry's label.
-        #[arg(long)]
-        clear: bool,
-    },
-    /// Name the session (an empty name clears it).
-    Rename { file: PathBuf, name: String },
-    /// Make pi resume at an entry (pi's /tree rule), optionally summarising the branch left.
-    Branch {
-        file: PathBuf,
-        entry: String,
-        #[arg(long)]
-        summary: Option<String>,
-    },
-}
-
-impl Command {
-    /// Output for programs (pi's JSON, a session file's lines), kept byte
-    /// for byte; all other output is for reading in a terminal.
-    fn prints_exact(&self) -> bool {
-        match self {
-            Command::Ls(args) => args.json(),
-            Command::Export { format, .. } => matches!(format, ExportFormat::Jsonl),
-            Command::Tree { json, .. }
-            | Command::Context { json, .. }
-            | Command::Info { json, .. } => *json,
-            _ => false,
-        }
+/// The exit status of a usage error (2; 0 for `--help` and `--version`),
+/// after printing it: it quotes the arguments, which may be file names.
+pub fn usage_error(e: clap::Error) -> i32 {
+    let plain = e.render().to_string();
+    let safe = sanitize_block(&plain);
+    if e.use_stderr() && safe != plain {
+        eprint!("{safe}");
+    } else {
+        let _ = e.print();
     }
+    if e.use_stderr() { 2 } else { 0 }
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum ExportFormat {
-    Md,
-    Jsonl,
-}
-
-/// Runs the command line; returns the exit status (0 ok, 1 failure, 2 usage).
-pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            // A usage error quotes the arguments, which may be file names.
-            let plain = e.render().to_string();
-            let safe = sanitize_block(&plain);
-            if e.use_stderr() && safe != plain {
-                eprint!("{safe}");
-            } else {
-                let _ = e.print();
-            }
-            return if e.use_stderr() { 2 } else { 0 };
-        }
-    };
-    let result = match cli.command {
-        Some(command) => run(command),
-        None => crate::tui::run(crate::tui::TuiArgs {
-            file: cli.file,
-            demo: cli.demo,
-            session_dir: cli.session_dir,
-            no_cache: cli.no_cache,
-            print: cli.print,
-            poll: cli.poll,
-        }),
-    };
+/// The exit status of a finished front end (0 ok, 1 failure), after
+/// printing its error as one safe line.
+pub fn exit_status(result: Result<()>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
@@ -176,10 +48,27 @@ pub fn main() -> i32 {
             {
                 return 0;
             }
-            warn(&format_args!("{e:#}"));
+            warn(&error_chain(&e));
             1
         }
     }
+}
+
+/// An error and its causes, each said once: a cause whose text the message
+/// before it already holds (errors that quote their source) is not repeated.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let said = cause.to_string();
+        if text.contains(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
 }
 
 /// The process ends after the command: freeing a large session entry by
@@ -200,7 +89,8 @@ fn shown(path: &Path) -> String {
     sanitize(&path.display().to_string())
 }
 
-fn run(command: Command) -> Result<()> {
+/// Runs one scripting command, its output on stdout.
+pub fn run(command: Command) -> Result<()> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if command.prints_exact() {

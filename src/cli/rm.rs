@@ -1,33 +1,12 @@
 //! `piscope rm`: sessions to the trash (or, asked twice, deleted for good),
 //! only pi session files inside the sessions folder.
 
+use super::args::RemoveArgs;
 use crate::catalog::delete::{self, DeleteMode};
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;
 use anyhow::{Result, bail};
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
-
-#[derive(clap::Args, Debug)]
-pub struct RemoveArgs {
-    /// Session files to delete.
-    files: Vec<PathBuf>,
-    /// Also every session without a user message (current folder's, or --all).
-    #[arg(long)]
-    empty: bool,
-    /// With --empty: look in every project.
-    #[arg(long, requires = "empty")]
-    all: bool,
-    /// Do not ask.
-    #[arg(long, short)]
-    yes: bool,
-    /// Delete for good instead of moving to the trash.
-    #[arg(long)]
-    permanent: bool,
-    /// The sessions folder (else pi's).
-    #[arg(long, value_name = "DIR")]
-    session_dir: Option<String>,
-}
 
 pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
     let mut problems = Vec::new();

@@ -1,0 +1,182 @@
+//! The command line's arguments (clap definitions only): what `main` parses
+//! before it picks the front end, the browser or one scripting command.
+
+use crate::catalog::SortMode;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "piscope",
+    version,
+    about = "Browse, search and edit pi coding-agent sessions",
+    long_about = "Browse, search and edit pi coding-agent sessions.\n\n\
+        Without a command, piscope opens the terminal browser on your sessions \
+        (or on FILE); with one, it runs that scripting command.",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Open the browser on this one session file.
+    pub file: Option<PathBuf>,
+    /// Open the browser on copies of the bundled demo sessions.
+    #[arg(long, conflicts_with = "file")]
+    pub demo: bool,
+    /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+    /// Neither read nor write the catalog cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Enter prints the chosen session's path and exits, for
+    /// `pi --session "$(piscope --print)"`.
+    #[arg(long)]
+    pub print: bool,
+    /// Notice changes to session files by polling (for network file systems).
+    #[arg(long)]
+    pub poll: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the sessions (current folder's, or --all), search them (--query).
+    Ls(ListArgs),
+    /// Move sessions to the trash (--permanent: delete for good).
+    Rm(RemoveArgs),
+    /// Write one branch into a new session file beside this one (as pi's fork).
+    Fork {
+        file: PathBuf,
+        /// The branch's last entry (default: the current leaf).
+        #[arg(long)]
+        leaf: Option<String>,
+    },
+    /// Print one branch as Markdown, or as a session file of its own.
+    Export {
+        file: PathBuf,
+        /// The branch's last entry (default: the current leaf).
+        #[arg(long)]
+        leaf: Option<String>,
+        #[arg(long, value_enum, default_value = "md")]
+        format: ExportFormat,
+    },
+    /// Print the entry tree (pre-order; --json as pi's getTree()).
+    Tree {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print what the model sees at a leaf (--json as pi's buildSessionContext()).
+    Context {
+        file: PathBuf,
+        /// Entry id to build the context at, or `null` for before the first entry.
+        #[arg(long)]
+        leaf: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print header, leaf, name, labels, active branch and problems.
+    Info {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set or clear the label of an entry.
+    Label {
+        file: PathBuf,
+        entry: String,
+        /// The label text.
+        #[arg(required_unless_present = "clear", conflicts_with = "clear")]
+        text: Option<String>,
+        /// Remove the entry's label.
+        #[arg(long)]
+        clear: bool,
+    },
+    /// Name the session (an empty name clears it).
+    Rename { file: PathBuf, name: String },
+    /// Make pi resume at an entry (pi's /tree rule), optionally summarising the branch left.
+    Branch {
+        file: PathBuf,
+        entry: String,
+        #[arg(long)]
+        summary: Option<String>,
+    },
+}
+
+impl Command {
+    /// Output for programs (pi's JSON, a session file's lines), kept byte
+    /// for byte; all other output is for reading in a terminal.
+    pub fn prints_exact(&self) -> bool {
+        match self {
+            Command::Ls(args) => args.json(),
+            Command::Export { format, .. } => matches!(format, ExportFormat::Jsonl),
+            Command::Tree { json, .. }
+            | Command::Context { json, .. }
+            | Command::Info { json, .. } => *json,
+            _ => false,
+        }
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ExportFormat {
+    Md,
+    Jsonl,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ListArgs {
+    /// Every project's sessions, not only the current folder's.
+    #[arg(long)]
+    pub all: bool,
+    /// Print pi's session-list JSON (flat: threaded falls back to newest first).
+    #[arg(long)]
+    pub json: bool,
+    /// Search with pi's /resume language: words, "phrases", re:PATTERN.
+    #[arg(long, short)]
+    pub query: Option<String>,
+    /// Order of the list.
+    #[arg(long, value_enum)]
+    pub sort: Option<SortMode>,
+    /// Only sessions with a name.
+    #[arg(long)]
+    pub named: bool,
+    /// Also search tool output, bash output, summaries and custom messages;
+    /// prints each matching entry.
+    #[arg(long, requires = "query")]
+    pub deep: bool,
+    /// Neither read nor write the cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+}
+
+impl ListArgs {
+    /// Prints pi's JSON rather than a table.
+    pub fn json(&self) -> bool {
+        self.json
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RemoveArgs {
+    /// Session files to delete.
+    pub files: Vec<PathBuf>,
+    /// Also every session without a user message (current folder's, or --all).
+    #[arg(long)]
+    pub empty: bool,
+    /// With --empty: look in every project.
+    #[arg(long, requires = "empty")]
+    pub all: bool,
+    /// Do not ask.
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Delete for good instead of moving to the trash.
+    #[arg(long)]
+    pub permanent: bool,
+    /// The sessions folder (else pi's).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+}
