@@ -7,7 +7,7 @@
 //! failure. Needs node; with `PISCOPE_SKIP_MISSING_TOOLS=1` a missing node is
 //! reported and the cases skipped instead of failing.
 
-use piscope::catalog::search::normalize_whitespace_lower;
+use piscope::jstext::normalize_whitespace_lower;
 use piscope::jstext::{self, date};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};

@@ -1,8 +1,9 @@
 //! Deep search: the query run over every entry's text, tool output, bash
 //! output, summaries and custom messages included, naming the entry of each hit.
 
-use super::search::{Query, normalize_whitespace_lower};
+use super::search::{Query, QueryParts};
 use super::summary::SessionSummary;
+use crate::jstext::normalize_whitespace_lower;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -250,12 +251,6 @@ impl Query {
             }
         }
     }
-}
-
-pub(crate) enum QueryParts<'a> {
-    Regex(&'a fancy_regex::Regex),
-    /// (is a phrase, lower-case text)
-    Words(Vec<(bool, String)>),
 }
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 //! the threaded view of forks under the sessions they came from.
 
 use super::summary::SessionSummary;
-use crate::jstext::{self, is_space as is_js_space, trim as js_trim};
-use std::borrow::Cow;
+use crate::jstext::{is_space as is_js_space, normalize_whitespace_lower, trim as js_trim};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -39,24 +38,6 @@ pub enum Query {
     Everything,
     Tokens(Vec<Token>),
     Regex(Box<fancy_regex::Regex>),
-}
-
-/// pi's `normalizeWhitespaceLower`: lower case, every run of white space
-/// as one space, trimmed.
-pub fn normalize_whitespace_lower(text: &str) -> String {
-    let lower = jstext::to_lower(text);
-    let mut out = match jstext::collapse_spaces(&lower) {
-        Cow::Borrowed(_) => lower,
-        Cow::Owned(collapsed) => collapsed,
-    };
-    // Collapsed, the ends hold at most one space each.
-    if out.ends_with(' ') {
-        out.pop();
-    }
-    if out.starts_with(' ') {
-        out.remove(0);
-    }
-    out
 }
 
 impl Query {
@@ -296,8 +277,7 @@ impl Query {
         }
     }
 
-    pub(crate) fn parts(&self) -> Option<super::deep::QueryParts<'_>> {
-        use super::deep::QueryParts;
+    pub(crate) fn parts(&self) -> Option<QueryParts<'_>> {
         match self {
             Query::Everything => None,
             Query::Regex(r) => Some(QueryParts::Regex(r)),
@@ -452,6 +432,13 @@ pub fn threaded(sessions: &[SessionSummary], indices: &[usize]) -> Vec<ThreadRow
         }
     }
     rows
+}
+
+/// A query's parts as a search inside one text needs them.
+pub(crate) enum QueryParts<'a> {
+    Regex(&'a fancy_regex::Regex),
+    /// (is a phrase, lower-case text)
+    Words(Vec<(bool, String)>),
 }
 
 #[cfg(test)]

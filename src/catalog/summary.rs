@@ -139,7 +139,7 @@ impl MessageText {
     /// Lower case with white-space runs as one space, trimmed.
     pub fn normalized(&self) -> &str {
         self.normalized
-            .get_or_init(|| super::search::normalize_whitespace_lower(self.lower()))
+            .get_or_init(|| crate::jstext::normalize_whitespace_lower(self.lower()))
     }
 }
 

@@ -143,6 +143,24 @@ fn units(s: &str, from: usize, to: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// pi's `normalizeWhitespaceLower`: lower case, every run of white space
+/// as one space, trimmed.
+pub fn normalize_whitespace_lower(text: &str) -> String {
+    let lower = to_lower(text);
+    let mut out = match collapse_spaces(&lower) {
+        Cow::Borrowed(_) => lower,
+        Cow::Owned(collapsed) => collapsed,
+    };
+    // Collapsed, the ends hold at most one space each.
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    if out.starts_with(' ') {
+        out.remove(0);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

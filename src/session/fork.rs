@@ -144,7 +144,7 @@ pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkTex
     let mut used: HashSet<String> = kept_ids.clone();
     for (target, (label, time)) in labels.iter().filter(|(t, _)| kept_ids.contains(*t)) {
         let label_id = loop {
-            let candidate = super::write::random_hex_id();
+            let candidate = super::ids::random_hex_id();
             if used.insert(candidate.clone()) {
                 break candidate;
             }

@@ -8,6 +8,7 @@ pub mod export;
 pub mod fields;
 pub mod file;
 pub mod fork;
+mod ids;
 mod lock;
 pub mod migrate;
 mod quick;

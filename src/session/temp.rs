@@ -137,7 +137,7 @@ impl TempFile {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         for _ in 0..32 {
-            let path = dir.join(format!(".{name}{MARK}{}", super::write::random_hex_id()));
+            let path = dir.join(format!(".{name}{MARK}{}", super::ids::random_hex_id()));
             let file = match create_new(&path, mode) {
                 Ok(f) => f,
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,

@@ -4,6 +4,7 @@
 //! rewrite that keeps owner, mode and symlinks.
 
 use super::entry::{Kind, Role};
+use super::ids::random_hex_id;
 use super::lock::{self, WriteLock};
 use super::raw::RawObject;
 use super::temp::{self, TempFile};
@@ -353,16 +354,6 @@ pub fn fresh_id(session: &Session) -> String {
             return id;
         }
     }
-}
-
-/// Eight random hex digits, as pi's entry ids.
-pub(crate) fn random_hex_id() -> String {
-    let mut bytes = [0u8; 4];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No OS randomness: fall back to the clock (callers check for clashes).
-        bytes = (jsdate::now_ms() as u32 ^ std::process::id()).to_le_bytes();
-    }
-    format!("{:08x}", u32::from_le_bytes(bytes))
 }
 
 /// Creates a new file with `bytes`, whole or not at all: written to a
