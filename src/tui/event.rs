@@ -83,6 +83,16 @@ pub enum Command {
     Terminal(Vec<u8>),
 }
 
+/// The watcher's reports, as the app receives them.
+impl From<crate::watch::WatchEvent> for AppEvent {
+    fn from(e: crate::watch::WatchEvent) -> AppEvent {
+        match e {
+            crate::watch::WatchEvent::Watching(mode) => AppEvent::Watching(mode),
+            crate::watch::WatchEvent::FileChanged(path) => AppEvent::FileChanged(path),
+        }
+    }
+}
+
 impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

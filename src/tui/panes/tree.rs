@@ -283,7 +283,7 @@ impl TreePane {
         if self.rows.row_of(node).is_none() {
             // Show it even if the filter or a fold hid it.
             self.folded.clear();
-            self.filter = if t.shown(node, self.filter) {
+            self.filter = if self.filter.shows(&t, node) {
                 self.filter
             } else {
                 Filter::All
