@@ -132,7 +132,7 @@ fn hostile_text_never_changes_the_title_or_the_colours() {
     let home = tempfile::tempdir().expect("temp home");
     let sessions = home.path().join("agent").join("sessions");
     if !generate_corpus(&sessions) {
-        piscope::tui::demo::write_demo_sessions(&sessions).expect("demo sessions");
+        piscope::tui::work::demo::write_demo_sessions(&sessions).expect("demo sessions");
     }
     let t = Tmux::start_in(home, &[], &[("NO_COLOR", "1")], (150, 40));
     let before = t.title();

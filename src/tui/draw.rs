@@ -1,12 +1,12 @@
 //! One frame: a pure function of the app state. No I/O happens here; every
 //! text it shows was made safe when it was read.
 
-use super::app::App;
-use super::dialogs::{dialog, help};
-use super::layout::Pane;
-use super::panes::tree::Content;
-use super::panes::{picker, preview, status, tree};
-use super::text;
+use crate::tui::look::layout::Pane;
+use crate::tui::look::text;
+use crate::tui::overlays::{dialog, help};
+use crate::tui::panes::tree::Content;
+use crate::tui::panes::{picker, preview, status, tree};
+use crate::tui::state::App;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -28,7 +28,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
         );
         return;
     }
-    let layout = super::layout::Layout::compute(area, &app.panes, app.focus, app.banner.is_some());
+    let layout = crate::tui::look::layout::Layout::compute(
+        area,
+        &app.panes,
+        app.focus,
+        app.banner.is_some(),
+    );
     if let (Some(r), Some(text)) = (layout.banner, &app.banner) {
         let line = Line::styled(
             text::fit(

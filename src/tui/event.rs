@@ -1,11 +1,11 @@
 //! What flows into and out of `App::update`: every event the app reacts to
 //! (`AppEvent`) and every piece of work it asks the runtime to do (`Command`).
 
-use super::entry_tree::LoadedSession;
-use super::jobs::{ActionOutcome, Job};
-use super::preview_doc::{PreviewDoc, PreviewRequest};
-use super::sessions::{CatalogUpdate, DeepHit};
 use crate::catalog::SessionSummary;
+use crate::tui::model::entry_tree::LoadedSession;
+use crate::tui::model::preview_doc::{PreviewDoc, PreviewRequest};
+use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
+use crate::tui::work::jobs::{ActionOutcome, Job};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 use std::sync::Arc;

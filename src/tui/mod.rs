@@ -1,41 +1,30 @@
 //! The terminal browser: sessions, entry tree and context preview panes,
 //! driven by one `App::update` and drawn by one pure `draw`.
 
-pub mod action;
-pub mod app;
-pub mod clipboard;
 pub mod clock;
 pub mod config;
-pub mod demo;
-pub mod dialogs;
 pub mod draw;
-pub mod entry_tree;
 pub mod event;
-pub mod format;
 pub mod harness;
-pub mod jobs;
-pub mod key;
-pub mod keymap;
-pub mod layout;
-pub mod loaded;
+pub mod input;
+pub mod look;
+pub mod model;
+pub mod operations;
+pub mod overlays;
 pub mod panes;
-pub mod preview_doc;
-pub mod resume;
 pub mod runtime;
-pub mod sessions;
-pub mod strings;
-pub mod text;
-pub mod theme;
+pub mod state;
 mod tty;
-pub mod workers;
+pub mod update;
+pub mod work;
 
 use anyhow::{Result, bail};
-use app::{App, Start};
 use clock::Clock;
 use config::Config;
+use state::{App, Start};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use workers::{JobContext, Workers};
+use work::workers::{JobContext, Workers};
 
 /// How the browser was asked to start.
 #[derive(Debug, Clone, Default)]
@@ -71,7 +60,7 @@ pub fn run(args: TuiArgs) -> Result<()> {
     drop(tty);
     match exit? {
         None => Ok(()),
-        Some(app::Exit::Print(path)) => {
+        Some(state::Exit::Print(path)) => {
             use std::io::Write as _;
             let mut out = std::io::stdout().lock();
             out.write_all(path.as_os_str().as_encoded_bytes())?;
@@ -79,7 +68,7 @@ pub fn run(args: TuiArgs) -> Result<()> {
             out.flush()?;
             Ok(())
         }
-        Some(app::Exit::Resume(resume)) => {
+        Some(state::Exit::Resume(resume)) => {
             let by_hand = resume.by_hand();
             let e = resume.run();
             bail!(
@@ -90,7 +79,7 @@ pub fn run(args: TuiArgs) -> Result<()> {
     }
 }
 
-fn browse(args: TuiArgs) -> Result<Option<app::Exit>> {
+fn browse(args: TuiArgs) -> Result<Option<state::Exit>> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         bail!(
             "the browser needs a terminal; for scripts use a command such as `piscope ls` (see piscope --help)"

@@ -1,11 +1,11 @@
 //! The status bar (what is selected, totals, messages) and the hint line
 //! (the focused pane's main keys, taken from the keymap).
 
-use crate::tui::app::App;
-use crate::tui::keymap::{ACTIONS, Action, Scope};
-use crate::tui::layout::Pane;
+use crate::tui::input::keymap::{ACTIONS, Action, Scope};
+use crate::tui::look::layout::Pane;
+use crate::tui::look::text;
 use crate::tui::panes::tree::Content;
-use crate::tui::text;
+use crate::tui::state::App;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -61,7 +61,11 @@ pub fn right_text(app: &App) -> String {
     let mut parts = Vec::new();
     if let Content::Ready(t) = &app.tree.content {
         parts.push(app.tree.position());
-        parts.push(crate::tui::format::count(t.entry_count, "entry", "entries"));
+        parts.push(crate::tui::look::format::count(
+            t.entry_count,
+            "entry",
+            "entries",
+        ));
     }
     if app.panes.contains(&Pane::Picker) {
         let p = &app.picker;

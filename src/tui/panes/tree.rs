@@ -2,10 +2,10 @@
 //! `/` search with n / N, and drawing through tui-tree-widget.
 
 use crate::tui::clock::Clock;
-use crate::tui::entry_tree::{Filter, LoadedSession, RowKind, Rows};
-use crate::tui::keymap::Action;
-use crate::tui::text;
-use crate::tui::theme::Theme;
+use crate::tui::input::keymap::Action;
+use crate::tui::look::text;
+use crate::tui::look::theme::Theme;
+use crate::tui::model::entry_tree::{Filter, LoadedSession, RowKind, Rows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -362,7 +362,10 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>)
         let hits = match pane.search.hits.len() {
             0 if !pane.search.query.is_empty() => " (no match)".to_string(),
             0 => String::new(),
-            n => format!(" ({}: n / N)", crate::tui::format::count(n, "hit", "hits")),
+            n => format!(
+                " ({}: n / N)",
+                crate::tui::look::format::count(n, "hit", "hits")
+            ),
         };
         let cursor = if pane.search.editing { "▏" } else { "" };
         let line = Line::from(vec![

@@ -2,9 +2,9 @@
 //! so it can never drift, plus where the config file is and what was wrong with it.
 
 use crate::tui::config::Config;
-use crate::tui::keymap::{ACTIONS, Scope};
-use crate::tui::text;
-use crate::tui::theme::Theme;
+use crate::tui::input::keymap::{ACTIONS, Scope};
+use crate::tui::look::text;
+use crate::tui::look::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

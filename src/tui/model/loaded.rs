@@ -1,10 +1,10 @@
 //! A session prepared for the tree pane: the engine's session plus each
 //! entry's clean one-line text, row colour and pi's display order.
 
-use super::text;
 use crate::session::Session;
 use crate::session::entry::{Entry, Info, Role};
 use crate::session::summary::{self, ToolCalls};
+use crate::tui::look::text;
 use std::sync::Arc;
 
 /// How a row's text is coloured.

@@ -1,15 +1,16 @@
 //! The work behind each `Command` (reading a session, building a preview,
 //! loading the catalog, deep search), and the threads that run it.
 
-use super::demo;
-use super::entry_tree::LoadedSession;
-use super::event::{AppEvent, Command};
-use super::preview_doc;
-use super::sessions::CatalogUpdate;
-use super::{jobs, strings};
+use super::jobs;
 use crate::catalog::discover::FolderSource;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
+use crate::tui::event::{AppEvent, Command};
+use crate::tui::look::strings;
+use crate::tui::model::entry_tree::LoadedSession;
+use crate::tui::model::preview_doc;
+use crate::tui::model::sessions::CatalogUpdate;
+use crate::tui::work::demo;
 use crate::watch::{self, Watch};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;

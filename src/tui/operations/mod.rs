@@ -1,71 +1,32 @@
 //! The editing actions as the app sees them: a key opens a dialog or asks
 //! a worker for the work, and the work's outcome updates the panes.
 
-use super::App;
 use crate::catalog::SessionSummary;
 use crate::catalog::delete::{DeleteMode, empty_sessions};
-use crate::tui::clipboard;
-use crate::tui::dialogs::dialog::{Dialog, DialogKey};
 use crate::tui::event::Command;
-use crate::tui::jobs::{ActionOutcome, Edit, Job};
-use crate::tui::keymap::{Action, Key};
-use crate::tui::layout::Pane;
+use crate::tui::input::keymap::{Action, Key};
+use crate::tui::look::layout::Pane;
+use crate::tui::look::strings::{self, file_name};
+use crate::tui::look::text;
+use crate::tui::model::sessions::PickerRow;
+use crate::tui::overlays::dialog::{Dialog, DialogKey};
 use crate::tui::panes::tree::Content;
-use crate::tui::resume::Resume;
-use crate::tui::sessions::PickerRow;
-use crate::tui::strings::{self, file_name};
-use crate::tui::text;
+use crate::tui::state::{App, Exit, Then};
+use crate::tui::work::clipboard;
+use crate::tui::work::jobs::{ActionOutcome, Edit, Job};
 use std::path::{Path, PathBuf};
 
 /// Widest an entry or session is quoted in a dialog.
 const QUOTE_WIDTH: usize = 60;
 
-/// What a dialog's Enter leads to.
-#[derive(Debug, Clone)]
-pub enum Then {
-    Close,
-    Label {
-        path: PathBuf,
-        target: String,
-    },
-    Rename {
-        path: PathBuf,
-    },
-    Branch {
-        path: PathBuf,
-        target: String,
-    },
-    Export {
-        path: PathBuf,
-        leaf: String,
-    },
-    Delete {
-        paths: Vec<PathBuf>,
-    },
-    DeleteForGood {
-        paths: Vec<PathBuf>,
-    },
-    /// Work already described (a write the user agreed to do next to pi).
-    Run(Box<Job>),
-    /// Resume in the folder piscope runs in, the session's own being gone.
-    ResumeHere {
-        session: PathBuf,
-    },
-}
-
-/// What piscope does once the screen is left.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Exit {
-    /// Become pi on this session.
-    Resume(Resume),
-    /// Print the chosen session's path (`--print`).
-    Print(PathBuf),
-}
-
 impl App {
     /// Handles an editing action of the focused pane; false when `action`
     /// is none (the pane handles it).
-    pub(super) fn on_edit_action(&mut self, action: Action, cmds: &mut Vec<Command>) -> bool {
+    pub(in crate::tui) fn on_edit_action(
+        &mut self,
+        action: Action,
+        cmds: &mut Vec<Command>,
+    ) -> bool {
         match (self.focus, action) {
             (Pane::Picker, Action::Resume) => {
                 let chosen = self
@@ -157,7 +118,7 @@ impl App {
     }
 
     /// A key while a dialog is open.
-    pub(super) fn on_dialog_key(&mut self, k: Key, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn on_dialog_key(&mut self, k: Key, cmds: &mut Vec<Command>) {
         let Some(d) = self.dialog.as_mut() else {
             return;
         };
@@ -173,7 +134,12 @@ impl App {
         }
     }
 
-    fn proceed(&mut self, then: Then, text: Option<String>, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn proceed(
+        &mut self,
+        then: Then,
+        text: Option<String>,
+        cmds: &mut Vec<Command>,
+    ) {
         let given = text.filter(|t| !t.trim().is_empty());
         let job = match then {
             Then::Close => return,
@@ -225,7 +191,7 @@ impl App {
         cmds.push(Command::Act(Box::new(job)));
     }
 
-    fn write(&self, path: PathBuf, edit: Edit) -> Job {
+    pub(in crate::tui) fn write(&self, path: PathBuf, edit: Edit) -> Job {
         let own_mtime = self.own_writes.get(&path).copied();
         Job::Write {
             path,
@@ -235,7 +201,11 @@ impl App {
         }
     }
 
-    fn delete_job(&mut self, paths: Vec<PathBuf>, mode: DeleteMode) -> Option<Job> {
+    pub(in crate::tui) fn delete_job(
+        &mut self,
+        paths: Vec<PathBuf>,
+        mode: DeleteMode,
+    ) -> Option<Job> {
         let folder = self.picker.folder.clone()?;
         self.picker.marked.clear();
         self.last_delete_mode = Some(mode);
@@ -248,7 +218,7 @@ impl App {
     }
 
     /// The work of an action is done.
-    pub(super) fn on_outcome(&mut self, outcome: ActionOutcome, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn on_outcome(&mut self, outcome: ActionOutcome, cmds: &mut Vec<Command>) {
         match outcome {
             ActionOutcome::Written {
                 path,
@@ -326,7 +296,7 @@ impl App {
         }
     }
 
-    fn on_deleted(
+    pub(in crate::tui) fn on_deleted(
         &mut self,
         deleted: Vec<PathBuf>,
         trash_failed: Vec<(PathBuf, String)>,
@@ -377,7 +347,7 @@ impl App {
         }
     }
 
-    fn resume(&mut self, s: &SessionSummary, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn resume(&mut self, s: &SessionSummary, cmds: &mut Vec<Command>) {
         if self.print_mode {
             self.exit = Some(Exit::Print(s.path.clone()));
             self.quit = true;
@@ -392,7 +362,7 @@ impl App {
         })));
     }
 
-    fn rename(&mut self, path: PathBuf, title: &str, name: &str) {
+    pub(in crate::tui) fn rename(&mut self, path: PathBuf, title: &str, name: &str) {
         self.dialog = Some(Dialog::ask(
             strings::RENAME_TITLE,
             strings::rename_body(title),
@@ -402,7 +372,7 @@ impl App {
         ));
     }
 
-    fn ask_branch(&mut self) {
+    pub(in crate::tui) fn ask_branch(&mut self) {
         let Some((path, target, what)) = self.selected_entry() else {
             return;
         };
@@ -423,7 +393,7 @@ impl App {
         ));
     }
 
-    fn ask_delete(&mut self) {
+    pub(in crate::tui) fn ask_delete(&mut self) {
         let mut paths: Vec<PathBuf> = self.picker.marked.iter().cloned().collect();
         if paths.is_empty() {
             match self.picker.selected_session() {
@@ -438,7 +408,7 @@ impl App {
         self.confirm_delete(strings::DELETE_TITLE, question, "move to the trash", paths);
     }
 
-    fn ask_delete_empty(&mut self) {
+    pub(in crate::tui) fn ask_delete_empty(&mut self) {
         let listed: Vec<SessionSummary> = self
             .picker
             .rows
@@ -466,7 +436,13 @@ impl App {
     }
 
     /// Asks before moving `paths` to the trash, naming each session.
-    fn confirm_delete(&mut self, title: &str, question: String, yes: &str, paths: Vec<PathBuf>) {
+    pub(in crate::tui) fn confirm_delete(
+        &mut self,
+        title: &str,
+        question: String,
+        yes: &str,
+        paths: Vec<PathBuf>,
+    ) {
         let listed: Vec<String> = paths.iter().map(|p| self.describe_session(p)).collect();
         self.dialog = Some(Dialog::confirm(
             title,
@@ -477,7 +453,7 @@ impl App {
     }
 
     /// The open session's path, the selected entry's id and its row text.
-    fn selected_entry(&mut self) -> Option<(PathBuf, String, String)> {
+    pub(in crate::tui) fn selected_entry(&mut self) -> Option<(PathBuf, String, String)> {
         let found = match (self.tree.loaded(), self.tree.selected_node()) {
             (Some(t), Some(node)) => t
                 .entry(node)
@@ -492,7 +468,7 @@ impl App {
     }
 
     /// A session as a dialog names it: its title and file name.
-    fn describe_session(&self, path: &Path) -> String {
+    pub(in crate::tui) fn describe_session(&self, path: &Path) -> String {
         let file = text::clean_line(&file_name(path));
         match self.picker.sessions.iter().find(|s| s.path == path) {
             Some(s) => format!("{} ({file})", quote(s.title())),

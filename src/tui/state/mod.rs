@@ -1,24 +1,21 @@
 //! The application state and its one `update`: every event changes state
 //! here, and the work it needs comes back out as commands for the workers.
 
-mod actions;
-mod live;
-
-pub use actions::{Exit, Then};
-
-use super::clock::Clock;
-use super::config::Config;
-use super::dialogs::dialog::Dialog;
-use super::dialogs::help::{self, Help};
-use super::event::{AppEvent, Command};
-use super::keymap::{Action, Key, Scope};
-use super::layout::{Layout, Pane};
-use super::panes::picker::{self, PickerOutcome, PickerPane};
-use super::panes::preview::{self, PreviewPane};
-use super::panes::tree::{Content, TreePane};
-use super::preview_doc::{PreviewKey, PreviewRequest};
-use super::sessions::CatalogUpdate;
 use crate::catalog::delete::DeleteMode;
+use crate::tui::clock::Clock;
+use crate::tui::config::Config;
+use crate::tui::event::{AppEvent, Command};
+use crate::tui::input::keymap::{Action, Key, Scope};
+use crate::tui::look::layout::{Layout, Pane};
+use crate::tui::model::preview_doc::{PreviewKey, PreviewRequest};
+use crate::tui::model::sessions::CatalogUpdate;
+use crate::tui::overlays::dialog::Dialog;
+use crate::tui::overlays::help::{self, Help};
+use crate::tui::panes::picker::{self, PickerOutcome, PickerPane};
+use crate::tui::panes::preview::{self, PreviewPane};
+use crate::tui::panes::tree::{Content, TreePane};
+use crate::tui::work::jobs::Job;
+use crate::tui::work::resume::Resume;
 use crate::watch::{Target, WatchMode};
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -53,6 +50,48 @@ pub struct Message {
     pub until: Option<i64>,
 }
 
+/// What a dialog's Enter leads to.
+#[derive(Debug, Clone)]
+pub enum Then {
+    Close,
+    Label {
+        path: PathBuf,
+        target: String,
+    },
+    Rename {
+        path: PathBuf,
+    },
+    Branch {
+        path: PathBuf,
+        target: String,
+    },
+    Export {
+        path: PathBuf,
+        leaf: String,
+    },
+    Delete {
+        paths: Vec<PathBuf>,
+    },
+    DeleteForGood {
+        paths: Vec<PathBuf>,
+    },
+    /// Work already described (a write the user agreed to do next to pi).
+    Run(Box<Job>),
+    /// Resume in the folder piscope runs in, the session's own being gone.
+    ResumeHere {
+        session: PathBuf,
+    },
+}
+
+/// What piscope does once the screen is left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// Become pi on this session.
+    Resume(Resume),
+    /// Print the chosen session's path (`--print`).
+    Print(PathBuf),
+}
+
 pub struct App {
     pub config: Config,
     pub clock: Clock,
@@ -81,22 +120,22 @@ pub struct App {
     pub watch_mode: Option<WatchMode>,
     /// The session shown in (or being read for) the tree.
     pub open_path: Option<PathBuf>,
-    open_generation: u64,
+    pub(in crate::tui) open_generation: u64,
     /// The generation of the session the tree shows.
-    tree_generation: u64,
-    preview_latest: Arc<AtomicU64>,
-    preview_requested: Option<PreviewKey>,
-    deep_generation: u64,
+    pub(in crate::tui) tree_generation: u64,
+    pub(in crate::tui) preview_latest: Arc<AtomicU64>,
+    pub(in crate::tui) preview_requested: Option<PreviewKey>,
+    pub(in crate::tui) deep_generation: u64,
     /// An entry to select once its session is open (a deep-search hit).
-    pending_entry: Option<(PathBuf, String)>,
+    pub(in crate::tui) pending_entry: Option<(PathBuf, String)>,
     /// The folder being watched.
-    watching: Option<PathBuf>,
+    pub(in crate::tui) watching: Option<PathBuf>,
     /// Each file's time after piscope's own last write to it.
-    own_writes: HashMap<PathBuf, SystemTime>,
+    pub(in crate::tui) own_writes: HashMap<PathBuf, SystemTime>,
     /// Files being summarised again; true when they changed meanwhile.
-    summarising: HashMap<PathBuf, bool>,
-    last_delete_mode: Option<DeleteMode>,
-    ticks: u64,
+    pub(in crate::tui) summarising: HashMap<PathBuf, bool>,
+    pub(in crate::tui) last_delete_mode: Option<DeleteMode>,
+    pub(in crate::tui) ticks: u64,
 }
 
 impl App {
@@ -226,7 +265,7 @@ impl App {
                             }
                         }
                         Err(error) => {
-                            if error == super::strings::SESSION_DELETED {
+                            if error == crate::tui::look::strings::SESSION_DELETED {
                                 self.say(error.clone(), true);
                             }
                             self.tree.content = Content::Failed { path, error };
@@ -260,7 +299,7 @@ impl App {
         cmds
     }
 
-    fn say(&mut self, text: String, error: bool) {
+    pub(in crate::tui) fn say(&mut self, text: String, error: bool) {
         self.message = Some(Message {
             text,
             error,
@@ -268,7 +307,7 @@ impl App {
         });
     }
 
-    fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
         let failed = matches!(self.tree.content, Content::Failed { .. });
         if self.open_path.as_ref() == Some(&path) && !failed {
             return;
@@ -291,7 +330,7 @@ impl App {
             && self.tree_generation != self.open_generation
     }
 
-    fn on_catalog(&mut self, update: CatalogUpdate, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn on_catalog(&mut self, update: CatalogUpdate, cmds: &mut Vec<Command>) {
         let done = matches!(update, CatalogUpdate::Done { .. });
         let demo_started = match &update {
             CatalogUpdate::Started {
@@ -330,7 +369,7 @@ impl App {
         }
     }
 
-    fn on_key(&mut self, key: KeyEvent, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn on_key(&mut self, key: KeyEvent, cmds: &mut Vec<Command>) {
         if key.kind == KeyEventKind::Release {
             return;
         }
@@ -402,7 +441,7 @@ impl App {
         }
     }
 
-    fn on_picker(&mut self, outcome: PickerOutcome, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn on_picker(&mut self, outcome: PickerOutcome, cmds: &mut Vec<Command>) {
         match outcome {
             PickerOutcome::Nothing => {}
             PickerOutcome::Show(path) => self.open_session(path, cmds),
@@ -427,7 +466,7 @@ impl App {
                     .rows
                     .iter()
                     .filter_map(|r| match r {
-                        super::sessions::PickerRow::Session { index, .. } => {
+                        crate::tui::model::sessions::PickerRow::Session { index, .. } => {
                             self.picker.sessions.get(*index).cloned()
                         }
                         _ => None,
@@ -443,7 +482,7 @@ impl App {
         }
     }
 
-    fn cycle_focus(&mut self, forward: bool) {
+    pub(in crate::tui) fn cycle_focus(&mut self, forward: bool) {
         let n = self.panes.len();
         let at = self
             .panes
@@ -458,7 +497,7 @@ impl App {
         self.focus = self.panes[next];
     }
 
-    fn on_mouse(&mut self, m: MouseEvent, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn on_mouse(&mut self, m: MouseEvent, cmds: &mut Vec<Command>) {
         if self.dialog.is_some() {
             return;
         }
@@ -521,7 +560,7 @@ impl App {
 
     /// Fits the panes to the layout and asks for the preview the tree's
     /// selection needs.
-    fn sync_view(&mut self, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn sync_view(&mut self, cmds: &mut Vec<Command>) {
         let layout = self.layout();
         let inner = |r: Rect| Rect {
             x: r.x + 1,

@@ -1,8 +1,8 @@
 //! The entry tree as pi's `/tree` lays it out: active branch first, nesting
 //! only at branch points, pi's filters and folds; rows computed here, drawn elsewhere.
 
-pub use super::loaded::{LoadedSession, RowKind};
 use crate::session::entry::{Kind, Role};
+pub use crate::tui::model::loaded::{LoadedSession, RowKind};
 use std::collections::HashSet;
 
 /// Deeper forks than this are drawn at this depth: a hostile file with

@@ -1,0 +1,4 @@
+//! How the app changes: each event becomes new state and the commands for
+//! the workers.
+
+pub mod live;
