@@ -143,7 +143,6 @@ const KNOWN_ARROWS: &[(&str, &str)] = &[
     ("src/tui/work/jobs.rs", "src/cli/mod.rs"),
     ("src/tui/mod.rs", "src/cli/mod.rs"),
     ("src/tui/look/text.rs", "src/cli/mod.rs"),
-    ("src/tui/panes/status.rs", "src/tui/state/mod.rs"),
 ];
 
 /// One source file: its module path and what it imports.
