@@ -1,18 +1,26 @@
-//! The editing actions as the app sees them: a key opens a dialog or asks
-//! a worker for the work, and the work's outcome updates the panes.
+//! The things a user does to sessions, one file each (label, rename,
+//! branch, fork, export, delete, copy, resume): the key that starts one,
+//! its dialog, the job it hands the workers and what its outcome changes.
+//! This file routes actions, dialog answers and outcomes to them; the jobs
+//! themselves run in `work/jobs.rs`, below the app's state.
 
-use crate::catalog::SessionSummary;
-use crate::catalog::delete::{DeleteMode, empty_sessions};
+mod branch;
+mod copy;
+mod delete;
+mod export;
+mod fork;
+mod label;
+mod rename;
+mod resume;
+
+use crate::catalog::delete::DeleteMode;
 use crate::tui::event::Command;
 use crate::tui::input::keymap::{Action, Key};
 use crate::tui::look::layout::Pane;
 use crate::tui::look::strings::{self, file_name};
 use crate::tui::look::text;
-use crate::tui::model::sessions::PickerRow;
 use crate::tui::overlays::dialog::{Dialog, DialogKey};
-use crate::tui::panes::tree::Content;
-use crate::tui::state::{App, Exit, Then};
-use crate::tui::work::clipboard;
+use crate::tui::state::{App, Then};
 use crate::tui::work::jobs::{ActionOutcome, Edit, Job};
 use std::path::{Path, PathBuf};
 
@@ -29,80 +37,21 @@ impl App {
     ) -> bool {
         match (self.focus, action) {
             (Pane::Picker, Action::Resume) => {
-                let chosen = self
-                    .picker
-                    .deep
-                    .is_none()
-                    .then(|| self.picker.selected_session().cloned())
-                    .flatten();
-                match chosen {
-                    Some(s) => self.resume(&s, cmds),
+                if !self.resume_selected(cmds) {
                     // A project heading folds; a deep-search hit goes to the tree.
-                    None => return false,
+                    return false;
                 }
             }
-            (Pane::Picker, Action::Rename) => {
-                if let Some(s) = self.picker.selected_session() {
-                    let title = quote(s.title());
-                    let name = s.name.clone().unwrap_or_default();
-                    let path = s.path.clone();
-                    self.rename(path, &title, &name);
-                }
-            }
-            (Pane::Tree, Action::Rename) => {
-                if let Some(t) = self.tree.loaded() {
-                    let path = t.session.path.clone();
-                    let name = t.session.name().unwrap_or_default();
-                    let title = t.name.clone().unwrap_or_else(|| file_name(&path));
-                    self.rename(path, &quote(&title), &name);
-                }
-            }
+            (Pane::Picker, Action::Rename) => self.ask_rename_listed(),
+            (Pane::Tree, Action::Rename) => self.ask_rename_open(),
             (Pane::Picker, Action::Mark) => self.picker.toggle_mark(),
             (Pane::Picker, Action::Delete) => self.ask_delete(),
             (Pane::Picker, Action::DeleteEmpty) => self.ask_delete_empty(),
             (Pane::Tree, Action::Branch) => self.ask_branch(),
-            (Pane::Tree, Action::Label) => {
-                if let Some((path, id, what)) = self.selected_entry() {
-                    let label = self
-                        .tree
-                        .loaded()
-                        .and_then(|t| t.session.tree.label(&id).map(|l| l.label.clone()))
-                        .unwrap_or_default();
-                    self.dialog = Some(Dialog::ask(
-                        strings::LABEL_TITLE,
-                        strings::label_body(&what),
-                        &label,
-                        "label",
-                        Then::Label { path, target: id },
-                    ));
-                }
-            }
-            (Pane::Tree | Pane::Preview, Action::Copy) => {
-                match (self.tree.loaded(), self.tree.selected_node()) {
-                    (Some(t), Some(node)) => cmds.push(Command::Act(Box::new(Job::Copy {
-                        session: t.session.clone(),
-                        node,
-                    }))),
-                    _ => self.say(strings::NO_ENTRY.to_string(), true),
-                }
-            }
-            (Pane::Tree, Action::Fork) => {
-                if let Some((path, leaf, _)) = self.selected_entry() {
-                    cmds.push(Command::Act(Box::new(Job::Fork { path, leaf })));
-                }
-            }
-            (Pane::Tree, Action::Export) => {
-                if let Some((path, leaf, what)) = self.selected_entry() {
-                    let to = path.with_extension("md");
-                    self.dialog = Some(Dialog::ask(
-                        strings::EXPORT_TITLE,
-                        strings::export_body(&what),
-                        &to.to_string_lossy(),
-                        "export",
-                        Then::Export { path, leaf },
-                    ));
-                }
-            }
+            (Pane::Tree, Action::Label) => self.ask_label(),
+            (Pane::Tree | Pane::Preview, Action::Copy) => self.copy(cmds),
+            (Pane::Tree, Action::Fork) => self.fork(cmds),
+            (Pane::Tree, Action::Export) => self.ask_export(),
             (Pane::Tree, Action::Follow) => {
                 self.tree.follow = !self.tree.follow;
                 if self.tree.follow {
@@ -180,13 +129,7 @@ impl App {
                 None => return,
             },
             Then::Run(job) => *job,
-            Then::ResumeHere { session } => Job::PrepareResume {
-                session,
-                cwd: None,
-                here: self.here.clone(),
-                in_here: true,
-                command: self.config.pi_command.clone(),
-            },
+            Then::ResumeHere { session } => self.resume_here_job(session),
         };
         cmds.push(Command::Act(Box::new(job)));
     }
@@ -199,22 +142,6 @@ impl App {
             confirmed: false,
             own_mtime,
         }
-    }
-
-    pub(in crate::tui) fn delete_job(
-        &mut self,
-        paths: Vec<PathBuf>,
-        mode: DeleteMode,
-    ) -> Option<Job> {
-        let folder = self.picker.folder.clone()?;
-        self.picker.marked.clear();
-        self.last_delete_mode = Some(mode);
-        Some(Job::Delete {
-            folder,
-            paths,
-            mode,
-            confirmed: false,
-        })
     }
 
     /// The work of an action is done.
@@ -252,204 +179,22 @@ impl App {
                     Then::Run(job),
                 ));
             }
-            ActionOutcome::Forked { from: _, to } => {
-                self.say(strings::forked(&to), false);
-                if self.panes.contains(&Pane::Picker) {
-                    self.picker.want = Some(to.clone());
-                    self.file_changed(&to, cmds);
-                } else {
-                    self.open_session(to, cmds);
-                }
-            }
-            ActionOutcome::Exported { to } => self.say(strings::exported(&to), false),
+            ActionOutcome::Forked { from: _, to } => self.on_forked(to, cmds),
+            ActionOutcome::Exported { to } => self.on_exported(&to),
             ActionOutcome::Deleted {
                 deleted,
                 trash_failed,
                 errors,
             } => self.on_deleted(deleted, trash_failed, errors, cmds),
-            ActionOutcome::Copied { chars } => self.say(strings::copied(chars, false), false),
-            ActionOutcome::CopyThroughTerminal { text } => {
-                cmds.push(Command::Terminal(clipboard::osc52(&text)));
-                self.say(strings::copied(text.chars().count(), true), false);
-            }
-            ActionOutcome::ResumeReady(resume) => {
-                self.exit = Some(Exit::Resume(resume));
-                self.quit = true;
-            }
+            ActionOutcome::Copied { chars } => self.on_copied(chars),
+            ActionOutcome::CopyThroughTerminal { text } => self.copy_through_terminal(&text, cmds),
+            ActionOutcome::ResumeReady(resume) => self.on_resume_ready(resume),
             ActionOutcome::CwdMissing { session, cwd, here } => {
-                self.dialog = Some(Dialog::confirm(
-                    strings::FOLDER_GONE_TITLE,
-                    strings::folder_gone_body(&cwd, &here),
-                    "open pi here",
-                    Then::ResumeHere { session },
-                ));
+                self.ask_resume_here(session, &cwd, &here)
             }
-            ActionOutcome::PiMissing { program, by_hand } => {
-                self.dialog = Some(Dialog::confirm(
-                    strings::PI_MISSING_TITLE,
-                    strings::pi_missing_body(&program, &by_hand),
-                    "close",
-                    Then::Close,
-                ));
-            }
+            ActionOutcome::PiMissing { program, by_hand } => self.on_pi_missing(&program, &by_hand),
             ActionOutcome::Failed(e) => self.say(e, true),
         }
-    }
-
-    pub(in crate::tui) fn on_deleted(
-        &mut self,
-        deleted: Vec<PathBuf>,
-        trash_failed: Vec<(PathBuf, String)>,
-        errors: Vec<String>,
-        cmds: &mut Vec<Command>,
-    ) {
-        let for_good = matches!(self.last_delete_mode.take(), Some(DeleteMode::Permanent));
-        if self.open_path.as_ref().is_some_and(|o| deleted.contains(o)) {
-            // Deleted here, on purpose: no "this session was deleted" alarm.
-            self.open_path = None;
-            self.tree.content = Content::Empty;
-            self.tree.rows = Default::default();
-        }
-        for p in &deleted {
-            // Gone from the list at once (the watcher may tell us later).
-            if let Some(next) = self.picker.on_session_changed(p.clone(), None) {
-                self.open_session(next, cmds);
-            }
-        }
-        match errors.first() {
-            Some(e) => {
-                let more = match errors.len() {
-                    1 => String::new(),
-                    n => format!(" (and {} more)", n - 1),
-                };
-                self.say(format!("{e}{more}"), true);
-            }
-            None if !deleted.is_empty() => {
-                self.say(strings::deleted(deleted.len(), for_good), false)
-            }
-            None => {}
-        }
-        if !trash_failed.is_empty() {
-            let listed: Vec<(String, String)> = trash_failed
-                .iter()
-                .map(|(p, why)| (self.describe_session(p), text::clean_line(why)))
-                .collect();
-            let paths = trash_failed.into_iter().map(|(p, _)| p).collect();
-            self.dialog = Some(
-                Dialog::confirm(
-                    strings::DELETE_FOR_GOOD_TITLE,
-                    strings::delete_for_good_body(&listed),
-                    "delete for good",
-                    Then::DeleteForGood { paths },
-                )
-                .dangerous(strings::DELETE_WORD),
-            );
-        }
-    }
-
-    pub(in crate::tui) fn resume(&mut self, s: &SessionSummary, cmds: &mut Vec<Command>) {
-        if self.print_mode {
-            self.exit = Some(Exit::Print(s.path.clone()));
-            self.quit = true;
-            return;
-        }
-        cmds.push(Command::Act(Box::new(Job::PrepareResume {
-            session: s.path.clone(),
-            cwd: Some(s.cwd.clone()).filter(|c| !c.is_empty()),
-            here: self.here.clone(),
-            in_here: false,
-            command: self.config.pi_command.clone(),
-        })));
-    }
-
-    pub(in crate::tui) fn rename(&mut self, path: PathBuf, title: &str, name: &str) {
-        self.dialog = Some(Dialog::ask(
-            strings::RENAME_TITLE,
-            strings::rename_body(title),
-            name,
-            "rename",
-            Then::Rename { path },
-        ));
-    }
-
-    pub(in crate::tui) fn ask_branch(&mut self) {
-        let Some((path, target, what)) = self.selected_entry() else {
-            return;
-        };
-        let there = match (self.tree.loaded(), self.tree.selected_node()) {
-            (Some(t), Some(node)) => crate::session::already_there(&t.session, node),
-            _ => false,
-        };
-        if there {
-            self.say(strings::ALREADY_THERE.to_string(), false);
-            return;
-        }
-        self.dialog = Some(Dialog::ask(
-            strings::BRANCH_TITLE,
-            strings::branch_body(&what),
-            "",
-            "branch",
-            Then::Branch { path, target },
-        ));
-    }
-
-    pub(in crate::tui) fn ask_delete(&mut self) {
-        let mut paths: Vec<PathBuf> = self.picker.marked.iter().cloned().collect();
-        if paths.is_empty() {
-            match self.picker.selected_session() {
-                Some(s) => paths.push(s.path.clone()),
-                None => {
-                    self.say(strings::NOTHING_TO_DELETE.to_string(), true);
-                    return;
-                }
-            }
-        }
-        let question = strings::delete_question(paths.len());
-        self.confirm_delete(strings::DELETE_TITLE, question, "move to the trash", paths);
-    }
-
-    pub(in crate::tui) fn ask_delete_empty(&mut self) {
-        let listed: Vec<SessionSummary> = self
-            .picker
-            .rows
-            .iter()
-            .filter_map(|r| match r {
-                PickerRow::Session { index, .. } => self.picker.sessions.get(*index).cloned(),
-                PickerRow::Project { .. } => None,
-            })
-            .collect();
-        let empty: Vec<PathBuf> = empty_sessions(&listed)
-            .into_iter()
-            .map(|s| s.path.clone())
-            .collect();
-        if empty.is_empty() {
-            self.say(strings::NO_EMPTY_SESSIONS.to_string(), false);
-            return;
-        }
-        let question = strings::delete_empty_question(empty.len());
-        self.confirm_delete(
-            strings::DELETE_EMPTY_TITLE,
-            question,
-            "move them to the trash",
-            empty,
-        );
-    }
-
-    /// Asks before moving `paths` to the trash, naming each session.
-    pub(in crate::tui) fn confirm_delete(
-        &mut self,
-        title: &str,
-        question: String,
-        yes: &str,
-        paths: Vec<PathBuf>,
-    ) {
-        let listed: Vec<String> = paths.iter().map(|p| self.describe_session(p)).collect();
-        self.dialog = Some(Dialog::confirm(
-            title,
-            strings::with_sessions(question, &listed),
-            yes,
-            Then::Delete { paths },
-        ));
     }
 
     /// The open session's path, the selected entry's id and its row text.
@@ -478,7 +223,7 @@ impl App {
 }
 
 /// Text from a session, made safe and cut to fit a dialog line.
-fn quote(s: &str) -> String {
+pub(in crate::tui) fn quote(s: &str) -> String {
     text::truncate(
         &text::clean_line(&crate::session::summary::normalize(s)),
         QUOTE_WIDTH,
