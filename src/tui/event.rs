@@ -2,7 +2,7 @@
 //! (`AppEvent`) and every piece of work it asks the runtime to do (`Command`).
 
 use crate::catalog::SessionSummary;
-use crate::tui::model::entry_tree::LoadedSession;
+use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc::{PreviewDoc, PreviewRequest};
 use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
 use crate::tui::work::jobs::{ActionOutcome, Job};
@@ -23,7 +23,7 @@ pub enum AppEvent {
     SessionOpened {
         generation: u64,
         path: PathBuf,
-        result: Result<Arc<LoadedSession>, String>,
+        result: Result<Arc<LoadedSession>, OpenError>,
     },
     PreviewReady(Box<PreviewDoc>),
     /// The catalog found or summarised more sessions.

@@ -1,5 +1,45 @@
 //! The terminal browser: sessions, entry tree and context preview panes,
 //! driven by one `App::update` and drawn by one pure `draw`.
+//!
+//! Its layers, top to bottom; a file imports only from its own layer or the
+//! ones below (`tests/layers_hold.rs` checks that no files import one
+//! another round a circle, and that no pane, overlay or worker sees App):
+//!
+//! ```text
+//! mod.rs, runtime.rs   run(): terminal guard, input thread, frame loop;
+//! harness.rs           the same loop without a terminal, for tests
+//!   │
+//! draw.rs              one frame from App, read only; hands each pane its part
+//! update/              App::new and App::update: keys, mouse, worker results,
+//!                      live changes, the view's fit → new state + commands
+//! operations/          one file per thing a user does (label, rename, branch,
+//!                      fork, export, delete, copy, resume): its key, its
+//!                      dialog, the job it asks for, what its outcome changes
+//!   │
+//! state/               App as data: panes, open session, live reload, the
+//!                      dialog or help over the panes, what happens on exit
+//!   │
+//! panes/               sessions (picker/), tree, preview, status: own state,
+//!                      on_action → outcome, own draw; never see App
+//! overlays/            dialog, text input, help
+//! work/workers.rs      worker threads and newest-wins slots: Command in,
+//!                      AppEvent out
+//!   │
+//! event.rs             AppEvent and Command: what update and workers share
+//!   │
+//! work/                jobs (the operations' worker side), clipboard,
+//!                      starting pi, the demo sessions
+//! config.rs            the user's keymap, theme and pi command
+//!   │
+//! model/               data panes and workers share: a loaded session and
+//!                      its tree rows, the sessions list, the preview document
+//! input/               keys, keymap, the action table
+//!   │
+//! look/                theme, strings, formats, safe text, layout
+//! clock.rs             now (fixed in tests)
+//!   │
+//! watch.rs, catalog/, session/   below the browser; they know nothing of it
+//! ```
 
 pub mod clock;
 pub mod config;

@@ -40,6 +40,25 @@ impl RowKind {
     }
 }
 
+/// Why a session could not be shown: a type, so the app tells a deleted
+/// session from an unreadable one without comparing texts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// The open session's file is gone (noticed when reading on).
+    Deleted,
+    /// The file could not be read: the reader's one-line error.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Deleted => f.write_str(crate::tui::look::strings::SESSION_DELETED),
+            OpenError::Unreadable(e) => f.write_str(e),
+        }
+    }
+}
+
 /// A session read for the tree pane: the engine's session plus, per entry,
 /// the clean one-line text and pi's display order. Built off the UI thread.
 #[derive(Debug)]

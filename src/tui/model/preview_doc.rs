@@ -6,7 +6,7 @@ use crate::tui::clock::Clock;
 use crate::tui::look::format;
 use crate::tui::look::text;
 use crate::tui::look::theme::Theme;
-use crate::tui::model::entry_tree::LoadedSession;
+use crate::tui::model::loaded::LoadedSession;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;

@@ -12,6 +12,7 @@ use crate::tui::clock::Clock;
 use crate::tui::config::Config;
 use crate::tui::event::{AppEvent, Command};
 use crate::tui::look::layout::Pane;
+use crate::tui::model::loaded::OpenError;
 use crate::tui::panes::picker::PickerPane;
 use crate::tui::panes::preview::PreviewPane;
 use crate::tui::panes::tree::{Content, TreePane};
@@ -140,10 +141,14 @@ impl App {
                             }
                         }
                         Err(error) => {
-                            if error == crate::tui::look::strings::SESSION_DELETED {
-                                self.say(error.clone(), true);
+                            let error_text = error.to_string();
+                            if error == OpenError::Deleted {
+                                self.say(error_text.clone(), true);
                             }
-                            self.tree.content = Content::Failed { path, error };
+                            self.tree.content = Content::Failed {
+                                path,
+                                error: error_text,
+                            };
                             self.tree.rows = Default::default();
                         }
                     }
