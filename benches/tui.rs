@@ -10,14 +10,14 @@
 use criterion::Criterion;
 use piscope::catalog::discover::FolderSource;
 use piscope::catalog::{Layout, SessionsFolder};
-use piscope::tui::app::{App, Start};
 use piscope::tui::clock::Clock;
 use piscope::tui::config::Config;
 use piscope::tui::draw::draw;
 use piscope::tui::event::{AppEvent, Command};
-use piscope::tui::keymap::Key;
-use piscope::tui::sessions::CatalogUpdate;
-use piscope::tui::workers::JobContext;
+use piscope::tui::input::keymap::Key;
+use piscope::tui::model::sessions::CatalogUpdate;
+use piscope::tui::state::{App, Start};
+use piscope::tui::work::workers::JobContext;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyEventState};
@@ -171,7 +171,7 @@ fn key_press(c: &mut Criterion) {
         .find(|c| matches!(c, Command::BuildPreview(_)))
     {
         group.bench_function("context preview at the leaf, 100k entries (worker)", |b| {
-            b.iter(|| black_box(piscope::tui::preview_doc::build(&req)))
+            b.iter(|| black_box(piscope::tui::model::preview_doc::build(&req)))
         });
     }
     // Live reload: one entry appended, read on and laid out again (the

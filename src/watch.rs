@@ -1,8 +1,9 @@
 //! Live reload: one watcher for the sessions folder (or the folder of the
-//! one open file), debounced, sending `AppEvent::FileChanged`; polling instead
-//! when the system's watcher cannot start or polling was asked for.
+//! one open file), debounced, sending its own [`WatchEvent`]s; polling
+//! instead when the system's watcher cannot start or polling was asked for.
+//! It knows no front end: events go into any channel whose event type can
+//! be made from a [`WatchEvent`].
 
-use crate::tui::event::AppEvent;
 use notify::{EventKind, RecursiveMode, Watcher as _};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -73,6 +74,15 @@ pub enum WatchMode {
     Polling { reason: String },
 }
 
+/// What the watcher reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchEvent {
+    /// How changes are noticed (sent once, first).
+    Watching(WatchMode),
+    /// A session file changed, appeared or disappeared.
+    FileChanged(PathBuf),
+}
+
 /// A running watcher; dropping it stops it.
 pub struct Watch {
     _watcher: Option<notify::RecommendedWatcher>,
@@ -86,9 +96,13 @@ impl Drop for Watch {
 }
 
 /// Starts watching `target`, by events unless `poll` is set or the system's
-/// watcher fails. Reports the mode as [`AppEvent::Watching`], then each
-/// changed, new or deleted session file as [`AppEvent::FileChanged`].
-pub fn start(target: Target, poll: bool, tx: Sender<AppEvent>) -> Watch {
+/// watcher fails. Reports the mode as [`WatchEvent::Watching`], then each
+/// changed, new or deleted session file as [`WatchEvent::FileChanged`],
+/// into `tx` (whose events are made from watch events).
+pub fn start<E>(target: Target, poll: bool, tx: Sender<E>) -> Watch
+where
+    E: From<WatchEvent> + Send + 'static,
+{
     let stop = Arc::new(AtomicBool::new(false));
     let (raw_tx, raw_rx) = mpsc::channel::<PathBuf>();
     let watcher = if poll {
@@ -103,7 +117,7 @@ pub fn start(target: Target, poll: bool, tx: Sender<AppEvent>) -> Watch {
             (None, WatchMode::Polling { reason })
         }
     };
-    let _ = tx.send(AppEvent::Watching(mode));
+    let _ = tx.send(WatchEvent::Watching(mode).into());
     spawn_debouncer(target, raw_rx, tx, stop.clone());
     Watch {
         _watcher: watcher,
@@ -137,12 +151,14 @@ fn start_events(
 }
 
 /// Gathers raw paths into bursts and reports each wanted file once per burst.
-fn spawn_debouncer(
+fn spawn_debouncer<E>(
     target: Target,
     raw: mpsc::Receiver<PathBuf>,
-    tx: Sender<AppEvent>,
+    tx: Sender<E>,
     stop: Arc<AtomicBool>,
-) {
+) where
+    E: From<WatchEvent> + Send + 'static,
+{
     let _ = std::thread::Builder::new()
         .name("piscope-watch".into())
         .spawn(move || {
@@ -179,7 +195,7 @@ fn spawn_debouncer(
                 files.sort();
                 files.dedup();
                 for f in files {
-                    if tx.send(AppEvent::FileChanged(f)).is_err() {
+                    if tx.send(WatchEvent::FileChanged(f).into()).is_err() {
                         return;
                     }
                 }
@@ -272,11 +288,11 @@ fn is_session_file(p: &Path) -> bool {
 mod tests {
     use super::*;
 
-    fn changes(rx: &mpsc::Receiver<AppEvent>, want: &Path) -> Duration {
+    fn changes(rx: &mpsc::Receiver<WatchEvent>, want: &Path) -> Duration {
         let start = Instant::now();
         loop {
             match rx.recv_timeout(Duration::from_secs(5)) {
-                Ok(AppEvent::FileChanged(p)) if p == want => return start.elapsed(),
+                Ok(WatchEvent::FileChanged(p)) if p == want => return start.elapsed(),
                 Ok(_) => {}
                 Err(e) => panic!("no change reported for {}: {e}", want.display()),
             }
@@ -292,8 +308,8 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let _w = start(Target::folder(dir.path()), poll, tx);
         match rx.recv_timeout(Duration::from_secs(5)).unwrap() {
-            AppEvent::Watching(WatchMode::Polling { .. }) => assert!(poll),
-            AppEvent::Watching(WatchMode::Events) => assert!(!poll),
+            WatchEvent::Watching(WatchMode::Polling { .. }) => assert!(poll),
+            WatchEvent::Watching(WatchMode::Events) => assert!(!poll),
             _ => panic!("the mode comes first"),
         }
         // Appends, new files in new folders, deletions.

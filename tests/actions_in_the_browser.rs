@@ -6,12 +6,12 @@ mod tui_common;
 
 use piscope::catalog::delete::check_deletable;
 use piscope::session::Session;
-use piscope::tui::app::Exit;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
-use piscope::tui::jobs::ActionOutcome;
-use piscope::tui::layout::Pane;
-use piscope::tui::resume::PiCommand;
+use piscope::tui::look::layout::Pane;
+use piscope::tui::state::Exit;
+use piscope::tui::work::jobs::ActionOutcome;
+use piscope::tui::work::resume::PiCommand;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -207,7 +207,7 @@ fn copy_takes_the_entrys_full_text() {
     let mut h = Harness::file(&path, WIDE);
     let t = h.app.tree.loaded().unwrap().clone();
     let node = h.app.tree.selected_node().unwrap();
-    let text = piscope::tui::jobs::entry_text(&t.session, node).unwrap();
+    let text = piscope::tui::work::jobs::entry_text(&t.session, node).unwrap();
     assert!(!text.is_empty());
     h.key("ctrl+x");
     assert!(message(&h).starts_with("Copied"), "{}", message(&h));

@@ -10,7 +10,7 @@ mod tui_common;
 use piscope::catalog::delete::check_deletable;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
-use piscope::tui::jobs::ActionOutcome;
+use piscope::tui::work::jobs::ActionOutcome;
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};

@@ -221,7 +221,7 @@ fn a_pi_that_cannot_start_leaves_no_copy() {
 
 #[test]
 fn a_panic_in_the_browser_still_removes_the_copy() {
-    use piscope::tui::demo::{DemoCopy, RemoveCopiesOnExit};
+    use piscope::tui::work::demo::{DemoCopy, RemoveCopiesOnExit};
     let made = std::sync::Mutex::new(None);
     let result = std::panic::catch_unwind(|| {
         let _guard = RemoveCopiesOnExit::new();

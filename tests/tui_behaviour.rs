@@ -7,7 +7,7 @@ mod tui_common;
 use piscope::session::entry::Role;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
-use piscope::tui::layout::Pane;
+use piscope::tui::look::layout::Pane;
 use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use std::io::Write;
 use tui_common::{big_demo, demo_folder};
@@ -223,7 +223,7 @@ fn unsafe_char(c: char) -> bool {
 #[test]
 fn hostile_text_never_reaches_the_terminal_raw() {
     let (_d, folder) = demo_folder("/home/ada/notes");
-    let sessions: Vec<std::path::PathBuf> = piscope::tui::demo::DEMO_SESSIONS
+    let sessions: Vec<std::path::PathBuf> = piscope::tui::work::demo::DEMO_SESSIONS
         .iter()
         .map(|(rel, _)| folder.dir.join(rel))
         .collect();

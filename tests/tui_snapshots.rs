@@ -6,7 +6,7 @@ mod tui_common;
 use piscope::tui::config::Config;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
-use piscope::tui::sessions::CatalogUpdate;
+use piscope::tui::model::sessions::CatalogUpdate;
 use tui_common::{big_demo, damaged, demo_file, demo_folder};
 
 const WIDE: (u16, u16) = (150, 40);
@@ -156,8 +156,8 @@ fn tiny_terminal_says_so() {
 fn bad_config_is_reported_in_the_status_bar() {
     let config = Config::from_text("[keys.tree]\nfold_or_up = \"n\"\n", false);
     let mut h = Harness::new(
-        piscope::tui::app::Start::File(big_demo()),
-        piscope::tui::workers::JobContext::new(None, None, false, "/".into()),
+        piscope::tui::state::Start::File(big_demo()),
+        piscope::tui::work::workers::JobContext::new(None, None, false, "/".into()),
         config,
         piscope::tui::clock::Clock::fixed(piscope::tui::harness::DEMO_NOW_MS, 0),
         WIDE,

@@ -1,7 +1,7 @@
 //! Where pi keeps its sessions (pi's precedence of flag, environment and
 //! settings) and which files in there are candidates, newest first.
 
-use super::CatalogProblem;
+use super::problem::CatalogProblem;
 use std::cmp::Ordering;
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};

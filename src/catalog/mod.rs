@@ -5,44 +5,24 @@ pub mod cache;
 pub mod deep;
 pub mod delete;
 pub mod discover;
+mod problem;
 mod quick;
 pub mod search;
 pub mod summary;
 
 pub use cache::Cache;
 pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
+pub use problem::CatalogProblem;
 pub use search::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, threaded};
 pub use summary::{MessageText, SessionSummary};
 
 use crate::session::file::{PrefixPrint, open_regular};
 use discover::{Candidate, FileStamp};
-use std::fmt;
-use std::path::{Path, PathBuf};
+
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use summary::SummaryState;
-
-/// Something in the sessions folder that could not be read; never fatal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CatalogProblem {
-    pub path: PathBuf,
-    pub message: String,
-}
-
-impl CatalogProblem {
-    pub fn new(path: &Path, message: impl Into<String>) -> CatalogProblem {
-        CatalogProblem {
-            path: path.to_path_buf(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for CatalogProblem {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
-    }
-}
 
 /// How to load.
 #[derive(Debug, Clone, Copy)]

@@ -1,9 +1,9 @@
 //! The user's config file (key bindings and colours): where it lives, how it
 //! is read, and the fall-back to the defaults, reported, when it is broken.
 
-use super::keymap::Keymap;
-use super::resume::{PI_COMMAND_ENV, PiCommand};
-use super::theme::Theme;
+use crate::tui::input::keymap::Keymap;
+use crate::tui::look::theme::Theme;
+use crate::tui::work::resume::{PI_COMMAND_ENV, PiCommand};
 use std::path::PathBuf;
 
 /// Names the config file explicitly (tests, or a second setup).
@@ -139,7 +139,7 @@ pub fn config_path() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::keymap::{Action, Key, Scope};
+    use crate::tui::input::keymap::{Action, Key, Scope};
 
     #[test]
     fn good_file_overrides_keys_and_colours() {

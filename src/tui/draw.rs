@@ -1,12 +1,13 @@
 //! One frame: a pure function of the app state. No I/O happens here; every
 //! text it shows was made safe when it was read.
 
-use super::app::App;
-use super::dialogs::{dialog, help};
-use super::layout::Pane;
-use super::panes::tree::Content;
-use super::panes::{picker, preview, status, tree};
 use crate::safe_text as text;
+use crate::tui::look::layout::Pane;
+use crate::tui::overlays::{dialog, help};
+use crate::tui::panes::tree::Content;
+use crate::tui::panes::{picker, preview, status, tree};
+use crate::tui::state::App;
+use crate::watch::WatchMode;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -28,7 +29,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
         );
         return;
     }
-    let layout = super::layout::Layout::compute(area, &app.panes, app.focus, app.banner.is_some());
+    let layout = crate::tui::look::layout::Layout::compute(
+        area,
+        &app.panes,
+        app.focus,
+        app.banner.is_some(),
+    );
     if let (Some(r), Some(text)) = (layout.banner, &app.banner) {
         let line = Line::styled(
             text::fit(
@@ -69,7 +75,17 @@ pub fn draw(frame: &mut Frame, app: &App) {
             Pane::Preview => preview::draw(frame, rect, &app.preview, block, theme),
         }
     }
-    status::draw(frame, layout.status, layout.hints, app);
+    let view = status::StatusView {
+        message: app.message.as_ref().map(|m| (m.text.as_str(), m.error)),
+        picker: app.panes.contains(&Pane::Picker).then_some(&app.picker),
+        tree: &app.tree,
+        polling: matches!(app.watch_mode, Some(WatchMode::Polling { .. })),
+        scope: app.scope(),
+        tree_search_typing: app.tree.search.editing && app.focus == Pane::Tree,
+        keymap: &app.config.keymap,
+        theme,
+    };
+    status::draw(frame, layout.status, layout.hints, &view);
     if let Some(h) = app.help {
         help::draw(frame, area, h, &app.config, &app.help_scopes());
     }

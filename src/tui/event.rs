@@ -1,11 +1,11 @@
 //! What flows into and out of `App::update`: every event the app reacts to
 //! (`AppEvent`) and every piece of work it asks the runtime to do (`Command`).
 
-use super::entry_tree::LoadedSession;
-use super::jobs::{ActionOutcome, Job};
-use super::preview_doc::{PreviewDoc, PreviewRequest};
-use super::sessions::{CatalogUpdate, DeepHit};
 use crate::catalog::SessionSummary;
+use crate::tui::model::loaded::{LoadedSession, OpenError};
+use crate::tui::model::preview_doc::{PreviewDoc, PreviewRequest};
+use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
+use crate::tui::work::jobs::{ActionOutcome, Job};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ pub enum AppEvent {
     SessionOpened {
         generation: u64,
         path: PathBuf,
-        result: Result<Arc<LoadedSession>, String>,
+        result: Result<Arc<LoadedSession>, OpenError>,
     },
     PreviewReady(Box<PreviewDoc>),
     /// The catalog found or summarised more sessions.
@@ -81,6 +81,16 @@ pub enum Command {
     Watch(crate::watch::Target),
     /// Bytes for the terminal itself (an OSC 52 copy), written between frames.
     Terminal(Vec<u8>),
+}
+
+/// The watcher's reports, as the app receives them.
+impl From<crate::watch::WatchEvent> for AppEvent {
+    fn from(e: crate::watch::WatchEvent) -> AppEvent {
+        match e {
+            crate::watch::WatchEvent::Watching(mode) => AppEvent::Watching(mode),
+            crate::watch::WatchEvent::FileChanged(path) => AppEvent::FileChanged(path),
+        }
+    }
 }
 
 impl std::fmt::Debug for Command {

@@ -2,14 +2,14 @@
 //! in, the work they ask for runs at once on this thread, frames are drawn
 //! into ratatui's test backend.
 
-use super::app::{App, Start};
-use super::clock::Clock;
-use super::config::Config;
-use super::draw::draw;
-use super::event::{AppEvent, Command};
-use super::keymap::Key;
-use super::workers::JobContext;
 use crate::catalog::SessionsFolder;
+use crate::tui::clock::Clock;
+use crate::tui::config::Config;
+use crate::tui::draw::draw;
+use crate::tui::event::{AppEvent, Command};
+use crate::tui::input::keymap::Key;
+use crate::tui::state::{App, Start};
+use crate::tui::work::workers::JobContext;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;

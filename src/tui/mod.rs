@@ -1,40 +1,71 @@
 //! The terminal browser: sessions, entry tree and context preview panes,
 //! driven by one `App::update` and drawn by one pure `draw`.
+//!
+//! Its layers, top to bottom; a file imports only from its own layer or the
+//! ones below (`tests/layers_hold.rs` checks that no files import one
+//! another round a circle, and that no pane, overlay or worker sees App):
+//!
+//! ```text
+//! mod.rs, runtime.rs   run(): terminal guard, input thread, frame loop;
+//! harness.rs           the same loop without a terminal, for tests
+//!   │
+//! draw.rs              one frame from App, read only; hands each pane its part
+//! update/              App::new and App::update: keys, mouse, worker results,
+//!                      live changes, the view's fit → new state + commands
+//! operations/          one file per thing a user does (label, rename, branch,
+//!                      fork, export, delete, copy, resume): its key, its
+//!                      dialog, the job it asks for, what its outcome changes
+//!   │
+//! state/               App as data: panes, open session, live reload, the
+//!                      dialog or help over the panes, what happens on exit
+//!   │
+//! panes/               sessions (picker/), tree, preview, status: own state,
+//!                      on_action → outcome, own draw; never see App
+//! overlays/            dialog, text input, help
+//! work/workers.rs      worker threads and newest-wins slots: Command in,
+//!                      AppEvent out
+//!   │
+//! event.rs             AppEvent and Command: what update and workers share
+//!   │
+//! work/                jobs (the operations' worker side), clipboard,
+//!                      starting pi, the demo sessions
+//! config.rs            the user's keymap, theme and pi command
+//!   │
+//! model/               data panes and workers share: a loaded session and
+//!                      its tree rows, the sessions list, the preview document
+//! input/               keys, keymap, the action table
+//!   │
+//! look/                theme, strings, formats, safe text, layout
+//! clock.rs             now (fixed in tests)
+//!   │
+//! watch.rs, catalog/, session/   below the browser; they know nothing of it
+//! ```
 
-pub mod action;
-pub mod app;
-pub mod clipboard;
 pub mod clock;
 pub mod config;
-pub mod demo;
-pub mod dialogs;
 pub mod draw;
-pub mod entry_tree;
 pub mod event;
-pub mod format;
 pub mod harness;
-pub mod jobs;
-pub mod key;
-pub mod keymap;
-pub mod layout;
-pub mod loaded;
+pub mod input;
+pub mod look;
+pub mod model;
+pub mod operations;
+pub mod overlays;
 pub mod panes;
-pub mod preview_doc;
-pub mod resume;
 pub mod runtime;
-pub mod sessions;
-pub mod strings;
-pub mod theme;
+pub mod state;
 mod tty;
-pub mod workers;
+pub mod update;
+pub mod work;
 
 use anyhow::{Result, bail};
-use app::{App, Start};
 use clock::Clock;
 use config::Config;
+use state::{App, Start};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use workers::{JobContext, Workers};
+use work::demo;
+use work::workers::{JobContext, Workers};
 
 /// How the browser was asked to start.
 #[derive(Debug, Clone, Default)]
@@ -72,7 +103,7 @@ pub fn run(args: TuiArgs) -> Result<()> {
     drop(tty);
     match exit? {
         None => Ok(()),
-        Some(app::Exit::Print(path)) => {
+        Some(state::Exit::Print(path)) => {
             use std::io::Write as _;
             let mut out = std::io::stdout().lock();
             out.write_all(path.as_os_str().as_encoded_bytes())?;
@@ -80,7 +111,7 @@ pub fn run(args: TuiArgs) -> Result<()> {
             out.flush()?;
             Ok(())
         }
-        Some(app::Exit::Resume(resume)) => {
+        Some(state::Exit::Resume(resume)) => {
             let by_hand = resume.by_hand();
             let e = resume.run();
             bail!(
@@ -91,7 +122,7 @@ pub fn run(args: TuiArgs) -> Result<()> {
     }
 }
 
-fn browse(args: TuiArgs) -> Result<Option<app::Exit>> {
+fn browse(args: TuiArgs) -> Result<Option<state::Exit>> {
     // The file first: a FIFO (which would hang the reader) or a missing
     // file is refused with its name, terminal or not.
     if let Some(file) = &args.file {

@@ -2,10 +2,10 @@
 //! restored exactly once on every exit (quit, error, panic); input on its
 //! own thread; one frame drawn per burst of events.
 
-use super::app::{App, Exit};
-use super::draw::draw;
-use super::event::{AppEvent, Command};
-use super::workers::Workers;
+use crate::tui::draw::draw;
+use crate::tui::event::{AppEvent, Command};
+use crate::tui::state::{App, Exit};
+use crate::tui::work::workers::Workers;
 use anyhow::{Context as _, Result};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;

@@ -15,7 +15,7 @@ pub fn demo_folder(cwd: &str) -> (tempfile::TempDir, SessionsFolder) {
         .prefix("piscope-test-")
         .tempdir()
         .expect("temp dir");
-    piscope::tui::demo::write_demo_sessions(dir.path()).expect("demo sessions written");
+    piscope::tui::work::demo::write_demo_sessions(dir.path()).expect("demo sessions written");
     let folder = SessionsFolder {
         dir: dir.path().to_path_buf(),
         layout: Layout::PerProject,

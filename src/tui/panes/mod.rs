@@ -2,7 +2,6 @@
 //! and hint lines; each pane keeps its own state and draws itself.
 
 pub mod picker;
-pub mod picker_view;
 pub mod preview;
 pub mod status;
 pub mod tree;

@@ -1,9 +1,9 @@
 //! The context preview pane: scrolling, the expand and raw-JSON toggles,
 //! and drawing the document a worker built.
 
-use crate::tui::keymap::Action;
-use crate::tui::preview_doc::{PreviewDoc, PreviewKey, PreviewMode};
-use crate::tui::theme::Theme;
+use crate::tui::input::keymap::Action;
+use crate::tui::look::theme::Theme;
+use crate::tui::model::preview_doc::{PreviewDoc, PreviewKey, PreviewMode};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

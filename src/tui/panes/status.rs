@@ -2,38 +2,55 @@
 //! (the focused pane's main keys, taken from the keymap).
 
 use crate::safe_text as text;
-use crate::tui::app::App;
-use crate::tui::keymap::{ACTIONS, Action, Scope};
-use crate::tui::layout::Pane;
-use crate::tui::panes::tree::Content;
+use crate::tui::input::keymap::Keymap;
+use crate::tui::input::keymap::{ACTIONS, Action, Scope};
+use crate::tui::look::theme::Theme;
+use crate::tui::panes::picker::PickerPane;
+use crate::tui::panes::tree::{Content, TreePane};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// What the two lines show, handed over by the screen's drawing (the pane
+/// never sees the app itself).
+pub struct StatusView<'a> {
+    /// A transient message and whether it is an error.
+    pub message: Option<(&'a str, bool)>,
+    /// The sessions pane, when this run has one.
+    pub picker: Option<&'a PickerPane>,
+    pub tree: &'a TreePane,
+    /// Changes are noticed by polling.
+    pub polling: bool,
+    /// The focused pane's keymap scope.
+    pub scope: Scope,
+    /// The tree's search line is being typed in (and the tree has the focus).
+    pub tree_search_typing: bool,
+    pub keymap: &'a Keymap,
+    pub theme: &'a Theme,
+}
+
 /// The status bar's left text: a message, or the selection.
-pub fn left_text(app: &App) -> (String, bool) {
-    if let Some(m) = &app.message {
-        return (text::clean_line(&m.text), m.error);
+pub fn left_text(view: &StatusView) -> (String, bool) {
+    if let Some((message, error)) = view.message {
+        return (text::clean_line(message), error);
     }
     let mut parts = Vec::new();
-    if let Some(s) = app.picker.selected_session() {
-        if app.panes.contains(&Pane::Picker) {
-            parts.push(text::clean_line(&crate::session::summary::normalize(
-                s.title(),
-            )));
-        }
+    if let Some(s) = view.picker.and_then(|p| p.selected_session()) {
+        parts.push(text::clean_line(&crate::session::summary::normalize(
+            s.title(),
+        )));
     }
-    match &app.tree.content {
+    match &view.tree.content {
         Content::Ready(t) => {
-            if !app.panes.contains(&Pane::Picker) {
+            if view.picker.is_none() {
                 let name = t
                     .name
                     .clone()
                     .unwrap_or_else(|| text::clean_line(&file_name(&t.session.path)));
                 parts.push(name);
             }
-            if let Some(node) = app.tree.selected_node() {
+            if let Some(node) = view.tree.selected_node() {
                 let e = t.entry(node);
                 let id = e.id_str().map(text::clean_line).unwrap_or_default();
                 let kind = match e.role() {
@@ -57,14 +74,17 @@ fn file_name(p: &std::path::Path) -> String {
 }
 
 /// The status bar's right text: position and totals.
-pub fn right_text(app: &App) -> String {
+pub fn right_text(view: &StatusView) -> String {
     let mut parts = Vec::new();
-    if let Content::Ready(t) = &app.tree.content {
-        parts.push(app.tree.position());
-        parts.push(crate::tui::format::count(t.entry_count, "entry", "entries"));
+    if let Content::Ready(t) = &view.tree.content {
+        parts.push(view.tree.position());
+        parts.push(crate::tui::look::format::count(
+            t.entry_count,
+            "entry",
+            "entries",
+        ));
     }
-    if app.panes.contains(&Pane::Picker) {
-        let p = &app.picker;
+    if let Some(p) = view.picker {
         let projects = {
             let mut cwds: Vec<&str> = p.sessions.iter().map(|s| s.cwd.as_str()).collect();
             cwds.sort_unstable();
@@ -80,17 +100,18 @@ pub fn right_text(app: &App) -> String {
             parts.push(format!("{} marked", p.marked.len()));
         }
     }
-    if let Some(crate::watch::WatchMode::Polling { .. }) = app.watch_mode {
+    if view.polling {
         parts.push("polling".to_string());
     }
     parts.join(" · ")
 }
 
 /// The focused pane's hint line: `key word · key word …`, from the keymap.
-pub fn hints(app: &App) -> Vec<(String, &'static str)> {
-    let scope = app.scope();
+pub fn hints(view: &StatusView) -> Vec<(String, &'static str)> {
+    let scope = view.scope;
+    let keymap = view.keymap;
     let mut out = Vec::new();
-    if app.tree.search.editing && app.focus == Pane::Tree {
+    if view.tree_search_typing {
         return vec![
             ("Enter".into(), "keep"),
             ("Esc".into(), "cancel"),
@@ -105,8 +126,8 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
     };
     if let (Some(word), Some(up), Some(down)) = (
         movement,
-        app.config.keymap.first_key(scope, Action::Up),
-        app.config.keymap.first_key(scope, Action::Down),
+        keymap.first_key(scope, Action::Up),
+        keymap.first_key(scope, Action::Down),
     ) {
         out.push((format!("{up}{down}"), word));
     }
@@ -118,7 +139,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
         if info.scope == Scope::Global && info.action == Action::Help {
             continue;
         }
-        if let Some(k) = app.config.keymap.first_key(scope, info.action) {
+        if let Some(k) = keymap.first_key(scope, info.action) {
             // The filters share one hint: their keys, compacted.
             let label = if info.action == Action::TreeFilterDefault {
                 let keys: Vec<String> = [
@@ -129,7 +150,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
                     Action::TreeFilterAll,
                 ]
                 .iter()
-                .filter_map(|a| app.config.keymap.first_key(scope, *a))
+                .filter_map(|a| keymap.first_key(scope, *a))
                 .map(|k| k.to_string())
                 .collect();
                 compact(&keys)
@@ -139,11 +160,9 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             out.push((label, word));
         }
     }
-    let help = app
-        .config
-        .keymap
+    let help = keymap
         .first_key(scope, Action::Help)
-        .or_else(|| app.config.keymap.first_key(Scope::Global, Action::Help));
+        .or_else(|| keymap.first_key(Scope::Global, Action::Help));
     if let Some(k) = help {
         out.push((k.to_string(), "help"));
     }
@@ -162,11 +181,11 @@ fn compact(keys: &[String]) -> String {
 }
 
 /// Draws the status bar and the hint line.
-pub fn draw(frame: &mut Frame, status: Rect, hint_area: Rect, app: &App) {
-    let theme = &app.config.theme;
+pub fn draw(frame: &mut Frame, status: Rect, hint_area: Rect, view: &StatusView) {
+    let theme = view.theme;
     if status.height > 0 {
-        let (left, error) = left_text(app);
-        let right = right_text(app);
+        let (left, error) = left_text(view);
+        let right = right_text(view);
         let width = usize::from(status.width);
         let right = text::truncate(&right, width / 2);
         let left_room = width.saturating_sub(text::width(&right) + 2);
@@ -174,7 +193,7 @@ pub fn draw(frame: &mut Frame, status: Rect, hint_area: Rect, app: &App) {
         let gap = width.saturating_sub(text::width(&left) + text::width(&right) + 1);
         let left_style = if error {
             theme.error
-        } else if app.message.is_some() {
+        } else if view.message.is_some() {
             theme.message
         } else {
             ratatui::style::Style::new()
@@ -190,7 +209,7 @@ pub fn draw(frame: &mut Frame, status: Rect, hint_area: Rect, app: &App) {
     }
     if hint_area.height > 0 {
         let mut spans = vec![Span::raw(" ")];
-        for (n, (key, word)) in hints(app).into_iter().enumerate() {
+        for (n, (key, word)) in hints(view).into_iter().enumerate() {
             if n > 0 {
                 spans.push(Span::styled(" · ", theme.muted));
             }

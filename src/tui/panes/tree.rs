@@ -3,9 +3,10 @@
 
 use crate::safe_text as text;
 use crate::tui::clock::Clock;
-use crate::tui::entry_tree::{Filter, LoadedSession, RowKind, Rows};
-use crate::tui::keymap::Action;
-use crate::tui::theme::Theme;
+use crate::tui::input::keymap::Action;
+use crate::tui::look::theme::Theme;
+use crate::tui::model::entry_tree::{Filter, Rows};
+use crate::tui::model::loaded::{LoadedSession, RowKind};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -283,7 +284,7 @@ impl TreePane {
         if self.rows.row_of(node).is_none() {
             // Show it even if the filter or a fold hid it.
             self.folded.clear();
-            self.filter = if t.shown(node, self.filter) {
+            self.filter = if self.filter.shows(&t, node) {
                 self.filter
             } else {
                 Filter::All
@@ -362,7 +363,10 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>)
         let hits = match pane.search.hits.len() {
             0 if !pane.search.query.is_empty() => " (no match)".to_string(),
             0 => String::new(),
-            n => format!(" ({}: n / N)", crate::tui::format::count(n, "hit", "hits")),
+            n => format!(
+                " ({}: n / N)",
+                crate::tui::look::format::count(n, "hit", "hits")
+            ),
         };
         let cursor = if pane.search.editing { "▏" } else { "" };
         let line = Line::from(vec![

@@ -4,7 +4,7 @@
 use ratatui::style::{Color, Modifier, Style};
 
 /// The default colours, as shipped.
-pub const DEFAULT_THEME: &str = include_str!("../../assets/theme.toml");
+pub const DEFAULT_THEME: &str = include_str!("../../../assets/theme.toml");
 
 macro_rules! theme_fields {
     ($($name:ident),* $(,)?) => {

@@ -1,7 +1,7 @@
 //! A one-line text field for dialogs: typing, Backspace / Delete, the
 //! cursor moved by ← → Home End, Ctrl+U to clear.
 
-use crate::tui::keymap::Key;
+use crate::tui::input::keymap::Key;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

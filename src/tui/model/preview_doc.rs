@@ -1,12 +1,12 @@
 //! The context preview as lines to draw: what pi would send if the selected
 //! entry were the leaf, rendered for reading. Built on a worker thread.
 
-use super::clock::Clock;
-use super::entry_tree::LoadedSession;
-use super::format;
-use super::theme::Theme;
 use crate::safe_text as text;
 use crate::session::entry::Kind;
+use crate::tui::clock::Clock;
+use crate::tui::look::format;
+use crate::tui::look::theme::Theme;
+use crate::tui::model::loaded::LoadedSession;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;

@@ -2,11 +2,11 @@
 //! engine and the catalog: writes, fork, export, delete, copy, and the checks
 //! before handing a session to pi. Each reports one [`ActionOutcome`].
 
-use super::clipboard;
-use super::resume::{PiCommand, Resume, find_program};
-use super::strings;
 use crate::catalog::delete::{self, Deletable, DeleteMode};
 use crate::session::{self, BranchOutcome, Session};
+use crate::tui::look::strings;
+use crate::tui::work::clipboard;
+use crate::tui::work::resume::{PiCommand, Resume, find_program};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

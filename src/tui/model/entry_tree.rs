@@ -1,7 +1,8 @@
 //! The entry tree as pi's `/tree` lays it out: active branch first, nesting
 //! only at branch points, pi's filters and folds; rows computed here, drawn elsewhere.
 
-pub use super::loaded::LoadedSession;
+use crate::session::entry::{Kind, Role};
+pub use crate::tui::model::loaded::{LoadedSession, RowKind};
 use std::collections::HashSet;
 
 /// Deeper forks than this are drawn at this depth: a hostile file with
@@ -9,39 +10,6 @@ use std::collections::HashSet;
 pub const MAX_DEPTH: u16 = 48;
 
 const NO_ROW: u32 = u32::MAX;
-
-/// How a row's text is coloured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowKind {
-    User,
-    Assistant,
-    /// `(aborted)` or `(no content)`.
-    AssistantQuiet,
-    AssistantError,
-    Tool,
-    Bash,
-    Custom,
-    Compaction,
-    BranchSummary,
-    /// Model, thinking level, label, title, custom and context-edit entries.
-    Setting,
-}
-
-impl RowKind {
-    /// Columns of the row text that name the role (`user: `), coloured apart.
-    pub fn prefix_len(self, text: &str) -> usize {
-        let prefix = match self {
-            RowKind::User => "user: ",
-            RowKind::Assistant | RowKind::AssistantQuiet | RowKind::AssistantError => "assistant: ",
-            _ => return 0,
-        };
-        if text.starts_with(prefix) {
-            prefix.len()
-        } else {
-            0
-        }
-    }
-}
 
 /// pi's tree filters, in the order Ctrl+O cycles through them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -79,6 +47,43 @@ impl Filter {
             Filter::Default
         } else {
             chosen
+        }
+    }
+
+    /// Whether pi's `/tree` shows the entry of `t` under this filter.
+    pub fn shows(self, t: &LoadedSession, node: u32) -> bool {
+        let e = t.entry(node);
+        if e.kind == Kind::Usage {
+            return false;
+        }
+        if let Some(m) = e.message() {
+            // Tool-call-only assistant turns clutter the tree; pi keeps the
+            // leaf, errors and aborts.
+            if m.role == Role::Assistant && Some(node) != t.leaf {
+                let failed = m
+                    .stop_reason
+                    .as_deref()
+                    .is_some_and(|r| r != "stop" && r != "toolUse");
+                if !m.content.text.has_text && !failed {
+                    return false;
+                }
+            }
+        }
+        let setting = matches!(
+            e.kind,
+            Kind::Label
+                | Kind::ContextEdit
+                | Kind::Custom
+                | Kind::ModelChange
+                | Kind::ThinkingLevelChange
+                | Kind::SessionInfo
+        );
+        match self {
+            Filter::Default => !setting,
+            Filter::NoTools => !setting && !e.is_role(Role::ToolResult),
+            Filter::UserOnly => e.is_role(Role::User),
+            Filter::LabeledOnly => t.session.label_of(node).is_some(),
+            Filter::All => true,
         }
     }
 
@@ -133,7 +138,7 @@ impl Rows {
             let i = node as usize;
             let p = t.parent[i];
             hidden[i] = p.is_some_and(|p| folded.contains(&p) || hidden[p as usize]);
-            visible[i] = !hidden[i] && t.shown(node, filter);
+            visible[i] = !hidden[i] && filter.shows(t, node);
             nearest[i] = p.and_then(|p| {
                 if visible[p as usize] {
                     Some(p)

@@ -1,10 +1,14 @@
 //! The sessions pane: projects and their sessions, the search box with pi's
 //! query language, scope / sort / named / path toggles, and deep-search hits.
 
-pub use super::picker_view::{DrawContext, HEADER_LINES, draw};
+mod draw;
+
 use crate::catalog::{Query, SessionSummary, SessionsFolder, SortMode};
-use crate::tui::keymap::Action;
-use crate::tui::sessions::{self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow};
+use crate::tui::input::keymap::Action;
+use crate::tui::model::sessions::{
+    self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow,
+};
+pub use draw::{DrawContext, HEADER_LINES, draw};
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 

@@ -3,4 +3,4 @@
 
 pub mod dialog;
 pub mod help;
-pub mod input;
+pub mod text_input;

@@ -1,15 +1,15 @@
 //! The work behind each `Command` (reading a session, building a preview,
 //! loading the catalog, deep search), and the threads that run it.
 
-use super::demo;
-use super::entry_tree::LoadedSession;
-use super::event::{AppEvent, Command};
-use super::preview_doc;
-use super::sessions::CatalogUpdate;
-use super::{jobs, strings};
+use super::jobs;
 use crate::catalog::discover::FolderSource;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
+use crate::tui::event::{AppEvent, Command};
+use crate::tui::model::loaded::{LoadedSession, OpenError};
+use crate::tui::model::preview_doc;
+use crate::tui::model::sessions::CatalogUpdate;
+use crate::tui::work::demo;
 use crate::watch::{self, Watch};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
@@ -65,7 +65,7 @@ impl JobContext {
             Command::OpenSession { generation, path } => {
                 let result = Session::open(&path)
                     .map(|s| Arc::new(LoadedSession::new(s, self.home.as_deref())))
-                    .map_err(|e| e.to_string());
+                    .map_err(|e| OpenError::Unreadable(e.to_string()));
                 send(AppEvent::SessionOpened {
                     generation,
                     path,
@@ -117,7 +117,7 @@ impl JobContext {
     }
 
     /// Reads on from where `loaded` stopped; `None` when nothing changed.
-    fn refresh(&self, loaded: &LoadedSession) -> Option<Result<Arc<LoadedSession>, String>> {
+    fn refresh(&self, loaded: &LoadedSession) -> Option<Result<Arc<LoadedSession>, OpenError>> {
         let mut session = (*loaded.session).clone();
         let home = self.home.as_deref();
         match session.refresh() {
@@ -131,9 +131,9 @@ impl JobContext {
             Err(SessionError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::NotFound =>
             {
-                Some(Err(strings::SESSION_DELETED.to_string()))
+                Some(Err(OpenError::Deleted))
             }
-            Err(e) => Some(Err(e.to_string())),
+            Err(e) => Some(Err(OpenError::Unreadable(e.to_string()))),
         }
     }
 

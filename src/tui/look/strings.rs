@@ -1,8 +1,8 @@
 //! What the editing actions and live reload say, in one place: dialog
 //! titles and questions, status messages.
 
-use super::format;
 use crate::safe_text::clean_line;
+use crate::tui::look::format;
 use std::path::Path;
 
 pub const ALREADY_THERE: &str = "Already at this point";

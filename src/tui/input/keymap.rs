@@ -1,8 +1,8 @@
 //! Every key binding in force: the default keys (`assets/keymap.toml`),
 //! user overrides, and the rule that no key does two things in one pane.
 
-pub use super::action::{ACTIONS, Action, ActionInfo, Scope};
-pub use super::key::Key;
+pub use crate::tui::input::actions::{ACTIONS, Action, ActionInfo, Scope};
+pub use crate::tui::input::key::Key;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use std::collections::HashMap;
 
@@ -14,7 +14,7 @@ pub struct Keymap {
 }
 
 /// The default bindings, as shipped.
-pub const DEFAULT_KEYMAP: &str = include_str!("../../assets/keymap.toml");
+pub const DEFAULT_KEYMAP: &str = include_str!("../../../assets/keymap.toml");
 
 impl Keymap {
     /// The shipped bindings.

@@ -3,8 +3,8 @@
 
 use crate::safe_text as text;
 use crate::tui::config::Config;
-use crate::tui::keymap::{ACTIONS, Scope};
-use crate::tui::theme::Theme;
+use crate::tui::input::keymap::{ACTIONS, Scope};
+use crate::tui::look::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -1,14 +1,14 @@
 //! Drawing the sessions pane: the search box, the list settings, project
 //! headings and session rows, deep-search hits, and the empty states.
 
-use super::picker::{DeepSearch, PickerPane};
+use super::{DeepSearch, PickerPane};
 use crate::catalog::SortMode;
 use crate::safe_text as text;
 use crate::session::summary::shorten_home;
 use crate::tui::clock::Clock;
-use crate::tui::format;
-use crate::tui::sessions::{ListScope, PickerRow};
-use crate::tui::theme::Theme;
+use crate::tui::look::format;
+use crate::tui::look::theme::Theme;
+use crate::tui::model::sessions::{ListScope, PickerRow};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

@@ -1,19 +1,19 @@
 //! Live reload as the app sees it: a changed file is read on (the open
 //! session) and summarised again (the sessions list); how changes are noticed.
 
-use super::App;
 use crate::catalog::SessionSummary;
 use crate::tui::event::Command;
-use crate::tui::layout::Pane;
+use crate::tui::look::layout::Pane;
+use crate::tui::look::strings;
 use crate::tui::panes::tree::Content;
-use crate::tui::strings;
+use crate::tui::state::App;
 use crate::watch::WatchMode;
 use std::path::{Path, PathBuf};
 
 impl App {
     /// A session file changed, appeared or disappeared (seen by the watcher,
     /// or written by piscope itself).
-    pub(super) fn file_changed(&mut self, path: &Path, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn file_changed(&mut self, path: &Path, cmds: &mut Vec<Command>) {
         if self.open_path.as_deref() == Some(path) {
             self.refresh_open(cmds);
         }
@@ -31,7 +31,7 @@ impl App {
 
     /// Reads the open session on from where it was read to; the tree keeps
     /// its selection and folds by entry id.
-    pub(super) fn refresh_open(&mut self, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn refresh_open(&mut self, cmds: &mut Vec<Command>) {
         let Some(path) = self.open_path.clone() else {
             return;
         };
@@ -54,7 +54,7 @@ impl App {
         }
     }
 
-    pub(super) fn on_session_changed(
+    pub(in crate::tui) fn on_session_changed(
         &mut self,
         path: PathBuf,
         summary: Option<Box<SessionSummary>>,
@@ -74,7 +74,7 @@ impl App {
         }
     }
 
-    pub(super) fn on_watching(&mut self, mode: WatchMode) {
+    pub(in crate::tui) fn on_watching(&mut self, mode: WatchMode) {
         if let WatchMode::Polling { reason } = &mode {
             self.say(strings::polling(reason), false);
         }

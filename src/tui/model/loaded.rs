@@ -1,12 +1,63 @@
 //! A session prepared for the tree pane: the engine's session plus each
 //! entry's clean one-line text, row colour and pi's display order.
 
-use super::entry_tree::{Filter, RowKind};
 use crate::safe_text as text;
 use crate::session::Session;
-use crate::session::entry::{Entry, Info, Kind, Role};
+use crate::session::entry::{Entry, Info, Role};
 use crate::session::summary::{self, ToolCalls};
 use std::sync::Arc;
+
+/// How a row's text is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowKind {
+    User,
+    Assistant,
+    /// `(aborted)` or `(no content)`.
+    AssistantQuiet,
+    AssistantError,
+    Tool,
+    Bash,
+    Custom,
+    Compaction,
+    BranchSummary,
+    /// Model, thinking level, label, title, custom and context-edit entries.
+    Setting,
+}
+
+impl RowKind {
+    /// Columns of the row text that name the role (`user: `), coloured apart.
+    pub fn prefix_len(self, text: &str) -> usize {
+        let prefix = match self {
+            RowKind::User => "user: ",
+            RowKind::Assistant | RowKind::AssistantQuiet | RowKind::AssistantError => "assistant: ",
+            _ => return 0,
+        };
+        if text.starts_with(prefix) {
+            prefix.len()
+        } else {
+            0
+        }
+    }
+}
+
+/// Why a session could not be shown: a type, so the app tells a deleted
+/// session from an unreadable one without comparing texts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// The open session's file is gone (noticed when reading on).
+    Deleted,
+    /// The file could not be read: the reader's one-line error.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Deleted => f.write_str(crate::tui::look::strings::SESSION_DELETED),
+            OpenError::Unreadable(e) => f.write_str(e),
+        }
+    }
+}
 
 /// A session read for the tree pane: the engine's session plus, per entry,
 /// the clean one-line text and pi's display order. Built off the UI thread.
@@ -93,43 +144,6 @@ impl LoadedSession {
         self.session
             .label_of(node)
             .map(|l| text::clean_line(&l.label))
-    }
-
-    /// Whether pi's `/tree` shows the entry under `filter`.
-    pub fn shown(&self, node: u32, filter: Filter) -> bool {
-        let e = self.entry(node);
-        if e.kind == Kind::Usage {
-            return false;
-        }
-        if let Some(m) = e.message() {
-            // Tool-call-only assistant turns clutter the tree; pi keeps the
-            // leaf, errors and aborts.
-            if m.role == Role::Assistant && Some(node) != self.leaf {
-                let failed = m
-                    .stop_reason
-                    .as_deref()
-                    .is_some_and(|r| r != "stop" && r != "toolUse");
-                if !m.content.text.has_text && !failed {
-                    return false;
-                }
-            }
-        }
-        let setting = matches!(
-            e.kind,
-            Kind::Label
-                | Kind::ContextEdit
-                | Kind::Custom
-                | Kind::ModelChange
-                | Kind::ThinkingLevelChange
-                | Kind::SessionInfo
-        );
-        match filter {
-            Filter::Default => !setting,
-            Filter::NoTools => !setting && !e.is_role(Role::ToolResult),
-            Filter::UserOnly => e.is_role(Role::User),
-            Filter::LabeledOnly => self.session.label_of(node).is_some(),
-            Filter::All => true,
-        }
     }
 
     /// What `/` searches in: label, role words and the row text, lower case.

@@ -1,10 +1,10 @@
 //! A dialog over the panes: a question with an optional text field, what
 //! Enter does, and what happens next (`then`, chosen by whoever opened it).
 
-use super::input::TextInput;
 use crate::safe_text as text;
-use crate::tui::keymap::Key;
-use crate::tui::theme::Theme;
+use crate::tui::input::keymap::Key;
+use crate::tui::look::theme::Theme;
+use crate::tui::overlays::text_input::TextInput;
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::layout::Rect;

@@ -169,55 +169,55 @@ pub const DEMO_SESSIONS: &[(&str, &[u8])] = &[
     (
         "--home-ada-notes--/2026-01-11T17-39-09-004Z_019bae23-ee4c-715b-95c5-f4e0500bf8c1.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--home-ada-notes--/2026-01-11T17-39-09-004Z_019bae23-ee4c-715b-95c5-f4e0500bf8c1.jsonl"
+            "../../../assets/demo/sessions/--home-ada-notes--/2026-01-11T17-39-09-004Z_019bae23-ee4c-715b-95c5-f4e0500bf8c1.jsonl"
         ),
     ),
     (
         "--home-ada-notes--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e28d5e7631.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--home-ada-notes--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e28d5e7631.jsonl"
+            "../../../assets/demo/sessions/--home-ada-notes--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e28d5e7631.jsonl"
         ),
     ),
     (
         "--home-ada-notes--/2026-01-11T18-16-13-962Z_019bae45-e18a-715b-95c5-f4e82ed849e3.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--home-ada-notes--/2026-01-11T18-16-13-962Z_019bae45-e18a-715b-95c5-f4e82ed849e3.jsonl"
+            "../../../assets/demo/sessions/--home-ada-notes--/2026-01-11T18-16-13-962Z_019bae45-e18a-715b-95c5-f4e82ed849e3.jsonl"
         ),
     ),
     (
         "--home-ada-src-compiler--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e577f37b3f.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e577f37b3f.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e577f37b3f.jsonl"
         ),
     ),
     (
         "--home-ada-src-compiler--/2026-01-11T18-12-39-089Z_019bae42-9a31-715b-95c5-f4e70205176a.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-11T18-12-39-089Z_019bae42-9a31-715b-95c5-f4e70205176a.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-11T18-12-39-089Z_019bae42-9a31-715b-95c5-f4e70205176a.jsonl"
         ),
     ),
     (
         "--home-ada-src-web-shop--/2026-01-11T16-51-46-133Z_019badf8-8d55-715b-95c5-f4d8f8b72a16.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T16-51-46-133Z_019badf8-8d55-715b-95c5-f4d8f8b72a16.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T16-51-46-133Z_019badf8-8d55-715b-95c5-f4d8f8b72a16.jsonl"
         ),
     ),
     (
         "--home-ada-src-web-shop--/2026-01-11T16-56-55-516Z_019badfd-45dc-715b-95c5-f4dad3a6af53.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T16-56-55-516Z_019badfd-45dc-715b-95c5-f4dad3a6af53.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T16-56-55-516Z_019badfd-45dc-715b-95c5-f4dad3a6af53.jsonl"
         ),
     ),
     (
         "--home-ada-src-web-shop--/2026-01-11T17-03-56-488Z_019bae03-b248-715b-95c5-f4dd930962a1.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T17-03-56-488Z_019bae03-b248-715b-95c5-f4dd930962a1.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T17-03-56-488Z_019bae03-b248-715b-95c5-f4dd930962a1.jsonl"
         ),
     ),
     (
         "--srv-work-infra- prod--/2026-01-11T17-21-27-556Z_019bae13-bc04-715b-95c5-f4dfd2fe7521.jsonl",
         include_bytes!(
-            "../../assets/demo/sessions/--srv-work-infra- prod--/2026-01-11T17-21-27-556Z_019bae13-bc04-715b-95c5-f4dfd2fe7521.jsonl"
+            "../../../assets/demo/sessions/--srv-work-infra- prod--/2026-01-11T17-21-27-556Z_019bae13-bc04-715b-95c5-f4dfd2fe7521.jsonl"
         ),
     ),
 ];

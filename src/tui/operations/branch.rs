@@ -1,0 +1,29 @@
+//! Branch from an entry: the dialog for an optional summary, written by
+//! the workers as the new leaf (with a branch summary when given).
+
+use crate::tui::look::strings;
+use crate::tui::overlays::dialog::Dialog;
+use crate::tui::state::{App, Then};
+
+impl App {
+    pub(in crate::tui) fn ask_branch(&mut self) {
+        let Some((path, target, what)) = self.selected_entry() else {
+            return;
+        };
+        let there = match (self.tree.loaded(), self.tree.selected_node()) {
+            (Some(t), Some(node)) => crate::session::already_there(&t.session, node),
+            _ => false,
+        };
+        if there {
+            self.say(strings::ALREADY_THERE.to_string(), false);
+            return;
+        }
+        self.dialog = Some(Dialog::ask(
+            strings::BRANCH_TITLE,
+            strings::branch_body(&what),
+            "",
+            "branch",
+            Then::Branch { path, target },
+        ));
+    }
+}

@@ -1,0 +1,89 @@
+//! Resume a session in pi (or print its path with `--print`): the workers
+//! find pi and the session's folder; a missing folder or pi asks first.
+
+use crate::catalog::SessionSummary;
+use crate::tui::event::Command;
+use crate::tui::look::strings;
+use crate::tui::overlays::dialog::Dialog;
+use crate::tui::state::Exit;
+use crate::tui::state::{App, Then};
+use crate::tui::work::jobs::Job;
+use crate::tui::work::resume::Resume;
+use std::path::PathBuf;
+
+impl App {
+    /// Resumes the selected listed session; false when none is selected
+    /// (a project heading, a deep-search hit).
+    pub(in crate::tui) fn resume_selected(&mut self, cmds: &mut Vec<Command>) -> bool {
+        let chosen = self
+            .picker
+            .deep
+            .is_none()
+            .then(|| self.picker.selected_session().cloned())
+            .flatten();
+        match chosen {
+            Some(s) => {
+                self.resume(&s, cmds);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(in crate::tui) fn resume(&mut self, s: &SessionSummary, cmds: &mut Vec<Command>) {
+        if self.print_mode {
+            self.exit = Some(Exit::Print(s.path.clone()));
+            self.quit = true;
+            return;
+        }
+        cmds.push(Command::Act(Box::new(Job::PrepareResume {
+            session: s.path.clone(),
+            cwd: Some(s.cwd.clone()).filter(|c| !c.is_empty()),
+            here: self.here.clone(),
+            in_here: false,
+            command: self.config.pi_command.clone(),
+        })));
+    }
+
+    /// The job of resuming in the folder piscope runs in.
+    pub(in crate::tui) fn resume_here_job(&self, session: PathBuf) -> Job {
+        Job::PrepareResume {
+            session,
+            cwd: None,
+            here: self.here.clone(),
+            in_here: true,
+            command: self.config.pi_command.clone(),
+        }
+    }
+
+    /// pi is found and the folder is there: leave the screen and become pi.
+    pub(in crate::tui) fn on_resume_ready(&mut self, resume: Resume) {
+        self.exit = Some(Exit::Resume(resume));
+        self.quit = true;
+    }
+
+    /// The session's folder is gone: ask to open pi here instead.
+    pub(in crate::tui) fn ask_resume_here(
+        &mut self,
+        session: PathBuf,
+        cwd: &str,
+        here: &std::path::Path,
+    ) {
+        self.dialog = Some(Dialog::confirm(
+            strings::FOLDER_GONE_TITLE,
+            strings::folder_gone_body(cwd, here),
+            "open pi here",
+            Then::ResumeHere { session },
+        ));
+    }
+
+    /// pi cannot be started: say how to resume by hand.
+    pub(in crate::tui) fn on_pi_missing(&mut self, program: &str, by_hand: &str) {
+        self.dialog = Some(Dialog::confirm(
+            strings::PI_MISSING_TITLE,
+            strings::pi_missing_body(program, by_hand),
+            "close",
+            Then::Close,
+        ));
+    }
+}

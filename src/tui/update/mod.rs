@@ -1,0 +1,198 @@
+//! How the app changes: `App::new` and `App::update`, which turn each
+//! event into new state and the commands for the workers; one file per kind
+//! of event (keys, mouse, worker results, live changes) and the view's fit.
+
+mod keys;
+pub mod live;
+mod mouse;
+mod results;
+mod view;
+
+use crate::tui::clock::Clock;
+use crate::tui::config::Config;
+use crate::tui::event::{AppEvent, Command};
+use crate::tui::look::layout::Pane;
+use crate::tui::model::loaded::OpenError;
+use crate::tui::panes::picker::PickerPane;
+use crate::tui::panes::preview::PreviewPane;
+use crate::tui::panes::tree::{Content, TreePane};
+use crate::tui::state::{App, Message, Start};
+use crate::watch::Target;
+use ratatui::layout::Rect;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+/// Idle ticks (seconds) between two looks at the open session's file.
+const SLOW_POLL_TICKS: u64 = 3;
+
+impl App {
+    /// A new app; the commands start the first work (reading the file or
+    /// the catalog).
+    pub fn new(
+        start: Start,
+        config: Config,
+        clock: Clock,
+        home: Option<String>,
+        size: Rect,
+    ) -> (App, Vec<Command>) {
+        let (panes, focus) = match start {
+            Start::File(_) => (vec![Pane::Tree, Pane::Preview], Pane::Tree),
+            Start::Catalog { .. } => (vec![Pane::Picker, Pane::Tree, Pane::Preview], Pane::Picker),
+        };
+        let message = config.report().map(|text| Message {
+            text,
+            error: true,
+            until: None,
+        });
+        let mut app = App {
+            config,
+            clock,
+            home,
+            size,
+            panes,
+            focus,
+            picker: PickerPane::default(),
+            tree: TreePane::default(),
+            preview: PreviewPane::default(),
+            help: None,
+            dialog: None,
+            banner: None,
+            message,
+            quit: false,
+            exit: None,
+            print_mode: false,
+            here: PathBuf::from("."),
+            watch_mode: None,
+            open_path: None,
+            open_generation: 0,
+            tree_generation: 0,
+            preview_latest: Arc::new(AtomicU64::new(0)),
+            preview_requested: None,
+            deep_generation: 0,
+            pending_entry: None,
+            watching: None,
+            own_writes: HashMap::new(),
+            summarising: HashMap::new(),
+            last_delete_mode: None,
+            ticks: 0,
+        };
+        let mut cmds = Vec::new();
+        match start {
+            Start::File(path) => {
+                app.watching = Some(path.clone());
+                cmds.push(Command::Watch(Target::file(&path)));
+                app.open_session(path, &mut cmds);
+            }
+            Start::Catalog { demo } => cmds.push(Command::LoadCatalog { demo }),
+        }
+        app.sync_view(&mut cmds);
+        (app, cmds)
+    }
+
+    /// Changes state for one event; returns the work it needs done.
+    pub fn update(&mut self, event: AppEvent) -> Vec<Command> {
+        let mut cmds = Vec::new();
+        match event {
+            AppEvent::Key(k) => self.on_key(k, &mut cmds),
+            AppEvent::Mouse(m) => self.on_mouse(m, &mut cmds),
+            AppEvent::Resize(w, h) => self.size = Rect::new(0, 0, w, h),
+            AppEvent::Tick => {
+                self.clock = self.clock.tick();
+                // A slow look at the open session besides the watcher, which
+                // can miss changes (some network file systems).
+                self.ticks += 1;
+                if self.ticks.is_multiple_of(SLOW_POLL_TICKS)
+                    && matches!(self.tree.content, Content::Ready(_))
+                {
+                    self.refresh_open(&mut cmds);
+                }
+                if let Some(until) = self.message.as_ref().and_then(|m| m.until) {
+                    if self.clock.now_ms >= until {
+                        self.message = None;
+                    }
+                }
+            }
+            AppEvent::SessionOpened {
+                generation,
+                path,
+                result,
+            } => {
+                if generation == self.open_generation {
+                    match result {
+                        Ok(loaded) => {
+                            let damaged = loaded.session.damaged_lines();
+                            self.tree.set_session(loaded);
+                            self.tree_generation = generation;
+                            if let Some((p, id)) = self.pending_entry.take() {
+                                if p == path && !self.tree.select_id(&id) {
+                                    self.say(format!("Entry {id} is not in this session"), true);
+                                }
+                            }
+                            if damaged > 0 {
+                                self.say(
+                                    format!(
+                                        "{damaged} damaged line{} skipped, as pi skips them",
+                                        if damaged == 1 { "" } else { "s" }
+                                    ),
+                                    false,
+                                );
+                            }
+                        }
+                        Err(error) => {
+                            let error_text = error.to_string();
+                            if error == OpenError::Deleted {
+                                self.say(error_text.clone(), true);
+                            }
+                            self.tree.content = Content::Failed {
+                                path,
+                                error: error_text,
+                            };
+                            self.tree.rows = Default::default();
+                        }
+                    }
+                }
+            }
+            AppEvent::PreviewReady(doc) => {
+                if Some(doc.key) == self.preview.wanted {
+                    self.preview.set_doc(doc);
+                }
+            }
+            AppEvent::Catalog(update) => self.on_catalog(update, &mut cmds),
+            AppEvent::DeepSearchDone {
+                generation,
+                query: _,
+                result,
+            } => {
+                let outcome = self.picker.deep_done(generation, result);
+                self.on_picker(outcome, &mut cmds);
+            }
+            AppEvent::FileChanged(path) => self.file_changed(&path, &mut cmds),
+            AppEvent::Watching(mode) => self.on_watching(mode),
+            AppEvent::SessionChanged { path, summary } => {
+                self.on_session_changed(path, summary, &mut cmds)
+            }
+            AppEvent::ActionDone(outcome) => self.on_outcome(outcome, &mut cmds),
+        }
+        self.sync_view(&mut cmds);
+        cmds
+    }
+
+    pub(in crate::tui) fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
+        let failed = matches!(self.tree.content, Content::Failed { .. });
+        if self.open_path.as_ref() == Some(&path) && !failed {
+            return;
+        }
+        self.open_generation += 1;
+        self.open_path = Some(path.clone());
+        // The previous tree stays on screen until the new one is read.
+        if !matches!(self.tree.content, Content::Ready(_)) {
+            self.tree.content = Content::Loading(path.clone());
+        }
+        cmds.push(Command::OpenSession {
+            generation: self.open_generation,
+            path,
+        });
+    }
+}

@@ -1,0 +1,90 @@
+//! Worker results: the catalog's progress and the sessions pane's outcomes.
+
+use crate::tui::event::Command;
+use crate::tui::look::layout::Pane;
+use crate::tui::model::sessions::CatalogUpdate;
+use crate::tui::panes::picker::PickerOutcome;
+use crate::tui::state::App;
+use crate::watch::Target;
+
+impl App {
+    pub(in crate::tui) fn on_catalog(&mut self, update: CatalogUpdate, cmds: &mut Vec<Command>) {
+        let done = matches!(update, CatalogUpdate::Done { .. });
+        let demo_started = match &update {
+            CatalogUpdate::Started {
+                demo: true, folder, ..
+            } => Some(folder.dir.clone()),
+            _ => None,
+        };
+        if let CatalogUpdate::Started { folder, .. } = &update {
+            if self.watching.as_ref() != Some(&folder.dir) {
+                self.watching = Some(folder.dir.clone());
+                cmds.push(Command::Watch(Target::folder(&folder.dir)));
+            }
+        }
+        if let Some(dir) = demo_started {
+            self.banner = Some(format!(
+                "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
+                dir.display()
+            ));
+        }
+        if let Some(path) = self.picker.on_catalog(update) {
+            self.open_session(path, cmds);
+        }
+        if done {
+            if self.picker.sessions.is_empty() && !self.picker.demo {
+                // Nothing at all: show the bundled demo sessions instead.
+                cmds.push(Command::LoadCatalog { demo: true });
+            } else if let Some(p) = self.picker.problems.first().cloned() {
+                let more = self.picker.problems.len() - 1;
+                let tail = if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                };
+                self.say(format!("{p}{tail}"), true);
+            }
+        }
+    }
+
+    pub(in crate::tui) fn on_picker(&mut self, outcome: PickerOutcome, cmds: &mut Vec<Command>) {
+        match outcome {
+            PickerOutcome::Nothing => {}
+            PickerOutcome::Show(path) => self.open_session(path, cmds),
+            PickerOutcome::ShowEntry { path, entry } => {
+                let here = self.open_path.as_ref() == Some(&path) && !self.tree_is_behind();
+                if let Some(id) = entry {
+                    let found = here && self.tree.select_id(&id);
+                    if here && !found {
+                        self.say(format!("Entry {id} is not in this session"), true);
+                    } else if !here {
+                        self.pending_entry = Some((path.clone(), id));
+                    }
+                }
+                self.open_session(path, cmds);
+            }
+            PickerOutcome::FocusTree => self.focus = Pane::Tree,
+            PickerOutcome::StartDeepSearch(query) => {
+                self.deep_generation += 1;
+                self.picker.begin_deep(self.deep_generation, query.clone());
+                let sessions = self
+                    .picker
+                    .rows
+                    .iter()
+                    .filter_map(|r| match r {
+                        crate::tui::model::sessions::PickerRow::Session { index, .. } => {
+                            self.picker.sessions.get(*index).cloned()
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                cmds.push(Command::DeepSearch {
+                    generation: self.deep_generation,
+                    query,
+                    sessions,
+                });
+            }
+            PickerOutcome::Say(text) => self.say(text, false),
+        }
+    }
+}

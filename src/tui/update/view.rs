@@ -1,0 +1,68 @@
+//! The view's fit: each pane's height from the layout, and the preview the
+//! tree's selection needs.
+
+use crate::tui::event::Command;
+use crate::tui::look::layout::Pane;
+use crate::tui::model::preview_doc::{PreviewKey, PreviewRequest};
+use crate::tui::panes::picker::{self};
+use crate::tui::panes::preview::{self};
+use crate::tui::state::App;
+use ratatui::layout::Rect;
+use std::sync::atomic::Ordering;
+
+impl App {
+    /// Fits the panes to the layout and asks for the preview the tree's
+    /// selection needs.
+    pub(in crate::tui) fn sync_view(&mut self, cmds: &mut Vec<Command>) {
+        let layout = self.layout();
+        let inner = |r: Rect| Rect {
+            x: r.x + 1,
+            y: r.y + 1,
+            width: r.width.saturating_sub(2),
+            height: r.height.saturating_sub(2),
+        };
+        if let Some(r) = layout.rect(Pane::Picker) {
+            let h = inner(r).height.saturating_sub(picker::HEADER_LINES);
+            self.picker.set_height(usize::from(h));
+        }
+        if let Some(r) = layout.rect(Pane::Tree) {
+            let search = self.tree.search.editing || !self.tree.search.query.is_empty();
+            let h = inner(r).height.saturating_sub(u16::from(search));
+            self.tree.set_height(usize::from(h));
+        }
+        let preview_rect = layout
+            .rect(Pane::Preview)
+            .map(|r| preview::text_area(inner(r)));
+        if let Some(r) = preview_rect {
+            self.preview.set_height(usize::from(r.height));
+        }
+        let node = self.tree.selected_node();
+        let width = preview_rect.map(|r| r.width);
+        self.preview.wanted = match (node, width) {
+            (Some(node), Some(width)) => Some(PreviewKey {
+                session: self.tree_generation,
+                node,
+                mode: self.preview.mode,
+                width,
+            }),
+            (Some(node), None) => self.preview.wanted.filter(|w| w.node == node),
+            _ => None,
+        };
+        if !self.preview.is_stale() || self.preview_requested == self.preview.wanted {
+            return;
+        }
+        let (Some(key), Some(loaded)) = (self.preview.wanted, self.tree.loaded().cloned()) else {
+            return;
+        };
+        let generation = self.preview_latest.fetch_add(1, Ordering::Relaxed) + 1;
+        self.preview_requested = Some(key);
+        cmds.push(Command::BuildPreview(Box::new(PreviewRequest {
+            generation,
+            key,
+            loaded,
+            theme: self.config.theme.clone(),
+            clock: self.clock,
+            latest: self.preview_latest.clone(),
+        })));
+    }
+}
