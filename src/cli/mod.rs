@@ -347,8 +347,13 @@ pub fn info_json(s: &Session) -> String {
     } else if s.tree.last().is_none() {
         o.push_str(",\"leafId\":null");
     }
-    let name = s.name().map_or_else(|| "null".to_string(), |n| json_string(&n));
-    o.push_str(&format!(",\"name\":{name},\"entryCount\":{}", s.live_entries().count()));
+    let name = s
+        .name()
+        .map_or_else(|| "null".to_string(), |n| json_string(&n));
+    o.push_str(&format!(
+        ",\"name\":{name},\"entryCount\":{}",
+        s.live_entries().count()
+    ));
     let labels: Vec<String> = labels
         .iter()
         .map(|(k, v)| format!("{}:{v}", json_string(k)))
@@ -357,7 +362,11 @@ pub fn info_json(s: &Session) -> String {
     let branch: Vec<String> = s
         .branch()
         .into_iter()
-        .map(|i| s.entry(i).id_str().map_or_else(|| "null".to_string(), jskey::to_json))
+        .map(|i| {
+            s.entry(i)
+                .id_str()
+                .map_or_else(|| "null".to_string(), jskey::to_json)
+        })
         .collect();
     o.push_str(&format!(",\"branch\":[{}]}}", branch.join(",")));
     o

@@ -214,7 +214,11 @@ impl Session {
             }
             for m in messages {
                 // A number beyond f64 is written as JavaScript writes it (null).
-                let m = if e.js_echo { super::jsvalue::normalize(&m) } else { m };
+                let m = if e.js_echo {
+                    super::jsvalue::normalize(&m)
+                } else {
+                    m
+                };
                 put(out, &m).map_err(io)?;
             }
         }

@@ -755,7 +755,9 @@ pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LinePars
                 // serde words the error with line and column.
                 let serde = match first {
                     Err(serde) if !serde.is_empty() => Some(serde),
-                    _ => serde_json::from_str::<serde::de::IgnoredAny>(text).err().map(|e| e.to_string()),
+                    _ => serde_json::from_str::<serde::de::IgnoredAny>(text)
+                        .err()
+                        .map(|e| e.to_string()),
                 };
                 return LineParse::Invalid(serde.unwrap_or_else(|| e.to_string()));
             }
@@ -777,7 +779,14 @@ pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LinePars
                 parent_id: Scalar::Missing,
                 timestamp: Scalar::Missing,
             };
-            let e = head.into_entry(Kind::Missing, None, Info::None, meta.number, span, meta.lossy);
+            let e = head.into_entry(
+                Kind::Missing,
+                None,
+                Info::None,
+                meta.number,
+                span,
+                meta.lossy,
+            );
             return LineParse::NotObject(e);
         }
         (Err(_), _) => return LineParse::Falsy,
@@ -808,7 +817,10 @@ fn is_js_json_space(c: char) -> bool {
 /// exact where serde saw a lone surrogate, a number beyond f64, an object.
 fn exact_keys(e: &mut Entry, v: &JsValue) {
     let line = e.line;
-    let key = |name: &str, tag: char| v.member_key(name, &format!("{line}{tag}:")).map(|k| k.encode());
+    let key = |name: &str, tag: char| {
+        v.member_key(name, &format!("{line}{tag}:"))
+            .map(|k| k.encode())
+    };
     e.id = key("id", 'i');
     e.parent = match key("parentId", 'p') {
         None => Parent::Missing,
@@ -816,7 +828,9 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         Some(k) => Parent::Id(k),
     };
     match &mut e.info {
-        Info::Label { target, .. } | Info::ContextEdit { target, .. } => *target = key("targetId", 't'),
+        Info::Label { target, .. } | Info::ContextEdit { target, .. } => {
+            *target = key("targetId", 't')
+        }
         Info::Compaction(c) => c.first_kept = key("firstKeptEntryId", 'k'),
         _ => {}
     }

@@ -159,10 +159,21 @@ mod tests {
         assert_eq!(to_json(&of_num(f64::INFINITY)), "null");
         assert_eq!(to_json(&of_object("5i", "[1,{\"a\":2}]")), "[1,{\"a\":2}]");
         assert_eq!(to_json(&of_str("\0x")), "\"\\u0000x\"");
-        for falsy in [of_str(""), of_bool(false), null(), of_num(0.0), of_num(-0.0)] {
+        for falsy in [
+            of_str(""),
+            of_bool(false),
+            null(),
+            of_num(0.0),
+            of_num(-0.0),
+        ] {
             assert!(!is_truthy(&falsy), "{falsy:?}");
         }
-        for truthy in [of_str("0"), of_bool(true), of_num(1.0), of_object("1i", "{}")] {
+        for truthy in [
+            of_str("0"),
+            of_bool(true),
+            of_num(1.0),
+            of_object("1i", "{}"),
+        ] {
             assert!(is_truthy(&truthy), "{truthy:?}");
         }
     }

@@ -91,7 +91,11 @@ impl Parser<'_> {
                             let hex = self.b.get(self.i + 2..self.i + 6);
                             let hex = hex.and_then(|h| std::str::from_utf8(h).ok());
                             match hex.and_then(|h| u16::from_str_radix(h, 16).ok()) {
-                                Some(u) if hex.is_some_and(|h| h.bytes().all(|c| c.is_ascii_hexdigit())) => {
+                                Some(u)
+                                    if hex.is_some_and(|h| {
+                                        h.bytes().all(|c| c.is_ascii_hexdigit())
+                                    }) =>
+                                {
                                     self.i += 4;
                                     u
                                 }
@@ -341,7 +345,9 @@ impl JsValue {
 
     /// Whether any number in the value is beyond f64 (±Infinity).
     pub fn has_non_finite(&self) -> bool {
-        self.tape.iter().any(|n| matches!(n, Node::Num(x) if !x.is_finite()))
+        self.tape
+            .iter()
+            .any(|n| matches!(n, Node::Num(x) if !x.is_finite()))
     }
 
     /// The version pi migrates a header with this value from: `version ?? 1`
@@ -483,9 +489,11 @@ enum Style {
 fn push_number(out: &mut String, n: f64, style: Style) {
     match style {
         Style::Js if !n.is_finite() => out.push_str("null"),
-        Style::Serde if n.is_infinite() => {
-            out.push_str(if n > 0.0 { "1.7976931348623157e308" } else { "-1.7976931348623157e308" })
-        }
+        Style::Serde if n.is_infinite() => out.push_str(if n > 0.0 {
+            "1.7976931348623157e308"
+        } else {
+            "-1.7976931348623157e308"
+        }),
         _ => out.push_str(&js_number(n)),
     }
 }
@@ -513,7 +521,9 @@ pub fn string_to_number(text: &str) -> f64 {
         if digits.is_empty() || !digits.chars().all(|c| c.is_digit(r)) {
             return f64::NAN;
         }
-        digits.chars().fold(0.0, |acc, c| acc * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0)))
+        digits.chars().fold(0.0, |acc, c| {
+            acc * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0))
+        })
     };
     let lower = t.get(..2).map(str::to_ascii_lowercase);
     match lower.as_deref() {
@@ -534,8 +544,13 @@ pub fn string_to_number(text: &str) -> f64 {
     // and an optional exponent; Rust's parser takes exactly these once
     // its own words (inf, nan) are kept out.
     let ok = !body.is_empty()
-        && body.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
-        && body.bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'.');
+        && body
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+        && body
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == b'.');
     match body.parse::<f64>() {
         Ok(v) if ok => sign * v,
         _ => f64::NAN,
@@ -666,7 +681,17 @@ mod tests {
         let v = JsValue::parse(r#"["x\ud83dy","\ud83d\ude00"]"#).unwrap();
         assert_eq!(v.stringify(), "[\"x\\ud83dy\",\"\u{1f600}\"]");
         assert_eq!(v.to_serde_text(), "[\"x\u{FFFD}y\",\"\u{1f600}\"]");
-        for bad in ["{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "\"a\u{1}\"", "[1] 2", ""] {
+        for bad in [
+            "{",
+            "[1,]",
+            "{\"a\" 1}",
+            "01",
+            "1.",
+            "\"\\x\"",
+            "\"a\u{1}\"",
+            "[1] 2",
+            "",
+        ] {
             assert!(JsValue::parse(bad).is_err(), "{bad}");
         }
     }
@@ -707,7 +732,11 @@ mod tests {
             (r#"{"version":".2e1"}"#, 2),
             (r#"{"version":"inf"}"#, 3),
         ] {
-            assert_eq!(JsValue::parse(text).unwrap().header_version(), version, "{text}");
+            assert_eq!(
+                JsValue::parse(text).unwrap().header_version(),
+                version,
+                "{text}"
+            );
         }
     }
 

@@ -106,7 +106,10 @@ impl fmt::Display for Problem {
         match &self.kind {
             ProblemKind::Damaged { reason } => write!(f, "damaged, skipped ({reason})"),
             ProblemKind::NotAnObject => {
-                write!(f, "not a JSON object; kept as an entry without id, as pi keeps it")
+                write!(
+                    f,
+                    "not a JSON object; kept as an entry without id, as pi keeps it"
+                )
             }
             ProblemKind::NotUtf8 => write!(f, "bytes that are not UTF-8, read as \u{FFFD}"),
             ProblemKind::Unfinished => write!(f, "still being written or cut off"),

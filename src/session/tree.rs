@@ -271,8 +271,8 @@ impl Tree {
         problems.extend(duplicates);
         let node_of: Vec<u32> = (0..n)
             .map(|i| {
-                let taken = superseded[i]
-                    .then(|| entries[i].id.as_deref().unwrap_or(jskey::UNDEFINED));
+                let taken =
+                    superseded[i].then(|| entries[i].id.as_deref().unwrap_or(jskey::UNDEFINED));
                 taken.and_then(|id| by_id.get(id)).unwrap_or(i as u32)
             })
             .collect();

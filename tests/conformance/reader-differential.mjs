@@ -431,6 +431,10 @@ async function compare(oracle, file, legacy, cmd, rest) {
   const mine = piscope([cmd, file, ...rest, "--json"]);
   checks++;
   const what = `piscope ${[cmd, file, ...rest, "--json"].join(" ")}`;
+  // pi's context call reads entries without checking the header: where
+  // piscope refuses the file as not a session, pi's context is empty.
+  const empty = theirs.ok && cmd === "context" && Array.isArray(theirs.ok.messages) && theirs.ok.messages.length === 0;
+  if (mine.error?.includes("not a pi session") && empty) return mine;
   if (mine.error || theirs.error) {
     if (!(mine.error && theirs.error)) failures.push(`seed ${SEED}: ${what}: piscope ${mine.error ?? "ok"} / pi ${theirs.error ?? "ok"}`);
     return mine;
@@ -497,7 +501,7 @@ try {
 }
 
 console.log(`reader differential: ${FILES} files, ${checks} comparisons, ${skipped} skipped (pi did not answer), ${failures.length} mismatches`);
-for (const f of failures.slice(0, 40)) console.log(f);
+for (const f of failures.slice(0, args.all ? Infinity : 40)) console.log(f);
 if (failures.length > 40) console.log(`... and ${failures.length - 40} more`);
 if (skipped > FILES / 10) failures.push(`seed ${SEED}: pi did not answer ${skipped} requests: too many to trust this run`);
 if (failures.length) {

@@ -308,13 +308,14 @@ cases["duplicate_keys"] = lines(
     user("u1", None, 1, "one"),
     '{"type":"message","id":"u2","id":"u3","parentId":"u1","timestamp":"%s","message":{"role":"user","content":"first","content":"last wins","timestamp":%d},"parentId":"u1"}' % (ts(2), ms(2)),
     '{"type":"custom","type":"message","id":"u4","parentId":"u3","timestamp":"%s","message":{"role":"user","content":"the later type wins","timestamp":%d}}' % (ts(3), ms(3)),
+    '{"type":"message","id":"u5","parentId":"u4","parentId":"u3","timestamp":"%s","message":{"role":"user","content":"a repeated key and a number beyond f64","timestamp":%d,"n":1e400}}' % (ts(4), ms(4)),
 )
 cases["deep_nesting"] = lines(
     header("deep_nesting"),
     user("u1", None, 1, "one"),
     '{"type":"message","id":"u2","parentId":"u1","timestamp":"%s","message":{"role":"user","content":"depth 129 below","timestamp":%d,"details":%s%s}}' % (ts(2), ms(2), "[" * 129, "]" * 129),
     '{"type":"custom","id":"c1","parentId":"u2","timestamp":"%s","customType":"x","data":%s1%s}' % (ts(3), '{"a":' * 1000, "}" * 1000),
-    '{"type":"message","id":"u3","parentId":"c1","timestamp":"%s","message":{"role":"user","content":"after the deep ones","timestamp":%d},"x":%s%s,"x":1}' % (ts(4), ms(4), "[" * 1000, "]" * 1000),
+    '{"type":"message","id":"u3","parentId":"c1","timestamp":"%s","message":{"role":"user","content":"after the deep ones","timestamp":%d},"x":%s%s,"id":"u4"}' % (ts(4), ms(4), "[" * 1000, "]" * 1000),
 )
 cases["truthy_non_objects"] = lines(
     header("truthy_non_objects"),
