@@ -238,14 +238,14 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
         buf.push(b'{');
         if let Some(id) = e.id_str() {
             buf.extend_from_slice(b"\"id\":");
-            push_json_string(&mut buf, id);
+            session::jskey::push_json(&mut buf, id);
             buf.push(b',');
         }
         match &e.parent {
             Parent::Null => buf.extend_from_slice(b"\"parentId\":null,"),
             Parent::Id(p) => {
                 buf.extend_from_slice(b"\"parentId\":");
-                push_json_string(&mut buf, p);
+                session::jskey::push_json(&mut buf, p);
                 buf.push(b',');
             }
             _ => {}
@@ -266,7 +266,7 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
                 buf.push(b',');
             }
             match s.entry(*c).id_str() {
-                Some(id) => push_json_string(&mut buf, id),
+                Some(id) => session::jskey::push_json(&mut buf, id),
                 None => buf.extend_from_slice(b"null"),
             }
         }
@@ -281,38 +281,49 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// `oracle info`: `{header, leafId, name, entryCount, labels, branch}`.
+/// `oracle info`: `{header, leafId, name, entryCount, labels, branch}`,
+/// ids written as the values pi keeps (see `session::jskey`).
 pub fn info_json(s: &Session) -> String {
-    let header: Value = serde_json::from_str(&s.header_json()).unwrap_or(Value::Null);
-    let mut labels = serde_json::Map::new();
+    use session::jskey;
+    use session::raw::json_string;
+    // pi's labels object: property names are `String(id)`, later ones win.
+    let mut labels: indexmap::IndexMap<String, String> = indexmap::IndexMap::new();
     for (_, e) in s.live_entries() {
         if let Some(id) = e.id_str() {
             if let Some(l) = s.tree.label(id) {
-                labels.insert(id.to_string(), Value::String(l.label.clone()));
+                labels.insert(jskey::property_name(id), json_string(&l.label));
             }
         }
     }
-    let branch: Vec<Value> = s
+    let mut o = format!("{{\"header\":{}", s.header_json());
+    if let Some(leaf) = s.leaf_id() {
+        o.push_str(&format!(",\"leafId\":{}", jskey::to_json(leaf)));
+    } else if s.tree.last().is_none() {
+        o.push_str(",\"leafId\":null");
+    }
+    let name = s
+        .name()
+        .map_or_else(|| "null".to_string(), |n| json_string(&n));
+    o.push_str(&format!(
+        ",\"name\":{name},\"entryCount\":{}",
+        s.live_entries().count()
+    ));
+    let labels: Vec<String> = labels
+        .iter()
+        .map(|(k, v)| format!("{}:{v}", json_string(k)))
+        .collect();
+    o.push_str(&format!(",\"labels\":{{{}}}", labels.join(",")));
+    let branch: Vec<String> = s
         .branch()
         .into_iter()
         .map(|i| {
             s.entry(i)
                 .id_str()
-                .map_or(Value::Null, |id| Value::String(id.to_string()))
+                .map_or_else(|| "null".to_string(), jskey::to_json)
         })
         .collect();
-    let mut o = serde_json::Map::new();
-    o.insert("header".into(), header);
-    if let Some(leaf) = s.leaf_id() {
-        o.insert("leafId".into(), Value::String(leaf.to_string()));
-    } else if s.tree.last().is_none() {
-        o.insert("leafId".into(), Value::Null);
-    }
-    o.insert("name".into(), s.name().map_or(Value::Null, Value::String));
-    o.insert("entryCount".into(), Value::from(s.live_entries().count()));
-    o.insert("labels".into(), Value::Object(labels));
-    o.insert("branch".into(), Value::Array(branch));
-    Value::Object(o).to_string()
+    o.push_str(&format!(",\"branch\":[{}]}}", branch.join(",")));
+    o
 }
 
 fn home() -> Option<String> {

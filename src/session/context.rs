@@ -62,6 +62,8 @@ impl Session {
         let start = match leaf {
             LeafSelector::Null => None,
             LeafSelector::Last => self.tree.last(),
+            // pi looks up only a truthy id.
+            LeafSelector::Id(id) if id.is_empty() => self.tree.last(),
             LeafSelector::Id(id) => self.find(id).or(self.tree.last()),
         };
         let path = start.map(|s| self.tree.path_to(s)).unwrap_or_default();
@@ -107,7 +109,8 @@ impl Session {
                     let mut found = false;
                     for &i in &path[..pos] {
                         let e = self.entry(i);
-                        found |= first_kept.is_some() && e.id_str() == first_kept;
+                        // `entry.id === firstKeptEntryId`: both absent is equal too.
+                        found |= e.id_str() == first_kept;
                         let system = self
                             .message_view(i)
                             .is_some_and(|m| *m.role == Role::System);
@@ -195,6 +198,7 @@ impl Session {
             let line = lines.line(e.span).map_err(io)?;
             // Most messages are copied as written: no need to build them.
             let plain = item.edit.is_none()
+                && !e.js_echo
                 && self
                     .message_view(item.entry)
                     .is_some_and(|m| !needs_rebuild(self, &m));
@@ -209,6 +213,12 @@ impl Session {
                 messages = apply_edit(messages, &edit_line);
             }
             for m in messages {
+                // A number beyond f64 is written as JavaScript writes it (null).
+                let m = if e.js_echo {
+                    super::jsvalue::normalize(&m)
+                } else {
+                    m
+                };
                 put(out, &m).map_err(io)?;
             }
         }

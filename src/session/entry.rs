@@ -2,6 +2,7 @@
 //! need; full bodies stay in the file and are read again on demand.
 
 use super::fields::{Obj, Scalar, Short, StrLen};
+use super::jsvalue::JsValue;
 use super::read::LineMeta;
 use crate::jstext::date as jsdate;
 use compact_str::CompactString;
@@ -272,6 +273,9 @@ pub struct Entry {
     pub span: Span,
     /// The line held bytes that are not UTF-8 (decoded as U+FFFD).
     pub lossy: bool,
+    /// The line holds a number beyond f64 (JavaScript's ±Infinity): values
+    /// echoed from it are written as `JSON.stringify` writes them.
+    pub js_echo: bool,
     pub usage: Option<UsageTotals>,
     pub info: Info,
 }
@@ -655,8 +659,9 @@ pub(crate) enum LineParse {
     Blank,
     /// Valid JSON that pi skips (`null`, `0`, `false`, `""`).
     Falsy,
-    /// Valid JSON but not an object.
-    NotObject,
+    /// Valid JSON that is truthy but not an object (`1`, `true`, `[]`):
+    /// pi keeps it as an entry without id, parent or type.
+    NotObject(Entry),
     Invalid(String),
 }
 
@@ -723,7 +728,10 @@ fn parse_text<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
     parse_line_serde::<M>(text, meta)
 }
 
-/// [`parse_line`] by serde alone: any line, with serde's error messages.
+/// [`parse_line`] by serde alone: any line JavaScript's `JSON.parse`
+/// accepts, read as pi reads it. serde_json refuses some (lone surrogate
+/// escapes, numbers beyond f64, duplicate keys in a struct) and reads ids of
+/// other types without their value; those lines go through [`JsValue`].
 pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
     // serde would also read a struct from an array: objects only.
     let object = text.trim_start().starts_with('{');
@@ -732,48 +740,120 @@ pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LinePars
     } else {
         Err(String::new())
     };
-    let fields = match first {
-        Ok(fields) => fields,
-        Err(err) => match serde_json::from_str::<serde_json::Value>(text) {
-            Err(e) => return LineParse::Invalid(if object { err } else { e.to_string() }),
-            Ok(serde_json::Value::Object(map)) => {
-                // serde_json keeps the last of duplicate keys, as JSON.parse does.
-                let again = serde_json::Value::Object(map).to_string();
-                match serde_json::from_str::<LineFields<M>>(&again) {
-                    Ok(fields) => fields,
-                    Err(e) => return LineParse::Invalid(e.to_string()),
-                }
-            }
-            Ok(v) if is_falsy(&v) => return LineParse::Falsy,
-            Ok(_) => return LineParse::NotObject,
-        },
-    };
     let span = Span {
         offset: meta.offset,
         len: meta.len,
     };
-    if fields.is_header() {
-        let header = Box::new(super::Header::from_fields(&fields, meta));
-        LineParse::Header(header, fields.into_entry(meta.number, span, meta.lossy))
+    let exact = match &first {
+        Ok(f) => f.has_odd_keys() || super::jsvalue::may_differ(text.as_bytes()),
+        Err(_) => true,
+    };
+    let value = if exact {
+        match JsValue::parse(text.trim_matches(is_js_json_space)) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                // serde words the error with line and column.
+                let serde = match first {
+                    Err(serde) if !serde.is_empty() => Some(serde),
+                    _ => serde_json::from_str::<serde::de::IgnoredAny>(text)
+                        .err()
+                        .map(|e| e.to_string()),
+                };
+                return LineParse::Invalid(serde.unwrap_or_else(|| e.to_string()));
+            }
+        }
     } else {
-        LineParse::Entry(fields.into_entry(meta.number, span, meta.lossy))
+        None
+    };
+    let fields = match (first, &value) {
+        (Ok(fields), _) => fields,
+        (Err(_), Some(v)) if v.is_object() => {
+            match serde_json::from_str::<LineFields<M>>(&v.to_serde_text()) {
+                Ok(fields) => fields,
+                Err(e) => return LineParse::Invalid(e.to_string()),
+            }
+        }
+        (Err(_), Some(v)) if v.is_truthy() => {
+            let head = Head {
+                id: Scalar::Missing,
+                parent_id: Scalar::Missing,
+                timestamp: Scalar::Missing,
+            };
+            let e = head.into_entry(
+                Kind::Missing,
+                None,
+                Info::None,
+                meta.number,
+                span,
+                meta.lossy,
+            );
+            return LineParse::NotObject(e);
+        }
+        (Err(_), _) => return LineParse::Falsy,
+    };
+    let header = fields.is_header().then(|| {
+        let mut h = super::Header::from_fields(&fields, meta);
+        if let Some(v) = &value {
+            h.version = v.header_version();
+        }
+        Box::new(h)
+    });
+    let mut e = fields.into_entry(meta.number, span, meta.lossy);
+    if let Some(v) = &value {
+        exact_keys(&mut e, v);
+    }
+    match header {
+        Some(h) => LineParse::Header(h, e),
+        None => LineParse::Entry(e),
     }
 }
 
-fn is_falsy(v: &serde_json::Value) -> bool {
-    use serde_json::Value;
-    match v {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        _ => false,
+/// The white space `JSON.parse` allows around a value.
+fn is_js_json_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// Sets the entry's ids (and the keys it links to) from the value itself:
+/// exact where serde saw a lone surrogate, a number beyond f64, an object.
+fn exact_keys(e: &mut Entry, v: &JsValue) {
+    let line = e.line;
+    let key = |name: &str, tag: char| {
+        v.member_key(name, &format!("{line}{tag}:"))
+            .map(|k| k.encode())
+    };
+    e.id = key("id", 'i');
+    e.parent = match key("parentId", 'p') {
+        None => Parent::Missing,
+        Some(k) if k == super::jskey::null() => Parent::Null,
+        Some(k) => Parent::Id(k),
+    };
+    match &mut e.info {
+        Info::Label { target, .. } | Info::ContextEdit { target, .. } => {
+            *target = key("targetId", 't')
+        }
+        Info::Compaction(c) => c.first_kept = key("firstKeptEntryId", 'k'),
+        _ => {}
     }
+    e.js_echo = v.has_non_finite();
 }
 
 impl<M: Depth> LineFields<M> {
     pub(crate) fn is_header(&self) -> bool {
         self.kind.as_str() == Some("session") && matches!(self.id, Scalar::Str(_))
+    }
+
+    /// Whether an id-like field is an object or array, whose key the
+    /// value itself must give.
+    fn has_odd_keys(&self) -> bool {
+        [
+            &self.id,
+            &self.parent_id,
+            &self.target_id,
+            &self.first_kept_entry_id,
+            &self.version,
+        ]
+        .iter()
+        .any(|s| matches!(s, Scalar::Array | Scalar::Object))
     }
 
     pub(crate) fn header_id(&self) -> Option<&str> {
@@ -805,7 +885,7 @@ impl<M: Depth> LineFields<M> {
             Kind::Compaction => Info::Compaction(Box::new(CompactionInfo {
                 summary: self.summary,
                 tokens_before: self.tokens_before.as_f64(),
-                first_kept: self.first_kept_entry_id.into_compact(),
+                first_kept: scalar_key(&self.first_kept_entry_id),
                 first_kept_index: self.first_kept_entry_index.as_f64(),
                 retained_tail: self.retained_tail == Scalar::Array,
                 system_message: self.system_message.is_truthy(),
@@ -829,7 +909,7 @@ impl<M: Depth> LineFields<M> {
                 },
             },
             Kind::Label => Info::Label {
-                target: self.target_id.into_compact(),
+                target: scalar_key(&self.target_id),
                 label: match self.label {
                     Scalar::Str(s) if !s.is_empty() => Some(s.to_string()),
                     _ => None,
@@ -839,7 +919,7 @@ impl<M: Depth> LineFields<M> {
                 name: self.name.as_str().map(str::to_string),
             },
             Kind::ContextEdit => Info::ContextEdit {
-                target: self.target_id.into_compact(),
+                target: scalar_key(&self.target_id),
                 omit: self.replacement == Scalar::Null,
             },
             Kind::Usage => Info::Usage {
@@ -880,14 +960,13 @@ impl Head {
             Scalar::Str(s) => Some(s),
             _ => None,
         };
-        let parent = match self.parent_id {
+        let parent = match &self.parent_id {
             Scalar::Null => Parent::Null,
             Scalar::Missing => Parent::Missing,
-            Scalar::Str(s) => Parent::Id(s),
-            _ => Parent::Invalid,
+            other => scalar_key(other).map_or(Parent::Invalid, Parent::Id),
         };
         Entry {
-            id: self.id.into_compact(),
+            id: scalar_key(&self.id),
             parent,
             kind,
             time_ms,
@@ -895,6 +974,7 @@ impl Head {
             line,
             span,
             lossy,
+            js_echo: false,
             usage,
             info,
         }
@@ -927,6 +1007,21 @@ fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
         time_ms: m.timestamp.as_f64(),
     }));
     (info, usage)
+}
+
+/// The `Map` key pi files an id-like field under (see [`super::jskey`]);
+/// `None` when the field is absent (`undefined`). Objects and arrays are
+/// made exact from the line by [`exact_keys`].
+pub(crate) fn scalar_key(s: &Scalar) -> Option<CompactString> {
+    use super::jskey;
+    match s {
+        Scalar::Missing => None,
+        Scalar::Null => Some(jskey::null()),
+        Scalar::Str(s) => Some(jskey::of_str(s)),
+        Scalar::Num(n) => Some(jskey::of_num(*n)),
+        Scalar::Bool(b) => Some(jskey::of_bool(*b)),
+        Scalar::Array | Scalar::Object => Some(jskey::of_object("?", "{}")),
+    }
 }
 
 /// `new Date(value).getTime()` for a scalar field.
@@ -998,8 +1093,12 @@ mod tests {
     fn wrong_types_do_not_lose_the_entry() {
         let e = entry(r#"{"type":"label","id":7,"parentId":[1],"label":{"x":1},"targetId":"a"}"#);
         assert_eq!(e.kind, Kind::Label);
-        assert_eq!(e.id, None);
-        assert_eq!(e.parent, Parent::Invalid);
+        // Keys as pi's Map has them: the number 7, and an array of its own.
+        assert_eq!(e.id, Some(super::super::jskey::of_num(7.0)));
+        let Parent::Id(p) = &e.parent else {
+            panic!("{:?}", e.parent)
+        };
+        assert_eq!(super::super::jskey::to_json(p), "[1]");
     }
 
     #[test]
@@ -1021,7 +1120,7 @@ mod tests {
         assert!(matches!(parse_line::<Full>(" ", meta), LineParse::Blank));
         assert!(matches!(
             parse_line::<Full>("[1]", meta),
-            LineParse::NotObject
+            LineParse::NotObject(_)
         ));
         assert!(matches!(
             parse_line::<Full>("{\"a\":", meta),

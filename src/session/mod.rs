@@ -9,6 +9,8 @@ pub mod fields;
 pub mod file;
 pub mod fork;
 mod ids;
+pub mod jskey;
+pub mod jsvalue;
 mod lock;
 pub mod migrate;
 mod quick;
@@ -104,7 +106,8 @@ pub struct Problem {
 pub enum ProblemKind {
     /// Not valid JSON: skipped, as pi skips it.
     Damaged { reason: String },
-    /// Valid JSON that is not an entry object: skipped.
+    /// Valid JSON that is truthy but not an object: an entry without id,
+    /// parent or type, as pi keeps it.
     NotAnObject,
     /// Bytes that are not UTF-8, read as U+FFFD.
     NotUtf8,
@@ -133,7 +136,12 @@ impl fmt::Display for Problem {
         write!(f, "line {}: ", self.line)?;
         match &self.kind {
             ProblemKind::Damaged { reason } => write!(f, "damaged, skipped ({reason})"),
-            ProblemKind::NotAnObject => write!(f, "not a JSON object, skipped"),
+            ProblemKind::NotAnObject => {
+                write!(
+                    f,
+                    "not a JSON object; kept as an entry without id, as pi keeps it"
+                )
+            }
             ProblemKind::NotUtf8 => write!(f, "bytes that are not UTF-8, read as \u{FFFD}"),
             ProblemKind::Unfinished => write!(f, "still being written or cut off"),
             ProblemKind::ExtraHeader => write!(f, "a second session header, ignored"),
@@ -337,7 +345,7 @@ impl Session {
                         read_to = meta.offset + meta.len + u64::from(meta.terminated);
                         next_line = meta.number + 1;
                     }
-                    LineParse::Entry(_) | LineParse::Outlined(..) | LineParse::NotObject => {
+                    LineParse::Entry(_) | LineParse::Outlined(..) | LineParse::NotObject(_) => {
                         not_a_session = Some(meta.number);
                         return ControlFlow::Break(());
                     }
@@ -510,8 +518,12 @@ impl Session {
         self.leaf_id().and_then(|id| self.find(id))
     }
 
-    /// The active branch: root to leaf.
+    /// The active branch: root to leaf (none when the leaf's id is falsy,
+    /// as pi's `getBranch` finds nothing for it).
     pub fn branch(&self) -> Vec<u32> {
+        if !self.leaf_id().is_some_and(jskey::is_truthy) {
+            return Vec::new();
+        }
         self.leaf()
             .map(|l| self.tree.path_to(l))
             .unwrap_or_default()
@@ -570,7 +582,11 @@ impl Session {
 
     /// The header as pi sees it after migration (version 3).
     pub fn header_json(&self) -> String {
-        migrate::migrated_header(&self.header)
+        let json = migrate::migrated_header(&self.header);
+        if jsvalue::may_differ(json.as_bytes()) {
+            return jsvalue::normalize(&json);
+        }
+        json
     }
 }
 
@@ -592,9 +608,9 @@ fn ingest_line(
         LineParse::Entry(e) | LineParse::Header(_, e) => (e, None),
         LineParse::Outlined(e, brief) => (e, Some(brief)),
         LineParse::Falsy | LineParse::Blank => return true,
-        LineParse::NotObject => {
+        LineParse::NotObject(e) => {
             problems.push(problem(ProblemKind::NotAnObject));
-            return true;
+            (e, None)
         }
         LineParse::Invalid(_) if !meta.terminated => {
             problems.push(problem(ProblemKind::Unfinished));
@@ -625,13 +641,15 @@ impl Header {
         Header {
             raw: String::new(),
             id: f.header_id().unwrap_or_default().to_string(),
-            version: match f.version.as_f64() {
-                Some(v) if v >= 3.0 || v.is_nan() => 3,
-                Some(v) if v >= 2.0 => 2,
-                Some(_) => 1,
-                None if f.version.is_nullish() => 1,
-                None => 3,
-            },
+            // `version ?? 1`, compared with 2 and 3 as JavaScript compares;
+            // arrays are read from the value itself (see `JsValue`).
+            version: jsvalue::version_from(match &f.version {
+                fields::Scalar::Num(v) => *v,
+                fields::Scalar::Str(s) => jsvalue::string_to_number(s),
+                fields::Scalar::Bool(b) => f64::from(u8::from(*b)),
+                fields::Scalar::Missing | fields::Scalar::Null => 1.0,
+                fields::Scalar::Array | fields::Scalar::Object => f64::NAN,
+            }),
             cwd: f.cwd.as_str().map(str::to_string),
             timestamp: f.timestamp_str().map(CompactString::from),
             parent_session: f.parent_session.as_str().map(str::to_string),

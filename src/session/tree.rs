@@ -2,6 +2,7 @@
 //! timestamp, labels in file order; plus what pi lacks, loops broken.
 
 use super::entry::{Entry, Info, Kind, Parent};
+use super::jskey;
 use super::{Problem, ProblemKind};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
@@ -34,6 +35,9 @@ pub struct Tree {
     labels: HashMap<CompactString, LabelInfo>,
     /// The last entry in file order (what pi resumes at).
     last: Option<u32>,
+    /// Entries whose `parentId` is falsy or absent: pi's walk up to the
+    /// root stops there, even where its tree hangs them under a parent.
+    walk_stops: Vec<bool>,
 }
 
 /// Entry ids to entries. Most ids are short (pi writes eight hex digits):
@@ -114,11 +118,19 @@ fn index_ids(entries: &[Entry]) -> Ids {
     let mut superseded = vec![false; entries.len()];
     let mut first_line: HashMap<&str, u32> = HashMap::default();
     let mut duplicates = Vec::new();
+    let undefined = CompactString::const_new(jskey::UNDEFINED);
     for (i, e) in entries.iter().enumerate() {
-        let Some(id) = &e.id else { continue };
         if e.kind == Kind::Header {
             continue;
         }
+        // Entries without an id share pi's `undefined` key: the last one is
+        // the node every one of them stands for.
+        let Some(id) = &e.id else {
+            if let Some(prev) = map.insert(&undefined, i as u32) {
+                superseded[prev as usize] = true;
+            }
+            continue;
+        };
         if let Some(prev) = map.insert(id, i as u32) {
             superseded[prev as usize] = true;
             let first = *first_line
@@ -149,6 +161,9 @@ enum Link {
     Previous,
     /// Any other id, looked up.
     Other,
+    /// No `parentId` at all: pi's tree looks up `undefined`, the key of the
+    /// last entry without an id.
+    Undefined,
 }
 
 /// What the tree needs besides ids, in one pass in file order.
@@ -157,6 +172,7 @@ struct Shape {
     links: Vec<Link>,
     labels: HashMap<CompactString, LabelInfo>,
     last: Option<u32>,
+    walk_stops: Vec<bool>,
 }
 
 fn shape(entries: &[Entry]) -> Shape {
@@ -165,12 +181,20 @@ fn shape(entries: &[Entry]) -> Shape {
     let mut links = vec![Link::Root; n];
     let mut labels = HashMap::default();
     let mut last = None;
+    let mut walk_stops = vec![false; n];
     for (i, e) in entries.iter().enumerate() {
         if e.kind == Kind::Header {
             continue;
         }
         live[i] = true;
         last = Some(i as u32);
+        walk_stops[i] = match &e.parent {
+            Parent::Id(p) => !jskey::is_truthy(p),
+            _ => true,
+        };
+        if e.parent == Parent::Missing && e.id.is_some() {
+            links[i] = Link::Undefined;
+        }
         if let Parent::Id(p) = &e.parent {
             if Some(p) != e.id.as_ref() {
                 let before = i.checked_sub(1).filter(|&b| live[b]);
@@ -206,6 +230,7 @@ fn shape(entries: &[Entry]) -> Shape {
         links,
         labels,
         last,
+        walk_stops,
     }
 }
 
@@ -241,11 +266,13 @@ impl Tree {
             links,
             labels,
             last,
+            walk_stops,
         } = shape;
         problems.extend(duplicates);
         let node_of: Vec<u32> = (0..n)
             .map(|i| {
-                let taken = superseded[i].then(|| entries[i].id.as_ref()).flatten();
+                let taken =
+                    superseded[i].then(|| entries[i].id.as_deref().unwrap_or(jskey::UNDEFINED));
                 taken.and_then(|id| by_id.get(id)).unwrap_or(i as u32)
             })
             .collect();
@@ -257,6 +284,7 @@ impl Tree {
                 // The entry before is that id's node unless a later entry
                 // took the id over.
                 Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
+                Link::Undefined => by_id.get(jskey::UNDEFINED),
                 _ => entries[i].parent_id().and_then(|p| by_id.get(p)),
             })
             .collect();
@@ -303,6 +331,7 @@ impl Tree {
             roots,
             labels,
             last,
+            walk_stops,
         }
     }
 
@@ -343,11 +372,15 @@ impl Tree {
         &self.labels
     }
 
-    /// The path from the root down to `node`, inclusive.
+    /// The path from the root down to `node`, inclusive, as pi walks it:
+    /// up through truthy `parentId`s only.
     pub fn path_to(&self, node: u32) -> Vec<u32> {
         let mut path = vec![node];
         let mut cur = node;
-        while let Some(p) = self.parent(cur) {
+        while let Some(p) = self
+            .parent(cur)
+            .filter(|_| !self.walk_stops.get(cur as usize).copied().unwrap_or(false))
+        {
             path.push(p);
             cur = p;
         }
@@ -513,6 +546,7 @@ mod tests {
             line,
             span: Span::default(),
             lossy: false,
+            js_echo: false,
             usage: None,
             info: Info::None,
         }
@@ -557,13 +591,17 @@ mod tests {
                 .map(|p| p.line)
                 .collect();
             let live = |i: usize| entries[i].kind != Kind::Header;
+            // Entries without an id share pi's `undefined` key, and a missing
+            // parentId looks that key up.
             let node = |i: usize| match &entries[i].id {
+                _ if !live(i) => i as u32,
                 Some(id) => tree.find(id).unwrap_or(i as u32),
-                None => i as u32,
+                None => tree.find(jskey::UNDEFINED).unwrap_or(i as u32),
             };
             for (i, e) in entries.iter().enumerate() {
                 let want = match &e.parent {
                     Parent::Id(p) if live(i) && Some(p) != e.id.as_ref() => tree.find(p),
+                    Parent::Missing if live(i) && e.id.is_some() => tree.find(jskey::UNDEFINED),
                     _ => None,
                 };
                 let got = tree.parent(i as u32);

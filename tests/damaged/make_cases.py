@@ -287,6 +287,81 @@ cases["v2_hook_message"] = lines(
     assistant("a1", "h1", 3, "after the hook"),
 )
 
+# --- valid JSON serde_json refuses or reads differently from JavaScript -------
+# Every line here is valid JSON that pi reads: none may be dropped.
+cases["lone_surrogate"] = lines(
+    header("lone_surrogate"),
+    user("u1", None, 1, "one"),
+    '{"type":"message","id":"u2","parentId":"u1","timestamp":"%s","message":{"role":"user","content":"half an emoji \\ud83d here","timestamp":%d}}' % (ts(2), ms(2)),
+    '{"type":"message","id":"x\\ud83d","parentId":"u2","timestamp":"%s","message":{"role":"user","content":"an id with a lone surrogate","timestamp":%d}}' % (ts(3), ms(3)),
+    '{"type":"label","id":"l1","parentId":"x\\ud83d","timestamp":"%s","targetId":"u2","label":"mark \\udc00"}' % ts(4),
+)
+cases["number_out_of_range"] = lines(
+    header("number_out_of_range"),
+    user("u1", None, 1, "one"),
+    '{"type":"message","id":"a1","parentId":"u1","timestamp":"%s","message":{"role":"assistant","content":[{"type":"text","text":"big usage"}],"provider":"p","model":"m","usage":{"input":1e400,"output":-1e400},"timestamp":%d}}' % (ts(2), ms(2)),
+    '{"type":"message","id":"u2","parentId":"a1","timestamp":1e400,"message":{"role":"user","content":"a timestamp beyond f64","timestamp":1e400}}',
+    '{"type":"compaction","id":"c1","parentId":"u2","timestamp":"%s","summary":"s","firstKeptEntryId":"u2","tokensBefore":1e400}' % ts(4),
+)
+cases["duplicate_keys"] = lines(
+    header("duplicate_keys"),
+    user("u1", None, 1, "one"),
+    '{"type":"message","id":"u2","id":"u3","parentId":"u1","timestamp":"%s","message":{"role":"user","content":"first","content":"last wins","timestamp":%d},"parentId":"u1"}' % (ts(2), ms(2)),
+    '{"type":"custom","type":"message","id":"u4","parentId":"u3","timestamp":"%s","message":{"role":"user","content":"the later type wins","timestamp":%d}}' % (ts(3), ms(3)),
+    '{"type":"message","id":"u5","parentId":"u4","parentId":"u3","timestamp":"%s","message":{"role":"user","content":"a repeated key and a number beyond f64","timestamp":%d,"n":1e400}}' % (ts(4), ms(4)),
+)
+cases["deep_nesting"] = lines(
+    header("deep_nesting"),
+    user("u1", None, 1, "one"),
+    '{"type":"message","id":"u2","parentId":"u1","timestamp":"%s","message":{"role":"user","content":"depth 129 below","timestamp":%d,"details":%s%s}}' % (ts(2), ms(2), "[" * 129, "]" * 129),
+    '{"type":"custom","id":"c1","parentId":"u2","timestamp":"%s","customType":"x","data":%s1%s}' % (ts(3), '{"a":' * 1000, "}" * 1000),
+    '{"type":"message","id":"u3","parentId":"c1","timestamp":"%s","message":{"role":"user","content":"after the deep ones","timestamp":%d},"x":%s%s,"id":"u4"}' % (ts(4), ms(4), "[" * 1000, "]" * 1000),
+)
+cases["truthy_non_objects"] = lines(
+    header("truthy_non_objects"),
+    user("u1", None, 1, "one"),
+    "1",
+    user("u2", "u1", 2, "two"),
+    "true",
+    "[]",
+    '"a string"',
+    user("u3", "u2", 3, "three"),
+)
+cases["truthy_non_object_last"] = lines(
+    header("truthy_non_object_last"),
+    user("u1", None, 1, "one"),
+    "[1,2]",
+)
+cases["odd_ids_and_parents"] = lines(
+    header("odd_ids_and_parents"),
+    j({"type": "message", "id": 1, "parentId": None, "timestamp": ts(1), "message": {"role": "user", "content": "id 1, a number", "timestamp": ms(1)}}),
+    j({"type": "message", "id": "1", "parentId": 1, "timestamp": ts(2), "message": {"role": "user", "content": "id \"1\", under the number 1", "timestamp": ms(2)}}),
+    j({"type": "message", "id": True, "parentId": "1", "timestamp": ts(3), "message": {"role": "user", "content": "id true", "timestamp": ms(3)}}),
+    j({"type": "message", "id": "e1", "parentId": True, "timestamp": ts(4), "message": {"role": "user", "content": "under true", "timestamp": ms(4)}}),
+    j({"type": "message", "id": [1], "parentId": "e1", "timestamp": ts(5), "message": {"role": "user", "content": "an array id", "timestamp": ms(5)}}),
+    j({"type": "label", "id": "l1", "parentId": "e1", "timestamp": ts(6), "targetId": 1, "label": "on the number"}),
+)
+cases["falsy_parents"] = lines(
+    header("falsy_parents"),
+    user("", None, 1, "the empty id"),
+    user("u1", "", 2, "parent is the empty string: a child in the tree, a root for the path"),
+    j({"type": "message", "id": False, "parentId": "u1", "timestamp": ts(3), "message": {"role": "user", "content": "id false", "timestamp": ms(3)}}),
+    user("u2", False, 4, "parent false"),
+    user("u3", "u2", 5, "the leaf"),
+)
+cases["missing_parent"] = lines(
+    header("missing_parent"),
+    user("u1", None, 1, "one"),
+    j({"type": "message", "parentId": "u1", "timestamp": ts(2), "message": {"role": "user", "content": "no id", "timestamp": ms(2)}}),
+    j({"type": "message", "id": "u2", "timestamp": ts(3), "message": {"role": "user", "content": "no parentId: pi's tree puts it under the entry without id", "timestamp": ms(3)}}),
+)
+for name, version in [("version_string_2", "2"), ("version_string_3", "3"), ("version_true", True), ("version_empty_array", []), ("version_nan", "abc")]:
+    cases[name] = lines(
+        header(name, version=version),
+        user("u1", None, 1, "one"),
+        msg("h1", "u1", 2, "hookMessage", "a legacy hook message", customType="my-hook", display=True),
+    )
+
 if __name__ == "__main__":
     for name, data in cases.items():
         with open(os.path.join(HERE, name + ".jsonl"), "wb") as f:

@@ -1,0 +1,511 @@
+// Property-based differential of the reader: session files full of random
+// JSON values (every JSON type, unicode edge cases, out-of-range numbers,
+// -0, duplicate keys, deep nesting, lines that are not objects) in every
+// field of every entry type and of the header, around a valid structure so
+// the trees are not trivial. Each file is read by piscope (`tree`, `info`,
+// `context` at the leaf, at `null` and at random ids, all `--json`) and by
+// pi's own code through the oracle's batch mode; the folder is also listed
+// by both (`ls --json` against the oracle's `list DIR`). Answers must be
+// equal as parsed JSON.
+//
+// usage: node reader-differential.mjs --bin PISCOPE --oracle ORACLE.mjs
+//                                     [--seed N] [--files K] [--keep DIR]
+// The seed is printed; a mismatch prints the seed, the file, the command and
+// the first differing JSON path. Exit status 0 when everything agrees.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+);
+const BIN = args.bin;
+const ORACLE = args.oracle;
+const SEED = Number(args.seed ?? Date.now() % 1e9);
+const FILES = Number(args.files ?? 300);
+/** How long pi may take for one answer before the file counts as one pi hangs on. */
+const ORACLE_TIMEOUT_MS = Number(args["oracle-timeout"] ?? 3000);
+if (!BIN || !ORACLE) {
+  console.error("usage: node reader-differential.mjs --bin PISCOPE --oracle ORACLE.mjs [--seed N] [--files K] [--keep DIR]");
+  process.exit(2);
+}
+console.log(`reader differential seed: ${SEED} (${FILES} files)`);
+
+// ---------------------------------------------------------------------------
+// Seeded randomness (xorshift32).
+let state = SEED >>> 0 || 1;
+function rnd() {
+  state ^= state << 13;
+  state >>>= 0;
+  state ^= state >>> 17;
+  state ^= state << 5;
+  state >>>= 0;
+  return state / 4294967296;
+}
+const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+const chance = (p) => rnd() < p;
+const int = (n) => Math.floor(rnd() * n);
+
+// ---------------------------------------------------------------------------
+// JSON text written by hand, so a line can hold what JSON.stringify never
+// writes: raw escapes (lone surrogates), numbers out of range, duplicate keys.
+
+/** JSON text used as is. */
+class Raw {
+  constructor(text) {
+    this.text = text;
+  }
+}
+/** An object given as [key, value] pairs, so a key may repeat. */
+class Pairs {
+  constructor(pairs) {
+    this.pairs = pairs;
+  }
+}
+const raw = (t) => new Raw(t);
+
+function text(v) {
+  if (v instanceof Raw) return v.text;
+  if (v instanceof Pairs) return `{${v.pairs.map(([k, x]) => `${keyText(k)}:${text(x)}`).join(",")}}`;
+  if (Array.isArray(v)) return `[${v.map(text).join(",")}]`;
+  if (v && typeof v === "object") return text(new Pairs(Object.entries(v)));
+  return JSON.stringify(v);
+}
+const keyText = (k) => (k instanceof Raw ? k.text : JSON.stringify(k));
+
+// ---------------------------------------------------------------------------
+// Random values.
+
+const STRINGS = [
+  "",
+  " ",
+  "plain",
+  "  padded  ",
+  "user",
+  "assistant",
+  "message",
+  "session",
+  "toolResult",
+  "0",
+  "1",
+  "null",
+  "true",
+  "\u0000",
+  "a\u0000b",
+  "\u001b[31mred\u001b[0m",
+  "tab\there",
+  "line\nbreak",
+  "e\u0301",
+  "😀",
+  "漢字",
+  "\u200b",
+  "\u2028\u2029",
+  "\ufeff",
+  "\ufffe\uffff",
+  "\u{10ffff}",
+  "\u{1f600}x",
+  "\u00a0",
+  "עברית",
+];
+/** Strings only raw escapes can write: lone surrogates, escaped plain text. */
+const RAW_STRINGS = [
+  '"\\ud83d"',
+  '"\\udc00"',
+  '"a\\ud83dz"',
+  '"\\ude00\\ud83d"',
+  '"\\ud83d\\ude00"',
+  '"\\u0041\\u0062"',
+  '"\\/slash"',
+  '"\\ud800\\ud800"',
+  '"x\\udfff"',
+];
+const NUMBERS = [0, 1, -1, 2, 3, 0.5, 1.5, -2.25, 42, 1e21, 1e-7, 2 ** 53 + 2, 8.64e15, 8.64e15 + 1, 1735689600000];
+const RAW_NUMBERS = ["-0", "1e400", "-1e400", "1e-400", "12345678901234567890123", "1.0", "1E2", "0.1e1", "-0.0", "5e-324", "1.7976931348623157e308"];
+
+function randString() {
+  if (chance(0.25)) return raw(pick(RAW_STRINGS));
+  if (chance(0.15)) return hex8();
+  return pick(STRINGS);
+}
+function randNumber() {
+  return chance(0.4) ? raw(pick(RAW_NUMBERS)) : pick(NUMBERS);
+}
+/** Nesting deeper than serde_json's default limit. */
+function deep() {
+  const n = pick([129, 130, 200, 1000, 3000]);
+  return chance(0.5) ? raw("[".repeat(n) + "]".repeat(n)) : raw('{"a":'.repeat(n) + "1" + "}".repeat(n));
+}
+function randValue(depth = 0) {
+  const r = rnd();
+  if (r < 0.12) return null;
+  if (r < 0.2) return chance(0.5);
+  if (r < 0.35) return randNumber();
+  if (r < 0.6) return randString();
+  if (r < 0.63) return deep();
+  if (depth > 2) return pick([[], {}, "leaf"]);
+  if (r < 0.8) return Array.from({ length: int(4) }, () => randValue(depth + 1));
+  const pairs = Array.from({ length: int(4) }, () => [pick(["a", "type", "text", "role", "id", "content"]), randValue(depth + 1)]);
+  if (pairs.length && chance(0.3)) pairs.push([pairs[0][0], randValue(depth + 1)]);
+  return new Pairs(pairs);
+}
+
+let idCounter = 0;
+function hex8() {
+  idCounter++;
+  return (((idCounter * 2654435761) >>> 0).toString(16) + "00000000").slice(0, 8);
+}
+
+// Timestamps: valid ISO strings mostly (sibling order depends on them).
+const BASE = Date.UTC(2025, 0, 1);
+function isoAt(k) {
+  return new Date(BASE + k * 1000 + int(1000)).toISOString();
+}
+function randTimestamp(k) {
+  if (chance(0.85)) return isoAt(k);
+  return pick([null, BASE + k * 1000, raw("1e400"), true, "", "not a date", [], {}, isoAt(k).slice(0, 10)]);
+}
+
+// ---------------------------------------------------------------------------
+// Entries: real structure most of the time, random values some of the time.
+
+/** A field's value: `make()` usually, a random value with probability p. */
+const maybe = (p, make) => (chance(p) ? randValue() : make());
+const P = 0.12;
+
+function content(kind) {
+  if (chance(0.3)) return maybe(0.5, () => "some text " + pick(STRINGS));
+  const blocks = [];
+  for (let i = 0; i < 1 + int(3); i++) {
+    const t = pick(["text", "text", "thinking", "toolCall", "image", randValue()]);
+    if (t === "text") blocks.push(new Pairs([["type", "text"], ["text", maybe(P, () => pick(STRINGS))]]));
+    else if (t === "thinking") blocks.push({ type: "thinking", thinking: maybe(P, () => "hm") });
+    else if (t === "toolCall")
+      blocks.push({ type: "toolCall", id: maybe(P, () => "call_1"), name: maybe(P, () => "read"), arguments: maybe(P, () => ({ path: "src/a.rs" })) });
+    else if (t === "image") blocks.push({ type: "image", data: "iVBORw0KGgo=", mimeType: maybe(P, () => "image/png") });
+    else blocks.push(t);
+  }
+  return kind === "toolResult" && chance(0.2) ? null : blocks;
+}
+
+function message(role) {
+  const pairs = [["role", maybe(P / 2, () => role)]];
+  if (!chance(0.05)) pairs.push(["content", content(role)]);
+  if (role === "assistant") {
+    pairs.push(["provider", maybe(P, () => pick(["anthropic", "openai"]))]);
+    pairs.push(["model", maybe(P, () => pick(["m-1", "m-2"]))]);
+    pairs.push(["usage", maybe(P, () => ({ input: randNumber(), output: 2, totalTokens: maybe(P, () => 3), cost: { total: randNumber() } }))]);
+    pairs.push(["stopReason", maybe(P, () => "stop")]);
+  }
+  if (role === "toolResult") {
+    pairs.push(["toolCallId", maybe(P, () => "call_1")], ["toolName", maybe(P, () => "read")], ["isError", maybe(P, () => false)]);
+  }
+  if (role === "bashExecution") pairs.push(["command", maybe(P, () => "ls")], ["output", maybe(P, () => "out")], ["exitCode", maybe(P, () => 0)]);
+  if (role === "custom") pairs.push(["customType", maybe(P, () => "ext")], ["display", maybe(P, () => true)]);
+  if (role === "branchSummary" || role === "compactionSummary") pairs.push(["summary", maybe(P, () => "sum")]);
+  pairs.push(["timestamp", maybe(P, () => BASE + int(1e6))]);
+  if (chance(0.1)) pairs.push([pick(pairs)[0], randValue()]);
+  if (chance(0.1)) pairs.push([pick(["extra", "details", "x"]), randValue()]);
+  return chance(0.03) ? randValue() : new Pairs(pairs);
+}
+
+const TYPES = [
+  "message",
+  "message",
+  "message",
+  "message",
+  "model_change",
+  "thinking_level_change",
+  "compaction",
+  "branch_summary",
+  "label",
+  "session_info",
+  "custom",
+  "custom_message",
+  "context_edit",
+  "usage",
+  "frobnicate",
+];
+const ROLES = ["user", "user", "assistant", "assistant", "toolResult", "bashExecution", "custom", "system", "branchSummary", "compactionSummary", "wizard"];
+
+/** Type-specific fields of an entry; `ids` are the ids written so far. */
+function body(type, ids) {
+  const someId = () => (ids.length ? pick(ids) : "nope");
+  switch (type) {
+    case "message":
+      return [["message", message(pick(ROLES))]];
+    case "model_change":
+      return [["provider", maybe(P, () => "openai")], ["modelId", maybe(P, () => "m-3")]];
+    case "thinking_level_change":
+      return [["thinkingLevel", maybe(P, () => pick(["off", "high", "low"]))]];
+    case "compaction":
+      return [
+        ["summary", maybe(P, () => "compacted")],
+        ["firstKeptEntryId", maybe(P, someId)],
+        ["tokensBefore", maybe(P, () => 1234)],
+        ...(chance(0.2) ? [["systemMessage", maybe(0.3, () => ({ role: "system", content: "sys" }))]] : []),
+        ...(chance(0.1) ? [["details", randValue()]] : []),
+      ];
+    case "branch_summary":
+      return [["fromId", maybe(P, someId)], ["summary", maybe(0.2, () => "left behind")]];
+    case "label":
+      return [["targetId", maybe(P, someId)], ["label", maybe(0.25, () => pick(["mark", "", "★ star"]))]];
+    case "session_info":
+      // Names that trim alike in JavaScript and Rust; their trimming is tested elsewhere.
+      return [["name", chance(0.85) ? pick(["my session", "  spaced  ", "", "名前", "x\ty"]) : pick([null, 5, true, [], {}, randString()])]];
+    case "custom":
+      return [["customType", maybe(P, () => "ext")], ["data", randValue()]];
+    case "custom_message":
+      return [
+        ["customType", maybe(P, () => "ext")],
+        ["content", maybe(P, () => content("custom"))],
+        ["display", maybe(P, () => true)],
+        ...(chance(0.3) ? [["details", randValue()]] : []),
+      ];
+    case "context_edit":
+      return [["targetId", maybe(P, someId)], ["replacement", maybe(0.2, () => (chance(0.3) ? null : { content: content("user") }))]];
+    case "usage":
+      return [["kind", maybe(P, () => "compaction")], ["provider", maybe(P, () => "p")], ["model", maybe(P, () => "m")], ["usage", maybe(P, () => ({ input: 1 }))]];
+    default:
+      return [["whatever", randValue()]];
+  }
+}
+
+/** Values an id may take besides a fresh string. */
+function oddId() {
+  return pick([1, 2, 0, -1, raw("1e400"), raw("-0"), 1.5, true, false, null, "", "1", [], {}, raw('"\\ud83d"'), raw('"a\\ud83dz"'), "\u0000x", "😀"]);
+}
+
+/** One session file as text; `legacy` when pi migrates it (random ids). */
+function sessionFile(n) {
+  const lines = [];
+  const header = [
+    ["type", "session"],
+    ["version", chance(0.85) ? 3 : pick([2, 1, null, "3", "2", " 3 ", "abc", true, false, [], [3], {}, 4, 2.5, raw("1e400"), raw("-0"), "0x3", ""])],
+    ["id", chance(0.95) ? `sess-${n}` : randValue()],
+    ["timestamp", chance(0.9) ? isoAt(0) : randValue()],
+    ["cwd", chance(0.9) ? "/tmp/proj" : randValue()],
+  ];
+  if (chance(0.1)) header.push(["parentSession", randValue()]);
+  if (chance(0.1)) header.push([pick(["id", "version", "cwd"]), randValue()]);
+  if (chance(0.05)) header.push(["extra", randValue()]);
+  lines.push(text(new Pairs(header)));
+  const ids = []; // ids given so far (parents are chosen among them: no cycles)
+  const count = 1 + int(30);
+  let prev = null;
+  for (let k = 1; k <= count; k++) {
+    if (chance(0.04)) {
+      // A line that is not an entry object.
+      lines.push(pick(["1", "true", "[]", "[1,2]", '"text"', "0", "false", "null", '""', "{}", "-0", "1e400", "{broken", "   "]));
+      continue;
+    }
+    const type = chance(0.95) ? pick(TYPES) : randValue();
+    let id;
+    if (chance(0.9)) id = hex8();
+    else if (chance(0.5)) id = oddId();
+    else id = undefined;
+    let parent;
+    const r = rnd();
+    if (r < 0.7) parent = prev ?? null;
+    else if (r < 0.82 && ids.length) parent = pick(ids);
+    else if (r < 0.88) parent = null;
+    else if (r < 0.92) parent = undefined;
+    else parent = pick([...[oddId(), oddId()], "missing-id", randValue()]);
+    const pairs = [["type", type]];
+    if (id !== undefined) pairs.push(["id", id]);
+    if (parent !== undefined) pairs.push(["parentId", parent]);
+    pairs.push(["timestamp", randTimestamp(k)]);
+    pairs.push(...body(typeof type === "string" ? type : "message", ids));
+    if (chance(0.05)) pairs.push(["type", pick(TYPES)]); // a duplicate key: the last wins
+    // Shuffle the keys sometimes (pi writes type first, but any order is valid).
+    if (chance(0.1)) pairs.sort(() => rnd() - 0.5);
+    lines.push(text(new Pairs(pairs)));
+    if (id !== undefined && !(id instanceof Raw && false)) {
+      ids.push(id);
+      prev = id;
+    }
+  }
+  // Some files end in an entry whose id is odd, or with a non-object line.
+  if (chance(0.05)) lines.push(pick(["1", "[]", '"x"', "true"]));
+  return lines.join("\n") + (chance(0.9) ? "\n" : "");
+}
+
+// ---------------------------------------------------------------------------
+// Running both sides.
+
+/** The oracle in batch mode, restarted when an answer takes too long (pi hangs on loops). */
+class Oracle {
+  start() {
+    this.proc = spawn(process.execPath, ["--stack-size=65500", ORACLE, "batch"], { stdio: ["pipe", "pipe", "inherit"] });
+    this.waiting = [];
+    createInterface({ input: this.proc.stdout }).on("line", (line) => this.waiting.shift()?.(JSON.parse(line)));
+    const proc = this.proc;
+    proc.on("exit", (code, signal) => {
+      // Killed by us after a timeout is expected; anything else means no oracle.
+      if (signal !== "SIGKILL" && this.waiting.length) {
+        console.error(`the oracle exited (${code ?? signal}) with requests pending: is PI_REF_DIR set?`);
+        process.exit(1);
+      }
+    });
+  }
+  ask(request) {
+    if (!this.proc) this.start();
+    return new Promise((resolve) => {
+      const proc = this.proc;
+      const timer = setTimeout(() => {
+        proc.kill("SIGKILL");
+        this.proc = null;
+        resolve({ timeout: true });
+      }, ORACLE_TIMEOUT_MS);
+      this.waiting.push((answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+      proc.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+  close() {
+    this.proc?.stdin.end();
+  }
+}
+
+function piscope(argv) {
+  const r = spawnSync(BIN, argv, { encoding: "utf8", maxBuffer: 1 << 30, timeout: 20000 });
+  if (r.error) return { error: `piscope failed: ${r.error.message}` };
+  if (r.status !== 0) return { error: `exit ${r.status}: ${r.stderr.trim()}` };
+  try {
+    return { ok: JSON.parse(r.stdout) };
+  } catch (e) {
+    return { error: `unparsable output: ${e.message}` };
+  }
+}
+
+/** The first path at which two JSON values differ, or null. */
+function firstDiff(a, b, path = "$") {
+  if (Object.is(a, b) || (a === 0 && b === 0)) return null;
+  const show = (v) => JSON.stringify(v)?.slice(0, 160);
+  if (typeof a !== typeof b || a === null || b === null || Array.isArray(a) !== Array.isArray(b) || typeof a !== "object") {
+    return `${path}: piscope ${show(a)} vs pi ${show(b)}`;
+  }
+  if (Array.isArray(a)) {
+    if (a.length !== b.length) return `${path}.length: piscope ${a.length} vs pi ${b.length}`;
+    for (let i = 0; i < a.length; i++) {
+      const d = firstDiff(a[i], b[i], `${path}[${i}]`);
+      if (d) return d;
+    }
+    return null;
+  }
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of [...keys].sort()) {
+    if (!(k in a)) return `${path}.${k}: missing in piscope (pi: ${show(b[k])})`;
+    if (!(k in b)) return `${path}.${k}: extra in piscope (${show(a[k])})`;
+    const d = firstDiff(a[k], b[k], `${path}.${k}`);
+    if (d) return d;
+  }
+  return null;
+}
+
+/** Replaces 8-hex ids by their order of first appearance (pi gives a
+ * version 1 file's entries random ids on every read). */
+function canonicalIds(value) {
+  const names = new Map();
+  return JSON.parse(
+    JSON.stringify(value).replace(/"([0-9a-f]{8})"/g, (_, id) => {
+      if (!names.has(id)) names.set(id, `#${names.size}`);
+      return `"${names.get(id)}"`;
+    }),
+  );
+}
+
+const failures = [];
+let checks = 0;
+let skipped = 0;
+
+async function compare(oracle, file, legacy, cmd, rest) {
+  const theirs = await oracle.ask([cmd, file, ...rest]);
+  if (theirs.timeout) {
+    skipped++;
+    return { skip: true };
+  }
+  const mine = piscope([cmd, file, ...rest, "--json"]);
+  checks++;
+  const what = `piscope ${[cmd, file, ...rest, "--json"].join(" ")}`;
+  // pi's context call reads entries without checking the header: where
+  // piscope refuses the file as not a session, pi's context is empty.
+  const empty = theirs.ok && cmd === "context" && Array.isArray(theirs.ok.messages) && theirs.ok.messages.length === 0;
+  if (mine.error?.includes("not a pi session") && empty) return mine;
+  if (mine.error || theirs.error) {
+    if (!(mine.error && theirs.error)) failures.push(`seed ${SEED}: ${what}: piscope ${mine.error ?? "ok"} / pi ${theirs.error ?? "ok"}`);
+    return mine;
+  }
+  const [a, b] = legacy ? [canonicalIds(mine.ok), canonicalIds(theirs.ok)] : [mine.ok, theirs.ok];
+  const d = firstDiff(a, b);
+  if (d) failures.push(`seed ${SEED}: ${what}: ${d}`);
+  return mine;
+}
+
+/** Whether pi gives this file's entries new ids (a version below 2, as JavaScript compares it). */
+function isLegacy(textOfFile) {
+  try {
+    const h = JSON.parse(textOfFile.split("\n", 1)[0]);
+    return (h?.version ?? 1) < 2;
+  } catch {
+    return false;
+  }
+}
+
+const dir = args.keep ?? mkdtempSync(join(tmpdir(), "piscope-reader-diff-"));
+mkdirSync(dir, { recursive: true });
+const oracle = new Oracle();
+try {
+  const files = [];
+  for (let n = 0; n < FILES; n++) {
+    const file = join(dir, `${String(n).padStart(4, "0")}.jsonl`);
+    const body = sessionFile(n);
+    writeFileSync(file, body);
+    files.push([file, isLegacy(body)]);
+  }
+  for (const [file, legacy] of files) {
+    const tree = await compare(oracle, file, legacy, "tree", []);
+    if (tree.skip) continue;
+    await compare(oracle, file, legacy, "info", []);
+    await compare(oracle, file, legacy, "context", []);
+    await compare(oracle, file, legacy, "context", ["--leaf", "null"]);
+    if (legacy) continue;
+    const ids = (tree.ok ?? []).map((n) => n.id).filter((id) => typeof id === "string" && !id.includes("\0") && id.isWellFormed());
+    for (let k = 0; k < Math.min(3, ids.length); k++) await compare(oracle, file, legacy, "context", ["--leaf", pick(ids)]);
+    if (chance(0.2)) await compare(oracle, file, legacy, "context", ["--leaf", pick(["1", "nope", "", "true"])]);
+  }
+  // The catalog: pi's session list of the whole folder.
+  const theirs = await oracle.ask(["list", dir]);
+  if (!theirs.timeout) {
+    const r = spawnSync(BIN, ["ls", "--all", "--json", "--no-cache", "--session-dir", dir], { encoding: "utf8", maxBuffer: 1 << 30 });
+    checks++;
+    let mine;
+    try {
+      mine = JSON.parse(r.stdout);
+    } catch (e) {
+      failures.push(`seed ${SEED}: piscope ls --all --json --session-dir ${dir}: exit ${r.status}: ${r.stderr.trim()}`);
+    }
+    if (mine) {
+      const byPath = (xs) => Object.fromEntries(xs.map((s) => [s.path, s]));
+      const d = firstDiff(byPath(mine), byPath(theirs.ok ?? []));
+      if (d) failures.push(`seed ${SEED}: piscope ls --all --json --session-dir ${dir}: ${d}`);
+      else if (firstDiff(mine.map((s) => s.path), (theirs.ok ?? []).map((s) => s.path)))
+        failures.push(`seed ${SEED}: piscope ls --all --json --session-dir ${dir}: order differs`);
+    }
+  }
+} finally {
+  oracle.close();
+}
+
+console.log(`reader differential: ${FILES} files, ${checks} comparisons, ${skipped} skipped (pi did not answer), ${failures.length} mismatches`);
+for (const f of failures.slice(0, args.all ? Infinity : 40)) console.log(f);
+if (failures.length > 40) console.log(`... and ${failures.length - 40} more`);
+if (skipped > FILES / 10) failures.push(`seed ${SEED}: pi did not answer ${skipped} requests: too many to trust this run`);
+if (failures.length) {
+  console.log(`files kept in ${dir}`);
+  process.exit(1);
+}
+if (!args.keep) rmSync(dir, { recursive: true, force: true });
