@@ -4,7 +4,7 @@
 //! `Date.parse` over random date-like strings under several time zones.
 //!
 //! The seed is fresh each run (`PISCOPE_SEED=N` replays one) and printed on
-//! failure. Needs node; with `PISCOPE_SKIP_MISSING_TOOLS=1` a missing node is
+//! failure. Needs node; with `PISCOPE_ALLOW_MISSING_TOOLS=1` a missing node is
 //! reported and the cases skipped instead of failing.
 
 use piscope::jstext::normalize_whitespace_lower;
@@ -345,13 +345,16 @@ fn oracle(requests: &[String], zone: &str) -> Option<Vec<Value>> {
         .spawn();
     let mut child = match child {
         Ok(c) => c,
-        Err(e) if std::env::var_os("PISCOPE_SKIP_MISSING_TOOLS").is_some() => {
-            eprintln!("node is missing ({e}): {} cases skipped", requests.len());
+        Err(e) if std::env::var_os("PISCOPE_ALLOW_MISSING_TOOLS").is_some() => {
+            eprintln!(
+                "SKIPPED (node missing): js_string_rules_match_node, {} cases ({e})",
+                requests.len()
+            );
             return None;
         }
         Err(e) => panic!(
             "node is needed to check the JavaScript string rules ({e}); \
-             set PISCOPE_SKIP_MISSING_TOOLS=1 to skip"
+             set PISCOPE_ALLOW_MISSING_TOOLS=1 to skip"
         ),
     };
     let mut stdin = child.stdin.take().expect("oracle stdin");
