@@ -448,55 +448,7 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
         let role = v.get("role").and_then(Value::as_str).unwrap_or("?");
         writeln!(out, "\n── {} ──", sanitize(role))?;
         // A block: the SafeWriter cleans it and keeps its line breaks.
-        writeln!(out, "{}", message_text(&v))?;
+        writeln!(out, "{}", session::content::readable_message(&v))?;
     }
     Ok(())
-}
-
-/// The readable text of a context message.
-pub(crate) fn message_text(v: &Value) -> String {
-    let blocks = |c: &Value| -> String {
-        match c {
-            Value::String(s) => s.clone(),
-            Value::Array(items) => items
-                .iter()
-                .map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("text") => b
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    Some("thinking") => format!(
-                        "[thinking] {}",
-                        b.get("thinking").and_then(Value::as_str).unwrap_or("")
-                    ),
-                    Some("toolCall") => format!(
-                        "[call {}] {}",
-                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        b.get("arguments").map(Value::to_string).unwrap_or_default()
-                    ),
-                    Some("image") => format!(
-                        "[image {}]",
-                        b.get("mimeType").and_then(Value::as_str).unwrap_or("?")
-                    ),
-                    _ => b.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        }
-    };
-    match v.get("role").and_then(Value::as_str) {
-        Some("compactionSummary" | "branchSummary") => v
-            .get("summary")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-        Some("bashExecution") => format!(
-            "$ {}\n{}",
-            v.get("command").and_then(Value::as_str).unwrap_or(""),
-            v.get("output").and_then(Value::as_str).unwrap_or("")
-        ),
-        _ => v.get("content").map(blocks).unwrap_or_default(),
-    }
 }
