@@ -20,6 +20,7 @@ pub mod read;
 pub mod summary;
 pub mod temp;
 pub mod tree;
+pub mod tree_view;
 pub mod write;
 
 use compact_str::CompactString;
