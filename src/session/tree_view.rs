@@ -437,7 +437,7 @@ impl Rows {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::io::Write;
 
@@ -493,7 +493,7 @@ mod tests {
 
     /// a → b → {c → d, e → f}; the leaf is f (written last), so e's branch
     /// comes first although c is older.
-    fn forked() -> Session {
+    pub(crate) fn forked() -> Session {
         let lines = [
             msg("a", None, 1, "user", "one"),
             msg("b", Some("a"), 2, "assistant", "two"),
