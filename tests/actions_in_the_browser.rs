@@ -50,7 +50,7 @@ fn selected_id(h: &Harness) -> String {
 
 fn leaf_id(h: &Harness) -> String {
     let t = h.app.tree.loaded().unwrap();
-    t.entry(t.leaf.unwrap()).id_str().unwrap().to_string()
+    t.entry(t.view.leaf.unwrap()).id_str().unwrap().to_string()
 }
 
 fn message(h: &Harness) -> String {
@@ -114,7 +114,10 @@ fn branching_moves_the_leaf_and_the_marks() {
     assert_ne!(leaf_id(&h), old_leaf, "the leaf mark moved");
     assert_eq!(leaf_id(&h), s.leaf_id().unwrap());
     let t = h.app.tree.loaded().unwrap();
-    assert!(t.active[s.find(&target).unwrap() as usize], "on the path");
+    assert!(
+        t.view.active[s.find(&target).unwrap() as usize],
+        "on the path"
+    );
     assert!(
         h.screen()
             .contains("◉ [branch summary]: tried the other way")

@@ -70,7 +70,7 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
     let rows_before = h.app.tree.rows.len();
     let leaf = {
         let t = h.app.tree.loaded().unwrap();
-        t.entry(t.leaf.unwrap()).id_str().unwrap().to_string()
+        t.entry(t.view.leaf.unwrap()).id_str().unwrap().to_string()
     };
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -93,7 +93,7 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
         .map(|&n| t.entry(n).id_str().unwrap().to_string())
         .collect();
     assert_eq!(folded_after, folded_before);
-    assert_eq!(t.entry(t.leaf.unwrap()).id_str(), Some("feed0001"));
+    assert_eq!(t.entry(t.view.leaf.unwrap()).id_str(), Some("feed0001"));
     // Choosing a filter clears the folds (as in pi); the new entry is listed.
     h.key("ctrl+d");
     assert!(h.app.tree.rows.len() > rows_before);

@@ -4,6 +4,7 @@
 use super::search::{Query, QueryParts};
 use super::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
+use crate::session::content::search_texts;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -90,7 +91,7 @@ fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super:
         let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(&text) else {
             continue;
         };
-        for (kind, field) in texts_of(&entry) {
+        for (kind, field) in search_texts(&entry) {
             if let Some(at) = query.find_in(&field) {
                 hits.push(DeepHit {
                     path: s.path.clone(),
@@ -104,77 +105,6 @@ fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super:
         }
     }
     Ok(hits)
-}
-
-/// The texts of one entry worth searching, each with what it is.
-fn texts_of(entry: &serde_json::Map<String, Value>) -> Vec<(String, String)> {
-    let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
-    let mut out = Vec::new();
-    match kind {
-        "message" => {
-            let Some(m) = entry.get("message").and_then(Value::as_object) else {
-                return out;
-            };
-            let role = m.get("role").and_then(Value::as_str).unwrap_or("message");
-            let mut text = String::new();
-            for key in ["content", "command", "output", "summary", "errorMessage"] {
-                if let Some(v) = m.get(key) {
-                    push_text(&mut text, v);
-                }
-            }
-            out.push((role.to_string(), text));
-        }
-        "compaction" | "branch_summary" => {
-            if let Some(v) = entry.get("summary") {
-                let mut text = String::new();
-                push_text(&mut text, v);
-                out.push((kind.to_string(), text));
-            }
-        }
-        "custom_message" => {
-            if let Some(v) = entry.get("content") {
-                let mut text = String::new();
-                push_text(&mut text, v);
-                out.push((kind.to_string(), text));
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
-/// Text of a string, or of the text-like blocks of a content list.
-fn push_text(out: &mut String, v: &Value) {
-    let mut push = |s: &str| {
-        if !s.is_empty() {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(s);
-        }
-    };
-    match v {
-        Value::String(s) => push(s),
-        Value::Array(blocks) => {
-            for b in blocks {
-                match b {
-                    Value::String(s) => push(s),
-                    Value::Object(o) => {
-                        for key in ["text", "thinking"] {
-                            if let Some(Value::String(s)) = o.get(key) {
-                                push(s);
-                            }
-                        }
-                        if let Some(args) = o.get("arguments") {
-                            push(&args.to_string());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 const SNIPPET_CHARS: usize = 80;
@@ -274,7 +204,7 @@ mod tests {
             r#"{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"x needle y"}]}}"#,
         )
         .expect("json");
-        let texts = texts_of(&entry);
+        let texts = search_texts(&entry);
         assert_eq!(texts[0].0, "toolResult");
         assert_eq!(q.find_in(&texts[0].1), Some(2));
     }

@@ -60,11 +60,14 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "md")]
         format: ExportFormat,
     },
-    /// Print the entry tree (pre-order; --json as pi's getTree()).
+    /// Print the entry tree as pi's /tree shows it (--json as pi's getTree()).
     Tree {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Which entries to show, as pi's /tree filters do.
+        #[arg(long, value_enum, default_value = "default", conflicts_with = "json")]
+        filter: TreeFilter,
     },
     /// Print what the model sees at a leaf (--json as pi's buildSessionContext()).
     Context {
@@ -116,6 +119,21 @@ impl Command {
             _ => false,
         }
     }
+}
+
+/// pi's `/tree` filters.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeFilter {
+    /// Everything but settings (model, thinking level, labels, titles, custom entries).
+    Default,
+    /// The default without tool results.
+    NoTools,
+    /// User messages only.
+    User,
+    /// Labelled entries only.
+    Labeled,
+    /// Every entry (but usage records).
+    All,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]

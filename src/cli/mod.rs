@@ -12,11 +12,11 @@ pub mod args;
 mod ls;
 mod rm;
 
-pub use args::{Cli, Command, ExportFormat};
+pub use args::{Cli, Command, ExportFormat, TreeFilter};
 
 use crate::safe_text::{SafeWriter, sanitize, sanitize_block};
 use crate::session::raw::push_json_string;
-use crate::session::summary::{self, ToolCalls};
+use crate::session::tree_view::{self, Filter, Mark, TreeView};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
 use serde_json::Value;
@@ -133,12 +133,12 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             };
             out.write_all(text.as_bytes())?;
         }
-        Command::Tree { file, json } => {
+        Command::Tree { file, json, filter } => {
             let s = Session::open_with(&file, if json { Detail::Outline } else { Detail::Full })?;
             if json {
                 write_tree_json(&s, out)?;
             } else {
-                write_tree_text(&s, out)?;
+                write_tree_text(&s, filter, out)?;
             }
             keep_until_exit(s);
         }
@@ -330,42 +330,37 @@ fn home() -> Option<String> {
     std::env::var("HOME").ok()
 }
 
-/// The tree as indented text: nesting only at branch points, `*` marks the
-/// leaf and `•` the path to it.
-fn write_tree_text(s: &Session, out: &mut dyn Write) -> Result<()> {
-    let calls = ToolCalls::collect(s);
-    let home = home();
-    let active: std::collections::HashSet<u32> = s.branch().into_iter().collect();
-    let leaf = s.leaf();
-    let mut stack: Vec<(u32, usize)> = s.tree.roots().iter().rev().map(|&r| (r, 0)).collect();
-    let mut seen = std::collections::HashSet::new();
-    while let Some((node, depth)) = stack.pop() {
-        if !seen.insert(node) {
-            continue;
-        }
-        let e = s.entry(node);
-        let mark = if Some(node) == leaf {
-            "*"
-        } else if active.contains(&node) {
-            "•"
-        } else {
-            " "
+/// The tree as pi's `/tree` shows it (its order, filter, connectors and
+/// one-line texts), each row after its entry id: `◉` marks the leaf, `•` the
+/// path to it.
+fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Result<()> {
+    let filter = match filter {
+        TreeFilter::Default => Filter::Default,
+        TreeFilter::NoTools => Filter::NoTools,
+        TreeFilter::User => Filter::UserOnly,
+        TreeFilter::Labeled => Filter::LabeledOnly,
+        TreeFilter::All => Filter::All,
+    };
+    let view = TreeView::new(s);
+    let rows = view.rows(s, filter, &std::collections::HashSet::new());
+    let texts = tree_view::texts(s, home().as_deref());
+    for (row, connectors) in rows.rows.iter().zip(rows.connectors()) {
+        let node = row.node;
+        let mark = match view.mark(node) {
+            Mark::Leaf => "◉ ",
+            Mark::Path => "• ",
+            Mark::None => "",
         };
         let label = s
             .label_of(node)
             .map(|l| format!("[{}] ", sanitize(&l.label)))
             .unwrap_or_default();
-        let text = summary::entry_line(e, &calls, home.as_deref());
         writeln!(
             out,
-            "{}{mark} {:<8} {label}{}",
-            "  ".repeat(depth),
-            sanitize(e.id_str().unwrap_or("-")),
-            sanitize(&text)
+            "{:<8}  {connectors}{mark}{label}{}",
+            sanitize(s.entry(node).id_str().unwrap_or("-")),
+            sanitize(texts.get(node as usize).map_or("", String::as_str))
         )?;
-        let kids = s.tree.children(node);
-        let child_depth = if kids.len() > 1 { depth + 1 } else { depth };
-        stack.extend(kids.iter().rev().map(|&c| (c, child_depth)));
     }
     Ok(())
 }
@@ -448,55 +443,7 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
         let role = v.get("role").and_then(Value::as_str).unwrap_or("?");
         writeln!(out, "\n── {} ──", sanitize(role))?;
         // A block: the SafeWriter cleans it and keeps its line breaks.
-        writeln!(out, "{}", message_text(&v))?;
+        writeln!(out, "{}", session::content::readable_message(&v))?;
     }
     Ok(())
-}
-
-/// The readable text of a context message.
-pub(crate) fn message_text(v: &Value) -> String {
-    let blocks = |c: &Value| -> String {
-        match c {
-            Value::String(s) => s.clone(),
-            Value::Array(items) => items
-                .iter()
-                .map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("text") => b
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    Some("thinking") => format!(
-                        "[thinking] {}",
-                        b.get("thinking").and_then(Value::as_str).unwrap_or("")
-                    ),
-                    Some("toolCall") => format!(
-                        "[call {}] {}",
-                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        b.get("arguments").map(Value::to_string).unwrap_or_default()
-                    ),
-                    Some("image") => format!(
-                        "[image {}]",
-                        b.get("mimeType").and_then(Value::as_str).unwrap_or("?")
-                    ),
-                    _ => b.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        }
-    };
-    match v.get("role").and_then(Value::as_str) {
-        Some("compactionSummary" | "branchSummary") => v
-            .get("summary")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-        Some("bashExecution") => format!(
-            "$ {}\n{}",
-            v.get("command").and_then(Value::as_str).unwrap_or(""),
-            v.get("output").and_then(Value::as_str).unwrap_or("")
-        ),
-        _ => v.get("content").map(blocks).unwrap_or_default(),
-    }
 }

@@ -1,6 +1,7 @@
 //! One session line, reduced to what the tree, the summaries and the context
 //! need; full bodies stay in the file and are read again on demand.
 
+use super::content::BlockKind;
 use super::fields::{Obj, Scalar, Short, StrLen};
 use super::jsvalue::JsValue;
 use super::read::LineMeta;
@@ -401,15 +402,15 @@ impl<'de> super::fields::Lenient<'de> for ContentFields {
         let mut info = ContentInfo::default();
         while let Some(Obj(block)) = a.next_element::<Obj<BlockFields<'de>>>()? {
             let Some(block) = block else { continue };
-            match block.kind.as_str() {
-                Some("text") => info.text.push(&block.text),
-                Some("thinking") => info.has_thinking = true,
-                Some("image") => info.images.push(ImageRef {
+            match BlockKind::of(block.kind.as_str()) {
+                BlockKind::Text => info.text.push(&block.text),
+                BlockKind::Thinking => info.has_thinking = true,
+                BlockKind::Image => info.images.push(ImageRef {
                     mime: block.mime_type.into_compact(),
                     data_len: block.data.0,
                 }),
-                Some("toolCall") => info.tool_calls.push(tool_call(block)),
-                _ => {}
+                BlockKind::ToolCall => info.tool_calls.push(tool_call(block)),
+                BlockKind::Other => {}
             }
         }
         Ok(ContentFields(info))

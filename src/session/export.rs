@@ -1,6 +1,7 @@
 //! Exporting one branch of a session: as Markdown for reading and sharing,
 //! or as a session file of its own (the text a fork would write).
 
+use super::content::{Block, Content, plain_text};
 use super::{Kind, Session, SessionError, migrate};
 use crate::jstext::date as jsdate;
 use serde_json::Value;
@@ -71,7 +72,7 @@ pub fn export_markdown(session: &Session, leaf: Option<u32>) -> Result<String, S
                 let _ = writeln!(
                     out,
                     "### Custom message ({kind}){label}{time}\n\n{}\n",
-                    content_text(&v["content"])
+                    plain_text(v.get("content"))
                 );
             }
             Kind::ModelChange => {
@@ -110,20 +111,6 @@ fn str_of(v: &Value) -> String {
     }
 }
 
-/// Text of a content value: a string, or the text blocks of a list.
-fn content_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|b| b["type"] == "text")
-            .map(|b| str_of(&b["text"]))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 fn fenced(out: &mut String, text: &str, cut: Option<usize>) {
     // A fence longer than any run of backticks inside.
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
@@ -144,7 +131,7 @@ fn message(out: &mut String, m: &Value, label: &str, time: &str) {
             let _ = writeln!(
                 out,
                 "### User{label}{time}\n\n{}\n",
-                content_text(&m["content"])
+                plain_text(m.get("content"))
             );
         }
         "assistant" => {
@@ -153,29 +140,33 @@ fn message(out: &mut String, m: &Value, label: &str, time: &str) {
                 .map(|s| format!(" ({s})"))
                 .unwrap_or_default();
             let _ = writeln!(out, "### Assistant{model}{label}{time}\n");
-            if let Value::Array(blocks) = &m["content"] {
-                for b in blocks {
-                    match b["type"].as_str() {
-                        Some("text") => {
-                            let _ = writeln!(out, "{}\n", str_of(&b["text"]));
+            match Content::of(m.get("content")) {
+                c @ Content::Blocks(_) => {
+                    for b in c.blocks() {
+                        match b {
+                            Block::Text(t) => {
+                                let _ = writeln!(out, "{t}\n");
+                            }
+                            Block::Thinking(t) => {
+                                let quoted: Vec<String> =
+                                    t.lines().map(|l| format!("> {l}")).collect();
+                                let _ = writeln!(out, "> _Thinking_\n{}\n", quoted.join("\n"));
+                            }
+                            Block::ToolCall { name, arguments } => {
+                                let _ =
+                                    writeln!(out, "**Tool call** `{}`", name.unwrap_or_default());
+                                let args =
+                                    serde_json::to_string_pretty(arguments.unwrap_or(&Value::Null))
+                                        .unwrap_or_default();
+                                fenced(out, &args, None);
+                            }
+                            Block::Image { .. } | Block::Other(_) => {}
                         }
-                        Some("thinking") => {
-                            let thinking = str_of(&b["thinking"]);
-                            let quoted: Vec<String> =
-                                thinking.lines().map(|l| format!("> {l}")).collect();
-                            let _ = writeln!(out, "> _Thinking_\n{}\n", quoted.join("\n"));
-                        }
-                        Some("toolCall") => {
-                            let _ = writeln!(out, "**Tool call** `{}`", str_of(&b["name"]));
-                            let args =
-                                serde_json::to_string_pretty(&b["arguments"]).unwrap_or_default();
-                            fenced(out, &args, None);
-                        }
-                        _ => {}
                     }
                 }
-            } else {
-                let _ = writeln!(out, "{}\n", content_text(&m["content"]));
+                _ => {
+                    let _ = writeln!(out, "{}\n", plain_text(m.get("content")));
+                }
             }
             if let Some(err) = m["errorMessage"].as_str() {
                 let _ = writeln!(out, "_Error: {err}_\n");
@@ -185,7 +176,7 @@ fn message(out: &mut String, m: &Value, label: &str, time: &str) {
             let name = str_of(&m["toolName"]);
             let error = if m["isError"] == true { " (error)" } else { "" };
             let _ = writeln!(out, "### Tool result: {name}{error}{label}{time}\n");
-            fenced(out, &content_text(&m["content"]), Some(TOOL_OUTPUT_LINES));
+            fenced(out, &plain_text(m.get("content")), Some(TOOL_OUTPUT_LINES));
         }
         "bashExecution" => {
             let _ = writeln!(out, "### Bash: `{}`{label}{time}\n", str_of(&m["command"]));
@@ -202,7 +193,7 @@ fn message(out: &mut String, m: &Value, label: &str, time: &str) {
             let _ = writeln!(
                 out,
                 "### {other}{label}{time}\n\n{}\n",
-                content_text(&m["content"])
+                plain_text(m.get("content"))
             );
         }
     }

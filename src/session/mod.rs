@@ -1,6 +1,7 @@
 //! The pi session format: read a file into an index of entries, understand
 //! its tree and context, and append to it exactly as pi would.
 
+pub mod content;
 pub mod context;
 pub(crate) mod cursor;
 pub mod entry;
@@ -19,6 +20,7 @@ pub mod read;
 pub mod summary;
 pub mod temp;
 pub mod tree;
+pub mod tree_view;
 pub mod write;
 
 use compact_str::CompactString;

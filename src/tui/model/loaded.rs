@@ -1,10 +1,11 @@
 //! A session prepared for the tree pane: the engine's session plus each
-//! entry's clean one-line text, row colour and pi's display order.
+//! entry's clean one-line text, row colour and pi's `/tree` view of it.
 
 use crate::safe_text as text;
 use crate::session::Session;
 use crate::session::entry::{Entry, Info, Role};
-use crate::session::summary::{self, ToolCalls};
+use crate::session::summary;
+use crate::session::tree_view::{self, TreeView};
 use std::sync::Arc;
 
 /// How a row's text is coloured.
@@ -67,14 +68,8 @@ pub struct LoadedSession {
     /// Per entry index: pi's one-line summary, made safe for the terminal.
     pub texts: Vec<Box<str>>,
     pub kinds: Vec<RowKind>,
-    /// Every node once, in pre-order, the branch holding the leaf first at
-    /// each fork (pi's `flattenTree`).
-    pub order: Vec<u32>,
-    /// Per entry index: the node it was reached from in `order`.
-    pub parent: Vec<Option<u32>>,
-    /// Per entry index: on the path from the root to the leaf.
-    pub active: Vec<bool>,
-    pub leaf: Option<u32>,
+    /// pi's `/tree` order, leaf and path.
+    pub view: TreeView,
     /// The session's name, made safe (read once: finding it walks the file's entries).
     pub name: Option<String>,
     /// Entries in the tree (later header lines not counted).
@@ -102,20 +97,14 @@ impl LoadedSession {
             texts.extend_from_slice(&b.texts[..kept]);
             kinds.extend_from_slice(&b.kinds[..kept]);
         }
-        if kept < n {
-            let calls = ToolCalls::collect(&session);
-            for e in &session.entries[kept..] {
-                let line = summary::entry_line(e, &calls, home);
-                texts.push(text::clean_line(&line).into_boxed_str());
-                kinds.push(row_kind(e));
-            }
+        for (e, line) in session.entries[kept..]
+            .iter()
+            .zip(tree_view::texts_from(&session, kept, home))
+        {
+            texts.push(text::clean_line(&line).into_boxed_str());
+            kinds.push(row_kind(e));
         }
-        let leaf = session.leaf();
-        let mut active = vec![false; n];
-        for node in session.branch() {
-            active[node as usize] = true;
-        }
-        let (order, parent) = display_order(&session, &active);
+        let view = TreeView::new(&session);
         let name = session.name().map(|n| text::clean_line(&n));
         let entry_count = session.live_entries().count();
         LoadedSession {
@@ -124,10 +113,7 @@ impl LoadedSession {
             session: Arc::new(session),
             texts,
             kinds,
-            order,
-            parent,
-            active,
-            leaf,
+            view,
         }
     }
 
@@ -184,46 +170,4 @@ fn row_kind(e: &Entry) -> RowKind {
         Info::BranchSummary { .. } => RowKind::BranchSummary,
         _ => RowKind::Setting,
     }
-}
-
-/// Pre-order with the active child first at every fork; each node listed
-/// once (a duplicated id can hang one node under two parents).
-fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<Option<u32>>) {
-    let n = s.entries.len();
-    let mut order = Vec::with_capacity(n);
-    let mut parent = vec![None; n];
-    let mut seen = vec![false; n];
-    let active_first = |list: &[u32]| -> Vec<u32> {
-        let mut v: Vec<u32> = list.to_vec();
-        // A stable sort keeps pi's timestamp order within each group.
-        v.sort_by_key(|&c| !active.get(c as usize).copied().unwrap_or(false));
-        v
-    };
-    let mut stack: Vec<(u32, Option<u32>)> = active_first(s.tree.roots())
-        .into_iter()
-        .rev()
-        .map(|r| (r, None))
-        .collect();
-    while let Some((node, from)) = stack.pop() {
-        let Some(slot) = seen.get_mut(node as usize) else {
-            continue;
-        };
-        if std::mem::replace(slot, true) {
-            continue;
-        }
-        parent[node as usize] = from;
-        order.push(node);
-        let kids = s.tree.children(node);
-        if kids.len() == 1 {
-            stack.push((kids[0], Some(node)));
-        } else {
-            stack.extend(
-                active_first(kids)
-                    .into_iter()
-                    .rev()
-                    .map(|c| (c, Some(node))),
-            );
-        }
-    }
-    (order, parent)
 }

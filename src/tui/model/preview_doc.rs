@@ -2,6 +2,7 @@
 //! entry were the leaf, rendered for reading. Built on a worker thread.
 
 use crate::safe_text as text;
+use crate::session::content::{Block, Content};
 use crate::session::entry::Kind;
 use crate::tui::clock::Clock;
 use crate::tui::look::format;
@@ -342,49 +343,43 @@ fn message(doc: &mut Writer<'_>, v: &Value, replaced: Option<usize>, req: &Previ
     doc.blank();
 }
 
-/// Message content: a string, or text / thinking / tool-call / image blocks.
+/// Message content: a string, or text / thinking / tool-call / image blocks,
+/// each styled its own way.
 fn content(doc: &mut Writer<'_>, c: Option<&Value>, limit: usize, req: &PreviewRequest) {
     let theme = &req.theme;
-    match c {
-        Some(Value::String(s)) => doc.folded(s, theme.text, limit),
-        Some(Value::Array(blocks)) => {
-            for b in blocks {
-                match str_field(b, "type") {
-                    Some("text") => {
-                        doc.folded(str_field(b, "text").unwrap_or(""), theme.text, limit)
-                    }
-                    Some("thinking") => {
-                        let t = str_field(b, "thinking").unwrap_or("");
+    match Content::of(c) {
+        Content::Text(s) => doc.folded(s, theme.text, limit),
+        blocks @ Content::Blocks(_) => {
+            for b in blocks.blocks() {
+                match b {
+                    Block::Text(t) => doc.folded(t, theme.text, limit),
+                    Block::Thinking(t) => {
                         doc.para("thinking", theme.muted, INDENT);
                         doc.folded(t, theme.muted, FOLDED_LINES);
                     }
-                    Some("toolCall") => tool_call(doc, b, theme),
-                    Some("image") => {
-                        let mime = str_field(b, "mimeType").unwrap_or("image/?");
+                    Block::ToolCall { name, arguments } => tool_call(doc, name, arguments, theme),
+                    Block::Image { mime, data } => {
+                        let mime = mime.unwrap_or("image/?");
                         let kind = mime.strip_prefix("image/").unwrap_or(mime);
-                        let size = str_field(b, "data").map_or(0, |d| d.len() as u64 * 3 / 4);
+                        let size = data.map_or(0, |d| d.len() as u64 * 3 / 4);
                         doc.para(
                             &format!("[image {kind} {}]", format::bytes(size)),
                             theme.accent,
                             INDENT,
                         );
                     }
-                    _ => {
-                        let json = serde_json::to_string(b).unwrap_or_default();
-                        doc.folded(&json, theme.muted, 1);
-                    }
+                    Block::Other(b) => doc.folded(&b.to_string(), theme.muted, 1),
                 }
             }
         }
-        Some(Value::Null) | None => {}
-        Some(other) => doc.para(&other.to_string(), theme.muted, INDENT),
+        Content::None => {}
+        Content::Other(other) => doc.para(&other.to_string(), theme.muted, INDENT),
     }
 }
 
-fn tool_call(doc: &mut Writer<'_>, b: &Value, theme: &Theme) {
-    let name = str_field(b, "name").unwrap_or("?");
-    doc.para(&format!("→ {name}"), theme.accent, INDENT);
-    match b.get("arguments") {
+fn tool_call(doc: &mut Writer<'_>, name: Option<&str>, arguments: Option<&Value>, theme: &Theme) {
+    doc.para(&format!("→ {}", name.unwrap_or("?")), theme.accent, INDENT);
+    match arguments {
         Some(Value::Object(args)) => {
             for (k, v) in args {
                 let shown = match v {

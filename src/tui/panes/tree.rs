@@ -5,7 +5,7 @@ use crate::safe_text as text;
 use crate::tui::clock::Clock;
 use crate::tui::input::keymap::Action;
 use crate::tui::look::theme::Theme;
-use crate::tui::model::entry_tree::{Filter, Rows};
+use crate::tui::model::entry_tree::{self, Filter, Mark, Rows};
 use crate::tui::model::loaded::{LoadedSession, RowKind};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -103,11 +103,11 @@ impl TreePane {
             .filter_map(|id| loaded.session.find(id))
             .collect();
         let target = if self.follow {
-            loaded.leaf
+            loaded.view.leaf
         } else {
             selected_id
                 .and_then(|id| loaded.session.find(&id))
-                .or(loaded.leaf)
+                .or(loaded.view.leaf)
         };
         self.content = Content::Ready(loaded);
         self.rebuild(target);
@@ -123,11 +123,11 @@ impl TreePane {
             self.rows = Rows::default();
             return;
         };
-        self.rows = Rows::build(&t, self.filter, &self.folded);
+        self.rows = entry_tree::rows(&t, self.filter, &self.folded);
         self.selected = target
-            .and_then(|n| self.rows.nearest_row(&t, n))
+            .and_then(|n| self.rows.nearest_row(&t.view, n))
             .unwrap_or(0);
-        self.search.hits = self.rows.search(&t, &self.search.query);
+        self.search.hits = entry_tree::search(&self.rows, &t, &self.search.query);
         self.keep_visible();
     }
 
@@ -157,7 +157,7 @@ impl TreePane {
             Action::TreePreviousHit => self.jump_hit(false),
             Action::TreeJumpToLeaf => {
                 if let Some(t) = self.loaded().cloned() {
-                    if let Some(r) = t.leaf.and_then(|l| self.rows.nearest_row(&t, l)) {
+                    if let Some(r) = t.view.leaf.and_then(|l| self.rows.nearest_row(&t.view, l)) {
                         self.selected = r;
                         self.center();
                     }
@@ -213,7 +213,7 @@ impl TreePane {
         let Some(t) = self.loaded().cloned() else {
             return false;
         };
-        self.search.hits = self.rows.search(&t, &self.search.query);
+        self.search.hits = entry_tree::search(&self.rows, &t, &self.search.query);
         // As in a pager, the cursor goes to the first hit at or after it.
         let before = self.selected_node();
         if let Some(&hit) = self
@@ -284,7 +284,7 @@ impl TreePane {
         if self.rows.row_of(node).is_none() {
             // Show it even if the filter or a fold hid it.
             self.folded.clear();
-            self.filter = if self.filter.shows(&t, node) {
+            self.filter = if t.view.shows(&t.session, self.filter, node) {
                 self.filter
             } else {
                 Filter::All
@@ -528,13 +528,10 @@ fn row_line<'a>(
         },
         theme.muted,
     ));
-    let active = t.active.get(node as usize).copied().unwrap_or(false);
-    if Some(node) == t.leaf {
-        spans.push(Span::styled("◉ ", theme.leaf_mark));
-    } else if active {
-        spans.push(Span::styled("• ", theme.path_mark));
-    } else {
-        spans.push(Span::raw("  "));
+    match t.view.mark(node) {
+        Mark::Leaf => spans.push(Span::styled("◉ ", theme.leaf_mark)),
+        Mark::Path => spans.push(Span::styled("• ", theme.path_mark)),
+        Mark::None => spans.push(Span::raw("  ")),
     }
     if let Some(label) = t.session.label_of(node) {
         spans.push(Span::styled(

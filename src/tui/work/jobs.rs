@@ -299,15 +299,7 @@ fn delete(files: &[Deletable], mode: DeleteMode) -> ActionOutcome {
 pub fn entry_text(session: &Session, node: u32) -> Result<String, String> {
     let line = session.line_text(node).map_err(|e| e.to_string())?;
     let v: serde_json::Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
-    let text = match v.get("type").and_then(|t| t.as_str()) {
-        Some("message") => v.get("message").map(crate::cli::message_text),
-        Some("compaction" | "branch_summary") => v
-            .get("summary")
-            .and_then(|s| s.as_str())
-            .map(str::to_string),
-        Some("custom_message") => Some(crate::cli::message_text(&v)),
-        _ => None,
-    };
+    let text = session::content::readable_entry(&v);
     Ok(match text.filter(|t| !t.is_empty()) {
         Some(t) => t,
         None => serde_json::to_string_pretty(&v).unwrap_or(line),
