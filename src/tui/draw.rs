@@ -55,6 +55,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
                 &app.picker,
                 picker::DrawContext {
                     theme,
+                    keymap: &app.config.keymap,
                     clock: app.clock,
                     home: app.home.as_deref(),
                     focused,
@@ -67,6 +68,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
                 &app.tree,
                 tree::DrawContext {
                     theme,
+                    keymap: &app.config.keymap,
                     clock: app.clock,
                     focused,
                     block,
@@ -90,7 +92,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
         help::draw(frame, area, h, &app.config, &app.help_scopes());
     }
     if let Some(d) = &app.dialog {
-        dialog::draw(frame, area, d, theme);
+        let keys = dialog::DialogKeys::from_keymap(&app.config.keymap);
+        dialog::draw(frame, area, d, &keys, theme);
     }
 }
 

@@ -71,7 +71,7 @@ impl App {
         let Some(d) = self.dialog.as_mut() else {
             return;
         };
-        match d.key(k) {
+        match d.key(k, &self.config.keymap) {
             DialogKey::Stay => {}
             DialogKey::Quit => self.quit = true,
             DialogKey::Cancel => self.dialog = None,

@@ -107,29 +107,34 @@ pub fn right_text(view: &StatusView) -> String {
 }
 
 /// The focused pane's hint line: `key word · key word …`, from the keymap.
-pub fn hints(view: &StatusView) -> Vec<(String, &'static str)> {
+pub fn hints(view: &StatusView) -> Vec<(String, String)> {
     let scope = view.scope;
     let keymap = view.keymap;
     let mut out = Vec::new();
     if view.tree_search_typing {
+        let keep = keymap.keys_for(Scope::Search, Action::SearchKeep);
+        let hits = keymap.keys_pair(Scope::Tree, Action::TreeNextHit, Action::TreePreviousHit);
         return vec![
-            ("Enter".into(), "keep"),
-            ("Esc".into(), "cancel"),
-            ("n/N".into(), "next/previous hit after Enter"),
+            (keep.clone(), "keep".into()),
+            (
+                keymap.keys_for(Scope::Search, Action::Cancel),
+                "cancel".into(),
+            ),
+            (hits, format!("next/previous hit after {keep}")),
         ];
     }
     let movement = match scope {
         Scope::Picker => Some("move · type to search"),
         Scope::Tree => Some("move"),
         Scope::Preview => Some("scroll"),
-        Scope::Global => None,
+        _ => None,
     };
     if let (Some(word), Some(up), Some(down)) = (
         movement,
         keymap.first_key(scope, Action::Up),
         keymap.first_key(scope, Action::Down),
     ) {
-        out.push((format!("{up}{down}"), word));
+        out.push((format!("{up}{down}"), word.to_string()));
     }
     for info in ACTIONS
         .iter()
@@ -157,14 +162,14 @@ pub fn hints(view: &StatusView) -> Vec<(String, &'static str)> {
             } else {
                 k.to_string()
             };
-            out.push((label, word));
+            out.push((label, word.to_string()));
         }
     }
     let help = keymap
         .first_key(scope, Action::Help)
         .or_else(|| keymap.first_key(Scope::Global, Action::Help));
     if let Some(k) = help {
-        out.push((k.to_string(), "help"));
+        out.push((k.to_string(), "help".to_string()));
     }
     out
 }

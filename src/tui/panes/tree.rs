@@ -1,9 +1,10 @@
 //! The entry tree pane: selection kept by entry id, pi's filters and folds,
-//! `/` search with n / N, and drawing through tui-tree-widget.
+//! the `/` search and its hits, and drawing through tui-tree-widget.
 
 use crate::safe_text as text;
 use crate::tui::clock::Clock;
-use crate::tui::input::keymap::Action;
+use crate::tui::input::keymap::{Action, Keymap, Scope};
+use crate::tui::look::strings;
 use crate::tui::look::theme::Theme;
 use crate::tui::model::entry_tree::{Filter, Rows};
 use crate::tui::model::loaded::{LoadedSession, RowKind};
@@ -151,8 +152,10 @@ impl TreePane {
             Action::TreeFilterNext => self.set_filter(self.filter.next()),
             Action::TreeFilterPrevious => self.set_filter(self.filter.previous()),
             Action::TreeSearch => {
+                self.search.query.clear();
                 self.search.editing = true;
             }
+            Action::TreeClearSearch => self.finish_search(false),
             Action::TreeNextHit => self.jump_hit(true),
             Action::TreePreviousHit => self.jump_hit(false),
             Action::TreeJumpToLeaf => {
@@ -229,7 +232,7 @@ impl TreePane {
         self.selected_node() != before
     }
 
-    /// Enter keeps the query for n / N; Esc drops it.
+    /// Keeps the query for the hit keys, or drops it.
     pub fn finish_search(&mut self, keep: bool) {
         self.search.editing = false;
         if !keep {
@@ -336,6 +339,8 @@ impl TreePane {
 /// What drawing the pane needs besides the pane itself.
 pub struct DrawContext<'a> {
     pub theme: &'a Theme,
+    /// For the texts that name a key.
+    pub keymap: &'a Keymap,
     pub clock: Clock,
     pub focused: bool,
     pub block: Block<'a>,
@@ -363,9 +368,10 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>)
         let hits = match pane.search.hits.len() {
             0 if !pane.search.query.is_empty() => " (no match)".to_string(),
             0 => String::new(),
-            n => format!(
-                " ({}: n / N)",
-                crate::tui::look::format::count(n, "hit", "hits")
+            n => strings::search_hits(
+                n,
+                &cx.keymap.keys_for(Scope::Tree, Action::TreeNextHit),
+                &cx.keymap.keys_for(Scope::Tree, Action::TreePreviousHit),
             ),
         };
         let cursor = if pane.search.editing { "▏" } else { "" };
@@ -405,9 +411,11 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>)
         ),
         Content::Ready(t) if pane.rows.is_empty() => {
             let hint = if pane.filter == Filter::Default {
-                "No entries yet: this session has only its header."
+                "No entries yet: this session has only its header.".to_string()
             } else {
-                "No entries match this filter (Ctrl+D shows the default view)."
+                strings::no_filter_match(
+                    &cx.keymap.keys_for(Scope::Tree, Action::TreeFilterDefault),
+                )
             };
             message(frame, Line::styled(hint, theme.muted));
             let _ = t;

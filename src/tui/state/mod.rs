@@ -171,6 +171,10 @@ impl App {
                 Pane::Preview => Scope::Preview,
             });
         }
+        if self.panes.contains(&Pane::Tree) {
+            v.push(Scope::Search);
+        }
+        v.extend([Scope::Text, Scope::Dialog, Scope::Help]);
         v
     }
 

@@ -1,7 +1,9 @@
 //! Worker results: the catalog's progress and the sessions pane's outcomes.
 
 use crate::tui::event::Command;
+use crate::tui::input::keymap::{Action, Scope};
 use crate::tui::look::layout::Pane;
+use crate::tui::look::strings;
 use crate::tui::model::sessions::CatalogUpdate;
 use crate::tui::panes::picker::PickerOutcome;
 use crate::tui::state::App;
@@ -84,7 +86,13 @@ impl App {
                     sessions,
                 });
             }
-            PickerOutcome::Say(text) => self.say(text, false),
+            PickerOutcome::NeedQuery => {
+                let key = self
+                    .config
+                    .keymap
+                    .keys_for(Scope::Picker, Action::PickerDeepSearch);
+                self.say(strings::need_query(&key), false);
+            }
         }
     }
 }
