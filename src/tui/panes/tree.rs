@@ -7,7 +7,7 @@ use crate::tui::input::keymap::{Action, Keymap, Scope};
 use crate::tui::look::strings;
 use crate::tui::look::theme::Theme;
 use crate::tui::model::entry_tree::{Filter, Rows};
-use crate::tui::model::loaded::{LoadedSession, RowKind};
+use crate::tui::model::loaded::{LoadedSession, OpenError, RowKind};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -26,9 +26,10 @@ pub enum Content {
     #[default]
     Empty,
     Loading(PathBuf),
+    /// The session could not be read; the error as its type.
     Failed {
         path: PathBuf,
-        error: String,
+        error: OpenError,
     },
     Ready(Arc<LoadedSession>),
 }
@@ -404,7 +405,7 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>)
                     format!("Cannot show {}", text::clean_line(&file_name(path))),
                     theme.error,
                 ),
-                Line::raw(text::clean_line(error)),
+                Line::raw(text::clean_line(&error.to_string())),
             ])
             .wrap(ratatui::widgets::Wrap { trim: false }),
             list_area,

@@ -141,14 +141,10 @@ impl App {
                             }
                         }
                         Err(error) => {
-                            let error_text = error.to_string();
                             if error == OpenError::Deleted {
-                                self.say(error_text.clone(), true);
+                                self.say(error.to_string(), true);
                             }
-                            self.tree.content = Content::Failed {
-                                path,
-                                error: error_text,
-                            };
+                            self.tree.content = Content::Failed { path, error };
                             self.tree.rows = Default::default();
                         }
                     }
