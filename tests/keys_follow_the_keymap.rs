@@ -144,7 +144,7 @@ fn a_dialog_takes_and_names_its_rebound_keys() {
         })
         .unwrap();
     h.key("ctrl+b");
-    assert!(h.app.dialog.is_some(), "the rebound label key asks");
+    assert!(h.app.dialog().is_some(), "the rebound label key asks");
     let screen = h.screen();
     assert!(screen.contains("Ctrl+O label · Ctrl+W cancel"), "{screen}");
     assert!(!screen.contains("Enter label"), "{screen}");
@@ -154,13 +154,13 @@ fn a_dialog_takes_and_names_its_rebound_keys() {
     // field's clear key.
     h.key("esc");
     h.key("enter");
-    assert!(h.app.dialog.is_some(), "still asking");
+    assert!(h.app.dialog().is_some(), "still asking");
     h.type_text("first");
     h.key("ctrl+z");
     h.type_text("kept");
     h.key("ctrl+u");
     h.key("ctrl+o");
-    assert!(h.app.dialog.is_none(), "Ctrl+O went ahead");
+    assert!(h.app.dialog().is_none(), "Ctrl+O went ahead");
     let s = Session::open(&path).unwrap();
     let label = s
         .label_of(s.find(&target).unwrap())
@@ -169,16 +169,16 @@ fn a_dialog_takes_and_names_its_rebound_keys() {
 
     h.key("ctrl+b");
     h.key("ctrl+w");
-    assert!(h.app.dialog.is_none(), "Ctrl+W cancelled");
+    assert!(h.app.dialog().is_none(), "Ctrl+W cancelled");
 }
 
 #[test]
 fn the_help_screen_lists_and_takes_the_rebound_keys() {
     let mut h = open(&big_demo(), rebound());
     h.key("f1");
-    assert!(h.app.help.is_none(), "F1 is not the help key now");
+    assert!(h.app.help().is_none(), "F1 is not the help key now");
     h.key("f2");
-    assert!(h.app.help.is_some());
+    assert!(h.app.help().is_some());
     let screen = h.screen();
     assert!(screen.contains("↑↓ scroll · Ctrl+W close"), "{screen}");
     assert!(!screen.contains("Esc close"), "{screen}");
@@ -202,9 +202,9 @@ fn the_help_screen_lists_and_takes_the_rebound_keys() {
     assert!(!help.iter().any(|l| l.contains("n / N")), "{help:#?}");
     // Scrolling is still ↓; the close key closes.
     h.key("down");
-    assert!(h.app.help.is_some());
+    assert!(h.app.help().is_some());
     h.key("ctrl+w");
-    assert!(h.app.help.is_none());
+    assert!(h.app.help().is_none());
 }
 
 #[test]

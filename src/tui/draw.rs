@@ -7,7 +7,6 @@ use crate::tui::overlays::{dialog, help};
 use crate::tui::panes::tree::Content;
 use crate::tui::panes::{picker, preview, status, tree};
 use crate::tui::state::App;
-use crate::watch::WatchMode;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -81,17 +80,17 @@ pub fn draw(frame: &mut Frame, app: &App) {
         message: app.message.as_ref().map(|m| (m.text.as_str(), m.error)),
         picker: app.panes.contains(&Pane::Picker).then_some(&app.picker),
         tree: &app.tree,
-        polling: matches!(app.watch_mode, Some(WatchMode::Polling { .. })),
+        polling: app.polling(),
         scope: app.scope(),
         tree_search_typing: app.tree.search.editing && app.focus == Pane::Tree,
         keymap: &app.config.keymap,
         theme,
     };
     status::draw(frame, layout.status, layout.hints, &view);
-    if let Some(h) = app.help {
+    if let Some(h) = app.help() {
         help::draw(frame, area, h, &app.config, &app.help_scopes());
     }
-    if let Some(d) = &app.dialog {
+    if let Some(d) = app.dialog() {
         let keys = dialog::DialogKeys::from_keymap(&app.config.keymap);
         dialog::draw(frame, area, d, &keys, theme);
     }

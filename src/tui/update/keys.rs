@@ -8,6 +8,7 @@ use crate::tui::look::layout::Pane;
 use crate::tui::overlays::help::{Help, HelpKey};
 use crate::tui::panes::picker::PickerOutcome;
 use crate::tui::state::App;
+use crate::tui::state::overlay::Overlay;
 use ratatui::crossterm::event::{KeyEvent, KeyEventKind};
 
 impl App {
@@ -16,15 +17,15 @@ impl App {
             return;
         }
         let k = Key::from_event(&key);
-        if let Some(h) = self.help.as_mut() {
+        if let Overlay::Help(h) = &mut self.overlay {
             match h.key(k, &self.config.keymap) {
                 HelpKey::Stay => {}
-                HelpKey::Close => self.help = None,
+                HelpKey::Close => self.overlay = Overlay::None,
                 HelpKey::Quit => self.quit = true,
             }
             return;
         }
-        if self.dialog.is_some() {
+        if self.dialog().is_some() {
             self.on_dialog_key(k, cmds);
             return;
         }
@@ -35,7 +36,7 @@ impl App {
         let scope = self.scope();
         match self.config.keymap.action(scope, k) {
             Some(Action::Quit) => self.quit = true,
-            Some(Action::Help) => self.help = Some(Help::default()),
+            Some(Action::Help) => self.overlay = Overlay::Help(Help::default()),
             Some(Action::FocusNext) => self.cycle_focus(true),
             Some(Action::FocusPrev) => self.cycle_focus(false),
             // Esc in the preview drops the tree's search too, its line
