@@ -69,10 +69,10 @@ fn a_label_is_written_prefilled_and_cleared() {
     h.keys(&["k", "k"]);
     let target = selected_id(&h);
     h.key("L");
-    assert!(h.app.dialog.is_some());
+    assert!(h.app.dialog().is_some());
     h.type_text("keep me");
     h.key("enter");
-    assert!(h.app.dialog.is_none());
+    assert!(h.app.dialog().is_none());
     let s = Session::open(&path).unwrap();
     let node = s.find(&target).unwrap();
     assert_eq!(s.label_of(node).unwrap().label, "keep me");
@@ -80,7 +80,7 @@ fn a_label_is_written_prefilled_and_cleared() {
     assert_eq!(selected_id(&h), target, "the selection stayed");
     // Pre-filled with the label; emptied, it clears.
     h.key("L");
-    let field = h.app.dialog.as_ref().unwrap().input.clone().unwrap();
+    let field = h.app.dialog().unwrap().input.clone().unwrap();
     assert_eq!(field.text, "keep me");
     h.keys(&["ctrl+u", "enter"]);
     let s = Session::open(&path).unwrap();
@@ -96,7 +96,7 @@ fn branching_moves_the_leaf_and_the_marks() {
     // On the leaf: nothing to do.
     h.key("g");
     h.key("enter");
-    assert!(h.app.dialog.is_none());
+    assert!(h.app.dialog().is_none());
     assert_eq!(message(&h), "Already at this point");
     // An assistant entry further up: pi resumes from it.
     h.keys(&["k", "k", "k"]);
@@ -135,7 +135,7 @@ fn writing_next_to_a_running_pi_asks_first() {
     h.keys(&["ctrl+r", "ctrl+u"]);
     h.type_text("fresh");
     h.key("enter");
-    let d = h.app.dialog.as_ref().expect("asked first");
+    let d = h.app.dialog().expect("asked first");
     assert!(
         d.body.join(" ").contains("pi may have it open"),
         "{:?}",
@@ -154,7 +154,7 @@ fn writing_next_to_a_running_pi_asks_first() {
     // Our own write is no sign of pi: the next one goes straight through.
     h.key("ctrl+r");
     h.keys(&["ctrl+u", "enter"]);
-    assert!(h.app.dialog.is_none());
+    assert!(h.app.dialog().is_none());
     assert_eq!(Session::open(&path).unwrap().name(), None);
 }
 
@@ -162,14 +162,14 @@ fn writing_next_to_a_running_pi_asks_first() {
 fn fork_writes_a_new_session_and_selects_it() {
     let (_d, folder) = demo_folder("/home/ada/src/web-shop");
     let mut h = Harness::folder(folder, WIDE);
-    let original = h.app.open_path.clone().unwrap();
+    let original = h.app.open_path().cloned().unwrap();
     let count = h.app.picker.sessions.len();
     h.key("tab");
     h.keys(&["g", "k"]);
     let leaf = selected_id(&h);
     h.key("f");
     assert_eq!(h.app.picker.sessions.len(), count + 1);
-    let fork = h.app.open_path.clone().unwrap();
+    let fork = h.app.open_path().cloned().unwrap();
     assert_ne!(fork, original);
     assert_eq!(fork.parent(), original.parent(), "beside the original");
     assert_eq!(
@@ -187,7 +187,7 @@ fn export_writes_markdown_where_the_user_confirms() {
     let path = quiet_copy(dir.path());
     let mut h = Harness::file(&path, WIDE);
     h.key("e");
-    let field = h.app.dialog.as_ref().unwrap().input.clone().unwrap();
+    let field = h.app.dialog().unwrap().input.clone().unwrap();
     assert_eq!(PathBuf::from(&field.text), path.with_extension("md"));
     screen_snapshot!("dialog_export", h);
     h.key("enter");
@@ -232,7 +232,7 @@ fn resume_hands_over_to_pi_or_says_why_not() {
     // The demo's folders do not exist here: ask, then use the current one.
     h.app.config.pi_command = PiCommand::parse("sh -c true").unwrap();
     h.key("enter");
-    let d = h.app.dialog.as_ref().expect("asked about the folder");
+    let d = h.app.dialog().expect("asked about the folder");
     assert!(d.body[0].contains("/home/ada/notes"));
     h.key("enter");
     match h.app.exit.clone() {
@@ -278,7 +278,7 @@ fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
     h.keys(&["ctrl+space", "down", "ctrl+space"]);
     assert_eq!(h.app.picker.marked.len(), 2);
     h.key("ctrl+d");
-    let body = h.app.dialog.as_ref().unwrap().body.clone();
+    let body = h.app.dialog().unwrap().body.clone();
     assert_eq!(body.len(), 3, "{body:?}");
     screen_snapshot!("dialog_delete_marked", h);
     h.key("esc");
@@ -297,7 +297,7 @@ fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
     }));
     screen_snapshot!("dialog_delete_for_good", h);
     h.key("enter");
-    assert!(h.app.dialog.is_some(), "Enter alone does not delete");
+    assert!(h.app.dialog().is_some(), "Enter alone does not delete");
     h.type_text("delete");
     h.key("enter");
     for p in &paths {
@@ -327,7 +327,13 @@ fn delete_empty_sessions_is_one_reviewed_batch() {
     .unwrap();
     let mut h = Harness::folder(folder, WIDE);
     h.key("ctrl+e");
-    let body = h.app.dialog.as_ref().expect("reviewed first").body.clone();
+    let body = h
+        .app
+        .dialog()
+        .as_ref()
+        .expect("reviewed first")
+        .body
+        .clone();
     assert_eq!(body.len(), 2, "only the empty one: {body:?}");
     assert!(body[1].contains("2026-01-12T00-00-00-000Z_e.jsonl"));
 }
@@ -349,7 +355,7 @@ fn rename_from_the_sessions_list_is_prefilled() {
         h.key("down");
     }
     h.key("ctrl+r");
-    let field = h.app.dialog.as_ref().unwrap().input.clone().unwrap();
+    let field = h.app.dialog().unwrap().input.clone().unwrap();
     assert_eq!(Some(field.text), s.name);
     screen_snapshot!("dialog_rename", h);
     h.keys(&["ctrl+u"]);
@@ -420,7 +426,7 @@ fn new_and_deleted_session_files_come_and_go_in_the_list() {
     let (_d, folder) = demo_folder("/home/ada/notes");
     let mut h = Harness::folder(folder.clone(), WIDE);
     let count = h.app.picker.sessions.len();
-    let open = h.app.open_path.clone().unwrap();
+    let open = h.app.open_path().cloned().unwrap();
     let new = open.with_file_name("2026-01-12T09-00-00-000Z_new.jsonl");
     std::fs::copy(big_demo(), &new).unwrap();
     h.send(AppEvent::FileChanged(new.clone()));
@@ -429,11 +435,7 @@ fn new_and_deleted_session_files_come_and_go_in_the_list() {
     h.send(AppEvent::FileChanged(open.clone()));
     assert_eq!(h.app.picker.sessions.len(), count);
     assert!(h.app.picker.sessions.iter().all(|s| s.path != open));
-    assert_ne!(
-        h.app.open_path.as_ref(),
-        Some(&open),
-        "another session is shown"
-    );
+    assert_ne!(h.app.open_path(), Some(&open), "another session is shown");
     assert_eq!(h.app.focus, Pane::Picker);
 }
 

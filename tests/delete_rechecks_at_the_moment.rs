@@ -374,7 +374,7 @@ fn the_browser_refuses_a_project_folder_swapped_after_its_dialog() {
     let project = chosen.parent().expect("project").to_path_buf();
     let name = chosen.file_name().expect("name").to_owned();
     h.key("ctrl+d");
-    assert!(h.app.dialog.is_some(), "asked first");
+    assert!(h.app.dialog().is_some(), "asked first");
     // While the dialog waits: the project folder becomes a symlink to
     // another project folder holding a session of the same name.
     let decoy_dir = folder.dir.join("--home-ada-elsewhere--");
@@ -388,9 +388,9 @@ fn the_browser_refuses_a_project_folder_swapped_after_its_dialog() {
     let trash_before = trashed(data);
     h.key("enter");
     assert!(
-        h.app.dialog.is_none(),
+        h.app.dialog().is_none(),
         "{:?}",
-        h.app.dialog.as_ref().map(|d| &d.body)
+        h.app.dialog().map(|d| &d.body)
     );
     let said = message(&h);
     assert!(said.contains("changed since it was confirmed"), "{said}");
@@ -422,7 +422,7 @@ fn the_browser_refuses_a_file_replaced_before_it_deletes_for_good() {
         trash_failed: vec![(checked, "no trash folder on this device".to_string())],
         errors: Vec::new(),
     }));
-    assert!(h.app.dialog.is_some(), "asked first");
+    assert!(h.app.dialog().is_some(), "asked first");
     // While it waits, another file takes the session's name.
     let new = chosen.with_extension("new");
     std::fs::copy(other_session(), &new).expect("copy");

@@ -117,10 +117,10 @@ fn a_deep_search_hit_opens_its_session_at_the_entry() {
         .hits
         .clone();
     assert!(hits.len() > 2, "{hits:?}");
-    assert_eq!(h.app.open_path.as_ref(), Some(&hits[0].path));
+    assert_eq!(h.app.open_path(), Some(&hits[0].path));
     assert_eq!(Some(selected_id(&h)), hits[0].entry_id);
     h.key("down");
-    assert_eq!(h.app.open_path.as_ref(), Some(&hits[1].path));
+    assert_eq!(h.app.open_path(), Some(&hits[1].path));
     assert_eq!(Some(selected_id(&h)), hits[1].entry_id);
     // Esc goes back to the list, on the session that was selected.
     h.key("esc");
@@ -133,7 +133,7 @@ fn plain_keys_type_in_the_sessions_pane_and_command_elsewhere() {
     let mut h = Harness::folder(folder, WIDE);
     h.type_text("q?j");
     assert_eq!(h.app.picker.query, "q?j");
-    assert!(!h.app.quit && h.app.help.is_none());
+    assert!(!h.app.quit && h.app.help().is_none());
     h.key("backspace");
     assert_eq!(h.app.picker.query, "q?");
     h.key("esc");
@@ -141,7 +141,7 @@ fn plain_keys_type_in_the_sessions_pane_and_command_elsewhere() {
     h.key("tab");
     assert_eq!(h.app.focus, Pane::Tree);
     h.key("?");
-    assert!(h.app.help.is_some());
+    assert!(h.app.help().is_some());
     h.key("esc");
     h.key("shift+tab");
     assert_eq!(h.app.focus, Pane::Picker);
@@ -192,10 +192,10 @@ fn mouse_clicks_focus_panes_and_select_rows() {
     assert_eq!(h.app.tree.selected, h.app.tree.offset + 2);
     let picker = layout.rect(Pane::Picker).unwrap();
     // The fourth list row (below the search box and settings) is a session.
-    let before = h.app.open_path.clone();
+    let before = h.app.open_path().cloned();
     click(&mut h, picker.x + 5, picker.y + 1 + 2 + 2);
     assert_eq!(h.app.focus, Pane::Picker);
-    assert_ne!(h.app.open_path, before);
+    assert_ne!(h.app.open_path().cloned(), before);
     let preview = layout.rect(Pane::Preview).unwrap();
     h.send(AppEvent::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollUp,

@@ -1,7 +1,7 @@
 //! The user's config file (key bindings and colours): where it lives, how it
 //! is read, and the fall-back to the defaults, reported, when it is broken.
 
-use crate::tui::input::keymap::Keymap;
+use crate::tui::input::keymap::{Action, Keymap, Scope};
 use crate::tui::look::theme::Theme;
 use crate::tui::work::resume::{PI_COMMAND_ENV, PiCommand};
 use std::path::PathBuf;
@@ -122,7 +122,10 @@ impl Config {
             .map_or("config".to_string(), |p| p.display().to_string());
         let more = match self.problems.len() {
             1 => String::new(),
-            n => format!(" (and {} more, see F1)", n - 1),
+            n => crate::tui::look::strings::config_more_problems(
+                n - 1,
+                &self.keymap.keys_for(Scope::Global, Action::Help),
+            ),
         };
         Some(format!("{file}: {first}{more}; using the defaults"))
     }
@@ -139,7 +142,7 @@ pub fn config_path() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::input::keymap::{Action, Key, Scope};
+    use crate::tui::input::keymap::Key;
 
     #[test]
     fn good_file_overrides_keys_and_colours() {

@@ -7,7 +7,6 @@ use crate::tui::overlays::{dialog, help};
 use crate::tui::panes::tree::Content;
 use crate::tui::panes::{picker, preview, status, tree};
 use crate::tui::state::App;
-use crate::watch::WatchMode;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -55,6 +54,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
                 &app.picker,
                 picker::DrawContext {
                     theme,
+                    keymap: &app.config.keymap,
                     clock: app.clock,
                     home: app.home.as_deref(),
                     focused,
@@ -67,6 +67,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
                 &app.tree,
                 tree::DrawContext {
                     theme,
+                    keymap: &app.config.keymap,
                     clock: app.clock,
                     focused,
                     block,
@@ -79,18 +80,19 @@ pub fn draw(frame: &mut Frame, app: &App) {
         message: app.message.as_ref().map(|m| (m.text.as_str(), m.error)),
         picker: app.panes.contains(&Pane::Picker).then_some(&app.picker),
         tree: &app.tree,
-        polling: matches!(app.watch_mode, Some(WatchMode::Polling { .. })),
+        polling: app.polling(),
         scope: app.scope(),
         tree_search_typing: app.tree.search.editing && app.focus == Pane::Tree,
         keymap: &app.config.keymap,
         theme,
     };
     status::draw(frame, layout.status, layout.hints, &view);
-    if let Some(h) = app.help {
+    if let Some(h) = app.help() {
         help::draw(frame, area, h, &app.config, &app.help_scopes());
     }
-    if let Some(d) = &app.dialog {
-        dialog::draw(frame, area, d, theme);
+    if let Some(d) = app.dialog() {
+        let keys = dialog::DialogKeys::from_keymap(&app.config.keymap);
+        dialog::draw(frame, area, d, &keys, theme);
     }
 }
 

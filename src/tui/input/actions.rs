@@ -1,5 +1,6 @@
-//! Every action a key can do: the panes (scopes) bindings apply in, the
-//! actions each pane offers, their names in the TOML files and their help.
+//! Every action a key can do: the panes and overlays (scopes) bindings
+//! apply in, the actions each offers, their names in the TOML files and
+//! their help. Only typing a character into a text field is not an action.
 
 /// Where a binding applies. Global keys work in every pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -8,10 +9,28 @@ pub enum Scope {
     Picker,
     Tree,
     Preview,
+    /// The tree's `/` search line while its query is typed.
+    Search,
+    /// A text field: a dialog's field, and the editing keys of the
+    /// sessions search box and the tree search line.
+    Text,
+    /// A dialog over the panes.
+    Dialog,
+    /// The help screen.
+    Help,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 4] = [Scope::Global, Scope::Picker, Scope::Tree, Scope::Preview];
+    pub const ALL: [Scope; 8] = [
+        Scope::Global,
+        Scope::Picker,
+        Scope::Tree,
+        Scope::Preview,
+        Scope::Search,
+        Scope::Text,
+        Scope::Dialog,
+        Scope::Help,
+    ];
 
     /// The table name in the TOML files.
     pub fn table(self) -> &'static str {
@@ -20,6 +39,10 @@ impl Scope {
             Scope::Picker => "picker",
             Scope::Tree => "tree",
             Scope::Preview => "preview",
+            Scope::Search => "search",
+            Scope::Text => "text",
+            Scope::Dialog => "dialog",
+            Scope::Help => "help",
         }
     }
 
@@ -30,12 +53,39 @@ impl Scope {
             Scope::Picker => "Sessions",
             Scope::Tree => "Entry tree",
             Scope::Preview => "Context preview",
+            Scope::Search => "Tree search, while typing",
+            Scope::Text => "Text fields",
+            Scope::Dialog => "Dialogs",
+            Scope::Help => "This help",
         }
     }
 
-    /// Whether plain characters type text in this pane.
+    /// Whether plain characters type text in this scope.
     pub fn types_text(self) -> bool {
-        self == Scope::Picker
+        matches!(
+            self,
+            Scope::Picker | Scope::Search | Scope::Text | Scope::Dialog
+        )
+    }
+
+    /// The scopes whose keys are consulted after this one's, with the
+    /// actions taken from each: a key bound in this scope hides them there.
+    pub fn beneath(self) -> &'static [(Scope, &'static [Action])] {
+        const DELETE: &[Action] = &[Action::DeleteBack];
+        const EDITING: &[Action] = &[
+            Action::CursorLeft,
+            Action::CursorRight,
+            Action::CursorStart,
+            Action::CursorEnd,
+            Action::DeleteBack,
+            Action::DeleteForward,
+            Action::ClearField,
+        ];
+        match self {
+            Scope::Picker | Scope::Search => &[(Scope::Text, DELETE)],
+            Scope::Dialog => &[(Scope::Text, EDITING)],
+            _ => &[],
+        }
     }
 }
 
@@ -89,6 +139,26 @@ pub enum Action {
     PreviewExpand,
     PreviewRaw,
     PreviewSelected,
+    /// Esc in the tree: drop the search kept for n / N.
+    TreeClearSearch,
+    /// The tree search line: keep the query and stop typing.
+    SearchKeep,
+    /// Close a dialog, or drop the query being typed.
+    Cancel,
+    /// A dialog's Enter.
+    Confirm,
+    /// Answer yes / no to a question without a text field.
+    AnswerYes,
+    AnswerNo,
+    /// Close the help screen.
+    Close,
+    CursorLeft,
+    CursorRight,
+    CursorStart,
+    CursorEnd,
+    DeleteBack,
+    DeleteForward,
+    ClearField,
 }
 
 impl Action {
@@ -105,6 +175,12 @@ impl Action {
             Action::Last => last,
             _ => return None,
         })
+    }
+
+    /// An answer key: a plain character is allowed, as a question without
+    /// a text field has nothing to type into.
+    pub fn is_answer(self) -> bool {
+        matches!(self, Action::AnswerYes | Action::AnswerNo)
     }
 }
 
@@ -377,6 +453,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Follow the leaf as the session grows",
         None,
     ),
+    info(
+        S::Tree,
+        "clear_search",
+        A::TreeClearSearch,
+        "Drop the search kept for the hit keys",
+        None,
+    ),
     info(S::Preview, "quit", A::Quit, "Quit", None),
     info(S::Preview, "help", A::Help, "Show this help", None),
     info(S::Preview, "up", A::Up, "Scroll up", None),
@@ -412,5 +495,108 @@ pub const ACTIONS: &[ActionInfo] = &[
         A::Copy,
         "Copy the selected entry's full text",
         Some("copy"),
+    ),
+    info(
+        S::Preview,
+        "clear_search",
+        A::TreeClearSearch,
+        "Drop the tree's search",
+        None,
+    ),
+    info(
+        S::Search,
+        "keep",
+        A::SearchKeep,
+        "Keep the query for the hit keys",
+        None,
+    ),
+    info(S::Search, "cancel", A::Cancel, "Drop the query", None),
+    info(S::Search, "next_hit", A::TreeNextHit, "Next hit", None),
+    info(
+        S::Search,
+        "previous_hit",
+        A::TreePreviousHit,
+        "Previous hit",
+        None,
+    ),
+    info(
+        S::Text,
+        "left",
+        A::CursorLeft,
+        "Cursor left (dialog fields)",
+        None,
+    ),
+    info(
+        S::Text,
+        "right",
+        A::CursorRight,
+        "Cursor right (dialog fields)",
+        None,
+    ),
+    info(
+        S::Text,
+        "home",
+        A::CursorStart,
+        "Cursor to the start (dialog fields)",
+        None,
+    ),
+    info(
+        S::Text,
+        "end",
+        A::CursorEnd,
+        "Cursor to the end (dialog fields)",
+        None,
+    ),
+    info(
+        S::Text,
+        "backspace",
+        A::DeleteBack,
+        "Delete the character before the cursor (every field)",
+        None,
+    ),
+    info(
+        S::Text,
+        "delete",
+        A::DeleteForward,
+        "Delete the character at the cursor (dialog fields)",
+        None,
+    ),
+    info(
+        S::Text,
+        "clear",
+        A::ClearField,
+        "Clear the field (dialog fields)",
+        None,
+    ),
+    info(S::Dialog, "confirm", A::Confirm, "Go ahead", None),
+    info(S::Dialog, "cancel", A::Cancel, "Cancel", None),
+    info(
+        S::Dialog,
+        "yes",
+        A::AnswerYes,
+        "Yes (a question without a field)",
+        None,
+    ),
+    info(
+        S::Dialog,
+        "no",
+        A::AnswerNo,
+        "No (a question without a field)",
+        None,
+    ),
+    info(S::Dialog, "up", A::Up, "Scroll up", None),
+    info(S::Dialog, "down", A::Down, "Scroll down", None),
+    info(S::Dialog, "page_up", A::PageUp, "Page up", None),
+    info(S::Dialog, "page_down", A::PageDown, "Page down", None),
+    info(S::Help, "up", A::Up, "Scroll up", None),
+    info(S::Help, "down", A::Down, "Scroll down", None),
+    info(S::Help, "page_up", A::PageUp, "Page up", None),
+    info(S::Help, "page_down", A::PageDown, "Page down", None),
+    info(
+        S::Help,
+        "close",
+        A::Close,
+        "Close (so does any key not bound here)",
+        None,
     ),
 ];

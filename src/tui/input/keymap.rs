@@ -1,5 +1,6 @@
 //! Every key binding in force: the default keys (`assets/keymap.toml`),
-//! user overrides, and the rule that no key does two things in one pane.
+//! user overrides, the rule that no key does two things in one place, and
+//! the keys' names for the texts that mention them.
 
 pub use crate::tui::input::actions::{ACTIONS, Action, ActionInfo, Scope};
 pub use crate::tui::input::key::Key;
@@ -51,8 +52,10 @@ impl Keymap {
         for layer in layers {
             for (table, value) in layer {
                 let Some(scope) = Scope::ALL.iter().copied().find(|s| s.table() == table) else {
+                    let known: Vec<&str> = Scope::ALL.iter().map(|s| s.table()).collect();
                     errors.push(format!(
-                        "[keys.{table}]: unknown pane (use global, picker, tree or preview)"
+                        "[keys.{table}]: unknown table (use {})",
+                        known.join(", ")
                     ));
                     continue;
                 };
@@ -78,9 +81,10 @@ impl Keymap {
         let mut by_key = HashMap::new();
         for info in ACTIONS {
             for key in chosen.get(&(info.scope, info.action)).into_iter().flatten() {
-                if info.scope.types_text() && key.typed_char().is_some() {
+                if info.scope.types_text() && !info.action.is_answer() && key.typed_char().is_some()
+                {
                     errors.push(format!(
-                        "[keys.{}] {}: {key} types into the search box; use a key with Ctrl or Alt",
+                        "[keys.{}] {}: {key} types into the text; use a key with Ctrl or Alt",
                         info.scope.table(),
                         info.name
                     ));
@@ -108,6 +112,24 @@ impl Keymap {
                 ));
             }
         }
+        // A key of a scope hides the same key of the scopes beneath it.
+        for upper in Scope::ALL {
+            for (lower, actions) in upper.beneath() {
+                for action in *actions {
+                    for key in chosen.get(&(*lower, *action)).into_iter().flatten() {
+                        if let Some(above) = by_key.get(&(upper, *key)) {
+                            errors.push(format!(
+                                "[keys.{}] {}: {key} is already the {} key for {}",
+                                lower.table(),
+                                name_of(*lower, *action),
+                                upper.table(),
+                                name_of(upper, *above)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
         if !errors.is_empty() {
             errors.sort();
             errors.dedup();
@@ -125,6 +147,12 @@ impl Keymap {
             .get(&(scope, key))
             .or_else(|| self.by_key.get(&(Scope::Global, key)))
             .copied()
+    }
+
+    /// What `key` does in `scope` itself, global keys left out (the
+    /// overlays take only quit from those).
+    pub fn own_action(&self, scope: Scope, key: Key) -> Option<Action> {
+        self.by_key.get(&(scope, key)).copied()
     }
 
     /// The keys bound to an action in a scope.
@@ -149,6 +177,29 @@ impl Keymap {
             .first()
             .or_else(|| self.keys(Scope::Global, action).first())
             .copied()
+    }
+}
+
+impl Keymap {
+    /// The key a text names for an action: its first key in `scope` (or
+    /// the global one), as the user bound it; `Ctrl+F` for the default.
+    pub fn keys_for(&self, scope: Scope, action: Action) -> String {
+        match self.first_key(scope, action) {
+            Some(k) => k.to_string(),
+            None => format!("(no key for {}.{})", scope.table(), name_of(scope, action)),
+        }
+    }
+
+    /// Two actions' first keys, joined: `n/N`.
+    pub fn keys_pair(&self, scope: Scope, a: Action, b: Action) -> String {
+        format!("{}/{}", self.keys_for(scope, a), self.keys_for(scope, b))
+    }
+
+    /// The first keys of an up and a down action run together: `↑↓`.
+    pub fn up_down(&self, scope: Scope) -> Option<String> {
+        let up = self.first_key(scope, Action::Up)?;
+        let down = self.first_key(scope, Action::Down)?;
+        Some(format!("{up}{down}"))
     }
 }
 
@@ -209,13 +260,46 @@ mod tests {
 
         let typing: toml::Table = "[picker]\nsort = \"s\"".parse().unwrap();
         let errors = Keymap::with_overrides(&typing).unwrap_err();
-        assert!(
-            errors[0].contains("types into the search box"),
-            "{errors:?}"
-        );
+        assert!(errors[0].contains("types into the text"), "{errors:?}");
 
         let global: toml::Table = "[preview]\nexpand = \"tab\"".parse().unwrap();
         let errors = Keymap::with_overrides(&global).unwrap_err();
         assert!(errors[0].contains("global key"), "{errors:?}");
+    }
+
+    #[test]
+    fn overlay_keys_are_bindable_and_checked() {
+        let user: toml::Table =
+            "[dialog]\nconfirm = \"ctrl+o\"\nyes = \"j\"\n[help]\nclose = \"q\""
+                .parse()
+                .unwrap();
+        let map = Keymap::with_overrides(&user).unwrap();
+        let k = |s: &str| Key::parse(s).unwrap();
+        assert_eq!(
+            map.own_action(Scope::Dialog, k("ctrl+o")),
+            Some(Action::Confirm)
+        );
+        assert_eq!(map.own_action(Scope::Dialog, k("enter")), None);
+        assert_eq!(
+            map.own_action(Scope::Dialog, k("j")),
+            Some(Action::AnswerYes)
+        );
+        assert_eq!(map.own_action(Scope::Help, k("q")), Some(Action::Close));
+        assert_eq!(map.keys_for(Scope::Dialog, Action::Confirm), "Ctrl+O");
+
+        // A field's editing key may not hide under a dialog key.
+        let hidden: toml::Table = "[dialog]\nup = \"left\"".parse().unwrap();
+        let errors = Keymap::with_overrides(&hidden).unwrap_err();
+        assert!(errors[0].contains("already the dialog key"), "{errors:?}");
+        // The tree search line types: its keys need a modifier or a name.
+        let typing: toml::Table = "[search]\nkeep = \"k\"".parse().unwrap();
+        let errors = Keymap::with_overrides(&typing).unwrap_err();
+        assert!(errors[0].contains("types into the text"), "{errors:?}");
+        let unbound: toml::Table = "[tree]\nnext_hit = []".parse().unwrap();
+        let map = Keymap::with_overrides(&unbound).unwrap();
+        assert_eq!(
+            map.keys_for(Scope::Tree, Action::TreeNextHit),
+            "(no key for tree.next_hit)"
+        );
     }
 }

@@ -182,3 +182,42 @@ pub fn file_name(p: &Path) -> String {
         |n| n.to_string_lossy().into_owned(),
     )
 }
+
+// Texts that name a key: the key comes from the user's keymap, so a
+// rebound key is named as bound.
+
+/// The tree's search line: its hit count and the keys that step through.
+pub fn search_hits(n: usize, next: &str, previous: &str) -> String {
+    format!(
+        " ({}: {next} / {previous})",
+        format::count(n, "hit", "hits")
+    )
+}
+
+pub fn no_filter_match(default_view: &str) -> String {
+    format!("No entries match this filter ({default_view} shows the default view).")
+}
+
+pub fn need_query(deep_search: &str) -> String {
+    format!("Type a query first; {deep_search} then searches inside every entry")
+}
+
+pub fn no_session_matches_hint(clear: &str, deep_search: &str) -> String {
+    format!("{clear} clears the search; {deep_search} searches inside every entry.")
+}
+
+pub fn no_named_sessions(named: &str) -> String {
+    format!("No named sessions here. {named} shows all.")
+}
+
+pub fn no_sessions_in_folder(scope: &str) -> String {
+    format!("No sessions in this folder. {scope} shows every project.")
+}
+
+pub fn deep_back(clear: &str) -> String {
+    format!(" ({clear} back)")
+}
+
+pub fn config_more_problems(n: usize, help: &str) -> String {
+    format!(" (and {n} more, see {help})")
+}

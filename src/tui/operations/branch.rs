@@ -18,7 +18,7 @@ impl App {
             self.say(strings::ALREADY_THERE.to_string(), false);
             return;
         }
-        self.dialog = Some(Dialog::ask(
+        self.ask(Dialog::ask(
             strings::BRANCH_TITLE,
             strings::branch_body(&what),
             "",

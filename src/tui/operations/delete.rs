@@ -97,7 +97,7 @@ impl App {
             .iter()
             .map(|f| self.describe_session(f.path()))
             .collect();
-        self.dialog = Some(Dialog::confirm(
+        self.ask(Dialog::confirm(
             title,
             strings::with_sessions(question, &listed),
             yes,
@@ -107,7 +107,7 @@ impl App {
 
     pub(in crate::tui) fn delete_job(&mut self, files: Vec<Deletable>, mode: DeleteMode) -> Job {
         self.picker.marked.clear();
-        self.last_delete_mode = Some(mode);
+        self.catalog.last_delete_mode = Some(mode);
         Job::Delete {
             files,
             mode,
@@ -122,10 +122,13 @@ impl App {
         errors: Vec<String>,
         cmds: &mut Vec<Command>,
     ) {
-        let for_good = matches!(self.last_delete_mode.take(), Some(DeleteMode::Permanent));
-        if self.open_path.as_ref().is_some_and(|o| deleted.contains(o)) {
+        let for_good = matches!(
+            self.catalog.last_delete_mode.take(),
+            Some(DeleteMode::Permanent)
+        );
+        if self.open.path.as_ref().is_some_and(|o| deleted.contains(o)) {
             // Deleted here, on purpose: no "this session was deleted" alarm.
-            self.open_path = None;
+            self.open.path = None;
             self.tree.content = Content::Empty;
             self.tree.rows = Default::default();
         }
@@ -154,7 +157,7 @@ impl App {
                 .map(|(f, why)| (self.describe_session(f.path()), text::clean_line(why)))
                 .collect();
             let files = trash_failed.into_iter().map(|(f, _)| f).collect();
-            self.dialog = Some(
+            self.ask(
                 Dialog::confirm(
                     strings::DELETE_FOR_GOOD_TITLE,
                     strings::delete_for_good_body(&listed),

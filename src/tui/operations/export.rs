@@ -10,7 +10,7 @@ impl App {
     pub(in crate::tui) fn ask_export(&mut self) {
         if let Some((path, leaf, what)) = self.selected_entry() {
             let to = path.with_extension("md");
-            self.dialog = Some(Dialog::ask(
+            self.ask(Dialog::ask(
                 strings::EXPORT_TITLE,
                 strings::export_body(&what),
                 &to.to_string_lossy(),

@@ -14,7 +14,7 @@ impl App {
                 .loaded()
                 .and_then(|t| t.session.tree.label(&id).map(|l| l.label.clone()))
                 .unwrap_or_default();
-            self.dialog = Some(Dialog::ask(
+            self.ask(Dialog::ask(
                 strings::LABEL_TITLE,
                 strings::label_body(&what),
                 &label,

@@ -20,6 +20,7 @@ use crate::tui::input::keymap::{Action, Key};
 use crate::tui::look::layout::Pane;
 use crate::tui::look::strings::{self, file_name};
 use crate::tui::overlays::dialog::{Dialog, DialogKey};
+use crate::tui::state::overlay::Overlay;
 use crate::tui::state::{App, Then};
 use crate::tui::work::jobs::{ActionOutcome, Edit, Job};
 use std::path::{Path, PathBuf};
@@ -68,15 +69,15 @@ impl App {
 
     /// A key while a dialog is open.
     pub(in crate::tui) fn on_dialog_key(&mut self, k: Key, cmds: &mut Vec<Command>) {
-        let Some(d) = self.dialog.as_mut() else {
+        let Overlay::Dialog(d) = &mut self.overlay else {
             return;
         };
-        match d.key(k) {
+        match d.key(k, &self.config.keymap) {
             DialogKey::Stay => {}
             DialogKey::Quit => self.quit = true,
-            DialogKey::Cancel => self.dialog = None,
+            DialogKey::Cancel => self.overlay = Overlay::None,
             DialogKey::Submit(text) => {
-                if let Some(d) = self.dialog.take() {
+                if let Some(d) = self.take_dialog() {
                     self.proceed(d.then, text, cmds);
                 }
             }
@@ -129,7 +130,7 @@ impl App {
     }
 
     pub(in crate::tui) fn write(&self, path: PathBuf, edit: Edit) -> Job {
-        let own_mtime = self.own_writes.get(&path).copied();
+        let own_mtime = self.live.own_writes.get(&path).copied();
         Job::Write {
             path,
             edit,
@@ -148,11 +149,11 @@ impl App {
                 mtime,
             } => {
                 if let Some(m) = mtime {
-                    self.own_writes.insert(path.clone(), m);
+                    self.live.own_writes.insert(path.clone(), m);
                 }
                 self.say(message, false);
                 if let Some(id) = select {
-                    self.pending_entry = Some((path.clone(), id));
+                    self.open.pending_entry = Some((path.clone(), id));
                 }
                 self.file_changed(&path, cmds);
             }
@@ -166,7 +167,7 @@ impl App {
                 } else {
                     (strings::running_pi_body(seconds), "write anyway")
                 };
-                self.dialog = Some(Dialog::confirm(
+                self.ask(Dialog::confirm(
                     strings::RUNNING_PI_TITLE,
                     body,
                     yes,

@@ -30,7 +30,7 @@ impl App {
     }
 
     pub(in crate::tui) fn rename(&mut self, path: PathBuf, title: &str, name: &str) {
-        self.dialog = Some(Dialog::ask(
+        self.ask(Dialog::ask(
             strings::RENAME_TITLE,
             strings::rename_body(title),
             name,

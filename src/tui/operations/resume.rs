@@ -69,7 +69,7 @@ impl App {
         cwd: &str,
         here: &std::path::Path,
     ) {
-        self.dialog = Some(Dialog::confirm(
+        self.ask(Dialog::confirm(
             strings::FOLDER_GONE_TITLE,
             strings::folder_gone_body(cwd, here),
             "open pi here",
@@ -79,7 +79,7 @@ impl App {
 
     /// pi cannot be started: say how to resume by hand.
     pub(in crate::tui) fn on_pi_missing(&mut self, program: &str, by_hand: &str) {
-        self.dialog = Some(Dialog::confirm(
+        self.ask(Dialog::confirm(
             strings::PI_MISSING_TITLE,
             strings::pi_missing_body(program, by_hand),
             "close",

@@ -2,11 +2,10 @@
 //! Enter does, and what happens next (`then`, chosen by whoever opened it).
 
 use crate::safe_text as text;
-use crate::tui::input::keymap::Key;
+use crate::tui::input::keymap::{Action, Key, Keymap, Scope};
 use crate::tui::look::theme::Theme;
 use crate::tui::overlays::text_input::TextInput;
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
@@ -81,38 +80,73 @@ impl<T> Dialog<T> {
         }
     }
 
-    pub fn key(&mut self, k: Key) -> DialogKey {
-        match k.code {
-            KeyCode::Char('c') if k.mods == KeyModifiers::CONTROL => return DialogKey::Quit,
-            KeyCode::Esc => return DialogKey::Cancel,
-            KeyCode::Enter if self.ready() => {
+    /// A key, as the keymap's dialog scope (then the text field's, then
+    /// the global quit) says.
+    pub fn key(&mut self, k: Key, keymap: &Keymap) -> DialogKey {
+        let last = self.body.len().saturating_sub(1);
+        match keymap.own_action(Scope::Dialog, k) {
+            Some(Action::Cancel) => return DialogKey::Cancel,
+            Some(Action::Confirm) if self.ready() => {
                 let text = self.input.as_ref().map(|i| i.text.clone());
                 return DialogKey::Submit(if self.require.is_some() { None } else { text });
             }
-            KeyCode::Up => self.scroll = self.scroll.saturating_sub(1),
-            KeyCode::Down => self.scroll = (self.scroll + 1).min(self.body.len().saturating_sub(1)),
-            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
-            KeyCode::PageDown => {
-                self.scroll = (self.scroll + 10).min(self.body.len().saturating_sub(1))
+            Some(Action::Confirm) => {}
+            Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
+            Some(Action::Down) => self.scroll = (self.scroll + 1).min(last),
+            Some(Action::PageUp) => self.scroll = self.scroll.saturating_sub(10),
+            Some(Action::PageDown) => self.scroll = (self.scroll + 10).min(last),
+            // Answers only without a field (with one, they are typed).
+            Some(a) if a.is_answer() && self.input.is_none() => {
+                return match a {
+                    Action::AnswerYes => DialogKey::Submit(None),
+                    _ => DialogKey::Cancel,
+                };
             }
-            _ => match self.input.as_mut() {
-                Some(i) => {
-                    i.key(k);
+            _ => {
+                if keymap.own_action(Scope::Global, k) == Some(Action::Quit) {
+                    return DialogKey::Quit;
                 }
-                // A yes/no question also takes y and n.
-                None => match k.typed_char() {
-                    Some('y') => return DialogKey::Submit(None),
-                    Some('n') => return DialogKey::Cancel,
-                    _ => {}
-                },
-            },
+                if let Some(i) = self.input.as_mut() {
+                    match (keymap.own_action(Scope::Text, k), k.typed_char()) {
+                        (Some(a), _) => {
+                            i.edit(a);
+                        }
+                        (None, Some(c)) => i.type_char(c),
+                        (None, None) => {}
+                    }
+                }
+            }
         }
         DialogKey::Stay
     }
 }
 
+/// What the dialog's bottom line names: the keys in force.
+pub struct DialogKeys {
+    pub confirm: String,
+    pub cancel: String,
+    /// The scroll keys run together (`↑↓`), if bound.
+    pub scroll: Option<String>,
+}
+
+impl DialogKeys {
+    pub fn from_keymap(keymap: &Keymap) -> DialogKeys {
+        DialogKeys {
+            confirm: keymap.keys_for(Scope::Dialog, Action::Confirm),
+            cancel: keymap.keys_for(Scope::Dialog, Action::Cancel),
+            scroll: keymap.up_down(Scope::Dialog),
+        }
+    }
+}
+
 /// Draws `dialog` over the middle of `area`.
-pub fn draw<T>(frame: &mut Frame, area: Rect, dialog: &Dialog<T>, theme: &Theme) {
+pub fn draw<T>(
+    frame: &mut Frame,
+    area: Rect,
+    dialog: &Dialog<T>,
+    keys: &DialogKeys,
+    theme: &Theme,
+) {
     let w = area.width.saturating_sub(4).min(MAX_WIDTH);
     if w < 10 || area.height < 5 {
         return;
@@ -141,21 +175,20 @@ pub fn draw<T>(frame: &mut Frame, area: Rect, dialog: &Dialog<T>, theme: &Theme)
         theme.border_focused
     };
     let enter = if dialog.ready() {
-        format!("Enter {}", dialog.yes)
+        format!("{} {}", keys.confirm, dialog.yes)
     } else {
         format!("type {:?} to {}", dialog.require.unwrap_or(""), dialog.yes)
     };
-    let more = if body_rows > body_room {
-        " · ↑↓ scroll"
-    } else {
-        ""
+    let more = match &keys.scroll {
+        Some(scroll) if body_rows > body_room => format!(" · {scroll} scroll"),
+        _ => String::new(),
     };
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(border)
         .title(Span::styled(format!(" {} ", dialog.title), theme.title))
         .title_bottom(Span::styled(
-            format!(" {enter} · Esc cancel{more} "),
+            format!(" {enter} · {} cancel{more} ", keys.cancel),
             theme.muted,
         ));
     let inner = block.inner(rect);
@@ -244,7 +277,7 @@ mod tests {
     use super::*;
 
     fn press<T>(d: &mut Dialog<T>, spec: &str) -> DialogKey {
-        d.key(Key::parse(spec).unwrap())
+        d.key(Key::parse(spec).unwrap(), &Keymap::defaults())
     }
 
     #[test]

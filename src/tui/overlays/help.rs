@@ -1,19 +1,47 @@
-//! The help screen: every binding of every pane, generated from the keymap
-//! so it can never drift, plus where the config file is and what was wrong with it.
+//! The help screen: every binding of every pane and overlay, generated from
+//! the keymap so it can never drift, plus where the config file is and what
+//! was wrong with it.
 
 use crate::safe_text as text;
 use crate::tui::config::Config;
-use crate::tui::input::keymap::{ACTIONS, Scope};
+use crate::tui::input::keymap::{ACTIONS, Action, Key, Keymap, Scope};
 use crate::tui::look::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
+/// How far a page key scrolls the help screen.
+const PAGE: usize = 10;
+
 /// The help screen's state: how far it is scrolled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Help {
     pub scroll: usize,
+}
+
+/// What a key did to the help screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelpKey {
+    Stay,
+    Close,
+    Quit,
+}
+
+impl Help {
+    /// A key, as the keymap's help scope says; any other key closes the
+    /// screen, except the global quit.
+    pub fn key(&mut self, k: Key, keymap: &Keymap) -> HelpKey {
+        match keymap.own_action(Scope::Help, k) {
+            Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
+            Some(Action::Down) => self.scroll += 1,
+            Some(Action::PageUp) => self.scroll = self.scroll.saturating_sub(PAGE),
+            Some(Action::PageDown) => self.scroll += PAGE,
+            _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => return HelpKey::Quit,
+            _ => return HelpKey::Close,
+        }
+        HelpKey::Stay
+    }
 }
 
 /// The lines of the help screen.
@@ -34,28 +62,12 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
         }
         out.push(Line::default());
     }
+    // Typing a character is no binding: it is what a field is for.
     out.push(Line::styled("Typing", theme.title));
-    for (k, what) in [
-        (
-            "characters",
-            "Sessions: search (words, \"a phrase\", re:pattern)",
-        ),
-        ("Backspace", "Sessions and tree search: delete a character"),
-        (
-            "Enter / Esc",
-            "Tree search: keep the query for n / N / drop it",
-        ),
-        (
-            "Enter / Esc",
-            "Dialogs: go ahead / cancel (y / n answer a question)",
-        ),
-        ("Ctrl+U", "Dialogs: clear the field"),
-    ] {
-        out.push(Line::from(vec![
-            Span::styled(format!("  {} ", text::fit(k, 22)), theme.key),
-            Span::raw(what),
-        ]));
-    }
+    out.push(Line::from(vec![
+        Span::styled(format!("  {} ", text::fit("characters", 22)), theme.key),
+        Span::raw("Sessions: search (words, \"a phrase\", re:pattern); tree search, dialog fields: their text"),
+    ]));
     out.push(Line::default());
     out.push(Line::styled("Marks in the tree", theme.title));
     for (k, what) in [
@@ -89,6 +101,16 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
     out
 }
 
+/// The bottom line: the help screen's own keys, as bound.
+fn footer(config: &Config) -> String {
+    let keymap = &config.keymap;
+    let close = keymap.keys_for(Scope::Help, Action::Close);
+    match keymap.up_down(Scope::Help) {
+        Some(scroll) => format!(" {scroll} scroll · {close} close "),
+        None => format!(" {close} close "),
+    }
+}
+
 /// Draws the help screen over the middle of `area`.
 pub fn draw(frame: &mut Frame, area: Rect, help: Help, config: &Config, scopes: &[Scope]) {
     let theme: &Theme = &config.theme;
@@ -105,7 +127,7 @@ pub fn draw(frame: &mut Frame, area: Rect, help: Help, config: &Config, scopes: 
         .border_type(BorderType::Rounded)
         .border_style(theme.border_focused)
         .title(Span::styled(" Help ", theme.title))
-        .title_bottom(Span::styled(" ↑↓ scroll · Esc close ", theme.muted));
+        .title_bottom(Span::styled(footer(config), theme.muted));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
     let all = lines(config, scopes);

@@ -1,8 +1,8 @@
-//! A one-line text field for dialogs: typing, Backspace / Delete, the
-//! cursor moved by ← → Home End, Ctrl+U to clear.
+//! A one-line text field for dialogs: typing, and the editing actions of
+//! the keymap's text scope (deleting either side of the cursor, moving it,
+//! clearing the field).
 
-use crate::tui::input::keymap::Key;
-use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use crate::tui::input::keymap::Action;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TextInput {
@@ -27,33 +27,38 @@ impl TextInput {
             .map_or(self.text.len(), |(i, _)| i)
     }
 
-    /// Applies an editing key; false when the key is not an editing key.
-    pub fn key(&mut self, k: Key) -> bool {
+    /// A typed character, at the cursor.
+    pub fn type_char(&mut self, c: char) {
+        let at = self.byte_at(self.cursor);
+        self.text.insert(at, c);
+        self.cursor += 1;
+    }
+
+    /// Applies an editing action; false when `action` is not one.
+    pub fn edit(&mut self, action: Action) -> bool {
         let len = self.text.chars().count();
-        match (k.code, k.typed_char()) {
-            (_, Some(c)) => {
-                let at = self.byte_at(self.cursor);
-                self.text.insert(at, c);
-                self.cursor += 1;
+        match action {
+            Action::DeleteBack => {
+                if self.cursor > 0 {
+                    self.cursor -= 1;
+                    let at = self.byte_at(self.cursor);
+                    self.text.remove(at);
+                }
             }
-            (KeyCode::Backspace, _) if self.cursor > 0 => {
-                self.cursor -= 1;
-                let at = self.byte_at(self.cursor);
-                self.text.remove(at);
+            Action::DeleteForward => {
+                if self.cursor < len {
+                    let at = self.byte_at(self.cursor);
+                    self.text.remove(at);
+                }
             }
-            (KeyCode::Delete, _) if self.cursor < len => {
-                let at = self.byte_at(self.cursor);
-                self.text.remove(at);
-            }
-            (KeyCode::Left, _) => self.cursor = self.cursor.saturating_sub(1),
-            (KeyCode::Right, _) => self.cursor = (self.cursor + 1).min(len),
-            (KeyCode::Home, _) => self.cursor = 0,
-            (KeyCode::End, _) => self.cursor = len,
-            (KeyCode::Char('u'), _) if k.mods == KeyModifiers::CONTROL => {
+            Action::CursorLeft => self.cursor = self.cursor.saturating_sub(1),
+            Action::CursorRight => self.cursor = (self.cursor + 1).min(len),
+            Action::CursorStart => self.cursor = 0,
+            Action::CursorEnd => self.cursor = len,
+            Action::ClearField => {
                 self.text.clear();
                 self.cursor = 0;
             }
-            (KeyCode::Backspace | KeyCode::Delete, _) => {}
             _ => return false,
         }
         true
@@ -69,25 +74,22 @@ impl TextInput {
 mod tests {
     use super::*;
 
-    fn press(t: &mut TextInput, spec: &str) {
-        t.key(Key::parse(spec).unwrap());
-    }
-
     #[test]
     fn edits_at_the_cursor() {
         let mut t = TextInput::new("héllo");
-        press(&mut t, "left");
-        press(&mut t, "left");
-        press(&mut t, "X");
+        t.edit(Action::CursorLeft);
+        t.edit(Action::CursorLeft);
+        t.type_char('X');
         assert_eq!(t.text, "hélXlo");
-        press(&mut t, "backspace");
-        press(&mut t, "home");
-        press(&mut t, "delete");
+        t.edit(Action::DeleteBack);
+        t.edit(Action::CursorStart);
+        t.edit(Action::DeleteForward);
         assert_eq!(t.text, "éllo");
         assert_eq!(t.split(), ("", "éllo"));
-        press(&mut t, "ctrl+u");
+        t.edit(Action::ClearField);
         assert_eq!(t.text, "");
-        press(&mut t, "backspace");
+        t.edit(Action::DeleteBack);
         assert_eq!(t.cursor, 0);
+        assert!(!t.edit(Action::Quit));
     }
 }

@@ -1,13 +1,18 @@
 //! The application state as data: the panes, the open session and its
-//! generations, live reload's bookkeeping, the overlay over the panes, and
-//! what happens once the screen is left. `update/` changes it.
+//! generations (`open.rs`), live reload's bookkeeping (`live.rs`), the
+//! sessions list's own (`CatalogView`), the overlay over the panes
+//! (`overlay.rs`), and what happens once the screen is left. `update/`
+//! changes it.
+
+pub mod live;
+pub mod open;
+pub mod overlay;
 
 use crate::catalog::delete::{Deletable, DeleteMode};
 use crate::tui::clock::Clock;
 use crate::tui::config::Config;
 use crate::tui::input::keymap::Scope;
 use crate::tui::look::layout::{Layout, Pane};
-use crate::tui::model::preview_doc::PreviewKey;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::overlays::help::{self, Help};
 use crate::tui::panes::picker::PickerPane;
@@ -15,13 +20,11 @@ use crate::tui::panes::preview::PreviewPane;
 use crate::tui::panes::tree::{Content, TreePane};
 use crate::tui::work::jobs::Job;
 use crate::tui::work::resume::Resume;
-use crate::watch::WatchMode;
+use live::LiveReload;
+use open::OpenSession;
+use overlay::Overlay;
 use ratatui::layout::Rect;
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::SystemTime;
 
 /// How long a transient message stays in the status bar.
 const MESSAGE_MS: i64 = 6_000;
@@ -87,6 +90,15 @@ pub enum Exit {
     Print(PathBuf),
 }
 
+/// Bookkeeping of the sessions list the pane itself does not keep.
+#[derive(Debug, Default)]
+pub struct CatalogView {
+    /// Counts the deep searches asked for; only the newest one's hits count.
+    pub(in crate::tui) deep_generation: u64,
+    /// How the last delete asked for goes (the message says "for good").
+    pub(in crate::tui) last_delete_mode: Option<DeleteMode>,
+}
+
 pub struct App {
     pub config: Config,
     pub clock: Clock,
@@ -98,9 +110,8 @@ pub struct App {
     pub picker: PickerPane,
     pub tree: TreePane,
     pub preview: PreviewPane,
-    pub help: Option<Help>,
-    /// A question over the panes (an editing action's dialog).
-    pub dialog: Option<Dialog<Then>>,
+    /// The help screen or a dialog over the panes.
+    pub(in crate::tui) overlay: Overlay,
     /// A line above the panes (the demo notice).
     pub banner: Option<String>,
     pub message: Option<Message>,
@@ -111,26 +122,9 @@ pub struct App {
     pub print_mode: bool,
     /// The folder piscope runs in (pi starts here when a session's is gone).
     pub here: PathBuf,
-    /// How file changes are noticed, once watching started.
-    pub watch_mode: Option<WatchMode>,
-    /// The session shown in (or being read for) the tree.
-    pub open_path: Option<PathBuf>,
-    pub(in crate::tui) open_generation: u64,
-    /// The generation of the session the tree shows.
-    pub(in crate::tui) tree_generation: u64,
-    pub(in crate::tui) preview_latest: Arc<AtomicU64>,
-    pub(in crate::tui) preview_requested: Option<PreviewKey>,
-    pub(in crate::tui) deep_generation: u64,
-    /// An entry to select once its session is open (a deep-search hit).
-    pub(in crate::tui) pending_entry: Option<(PathBuf, String)>,
-    /// The folder being watched.
-    pub(in crate::tui) watching: Option<PathBuf>,
-    /// Each file's time after piscope's own last write to it.
-    pub(in crate::tui) own_writes: HashMap<PathBuf, SystemTime>,
-    /// Files being summarised again; true when they changed meanwhile.
-    pub(in crate::tui) summarising: HashMap<PathBuf, bool>,
-    pub(in crate::tui) last_delete_mode: Option<DeleteMode>,
-    pub(in crate::tui) ticks: u64,
+    pub(in crate::tui) open: OpenSession,
+    pub(in crate::tui) live: LiveReload,
+    pub(in crate::tui) catalog: CatalogView,
 }
 
 impl App {
@@ -158,7 +152,49 @@ impl App {
     /// Whether the tree is still showing an older session than the one chosen.
     pub fn tree_is_behind(&self) -> bool {
         matches!(self.tree.content, Content::Ready(_))
-            && self.tree_generation != self.open_generation
+            && self.open.tree_generation != self.open.generation
+    }
+
+    /// The session shown in (or being read for) the tree.
+    pub fn open_path(&self) -> Option<&PathBuf> {
+        self.open.path()
+    }
+
+    /// Whether changes are noticed by polling.
+    pub fn polling(&self) -> bool {
+        self.live.polling()
+    }
+
+    /// The dialog over the panes, if one is open.
+    pub fn dialog(&self) -> Option<&Dialog<Then>> {
+        match &self.overlay {
+            Overlay::Dialog(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The help screen, if it is shown.
+    pub fn help(&self) -> Option<Help> {
+        match self.overlay {
+            Overlay::Help(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// Opens a dialog over the panes (over the help screen too).
+    pub(in crate::tui) fn ask(&mut self, dialog: Dialog<Then>) {
+        self.overlay = Overlay::Dialog(Box::new(dialog));
+    }
+
+    /// Closes the dialog and hands it over.
+    pub(in crate::tui) fn take_dialog(&mut self) -> Option<Dialog<Then>> {
+        match std::mem::take(&mut self.overlay) {
+            Overlay::Dialog(d) => Some(*d),
+            other => {
+                self.overlay = other;
+                None
+            }
+        }
     }
 
     /// The scopes the help screen lists for this run.
@@ -171,6 +207,10 @@ impl App {
                 Pane::Preview => Scope::Preview,
             });
         }
+        if self.panes.contains(&Pane::Tree) {
+            v.push(Scope::Search);
+        }
+        v.extend([Scope::Text, Scope::Dialog, Scope::Help]);
         v
     }
 

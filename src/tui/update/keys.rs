@@ -1,13 +1,15 @@
 //! Key presses: the overlay over the panes takes them first, then the tree's
-//! search line, then the keymap's action for the focused pane.
+//! search line, then the keymap's action for the focused pane; each asks
+//! the keymap (only typing a character into a field is not an action).
 
 use crate::tui::event::Command;
-use crate::tui::input::keymap::{Action, Key};
+use crate::tui::input::keymap::{Action, Key, Scope};
 use crate::tui::look::layout::Pane;
-use crate::tui::overlays::help::Help;
+use crate::tui::overlays::help::{Help, HelpKey};
 use crate::tui::panes::picker::PickerOutcome;
 use crate::tui::state::App;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crate::tui::state::overlay::Overlay;
+use ratatui::crossterm::event::{KeyEvent, KeyEventKind};
 
 impl App {
     pub(in crate::tui) fn on_key(&mut self, key: KeyEvent, cmds: &mut Vec<Command>) {
@@ -15,42 +17,31 @@ impl App {
             return;
         }
         let k = Key::from_event(&key);
-        if let Some(h) = self.help.as_mut() {
-            match k.code {
-                KeyCode::Up => h.scroll = h.scroll.saturating_sub(1),
-                KeyCode::Down => h.scroll += 1,
-                KeyCode::PageUp => h.scroll = h.scroll.saturating_sub(10),
-                KeyCode::PageDown => h.scroll += 10,
-                KeyCode::Char('c') if k.mods == KeyModifiers::CONTROL => self.quit = true,
-                _ => self.help = None,
+        if let Overlay::Help(h) = &mut self.overlay {
+            match h.key(k, &self.config.keymap) {
+                HelpKey::Stay => {}
+                HelpKey::Close => self.overlay = Overlay::None,
+                HelpKey::Quit => self.quit = true,
             }
             return;
         }
-        if self.dialog.is_some() {
+        if self.dialog().is_some() {
             self.on_dialog_key(k, cmds);
             return;
         }
         if self.focus == Pane::Tree && self.tree.search.editing {
-            match (k.code, k.typed_char()) {
-                (KeyCode::Enter, _) => self.tree.finish_search(true),
-                (KeyCode::Esc, _) => self.tree.finish_search(false),
-                (KeyCode::Backspace, _) => {
-                    self.tree.edit_search(None);
-                }
-                (_, Some(c)) => {
-                    self.tree.edit_search(Some(c));
-                }
-                (KeyCode::Char('c'), None) if k.mods == KeyModifiers::CONTROL => self.quit = true,
-                _ => {}
-            }
+            self.on_search_key(k);
             return;
         }
         let scope = self.scope();
         match self.config.keymap.action(scope, k) {
             Some(Action::Quit) => self.quit = true,
-            Some(Action::Help) => self.help = Some(Help::default()),
+            Some(Action::Help) => self.overlay = Overlay::Help(Help::default()),
             Some(Action::FocusNext) => self.cycle_focus(true),
             Some(Action::FocusPrev) => self.cycle_focus(false),
+            // Esc in the preview drops the tree's search too, its line
+            // being the tree's.
+            Some(Action::TreeClearSearch) => self.tree.finish_search(false),
             Some(action) if self.on_edit_action(action, cmds) => {}
             Some(action) => match self.focus {
                 Pane::Picker => {
@@ -58,25 +49,42 @@ impl App {
                     self.on_picker(outcome, cmds);
                 }
                 Pane::Tree => {
-                    if action == Action::TreeSearch {
-                        self.tree.search.query.clear();
-                    }
                     self.tree.on_action(action);
                 }
                 Pane::Preview => {
                     self.preview.on_action(action);
                 }
             },
-            None => {
-                if self.focus == Pane::Picker {
-                    let outcome = match (k.code, k.typed_char()) {
-                        (KeyCode::Backspace, _) => self.picker.type_char(None),
-                        (_, Some(c)) => self.picker.type_char(Some(c)),
-                        _ => PickerOutcome::Nothing,
-                    };
-                    self.on_picker(outcome, cmds);
-                } else if k.code == KeyCode::Esc && !self.tree.search.query.is_empty() {
-                    self.tree.finish_search(false);
+            None if self.focus == Pane::Picker => {
+                let deletes =
+                    self.config.keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack);
+                let outcome = match k.typed_char() {
+                    _ if deletes => self.picker.type_char(None),
+                    Some(c) => self.picker.type_char(Some(c)),
+                    None => PickerOutcome::Nothing,
+                };
+                self.on_picker(outcome, cmds);
+            }
+            None => {}
+        }
+    }
+
+    /// A key while the tree's search query is typed.
+    fn on_search_key(&mut self, k: Key) {
+        let keymap = &self.config.keymap;
+        match keymap.own_action(Scope::Search, k) {
+            Some(Action::SearchKeep) => self.tree.finish_search(true),
+            Some(Action::Cancel) => self.tree.finish_search(false),
+            Some(a @ (Action::TreeNextHit | Action::TreePreviousHit)) => {
+                self.tree.on_action(a);
+            }
+            _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => self.quit = true,
+            _ if keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack) => {
+                self.tree.edit_search(None);
+            }
+            _ => {
+                if let Some(c) = k.typed_char() {
+                    self.tree.edit_search(Some(c));
                 }
             }
         }

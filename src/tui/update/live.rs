@@ -14,15 +14,15 @@ impl App {
     /// A session file changed, appeared or disappeared (seen by the watcher,
     /// or written by piscope itself).
     pub(in crate::tui) fn file_changed(&mut self, path: &Path, cmds: &mut Vec<Command>) {
-        if self.open_path.as_deref() == Some(path) {
+        if self.open.path.as_deref() == Some(path) {
             self.refresh_open(cmds);
         }
         if self.panes.contains(&Pane::Picker) {
             // One summary of a file at a time; changes meanwhile ask for one more.
-            match self.summarising.get_mut(path) {
+            match self.live.summarising.get_mut(path) {
                 Some(again) => *again = true,
                 None => {
-                    self.summarising.insert(path.to_path_buf(), false);
+                    self.live.summarising.insert(path.to_path_buf(), false);
                     cmds.push(Command::Summarise(path.to_path_buf()));
                 }
             }
@@ -32,21 +32,21 @@ impl App {
     /// Reads the open session on from where it was read to; the tree keeps
     /// its selection and folds by entry id.
     pub(in crate::tui) fn refresh_open(&mut self, cmds: &mut Vec<Command>) {
-        let Some(path) = self.open_path.clone() else {
+        let Some(path) = self.open.path.clone() else {
             return;
         };
         match &self.tree.content {
             Content::Ready(t) if !self.tree_is_behind() && t.session.path == path => {
                 cmds.push(Command::RefreshSession {
-                    generation: self.open_generation,
+                    generation: self.open.generation,
                     loaded: t.clone(),
                 });
             }
             // Not shown yet, or could not be read: read it whole.
             Content::Failed { .. } | Content::Empty => {
-                self.open_generation += 1;
+                self.open.generation += 1;
                 cmds.push(Command::OpenSession {
-                    generation: self.open_generation,
+                    generation: self.open.generation,
                     path,
                 });
             }
@@ -60,11 +60,11 @@ impl App {
         summary: Option<Box<SessionSummary>>,
         cmds: &mut Vec<Command>,
     ) {
-        if self.summarising.remove(&path) == Some(true) {
-            self.summarising.insert(path.clone(), false);
+        if self.live.summarising.remove(&path) == Some(true) {
+            self.live.summarising.insert(path.clone(), false);
             cmds.push(Command::Summarise(path.clone()));
         }
-        let was_open = self.open_path.as_ref() == Some(&path);
+        let was_open = self.open.path.as_ref() == Some(&path);
         let gone = summary.is_none();
         if let Some(next) = self.picker.on_session_changed(path, summary.map(|s| *s)) {
             if was_open && gone {
@@ -78,6 +78,6 @@ impl App {
         if let WatchMode::Polling { reason } = &mode {
             self.say(strings::polling(reason), false);
         }
-        self.watch_mode = Some(mode);
+        self.live.mode = Some(mode);
     }
 }

@@ -16,13 +16,13 @@ use crate::tui::model::loaded::OpenError;
 use crate::tui::panes::picker::PickerPane;
 use crate::tui::panes::preview::PreviewPane;
 use crate::tui::panes::tree::{Content, TreePane};
-use crate::tui::state::{App, Message, Start};
+use crate::tui::state::live::LiveReload;
+use crate::tui::state::open::OpenSession;
+use crate::tui::state::overlay::Overlay;
+use crate::tui::state::{App, CatalogView, Message, Start};
 use crate::watch::Target;
 use ratatui::layout::Rect;
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 
 /// Idle ticks (seconds) between two looks at the open session's file.
 const SLOW_POLL_TICKS: u64 = 3;
@@ -56,32 +56,21 @@ impl App {
             picker: PickerPane::default(),
             tree: TreePane::default(),
             preview: PreviewPane::default(),
-            help: None,
-            dialog: None,
+            overlay: Overlay::None,
             banner: None,
             message,
             quit: false,
             exit: None,
             print_mode: false,
             here: PathBuf::from("."),
-            watch_mode: None,
-            open_path: None,
-            open_generation: 0,
-            tree_generation: 0,
-            preview_latest: Arc::new(AtomicU64::new(0)),
-            preview_requested: None,
-            deep_generation: 0,
-            pending_entry: None,
-            watching: None,
-            own_writes: HashMap::new(),
-            summarising: HashMap::new(),
-            last_delete_mode: None,
-            ticks: 0,
+            open: OpenSession::default(),
+            live: LiveReload::default(),
+            catalog: CatalogView::default(),
         };
         let mut cmds = Vec::new();
         match start {
             Start::File(path) => {
-                app.watching = Some(path.clone());
+                app.live.watching = Some(path.clone());
                 cmds.push(Command::Watch(Target::file(&path)));
                 app.open_session(path, &mut cmds);
             }
@@ -102,8 +91,8 @@ impl App {
                 self.clock = self.clock.tick();
                 // A slow look at the open session besides the watcher, which
                 // can miss changes (some network file systems).
-                self.ticks += 1;
-                if self.ticks.is_multiple_of(SLOW_POLL_TICKS)
+                self.live.ticks += 1;
+                if self.live.ticks.is_multiple_of(SLOW_POLL_TICKS)
                     && matches!(self.tree.content, Content::Ready(_))
                 {
                     self.refresh_open(&mut cmds);
@@ -119,13 +108,13 @@ impl App {
                 path,
                 result,
             } => {
-                if generation == self.open_generation {
+                if generation == self.open.generation {
                     match result {
                         Ok(loaded) => {
                             let damaged = loaded.session.damaged_lines();
                             self.tree.set_session(loaded);
-                            self.tree_generation = generation;
-                            if let Some((p, id)) = self.pending_entry.take() {
+                            self.open.tree_generation = generation;
+                            if let Some((p, id)) = self.open.pending_entry.take() {
                                 if p == path && !self.tree.select_id(&id) {
                                     self.say(format!("Entry {id} is not in this session"), true);
                                 }
@@ -141,14 +130,10 @@ impl App {
                             }
                         }
                         Err(error) => {
-                            let error_text = error.to_string();
                             if error == OpenError::Deleted {
-                                self.say(error_text.clone(), true);
+                                self.say(error.to_string(), true);
                             }
-                            self.tree.content = Content::Failed {
-                                path,
-                                error: error_text,
-                            };
+                            self.tree.content = Content::Failed { path, error };
                             self.tree.rows = Default::default();
                         }
                     }
@@ -181,17 +166,17 @@ impl App {
 
     pub(in crate::tui) fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
         let failed = matches!(self.tree.content, Content::Failed { .. });
-        if self.open_path.as_ref() == Some(&path) && !failed {
+        if self.open.path.as_ref() == Some(&path) && !failed {
             return;
         }
-        self.open_generation += 1;
-        self.open_path = Some(path.clone());
+        self.open.generation += 1;
+        self.open.path = Some(path.clone());
         // The previous tree stays on screen until the new one is read.
         if !matches!(self.tree.content, Content::Ready(_)) {
             self.tree.content = Content::Loading(path.clone());
         }
         cmds.push(Command::OpenSession {
-            generation: self.open_generation,
+            generation: self.open.generation,
             path,
         });
     }

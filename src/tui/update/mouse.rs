@@ -5,16 +5,17 @@ use crate::tui::input::keymap::Action;
 use crate::tui::look::layout::Pane;
 use crate::tui::panes::picker::{self};
 use crate::tui::state::App;
+use crate::tui::state::overlay::Overlay;
 use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
 impl App {
     pub(in crate::tui) fn on_mouse(&mut self, m: MouseEvent, cmds: &mut Vec<Command>) {
-        if self.dialog.is_some() {
+        if self.dialog().is_some() {
             return;
         }
-        if self.help.is_some() {
+        if self.help().is_some() {
             if let MouseEventKind::Down(_) = m.kind {
-                self.help = None;
+                self.overlay = Overlay::None;
             }
             return;
         }

@@ -1,7 +1,9 @@
 //! Worker results: the catalog's progress and the sessions pane's outcomes.
 
 use crate::tui::event::Command;
+use crate::tui::input::keymap::{Action, Scope};
 use crate::tui::look::layout::Pane;
+use crate::tui::look::strings;
 use crate::tui::model::sessions::CatalogUpdate;
 use crate::tui::panes::picker::PickerOutcome;
 use crate::tui::state::App;
@@ -17,8 +19,8 @@ impl App {
             _ => None,
         };
         if let CatalogUpdate::Started { folder, .. } = &update {
-            if self.watching.as_ref() != Some(&folder.dir) {
-                self.watching = Some(folder.dir.clone());
+            if self.live.watching.as_ref() != Some(&folder.dir) {
+                self.live.watching = Some(folder.dir.clone());
                 cmds.push(Command::Watch(Target::folder(&folder.dir)));
             }
         }
@@ -52,21 +54,22 @@ impl App {
             PickerOutcome::Nothing => {}
             PickerOutcome::Show(path) => self.open_session(path, cmds),
             PickerOutcome::ShowEntry { path, entry } => {
-                let here = self.open_path.as_ref() == Some(&path) && !self.tree_is_behind();
+                let here = self.open.path.as_ref() == Some(&path) && !self.tree_is_behind();
                 if let Some(id) = entry {
                     let found = here && self.tree.select_id(&id);
                     if here && !found {
                         self.say(format!("Entry {id} is not in this session"), true);
                     } else if !here {
-                        self.pending_entry = Some((path.clone(), id));
+                        self.open.pending_entry = Some((path.clone(), id));
                     }
                 }
                 self.open_session(path, cmds);
             }
             PickerOutcome::FocusTree => self.focus = Pane::Tree,
             PickerOutcome::StartDeepSearch(query) => {
-                self.deep_generation += 1;
-                self.picker.begin_deep(self.deep_generation, query.clone());
+                self.catalog.deep_generation += 1;
+                self.picker
+                    .begin_deep(self.catalog.deep_generation, query.clone());
                 let sessions = self
                     .picker
                     .rows
@@ -79,12 +82,18 @@ impl App {
                     })
                     .collect();
                 cmds.push(Command::DeepSearch {
-                    generation: self.deep_generation,
+                    generation: self.catalog.deep_generation,
                     query,
                     sessions,
                 });
             }
-            PickerOutcome::Say(text) => self.say(text, false),
+            PickerOutcome::NeedQuery => {
+                let key = self
+                    .config
+                    .keymap
+                    .keys_for(Scope::Picker, Action::PickerDeepSearch);
+                self.say(strings::need_query(&key), false);
+            }
         }
     }
 }

@@ -40,7 +40,7 @@ impl App {
         let width = preview_rect.map(|r| r.width);
         self.preview.wanted = match (node, width) {
             (Some(node), Some(width)) => Some(PreviewKey {
-                session: self.tree_generation,
+                session: self.open.tree_generation,
                 node,
                 mode: self.preview.mode,
                 width,
@@ -48,21 +48,21 @@ impl App {
             (Some(node), None) => self.preview.wanted.filter(|w| w.node == node),
             _ => None,
         };
-        if !self.preview.is_stale() || self.preview_requested == self.preview.wanted {
+        if !self.preview.is_stale() || self.open.preview_requested == self.preview.wanted {
             return;
         }
         let (Some(key), Some(loaded)) = (self.preview.wanted, self.tree.loaded().cloned()) else {
             return;
         };
-        let generation = self.preview_latest.fetch_add(1, Ordering::Relaxed) + 1;
-        self.preview_requested = Some(key);
+        let generation = self.open.preview_latest.fetch_add(1, Ordering::Relaxed) + 1;
+        self.open.preview_requested = Some(key);
         cmds.push(Command::BuildPreview(Box::new(PreviewRequest {
             generation,
             key,
             loaded,
             theme: self.config.theme.clone(),
             clock: self.clock,
-            latest: self.preview_latest.clone(),
+            latest: self.open.preview_latest.clone(),
         })));
     }
 }

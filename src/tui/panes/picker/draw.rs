@@ -6,7 +6,9 @@ use crate::catalog::SortMode;
 use crate::safe_text as text;
 use crate::session::summary::shorten_home;
 use crate::tui::clock::Clock;
+use crate::tui::input::keymap::{Action, Keymap, Scope};
 use crate::tui::look::format;
+use crate::tui::look::strings;
 use crate::tui::look::theme::Theme;
 use crate::tui::model::sessions::{ListScope, PickerRow};
 use ratatui::Frame;
@@ -18,6 +20,8 @@ use ratatui::widgets::{Block, Paragraph};
 /// What drawing the pane needs besides the pane itself.
 pub struct DrawContext<'a> {
     pub theme: &'a Theme,
+    /// For the texts that name a key.
+    pub keymap: &'a Keymap,
     pub clock: Clock,
     pub home: Option<&'a str>,
     pub focused: bool,
@@ -31,6 +35,7 @@ pub const HEADER_LINES: u16 = 2;
 pub fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawContext<'_>) {
     let DrawContext {
         theme,
+        keymap,
         clock,
         home,
         focused,
@@ -83,14 +88,14 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawContext<'_
     }
     let listing = pane.deep.is_some() || (pane.query_error.is_none() && !pane.rows.is_empty());
     let lines: Vec<Line<'_>> = if let Some(d) = &pane.deep {
-        deep_lines(pane, d, width, usize::from(list.height), theme)
+        deep_lines(pane, d, width, usize::from(list.height), keymap, theme)
     } else if let Some(e) = &pane.query_error {
         vec![
             Line::styled(text::truncate(&text::clean_line(e), width), theme.error),
             Line::styled("Nothing is listed until the pattern is valid.", theme.muted),
         ]
     } else if pane.rows.is_empty() {
-        empty_lines(pane, theme)
+        empty_lines(pane, keymap, theme)
     } else {
         let end = (pane.offset + usize::from(list.height)).min(pane.rows.len());
         (pane.offset..end)
@@ -132,7 +137,8 @@ fn settings_line<'a>(pane: &PickerPane, theme: &Theme) -> Line<'a> {
     ])
 }
 
-fn empty_lines<'a>(pane: &PickerPane, theme: &Theme) -> Vec<Line<'a>> {
+fn empty_lines<'a>(pane: &PickerPane, keymap: &Keymap, theme: &Theme) -> Vec<Line<'a>> {
+    let key = |action| keymap.keys_for(Scope::Picker, action);
     let say = |s: String| Line::styled(s, theme.muted);
     if !pane.loaded && pane.sessions.is_empty() {
         return vec![say("Looking for sessions…".into())];
@@ -155,15 +161,16 @@ fn empty_lines<'a>(pane: &PickerPane, theme: &Theme) -> Vec<Line<'a>> {
             "No session matches \"{}\".",
             text::clean_line(&pane.query)
         )));
-        out.push(say(
-            "Esc clears the search; Ctrl+F searches inside every entry.".into(),
-        ));
+        out.push(say(strings::no_session_matches_hint(
+            &key(Action::PickerClear),
+            &key(Action::PickerDeepSearch),
+        )));
     } else if pane.options.named_only {
-        out.push(say("No named sessions here. Ctrl+N shows all.".into()));
+        out.push(say(strings::no_named_sessions(&key(Action::PickerNamed))));
     } else if pane.options.scope == ListScope::CurrentFolder {
-        out.push(say(
-            "No sessions in this folder. Ctrl+A shows every project.".into(),
-        ));
+        out.push(say(strings::no_sessions_in_folder(&key(
+            Action::PickerScope,
+        ))));
     }
     out
 }
@@ -252,6 +259,7 @@ fn deep_lines<'a>(
     d: &DeepSearch,
     width: usize,
     height: usize,
+    keymap: &Keymap,
     theme: &Theme,
 ) -> Vec<Line<'a>> {
     let mut out = vec![Line::styled(
@@ -264,7 +272,11 @@ fn deep_lines<'a>(
                 } else {
                     format::count(d.hits.len(), "hit", "hits")
                 },
-                if d.running { "" } else { " (Esc back)" }
+                if d.running {
+                    String::new()
+                } else {
+                    strings::deep_back(&keymap.keys_for(Scope::Picker, Action::PickerClear))
+                }
             ),
             width,
         ),

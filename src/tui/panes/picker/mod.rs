@@ -39,8 +39,8 @@ pub enum PickerOutcome {
     FocusTree,
     /// Run a deep search for this query over the listed sessions.
     StartDeepSearch(String),
-    /// Tell the user something.
-    Say(String),
+    /// A deep search was asked for without a query to search for.
+    NeedQuery,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -278,9 +278,7 @@ impl PickerPane {
             Action::PickerPath => self.show_path = !self.show_path,
             Action::PickerDeepSearch => {
                 if self.query.trim().is_empty() {
-                    return PickerOutcome::Say(
-                        "Type a query first; Ctrl+F then searches inside every entry".into(),
-                    );
+                    return PickerOutcome::NeedQuery;
                 }
                 return PickerOutcome::StartDeepSearch(self.query.clone());
             }

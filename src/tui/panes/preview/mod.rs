@@ -1,13 +1,11 @@
-//! The context preview pane: scrolling, the expand and raw-JSON toggles,
-//! and drawing the document a worker built.
+//! The context preview pane: scrolling and the expand and raw-JSON
+//! toggles over the document a worker built; `draw.rs` draws it.
 
 use crate::tui::input::keymap::Action;
-use crate::tui::look::theme::Theme;
 use crate::tui::model::preview_doc::{PreviewDoc, PreviewKey, PreviewMode};
-use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
+
+mod draw;
+pub use draw::{draw, text_area};
 
 #[derive(Debug, Clone, Default)]
 pub struct PreviewPane {
@@ -106,72 +104,5 @@ impl PreviewPane {
     pub fn set_height(&mut self, height: usize) {
         self.height = height;
         self.clamp();
-    }
-}
-
-/// The columns and rows a preview document gets inside the pane's block.
-pub fn text_area(inner: Rect) -> Rect {
-    Rect {
-        y: inner.y + 1.min(inner.height),
-        height: inner.height.saturating_sub(1),
-        width: inner.width.saturating_sub(1),
-        ..inner
-    }
-}
-
-/// Draws the pane into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, pane: &PreviewPane, block: Block<'_>, theme: &Theme) {
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let body = text_area(inner);
-    let header_area = Rect {
-        height: inner.height.min(1),
-        ..inner
-    };
-    match &pane.doc {
-        None if pane.wanted.is_none() => {
-            frame.render_widget(
-                Paragraph::new(Line::styled(
-                    "Select an entry to see the context pi would send.",
-                    theme.muted,
-                )),
-                header_area,
-            );
-        }
-        None => frame.render_widget(
-            Paragraph::new(Line::styled("Building the context…", theme.muted)),
-            header_area,
-        ),
-        Some(doc) => {
-            let header = if Some(doc.key) != pane.wanted {
-                Line::styled("Building the context…", theme.muted)
-            } else {
-                doc.header.clone()
-            };
-            frame.render_widget(Paragraph::new(header), header_area);
-            let end = (pane.scroll + usize::from(body.height)).min(doc.lines.len());
-            let start = pane.scroll.min(end);
-            let visible: Vec<Line<'_>> = doc.lines[start..end].to_vec();
-            frame.render_widget(Paragraph::new(visible), body);
-            if doc.lines.len() > usize::from(body.height) {
-                let mut state =
-                    ScrollbarState::new(doc.lines.len().saturating_sub(usize::from(body.height)))
-                        .position(start);
-                let bar = Rect {
-                    x: inner.x + inner.width.saturating_sub(1),
-                    width: inner.width.min(1),
-                    ..body
-                };
-                frame.render_stateful_widget(
-                    Scrollbar::new(ScrollbarOrientation::VerticalRight)
-                        .begin_symbol(None)
-                        .end_symbol(None)
-                        .thumb_style(theme.accent)
-                        .track_style(theme.muted),
-                    bar,
-                    &mut state,
-                );
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 //! The status bar (what is selected, totals, messages) and the hint line
-//! (the focused pane's main keys, taken from the keymap).
+//! (the focused pane's main keys, taken from the keymap): their texts;
+//! `draw.rs` draws them.
 
 use crate::safe_text as text;
 use crate::tui::input::keymap::Keymap;
@@ -7,10 +8,9 @@ use crate::tui::input::keymap::{ACTIONS, Action, Scope};
 use crate::tui::look::theme::Theme;
 use crate::tui::panes::picker::PickerPane;
 use crate::tui::panes::tree::{Content, TreePane};
-use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+
+mod draw;
+pub use draw::draw;
 
 /// What the two lines show, handed over by the screen's drawing (the pane
 /// never sees the app itself).
@@ -107,29 +107,34 @@ pub fn right_text(view: &StatusView) -> String {
 }
 
 /// The focused pane's hint line: `key word · key word …`, from the keymap.
-pub fn hints(view: &StatusView) -> Vec<(String, &'static str)> {
+pub fn hints(view: &StatusView) -> Vec<(String, String)> {
     let scope = view.scope;
     let keymap = view.keymap;
     let mut out = Vec::new();
     if view.tree_search_typing {
+        let keep = keymap.keys_for(Scope::Search, Action::SearchKeep);
+        let hits = keymap.keys_pair(Scope::Tree, Action::TreeNextHit, Action::TreePreviousHit);
         return vec![
-            ("Enter".into(), "keep"),
-            ("Esc".into(), "cancel"),
-            ("n/N".into(), "next/previous hit after Enter"),
+            (keep.clone(), "keep".into()),
+            (
+                keymap.keys_for(Scope::Search, Action::Cancel),
+                "cancel".into(),
+            ),
+            (hits, format!("next/previous hit after {keep}")),
         ];
     }
     let movement = match scope {
         Scope::Picker => Some("move · type to search"),
         Scope::Tree => Some("move"),
         Scope::Preview => Some("scroll"),
-        Scope::Global => None,
+        _ => None,
     };
     if let (Some(word), Some(up), Some(down)) = (
         movement,
         keymap.first_key(scope, Action::Up),
         keymap.first_key(scope, Action::Down),
     ) {
-        out.push((format!("{up}{down}"), word));
+        out.push((format!("{up}{down}"), word.to_string()));
     }
     for info in ACTIONS
         .iter()
@@ -157,14 +162,14 @@ pub fn hints(view: &StatusView) -> Vec<(String, &'static str)> {
             } else {
                 k.to_string()
             };
-            out.push((label, word));
+            out.push((label, word.to_string()));
         }
     }
     let help = keymap
         .first_key(scope, Action::Help)
         .or_else(|| keymap.first_key(Scope::Global, Action::Help));
     if let Some(k) = help {
-        out.push((k.to_string(), "help"));
+        out.push((k.to_string(), "help".to_string()));
     }
     out
 }
@@ -177,45 +182,5 @@ fn compact(keys: &[String]) -> String {
         format!("{prefix}{}", tails.join("/"))
     } else {
         keys.join("/")
-    }
-}
-
-/// Draws the status bar and the hint line.
-pub fn draw(frame: &mut Frame, status: Rect, hint_area: Rect, view: &StatusView) {
-    let theme = view.theme;
-    if status.height > 0 {
-        let (left, error) = left_text(view);
-        let right = right_text(view);
-        let width = usize::from(status.width);
-        let right = text::truncate(&right, width / 2);
-        let left_room = width.saturating_sub(text::width(&right) + 2);
-        let left = text::truncate(&left, left_room);
-        let gap = width.saturating_sub(text::width(&left) + text::width(&right) + 1);
-        let left_style = if error {
-            theme.error
-        } else if view.message.is_some() {
-            theme.message
-        } else {
-            ratatui::style::Style::new()
-        };
-        let line = Line::from(vec![
-            Span::raw(" "),
-            Span::styled(left, left_style),
-            Span::raw(" ".repeat(gap)),
-            Span::raw(right),
-        ])
-        .style(theme.status);
-        frame.render_widget(Paragraph::new(line).style(theme.status), status);
-    }
-    if hint_area.height > 0 {
-        let mut spans = vec![Span::raw(" ")];
-        for (n, (key, word)) in hints(view).into_iter().enumerate() {
-            if n > 0 {
-                spans.push(Span::styled(" · ", theme.muted));
-            }
-            spans.push(Span::styled(key, theme.key));
-            spans.push(Span::styled(format!(" {word}"), theme.muted));
-        }
-        frame.render_widget(Paragraph::new(Line::from(spans)), hint_area);
     }
 }

@@ -1,0 +1,14 @@
+//! What is drawn over the panes: nothing, the help screen, or a dialog
+//! (one at a time: a dialog that opens replaces the help screen).
+
+use crate::tui::overlays::dialog::Dialog;
+use crate::tui::overlays::help::Help;
+use crate::tui::state::Then;
+
+#[derive(Debug, Default)]
+pub enum Overlay {
+    #[default]
+    None,
+    Help(Help),
+    Dialog(Box<Dialog<Then>>),
+}

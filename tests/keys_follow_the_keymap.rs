@@ -1,0 +1,269 @@
+//! Every key the browser reacts to comes from the keymap, and every text
+//! that names a key names the user's: with the tree search, dialog and help
+//! keys rebound in a config file, the old keys do nothing there and the
+//! hint line, the search line, a dialog, the help screen and the messages
+//! name the new ones (drawn into ratatui's test backend).
+
+mod tui_common;
+
+use piscope::session::Session;
+use piscope::tui::clock::Clock;
+use piscope::tui::config::Config;
+use piscope::tui::harness::{DEMO_NOW_MS, Harness};
+use piscope::tui::state::Start;
+use piscope::tui::work::workers::JobContext;
+use std::path::{Path, PathBuf};
+use tui_common::{big_demo, demo_file};
+
+const WIDE: (u16, u16) = (150, 40);
+
+/// A config file's text rebinding keys of every kind.
+const REBOUND: &str = r#"
+[keys.global]
+help = "f2"
+
+[keys.tree]
+next_hit = "ctrl+j"
+previous_hit = "ctrl+k"
+filter_default = "ctrl+g"
+label = "ctrl+b"
+
+[keys.search]
+keep = "ctrl+y"
+cancel = "ctrl+w"
+
+[keys.text]
+clear = "ctrl+z"
+
+[keys.dialog]
+confirm = "ctrl+o"
+cancel = "ctrl+w"
+
+[keys.help]
+close = "ctrl+w"
+"#;
+
+fn rebound() -> Config {
+    let config = Config::from_text(REBOUND, false);
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+    config
+}
+
+fn open(path: &Path, config: Config) -> Harness {
+    Harness::new(
+        Start::File(path.to_path_buf()),
+        JobContext::new(None, None, false, PathBuf::from("/")),
+        config,
+        Clock::fixed(DEMO_NOW_MS, 0),
+        WIDE,
+    )
+}
+
+/// The screen's last row: the hint line.
+fn hint_line(h: &mut Harness) -> String {
+    h.screen().lines().last().unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
+    let mut h = open(&big_demo(), rebound());
+    h.key("/");
+    h.type_text("resume");
+    let hints = hint_line(&mut h);
+    assert!(hints.contains("Ctrl+Y keep"), "{hints}");
+    assert!(hints.contains("Ctrl+W cancel"), "{hints}");
+    assert!(
+        hints.contains("Ctrl+J/Ctrl+K next/previous hit after Ctrl+Y"),
+        "{hints}"
+    );
+    assert!(!hints.contains("Enter"), "{hints}");
+    assert!(!hints.contains("n/N"), "{hints}");
+
+    // Enter is no longer the search's: the query is still being typed.
+    h.key("enter");
+    h.type_text("x");
+    assert!(h.screen().contains("/resumex▏"), "{}", h.screen());
+    h.key("backspace");
+    h.key("ctrl+y");
+    let screen = h.screen();
+    assert!(screen.contains("/resume "), "{screen}");
+    assert!(
+        !screen.contains("/resume▏"),
+        "kept, no longer typed: {screen}"
+    );
+    assert!(screen.contains(": Ctrl+J / Ctrl+K)"), "{screen}");
+    assert!(!screen.contains("n / N"), "{screen}");
+
+    // The rebound hit keys step through the hits; n is no key now.
+    let first = h.app.tree.selected;
+    h.key("n");
+    assert_eq!(h.app.tree.selected, first, "n does nothing");
+    h.key("ctrl+j");
+    assert_ne!(h.app.tree.selected, first, "Ctrl+J goes to the next hit");
+    h.key("ctrl+k");
+    assert_eq!(h.app.tree.selected, first, "Ctrl+K goes back");
+}
+
+#[test]
+fn the_default_keys_are_named_as_before() {
+    let mut h = open(&big_demo(), Config::defaults(false));
+    h.key("/");
+    h.type_text("resume");
+    let hints = hint_line(&mut h);
+    assert!(
+        hints.contains("Enter keep · Esc cancel · n/N next/previous hit after Enter"),
+        "{hints}"
+    );
+    h.key("enter");
+    assert!(h.screen().contains(": n / N)"), "{}", h.screen());
+}
+
+#[test]
+fn a_dialog_takes_and_names_its_rebound_keys() {
+    let dir = tempfile::Builder::new()
+        .prefix("piscope-test-")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::copy(big_demo(), &path).unwrap();
+    // Untouched for two hours: no pi may be writing to it.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(7200))
+        .unwrap();
+    let mut h = open(&path, rebound());
+    let target = h
+        .app
+        .tree
+        .loaded()
+        .and_then(|t| {
+            let node = h.app.tree.selected_node()?;
+            t.entry(node).id_str().map(str::to_string)
+        })
+        .unwrap();
+    h.key("ctrl+b");
+    assert!(h.app.dialog().is_some(), "the rebound label key asks");
+    let screen = h.screen();
+    assert!(screen.contains("Ctrl+O label · Ctrl+W cancel"), "{screen}");
+    assert!(!screen.contains("Enter label"), "{screen}");
+    assert!(!screen.contains("Esc cancel"), "{screen}");
+
+    // Esc and Enter are not the dialog's keys any more; Ctrl+U is not the
+    // field's clear key.
+    h.key("esc");
+    h.key("enter");
+    assert!(h.app.dialog().is_some(), "still asking");
+    h.type_text("first");
+    h.key("ctrl+z");
+    h.type_text("kept");
+    h.key("ctrl+u");
+    h.key("ctrl+o");
+    assert!(h.app.dialog().is_none(), "Ctrl+O went ahead");
+    let s = Session::open(&path).unwrap();
+    let label = s
+        .label_of(s.find(&target).unwrap())
+        .map(|l| l.label.clone());
+    assert_eq!(label.as_deref(), Some("kept"));
+
+    h.key("ctrl+b");
+    h.key("ctrl+w");
+    assert!(h.app.dialog().is_none(), "Ctrl+W cancelled");
+}
+
+#[test]
+fn the_help_screen_lists_and_takes_the_rebound_keys() {
+    let mut h = open(&big_demo(), rebound());
+    h.key("f1");
+    assert!(h.app.help().is_none(), "F1 is not the help key now");
+    h.key("f2");
+    assert!(h.app.help().is_some());
+    let screen = h.screen();
+    assert!(screen.contains("↑↓ scroll · Ctrl+W close"), "{screen}");
+    assert!(!screen.contains("Esc close"), "{screen}");
+    let help: Vec<String> = h
+        .app
+        .help_lines()
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    let has = |key: &str, what: &str| {
+        help.iter()
+            .any(|l| l.trim_start().starts_with(key) && l.contains(what))
+    };
+    assert!(has("Ctrl+Y", "Keep the query"), "{help:#?}");
+    assert!(has("Ctrl+W", "Drop the query"), "{help:#?}");
+    assert!(has("Ctrl+O", "Go ahead"), "{help:#?}");
+    assert!(has("Ctrl+Z", "Clear the field"), "{help:#?}");
+    assert!(has("Ctrl+W", "Close"), "{help:#?}");
+    assert!(has("F2", "Show this help"), "{help:#?}");
+    assert!(!has("Ctrl+U", "Clear the field"), "{help:#?}");
+    assert!(!help.iter().any(|l| l.contains("n / N")), "{help:#?}");
+    // Scrolling is still ↓; the close key closes.
+    h.key("down");
+    assert!(h.app.help().is_some());
+    h.key("ctrl+w");
+    assert!(h.app.help().is_none());
+}
+
+#[test]
+fn messages_name_the_rebound_keys() {
+    // A filter that hides every entry says how to get back.
+    let mut h = open(&demo_file("2026-01-11T18-12-39"), rebound());
+    h.key("ctrl+l");
+    let screen = h.screen();
+    assert!(
+        screen.contains("(Ctrl+G shows the default view)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Ctrl+D"), "{screen}");
+
+    // The config report sends to the help key as bound.
+    let config = Config::from_text(
+        &format!("{REBOUND}\n[theme]\nlabel = \"nocolour\"\nuser = \"nocolour\"\n"),
+        false,
+    );
+    let report = config.report().expect("the theme is reported");
+    assert!(report.contains("see F2"), "{report}");
+    assert!(!report.contains("F1"), "{report}");
+}
+
+#[test]
+fn the_sessions_pane_names_its_rebound_keys() {
+    let (_dir, folder) = tui_common::demo_folder("/somewhere/else");
+    let config = Config::from_text(
+        "[keys.picker]\nclear = \"ctrl+g\"\ndeep_search = \"ctrl+o\"\nscope = \"ctrl+y\"\n",
+        false,
+    );
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+    let cwd = folder.cwd.clone();
+    let mut h = Harness::new(
+        Start::Catalog { demo: false },
+        JobContext::new(Some("/home/ada".into()), Some(folder), false, cwd),
+        config,
+        Clock::fixed(DEMO_NOW_MS, 0),
+        WIDE,
+    );
+    h.key("ctrl+o");
+    let screen = h.screen();
+    assert!(
+        screen.contains("Type a query first; Ctrl+O then searches"),
+        "{screen}"
+    );
+    h.type_text("zzqqxx");
+    let screen = h.screen();
+    assert!(
+        screen.contains("Ctrl+G clears the search; Ctrl+O searches"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Ctrl+F"), "{screen}");
+    assert!(!screen.contains("Esc clears"), "{screen}");
+    h.key("ctrl+g");
+    h.key("ctrl+y");
+    let screen = h.screen();
+    assert!(
+        screen.contains("No sessions in this folder. Ctrl+Y shows"),
+        "{screen}"
+    );
+}
