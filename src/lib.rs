@@ -1,9 +1,32 @@
 //! piscope: a fast, safe terminal browser for pi coding-agent sessions.
-//! `jstext` holds the JavaScript string rules pi's code relies on, `session`
-//! knows the file format, `catalog` finds and searches all sessions,
-//! `cli` is the scripting front end, `tui` the terminal browser, both showing
-//! file text only through `safe_text`, the one sanitiser; `watch` notices
-//! changes on disk.
+//!
+//! The layers, top to bottom; a module imports only from its own layer or
+//! the ones below, and no files import one another round a circle
+//! (`tests/layers_hold.rs` reads `src/` and fails on either):
+//!
+//! ```text
+//! main.rs        parse the arguments (cli::args), pick the front end
+//!   │
+//! cli/           the scripting commands; args.rs is clap only
+//! tui/           the browser (its own layers: see tui/mod.rs)
+//!                  the two front ends never import each other
+//!   │
+//! safe_text      terminal-safe text (sanitise, width, wrap, truncate):
+//!                  every string from a file passes it before a terminal
+//! catalog/       discovery, summaries (on the session reader), query,
+//!                  listing, deep search, cache, delete
+//! watch.rs       notify or polling → its own WatchEvent; no front end
+//!   │
+//! session/       the pi format and every pi rule, once: the one line reader
+//!                  (line.rs over cursor.rs, serde and the JSON.parse-exact
+//!                  jsvalue.rs as fallbacks), ids as pi keys them (jskey.rs),
+//!                  the tree, the context, message content as text
+//!                  (content.rs), pi's /tree view (tree_view.rs), the
+//!                  writers under the write lock
+//!   │
+//! jstext/        JavaScript string semantics pi relies on: trim, white
+//!                  space, lower-casing, UTF-16 lengths and slices, Date.parse
+//! ```
 
 pub mod catalog;
 pub mod cli;
