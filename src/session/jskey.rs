@@ -118,7 +118,26 @@ pub fn display(key: &str) -> std::borrow::Cow<'_, str> {
     match key.strip_prefix(TAG) {
         None => key.into(),
         Some(rest) if rest.starts_with('s') => rest[1..].into(),
+        // A lone surrogate shows as U+FFFD.
+        Some(rest) if rest.starts_with('w') => lone_text(&rest[1..]).into(),
         Some(rest) => json(rest).into(),
+    }
+}
+
+/// The text of a string literal that holds lone surrogates, each as U+FFFD.
+fn lone_text(literal: &str) -> String {
+    super::jsvalue::JsValue::parse(literal)
+        .ok()
+        .and_then(|v| v.lossy_string())
+        .unwrap_or_default()
+}
+
+/// `String(value)` as a JSON string literal: the property name JavaScript
+/// gives a key, as `JSON.stringify` writes it (lone surrogates escaped).
+pub fn property_json(key: &str) -> String {
+    match key.strip_prefix(TAG) {
+        Some(rest) if rest.starts_with('w') => rest[1..].to_string(),
+        _ => super::raw::json_string(&property_name(key)),
     }
 }
 
@@ -134,7 +153,7 @@ pub fn property_name(key: &str) -> String {
                 "t" => "true".into(),
                 "f" => "false".into(),
                 "n" | "s" => body.to_string(),
-                "w" => serde_json::from_str::<String>(body).unwrap_or_default(),
+                "w" => lone_text(body),
                 _ => "[object Object]".into(),
             }
         }

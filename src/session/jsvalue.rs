@@ -321,8 +321,13 @@ impl JsValue {
 
     /// The index of a top-level member's value.
     fn member(&self, key: &str) -> Option<usize> {
+        self.member_in(0, key)
+    }
+
+    /// The index of the value of member `key` of the object at `at`.
+    fn member_in(&self, at: usize, key: &str) -> Option<usize> {
         let key: Vec<u16> = key.encode_utf16().collect();
-        self.members(0)
+        self.members(at)
             .into_iter()
             .find(|&(k, _)| matches!(&self.tape[k], Node::Str(s) if *s == key))
             .map(|(_, v)| v)
@@ -331,7 +336,16 @@ impl JsValue {
     /// A top-level member, as a JavaScript value key (see [`super::jskey`]);
     /// `None` when absent.
     pub(crate) fn member_key(&self, key: &str, unique: &str) -> Option<super::jskey::Key> {
-        let v = self.member(key)?;
+        self.path_key(&[key], unique)
+    }
+
+    /// A member of members (`["message", "model"]`), as a JavaScript value
+    /// key; `None` when absent or when a step is not an object.
+    pub(crate) fn path_key(&self, path: &[&str], unique: &str) -> Option<super::jskey::Key> {
+        let mut v = 0;
+        for key in path {
+            v = self.member_in(v, key)?;
+        }
         Some(match &self.tape[v] {
             Node::Null => super::jskey::Key::Null,
             Node::Bool(b) => super::jskey::Key::Bool(*b),
@@ -341,6 +355,14 @@ impl JsValue {
                 super::jskey::Key::Object(format!("{unique}{}", self.stringify_at(v)))
             }
         })
+    }
+
+    /// The value's text when it is a string, with lone surrogates as U+FFFD.
+    pub fn lossy_string(&self) -> Option<String> {
+        match self.tape.first() {
+            Some(Node::Str(s)) => Some(String::from_utf16_lossy(s)),
+            _ => None,
+        }
     }
 
     /// Whether any number in the value is beyond f64 (±Infinity).

@@ -13,7 +13,11 @@ const PARALLEL_MIN: usize = 20_000;
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelInfo {
+    /// The label as a person reads it.
     pub label: String,
+    /// The label's value as pi keeps it (any truthy JSON value), as a
+    /// [`jskey`] key: `--json` output echoes it.
+    pub value: CompactString,
     /// The label entry's timestamp string.
     pub timestamp: Option<CompactString>,
 }
@@ -214,7 +218,8 @@ fn shape(entries: &[Entry]) -> Shape {
                     labels.insert(
                         t.clone(),
                         LabelInfo {
-                            label: l.clone(),
+                            label: jskey::display(l).into_owned(),
+                            value: l.clone(),
                             timestamp: e.timestamp.clone(),
                         },
                     );
@@ -679,7 +684,7 @@ mod tests {
                     if next(100) == 0 {
                         e.info = Info::Label {
                             target: Some(format!("e{}", next(ids)).into()),
-                            label: (next(3) > 0).then(|| format!("l{i}")),
+                            label: (next(3) > 0).then(|| format!("l{i}").into()),
                         };
                     }
                     e

@@ -162,6 +162,31 @@ cases["label_not_a_string"] = lines(
     entry("label", "l2", "l1", 3, targetId="l1", label=["x"]),
 )
 
+cases["odd_types"] = lines(
+    header("odd_types"),
+    user("u1", None, 1, "one"),
+    entry(5, "t1", "u1", 2),
+    entry(None, "t2", "t1", 3),
+    entry({"a": [1, {"b": None}]}, "t3", "t2", 4),
+    '{"type":"x\\ud83d","id":"t4","parentId":"t3","timestamp":"%s"}' % ts(5),
+    entry("thinking_level_change", "k1", "t4", 6, thinkingLevel={"level": ["high"]}),
+    '{"type":"model_change","id":"m1","parentId":"k1","timestamp":"%s","provider":true,"modelId":[1,"\\udc00"]}' % ts(7),
+)
+cases["odd_message_model"] = lines(
+    header("odd_message_model"),
+    user("u1", None, 1, "one"),
+    entry("thinking_level_change", "k1", "u1", 2),
+    msg("a1", "k1", 3, "assistant", [{"type": "text", "text": "hi"}], provider={"p": 1}, model=7),
+)
+cases["summary_not_a_string"] = lines(
+    header("summary_not_a_string"),
+    user("u1", None, 1, "one"),
+    entry("branch_summary", "b1", "u1", 2, fromId="u1", summary=["left", {"behind": True}]),
+    entry("branch_summary", "b2", "b1", 3, fromId="u1", summary=0),
+    entry("branch_summary", "b3", "b2", 4, fromId="u1", summary=5),
+    entry("branch_summary", "b4", "b3", 5, fromId="u1", summary=False),
+)
+
 # --- broken tree structure --------------------------------------------------
 cases["parent_cycle"] = lines(
     header("parent_cycle"),
