@@ -155,6 +155,18 @@ cases["message_without_body"] = lines(
     j({"type": "message", "id": "m1", "parentId": "a1", "timestamp": ts(2)}),
     j({"type": "message", "id": "m2", "parentId": "m1", "timestamp": ts(3), "message": "just a string"}),
 )
+cases["message_body_null"] = lines(
+    header("message_body_null"),
+    user("a1", None, 1, "before"),
+    assistant("a2", "a1", 2, "sets the model"),
+    j({"type": "message", "id": "m1", "parentId": "a2", "timestamp": ts(3), "message": None}),
+)
+cases["name_not_a_string"] = lines(
+    header("name_not_a_string"),
+    user("a1", None, 1, "one"),
+    entry("session_info", "n1", "a1", 2, name="  named  "),
+    entry("session_info", "n2", "n1", 3, name=5),
+)
 cases["label_not_a_string"] = lines(
     header("label_not_a_string"),
     user("a1", None, 1, "one"),
@@ -304,6 +316,14 @@ cases["legacy_v1"] = lines(
     j({"type": "thinking_level_change", "timestamp": ts(4), "thinkingLevel": "high"}),
     j({"type": "compaction", "timestamp": ts(5), "summary": "v1 summary", "firstKeptEntryIndex": 3, "tokensBefore": 99}),
     j({"type": "message", "timestamp": ts(6), "message": {"role": "user", "content": "v1 after", "timestamp": ms(6)}}),
+)
+cases["legacy_non_object"] = lines(
+    header("legacy_non_object", version=None),
+    j({"type": "message", "timestamp": ts(1), "message": {"role": "user", "content": "v1 one", "timestamp": ms(1)}}),
+    "1",
+    '"a string"',
+    "true",
+    j({"type": "message", "timestamp": ts(2), "message": {"role": "user", "content": "v1 after", "timestamp": ms(2)}}),
 )
 cases["v2_hook_message"] = lines(
     header("v2_hook_message", version=2),
