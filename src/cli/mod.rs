@@ -293,7 +293,6 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
 /// ids written as the values pi keeps (see `session::jskey`).
 pub fn info_json(s: &Session) -> String {
     use session::jskey;
-    use session::raw::json_string;
     // pi's labels object: property names are `String(id)`, later ones win.
     let mut labels: indexmap::IndexMap<String, String> = indexmap::IndexMap::new();
     for (_, e) in s.live_entries() {
@@ -309,9 +308,7 @@ pub fn info_json(s: &Session) -> String {
     } else if s.tree.last().is_none() {
         o.push_str(",\"leafId\":null");
     }
-    let name = s
-        .name()
-        .map_or_else(|| "null".to_string(), |n| json_string(&n));
+    let name = s.name_json().unwrap_or_else(|| "null".to_string());
     o.push_str(&format!(
         ",\"name\":{name},\"entryCount\":{}",
         s.live_entries().count()

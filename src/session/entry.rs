@@ -253,8 +253,10 @@ pub enum Info {
         /// [`super::jskey`] key; `None` clears.
         label: Option<CompactString>,
     },
+    /// The name when it is a string, as a [`super::jskey`] key (it may
+    /// hold lone surrogates); `None` clears.
     SessionInfo {
-        name: Option<String>,
+        name: Option<CompactString>,
     },
     ContextEdit {
         target: Option<CompactString>,
@@ -836,6 +838,10 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         Some(k) if k == super::jskey::null() => Parent::Null,
         Some(k) => Parent::Id(k),
     };
+    // `new Date(array)` parses the array's joined text.
+    if let Some(text) = v.member_array_text("timestamp") {
+        e.time_ms = jsdate::parse_ms(&text);
+    }
     // Echoed values: exact where a lone surrogate or an object hides in them.
     let echo = |path: &[&str]| v.path_key(path, &format!("{line}e:")).map(|k| k.encode());
     if let Some(k) = v.member_key("type", &format!("{line}y:")) {
@@ -858,6 +864,12 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         Info::Message(m) => {
             m.provider = echo(&["message", "provider"]);
             m.model = echo(&["message", "model"]);
+        }
+        Info::SessionInfo { name } => {
+            *name = match v.member_key("name", "") {
+                Some(k @ super::jskey::Key::Str(_)) => Some(k.encode()),
+                _ => None,
+            }
         }
         _ => {}
     }
@@ -884,6 +896,7 @@ impl<M: Depth> LineFields<M> {
             &self.provider,
             &self.model_id,
             &self.label,
+            &self.timestamp,
         ]
         .into_iter()
         .chain(message.map(|m| &m.provider))
@@ -952,7 +965,7 @@ impl<M: Depth> LineFields<M> {
                     .flatten(),
             },
             Kind::SessionInfo => Info::SessionInfo {
-                name: self.name.as_str().map(str::to_string),
+                name: self.name.as_str().map(super::jskey::of_str),
             },
             Kind::ContextEdit => Info::ContextEdit {
                 target: scalar_key(&self.target_id),

@@ -132,6 +132,19 @@ fn lone_text(literal: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The UTF-16 text of a string key (lone surrogates kept); `None` for a
+/// key that is not a string.
+pub fn string_units(key: &str) -> Option<Vec<u16>> {
+    match key.strip_prefix(TAG) {
+        None => Some(key.encode_utf16().collect()),
+        Some(rest) if rest.starts_with('s') => Some(rest[1..].encode_utf16().collect()),
+        Some(rest) if rest.starts_with('w') => super::jsvalue::JsValue::parse(&rest[1..])
+            .ok()
+            .and_then(|v| v.string_units().map(<[u16]>::to_vec)),
+        Some(_) => None,
+    }
+}
+
 /// `String(value)` as a JSON string literal: the property name JavaScript
 /// gives a key, as `JSON.stringify` writes it (lone surrogates escaped).
 pub fn property_json(key: &str) -> String {

@@ -107,7 +107,11 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             let label = label.as_deref().map(super::jskey::display);
             format!("[label: {}]", label.as_deref().unwrap_or("(cleared)"))
         }
-        Info::SessionInfo { name } => match name.as_deref().filter(|n| !n.is_empty()) {
+        Info::SessionInfo { name } => match name
+            .as_deref()
+            .map(super::jskey::display)
+            .filter(|n| !n.is_empty())
+        {
             Some(n) => format!("[title: {n}]"),
             None => "[title: empty]".to_string(),
         },

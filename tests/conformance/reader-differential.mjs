@@ -165,14 +165,97 @@ function hex8() {
   return (((idCounter * 2654435761) >>> 0).toString(16) + "00000000").slice(0, 8);
 }
 
-// Timestamps: valid ISO strings mostly (sibling order depends on them).
+// Timestamps: valid ISO strings mostly (sibling order depends on them),
+// else any form `new Date(value)` may meet: every JSON type, arrays (read
+// as their joined text), the forms V8's Date.parse accepts (RFC 2822,
+// Date's own toString, slashes, local times, years out of range) and
+// garbage that looks like them.
 const BASE = Date.UTC(2025, 0, 1);
 function isoAt(k) {
   return new Date(BASE + k * 1000 + int(1000)).toISOString();
 }
 function randTimestamp(k) {
-  if (chance(0.85)) return isoAt(k);
-  return pick([null, BASE + k * 1000, raw("1e400"), true, "", "not a date", [], {}, isoAt(k).slice(0, 10)]);
+  if (chance(0.6)) return isoAt(k);
+  const d = new Date(BASE + k * 1000 + int(1000));
+  const iso = d.toISOString();
+  const y = 1990 + int(50);
+  const m = 1 + int(12);
+  const day = 1 + int(31);
+  const forms = [
+    () => null,
+    () => chance(0.5),
+    () => d.getTime(),
+    () => d.getTime() + 0.75,
+    () => -d.getTime(),
+    () => raw("1e400"),
+    () => raw("-0"),
+    () => raw(String(d.getTime()) + "e0"),
+    () => 8.64e15,
+    () => 8.64e15 + 1,
+    () => -8.64e15,
+    () => "",
+    () => "not a date",
+    () => pick(["tomorrow", "now", "Z", "T", "-", "+", ".", "2025-01-01T", "T10:00", "12:00", "Jan", "Mon", "GMT"]),
+    () => [],
+    () => ({}),
+    () => [iso],
+    () => [y, m, day],
+    () => [[y], [String(m).padStart(2, "0")]],
+    () => [null],
+    () => [iso, null],
+    () => [d.getTime()],
+    () => randValue(),
+    () => d.toUTCString(),
+    () => d.toString(),
+    () => d.toDateString(),
+    () => d.toTimeString(),
+    () => d.toLocaleString("en-US"),
+    () => iso.slice(0, 10),
+    () => iso.slice(0, 16),
+    () => iso.slice(0, 19),
+    () => iso.slice(0, 7),
+    () => iso.slice(0, 4),
+    () => iso.replace("Z", pick(["+05:30", "-0800", "+00", "+1", "+24:00", "+23:59", "-12:00"])),
+    () => iso.replace("T", " "),
+    () => iso.replace("Z", ""),
+    () => iso.toLowerCase(),
+    () => ` ${iso} `,
+    () => iso + "x",
+    () => iso.replace(/\.\d+/, ".123456789"),
+    () => iso.replace(/\.\d+/, ""),
+    () => `${y}/${m}/${day}`,
+    () => `${m}/${day}/${y}`,
+    () => `${y}/${String(m).padStart(2, "0")}/${String(day).padStart(2, "0")} ${int(30)}:${int(70)}`,
+    () => "2026/01/05",
+    () => `${y}-${m}-${day}`,
+    () => `${y}-${String(m).padStart(2, "0")}-${String(day).padStart(2, "0")}`,
+    () => `${y}-13-01`,
+    () => `${y}-02-30`,
+    () => `${y}-02-29T12:00:00Z`,
+    () => pick(["Jan", "feb", "MARCH", "Sept", "dec"]) + ` ${day}, ${y}`,
+    () => `${day} ${pick(["Jan", "Feb", "Oct"])} ${y} ${int(24)}:${String(int(60)).padStart(2, "0")}`,
+    () => `${pick(["Mon", "Tue", "Wed", "Thu"])}, ${day} ${pick(["Jan", "Feb", "Oct"])} ${y} 10:00:00 ${pick(["GMT", "UTC", "EST", "PDT", "Z", "+0100", "GMT+0100", "UT", "CET"])}`,
+    () => `${y}-01-05T10:00:00${pick(["Z", "z", " Z", "+01:00", " GMT", "PM", " pm", " am"])}`,
+    () => `${pick(["", "+", "-"])}${String(y).padStart(6, "0")}-01-05T00:00:00Z`,
+    () => "+275760-09-13T00:00:00.000Z",
+    () => "+275760-09-13T00:00:00.001Z",
+    () => "-271821-04-20T00:00:00.000Z",
+    () => String(y),
+    () => String(1 + int(31)),
+    () => String(d.getTime()),
+    () => `${y}-01-05T24:00:00Z`,
+    () => `${y}-01-05T25:00:00Z`,
+    () => `${y}-01-05T10:60:00Z`,
+    () => "Thu, 01 Jan 1970 00:00:00 GMT+0100",
+    () => `${iso}\u0000`,
+    () => raw('"2025-01-01T00:00:0\\ud83d"'),
+    () => `\u00a0${iso}`,
+    () => `(comment) ${d.toUTCString()}`,
+    () => `${y} ${m} ${day}`,
+    () => `${day}.${m}.${y}`,
+    () => `${y}${String(m).padStart(2, "0")}${String(day).padStart(2, "0")}`,
+  ];
+  return pick(forms)();
 }
 
 // ---------------------------------------------------------------------------
@@ -260,8 +343,10 @@ function body(type, ids) {
     case "label":
       return [["targetId", maybe(P, someId)], ["label", maybe(0.25, () => pick(["mark", "", "★ star"]))]];
     case "session_info":
-      // Names that trim alike in JavaScript and Rust; their trimming is tested elsewhere.
-      return [["name", chance(0.85) ? pick(["my session", "  spaced  ", "", "名前", "x\ty"]) : pick([null, 5, true, [], {}, randString()])]];
+      // Names trimmed as JavaScript's trim trims: white space it takes
+      // (tabs, U+00A0, U+FEFF, U+3000, line separators) and white space
+      // other languages take but it keeps (U+0085, U+200B, U+180E, U+001C).
+      return [["name", chance(0.8) ? randName() : pick([null, 5, true, [], {}, randString()])]];
     case "custom":
       return [["customType", maybe(P, () => "ext")], ["data", randValue()]];
     case "custom_message":
@@ -278,6 +363,15 @@ function body(type, ids) {
     default:
       return [["whatever", randValue()]];
   }
+}
+
+const NAME_SPACE = [" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\ufeff", "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000"];
+const NAME_KEPT = ["\u0085", "\u200b", "\u180e", "\u001c", "\u001f", "\u2060", "\u00ad", "\u0000"];
+function randName() {
+  const edge = () => Array.from({ length: int(3) }, () => pick(chance(0.7) ? NAME_SPACE : NAME_KEPT)).join("");
+  const core = pick(["my session", "名前", "x\ty", "", "😀", "a\u0085b", "e\u0301"]);
+  if (chance(0.1)) return raw(pick(['"\\ud83d name "', '" \\udc00"', '"\\u2028\\ud83d\\u3000"']));
+  return edge() + core + edge();
 }
 
 /** Values an id may take besides a fresh string. */

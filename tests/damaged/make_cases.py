@@ -233,6 +233,26 @@ cases["invalid_timestamps"] = lines(
     j({"type": "message", "id": "c4", "parentId": "r", "message": {"role": "user", "content": "no timestamp"}}),
     entry("message", "c5", "r", 3, message={"role": "user", "content": "valid, early"}),
 )
+cases["array_timestamps"] = lines(
+    header("array_timestamps"),
+    user("r", None, 1, "root"),
+    j({"type": "message", "id": "c1", "parentId": "r", "timestamp": [ts(7)], "message": {"role": "user", "content": "[iso of 7 s]"}}),
+    j({"type": "message", "id": "c2", "parentId": "r", "timestamp": ts(5), "message": {"role": "user", "content": "iso of 5 s"}}),
+    j({"type": "message", "id": "c3", "parentId": "r", "timestamp": [[ts(6)], None], "message": {"role": "user", "content": "[[iso of 6 s], null]: joined with a comma, not a date"}}),
+    j({"type": "message", "id": "c4", "parentId": "r", "timestamp": [], "message": {"role": "user", "content": "[]"}}),
+    j({"type": "message", "id": "c5", "parentId": "r", "timestamp": [[[ts(2)]]], "message": {"role": "user", "content": "[[[iso of 2 s]]]"}}),
+    j({"type": "branch_summary", "id": "b1", "parentId": "r", "timestamp": ["2025/01/01 00:00:08"], "fromId": "c1", "summary": "a summary whose time is an array"}),
+)
+cases["name_trim"] = lines(
+    header("name_trim"),
+    user("a1", None, 1, "one"),
+    entry("session_info", "n1", "a1", 2, name="\u3000\u00a0\u0085 named \u200b\ufeff\u2028"),
+)
+cases["name_lone_surrogate"] = lines(
+    header("name_lone_surrogate"),
+    user("a1", None, 1, "one"),
+    '{"type":"session_info","id":"n1","parentId":"a1","timestamp":"%s","name":"\\u3000\\ud83d named\\t"}' % ts(2),
+)
 cases["label_missing_target"] = lines(
     header("label_missing_target"),
     user("a1", None, 1, "one"),
