@@ -125,13 +125,12 @@ impl Session {
                 out
             }
         };
+        // pi's edits `Map`: an absent target is the key `undefined`, which
+        // an entry without id looks up.
         let mut edits: HashMap<&str, u32> = HashMap::new();
         for &i in &selected {
-            if let Info::ContextEdit {
-                target: Some(t), ..
-            } = &self.entry(i).info
-            {
-                edits.insert(t.as_str(), i);
+            if let Info::ContextEdit { target, .. } = &self.entry(i).info {
+                edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
             }
         }
         let items = selected
@@ -141,7 +140,7 @@ impl Session {
                 let e = self.entry(i);
                 ContextItem {
                     entry: i,
-                    edit: e.id_str().and_then(|id| edits.get(id).copied()),
+                    edit: edits.get(e.id_str().unwrap_or(jskey::UNDEFINED)).copied(),
                     contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
                 }
             })
@@ -512,19 +511,19 @@ fn copy_field(from: &RawObject, to: &mut RawObject, key: &str) {
 
 /// pi's `projectContextEntry`: a `null` replacement omits the entry's
 /// messages; otherwise their content is replaced (a string becomes one text
-/// block for assistant and tool-result messages).
+/// block for assistant and tool-result messages), and left out when the
+/// replacement has none. An absent replacement is one without content
+/// (where pi crashes reading `undefined.content`).
 fn apply_edit(messages: Vec<String>, edit_line: &str) -> Vec<String> {
     let Ok(edit) = RawObject::parse(edit_line) else {
         return messages;
     };
-    let Some(replacement) = edit.get("replacement") else {
-        return messages;
-    };
-    if replacement.get() == "null" {
+    let replacement = edit.get("replacement");
+    if replacement.is_some_and(|r| r.get() == "null") {
         return Vec::new();
     }
-    let new_content = RawObject::parse(replacement.get())
-        .ok()
+    let new_content = replacement
+        .and_then(|r| RawObject::parse(r.get()).ok())
         .and_then(|r| r.get("content").map(ToOwned::to_owned));
     messages
         .into_iter()

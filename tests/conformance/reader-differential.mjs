@@ -579,6 +579,13 @@ const PI_THROWS = [
     fix: (v, line) => (isObject(v) && v.type === "session_info" && v.name != null && typeof v.name !== "string" ? withMember(line, '"name":null') : line),
   },
   {
+    // A context edit without a replacement: pi's context crashes reading
+    // `replacement.content`; piscope reads it as a replacement without
+    // content (the messages lose theirs), as pi reads `false`.
+    error: /^Cannot read properties of undefined \(reading 'content'\)$/,
+    fix: (v, line) => (isObject(v) && v.type === "context_edit" && !("replacement" in v) ? withMember(line, '"replacement":false') : line),
+  },
+  {
     // A truthy line that is not an object in a version 1 file: pi's
     // migration crashes giving it an id; piscope gives it one, as pi gives
     // one to an array.

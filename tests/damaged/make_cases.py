@@ -199,12 +199,32 @@ cases["summary_not_a_string"] = lines(
     entry("branch_summary", "b4", "b3", 5, fromId="u1", summary=False),
 )
 
+cases["edit_without_target"] = lines(
+    header("edit_without_target"),
+    user("u1", None, 1, "one"),
+    j({"type": "context_edit", "id": "e1", "parentId": "u1", "timestamp": ts(2), "replacement": {"content": "edited: the edit has no targetId, the message no id"}}),
+    j({"type": "message", "parentId": "e1", "timestamp": ts(3), "message": {"role": "user", "content": "no id", "timestamp": ms(3)}}),
+)
+cases["edit_without_replacement"] = lines(
+    header("edit_without_replacement"),
+    user("u1", None, 1, "loses its content"),
+    assistant("a1", "u1", 2, "untouched"),
+    entry("context_edit", "e1", "a1", 3, targetId="u1"),
+)
+
 # --- broken tree structure --------------------------------------------------
 cases["parent_cycle"] = lines(
     header("parent_cycle"),
     user("r", None, 1, "root"),
     user("a", "b", 2, "a says b is my parent"),
     assistant("b", "a", 3, "b says a is my parent"),
+)
+cases["loop_through_missing_parent"] = lines(
+    header("loop_through_missing_parent"),
+    user("r", None, 1, "root"),
+    j({"type": "message", "id": "a", "timestamp": ts(2), "message": {"role": "user", "content": "no parentId: in the tree, under the entry without id", "timestamp": ms(2)}}),
+    assistant("b", "a", 3, "under a"),
+    j({"type": "message", "parentId": "b", "timestamp": ts(4), "message": {"role": "user", "content": "no id, under b: the tree loops, the walk to the root ends at a", "timestamp": ms(4)}}),
 )
 cases["self_parent"] = lines(
     header("self_parent"), user("r", None, 1, "root"), assistant("a", "a", 2, "my own parent")
