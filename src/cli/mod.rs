@@ -313,10 +313,7 @@ pub fn info_json(s: &Session) -> String {
         ",\"name\":{name},\"entryCount\":{}",
         s.live_entries().count()
     ));
-    let labels: Vec<String> = labels
-        .iter()
-        .map(|(k, v)| format!("{k}:{v}"))
-        .collect();
+    let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}:{v}")).collect();
     o.push_str(&format!(",\"labels\":{{{}}}", labels.join(",")));
     let branch: Vec<String> = s
         .branch()
@@ -437,8 +434,12 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
     let model = ctx.model.as_ref().map_or("(none)".to_string(), |m| {
         format!(
             "{}/{}",
-            m.provider.as_deref().map_or("?".into(), session::jskey::display),
-            m.model_id.as_deref().map_or("?".into(), session::jskey::display)
+            m.provider
+                .as_deref()
+                .map_or("?".into(), session::jskey::display),
+            m.model_id
+                .as_deref()
+                .map_or("?".into(), session::jskey::display)
         )
     });
     writeln!(

@@ -555,7 +555,10 @@ impl Session {
         // Every character JavaScript trims is in the BMP: one code unit.
         let space = |u: &u16| char::from_u32(u32::from(*u)).is_some_and(crate::jstext::is_space);
         let start = units.iter().position(|u| !space(u))?;
-        let end = units.iter().rposition(|u| !space(u)).map_or(start, |e| e + 1);
+        let end = units
+            .iter()
+            .rposition(|u| !space(u))
+            .map_or(start, |e| e + 1);
         Some(units[start..end].to_vec())
     }
 

@@ -730,7 +730,10 @@ mod tests {
                     tree.path_to(i as u32),
                     walk,
                     "round {round} entry {i}: {:?} {:?}",
-                    entries.iter().map(|e| (&e.id, &e.parent)).collect::<Vec<_>>(),
+                    entries
+                        .iter()
+                        .map(|e| (&e.id, &e.parent))
+                        .collect::<Vec<_>>(),
                     (0..n).map(|k| tree.parent(k as u32)).collect::<Vec<_>>()
                 );
             }
