@@ -4,7 +4,7 @@
 //! anything else is a tagged string starting with NUL, which no plain id
 //! read by the fast path can (a NUL in a JSON string is always escaped).
 
-use super::jsvalue::{js_number, js_string_literal};
+use super::jsvalue::{JsValue, js_number, js_string_literal};
 use super::raw::push_json_string;
 use compact_str::{CompactString, format_compact};
 
@@ -14,18 +14,7 @@ const TAG: char = '\0';
 /// The key of entries that have no id (`undefined`); only the tree uses it.
 pub(crate) const UNDEFINED: &str = "\0u";
 
-/// An id-like value read from a line.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Key {
-    Null,
-    Bool(bool),
-    Num(f64),
-    /// UTF-16 text (it may hold lone surrogates).
-    Str(Vec<u16>),
-    /// An object or array: its JSON text, after something that makes the
-    /// key unique (no two parsed objects are the same key).
-    Object(String),
-}
+pub(crate) use super::jsvalue::Key;
 
 impl Key {
     pub(crate) fn encode(&self) -> CompactString {
@@ -126,7 +115,7 @@ pub fn display(key: &str) -> std::borrow::Cow<'_, str> {
 
 /// The text of a string literal that holds lone surrogates, each as U+FFFD.
 fn lone_text(literal: &str) -> String {
-    super::jsvalue::JsValue::parse(literal)
+    JsValue::parse(literal)
         .ok()
         .and_then(|v| v.lossy_string())
         .unwrap_or_default()
@@ -138,7 +127,7 @@ pub fn string_units(key: &str) -> Option<Vec<u16>> {
     match key.strip_prefix(TAG) {
         None => Some(key.encode_utf16().collect()),
         Some(rest) if rest.starts_with('s') => Some(rest[1..].encode_utf16().collect()),
-        Some(rest) if rest.starts_with('w') => super::jsvalue::JsValue::parse(&rest[1..])
+        Some(rest) if rest.starts_with('w') => JsValue::parse(&rest[1..])
             .ok()
             .and_then(|v| v.string_units().map(<[u16]>::to_vec)),
         Some(_) => None,

@@ -26,6 +26,19 @@ enum Node {
     },
 }
 
+/// An id-like value read from a line, as [`super::jskey`] keys it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Key {
+    Null,
+    Bool(bool),
+    Num(f64),
+    /// UTF-16 text (it may hold lone surrogates).
+    Str(Vec<u16>),
+    /// An object or array: its JSON text, after something that makes the
+    /// key unique (no two parsed objects are the same key).
+    Object(String),
+}
+
 /// A parsed JSON text.
 #[derive(Debug, Clone)]
 pub struct JsValue {
@@ -335,24 +348,24 @@ impl JsValue {
 
     /// A top-level member, as a JavaScript value key (see [`super::jskey`]);
     /// `None` when absent.
-    pub(crate) fn member_key(&self, key: &str, unique: &str) -> Option<super::jskey::Key> {
+    pub(crate) fn member_key(&self, key: &str, unique: &str) -> Option<Key> {
         self.path_key(&[key], unique)
     }
 
     /// A member of members (`["message", "model"]`), as a JavaScript value
     /// key; `None` when absent or when a step is not an object.
-    pub(crate) fn path_key(&self, path: &[&str], unique: &str) -> Option<super::jskey::Key> {
+    pub(crate) fn path_key(&self, path: &[&str], unique: &str) -> Option<Key> {
         let mut v = 0;
         for key in path {
             v = self.member_in(v, key)?;
         }
         Some(match &self.tape[v] {
-            Node::Null => super::jskey::Key::Null,
-            Node::Bool(b) => super::jskey::Key::Bool(*b),
-            Node::Num(n) => super::jskey::Key::Num(*n),
-            Node::Str(s) => super::jskey::Key::Str(s.clone()),
+            Node::Null => Key::Null,
+            Node::Bool(b) => Key::Bool(*b),
+            Node::Num(n) => Key::Num(*n),
+            Node::Str(s) => Key::Str(s.clone()),
             Node::Array { .. } | Node::Object { .. } => {
-                super::jskey::Key::Object(format!("{unique}{}", self.stringify_at(v)))
+                Key::Object(format!("{unique}{}", self.stringify_at(v)))
             }
         })
     }
