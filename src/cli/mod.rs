@@ -250,14 +250,22 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
             }
             _ => {}
         }
-        if e.kind != Kind::Missing {
-            buf.extend_from_slice(b"\"type\":");
-            push_json_string(&mut buf, e.kind.as_str());
-            buf.push(b',');
+        match &e.kind {
+            Kind::Missing => {}
+            Kind::Odd(k) => {
+                buf.extend_from_slice(b"\"type\":");
+                session::jskey::push_json(&mut buf, k);
+                buf.push(b',');
+            }
+            kind => {
+                buf.extend_from_slice(b"\"type\":");
+                push_json_string(&mut buf, kind.as_str());
+                buf.push(b',');
+            }
         }
         buf.extend_from_slice(b"\"label\":");
         match any_labels.then(|| s.label_of(node)).flatten() {
-            Some(l) => push_json_string(&mut buf, &l.label),
+            Some(l) => session::jskey::push_json(&mut buf, &l.value),
             None => buf.extend_from_slice(b"null"),
         }
         buf.extend_from_slice(b",\"children\":[");
@@ -285,13 +293,12 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
 /// ids written as the values pi keeps (see `session::jskey`).
 pub fn info_json(s: &Session) -> String {
     use session::jskey;
-    use session::raw::json_string;
     // pi's labels object: property names are `String(id)`, later ones win.
     let mut labels: indexmap::IndexMap<String, String> = indexmap::IndexMap::new();
     for (_, e) in s.live_entries() {
         if let Some(id) = e.id_str() {
             if let Some(l) = s.tree.label(id) {
-                labels.insert(jskey::property_name(id), json_string(&l.label));
+                labels.insert(jskey::property_json(id), jskey::to_json(&l.value));
             }
         }
     }
@@ -301,17 +308,12 @@ pub fn info_json(s: &Session) -> String {
     } else if s.tree.last().is_none() {
         o.push_str(",\"leafId\":null");
     }
-    let name = s
-        .name()
-        .map_or_else(|| "null".to_string(), |n| json_string(&n));
+    let name = s.name_json().unwrap_or_else(|| "null".to_string());
     o.push_str(&format!(
         ",\"name\":{name},\"entryCount\":{}",
         s.live_entries().count()
     ));
-    let labels: Vec<String> = labels
-        .iter()
-        .map(|(k, v)| format!("{}:{v}", json_string(k)))
-        .collect();
+    let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}:{v}")).collect();
     o.push_str(&format!(",\"labels\":{{{}}}", labels.join(",")));
     let branch: Vec<String> = s
         .branch()
@@ -427,15 +429,23 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
     let model = ctx.model.as_ref().map_or("(none)".to_string(), |m| {
         format!(
             "{}/{}",
-            m.provider.as_deref().unwrap_or("?"),
-            m.model_id.as_deref().unwrap_or("?")
+            m.provider
+                .as_deref()
+                .map_or("?".into(), session::jskey::display),
+            m.model_id
+                .as_deref()
+                .map_or("?".into(), session::jskey::display)
         )
     });
     writeln!(
         out,
         "model: {} · thinking: {} · {} messages",
         sanitize(&model),
-        sanitize(ctx.thinking_level.as_deref().unwrap_or("(unset)")),
+        sanitize(
+            &ctx.thinking_level
+                .as_deref()
+                .map_or("(unset)".into(), session::jskey::display)
+        ),
         messages.len()
     )?;
     for m in messages {

@@ -4,8 +4,8 @@
 
 use super::cursor::Cursor;
 use super::entry::{Entry, Info, Kind, Role, Span};
-use super::raw::{RawObject, json_string, ms_json};
-use super::{Session, SessionError, read};
+use super::raw::{RawObject, ms_json};
+use super::{Session, SessionError, jskey, read};
 use compact_str::CompactString;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -25,7 +25,8 @@ pub enum LeafSelector {
     Id(String),
 }
 
-/// The model selected on the path.
+/// The model selected on the path: `provider` and `modelId` as
+/// [`super::jskey`] keys (pi echoes them whatever their type).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ModelRef {
     pub provider: Option<CompactString>,
@@ -49,7 +50,8 @@ pub struct Context {
     /// Root to leaf.
     pub path: Vec<u32>,
     pub items: Vec<ContextItem>,
-    /// `None` when the latest change set no level (JavaScript `undefined`).
+    /// `None` when the latest change set no level (JavaScript `undefined`);
+    /// a [`super::jskey`] key.
     pub thinking_level: Option<CompactString>,
     pub model: Option<ModelRef>,
     /// The compaction whose summary opens the context, if any.
@@ -123,13 +125,12 @@ impl Session {
                 out
             }
         };
+        // pi's edits `Map`: an absent target is the key `undefined`, which
+        // an entry without id looks up.
         let mut edits: HashMap<&str, u32> = HashMap::new();
         for &i in &selected {
-            if let Info::ContextEdit {
-                target: Some(t), ..
-            } = &self.entry(i).info
-            {
-                edits.insert(t.as_str(), i);
+            if let Info::ContextEdit { target, .. } = &self.entry(i).info {
+                edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
             }
         }
         let items = selected
@@ -139,7 +140,7 @@ impl Session {
                 let e = self.entry(i);
                 ContextItem {
                     entry: i,
-                    edit: e.id_str().and_then(|id| edits.get(id).copied()),
+                    edit: edits.get(e.id_str().unwrap_or(jskey::UNDEFINED)).copied(),
                     contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
                 }
             })
@@ -223,24 +224,34 @@ impl Session {
             }
         }
         out.write_all(b"]").map_err(io)?;
+        // The level and the model are echoed whatever their JSON type; an
+        // absent one (`undefined`) leaves its key out.
+        let mut tail = Vec::new();
         if let Some(level) = &ctx.thinking_level {
-            write!(out, ",\"thinkingLevel\":{}", json_string(level)).map_err(io)?;
+            tail.extend_from_slice(b",\"thinkingLevel\":");
+            jskey::push_json(&mut tail, level);
         }
-        out.write_all(b",\"model\":").map_err(io)?;
+        tail.extend_from_slice(b",\"model\":");
         match &ctx.model {
-            None => out.write_all(b"null").map_err(io)?,
+            None => tail.extend_from_slice(b"null"),
             Some(m) => {
-                let mut o = RawObject::new();
+                tail.push(b'{');
                 if let Some(p) = &m.provider {
-                    o.set("provider", p.as_str());
+                    tail.extend_from_slice(b"\"provider\":");
+                    jskey::push_json(&mut tail, p);
                 }
                 if let Some(id) = &m.model_id {
-                    o.set("modelId", id.as_str());
+                    if m.provider.is_some() {
+                        tail.push(b',');
+                    }
+                    tail.extend_from_slice(b"\"modelId\":");
+                    jskey::push_json(&mut tail, id);
                 }
-                out.write_all(o.to_json().as_bytes()).map_err(io)?;
+                tail.push(b'}');
             }
         }
-        out.write_all(b"}").map_err(io)
+        tail.push(b'}');
+        out.write_all(&tail).map_err(io)
     }
 }
 
@@ -389,7 +400,8 @@ fn contributes(e: &Entry) -> bool {
         // Messages have a message info at every depth but the outline.
         _ if e.kind == Kind::Message => true,
         Info::CustomMessage { .. } | Info::Compaction(_) => true,
-        Info::BranchSummary { summary, .. } => summary.is_string && !summary.text.is_empty(),
+        // `if (entry.summary)`: any truthy value.
+        Info::BranchSummary { summary, .. } => summary.truthy,
         _ => false,
     }
 }
@@ -499,19 +511,19 @@ fn copy_field(from: &RawObject, to: &mut RawObject, key: &str) {
 
 /// pi's `projectContextEntry`: a `null` replacement omits the entry's
 /// messages; otherwise their content is replaced (a string becomes one text
-/// block for assistant and tool-result messages).
+/// block for assistant and tool-result messages), and left out when the
+/// replacement has none. An absent replacement is one without content
+/// (where pi crashes reading `undefined.content`).
 fn apply_edit(messages: Vec<String>, edit_line: &str) -> Vec<String> {
     let Ok(edit) = RawObject::parse(edit_line) else {
         return messages;
     };
-    let Some(replacement) = edit.get("replacement") else {
-        return messages;
-    };
-    if replacement.get() == "null" {
+    let replacement = edit.get("replacement");
+    if replacement.is_some_and(|r| r.get() == "null") {
         return Vec::new();
     }
-    let new_content = RawObject::parse(replacement.get())
-        .ok()
+    let new_content = replacement
+        .and_then(|r| RawObject::parse(r.get()).ok())
         .and_then(|r| r.get("content").map(ToOwned::to_owned));
     messages
         .into_iter()

@@ -28,6 +28,9 @@ pub enum Kind {
     /// A second `session` header inside the file: pi ignores it.
     Header,
     Other(CompactString),
+    /// A `type` that is not a string (or holds a lone surrogate), as its
+    /// [`super::jskey`] key: pi's tree echoes it.
+    Odd(CompactString),
     Missing,
 }
 
@@ -47,7 +50,7 @@ impl Kind {
             Some("usage") => Kind::Usage,
             Some("session") => Kind::Header,
             Some(other) => Kind::Other(other.into()),
-            None => Kind::Missing,
+            None => scalar_key(s).map_or(Kind::Missing, Kind::Odd),
         }
     }
 
@@ -67,7 +70,7 @@ impl Kind {
             Kind::Usage => "usage",
             Kind::Header => "session",
             Kind::Other(s) => s,
-            Kind::Missing => "",
+            Kind::Odd(_) | Kind::Missing => "",
         }
     }
 }
@@ -199,6 +202,8 @@ pub struct MessageInfo {
     pub command: Option<Short>,
     /// `summary` of a branchSummary / compactionSummary message.
     pub summary: Option<Short>,
+    /// `provider` and `model` as [`super::jskey`] keys: pi's context echoes
+    /// them whatever their type.
     pub provider: Option<CompactString>,
     pub model: Option<CompactString>,
     pub custom_type: Option<CompactString>,
@@ -222,10 +227,13 @@ pub enum Info {
     #[default]
     None,
     Message(Box<MessageInfo>),
+    /// `provider` and `modelId` as [`super::jskey`] keys (pi echoes them
+    /// whatever their type); `None` when absent.
     ModelChange {
         provider: Option<CompactString>,
         model_id: Option<CompactString>,
     },
+    /// The level as a [`super::jskey`] key; `None` when absent.
     ThinkingLevel(Option<CompactString>),
     Compaction(Box<CompactionInfo>),
     BranchSummary {
@@ -242,11 +250,14 @@ pub enum Info {
     },
     Label {
         target: Option<CompactString>,
-        /// The label when it is a non-empty string; `None` clears.
-        label: Option<String>,
+        /// The label when it is truthy (pi keeps any truthy value), as a
+        /// [`super::jskey`] key; `None` clears.
+        label: Option<CompactString>,
     },
+    /// The name when it is a string, as a [`super::jskey`] key (it may
+    /// hold lone surrogates); `None` clears.
     SessionInfo {
-        name: Option<String>,
+        name: Option<CompactString>,
     },
     ContextEdit {
         target: Option<CompactString>,
@@ -828,11 +839,39 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         Some(k) if k == super::jskey::null() => Parent::Null,
         Some(k) => Parent::Id(k),
     };
-    match &mut e.info {
-        Info::Label { target, .. } | Info::ContextEdit { target, .. } => {
-            *target = key("targetId", 't')
+    // `new Date(array)` parses the array's joined text.
+    if let Some(text) = v.member_array_text("timestamp") {
+        e.time_ms = jsdate::parse_ms(&text);
+    }
+    // Echoed values: exact where a lone surrogate or an object hides in them.
+    let echo = |path: &[&str]| v.path_key(path, &format!("{line}e:")).map(|k| k.encode());
+    if let Some(k) = v.member_key("type", &format!("{line}y:")) {
+        if !matches!(&k, super::jskey::Key::Str(u) if String::from_utf16(u).is_ok()) {
+            e.kind = Kind::Odd(k.encode());
         }
+    }
+    match &mut e.info {
+        Info::Label { target, label } => {
+            *target = key("targetId", 't');
+            *label = echo(&["label"]).filter(|l| super::jskey::is_truthy(l));
+        }
+        Info::ContextEdit { target, .. } => *target = key("targetId", 't'),
         Info::Compaction(c) => c.first_kept = key("firstKeptEntryId", 'k'),
+        Info::ThinkingLevel(level) => *level = echo(&["thinkingLevel"]),
+        Info::ModelChange { provider, model_id } => {
+            *provider = echo(&["provider"]);
+            *model_id = echo(&["modelId"]);
+        }
+        Info::Message(m) => {
+            m.provider = echo(&["message", "provider"]);
+            m.model = echo(&["message", "model"]);
+        }
+        Info::SessionInfo { name } => {
+            *name = match v.member_key("name", "") {
+                Some(k @ super::jskey::Key::Str(_)) => Some(k.encode()),
+                _ => None,
+            }
+        }
         _ => {}
     }
     e.js_echo = v.has_non_finite();
@@ -843,17 +882,26 @@ impl<M: Depth> LineFields<M> {
         self.kind.as_str() == Some("session") && matches!(self.id, Scalar::Str(_))
     }
 
-    /// Whether an id-like field is an object or array, whose key the
-    /// value itself must give.
+    /// Whether an id-like or echoed field is an object or array, whose key
+    /// the value itself must give.
     fn has_odd_keys(&self) -> bool {
+        let message = self.message.0.as_deref();
         [
             &self.id,
             &self.parent_id,
             &self.target_id,
             &self.first_kept_entry_id,
             &self.version,
+            &self.kind,
+            &self.thinking_level,
+            &self.provider,
+            &self.model_id,
+            &self.label,
+            &self.timestamp,
         ]
-        .iter()
+        .into_iter()
+        .chain(message.map(|m| &m.provider))
+        .chain(message.map(|m| &m.model))
         .any(|s| matches!(s, Scalar::Array | Scalar::Object))
     }
 
@@ -879,10 +927,10 @@ impl<M: Depth> LineFields<M> {
                 None => Info::Message(Box::default()),
             },
             Kind::ModelChange => Info::ModelChange {
-                provider: self.provider.into_compact(),
-                model_id: self.model_id.into_compact(),
+                provider: scalar_key(&self.provider),
+                model_id: scalar_key(&self.model_id),
             },
-            Kind::ThinkingLevelChange => Info::ThinkingLevel(self.thinking_level.into_compact()),
+            Kind::ThinkingLevelChange => Info::ThinkingLevel(scalar_key(&self.thinking_level)),
             Kind::Compaction => Info::Compaction(Box::new(CompactionInfo {
                 summary: self.summary,
                 tokens_before: self.tokens_before.as_f64(),
@@ -911,13 +959,14 @@ impl<M: Depth> LineFields<M> {
             },
             Kind::Label => Info::Label {
                 target: scalar_key(&self.target_id),
-                label: match self.label {
-                    Scalar::Str(s) if !s.is_empty() => Some(s.to_string()),
-                    _ => None,
-                },
+                label: self
+                    .label
+                    .is_truthy()
+                    .then(|| scalar_key(&self.label))
+                    .flatten(),
             },
             Kind::SessionInfo => Info::SessionInfo {
-                name: self.name.as_str().map(str::to_string),
+                name: self.name.as_str().map(super::jskey::of_str),
             },
             Kind::ContextEdit => Info::ContextEdit {
                 target: scalar_key(&self.target_id),
@@ -1002,8 +1051,8 @@ fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
         is_error: m.is_error == Scalar::Bool(true),
         command: m.command.filter(|c| c.is_string),
         summary: m.summary.filter(|s| s.is_string),
-        provider: m.provider.into_compact(),
-        model: m.model.into_compact(),
+        provider: scalar_key(&m.provider),
+        model: scalar_key(&m.model),
         custom_type: m.custom_type.into_compact(),
         time_ms: m.timestamp.as_f64(),
     }));

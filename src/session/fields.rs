@@ -169,6 +169,9 @@ pub struct Short {
     pub truncated: bool,
     pub has_text: bool,
     pub is_string: bool,
+    /// JavaScript truthiness of the value, whatever its type (pi tests
+    /// `if (entry.summary)`).
+    pub truthy: bool,
 }
 
 impl Short {
@@ -180,6 +183,7 @@ impl Short {
             truncated: cut.is_some(),
             has_text: !v.trim_start().is_empty(),
             is_string: true,
+            truthy: !v.is_empty(),
         }
     }
 
@@ -187,6 +191,7 @@ impl Short {
     pub fn push(&mut self, other: &Short) {
         self.has_text |= other.has_text;
         self.is_string |= other.is_string;
+        self.truthy |= other.truthy;
         if self.truncated {
             return;
         }
@@ -198,9 +203,33 @@ impl Short {
     }
 }
 
-impl Lenient<'_> for Short {
+impl<'de> Lenient<'de> for Short {
     fn from_str(v: &str) -> Self {
         Short::new(v)
+    }
+    fn from_num(v: f64) -> Self {
+        Short::truthy(v != 0.0 && !v.is_nan())
+    }
+    fn from_bool(v: bool) -> Self {
+        Short::truthy(v)
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Short::truthy(true))
+    }
+    fn from_map<A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Short::truthy(true))
+    }
+}
+
+impl Short {
+    /// A value that is not a string: no text, only its truthiness.
+    fn truthy(truthy: bool) -> Short {
+        Short {
+            truthy,
+            ..Short::default()
+        }
     }
 }
 

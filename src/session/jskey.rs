@@ -4,7 +4,7 @@
 //! anything else is a tagged string starting with NUL, which no plain id
 //! read by the fast path can (a NUL in a JSON string is always escaped).
 
-use super::jsvalue::{js_number, js_string_literal};
+use super::jsvalue::{JsValue, js_number, js_string_literal};
 use super::raw::push_json_string;
 use compact_str::{CompactString, format_compact};
 
@@ -14,18 +14,7 @@ const TAG: char = '\0';
 /// The key of entries that have no id (`undefined`); only the tree uses it.
 pub(crate) const UNDEFINED: &str = "\0u";
 
-/// An id-like value read from a line.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Key {
-    Null,
-    Bool(bool),
-    Num(f64),
-    /// UTF-16 text (it may hold lone surrogates).
-    Str(Vec<u16>),
-    /// An object or array: its JSON text, after something that makes the
-    /// key unique (no two parsed objects are the same key).
-    Object(String),
-}
+pub(crate) use super::jsvalue::Key;
 
 impl Key {
     pub(crate) fn encode(&self) -> CompactString {
@@ -118,7 +107,39 @@ pub fn display(key: &str) -> std::borrow::Cow<'_, str> {
     match key.strip_prefix(TAG) {
         None => key.into(),
         Some(rest) if rest.starts_with('s') => rest[1..].into(),
+        // A lone surrogate shows as U+FFFD.
+        Some(rest) if rest.starts_with('w') => lone_text(&rest[1..]).into(),
         Some(rest) => json(rest).into(),
+    }
+}
+
+/// The text of a string literal that holds lone surrogates, each as U+FFFD.
+fn lone_text(literal: &str) -> String {
+    JsValue::parse(literal)
+        .ok()
+        .and_then(|v| v.lossy_string())
+        .unwrap_or_default()
+}
+
+/// The UTF-16 text of a string key (lone surrogates kept); `None` for a
+/// key that is not a string.
+pub fn string_units(key: &str) -> Option<Vec<u16>> {
+    match key.strip_prefix(TAG) {
+        None => Some(key.encode_utf16().collect()),
+        Some(rest) if rest.starts_with('s') => Some(rest[1..].encode_utf16().collect()),
+        Some(rest) if rest.starts_with('w') => JsValue::parse(&rest[1..])
+            .ok()
+            .and_then(|v| v.string_units().map(<[u16]>::to_vec)),
+        Some(_) => None,
+    }
+}
+
+/// `String(value)` as a JSON string literal: the property name JavaScript
+/// gives a key, as `JSON.stringify` writes it (lone surrogates escaped).
+pub fn property_json(key: &str) -> String {
+    match key.strip_prefix(TAG) {
+        Some(rest) if rest.starts_with('w') => rest[1..].to_string(),
+        _ => super::raw::json_string(&property_name(key)),
     }
 }
 
@@ -134,7 +155,7 @@ pub fn property_name(key: &str) -> String {
                 "t" => "true".into(),
                 "f" => "false".into(),
                 "n" | "s" => body.to_string(),
-                "w" => serde_json::from_str::<String>(body).unwrap_or_default(),
+                "w" => lone_text(body),
                 _ => "[object Object]".into(),
             }
         }

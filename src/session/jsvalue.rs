@@ -26,6 +26,19 @@ enum Node {
     },
 }
 
+/// An id-like value read from a line, as [`super::jskey`] keys it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Key {
+    Null,
+    Bool(bool),
+    Num(f64),
+    /// UTF-16 text (it may hold lone surrogates).
+    Str(Vec<u16>),
+    /// An object or array: its JSON text, after something that makes the
+    /// key unique (no two parsed objects are the same key).
+    Object(String),
+}
+
 /// A parsed JSON text.
 #[derive(Debug, Clone)]
 pub struct JsValue {
@@ -321,8 +334,13 @@ impl JsValue {
 
     /// The index of a top-level member's value.
     fn member(&self, key: &str) -> Option<usize> {
+        self.member_in(0, key)
+    }
+
+    /// The index of the value of member `key` of the object at `at`.
+    fn member_in(&self, at: usize, key: &str) -> Option<usize> {
         let key: Vec<u16> = key.encode_utf16().collect();
-        self.members(0)
+        self.members(at)
             .into_iter()
             .find(|&(k, _)| matches!(&self.tape[k], Node::Str(s) if *s == key))
             .map(|(_, v)| v)
@@ -330,17 +348,42 @@ impl JsValue {
 
     /// A top-level member, as a JavaScript value key (see [`super::jskey`]);
     /// `None` when absent.
-    pub(crate) fn member_key(&self, key: &str, unique: &str) -> Option<super::jskey::Key> {
-        let v = self.member(key)?;
+    pub(crate) fn member_key(&self, key: &str, unique: &str) -> Option<Key> {
+        self.path_key(&[key], unique)
+    }
+
+    /// A member of members (`["message", "model"]`), as a JavaScript value
+    /// key; `None` when absent or when a step is not an object.
+    pub(crate) fn path_key(&self, path: &[&str], unique: &str) -> Option<Key> {
+        let mut v = 0;
+        for key in path {
+            v = self.member_in(v, key)?;
+        }
         Some(match &self.tape[v] {
-            Node::Null => super::jskey::Key::Null,
-            Node::Bool(b) => super::jskey::Key::Bool(*b),
-            Node::Num(n) => super::jskey::Key::Num(*n),
-            Node::Str(s) => super::jskey::Key::Str(s.clone()),
+            Node::Null => Key::Null,
+            Node::Bool(b) => Key::Bool(*b),
+            Node::Num(n) => Key::Num(*n),
+            Node::Str(s) => Key::Str(s.clone()),
             Node::Array { .. } | Node::Object { .. } => {
-                super::jskey::Key::Object(format!("{unique}{}", self.stringify_at(v)))
+                Key::Object(format!("{unique}{}", self.stringify_at(v)))
             }
         })
+    }
+
+    /// The value's UTF-16 code units when it is a string.
+    pub fn string_units(&self) -> Option<&[u16]> {
+        match self.tape.first() {
+            Some(Node::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value's text when it is a string, with lone surrogates as U+FFFD.
+    pub fn lossy_string(&self) -> Option<String> {
+        match self.tape.first() {
+            Some(Node::Str(s)) => Some(String::from_utf16_lossy(s)),
+            _ => None,
+        }
     }
 
     /// Whether any number in the value is beyond f64 (±Infinity).
@@ -377,31 +420,56 @@ impl JsValue {
         }
     }
 
-    /// `String(value)`: arrays joined with commas (null inside as empty),
-    /// objects as `[object Object]`.
+    /// `String(value)`: arrays joined with commas (null inside as empty,
+    /// nested arrays joined too), objects as `[object Object]`. Iterative,
+    /// so an array nested thousands deep costs no stack.
     fn to_js_string(&self, at: usize) -> String {
-        match &self.tape[at] {
-            Node::Null => "null".into(),
-            Node::Bool(b) => b.to_string(),
-            Node::Num(n) => js_number(*n),
-            Node::Str(s) => String::from_utf16_lossy(s),
-            Node::Object { .. } => "[object Object]".into(),
-            Node::Array { end } => {
-                // Nested arrays are joined too; the depth of a version is tiny
-                // in practice, and a deep one is cut off rather than recursed.
-                let mut parts = Vec::new();
-                let mut k = at + 1;
-                while k < *end {
-                    parts.push(match &self.tape[k] {
-                        Node::Null => String::new(),
-                        Node::Array { .. } if parts.len() > 64 => String::new(),
-                        _ => self.to_js_string(k),
-                    });
-                    k = self.skip(k);
+        enum Job {
+            Value(usize),
+            Comma,
+        }
+        let mut out = String::new();
+        let mut jobs = vec![Job::Value(at)];
+        while let Some(job) = jobs.pop() {
+            let i = match job {
+                Job::Comma => {
+                    out.push(',');
+                    continue;
                 }
-                parts.join(",")
+                Job::Value(i) => i,
+            };
+            match &self.tape[i] {
+                // `String(null)` is "null"; inside an array it joins as "".
+                Node::Null if i == at => out.push_str("null"),
+                Node::Null => {}
+                Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                Node::Num(n) => out.push_str(&js_number(*n)),
+                Node::Str(s) => out.push_str(&String::from_utf16_lossy(s)),
+                Node::Object { .. } => out.push_str("[object Object]"),
+                Node::Array { end } => {
+                    let mut items = Vec::new();
+                    let mut k = i + 1;
+                    while k < *end {
+                        items.push(k);
+                        k = self.skip(k);
+                    }
+                    for (n, item) in items.into_iter().enumerate().rev() {
+                        jobs.push(Job::Value(item));
+                        if n > 0 {
+                            jobs.push(Job::Comma);
+                        }
+                    }
+                }
             }
         }
+        out
+    }
+
+    /// `String(value)` of a top-level member that is an array; `None` when
+    /// absent or not an array.
+    pub fn member_array_text(&self, key: &str) -> Option<String> {
+        let at = self.member(key)?;
+        matches!(self.tape[at], Node::Array { .. }).then(|| self.to_js_string(at))
     }
 
     /// JSON text serde_json reads with the same meaning for every field the

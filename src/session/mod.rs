@@ -531,17 +531,37 @@ impl Session {
             .unwrap_or_default()
     }
 
-    /// The session name: latest `session_info`, trimmed; empty clears.
+    /// The session name: latest `session_info`, trimmed; empty clears. A
+    /// lone surrogate in it reads as U+FFFD.
     pub fn name(&self) -> Option<String> {
-        self.live_entries()
+        self.name_units().map(|u| String::from_utf16_lossy(&u))
+    }
+
+    /// The session name as a JSON string literal, as pi writes it (a lone
+    /// surrogate escaped); `None` when there is none.
+    pub fn name_json(&self) -> Option<String> {
+        self.name_units().map(|u| jsvalue::js_string_literal(&u))
+    }
+
+    /// The name's UTF-16 text, trimmed as JavaScript trims.
+    fn name_units(&self) -> Option<Vec<u16>> {
+        let key = self
+            .live_entries()
             .rev()
             .find_map(|(_, e)| match &e.info {
-                entry::Info::SessionInfo { name } => Some(name.clone()),
+                entry::Info::SessionInfo { name } => Some(name.as_deref()),
                 _ => None,
             })
-            .flatten()
-            .map(|n: String| crate::jstext::trim(&n).to_string())
-            .filter(|n| !n.is_empty())
+            .flatten()?;
+        let units = jskey::string_units(key)?;
+        // Every character JavaScript trims is in the BMP: one code unit.
+        let space = |u: &u16| char::from_u32(u32::from(*u)).is_some_and(crate::jstext::is_space);
+        let start = units.iter().position(|u| !space(u))?;
+        let end = units
+            .iter()
+            .rposition(|u| !space(u))
+            .map_or(start, |e| e + 1);
+        Some(units[start..end].to_vec())
     }
 
     /// The label on an entry.

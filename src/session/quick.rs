@@ -7,7 +7,7 @@
 //! differ; a test holds the two paths equal over the test corpora.
 
 use super::cursor::Cursor;
-use super::entry::{Brief, Entry, Head, Info, Kind, MessageInfo, Role, Span};
+use super::entry::{Brief, Entry, Head, Info, Kind, MessageInfo, Role, Span, scalar_key};
 use super::fields::Scalar;
 use super::read::LineMeta;
 use compact_str::CompactString;
@@ -223,11 +223,11 @@ fn read_message<O: MessageOut>(c: &mut Cursor<'_>) -> Option<O> {
             }
             b"provider" => {
                 first(&mut seen, 6)?;
-                *m.provider() = c.scalar()?.into_compact();
+                *m.provider() = scalar_key(&c.scalar()?);
             }
             b"model" => {
                 first(&mut seen, 7)?;
-                *m.model() = c.scalar()?.into_compact();
+                *m.model() = scalar_key(&c.scalar()?);
             }
             key @ (b"stopReason" | b"toolCallId" | b"toolName" | b"isError" | b"customType"
             | b"timestamp") => {

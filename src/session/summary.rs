@@ -85,9 +85,11 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             format!("[branch summary]: {}", normalize(&summary.text))
         }
         Info::ModelChange { model_id, .. } => {
-            format!("[model: {}]", model_id.as_deref().unwrap_or("undefined"))
+            let id = model_id.as_deref().map(super::jskey::display);
+            format!("[model: {}]", id.as_deref().unwrap_or("undefined"))
         }
         Info::ThinkingLevel(level) => {
+            let level = level.as_deref().map(super::jskey::display);
             format!("[thinking: {}]", level.as_deref().unwrap_or("undefined"))
         }
         Info::Custom { custom_type } => {
@@ -102,9 +104,14 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             target.as_deref().unwrap_or("undefined")
         ),
         Info::Label { label, .. } => {
+            let label = label.as_deref().map(super::jskey::display);
             format!("[label: {}]", label.as_deref().unwrap_or("(cleared)"))
         }
-        Info::SessionInfo { name } => match name.as_deref().filter(|n| !n.is_empty()) {
+        Info::SessionInfo { name } => match name
+            .as_deref()
+            .map(super::jskey::display)
+            .filter(|n| !n.is_empty())
+        {
             Some(n) => format!("[title: {n}]"),
             None => "[title: empty]".to_string(),
         },

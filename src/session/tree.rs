@@ -13,7 +13,11 @@ const PARALLEL_MIN: usize = 20_000;
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelInfo {
+    /// The label as a person reads it.
     pub label: String,
+    /// The label's value as pi keeps it (any truthy JSON value), as a
+    /// [`jskey`] key: `--json` output echoes it.
+    pub value: CompactString,
     /// The label entry's timestamp string.
     pub timestamp: Option<CompactString>,
 }
@@ -38,6 +42,10 @@ pub struct Tree {
     /// Entries whose `parentId` is falsy or absent: pi's walk up to the
     /// root stops there, even where its tree hangs them under a parent.
     walk_stops: Vec<bool>,
+    /// Edges cut to break a loop of the tree that pi's walk up to the root
+    /// still takes: the loop ran through an edge the walk does not follow
+    /// (a falsy or absent `parentId`), so the walk ends. Entry to parent.
+    walk_only: HashMap<u32, u32>,
 }
 
 /// Entry ids to entries. Most ids are short (pi writes eight hex digits):
@@ -173,6 +181,10 @@ struct Shape {
     labels: HashMap<CompactString, LabelInfo>,
     last: Option<u32>,
     walk_stops: Vec<bool>,
+    /// Entries whose truthy `parentId` is their own id: roots in pi's tree,
+    /// but pi's walk to the root goes on to the id's node (a later entry
+    /// with the same id), if it is another entry.
+    self_named: Vec<u32>,
 }
 
 fn shape(entries: &[Entry]) -> Shape {
@@ -182,6 +194,7 @@ fn shape(entries: &[Entry]) -> Shape {
     let mut labels = HashMap::default();
     let mut last = None;
     let mut walk_stops = vec![false; n];
+    let mut self_named = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if e.kind == Kind::Header {
             continue;
@@ -202,6 +215,8 @@ fn shape(entries: &[Entry]) -> Shape {
                     Some(b) if entries[b].id.as_ref() == Some(p) => Link::Previous,
                     _ => Link::Other,
                 };
+            } else if !walk_stops[i] {
+                self_named.push(i as u32);
             }
         }
         if let Info::Label {
@@ -214,7 +229,8 @@ fn shape(entries: &[Entry]) -> Shape {
                     labels.insert(
                         t.clone(),
                         LabelInfo {
-                            label: l.clone(),
+                            label: jskey::display(l).into_owned(),
+                            value: l.clone(),
                             timestamp: e.timestamp.clone(),
                         },
                     );
@@ -231,6 +247,7 @@ fn shape(entries: &[Entry]) -> Shape {
         labels,
         last,
         walk_stops,
+        self_named,
     }
 }
 
@@ -267,6 +284,7 @@ impl Tree {
             labels,
             last,
             walk_stops,
+            self_named,
         } = shape;
         problems.extend(duplicates);
         let node_of: Vec<u32> = (0..n)
@@ -294,8 +312,18 @@ impl Tree {
             .iter()
             .zip(&node_of)
             .all(|(p, &node)| p.is_none_or(|p| p < node));
+        let mut walk_only = HashMap::default();
         if !ordered {
+            let original = parent.clone();
             break_loops(entries, &node_of, &mut parent, problems);
+            walk_only = walks_that_end(&original, &parent, &walk_stops);
+        }
+        // Only the first step of a walk can start at an entry that is not
+        // its id's node, so these edges add no loop.
+        for &i in &self_named {
+            if node_of[i as usize] != i {
+                walk_only.insert(i, node_of[i as usize]);
+            }
         }
 
         let mut roots = Vec::new();
@@ -332,6 +360,7 @@ impl Tree {
             labels,
             last,
             walk_stops,
+            walk_only,
         }
     }
 
@@ -379,6 +408,7 @@ impl Tree {
         let mut cur = node;
         while let Some(p) = self
             .parent(cur)
+            .or_else(|| self.walk_only.get(&cur).copied())
             .filter(|_| !self.walk_stops.get(cur as usize).copied().unwrap_or(false))
         {
             path.push(p);
@@ -485,6 +515,60 @@ fn break_loops(
             }
         }
     }
+}
+
+/// The edges `break_loops` cut (in `original`, not in `cut`) that pi's walk
+/// to the root takes and that lead to an end: the loop they closed ran
+/// through a `parentId` the walk does not follow. An edge on a loop the walk
+/// goes round forever (where pi hangs) stays cut. Linear: each entry's walk
+/// is settled once.
+fn walks_that_end(
+    original: &[Option<u32>],
+    cut: &[Option<u32>],
+    walk_stops: &[bool],
+) -> HashMap<u32, u32> {
+    const UNKNOWN: u8 = 0;
+    const ENDS: u8 = 1;
+    const LOOPS: u8 = 2;
+    const ON_TRAIL: u8 = 3;
+    let n = original.len();
+    let next = |i: usize| {
+        if walk_stops[i] {
+            None
+        } else {
+            original[i].map(|p| p as usize)
+        }
+    };
+    let mut state = vec![UNKNOWN; n];
+    let mut trail = Vec::new();
+    for start in 0..n {
+        if state[start] != UNKNOWN {
+            continue;
+        }
+        trail.clear();
+        let mut cur = Some(start);
+        let outcome = loop {
+            let Some(c) = cur.filter(|&c| c < n) else {
+                break ENDS;
+            };
+            match state[c] {
+                UNKNOWN => {
+                    state[c] = ON_TRAIL;
+                    trail.push(c);
+                    cur = next(c);
+                }
+                ON_TRAIL => break LOOPS,
+                settled => break settled,
+            }
+        };
+        for &t in &trail {
+            state[t] = outcome;
+        }
+    }
+    (0..n)
+        .filter(|&i| cut[i].is_none() && !walk_stops[i] && state[i] == ENDS)
+        .filter_map(|i| original[i].map(|p| (i as u32, p)))
+        .collect()
 }
 
 /// Sorts child occurrences oldest first, exactly as V8's `Array.prototype.sort`
@@ -624,6 +708,35 @@ mod tests {
             for i in (0..n).filter(|&i| live(i)) {
                 assert!(order.contains(&node(i)), "round {round} entry {i}");
             }
+            // The path to each entry is pi's walk up through truthy parentIds
+            // (loops of the tree or not), wherever that walk ends.
+            for i in (0..n).filter(|&i| live(i)) {
+                let mut walk = vec![i as u32];
+                let mut cur = i;
+                while walk.len() <= n + 1 {
+                    let next = match &entries[cur].parent {
+                        Parent::Id(p) if jskey::is_truthy(p) => tree.find(p),
+                        _ => None,
+                    };
+                    let Some(next) = next else { break };
+                    walk.push(next);
+                    cur = next as usize;
+                }
+                if walk.len() > n + 1 {
+                    continue; // pi walks round forever
+                }
+                walk.reverse();
+                assert_eq!(
+                    tree.path_to(i as u32),
+                    walk,
+                    "round {round} entry {i}: {:?} {:?}",
+                    entries
+                        .iter()
+                        .map(|e| (&e.id, &e.parent))
+                        .collect::<Vec<_>>(),
+                    (0..n).map(|k| tree.parent(k as u32)).collect::<Vec<_>>()
+                );
+            }
         }
     }
 
@@ -679,7 +792,7 @@ mod tests {
                     if next(100) == 0 {
                         e.info = Info::Label {
                             target: Some(format!("e{}", next(ids)).into()),
-                            label: (next(3) > 0).then(|| format!("l{i}")),
+                            label: (next(3) > 0).then(|| format!("l{i}").into()),
                         };
                     }
                     e

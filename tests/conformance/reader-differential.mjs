@@ -10,12 +10,15 @@
 //
 // usage: node reader-differential.mjs --bin PISCOPE --oracle ORACLE.mjs
 //                                     [--seed N] [--files K] [--keep DIR]
+//                                     [--only session|list] [--all]
+// --only session compares tree, info and context alone, --only list the
+// folder listing alone; --all prints every mismatch, not the first 40.
 // The seed is printed; a mismatch prints the seed, the file, the command and
 // the first differing JSON path. Exit status 0 when everything agrees.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 
 const args = Object.fromEntries(
@@ -25,6 +28,11 @@ const BIN = args.bin;
 const ORACLE = args.oracle;
 const SEED = Number(args.seed ?? Date.now() % 1e9);
 const FILES = Number(args.files ?? 300);
+const ONLY = args.only;
+if (ONLY !== undefined && ONLY !== "session" && ONLY !== "list") {
+  console.error("--only takes session or list");
+  process.exit(2);
+}
 /** How long pi may take for one answer before the file counts as one pi hangs on. */
 const ORACLE_TIMEOUT_MS = Number(args["oracle-timeout"] ?? 3000);
 if (!BIN || !ORACLE) {
@@ -157,14 +165,97 @@ function hex8() {
   return (((idCounter * 2654435761) >>> 0).toString(16) + "00000000").slice(0, 8);
 }
 
-// Timestamps: valid ISO strings mostly (sibling order depends on them).
+// Timestamps: valid ISO strings mostly (sibling order depends on them),
+// else any form `new Date(value)` may meet: every JSON type, arrays (read
+// as their joined text), the forms V8's Date.parse accepts (RFC 2822,
+// Date's own toString, slashes, local times, years out of range) and
+// garbage that looks like them.
 const BASE = Date.UTC(2025, 0, 1);
 function isoAt(k) {
   return new Date(BASE + k * 1000 + int(1000)).toISOString();
 }
 function randTimestamp(k) {
-  if (chance(0.85)) return isoAt(k);
-  return pick([null, BASE + k * 1000, raw("1e400"), true, "", "not a date", [], {}, isoAt(k).slice(0, 10)]);
+  if (chance(0.6)) return isoAt(k);
+  const d = new Date(BASE + k * 1000 + int(1000));
+  const iso = d.toISOString();
+  const y = 1990 + int(50);
+  const m = 1 + int(12);
+  const day = 1 + int(31);
+  const forms = [
+    () => null,
+    () => chance(0.5),
+    () => d.getTime(),
+    () => d.getTime() + 0.75,
+    () => -d.getTime(),
+    () => raw("1e400"),
+    () => raw("-0"),
+    () => raw(String(d.getTime()) + "e0"),
+    () => 8.64e15,
+    () => 8.64e15 + 1,
+    () => -8.64e15,
+    () => "",
+    () => "not a date",
+    () => pick(["tomorrow", "now", "Z", "T", "-", "+", ".", "2025-01-01T", "T10:00", "12:00", "Jan", "Mon", "GMT"]),
+    () => [],
+    () => ({}),
+    () => [iso],
+    () => [y, m, day],
+    () => [[y], [String(m).padStart(2, "0")]],
+    () => [null],
+    () => [iso, null],
+    () => [d.getTime()],
+    () => randValue(),
+    () => d.toUTCString(),
+    () => d.toString(),
+    () => d.toDateString(),
+    () => d.toTimeString(),
+    () => d.toLocaleString("en-US"),
+    () => iso.slice(0, 10),
+    () => iso.slice(0, 16),
+    () => iso.slice(0, 19),
+    () => iso.slice(0, 7),
+    () => iso.slice(0, 4),
+    () => iso.replace("Z", pick(["+05:30", "-0800", "+00", "+1", "+24:00", "+23:59", "-12:00"])),
+    () => iso.replace("T", " "),
+    () => iso.replace("Z", ""),
+    () => iso.toLowerCase(),
+    () => ` ${iso} `,
+    () => iso + "x",
+    () => iso.replace(/\.\d+/, ".123456789"),
+    () => iso.replace(/\.\d+/, ""),
+    () => `${y}/${m}/${day}`,
+    () => `${m}/${day}/${y}`,
+    () => `${y}/${String(m).padStart(2, "0")}/${String(day).padStart(2, "0")} ${int(30)}:${int(70)}`,
+    () => "2026/01/05",
+    () => `${y}-${m}-${day}`,
+    () => `${y}-${String(m).padStart(2, "0")}-${String(day).padStart(2, "0")}`,
+    () => `${y}-13-01`,
+    () => `${y}-02-30`,
+    () => `${y}-02-29T12:00:00Z`,
+    () => pick(["Jan", "feb", "MARCH", "Sept", "dec"]) + ` ${day}, ${y}`,
+    () => `${day} ${pick(["Jan", "Feb", "Oct"])} ${y} ${int(24)}:${String(int(60)).padStart(2, "0")}`,
+    () => `${pick(["Mon", "Tue", "Wed", "Thu"])}, ${day} ${pick(["Jan", "Feb", "Oct"])} ${y} 10:00:00 ${pick(["GMT", "UTC", "EST", "PDT", "Z", "+0100", "GMT+0100", "UT", "CET"])}`,
+    () => `${y}-01-05T10:00:00${pick(["Z", "z", " Z", "+01:00", " GMT", "PM", " pm", " am"])}`,
+    () => `${pick(["", "+", "-"])}${String(y).padStart(6, "0")}-01-05T00:00:00Z`,
+    () => "+275760-09-13T00:00:00.000Z",
+    () => "+275760-09-13T00:00:00.001Z",
+    () => "-271821-04-20T00:00:00.000Z",
+    () => String(y),
+    () => String(1 + int(31)),
+    () => String(d.getTime()),
+    () => `${y}-01-05T24:00:00Z`,
+    () => `${y}-01-05T25:00:00Z`,
+    () => `${y}-01-05T10:60:00Z`,
+    () => "Thu, 01 Jan 1970 00:00:00 GMT+0100",
+    () => `${iso}\u0000`,
+    () => raw('"2025-01-01T00:00:0\\ud83d"'),
+    () => `\u00a0${iso}`,
+    () => `(comment) ${d.toUTCString()}`,
+    () => `${y} ${m} ${day}`,
+    () => `${day}.${m}.${y}`,
+    () => `${y}${String(m).padStart(2, "0")}${String(day).padStart(2, "0")}`,
+  ];
+  return pick(forms)();
 }
 
 // ---------------------------------------------------------------------------
@@ -252,8 +343,10 @@ function body(type, ids) {
     case "label":
       return [["targetId", maybe(P, someId)], ["label", maybe(0.25, () => pick(["mark", "", "★ star"]))]];
     case "session_info":
-      // Names that trim alike in JavaScript and Rust; their trimming is tested elsewhere.
-      return [["name", chance(0.85) ? pick(["my session", "  spaced  ", "", "名前", "x\ty"]) : pick([null, 5, true, [], {}, randString()])]];
+      // Names trimmed as JavaScript's trim trims: white space it takes
+      // (tabs, U+00A0, U+FEFF, U+3000, line separators) and white space
+      // other languages take but it keeps (U+0085, U+200B, U+180E, U+001C).
+      return [["name", chance(0.8) ? randName() : pick([null, 5, true, [], {}, randString()])]];
     case "custom":
       return [["customType", maybe(P, () => "ext")], ["data", randValue()]];
     case "custom_message":
@@ -270,6 +363,15 @@ function body(type, ids) {
     default:
       return [["whatever", randValue()]];
   }
+}
+
+const NAME_SPACE = [" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\ufeff", "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000"];
+const NAME_KEPT = ["\u0085", "\u200b", "\u180e", "\u001c", "\u001f", "\u2060", "\u00ad", "\u0000"];
+function randName() {
+  const edge = () => Array.from({ length: int(3) }, () => pick(chance(0.7) ? NAME_SPACE : NAME_KEPT)).join("");
+  const core = pick(["my session", "名前", "x\ty", "", "😀", "a\u0085b", "e\u0301"]);
+  if (chance(0.1)) return raw(pick(['"\\ud83d name "', '" \\udc00"', '"\\u2028\\ud83d\\u3000"']));
+  return edge() + core + edge();
 }
 
 /** Values an id may take besides a fresh string. */
@@ -418,12 +520,112 @@ function canonicalIds(value) {
   );
 }
 
+/** The value a tree row's field names as a key of pi's `Map`: an absent
+ * field is `undefined`; an object or array is a key of its own, equal to
+ * nothing else. */
+function mapKey(row, field, unique) {
+  if (!(field in row)) return "undefined";
+  const v = row[field];
+  return v !== null && typeof v === "object" ? `object ${unique}` : JSON.stringify(v);
+}
+
+/** piscope's tree without the subtrees it cut out of a parentId loop.
+ * Where pi's tree leaves out every entry of a loop (none can be reached
+ * from a root), piscope cuts the loop at its later line and shows that
+ * entry as a root, with the rest of the loop below it (tests/damaged,
+ * `parent_cycle`). Such a root is one whose parent is one of its own
+ * descendants; a self-parent is a root in pi too. */
+function withoutCutLoops(rows) {
+  const out = [];
+  let i = 0;
+  while (i < rows.length) {
+    // rows[i] is a root; its subtree runs to `end` (pre-order, children counted).
+    let end = i + 1;
+    let open = rows[i].children.length;
+    while (open > 0 && end < rows.length) {
+      open += rows[end].children.length - 1;
+      end++;
+    }
+    const root = rows[i];
+    const parent = mapKey(root, "parentId", "p");
+    const cut =
+      parent !== "null" &&
+      rows.slice(i + 1, end).some((r, k) => mapKey(r, "id", k) === parent);
+    if (!cut) out.push(...rows.slice(i, end));
+    i = end;
+  }
+  return out;
+}
+
+// Documented differences where pi throws (tests/damaged/README.md): each
+// names pi's error, and how a line is changed so that pi reads the file as
+// piscope does. When pi throws one of these, piscope's answer is compared
+// with pi's on the changed file; any other throw is compared as it stands.
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+/** Adds a member to an object line; a repeated key wins in JSON.parse, and
+ * the rest of the line stays as written. */
+const withMember = (line, member) => line.replace(/\}(\s*)$/, `,${member}}$1`);
+const PI_THROWS = [
+  {
+    // A message entry without a body (`message` absent or null): pi's
+    // context crashes; piscope skips it, as if it were not a message.
+    error: /^Cannot read properties of (undefined|null) \(reading 'role'\)$/,
+    fix: (v, line) => (isObject(v) && v.type === "message" && v.message == null ? withMember(line, '"type":"message without a body"') : line),
+  },
+  {
+    // A session name that is not a string: pi's info crashes on `name.trim()`;
+    // piscope reads it as no name, as null is.
+    error: /^entry\.name\?\.trim is not a function$/,
+    fix: (v, line) => (isObject(v) && v.type === "session_info" && v.name != null && typeof v.name !== "string" ? withMember(line, '"name":null') : line),
+  },
+  {
+    // A context edit without a replacement: pi's context crashes reading
+    // `replacement.content`; piscope reads it as a replacement without
+    // content (the messages lose theirs), as pi reads `false`.
+    error: /^Cannot read properties of undefined \(reading 'content'\)$/,
+    fix: (v, line) => (isObject(v) && v.type === "context_edit" && !("replacement" in v) ? withMember(line, '"replacement":false') : line),
+  },
+  {
+    // A truthy line that is not an object in a version 1 file: pi's
+    // migration crashes giving it an id; piscope gives it one, as pi gives
+    // one to an array.
+    error: /^Cannot create property 'id' on (number|string|boolean) /,
+    fix: (v, line) => (v && typeof v !== "object" ? "[]" : line),
+  },
+];
+const piViewDir = mkdtempSync(join(tmpdir(), "piscope-reader-diff-pi-view-"));
+
+/** pi's answer, on the file changed by the rules above for each documented
+ * error pi throws (several may apply, one after another). */
+async function piAnswer(oracle, file, cmd, rest) {
+  let target = file;
+  let answer = await oracle.ask([cmd, target, ...rest]);
+  for (let round = 0; round < PI_THROWS.length && answer.error; round++) {
+    const rule = PI_THROWS.find((r) => r.error.test(answer.error));
+    if (!rule) break;
+    const lines = readFileSync(target, "utf8").split("\n");
+    const fixed = lines.map((line) => {
+      let v;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        return line;
+      }
+      return rule.fix(v, line);
+    });
+    target = join(piViewDir, `${round}-${basename(file)}`);
+    writeFileSync(target, fixed.join("\n"));
+    answer = await oracle.ask([cmd, target, ...rest]);
+  }
+  return answer;
+}
+
 const failures = [];
 let checks = 0;
 let skipped = 0;
 
 async function compare(oracle, file, legacy, cmd, rest) {
-  const theirs = await oracle.ask([cmd, file, ...rest]);
+  const theirs = await piAnswer(oracle, file, cmd, rest);
   if (theirs.timeout) {
     skipped++;
     return { skip: true };
@@ -439,7 +641,9 @@ async function compare(oracle, file, legacy, cmd, rest) {
     if (!(mine.error && theirs.error)) failures.push(`seed ${SEED}: ${what}: piscope ${mine.error ?? "ok"} / pi ${theirs.error ?? "ok"}`);
     return mine;
   }
-  const [a, b] = legacy ? [canonicalIds(mine.ok), canonicalIds(theirs.ok)] : [mine.ok, theirs.ok];
+  // A documented difference: loops piscope shows and pi's tree leaves out.
+  const ours = cmd === "tree" && Array.isArray(mine.ok) ? withoutCutLoops(mine.ok) : mine.ok;
+  const [a, b] = legacy ? [canonicalIds(ours), canonicalIds(theirs.ok)] : [ours, theirs.ok];
   const d = firstDiff(a, b);
   if (d) failures.push(`seed ${SEED}: ${what}: ${d}`);
   return mine;
@@ -466,7 +670,7 @@ try {
     writeFileSync(file, body);
     files.push([file, isLegacy(body)]);
   }
-  for (const [file, legacy] of files) {
+  for (const [file, legacy] of ONLY === "list" ? [] : files) {
     const tree = await compare(oracle, file, legacy, "tree", []);
     if (tree.skip) continue;
     await compare(oracle, file, legacy, "info", []);
@@ -478,7 +682,7 @@ try {
     if (chance(0.2)) await compare(oracle, file, legacy, "context", ["--leaf", pick(["1", "nope", "", "true"])]);
   }
   // The catalog: pi's session list of the whole folder.
-  const theirs = await oracle.ask(["list", dir]);
+  const theirs = ONLY === "session" ? { timeout: true } : await oracle.ask(["list", dir]);
   if (!theirs.timeout) {
     const r = spawnSync(BIN, ["ls", "--all", "--json", "--no-cache", "--session-dir", dir], { encoding: "utf8", maxBuffer: 1 << 30 });
     checks++;
@@ -498,11 +702,13 @@ try {
   }
 } finally {
   oracle.close();
+  rmSync(piViewDir, { recursive: true, force: true });
 }
 
 console.log(`reader differential: ${FILES} files, ${checks} comparisons, ${skipped} skipped (pi did not answer), ${failures.length} mismatches`);
-for (const f of failures.slice(0, args.all ? Infinity : 40)) console.log(f);
-if (failures.length > 40) console.log(`... and ${failures.length - 40} more`);
+const shown = "all" in args ? Infinity : 40;
+for (const f of failures.slice(0, shown)) console.log(f);
+if (failures.length > shown) console.log(`... and ${failures.length - shown} more`);
 if (skipped > FILES / 10) failures.push(`seed ${SEED}: pi did not answer ${skipped} requests: too many to trust this run`);
 if (failures.length) {
   console.log(`files kept in ${dir}`);

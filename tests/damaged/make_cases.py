@@ -155,11 +155,61 @@ cases["message_without_body"] = lines(
     j({"type": "message", "id": "m1", "parentId": "a1", "timestamp": ts(2)}),
     j({"type": "message", "id": "m2", "parentId": "m1", "timestamp": ts(3), "message": "just a string"}),
 )
+cases["message_body_null"] = lines(
+    header("message_body_null"),
+    user("a1", None, 1, "before"),
+    assistant("a2", "a1", 2, "sets the model"),
+    j({"type": "message", "id": "m1", "parentId": "a2", "timestamp": ts(3), "message": None}),
+)
+cases["name_not_a_string"] = lines(
+    header("name_not_a_string"),
+    user("a1", None, 1, "one"),
+    entry("session_info", "n1", "a1", 2, name="  named  "),
+    entry("session_info", "n2", "n1", 3, name=5),
+)
 cases["label_not_a_string"] = lines(
     header("label_not_a_string"),
     user("a1", None, 1, "one"),
     entry("label", "l1", "a1", 2, targetId="a1", label=5),
     entry("label", "l2", "l1", 3, targetId="l1", label=["x"]),
+)
+
+cases["odd_types"] = lines(
+    header("odd_types"),
+    user("u1", None, 1, "one"),
+    entry(5, "t1", "u1", 2),
+    entry(None, "t2", "t1", 3),
+    entry({"a": [1, {"b": None}]}, "t3", "t2", 4),
+    '{"type":"x\\ud83d","id":"t4","parentId":"t3","timestamp":"%s"}' % ts(5),
+    entry("thinking_level_change", "k1", "t4", 6, thinkingLevel={"level": ["high"]}),
+    '{"type":"model_change","id":"m1","parentId":"k1","timestamp":"%s","provider":true,"modelId":[1,"\\udc00"]}' % ts(7),
+)
+cases["odd_message_model"] = lines(
+    header("odd_message_model"),
+    user("u1", None, 1, "one"),
+    entry("thinking_level_change", "k1", "u1", 2),
+    msg("a1", "k1", 3, "assistant", [{"type": "text", "text": "hi"}], provider={"p": 1}, model=7),
+)
+cases["summary_not_a_string"] = lines(
+    header("summary_not_a_string"),
+    user("u1", None, 1, "one"),
+    entry("branch_summary", "b1", "u1", 2, fromId="u1", summary=["left", {"behind": True}]),
+    entry("branch_summary", "b2", "b1", 3, fromId="u1", summary=0),
+    entry("branch_summary", "b3", "b2", 4, fromId="u1", summary=5),
+    entry("branch_summary", "b4", "b3", 5, fromId="u1", summary=False),
+)
+
+cases["edit_without_target"] = lines(
+    header("edit_without_target"),
+    user("u1", None, 1, "one"),
+    j({"type": "context_edit", "id": "e1", "parentId": "u1", "timestamp": ts(2), "replacement": {"content": "edited: the edit has no targetId, the message no id"}}),
+    j({"type": "message", "parentId": "e1", "timestamp": ts(3), "message": {"role": "user", "content": "no id", "timestamp": ms(3)}}),
+)
+cases["edit_without_replacement"] = lines(
+    header("edit_without_replacement"),
+    user("u1", None, 1, "loses its content"),
+    assistant("a1", "u1", 2, "untouched"),
+    entry("context_edit", "e1", "a1", 3, targetId="u1"),
 )
 
 # --- broken tree structure --------------------------------------------------
@@ -168,6 +218,13 @@ cases["parent_cycle"] = lines(
     user("r", None, 1, "root"),
     user("a", "b", 2, "a says b is my parent"),
     assistant("b", "a", 3, "b says a is my parent"),
+)
+cases["loop_through_missing_parent"] = lines(
+    header("loop_through_missing_parent"),
+    user("r", None, 1, "root"),
+    j({"type": "message", "id": "a", "timestamp": ts(2), "message": {"role": "user", "content": "no parentId: in the tree, under the entry without id", "timestamp": ms(2)}}),
+    assistant("b", "a", 3, "under a"),
+    j({"type": "message", "parentId": "b", "timestamp": ts(4), "message": {"role": "user", "content": "no id, under b: the tree loops, the walk to the root ends at a", "timestamp": ms(4)}}),
 )
 cases["self_parent"] = lines(
     header("self_parent"), user("r", None, 1, "root"), assistant("a", "a", 2, "my own parent")
@@ -195,6 +252,26 @@ cases["invalid_timestamps"] = lines(
     j({"type": "message", "id": "c3", "parentId": "r", "timestamp": ms(5), "message": {"role": "user", "content": "a number"}}),
     j({"type": "message", "id": "c4", "parentId": "r", "message": {"role": "user", "content": "no timestamp"}}),
     entry("message", "c5", "r", 3, message={"role": "user", "content": "valid, early"}),
+)
+cases["array_timestamps"] = lines(
+    header("array_timestamps"),
+    user("r", None, 1, "root"),
+    j({"type": "message", "id": "c1", "parentId": "r", "timestamp": [ts(7)], "message": {"role": "user", "content": "[iso of 7 s]"}}),
+    j({"type": "message", "id": "c2", "parentId": "r", "timestamp": ts(5), "message": {"role": "user", "content": "iso of 5 s"}}),
+    j({"type": "message", "id": "c3", "parentId": "r", "timestamp": [[ts(6)], None], "message": {"role": "user", "content": "[[iso of 6 s], null]: joined with a comma, not a date"}}),
+    j({"type": "message", "id": "c4", "parentId": "r", "timestamp": [], "message": {"role": "user", "content": "[]"}}),
+    j({"type": "message", "id": "c5", "parentId": "r", "timestamp": [[[ts(2)]]], "message": {"role": "user", "content": "[[[iso of 2 s]]]"}}),
+    j({"type": "branch_summary", "id": "b1", "parentId": "r", "timestamp": ["2025/01/01 00:00:08"], "fromId": "c1", "summary": "a summary whose time is an array"}),
+)
+cases["name_trim"] = lines(
+    header("name_trim"),
+    user("a1", None, 1, "one"),
+    entry("session_info", "n1", "a1", 2, name="\u3000\u00a0\u0085 named \u200b\ufeff\u2028"),
+)
+cases["name_lone_surrogate"] = lines(
+    header("name_lone_surrogate"),
+    user("a1", None, 1, "one"),
+    '{"type":"session_info","id":"n1","parentId":"a1","timestamp":"%s","name":"\\u3000\\ud83d named\\t"}' % ts(2),
 )
 cases["label_missing_target"] = lines(
     header("label_missing_target"),
@@ -279,6 +356,14 @@ cases["legacy_v1"] = lines(
     j({"type": "thinking_level_change", "timestamp": ts(4), "thinkingLevel": "high"}),
     j({"type": "compaction", "timestamp": ts(5), "summary": "v1 summary", "firstKeptEntryIndex": 3, "tokensBefore": 99}),
     j({"type": "message", "timestamp": ts(6), "message": {"role": "user", "content": "v1 after", "timestamp": ms(6)}}),
+)
+cases["legacy_non_object"] = lines(
+    header("legacy_non_object", version=None),
+    j({"type": "message", "timestamp": ts(1), "message": {"role": "user", "content": "v1 one", "timestamp": ms(1)}}),
+    "1",
+    '"a string"',
+    "true",
+    j({"type": "message", "timestamp": ts(2), "message": {"role": "user", "content": "v1 after", "timestamp": ms(2)}}),
 )
 cases["v2_hook_message"] = lines(
     header("v2_hook_message", version=2),
