@@ -8,6 +8,7 @@
 
 use super::fields::Scalar;
 use compact_str::CompactString;
+use std::borrow::Cow;
 
 /// Deeper nesting is left to serde (its own limit is 128 levels, counted
 /// only where it decodes rather than skips).
@@ -188,6 +189,11 @@ impl<'a> Cursor<'a> {
         self.i == self.b.len()
     }
 
+    /// The bytes from `start` up to where the cursor is.
+    pub(crate) fn bytes(&self, start: usize) -> Option<&'a [u8]> {
+        self.b.get(start..self.i)
+    }
+
     /// The byte offset the cursor is at.
     pub(crate) fn pos(&self) -> usize {
         self.i
@@ -258,6 +264,44 @@ impl<'a> Cursor<'a> {
         // `find_special` reports, tested at every position), so it is ASCII,
         // which is UTF-8.
         Some(unsafe { std::str::from_utf8_unchecked(text) })
+    }
+
+    /// Any string, decoded: in place when it has no escapes. Surrogate
+    /// escapes (perhaps lone, which only `JSON.parse` keeps) are left to the
+    /// fallback.
+    pub(crate) fn string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.i;
+        if let Some(s) = self.plain_str() {
+            return Some(Cow::Borrowed(s));
+        }
+        self.i = start;
+        self.eat(b'"')?;
+        let mut out = String::new();
+        loop {
+            let from = self.i;
+            let j = find_special(self.b, from).at;
+            out.push_str(std::str::from_utf8(self.b.get(from..j)?).ok()?);
+            if *self.b.get(j)? == b'"' {
+                self.i = j + 1;
+                return Some(Cow::Owned(out));
+            }
+            if self.b[j] != b'\\' {
+                return None;
+            }
+            let (c, len) = match *self.b.get(j + 1)? {
+                c @ (b'"' | b'\\' | b'/') => (char::from(c), 2),
+                b'b' => ('\u{8}', 2),
+                b'f' => ('\u{c}', 2),
+                b'n' => ('\n', 2),
+                b'r' => ('\r', 2),
+                b't' => ('\t', 2),
+                // `from_u32` refuses surrogates.
+                b'u' => (char::from_u32(hex4(self.b.get(j + 2..j + 6)?)?)?, 6),
+                _ => return None,
+            };
+            out.push(c);
+            self.i = j + len;
+        }
     }
 
     /// Any string, validated and skipped.
@@ -422,16 +466,6 @@ impl<'a> Cursor<'a> {
             return None;
         }
         Some(digits.iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0')))
-    }
-
-    /// Skips a value and reports whether it was `null`. Strings and numbers
-    /// are only accepted where serde, which decodes them here, surely would.
-    pub(crate) fn is_null(&mut self) -> Option<bool> {
-        match self.peek()? {
-            b'n' => self.lit(b"null").map(|_| true),
-            b'-' | b'0'..=b'9' => None,
-            _ => self.skip_value().map(|_| false),
-        }
     }
 }
 
