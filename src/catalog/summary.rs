@@ -2,8 +2,8 @@
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
 use crate::jstext::trim as js_trim;
+use crate::session::cursor::Field;
 use crate::session::entry::scalar_ms;
-use crate::session::fields::Scalar;
 use crate::session::line::{
     Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want, read_fast,
     read_slow,
@@ -162,6 +162,12 @@ pub(crate) struct SummaryState {
     pub text: String,
 }
 
+/// `new Date(value).getTime()` of a field (rarely needed: messages carry
+/// their own times).
+fn ms(f: Field<'_>) -> Option<i64> {
+    scalar_ms(&f.to_scalar())
+}
+
 /// Bytes read at a time; a longer line grows the buffer.
 const READ_BLOCK: usize = 1 << 20;
 
@@ -288,7 +294,7 @@ impl SummaryState {
     }
 
     fn take_header(&mut self, line: &LineFacts<'_>, raw: &[u8], start: u64) {
-        let ("session", Scalar::Str(id)) = (&*line.kind, &line.id) else {
+        let ("session", Field::Str(id)) = (line.kind, line.id) else {
             self.not_a_session = true;
             return;
         };
@@ -296,11 +302,8 @@ impl SummaryState {
             id: id.to_string(),
             cwd: line.cwd.as_deref().unwrap_or_default().to_string(),
             parent_session: line.parent_session.as_deref().map(str::to_string),
-            created_ms: scalar_ms(&line.timestamp),
-            header_time_ms: line
-                .timestamp
-                .as_str()
-                .and_then(|_| scalar_ms(&line.timestamp)),
+            created_ms: ms(line.timestamp),
+            header_time_ms: line.timestamp.as_str().and_then(|_| ms(line.timestamp)),
         });
         self.header_start = start;
         self.header_end = start + raw.len() as u64 + 1;
@@ -310,7 +313,7 @@ impl SummaryState {
     /// What an entry after the header contributes, with pi's list rules.
     fn take_entry(&mut self, e: &LineFacts<'_>) {
         self.entries += 1;
-        match &*e.kind {
+        match e.kind {
             "session_info" => match &e.name {
                 NameField::Text(s) => {
                     let name = js_trim(s);
@@ -373,7 +376,7 @@ impl SummaryState {
         if !matches!(role, Some("user" | "assistant")) || m.content == Content::Missing {
             return;
         }
-        let time = m.time.or_else(|| scalar_ms(&e.timestamp).map(|t| t as f64));
+        let time = m.time.or_else(|| ms(e.timestamp).map(|t| t as f64));
         if let Some(t) = time {
             self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
         }
@@ -402,12 +405,22 @@ impl SummaryState {
         let Some(model) = model.filter(|m| !m.is_empty()) else {
             return;
         };
-        let full = match provider.filter(|p| !p.is_empty()) {
-            Some(p) => format!("{p}/{model}"),
-            None => model.to_string(),
+        let provider = provider.filter(|p| !p.is_empty());
+        // Most turns name a model already noted: compare before making text.
+        let is = |m: &String| match provider {
+            Some(p) => {
+                m.len() == p.len() + 1 + model.len()
+                    && m.starts_with(p)
+                    && m[p.len()..].starts_with('/')
+                    && m.ends_with(model)
+            }
+            None => m == model,
         };
-        if !self.models.contains(&full) {
-            self.models.push(full);
+        if !self.models.iter().any(is) {
+            self.models.push(match provider {
+                Some(p) => format!("{p}/{model}"),
+                None => model.to_string(),
+            });
         }
     }
 
@@ -529,5 +542,105 @@ mod tests {
         assert_eq!(s.message_count, 1);
         assert_eq!(s.modified_ms, Some(1_735_787_045_000));
         assert_eq!(s.first_message, "(no messages)");
+    }
+
+    #[test]
+    fn counts_lines_only_javascript_reads() {
+        // serde_json refuses a lone surrogate and a number beyond f64; pi
+        // reads both lines and counts their messages.
+        let text = format!(
+            "{HEAD}\n{}\n{}\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:05:00.000Z","message":{"role":"user","content":"\udc00 hi","timestamp":1735787100000}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-02T03:06:00.000Z","message":{"role":"toolResult","content":[],"details":{"n":1e400}}}"#,
+        );
+        let s = summarise(&text).expect("a session");
+        assert_eq!(s.message_count, 2);
+        assert_eq!(s.damaged_lines, 0);
+        assert_eq!(s.first_message, "\u{fffd} hi");
+        assert_eq!(s.modified_ms, Some(1_735_787_100_000));
+    }
+
+    #[test]
+    fn fast_path_reads_as_the_fallback_does() {
+        use crate::session::entry::UsageTotals;
+        use crate::session::line::{Content, Message, SlowLine, Want, read_fast};
+        // What the fallback leaves unread, and a content the fallback reads
+        // whole where the fast path was not asked for its text.
+        // serde_json's float reading is not always correctly rounded (the
+        // fast path's and JavaScript's are): totals agree to 1e-12.
+        fn round(u: &mut Option<UsageTotals>) {
+            if let Some(u) = u {
+                u.cost = (u.cost * 1e12).round() / 1e12;
+                u.tokens = (u.tokens * 1e12).round() / 1e12;
+            }
+        }
+        fn summary_part<'a>(mut f: LineFacts<'a>, want: Want) -> LineFacts<'a> {
+            f.other_keys = false;
+            round(&mut f.usage);
+            (f.cwd, f.parent_session) = (None, None);
+            if let Message::Object(m) = &mut f.message {
+                let wanted = match m.role {
+                    Some("user") => want.user_text,
+                    Some("assistant") => want.assistant_text,
+                    _ => false,
+                };
+                let turn = matches!(m.role, Some("user" | "assistant"));
+                if !wanted && matches!(m.content, Content::Text(_))
+                    || !turn && m.content != Content::Missing
+                {
+                    // The fallback reads the content of turns only.
+                    m.content = Content::Unread;
+                }
+                (m.stop_reason, m.tool_call_id, m.tool_name, m.custom_type) =
+                    (None, None, None, None);
+                round(&mut m.usage);
+                m.is_error = false;
+            }
+            f
+        }
+        fn slow<M: TextMode>(text: &str, want: Want, fast: &LineFacts<'_>) {
+            let Slow::Object(line) = read_slow::<M>(text) else {
+                panic!("the fallback does not read what the fast path read: {text}");
+            };
+            let slow: &SlowLine<M> = &line;
+            assert_eq!(
+                summary_part(fast.clone(), want),
+                summary_part(slow.facts(), want),
+                "{text}"
+            );
+        }
+        let files = crate::session::test_session_files();
+        assert!(files.len() > 20);
+        let (mut lines, mut fast) = (0, 0);
+        for path in files {
+            let bytes = std::fs::read(&path).expect("read");
+            for line in bytes.split(|&b| b == b'\n') {
+                lines += 1;
+                for want in [
+                    Want::default(),
+                    Want {
+                        user_text: true,
+                        assistant_text: false,
+                    },
+                    Want {
+                        user_text: true,
+                        assistant_text: true,
+                    },
+                ] {
+                    let Some(f) = read_fast(line, want) else {
+                        continue;
+                    };
+                    fast += 1;
+                    let text = std::str::from_utf8(line).expect("the fast path reads UTF-8 only");
+                    if want.assistant_text {
+                        slow::<KeepText>(text, want, &f);
+                    } else {
+                        slow::<SkipText>(text, want, &f);
+                    }
+                }
+            }
+        }
+        // Most lines take the fast path.
+        assert!(fast > lines, "{fast} of {lines} (three reads each)");
     }
 }

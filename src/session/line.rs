@@ -11,7 +11,7 @@
 //! serde_json refuses a line JavaScript reads (lone surrogates, numbers
 //! beyond f64, repeated struct keys), so those rules live in one place.
 
-use super::cursor::Cursor;
+use super::cursor::{Cursor, Field, Guess};
 use super::fields::{Lenient, Obj, Scalar, deserialize_lenient, lenient_deserialize};
 use super::jsvalue::{JsValue, js_number};
 use serde::Deserialize;
@@ -80,7 +80,7 @@ pub(crate) enum Message<'a> {
     Null,
     /// A string, number, boolean or array.
     Other,
-    Object(Box<MessageFacts<'a>>),
+    Object(MessageFacts<'a>),
 }
 
 /// A message's `content`, as pi's `extractTextContent` reads it: a string
@@ -110,17 +110,17 @@ impl Content<'_> {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct MessageFacts<'a> {
     /// The role when it is a string.
-    pub role: Option<Text<'a>>,
+    pub role: Option<&'a str>,
     pub content: Content<'a>,
     /// `message.timestamp` when it is a number.
     pub time: Option<f64>,
-    pub provider: Option<Text<'a>>,
-    pub model: Option<Text<'a>>,
+    pub provider: Option<&'a str>,
+    pub model: Option<&'a str>,
     pub usage: Option<UsageTotals>,
-    pub stop_reason: Option<Text<'a>>,
-    pub tool_call_id: Option<Text<'a>>,
-    pub tool_name: Option<Text<'a>>,
-    pub custom_type: Option<Text<'a>>,
+    pub stop_reason: Option<&'a str>,
+    pub tool_call_id: Option<&'a str>,
+    pub tool_name: Option<&'a str>,
+    pub custom_type: Option<&'a str>,
     /// `isError` is `true`.
     pub is_error: bool,
 }
@@ -129,23 +129,23 @@ pub(crate) struct MessageFacts<'a> {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct LineFacts<'a> {
     /// `type` when it is a string ("" otherwise).
-    pub kind: Text<'a>,
-    pub id: Scalar,
-    pub parent: Scalar,
-    pub timestamp: Scalar,
+    pub kind: &'a str,
+    pub id: Field<'a>,
+    pub parent: Field<'a>,
+    pub timestamp: Field<'a>,
     pub message: Message<'a>,
     pub name: NameField<'a>,
-    pub target: Option<Text<'a>>,
+    pub target: Option<&'a str>,
     /// `label` is truthy, as pi tests it.
     pub label_truthy: bool,
-    pub provider: Option<Text<'a>>,
-    pub model_id: Option<Text<'a>>,
+    pub provider: Option<&'a str>,
+    pub model_id: Option<&'a str>,
     /// The entry's own `usage` (not its message's).
     pub usage: Option<UsageTotals>,
     /// A header's `cwd` and `parentSession` when they are strings (read by
     /// [`read_slow`] only: headers never take the fast path).
-    pub cwd: Option<Text<'a>>,
-    pub parent_session: Option<Text<'a>>,
+    pub cwd: Option<&'a str>,
+    pub parent_session: Option<&'a str>,
     /// The line has a top-level key from [`LINE_KEYS`] beyond `type`, `id`,
     /// `parentId`, `timestamp` and `message`.
     pub other_keys: bool,
@@ -224,28 +224,42 @@ pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
     let mut f = LineFacts::default();
     let mut seen = 0;
     let mut more = c.open_object()?;
+    // The key pi writes next: its entries start with these, in this order.
+    const ID: Guess = Guess::new(b"id");
+    const PARENT: Guess = Guess::new(b"parentId");
+    const TIME: Guess = Guess::new(b"timestamp");
+    const MESSAGE: Guess = Guess::new(b"message");
+    let mut guess = &Guess::new(b"type");
     while more {
-        match c.key()? {
+        let key = c.key_or(guess)?;
+        guess = match key {
+            b"type" => &ID,
+            b"id" => &PARENT,
+            b"parentId" => &TIME,
+            b"timestamp" => &MESSAGE,
+            _ => &Guess::NONE,
+        };
+        match key {
             b"type" => {
                 first(&mut seen, 0)?;
-                f.kind = Cow::Borrowed(c.plain_str()?);
+                f.kind = c.plain_str()?;
             }
             b"id" => {
                 first(&mut seen, 1)?;
-                f.id = c.scalar()?;
+                f.id = c.field()?;
             }
             b"parentId" => {
                 first(&mut seen, 2)?;
-                f.parent = c.scalar()?;
+                f.parent = c.field()?;
             }
             b"timestamp" => {
                 first(&mut seen, 3)?;
-                f.timestamp = c.scalar()?;
+                f.timestamp = c.field()?;
             }
             b"message" => {
                 first(&mut seen, 4)?;
                 f.message = match c.peek()? {
-                    b'{' => Message::Object(Box::new(message(&mut c, want)?)),
+                    b'{' => Message::Object(message(&mut c, want)?),
                     b'n' => c.lit(b"null").map(|_| Message::Null)?,
                     _ => c.skip_value().map(|_| Message::Other)?,
                 };
@@ -305,15 +319,46 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
     let mut m = MessageFacts::default();
     let mut seen = 0;
     let mut more = c.open_object()?;
+    // pi's order of a message's keys, by role.
+    const CONTENT: Guess = Guess::new(b"content");
+    const TOOL_CALL: Guess = Guess::new(b"toolCallId");
+    const TOOL_NAME: Guess = Guess::new(b"toolName");
+    const DETAILS: Guess = Guess::new(b"details");
+    const IS_ERROR: Guess = Guess::new(b"isError");
+    const API: Guess = Guess::new(b"api");
+    const PROVIDER: Guess = Guess::new(b"provider");
+    const MODEL: Guess = Guess::new(b"model");
+    const USAGE: Guess = Guess::new(b"usage");
+    const STOP: Guess = Guess::new(b"stopReason");
+    const TIME: Guess = Guess::new(b"timestamp");
+    let mut guess = &Guess::new(b"role");
     while more {
-        match c.key()? {
+        let key = c.key_or(guess)?;
+        guess = match (m.role, key) {
+            (Some("toolResult"), b"toolCallId") => &TOOL_NAME,
+            (Some("toolResult"), b"toolName") => &CONTENT,
+            (Some("toolResult"), b"content") => &DETAILS,
+            (Some("toolResult"), b"details") => &IS_ERROR,
+            (Some("assistant"), b"content") => &API,
+            (Some("assistant"), b"api") => &PROVIDER,
+            (Some("assistant"), b"provider") => &MODEL,
+            (Some("assistant"), b"model") => &USAGE,
+            (Some("assistant"), b"usage") => &STOP,
+            (_, b"content" | b"isError" | b"stopReason") => &TIME,
+            _ => &Guess::NONE,
+        };
+        match key {
             b"role" => {
                 first(&mut seen, 0)?;
                 m.role = text_or_skip(c)?;
+                guess = match m.role {
+                    Some("toolResult") => &TOOL_CALL,
+                    _ => &CONTENT,
+                };
             }
             b"content" => {
                 first(&mut seen, 1)?;
-                let text = match m.role.as_deref() {
+                let text = match m.role {
                     Some("user") => want.user_text,
                     Some("assistant") => want.assistant_text,
                     Some(_) => false,
@@ -480,9 +525,9 @@ fn number_or_skip(c: &mut Cursor<'_>) -> Option<Option<f64>> {
 
 /// A string without escapes, or `None` for any other (valid) value that is
 /// not a string. A string with escapes is left to the fallback.
-fn text_or_skip<'a>(c: &mut Cursor<'a>) -> Option<Option<Text<'a>>> {
+fn text_or_skip<'a>(c: &mut Cursor<'a>) -> Option<Option<&'a str>> {
     if c.peek()? == b'"' {
-        c.plain_str().map(|s| Some(Cow::Borrowed(s)))
+        c.plain_str().map(Some)
     } else {
         c.skip_value().map(|_| None)
     }
@@ -642,50 +687,46 @@ pub(crate) struct SlowLine<M: TextMode> {
     usage: Obj<Box<UsageFields>>,
 }
 
-/// A string field, borrowed.
-fn text(s: &Scalar) -> Option<Text<'_>> {
-    s.as_str().map(Cow::Borrowed)
-}
-
 impl<M: TextMode> SlowLine<M> {
     pub(crate) fn facts(&self) -> LineFacts<'_> {
         let message = match &self.message {
             MessageValue::Missing(_) => Message::Missing,
             MessageValue::Null => Message::Null,
             MessageValue::Other => Message::Other,
-            MessageValue::Object(m) => Message::Object(Box::new(MessageFacts {
-                role: text(&m.role),
+            MessageValue::Object(m) => Message::Object(MessageFacts {
+                role: m.role.as_str(),
                 content: match (&m.content, m.has_content) {
                     (_, false) => Content::Missing,
                     (ContentText::Text(t), true) => Content::Text(Cow::Borrowed(t)),
                     (ContentText::Unread, true) => Content::Unread,
+                    (ContentText::Null, true) => Content::Null,
                     (ContentText::Throws, true) => Content::Throws,
                 },
                 time: m.timestamp.as_f64(),
-                provider: text(&m.provider),
-                model: text(&m.model),
+                provider: m.provider.as_str(),
+                model: m.model.as_str(),
                 usage: m.usage.0.as_ref().map(|u| u.totals()),
                 ..MessageFacts::default()
-            })),
+            }),
         };
         LineFacts {
-            kind: Cow::Borrowed(self.kind.as_str().unwrap_or("")),
-            id: self.id.clone(),
-            parent: self.parent_id.clone(),
-            timestamp: self.timestamp.clone(),
+            kind: self.kind.as_str().unwrap_or(""),
+            id: Field::of(&self.id),
+            parent: Field::of(&self.parent_id),
+            timestamp: Field::of(&self.timestamp),
             message,
             name: match &self.name {
                 Scalar::Str(s) => NameField::Text(Cow::Borrowed(s)),
                 Scalar::Missing | Scalar::Null => NameField::Clear,
                 _ => NameField::NotText,
             },
-            target: text(&self.target_id),
+            target: self.target_id.as_str(),
             label_truthy: self.label.is_truthy(),
-            provider: text(&self.provider),
-            model_id: text(&self.model_id),
+            provider: self.provider.as_str(),
+            model_id: self.model_id.as_str(),
             usage: self.usage.0.as_ref().map(|u| u.totals()),
-            cwd: text(&self.cwd),
-            parent_session: text(&self.parent_session),
+            cwd: self.cwd.as_str(),
+            parent_session: self.parent_session.as_str(),
             other_keys: false,
         }
     }
@@ -773,8 +814,10 @@ fn read_message<'de, M: TextMode, A: MapAccess<'de>>(mut a: A) -> Result<Message
                         m.content = a.next_value::<ContentShape>()?.0;
                     }
                     Some("assistant") | None => m.content = a.next_value()?,
+                    // Not a turn: its content is not read.
                     Some(_) => {
                         a.next_value::<IgnoredAny>()?;
+                        m.content = ContentText::Unread;
                     }
                 }
             }
@@ -797,6 +840,7 @@ enum ContentText {
     Text(String),
     /// A valid shape whose text was not needed.
     Unread,
+    Null,
     #[default]
     Throws,
 }
@@ -808,6 +852,9 @@ struct ContentShape(ContentText);
 impl<'de> Lenient<'de> for ContentShape {
     fn from_str(_: &str) -> Self {
         ContentShape(ContentText::Unread)
+    }
+    fn from_null() -> Self {
+        ContentShape(ContentText::Null)
     }
     fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         let mut throws = false;
@@ -835,6 +882,9 @@ impl<'de> Lenient<'de> for BlockShape {
 impl<'de> Lenient<'de> for ContentText {
     fn from_str(v: &str) -> Self {
         ContentText::Text(v.to_string())
+    }
+    fn from_null() -> Self {
+        ContentText::Null
     }
     fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         let mut out = String::new();
@@ -928,5 +978,232 @@ impl<'de> Lenient<'de> for JsText {
     fn from_map<A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(JsText("[object Object]".to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Want = Want {
+        user_text: true,
+        assistant_text: true,
+    };
+    const NONE: Want = Want {
+        user_text: false,
+        assistant_text: false,
+    };
+
+    const TOOL: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x\n\"y\" \u00e9 ü"}],"details":{"n":-1.5,"ok":true,"z":null,"e":[],"o":{}},"isError":false,"timestamp":1}}"#;
+
+    fn message<'a>(f: &LineFacts<'a>) -> MessageFacts<'a> {
+        match &f.message {
+            Message::Object(m) => MessageFacts {
+                role: m.role,
+                content: match &m.content {
+                    Content::Text(t) => Content::Text(Cow::Owned(t.to_string())),
+                    Content::Missing => Content::Missing,
+                    Content::Null => Content::Null,
+                    Content::Unread => Content::Unread,
+                    Content::Throws => Content::Throws,
+                },
+                time: m.time,
+                usage: m.usage,
+                is_error: m.is_error,
+                tool_name: m.tool_name,
+                ..MessageFacts::default()
+            },
+            other => panic!("not a message object: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_tool_output_lines() {
+        let f = read_fast(TOOL.as_bytes(), ALL).expect("fast");
+        assert_eq!(f.kind, "message");
+        assert_eq!(f.id, Field::Str("a1"));
+        assert_eq!(f.parent, Field::Str("p0"));
+        assert!(!f.other_keys);
+        let m = message(&f);
+        assert_eq!(m.role, Some("toolResult"));
+        assert_eq!(m.tool_name, Some("bash"));
+        assert_eq!(
+            (m.content, m.time, m.is_error),
+            (Content::Unread, Some(1.0), false)
+        );
+        let null_parent = TOOL.replace(r#""parentId":"p0""#, r#""parentId":null"#);
+        let f = read_fast(null_parent.as_bytes(), NONE).expect("fast");
+        assert_eq!(f.parent, Field::Null);
+    }
+
+    #[test]
+    fn leaves_everything_uncertain_to_the_fallback() {
+        let cases = [
+            TOOL.replace(r#""isError":false"#, r#""timestamp":2"#),
+            TOOL.replace(r#""isError":false"#, r#""role":"user""#),
+            TOOL.replace(r#""a1""#, r#""a\u0031""#),
+            TOOL.replace(r#""type":"message""#, r#""type":"mess\u0061ge""#),
+            TOOL.replace(r#""type":"message""#, r#""type":"message","type":"label""#),
+            // Perhaps beyond f64: the fallback reads it as JavaScript does.
+            TOOL.replace("-1.5", "-1.5e+3"),
+            TOOL.replace("-1.5", "1e400"),
+            // Surrogate escapes, perhaps lone.
+            TOOL.replace(r#"\u00e9"#, r#"\ud800"#),
+            // Not valid JSON in many small ways.
+            TOOL.replace("-1.5", "-01"),
+            TOOL.replace("-1.5", "1."),
+            TOOL.replace("true", "tru"),
+            TOOL.replace(r#"\u00e9"#, r#"\u00g9"#),
+            TOOL.replace(r#"\n"#, r#"\x"#),
+            TOOL.replace(r#"\n"#, "\n"),
+            TOOL.replace(r#""e":[]"#, r#""e":[1,]"#),
+            TOOL.replace(r#""o":{}"#, r#""o":{"a":1,}"#),
+            format!("{TOOL} x"),
+            TOOL[..TOOL.len() - 1].to_string(),
+            TOOL[..TOOL.len() / 2].to_string(),
+            // Headers are the fallback's.
+            r#"{"type":"session","id":"s","cwd":"/p"}"#.to_string(),
+            r#"{"id":"a","parentId":null}"#.to_string(),
+        ];
+        for case in &cases {
+            assert_eq!(read_fast(case.as_bytes(), ALL), None, "{case}");
+        }
+        assert!(read_fast(format!(" {TOOL}  \r").as_bytes(), ALL).is_some());
+    }
+
+    #[test]
+    fn reads_texts_only_when_wanted() {
+        let line = r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"o\nk"},{"type":"image"},{"type":"text"},{"type":"text","text":"\u00e9"}],"provider":"p","model":"m","usage":{"input":3,"output":4,"cacheRead":1,"cacheWrite":0,"cost":{"input":0.1,"total":0.25}},"stopReason":"stop","timestamp":1767225600000}}"#;
+        let f = read_fast(line.as_bytes(), ALL).expect("fast");
+        let Message::Object(m) = &f.message else {
+            panic!("{f:?}")
+        };
+        // pi joins the text blocks with spaces, a missing text as "".
+        assert_eq!(m.content, Content::Text(Cow::Borrowed("o\nk  é")));
+        assert_eq!(
+            m.usage,
+            Some(UsageTotals {
+                tokens: 8.0,
+                cost: 0.25
+            })
+        );
+        assert_eq!((m.provider, m.model), (Some("p"), Some("m")));
+        assert_eq!(m.stop_reason, Some("stop"));
+        let f = read_fast(line.as_bytes(), NONE).expect("fast");
+        assert_eq!(message(&f).content, Content::Unread);
+        for (odd, content) in [
+            (r#""content":null"#, Content::Null),
+            (r#""content":5"#, Content::Throws),
+            (r#""content":{"text":"x"}"#, Content::Throws),
+            (
+                r#""content":[{"type":"text","text":"x"},null]"#,
+                Content::Throws,
+            ),
+            (r#""content":[]"#, Content::Text(Cow::Borrowed(""))),
+            (r#""content":"a\tb""#, Content::Text(Cow::Borrowed("a\tb"))),
+        ] {
+            let text = line.replace(
+                &line[line.find(r#""content":"#).unwrap()..line.find(r#","provider""#).unwrap()],
+                odd,
+            );
+            let f = read_fast(text.as_bytes(), ALL).expect("fast");
+            assert_eq!(message(&f).content, content, "{text}");
+        }
+        // A text pi would join in its own way is left to the fallback.
+        let odd = line.replace(r#""text":"o\nk""#, r#""text":5"#);
+        assert_eq!(read_fast(odd.as_bytes(), ALL), None);
+        assert!(read_fast(odd.as_bytes(), NONE).is_some());
+        // A role after the content: whether its text is wanted is not known.
+        let late = r#"{"type":"message","message":{"content":"x","role":"user"}}"#;
+        assert_eq!(read_fast(late.as_bytes(), ALL), None);
+        assert!(read_fast(late.as_bytes(), NONE).is_some());
+    }
+
+    #[test]
+    fn reads_other_entries() {
+        let f = read_fast(
+            br#"{"type":"label","id":"l","parentId":"a","targetId":"a","label":"x"}"#,
+            NONE,
+        )
+        .expect("fast");
+        assert_eq!(
+            (f.target, f.label_truthy, f.other_keys),
+            (Some("a"), true, true)
+        );
+        for (label, truthy) in [
+            ("\"\"", false),
+            ("0", false),
+            ("-0.0", false),
+            ("null", false),
+            ("false", false),
+            ("1", true),
+            ("[]", true),
+            ("{}", true),
+            ("\"\\n\"", true),
+        ] {
+            let line = format!(r#"{{"type":"label","id":"l","targetId":"a","label":{label}}}"#);
+            let f = read_fast(line.as_bytes(), NONE).expect("fast");
+            assert_eq!(f.label_truthy, truthy, "{line}");
+        }
+        let name = |v: &str| {
+            let line = format!(r#"{{"type":"session_info","id":"n","name":{v}}}"#);
+            read_fast(line.as_bytes(), NONE).map(|f| match f.name {
+                NameField::Text(t) => NameField::Text(Cow::Owned(t.into_owned())),
+                NameField::Clear => NameField::Clear,
+                NameField::NotText => NameField::NotText,
+            })
+        };
+        assert_eq!(name(r#"" a\tb ""#), Some(NameField::Text(" a\tb ".into())));
+        assert_eq!(name("null"), Some(NameField::Clear));
+        assert_eq!(name("5"), Some(NameField::NotText));
+        let f = read_fast(br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"input":1,"cost":{"total":0.5}}}"#, NONE).expect("fast");
+        assert_eq!(
+            f.usage,
+            Some(UsageTotals {
+                tokens: 5.0,
+                cost: 0.5
+            })
+        );
+        let twice = br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"totalTokens":6}}"#;
+        assert_eq!(read_fast(twice, NONE), None);
+    }
+
+    #[test]
+    fn the_fallback_reads_what_json_parse_reads() {
+        let facts = |text: &str| match read_slow::<KeepText>(text) {
+            Slow::Object(line) => {
+                let f = line.facts();
+                Some((
+                    f.kind.to_string(),
+                    message(&f).content.clone().into_owned_text(),
+                ))
+            }
+            _ => None,
+        };
+        // A lone surrogate (serde_json refuses it) reads as U+FFFD.
+        assert_eq!(
+            facts(r#"{"type":"message","message":{"role":"user","content":"a\udc00"}}"#),
+            Some(("message".into(), Some("a\u{fffd}".into())))
+        );
+        // A number beyond f64, and a repeated key: the last wins.
+        assert_eq!(
+            facts(
+                r#"{"type":"label","type":"message","x":1e400,"message":{"role":"user","content":[{"type":"text","text":[1,[2,null],{}]}]}}"#
+            ),
+            Some(("message".into(), Some("1,2,,[object Object]".into())))
+        );
+        assert!(matches!(read_slow::<SkipText>("null"), Slow::Falsy));
+        assert!(matches!(read_slow::<SkipText>("\"\""), Slow::Falsy));
+        assert!(matches!(read_slow::<SkipText>("[]"), Slow::Truthy));
+        assert!(matches!(read_slow::<SkipText>("{\"a\":"), Slow::Invalid));
+    }
+
+    impl Content<'_> {
+        fn into_owned_text(self) -> Option<String> {
+            match self {
+                Content::Text(t) => Some(t.into_owned()),
+                _ => None,
+            }
+        }
     }
 }

@@ -62,9 +62,7 @@ fn parse_text<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
 pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
     let (head, message) = plain_message(line)?;
     // Usage is not read at structure depth.
-    let info = Info::Message(Box::new(
-        message.map_or_else(MessageInfo::default, |m| info_of(*m)),
-    ));
+    let info = Info::Message(Box::new(message.map_or_else(MessageInfo::default, info_of)));
     Some(head.into_entry(
         Kind::Message,
         None,
@@ -80,7 +78,7 @@ pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
 pub(crate) fn outline_entry(line: &[u8], meta: LineMeta) -> Option<(Entry, Brief)> {
     let (head, message) = plain_message(line)?;
     let brief = message.map_or_else(Brief::default, |m| Brief {
-        role: Role::from_name(m.role.as_deref()),
+        role: Role::from_name(m.role),
         nullish: m.content.is_nullish(),
         provider: m.provider.map(CompactString::from),
         model: m.model.map(CompactString::from),
@@ -105,7 +103,7 @@ fn span(meta: LineMeta) -> Span {
 
 /// The shared fields and the message of a plain message line (a message
 /// that is not an object reads as an empty one, as serde reads it).
-fn plain_message(line: &[u8]) -> Option<(Head, Option<Box<MessageFacts<'_>>>)> {
+fn plain_message(line: &[u8]) -> Option<(Head, Option<MessageFacts<'_>>)> {
     let LineFacts {
         kind,
         id,
@@ -121,9 +119,9 @@ fn plain_message(line: &[u8]) -> Option<(Head, Option<Box<MessageFacts<'_>>>)> {
         return None;
     }
     let head = Head {
-        id,
-        parent_id: parent,
-        timestamp,
+        id: id.to_scalar(),
+        parent_id: parent.to_scalar(),
+        timestamp: timestamp.to_scalar(),
     };
     let message = match message {
         Message::Object(m) => Some(m),
@@ -135,9 +133,9 @@ fn plain_message(line: &[u8]) -> Option<(Head, Option<Box<MessageFacts<'_>>>)> {
 /// A message's info as `message_info` makes it (content read as null or
 /// not only, as at structure depth).
 fn info_of(m: MessageFacts<'_>) -> MessageInfo {
-    let compact = |t: Option<std::borrow::Cow<'_, str>>| t.map(CompactString::from);
+    let compact = |t: Option<&str>| t.map(CompactString::from);
     let mut info = MessageInfo {
-        role: Role::from_name(m.role.as_deref()),
+        role: Role::from_name(m.role),
         stop_reason: compact(m.stop_reason),
         tool_call_id: compact(m.tool_call_id),
         tool_name: compact(m.tool_name),
