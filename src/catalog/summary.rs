@@ -259,6 +259,7 @@ impl SummaryState {
             let want = Want {
                 user_text: M::KEEP || self.first_message.is_none(),
                 assistant_text: M::KEEP,
+                usage: true,
             };
             if let Some(facts) = read_fast(bytes, want) {
                 self.take_entry(&facts);

@@ -59,6 +59,8 @@ pub(crate) const LINE_KEYS: &[&str] = &[
 pub(crate) struct Want {
     pub user_text: bool,
     pub assistant_text: bool,
+    /// A message's usage totals (otherwise its usage is only checked).
+    pub usage: bool,
 }
 
 /// A `session_info` name as pi's reader sees it.
@@ -383,7 +385,11 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
             }
             b"usage" => {
                 first(&mut seen, 5)?;
-                m.usage = usage(c)?;
+                if want.usage {
+                    m.usage = usage(c)?;
+                } else {
+                    c.skip_value()?;
+                }
             }
             b"stopReason" => {
                 first(&mut seen, 6)?;
@@ -988,10 +994,12 @@ mod tests {
     const ALL: Want = Want {
         user_text: true,
         assistant_text: true,
+        usage: true,
     };
     const NONE: Want = Want {
         user_text: false,
         assistant_text: false,
+        usage: false,
     };
 
     const TOOL: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x\n\"y\" \u00e9 ü"}],"details":{"n":-1.5,"ok":true,"z":null,"e":[],"o":{}},"isError":false,"timestamp":1}}"#;
