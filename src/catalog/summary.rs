@@ -617,17 +617,12 @@ mod tests {
             let bytes = std::fs::read(&path).expect("read");
             for line in bytes.split(|&b| b == b'\n') {
                 lines += 1;
-                for want in [
-                    Want::default(),
-                    Want {
-                        user_text: true,
-                        assistant_text: false,
-                    },
-                    Want {
-                        user_text: true,
-                        assistant_text: true,
-                    },
-                ] {
+                for (user_text, assistant_text) in [(false, false), (true, false), (true, true)] {
+                    let want = Want {
+                        user_text,
+                        assistant_text,
+                        usage: true,
+                    };
                     let Some(f) = read_fast(line, want) else {
                         continue;
                     };
