@@ -301,8 +301,8 @@ impl SummaryState {
         };
         self.header = Some(HeaderFacts {
             id: id.to_string(),
-            cwd: line.cwd.as_deref().unwrap_or_default().to_string(),
-            parent_session: line.parent_session.as_deref().map(str::to_string),
+            cwd: line.cwd.unwrap_or_default().to_string(),
+            parent_session: line.parent_session.map(str::to_string),
             created_ms: ms(line.timestamp),
             header_time_ms: line.timestamp.as_str().and_then(|_| ms(line.timestamp)),
         });
@@ -324,7 +324,7 @@ impl SummaryState {
                 NameField::NotText => self.pi_throws("a session name that is not text"),
             },
             "label" => {
-                if let Some(target) = e.target.as_deref() {
+                if let Some(target) = e.target {
                     if e.label_truthy {
                         self.labelled.insert(target.into());
                     } else {
@@ -333,7 +333,7 @@ impl SummaryState {
                 }
             }
             "compaction" => self.compactions += 1,
-            "model_change" => self.note_model(e.provider.as_deref(), e.model_id.as_deref()),
+            "model_change" => self.note_model(e.provider, e.model_id),
             "message" => self.take_message(e),
             _ => {}
         }
@@ -363,7 +363,7 @@ impl SummaryState {
             }
             Message::Other => return,
         };
-        let role = m.role.as_deref();
+        let role = m.role;
         if role == Some("user") {
             self.user_messages += 1;
         }
@@ -372,7 +372,7 @@ impl SummaryState {
                 self.tokens += u.tokens;
                 self.cost += u.cost;
             }
-            self.note_model(m.provider.as_deref(), m.model.as_deref());
+            self.note_model(m.provider, m.model);
         }
         if !matches!(role, Some("user" | "assistant")) || m.content == Content::Missing {
             return;
