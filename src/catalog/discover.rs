@@ -217,8 +217,14 @@ impl FileStamp {
         }
     }
 
+    /// The modification time in whole milliseconds as pi's `stats.mtime`
+    /// has it: `mtimeMs` (seconds and nanoseconds summed as a float), rounded
+    /// to the nearest millisecond.
     pub fn mtime_ms(&self) -> i64 {
-        i64::try_from(self.mtime_ns.div_euclid(1_000_000)).unwrap_or(0)
+        let secs = self.mtime_ns.div_euclid(1_000_000_000);
+        let nanos = self.mtime_ns.rem_euclid(1_000_000_000);
+        let ms = secs as f64 * 1e3 + nanos as f64 / 1e6;
+        (ms + 0.5).floor() as i64
     }
 }
 
@@ -380,6 +386,21 @@ mod tests {
     fn folder_name_like_pi() {
         assert_eq!(project_folder_name(Path::new("/home/a/b")), "--home-a-b--");
         assert_eq!(project_folder_name(Path::new("/x:y")), "--x-y--");
+    }
+
+    #[test]
+    fn mtime_rounds_as_pi_sees_it() {
+        let at = |mtime_ns| FileStamp {
+            size: 0,
+            mtime_ns,
+            inode: 0,
+            device: 0,
+        };
+        // Node gives this file's `mtimeMs` as 1796114921312.627 and its
+        // `mtime` as 08:48:41.313.
+        assert_eq!(at(1_796_114_921_312_626_944).mtime_ms(), 1_796_114_921_313);
+        assert_eq!(at(1_796_114_921_312_499_000).mtime_ms(), 1_796_114_921_312);
+        assert_eq!(at(5_000_000).mtime_ms(), 5);
     }
 
     #[test]

@@ -6,7 +6,6 @@ pub mod deep;
 pub mod delete;
 pub mod discover;
 mod problem;
-mod quick;
 pub mod search;
 pub mod summary;
 

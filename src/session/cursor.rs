@@ -8,6 +8,7 @@
 
 use super::fields::Scalar;
 use compact_str::CompactString;
+use std::borrow::Cow;
 
 /// Deeper nesting is left to serde (its own limit is 128 levels, counted
 /// only where it decodes rather than skips).
@@ -145,6 +146,105 @@ fn hex4(h: &[u8]) -> Option<u32> {
     Some(v)
 }
 
+/// A [`Scalar`] that borrows its string from the line.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) enum Field<'a> {
+    #[default]
+    Missing,
+    Null,
+    Str(&'a str),
+    Num(f64),
+    Bool(bool),
+    Array,
+    Object,
+}
+
+impl<'a> Field<'a> {
+    pub(crate) fn of(s: &'a Scalar) -> Field<'a> {
+        match s {
+            Scalar::Missing => Field::Missing,
+            Scalar::Null => Field::Null,
+            Scalar::Str(t) => Field::Str(t),
+            Scalar::Num(n) => Field::Num(*n),
+            Scalar::Bool(b) => Field::Bool(*b),
+            Scalar::Array => Field::Array,
+            Scalar::Object => Field::Object,
+        }
+    }
+
+    pub(crate) fn to_scalar(self) -> Scalar {
+        match self {
+            Field::Missing => Scalar::Missing,
+            Field::Null => Scalar::Null,
+            Field::Str(t) => Scalar::Str(CompactString::from(t)),
+            Field::Num(n) => Scalar::Num(n),
+            Field::Bool(b) => Scalar::Bool(b),
+            Field::Array => Scalar::Array,
+            Field::Object => Scalar::Object,
+        }
+    }
+
+    pub(crate) fn as_str(self) -> Option<&'a str> {
+        match self {
+            Field::Str(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// A key expected next, as the 16 bytes from its opening quote through the
+/// colon after it (`"id":`), masked to its length.
+pub(crate) struct Guess {
+    word: [u64; 2],
+    mask: [u64; 2],
+    /// Bytes from the opening quote through the colon; 0 guesses nothing.
+    len: usize,
+}
+
+/// Eight bytes from `at`, as [`word`] reads them.
+const fn half(b: [u8; 16], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    let mut j = 0;
+    while j < 8 {
+        w[j] = b[at + j];
+        j += 1;
+    }
+    u64::from_le_bytes(w)
+}
+
+impl Guess {
+    /// `key` (at most 13 bytes of ASCII without quotes).
+    pub(crate) const fn new(key: &[u8]) -> Guess {
+        let len = key.len() + 3;
+        assert!(len <= 16);
+        let mut bytes = [0u8; 16];
+        let mut mask = [0u8; 16];
+        let mut i = 0;
+        while i < len {
+            bytes[i] = if i == 0 || i == len - 2 {
+                b'"'
+            } else if i == len - 1 {
+                b':'
+            } else {
+                key[i - 1]
+            };
+            mask[i] = 0xff;
+            i += 1;
+        }
+        Guess {
+            word: [half(bytes, 0), half(bytes, 8)],
+            mask: [half(mask, 0), half(mask, 8)],
+            len,
+        }
+    }
+
+    pub(crate) const NONE: Guess = Guess {
+        word: [0; 2],
+        mask: [0; 2],
+        len: 0,
+    };
+}
+
 /// A cursor over the bytes of a line. Bytes above 0x7f may only stand in
 /// strings, and each string that holds any is checked as UTF-8: a line the
 /// cursor accepts is valid UTF-8 as a whole.
@@ -161,6 +261,10 @@ impl<'a> Cursor<'a> {
     /// Skips JSON white space.
     #[inline]
     pub(crate) fn ws(&mut self) {
+        // Most places have none: pi writes no white space between tokens.
+        if self.b.get(self.i).is_some_and(|&c| c > b' ') {
+            return;
+        }
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
             self.i += 1;
         }
@@ -186,6 +290,11 @@ impl<'a> Cursor<'a> {
 
     pub(crate) fn at_end(&self) -> bool {
         self.i == self.b.len()
+    }
+
+    /// The bytes from `start` up to where the cursor is.
+    pub(crate) fn bytes(&self, start: usize) -> Option<&'a [u8]> {
+        self.b.get(start..self.i)
     }
 
     /// The byte offset the cursor is at.
@@ -231,6 +340,24 @@ impl<'a> Cursor<'a> {
         Some(k)
     }
 
+    /// Like [`Cursor::key`], checking `guess` (the key pi writes next)
+    /// first: two masked word compares are cheaper than scanning.
+    #[inline]
+    pub(crate) fn key_or(&mut self, guess: &Guess) -> Option<&'a [u8]> {
+        if let (Some(lo), Some(hi)) = (word(self.b, self.i), word(self.b, self.i + 8)) {
+            if guess.len > 0
+                && lo & guess.mask[0] == guess.word[0]
+                && hi & guess.mask[1] == guess.word[1]
+            {
+                let key = self.b.get(self.i + 1..self.i + guess.len - 2)?;
+                self.i += guess.len;
+                self.ws();
+                return Some(key);
+            }
+        }
+        self.key()
+    }
+
     /// The bytes of a string without escapes, in place (checked UTF-8).
     #[inline]
     pub(crate) fn plain_bytes(&mut self) -> Option<&'a [u8]> {
@@ -258,6 +385,44 @@ impl<'a> Cursor<'a> {
         // `find_special` reports, tested at every position), so it is ASCII,
         // which is UTF-8.
         Some(unsafe { std::str::from_utf8_unchecked(text) })
+    }
+
+    /// Any string, decoded: in place when it has no escapes. Surrogate
+    /// escapes (perhaps lone, which only `JSON.parse` keeps) are left to the
+    /// fallback.
+    pub(crate) fn string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.i;
+        if let Some(s) = self.plain_str() {
+            return Some(Cow::Borrowed(s));
+        }
+        self.i = start;
+        self.eat(b'"')?;
+        let mut out = String::new();
+        loop {
+            let from = self.i;
+            let j = find_special(self.b, from).at;
+            out.push_str(std::str::from_utf8(self.b.get(from..j)?).ok()?);
+            if *self.b.get(j)? == b'"' {
+                self.i = j + 1;
+                return Some(Cow::Owned(out));
+            }
+            if self.b[j] != b'\\' {
+                return None;
+            }
+            let (c, len) = match *self.b.get(j + 1)? {
+                c @ (b'"' | b'\\' | b'/') => (char::from(c), 2),
+                b'b' => ('\u{8}', 2),
+                b'f' => ('\u{c}', 2),
+                b'n' => ('\n', 2),
+                b'r' => ('\r', 2),
+                b't' => ('\t', 2),
+                // `from_u32` refuses surrogates.
+                b'u' => (char::from_u32(hex4(self.b.get(j + 2..j + 6)?)?)?, 6),
+                _ => return None,
+            };
+            out.push(c);
+            self.i = j + len;
+        }
     }
 
     /// Any string, validated and skipped.
@@ -395,17 +560,16 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A value read as serde reads a [`Scalar`], when it is a plain string,
-    /// `null`, a boolean or a small non-negative integer.
-    pub(crate) fn scalar(&mut self) -> Option<Scalar> {
+    /// A value read as serde reads a [`Scalar`] (strings in place), when it
+    /// is a plain string, `null`, a boolean or a small non-negative integer.
+    #[inline]
+    pub(crate) fn field(&mut self) -> Option<Field<'a>> {
         match self.peek()? {
-            b'"' => self
-                .plain_str()
-                .map(|s| Scalar::Str(CompactString::from(s))),
-            b'n' => self.lit(b"null").map(|_| Scalar::Null),
-            b't' => self.lit(b"true").map(|_| Scalar::Bool(true)),
-            b'f' => self.lit(b"false").map(|_| Scalar::Bool(false)),
-            b'0'..=b'9' => self.small_integer().map(|n| Scalar::Num(n as f64)),
+            b'"' => self.plain_str().map(Field::Str),
+            b'n' => self.lit(b"null").map(|_| Field::Null),
+            b't' => self.lit(b"true").map(|_| Field::Bool(true)),
+            b'f' => self.lit(b"false").map(|_| Field::Bool(false)),
+            b'0'..=b'9' => self.small_integer().map(|n| Field::Num(n as f64)),
             _ => None,
         }
     }
@@ -422,16 +586,6 @@ impl<'a> Cursor<'a> {
             return None;
         }
         Some(digits.iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0')))
-    }
-
-    /// Skips a value and reports whether it was `null`. Strings and numbers
-    /// are only accepted where serde, which decodes them here, surely would.
-    pub(crate) fn is_null(&mut self) -> Option<bool> {
-        match self.peek()? {
-            b'n' => self.lit(b"null").map(|_| true),
-            b'-' | b'0'..=b'9' => None,
-            _ => self.skip_value().map(|_| false),
-        }
     }
 }
 
@@ -531,7 +685,7 @@ mod tests {
 
     #[test]
     fn scalars() {
-        let read = |s: &str| Cursor::new(s.as_bytes()).scalar();
+        let read = |s: &str| Cursor::new(s.as_bytes()).field().map(Field::to_scalar);
         assert_eq!(read(r#""ab""#), Some(Scalar::Str("ab".into())));
         assert_eq!(read("null"), Some(Scalar::Null));
         assert_eq!(read("false"), Some(Scalar::Bool(false)));

@@ -4,6 +4,8 @@
 use super::content::BlockKind;
 use super::fields::{Obj, Scalar, Short, StrLen};
 use super::jsvalue::JsValue;
+use super::line::UsageFields;
+pub use super::line::UsageTotals;
 use super::read::LineMeta;
 use crate::jstext::date as jsdate;
 use compact_str::CompactString;
@@ -146,13 +148,6 @@ pub enum Parent {
 pub struct Span {
     pub offset: u64,
     pub len: u64,
-}
-
-/// Token and cost totals one entry adds to the session.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct UsageTotals {
-    pub tokens: f64,
-    pub cost: f64,
 }
 
 /// A tool call inside an assistant message, with the arguments pi's
@@ -322,49 +317,6 @@ impl Entry {
 
 // ---------------------------------------------------------------------------
 // The index pass: serde structs that read only what the index keeps.
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-pub(crate) struct UsageFields {
-    #[serde(rename = "totalTokens")]
-    total_tokens: Scalar,
-    input: Scalar,
-    output: Scalar,
-    #[serde(rename = "cacheRead")]
-    cache_read: Scalar,
-    #[serde(rename = "cacheWrite")]
-    cache_write: Scalar,
-    cost: Obj<CostFields>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct CostFields {
-    total: Scalar,
-}
-
-impl UsageFields {
-    pub(crate) fn totals(&self) -> UsageTotals {
-        let tokens = self.total_tokens.as_f64().unwrap_or_else(|| {
-            [
-                &self.input,
-                &self.output,
-                &self.cache_read,
-                &self.cache_write,
-            ]
-            .iter()
-            .filter_map(|s| s.as_f64())
-            .sum()
-        });
-        let cost = self
-            .cost
-            .0
-            .as_ref()
-            .and_then(|c| c.total.as_f64())
-            .unwrap_or(0.0);
-        UsageTotals { tokens, cost }
-    }
-}
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -677,41 +629,6 @@ pub(crate) enum LineParse {
     Invalid(String),
 }
 
-/// Parses one line for the index, from its bytes, which need not be UTF-8:
-/// the fast path checks them as it goes, and otherwise they are decoded
-/// first (noted in `meta.lossy`). Objects with duplicate keys (valid JSON;
-/// the last value wins, as in JavaScript) take a slower path.
-pub(crate) fn parse_line_bytes<M: Depth>(line: &[u8], meta: &mut LineMeta) -> LineParse {
-    if !M::FULL {
-        if let Some(entry) = super::quick::structure_entry(line, *meta) {
-            return LineParse::Entry(entry);
-        }
-    }
-    let (text, lossy) = super::read::line_text(line, meta.offset);
-    meta.lossy = lossy;
-    parse_text::<M>(&text, *meta)
-}
-
-/// [`parse_line_bytes`] at outline depth ([`super::Detail::Outline`]): read
-/// as at structure depth, then a message's info is cut down to its brief.
-pub(crate) fn parse_line_outline(line: &[u8], meta: &mut LineMeta) -> LineParse {
-    if let Some((entry, brief)) = super::quick::outline_entry(line, *meta) {
-        return LineParse::Outlined(entry, brief);
-    }
-    let (text, lossy) = super::read::line_text(line, meta.offset);
-    meta.lossy = lossy;
-    match parse_text::<Structure>(&text, *meta) {
-        LineParse::Entry(mut e) => match std::mem::take(&mut e.info) {
-            Info::Message(m) => LineParse::Outlined(e, Brief::of(*m)),
-            info => {
-                e.info = info;
-                LineParse::Entry(e)
-            }
-        },
-        other => other,
-    }
-}
-
 /// What the context needs of a message: kept for each message at outline
 /// depth, where messages carry no [`MessageInfo`].
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -733,14 +650,7 @@ impl Brief {
     }
 }
 
-fn parse_text<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
-    if text.trim().is_empty() {
-        return LineParse::Blank;
-    }
-    parse_line_serde::<M>(text, meta)
-}
-
-/// [`parse_line`] by serde alone: any line JavaScript's `JSON.parse`
+/// A line by serde alone: any line JavaScript's `JSON.parse`
 /// accepts, read as pi reads it. serde_json refuses some (lone surrogate
 /// escapes, numbers beyond f64, duplicate keys in a struct) and reads ids of
 /// other types without their value; those lines go through [`JsValue`].
@@ -1089,8 +999,11 @@ pub(crate) fn scalar_ms(s: &Scalar) -> Option<i64> {
 mod tests {
     use super::*;
 
-    fn parse_line<M: Depth>(text: &str, mut meta: LineMeta) -> LineParse {
-        parse_line_bytes::<M>(text.as_bytes(), &mut meta)
+    fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
+        if text.trim().is_empty() {
+            return LineParse::Blank;
+        }
+        parse_line_serde::<M>(text, meta)
     }
 
     fn entry(line: &str) -> Entry {

@@ -12,6 +12,7 @@ pub mod fork;
 mod ids;
 pub mod jskey;
 pub mod jsvalue;
+pub(crate) mod line;
 mod lock;
 pub mod migrate;
 mod quick;
@@ -227,7 +228,8 @@ impl Detail {
         first_line: u32,
         sink: impl FnMut(LineMeta, LineParse) -> ControlFlow<()>,
     ) -> std::io::Result<read::ScanEnd> {
-        use entry::{Full, Structure, parse_line_bytes, parse_line_outline};
+        use entry::{Full, Structure};
+        use quick::{parse_line_bytes, parse_line_outline};
         match self {
             Detail::Full => {
                 read::scan_unnumbered(file, offset, first_line, parse_line_bytes::<Full>, sink)

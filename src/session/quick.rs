@@ -1,65 +1,68 @@
-//! The index pass's fast path at structure depth: one validating pass over a
-//! plain message line that picks out what the tree and the context need.
+//! The index pass's reading of one line: plain message lines through the
+//! one line reader's fast path ([`super::line`]), everything else through
+//! the serde structs in `entry`.
 //!
-//! It reads the same fields as the serde structs in `entry` and hands every
+//! The fast path reads the same fields as those structs and hands every
 //! line it is not sure about (another entry type, an escaped key or id, a
-//! duplicate key, an unusual number, damage) to them, so answers cannot
+//! repeated key, an unusual number, damage) to them, so answers cannot
 //! differ; a test holds the two paths equal over the test corpora.
 
-use super::cursor::Cursor;
-use super::entry::{Brief, Entry, Head, Info, Kind, MessageInfo, Role, Span, scalar_key};
-use super::fields::Scalar;
+use super::entry::{
+    Brief, Depth, Entry, Head, Info, Kind, LineParse, MessageInfo, Role, Span, Structure,
+    parse_line_serde,
+};
+use super::line::{LineFacts, Message, MessageFacts, Want, read_fast};
 use super::read::LineMeta;
 use compact_str::CompactString;
 
-/// Top-level keys the serde reader decodes (`LineFields`); a line with any
-/// key here but the five read below goes to it.
-pub(crate) const LINE_KEYS: &[&str] = &[
-    "type",
-    "id",
-    "parentId",
-    "timestamp",
-    "message",
-    "version",
-    "cwd",
-    "parentSession",
-    "summary",
-    "tokensBefore",
-    "firstKeptEntryId",
-    "firstKeptEntryIndex",
-    "retainedTail",
-    "systemMessage",
-    "fromId",
-    "usage",
-    "customType",
-    "content",
-    "display",
-    "targetId",
-    "label",
-    "replacement",
-    "name",
-    "provider",
-    "modelId",
-    "thinkingLevel",
-    "model",
-    "kind",
-];
+/// Parses one line for the index, from its bytes, which need not be UTF-8:
+/// the fast path checks them as it goes, and otherwise they are decoded
+/// first (noted in `meta.lossy`). Objects with repeated keys (valid JSON;
+/// the last value wins, as in JavaScript) take a slower path.
+pub(crate) fn parse_line_bytes<M: Depth>(line: &[u8], meta: &mut LineMeta) -> LineParse {
+    if !M::FULL {
+        if let Some(entry) = structure_entry(line, *meta) {
+            return LineParse::Entry(entry);
+        }
+    }
+    let (text, lossy) = super::read::line_text(line, meta.offset);
+    meta.lossy = lossy;
+    parse_text::<M>(&text, *meta)
+}
 
-/// Sets bit `bit` in `seen`; `None` when it was set (a duplicate key, whose
-/// rules the serde reader knows).
-#[inline]
-fn first(seen: &mut u32, bit: u32) -> Option<()> {
-    let was = *seen & (1 << bit) != 0;
-    *seen |= 1 << bit;
-    (!was).then_some(())
+/// [`parse_line_bytes`] at outline depth ([`super::Detail::Outline`]): read
+/// as at structure depth, then a message's info is cut down to its brief.
+pub(crate) fn parse_line_outline(line: &[u8], meta: &mut LineMeta) -> LineParse {
+    if let Some((entry, brief)) = outline_entry(line, *meta) {
+        return LineParse::Outlined(entry, brief);
+    }
+    let (text, lossy) = super::read::line_text(line, meta.offset);
+    meta.lossy = lossy;
+    match parse_text::<Structure>(&text, *meta) {
+        LineParse::Entry(mut e) => match std::mem::take(&mut e.info) {
+            Info::Message(m) => LineParse::Outlined(e, Brief::of(*m)),
+            info => {
+                e.info = info;
+                LineParse::Entry(e)
+            }
+        },
+        other => other,
+    }
+}
+
+fn parse_text<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
+    if text.trim().is_empty() {
+        return LineParse::Blank;
+    }
+    parse_line_serde::<M>(text, meta)
 }
 
 /// A `message` entry read at structure depth from the bytes of its line,
 /// or `None` to use serde. A line read here is valid UTF-8.
 pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
-    let (head, message) = read_line::<Box<MessageInfo>>(line)?;
+    let (head, message) = plain_message(line)?;
     // Usage is not read at structure depth.
-    let info = Info::Message(message.unwrap_or_default());
+    let info = Info::Message(Box::new(message.map_or_else(MessageInfo::default, info_of)));
     Some(head.into_entry(
         Kind::Message,
         None,
@@ -73,7 +76,13 @@ pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
 /// Like [`structure_entry`], at outline depth: the message's brief instead
 /// of its info (as `parse_line_outline` makes it from a whole info).
 pub(crate) fn outline_entry(line: &[u8], meta: LineMeta) -> Option<(Entry, Brief)> {
-    let (head, message) = read_line::<Brief>(line)?;
+    let (head, message) = plain_message(line)?;
+    let brief = message.map_or_else(Brief::default, |m| Brief {
+        role: Role::from_name(m.role),
+        nullish: m.content.is_nullish(),
+        provider: m.provider.map(CompactString::from),
+        model: m.model.map(CompactString::from),
+    });
     let entry = head.into_entry(
         Kind::Message,
         None,
@@ -82,7 +91,7 @@ pub(crate) fn outline_entry(line: &[u8], meta: LineMeta) -> Option<(Entry, Brief
         span(meta),
         meta.lossy,
     );
-    Some((entry, message.unwrap_or_default()))
+    Some((entry, brief))
 }
 
 fn span(meta: LineMeta) -> Span {
@@ -92,179 +101,60 @@ fn span(meta: LineMeta) -> Span {
     }
 }
 
-/// The shared fields and the message of a plain message line.
-fn read_line<O: MessageOut>(line: &[u8]) -> Option<(Head, Option<O>)> {
-    let mut c = Cursor::new(line);
-    c.ws();
-    let mut seen = 0;
-    let mut head = Head {
-        id: Scalar::Missing,
-        parent_id: Scalar::Missing,
-        timestamp: Scalar::Missing,
-    };
-    let mut message = None;
-    let mut more = c.open_object()?;
-    while more {
-        match c.key()? {
-            b"type" => {
-                first(&mut seen, 0)?;
-                if c.plain_bytes()? != b"message" {
-                    return None;
-                }
-            }
-            b"id" => {
-                first(&mut seen, 1)?;
-                head.id = c.scalar()?;
-            }
-            b"parentId" => {
-                first(&mut seen, 2)?;
-                head.parent_id = c.scalar()?;
-            }
-            b"timestamp" => {
-                first(&mut seen, 3)?;
-                head.timestamp = c.scalar()?;
-            }
-            b"message" => {
-                first(&mut seen, 4)?;
-                message = Some(read_message::<O>(&mut c)?);
-            }
-            key if LINE_KEYS.iter().any(|k| k.as_bytes() == key) => return None,
-            _ => c.skip_value()?,
-        }
-        more = c.member_end()?;
-    }
-    c.ws();
-    // Only message entries: other types read other fields.
-    if !c.at_end() || seen & 1 == 0 {
+/// The shared fields and the message of a plain message line (a message
+/// that is not an object reads as an empty one, as serde reads it).
+fn plain_message(line: &[u8]) -> Option<(Head, Option<MessageFacts<'_>>)> {
+    let LineFacts {
+        kind,
+        id,
+        parent,
+        timestamp,
+        message,
+        other_keys,
+        ..
+    } = read_fast(line, Want::default())?;
+    // Only message entries without other fields serde reads: other types
+    // read other fields.
+    if kind != "message" || other_keys {
         return None;
     }
+    let head = Head {
+        id: id.to_scalar(),
+        parent_id: parent.to_scalar(),
+        timestamp: timestamp.to_scalar(),
+    };
+    let message = match message {
+        Message::Object(m) => Some(m),
+        _ => None,
+    };
     Some((head, message))
 }
 
-/// Where a message's fields go: a whole info, written in place, or a brief.
-trait MessageOut {
-    /// A message as read from an object without fields (content missing
-    /// reads as null).
-    fn empty() -> Self;
-    fn role(&mut self) -> &mut Role;
-    fn nullish(&mut self) -> &mut bool;
-    fn provider(&mut self) -> &mut Option<CompactString>;
-    fn model(&mut self) -> &mut Option<CompactString>;
-    /// The fields only a whole info keeps.
-    fn rest(&mut self) -> Option<&mut MessageInfo>;
-}
-
-impl MessageOut for Box<MessageInfo> {
-    fn empty() -> Self {
-        let mut m = Box::<MessageInfo>::default();
-        m.content.nullish = true;
-        m
-    }
-    fn role(&mut self) -> &mut Role {
-        &mut self.role
-    }
-    fn nullish(&mut self) -> &mut bool {
-        &mut self.content.nullish
-    }
-    fn provider(&mut self) -> &mut Option<CompactString> {
-        &mut self.provider
-    }
-    fn model(&mut self) -> &mut Option<CompactString> {
-        &mut self.model
-    }
-    fn rest(&mut self) -> Option<&mut MessageInfo> {
-        Some(self)
-    }
-}
-
-impl MessageOut for Brief {
-    fn empty() -> Self {
-        Brief {
-            nullish: true,
-            ..Brief::default()
-        }
-    }
-    fn role(&mut self) -> &mut Role {
-        &mut self.role
-    }
-    fn nullish(&mut self) -> &mut bool {
-        &mut self.nullish
-    }
-    fn provider(&mut self) -> &mut Option<CompactString> {
-        &mut self.provider
-    }
-    fn model(&mut self) -> &mut Option<CompactString> {
-        &mut self.model
-    }
-    fn rest(&mut self) -> Option<&mut MessageInfo> {
-        None
-    }
-}
-
-/// The `message` object, read as `MessageFields<Structure>` reads it and
-/// turned into its info as `message_info` does. Fields a brief drops are
-/// still read, so both accept exactly the same lines.
-fn read_message<O: MessageOut>(c: &mut Cursor<'_>) -> Option<O> {
-    let mut m = O::empty();
-    let mut seen = 0;
-    let mut more = c.open_object()?;
-    while more {
-        match c.key()? {
-            b"role" => {
-                first(&mut seen, 0)?;
-                *m.role() = match c.peek()? {
-                    b'"' => Role::from_name(Some(c.plain_str()?)),
-                    _ => Role::from_name(c.scalar()?.as_str()),
-                };
-            }
-            b"content" => {
-                first(&mut seen, 1)?;
-                *m.nullish() = c.is_null()?;
-            }
-            b"provider" => {
-                first(&mut seen, 6)?;
-                *m.provider() = scalar_key(&c.scalar()?);
-            }
-            b"model" => {
-                first(&mut seen, 7)?;
-                *m.model() = scalar_key(&c.scalar()?);
-            }
-            key @ (b"stopReason" | b"toolCallId" | b"toolName" | b"isError" | b"customType"
-            | b"timestamp") => {
-                let bit = match key {
-                    b"stopReason" => 2,
-                    b"toolCallId" => 3,
-                    b"toolName" => 4,
-                    b"isError" => 5,
-                    b"customType" => 8,
-                    _ => 9,
-                };
-                first(&mut seen, bit)?;
-                let value = c.scalar()?;
-                if let Some(info) = m.rest() {
-                    match bit {
-                        2 => info.stop_reason = value.into_compact(),
-                        3 => info.tool_call_id = value.into_compact(),
-                        4 => info.tool_name = value.into_compact(),
-                        5 => info.is_error = value == Scalar::Bool(true),
-                        8 => info.custom_type = value.into_compact(),
-                        _ => info.time_ms = value.as_f64(),
-                    }
-                }
-            }
-            // Skipped at structure depth (errorMessage, command, summary,
-            // usage) or unknown.
-            _ => c.skip_value()?,
-        }
-        more = c.member_end()?;
-    }
-    Some(m)
+/// A message's info as `message_info` makes it (content read as null or
+/// not only, as at structure depth).
+fn info_of(m: MessageFacts<'_>) -> MessageInfo {
+    let compact = |t: Option<&str>| t.map(CompactString::from);
+    let mut info = MessageInfo {
+        role: Role::from_name(m.role),
+        stop_reason: compact(m.stop_reason),
+        tool_call_id: compact(m.tool_call_id),
+        tool_name: compact(m.tool_name),
+        is_error: m.is_error,
+        provider: compact(m.provider),
+        model: compact(m.model),
+        custom_type: compact(m.custom_type),
+        time_ms: m.time,
+        ..MessageInfo::default()
+    };
+    info.content.nullish = m.content.is_nullish();
+    info
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::{LineFields, LineParse, Structure, parse_line_serde};
+    use crate::session::entry::LineFields;
+    use crate::session::line::LINE_KEYS;
     use serde::de::{self, Deserialize, Visitor};
 
     /// Captures the field names serde's derive gives `deserialize_struct`.

@@ -1,0 +1,1227 @@
+//! The one reader of pi's session lines for the facts that are read of
+//! every line: the session index's plain message lines (ids, role, time,
+//! model, the fields a brief keeps) and the catalog's summaries (entry type,
+//! name, label, model, usage, message content and texts).
+//!
+//! Two paths, one answer. [`read_fast`] is a validating pass over the bytes
+//! (with the engine's cursor) for lines as pi writes them; it gives up on
+//! anything it is not sure of (escaped keys or ids, repeated keys it reads,
+//! unusual numbers, surrogate escapes, damage, headers). [`read_slow`] reads
+//! any line `JSON.parse` takes, with serde, and through [`JsValue`] where
+//! serde_json refuses a line JavaScript reads (lone surrogates, numbers
+//! beyond f64, repeated struct keys), so those rules live in one place.
+
+use super::cursor::{Cursor, Field, Guess};
+use super::fields::{Lenient, Obj, Scalar, deserialize_lenient, lenient_deserialize};
+use super::jsvalue::{JsValue, js_number};
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
+use std::borrow::Cow;
+
+/// Text read from a line: in place when it has no escapes.
+pub(crate) type Text<'a> = Cow<'a, str>;
+
+/// Top-level keys the index's serde reader decodes (`LineFields`); a
+/// message line with any key here but the five it reads goes to that reader.
+pub(crate) const LINE_KEYS: &[&str] = &[
+    "type",
+    "id",
+    "parentId",
+    "timestamp",
+    "message",
+    "version",
+    "cwd",
+    "parentSession",
+    "summary",
+    "tokensBefore",
+    "firstKeptEntryId",
+    "firstKeptEntryIndex",
+    "retainedTail",
+    "systemMessage",
+    "fromId",
+    "usage",
+    "customType",
+    "content",
+    "display",
+    "targetId",
+    "label",
+    "replacement",
+    "name",
+    "provider",
+    "modelId",
+    "thinkingLevel",
+    "model",
+    "kind",
+];
+
+/// Which message texts a read decodes (the others are only checked).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Want {
+    pub user_text: bool,
+    pub assistant_text: bool,
+    /// A message's usage totals (otherwise its usage is only checked).
+    pub usage: bool,
+}
+
+/// A `session_info` name as pi's reader sees it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) enum NameField<'a> {
+    Text(Text<'a>),
+    /// Absent or null: the name is cleared.
+    #[default]
+    Clear,
+    /// Any other value: pi's `name.trim()` throws.
+    NotText,
+}
+
+/// What a line's `message` is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) enum Message<'a> {
+    #[default]
+    Missing,
+    Null,
+    /// A string, number, boolean or array.
+    Other,
+    Object(MessageFacts<'a>),
+}
+
+/// A message's `content`, as pi's `extractTextContent` reads it: a string
+/// as it is, the text blocks of a list joined by spaces.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) enum Content<'a> {
+    /// No `content` key.
+    #[default]
+    Missing,
+    Null,
+    /// A string or a list pi reads, whose text was not wanted.
+    Unread,
+    Text(Text<'a>),
+    /// A shape pi's text extraction throws on (not a string or a list, or
+    /// a list holding `null`).
+    Throws,
+}
+
+impl Content<'_> {
+    /// Absent or null (the index's `nullish`).
+    pub(crate) fn is_nullish(&self) -> bool {
+        matches!(self, Content::Missing | Content::Null)
+    }
+}
+
+/// The fields of a message object the index and the summaries read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct MessageFacts<'a> {
+    /// The role when it is a string.
+    pub role: Option<&'a str>,
+    pub content: Content<'a>,
+    /// `message.timestamp` when it is a number.
+    pub time: Option<f64>,
+    pub provider: Option<&'a str>,
+    pub model: Option<&'a str>,
+    pub usage: Option<UsageTotals>,
+    pub stop_reason: Option<&'a str>,
+    pub tool_call_id: Option<&'a str>,
+    pub tool_name: Option<&'a str>,
+    pub custom_type: Option<&'a str>,
+    /// `isError` is `true`.
+    pub is_error: bool,
+}
+
+/// The facts of one line.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct LineFacts<'a> {
+    /// `type` when it is a string ("" otherwise).
+    pub kind: &'a str,
+    pub id: Field<'a>,
+    pub parent: Field<'a>,
+    pub timestamp: Field<'a>,
+    pub message: Message<'a>,
+    pub name: NameField<'a>,
+    pub target: Option<&'a str>,
+    /// `label` is truthy, as pi tests it.
+    pub label_truthy: bool,
+    pub provider: Option<&'a str>,
+    pub model_id: Option<&'a str>,
+    /// The entry's own `usage` (not its message's).
+    pub usage: Option<UsageTotals>,
+    /// A header's `cwd` and `parentSession` when they are strings (read by
+    /// [`read_slow`] only: headers never take the fast path).
+    pub cwd: Option<&'a str>,
+    pub parent_session: Option<&'a str>,
+    /// The line has a top-level key from [`LINE_KEYS`] beyond `type`, `id`,
+    /// `parentId`, `timestamp` and `message`.
+    pub other_keys: bool,
+}
+
+// ---------------------------------------------------------------------------
+// Usage: pi's totals (`totalTokens`, else the sum of the parts; `cost.total`).
+
+/// Token and cost totals one entry adds to the session.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct UsageTotals {
+    pub tokens: f64,
+    pub cost: f64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(crate) struct UsageFields {
+    #[serde(rename = "totalTokens")]
+    total_tokens: Scalar,
+    input: Scalar,
+    output: Scalar,
+    #[serde(rename = "cacheRead")]
+    cache_read: Scalar,
+    #[serde(rename = "cacheWrite")]
+    cache_write: Scalar,
+    cost: Obj<CostFields>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct CostFields {
+    total: Scalar,
+}
+
+impl UsageFields {
+    pub(crate) fn totals(&self) -> UsageTotals {
+        let tokens = self.total_tokens.as_f64().unwrap_or_else(|| {
+            [
+                &self.input,
+                &self.output,
+                &self.cache_read,
+                &self.cache_write,
+            ]
+            .iter()
+            .filter_map(|s| s.as_f64())
+            .sum()
+        });
+        let cost = self
+            .cost
+            .0
+            .as_ref()
+            .and_then(|c| c.total.as_f64())
+            .unwrap_or(0.0);
+        UsageTotals { tokens, cost }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The fast path.
+
+/// Sets bit `bit` in `seen`; `None` when it was set (a repeated key, whose
+/// rules the fallback knows).
+#[inline]
+fn first(seen: &mut u32, bit: u32) -> Option<()> {
+    let was = *seen & (1 << bit) != 0;
+    *seen |= 1 << bit;
+    (!was).then_some(())
+}
+
+/// Reads a line as pi writes it, or `None` when not certain (then use
+/// [`read_slow`]). A line read here is valid UTF-8 and valid JSON.
+pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
+    let mut c = Cursor::new(line);
+    c.ws();
+    let mut f = LineFacts::default();
+    let mut seen = 0;
+    let mut more = c.open_object()?;
+    // The key pi writes next: its entries start with these, in this order.
+    const ID: Guess = Guess::new(b"id");
+    const PARENT: Guess = Guess::new(b"parentId");
+    const TIME: Guess = Guess::new(b"timestamp");
+    const MESSAGE: Guess = Guess::new(b"message");
+    let mut guess = &Guess::new(b"type");
+    while more {
+        let key = c.key_or(guess)?;
+        guess = match key {
+            b"type" => &ID,
+            b"id" => &PARENT,
+            b"parentId" => &TIME,
+            b"timestamp" => &MESSAGE,
+            _ => &Guess::NONE,
+        };
+        match key {
+            b"type" => {
+                first(&mut seen, 0)?;
+                f.kind = c.plain_str()?;
+            }
+            b"id" => {
+                first(&mut seen, 1)?;
+                f.id = c.field()?;
+            }
+            b"parentId" => {
+                first(&mut seen, 2)?;
+                f.parent = c.field()?;
+            }
+            b"timestamp" => {
+                first(&mut seen, 3)?;
+                f.timestamp = c.field()?;
+            }
+            b"message" => {
+                first(&mut seen, 4)?;
+                f.message = match c.peek()? {
+                    b'{' => Message::Object(message(&mut c, want)?),
+                    b'n' => c.lit(b"null").map(|_| Message::Null)?,
+                    _ => c.skip_value().map(|_| Message::Other)?,
+                };
+            }
+            key @ (b"name" | b"targetId" | b"label" | b"provider" | b"modelId" | b"usage") => {
+                f.other_keys = true;
+                match key {
+                    b"name" => {
+                        first(&mut seen, 5)?;
+                        f.name = match c.peek()? {
+                            b'"' => NameField::Text(c.string()?),
+                            b'n' => c.lit(b"null").map(|_| NameField::Clear)?,
+                            _ => c.skip_value().map(|_| NameField::NotText)?,
+                        };
+                    }
+                    b"targetId" => {
+                        first(&mut seen, 6)?;
+                        f.target = text_or_skip(&mut c)?;
+                    }
+                    b"label" => {
+                        first(&mut seen, 7)?;
+                        f.label_truthy = truthy(&mut c)?;
+                    }
+                    b"provider" => {
+                        first(&mut seen, 8)?;
+                        f.provider = text_or_skip(&mut c)?;
+                    }
+                    b"modelId" => {
+                        first(&mut seen, 9)?;
+                        f.model_id = text_or_skip(&mut c)?;
+                    }
+                    _ => {
+                        first(&mut seen, 10)?;
+                        f.usage = usage(&mut c)?;
+                    }
+                }
+            }
+            key => {
+                if LINE_KEYS.iter().any(|k| k.as_bytes() == key) {
+                    f.other_keys = true;
+                }
+                c.skip_value()?;
+            }
+        }
+        more = c.member_end()?;
+    }
+    c.ws();
+    // Headers (and lines without a type) are read by the fallback.
+    if !c.at_end() || seen & 1 == 0 || f.kind == "session" {
+        return None;
+    }
+    Some(f)
+}
+
+/// The `message` object.
+fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
+    let mut m = MessageFacts::default();
+    let mut seen = 0;
+    let mut more = c.open_object()?;
+    // pi's order of a message's keys, by role.
+    const CONTENT: Guess = Guess::new(b"content");
+    const TOOL_CALL: Guess = Guess::new(b"toolCallId");
+    const TOOL_NAME: Guess = Guess::new(b"toolName");
+    const DETAILS: Guess = Guess::new(b"details");
+    const IS_ERROR: Guess = Guess::new(b"isError");
+    const API: Guess = Guess::new(b"api");
+    const PROVIDER: Guess = Guess::new(b"provider");
+    const MODEL: Guess = Guess::new(b"model");
+    const USAGE: Guess = Guess::new(b"usage");
+    const STOP: Guess = Guess::new(b"stopReason");
+    const TIME: Guess = Guess::new(b"timestamp");
+    let mut guess = &Guess::new(b"role");
+    while more {
+        let key = c.key_or(guess)?;
+        guess = match (m.role, key) {
+            (Some("toolResult"), b"toolCallId") => &TOOL_NAME,
+            (Some("toolResult"), b"toolName") => &CONTENT,
+            (Some("toolResult"), b"content") => &DETAILS,
+            (Some("toolResult"), b"details") => &IS_ERROR,
+            (Some("assistant"), b"content") => &API,
+            (Some("assistant"), b"api") => &PROVIDER,
+            (Some("assistant"), b"provider") => &MODEL,
+            (Some("assistant"), b"model") => &USAGE,
+            (Some("assistant"), b"usage") => &STOP,
+            (_, b"content" | b"isError" | b"stopReason") => &TIME,
+            _ => &Guess::NONE,
+        };
+        match key {
+            b"role" => {
+                first(&mut seen, 0)?;
+                m.role = text_or_skip(c)?;
+                guess = match m.role {
+                    Some("toolResult") => &TOOL_CALL,
+                    _ => &CONTENT,
+                };
+            }
+            b"content" => {
+                first(&mut seen, 1)?;
+                let text = match m.role {
+                    Some("user") => want.user_text,
+                    Some("assistant") => want.assistant_text,
+                    Some(_) => false,
+                    // The role comes later: whether the text is wanted is
+                    // not known yet.
+                    None if want.user_text || want.assistant_text => return None,
+                    None => false,
+                };
+                m.content = content(c, text)?;
+            }
+            b"timestamp" => {
+                first(&mut seen, 2)?;
+                m.time = number_or_skip(c)?;
+            }
+            // pi echoes a model of any type; only a string is read here.
+            b"provider" => {
+                first(&mut seen, 3)?;
+                m.provider = Some(text_only(c)?);
+            }
+            b"model" => {
+                first(&mut seen, 4)?;
+                m.model = Some(text_only(c)?);
+            }
+            b"usage" => {
+                first(&mut seen, 5)?;
+                if want.usage {
+                    m.usage = usage(c)?;
+                } else {
+                    c.skip_value()?;
+                }
+            }
+            b"stopReason" => {
+                first(&mut seen, 6)?;
+                m.stop_reason = text_or_skip(c)?;
+            }
+            b"toolCallId" => {
+                first(&mut seen, 7)?;
+                m.tool_call_id = text_or_skip(c)?;
+            }
+            b"toolName" => {
+                first(&mut seen, 8)?;
+                m.tool_name = text_or_skip(c)?;
+            }
+            b"customType" => {
+                first(&mut seen, 9)?;
+                m.custom_type = text_or_skip(c)?;
+            }
+            b"isError" => {
+                first(&mut seen, 10)?;
+                m.is_error = match c.peek()? {
+                    b't' => c.lit(b"true").map(|_| true)?,
+                    _ => c.skip_value().map(|_| false)?,
+                };
+            }
+            _ => c.skip_value()?,
+        }
+        more = c.member_end()?;
+    }
+    Some(m)
+}
+
+/// A message's content, its text decoded when `text` is set. Tool output
+/// (most of a file's bytes) is only checked.
+fn content<'a>(c: &mut Cursor<'a>, text: bool) -> Option<Content<'a>> {
+    match c.peek()? {
+        b'n' => c.lit(b"null").map(|_| Content::Null),
+        b'"' if text => c.string().map(Content::Text),
+        b'"' => c.skip_value().map(|_| Content::Unread),
+        b'[' => {
+            c.bump()?;
+            c.ws();
+            let mut joined: Option<Text<'a>> = None;
+            let mut throws = false;
+            if c.peek()? == b']' {
+                c.bump()?;
+            } else {
+                loop {
+                    match c.peek()? {
+                        b'n' => {
+                            c.lit(b"null")?;
+                            throws = true;
+                        }
+                        b'{' if text => {
+                            if let Some(t) = text_block(c)? {
+                                joined = Some(match joined {
+                                    None => t,
+                                    Some(before) => {
+                                        let mut s = before.into_owned();
+                                        s.push(' ');
+                                        s.push_str(&t);
+                                        Cow::Owned(s)
+                                    }
+                                });
+                            }
+                        }
+                        _ => c.skip_value()?,
+                    }
+                    c.ws();
+                    match c.bump()? {
+                        b',' => c.ws(),
+                        b']' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            Some(match (throws, text) {
+                (true, _) => Content::Throws,
+                (false, true) => Content::Text(joined.unwrap_or_default()),
+                (false, false) => Content::Unread,
+            })
+        }
+        _ => c.skip_value().map(|_| Content::Throws),
+    }
+}
+
+/// A content block: its text when its type is `"text"` (a missing or null
+/// text joins as ""; any other value is left to the fallback).
+fn text_block<'a>(c: &mut Cursor<'a>) -> Option<Option<Text<'a>>> {
+    let mut is_text = false;
+    let mut text = None;
+    walk_object(c, &[b"type", b"text"], |key, c| {
+        match key {
+            Some(0) => {
+                is_text = match c.peek()? {
+                    b'"' => c.plain_str()? == "text",
+                    _ => c.skip_value().map(|_| false)?,
+                }
+            }
+            Some(1) => {
+                text = match c.peek()? {
+                    b'"' => Some(c.string()?),
+                    b'n' => c.lit(b"null").map(|_| None)?,
+                    _ => return None,
+                }
+            }
+            _ => c.skip_value()?,
+        }
+        Some(())
+    })?;
+    Some(is_text.then(|| text.unwrap_or_default()))
+}
+
+/// Whether a value is truthy in JavaScript.
+fn truthy(c: &mut Cursor<'_>) -> Option<bool> {
+    let start = c.pos();
+    let first = c.peek()?;
+    c.skip_value()?;
+    Some(match first {
+        b'"' => c.pos() - start > 2,
+        b'n' | b'f' => false,
+        b'-' | b'0'..=b'9' => {
+            let n = number_value(c.bytes(start)?)?;
+            n != 0.0 && !n.is_nan()
+        }
+        _ => true,
+    })
+}
+
+/// A number's value, or `None` for any other (valid) value.
+fn number_or_skip(c: &mut Cursor<'_>) -> Option<Option<f64>> {
+    let start = c.pos();
+    let is_number = matches!(c.peek()?, b'-' | b'0'..=b'9');
+    c.skip_value()?;
+    if !is_number {
+        return Some(None);
+    }
+    number_value(c.bytes(start)?).map(Some)
+}
+
+/// A string without escapes, or `None` for any other (valid) value that is
+/// not a string. A string with escapes is left to the fallback.
+/// A string value; anything else is left to the fallback.
+fn text_only<'a>(c: &mut Cursor<'a>) -> Option<&'a str> {
+    if c.peek()? == b'"' {
+        c.plain_str()
+    } else {
+        None
+    }
+}
+
+fn text_or_skip<'a>(c: &mut Cursor<'a>) -> Option<Option<&'a str>> {
+    if c.peek()? == b'"' {
+        c.plain_str().map(Some)
+    } else {
+        c.skip_value().map(|_| None)
+    }
+}
+
+/// Walks an object's keys: `visit(index in watched, cursor)` reads or
+/// skips the value. A repeated watched key sends the line to the fallback.
+fn walk_object<'a>(
+    c: &mut Cursor<'a>,
+    watched: &[&[u8]],
+    mut visit: impl FnMut(Option<usize>, &mut Cursor<'a>) -> Option<()>,
+) -> Option<()> {
+    if !c.open_object()? {
+        return Some(());
+    }
+    let mut seen = 0u32;
+    loop {
+        let key = c.key()?;
+        let key = watched.iter().position(|w| *w == key);
+        if let Some(k) = key {
+            first(&mut seen, k as u32)?;
+        }
+        visit(key, c)?;
+        if !c.member_end()? {
+            return Some(());
+        }
+    }
+}
+
+const USAGE_KEYS: [&[u8]; 6] = [
+    b"totalTokens",
+    b"input",
+    b"output",
+    b"cacheRead",
+    b"cacheWrite",
+    b"cost",
+];
+
+/// Usage totals as [`UsageFields::totals`] makes them, when `usage` is an
+/// object (read in place).
+fn usage(c: &mut Cursor<'_>) -> Option<Option<UsageTotals>> {
+    if c.peek()? != b'{' {
+        return c.skip_value().map(|_| None);
+    }
+    let mut parts = [None; 5];
+    let mut cost = None;
+    walk_object(c, &USAGE_KEYS, |key, c| match key {
+        Some(5) if c.peek() == Some(b'{') => walk_object(c, &[b"total"], |k, c| {
+            if k == Some(0) {
+                cost = number_or_skip(c)?;
+                Some(())
+            } else {
+                c.skip_value()
+            }
+        }),
+        Some(k) if k < 5 => {
+            parts[k] = number_or_skip(c)?;
+            Some(())
+        }
+        _ => c.skip_value(),
+    })?;
+    let tokens = parts[0].unwrap_or_else(|| parts[1..].iter().flatten().sum());
+    Some(Some(UsageTotals {
+        tokens,
+        cost: cost.unwrap_or(0.0),
+    }))
+}
+
+/// The value of a valid JSON number without an exponent: plain integers
+/// directly, others through the standard (correctly rounded) parser.
+fn number_value(text: &[u8]) -> Option<f64> {
+    if text.len() <= 15 && text.iter().all(u8::is_ascii_digit) {
+        return Some(text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64);
+    }
+    std::str::from_utf8(text).ok()?.parse::<f64>().ok()
+}
+
+// ---------------------------------------------------------------------------
+// The fallback.
+
+/// What became of a line [`read_slow`] read.
+pub(crate) enum Slow<M: TextMode> {
+    Object(Box<SlowLine<M>>),
+    /// `null`, `false`, `0`, `""`: pi skips these lines.
+    Falsy,
+    /// Any other value that is not an object.
+    Truthy,
+    /// Not JSON (or blank).
+    Invalid,
+}
+
+/// Reads any line `JSON.parse` reads. serde_json refuses some that
+/// JavaScript takes (lone surrogate escapes, numbers beyond f64, a repeated
+/// key of a struct): those are parsed exactly and read again as serde
+/// reads them (the last of repeated keys wins, as in JavaScript).
+pub(crate) fn read_slow<M: TextMode>(text: &str) -> Slow<M> {
+    // serde would also read a struct from an array: objects only.
+    if text.trim_start().starts_with('{') {
+        if let Ok(line) = serde_json::from_str::<SlowLine<M>>(text) {
+            return Slow::Object(Box::new(line));
+        }
+    }
+    let Ok(value) = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r'])) else {
+        return Slow::Invalid;
+    };
+    if value.is_object() {
+        match serde_json::from_str::<SlowLine<M>>(&value.to_serde_text()) {
+            Ok(line) => Slow::Object(Box::new(line)),
+            Err(_) => Slow::Invalid,
+        }
+    } else if value.is_truthy() {
+        Slow::Truthy
+    } else {
+        Slow::Falsy
+    }
+}
+
+/// Whether assistant texts are decoded by the fallback (user texts always
+/// are), or only checked.
+pub(crate) trait TextMode: Default {
+    const KEEP: bool;
+}
+
+#[derive(Default)]
+pub(crate) struct KeepText;
+impl TextMode for KeepText {
+    const KEEP: bool = true;
+}
+
+#[derive(Default)]
+pub(crate) struct SkipText;
+impl TextMode for SkipText {
+    const KEEP: bool = false;
+}
+
+/// A line as the fallback reads it; [`SlowLine::facts`] are the facts.
+#[derive(Deserialize, Default)]
+#[serde(default, bound(deserialize = "M: TextMode"))]
+pub(crate) struct SlowLine<M: TextMode> {
+    #[serde(rename = "type")]
+    kind: Scalar,
+    id: Scalar,
+    #[serde(rename = "parentId")]
+    parent_id: Scalar,
+    timestamp: Scalar,
+    cwd: Scalar,
+    #[serde(rename = "parentSession")]
+    parent_session: Scalar,
+    message: MessageValue<M>,
+    name: Scalar,
+    #[serde(rename = "targetId")]
+    target_id: Scalar,
+    label: Scalar,
+    provider: Scalar,
+    #[serde(rename = "modelId")]
+    model_id: Scalar,
+    usage: Obj<Box<UsageFields>>,
+}
+
+impl<M: TextMode> SlowLine<M> {
+    pub(crate) fn facts(&self) -> LineFacts<'_> {
+        let message = match &self.message {
+            MessageValue::Missing(_) => Message::Missing,
+            MessageValue::Null => Message::Null,
+            MessageValue::Other => Message::Other,
+            MessageValue::Object(m) => Message::Object(MessageFacts {
+                role: m.role.as_str(),
+                content: match (&m.content, m.has_content) {
+                    (_, false) => Content::Missing,
+                    (ContentText::Text(t), true) => Content::Text(Cow::Borrowed(t)),
+                    (ContentText::Unread, true) => Content::Unread,
+                    (ContentText::Null, true) => Content::Null,
+                    (ContentText::Throws, true) => Content::Throws,
+                },
+                time: m.timestamp.as_f64(),
+                provider: m.provider.as_str(),
+                model: m.model.as_str(),
+                usage: m.usage.0.as_ref().map(|u| u.totals()),
+                ..MessageFacts::default()
+            }),
+        };
+        LineFacts {
+            kind: self.kind.as_str().unwrap_or(""),
+            id: Field::of(&self.id),
+            parent: Field::of(&self.parent_id),
+            timestamp: Field::of(&self.timestamp),
+            message,
+            name: match &self.name {
+                Scalar::Str(s) => NameField::Text(Cow::Borrowed(s)),
+                Scalar::Missing | Scalar::Null => NameField::Clear,
+                _ => NameField::NotText,
+            },
+            target: self.target_id.as_str(),
+            label_truthy: self.label.is_truthy(),
+            provider: self.provider.as_str(),
+            model_id: self.model_id.as_str(),
+            usage: self.usage.0.as_ref().map(|u| u.totals()),
+            cwd: self.cwd.as_str(),
+            parent_session: self.parent_session.as_str(),
+            other_keys: false,
+        }
+    }
+}
+
+lenient_deserialize!(ContentShape, BlockShape, ContentText, Block, JsText);
+
+enum MessageValue<M> {
+    Missing(std::marker::PhantomData<M>),
+    Null,
+    Other,
+    Object(Box<MessageFields>),
+}
+
+impl<M> Default for MessageValue<M> {
+    fn default() -> Self {
+        MessageValue::Missing(std::marker::PhantomData)
+    }
+}
+
+impl<'de, M: TextMode> Lenient<'de> for MessageValue<M> {
+    fn from_str(_: &str) -> Self {
+        MessageValue::Other
+    }
+    fn from_num(_: f64) -> Self {
+        MessageValue::Other
+    }
+    fn from_bool(_: bool) -> Self {
+        MessageValue::Other
+    }
+    fn from_null() -> Self {
+        MessageValue::Null
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(MessageValue::Other)
+    }
+    fn from_map<A: MapAccess<'de>>(a: A) -> Result<Self, A::Error> {
+        read_message::<M, A>(a).map(|m| MessageValue::Object(Box::new(m)))
+    }
+}
+
+impl<'de, M: TextMode> Deserialize<'de> for MessageValue<M> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_lenient(d)
+    }
+}
+
+#[derive(Default)]
+struct MessageFields {
+    role: Scalar,
+    has_content: bool,
+    content: ContentText,
+    timestamp: Scalar,
+    usage: Obj<Box<UsageFields>>,
+    provider: Scalar,
+    model: Scalar,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum MessageKey {
+    Role,
+    Content,
+    Timestamp,
+    Usage,
+    Provider,
+    Model,
+    #[serde(other)]
+    Other,
+}
+
+/// Reads a message object; the last of repeated keys wins. Tool output
+/// (most of a file) is skipped unread when the role came first.
+fn read_message<'de, M: TextMode, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Error> {
+    let mut m = MessageFields::default();
+    while let Some(key) = a.next_key::<MessageKey>()? {
+        match key {
+            MessageKey::Role => m.role = a.next_value()?,
+            MessageKey::Content => {
+                m.has_content = true;
+                match m.role.as_str() {
+                    Some("user") => m.content = a.next_value()?,
+                    Some("assistant") if !M::KEEP => {
+                        m.content = a.next_value::<ContentShape>()?.0;
+                    }
+                    Some("assistant") | None => m.content = a.next_value()?,
+                    // Not a turn: its content is not read.
+                    Some(_) => {
+                        a.next_value::<IgnoredAny>()?;
+                        m.content = ContentText::Unread;
+                    }
+                }
+            }
+            MessageKey::Timestamp => m.timestamp = a.next_value()?,
+            MessageKey::Usage => m.usage = a.next_value()?,
+            MessageKey::Provider => m.provider = a.next_value()?,
+            MessageKey::Model => m.model = a.next_value()?,
+            MessageKey::Other => {
+                a.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// pi's `extractTextContent`: a string as it is, the text blocks of a list
+/// joined by spaces; any other value makes pi's reader throw.
+#[derive(Default)]
+enum ContentText {
+    Text(String),
+    /// A valid shape whose text was not needed.
+    Unread,
+    Null,
+    #[default]
+    Throws,
+}
+
+/// Content checked for the shapes pi's reader throws on, text skipped unread.
+#[derive(Default)]
+struct ContentShape(ContentText);
+
+impl<'de> Lenient<'de> for ContentShape {
+    fn from_str(_: &str) -> Self {
+        ContentShape(ContentText::Unread)
+    }
+    fn from_null() -> Self {
+        ContentShape(ContentText::Null)
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut throws = false;
+        while let Some(block) = a.next_element::<BlockShape>()? {
+            throws |= block.0;
+        }
+        Ok(ContentShape(if throws {
+            ContentText::Throws
+        } else {
+            ContentText::Unread
+        }))
+    }
+}
+
+/// Whether a content block is null (`block.type` throws on it).
+#[derive(Default)]
+struct BlockShape(bool);
+
+impl<'de> Lenient<'de> for BlockShape {
+    fn from_null() -> Self {
+        BlockShape(true)
+    }
+}
+
+impl<'de> Lenient<'de> for ContentText {
+    fn from_str(v: &str) -> Self {
+        ContentText::Text(v.to_string())
+    }
+    fn from_null() -> Self {
+        ContentText::Null
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut out = String::new();
+        let mut first = true;
+        let mut throws = false;
+        while let Some(block) = a.next_element::<Block>()? {
+            match block {
+                Block::Null => throws = true,
+                Block::Other => {}
+                Block::Text(t) => {
+                    if !first {
+                        out.push(' ');
+                    }
+                    first = false;
+                    out.push_str(&t);
+                }
+            }
+        }
+        Ok(if throws {
+            ContentText::Throws
+        } else {
+            ContentText::Text(out)
+        })
+    }
+}
+
+#[derive(Default)]
+enum Block {
+    #[default]
+    Other,
+    /// `block.type` on null throws.
+    Null,
+    Text(String),
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum BlockKey {
+    Type,
+    Text,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Lenient<'de> for Block {
+    fn from_null() -> Self {
+        Block::Null
+    }
+    fn from_map<A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut kind = Scalar::Missing;
+        let mut text = JsText::default();
+        while let Some(key) = a.next_key::<BlockKey>()? {
+            match key {
+                BlockKey::Type => kind = a.next_value()?,
+                BlockKey::Text => text = a.next_value()?,
+                BlockKey::Other => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(if kind.as_str() == Some("text") {
+            Block::Text(text.0)
+        } else {
+            Block::Other
+        })
+    }
+}
+
+/// A value as JavaScript's `Array.prototype.join` turns it into text
+/// (`null` and a missing value are "").
+#[derive(Default)]
+struct JsText(String);
+
+impl<'de> Lenient<'de> for JsText {
+    fn from_str(v: &str) -> Self {
+        JsText(v.to_string())
+    }
+    fn from_num(n: f64) -> Self {
+        JsText(js_number(n))
+    }
+    fn from_bool(b: bool) -> Self {
+        JsText(b.to_string())
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut parts = Vec::new();
+        while let Some(part) = a.next_element::<JsText>()? {
+            parts.push(part.0);
+        }
+        Ok(JsText(parts.join(",")))
+    }
+    fn from_map<A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(JsText("[object Object]".to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Want = Want {
+        user_text: true,
+        assistant_text: true,
+        usage: true,
+    };
+    const NONE: Want = Want {
+        user_text: false,
+        assistant_text: false,
+        usage: false,
+    };
+
+    const TOOL: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x\n\"y\" \u00e9 ü"}],"details":{"n":-1.5,"ok":true,"z":null,"e":[],"o":{}},"isError":false,"timestamp":1}}"#;
+
+    fn message<'a>(f: &LineFacts<'a>) -> MessageFacts<'a> {
+        match &f.message {
+            Message::Object(m) => MessageFacts {
+                role: m.role,
+                content: match &m.content {
+                    Content::Text(t) => Content::Text(Cow::Owned(t.to_string())),
+                    Content::Missing => Content::Missing,
+                    Content::Null => Content::Null,
+                    Content::Unread => Content::Unread,
+                    Content::Throws => Content::Throws,
+                },
+                time: m.time,
+                usage: m.usage,
+                is_error: m.is_error,
+                tool_name: m.tool_name,
+                ..MessageFacts::default()
+            },
+            other => panic!("not a message object: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_tool_output_lines() {
+        let f = read_fast(TOOL.as_bytes(), ALL).expect("fast");
+        assert_eq!(f.kind, "message");
+        assert_eq!(f.id, Field::Str("a1"));
+        assert_eq!(f.parent, Field::Str("p0"));
+        assert!(!f.other_keys);
+        let m = message(&f);
+        assert_eq!(m.role, Some("toolResult"));
+        assert_eq!(m.tool_name, Some("bash"));
+        assert_eq!(
+            (m.content, m.time, m.is_error),
+            (Content::Unread, Some(1.0), false)
+        );
+        let null_parent = TOOL.replace(r#""parentId":"p0""#, r#""parentId":null"#);
+        let f = read_fast(null_parent.as_bytes(), NONE).expect("fast");
+        assert_eq!(f.parent, Field::Null);
+    }
+
+    #[test]
+    fn leaves_everything_uncertain_to_the_fallback() {
+        let cases = [
+            TOOL.replace(r#""isError":false"#, r#""timestamp":2"#),
+            TOOL.replace(r#""isError":false"#, r#""role":"user""#),
+            TOOL.replace(r#""a1""#, r#""a\u0031""#),
+            TOOL.replace(r#""type":"message""#, r#""type":"mess\u0061ge""#),
+            TOOL.replace(r#""type":"message""#, r#""type":"message","type":"label""#),
+            // Perhaps beyond f64: the fallback reads it as JavaScript does.
+            TOOL.replace("-1.5", "-1.5e+3"),
+            TOOL.replace("-1.5", "1e400"),
+            // Surrogate escapes, perhaps lone.
+            TOOL.replace(r#"\u00e9"#, r#"\ud800"#),
+            // Not valid JSON in many small ways.
+            TOOL.replace("-1.5", "-01"),
+            TOOL.replace("-1.5", "1."),
+            TOOL.replace("true", "tru"),
+            TOOL.replace(r#"\u00e9"#, r#"\u00g9"#),
+            TOOL.replace(r#"\n"#, r#"\x"#),
+            TOOL.replace(r#"\n"#, "\n"),
+            TOOL.replace(r#""e":[]"#, r#""e":[1,]"#),
+            TOOL.replace(r#""o":{}"#, r#""o":{"a":1,}"#),
+            format!("{TOOL} x"),
+            TOOL[..TOOL.len() - 1].to_string(),
+            TOOL[..TOOL.len() / 2].to_string(),
+            // Headers are the fallback's.
+            r#"{"type":"session","id":"s","cwd":"/p"}"#.to_string(),
+            r#"{"id":"a","parentId":null}"#.to_string(),
+        ];
+        for case in &cases {
+            assert_eq!(read_fast(case.as_bytes(), ALL), None, "{case}");
+        }
+        assert!(read_fast(format!(" {TOOL}  \r").as_bytes(), ALL).is_some());
+    }
+
+    #[test]
+    fn reads_texts_only_when_wanted() {
+        let line = r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"o\nk"},{"type":"image"},{"type":"text"},{"type":"text","text":"\u00e9"}],"provider":"p","model":"m","usage":{"input":3,"output":4,"cacheRead":1,"cacheWrite":0,"cost":{"input":0.1,"total":0.25}},"stopReason":"stop","timestamp":1767225600000}}"#;
+        let f = read_fast(line.as_bytes(), ALL).expect("fast");
+        let Message::Object(m) = &f.message else {
+            panic!("{f:?}")
+        };
+        // pi joins the text blocks with spaces, a missing text as "".
+        assert_eq!(m.content, Content::Text(Cow::Borrowed("o\nk  é")));
+        assert_eq!(
+            m.usage,
+            Some(UsageTotals {
+                tokens: 8.0,
+                cost: 0.25
+            })
+        );
+        assert_eq!((m.provider, m.model), (Some("p"), Some("m")));
+        assert_eq!(m.stop_reason, Some("stop"));
+        let f = read_fast(line.as_bytes(), NONE).expect("fast");
+        assert_eq!(message(&f).content, Content::Unread);
+        for (odd, content) in [
+            (r#""content":null"#, Content::Null),
+            (r#""content":5"#, Content::Throws),
+            (r#""content":{"text":"x"}"#, Content::Throws),
+            (
+                r#""content":[{"type":"text","text":"x"},null]"#,
+                Content::Throws,
+            ),
+            (r#""content":[]"#, Content::Text(Cow::Borrowed(""))),
+            (r#""content":"a\tb""#, Content::Text(Cow::Borrowed("a\tb"))),
+        ] {
+            let text = line.replace(
+                &line[line.find(r#""content":"#).unwrap()..line.find(r#","provider""#).unwrap()],
+                odd,
+            );
+            let f = read_fast(text.as_bytes(), ALL).expect("fast");
+            assert_eq!(message(&f).content, content, "{text}");
+        }
+        // A text pi would join in its own way is left to the fallback.
+        let odd = line.replace(r#""text":"o\nk""#, r#""text":5"#);
+        assert_eq!(read_fast(odd.as_bytes(), ALL), None);
+        assert!(read_fast(odd.as_bytes(), NONE).is_some());
+        // A role after the content: whether its text is wanted is not known.
+        let late = r#"{"type":"message","message":{"content":"x","role":"user"}}"#;
+        assert_eq!(read_fast(late.as_bytes(), ALL), None);
+        assert!(read_fast(late.as_bytes(), NONE).is_some());
+    }
+
+    #[test]
+    fn reads_other_entries() {
+        let f = read_fast(
+            br#"{"type":"label","id":"l","parentId":"a","targetId":"a","label":"x"}"#,
+            NONE,
+        )
+        .expect("fast");
+        assert_eq!(
+            (f.target, f.label_truthy, f.other_keys),
+            (Some("a"), true, true)
+        );
+        for (label, truthy) in [
+            ("\"\"", false),
+            ("0", false),
+            ("-0.0", false),
+            ("null", false),
+            ("false", false),
+            ("1", true),
+            ("[]", true),
+            ("{}", true),
+            ("\"\\n\"", true),
+        ] {
+            let line = format!(r#"{{"type":"label","id":"l","targetId":"a","label":{label}}}"#);
+            let f = read_fast(line.as_bytes(), NONE).expect("fast");
+            assert_eq!(f.label_truthy, truthy, "{line}");
+        }
+        let name = |v: &str| {
+            let line = format!(r#"{{"type":"session_info","id":"n","name":{v}}}"#);
+            read_fast(line.as_bytes(), NONE).map(|f| match f.name {
+                NameField::Text(t) => NameField::Text(Cow::Owned(t.into_owned())),
+                NameField::Clear => NameField::Clear,
+                NameField::NotText => NameField::NotText,
+            })
+        };
+        assert_eq!(name(r#"" a\tb ""#), Some(NameField::Text(" a\tb ".into())));
+        assert_eq!(name("null"), Some(NameField::Clear));
+        assert_eq!(name("5"), Some(NameField::NotText));
+        let f = read_fast(br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"input":1,"cost":{"total":0.5}}}"#, NONE).expect("fast");
+        assert_eq!(
+            f.usage,
+            Some(UsageTotals {
+                tokens: 5.0,
+                cost: 0.5
+            })
+        );
+        let twice = br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"totalTokens":6}}"#;
+        assert_eq!(read_fast(twice, NONE), None);
+    }
+
+    #[test]
+    fn the_fallback_reads_what_json_parse_reads() {
+        let facts = |text: &str| match read_slow::<KeepText>(text) {
+            Slow::Object(line) => {
+                let f = line.facts();
+                Some((
+                    f.kind.to_string(),
+                    message(&f).content.clone().into_owned_text(),
+                ))
+            }
+            _ => None,
+        };
+        // A lone surrogate (serde_json refuses it) reads as U+FFFD.
+        assert_eq!(
+            facts(r#"{"type":"message","message":{"role":"user","content":"a\udc00"}}"#),
+            Some(("message".into(), Some("a\u{fffd}".into())))
+        );
+        // A number beyond f64, and a repeated key: the last wins.
+        assert_eq!(
+            facts(
+                r#"{"type":"label","type":"message","x":1e400,"message":{"role":"user","content":[{"type":"text","text":[1,[2,null],{}]}]}}"#
+            ),
+            Some(("message".into(), Some("1,2,,[object Object]".into())))
+        );
+        assert!(matches!(read_slow::<SkipText>("null"), Slow::Falsy));
+        assert!(matches!(read_slow::<SkipText>("\"\""), Slow::Falsy));
+        assert!(matches!(read_slow::<SkipText>("[]"), Slow::Truthy));
+        assert!(matches!(read_slow::<SkipText>("{\"a\":"), Slow::Invalid));
+    }
+
+    impl Content<'_> {
+        fn into_owned_text(self) -> Option<String> {
+            match self {
+                Content::Text(t) => Some(t.into_owned()),
+                _ => None,
+            }
+        }
+    }
+}
