@@ -7,8 +7,9 @@
 pub mod live;
 pub mod open;
 pub mod overlay;
+mod then;
 
-use crate::catalog::delete::{Deletable, DeleteMode};
+use crate::catalog::delete::DeleteMode;
 use crate::tui::clock::Clock;
 use crate::tui::config::Config;
 use crate::tui::input::keymap::Scope;
@@ -18,13 +19,13 @@ use crate::tui::overlays::help::{self, Help};
 use crate::tui::panes::picker::PickerPane;
 use crate::tui::panes::preview::PreviewPane;
 use crate::tui::panes::tree::{Content, TreePane};
-use crate::tui::work::jobs::Job;
 use crate::tui::work::resume::Resume;
 use live::LiveReload;
 use open::OpenSession;
 use overlay::Overlay;
 use ratatui::layout::Rect;
 use std::path::PathBuf;
+pub use then::Then;
 
 /// How long a transient message stays in the status bar.
 const MESSAGE_MS: i64 = 6_000;
@@ -45,40 +46,6 @@ pub struct Message {
     pub error: bool,
     /// When it disappears (ms); `None` keeps it until replaced.
     pub until: Option<i64>,
-}
-
-/// What a dialog's Enter leads to.
-#[derive(Debug, Clone)]
-pub enum Then {
-    Close,
-    Label {
-        path: PathBuf,
-        target: String,
-    },
-    Rename {
-        path: PathBuf,
-    },
-    Branch {
-        path: PathBuf,
-        target: String,
-    },
-    Export {
-        path: PathBuf,
-        leaf: String,
-    },
-    /// The sessions as checked when the question was asked.
-    Delete {
-        files: Vec<Deletable>,
-    },
-    DeleteForGood {
-        files: Vec<Deletable>,
-    },
-    /// Work already described (a write the user agreed to do next to pi).
-    Run(Box<Job>),
-    /// Resume in the folder piscope runs in, the session's own being gone.
-    ResumeHere {
-        session: PathBuf,
-    },
 }
 
 /// What piscope does once the screen is left.
