@@ -53,9 +53,22 @@ pub fn collapse_spaces(s: &str) -> Cow<'_, str> {
     };
     let mut out = String::with_capacity(s.len());
     out.push_str(&s[..first_change]);
+    push_runs_as_space(&mut out, &s[first_change..], is_space);
+    Cow::Owned(out)
+}
+
+/// `s.replace(/[…]+/g, " ")` for the class `in_class`: each run of its
+/// characters becomes one space.
+pub fn replace_runs_with_space(s: &str, in_class: impl Fn(char) -> bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_runs_as_space(&mut out, s, in_class);
+    out
+}
+
+fn push_runs_as_space(out: &mut String, s: &str, in_class: impl Fn(char) -> bool) {
     let mut in_run = false;
-    for c in s[first_change..].chars() {
-        if is_space(c) {
+    for c in s.chars() {
+        if in_class(c) {
             if !in_run {
                 out.push(' ');
             }
@@ -65,7 +78,6 @@ pub fn collapse_spaces(s: &str) -> Cow<'_, str> {
             in_run = false;
         }
     }
-    Cow::Owned(out)
 }
 
 /// `String.prototype.toLowerCase`: the full Unicode mapping of the root

@@ -156,20 +156,7 @@ fn no_such_entry(path: &Path, id: &str) -> SessionError {
 
 /// pi's `name.replace(/[\r\n]+/g, " ")`.
 fn collapse_newlines(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut in_run = false;
-    for c in s.chars() {
-        if c == '\r' || c == '\n' {
-            if !in_run {
-                out.push(' ');
-            }
-            in_run = true;
-        } else {
-            out.push(c);
-            in_run = false;
-        }
-    }
-    out
+    crate::jstext::replace_runs_with_space(s, |c| c == '\r' || c == '\n')
 }
 
 /// A session open for writing: piscope's write lock held, the last line

@@ -129,6 +129,20 @@ fn split(body: Rect, panes: &[Pane]) -> Vec<Rect> {
     out
 }
 
+/// The first row a list of `len` rows `height` high shows, moved from
+/// `offset` as little as keeps row `selected` in view.
+pub fn offset_showing(selected: usize, offset: usize, height: usize, len: usize) -> usize {
+    let h = height.max(1);
+    let offset = if selected < offset {
+        selected
+    } else if selected >= offset + h {
+        selected + 1 - h
+    } else {
+        offset
+    };
+    offset.min(len.saturating_sub(h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -435,13 +435,12 @@ impl PickerPane {
     }
 
     fn keep_visible(&mut self) {
-        let h = self.height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + h {
-            self.offset = self.selected + 1 - h;
-        }
-        self.offset = self.offset.min(self.rows.len().saturating_sub(h));
+        self.offset = crate::tui::look::layout::offset_showing(
+            self.selected,
+            self.offset,
+            self.height,
+            self.rows.len(),
+        );
     }
 
     /// Sessions listed (not counting project headings).

@@ -292,14 +292,12 @@ impl TreePane {
     }
 
     fn keep_visible(&mut self) {
-        let h = self.height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + h {
-            self.offset = self.selected + 1 - h;
-        }
-        let max_offset = self.rows.len().saturating_sub(h);
-        self.offset = self.offset.min(max_offset);
+        self.offset = crate::tui::look::layout::offset_showing(
+            self.selected,
+            self.offset,
+            self.height,
+            self.rows.len(),
+        );
     }
 
     /// Puts the cursor in the middle of the pane, as pi does after a jump.
