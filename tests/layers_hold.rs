@@ -114,18 +114,7 @@ const FORBIDDEN: &[(&str, &str, &str)] = &[
 /// Circles between files that exist today and are someone else's to break;
 /// each is one group of files that import one another (the whole group, as
 /// found). Empty this list; never add to it.
-const KNOWN_CIRCLES: &[&[&str]] = &[
-    // The session's entries and its headers (`Header` in mod.rs, made by
-    // entry.rs), the tree and its problems (`Problem` in mod.rs), and the
-    // index's line dispatch, called from mod.rs. entry.rs no longer imports
-    // quick.rs: moving `Header` and `Problem` out of mod.rs ends this one.
-    &[
-        "src/session/entry.rs",
-        "src/session/mod.rs",
-        "src/session/quick.rs",
-        "src/session/tree.rs",
-    ],
-];
+const KNOWN_CIRCLES: &[&[&str]] = &[];
 
 /// Arrows against `FORBIDDEN` that exist today and are someone else's to
 /// remove: (importing file, imported file). Removing them is the fix, so the

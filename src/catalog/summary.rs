@@ -610,7 +610,7 @@ mod tests {
                 "{text}"
             );
         }
-        let files = crate::session::test_session_files();
+        let files = crate::session::file::test_session_files();
         assert!(files.len() > 20);
         let (mut lines, mut fast) = (0, 0);
         for path in files {

@@ -618,7 +618,7 @@ pub(crate) enum LineParse {
     /// what the context needs of it is beside it.
     Outlined(Entry, Brief),
     /// A `session` header line, also as an entry (a second header is one).
-    Header(Box<super::Header>, Entry),
+    Header(Box<Header>, Entry),
     /// Nothing but white space.
     Blank,
     /// Valid JSON that pi skips (`null`, `0`, `false`, `""`).
@@ -714,7 +714,7 @@ pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LinePars
         (Err(_), _) => return LineParse::Falsy,
     };
     let header = fields.is_header().then(|| {
-        let mut h = super::Header::from_fields(&fields, meta);
+        let mut h = Header::from_fields(&fields, meta);
         if let Some(v) = &value {
             h.version = v.header_version();
         }
@@ -992,6 +992,47 @@ pub(crate) fn scalar_ms(s: &Scalar) -> Option<i64> {
         Scalar::Null => Some(0),
         Scalar::Bool(b) => Some(i64::from(*b)),
         _ => None,
+    }
+}
+
+/// The session header (first line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// The header line as written.
+    pub raw: String,
+    pub id: String,
+    /// The version written in the file (1 when absent).
+    pub version: u32,
+    pub cwd: Option<String>,
+    pub timestamp: Option<CompactString>,
+    pub parent_session: Option<String>,
+    pub line: u32,
+    pub span: Span,
+}
+
+impl Header {
+    pub(crate) fn from_fields<M: Depth>(f: &LineFields<M>, meta: LineMeta) -> Header {
+        Header {
+            raw: String::new(),
+            id: f.header_id().unwrap_or_default().to_string(),
+            // `version ?? 1`, compared with 2 and 3 as JavaScript compares;
+            // arrays are read from the value itself (see `JsValue`).
+            version: super::jsvalue::version_from(match &f.version {
+                Scalar::Num(v) => *v,
+                Scalar::Str(s) => super::jsvalue::string_to_number(s),
+                Scalar::Bool(b) => f64::from(u8::from(*b)),
+                Scalar::Missing | Scalar::Null => 1.0,
+                Scalar::Array | Scalar::Object => f64::NAN,
+            }),
+            cwd: f.cwd.as_str().map(str::to_string),
+            timestamp: f.timestamp_str().map(CompactString::from),
+            parent_session: f.parent_session.as_str().map(str::to_string),
+            line: meta.number,
+            span: Span {
+                offset: meta.offset,
+                len: meta.len,
+            },
+        }
     }
 }
 

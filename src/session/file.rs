@@ -233,6 +233,24 @@ fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<bool> {
     Ok(true)
 }
 
+/// Every `.jsonl` file under `tests/`: the corpora unit tests compare on.
+#[cfg(test)]
+pub(crate) fn test_session_files() -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from("tests")];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).expect("tests folder") {
+            let path = e.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

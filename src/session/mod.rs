@@ -15,6 +15,7 @@ pub mod jsvalue;
 pub(crate) mod line;
 mod lock;
 pub mod migrate;
+mod problem;
 mod quick;
 pub mod raw;
 pub mod read;
@@ -25,16 +26,17 @@ pub mod tree_view;
 pub mod write;
 
 use compact_str::CompactString;
-use entry::{Entry, Kind, LineParse, Span};
+use entry::{Entry, Kind, LineParse};
 use file::PrefixPrint;
 use read::LineMeta;
-use std::fmt;
 use std::fs::File;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use tree::Tree;
 
 pub use context::{Context, ContextItem, LeafSelector};
+pub use entry::Header;
+pub use problem::{Problem, ProblemKind};
 pub use write::{BranchOutcome, already_there, append_label, append_name, branch_leaf, branch_to};
 
 /// Opens a session file for reading: a regular file (or a symlink to
@@ -95,85 +97,6 @@ impl SessionError {
             source,
         }
     }
-}
-
-/// Something wrong with one line that reading survived.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
-    /// 1-based line number.
-    pub line: u32,
-    pub kind: ProblemKind,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProblemKind {
-    /// Not valid JSON: skipped, as pi skips it.
-    Damaged { reason: String },
-    /// Valid JSON that is truthy but not an object: an entry without id,
-    /// parent or type, as pi keeps it.
-    NotAnObject,
-    /// Bytes that are not UTF-8, read as U+FFFD.
-    NotUtf8,
-    /// The last line has no line end and does not parse yet.
-    Unfinished,
-    /// A second session header inside the file: ignored, as pi does.
-    ExtraHeader,
-    /// This entry's parent chain led back to itself; it is shown as a root.
-    ParentLoop { id: String },
-    /// An id used before; the later entry is the one the id names.
-    DuplicateId { id: String, first_line: u32 },
-}
-
-impl ProblemKind {
-    /// Damage (as opposed to a line still being written, or a note).
-    pub fn is_damage(&self) -> bool {
-        !matches!(
-            self,
-            ProblemKind::Unfinished | ProblemKind::DuplicateId { .. }
-        )
-    }
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: ", self.line)?;
-        match &self.kind {
-            ProblemKind::Damaged { reason } => write!(f, "damaged, skipped ({reason})"),
-            ProblemKind::NotAnObject => {
-                write!(
-                    f,
-                    "not a JSON object; kept as an entry without id, as pi keeps it"
-                )
-            }
-            ProblemKind::NotUtf8 => write!(f, "bytes that are not UTF-8, read as \u{FFFD}"),
-            ProblemKind::Unfinished => write!(f, "still being written or cut off"),
-            ProblemKind::ExtraHeader => write!(f, "a second session header, ignored"),
-            ProblemKind::ParentLoop { id } => {
-                write!(f, "entry {id} closes a parentId loop; shown as a root")
-            }
-            ProblemKind::DuplicateId { id, first_line } => {
-                write!(
-                    f,
-                    "id {id} already used on line {first_line}; this entry wins"
-                )
-            }
-        }
-    }
-}
-
-/// The session header (first line).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Header {
-    /// The header line as written.
-    pub raw: String,
-    pub id: String,
-    /// The version written in the file (1 when absent).
-    pub version: u32,
-    pub cwd: Option<String>,
-    pub timestamp: Option<CompactString>,
-    pub parent_session: Option<String>,
-    pub line: u32,
-    pub span: Span,
 }
 
 /// An opened session: header, entries in file order, tree, problems.
@@ -660,50 +583,6 @@ fn ingest_line(
     true
 }
 
-impl Header {
-    pub(crate) fn from_fields<M: entry::Depth>(f: &entry::LineFields<M>, meta: LineMeta) -> Header {
-        Header {
-            raw: String::new(),
-            id: f.header_id().unwrap_or_default().to_string(),
-            // `version ?? 1`, compared with 2 and 3 as JavaScript compares;
-            // arrays are read from the value itself (see `JsValue`).
-            version: jsvalue::version_from(match &f.version {
-                fields::Scalar::Num(v) => *v,
-                fields::Scalar::Str(s) => jsvalue::string_to_number(s),
-                fields::Scalar::Bool(b) => f64::from(u8::from(*b)),
-                fields::Scalar::Missing | fields::Scalar::Null => 1.0,
-                fields::Scalar::Array | fields::Scalar::Object => f64::NAN,
-            }),
-            cwd: f.cwd.as_str().map(str::to_string),
-            timestamp: f.timestamp_str().map(CompactString::from),
-            parent_session: f.parent_session.as_str().map(str::to_string),
-            line: meta.number,
-            span: Span {
-                offset: meta.offset,
-                len: meta.len,
-            },
-        }
-    }
-}
-
-/// Every `.jsonl` file under `tests/`: the corpora unit tests compare on.
-#[cfg(test)]
-pub(crate) fn test_session_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![PathBuf::from("tests")];
-    while let Some(dir) = dirs.pop() {
-        for e in std::fs::read_dir(&dir).expect("tests folder") {
-            let path = e.expect("entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|x| x == "jsonl") {
-                files.push(path);
-            }
-        }
-    }
-    files
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -713,7 +592,7 @@ mod tests {
     /// gives the same tree, problems and context at every leaf.
     #[test]
     fn outline_reads_like_structure() {
-        let files = crate::session::test_session_files();
+        let files = crate::session::file::test_session_files();
         let mut messages = 0;
         for path in files {
             let Ok(full) = Session::open_with(&path, Detail::Structure) else {

@@ -30,7 +30,7 @@ pub(crate) fn parse_line_bytes<M: Depth>(line: &[u8], meta: &mut LineMeta) -> Li
     parse_text::<M>(&text, *meta)
 }
 
-/// [`parse_line_bytes`] at outline depth ([`super::Detail::Outline`]): read
+/// [`parse_line_bytes`] at outline depth (`Detail::Outline`): read
 /// as at structure depth, then a message's info is cut down to its brief.
 pub(crate) fn parse_line_outline(line: &[u8], meta: &mut LineMeta) -> LineParse {
     if let Some((entry, brief)) = outline_entry(line, *meta) {
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn agrees_with_serde_on_the_test_corpora() {
-        let files = crate::session::test_session_files();
+        let files = crate::session::file::test_session_files();
         assert!(files.len() > 20);
         let (mut lines, mut fast) = (0, 0);
         for path in files {
