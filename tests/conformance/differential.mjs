@@ -12,7 +12,7 @@
 //                              [--seed N] [--leaves K] [--edits M]
 // Exit status 0 when everything agrees; 1 with the first differences printed.
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -185,6 +185,9 @@ async function edits(oracle, files) {
       const src = pick(files);
       const file = join(dir, `${n}-${basename(src)}`);
       copyFileSync(src, file);
+      // The copy is ours to edit, whatever the source's mode (the shared
+      // fixtures are read-only, and piscope refuses read-only sessions).
+      chmodSync(file, 0o644);
       const before = (await oracle.ask(["info", file])).ok;
       // piscope's ids: for a legacy file they become permanent with the first write.
       const entries = piscope(["tree", file, "--json"]).ok;
