@@ -69,6 +69,21 @@ impl Parser<'_> {
         }
     }
 
+    /// A member's key and its colon, up to the value: `"key" :`.
+    fn member_key(&mut self) -> Result<Node, NotJson> {
+        if self.b.get(self.i) != Some(&b'"') {
+            return self.err("a key that is not a string");
+        }
+        let key = Node::Str(self.string()?);
+        self.ws();
+        if self.b.get(self.i) != Some(&b':') {
+            return self.err("a missing colon");
+        }
+        self.i += 1;
+        self.ws();
+        Ok(key)
+    }
+
     fn string(&mut self) -> Result<Vec<u16>, NotJson> {
         self.i += 1; // the opening quote
         let mut out = Vec::new();
@@ -200,17 +215,7 @@ impl JsValue {
                         None
                     } else {
                         open.push((tape.len() - 1, true));
-                        if p.b.get(p.i) != Some(&b'"') {
-                            return p.err("a key that is not a string");
-                        }
-                        let k = p.string()?;
-                        tape.push(Node::Str(k));
-                        p.ws();
-                        if p.b.get(p.i) != Some(&b':') {
-                            return p.err("a missing colon");
-                        }
-                        p.i += 1;
-                        p.ws();
+                        tape.push(p.member_key()?);
                         continue;
                     }
                 }
@@ -253,17 +258,7 @@ impl JsValue {
                         p.i += 1;
                         p.ws();
                         if object {
-                            if p.b.get(p.i) != Some(&b'"') {
-                                return p.err("a key that is not a string");
-                            }
-                            let k = p.string()?;
-                            tape.push(Node::Str(k));
-                            p.ws();
-                            if p.b.get(p.i) != Some(&b':') {
-                                return p.err("a missing colon");
-                            }
-                            p.i += 1;
-                            p.ws();
+                            tape.push(p.member_key()?);
                         }
                         break;
                     }
