@@ -4,10 +4,12 @@
 //! is caught by the fingerprint of the bytes before the cached offset and
 //! read again in full. The open session's live reload makes the same check.
 
+mod common;
+
 use piscope::catalog::{self, Cache, Layout, LoadOptions, Scope, SessionSummary, SessionsFolder};
 use piscope::session::{Refresh, Session};
 use std::io::{Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const SUMMARIES: &str = "catalog-summaries.bin";
@@ -17,25 +19,7 @@ const NEW_LINE: &str = r#"{"type":"message","id":"feedbeef","parentId":null,"tim
 const NOTES: &str =
     "--home-ada-notes--/2026-01-11T06-48-34-376Z_019babd0-4f48-76fa-aaa6-a341050aac46.jsonl";
 
-fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/corpus/sessions")
-}
-
-/// A pi agent folder holding a copy of the golden corpus.
-fn copy_corpus() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let root = tmp.path().join("sessions");
-    for project in std::fs::read_dir(corpus()).expect("corpus") {
-        let project = project.expect("entry").path();
-        let to = root.join(project.file_name().expect("name"));
-        std::fs::create_dir_all(&to).expect("mkdir");
-        for f in std::fs::read_dir(&project).expect("project") {
-            let f = f.expect("file").path();
-            std::fs::copy(&f, to.join(f.file_name().expect("name"))).expect("copy");
-        }
-    }
-    (tmp, root)
-}
+use common::{copy_corpus, corpus};
 
 fn load(root: &Path, cache: &mut Cache, with_text: bool) -> Vec<String> {
     let options = LoadOptions {

@@ -3,6 +3,8 @@
 //! whole, a damaged cache is rebuilt, and concurrent writers never corrupt
 //! it. Every answer must equal a load without the cache.
 
+mod common;
+
 use piscope::catalog::{
     self, Cache, Layout, LoadOptions, LoadStats, Query, Scope, SessionSummary, SessionsFolder,
     SortMode,
@@ -10,25 +12,7 @@ use piscope::catalog::{
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/corpus/sessions")
-}
-
-/// A copy of the golden corpus (pi's per-project layout) in a temp folder.
-fn copy_corpus() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let root = tmp.path().join("sessions");
-    for project in std::fs::read_dir(corpus()).expect("corpus") {
-        let project = project.expect("entry").path();
-        let to = root.join(project.file_name().expect("name"));
-        std::fs::create_dir_all(&to).expect("mkdir");
-        for f in std::fs::read_dir(&project).expect("project") {
-            let f = f.expect("file").path();
-            std::fs::copy(&f, to.join(f.file_name().expect("name"))).expect("copy");
-        }
-    }
-    (tmp, root)
-}
+use common::copy_corpus;
 
 fn folder(root: &Path) -> SessionsFolder {
     SessionsFolder::at(root.to_path_buf(), Layout::PerProject, root.to_path_buf())

@@ -84,3 +84,25 @@ pub fn pi_create(dir: &Path, cwd: &str) -> PathBuf {
     );
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
+
+/// The golden corpus: pi-written sessions in pi's per-project layout.
+pub fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/corpus/sessions")
+}
+
+/// A copy of the golden corpus (pi's per-project layout) in a temp folder:
+/// the folder to drop and the sessions folder.
+pub fn copy_corpus() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path().join("sessions");
+    for project in std::fs::read_dir(corpus()).expect("corpus") {
+        let project = project.expect("entry").path();
+        let to = root.join(project.file_name().expect("name"));
+        std::fs::create_dir_all(&to).expect("mkdir");
+        for f in std::fs::read_dir(&project).expect("project") {
+            let f = f.expect("file").path();
+            std::fs::copy(&f, to.join(f.file_name().expect("name"))).expect("copy");
+        }
+    }
+    (tmp, root)
+}
