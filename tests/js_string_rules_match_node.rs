@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 
 const STRING_CASES: usize = 4000;
 const DATE_CASES: usize = 3000;
+const SORT_CASES: usize = 300;
 /// Zones the dates are read in: no offset, US rules, and a half-hour summer
 /// shift south of the equator.
 const ZONES: [&str; 3] = ["UTC", "America/New_York", "Australia/Lord_Howe"];
@@ -488,6 +489,59 @@ fn string_rules_match_node() {
             &str_of(&jstext::substring(s, *a, Some(*b))),
             &node["substring"],
         );
+    }
+    report.finish(seed);
+}
+
+/// `Array.prototype.sort` with pi's comparator, NaN times among the rest:
+/// the same order as node, at every size V8 sorts differently (one run
+/// below 64, merges with galloping above).
+#[test]
+fn sorting_matches_node() {
+    let seed = seed();
+    let mut rng = Rng(seed);
+    let cases: Vec<Vec<Option<i64>>> = (0..SORT_CASES)
+        .map(|_| {
+            let n = match rng.below(4) {
+                0 => rng.range(2, 70),
+                1 => rng.range(60, 300),
+                _ => rng.range(300, 3000),
+            } as usize;
+            let nan = rng.pick(&[0, 1, 3, 10, 40]);
+            let spread = rng.pick(&[3, 50, 100_000]);
+            // Runs already in order are where galloping starts.
+            let sorted_runs = rng.chance(40);
+            let mut keys: Vec<Option<i64>> = (0..n)
+                .map(|_| (!rng.chance(nan)).then(|| rng.range(0, spread)))
+                .collect();
+            if sorted_runs {
+                for chunk in keys.chunks_mut(rng.range(8, 200) as usize) {
+                    chunk.sort();
+                }
+            }
+            keys
+        })
+        .collect();
+    let requests: Vec<String> = cases
+        .iter()
+        .map(|k| serde_json::json!({ "sort": k }).to_string())
+        .collect();
+    let Some(answers) = oracle(&requests, "UTC") else {
+        return;
+    };
+    let mut report = Report::default();
+    for (keys, node) in cases.iter().zip(&answers) {
+        let mut ours: Vec<usize> = (0..keys.len()).collect();
+        jstext::sort::sort_like_v8(&mut ours, |a, b| match (keys[a], keys[b]) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            _ => std::cmp::Ordering::Equal,
+        });
+        let input = format!(
+            "{} keys, {} NaN",
+            keys.len(),
+            keys.iter().filter(|k| k.is_none()).count()
+        );
+        report.check("sort", &input, &serde_json::json!(ours), node);
     }
     report.finish(seed);
 }

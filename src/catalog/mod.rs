@@ -226,12 +226,23 @@ fn summarise_one(path: &Path, with_text: bool) -> std::io::Result<Option<Session
 }
 
 /// pi's order: latest activity first; a stable sort, so files of equal time
-/// keep the order they were read in.
+/// keep the order they were read in. pi sorts the sessions its list has;
+/// the ones it leaves out (its reader throws on them) then go in by time,
+/// after those of the same time, so the others keep pi's order exactly.
 pub fn sort_newest_first(sessions: &mut Vec<SessionSummary>) {
-    let mut order: Vec<u32> = (0..sessions.len() as u32).collect();
-    crate::session::tree::sort_like_v8(&mut order, |i| {
-        sessions[i as usize].modified_ms.map(|t| -t)
-    });
+    let key = |i: u32| sessions[i as usize].modified_ms.map(|t| -t);
+    let (mut order, left_out): (Vec<u32>, Vec<u32>) =
+        (0..sessions.len() as u32).partition(|&i| sessions[i as usize].skipped_by_pi.is_none());
+    crate::session::tree::sort_like_v8(&mut order, key);
+    for i in left_out {
+        let at = key(i).map_or(order.len(), |k| {
+            order
+                .iter()
+                .position(|&o| key(o).is_some_and(|x| x > k))
+                .unwrap_or(order.len())
+        });
+        order.insert(at, i);
+    }
     let mut slots: Vec<Option<SessionSummary>> = sessions.drain(..).map(Some).collect();
     sessions.extend(order.into_iter().filter_map(|i| slots[i as usize].take()));
 }

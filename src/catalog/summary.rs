@@ -1,9 +1,12 @@
 //! One session file's summary: the fields pi's `/resume` list computes (with
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
-use crate::jstext::trim as js_trim;
+use crate::jstext::{is_space, trim as js_trim};
 use crate::session::cursor::Field;
 use crate::session::entry::scalar_ms;
+use crate::session::fields::Scalar;
+use crate::session::jskey::{self, Key};
+use crate::session::jsvalue::{JsValue, may_differ};
 use crate::session::line::{
     Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want, read_fast,
     read_slow,
@@ -60,6 +63,10 @@ pub struct SessionSummary {
     /// Why pi's own session list leaves this file out (pi's reader throws on
     /// it), if it does; piscope still lists it.
     pub skipped_by_pi: Option<String>,
+    /// The values pi's list holds where they differ from the readable
+    /// fields above (an id that is not a string, a `parentSession` that is
+    /// not a string, text with lone surrogates); `None` in the common case.
+    pub exact: Option<Box<ExactFields>>,
     /// Every user and assistant text, joined by spaces (what pi searches).
     /// `None` until loaded (the cache keeps it apart from the summaries).
     pub text: Option<Arc<MessageText>>,
@@ -113,12 +120,32 @@ impl MessageText {
     }
 }
 
+/// The fields of pi's session list as pi holds them, each as a JavaScript
+/// value key (see [`jskey`]): a plain string is itself, anything else is
+/// tagged, so `ls --json` echoes what pi's list holds, byte for byte.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExactFields {
+    /// The header's `id` ([`jskey::UNDEFINED`] when absent).
+    pub id: String,
+    /// The header's `cwd` when it is a string.
+    pub cwd: Option<String>,
+    /// The header's `parentSession`, whatever it is.
+    pub parent_session: Option<String>,
+    pub name: Option<String>,
+    pub first_message: Option<String>,
+}
+
 /// The header fields a summary needs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub(crate) struct HeaderFacts {
+    /// As a person reads them ([`jskey::display`] of a value that is not a
+    /// string; `parent_session` only when it is one).
     pub id: String,
     pub cwd: String,
     pub parent_session: Option<String>,
+    /// The keys of `id`, `cwd` and `parentSession` when one of them is not
+    /// a plain string (see [`ExactFields`]).
+    pub exact: Option<(String, Option<String>, Option<String>)>,
     pub created_ms: Option<i64>,
     /// The header time when its timestamp is a string that parses.
     pub header_time_ms: Option<i64>,
@@ -140,9 +167,13 @@ pub(crate) struct SummaryState {
     pub offset: u64,
     pub next_line: u64,
     pub name: Option<String>,
+    /// The name's key when it holds lone surrogates.
+    pub name_exact: Option<String>,
     pub message_count: u64,
     pub user_messages: u64,
     pub first_message: Option<String>,
+    /// The first message's key when it holds lone surrogates.
+    pub first_message_exact: Option<String>,
     pub last_activity: Option<f64>,
     pub entries: u64,
     pub entries_without_id: u64,
@@ -162,10 +193,35 @@ pub(crate) struct SummaryState {
     pub text: String,
 }
 
+/// `String.prototype.trim` of UTF-16 text (every white space JavaScript
+/// trims is one code unit).
+fn trim_units(units: &[u16]) -> &[u16] {
+    let space = |u: &u16| char::from_u32(u32::from(*u)).is_some_and(is_space);
+    let start = units.iter().position(|u| !space(u)).unwrap_or(units.len());
+    let end = units
+        .iter()
+        .rposition(|u| !space(u))
+        .map_or(start, |e| e + 1);
+    &units[start..end]
+}
+
 /// `new Date(value).getTime()` of a field (rarely needed: messages carry
 /// their own times).
 fn ms(f: Field<'_>) -> Option<i64> {
     scalar_ms(&f.to_scalar())
+}
+
+/// `new Date(line.timestamp).getTime()`: an array reads as its `String()`
+/// (rare, so the line is parsed again for it).
+fn timestamp_ms(f: Field<'_>, line: &[u8]) -> Option<i64> {
+    if !matches!(f, Field::Array) {
+        return ms(f);
+    }
+    let text = String::from_utf8_lossy(line);
+    let joined = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r']))
+        .ok()?
+        .member_array_text("timestamp")?;
+    scalar_ms(&Scalar::Str(joined.into()))
 }
 
 /// Bytes read at a time; a longer line grows the buffer.
@@ -262,7 +318,7 @@ impl SummaryState {
                 usage: true,
             };
             if let Some(facts) = read_fast(bytes, want) {
-                self.take_entry(&facts);
+                self.take_entry(&facts, bytes);
                 return;
             }
         }
@@ -279,8 +335,14 @@ impl SummaryState {
             Slow::Object(line) => {
                 let facts = line.facts();
                 match &self.header {
-                    None => self.take_header(&facts, raw, start),
-                    Some(_) => self.take_entry(&facts),
+                    None => self.take_header(&facts, &text, raw, start),
+                    Some(_) => {
+                        let had_first = self.first_message.is_some();
+                        self.take_entry(&facts, bytes);
+                        if may_differ(bytes) {
+                            self.take_exact_texts(&text, facts.kind, had_first);
+                        }
+                    }
                 }
             }
             Slow::Falsy => {}
@@ -294,16 +356,39 @@ impl SummaryState {
         }
     }
 
-    fn take_header(&mut self, line: &LineFacts<'_>, raw: &[u8], start: u64) {
-        let ("session", Field::Str(id)) = (line.kind, line.id) else {
+    fn take_header(&mut self, line: &LineFacts<'_>, text: &str, raw: &[u8], start: u64) {
+        if line.kind != "session" {
             self.not_a_session = true;
             return;
+        }
+        // pi's list holds the header's values as they are. One line per
+        // file: reading it exactly costs nothing worth a fast path.
+        let value = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r'])).ok();
+        let key = |name: &str| {
+            value
+                .as_ref()
+                .and_then(|v| v.member_key(name, "h:"))
+                .map(|k| k.encode().to_string())
         };
+        let id = key("id").unwrap_or_else(|| jskey::UNDEFINED.to_string());
+        let cwd = key("cwd").filter(|k| jskey::string_units(k).is_some());
+        let parent = key("parentSession");
+        let plain = |k: &Option<String>| k.as_deref().is_none_or(jskey::is_plain);
+        let exact = (!jskey::is_plain(&id) || !plain(&cwd) || !plain(&parent))
+            .then(|| (id.clone(), cwd.clone(), parent.clone()));
         self.header = Some(HeaderFacts {
-            id: id.to_string(),
-            cwd: line.cwd.unwrap_or_default().to_string(),
-            parent_session: line.parent_session.map(str::to_string),
-            created_ms: ms(line.timestamp),
+            id: jskey::display(&id).into_owned(),
+            cwd: cwd
+                .as_deref()
+                .map(jskey::display)
+                .unwrap_or_default()
+                .into_owned(),
+            parent_session: parent
+                .as_deref()
+                .filter(|k| jskey::string_units(k).is_some())
+                .map(|k| jskey::display(k).into_owned()),
+            exact,
+            created_ms: timestamp_ms(line.timestamp, text.as_bytes()),
             header_time_ms: line.timestamp.as_str().and_then(|_| ms(line.timestamp)),
         });
         self.header_start = start;
@@ -312,15 +397,16 @@ impl SummaryState {
     }
 
     /// What an entry after the header contributes, with pi's list rules.
-    fn take_entry(&mut self, e: &LineFacts<'_>) {
+    fn take_entry(&mut self, e: &LineFacts<'_>, raw: &[u8]) {
         self.entries += 1;
         match e.kind {
             "session_info" => match &e.name {
                 NameField::Text(s) => {
                     let name = js_trim(s);
                     self.name = (!name.is_empty()).then(|| name.to_string());
+                    self.name_exact = None;
                 }
-                NameField::Clear => self.name = None,
+                NameField::Clear => (self.name, self.name_exact) = (None, None),
                 NameField::NotText => self.pi_throws("a session name that is not text"),
             },
             "label" => {
@@ -334,7 +420,7 @@ impl SummaryState {
             }
             "compaction" => self.compactions += 1,
             "model_change" => self.note_model(e.provider, e.model_id),
-            "message" => self.take_message(e),
+            "message" => self.take_message(e, raw),
             _ => {}
         }
         match e.id.as_str() {
@@ -354,7 +440,7 @@ impl SummaryState {
 
     /// pi's list rules for a message: every one counts; user and assistant
     /// turns with content are its activity, and its texts.
-    fn take_message(&mut self, e: &LineFacts<'_>) {
+    fn take_message(&mut self, e: &LineFacts<'_>, raw: &[u8]) {
         self.message_count += 1;
         let m = match &e.message {
             Message::Object(m) => m,
@@ -377,7 +463,9 @@ impl SummaryState {
         if !matches!(role, Some("user" | "assistant")) || m.content == Content::Missing {
             return;
         }
-        let time = m.time.or_else(|| ms(e.timestamp).map(|t| t as f64));
+        let time = m
+            .time
+            .or_else(|| timestamp_ms(e.timestamp, raw).map(|t| t as f64));
         if let Some(t) = time {
             self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
         }
@@ -399,6 +487,37 @@ impl SummaryState {
         }
         if self.first_message.is_none() && role == Some("user") {
             self.first_message = Some(text.to_string());
+        }
+    }
+
+    /// A line JavaScript may read differently from serde (lone surrogates,
+    /// which the readable fields show as U+FFFD; numbers beyond f64): the
+    /// name or first message it set, as pi holds it.
+    fn take_exact_texts(&mut self, text: &str, kind: &str, had_first: bool) {
+        let sets_name = kind == "session_info" && self.name.is_some();
+        let sets_first = !had_first && self.first_message.is_some();
+        if !sets_name && !sets_first {
+            return;
+        }
+        let Ok(v) = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r'])) else {
+            return;
+        };
+        let lone = |units: &[u16]| {
+            let key = Key::Str(units.to_vec()).encode();
+            (!jskey::is_plain(&key)).then(|| key.to_string())
+        };
+        if sets_name {
+            if let Some(Key::Str(units)) = v.member_key("name", "") {
+                self.name_exact = lone(trim_units(&units));
+            }
+        }
+        if sets_first {
+            if let Some(units) = v.message_text_units() {
+                // The exact text also corrects the readable one where serde
+                // read a number JavaScript reads as Infinity.
+                self.first_message = Some(String::from_utf16_lossy(&units));
+                self.first_message_exact = lone(&units);
+            }
         }
     }
 
@@ -474,8 +593,36 @@ impl SummaryState {
             tokens: self.tokens,
             cost: self.cost,
             skipped_by_pi: self.skipped_by_pi.clone(),
+            exact: self.exact_fields(header),
             text,
         })
+    }
+
+    fn exact_fields(&self, header: &HeaderFacts) -> Option<Box<ExactFields>> {
+        if header.exact.is_none() && self.name_exact.is_none() && self.first_message_exact.is_none()
+        {
+            return None;
+        }
+        let (id, cwd, parent_session) = header.exact.clone().unwrap_or_else(|| {
+            let parent = header.parent_session.as_deref().map(jskey::of_str);
+            (
+                jskey::of_str(&header.id).to_string(),
+                Some(jskey::of_str(&header.cwd).to_string()),
+                parent.map(|p| p.to_string()),
+            )
+        });
+        let own = |exact: &Option<String>, readable: &Option<String>| {
+            exact
+                .clone()
+                .or_else(|| readable.as_deref().map(|s| jskey::of_str(s).to_string()))
+        };
+        Some(Box::new(ExactFields {
+            id,
+            cwd,
+            parent_session,
+            name: own(&self.name_exact, &self.name),
+            first_message: own(&self.first_message_exact, &self.first_message),
+        }))
     }
 
     /// Whether the file still has the header line this state was read from.
@@ -559,6 +706,68 @@ mod tests {
         assert_eq!(s.damaged_lines, 0);
         assert_eq!(s.first_message, "\u{fffd} hi");
         assert_eq!(s.modified_ms, Some(1_735_787_100_000));
+    }
+
+    /// pi's list holds a header's values as they are: an id or a
+    /// `parentSession` of any type, text with lone surrogates. The readable
+    /// fields show them, and `exact` keeps what `ls --json` echoes.
+    #[test]
+    fn keeps_the_values_pi_lists() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":[1,{"a":1e21}],"timestamp":"2025-01-02T03:04:05.000Z","cwd":"/p\ud800","parentSession":false}"#,
+            "\n",
+            r#"{"type":"session_info","id":"i","parentId":null,"name":"  x\udc00  "}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":"i","timestamp":["2025-01-02T03:05:00.000Z"],"message":{"role":"user","content":[{"type":"text","text":["\ud83d",1]},{"type":"text","text":"b"},{"type":"text","text":-1e400}]}}"#,
+            "\n",
+        );
+        let s = summarise(text).expect("a header of any id is a session");
+        assert_eq!(s.id, "[1,{\"a\":1e+21}]");
+        assert_eq!(s.cwd, "/p\u{fffd}");
+        assert_eq!(s.parent_session_path, None);
+        assert_eq!(s.name.as_deref(), Some("x\u{fffd}"));
+        assert_eq!(s.first_message, "\u{fffd},1 b -Infinity");
+        // `new Date(["…"])` reads the array's text.
+        assert_eq!(s.modified_ms, Some(1_735_787_100_000));
+        let e = s.exact.expect("exact values");
+        let json = |k: &Option<String>| k.as_deref().map(jskey::to_json);
+        assert_eq!(jskey::to_json(&e.id), "[1,{\"a\":1e+21}]");
+        assert_eq!(json(&e.cwd).as_deref(), Some("\"/p\\ud800\""));
+        assert_eq!(json(&e.parent_session).as_deref(), Some("false"));
+        assert_eq!(json(&e.name).as_deref(), Some("\"x\\udc00\""));
+        assert_eq!(
+            json(&e.first_message).as_deref(),
+            Some("\"\\ud83d,1 b -Infinity\"")
+        );
+        // The common case carries nothing extra.
+        assert!(
+            summarise(&format!("{HEAD}\n"))
+                .expect("a session")
+                .exact
+                .is_none()
+        );
+    }
+
+    /// `JSON.parse` reads any depth; serde_json stops at 128 levels unless
+    /// told otherwise. A line nested 100,000 deep is read, not damaged.
+    #[test]
+    fn reads_lines_nested_deeper_than_serde_allows() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let line = format!(
+            r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:05:00.000Z","message":{{"role":"user","content":"hi","extra":{deep}}}}}"#
+        );
+        let s = summarise(&format!("{HEAD}\n{line}\n")).expect("a session");
+        assert_eq!((s.message_count, s.damaged_lines), (1, 0));
+        assert_eq!(s.first_message, "hi");
+    }
+
+    /// A role repeated after the content: the last role decides how pi
+    /// reads the content (here a list whose `null` block makes it throw).
+    #[test]
+    fn a_repeated_role_decides_as_the_last() {
+        let line = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:05:00.000Z","message":{"role":"custom","content":[null],"role":"user"}}"#;
+        let s = summarise(&format!("{HEAD}\n{line}\n")).expect("a session");
+        assert!(s.skipped_by_pi.is_some(), "{s:?}");
     }
 
     #[test]

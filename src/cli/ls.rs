@@ -9,7 +9,8 @@ use crate::catalog::{
 };
 use crate::jstext::date::{format_iso, now_ms};
 use crate::safe_text::{clean_line, fit, sanitize};
-use crate::session::raw::json_string;
+use crate::session::jskey;
+use crate::session::raw::push_json_string;
 use crate::session::summary::shorten_home;
 use anyhow::Result;
 use std::io::Write;
@@ -102,8 +103,6 @@ fn write_json(
     rows: &[catalog::ThreadRow],
     out: &mut dyn Write,
 ) -> Result<()> {
-    let opt = |s: Option<&str>| s.map_or("null".to_string(), json_string);
-    let date = |t: Option<i64>| t.map_or("null".to_string(), |t| json_string(&format_iso(t)));
     out.write_all(b"[")?;
     let mut first = true;
     for row in rows {
@@ -115,22 +114,63 @@ fn write_json(
             out.write_all(b",")?;
         }
         first = false;
-        write!(
-            out,
-            "{{\"path\":{},\"id\":{},\"cwd\":{},\"name\":{},\"parentSessionPath\":{},\"created\":{},\"modified\":{},\"messageCount\":{},\"firstMessage\":{}}}",
-            json_string(&s.path.to_string_lossy()),
-            json_string(&s.id),
-            json_string(&s.cwd),
-            opt(s.name.as_deref()),
-            opt(s.parent_session_path.as_deref()),
-            date(s.created_ms),
-            date(s.modified_ms),
-            s.message_count,
-            json_string(&s.first_message),
-        )?;
+        out.write_all(&list_json(s))?;
     }
     out.write_all(b"]\n")?;
     Ok(())
+}
+
+/// One session as pi's list holds it, as `JSON.stringify` writes it: an id
+/// pi's list does not have is left out, absent values are `null`.
+fn list_json(s: &SessionSummary) -> Vec<u8> {
+    let mut o = Vec::with_capacity(256);
+    let key = |o: &mut Vec<u8>, k: Option<&str>| match k {
+        Some(k) => jskey::push_json(o, k),
+        None => o.extend_from_slice(b"null"),
+    };
+    let date = |o: &mut Vec<u8>, t: Option<i64>| match t {
+        Some(t) => push_json_string(o, &format_iso(t)),
+        None => o.extend_from_slice(b"null"),
+    };
+    let plain = |k: &str| jskey::of_str(k);
+    o.extend_from_slice(b"{\"path\":");
+    push_json_string(&mut o, &s.path.to_string_lossy());
+    let exact = s.exact.as_deref();
+    let id = exact.map_or_else(|| plain(&s.id), |e| e.id.as_str().into());
+    if id != jskey::UNDEFINED {
+        o.extend_from_slice(b",\"id\":");
+        jskey::push_json(&mut o, &id);
+    }
+    o.extend_from_slice(b",\"cwd\":");
+    match exact {
+        Some(e) => key(&mut o, Some(e.cwd.as_deref().unwrap_or(""))),
+        None => push_json_string(&mut o, &s.cwd),
+    }
+    o.extend_from_slice(b",\"name\":");
+    match exact {
+        Some(e) => key(&mut o, e.name.as_deref()),
+        None => key(&mut o, s.name.as_deref().map(plain).as_deref()),
+    }
+    o.extend_from_slice(b",\"parentSessionPath\":");
+    match exact {
+        Some(e) => key(&mut o, e.parent_session.as_deref().filter(|k| *k != "\0z")),
+        None => key(
+            &mut o,
+            s.parent_session_path.as_deref().map(plain).as_deref(),
+        ),
+    }
+    o.extend_from_slice(b",\"created\":");
+    date(&mut o, s.created_ms);
+    o.extend_from_slice(b",\"modified\":");
+    date(&mut o, s.modified_ms);
+    o.extend_from_slice(format!(",\"messageCount\":{}", s.message_count).as_bytes());
+    o.extend_from_slice(b",\"firstMessage\":");
+    match exact.and_then(|e| e.first_message.as_deref()) {
+        Some(k) => jskey::push_json(&mut o, k),
+        None => push_json_string(&mut o, &s.first_message),
+    }
+    o.push(b'}');
+    o
 }
 
 const TITLE_WIDTH: usize = 56;

@@ -9,6 +9,7 @@
 //! for the half it keeps, as pi's output shows it.
 
 pub mod date;
+pub mod sort;
 
 use std::borrow::Cow;
 

@@ -689,12 +689,10 @@ pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LinePars
     };
     let fields = match (first, &value) {
         (Ok(fields), _) => fields,
-        (Err(_), Some(v)) if v.is_object() => {
-            match serde_json::from_str::<LineFields<M>>(&v.to_serde_text()) {
-                Ok(fields) => fields,
-                Err(e) => return LineParse::Invalid(e.to_string()),
-            }
-        }
+        (Err(_), Some(v)) if v.is_object() => match v.read_serde::<LineFields<M>>() {
+            Ok(fields) => fields,
+            Err(e) => return LineParse::Invalid(e.to_string()),
+        },
         (Err(_), Some(v)) if v.is_truthy() => {
             let head = Head {
                 id: Scalar::Missing,

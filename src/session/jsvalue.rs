@@ -419,28 +419,34 @@ impl JsValue {
     /// nested arrays joined too), objects as `[object Object]`. Iterative,
     /// so an array nested thousands deep costs no stack.
     fn to_js_string(&self, at: usize) -> String {
+        String::from_utf16_lossy(&self.to_js_units(at))
+    }
+
+    /// `String(value)` as UTF-16, lone surrogates kept.
+    fn to_js_units(&self, at: usize) -> Vec<u16> {
         enum Job {
             Value(usize),
             Comma,
         }
-        let mut out = String::new();
+        let mut out: Vec<u16> = Vec::new();
+        let push = |out: &mut Vec<u16>, s: &str| out.extend(s.encode_utf16());
         let mut jobs = vec![Job::Value(at)];
         while let Some(job) = jobs.pop() {
             let i = match job {
                 Job::Comma => {
-                    out.push(',');
+                    out.push(u16::from(b','));
                     continue;
                 }
                 Job::Value(i) => i,
             };
             match &self.tape[i] {
                 // `String(null)` is "null"; inside an array it joins as "".
-                Node::Null if i == at => out.push_str("null"),
+                Node::Null if i == at => push(&mut out, "null"),
                 Node::Null => {}
-                Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                Node::Num(n) => out.push_str(&js_number(*n)),
-                Node::Str(s) => out.push_str(&String::from_utf16_lossy(s)),
-                Node::Object { .. } => out.push_str("[object Object]"),
+                Node::Bool(b) => push(&mut out, if *b { "true" } else { "false" }),
+                Node::Num(n) => push(&mut out, &js_number(*n)),
+                Node::Str(s) => out.extend_from_slice(s),
+                Node::Object { .. } => push(&mut out, "[object Object]"),
                 Node::Array { end } => {
                     let mut items = Vec::new();
                     let mut k = i + 1;
@@ -467,6 +473,42 @@ impl JsValue {
         matches!(self.tape[at], Node::Array { .. }).then(|| self.to_js_string(at))
     }
 
+    /// The text pi's session list takes from `message.content`, as UTF-16
+    /// (lone surrogates kept): the string itself, or the `text` of each
+    /// block whose `type` is "text", joined by spaces as `Array.join` joins
+    /// (`null` and absent as nothing, anything else as `String(value)`).
+    /// `None` when the content is neither a string nor an array.
+    pub(crate) fn message_text_units(&self) -> Option<Vec<u16>> {
+        let message = self.member("message")?;
+        let content = self.member_in(message, "content")?;
+        let end = match &self.tape[content] {
+            Node::Str(s) => return Some(s.clone()),
+            Node::Array { end } => *end,
+            _ => return None,
+        };
+        let text: Vec<u16> = "text".encode_utf16().collect();
+        let mut out = Vec::new();
+        let (mut i, mut first) = (content + 1, true);
+        while i < end {
+            let is_text = self
+                .member_in(i, "type")
+                .is_some_and(|t| matches!(&self.tape[t], Node::Str(s) if *s == text));
+            if is_text {
+                if !first {
+                    out.push(u16::from(b' '));
+                }
+                first = false;
+                match self.member_in(i, "text").map(|t| (t, &self.tape[t])) {
+                    None | Some((_, Node::Null)) => {}
+                    Some((_, Node::Str(s))) => out.extend_from_slice(s),
+                    Some((t, _)) => out.extend(self.to_js_units(t)),
+                }
+            }
+            i = self.skip(i);
+        }
+        Some(out)
+    }
+
     /// JSON text serde_json reads with the same meaning for every field the
     /// reader decodes: duplicate keys resolved, lone surrogates as U+FFFD and
     /// numbers beyond f64 as ±f64::MAX (which compare, add and fail as dates
@@ -474,6 +516,17 @@ impl JsValue {
     /// from the value itself).
     pub fn to_serde_text(&self) -> String {
         self.write(0, Style::Serde)
+    }
+
+    /// Reads `T` with serde from [`Self::to_serde_text`], however deep the
+    /// value nests: `JSON.parse` has no depth limit, serde_json stops at 128
+    /// levels unless told otherwise, and then the stack grows on the heap as
+    /// a deep value needs it, so no line can overflow it.
+    pub fn read_serde<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        let text = self.to_serde_text();
+        let mut de = serde_json::Deserializer::from_str(&text);
+        de.disable_recursion_limit();
+        T::deserialize(serde_stacker::Deserializer::new(&mut de))
     }
 
     /// `JSON.stringify` of the value.

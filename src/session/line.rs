@@ -650,7 +650,7 @@ pub(crate) fn read_slow<M: TextMode>(text: &str) -> Slow<M> {
         return Slow::Invalid;
     };
     if value.is_object() {
-        match serde_json::from_str::<SlowLine<M>>(&value.to_serde_text()) {
+        match value.read_serde::<SlowLine<M>>() {
             Ok(line) => Slow::Object(Box::new(line)),
             Err(_) => Slow::Invalid,
         }
@@ -821,6 +821,13 @@ fn read_message<'de, M: TextMode, A: MapAccess<'de>>(mut a: A) -> Result<Message
     let mut m = MessageFields::default();
     while let Some(key) = a.next_key::<MessageKey>()? {
         match key {
+            // A role repeated after the content: the content was read for
+            // the role before it. The exact reader resolves the repeat.
+            MessageKey::Role if m.has_content && m.role != Scalar::Missing => {
+                return Err(serde::de::Error::custom(
+                    "a role repeated after the content",
+                ));
+            }
             MessageKey::Role => m.role = a.next_value()?,
             MessageKey::Content => {
                 m.has_content = true;

@@ -575,44 +575,14 @@ fn walks_that_end(
 /// orders them with pi's comparator (`a - b` on times; NaN compares equal).
 pub(crate) fn sort_like_v8(list: &mut [u32], key: impl Fn(u32) -> Option<i64>) {
     if list.iter().all(|&o| key(o).is_some()) {
+        // A consistent comparator: any stable sort gives V8's order.
         list.sort_by_key(|&o| key(o));
         return;
     }
-    let cmp = |a: u32, b: u32| -> i64 {
-        match (key(a), key(b)) {
-            (Some(x), Some(y)) => (x - y).signum(),
-            _ => 0,
-        }
-    };
-    // V8 sorts arrays shorter than 64 as one run: the leading ascending or
-    // strictly descending run, then binary insertion of the rest.
-    let n = list.len();
-    let mut run = 2;
-    let descending = cmp(list[1], list[0]) < 0;
-    while run < n {
-        let order = cmp(list[run], list[run - 1]);
-        if (descending && order >= 0) || (!descending && order < 0) {
-            break;
-        }
-        run += 1;
-    }
-    if descending {
-        list[..run].reverse();
-    }
-    for start in run..n {
-        let pivot = list[start];
-        let (mut left, mut right) = (0, start);
-        while left < right {
-            let mid = left + (right - left) / 2;
-            if cmp(pivot, list[mid]) < 0 {
-                right = mid;
-            } else {
-                left = mid + 1;
-            }
-        }
-        list.copy_within(left..start, left + 1);
-        list[left] = pivot;
-    }
+    crate::jstext::sort::sort_like_v8(list, |a, b| match (key(a), key(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => std::cmp::Ordering::Equal,
+    });
 }
 
 #[cfg(test)]

@@ -7,6 +7,9 @@
 //                                     normalizeWhitespaceLower, length,
 //                                     slice(a, b), slice(a), substring(a, b)
 //   {"d": STRING}                  -> Date.parse(STRING), null for NaN
+//   {"sort": [N|null, ...]}         -> the indices, in the order
+//                                     Array.prototype.sort puts them with
+//                                     pi's comparator (a - b, null as NaN)
 //   {"sweep": true}                -> every code point that \s matches, that
 //                                     trim() removes, and whose toLowerCase
 //                                     is not itself (with that lower case)
@@ -53,6 +56,9 @@ for await (const line of rl) {
   if ("d" in req) {
     const t = Date.parse(req.d);
     answer = Number.isNaN(t) ? null : t;
+  } else if ("sort" in req) {
+    const keys = req.sort.map((k) => (k === null ? NaN : k));
+    answer = keys.map((_, i) => i).sort((a, b) => keys[a] - keys[b]);
   } else if (req.sweep) {
     answer = sweep();
   } else {
