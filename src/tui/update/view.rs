@@ -2,6 +2,7 @@
 //! tree's selection needs.
 
 use crate::tui::event::Command;
+use crate::tui::input::keymap::{Action, Scope};
 use crate::tui::look::layout::Pane;
 use crate::tui::model::preview_doc::{PreviewKey, PreviewRequest};
 use crate::tui::panes::picker::{self};
@@ -62,6 +63,10 @@ impl App {
             loaded,
             theme: self.config.theme.clone(),
             clock: self.clock,
+            expand_key: self
+                .config
+                .keymap
+                .keys_for(Scope::Preview, Action::PreviewExpand),
             latest: self.open.preview_latest.clone(),
         })));
     }
