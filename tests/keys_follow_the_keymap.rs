@@ -95,13 +95,17 @@ fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
     assert!(!screen.contains("n / N"), "{screen}");
 
     // The rebound hit keys step through the hits; n is no key now.
-    let first = h.app.tree.selected;
+    let first = h.app.tree().selected_row();
     h.key("n");
-    assert_eq!(h.app.tree.selected, first, "n does nothing");
+    assert_eq!(h.app.tree().selected_row(), first, "n does nothing");
     h.key("ctrl+j");
-    assert_ne!(h.app.tree.selected, first, "Ctrl+J goes to the next hit");
+    assert_ne!(
+        h.app.tree().selected_row(),
+        first,
+        "Ctrl+J goes to the next hit"
+    );
     h.key("ctrl+k");
-    assert_eq!(h.app.tree.selected, first, "Ctrl+K goes back");
+    assert_eq!(h.app.tree().selected_row(), first, "Ctrl+K goes back");
 }
 
 #[test]
@@ -136,10 +140,10 @@ fn a_dialog_takes_and_names_its_rebound_keys() {
     let mut h = open(&path, rebound());
     let target = h
         .app
-        .tree
+        .tree()
         .loaded()
         .and_then(|t| {
-            let node = h.app.tree.selected_node()?;
+            let node = h.app.tree().selected_node()?;
             t.entry(node).id_str().map(str::to_string)
         })
         .unwrap();
