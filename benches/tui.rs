@@ -131,7 +131,7 @@ fn key_press(c: &mut Criterion) {
     eprintln!(
         "100,000-entry session read and laid out in {:?} ({} rows)",
         started.elapsed(),
-        app.tree.rows.len()
+        app.tree().rows().len()
     );
     let mut term = terminal();
     let mut group = c.benchmark_group("tui");

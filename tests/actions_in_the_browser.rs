@@ -43,22 +43,18 @@ fn age(path: &Path) {
 }
 
 fn selected_id(h: &Harness) -> String {
-    let t = h.app.tree.loaded().expect("a session is shown");
-    let node = h.app.tree.selected_node().expect("a row is selected");
+    let t = h.app.tree().loaded().expect("a session is shown");
+    let node = h.app.tree().selected_node().expect("a row is selected");
     t.entry(node).id_str().unwrap_or("").to_string()
 }
 
 fn leaf_id(h: &Harness) -> String {
-    let t = h.app.tree.loaded().unwrap();
+    let t = h.app.tree().loaded().unwrap();
     t.entry(t.view.leaf.unwrap()).id_str().unwrap().to_string()
 }
 
 fn message(h: &Harness) -> String {
-    h.app
-        .message
-        .as_ref()
-        .map(|m| m.text.clone())
-        .unwrap_or_default()
+    h.app.message().map(|m| m.text.clone()).unwrap_or_default()
 }
 
 #[test]
@@ -100,8 +96,8 @@ fn branching_moves_the_leaf_and_the_marks() {
     assert_eq!(message(&h), "Already at this point");
     // An assistant entry further up: pi resumes from it.
     h.keys(&["k", "k", "k"]);
-    let t = h.app.tree.loaded().unwrap().clone();
-    let node = h.app.tree.selected_node().unwrap();
+    let t = h.app.tree().loaded().unwrap().clone();
+    let node = h.app.tree().selected_node().unwrap();
     assert!(!t.entry(node).is_role(piscope::session::entry::Role::User));
     let target = selected_id(&h);
     let old_leaf = leaf_id(&h);
@@ -113,7 +109,7 @@ fn branching_moves_the_leaf_and_the_marks() {
     assert_eq!(s.tree.parent(leaf), s.find(&target));
     assert_ne!(leaf_id(&h), old_leaf, "the leaf mark moved");
     assert_eq!(leaf_id(&h), s.leaf_id().unwrap());
-    let t = h.app.tree.loaded().unwrap();
+    let t = h.app.tree().loaded().unwrap();
     assert!(
         t.view.active[s.find(&target).unwrap() as usize],
         "on the path"
@@ -163,17 +159,17 @@ fn fork_writes_a_new_session_and_selects_it() {
     let (_d, folder) = demo_folder("/home/ada/src/web-shop");
     let mut h = Harness::folder(folder, WIDE);
     let original = h.app.open_path().cloned().unwrap();
-    let count = h.app.picker.sessions.len();
+    let count = h.app.picker().sessions().len();
     h.key("tab");
     h.keys(&["g", "k"]);
     let leaf = selected_id(&h);
     h.key("f");
-    assert_eq!(h.app.picker.sessions.len(), count + 1);
+    assert_eq!(h.app.picker().sessions().len(), count + 1);
     let fork = h.app.open_path().cloned().unwrap();
     assert_ne!(fork, original);
     assert_eq!(fork.parent(), original.parent(), "beside the original");
     assert_eq!(
-        h.app.picker.selected_session().map(|s| s.path.clone()),
+        h.app.picker().selected_session().map(|s| s.path.clone()),
         Some(fork.clone())
     );
     let s = Session::open(&fork).unwrap();
@@ -196,7 +192,7 @@ fn export_writes_markdown_where_the_user_confirms() {
     assert!(message(&h).contains("s.md"));
     // An existing file is never replaced.
     h.keys(&["e", "enter"]);
-    assert!(h.app.message.as_ref().unwrap().error);
+    assert!(h.app.message().unwrap().error);
     assert_eq!(
         std::fs::read_to_string(path.with_extension("md")).unwrap(),
         md
@@ -208,8 +204,8 @@ fn copy_takes_the_entrys_full_text() {
     let dir = tmp();
     let path = quiet_copy(dir.path());
     let mut h = Harness::file(&path, WIDE);
-    let t = h.app.tree.loaded().unwrap().clone();
-    let node = h.app.tree.selected_node().unwrap();
+    let t = h.app.tree().loaded().unwrap().clone();
+    let node = h.app.tree().selected_node().unwrap();
     let text = piscope::tui::work::jobs::entry_text(&t.session, node).unwrap();
     assert!(!text.is_empty());
     h.key("ctrl+x");
@@ -220,22 +216,24 @@ fn copy_takes_the_entrys_full_text() {
 fn resume_hands_over_to_pi_or_says_why_not() {
     let (_d, folder) = demo_folder("/home/ada/notes");
     let mut h = Harness::folder(folder, WIDE);
-    let chosen = h.app.picker.selected_session().unwrap().clone();
+    let chosen = h.app.picker().selected_session().unwrap().clone();
     let here = tempfile::tempdir().unwrap();
-    h.app.here = here.path().to_path_buf();
+    h.app.set_here(here.path().to_path_buf());
     // pi is not installed.
-    h.app.config.pi_command = PiCommand::parse("no-such-pi-here --fast").unwrap();
+    h.app
+        .set_pi_command(PiCommand::parse("no-such-pi-here --fast").unwrap());
     h.key("enter");
     screen_snapshot!("dialog_pi_missing", h);
     h.key("enter");
-    assert!(!h.app.quit);
+    assert!(!h.app.quits());
     // The demo's folders do not exist here: ask, then use the current one.
-    h.app.config.pi_command = PiCommand::parse("sh -c true").unwrap();
+    h.app
+        .set_pi_command(PiCommand::parse("sh -c true").unwrap());
     h.key("enter");
     let d = h.app.dialog().expect("asked about the folder");
     assert!(d.body[0].contains("/home/ada/notes"));
     h.key("enter");
-    match h.app.exit.clone() {
+    match h.app.exit().cloned() {
         Some(Exit::Resume(r)) => {
             assert_eq!(r.cwd, here.path());
             let argv: Vec<String> = r
@@ -256,19 +254,19 @@ fn resume_hands_over_to_pi_or_says_why_not() {
         }
         other => panic!("no resume: {other:?}"),
     }
-    assert!(h.app.quit);
+    assert!(h.app.quits());
 }
 
 #[test]
 fn print_mode_prints_the_chosen_session() {
     let (_d, folder) = demo_folder("/home/ada/notes");
     let mut h = Harness::folder(folder, WIDE);
-    h.app.print_mode = true;
+    h.app.set_print_mode(true);
     h.key("down");
-    let chosen = h.app.picker.selected_session().unwrap().path.clone();
+    let chosen = h.app.picker().selected_session().unwrap().path.clone();
     h.key("enter");
-    assert_eq!(h.app.exit, Some(Exit::Print(chosen)));
-    assert!(h.app.quit);
+    assert_eq!(h.app.exit(), Some(&Exit::Print(chosen)));
+    assert!(h.app.quits());
 }
 
 #[test]
@@ -276,14 +274,14 @@ fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
     let (_d, folder) = demo_folder("/home/ada/notes");
     let mut h = Harness::folder(folder.clone(), WIDE);
     h.keys(&["ctrl+space", "down", "ctrl+space"]);
-    assert_eq!(h.app.picker.marked.len(), 2);
+    assert_eq!(h.app.picker().marked().len(), 2);
     h.key("ctrl+d");
     let body = h.app.dialog().unwrap().body.clone();
     assert_eq!(body.len(), 3, "{body:?}");
     screen_snapshot!("dialog_delete_marked", h);
     h.key("esc");
     // The trash failed (as reported by the work): a second, explicit question.
-    let paths: Vec<PathBuf> = h.app.picker.marked.iter().cloned().collect();
+    let paths: Vec<PathBuf> = h.app.picker().marked().iter().cloned().collect();
     h.send(AppEvent::ActionDone(ActionOutcome::Deleted {
         deleted: Vec::new(),
         trash_failed: paths
@@ -306,8 +304,8 @@ fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
     assert_eq!(message(&h), "Deleted 2 sessions for good");
     assert!(
         h.app
-            .picker
-            .sessions
+            .picker()
+            .sessions()
             .iter()
             .all(|s| !paths.contains(&s.path))
     );
@@ -344,14 +342,14 @@ fn rename_from_the_sessions_list_is_prefilled() {
     let mut h = Harness::folder(folder, WIDE);
     let named = h
         .app
-        .picker
-        .sessions
+        .picker()
+        .sessions()
         .iter()
         .position(|s| s.name.is_some())
         .unwrap();
-    let s = h.app.picker.sessions[named].clone();
+    let s = h.app.picker().sessions()[named].clone();
     age(&s.path);
-    while h.app.picker.selected_session().map(|x| &x.path) != Some(&s.path) {
+    while h.app.picker().selected_session().map(|x| &x.path) != Some(&s.path) {
         h.key("down");
     }
     h.key("ctrl+r");
@@ -365,7 +363,7 @@ fn rename_from_the_sessions_list_is_prefilled() {
         Session::open(&s.path).unwrap().name().as_deref(),
         Some("renamed here")
     );
-    let listed = h.app.picker.selected_session().unwrap();
+    let listed = h.app.picker().selected_session().unwrap();
     assert_eq!(
         listed.name.as_deref(),
         Some("renamed here"),
@@ -425,18 +423,18 @@ fn live_reload_reads_on_and_follows_the_leaf() {
 fn new_and_deleted_session_files_come_and_go_in_the_list() {
     let (_d, folder) = demo_folder("/home/ada/notes");
     let mut h = Harness::folder(folder.clone(), WIDE);
-    let count = h.app.picker.sessions.len();
+    let count = h.app.picker().sessions().len();
     let open = h.app.open_path().cloned().unwrap();
     let new = open.with_file_name("2026-01-12T09-00-00-000Z_new.jsonl");
     std::fs::copy(big_demo(), &new).unwrap();
     h.send(AppEvent::FileChanged(new.clone()));
-    assert_eq!(h.app.picker.sessions.len(), count + 1);
+    assert_eq!(h.app.picker().sessions().len(), count + 1);
     std::fs::remove_file(&open).unwrap();
     h.send(AppEvent::FileChanged(open.clone()));
-    assert_eq!(h.app.picker.sessions.len(), count);
-    assert!(h.app.picker.sessions.iter().all(|s| s.path != open));
+    assert_eq!(h.app.picker().sessions().len(), count);
+    assert!(h.app.picker().sessions().iter().all(|s| s.path != open));
     assert_ne!(h.app.open_path(), Some(&open), "another session is shown");
-    assert_eq!(h.app.focus, Pane::Picker);
+    assert_eq!(h.app.focus(), Pane::Picker);
 }
 
 #[test]

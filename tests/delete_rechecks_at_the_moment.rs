@@ -342,11 +342,7 @@ fn own_trash() -> &'static Path {
 const WIDE: (u16, u16) = (150, 40);
 
 fn message(h: &Harness) -> String {
-    h.app
-        .message
-        .as_ref()
-        .map(|m| m.text.clone())
-        .unwrap_or_default()
+    h.app.message().map(|m| m.text.clone()).unwrap_or_default()
 }
 
 /// Makes a file look untouched for two hours (no pi running on it).
@@ -366,7 +362,7 @@ fn the_browser_refuses_a_project_folder_swapped_after_its_dialog() {
     let mut h = Harness::folder(folder.clone(), WIDE);
     let chosen = h
         .app
-        .picker
+        .picker()
         .selected_session()
         .expect("a session")
         .path
@@ -410,7 +406,7 @@ fn the_browser_refuses_a_file_replaced_before_it_deletes_for_good() {
     let mut h = Harness::folder(folder.clone(), WIDE);
     let chosen = h
         .app
-        .picker
+        .picker()
         .selected_session()
         .expect("a session")
         .path

@@ -95,13 +95,17 @@ fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
     assert!(!screen.contains("n / N"), "{screen}");
 
     // The rebound hit keys step through the hits; n is no key now.
-    let first = h.app.tree.selected;
+    let first = h.app.tree().selected_row();
     h.key("n");
-    assert_eq!(h.app.tree.selected, first, "n does nothing");
+    assert_eq!(h.app.tree().selected_row(), first, "n does nothing");
     h.key("ctrl+j");
-    assert_ne!(h.app.tree.selected, first, "Ctrl+J goes to the next hit");
+    assert_ne!(
+        h.app.tree().selected_row(),
+        first,
+        "Ctrl+J goes to the next hit"
+    );
     h.key("ctrl+k");
-    assert_eq!(h.app.tree.selected, first, "Ctrl+K goes back");
+    assert_eq!(h.app.tree().selected_row(), first, "Ctrl+K goes back");
 }
 
 #[test]
@@ -136,10 +140,10 @@ fn a_dialog_takes_and_names_its_rebound_keys() {
     let mut h = open(&path, rebound());
     let target = h
         .app
-        .tree
+        .tree()
         .loaded()
         .and_then(|t| {
-            let node = h.app.tree.selected_node()?;
+            let node = h.app.tree().selected_node()?;
             t.entry(node).id_str().map(str::to_string)
         })
         .unwrap();
@@ -266,4 +270,70 @@ fn the_sessions_pane_names_its_rebound_keys() {
         screen.contains("No sessions in this folder. Ctrl+Y shows"),
         "{screen}"
     );
+}
+
+/// A session of `n` messages in one chain, user and assistant in turn.
+fn long_chain(dir: &Path, n: usize) -> PathBuf {
+    let mut text = String::from(
+        r#"{"type":"session","version":3,"id":"019bae23-ee4c-715b-95c5-f4e0500bf8c1","timestamp":"2026-01-11T17:39:09.004Z","cwd":"/home/ada/notes"}"#,
+    );
+    text.push('\n');
+    for i in 0..n {
+        let parent = match i {
+            0 => "null".to_string(),
+            _ => format!("\"m{:07}\"", i - 1),
+        };
+        let message = if i % 2 == 0 {
+            format!(r#"{{"role":"user","content":"question {i}","timestamp":1768153187060}}"#)
+        } else {
+            format!(
+                r#"{{"role":"assistant","content":[{{"type":"text","text":"answer {i}"}}],"provider":"google","model":"gemini-2.5-pro","timestamp":1768153187060}}"#
+            )
+        };
+        text.push_str(&format!(
+            r#"{{"type":"message","id":"m{i:07}","parentId":{parent},"timestamp":"2026-01-11T17:39:47.060Z","message":{message}}}"#
+        ));
+        text.push('\n');
+    }
+    let path = dir.join("long.jsonl");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn the_preview_names_the_expand_key_the_keymap_binds() {
+    let config = Config::from_text("[keys.preview]\nexpand = \"ctrl+e\"\n", false);
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+
+    // A folded block says which key shows the rest.
+    let mut h = open(&big_demo(), config.clone());
+    let screen = h.screen();
+    assert!(screen.contains("more (Ctrl+E expands)"), "{screen}");
+    assert!(!screen.contains("(o expands)"), "{screen}");
+
+    // A context too long to show whole says which key shows all of it.
+    let dir = tempfile::Builder::new()
+        .prefix("piscope-test-")
+        .tempdir()
+        .unwrap();
+    let mut h = Harness::new(
+        Start::File(long_chain(dir.path(), 420)),
+        JobContext::new(None, None, false, PathBuf::from("/")),
+        config,
+        Clock::fixed(DEMO_NOW_MS, 0),
+        (240, 30),
+    );
+    h.keys(&["tab", "home"]);
+    let screen = h.screen();
+    assert!(
+        screen.contains("before these are in the context too (Ctrl+E shows everything)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("(o shows everything)"), "{screen}");
+    // The key does what the text says.
+    h.key("ctrl+e");
+    h.key("home");
+    let screen = h.screen();
+    assert!(!screen.contains("shows everything"), "{screen}");
+    assert!(screen.contains("question 0"), "{screen}");
 }

@@ -315,7 +315,7 @@ fn the_browser_finishes_loading_and_names_the_fifo() {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut h = Harness::folder(folder, (160, 30));
-        let _ = tx.send((h.screen(), h.app.picker.problems.clone()));
+        let _ = tx.send((h.screen(), h.app.picker().problems().to_vec()));
     });
     let (screen, problems) = rx
         .recv_timeout(DEADLINE)

@@ -15,8 +15,8 @@ use tui_common::{big_demo, demo_folder};
 const WIDE: (u16, u16) = (150, 40);
 
 fn selected_id(h: &Harness) -> String {
-    let t = h.app.tree.loaded().expect("a session is shown");
-    let node = h.app.tree.selected_node().expect("a row is selected");
+    let t = h.app.tree().loaded().expect("a session is shown");
+    let node = h.app.tree().selected_node().expect("a row is selected");
     t.entry(node).id_str().unwrap_or("").to_string()
 }
 
@@ -30,11 +30,11 @@ fn search(h: &mut Harness, text: &str) {
 fn a_hidden_selection_moves_to_its_nearest_visible_ancestor() {
     let mut h = Harness::file(&big_demo(), WIDE);
     search(&mut h, "[read: src/model");
-    let t = h.app.tree.loaded().unwrap().clone();
-    let tool = h.app.tree.selected_node().unwrap();
+    let t = h.app.tree().loaded().unwrap().clone();
+    let tool = h.app.tree().selected_node().unwrap();
     assert!(t.entry(tool).is_role(Role::ToolResult));
     h.key("ctrl+u");
-    let user = h.app.tree.selected_node().unwrap();
+    let user = h.app.tree().selected_node().unwrap();
     assert!(t.entry(user).is_role(Role::User));
     let path = t.session.tree.path_to(tool);
     let nearest_user = path
@@ -45,7 +45,7 @@ fn a_hidden_selection_moves_to_its_nearest_visible_ancestor() {
     assert_eq!(Some(user), nearest_user);
     // Back to the default view: the cursor stays where it went.
     h.key("ctrl+u");
-    assert_eq!(h.app.tree.selected_node(), Some(user));
+    assert_eq!(h.app.tree().selected_node(), Some(user));
 }
 
 #[test]
@@ -56,10 +56,10 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
     let mut h = Harness::file(&path, WIDE);
     h.keys(&["home", "ctrl+right", "ctrl+left"]);
     let folded_before: Vec<String> = {
-        let t = h.app.tree.loaded().unwrap();
+        let t = h.app.tree().loaded().unwrap();
         h.app
-            .tree
-            .folded
+            .tree()
+            .folded()
             .iter()
             .map(|&n| t.entry(n).id_str().unwrap().to_string())
             .collect()
@@ -67,9 +67,9 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
     assert_eq!(folded_before.len(), 1);
     search(&mut h, "tree thinking tool watch");
     let chosen = selected_id(&h);
-    let rows_before = h.app.tree.rows.len();
+    let rows_before = h.app.tree().rows().len();
     let leaf = {
-        let t = h.app.tree.loaded().unwrap();
+        let t = h.app.tree().loaded().unwrap();
         t.entry(t.view.leaf.unwrap()).id_str().unwrap().to_string()
     };
     let mut f = std::fs::OpenOptions::new()
@@ -84,11 +84,11 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
     drop(f);
     h.send(AppEvent::FileChanged(path.clone()));
     assert_eq!(selected_id(&h), chosen);
-    let t = h.app.tree.loaded().unwrap().clone();
+    let t = h.app.tree().loaded().unwrap().clone();
     let folded_after: Vec<String> = h
         .app
-        .tree
-        .folded
+        .tree()
+        .folded()
         .iter()
         .map(|&n| t.entry(n).id_str().unwrap().to_string())
         .collect();
@@ -96,7 +96,7 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
     assert_eq!(t.entry(t.view.leaf.unwrap()).id_str(), Some("feed0001"));
     // Choosing a filter clears the folds (as in pi); the new entry is listed.
     h.key("ctrl+d");
-    assert!(h.app.tree.rows.len() > rows_before);
+    assert!(h.app.tree().rows().len() > rows_before);
     h.key("g");
     assert_eq!(selected_id(&h), "feed0001");
     assert!(h.screen().contains("◉ user: a new question"));
@@ -110,12 +110,11 @@ fn a_deep_search_hit_opens_its_session_at_the_entry() {
     h.key("ctrl+f");
     let hits = h
         .app
-        .picker
-        .deep
-        .as_ref()
+        .picker()
+        .deep_search()
         .expect("deep search")
-        .hits
-        .clone();
+        .hits()
+        .to_vec();
     assert!(hits.len() > 2, "{hits:?}");
     assert_eq!(h.app.open_path(), Some(&hits[0].path));
     assert_eq!(Some(selected_id(&h)), hits[0].entry_id);
@@ -124,7 +123,7 @@ fn a_deep_search_hit_opens_its_session_at_the_entry() {
     assert_eq!(Some(selected_id(&h)), hits[1].entry_id);
     // Esc goes back to the list, on the session that was selected.
     h.key("esc");
-    assert!(h.app.picker.deep.is_none());
+    assert!(h.app.picker().deep_search().is_none());
 }
 
 #[test]
@@ -132,22 +131,22 @@ fn plain_keys_type_in_the_sessions_pane_and_command_elsewhere() {
     let (_d, folder) = demo_folder("/home/ada/notes");
     let mut h = Harness::folder(folder, WIDE);
     h.type_text("q?j");
-    assert_eq!(h.app.picker.query, "q?j");
-    assert!(!h.app.quit && h.app.help().is_none());
+    assert_eq!(h.app.picker().query(), "q?j");
+    assert!(!h.app.quits() && h.app.help().is_none());
     h.key("backspace");
-    assert_eq!(h.app.picker.query, "q?");
+    assert_eq!(h.app.picker().query(), "q?");
     h.key("esc");
-    assert_eq!(h.app.picker.query, "");
+    assert_eq!(h.app.picker().query(), "");
     h.key("tab");
-    assert_eq!(h.app.focus, Pane::Tree);
+    assert_eq!(h.app.focus(), Pane::Tree);
     h.key("?");
     assert!(h.app.help().is_some());
     h.key("esc");
     h.key("shift+tab");
-    assert_eq!(h.app.focus, Pane::Picker);
+    assert_eq!(h.app.focus(), Pane::Picker);
     h.key("tab");
     h.key("q");
-    assert!(h.app.quit);
+    assert!(h.app.quits());
 }
 
 #[test]
@@ -155,21 +154,21 @@ fn ctrl_c_quits_from_anywhere() {
     let mut h = Harness::file(&big_demo(), WIDE);
     h.key("/");
     h.key("ctrl+c");
-    assert!(h.app.quit);
+    assert!(h.app.quits());
 }
 
 #[test]
 fn the_preview_follows_the_selection() {
     let mut h = Harness::file(&big_demo(), WIDE);
     h.key("up");
-    let node = h.app.tree.selected_node().unwrap();
-    let doc = h.app.preview.doc.as_ref().expect("preview built");
+    let node = h.app.tree().selected_node().unwrap();
+    let doc = h.app.preview().doc().expect("preview built");
     assert_eq!(doc.key.node, node);
     let (start, len) = doc.anchor.expect("the entry's own message is marked");
     assert!(len > 0);
     // The marked message is in view.
-    let scroll = h.app.preview.scroll;
-    assert!(start + len > scroll && start < scroll + h.app.preview.height);
+    let scroll = h.app.preview().scroll();
+    assert!(start + len > scroll && start < scroll + h.app.preview().height());
 }
 
 fn click(h: &mut Harness, column: u16, row: u16) {
@@ -188,13 +187,13 @@ fn mouse_clicks_focus_panes_and_select_rows() {
     let layout = h.app.layout();
     let tree = layout.rect(Pane::Tree).unwrap();
     click(&mut h, tree.x + 5, tree.y + 3);
-    assert_eq!(h.app.focus, Pane::Tree);
-    assert_eq!(h.app.tree.selected, h.app.tree.offset + 2);
+    assert_eq!(h.app.focus(), Pane::Tree);
+    assert_eq!(h.app.tree().selected_row(), h.app.tree().offset() + 2);
     let picker = layout.rect(Pane::Picker).unwrap();
     // The fourth list row (below the search box and settings) is a session.
     let before = h.app.open_path().cloned();
     click(&mut h, picker.x + 5, picker.y + 1 + 2 + 2);
-    assert_eq!(h.app.focus, Pane::Picker);
+    assert_eq!(h.app.focus(), Pane::Picker);
     assert_ne!(h.app.open_path().cloned(), before);
     let preview = layout.rect(Pane::Preview).unwrap();
     h.send(AppEvent::Mouse(MouseEvent {
@@ -203,14 +202,14 @@ fn mouse_clicks_focus_panes_and_select_rows() {
         row: preview.y + 3,
         modifiers: KeyModifiers::NONE,
     }));
-    let scroll = h.app.preview.scroll;
+    let scroll = h.app.preview().scroll();
     h.send(AppEvent::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollDown,
         column: preview.x + 3,
         row: preview.y + 3,
         modifiers: KeyModifiers::NONE,
     }));
-    assert!(h.app.preview.scroll >= scroll);
+    assert!(h.app.preview().scroll() >= scroll);
 }
 
 /// Characters that must never reach a terminal: they start escape
@@ -236,7 +235,7 @@ fn hostile_text_never_reaches_the_terminal_raw() {
             if !mode.is_empty() {
                 h.keys(&["tab", mode, "tab"]);
             }
-            let rows = h.app.tree.rows.len();
+            let rows = h.app.tree().rows().len();
             for _ in 0..rows {
                 let frame = h.frame();
                 for cell in frame.content() {

@@ -84,7 +84,7 @@ fn picker_collapses_a_project() {
 #[test]
 fn picker_while_loading() {
     let (_d, mut h) = catalog("/home/ada/notes");
-    let folder = h.app.picker.folder.clone().expect("folder");
+    let folder = h.app.picker().folder().cloned().expect("folder");
     h.send(AppEvent::Catalog(CatalogUpdate::Started {
         folder,
         total: 2000,
@@ -114,7 +114,7 @@ fn no_sessions_at_all_opens_the_demo_with_a_banner() {
         cwd: "/home/ada/notes".into(),
     };
     let mut h = Harness::folder(folder, WIDE);
-    assert!(h.app.picker.demo);
+    assert!(h.app.picker().is_demo());
     screen_snapshot!("demo_fallback", h);
 }
 

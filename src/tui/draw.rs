@@ -5,7 +5,7 @@ use crate::safe_text as text;
 use crate::tui::look::layout::Pane;
 use crate::tui::overlays::{dialog, help};
 use crate::tui::panes::tree::Content;
-use crate::tui::panes::{picker, preview, status, tree};
+use crate::tui::panes::{picker, status, tree};
 use crate::tui::state::App;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,13 +28,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
         );
         return;
     }
-    let layout = crate::tui::look::layout::Layout::compute(
-        area,
-        &app.panes,
-        app.focus,
-        app.banner.is_some(),
-    );
-    if let (Some(r), Some(text)) = (layout.banner, &app.banner) {
+    let screen = &app.screen;
+    let layout = screen.layout_in(area);
+    if let (Some(r), Some(text)) = (layout.banner, screen.banner()) {
         let line = Line::styled(
             text::fit(
                 &format!(" {}", text::clean_line(text)),
@@ -45,26 +41,24 @@ pub fn draw(frame: &mut Frame, app: &App) {
         frame.render_widget(Paragraph::new(line), r);
     }
     for &(pane, rect) in &layout.panes {
-        let focused = pane == app.focus;
+        let focused = pane == screen.focus();
         let block = pane_block(app, pane, focused);
         match pane {
-            Pane::Picker => picker::draw(
+            Pane::Picker => app.picker().draw(
                 frame,
                 rect,
-                &app.picker,
                 picker::DrawContext {
                     theme,
                     keymap: &app.config.keymap,
                     clock: app.clock,
-                    home: app.home.as_deref(),
+                    home: screen.home(),
                     focused,
                     block,
                 },
             ),
-            Pane::Tree => tree::draw(
+            Pane::Tree => app.tree.draw(
                 frame,
                 rect,
-                &app.tree,
                 tree::DrawContext {
                     theme,
                     keymap: &app.config.keymap,
@@ -73,20 +67,19 @@ pub fn draw(frame: &mut Frame, app: &App) {
                     block,
                 },
             ),
-            Pane::Preview => preview::draw(frame, rect, &app.preview, block, theme),
+            Pane::Preview => app.preview.draw(frame, rect, block, theme),
         }
     }
     let view = status::StatusView {
-        message: app.message.as_ref().map(|m| (m.text.as_str(), m.error)),
-        picker: app.panes.contains(&Pane::Picker).then_some(&app.picker),
+        picker: screen.has(Pane::Picker).then_some(app.picker()),
         tree: &app.tree,
         polling: app.polling(),
         scope: app.scope(),
-        tree_search_typing: app.tree.search.editing && app.focus == Pane::Tree,
+        tree_search_typing: app.tree.is_typing_search() && screen.focus() == Pane::Tree,
         keymap: &app.config.keymap,
         theme,
     };
-    status::draw(frame, layout.status, layout.hints, &view);
+    app.status.draw(frame, layout.status, layout.hints, &view);
     if let Some(h) = app.help() {
         help::draw(frame, area, h, &app.config, &app.help_scopes());
     }
@@ -107,7 +100,7 @@ fn pane_block(app: &App, pane: Pane, focused: bool) -> Block<'static> {
     let mut title = pane.title().to_string();
     match pane {
         Pane::Tree => {
-            if let Content::Ready(t) = &app.tree.content {
+            if let Content::Ready(t) = app.tree.content() {
                 if let Some(name) = &t.name {
                     title = format!("{title} · {name}");
                 }
@@ -117,14 +110,15 @@ fn pane_block(app: &App, pane: Pane, focused: bool) -> Block<'static> {
             }
         }
         Pane::Preview => {
-            if app.preview.mode.raw {
+            let mode = app.preview.mode();
+            if mode.raw {
                 title = "Raw JSON".to_string();
-            } else if app.preview.mode.expanded {
+            } else if mode.expanded {
                 title.push_str(" · expanded");
             }
         }
         Pane::Picker => {
-            if app.picker.demo {
+            if app.picker().is_demo() {
                 title.push_str(" · demo");
             }
         }
@@ -137,13 +131,11 @@ fn pane_block(app: &App, pane: Pane, focused: bool) -> Block<'static> {
         })
         .border_style(border)
         .title(Span::styled(format!(" {title} "), theme.title));
-    if pane == Pane::Tree {
-        if let Content::Ready(_) = app.tree.content {
-            block = block.title_bottom(Span::styled(
-                format!(" {} ", app.tree.position()),
-                theme.muted,
-            ));
-        }
+    if pane == Pane::Tree && app.tree.is_ready() {
+        block = block.title_bottom(Span::styled(
+            format!(" {} ", app.tree.position()),
+            theme.muted,
+        ));
     }
     block
 }

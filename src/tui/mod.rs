@@ -16,11 +16,15 @@
 //!                      fork, export, delete, copy, resume): its key, its
 //!                      dialog, the job it asks for, what its outcome changes
 //!   │
-//! state/               App as data: panes, open session, live reload, the
-//!                      dialog or help over the panes, what happens on exit
+//! state/               App as data, composed of the panes and the
+//!                      bookkeeping around them: the screen (size, panes,
+//!                      focus), the sessions list holding its pane, the open
+//!                      session, live reload, the dialog or help over the
+//!                      panes, how the run ends
 //!   │
-//! panes/               sessions (picker/), tree, preview, status: own state,
-//!                      on_action → outcome, own draw; never see App
+//! panes/               sessions (picker/), tree, preview, status: private
+//!                      state changed only through methods that name the
+//!                      intent, on_action → outcome, draw(&self); never see App
 //! overlays/            dialog, text input, help
 //! work/workers.rs      worker threads and newest-wins slots: Command in,
 //!                      AppEvent out
@@ -157,8 +161,8 @@ fn browse(args: TuiArgs) -> Result<Option<state::Exit>> {
         home.clone(),
         ratatui::layout::Rect::default(),
     );
-    app.print_mode = args.print;
-    app.here = cwd.clone();
+    app.set_print_mode(args.print);
+    app.set_here(cwd.clone());
     let context = JobContext::new(home, folder, !args.no_cache, cwd).polling(args.poll);
     runtime::run(app, first, move |tx| Workers::new(context, tx))
 }

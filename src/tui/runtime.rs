@@ -110,7 +110,7 @@ pub fn run(
         dispatch(&mut guard, cmd);
     }
     let mut dirty = true;
-    while !app.quit {
+    while !app.quits() {
         if dirty {
             guard
                 .terminal
@@ -130,14 +130,14 @@ pub fn run(
                 dispatch(&mut guard, cmd);
             }
             dirty = true;
-            if app.quit || started.elapsed() > MAX_BATCH {
+            if app.quits() || started.elapsed() > MAX_BATCH {
                 break;
             }
             next = rx.try_recv().ok();
         }
     }
     drop(guard);
-    Ok(app.exit.take())
+    Ok(app.take_exit())
 }
 
 /// Reads terminal input on its own thread, so the UI never waits for it.

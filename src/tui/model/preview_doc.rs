@@ -52,6 +52,9 @@ pub struct PreviewRequest {
     pub loaded: Arc<LoadedSession>,
     pub theme: Theme,
     pub clock: Clock,
+    /// The key that expands the preview, as the user's keymap names it
+    /// (the notes of what is folded or left out name it).
+    pub expand_key: String,
     /// The newest generation asked for; a build that falls behind stops.
     pub latest: Arc<AtomicU64>,
 }
@@ -76,6 +79,7 @@ pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
         theme: &req.theme,
         highlight: None,
         expanded: req.key.mode.expanded,
+        expand_key: &req.expand_key,
     };
     let header = if req.key.mode.raw {
         raw_json(req, &mut doc)
@@ -153,8 +157,9 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
     if skip > 0 {
         doc.para(
             &format!(
-                "… {} before these are in the context too (o shows everything)",
-                format::count(skip, "entry", "entries")
+                "… {} before these are in the context too ({} shows everything)",
+                format::count(skip, "entry", "entries"),
+                req.expand_key
             ),
             theme.muted,
             0,
@@ -413,6 +418,7 @@ struct Writer<'a> {
     /// Where the highlighted lines start, and end once closed.
     highlight: Option<(usize, Option<usize>)>,
     expanded: bool,
+    expand_key: &'a str,
 }
 
 impl Writer<'_> {
@@ -486,8 +492,9 @@ impl Writer<'_> {
                 Span::raw(pad),
                 Span::styled(
                     format!(
-                        "… {} more (o expands)",
-                        format::count(hidden, "line", "lines")
+                        "… {} more ({} expands)",
+                        format::count(hidden, "line", "lines"),
+                        self.expand_key
                     ),
                     self.theme.muted,
                 ),

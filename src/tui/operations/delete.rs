@@ -7,18 +7,16 @@ use crate::catalog::delete::{self, Deletable, DeleteMode, empty_sessions};
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::look::strings;
-use crate::tui::model::sessions::PickerRow;
 use crate::tui::overlays::dialog::Dialog;
-use crate::tui::panes::tree::Content;
 use crate::tui::state::{App, Then};
 use crate::tui::work::jobs::Job;
 use std::path::PathBuf;
 
 impl App {
     pub(in crate::tui) fn ask_delete(&mut self) {
-        let mut paths: Vec<PathBuf> = self.picker.marked.iter().cloned().collect();
+        let mut paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
         if paths.is_empty() {
-            match self.picker.selected_session() {
+            match self.picker().selected_session() {
                 Some(s) => paths.push(s.path.clone()),
                 None => {
                     self.say(strings::NOTHING_TO_DELETE.to_string(), true);
@@ -35,15 +33,7 @@ impl App {
     }
 
     pub(in crate::tui) fn ask_delete_empty(&mut self) {
-        let listed: Vec<SessionSummary> = self
-            .picker
-            .rows
-            .iter()
-            .filter_map(|r| match r {
-                PickerRow::Session { index, .. } => self.picker.sessions.get(*index).cloned(),
-                PickerRow::Project { .. } => None,
-            })
-            .collect();
+        let listed: Vec<SessionSummary> = self.picker().listed_sessions();
         let empty: Vec<PathBuf> = empty_sessions(&listed)
             .into_iter()
             .map(|s| s.path.clone())
@@ -70,7 +60,7 @@ impl App {
         yes: &str,
         paths: Vec<PathBuf>,
     ) {
-        let Some(folder) = self.picker.folder.clone() else {
+        let Some(folder) = self.picker().folder().cloned() else {
             return;
         };
         let mut files = Vec::new();
@@ -106,8 +96,7 @@ impl App {
     }
 
     pub(in crate::tui) fn delete_job(&mut self, files: Vec<Deletable>, mode: DeleteMode) -> Job {
-        self.picker.marked.clear();
-        self.catalog.last_delete_mode = Some(mode);
+        self.catalog.begin_delete(mode);
         Job::Delete {
             files,
             mode,
@@ -122,19 +111,19 @@ impl App {
         errors: Vec<String>,
         cmds: &mut Vec<Command>,
     ) {
-        let for_good = matches!(
-            self.catalog.last_delete_mode.take(),
-            Some(DeleteMode::Permanent)
-        );
+        let for_good = matches!(self.catalog.delete_done(), Some(DeleteMode::Permanent));
         if self.open.path.as_ref().is_some_and(|o| deleted.contains(o)) {
             // Deleted here, on purpose: no "this session was deleted" alarm.
             self.open.path = None;
-            self.tree.content = Content::Empty;
-            self.tree.rows = Default::default();
+            self.tree.clear();
         }
         for p in &deleted {
             // Gone from the list at once (the watcher may tell us later).
-            if let Some(next) = self.picker.on_session_changed(p.clone(), None) {
+            let next = self
+                .catalog
+                .picker_mut()
+                .on_session_changed(p.clone(), None);
+            if let Some(next) = next {
                 self.open_session(next, cmds);
             }
         }

@@ -19,8 +19,8 @@ impl App {
     /// The fork is written: select it in the list, or open it.
     pub(in crate::tui) fn on_forked(&mut self, to: PathBuf, cmds: &mut Vec<Command>) {
         self.say(strings::forked(&to), false);
-        if self.panes.contains(&Pane::Picker) {
-            self.picker.want = Some(to.clone());
+        if self.screen.has(Pane::Picker) {
+            self.catalog.picker_mut().select_when_listed(to.clone());
             self.file_changed(&to, cmds);
         } else {
             self.open_session(to, cmds);

@@ -20,7 +20,6 @@ use crate::tui::input::keymap::{Action, Key};
 use crate::tui::look::layout::Pane;
 use crate::tui::look::strings::{self, file_name};
 use crate::tui::overlays::dialog::{Dialog, DialogKey};
-use crate::tui::state::overlay::Overlay;
 use crate::tui::state::{App, Then};
 use crate::tui::work::jobs::{ActionOutcome, Edit, Job};
 use std::path::{Path, PathBuf};
@@ -36,7 +35,7 @@ impl App {
         action: Action,
         cmds: &mut Vec<Command>,
     ) -> bool {
-        match (self.focus, action) {
+        match (self.focus(), action) {
             (Pane::Picker, Action::Resume) => {
                 if !self.resume_selected(cmds) {
                     // A project heading folds; a deep-search hit goes to the tree.
@@ -45,7 +44,7 @@ impl App {
             }
             (Pane::Picker, Action::Rename) => self.ask_rename_listed(),
             (Pane::Tree, Action::Rename) => self.ask_rename_open(),
-            (Pane::Picker, Action::Mark) => self.picker.toggle_mark(),
+            (Pane::Picker, Action::Mark) => self.catalog.picker_mut().toggle_mark(),
             (Pane::Picker, Action::Delete) => self.ask_delete(),
             (Pane::Picker, Action::DeleteEmpty) => self.ask_delete_empty(),
             (Pane::Tree, Action::Branch) => self.ask_branch(),
@@ -54,9 +53,7 @@ impl App {
             (Pane::Tree, Action::Fork) => self.fork(cmds),
             (Pane::Tree, Action::Export) => self.ask_export(),
             (Pane::Tree, Action::Follow) => {
-                self.tree.follow = !self.tree.follow;
-                if self.tree.follow {
-                    self.tree.on_action(Action::TreeJumpToLeaf);
+                if self.tree.toggle_follow() {
                     self.say(strings::FOLLOW_ON.to_string(), false);
                 } else {
                     self.say(strings::FOLLOW_OFF.to_string(), false);
@@ -69,15 +66,15 @@ impl App {
 
     /// A key while a dialog is open.
     pub(in crate::tui) fn on_dialog_key(&mut self, k: Key, cmds: &mut Vec<Command>) {
-        let Overlay::Dialog(d) = &mut self.overlay else {
+        let Some(answer) = self.overlay.dialog_key(k, &self.config.keymap) else {
             return;
         };
-        match d.key(k, &self.config.keymap) {
+        match answer {
             DialogKey::Stay => {}
-            DialogKey::Quit => self.quit = true,
-            DialogKey::Cancel => self.overlay = Overlay::None,
+            DialogKey::Quit => self.quit(),
+            DialogKey::Cancel => self.overlay.close(),
             DialogKey::Submit(text) => {
-                if let Some(d) = self.take_dialog() {
+                if let Some(d) = self.overlay.take_dialog() {
                     self.proceed(d.then, text, cmds);
                 }
             }
@@ -210,7 +207,7 @@ impl App {
     /// A session as a dialog names it: its title and file name.
     pub(in crate::tui) fn describe_session(&self, path: &Path) -> String {
         let file = text::clean_line(&file_name(path));
-        match self.picker.sessions.iter().find(|s| s.path == path) {
+        match self.picker().sessions().iter().find(|s| s.path == path) {
             Some(s) => format!("{} ({file})", quote(s.title())),
             None => file,
         }

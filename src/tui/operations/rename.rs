@@ -11,7 +11,7 @@ use std::path::PathBuf;
 impl App {
     /// Asks for the selected listed session's new name.
     pub(in crate::tui) fn ask_rename_listed(&mut self) {
-        if let Some(s) = self.picker.selected_session() {
+        if let Some(s) = self.catalog.picker().selected_session() {
             let title = quote(s.title());
             let name = s.name.clone().unwrap_or_default();
             let path = s.path.clone();

@@ -16,10 +16,10 @@ impl App {
     /// (a project heading, a deep-search hit).
     pub(in crate::tui) fn resume_selected(&mut self, cmds: &mut Vec<Command>) -> bool {
         let chosen = self
-            .picker
-            .deep
+            .picker()
+            .deep_search()
             .is_none()
-            .then(|| self.picker.selected_session().cloned())
+            .then(|| self.picker().selected_session().cloned())
             .flatten();
         match chosen {
             Some(s) => {
@@ -31,15 +31,14 @@ impl App {
     }
 
     pub(in crate::tui) fn resume(&mut self, s: &SessionSummary, cmds: &mut Vec<Command>) {
-        if self.print_mode {
-            self.exit = Some(Exit::Print(s.path.clone()));
-            self.quit = true;
+        if self.print_mode() {
+            self.leave(Exit::Print(s.path.clone()));
             return;
         }
         cmds.push(Command::Act(Box::new(Job::PrepareResume {
             session: s.path.clone(),
             cwd: Some(s.cwd.clone()).filter(|c| !c.is_empty()),
-            here: self.here.clone(),
+            here: self.here().clone(),
             in_here: false,
             command: self.config.pi_command.clone(),
         })));
@@ -50,7 +49,7 @@ impl App {
         Job::PrepareResume {
             session,
             cwd: None,
-            here: self.here.clone(),
+            here: self.here().clone(),
             in_here: true,
             command: self.config.pi_command.clone(),
         }
@@ -58,8 +57,7 @@ impl App {
 
     /// pi is found and the folder is there: leave the screen and become pi.
     pub(in crate::tui) fn on_resume_ready(&mut self, resume: Resume) {
-        self.exit = Some(Exit::Resume(resume));
-        self.quit = true;
+        self.leave(Exit::Resume(resume));
     }
 
     /// The session's folder is gone: ask to open pi here instead.

@@ -1,15 +1,16 @@
-//! The application state as data: the panes, the open session and its
-//! generations (`open.rs`), live reload's bookkeeping (`live.rs`), the
-//! sessions list's own (`CatalogView`), the overlay over the panes
-//! (`overlay.rs`), and what happens once the screen is left. `update/`
-//! changes it.
+//! The application state as data: the panes (each keeps its own state),
+//! the screen they are drawn in (`screen.rs`), the sessions list with its
+//! pane (`catalog.rs`), the open session and its generations (`open.rs`),
+//! live reload's bookkeeping (`live.rs`), the overlay over the panes
+//! (`overlay.rs`), and how the run ends. `update/` changes it.
 
+pub mod catalog;
 pub mod live;
 pub mod open;
 pub mod overlay;
+pub mod screen;
 mod then;
 
-use crate::catalog::delete::DeleteMode;
 use crate::tui::clock::Clock;
 use crate::tui::config::Config;
 use crate::tui::input::keymap::Scope;
@@ -18,17 +19,16 @@ use crate::tui::overlays::dialog::Dialog;
 use crate::tui::overlays::help::{self, Help};
 use crate::tui::panes::picker::PickerPane;
 use crate::tui::panes::preview::PreviewPane;
-use crate::tui::panes::tree::{Content, TreePane};
+use crate::tui::panes::status::{Message, StatusPane};
+use crate::tui::panes::tree::TreePane;
 use crate::tui::work::resume::Resume;
+pub use catalog::CatalogView;
 use live::LiveReload;
 use open::OpenSession;
 use overlay::Overlay;
-use ratatui::layout::Rect;
+use screen::Screen;
 use std::path::PathBuf;
 pub use then::Then;
-
-/// How long a transient message stays in the status bar.
-const MESSAGE_MS: i64 = 6_000;
 
 /// What the app was started on.
 #[derive(Debug, Clone)]
@@ -37,15 +37,6 @@ pub enum Start {
     File(PathBuf),
     /// The sessions folder (or the demo sessions).
     Catalog { demo: bool },
-}
-
-/// A message in the status bar.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
-    pub text: String,
-    pub error: bool,
-    /// When it disappears (ms); `None` keeps it until replaced.
-    pub until: Option<i64>,
 }
 
 /// What piscope does once the screen is left.
@@ -57,69 +48,162 @@ pub enum Exit {
     Print(PathBuf),
 }
 
-/// Bookkeeping of the sessions list the pane itself does not keep.
-#[derive(Debug, Default)]
-pub struct CatalogView {
-    /// Counts the deep searches asked for; only the newest one's hits count.
-    pub(in crate::tui) deep_generation: u64,
-    /// How the last delete asked for goes (the message says "for good").
-    pub(in crate::tui) last_delete_mode: Option<DeleteMode>,
+/// How this run ends: whether the screen is to be left, what follows,
+/// and what that depends on.
+#[derive(Debug)]
+pub struct Leaving {
+    quit: bool,
+    exit: Option<Exit>,
+    /// Enter prints the chosen session's path instead of resuming it (`--print`).
+    print_mode: bool,
+    /// The folder piscope runs in (pi starts here when a session's is gone).
+    here: PathBuf,
 }
 
+impl Default for Leaving {
+    fn default() -> Leaving {
+        Leaving {
+            quit: false,
+            exit: None,
+            print_mode: false,
+            here: PathBuf::from("."),
+        }
+    }
+}
+
+/// The app as data: the panes, what they are drawn in, and the bookkeeping
+/// of the work under way for them.
 pub struct App {
-    pub config: Config,
-    pub clock: Clock,
-    pub home: Option<String>,
-    pub size: Rect,
-    /// The panes of this run, left to right.
-    pub panes: Vec<Pane>,
-    pub focus: Pane,
-    pub picker: PickerPane,
-    pub tree: TreePane,
-    pub preview: PreviewPane,
+    /// The user's keymap, theme and pi command.
+    pub(in crate::tui) config: Config,
+    pub(in crate::tui) clock: Clock,
+    pub(in crate::tui) screen: Screen,
+    /// The sessions list, its pane within.
+    pub(in crate::tui) catalog: CatalogView,
+    pub(in crate::tui) tree: TreePane,
+    pub(in crate::tui) preview: PreviewPane,
+    pub(in crate::tui) status: StatusPane,
     /// The help screen or a dialog over the panes.
     pub(in crate::tui) overlay: Overlay,
-    /// A line above the panes (the demo notice).
-    pub banner: Option<String>,
-    pub message: Option<Message>,
-    pub quit: bool,
-    /// What to do once the screen is left (resume in pi, print a path).
-    pub exit: Option<Exit>,
-    /// Enter prints the chosen session's path instead of resuming it (`--print`).
-    pub print_mode: bool,
-    /// The folder piscope runs in (pi starts here when a session's is gone).
-    pub here: PathBuf,
     pub(in crate::tui) open: OpenSession,
     pub(in crate::tui) live: LiveReload,
-    pub(in crate::tui) catalog: CatalogView,
+    leaving: Leaving,
 }
 
 impl App {
+    /// An app of these parts, not quitting yet.
+    pub(in crate::tui) fn assemble(
+        config: Config,
+        clock: Clock,
+        screen: Screen,
+        status: StatusPane,
+    ) -> App {
+        App {
+            config,
+            clock,
+            screen,
+            catalog: CatalogView::default(),
+            tree: TreePane::default(),
+            preview: PreviewPane::default(),
+            status,
+            overlay: Overlay::default(),
+            open: OpenSession::default(),
+            live: LiveReload::default(),
+            leaving: Leaving::default(),
+        }
+    }
+
     pub fn layout(&self) -> Layout {
-        Layout::compute(self.size, &self.panes, self.focus, self.banner.is_some())
+        self.screen.layout()
     }
 
     /// The keymap scope of the focused pane.
     pub fn scope(&self) -> Scope {
-        match self.focus {
-            Pane::Picker => Scope::Picker,
-            Pane::Tree => Scope::Tree,
-            Pane::Preview => Scope::Preview,
-        }
+        self.screen.scope()
+    }
+
+    /// The focused pane.
+    pub fn focus(&self) -> Pane {
+        self.screen.focus()
+    }
+
+    /// The sessions pane (empty when the run shows one file).
+    pub fn picker(&self) -> &PickerPane {
+        self.catalog.picker()
+    }
+
+    pub fn tree(&self) -> &TreePane {
+        &self.tree
+    }
+
+    pub fn preview(&self) -> &PreviewPane {
+        &self.preview
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The status bar's message, if any.
+    pub fn message(&self) -> Option<&Message> {
+        self.status.message()
     }
 
     pub(in crate::tui) fn say(&mut self, text: String, error: bool) {
-        self.message = Some(Message {
-            text,
-            error,
-            until: Some(self.clock.now_ms + MESSAGE_MS),
-        });
+        self.status.say(text, error, self.clock.now_ms);
+    }
+
+    /// Whether the screen is to be left.
+    pub fn quits(&self) -> bool {
+        self.leaving.quit
+    }
+
+    /// Leaves the screen (once this event is handled).
+    pub(in crate::tui) fn quit(&mut self) {
+        self.leaving.quit = true;
+    }
+
+    /// Leaves the screen, then does `exit`.
+    pub(in crate::tui) fn leave(&mut self, exit: Exit) {
+        self.leaving.exit = Some(exit);
+        self.leaving.quit = true;
+    }
+
+    /// What follows once the screen is left.
+    pub fn exit(&self) -> Option<&Exit> {
+        self.leaving.exit.as_ref()
+    }
+
+    pub fn take_exit(&mut self) -> Option<Exit> {
+        self.leaving.exit.take()
+    }
+
+    /// Enter prints the chosen session's path instead of resuming it.
+    pub fn set_print_mode(&mut self, on: bool) {
+        self.leaving.print_mode = on;
+    }
+
+    pub(in crate::tui) fn print_mode(&self) -> bool {
+        self.leaving.print_mode
+    }
+
+    /// The folder piscope runs in (pi starts here when a session's is gone).
+    pub fn set_here(&mut self, here: PathBuf) {
+        self.leaving.here = here;
+    }
+
+    pub(in crate::tui) fn here(&self) -> &PathBuf {
+        &self.leaving.here
+    }
+
+    /// The command that starts pi (tests point it elsewhere).
+    pub fn set_pi_command(&mut self, command: crate::tui::work::resume::PiCommand) {
+        self.config.pi_command = command;
     }
 
     /// Whether the tree is still showing an older session than the one chosen.
     pub fn tree_is_behind(&self) -> bool {
-        matches!(self.tree.content, Content::Ready(_))
-            && self.open.tree_generation != self.open.generation
+        self.tree.is_ready() && self.open.tree_generation != self.open.generation
     }
 
     /// The session shown in (or being read for) the tree.
@@ -134,47 +218,24 @@ impl App {
 
     /// The dialog over the panes, if one is open.
     pub fn dialog(&self) -> Option<&Dialog<Then>> {
-        match &self.overlay {
-            Overlay::Dialog(d) => Some(d),
-            _ => None,
-        }
+        self.overlay.dialog()
     }
 
     /// The help screen, if it is shown.
     pub fn help(&self) -> Option<Help> {
-        match self.overlay {
-            Overlay::Help(h) => Some(h),
-            _ => None,
-        }
+        self.overlay.help()
     }
 
     /// Opens a dialog over the panes (over the help screen too).
     pub(in crate::tui) fn ask(&mut self, dialog: Dialog<Then>) {
-        self.overlay = Overlay::Dialog(Box::new(dialog));
-    }
-
-    /// Closes the dialog and hands it over.
-    pub(in crate::tui) fn take_dialog(&mut self) -> Option<Dialog<Then>> {
-        match std::mem::take(&mut self.overlay) {
-            Overlay::Dialog(d) => Some(*d),
-            other => {
-                self.overlay = other;
-                None
-            }
-        }
+        self.overlay.ask(dialog);
     }
 
     /// The scopes the help screen lists for this run.
     pub fn help_scopes(&self) -> Vec<Scope> {
         let mut v = vec![Scope::Global];
-        for p in &self.panes {
-            v.push(match p {
-                Pane::Picker => Scope::Picker,
-                Pane::Tree => Scope::Tree,
-                Pane::Preview => Scope::Preview,
-            });
-        }
-        if self.panes.contains(&Pane::Tree) {
+        v.extend(self.screen.panes().iter().map(|&p| screen::scope_of(p)));
+        if self.screen.has(Pane::Tree) {
             v.push(Scope::Search);
         }
         v.extend([Scope::Text, Scope::Dialog, Scope::Help]);

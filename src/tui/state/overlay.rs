@@ -2,13 +2,79 @@
 //! (one at a time: a dialog that opens replaces the help screen).
 
 use super::then::Then;
-use crate::tui::overlays::dialog::Dialog;
-use crate::tui::overlays::help::Help;
+use crate::tui::input::keymap::{Key, Keymap};
+use crate::tui::overlays::dialog::{Dialog, DialogKey};
+use crate::tui::overlays::help::{Help, HelpKey};
 
 #[derive(Debug, Default)]
-pub enum Overlay {
+pub struct Overlay {
+    shown: Shown,
+}
+
+#[derive(Debug, Default)]
+enum Shown {
     #[default]
     None,
     Help(Help),
     Dialog(Box<Dialog<Then>>),
+}
+
+impl Overlay {
+    /// Shows the help screen.
+    pub fn show_help(&mut self) {
+        self.shown = Shown::Help(Help::default());
+    }
+
+    /// Shows the panes again.
+    pub fn close(&mut self) {
+        self.shown = Shown::None;
+    }
+
+    /// Opens a dialog (over the help screen too).
+    pub fn ask(&mut self, dialog: Dialog<Then>) {
+        self.shown = Shown::Dialog(Box::new(dialog));
+    }
+
+    /// Closes the dialog and hands it over.
+    pub fn take_dialog(&mut self) -> Option<Dialog<Then>> {
+        match std::mem::take(&mut self.shown) {
+            Shown::Dialog(d) => Some(*d),
+            other => {
+                self.shown = other;
+                None
+            }
+        }
+    }
+
+    /// The help screen, if it is shown.
+    pub fn help(&self) -> Option<Help> {
+        match self.shown {
+            Shown::Help(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The dialog, if one is open.
+    pub fn dialog(&self) -> Option<&Dialog<Then>> {
+        match &self.shown {
+            Shown::Dialog(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Hands a key to the help screen; `None` when it is not shown.
+    pub fn help_key(&mut self, k: Key, keymap: &Keymap) -> Option<HelpKey> {
+        match &mut self.shown {
+            Shown::Help(h) => Some(h.key(k, keymap)),
+            _ => None,
+        }
+    }
+
+    /// Hands a key to the dialog; `None` when none is open.
+    pub fn dialog_key(&mut self, k: Key, keymap: &Keymap) -> Option<DialogKey> {
+        match &mut self.shown {
+            Shown::Dialog(d) => Some(d.key(k, keymap)),
+            _ => None,
+        }
+    }
 }

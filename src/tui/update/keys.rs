@@ -5,10 +5,9 @@
 use crate::tui::event::Command;
 use crate::tui::input::keymap::{Action, Key, Scope};
 use crate::tui::look::layout::Pane;
-use crate::tui::overlays::help::{Help, HelpKey};
+use crate::tui::overlays::help::HelpKey;
 use crate::tui::panes::picker::PickerOutcome;
 use crate::tui::state::App;
-use crate::tui::state::overlay::Overlay;
 use ratatui::crossterm::event::{KeyEvent, KeyEventKind};
 
 impl App {
@@ -17,11 +16,11 @@ impl App {
             return;
         }
         let k = Key::from_event(&key);
-        if let Overlay::Help(h) = &mut self.overlay {
-            match h.key(k, &self.config.keymap) {
+        if let Some(answer) = self.overlay.help_key(k, &self.config.keymap) {
+            match answer {
                 HelpKey::Stay => {}
-                HelpKey::Close => self.overlay = Overlay::None,
-                HelpKey::Quit => self.quit = true,
+                HelpKey::Close => self.overlay.close(),
+                HelpKey::Quit => self.quit(),
             }
             return;
         }
@@ -29,23 +28,23 @@ impl App {
             self.on_dialog_key(k, cmds);
             return;
         }
-        if self.focus == Pane::Tree && self.tree.search.editing {
+        if self.focus() == Pane::Tree && self.tree.is_typing_search() {
             self.on_search_key(k);
             return;
         }
         let scope = self.scope();
         match self.config.keymap.action(scope, k) {
-            Some(Action::Quit) => self.quit = true,
-            Some(Action::Help) => self.overlay = Overlay::Help(Help::default()),
-            Some(Action::FocusNext) => self.cycle_focus(true),
-            Some(Action::FocusPrev) => self.cycle_focus(false),
+            Some(Action::Quit) => self.quit(),
+            Some(Action::Help) => self.overlay.show_help(),
+            Some(Action::FocusNext) => self.screen.cycle_focus(true),
+            Some(Action::FocusPrev) => self.screen.cycle_focus(false),
             // Esc in the preview drops the tree's search too, its line
             // being the tree's.
             Some(Action::TreeClearSearch) => self.tree.finish_search(false),
             Some(action) if self.on_edit_action(action, cmds) => {}
-            Some(action) => match self.focus {
+            Some(action) => match self.focus() {
                 Pane::Picker => {
-                    let outcome = self.picker.on_action(action);
+                    let outcome = self.catalog.picker_mut().on_action(action);
                     self.on_picker(outcome, cmds);
                 }
                 Pane::Tree => {
@@ -55,12 +54,13 @@ impl App {
                     self.preview.on_action(action);
                 }
             },
-            None if self.focus == Pane::Picker => {
+            None if self.focus() == Pane::Picker => {
                 let deletes =
                     self.config.keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack);
+                let picker = self.catalog.picker_mut();
                 let outcome = match k.typed_char() {
-                    _ if deletes => self.picker.type_char(None),
-                    Some(c) => self.picker.type_char(Some(c)),
+                    _ if deletes => picker.type_char(None),
+                    Some(c) => picker.type_char(Some(c)),
                     None => PickerOutcome::Nothing,
                 };
                 self.on_picker(outcome, cmds);
@@ -78,7 +78,7 @@ impl App {
             Some(a @ (Action::TreeNextHit | Action::TreePreviousHit)) => {
                 self.tree.on_action(a);
             }
-            _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => self.quit = true,
+            _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => self.quit(),
             _ if keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack) => {
                 self.tree.edit_search(None);
             }
@@ -88,20 +88,5 @@ impl App {
                 }
             }
         }
-    }
-
-    pub(in crate::tui) fn cycle_focus(&mut self, forward: bool) {
-        let n = self.panes.len();
-        let at = self
-            .panes
-            .iter()
-            .position(|p| *p == self.focus)
-            .unwrap_or(0);
-        let next = if forward {
-            (at + 1) % n
-        } else {
-            (at + n - 1) % n
-        };
-        self.focus = self.panes[next];
     }
 }

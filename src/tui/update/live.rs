@@ -17,7 +17,7 @@ impl App {
         if self.open.path.as_deref() == Some(path) {
             self.refresh_open(cmds);
         }
-        if self.panes.contains(&Pane::Picker) {
+        if self.screen.has(Pane::Picker) {
             // One summary of a file at a time; changes meanwhile ask for one more.
             match self.live.summarising.get_mut(path) {
                 Some(again) => *again = true,
@@ -35,7 +35,7 @@ impl App {
         let Some(path) = self.open.path.clone() else {
             return;
         };
-        match &self.tree.content {
+        match self.tree.content() {
             Content::Ready(t) if !self.tree_is_behind() && t.session.path == path => {
                 cmds.push(Command::RefreshSession {
                     generation: self.open.generation,
@@ -66,7 +66,11 @@ impl App {
         }
         let was_open = self.open.path.as_ref() == Some(&path);
         let gone = summary.is_none();
-        if let Some(next) = self.picker.on_session_changed(path, summary.map(|s| *s)) {
+        let next = self
+            .catalog
+            .picker_mut()
+            .on_session_changed(path, summary.map(|s| *s));
+        if let Some(next) = next {
             if was_open && gone {
                 self.say(strings::SESSION_DELETED.to_string(), true);
             }

@@ -13,13 +13,9 @@ use crate::tui::config::Config;
 use crate::tui::event::{AppEvent, Command};
 use crate::tui::look::layout::Pane;
 use crate::tui::model::loaded::OpenError;
-use crate::tui::panes::picker::PickerPane;
-use crate::tui::panes::preview::PreviewPane;
-use crate::tui::panes::tree::{Content, TreePane};
-use crate::tui::state::live::LiveReload;
-use crate::tui::state::open::OpenSession;
-use crate::tui::state::overlay::Overlay;
-use crate::tui::state::{App, CatalogView, Message, Start};
+use crate::tui::panes::status::StatusPane;
+use crate::tui::state::screen::Screen;
+use crate::tui::state::{App, Start};
 use crate::watch::Target;
 use ratatui::layout::Rect;
 use std::path::PathBuf;
@@ -41,32 +37,9 @@ impl App {
             Start::File(_) => (vec![Pane::Tree, Pane::Preview], Pane::Tree),
             Start::Catalog { .. } => (vec![Pane::Picker, Pane::Tree, Pane::Preview], Pane::Picker),
         };
-        let message = config.report().map(|text| Message {
-            text,
-            error: true,
-            until: None,
-        });
-        let mut app = App {
-            config,
-            clock,
-            home,
-            size,
-            panes,
-            focus,
-            picker: PickerPane::default(),
-            tree: TreePane::default(),
-            preview: PreviewPane::default(),
-            overlay: Overlay::None,
-            banner: None,
-            message,
-            quit: false,
-            exit: None,
-            print_mode: false,
-            here: PathBuf::from("."),
-            open: OpenSession::default(),
-            live: LiveReload::default(),
-            catalog: CatalogView::default(),
-        };
+        let status = StatusPane::new(config.report());
+        let screen = Screen::new(size, panes, focus, home);
+        let mut app = App::assemble(config, clock, screen, status);
         let mut cmds = Vec::new();
         match start {
             Start::File(path) => {
@@ -86,22 +59,16 @@ impl App {
         match event {
             AppEvent::Key(k) => self.on_key(k, &mut cmds),
             AppEvent::Mouse(m) => self.on_mouse(m, &mut cmds),
-            AppEvent::Resize(w, h) => self.size = Rect::new(0, 0, w, h),
+            AppEvent::Resize(w, h) => self.screen.resize(w, h),
             AppEvent::Tick => {
                 self.clock = self.clock.tick();
                 // A slow look at the open session besides the watcher, which
                 // can miss changes (some network file systems).
                 self.live.ticks += 1;
-                if self.live.ticks.is_multiple_of(SLOW_POLL_TICKS)
-                    && matches!(self.tree.content, Content::Ready(_))
-                {
+                if self.live.ticks.is_multiple_of(SLOW_POLL_TICKS) && self.tree.is_ready() {
                     self.refresh_open(&mut cmds);
                 }
-                if let Some(until) = self.message.as_ref().and_then(|m| m.until) {
-                    if self.clock.now_ms >= until {
-                        self.message = None;
-                    }
-                }
+                self.status.expire(self.clock.now_ms);
             }
             AppEvent::SessionOpened {
                 generation,
@@ -133,14 +100,13 @@ impl App {
                             if error == OpenError::Deleted {
                                 self.say(error.to_string(), true);
                             }
-                            self.tree.content = Content::Failed { path, error };
-                            self.tree.rows = Default::default();
+                            self.tree.show_failed(path, error);
                         }
                     }
                 }
             }
             AppEvent::PreviewReady(doc) => {
-                if Some(doc.key) == self.preview.wanted {
+                if Some(doc.key) == self.preview.wanted() {
                     self.preview.set_doc(doc);
                 }
             }
@@ -150,7 +116,7 @@ impl App {
                 query: _,
                 result,
             } => {
-                let outcome = self.picker.deep_done(generation, result);
+                let outcome = self.catalog.picker_mut().deep_done(generation, result);
                 self.on_picker(outcome, &mut cmds);
             }
             AppEvent::FileChanged(path) => self.file_changed(&path, &mut cmds),
@@ -165,16 +131,12 @@ impl App {
     }
 
     pub(in crate::tui) fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
-        let failed = matches!(self.tree.content, Content::Failed { .. });
-        if self.open.path.as_ref() == Some(&path) && !failed {
+        if self.open.path.as_ref() == Some(&path) && !self.tree.has_failed() {
             return;
         }
         self.open.generation += 1;
         self.open.path = Some(path.clone());
-        // The previous tree stays on screen until the new one is read.
-        if !matches!(self.tree.content, Content::Ready(_)) {
-            self.tree.content = Content::Loading(path.clone());
-        }
+        self.tree.show_loading(path.clone());
         cmds.push(Command::OpenSession {
             generation: self.open.generation,
             path,

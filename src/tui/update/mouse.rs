@@ -5,7 +5,6 @@ use crate::tui::input::keymap::Action;
 use crate::tui::look::layout::Pane;
 use crate::tui::panes::picker::{self};
 use crate::tui::state::App;
-use crate::tui::state::overlay::Overlay;
 use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
 impl App {
@@ -15,7 +14,7 @@ impl App {
         }
         if self.help().is_some() {
             if let MouseEventKind::Down(_) = m.kind {
-                self.overlay = Overlay::None;
+                self.overlay.close();
             }
             return;
         }
@@ -32,7 +31,7 @@ impl App {
                 match pane {
                     Pane::Picker => {
                         let action = if down { Action::Down } else { Action::Up };
-                        let outcome = self.picker.on_action(action);
+                        let outcome = self.catalog.picker_mut().on_action(action);
                         self.on_picker(outcome, cmds);
                     }
                     Pane::Tree => {
@@ -42,7 +41,7 @@ impl App {
                 }
             }
             MouseEventKind::Down(MouseButton::Left) => {
-                self.focus = pane;
+                self.screen.focus_on(pane);
                 // Rows start below the border (and the picker's search lines).
                 let top = rect.y
                     + 1
@@ -57,7 +56,7 @@ impl App {
                 let y = usize::from(m.row - top);
                 match pane {
                     Pane::Picker => {
-                        let outcome = self.picker.click(y);
+                        let outcome = self.catalog.picker_mut().click(y);
                         self.on_picker(outcome, cmds);
                     }
                     Pane::Tree => {

@@ -25,20 +25,21 @@ impl App {
             }
         }
         if let Some(dir) = demo_started {
-            self.banner = Some(format!(
+            self.screen.show_banner(format!(
                 "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
                 dir.display()
             ));
         }
-        if let Some(path) = self.picker.on_catalog(update) {
+        if let Some(path) = self.catalog.picker_mut().on_catalog(update) {
             self.open_session(path, cmds);
         }
         if done {
-            if self.picker.sessions.is_empty() && !self.picker.demo {
+            let picker = self.catalog.picker();
+            if picker.sessions().is_empty() && !picker.is_demo() {
                 // Nothing at all: show the bundled demo sessions instead.
                 cmds.push(Command::LoadCatalog { demo: true });
-            } else if let Some(p) = self.picker.problems.first().cloned() {
-                let more = self.picker.problems.len() - 1;
+            } else if let Some(p) = picker.problems().first().cloned() {
+                let more = picker.problems().len() - 1;
                 let tail = if more > 0 {
                     format!(" (and {more} more)")
                 } else {
@@ -65,27 +66,9 @@ impl App {
                 }
                 self.open_session(path, cmds);
             }
-            PickerOutcome::FocusTree => self.focus = Pane::Tree,
+            PickerOutcome::FocusTree => self.screen.focus_on(Pane::Tree),
             PickerOutcome::StartDeepSearch(query) => {
-                self.catalog.deep_generation += 1;
-                self.picker
-                    .begin_deep(self.catalog.deep_generation, query.clone());
-                let sessions = self
-                    .picker
-                    .rows
-                    .iter()
-                    .filter_map(|r| match r {
-                        crate::tui::model::sessions::PickerRow::Session { index, .. } => {
-                            self.picker.sessions.get(*index).cloned()
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                cmds.push(Command::DeepSearch {
-                    generation: self.catalog.deep_generation,
-                    query,
-                    sessions,
-                });
+                cmds.push(self.catalog.start_deep_search(query));
             }
             PickerOutcome::NeedQuery => {
                 let key = self

@@ -2,6 +2,7 @@
 //! tree's selection needs.
 
 use crate::tui::event::Command;
+use crate::tui::input::keymap::{Action, Scope};
 use crate::tui::look::layout::Pane;
 use crate::tui::model::preview_doc::{PreviewKey, PreviewRequest};
 use crate::tui::panes::picker::{self};
@@ -23,10 +24,10 @@ impl App {
         };
         if let Some(r) = layout.rect(Pane::Picker) {
             let h = inner(r).height.saturating_sub(picker::HEADER_LINES);
-            self.picker.set_height(usize::from(h));
+            self.catalog.picker_mut().set_height(usize::from(h));
         }
         if let Some(r) = layout.rect(Pane::Tree) {
-            let search = self.tree.search.editing || !self.tree.search.query.is_empty();
+            let search = self.tree.has_search_line();
             let h = inner(r).height.saturating_sub(u16::from(search));
             self.tree.set_height(usize::from(h));
         }
@@ -38,20 +39,21 @@ impl App {
         }
         let node = self.tree.selected_node();
         let width = preview_rect.map(|r| r.width);
-        self.preview.wanted = match (node, width) {
+        let wanted = match (node, width) {
             (Some(node), Some(width)) => Some(PreviewKey {
                 session: self.open.tree_generation,
                 node,
-                mode: self.preview.mode,
+                mode: self.preview.mode(),
                 width,
             }),
-            (Some(node), None) => self.preview.wanted.filter(|w| w.node == node),
+            (Some(node), None) => self.preview.wanted().filter(|w| w.node == node),
             _ => None,
         };
-        if !self.preview.is_stale() || self.open.preview_requested == self.preview.wanted {
+        self.preview.want(wanted);
+        if !self.preview.is_stale() || self.open.preview_requested == wanted {
             return;
         }
-        let (Some(key), Some(loaded)) = (self.preview.wanted, self.tree.loaded().cloned()) else {
+        let (Some(key), Some(loaded)) = (wanted, self.tree.loaded().cloned()) else {
             return;
         };
         let generation = self.open.preview_latest.fetch_add(1, Ordering::Relaxed) + 1;
@@ -62,6 +64,10 @@ impl App {
             loaded,
             theme: self.config.theme.clone(),
             clock: self.clock,
+            expand_key: self
+                .config
+                .keymap
+                .keys_for(Scope::Preview, Action::PreviewExpand),
             latest: self.open.preview_latest.clone(),
         })));
     }

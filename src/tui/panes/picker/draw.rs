@@ -32,7 +32,7 @@ pub struct DrawContext<'a> {
 pub const HEADER_LINES: u16 = 2;
 
 /// Draws the pane into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawContext<'_>) {
+pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawContext<'_>) {
     let DrawContext {
         theme,
         keymap,

@@ -8,20 +8,29 @@ use crate::tui::input::keymap::Action;
 use crate::tui::model::sessions::{
     self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow,
 };
-pub use draw::{DrawContext, HEADER_LINES, draw};
+pub use draw::{DrawContext, HEADER_LINES};
+use ratatui::Frame;
+use ratatui::layout::Rect;
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 
 /// A deep search and its hits.
 #[derive(Debug, Clone, Default)]
 pub struct DeepSearch {
-    pub generation: u64,
-    pub query: String,
-    pub running: bool,
-    pub hits: Vec<DeepHit>,
-    pub error: Option<String>,
-    pub selected: usize,
-    pub offset: usize,
+    generation: u64,
+    query: String,
+    running: bool,
+    hits: Vec<DeepHit>,
+    error: Option<String>,
+    selected: usize,
+    offset: usize,
+}
+
+impl DeepSearch {
+    /// The entries found, best first.
+    pub fn hits(&self) -> &[DeepHit] {
+        &self.hits
+    }
 }
 
 /// What the app should do after the picker handled a key.
@@ -45,34 +54,103 @@ pub enum PickerOutcome {
 
 #[derive(Debug, Clone, Default)]
 pub struct PickerPane {
-    pub sessions: Vec<SessionSummary>,
-    pub folder: Option<SessionsFolder>,
-    pub demo: bool,
+    sessions: Vec<SessionSummary>,
+    folder: Option<SessionsFolder>,
+    demo: bool,
     /// `(done, total)` while loading.
-    pub progress: Option<(usize, usize)>,
-    pub loaded: bool,
-    pub problems: Vec<String>,
-    pub query: String,
-    pub query_error: Option<String>,
-    pub options: ListOptions,
-    pub show_path: bool,
-    pub collapsed: HashSet<String>,
-    pub rows: Vec<PickerRow>,
-    pub selected: usize,
-    pub offset: usize,
-    pub height: usize,
+    progress: Option<(usize, usize)>,
+    loaded: bool,
+    problems: Vec<String>,
+    query: String,
+    query_error: Option<String>,
+    options: ListOptions,
+    show_path: bool,
+    collapsed: HashSet<String>,
+    rows: Vec<PickerRow>,
+    selected: usize,
+    offset: usize,
+    height: usize,
     /// The user moved the selection; until then it follows the current folder.
-    pub touched: bool,
+    touched: bool,
     /// The session the selection stays on across reloads.
-    pub selected_path: Option<PathBuf>,
-    pub deep: Option<DeepSearch>,
+    selected_path: Option<PathBuf>,
+    deep: Option<DeepSearch>,
     /// Sessions marked for deleting together.
-    pub marked: BTreeSet<PathBuf>,
+    marked: BTreeSet<PathBuf>,
     /// A session to select as soon as it is listed (a fork just written).
-    pub want: Option<PathBuf>,
+    want: Option<PathBuf>,
 }
 
 impl PickerPane {
+    /// Draws the pane into `area`.
+    pub fn draw(&self, frame: &mut Frame, area: Rect, cx: DrawContext<'_>) {
+        draw::draw(frame, area, self, cx);
+    }
+
+    /// Every session read so far, newest first.
+    pub fn sessions(&self) -> &[SessionSummary] {
+        &self.sessions
+    }
+
+    /// The sessions listed now (query, scope and folds applied), in order.
+    pub fn listed_sessions(&self) -> Vec<SessionSummary> {
+        self.rows
+            .iter()
+            .filter_map(|r| match r {
+                PickerRow::Session { index, .. } => self.sessions.get(*index).cloned(),
+                PickerRow::Project { .. } => None,
+            })
+            .collect()
+    }
+
+    /// The projects the sessions read so far belong to.
+    pub fn project_count(&self) -> usize {
+        let mut cwds: Vec<&str> = self.sessions.iter().map(|s| s.cwd.as_str()).collect();
+        cwds.sort_unstable();
+        cwds.dedup();
+        cwds.len()
+    }
+
+    /// The sessions folder being listed, once reading it started.
+    pub fn folder(&self) -> Option<&SessionsFolder> {
+        self.folder.as_ref()
+    }
+
+    /// Whether the demo sessions are listed.
+    pub fn is_demo(&self) -> bool {
+        self.demo
+    }
+
+    /// Why some files were not listed, one line each.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
+    /// The search box's text.
+    pub fn query(&self) -> &str {
+        &self.query
+    }
+
+    /// The deep search shown instead of the list, if any.
+    pub fn deep_search(&self) -> Option<&DeepSearch> {
+        self.deep.as_ref()
+    }
+
+    /// Sessions marked for deleting together.
+    pub fn marked(&self) -> &BTreeSet<PathBuf> {
+        &self.marked
+    }
+
+    /// Drops every mark (the marked sessions are being deleted).
+    pub fn clear_marks(&mut self) {
+        self.marked.clear();
+    }
+
+    /// Selects `path` as soon as it is listed (a fork just written).
+    pub fn select_when_listed(&mut self, path: PathBuf) {
+        self.want = Some(path);
+    }
+
     /// Takes a catalog update; returns the session to show when the
     /// selection landed on a new one.
     pub fn on_catalog(&mut self, update: CatalogUpdate) -> Option<PathBuf> {
@@ -155,7 +233,7 @@ impl PickerPane {
     }
 
     /// Recomputes the rows and puts the selection back on its session.
-    pub fn rebuild(&mut self) {
+    fn rebuild(&mut self) {
         let query = match Query::parse(&self.query) {
             Ok(q) => {
                 self.query_error = None;

@@ -19,7 +19,13 @@ pub fn text_area(inner: Rect) -> Rect {
 }
 
 /// Draws the pane into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, pane: &PreviewPane, block: Block<'_>, theme: &Theme) {
+pub(super) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    pane: &PreviewPane,
+    block: Block<'_>,
+    theme: &Theme,
+) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let body = text_area(inner);

@@ -5,22 +5,62 @@ use crate::tui::input::keymap::Action;
 use crate::tui::model::preview_doc::{PreviewDoc, PreviewKey, PreviewMode};
 
 mod draw;
-pub use draw::{draw, text_area};
+use crate::tui::look::theme::Theme;
+pub use draw::text_area;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::widgets::Block;
 
 #[derive(Debug, Clone, Default)]
 pub struct PreviewPane {
-    pub mode: PreviewMode,
+    mode: PreviewMode,
     /// The newest document; it may belong to the previous selection while
     /// the next one is built.
-    pub doc: Option<Box<PreviewDoc>>,
+    doc: Option<Box<PreviewDoc>>,
     /// The preview the pane should show (the tree's selection).
-    pub wanted: Option<PreviewKey>,
-    pub scroll: usize,
+    wanted: Option<PreviewKey>,
+    scroll: usize,
     /// Text rows that fit (set from the layout).
-    pub height: usize,
+    height: usize,
 }
 
 impl PreviewPane {
+    /// Draws the pane into `area`.
+    pub fn draw(&self, frame: &mut Frame, area: Rect, block: Block<'_>, theme: &Theme) {
+        draw::draw(frame, area, self, block, theme);
+    }
+
+    /// The newest document built (perhaps for the previous selection).
+    pub fn doc(&self) -> Option<&PreviewDoc> {
+        self.doc.as_deref()
+    }
+
+    /// The first document line shown.
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    /// Text rows that fit.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Raw or context, expanded or folded.
+    pub fn mode(&self) -> PreviewMode {
+        self.mode
+    }
+
+    /// The preview the pane should show.
+    pub fn wanted(&self) -> Option<PreviewKey> {
+        self.wanted
+    }
+
+    /// Asks the pane to show `key` (the tree's selection at this width);
+    /// `None` when nothing is selected.
+    pub fn want(&mut self, key: Option<PreviewKey>) {
+        self.wanted = key;
+    }
+
     /// Whether the document on screen is not the one wanted.
     pub fn is_stale(&self) -> bool {
         self.wanted.is_some() && self.doc.as_ref().map(|d| d.key) != self.wanted

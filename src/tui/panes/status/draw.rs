@@ -1,6 +1,6 @@
 //! Drawing the status bar and the hint line.
 
-use super::{StatusView, hints, left_text, right_text};
+use super::{StatusPane, StatusView, hints, left_text, right_text};
 use crate::safe_text as text;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,10 +8,16 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 /// Draws the status bar and the hint line.
-pub fn draw(frame: &mut Frame, status: Rect, hint_area: Rect, view: &StatusView) {
+pub(super) fn draw(
+    frame: &mut Frame,
+    status: Rect,
+    hint_area: Rect,
+    pane: &StatusPane,
+    view: &StatusView,
+) {
     let theme = view.theme;
     if status.height > 0 {
-        let (left, error) = left_text(view);
+        let (left, error) = left_text(pane, view);
         let right = right_text(view);
         let width = usize::from(status.width);
         let right = text::truncate(&right, width / 2);
@@ -20,7 +26,7 @@ pub fn draw(frame: &mut Frame, status: Rect, hint_area: Rect, view: &StatusView)
         let gap = width.saturating_sub(text::width(&left) + text::width(&right) + 1);
         let left_style = if error {
             theme.error
-        } else if view.message.is_some() {
+        } else if pane.message.is_some() {
             theme.message
         } else {
             ratatui::style::Style::new()

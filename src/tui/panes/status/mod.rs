@@ -10,13 +10,74 @@ use crate::tui::panes::picker::PickerPane;
 use crate::tui::panes::tree::{Content, TreePane};
 
 mod draw;
-pub use draw::draw;
+use ratatui::Frame;
+use ratatui::layout::Rect;
 
-/// What the two lines show, handed over by the screen's drawing (the pane
-/// never sees the app itself).
+/// How long a transient message stays in the status bar.
+const MESSAGE_MS: i64 = 6_000;
+
+/// A message in the status bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub text: String,
+    pub error: bool,
+    /// When it disappears (ms); `None` keeps it until replaced.
+    pub until: Option<i64>,
+}
+
+/// The status bar's own state: the message it shows, if any.
+#[derive(Debug, Clone, Default)]
+pub struct StatusPane {
+    message: Option<Message>,
+}
+
+impl StatusPane {
+    /// A status bar showing `report` (the config's problems) until replaced.
+    pub fn new(report: Option<String>) -> StatusPane {
+        StatusPane {
+            message: report.map(|text| Message {
+                text,
+                error: true,
+                until: None,
+            }),
+        }
+    }
+
+    /// Shows `text` for a while from `now_ms`; `error` draws it as one.
+    pub fn say(&mut self, text: String, error: bool, now_ms: i64) {
+        self.message = Some(Message {
+            text,
+            error,
+            until: Some(now_ms + MESSAGE_MS),
+        });
+    }
+
+    /// Drops a transient message whose time is up.
+    pub fn expire(&mut self, now_ms: i64) {
+        if self
+            .message
+            .as_ref()
+            .and_then(|m| m.until)
+            .is_some_and(|until| now_ms >= until)
+        {
+            self.message = None;
+        }
+    }
+
+    /// The message shown, if any.
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    /// Draws the status bar and the hint line.
+    pub fn draw(&self, frame: &mut Frame, status: Rect, hints: Rect, view: &StatusView) {
+        draw::draw(frame, status, hints, self, view);
+    }
+}
+
+/// What the two lines show besides the message, handed over by the
+/// screen's drawing (the pane never sees the app itself).
 pub struct StatusView<'a> {
-    /// A transient message and whether it is an error.
-    pub message: Option<(&'a str, bool)>,
     /// The sessions pane, when this run has one.
     pub picker: Option<&'a PickerPane>,
     pub tree: &'a TreePane,
@@ -31,9 +92,9 @@ pub struct StatusView<'a> {
 }
 
 /// The status bar's left text: a message, or the selection.
-pub fn left_text(view: &StatusView) -> (String, bool) {
-    if let Some((message, error)) = view.message {
-        return (text::clean_line(message), error);
+pub fn left_text(pane: &StatusPane, view: &StatusView) -> (String, bool) {
+    if let Some(m) = &pane.message {
+        return (text::clean_line(&m.text), m.error);
     }
     let mut parts = Vec::new();
     if let Some(s) = view.picker.and_then(|p| p.selected_session()) {
@@ -41,7 +102,7 @@ pub fn left_text(view: &StatusView) -> (String, bool) {
             s.title(),
         )));
     }
-    match &view.tree.content {
+    match view.tree.content() {
         Content::Ready(t) => {
             if view.picker.is_none() {
                 let name = t
@@ -76,7 +137,7 @@ fn file_name(p: &std::path::Path) -> String {
 /// The status bar's right text: position and totals.
 pub fn right_text(view: &StatusView) -> String {
     let mut parts = Vec::new();
-    if let Content::Ready(t) = &view.tree.content {
+    if let Content::Ready(t) = view.tree.content() {
         parts.push(view.tree.position());
         parts.push(crate::tui::look::format::count(
             t.entry_count,
@@ -85,19 +146,13 @@ pub fn right_text(view: &StatusView) -> String {
         ));
     }
     if let Some(p) = view.picker {
-        let projects = {
-            let mut cwds: Vec<&str> = p.sessions.iter().map(|s| s.cwd.as_str()).collect();
-            cwds.sort_unstable();
-            cwds.dedup();
-            cwds.len()
-        };
         parts.push(format!(
             "{} sessions in {} projects",
-            p.sessions.len(),
-            projects
+            p.sessions().len(),
+            p.project_count()
         ));
-        if !p.marked.is_empty() {
-            parts.push(format!("{} marked", p.marked.len()));
+        if !p.marked().is_empty() {
+            parts.push(format!("{} marked", p.marked().len()));
         }
     }
     if view.polling {

@@ -29,7 +29,7 @@ pub struct DrawContext<'a> {
 }
 
 /// Draws the pane into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>) {
+pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>) {
     let theme = cx.theme;
     let inner = cx.block.inner(area);
     frame.render_widget(cx.block, area);

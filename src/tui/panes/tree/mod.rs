@@ -4,12 +4,14 @@
 use crate::tui::input::keymap::Action;
 use crate::tui::model::entry_tree::{self, Filter, Rows};
 use crate::tui::model::loaded::{LoadedSession, OpenError};
+use ratatui::Frame;
+use ratatui::layout::Rect;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 mod draw;
-pub use draw::{DrawContext, draw};
+pub use draw::DrawContext;
 
 /// What the pane holds.
 #[derive(Debug, Clone, Default)]
@@ -30,31 +32,111 @@ pub enum Content {
 #[derive(Debug, Clone, Default)]
 pub struct Search {
     /// True while the query is being typed.
-    pub editing: bool,
-    pub query: String,
+    editing: bool,
+    query: String,
     /// Rows that match, in order.
-    pub hits: Vec<u32>,
+    hits: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct TreePane {
-    pub content: Content,
-    pub filter: Filter,
+    content: Content,
+    filter: Filter,
     /// Folded entries (node indices of the loaded session).
-    pub folded: HashSet<u32>,
-    pub rows: Rows,
-    pub selected: usize,
+    folded: HashSet<u32>,
+    rows: Rows,
+    selected: usize,
     /// The first row shown.
-    pub offset: usize,
+    offset: usize,
     /// Rows that fit in the pane (set from the layout).
-    pub height: usize,
-    pub label_times: bool,
-    pub search: Search,
+    height: usize,
+    label_times: bool,
+    search: Search,
     /// Keep the cursor on the leaf as the session grows.
-    pub follow: bool,
+    follow: bool,
 }
 
 impl TreePane {
+    /// Draws the pane into `area`.
+    pub fn draw(&self, frame: &mut Frame, area: Rect, cx: DrawContext<'_>) {
+        draw::draw(frame, area, self, cx);
+    }
+
+    /// What the pane holds.
+    pub fn content(&self) -> &Content {
+        &self.content
+    }
+
+    /// Whether a session is shown.
+    pub fn is_ready(&self) -> bool {
+        matches!(self.content, Content::Ready(_))
+    }
+
+    /// Whether the session shown (or last asked for) could not be read.
+    pub fn has_failed(&self) -> bool {
+        matches!(self.content, Content::Failed { .. })
+    }
+
+    /// A session is being read: said so unless a previous tree is shown,
+    /// which stays on screen until the new one is read.
+    pub fn show_loading(&mut self, path: PathBuf) {
+        if !self.is_ready() {
+            self.content = Content::Loading(path);
+        }
+    }
+
+    /// The session could not be read.
+    pub fn show_failed(&mut self, path: PathBuf, error: OpenError) {
+        self.content = Content::Failed { path, error };
+        self.rows = Rows::default();
+    }
+
+    /// Shows nothing (the session shown was deleted here, on purpose).
+    pub fn clear(&mut self) {
+        self.content = Content::Empty;
+        self.rows = Rows::default();
+    }
+
+    /// The rows shown, in order.
+    pub fn rows(&self) -> &Rows {
+        &self.rows
+    }
+
+    /// The row under the cursor.
+    pub fn selected_row(&self) -> usize {
+        self.selected
+    }
+
+    /// Folded entries (node indices of the loaded session).
+    pub fn folded(&self) -> &HashSet<u32> {
+        &self.folded
+    }
+
+    /// The first row shown.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Whether the `/` search's query is being typed.
+    pub fn is_typing_search(&self) -> bool {
+        self.search.editing
+    }
+
+    /// Whether the search line is shown (typed, or kept for the hit keys).
+    pub fn has_search_line(&self) -> bool {
+        self.search.editing || !self.search.query.is_empty()
+    }
+
+    /// Turns following the leaf on or off; on, the cursor goes to the
+    /// leaf at once. Returns whether it is on.
+    pub fn toggle_follow(&mut self) -> bool {
+        self.follow = !self.follow;
+        if self.follow {
+            self.on_action(Action::TreeJumpToLeaf);
+        }
+        self.follow
+    }
+
     pub fn loaded(&self) -> Option<&Arc<LoadedSession>> {
         match &self.content {
             Content::Ready(t) => Some(t),
