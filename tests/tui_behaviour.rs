@@ -252,3 +252,32 @@ fn hostile_text_never_reaches_the_terminal_raw() {
     }
     assert!(placeholders > 0, "the demo's escape sequences show as ␛");
 }
+
+/// pi echoes a model id or thinking level of any type; the preview header
+/// reads them as values, never as piscope's internal key encoding.
+#[test]
+fn the_preview_header_reads_odd_model_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            "\n",
+            r#"{"type":"model_change","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","provider":"p","modelId":42}"#,
+            "\n",
+            r#"{"type":"thinking_level_change","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","thinkingLevel":true}"#,
+            "\n",
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"hi","timestamp":1735689603000}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let mut h = Harness::file(&path, WIDE);
+    let screen = h.screen();
+    assert!(screen.contains("42 · thinking true"), "{screen}");
+    assert!(
+        !screen.contains('\u{0}') && !screen.contains("\\0"),
+        "{screen}"
+    );
+}

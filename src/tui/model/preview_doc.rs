@@ -4,6 +4,7 @@
 use crate::safe_text as text;
 use crate::session::content::{Block, Content};
 use crate::session::entry::Kind;
+use crate::session::jskey;
 use crate::tui::clock::Clock;
 use crate::tui::look::format;
 use crate::tui::look::theme::Theme;
@@ -217,13 +218,13 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
         doc.para("(the context is empty)", theme.muted, 0);
     }
     let model = ctx.model.as_ref().map_or("no model".to_string(), |m| {
-        text::clean_line(m.model_id.as_deref().unwrap_or("?"))
+        text::clean_line(&m.model_id.as_deref().map_or("?".into(), jskey::display))
     });
     let thinking = ctx
         .thinking_level
         .as_deref()
         .map_or("thinking unset".to_string(), |l| {
-            format!("thinking {}", text::clean_line(l))
+            format!("thinking {}", text::clean_line(&jskey::display(l)))
         });
     Some(Line::from(vec![
         Span::styled(model, theme.title),
