@@ -18,8 +18,8 @@ use ratatui::layout::Rect;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-/// 2026-01-11T19:00:00Z: an hour after the newest demo session.
-pub const DEMO_NOW_MS: i64 = 1_768_158_000_000;
+/// 2026-01-25T12:00:00Z: an hour after the newest demo session.
+pub const DEMO_NOW_MS: i64 = 1_769_342_400_000;
 
 pub struct Harness {
     pub app: App,

@@ -15,7 +15,8 @@ pub fn demo_folder(cwd: &str) -> (tempfile::TempDir, SessionsFolder) {
         .prefix("piscope-test-")
         .tempdir()
         .expect("temp dir");
-    piscope::tui::work::demo::write_demo_sessions(dir.path()).expect("demo sessions written");
+    piscope::tui::work::demo::write_demo_sessions(dir.path(), piscope::tui::harness::DEMO_NOW_MS)
+        .expect("demo sessions written");
     let folder = SessionsFolder {
         dir: dir.path().to_path_buf(),
         layout: Layout::PerProject,
@@ -45,9 +46,40 @@ pub fn demo_file(prefix: &str) -> PathBuf {
     panic!("no demo session starting with {prefix}");
 }
 
-/// The web-shop session with forks, labels, a compaction and hostile text.
+/// The cart-badge session (web-shop): two branches and a branch summary.
 pub fn big_demo() -> PathBuf {
-    demo_file("2026-01-11T17-03-56")
+    demo_file("2026-01-15T16-20")
+}
+
+/// "VAT rounding at checkout" (web-shop): named, three labels, forked.
+pub fn labelled_demo() -> PathBuf {
+    demo_file("2026-01-08T14-05")
+}
+
+/// The fork of [`labelled_demo`]: its header names that file as parent.
+pub fn fork_demo() -> PathBuf {
+    demo_file("2026-01-09T08-47")
+}
+
+/// The bug hunt (compiler): reads, an edit, `cargo test` failing then passing.
+pub fn bug_hunt_demo() -> PathBuf {
+    demo_file("2026-01-19T10-31")
+}
+
+/// Constant folding (compiler): compacted halfway, then a model change.
+pub fn compaction_demo() -> PathBuf {
+    demo_file("2026-01-22T13-02")
+}
+
+/// The layout bug (web-shop): a screenshot in the first message.
+pub fn image_demo() -> PathBuf {
+    demo_file("2026-01-05T09-12")
+}
+
+/// The deploy log (dotfiles): terminal escapes, OSC 52, bidi controls in
+/// messages, tool output, a label and the session name.
+pub fn hostile_demo() -> PathBuf {
+    demo_file("2026-01-25T11-03")
 }
 
 /// A committed file from the damaged-file corpus.
