@@ -201,13 +201,13 @@ fn demo_mode_shows_the_banner_and_adapts_to_the_width() {
     }
     let t = Tmux::start(&["--demo"], &[], (150, 40));
     let s = t.wait_for("the demo", |s| {
-        s.contains("Demo sessions") && s.contains("9 sessions")
+        s.contains("Demo sessions") && s.contains("8 sessions")
     });
     assert!(s.contains("Sessions") && s.contains("Entries") && s.contains("Context"));
-    t.keys(&["e", "m", "o", "j", "i"]);
+    t.keys(&["v", "a", "t"]);
     t.wait_for("the search", |s| {
         s.lines()
-            .any(|l| l.contains("> emoji") && l.contains(" sessions") && !l.contains("9 sessions"))
+            .any(|l| l.contains("> vat") && l.contains(" sessions") && !l.contains("8 sessions"))
     });
     t.tmux(&["resize-window", "-x", "90", "-y", "30"]);
     let s = t.wait_for("two panes", |s| {
@@ -216,7 +216,7 @@ fn demo_mode_shows_the_banner_and_adapts_to_the_width() {
     assert!(s.contains("Sessions"));
     t.keys(&["Tab"]);
     t.wait_for("tree and context", |s| {
-        s.contains("Context") && !s.contains("> emoji")
+        s.contains("Context") && !s.contains("> vat")
     });
     t.tmux(&["resize-window", "-x", "60", "-y", "30"]);
     t.wait_for("one pane", |s| {

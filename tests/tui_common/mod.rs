@@ -26,6 +26,18 @@ pub fn demo_folder(cwd: &str) -> (tempfile::TempDir, SessionsFolder) {
     (dir, folder)
 }
 
+/// The session files of a demo copy made by [`demo_folder`], sorted.
+pub fn demo_copies(folder: &SessionsFolder) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for project in std::fs::read_dir(&folder.dir).expect("demo copy") {
+        for file in std::fs::read_dir(project.expect("entry").path()).expect("project folder") {
+            files.push(file.expect("entry").path());
+        }
+    }
+    files.sort();
+    files
+}
+
 /// A committed demo session, by the start of its file name.
 pub fn demo_file(prefix: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/sessions");
@@ -63,12 +75,12 @@ pub fn fork_demo() -> PathBuf {
 
 /// The bug hunt (compiler): reads, an edit, `cargo test` failing then passing.
 pub fn bug_hunt_demo() -> PathBuf {
-    demo_file("2026-01-19T10-31")
+    demo_file("2026-01-24T10-31")
 }
 
 /// Constant folding (compiler): compacted halfway, then a model change.
 pub fn compaction_demo() -> PathBuf {
-    demo_file("2026-01-22T13-02")
+    demo_file("2026-01-19T13-02")
 }
 
 /// The layout bug (web-shop): a screenshot in the first message.
@@ -79,7 +91,7 @@ pub fn image_demo() -> PathBuf {
 /// The deploy log (dotfiles): terminal escapes, OSC 52, bidi controls in
 /// messages, tool output, a label and the session name.
 pub fn hostile_demo() -> PathBuf {
-    demo_file("2026-01-25T11-03")
+    demo_file("2026-01-11T11-03")
 }
 
 /// A committed file from the damaged-file corpus.

@@ -25,6 +25,15 @@ impl App {
             }
         }
         if let Some(dir) = demo_started {
+            // What was said about watching the user's folder no longer holds.
+            self.live.mode = None;
+            if self
+                .message
+                .as_ref()
+                .is_some_and(|m| m.text.starts_with("Watching"))
+            {
+                self.message = None;
+            }
             self.banner = Some(format!(
                 "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
                 dir.display()

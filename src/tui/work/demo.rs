@@ -34,8 +34,9 @@ pub struct DemoCopy {
 }
 
 impl DemoCopy {
-    /// Sweeps stale copies from the temp folder, then makes a new one.
-    pub fn create() -> io::Result<DemoCopy> {
+    /// Sweeps stale copies from the temp folder, then makes a new one,
+    /// dated back from `now_ms`.
+    pub fn create(now_ms: i64) -> io::Result<DemoCopy> {
         let tmp = std::env::temp_dir();
         sweep_stale_copies(&tmp);
         let dir = tempfile::Builder::new()
@@ -45,7 +46,7 @@ impl DemoCopy {
         lock_copies().push(dir.clone());
         // Made first, so a failed write still removes it.
         let copy = DemoCopy { dir };
-        write_demo_sessions(&copy.dir, jsdate::now_ms())?;
+        write_demo_sessions(&copy.dir, now_ms)?;
         Ok(copy)
     }
 
@@ -172,36 +173,52 @@ fn process_alive(_pid: u32) -> bool {
 /// Written by pi's own session code (`scripts/make-demo-sessions.mjs`).
 pub const DEMO_SESSIONS: &[(&str, &[u8])] = &[
     (
-        "--home-ada-dotfiles--/2026-01-24T18-40-00-461Z_019bf14e-51cd-70b4-8a8b-effb3766f496.jsonl",
-        include_bytes!("../../../assets/demo/sessions/--home-ada-dotfiles--/2026-01-24T18-40-00-461Z_019bf14e-51cd-70b4-8a8b-effb3766f496.jsonl"),
+        "--home-ada-dotfiles--/2026-01-11T11-03-00-514Z_019bacb9-40a2-70b4-8a8b-eff4513afb84.jsonl",
+        include_bytes!(
+            "../../../assets/demo/sessions/--home-ada-dotfiles--/2026-01-11T11-03-00-514Z_019bacb9-40a2-70b4-8a8b-eff4513afb84.jsonl"
+        ),
     ),
     (
-        "--home-ada-dotfiles--/2026-01-25T11-03-00-380Z_019bf4d2-481c-70b4-8a8b-effd26207c83.jsonl",
-        include_bytes!("../../../assets/demo/sessions/--home-ada-dotfiles--/2026-01-25T11-03-00-380Z_019bf4d2-481c-70b4-8a8b-effd26207c83.jsonl"),
+        "--home-ada-dotfiles--/2026-01-13T18-40-00-352Z_019bb8a8-5d60-70b4-8a8b-eff65399823a.jsonl",
+        include_bytes!(
+            "../../../assets/demo/sessions/--home-ada-dotfiles--/2026-01-13T18-40-00-352Z_019bb8a8-5d60-70b4-8a8b-eff65399823a.jsonl"
+        ),
     ),
     (
-        "--home-ada-src-compiler--/2026-01-19T10-31-00-866Z_019bd5ce-d602-70b4-8a8b-eff63e7065ce.jsonl",
-        include_bytes!("../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-19T10-31-00-866Z_019bd5ce-d602-70b4-8a8b-eff63e7065ce.jsonl"),
+        "--home-ada-src-compiler--/2026-01-19T13-02-00-866Z_019bd659-14a2-70b4-8a8b-effb2f1cf33d.jsonl",
+        include_bytes!(
+            "../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-19T13-02-00-866Z_019bd659-14a2-70b4-8a8b-effb2f1cf33d.jsonl"
+        ),
     ),
     (
-        "--home-ada-src-compiler--/2026-01-22T13-02-00-623Z_019be5cc-27af-70b4-8a8b-eff9e4383d46.jsonl",
-        include_bytes!("../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-22T13-02-00-623Z_019be5cc-27af-70b4-8a8b-eff9e4383d46.jsonl"),
+        "--home-ada-src-compiler--/2026-01-24T10-31-00-461Z_019bef8e-a06d-70b4-8a8b-effd2b3ab44b.jsonl",
+        include_bytes!(
+            "../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-24T10-31-00-461Z_019bef8e-a06d-70b4-8a8b-effd2b3ab44b.jsonl"
+        ),
     ),
     (
         "--home-ada-src-web-shop--/2026-01-05T09-12-00-000Z_019b8d6d-7700-70b4-8a8b-efef1c0672c4.jsonl",
-        include_bytes!("../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-05T09-12-00-000Z_019b8d6d-7700-70b4-8a8b-efef1c0672c4.jsonl"),
+        include_bytes!(
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-05T09-12-00-000Z_019b8d6d-7700-70b4-8a8b-efef1c0672c4.jsonl"
+        ),
     ),
     (
         "--home-ada-src-web-shop--/2026-01-08T14-05-00-757Z_019b9dec-cdd5-70b4-8a8b-eff04a0f6f3a.jsonl",
-        include_bytes!("../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-08T14-05-00-757Z_019b9dec-cdd5-70b4-8a8b-eff04a0f6f3a.jsonl"),
+        include_bytes!(
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-08T14-05-00-757Z_019b9dec-cdd5-70b4-8a8b-eff04a0f6f3a.jsonl"
+        ),
     ),
     (
         "--home-ada-src-web-shop--/2026-01-09T08-47-00-676Z_019ba1f0-0644-70b4-8a8b-eff2e817884c.jsonl",
-        include_bytes!("../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-09T08-47-00-676Z_019ba1f0-0644-70b4-8a8b-eff2e817884c.jsonl"),
+        include_bytes!(
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-09T08-47-00-676Z_019ba1f0-0644-70b4-8a8b-eff2e817884c.jsonl"
+        ),
     ),
     (
-        "--home-ada-src-web-shop--/2026-01-15T16-20-00-190Z_019bc274-e83e-70b4-8a8b-eff4513afb84.jsonl",
-        include_bytes!("../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-15T16-20-00-190Z_019bc274-e83e-70b4-8a8b-eff4513afb84.jsonl"),
+        "--home-ada-src-web-shop--/2026-01-15T16-20-00-190Z_019bc274-e83e-70b4-8a8b-eff8039385bf.jsonl",
+        include_bytes!(
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-15T16-20-00-190Z_019bc274-e83e-70b4-8a8b-eff8039385bf.jsonl"
+        ),
     ),
 ];
 
@@ -247,7 +264,9 @@ pub fn write_demo_sessions(dir: &Path, now_ms: i64) -> io::Result<Vec<PathBuf>> 
         std::fs::write(&path, out)?;
         // The file changed when its last entry was written. Dated back by
         // minutes, editing a copy does not ask about a running pi.
-        let last = times(bytes).max().map_or(now_ms - NEWEST_AGE_MS, |t| t + shift);
+        let last = times(bytes)
+            .max()
+            .map_or(now_ms - NEWEST_AGE_MS, |t| t + shift);
         let modified = std::time::UNIX_EPOCH
             + std::time::Duration::from_millis(u64::try_from(last).unwrap_or(0));
         std::fs::File::options()
@@ -305,7 +324,10 @@ fn shifted_line(line: &str, shift: i64, dir: &Path, renamed: &[(&str, String)]) 
     if let Some(ms) = o.get_str("timestamp").and_then(|t| jsdate::parse_ms(&t)) {
         o.set("timestamp", jsdate::format_iso(ms + shift).as_str());
     }
-    if let Some(mut m) = o.get("message").and_then(|m| RawObject::parse(m.get()).ok()) {
+    if let Some(mut m) = o
+        .get("message")
+        .and_then(|m| RawObject::parse(m.get()).ok())
+    {
         if let Some(ms) = m.get("timestamp").and_then(|t| t.get().parse::<i64>().ok()) {
             m.set("timestamp", &(ms + shift));
             o.set_json("message", m.to_json());
