@@ -229,3 +229,32 @@ fn demo_mode_shows_the_banner_and_adapts_to_the_width() {
     t.keys(&["Escape", "C-c"]);
     assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
 }
+
+#[test]
+fn with_no_sessions_the_demo_reads_like_a_real_history_and_says_what_it_watches() {
+    if !have_tmux() {
+        return;
+    }
+    // A home without pi's sessions folder: piscope falls back to the demo.
+    let t = Tmux::start(&[], &[], (150, 40));
+    let s = t.wait_for("the demo and what it watches", |s| {
+        s.contains("Demo sessions") && s.contains("Watching the demo copies in")
+    });
+    assert!(!s.contains("No path was found"), "{s}");
+    assert!(!s.contains("~/.pi/agent/sessions"), "{s}");
+    // Dated back from now: the newest minutes ago, the oldest weeks ago.
+    let ages: Vec<&str> = s
+        .lines()
+        .filter_map(|l| l.split('┃').nth(1))
+        .filter_map(|row| row.split_whitespace().rev().nth(1))
+        .collect();
+    let minutes = |a: &str| a.strip_suffix('m').and_then(|n| n.parse::<u32>().ok());
+    assert!(
+        ages.iter()
+            .any(|a| minutes(a).is_some_and(|m| (5..=8).contains(&m))),
+        "{ages:?}\n{s}"
+    );
+    assert!(ages.contains(&"2w"), "{ages:?}\n{s}");
+    t.keys(&["C-c"]);
+    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+}
