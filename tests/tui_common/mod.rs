@@ -109,6 +109,12 @@ pub fn filters() -> Vec<(&'static str, &'static str)> {
         // The repository's own files, wherever it is checked out (the
         // padding after a path depends on its length).
         (r"(?:/[^/ ┃│]+)+/(tests/damaged/[^┃│]*?) *┃", "[REPO]/$1┃"),
+        // The demo copy's name holds the process id: its length varies, and
+        // with it the padding after the status message that names it.
+        (
+            r"(Watching the demo copies in \[TMP\] for changes) +",
+            "$1 ",
+        ),
         // How long ago a file changed depends on how fast the test ran.
         (r"changed \d+ s ago", "changed [N] s ago"),
     ]
