@@ -214,7 +214,7 @@ fn copy_takes_the_entrys_full_text() {
 
 #[test]
 fn resume_hands_over_to_pi_or_says_why_not() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
     let chosen = h.app.picker().selected_session().unwrap().clone();
     let here = tempfile::tempdir().unwrap();
@@ -231,7 +231,7 @@ fn resume_hands_over_to_pi_or_says_why_not() {
         .set_pi_command(PiCommand::parse("sh -c true").unwrap());
     h.key("enter");
     let d = h.app.dialog().expect("asked about the folder");
-    assert!(d.body[0].contains("/home/ada/notes"));
+    assert!(d.body[0].contains("/home/ada/dotfiles"));
     h.key("enter");
     match h.app.exit().cloned() {
         Some(Exit::Resume(r)) => {
@@ -259,7 +259,7 @@ fn resume_hands_over_to_pi_or_says_why_not() {
 
 #[test]
 fn print_mode_prints_the_chosen_session() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
     h.app.set_print_mode(true);
     h.key("down");
@@ -271,7 +271,7 @@ fn print_mode_prints_the_chosen_session() {
 
 #[test]
 fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder.clone(), WIDE);
     h.keys(&["ctrl+space", "down", "ctrl+space"]);
     assert_eq!(h.app.picker().marked().len(), 2);
@@ -313,14 +313,14 @@ fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
 
 #[test]
 fn delete_empty_sessions_is_one_reviewed_batch() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let empty = folder
         .dir
-        .join("--home-ada-notes--")
+        .join("--home-ada-dotfiles--")
         .join("2026-01-12T00-00-00-000Z_e.jsonl");
     std::fs::write(
         &empty,
-        "{\"type\":\"session\",\"version\":3,\"id\":\"e\",\"timestamp\":\"2026-01-12T00:00:00.000Z\",\"cwd\":\"/home/ada/notes\"}\n",
+        "{\"type\":\"session\",\"version\":3,\"id\":\"e\",\"timestamp\":\"2026-01-12T00:00:00.000Z\",\"cwd\":\"/home/ada/dotfiles\"}\n",
     )
     .unwrap();
     let mut h = Harness::folder(folder, WIDE);
@@ -338,7 +338,7 @@ fn delete_empty_sessions_is_one_reviewed_batch() {
 
 #[test]
 fn rename_from_the_sessions_list_is_prefilled() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
     let named = h
         .app
@@ -421,7 +421,7 @@ fn live_reload_reads_on_and_follows_the_leaf() {
 
 #[test]
 fn new_and_deleted_session_files_come_and_go_in_the_list() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder.clone(), WIDE);
     let count = h.app.picker().sessions().len();
     let open = h.app.open_path().cloned().unwrap();

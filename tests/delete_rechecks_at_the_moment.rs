@@ -52,7 +52,7 @@ fn setup() -> Setup {
     // Resolved, so that paths compare with what piscope prints.
     let root = std::fs::canonicalize(tmp.path()).expect("resolve");
     let sessions = root.join("sessions");
-    let project = sessions.join("--home-ada-notes--");
+    let project = sessions.join("--home-ada-dotfiles--");
     let outside = root.join("outside");
     let data = root.join("data");
     for d in [&project, &outside, &data] {
@@ -358,7 +358,7 @@ fn age(path: &Path) {
 #[test]
 fn the_browser_refuses_a_project_folder_swapped_after_its_dialog() {
     let data = own_trash();
-    let (_d, folder) = tui_common::demo_folder("/home/ada/notes");
+    let (_d, folder) = tui_common::demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder.clone(), WIDE);
     let chosen = h
         .app
@@ -402,7 +402,7 @@ fn the_browser_refuses_a_project_folder_swapped_after_its_dialog() {
 #[test]
 fn the_browser_refuses_a_file_replaced_before_it_deletes_for_good() {
     let _ = own_trash();
-    let (_d, folder) = tui_common::demo_folder("/home/ada/notes");
+    let (_d, folder) = tui_common::demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder.clone(), WIDE);
     let chosen = h
         .app

@@ -34,7 +34,7 @@ fn demo(tmp: &Path, env: &[(&str, &str)]) -> Tmux {
     vars.extend_from_slice(env);
     let t = Tmux::start(&["--demo"], &vars, SIZE);
     t.wait_for("the demo", |s| {
-        s.contains("Demo sessions") && s.contains("9 sessions")
+        s.contains("Demo sessions") && s.contains("8 sessions")
     });
     t
 }
@@ -225,7 +225,7 @@ fn a_panic_in_the_browser_still_removes_the_copy() {
     let made = std::sync::Mutex::new(None);
     let result = std::panic::catch_unwind(|| {
         let _guard = RemoveCopiesOnExit::new();
-        let copy = DemoCopy::create().expect("a copy");
+        let copy = DemoCopy::create(piscope::jstext::date::now_ms()).expect("a copy");
         *made.lock().unwrap() = Some(copy.path().to_path_buf());
         // As in the browser, the copy belongs to worker threads that are
         // never joined: dropping it is not what removes it.

@@ -13,7 +13,7 @@ use piscope::tui::harness::{DEMO_NOW_MS, Harness};
 use piscope::tui::state::Start;
 use piscope::tui::work::workers::JobContext;
 use std::path::{Path, PathBuf};
-use tui_common::{big_demo, demo_file};
+use tui_common::{big_demo, bug_hunt_demo};
 
 const WIDE: (u16, u16) = (150, 40);
 
@@ -68,7 +68,7 @@ fn hint_line(h: &mut Harness) -> String {
 fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
     let mut h = open(&big_demo(), rebound());
     h.key("/");
-    h.type_text("resume");
+    h.type_text("cart");
     let hints = hint_line(&mut h);
     assert!(hints.contains("Ctrl+Y keep"), "{hints}");
     assert!(hints.contains("Ctrl+W cancel"), "{hints}");
@@ -82,13 +82,13 @@ fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
     // Enter is no longer the search's: the query is still being typed.
     h.key("enter");
     h.type_text("x");
-    assert!(h.screen().contains("/resumex▏"), "{}", h.screen());
+    assert!(h.screen().contains("/cartx▏"), "{}", h.screen());
     h.key("backspace");
     h.key("ctrl+y");
     let screen = h.screen();
-    assert!(screen.contains("/resume "), "{screen}");
+    assert!(screen.contains("/cart "), "{screen}");
     assert!(
-        !screen.contains("/resume▏"),
+        !screen.contains("/cart▏"),
         "kept, no longer typed: {screen}"
     );
     assert!(screen.contains(": Ctrl+J / Ctrl+K)"), "{screen}");
@@ -112,7 +112,7 @@ fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
 fn the_default_keys_are_named_as_before() {
     let mut h = open(&big_demo(), Config::defaults(false));
     h.key("/");
-    h.type_text("resume");
+    h.type_text("cart");
     let hints = hint_line(&mut h);
     assert!(
         hints.contains("Enter keep · Esc cancel · n/N next/previous hit after Enter"),
@@ -214,7 +214,7 @@ fn the_help_screen_lists_and_takes_the_rebound_keys() {
 #[test]
 fn messages_name_the_rebound_keys() {
     // A filter that hides every entry says how to get back.
-    let mut h = open(&demo_file("2026-01-11T18-12-39"), rebound());
+    let mut h = open(&bug_hunt_demo(), rebound());
     h.key("ctrl+l");
     let screen = h.screen();
     assert!(

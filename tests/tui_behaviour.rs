@@ -29,7 +29,7 @@ fn search(h: &mut Harness, text: &str) {
 #[test]
 fn a_hidden_selection_moves_to_its_nearest_visible_ancestor() {
     let mut h = Harness::file(&big_demo(), WIDE);
-    search(&mut h, "[read: src/model");
+    search(&mut h, "[read: src/cart/useCart.ts");
     let t = h.app.tree().loaded().unwrap().clone();
     let tool = h.app.tree().selected_node().unwrap();
     assert!(t.entry(tool).is_role(Role::ToolResult));
@@ -65,7 +65,7 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
             .collect()
     };
     assert_eq!(folded_before.len(), 1);
-    search(&mut h, "tree thinking tool watch");
+    search(&mut h, "Show the number of items");
     let chosen = selected_id(&h);
     let rows_before = h.app.tree().rows().len();
     let leaf = {
@@ -104,9 +104,9 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
 
 #[test]
 fn a_deep_search_hit_opens_its_session_at_the_entry() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/src/web-shop");
     let mut h = Harness::folder(folder, WIDE);
-    h.type_text("crlf");
+    h.type_text("invoice");
     h.key("ctrl+f");
     let hits = h
         .app
@@ -128,7 +128,7 @@ fn a_deep_search_hit_opens_its_session_at_the_entry() {
 
 #[test]
 fn plain_keys_type_in_the_sessions_pane_and_command_elsewhere() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
     h.type_text("q?j");
     assert_eq!(h.app.picker().query(), "q?j");
@@ -182,7 +182,7 @@ fn click(h: &mut Harness, column: u16, row: u16) {
 
 #[test]
 fn mouse_clicks_focus_panes_and_select_rows() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
     let layout = h.app.layout();
     let tree = layout.rect(Pane::Tree).unwrap();
@@ -221,11 +221,12 @@ fn unsafe_char(c: char) -> bool {
 
 #[test]
 fn hostile_text_never_reaches_the_terminal_raw() {
-    let (_d, folder) = demo_folder("/home/ada/notes");
-    let sessions: Vec<std::path::PathBuf> = piscope::tui::work::demo::DEMO_SESSIONS
-        .iter()
-        .map(|(rel, _)| folder.dir.join(rel))
-        .collect();
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let sessions = tui_common::demo_copies(&folder);
+    assert_eq!(
+        sessions.len(),
+        piscope::tui::work::demo::DEMO_SESSIONS.len()
+    );
     let mut placeholders = 0;
     for path in sessions {
         let mut h = Harness::file(&path, (120, 30));

@@ -201,13 +201,13 @@ fn demo_mode_shows_the_banner_and_adapts_to_the_width() {
     }
     let t = Tmux::start(&["--demo"], &[], (150, 40));
     let s = t.wait_for("the demo", |s| {
-        s.contains("Demo sessions") && s.contains("9 sessions")
+        s.contains("Demo sessions") && s.contains("8 sessions")
     });
     assert!(s.contains("Sessions") && s.contains("Entries") && s.contains("Context"));
-    t.keys(&["e", "m", "o", "j", "i"]);
+    t.keys(&["v", "a", "t"]);
     t.wait_for("the search", |s| {
         s.lines()
-            .any(|l| l.contains("> emoji") && l.contains(" sessions") && !l.contains("9 sessions"))
+            .any(|l| l.contains("> vat") && l.contains(" sessions") && !l.contains("8 sessions"))
     });
     t.tmux(&["resize-window", "-x", "90", "-y", "30"]);
     let s = t.wait_for("two panes", |s| {
@@ -216,7 +216,7 @@ fn demo_mode_shows_the_banner_and_adapts_to_the_width() {
     assert!(s.contains("Sessions"));
     t.keys(&["Tab"]);
     t.wait_for("tree and context", |s| {
-        s.contains("Context") && !s.contains("> emoji")
+        s.contains("Context") && !s.contains("> vat")
     });
     t.tmux(&["resize-window", "-x", "60", "-y", "30"]);
     t.wait_for("one pane", |s| {
@@ -227,5 +227,34 @@ fn demo_mode_shows_the_banner_and_adapts_to_the_width() {
         s.contains("Help") && s.contains("Next pane")
     });
     t.keys(&["Escape", "C-c"]);
+    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+}
+
+#[test]
+fn with_no_sessions_the_demo_reads_like_a_real_history_and_says_what_it_watches() {
+    if !have_tmux() {
+        return;
+    }
+    // A home without pi's sessions folder: piscope falls back to the demo.
+    let t = Tmux::start(&[], &[], (150, 40));
+    let s = t.wait_for("the demo and what it watches", |s| {
+        s.contains("Demo sessions") && s.contains("Watching the demo copies in")
+    });
+    assert!(!s.contains("No path was found"), "{s}");
+    assert!(!s.contains("~/.pi/agent/sessions"), "{s}");
+    // Dated back from now: the newest minutes ago, the oldest weeks ago.
+    let ages: Vec<&str> = s
+        .lines()
+        .filter_map(|l| l.split('┃').nth(1))
+        .filter_map(|row| row.split_whitespace().rev().nth(1))
+        .collect();
+    let minutes = |a: &str| a.strip_suffix('m').and_then(|n| n.parse::<u32>().ok());
+    assert!(
+        ages.iter()
+            .any(|a| minutes(a).is_some_and(|m| (5..=8).contains(&m))),
+        "{ages:?}\n{s}"
+    );
+    assert!(ages.contains(&"2w"), "{ages:?}\n{s}");
+    t.keys(&["C-c"]);
     assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
 }

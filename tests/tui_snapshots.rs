@@ -7,7 +7,7 @@ use piscope::tui::config::Config;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
 use piscope::tui::model::sessions::CatalogUpdate;
-use tui_common::{big_demo, damaged, demo_file, demo_folder};
+use tui_common::{big_demo, bug_hunt_demo, compaction_demo, damaged, demo_folder, labelled_demo};
 
 const WIDE: (u16, u16) = (150, 40);
 
@@ -27,28 +27,28 @@ fn three_panes_open_on_the_current_folders_project() {
 
 #[test]
 fn picker_filters_as_you_type() {
-    let (_d, mut h) = catalog("/home/ada/notes");
-    h.type_text("emoji");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    h.type_text("vat");
     screen_snapshot!("picker_query", h);
 }
 
 #[test]
 fn picker_says_when_nothing_matches() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.type_text("zzqqxx");
     screen_snapshot!("picker_no_match", h);
 }
 
 #[test]
 fn picker_reports_an_invalid_pattern() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.type_text("re:(");
     screen_snapshot!("picker_invalid_regex", h);
 }
 
 #[test]
 fn picker_named_only() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.key("ctrl+n");
     screen_snapshot!("picker_named_only", h);
 }
@@ -69,21 +69,21 @@ fn picker_current_folder_scope_when_empty() {
 
 #[test]
 fn picker_sort_recent_and_paths() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.keys(&["ctrl+s", "ctrl+p"]);
     screen_snapshot!("picker_recent_paths", h);
 }
 
 #[test]
 fn picker_collapses_a_project() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.key("left");
     screen_snapshot!("picker_collapsed", h);
 }
 
 #[test]
 fn picker_while_loading() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     let folder = h.app.picker().folder().cloned().expect("folder");
     h.send(AppEvent::Catalog(CatalogUpdate::Started {
         folder,
@@ -95,8 +95,8 @@ fn picker_while_loading() {
 
 #[test]
 fn picker_deep_search_lists_entries() {
-    let (_d, mut h) = catalog("/home/ada/notes");
-    h.type_text("crlf");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    h.type_text("cargo test");
     h.key("ctrl+f");
     screen_snapshot!("picker_deep_search", h);
 }
@@ -111,10 +111,14 @@ fn no_sessions_at_all_opens_the_demo_with_a_banner() {
         dir: empty.path().to_path_buf(),
         layout: piscope::catalog::Layout::PerProject,
         source: piscope::catalog::discover::FolderSource::Default,
-        cwd: "/home/ada/notes".into(),
+        cwd: "/home/ada/dotfiles".into(),
     };
     let mut h = Harness::folder(folder, WIDE);
     assert!(h.app.picker().is_demo());
+    // The copies are watched, not the missing folder of the user's.
+    h.send(AppEvent::Watching(piscope::watch::WatchMode::Events));
+    let screen = h.screen();
+    assert!(screen.contains("Watching the demo copies in"), "{screen}");
     screen_snapshot!("demo_fallback", h);
 }
 
@@ -122,7 +126,7 @@ fn no_sessions_at_all_opens_the_demo_with_a_banner() {
 
 #[test]
 fn two_panes_on_a_medium_terminal() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.resize(100, 30);
     screen_snapshot!("two_panes_picker", h);
     h.key("tab");
@@ -131,7 +135,7 @@ fn two_panes_on_a_medium_terminal() {
 
 #[test]
 fn one_pane_on_a_narrow_terminal() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.resize(70, 24);
     screen_snapshot!("one_pane_picker", h);
     h.keys(&["tab", "tab"]);
@@ -140,14 +144,14 @@ fn one_pane_on_a_narrow_terminal() {
 
 #[test]
 fn help_lists_every_binding() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.key("f1");
     screen_snapshot!("help", h);
 }
 
 #[test]
 fn tiny_terminal_says_so() {
-    let (_d, mut h) = catalog("/home/ada/notes");
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.resize(16, 4);
     screen_snapshot!("too_small", h);
 }
@@ -187,7 +191,13 @@ fn tree_filters() {
         ("ctrl+l", "tree_labeled_only"),
         ("ctrl+a", "tree_all"),
     ] {
-        let mut h = file(&big_demo());
+        // The labels are in the named session.
+        let demo = if key == "ctrl+l" {
+            labelled_demo()
+        } else {
+            big_demo()
+        };
+        let mut h = file(&demo);
         h.key(key);
         screen_snapshot!(name, h);
     }
@@ -195,7 +205,7 @@ fn tree_filters() {
 
 #[test]
 fn tree_filter_that_hides_everything() {
-    let mut h = file(&demo_file("2026-01-11T18-12-39"));
+    let mut h = file(&bug_hunt_demo());
     h.key("ctrl+l");
     screen_snapshot!("tree_labeled_only_empty", h);
 }
@@ -215,7 +225,7 @@ fn tree_fold_and_unfold() {
 fn tree_search_with_hits() {
     let mut h = file(&big_demo());
     h.key("/");
-    h.type_text("resume");
+    h.type_text("cart");
     h.key("enter");
     h.key("n");
     screen_snapshot!("tree_search", h);
@@ -223,7 +233,7 @@ fn tree_search_with_hits() {
 
 #[test]
 fn tree_label_times() {
-    let mut h = file(&big_demo());
+    let mut h = file(&labelled_demo());
     h.keys(&["ctrl+l", "T"]);
     screen_snapshot!("tree_label_times", h);
 }
@@ -262,7 +272,7 @@ fn preview_expanded_and_raw() {
 
 #[test]
 fn preview_of_a_compaction() {
-    let mut h = file(&big_demo());
+    let mut h = file(&compaction_demo());
     h.key("/");
     h.type_text("compaction:");
     h.key("enter");

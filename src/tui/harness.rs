@@ -18,8 +18,8 @@ use ratatui::layout::Rect;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-/// 2026-01-11T19:00:00Z: an hour after the newest demo session.
-pub const DEMO_NOW_MS: i64 = 1_768_158_000_000;
+/// 2026-01-24T11:30:00Z: an hour after the newest demo session.
+pub const DEMO_NOW_MS: i64 = 1_769_254_200_000;
 
 pub struct Harness {
     pub app: App,
@@ -36,6 +36,8 @@ impl Harness {
         clock: Clock,
         size: (u16, u16),
     ) -> Harness {
+        let mut context = context;
+        context.clock = clock;
         let area = Rect::new(0, 0, size.0, size.1);
         let (app, first) = App::new(start, config, clock, context.home.clone(), area);
         let backend = TestBackend::new(size.0, size.1);

@@ -15,7 +15,8 @@ pub fn demo_folder(cwd: &str) -> (tempfile::TempDir, SessionsFolder) {
         .prefix("piscope-test-")
         .tempdir()
         .expect("temp dir");
-    piscope::tui::work::demo::write_demo_sessions(dir.path()).expect("demo sessions written");
+    piscope::tui::work::demo::write_demo_sessions(dir.path(), piscope::tui::harness::DEMO_NOW_MS)
+        .expect("demo sessions written");
     let folder = SessionsFolder {
         dir: dir.path().to_path_buf(),
         layout: Layout::PerProject,
@@ -23,6 +24,18 @@ pub fn demo_folder(cwd: &str) -> (tempfile::TempDir, SessionsFolder) {
         cwd: PathBuf::from(cwd),
     };
     (dir, folder)
+}
+
+/// The session files of a demo copy made by [`demo_folder`], sorted.
+pub fn demo_copies(folder: &SessionsFolder) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for project in std::fs::read_dir(&folder.dir).expect("demo copy") {
+        for file in std::fs::read_dir(project.expect("entry").path()).expect("project folder") {
+            files.push(file.expect("entry").path());
+        }
+    }
+    files.sort();
+    files
 }
 
 /// A committed demo session, by the start of its file name.
@@ -45,9 +58,40 @@ pub fn demo_file(prefix: &str) -> PathBuf {
     panic!("no demo session starting with {prefix}");
 }
 
-/// The web-shop session with forks, labels, a compaction and hostile text.
+/// The cart-badge session (web-shop): two branches and a branch summary.
 pub fn big_demo() -> PathBuf {
-    demo_file("2026-01-11T17-03-56")
+    demo_file("2026-01-15T16-20")
+}
+
+/// "VAT rounding at checkout" (web-shop): named, three labels, forked.
+pub fn labelled_demo() -> PathBuf {
+    demo_file("2026-01-08T14-05")
+}
+
+/// The fork of [`labelled_demo`]: its header names that file as parent.
+pub fn fork_demo() -> PathBuf {
+    demo_file("2026-01-09T08-47")
+}
+
+/// The bug hunt (compiler): reads, an edit, `cargo test` failing then passing.
+pub fn bug_hunt_demo() -> PathBuf {
+    demo_file("2026-01-24T10-31")
+}
+
+/// Constant folding (compiler): compacted halfway, then a model change.
+pub fn compaction_demo() -> PathBuf {
+    demo_file("2026-01-19T13-02")
+}
+
+/// The layout bug (web-shop): a screenshot in the first message.
+pub fn image_demo() -> PathBuf {
+    demo_file("2026-01-05T09-12")
+}
+
+/// The deploy log (dotfiles): terminal escapes, OSC 52, bidi controls in
+/// messages, tool output, a label and the session name.
+pub fn hostile_demo() -> PathBuf {
+    demo_file("2026-01-11T11-03")
 }
 
 /// A committed file from the damaged-file corpus.
@@ -65,6 +109,12 @@ pub fn filters() -> Vec<(&'static str, &'static str)> {
         // The repository's own files, wherever it is checked out (the
         // padding after a path depends on its length).
         (r"(?:/[^/ ┃│]+)+/(tests/damaged/[^┃│]*?) *┃", "[REPO]/$1┃"),
+        // The demo copy's name holds the process id: its length varies, and
+        // with it the padding after the status message that names it.
+        (
+            r"(Watching the demo copies in \[TMP\] for changes) +",
+            "$1 ",
+        ),
         // How long ago a file changed depends on how fast the test ran.
         (r"changed \d+ s ago", "changed [N] s ago"),
     ]

@@ -176,6 +176,18 @@ pub fn polling(reason: &str) -> String {
     format!("Watching for changes by polling: {}", clean_line(reason))
 }
 
+/// How the demo's copies are watched, by the system's events or by polling.
+pub fn watching_demo(dir: &Path, polling: Option<&str>) -> String {
+    let dir = clean_line(&dir.display().to_string());
+    match polling {
+        Some(reason) => format!(
+            "Watching the demo copies in {dir} by polling: {}",
+            clean_line(reason)
+        ),
+        None => format!("Watching the demo copies in {dir} for changes"),
+    }
+}
+
 pub fn file_name(p: &Path) -> String {
     p.file_name().map_or_else(
         || p.display().to_string(),

@@ -79,8 +79,20 @@ impl App {
     }
 
     pub(in crate::tui) fn on_watching(&mut self, mode: WatchMode) {
-        if let WatchMode::Polling { reason } = &mode {
-            self.say(strings::polling(reason), false);
+        let demo = self
+            .live
+            .watching
+            .clone()
+            .filter(|_| self.picker().is_demo());
+        match (&mode, demo) {
+            // The demo replaced the user's folder, which may not exist: say
+            // what is watched now.
+            (WatchMode::Polling { reason }, Some(dir)) => {
+                self.say(strings::watching_demo(&dir, Some(reason)), false);
+            }
+            (WatchMode::Events, Some(dir)) => self.say(strings::watching_demo(&dir, None), false),
+            (WatchMode::Polling { reason }, None) => self.say(strings::polling(reason), false),
+            (WatchMode::Events, None) => {}
         }
         self.live.mode = Some(mode);
     }

@@ -25,6 +25,9 @@ impl App {
             }
         }
         if let Some(dir) = demo_started {
+            // What was said about watching the user's folder no longer holds.
+            self.live.mode = None;
+            self.status.forget_watching();
             self.screen.show_banner(format!(
                 "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
                 dir.display()

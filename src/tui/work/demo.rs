@@ -1,6 +1,7 @@
 //! The demo sessions bundled in the binary (`assets/demo/sessions`), copied
-//! into a temporary sessions folder so they can be browsed and edited freely,
-//! and the life of that copy: removed on every way out of the browser but a
+//! into a temporary sessions folder so they can be browsed and edited freely
+//! (dated back from the moment of the copy, so their ages read like a real
+//! history), and the life of that copy: removed on every way out of the browser but a
 //! resume into pi (pi opens the file), and swept at a later start once the
 //! process that made it is gone.
 
@@ -9,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
+
+use crate::jstext::date as jsdate;
+use crate::session::raw::RawObject;
 
 /// The start of a copy's folder name in the temp folder. The process id
 /// follows (`piscope-demo-<pid>-<random>`): a resumed pi keeps piscope's
@@ -30,8 +34,9 @@ pub struct DemoCopy {
 }
 
 impl DemoCopy {
-    /// Sweeps stale copies from the temp folder, then makes a new one.
-    pub fn create() -> io::Result<DemoCopy> {
+    /// Sweeps stale copies from the temp folder, then makes a new one,
+    /// dated back from `now_ms`.
+    pub fn create(now_ms: i64) -> io::Result<DemoCopy> {
         let tmp = std::env::temp_dir();
         sweep_stale_copies(&tmp);
         let dir = tempfile::Builder::new()
@@ -41,7 +46,7 @@ impl DemoCopy {
         lock_copies().push(dir.clone());
         // Made first, so a failed write still removes it.
         let copy = DemoCopy { dir };
-        write_demo_sessions(&copy.dir)?;
+        write_demo_sessions(&copy.dir, now_ms)?;
         Ok(copy)
     }
 
@@ -165,80 +170,178 @@ fn process_alive(_pid: u32) -> bool {
 }
 
 /// Every demo file: its path under the sessions folder, and its bytes.
+/// Written by pi's own session code (`scripts/make-demo-sessions.mjs`).
 pub const DEMO_SESSIONS: &[(&str, &[u8])] = &[
     (
-        "--home-ada-notes--/2026-01-11T17-39-09-004Z_019bae23-ee4c-715b-95c5-f4e0500bf8c1.jsonl",
+        "--home-ada-dotfiles--/2026-01-11T11-03-00-514Z_019bacb9-40a2-70b4-8a8b-eff4513afb84.jsonl",
         include_bytes!(
-            "../../../assets/demo/sessions/--home-ada-notes--/2026-01-11T17-39-09-004Z_019bae23-ee4c-715b-95c5-f4e0500bf8c1.jsonl"
+            "../../../assets/demo/sessions/--home-ada-dotfiles--/2026-01-11T11-03-00-514Z_019bacb9-40a2-70b4-8a8b-eff4513afb84.jsonl"
         ),
     ),
     (
-        "--home-ada-notes--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e28d5e7631.jsonl",
+        "--home-ada-dotfiles--/2026-01-13T18-40-00-352Z_019bb8a8-5d60-70b4-8a8b-eff65399823a.jsonl",
         include_bytes!(
-            "../../../assets/demo/sessions/--home-ada-notes--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e28d5e7631.jsonl"
+            "../../../assets/demo/sessions/--home-ada-dotfiles--/2026-01-13T18-40-00-352Z_019bb8a8-5d60-70b4-8a8b-eff65399823a.jsonl"
         ),
     ),
     (
-        "--home-ada-notes--/2026-01-11T18-16-13-962Z_019bae45-e18a-715b-95c5-f4e82ed849e3.jsonl",
+        "--home-ada-src-compiler--/2026-01-19T13-02-00-866Z_019bd659-14a2-70b4-8a8b-effb2f1cf33d.jsonl",
         include_bytes!(
-            "../../../assets/demo/sessions/--home-ada-notes--/2026-01-11T18-16-13-962Z_019bae45-e18a-715b-95c5-f4e82ed849e3.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-19T13-02-00-866Z_019bd659-14a2-70b4-8a8b-effb2f1cf33d.jsonl"
         ),
     ),
     (
-        "--home-ada-src-compiler--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e577f37b3f.jsonl",
+        "--home-ada-src-compiler--/2026-01-24T10-31-00-461Z_019bef8e-a06d-70b4-8a8b-effd2b3ab44b.jsonl",
         include_bytes!(
-            "../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-11T17-57-34-170Z_019bae34-cb5a-715b-95c5-f4e577f37b3f.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-24T10-31-00-461Z_019bef8e-a06d-70b4-8a8b-effd2b3ab44b.jsonl"
         ),
     ),
     (
-        "--home-ada-src-compiler--/2026-01-11T18-12-39-089Z_019bae42-9a31-715b-95c5-f4e70205176a.jsonl",
+        "--home-ada-src-web-shop--/2026-01-05T09-12-00-000Z_019b8d6d-7700-70b4-8a8b-efef1c0672c4.jsonl",
         include_bytes!(
-            "../../../assets/demo/sessions/--home-ada-src-compiler--/2026-01-11T18-12-39-089Z_019bae42-9a31-715b-95c5-f4e70205176a.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-05T09-12-00-000Z_019b8d6d-7700-70b4-8a8b-efef1c0672c4.jsonl"
         ),
     ),
     (
-        "--home-ada-src-web-shop--/2026-01-11T16-51-46-133Z_019badf8-8d55-715b-95c5-f4d8f8b72a16.jsonl",
+        "--home-ada-src-web-shop--/2026-01-08T14-05-00-757Z_019b9dec-cdd5-70b4-8a8b-eff04a0f6f3a.jsonl",
         include_bytes!(
-            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T16-51-46-133Z_019badf8-8d55-715b-95c5-f4d8f8b72a16.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-08T14-05-00-757Z_019b9dec-cdd5-70b4-8a8b-eff04a0f6f3a.jsonl"
         ),
     ),
     (
-        "--home-ada-src-web-shop--/2026-01-11T16-56-55-516Z_019badfd-45dc-715b-95c5-f4dad3a6af53.jsonl",
+        "--home-ada-src-web-shop--/2026-01-09T08-47-00-676Z_019ba1f0-0644-70b4-8a8b-eff2e817884c.jsonl",
         include_bytes!(
-            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T16-56-55-516Z_019badfd-45dc-715b-95c5-f4dad3a6af53.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-09T08-47-00-676Z_019ba1f0-0644-70b4-8a8b-eff2e817884c.jsonl"
         ),
     ),
     (
-        "--home-ada-src-web-shop--/2026-01-11T17-03-56-488Z_019bae03-b248-715b-95c5-f4dd930962a1.jsonl",
+        "--home-ada-src-web-shop--/2026-01-15T16-20-00-190Z_019bc274-e83e-70b4-8a8b-eff8039385bf.jsonl",
         include_bytes!(
-            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-11T17-03-56-488Z_019bae03-b248-715b-95c5-f4dd930962a1.jsonl"
-        ),
-    ),
-    (
-        "--srv-work-infra- prod--/2026-01-11T17-21-27-556Z_019bae13-bc04-715b-95c5-f4dfd2fe7521.jsonl",
-        include_bytes!(
-            "../../../assets/demo/sessions/--srv-work-infra- prod--/2026-01-11T17-21-27-556Z_019bae13-bc04-715b-95c5-f4dfd2fe7521.jsonl"
+            "../../../assets/demo/sessions/--home-ada-src-web-shop--/2026-01-15T16-20-00-190Z_019bc274-e83e-70b4-8a8b-eff8039385bf.jsonl"
         ),
     ),
 ];
 
-/// Writes the demo sessions into `dir` (pi's per-project layout).
-pub fn write_demo_sessions(dir: &Path) -> io::Result<()> {
-    for (rel, bytes) in DEMO_SESSIONS {
+/// Where the demo's forks say their parent lives (`parentSession`): the
+/// sessions folder of the machine the demo comes from. A copy points them
+/// at the copied parent instead.
+pub const DEMO_SESSIONS_HOME: &str = "/home/ada/.pi/agent/sessions/";
+
+/// How long before the copy the newest demo entry was written: the history
+/// ends minutes ago, the rest keeps its spacing (about three weeks).
+const NEWEST_AGE_MS: i64 = 7 * 60 * 1000;
+
+/// Writes the demo sessions into `dir` (pi's per-project layout), dated so
+/// the newest entry is minutes before `now_ms`: every time in a file (the
+/// header's, each entry's, each message's) moves by the same amount, the
+/// files are named after their new header time as pi names them, and each
+/// file's modification time is its last entry's. Returns the files written,
+/// in [`DEMO_SESSIONS`] order.
+pub fn write_demo_sessions(dir: &Path, now_ms: i64) -> io::Result<Vec<PathBuf>> {
+    let newest = DEMO_SESSIONS
+        .iter()
+        .filter_map(|(_, bytes)| times(bytes).max())
+        .max()
+        .unwrap_or(now_ms);
+    let shift = now_ms - NEWEST_AGE_MS - newest;
+    // Every file's new name first: forks point at their parent by path.
+    let renamed: Vec<(&str, String)> = DEMO_SESSIONS
+        .iter()
+        .map(|(rel, bytes)| (*rel, shifted_name(rel, bytes, shift)))
+        .collect();
+    let mut written = Vec::with_capacity(DEMO_SESSIONS.len());
+    for ((_, bytes), (_, rel)) in DEMO_SESSIONS.iter().zip(&renamed) {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(&path, bytes)?;
-        // Fresh copies are not sessions a running pi is writing: dated back,
-        // editing them does not ask about a running pi.
-        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let text = String::from_utf8_lossy(bytes);
+        let mut out = String::with_capacity(text.len());
+        for line in text.lines() {
+            out.push_str(&shifted_line(line, shift, dir, &renamed));
+            out.push('\n');
+        }
+        std::fs::write(&path, out)?;
+        // The file changed when its last entry was written. Dated back by
+        // minutes, editing a copy does not ask about a running pi.
+        let last = times(bytes)
+            .max()
+            .map_or(now_ms - NEWEST_AGE_MS, |t| t + shift);
+        let modified = std::time::UNIX_EPOCH
+            + std::time::Duration::from_millis(u64::try_from(last).unwrap_or(0));
         std::fs::File::options()
             .write(true)
             .open(&path)?
-            .set_modified(an_hour_ago)?;
+            .set_modified(modified)?;
+        written.push(path);
     }
-    Ok(())
+    Ok(written)
+}
+
+/// Every time a demo file holds, in ms: the header's and each entry's
+/// `timestamp`, and each message's.
+fn times(bytes: &[u8]) -> impl Iterator<Item = i64> + '_ {
+    std::str::from_utf8(bytes)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| RawObject::parse(line).ok())
+        .flat_map(|o| {
+            let own = o.get_str("timestamp").and_then(|t| jsdate::parse_ms(&t));
+            let message = o
+                .get("message")
+                .and_then(|m| RawObject::parse(m.get()).ok())
+                .and_then(|m| m.get("timestamp").and_then(|t| t.get().parse::<i64>().ok()));
+            [own, message]
+        })
+        .flatten()
+}
+
+/// `project/<header time>_<id>.jsonl` with the header time moved by `shift`.
+fn shifted_name(rel: &str, bytes: &[u8], shift: i64) -> String {
+    let header = std::str::from_utf8(bytes)
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .and_then(|l| RawObject::parse(l).ok())
+        .and_then(|o| o.get_str("timestamp"))
+        .and_then(|t| jsdate::parse_ms(&t));
+    let (Some(ms), Some((folder, name))) = (header, rel.split_once('/')) else {
+        return rel.to_string();
+    };
+    let Some((_, tail)) = name.split_once('_') else {
+        return rel.to_string();
+    };
+    let stamp = jsdate::format_iso(ms + shift).replace([':', '.'], "-");
+    format!("{folder}/{stamp}_{tail}")
+}
+
+/// One line with its times moved by `shift` and a fork's parent pointed at
+/// the copy; every other value keeps its exact text.
+fn shifted_line(line: &str, shift: i64, dir: &Path, renamed: &[(&str, String)]) -> String {
+    let Ok(mut o) = RawObject::parse(line) else {
+        return line.to_string();
+    };
+    if let Some(ms) = o.get_str("timestamp").and_then(|t| jsdate::parse_ms(&t)) {
+        o.set("timestamp", jsdate::format_iso(ms + shift).as_str());
+    }
+    if let Some(mut m) = o
+        .get("message")
+        .and_then(|m| RawObject::parse(m.get()).ok())
+    {
+        if let Some(ms) = m.get("timestamp").and_then(|t| t.get().parse::<i64>().ok()) {
+            m.set("timestamp", &(ms + shift));
+            o.set_json("message", m.to_json());
+        }
+    }
+    let parent = o
+        .get_str("parentSession")
+        .and_then(|p| p.strip_prefix(DEMO_SESSIONS_HOME).map(str::to_string));
+    if let Some(old) = parent {
+        if let Some((_, new)) = renamed.iter().find(|(rel, _)| *rel == old) {
+            o.set("parentSession", &dir.join(new));
+        }
+    }
+    o.to_json()
 }
 
 #[cfg(test)]

@@ -33,6 +33,8 @@ pub struct JobContext {
     pub poll: bool,
     /// The demo copy, alive as long as the app.
     demo_dir: Mutex<Option<demo::DemoCopy>>,
+    /// The app's clock: the demo copy is dated back from its "now".
+    pub clock: crate::tui::clock::Clock,
 }
 
 impl JobContext {
@@ -49,6 +51,7 @@ impl JobContext {
             cwd,
             poll: false,
             demo_dir: Mutex::new(None),
+            clock: crate::tui::clock::Clock::system(),
         }
     }
 
@@ -215,7 +218,7 @@ impl JobContext {
             .lock()
             .map_err(|_| std::io::Error::other("demo folder lock poisoned"))?;
         if slot.is_none() {
-            *slot = Some(demo::DemoCopy::create()?);
+            *slot = Some(demo::DemoCopy::create(self.clock.tick().now_ms)?);
         }
         let dir = slot
             .as_ref()

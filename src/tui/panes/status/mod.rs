@@ -64,6 +64,18 @@ impl StatusPane {
         }
     }
 
+    /// Drops the message about watching for changes: what it said about
+    /// the user's folder no longer holds once the demo copies stand in.
+    pub fn forget_watching(&mut self) {
+        if self
+            .message
+            .as_ref()
+            .is_some_and(|m| m.text.starts_with("Watching"))
+        {
+            self.message = None;
+        }
+    }
+
     /// The message shown, if any.
     pub fn message(&self) -> Option<&Message> {
         self.message.as_ref()
