@@ -187,9 +187,8 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
         }
         Command::Rename { file, name } => {
             let id = session::append_name(&file, &name)?;
-            let s = Session::open(&file)?;
             let id = sanitize(&id);
-            match s.name() {
+            match session::read_name(&file)? {
                 Some(n) => writeln!(
                     out,
                     "{}: named \"{}\" (entry {id})",
