@@ -424,27 +424,33 @@ pub fn fresh_id(session: &Session) -> String {
     }
 }
 
-/// Creates a new file with `bytes`, whole or not at all: written to a
-/// temporary file in the same folder, synced, then linked in under its name
-/// (which fails rather than replace a file that already exists). The new
-/// file gets the owner and group in `owner` when this process may give it
-/// them (a fork made by root stays its session owner's).
-pub(crate) fn write_new_file(
+/// Creates a new file with the bytes `write` writes (buffered), whole or
+/// not at all: written to a temporary file in the same folder, synced, then
+/// linked in under its name (which fails rather than replace a file that
+/// already exists). The new file gets the owner and group in `owner` when
+/// this process may give it them (a fork made by root stays its session
+/// owner's). When `write` fails, nothing is created.
+pub(crate) fn write_new_file_with(
     path: &Path,
-    bytes: &[u8],
     owner: Option<&fs::Metadata>,
-) -> std::io::Result<()> {
+    write: impl FnOnce(&mut dyn Write) -> Result<(), SessionError>,
+) -> Result<(), SessionError> {
+    let io = |e| SessionError::io(path, e);
     if let Some(dir) = path.parent() {
         temp::sweep_stale_temps(dir);
     }
-    let mut tmp = TempFile::beside(path, 0o666)?;
-    tmp.file().write_all(bytes)?;
+    let mut tmp = TempFile::beside(path, 0o666).map_err(io)?;
+    {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, tmp.file());
+        write(&mut out)?;
+        out.flush().map_err(io)?;
+    }
     if let Some(owner) = owner {
         // Best effort: a new file takes nothing from anyone.
         let _ = lock::give_owner_of(tmp.file(), owner);
     }
-    tmp.file().sync_all()?;
-    tmp.link_as(path)?;
+    tmp.file().sync_all().map_err(io)?;
+    tmp.link_as(path).map_err(io)?;
     sync_dir(path);
     Ok(())
 }
