@@ -159,7 +159,8 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             keep_until_exit(s);
         }
         Command::Info { file, json } => {
-            let s = Session::open_with(&file, Detail::Structure)?;
+            // Nothing info shows needs a message's fields.
+            let s = Session::open_with(&file, Detail::Outline)?;
             if json {
                 writeln!(out, "{}", info_json(&s))?;
             } else {
