@@ -556,3 +556,53 @@ fn migrated_text(session: &Session, original: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scan that keeps no entry finds what the full reader finds: pi's
+    /// leaf, and which ids name an entry (a missing id, an id in the file,
+    /// and the key entries without an id share).
+    #[test]
+    fn the_tail_scan_reads_like_the_session() {
+        let mut checked = 0;
+        for path in crate::session::file::test_session_files() {
+            let Ok(session) = Session::open(&path) else {
+                assert!(scan_tail(&path, None, "x").is_err(), "{}", path.display());
+                continue;
+            };
+            // A legacy file is migrated before its tail is read.
+            if session.is_legacy() {
+                continue;
+            }
+            let mut probes = vec!["no-such-id-here".to_string(), jskey_undefined()];
+            probes.extend(
+                session
+                    .entries
+                    .iter()
+                    .filter_map(|e| e.id.as_deref().map(str::to_string))
+                    .step_by(7),
+            );
+            for probe in &probes {
+                let tail = scan_tail(&path, Some(probe), probe).unwrap();
+                let found = session.find(probe).is_some();
+                assert_eq!(tail.target_found, found, "{} {probe:?}", path.display());
+                assert_eq!(tail.candidate_taken, found, "{} {probe:?}", path.display());
+                assert_eq!(
+                    tail.leaf.as_deref(),
+                    session.leaf_id(),
+                    "{}",
+                    path.display()
+                );
+                assert_eq!(tail.version, session.header.version);
+            }
+            checked += 1;
+        }
+        assert!(checked > 50, "{checked}");
+    }
+
+    fn jskey_undefined() -> String {
+        crate::session::jskey::UNDEFINED.to_string()
+    }
+}
