@@ -159,7 +159,8 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             keep_until_exit(s);
         }
         Command::Info { file, json } => {
-            let s = Session::open_with(&file, Detail::Structure)?;
+            // Nothing info shows needs a message's fields.
+            let s = Session::open_with(&file, Detail::Outline)?;
             if json {
                 writeln!(out, "{}", info_json(&s))?;
             } else {
@@ -187,9 +188,8 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
         }
         Command::Rename { file, name } => {
             let id = session::append_name(&file, &name)?;
-            let s = Session::open(&file)?;
             let id = sanitize(&id);
-            match s.name() {
+            match session::read_name(&file)? {
                 Some(n) => writeln!(
                     out,
                     "{}: named \"{}\" (entry {id})",

@@ -2,97 +2,194 @@
 //! path from the root to a leaf), as pi's `createBranchedSession` writes it.
 
 use super::raw::RawObject;
-use super::{Kind, Session, SessionError, migrate};
+use super::{Detail, Kind, Session, SessionError, migrate};
 use crate::jstext::date as jsdate;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Writes the path to `leaf` (the current leaf when `None`) of the session
 /// at `path` into a new session file in the same folder and returns its
 /// path. Labels on the path are carried over, `parentSession` names the
-/// original; the original is not changed.
+/// original; the original is not changed. The session is read at outline
+/// depth and the kept lines are streamed from the original to the new file,
+/// so a fork costs the tree's memory, not the session's.
 pub fn fork_session(path: &Path, leaf: Option<&str>) -> Result<PathBuf, SessionError> {
-    let session = Session::open(path)?;
-    let fork = fork_text(&session, leaf)?;
+    let session = Session::open_with(path, Detail::Outline)?;
+    let leaf = resolve_leaf(&session, leaf)?;
+    let head = ForkHead::new();
     let name = format!(
         "{}_{}.jsonl",
-        fork.timestamp.replace([':', '.'], "-"),
-        fork.id
+        head.timestamp.replace([':', '.'], "-"),
+        head.id
     );
     let new_path = path.with_file_name(name);
     let owner = std::fs::metadata(path).ok();
-    super::write::write_new_file(&new_path, fork.text.as_bytes(), owner.as_ref())
-        .map_err(|e| SessionError::io(&new_path, e))?;
+    super::write::write_new_file_with(&new_path, owner.as_ref(), |out| {
+        write_fork(&session, leaf, &head, out)
+    })?;
     Ok(new_path)
 }
 
-/// A new session's text, with its id and creation time.
+/// A new session's text.
 pub(crate) struct ForkText {
     pub text: String,
+}
+
+/// A new session's id and creation time.
+pub(crate) struct ForkHead {
     pub id: String,
     pub timestamp: String,
 }
 
+impl ForkHead {
+    fn new() -> ForkHead {
+        ForkHead {
+            id: uuid::Uuid::now_v7().to_string(),
+            timestamp: jsdate::format_iso(jsdate::now_ms()),
+        }
+    }
+}
+
 /// The text of a new session holding the branch to `leaf`.
 pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkText, SessionError> {
+    let leaf = resolve_leaf(session, leaf)?;
+    let head = ForkHead::new();
+    let mut out = Vec::new();
+    write_fork(session, leaf, &head, &mut out)?;
+    Ok(ForkText {
+        // Every line is JSON this module wrote.
+        text: String::from_utf8_lossy(&out).into_owned(),
+    })
+}
+
+/// The entry a fork ends at: `leaf`'s, or the session's leaf.
+fn resolve_leaf(session: &Session, leaf: Option<&str>) -> Result<u32, SessionError> {
     let path = session.path.as_path();
-    let leaf = match leaf {
+    match leaf {
         Some(id) => session.find(id).ok_or_else(|| SessionError::NoSuchEntry {
             path: path.to_path_buf(),
             id: id.to_string(),
-        })?,
+        }),
         None => session.leaf().ok_or_else(|| SessionError::NoSuchEntry {
             path: path.to_path_buf(),
             id: "(the leaf of an empty session)".to_string(),
-        })?,
-    };
-    let mut file = session.open_file()?;
-    let line = |file: &mut std::fs::File, idx: u32| -> Result<RawObject, SessionError> {
-        let text = session.line_text_in(file, idx)?;
-        let text = if session.is_legacy() {
-            migrate::migrated_line(session, idx as usize, &text)
+        }),
+    }
+}
+
+/// Reads entries' lines from a session file in any order, buffered: a fork
+/// reads them mostly forward, so most reads need no system call.
+struct Lines {
+    file: std::io::BufReader<std::fs::File>,
+    /// Where the reader is in the file.
+    at: u64,
+    buf: Vec<u8>,
+}
+
+impl Lines {
+    fn new(file: std::fs::File) -> Lines {
+        Lines {
+            file: std::io::BufReader::with_capacity(1 << 16, file),
+            at: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The text of entry `idx`'s line.
+    fn text(&mut self, session: &Session, idx: u32) -> std::io::Result<std::borrow::Cow<'_, str>> {
+        let span = session.entry(idx).span;
+        match span.offset.checked_sub(self.at) {
+            // Forward within reach: skip, keeping what is buffered.
+            Some(ahead) if ahead <= 1 << 20 => self.file.seek_relative(ahead as i64)?,
+            _ => {
+                self.file.seek(SeekFrom::Start(span.offset))?;
+            }
+        }
+        self.buf.resize(span.len as usize, 0);
+        self.file.read_exact(&mut self.buf)?;
+        self.at = span.offset + span.len;
+        Ok(super::read::decode_span(&self.buf, span.offset))
+    }
+}
+
+/// Writes the new session holding the path to entry `leaf` to `out`: its
+/// header, the path's entries re-linked without labels, then the labels of
+/// the kept entries.
+fn write_fork(
+    session: &Session,
+    leaf: u32,
+    head: &ForkHead,
+    out: &mut dyn Write,
+) -> Result<(), SessionError> {
+    let path = session.path.as_path();
+    let io = |e| SessionError::io(path, e);
+    let mut lines = Lines::new(session.open_file()?);
+    let line = |lines: &mut Lines, idx: u32| -> Result<RawObject, SessionError> {
+        let text = lines.text(session, idx).map_err(io)?;
+        let parsed = if session.is_legacy() {
+            RawObject::parse(&migrate::migrated_line(session, idx as usize, &text))
         } else {
-            text
+            RawObject::parse(&text)
         };
-        RawObject::parse(&text).map_err(|e| SessionError::Invalid {
+        parsed.map_err(|e| SessionError::Invalid {
             path: path.to_path_buf(),
             message: format!("line {}: {e}", session.entry(idx).line),
         })
     };
 
+    let source = std::path::absolute(path).map_err(io)?;
+    let mut header = RawObject::new();
+    header.set("type", "session");
+    header.set("version", &3);
+    header.set("id", head.id.as_str());
+    header.set("timestamp", head.timestamp.as_str());
+    // pi keeps the header's cwd as it is (any JSON), else its own folder.
+    let original = RawObject::parse(&session.header.raw).ok();
+    match original.as_ref().and_then(|o| o.get("cwd")) {
+        Some(cwd) => header.set_raw("cwd", cwd),
+        None => header.set("cwd", &std::env::current_dir().unwrap_or_default()),
+    }
+    header.set("parentSession", &source);
+    let mut text = header.to_json();
+    text.push('\n');
+    out.write_all(text.as_bytes()).map_err(io)?;
+
     // The path without its labels; entries after a label hang on the entry
     // before it, and a compaction kept from a label keeps from the next entry.
-    let mut kept: Vec<RawObject> = Vec::new();
-    let mut kept_ids: HashSet<String> = HashSet::new();
-    let mut pending_labels: Vec<String> = Vec::new();
-    let mut replaced: std::collections::HashMap<String, String> = Default::default();
+    let mut kept_ids: HashSet<&str> = HashSet::default();
+    let mut pending_labels: Vec<&str> = Vec::new();
+    let mut replaced: HashMap<&str, &str> = HashMap::default();
     let mut parent: Option<String> = None;
     for idx in session.tree.path_to(leaf) {
         let entry = session.entry(idx);
-        let id = entry.id_str().unwrap_or_default().to_string();
+        let id = entry.id_str().unwrap_or_default();
         if entry.kind == Kind::Label {
             pending_labels.push(id);
             continue;
         }
         for label in pending_labels.drain(..) {
-            replaced.insert(label, id.clone());
+            replaced.insert(label, id);
         }
-        let mut o = line(&mut file, idx)?;
+        let mut o = line(&mut lines, idx)?;
         o.set("parentId", &parent.as_deref());
         if entry.kind == Kind::Compaction {
             if let Some(first) = o.get_str("firstKeptEntryId") {
                 if first != id {
-                    if let Some(next) = replaced.get(&first) {
-                        o.set("firstKeptEntryId", next.as_str());
+                    if let Some(next) = replaced.get(first.as_str()) {
+                        o.set("firstKeptEntryId", *next);
                     }
                 }
             }
         }
-        kept_ids.insert(id.clone());
-        kept.push(o);
-        parent = Some(id);
+        kept_ids.insert(id);
+        let mut text = o.to_json();
+        text.push('\n');
+        out.write_all(text.as_bytes()).map_err(io)?;
+        parent = Some(id.to_string());
     }
+    drop(replaced);
 
     // pi's label map: file order, re-labelling keeps the first place, a
     // clear removes.
@@ -102,7 +199,7 @@ pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkTex
         if entry.kind != Kind::Label {
             continue;
         }
-        let o = line(&mut file, idx)?;
+        let o = line(&mut lines, idx)?;
         let Some(target) = o.get_str("targetId") else {
             continue;
         };
@@ -118,34 +215,11 @@ pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkTex
         }
     }
 
-    let id = uuid::Uuid::now_v7().to_string();
-    let now = jsdate::format_iso(jsdate::now_ms());
-    let source = std::path::absolute(path).map_err(|e| SessionError::io(path, e))?;
-    let mut header = RawObject::new();
-    header.set("type", "session");
-    header.set("version", &3);
-    header.set("id", id.as_str());
-    header.set("timestamp", now.as_str());
-    // pi keeps the header's cwd as it is (any JSON), else its own folder.
-    let original = RawObject::parse(&session.header.raw).ok();
-    match original.as_ref().and_then(|o| o.get("cwd")) {
-        Some(cwd) => header.set_raw("cwd", cwd),
-        None => header.set("cwd", &std::env::current_dir().unwrap_or_default()),
-    }
-    header.set("parentSession", &source);
-
-    let mut out = String::new();
-    out.push_str(&header.to_json());
-    out.push('\n');
-    for o in &kept {
-        out.push_str(&o.to_json());
-        out.push('\n');
-    }
-    let mut used: HashSet<String> = kept_ids.clone();
-    for (target, (label, time)) in labels.iter().filter(|(t, _)| kept_ids.contains(*t)) {
+    let mut new_ids: HashSet<String> = HashSet::default();
+    for (target, (label, time)) in labels.iter().filter(|(t, _)| kept_ids.contains(t.as_str())) {
         let label_id = loop {
             let candidate = super::ids::random_hex_id();
-            if used.insert(candidate.clone()) {
+            if !kept_ids.contains(candidate.as_str()) && new_ids.insert(candidate.clone()) {
                 break candidate;
             }
         };
@@ -158,16 +232,12 @@ pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkTex
         }
         o.set("targetId", target.as_str());
         o.set_raw("label", label);
-        out.push_str(&o.to_json());
-        out.push('\n');
+        let mut text = o.to_json();
+        text.push('\n');
+        out.write_all(text.as_bytes()).map_err(io)?;
         parent = Some(label_id);
     }
-
-    Ok(ForkText {
-        text: out,
-        id,
-        timestamp: now,
-    })
+    Ok(())
 }
 
 /// JavaScript truthiness of a JSON value.

@@ -237,72 +237,21 @@ impl Session {
 
     /// Reads a session file, keeping only `detail`.
     pub fn open_with(path: &Path, detail: Detail) -> Result<Session, SessionError> {
-        // One open file for the scan, the header and the fingerprint: a
-        // file renamed over this path meanwhile is not mixed in.
-        let mut file = open_file(path)?;
-        let scanned = file.try_clone().map_err(|e| SessionError::io(path, e))?;
-        let mut header: Option<Header> = None;
-        let mut not_a_session: Option<u32> = None;
-        let mut problems = Vec::new();
         let mut entries = Vec::new();
         let mut outline = Outline::default();
         let outlined = detail == Detail::Outline;
-        let mut read_to = 0;
-        let mut next_line = 1;
-        let end = detail
-            .scan(scanned, 0, 1, |meta, parsed| {
-                if header.is_some() {
-                    let out = outlined.then_some(&mut outline);
-                    if ingest_line(&mut entries, &mut problems, out, meta, parsed) {
-                        read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                        next_line = meta.number + 1;
-                    }
-                    return ControlFlow::Continue(());
-                }
-                match parsed {
-                    LineParse::Header(mut h, _) => {
-                        h.line = meta.number;
-                        if meta.lossy {
-                            problems.push(Problem {
-                                line: meta.number,
-                                kind: ProblemKind::NotUtf8,
-                            });
-                        }
-                        header = Some(*h);
-                        read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                        next_line = meta.number + 1;
-                    }
-                    LineParse::Entry(_) | LineParse::Outlined(..) | LineParse::NotObject(_) => {
-                        not_a_session = Some(meta.number);
-                        return ControlFlow::Break(());
-                    }
-                    // Blank, skipped or damaged lines before the header: no entry.
-                    other => {
-                        ingest_line(&mut entries, &mut problems, None, meta, other);
-                    }
-                }
-                ControlFlow::Continue(())
-            })
-            .map_err(|e| SessionError::io(path, e))?;
-        let mut header = match (header, not_a_session) {
-            (Some(h), None) => h,
-            (_, Some(line)) => {
-                return Err(SessionError::NotASession {
-                    path: path.to_path_buf(),
-                    reason: format!("line {line} is not a session header"),
-                });
+        let Scanned {
+            mut header,
+            mut file,
+            problems,
+            read_to,
+            next_line,
+        } = scan_entries(path, detail, |e, brief| {
+            entries.push(e);
+            if outlined {
+                outline.add(brief);
             }
-            (None, None) => {
-                return Err(SessionError::NotASession {
-                    path: path.to_path_buf(),
-                    reason: if end.offset == 0 {
-                        "the file is empty".to_string()
-                    } else {
-                        "no session header line".to_string()
-                    },
-                });
-            }
-        };
+        })?;
         if outlined && header.version < CURRENT_VERSION {
             // Migration edits message roles, which an outline does not keep.
             return Session::open_with(path, Detail::Structure);
@@ -359,10 +308,15 @@ impl Session {
         let outlined = self.detail == Detail::Outline;
         let outline = &mut self.outline;
         let detail = self.detail;
+        let mut keep = |e, brief| {
+            entries.push(e);
+            if outlined {
+                outline.add(brief);
+            }
+        };
         detail
             .scan(scanned, self.read_to, self.next_line, |meta, parsed| {
-                let out = outlined.then_some(&mut *outline);
-                if ingest_line(entries, problems, out, meta, parsed) {
+                if ingest_line(&mut keep, problems, meta, parsed) {
                     read_to = meta.offset + meta.len + u64::from(meta.terminated);
                     next_line = meta.number + 1;
                 }
@@ -478,15 +432,7 @@ impl Session {
                 _ => None,
             })
             .flatten()?;
-        let units = jskey::string_units(key)?;
-        // Every character JavaScript trims is in the BMP: one code unit.
-        let space = |u: &u16| char::from_u32(u32::from(*u)).is_some_and(crate::jstext::is_space);
-        let start = units.iter().position(|u| !space(u))?;
-        let end = units
-            .iter()
-            .rposition(|u| !space(u))
-            .map_or(start, |e| e + 1);
-        Some(units[start..end].to_vec())
+        name_units(key)
     }
 
     /// The label on an entry.
@@ -537,13 +483,135 @@ impl Session {
     }
 }
 
-/// Adds one line past the header to `entries` (or to `problems`). Returns
-/// false for an unfinished last line, which is read again later.
+/// The session name of the file at `path` (see [`Session::name`]), read in
+/// one scan that keeps no entry.
+pub fn read_name(path: &Path) -> Result<Option<String>, SessionError> {
+    let mut latest: Option<Option<CompactString>> = None;
+    scan_entries(path, Detail::Outline, |e, _| {
+        if let entry::Info::SessionInfo { name } = e.info {
+            if e.kind != Kind::Header {
+                latest = Some(name);
+            }
+        }
+    })?;
+    let units = latest.flatten().as_deref().and_then(name_units);
+    Ok(units.map(|u| String::from_utf16_lossy(&u)))
+}
+
+/// A name's UTF-16 text, trimmed as JavaScript trims; `None` when the key
+/// is not a string or nothing is left.
+fn name_units(key: &str) -> Option<Vec<u16>> {
+    let units = jskey::string_units(key)?;
+    // Every character JavaScript trims is in the BMP: one code unit.
+    let space = |u: &u16| char::from_u32(u32::from(*u)).is_some_and(crate::jstext::is_space);
+    let start = units.iter().position(|u| !space(u))?;
+    let end = units
+        .iter()
+        .rposition(|u| !space(u))
+        .map_or(start, |e| e + 1);
+    Some(units[start..end].to_vec())
+}
+
+/// What a scan of a whole session file found besides its entries.
+pub(crate) struct Scanned {
+    pub(crate) header: Header,
+    /// The file the scan read (a file renamed over the path meanwhile is
+    /// not mixed in).
+    pub(crate) file: File,
+    /// Problems found by reading lines (no tree problems).
+    pub(crate) problems: Vec<Problem>,
+    /// The end of the last complete line.
+    pub(crate) read_to: u64,
+    pub(crate) next_line: u32,
+}
+
+/// Reads the session file at `path` at `detail` depth and hands each entry
+/// past the header to `each` in file order (with, at outline depth, what the
+/// context needs of a message), keeping none of them: [`Session::open_with`]
+/// keeps them all, a one-shot command only what it needs. The header's raw
+/// text is not read.
+pub(crate) fn scan_entries(
+    path: &Path,
+    detail: Detail,
+    mut each: impl FnMut(Entry, Option<entry::Brief>),
+) -> Result<Scanned, SessionError> {
+    // One open file for the scan, the header and the fingerprint.
+    let file = open_file(path)?;
+    let scanned = file.try_clone().map_err(|e| SessionError::io(path, e))?;
+    let mut header: Option<Header> = None;
+    let mut not_a_session: Option<u32> = None;
+    let mut problems = Vec::new();
+    let mut read_to = 0;
+    let mut next_line = 1;
+    let end = detail
+        .scan(scanned, 0, 1, |meta, parsed| {
+            if header.is_some() {
+                if ingest_line(&mut each, &mut problems, meta, parsed) {
+                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                    next_line = meta.number + 1;
+                }
+                return ControlFlow::Continue(());
+            }
+            match parsed {
+                LineParse::Header(mut h, _) => {
+                    h.line = meta.number;
+                    if meta.lossy {
+                        problems.push(Problem {
+                            line: meta.number,
+                            kind: ProblemKind::NotUtf8,
+                        });
+                    }
+                    header = Some(*h);
+                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
+                    next_line = meta.number + 1;
+                }
+                LineParse::Entry(_) | LineParse::Outlined(..) | LineParse::NotObject(_) => {
+                    not_a_session = Some(meta.number);
+                    return ControlFlow::Break(());
+                }
+                // Blank, skipped or damaged lines before the header: no entry.
+                other => {
+                    ingest_line(&mut |_, _| {}, &mut problems, meta, other);
+                }
+            }
+            ControlFlow::Continue(())
+        })
+        .map_err(|e| SessionError::io(path, e))?;
+    let header = match (header, not_a_session) {
+        (Some(h), None) => h,
+        (_, Some(line)) => {
+            return Err(SessionError::NotASession {
+                path: path.to_path_buf(),
+                reason: format!("line {line} is not a session header"),
+            });
+        }
+        (None, None) => {
+            return Err(SessionError::NotASession {
+                path: path.to_path_buf(),
+                reason: if end.offset == 0 {
+                    "the file is empty".to_string()
+                } else {
+                    "no session header line".to_string()
+                },
+            });
+        }
+    };
+    Ok(Scanned {
+        header,
+        file,
+        problems,
+        read_to,
+        next_line,
+    })
+}
+
+/// Hands one line past the header to `each` as an entry (or adds it to
+/// `problems`). Returns false for an unfinished last line, which is read
+/// again later.
 #[inline]
 fn ingest_line(
-    entries: &mut Vec<Entry>,
+    each: &mut impl FnMut(Entry, Option<entry::Brief>),
     problems: &mut Vec<Problem>,
-    outline: Option<&mut Outline>,
     meta: LineMeta,
     parsed: LineParse,
 ) -> bool {
@@ -576,10 +644,7 @@ fn ingest_line(
     if e.kind == Kind::Header {
         problems.push(problem(ProblemKind::ExtraHeader));
     }
-    entries.push(e);
-    if let Some(outline) = outline {
-        outline.add(brief);
-    }
+    each(e, brief);
     true
 }
 

@@ -38,16 +38,11 @@ pub fn append_label(
     target: &str,
     label: Option<&str>,
 ) -> Result<String, SessionError> {
-    let w = prepare(path)?;
-    let session = &w.session;
-    if session.find(target).is_none() {
-        return Err(no_such_entry(path, target));
-    }
     let label = label.filter(|l| !l.is_empty());
-    append_with(&w, |o| {
+    append_on_leaf(path, Some(target), |o, leaf| {
         o.set("type", "label");
         o.set("id", "");
-        o.set("parentId", &session.leaf_id());
+        o.set("parentId", &leaf);
         o.set("timestamp", &now());
         o.set("targetId", target);
         if let Some(l) = label {
@@ -59,16 +54,74 @@ pub fn append_label(
 /// Appends a `session_info` entry naming the session; newlines become
 /// spaces, the name is trimmed, and an empty name clears it.
 pub fn append_name(path: &Path, name: &str) -> Result<String, SessionError> {
-    let w = prepare(path)?;
-    let session = &w.session;
     let name = collapse_newlines(name);
-    append_with(&w, |o| {
+    append_on_leaf(path, None, |o, leaf| {
         o.set("type", "session_info");
         o.set("id", "");
-        o.set("parentId", &session.leaf_id());
+        o.set("parentId", &leaf);
         o.set("timestamp", &now());
         o.set("name", crate::jstext::trim(&name));
     })
+}
+
+/// What an append after the leaf needs of a file, read in one scan that
+/// keeps no entry: the leaf's id, and whether `target` and the id about to
+/// be written name an entry.
+struct Tail {
+    version: u32,
+    leaf: Option<CompactString>,
+    target_found: bool,
+    candidate_taken: bool,
+}
+
+/// Scans the file for [`Tail`]: pi's leaf is the last entry's id, and an id
+/// names an entry when any live entry has it (entries without an id share
+/// pi's `undefined` key, as in the tree).
+fn scan_tail(path: &Path, target: Option<&str>, candidate: &str) -> Result<Tail, SessionError> {
+    let mut leaf = None;
+    let (mut target_found, mut candidate_taken) = (false, false);
+    let scanned = super::scan_entries(path, super::Detail::Outline, |e, _| {
+        if e.kind == Kind::Header {
+            return;
+        }
+        let key = e.id.as_deref().unwrap_or(super::jskey::UNDEFINED);
+        target_found |= target == Some(key);
+        candidate_taken |= key == candidate;
+        leaf = e.id;
+    })?;
+    Ok(Tail {
+        version: scanned.header.version,
+        leaf,
+        target_found,
+        candidate_taken,
+    })
+}
+
+/// Appends one entry after pi's leaf without reading the session into
+/// memory: under the write lock, one scan finds the leaf and checks
+/// `target` (when given) and a random id; the rare id already taken is
+/// replaced and checked by scanning again. A legacy file is migrated first,
+/// with the full reader. `fill` gets the leaf's id.
+fn append_on_leaf(
+    path: &Path,
+    target: Option<&str>,
+    fill: impl FnOnce(&mut RawObject, Option<&str>),
+) -> Result<String, SessionError> {
+    let mut lock = lock_for_append(path)?;
+    let mut id = random_hex_id();
+    let mut tail = scan_tail(path, target, &id)?;
+    if tail.version < super::CURRENT_VERSION {
+        migrate_in_place(path, &mut lock)?;
+        tail = scan_tail(path, target, &id)?;
+    }
+    if let Some(target) = target.filter(|_| !tail.target_found) {
+        return Err(no_such_entry(path, target));
+    }
+    while tail.candidate_taken {
+        id = random_hex_id();
+        tail = scan_tail(path, None, &id)?;
+    }
+    append_line(&lock, path, id, |o| fill(o, tail.leaf.as_deref()))
 }
 
 /// Makes pi resume at `target` with pi's `/tree` rule: for a user message or
@@ -171,7 +224,21 @@ struct Writing {
 /// migrates a legacy file to version 3 first. Everything is read after the
 /// lock is taken, so a writer that waited sees what the one before it wrote.
 fn prepare(path: &Path) -> Result<Writing, SessionError> {
-    let mut lock = WriteLock::acquire(path)?;
+    let mut lock = lock_for_append(path)?;
+    let session = Session::open(path)?;
+    if session.is_legacy() {
+        drop(session);
+        migrate_in_place(path, &mut lock)?;
+        let session = Session::open(path)?;
+        return Ok(Writing { lock, session });
+    }
+    Ok(Writing { lock, session })
+}
+
+/// Takes the write lock, sweeps stale temps beside the file, and refuses a
+/// read-only file or a half-written last line.
+fn lock_for_append(path: &Path) -> Result<WriteLock, SessionError> {
+    let lock = WriteLock::acquire(path)?;
     if let Some(dir) = lock.real.parent() {
         temp::sweep_stale_temps(dir);
     }
@@ -181,14 +248,18 @@ fn prepare(path: &Path) -> Result<Writing, SessionError> {
         .map_err(|e| SessionError::io(path, e))?;
     lock::refuse_read_only(path, &lock.real, &meta)?;
     wait_for_line_end(path, lock.original())?;
+    Ok(lock)
+}
+
+/// Rewrites a legacy file as version 3 (the caller holds the write lock).
+fn migrate_in_place(path: &Path, lock: &mut WriteLock) -> Result<(), SessionError> {
+    let meta = lock
+        .original()
+        .metadata()
+        .map_err(|e| SessionError::io(path, e))?;
+    lock::refuse_hard_links(path, &meta)?;
     let session = Session::open(path)?;
-    if session.is_legacy() {
-        lock::refuse_hard_links(path, &meta)?;
-        rewrite_migrated(&session, &mut lock)?;
-        let session = Session::open(path)?;
-        return Ok(Writing { lock, session });
-    }
-    Ok(Writing { lock, session })
+    rewrite_migrated(&session, lock)
 }
 
 /// Waits briefly for the file to end with a newline (pi may be mid-write).
@@ -227,13 +298,23 @@ fn read_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> 
 /// appends it as one line in one write, then checks that it landed whole at
 /// a line start of the file the path names. Returns the new id.
 fn append_with(w: &Writing, fill: impl FnOnce(&mut RawObject)) -> Result<String, SessionError> {
-    let id = fresh_id(&w.session);
+    append_line(&w.lock, &w.session.path, fresh_id(&w.session), fill)
+}
+
+/// Builds an entry with `fill` and id `id` (unique in the file), appends it
+/// as one line in one write under `lock`, then checks that it landed whole
+/// at a line start of the file the path names. Returns the id.
+fn append_line(
+    lock: &WriteLock,
+    shown: &Path,
+    id: String,
+    fill: impl FnOnce(&mut RawObject),
+) -> Result<String, SessionError> {
     let mut o = RawObject::new();
     fill(&mut o);
     o.set("id", id.as_str());
     let mut line = o.to_json();
     line.push('\n');
-    let shown = w.session.path.as_path();
     let io = |e| SessionError::io(shown, e);
     let mut options = OpenOptions::new();
     options.read(true).append(true);
@@ -241,8 +322,8 @@ fn append_with(w: &Writing, fill: impl FnOnce(&mut RawObject)) -> Result<String,
     // same-file check below then refuses it.
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
-    let mut f = options.open(&w.lock.real).map_err(io)?;
-    let locked = w.lock.current().metadata().map_err(io)?;
+    let mut f = options.open(&lock.real).map_err(io)?;
+    let locked = lock.current().metadata().map_err(io)?;
     if !lock::same_file(&f.metadata().map_err(io)?, &locked) {
         return Err(replaced(shown));
     }
@@ -260,7 +341,7 @@ fn append_with(w: &Writing, fill: impl FnOnce(&mut RawObject)) -> Result<String,
     // wherever the end of the file was at that moment.
     let end = f.stream_position().map_err(io)?;
     verify_landed(shown, &f, end, line.as_bytes())?;
-    let now = fs::metadata(&w.lock.real).map_err(io)?;
+    let now = fs::metadata(&lock.real).map_err(io)?;
     if !lock::same_file(&now, &locked) {
         return Err(replaced(shown));
     }
@@ -343,27 +424,33 @@ pub fn fresh_id(session: &Session) -> String {
     }
 }
 
-/// Creates a new file with `bytes`, whole or not at all: written to a
-/// temporary file in the same folder, synced, then linked in under its name
-/// (which fails rather than replace a file that already exists). The new
-/// file gets the owner and group in `owner` when this process may give it
-/// them (a fork made by root stays its session owner's).
-pub(crate) fn write_new_file(
+/// Creates a new file with the bytes `write` writes (buffered), whole or
+/// not at all: written to a temporary file in the same folder, synced, then
+/// linked in under its name (which fails rather than replace a file that
+/// already exists). The new file gets the owner and group in `owner` when
+/// this process may give it them (a fork made by root stays its session
+/// owner's). When `write` fails, nothing is created.
+pub(crate) fn write_new_file_with(
     path: &Path,
-    bytes: &[u8],
     owner: Option<&fs::Metadata>,
-) -> std::io::Result<()> {
+    write: impl FnOnce(&mut dyn Write) -> Result<(), SessionError>,
+) -> Result<(), SessionError> {
+    let io = |e| SessionError::io(path, e);
     if let Some(dir) = path.parent() {
         temp::sweep_stale_temps(dir);
     }
-    let mut tmp = TempFile::beside(path, 0o666)?;
-    tmp.file().write_all(bytes)?;
+    let mut tmp = TempFile::beside(path, 0o666).map_err(io)?;
+    {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, tmp.file());
+        write(&mut out)?;
+        out.flush().map_err(io)?;
+    }
     if let Some(owner) = owner {
         // Best effort: a new file takes nothing from anyone.
         let _ = lock::give_owner_of(tmp.file(), owner);
     }
-    tmp.file().sync_all()?;
-    tmp.link_as(path)?;
+    tmp.file().sync_all().map_err(io)?;
+    tmp.link_as(path).map_err(io)?;
     sync_dir(path);
     Ok(())
 }
@@ -468,4 +555,54 @@ fn migrated_text(session: &Session, original: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scan that keeps no entry finds what the full reader finds: pi's
+    /// leaf, and which ids name an entry (a missing id, an id in the file,
+    /// and the key entries without an id share).
+    #[test]
+    fn the_tail_scan_reads_like_the_session() {
+        let mut checked = 0;
+        for path in crate::session::file::test_session_files() {
+            let Ok(session) = Session::open(&path) else {
+                assert!(scan_tail(&path, None, "x").is_err(), "{}", path.display());
+                continue;
+            };
+            // A legacy file is migrated before its tail is read.
+            if session.is_legacy() {
+                continue;
+            }
+            let mut probes = vec!["no-such-id-here".to_string(), jskey_undefined()];
+            probes.extend(
+                session
+                    .entries
+                    .iter()
+                    .filter_map(|e| e.id.as_deref().map(str::to_string))
+                    .step_by(7),
+            );
+            for probe in &probes {
+                let tail = scan_tail(&path, Some(probe), probe).unwrap();
+                let found = session.find(probe).is_some();
+                assert_eq!(tail.target_found, found, "{} {probe:?}", path.display());
+                assert_eq!(tail.candidate_taken, found, "{} {probe:?}", path.display());
+                assert_eq!(
+                    tail.leaf.as_deref(),
+                    session.leaf_id(),
+                    "{}",
+                    path.display()
+                );
+                assert_eq!(tail.version, session.header.version);
+            }
+            checked += 1;
+        }
+        assert!(checked > 50, "{checked}");
+    }
+
+    fn jskey_undefined() -> String {
+        crate::session::jskey::UNDEFINED.to_string()
+    }
 }
