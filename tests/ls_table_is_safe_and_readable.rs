@@ -64,3 +64,22 @@ fn empty_scope_says_what_to_do() {
     let out = ls(&[]);
     assert!(out.contains("no sessions here; try --all"), "{out}");
 }
+
+#[test]
+fn an_empty_listing_never_suggests_what_was_asked_for() {
+    let empty = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(empty.path().join("sessions")).expect("sessions folder");
+    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args(["ls", "--all", "--no-cache"])
+        .env("PI_CODING_AGENT_DIR", empty.path())
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .output()
+        .expect("run piscope");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("no sessions yet"), "{text}");
+    assert!(!text.contains("try --all"), "{text}");
+    // A search that finds nothing says so, not where else to look.
+    let out = ls(&["--all", "--query", "zzzz-no-such-words"]);
+    assert!(out.contains("no session matches"), "{out}");
+    assert!(!out.contains("try --all"), "{out}");
+}

@@ -93,7 +93,8 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     if args.json {
         write_json(sessions, &rows, out)?;
     } else {
-        write_table(&cat.folder, sessions, &rows, out)?;
+        let searched = !matches!(query, Query::Everything) || args.named;
+        write_table(&cat.folder, sessions, &rows, (args.all, searched), out)?;
     }
     Ok(())
 }
@@ -175,16 +176,21 @@ fn list_json(s: &SessionSummary) -> Vec<u8> {
 
 const TITLE_WIDTH: usize = 56;
 
+/// The table for reading; `all` and `searched` say what an empty one
+/// means (nothing anywhere, nothing here, nothing that matches).
 fn write_table(
     folder: &catalog::SessionsFolder,
     sessions: &[SessionSummary],
     rows: &[catalog::ThreadRow],
+    (all, searched): (bool, bool),
     out: &mut dyn Write,
 ) -> Result<()> {
     if rows.is_empty() {
-        let hint = match folder.layout {
-            Layout::PerProject => "no sessions here; try --all",
-            Layout::Flat => "no sessions for this folder; try --all",
+        let hint = match (folder.layout, all, searched) {
+            (_, _, true) => "no session matches",
+            (_, true, false) => "no sessions yet",
+            (Layout::PerProject, false, false) => "no sessions here; try --all",
+            (Layout::Flat, false, false) => "no sessions for this folder; try --all",
         };
         writeln!(
             out,
