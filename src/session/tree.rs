@@ -36,6 +36,9 @@ pub struct Tree {
     child_start: Vec<u32>,
     child_list: Vec<u32>,
     roots: Vec<u32>,
+    /// How many of `roots`, at the end, are loops cut open: pi's tree has
+    /// no root there, so it never shows them (piscope's views do).
+    cut_roots: usize,
     labels: HashMap<CompactString, LabelInfo>,
     /// The last entry in file order (what pi resumes at).
     last: Option<u32>,
@@ -313,9 +316,10 @@ impl Tree {
             .zip(&node_of)
             .all(|(p, &node)| p.is_none_or(|p| p < node));
         let mut walk_only = HashMap::default();
+        let mut cut = Vec::new();
         if !ordered {
             let original = parent.clone();
-            break_loops(entries, &node_of, &mut parent, problems);
+            cut = break_loops(entries, &node_of, &mut parent, problems);
             walk_only = walks_that_end(&original, &parent, &walk_stops);
         }
         // Only the first step of a walk can start at an entry that is not
@@ -327,11 +331,14 @@ impl Tree {
         }
 
         let mut roots = Vec::new();
+        cut.sort_unstable();
         for (i, p) in parent.iter().enumerate() {
-            if live[i] && p.is_none() {
+            if live[i] && p.is_none() && cut.binary_search(&(i as u32)).is_err() {
                 roots.push(node_of[i]);
             }
         }
+        let cut_roots = cut.len();
+        roots.extend(cut.iter().map(|&i| node_of[i as usize]));
         // Only live entries have parents.
         let (child_start, mut child_list) = groups(
             n,
@@ -357,6 +364,7 @@ impl Tree {
             child_start,
             child_list,
             roots,
+            cut_roots,
             labels,
             last,
             walk_stops,
@@ -369,9 +377,15 @@ impl Tree {
         self.by_id.get(id)
     }
 
-    /// Root nodes in file order (a node can appear twice when its id does).
+    /// Root nodes in file order (a node can appear twice when its id
+    /// does), then the loops cut open, which pi's tree cannot show.
     pub fn roots(&self) -> &[u32] {
         &self.roots
+    }
+
+    /// The roots pi's tree has: without the loops cut open.
+    pub fn pi_roots(&self) -> &[u32] {
+        &self.roots[..self.roots.len() - self.cut_roots]
     }
 
     /// Children of a node, oldest first.
@@ -418,14 +432,15 @@ impl Tree {
         path
     }
 
-    /// Nodes in depth-first pre-order, as pi's tree lists them. A node that
-    /// hangs under several parents (a duplicated id) is listed under each,
-    /// as pi does, within a budget that keeps hostile files linear.
+    /// Nodes in depth-first pre-order, as pi's tree lists them (entries on
+    /// a loop, and below one, are in no tree of pi's). A node that hangs
+    /// under several parents (a duplicated id) is listed under each, as pi
+    /// does, within a budget that keeps hostile files linear.
     pub fn preorder(&self) -> Vec<u32> {
         let budget = self.parent.len().saturating_mul(4) + 1024;
         let mut expanded = vec![false; self.parent.len()];
         let mut out = Vec::with_capacity(self.parent.len());
-        let mut stack: Vec<u32> = self.roots.iter().rev().copied().collect();
+        let mut stack: Vec<u32> = self.pi_roots().iter().rev().copied().collect();
         while let Some(node) = stack.pop() {
             out.push(node);
             let seen = std::mem::replace(&mut expanded[node as usize], true);
@@ -439,13 +454,15 @@ impl Tree {
 }
 
 /// Makes the parent graph acyclic: each loop is cut at the occurrence, latest
-/// in the file, that closed it; that occurrence becomes a root.
+/// in the file, that closed it; that occurrence becomes a root. Returns the
+/// occurrences cut.
 fn break_loops(
     entries: &[Entry],
     node_of: &[u32],
     parent: &mut [Option<u32>],
     problems: &mut Vec<Problem>,
-) {
+) -> Vec<u32> {
+    let mut cut = Vec::new();
     const WHITE: u8 = 0;
     const GRAY: u8 = 1;
     const BLACK: u8 = 2;
@@ -494,6 +511,7 @@ fn break_loops(
                         .max()
                         .unwrap_or(occ);
                     parent[closer as usize] = None;
+                    cut.push(closer);
                     let e = &entries[closer as usize];
                     problems.push(Problem {
                         line: e.line,
@@ -515,6 +533,7 @@ fn break_loops(
             }
         }
     }
+    cut
 }
 
 /// The edges `break_loops` cut (in `original`, not in `cut`) that pi's walk
@@ -673,11 +692,19 @@ mod tests {
                     assert!(listed, "round {round} entry {i}");
                 }
             }
-            // Every node is reached from a root, each once per path.
-            let order = tree.preorder();
-            for i in (0..n).filter(|&i| live(i)) {
-                assert!(order.contains(&node(i)), "round {round} entry {i}");
+            // Every node is reached from a root (pi's, or a loop cut open).
+            let mut reached = Vec::new();
+            let mut stack: Vec<u32> = tree.roots().to_vec();
+            while let Some(r) = stack.pop() {
+                if !reached.contains(&r) {
+                    reached.push(r);
+                    stack.extend(tree.children(r));
+                }
             }
+            for i in (0..n).filter(|&i| live(i)) {
+                assert!(reached.contains(&node(i)), "round {round} entry {i}");
+            }
+
             // The path to each entry is pi's walk up through truthy parentIds
             // (loops of the tree or not), wherever that walk ends.
             for i in (0..n).filter(|&i| live(i)) {
