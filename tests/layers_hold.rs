@@ -61,7 +61,11 @@ const FORBIDDEN: &[(&str, &str, &str)] = &[
     ("src/catalog/", "src/render/", "the catalog draws nothing"),
     ("src/render/", "src/cli/", "rendering knows no front end"),
     ("src/render/", "src/tui/", "rendering knows no front end"),
-    ("src/render/", "src/catalog/", "rendering reads sessions, not the catalog"),
+    (
+        "src/render/",
+        "src/catalog/",
+        "rendering reads sessions, not the catalog",
+    ),
     // Inside the browser: panes draw what they are given.
     (
         "src/tui/panes/",

@@ -26,7 +26,12 @@ fn show(rows: &[Line]) -> String {
         for s in row {
             let st = &s.style;
             let mut tag = st.class.css().to_string();
-            for (on, name) in [(st.bold, "+b"), (st.italic, "+i"), (st.dim, "+dim"), (st.strike, "+s")] {
+            for (on, name) in [
+                (st.bold, "+b"),
+                (st.italic, "+i"),
+                (st.dim, "+dim"),
+                (st.strike, "+s"),
+            ] {
                 if on {
                     tag.push_str(name);
                 }
@@ -127,8 +132,10 @@ fn bash() {
 #[test]
 fn image_placeholder() {
     let doc = document();
-    let text = snapshot_of(&doc, "image", |b| has_node(b, |n| matches!(n, Node::Image { .. })));
-    assert!(text.contains("«image [image png 68 B]»"), "{text}");
+    let text = snapshot_of(&doc, "image", |b| {
+        has_node(b, |n| matches!(n, Node::Image { .. }))
+    });
+    assert!(text.contains("«image [image png 70 B]»"), "{text}");
     insta::assert_snapshot!(text);
 }
 
@@ -154,7 +161,10 @@ fn compaction_holds_what_it_replaced() {
         .find(|b| b.kind == BlockKind::Compaction)
         .expect("a compaction");
     assert!(!b.children.is_empty() && b.children.iter().all(|c| c.hidden));
-    insta::assert_snapshot!("compaction_open", show(&render::layout_block(b, WIDTH, true)));
+    insta::assert_snapshot!(
+        "compaction_open",
+        show(&render::layout_block(b, WIDTH, true))
+    );
 }
 
 #[test]
@@ -166,8 +176,12 @@ fn custom_message() {
 #[test]
 fn hostile_text_is_shown_not_obeyed() {
     let doc = document();
-    let text = snapshot_of(&doc, "hostile", |b| title(b).starts_with("User")
-        && b.body.iter().any(|n| matches!(n, Node::Para(l) if line_text(l).contains("Hostile"))));
+    let text = snapshot_of(&doc, "hostile", |b| {
+        title(b).starts_with("User")
+            && b.body
+                .iter()
+                .any(|n| matches!(n, Node::Para(l) if line_text(l).contains("Hostile")))
+    });
     assert!(text.contains("␛]0;terminal title␇"), "{text}");
     insta::assert_snapshot!(text);
 }
@@ -182,7 +196,8 @@ fn every_pi_session_renders_clean_and_fits() {
             files.push(f.expect("file").path());
         }
     }
-    for f in std::fs::read_dir(common::repo().join("../shared/fixtures/pi-mono")).expect("fixtures") {
+    for f in std::fs::read_dir(common::repo().join("../shared/fixtures/pi-mono")).expect("fixtures")
+    {
         let f = f.expect("file").path();
         if f.extension().is_some_and(|e| e == "jsonl") {
             files.push(f);

@@ -125,10 +125,13 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             }
             let s = Session::open(&file)?;
             let at = match leaf.as_deref() {
-                Some(id) => Some(s.find(id).ok_or_else(|| session::SessionError::NoSuchEntry {
-                    path: file.clone(),
-                    id: id.to_string(),
-                })?),
+                Some(id) => Some(
+                    s.find(id)
+                        .ok_or_else(|| session::SessionError::NoSuchEntry {
+                            path: file.clone(),
+                            id: id.to_string(),
+                        })?,
+                ),
                 None => None,
             };
             let text = match format {

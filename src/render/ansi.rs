@@ -5,7 +5,6 @@
 
 use super::doc::{Class, Line, Span, Style};
 
-
 /// Columns between tab stops in output.
 const TAB_STOP: usize = 4;
 
@@ -149,7 +148,13 @@ fn apply_sgr(mut style: Style, params: &str) -> Style {
     // Colon sub-parameters (38:2::r:g:b) read like semicolons.
     let nums: Vec<Option<u32>> = params
         .split([';', ':'])
-        .map(|p| if p.is_empty() { Some(0) } else { p.parse().ok() })
+        .map(|p| {
+            if p.is_empty() {
+                Some(0)
+            } else {
+                p.parse().ok()
+            }
+        })
         .collect();
     let mut k = 0;
     while k < nums.len() {
@@ -276,7 +281,10 @@ mod tests {
 
     #[test]
     fn carriage_returns_and_tabs_are_drawn_like_a_terminal() {
-        assert_eq!(plain_lines("10%\r50%\r100%\r\nok\tx"), vec!["100%", "ok  x"]);
+        assert_eq!(
+            plain_lines("10%\r50%\r100%\r\nok\tx"),
+            vec!["100%", "ok  x"]
+        );
         assert_eq!(plain_lines(""), vec![""]);
     }
 }

@@ -55,7 +55,16 @@ pub fn edit_diff(path: &str, pairs: &[(String, String)]) -> Vec<CodeLine> {
 
 /// The hunks of one change; line numbers count from the snippet's start.
 pub fn diff_lines(old: &str, new: &str) -> Vec<CodeLine> {
-    let diff = TextDiff::from_lines(old, new);
+    // A last line without its line break is still the same line.
+    let ended = |s: &str| {
+        if s.is_empty() || s.ends_with('\n') {
+            s.to_string()
+        } else {
+            format!("{s}\n")
+        }
+    };
+    let (old, new) = (ended(old), ended(new));
+    let diff = TextDiff::from_lines(&old, &new);
     let mut out = Vec::new();
     for group in diff.grouped_ops(CONTEXT) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
@@ -103,10 +112,28 @@ mod tests {
 
     #[test]
     fn one_change_as_a_unified_diff() {
-        let pairs = edit_pairs(&json!({"path": "a.rs", "oldText": "a\nb\nc\n", "newText": "a\nB\nc\n"}));
+        let pairs =
+            edit_pairs(&json!({"path": "a.rs", "oldText": "a\nb\nc\n", "newText": "a\nB\nc\n"}));
         assert_eq!(
             text(&edit_diff("a.rs", &pairs)),
-            vec!["--- a.rs", "+++ a.rs", "@@ -1,3 +1,3 @@", " a", "-b", "+B", " c"]
+            vec![
+                "--- a.rs",
+                "+++ a.rs",
+                "@@ -1,3 +1,3 @@",
+                " a",
+                "-b",
+                "+B",
+                " c"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_last_line_without_a_break_is_the_same_line() {
+        let lines = diff_lines("impl P {", "impl P {\n    fn new() {}");
+        assert_eq!(
+            text(&lines),
+            vec!["@@ -1,1 +1,2 @@", " impl P {", "+    fn new() {}"]
         );
     }
 

@@ -218,6 +218,9 @@ pub enum Align {
 pub enum Node {
     /// Wrapped text.
     Para(Line),
+    /// Plain text (thinking, a system prompt, raw HTML): its own lines,
+    /// each wrapped, none set apart.
+    Lines(Vec<Line>),
     Heading(u8, Line),
     /// Lines kept as they are (cut, not wrapped, by a narrow drawer):
     /// fenced code, file contents, tool output, diffs. `lang` is what the

@@ -31,7 +31,10 @@ fn render(session: &Session, ctx: Context) -> Result<Document, SessionError> {
     let blocks = context_blocks(session, &ctx, &mut file, &HashSet::new())?;
     let mut meta = meta(session, &ctx.path, &mut file)?;
     meta.model = model_name(&ctx);
-    meta.thinking = ctx.thinking_level.as_deref().map(|t| safe_text::clean_line(&jskey::display(t)));
+    meta.thinking = ctx
+        .thinking_level
+        .as_deref()
+        .map(|t| safe_text::clean_line(&jskey::display(t)));
     meta.messages = count_messages(&blocks);
     Ok(Document { meta, blocks })
 }
@@ -136,10 +139,8 @@ fn context_blocks(
                 .push(Span::new(&format!(" · kept {kept_before}"), Class::Dim));
         }
         if carried > 0 {
-            b.title.push(Span::new(
-                &format!(" · {carried} carried over"),
-                Class::Dim,
-            ));
+            b.title
+                .push(Span::new(&format!(" · {carried} carried over"), Class::Dim));
         }
         b.children = hidden;
     }
@@ -155,7 +156,8 @@ fn label(session: &Session, blocks: &mut [Block]) {
             continue;
         }
         if let Some(l) = session.label_of(e) {
-            b.title.push(Span::new(&format!("  [{}]", l.label), Class::Label));
+            b.title
+                .push(Span::new(&format!("  [{}]", l.label), Class::Label));
         }
     }
 }
@@ -210,7 +212,11 @@ fn meta(session: &Session, entries: &[u32], file: &mut File) -> Result<Meta, Ses
 }
 
 fn add_usage(total: &mut Usage, u: &Value) {
-    let n = |v: &Value| v.as_f64().filter(|x| x.is_finite() && *x > 0.0).unwrap_or(0.0) as u64;
+    let n = |v: &Value| {
+        v.as_f64()
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .unwrap_or(0.0) as u64
+    };
     total.input += n(&u["input"]);
     total.output += n(&u["output"]);
     total.cache_read += n(&u["cacheRead"]);
@@ -219,7 +225,9 @@ fn add_usage(total: &mut Usage, u: &Value) {
     let f = |v: &Value| v.as_f64().filter(|x| x.is_finite()).unwrap_or(0.0);
     total.cost += match cost.get("total").and_then(Value::as_f64) {
         Some(t) if t.is_finite() => t,
-        _ => f(&cost["input"]) + f(&cost["output"]) + f(&cost["cacheRead"]) + f(&cost["cacheWrite"]),
+        _ => {
+            f(&cost["input"]) + f(&cost["output"]) + f(&cost["cacheRead"]) + f(&cost["cacheWrite"])
+        }
     };
 }
 
@@ -295,7 +303,10 @@ pub fn branches_document(session: &Session) -> Result<(Meta, Vec<Branch>), Sessi
     let mut meta = meta(session, &all, &mut file)?;
     let ctx = session.context(&LeafSelector::Last);
     meta.model = model_name(&ctx);
-    meta.thinking = ctx.thinking_level.as_deref().map(|t| safe_text::clean_line(&jskey::display(t)));
+    meta.thinking = ctx
+        .thinking_level
+        .as_deref()
+        .map(|t| safe_text::clean_line(&jskey::display(t)));
     meta.messages = branches.iter().map(|b| count_messages(&b.blocks)).sum();
     Ok((meta, branches))
 }

@@ -23,8 +23,8 @@ pub fn warm_up() {
     syntaxes();
 }
 
-/// The grammar a fence's language names (`rust`, `ts`, `sh`, `Python`, ...).
-fn by_token(lang: &str) -> Option<&'static SyntaxReference> {
+/// A fence's language as the grammar set knows it (`shell` → `bash`).
+fn canonical(lang: &str) -> Option<String> {
     let lang = lang.trim().to_ascii_lowercase();
     let lang = match lang.as_str() {
         "" | "text" | "txt" | "plain" | "plaintext" | "output" => return None,
@@ -36,7 +36,12 @@ fn by_token(lang: &str) -> Option<&'static SyntaxReference> {
         "patch" => "diff",
         other => other,
     };
-    syntaxes().find_syntax_by_token(lang)
+    Some(lang.to_string())
+}
+
+/// The grammar a fence's language names (`rust`, `ts`, `sh`, `Python`, ...).
+fn by_token(lang: &str) -> Option<&'static SyntaxReference> {
+    syntaxes().find_syntax_by_token(&canonical(lang)?)
 }
 
 /// The grammar a file's name calls for: its extension, else its whole name
@@ -64,9 +69,26 @@ pub enum Lang<'a> {
     None,
 }
 
-/// The language name a block is highlighted as, when there is a grammar.
+/// The language name a block is highlighted as, when there is a grammar:
+/// a fence's own word (`shell` said as `bash`), else the grammar's name when
+/// it is one word (`python`, `toml`), else its first extension.
 pub fn language(lang: Lang<'_>) -> Option<String> {
-    grammar(lang).map(|s| s.name.to_ascii_lowercase())
+    let syntax = grammar(lang)?;
+    if let Lang::Fence(info) = lang {
+        return info.split_whitespace().next().and_then(canonical);
+    }
+    let name = syntax.name.to_ascii_lowercase();
+    if name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '#' | '-'))
+    {
+        return Some(name);
+    }
+    syntax
+        .file_extensions
+        .first()
+        .map(|e| e.to_ascii_lowercase())
+        .or(Some(name))
 }
 
 fn grammar(lang: Lang<'_>) -> Option<&'static SyntaxReference> {
@@ -242,18 +264,39 @@ mod tests {
     fn rust_keywords_strings_and_comments() {
         let got = classes("fn main() { let s = \"hi\"; } // done", Lang::Fence("rust"));
         assert!(got.contains(&("fn".into(), Class::CodeKeyword)), "{got:?}");
-        assert!(got.iter().any(|(t, c)| t.contains("hi") && *c == Class::CodeString));
-        assert!(got.contains(&("// done".into(), Class::CodeComment)), "{got:?}");
-        assert!(got.iter().any(|(t, c)| t == "main" && *c == Class::CodeFunction));
+        assert!(
+            got.iter()
+                .any(|(t, c)| t.contains("hi") && *c == Class::CodeString)
+        );
+        assert!(
+            got.contains(&("// done".into(), Class::CodeComment)),
+            "{got:?}"
+        );
+        assert!(
+            got.iter()
+                .any(|(t, c)| t == "main" && *c == Class::CodeFunction)
+        );
     }
 
     #[test]
     fn languages_by_fence_and_by_file() {
-        assert_eq!(language(Lang::Fence("ts")).as_deref(), Some("typescript"));
-        assert_eq!(language(Lang::Fence("sh")).as_deref(), Some("bash"));
-        assert_eq!(language(Lang::Fence("Python {.x}")).as_deref(), Some("python"));
-        assert_eq!(language(Lang::File("a/b/Cargo.toml")).as_deref(), Some("toml"));
-        assert_eq!(language(Lang::File("Makefile")).as_deref(), Some("makefile"));
+        assert_eq!(language(Lang::Fence("ts")).as_deref(), Some("ts"));
+        assert_eq!(language(Lang::Fence("shell")).as_deref(), Some("bash"));
+        assert_eq!(language(Lang::File("x.sh")).as_deref(), Some("sh"));
+        assert_eq!(language(Lang::File("x.ts")).as_deref(), Some("typescript"));
+        assert_eq!(
+            language(Lang::Fence("Python {.x}")).as_deref(),
+            Some("python")
+        );
+        assert_eq!(language(Lang::File("src/main.rs")).as_deref(), Some("rust"));
+        assert_eq!(
+            language(Lang::File("a/b/Cargo.toml")).as_deref(),
+            Some("toml")
+        );
+        assert_eq!(
+            language(Lang::File("Makefile")).as_deref(),
+            Some("makefile")
+        );
         assert_eq!(language(Lang::Fence("no-such-language")), None);
         assert_eq!(language(Lang::File("notes")), None);
         // Without a grammar: one plain span a line, text kept.

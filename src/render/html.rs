@@ -87,7 +87,8 @@ pub fn branches_page(session: &Session, meta: &Meta, branches: &[Branch]) -> Str
         );
         w.out.push_str(&spans(&b.title));
         if b.active {
-            w.out.push_str(" <span class=\"dim\">(where pi resumes)</span>");
+            w.out
+                .push_str(" <span class=\"dim\">(where pi resumes)</span>");
         }
         w.out.push_str("</h2>\n");
         if let Some(f) = b.fork {
@@ -131,7 +132,8 @@ pub fn branches_page(session: &Session, meta: &Meta, branches: &[Branch]) -> Str
             w.out.push_str(note);
         }
         if b.blocks.is_empty() {
-            w.out.push_str("<p class=\"dim\">(no messages of its own)</p>\n");
+            w.out
+                .push_str("<p class=\"dim\">(no messages of its own)</p>\n");
         }
         w.out.push_str("</section>\n");
     }
@@ -261,6 +263,14 @@ impl Writer {
                 let s = self.spans(l);
                 let _ = writeln!(self.out, "<p>{s}</p>");
             }
+            Node::Lines(lines) => {
+                self.out.push_str("<div class=\"lines\">");
+                for l in lines {
+                    let s = self.spans(l);
+                    let _ = writeln!(self.out, "<div>{s}</div>");
+                }
+                self.out.push_str("</div>\n");
+            }
             Node::Heading(level, l) => {
                 let h = (*level as usize + 1).min(6);
                 let s = self.spans(l);
@@ -289,8 +299,11 @@ impl Writer {
                     }
                     self.out.push_str("</li>\n");
                 }
-                self.out
-                    .push_str(if start.is_some() { "</ol>\n" } else { "</ul>\n" });
+                self.out.push_str(if start.is_some() {
+                    "</ol>\n"
+                } else {
+                    "</ul>\n"
+                });
             }
             Node::Table { aligns, head, rows } => {
                 let align = |k: usize| match aligns.get(k) {
@@ -473,7 +486,8 @@ fn finish(meta: &Meta, nav: Option<String>, w: Writer) -> String {
     for c in sorted(&w.bg) {
         let _ = writeln!(css, ".bg{c}{{background:{}}}", xterm(c));
     }
-    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css.as_bytes()));
+    let hash =
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css.as_bytes()));
     let mut out = String::with_capacity(w.out.len() + css.len() + 4096);
     let _ = write!(
         out,
@@ -501,7 +515,10 @@ fn finish(meta: &Meta, nav: Option<String>, w: Writer) -> String {
     item("Models used", &meta.models.join(", "));
     item("Messages", &meta.messages.to_string());
     let u = &meta.usage;
-    let mut t = vec![format!("↑{}", tokens(u.input)), format!("↓{}", tokens(u.output))];
+    let mut t = vec![
+        format!("↑{}", tokens(u.input)),
+        format!("↓{}", tokens(u.output)),
+    ];
     if u.cache_read > 0 {
         t.push(format!("R{}", tokens(u.cache_read)));
     }
@@ -583,6 +600,7 @@ nav.fork{border-left:3px solid var(--tool);padding-left:8px}
 .block>.title{font-weight:600;cursor:default}
 details.block>summary{font-weight:600;cursor:pointer}
 .block .body{overflow-wrap:anywhere}
+.lines>div{white-space:pre-wrap;min-height:1.2em}
 .k-user{border-left:3px solid var(--user)}.k-assistant{border-left:3px solid var(--assistant)}
 .k-tool-call,.k-tool-result,.k-bash{border-left:3px solid var(--tool)}
 .k-thinking{color:var(--dim);font-style:italic}
@@ -671,7 +689,8 @@ mod tests {
             .nth(1)
             .and_then(|s| s.split("</style>").next())
             .expect("a style sheet");
-        let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css.as_bytes()));
+        let hash =
+            base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css.as_bytes()));
         assert!(html.contains(&format!("style-src 'sha256-{hash}'")));
         assert!(!html.contains("<script"));
     }

@@ -13,7 +13,11 @@ const INDENT: usize = 2;
 /// Every block of the document, laid out for `width` columns, with the
 /// index of the block each row belongs to. `open` says whether a foldable
 /// block is shown open (blocks that cannot fold always are).
-pub fn layout(doc: &Document, width: usize, open: &dyn Fn(usize, &Block) -> bool) -> Vec<(usize, Line)> {
+pub fn layout(
+    doc: &Document,
+    width: usize,
+    open: &dyn Fn(usize, &Block) -> bool,
+) -> Vec<(usize, Line)> {
     let mut out = Vec::new();
     for (k, b) in doc.blocks.iter().enumerate() {
         for row in layout_block(b, width, open(k, b)) {
@@ -42,7 +46,10 @@ pub fn layout_block(b: &Block, width: usize, open: bool) -> Vec<Line> {
         ));
     }
     if b.hidden {
-        title.push(Span::clean("compacted away · ".to_string(), Class::Compaction));
+        title.push(Span::clean(
+            "compacted away · ".to_string(),
+            Class::Compaction,
+        ));
     }
     title.extend(b.title.iter().cloned());
     rows.extend(wrap(&title, width));
@@ -58,7 +65,10 @@ pub fn layout_block(b: &Block, width: usize, open: bool) -> Vec<Line> {
     } else if !b.children.is_empty() {
         rows.push(indent(
             vec![Span::clean(
-                format!("{} messages compacted away (open to read)", b.children.len()),
+                format!(
+                    "{} messages compacted away (open to read)",
+                    b.children.len()
+                ),
                 Class::Dim,
             )],
             INDENT,
@@ -97,8 +107,14 @@ pub fn nodes(list: &[Node], width: usize) -> Vec<Line> {
     let width = width.max(4);
     let mut out = Vec::new();
     for (k, n) in list.iter().enumerate() {
-        // Paragraphs and blocks are set apart by a blank row.
-        if k > 0 && !matches!(n, Node::Para(_)) || k > 0 && !matches!(list[k - 1], Node::Para(_)) {
+        // Blocks are set apart by a blank row; a list right under its
+        // paragraph (a list item's nested list) is not.
+        let apart = match (k.checked_sub(1).map(|p| &list[p]), n) {
+            (None, _) => false,
+            (Some(Node::Para(_)), Node::List { .. }) => false,
+            _ => true,
+        };
+        if apart {
             out.push(Vec::new());
         }
         out.extend(node(n, width));
@@ -109,6 +125,7 @@ pub fn nodes(list: &[Node], width: usize) -> Vec<Line> {
 fn node(n: &Node, width: usize) -> Vec<Line> {
     match n {
         Node::Para(line) => wrap(line, width),
+        Node::Lines(lines) => lines.iter().flat_map(|l| wrap(l, width)).collect(),
         Node::Heading(level, line) => {
             let mut l = vec![Span::clean(
                 format!("{} ", "#".repeat(*level as usize)),
@@ -124,9 +141,7 @@ fn node(n: &Node, width: usize) -> Vec<Line> {
             wrap(&l, width)
         }
         Node::Code { lines, more, .. } => code(lines, *more, width),
-        Node::Quote(inner) => prefixed(nodes(inner, width - 2), "│ ", "│ ", Class::QuoteMarker)
-            .into_iter()
-            .collect(),
+        Node::Quote(inner) => prefixed(nodes(inner, width - 2), "│ ", "│ ", Class::QuoteMarker),
         Node::List { start, items } => {
             let mut out = Vec::new();
             for (k, item) in items.iter().enumerate() {
@@ -159,13 +174,15 @@ fn code(lines: &[CodeLine], more: usize, width: usize) -> Vec<Line> {
         }
     }
     if more > 0 {
-        out.push(vec![
-            bar,
-            Span::clean(
-                format!("… {more} more line{}", if more == 1 { "" } else { "s" }),
-                Class::Dim,
-            ),
-        ]);
+        let note = vec![Span::clean(
+            format!("… {more} more line{}", if more == 1 { "" } else { "s" }),
+            Class::Dim,
+        )];
+        for row in wrap(&note, width - 2) {
+            let mut r = vec![bar.clone()];
+            r.extend(row);
+            out.push(r);
+        }
     }
     out
 }
@@ -202,12 +219,12 @@ pub fn wrap(line: &[Span], width: usize) -> Vec<Line> {
                 continue;
             }
             if piece.trim().is_empty() {
-                rows.push(std::mem::take(&mut row));
+                end_row(&mut rows, &mut row);
                 used = 0;
                 continue;
             }
             if w <= width && used > 0 {
-                rows.push(std::mem::take(&mut row));
+                end_row(&mut rows, &mut row);
                 push(&mut row, piece, span);
                 used = w;
                 continue;
@@ -215,7 +232,7 @@ pub fn wrap(line: &[Span], width: usize) -> Vec<Line> {
             for g in piece.graphemes(true) {
                 let gw = text_width(g);
                 if used + gw > width && used > 0 {
-                    rows.push(std::mem::take(&mut row));
+                    end_row(&mut rows, &mut row);
                     used = 0;
                 }
                 push(&mut row, g, span);
@@ -227,6 +244,24 @@ pub fn wrap(line: &[Span], width: usize) -> Vec<Line> {
         rows.push(row);
     }
     rows
+}
+
+/// Ends a wrapped row: the spaces before the break are not kept.
+fn end_row(rows: &mut Vec<Line>, row: &mut Line) {
+    while let Some(last) = row.last_mut() {
+        let trimmed = last.text().trim_end_matches(' ');
+        if trimmed.is_empty() && row.len() > 1 {
+            row.pop();
+            continue;
+        }
+        if trimmed.len() != last.text().len() {
+            let mut s = Span::clean(trimmed.to_string(), last.style);
+            s.link = last.link.take();
+            *last = s;
+        }
+        break;
+    }
+    rows.push(std::mem::take(row));
 }
 
 /// Lines kept as they are, broken only where they reach `width`.
@@ -350,7 +385,10 @@ mod tests {
             .iter()
             .map(|r| line_text(r))
             .collect();
-        assert_eq!(got, vec!["name   │  n", "───────┼───", "a      │ 10", "bbbbbb │  2"]);
+        assert_eq!(
+            got,
+            vec!["name   │  n", "───────┼───", "a      │ 10", "bbbbbb │  2"]
+        );
         let narrow: Vec<String> = table(&aligns, &head, &rows, 6)
             .iter()
             .map(|r| line_text(r))

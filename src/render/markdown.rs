@@ -31,10 +31,11 @@ pub fn parse(text: &str) -> Vec<Node> {
 
 /// Plain text (no markdown) as paragraphs, one a line.
 pub fn plain(text: &str, class: Class) -> Vec<Node> {
-    safe_text::clean_block(text.trim_end_matches('\n'))
+    let lines = safe_text::clean_block(text.trim_end_matches('\n'))
         .into_iter()
-        .map(|l| Node::Para(vec![Span::clean(l, class)]))
-        .collect()
+        .map(|l| vec![Span::clean(l, class)])
+        .collect();
+    vec![Node::Lines(lines)]
 }
 
 enum Container {
@@ -51,9 +52,10 @@ enum Container {
 impl Container {
     fn nodes(&mut self) -> Option<&mut Vec<Node>> {
         match self {
-            Container::Root(n) | Container::Quote(n) | Container::Item(n) | Container::Footnote(n) => {
-                Some(n)
-            }
+            Container::Root(n)
+            | Container::Quote(n)
+            | Container::Item(n)
+            | Container::Footnote(n) => Some(n),
             Container::List { .. } => None,
         }
     }
@@ -174,8 +176,8 @@ impl Builder {
             Event::InlineHtml(t) => self.push_text(&t, Class::Dim),
             Event::Html(t) => {
                 // A raw HTML block: shown as the text it is.
-                for line in safe_text::clean_block(t.trim_end_matches('\n')) {
-                    self.push_node(Node::Para(vec![Span::clean(line, Class::Dim)]));
+                for node in plain(&t, Class::Dim) {
+                    self.push_node(node);
                 }
             }
             Event::FootnoteReference(r) => self.push_text(&format!("[^{r}]"), Class::LinkTarget),
@@ -354,6 +356,13 @@ mod tests {
             .iter()
             .map(|n| match n {
                 Node::Para(l) => format!("p:{}", line_text(l)),
+                Node::Lines(ls) => format!(
+                    "lines:{}",
+                    ls.iter()
+                        .map(|l| line_text(l))
+                        .collect::<Vec<_>>()
+                        .join("|")
+                ),
                 Node::Heading(k, l) => format!("h{k}:{}", line_text(l)),
                 Node::Code { lang, lines, .. } => format!(
                     "code({}):{}",
@@ -366,7 +375,7 @@ mod tests {
                 ),
                 Node::Quote(inner) => format!("quote[{}]", texts(inner).join(",")),
                 Node::List { start, items } => format!(
-                    "list{start:?}[{}]",
+                    "list({start:?})[{}]",
                     items
                         .iter()
                         .map(|i| texts(i).join(","))
@@ -375,7 +384,10 @@ mod tests {
                 ),
                 Node::Table { head, rows, .. } => format!(
                     "table[{}|{}]",
-                    head.iter().map(|c| line_text(c)).collect::<Vec<_>>().join(","),
+                    head.iter()
+                        .map(|c| line_text(c))
+                        .collect::<Vec<_>>()
+                        .join(","),
                     rows.len()
                 ),
                 Node::Rule => "rule".into(),
@@ -403,7 +415,9 @@ mod tests {
                 "p:site (https://e.org) <b>raw</b>",
             ]
         );
-        let Node::Para(line) = &nodes[1] else { panic!() };
+        let Node::Para(line) = &nodes[1] else {
+            panic!()
+        };
         let styles: Vec<(bool, bool, Class)> = line
             .iter()
             .map(|s| (s.style.bold, s.style.italic, s.style.class))
@@ -411,7 +425,9 @@ mod tests {
         assert!(styles.contains(&(false, true, Class::Text)));
         assert!(styles.contains(&(true, false, Class::Text)));
         assert!(styles.contains(&(false, false, Class::InlineCode)));
-        let Node::Para(link) = &nodes[7] else { panic!() };
+        let Node::Para(link) = &nodes[7] else {
+            panic!()
+        };
         assert_eq!(link[0].link.as_deref(), Some("https://e.org"));
         assert_eq!(link[1].style.class, Class::LinkTarget);
     }
@@ -422,6 +438,7 @@ mod tests {
         for node in parse(md) {
             let lines: Vec<String> = match &node {
                 Node::Para(l) => vec![line_text(l)],
+                Node::Lines(ls) => ls.iter().map(|l| line_text(l)).collect(),
                 Node::Code { lines, lang, .. } => {
                     assert!(lang.as_deref().is_none_or(|l| !l.contains('\u{1b}')));
                     lines.iter().map(|l| line_text(&l.spans)).collect()

@@ -72,6 +72,11 @@ fn node(out: &mut String, n: &Node, level: usize) {
         Node::Para(l) => {
             let _ = writeln!(out, "{}", inline(l));
         }
+        Node::Lines(lines) => {
+            // Each line its own: a backslash at the end breaks the line.
+            let texts: Vec<String> = lines.iter().map(inline).collect();
+            let _ = writeln!(out, "{}", texts.join("\\\n"));
+        }
         Node::Heading(h, l) => {
             let _ = writeln!(
                 out,
@@ -123,17 +128,29 @@ fn node(out: &mut String, n: &Node, level: usize) {
                     node(&mut text, n, level);
                 }
                 for (j, l) in text.trim_end().lines().enumerate() {
-                    let p = if j == 0 { marker.as_str() } else { pad.as_str() };
+                    let p = if j == 0 {
+                        marker.as_str()
+                    } else {
+                        pad.as_str()
+                    };
                     let _ = writeln!(out, "{p}{l}");
                 }
             }
         }
         Node::Table { head, rows, .. } => {
             let cell = |l: &Line| inline(l).replace('|', "\\|");
-            let _ = writeln!(out, "| {} |", head.iter().map(cell).collect::<Vec<_>>().join(" | "));
+            let _ = writeln!(
+                out,
+                "| {} |",
+                head.iter().map(cell).collect::<Vec<_>>().join(" | ")
+            );
             let _ = writeln!(out, "|{}", " --- |".repeat(head.len().max(1)));
             for r in rows {
-                let _ = writeln!(out, "| {} |", r.iter().map(cell).collect::<Vec<_>>().join(" | "));
+                let _ = writeln!(
+                    out,
+                    "| {} |",
+                    r.iter().map(cell).collect::<Vec<_>>().join(" | ")
+                );
             }
         }
         Node::Rule => out.push_str("---\n"),
@@ -158,7 +175,11 @@ fn inline(line: &Line) -> String {
             Class::InlineCode => {
                 let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
                 let ticks = "`".repeat(longest + 1);
-                let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+                let pad = if text.starts_with('`') || text.ends_with('`') {
+                    " "
+                } else {
+                    ""
+                };
                 format!("{ticks}{pad}{text}{pad}{ticks}")
             }
             _ => escape(text),
@@ -190,7 +211,10 @@ fn inline(line: &Line) -> String {
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '#') {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '#'
+        ) {
             out.push('\\');
         }
         out.push(c);

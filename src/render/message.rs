@@ -188,7 +188,9 @@ fn assistant(
     out: &mut Vec<Block>,
 ) {
     let v = &m.value;
-    let model = str_field(v, "model").map(|s| format!(" ({s})")).unwrap_or_default();
+    let model = str_field(v, "model")
+        .map(|s| format!(" ({s})"))
+        .unwrap_or_default();
     let heading = || {
         with_time(
             title(&[("Assistant", Class::RoleAssistant), (&model, Class::Dim)]),
@@ -461,7 +463,8 @@ fn message(m: &Message) -> Vec<Block> {
             if v.get("cancelled") == Some(&Value::Bool(true)) {
                 b.title.push(Span::new("  cancelled", Class::Warning));
             } else if let Some(code) = exit.filter(|&c| c != 0) {
-                b.title.push(Span::new(&format!("  exit {code}"), Class::Error));
+                b.title
+                    .push(Span::new(&format!("  exit {code}"), Class::Error));
             }
             if v.get("truncated") == Some(&Value::Bool(true)) {
                 b.body
@@ -498,7 +501,11 @@ fn message(m: &Message) -> Vec<Block> {
             let mut b = Block::new(
                 BlockKind::Custom,
                 m.entry,
-                title(&[("[", Class::RoleCustom), (kind, Class::RoleCustom), ("]", Class::RoleCustom)]),
+                title(&[
+                    ("[", Class::RoleCustom),
+                    (kind, Class::RoleCustom),
+                    ("]", Class::RoleCustom),
+                ]),
             );
             if v.get("display") == Some(&Value::Bool(false)) {
                 b.title.push(Span::new("  hidden in pi", Class::Dim));
@@ -539,10 +546,7 @@ fn message(m: &Message) -> Vec<Block> {
                 m.entry,
                 title(&[(if other.is_empty() { "message" } else { other }, Class::Dim)]),
             );
-            b.body = markdown::plain(
-                &crate::session::content::readable_message(v),
-                Class::Text,
-            );
+            b.body = markdown::plain(&crate::session::content::readable_message(v), Class::Text);
             b
         }
     };
