@@ -248,16 +248,20 @@ pub fn wrap(line: &[Span], width: usize) -> Vec<Line> {
 
 /// Ends a wrapped row: the spaces before the break are not kept.
 fn end_row(rows: &mut Vec<Line>, row: &mut Line) {
-    while let Some(last) = row.last_mut() {
-        let trimmed = last.text().trim_end_matches(' ');
-        if trimmed.is_empty() && row.len() > 1 {
+    let n = row.len();
+    while let Some(last) = row.last() {
+        let text = last.text();
+        let trimmed = text.trim_end_matches(' ');
+        if trimmed.is_empty() && n > 1 && row.len() > 1 {
             row.pop();
             continue;
         }
-        if trimmed.len() != last.text().len() {
+        if trimmed.len() != text.len() {
             let mut s = Span::clean(trimmed.to_string(), last.style);
-            s.link = last.link.take();
-            *last = s;
+            s.link = last.link.clone();
+            if let Some(slot) = row.last_mut() {
+                *slot = s;
+            }
         }
         break;
     }
