@@ -239,9 +239,9 @@ impl Writer {
             self.node(n);
         }
         if !b.children.is_empty() {
-            let _ = write!(
+            let _ = writeln!(
                 self.out,
-                "<details class=\"replaced\"><summary>{} message{} compacted away: what the model saw before this compaction</summary>\n",
+                "<details class=\"replaced\"><summary>{} message{} compacted away: what the model saw before this compaction</summary>",
                 b.children.len(),
                 if b.children.len() == 1 { "" } else { "s" }
             );

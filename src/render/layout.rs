@@ -109,11 +109,10 @@ pub fn nodes(list: &[Node], width: usize) -> Vec<Line> {
     for (k, n) in list.iter().enumerate() {
         // Blocks are set apart by a blank row; a list right under its
         // paragraph (a list item's nested list) is not.
-        let apart = match (k.checked_sub(1).map(|p| &list[p]), n) {
-            (None, _) => false,
-            (Some(Node::Para(_)), Node::List { .. }) => false,
-            _ => true,
-        };
+        let apart = !matches!(
+            (k.checked_sub(1).map(|p| &list[p]), n),
+            (None, _) | (Some(Node::Para(_)), Node::List { .. })
+        );
         if apart {
             out.push(Vec::new());
         }

@@ -125,7 +125,7 @@ pub fn image(mime: Option<&str>, data: Option<&str>) -> Node {
         "image/png" | "image/jpeg" | "image/gif" | "image/webp"
     );
     let well_formed = !data.is_empty()
-        && data.len() % 4 == 0
+        && data.len().is_multiple_of(4)
         && data
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=');
@@ -559,7 +559,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k) % 3 == 0 {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
