@@ -152,7 +152,7 @@ fn markdown_renders_the_same_way() {
         "```python\n",
         "```bash\n",
         "+    pos: usize,",
-        "_\\[image png 70 B\\]_",
+        "_[image png 70 B\\]_",
     ] {
         assert!(md.contains(want), "missing {want:?}\n{md}");
     }

@@ -70,11 +70,11 @@ fn nodes(out: &mut String, list: &[Node], level: usize) {
 fn node(out: &mut String, n: &Node, level: usize) {
     match n {
         Node::Para(l) => {
-            let _ = writeln!(out, "{}", inline(l));
+            let _ = writeln!(out, "{}", line_start(inline(l)));
         }
         Node::Lines(lines) => {
             // Each line its own: a backslash at the end breaks the line.
-            let texts: Vec<String> = lines.iter().map(inline).collect();
+            let texts: Vec<String> = lines.iter().map(|l| line_start(inline(l))).collect();
             let _ = writeln!(out, "{}", texts.join("\\\n"));
         }
         Node::Heading(h, l) => {
@@ -206,15 +206,26 @@ fn inline(line: &Line) -> String {
     out
 }
 
+/// A line that would start a heading, a list or a quote, made to read as
+/// text.
+fn line_start(line: String) -> String {
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    let numbered = digits > 0 && matches!(line[digits..].chars().next(), Some('.' | ')'));
+    if numbered || line.starts_with(['#', '-', '+', '=']) {
+        let at = if numbered { digits } else { 0 };
+        format!("{}\\{}", &line[..at], &line[at..])
+    } else {
+        line
+    }
+}
+
 /// Text with Markdown's special characters escaped, so it reads as
-/// written (and raw HTML in it stays text).
+/// written (and raw HTML in it stays text). A `[` alone is left: with its
+/// `]` escaped no link can form.
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '#'
-        ) {
+        if matches!(c, '\\' | '`' | '*' | '_' | ']' | '<' | '>' | '|' | '~') {
             out.push('\\');
         }
         out.push(c);
