@@ -263,7 +263,7 @@ fn export(path: &Path, leaf: &str, to: &Path) -> Result<(), String> {
         }
         .to_string()
     })?;
-    let text = session::export::export_markdown(&s, Some(at)).map_err(|e| e.to_string())?;
+    let text = crate::render::export_markdown(&s, Some(at)).map_err(|e| e.to_string())?;
     // A new file only: an export never replaces anything.
     let mut f = std::fs::OpenOptions::new()
         .write(true)
