@@ -214,17 +214,17 @@ fn tree_fold_and_unfold() {
 #[test]
 fn tree_search_with_hits() {
     let mut h = file(&big_demo());
-    h.key("/");
+    // Typing in the tree searches it, as in pi's /tree.
     h.type_text("resume");
     h.key("enter");
-    h.key("n");
+    h.key("ctrl+n");
     screen_snapshot!("tree_search", h);
 }
 
 #[test]
 fn tree_label_times() {
     let mut h = file(&big_demo());
-    h.keys(&["ctrl+l", "T"]);
+    h.keys(&["ctrl+l", "alt+t"]);
     screen_snapshot!("tree_label_times", h);
 }
 
@@ -263,7 +263,6 @@ fn preview_expanded_and_raw() {
 #[test]
 fn preview_of_a_compaction() {
     let mut h = file(&big_demo());
-    h.key("/");
     h.type_text("compaction:");
     h.key("enter");
     let screen = h.screen();
@@ -275,7 +274,6 @@ fn preview_of_a_compaction() {
 fn preview_of_an_entry_that_adds_nothing() {
     let mut h = file(&big_demo());
     h.key("ctrl+a");
-    h.key("/");
     h.type_text("[model:");
     h.key("enter");
     let screen = h.screen();

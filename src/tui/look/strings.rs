@@ -186,12 +186,17 @@ pub fn file_name(p: &Path) -> String {
 // Texts that name a key: the key comes from the user's keymap, so a
 // rebound key is named as bound.
 
-/// The tree's search line: its hit count and the keys that step through.
-pub fn search_hits(n: usize, next: &str, previous: &str) -> String {
-    format!(
-        " ({}: {next} / {previous})",
-        format::count(n, "hit", "hits")
-    )
+/// What the tree's search line starts with (pi's words).
+pub const SEARCH_PROMPT: &str = "Type to search: ";
+
+/// The tree's search line: which hit the cursor is on (`3/16`), or how
+/// many there are, and the keys that step through them.
+pub fn search_hits(at: Option<usize>, n: usize, next: &str, previous: &str) -> String {
+    let count = match at {
+        Some(i) => format!("{}/{n}", i + 1),
+        None => format::count(n, "hit", "hits"),
+    };
+    format!("  {count} ({next} / {previous})")
 }
 
 pub fn no_filter_match(default_view: &str) -> String {
