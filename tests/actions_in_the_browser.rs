@@ -452,3 +452,48 @@ fn polling_is_said_in_the_status_bar() {
     );
     assert!(s.contains("polling"));
 }
+
+#[test]
+fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    // On a user message pi resumes just before it, to send it again.
+    h.key("ctrl+u");
+    h.key("up");
+    let t = h.app.tree().loaded().unwrap().clone();
+    let node = h.app.tree().selected_node().unwrap();
+    assert!(t.entry(node).is_role(piscope::session::entry::Role::User));
+    h.key("enter");
+    let screen = h.screen();
+    assert!(screen.contains("pi will resume just before:"), "{screen}");
+    assert!(screen.contains("send it again"), "{screen}");
+    h.key("esc");
+    h.key("ctrl+u");
+
+    // An assistant entry: branched to without a summary, pi's leaf becomes
+    // piscope's marker under it, which the default filter hides.
+    h.keys(&["up", "up", "up"]);
+    let target = selected_id(&h);
+    h.key("enter");
+    assert!(h.screen().contains("pi will resume from:"));
+    h.key("enter");
+    let s = Session::open(&path).unwrap();
+    let marker = s.leaf().unwrap();
+    assert_eq!(s.tree.parent(marker), s.find(&target));
+    assert!(
+        !h.app.tree().position().contains("[all]"),
+        "the filter stays: {}",
+        h.app.tree().position()
+    );
+    assert_eq!(selected_id(&h), target, "the row where pi now resumes");
+    assert!(h.screen().contains("◉ assistant:"), "{}", h.screen());
+
+    // Branching there again would only write a second marker: nothing is
+    // written.
+    let before = std::fs::read(&path).unwrap();
+    h.key("enter");
+    assert!(h.app.dialog().is_none());
+    assert_eq!(message(&h), "Already at this point");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}

@@ -279,3 +279,86 @@ fn preview_of_an_entry_that_adds_nothing() {
     let screen = h.screen();
     assert!(screen.contains("adds nothing"), "{screen}");
 }
+
+/// A session whose leaf is a model change (gemini-2.5-pro, then
+/// claude-sonnet-4-5), which pi's default filter hides.
+fn model_change_leaf(dir: &std::path::Path) -> std::path::PathBuf {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"019bae23-ee4c-715b-95c5-f4e0500bf8c1","timestamp":"2026-01-11T17:39:09.004Z","cwd":"/home/ada/notes"}"#,
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-11T17:39:10.000Z","message":{"role":"user","content":"why does the parser hang","timestamp":1768153150000}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-11T17:39:20.000Z","message":{"role":"assistant","content":[{"type":"text","text":"The loop never advances"}],"provider":"google","model":"gemini-2.5-pro","stopReason":"stop","timestamp":1768153160000}}"#,
+        r#"{"type":"model_change","id":"m1","parentId":"a1","timestamp":"2026-01-11T17:40:00.000Z","provider":"anthropic","modelId":"claude-sonnet-4-5"}"#,
+    ];
+    let path = dir.join("model_change.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn the_resume_point_shows_when_the_filter_hides_the_leaf() {
+    let dir = tempfile::Builder::new()
+        .prefix("piscope-test-")
+        .tempdir()
+        .unwrap();
+    let mut h = Harness::file(&model_change_leaf(dir.path()), (160, 12));
+    let screen = h.screen();
+    // The row pi resumes after carries the mark and what it hides.
+    assert!(
+        screen.contains("◉ ‹[model: claude-sonnet-4-5]› assistant: The loop never advances"),
+        "{screen}"
+    );
+    // The preview is the context pi resumes with: the new model.
+    let header = screen.lines().nth(1).unwrap_or_default();
+    assert!(header.contains("claude-sonnet-4-5"), "{screen}");
+    assert!(!header.contains("gemini-2.5-pro"), "{screen}");
+    screen_snapshot!("tree_hidden_leaf", h);
+    // The jump key goes there from anywhere.
+    h.key("home");
+    assert!(
+        !h.screen()
+            .lines()
+            .nth(1)
+            .unwrap_or_default()
+            .contains("claude")
+    );
+    h.key("ctrl+g");
+    assert_eq!(h.app.tree().selected_row(), 1);
+    // With every entry shown, the model change is its own row and the leaf.
+    h.key("ctrl+a");
+    let screen = h.screen();
+    assert!(screen.contains("◉ [model: claude-sonnet-4-5]"), "{screen}");
+    assert!(!screen.contains('‹'), "{screen}");
+}
+
+#[test]
+fn tree_search_counts_hits_and_marks_only_the_words() {
+    let mut h = file(&big_demo());
+    h.type_text("resume");
+    h.key("enter");
+    let screen = h.screen();
+    let line = screen
+        .lines()
+        .find(|l| l.contains("Type to search: resume"))
+        .unwrap_or_default();
+    let (_, hits, at) = h.app.tree().search_state();
+    let n = hits.len();
+    assert!(n > 3, "{n}");
+    let at = at.expect("the cursor is on a hit");
+    assert!(line.contains(&format!("{}/{n}", at + 1)), "{line}");
+    h.key("ctrl+n");
+    let screen = h.screen();
+    assert!(screen.contains(&format!(" {}/{n} ", at + 2)), "{screen}");
+    // The selected row's match is drawn in the hit colours (not lost in
+    // the selection's), and only the word is.
+    let buf = h.frame();
+    let theme = h.app.config().theme.clone();
+    let hit_bg = theme.hit.bg.expect("the hit colour has a background");
+    let row = (0..buf.area.height)
+        .find(|&y| buf[(1, y)].symbol() == "›")
+        .expect("the selected row");
+    let marked: String = (0..buf.area.width / 2)
+        .filter(|&x| buf[(x, row)].bg == hit_bg)
+        .map(|x| buf[(x, row)].symbol().to_string())
+        .collect();
+    assert_eq!(marked.to_lowercase(), "resume", "row {row}");
+}

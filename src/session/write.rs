@@ -126,8 +126,7 @@ pub fn branch_to(
 /// otherwise the entry itself. `None`: before the first entry.
 pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
     let entry = session.entry(idx);
-    let resubmit = entry.is_role(Role::User) || entry.kind == Kind::CustomMessage;
-    if resubmit {
+    if resumes_before(entry) {
         session
             .tree
             .parent(idx)
@@ -135,6 +134,12 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
     } else {
         entry.id.clone()
     }
+}
+
+/// pi's `/tree` rule: branching to a user or custom message resumes just
+/// before it (its text goes back to the editor).
+pub fn resumes_before(entry: &crate::session::entry::Entry) -> bool {
+    entry.is_role(Role::User) || entry.kind == Kind::CustomMessage
 }
 
 /// Whether branching to entry `idx` would leave pi where it already

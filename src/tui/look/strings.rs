@@ -44,12 +44,23 @@ pub fn branched(leaf: Option<&str>) -> String {
     }
 }
 
-pub fn branch_body(entry: &str) -> Vec<String> {
-    vec![
-        format!("pi will resume from: {entry}"),
-        String::new(),
+/// The branch dialog: `resubmit` for a user (or extension) message, where
+/// pi resumes just before it, as its `/tree` does, so it can be sent again.
+pub fn branch_body(entry: &str, resubmit: bool) -> Vec<String> {
+    let first = if resubmit {
+        vec![
+            format!("pi will resume just before: {entry}"),
+            "As in pi's /tree: the message is not kept on the new branch; resume in pi and send it again, edited or not.".to_string(),
+        ]
+    } else {
+        vec![format!("pi will resume from: {entry}")]
+    };
+    let mut body = first;
+    body.push(String::new());
+    body.push(
         "A summary of the branch you leave (optional): pi adds it to the context.".to_string(),
-    ]
+    );
+    body
 }
 
 pub fn label_body(entry: &str) -> Vec<String> {

@@ -397,14 +397,22 @@ impl TreePane {
         self.keep_visible();
     }
 
-    /// Selects an entry by id (a deep-search hit); false if it is not there.
-    pub fn select_id(&mut self, id: &str) -> bool {
+    /// Selects an entry by id; false if it is not there. A deep-search
+    /// hit is shown even if the filter or a fold hid it; with
+    /// `keep_filter` (a branch's new leaf) the row that stands for it is
+    /// selected and the filter stays.
+    pub fn select_id(&mut self, id: &str, keep_filter: bool) -> bool {
         let Some(t) = self.loaded().cloned() else {
             return false;
         };
         let Some(node) = t.session.find(id) else {
             return false;
         };
+        if keep_filter {
+            self.rebuild(Some(node));
+            self.center();
+            return true;
+        }
         if self.rows.row_of(node).is_none() {
             // Show it even if the filter or a fold hid it.
             self.folded.clear();
