@@ -602,6 +602,44 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn gutters_carry_pi_s_fold_marks() {
+        let s = forked();
+        let view = TreeView::new(&s);
+        let right = s.find("e").expect("e");
+        let folded: HashSet<u32> = [right].into();
+        let rows = view.rows(&s, Filter::Default, &folded);
+        // The root folds without a connector: pi marks it only once folded.
+        assert_eq!(rows.gutters(true), vec!["", "", "├⊞ ", "└⊟ ", "      "]);
+        let rows = view.rows(&s, Filter::Default, &[s.find("a").expect("a")].into());
+        assert_eq!(rows.gutters(true), vec!["⊞ "]);
+        assert_eq!(rows.connectors(), vec![""]);
+    }
+
+    #[test]
+    fn a_fork_of_hidden_entries_does_not_nest() {
+        // b's second child is a label pi's default view hides: b is no
+        // fork there, but it is with every entry shown.
+        let label = r#"{"type":"label","id":"l","parentId":"b","timestamp":"2026-01-01T00:00:09.000Z","targetId":"a","label":"start"}"#;
+        let a = msg("a", None, 1, "user", "one");
+        let b = msg("b", Some("a"), 2, "assistant", "two");
+        let c = msg("c", Some("b"), 3, "user", "three");
+        let s = session(&[&a, &b, &c, label]);
+        assert_eq!(
+            drawn(&s, Filter::Default),
+            vec!["user: one", "assistant: two", "user: three"]
+        );
+        assert_eq!(
+            drawn(&s, Filter::All),
+            vec![
+                "user: one",
+                "assistant: two",
+                "├─ [label: start]",
+                "└─ user: three"
+            ]
+        );
+    }
+
+    #[test]
     fn connectors_of_nested_forks_and_several_roots() {
         // a → {b → {c, d}, e}, and a second root r.
         let lines = [
