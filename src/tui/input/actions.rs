@@ -9,7 +9,7 @@ pub enum Scope {
     Picker,
     Tree,
     Preview,
-    /// The tree's `/` search line while its query is typed.
+    /// The tree's search line while its query is typed.
     Search,
     /// A text field: a dialog's field, and the editing keys of the
     /// sessions search box and the tree search line.
