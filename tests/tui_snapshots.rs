@@ -224,10 +224,9 @@ fn tree_fold_and_unfold() {
 #[test]
 fn tree_search_with_hits() {
     let mut h = file(&big_demo());
-    h.key("/");
     h.type_text("cart");
     h.key("enter");
-    h.key("n");
+    h.key("ctrl+n");
     screen_snapshot!("tree_search", h);
 }
 
@@ -273,7 +272,6 @@ fn preview_expanded_and_raw() {
 #[test]
 fn preview_of_a_compaction() {
     let mut h = file(&compaction_demo());
-    h.key("/");
     h.type_text("compaction:");
     h.key("enter");
     let screen = h.screen();
@@ -285,7 +283,6 @@ fn preview_of_a_compaction() {
 fn preview_of_an_entry_that_adds_nothing() {
     let mut h = file(&big_demo());
     h.key("ctrl+a");
-    h.key("/");
     h.type_text("[model:");
     h.key("enter");
     let screen = h.screen();

@@ -76,6 +76,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         polling: app.polling(),
         scope: app.scope(),
         tree_search_typing: app.tree.is_typing_search() && screen.focus() == Pane::Tree,
+        back: app.back().word(),
         keymap: &app.config.keymap,
         theme,
     };

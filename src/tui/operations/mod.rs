@@ -150,7 +150,10 @@ impl App {
                 }
                 self.say(message, false);
                 if let Some(id) = select {
+                    // The new leaf may be piscope's branch marker, which the
+                    // filter hides: its row is where pi resumes, as shown.
                     self.open.pending_entry = Some((path.clone(), id));
+                    self.open.pending_keeps_filter = true;
                 }
                 self.file_changed(&path, cmds);
             }

@@ -66,14 +66,23 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
     out.push(Line::styled("Typing", theme.title));
     out.push(Line::from(vec![
         Span::styled(format!("  {} ", text::fit("characters", 22)), theme.key),
-        Span::raw("Sessions: search (words, \"a phrase\", re:pattern); tree search, dialog fields: their text"),
+        Span::raw("Sessions: search (words, \"a phrase\", re:pattern); entry tree: search it, as in pi's /tree; dialog fields: their text"),
+    ]));
+    out.push(Line::from(vec![
+        Span::styled(format!("  {} ", text::fit("Esc", 22)), theme.key),
+        Span::raw("Steps back: out of a dialog or search, to the pane before, then quits"),
     ]));
     out.push(Line::default());
     out.push(Line::styled("Marks in the tree", theme.title));
     for (k, what) in [
         ("•", "on the path pi resumes"),
         ("◉", "where pi resumes (the leaf)"),
-        ("⊟ / ⊞", "a branch that folds / a folded branch"),
+        (
+            "◉ ‹…›",
+            "pi resumes after this row, at entries the filter hides",
+        ),
+        ("├─ └─ │", "pi's connectors: the branches of a fork"),
+        ("├⊟ / ├⊞", "a branch that folds / a folded branch"),
         ("[name]", "a label"),
     ] {
         out.push(Line::from(vec![

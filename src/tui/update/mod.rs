@@ -82,7 +82,8 @@ impl App {
                             self.tree.set_session(loaded);
                             self.open.tree_generation = generation;
                             if let Some((p, id)) = self.open.pending_entry.take() {
-                                if p == path && !self.tree.select_id(&id) {
+                                let keep = std::mem::take(&mut self.open.pending_keeps_filter);
+                                if p == path && !self.tree.select_id(&id, keep) {
                                     self.say(format!("Entry {id} is not in this session"), true);
                                 }
                             }

@@ -60,11 +60,12 @@ impl App {
             PickerOutcome::ShowEntry { path, entry } => {
                 let here = self.open.path.as_ref() == Some(&path) && !self.tree_is_behind();
                 if let Some(id) = entry {
-                    let found = here && self.tree.select_id(&id);
+                    let found = here && self.tree.select_id(&id, false);
                     if here && !found {
                         self.say(format!("Entry {id} is not in this session"), true);
                     } else if !here {
                         self.open.pending_entry = Some((path.clone(), id));
+                        self.open.pending_keeps_filter = false;
                     }
                 }
                 self.open_session(path, cmds);
