@@ -26,13 +26,6 @@ fn three_panes_open_on_the_current_folders_project() {
 }
 
 #[test]
-fn picker_filters_as_you_type() {
-    let (_d, mut h) = catalog("/home/ada/notes");
-    h.type_text("emoji");
-    screen_snapshot!("picker_query", h);
-}
-
-#[test]
 fn picker_says_when_nothing_matches() {
     let (_d, mut h) = catalog("/home/ada/notes");
     h.type_text("zzqqxx");
@@ -280,4 +273,203 @@ fn preview_of_an_entry_that_adds_nothing() {
     h.key("enter");
     let screen = h.screen();
     assert!(screen.contains("adds nothing"), "{screen}");
+}
+
+// --- Sessions pane: searching, paths, headings ----------------------------
+
+/// The sessions pane's rows (the left pane's text inside its border).
+fn picker_rows(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let l = l.strip_prefix('┃')?;
+            let end = l.find('┃')?;
+            Some(l[..end].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_query_lists_one_flat_list_in_pis_order() {
+    let (_d, mut h) = catalog("/home/ada/notes");
+    h.type_text("emoji");
+    let screen = h.screen();
+    let rows = picker_rows(&screen);
+    assert!(
+        rows.iter().all(|r| !r.contains('▾') && !r.contains('▸')),
+        "no project headings while searching:\n{screen}"
+    );
+    // pi's order for the same query over the same sessions.
+    let sessions = h.app.picker().sessions().to_vec();
+    let query = piscope::catalog::Query::parse("emoji").unwrap();
+    let want: Vec<String> = piscope::catalog::filter_and_sort(
+        &sessions,
+        &query,
+        piscope::catalog::SortMode::Threaded,
+        false,
+    )
+    .into_iter()
+    .map(|i| sessions[i].path.display().to_string())
+    .collect();
+    let got: Vec<String> = h
+        .app
+        .picker()
+        .listed_sessions()
+        .iter()
+        .map(|s| s.path.display().to_string())
+        .collect();
+    assert_eq!(got, want);
+    screen_snapshot!("picker_query", h);
+}
+
+#[test]
+fn deep_search_centres_and_counts_the_matches_at_any_width() {
+    for width in [100u16, 150, 220] {
+        let (_d, mut h) = catalog("/home/ada/notes");
+        h.resize(width, 30);
+        h.type_text("crlf");
+        h.key("ctrl+f");
+        let screen = h.screen();
+        let rows = picker_rows(&screen);
+        let hits: Vec<&String> = rows.iter().skip(3).filter(|r| r.contains(':')).collect();
+        assert!(hits.len() > 3, "{screen}");
+        for r in &hits {
+            assert!(
+                r.contains("crlf"),
+                "the match is in view at {width}: {r:?}\n{screen}"
+            );
+        }
+        // Each session's first hit names it with its number of hits.
+        assert!(rows.iter().any(|r| r.contains("(5)")), "{screen}");
+        if width == 220 {
+            screen_snapshot!("picker_deep_search_wide", h);
+        }
+    }
+}
+
+#[test]
+fn deep_search_highlights_the_matched_words() {
+    let (_d, mut h) = catalog("/home/ada/notes");
+    h.type_text("crlf");
+    h.key("ctrl+f");
+    let buf = h.frame();
+    let theme = piscope::tui::look::theme::Theme::defaults(false);
+    // Row 4 is the first hit; its "crlf" cells carry the hit style.
+    let row: String = (1..44).map(|x| buf[(x, 4)].symbol().to_string()).collect();
+    let at = row.find("crlf").expect("crlf in the first hit");
+    let x = 1 + row[..at].chars().count() as u16;
+    assert_eq!(buf[(x, 4)].bg, theme.hit.bg.unwrap(), "{row}");
+    assert_ne!(buf[(x - 2, 4)].bg, theme.hit.bg.unwrap(), "{row}");
+}
+
+#[test]
+fn paths_tell_the_sessions_apart_in_aligned_columns() {
+    let (_d, mut h) = catalog("/home/ada/notes");
+    h.resize(220, 30);
+    h.type_text("e");
+    h.key("ctrl+p");
+    let screen = h.screen();
+    let rows: Vec<String> = picker_rows(&screen).into_iter().skip(2).collect();
+    // A label: the folder's tail from its "…", then "/…" and the file name.
+    let label_start = |r: &str| -> Option<usize> {
+        let slash = r.find("/…")?;
+        r[..slash].rfind(" …").map(|i| i + 1)
+    };
+    let labels: Vec<&str> = rows
+        .iter()
+        .filter_map(|r| {
+            let start = label_start(r)?;
+            let end = r[start..].find("  ").map_or(r.len(), |e| start + e);
+            Some(&r[start..end])
+        })
+        .collect();
+    assert!(labels.len() > 3, "{screen}");
+    // Each path differs from the others and starts in the same column,
+    // counted from the right border (a wide character in a title takes
+    // two cells but is one character).
+    let mut unique = labels.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), labels.len(), "{labels:?}");
+    let cols: Vec<usize> = rows
+        .iter()
+        .filter_map(|r| Some(r[label_start(r)?..].chars().count()))
+        .collect();
+    assert!(cols.windows(2).all(|w| w[0] == w[1]), "{cols:?}\n{screen}");
+    // No common prefix: the labels start where the file names differ.
+    assert!(
+        labels.iter().all(|l| !l.contains("2026-01-11")),
+        "{labels:?}"
+    );
+    screen_snapshot!("picker_paths_wide", h);
+}
+
+#[test]
+fn a_project_heading_or_an_empty_list_shows_no_session() {
+    let (_d, mut h) = catalog("/home/ada/notes");
+    h.key("home");
+    let screen = h.screen();
+    assert!(picker_rows(&screen)[2].starts_with("› ▾"), "{screen}");
+    assert!(
+        screen.contains("Choose a session to see its entries."),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Select an entry to see the context"),
+        "{screen}"
+    );
+    screen_snapshot!("picker_heading_selected", h);
+    h.key("down");
+    assert!(!h.screen().contains("Choose a session"));
+    h.type_text("zzqqxx");
+    let screen = h.screen();
+    assert!(
+        screen.contains("Choose a session to see its entries."),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Select an entry to see the context"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn enter_on_a_folded_heading_keeps_the_selection_in_its_project() {
+    let (_d, mut h) = catalog("/home/ada/notes");
+    // The second project: fold it, unfold it with Enter.
+    h.keys(&["end", "left"]);
+    let folded = h.screen();
+    let heading = picker_rows(&folded)
+        .into_iter()
+        .find(|r| r.starts_with("› ▸"))
+        .unwrap_or_else(|| panic!("a folded heading is selected:\n{folded}"));
+    h.key("enter");
+    let screen = h.screen();
+    let rows = picker_rows(&screen);
+    let at = rows
+        .iter()
+        .position(|r| r.starts_with("› ▾"))
+        .unwrap_or_else(|| panic!("the unfolded heading is still selected:\n{screen}"));
+    assert_eq!(rows[at].replace('▾', "▸"), heading, "{screen}");
+    assert!(
+        !rows[at + 1].contains('▾'),
+        "its sessions follow:\n{screen}"
+    );
+}
+
+#[test]
+fn the_title_names_the_scope_and_its_key() {
+    let (_d, mut h) = catalog("/home/ada/notes");
+    let screen = h.screen();
+    assert!(
+        screen.starts_with("┏ Sessions · all (Ctrl+A: this folder) "),
+        "{screen}"
+    );
+    h.key("ctrl+a");
+    let screen = h.screen();
+    assert!(
+        screen.starts_with("┏ Sessions · this folder (Ctrl+A: all) "),
+        "{screen}"
+    );
 }

@@ -56,9 +56,14 @@ impl PreviewPane {
     }
 
     /// Asks the pane to show `key` (the tree's selection at this width);
-    /// `None` when nothing is selected.
+    /// `None` when nothing is selected, which empties the pane at once (no
+    /// document is coming for it).
     pub fn want(&mut self, key: Option<PreviewKey>) {
         self.wanted = key;
+        if key.is_none() {
+            self.doc = None;
+            self.scroll = 0;
+        }
     }
 
     /// Whether the document on screen is not the one wanted.
