@@ -129,9 +129,11 @@ fn pane_block(app: &App, pane: Pane, focused: bool, width: u16) -> Block<'static
                 .into_iter()
                 .map(|p| format!("{title} · {p}"))
                 .find(|t| text::width(t) <= room);
-            title = text::truncate(&fits.unwrap_or(title), room);
+            title = fits.unwrap_or(title);
         }
     }
+    // Cut with "…" rather than clipped by the border.
+    let title = text::truncate(&title, usize::from(width).saturating_sub(4));
     let mut block = Block::bordered()
         .border_type(if focused {
             BorderType::Thick

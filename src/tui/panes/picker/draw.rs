@@ -55,13 +55,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawCon
     let cursor = if focused { "▏" } else { "" };
     let room = width.saturating_sub(text::width(&status) + 4);
     let query = text::clean_line(&pane.query);
-    let shown_query = if text::width(&query) > room {
-        // Keep the end of a long query in view, where typing happens.
-        let skip = query.chars().count().saturating_sub(room);
-        query.chars().skip(skip).collect()
-    } else {
-        query
-    };
+    // Keep the end of a long query in view, where typing happens.
+    let shown_query = tail(&query, room);
     let used = 2 + text::width(&shown_query) + text::width(cursor);
     let search = Line::from(vec![
         Span::styled("> ", theme.accent),
@@ -166,15 +161,9 @@ fn tail(s: &str, max: usize) -> String {
     if text::width(s) <= max {
         return s.to_string();
     }
+    // Cut the reversed text: its mark then ends up in front.
     let reversed: String = s.chars().rev().collect();
-    let cut = text::truncate(&reversed, max);
-    let mut out: String = cut.chars().rev().collect();
-    // `truncate` put its mark at the end of the reversed text.
-    if out.starts_with('…') {
-        return out;
-    }
-    out.insert(0, '…');
-    out
+    text::truncate(&reversed, max).chars().rev().collect()
 }
 
 /// What the session files in view have in common, left out of their labels.
