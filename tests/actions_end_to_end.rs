@@ -268,7 +268,7 @@ fn delete_moves_marked_sessions_to_a_real_trash() {
     });
     t.keys(&["Enter"]);
     t.wait_for("the result", |s| {
-        s.contains("Moved 2 sessions to the trash") && s.contains("1 sessions in 1 projects")
+        s.contains("Moved 2 sessions to the trash") && s.contains("1 session in 1 project")
     });
     let gone: Vec<&PathBuf> = [&a, &b, &keep]
         .into_iter()
@@ -424,10 +424,10 @@ fn new_sessions_appear_and_deleted_ones_go() {
     let sessions = h.path().join("agent/sessions/--w--");
     pi_session(&sessions, "/", 0);
     let t = Tmux::start_in(h, &[], &[], SIZE);
-    t.wait_for("one session", |s| s.contains("1 sessions in 1 projects"));
+    t.wait_for("one session", |s| s.contains("1 session in 1 project"));
     let other = pi_session(&t.home().join("agent/sessions/--v--"), "/v", 2);
     t.wait_for("two sessions", |s| s.contains("2 sessions in 2 projects"));
     std::fs::remove_file(&other).unwrap();
-    t.wait_for("one again", |s| s.contains("1 sessions in 1 projects"));
+    t.wait_for("one again", |s| s.contains("1 session in 1 project"));
     t.quit_with("C-c");
 }

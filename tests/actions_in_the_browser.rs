@@ -217,7 +217,11 @@ fn resume_hands_over_to_pi_or_says_why_not() {
     let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
     let chosen = h.app.picker().selected_session().unwrap().clone();
-    let here = tempfile::tempdir().unwrap();
+    // Named so that the snapshot blanks it: the command by hand starts here.
+    let here = tempfile::Builder::new()
+        .prefix("piscope-test-")
+        .tempdir()
+        .unwrap();
     h.app.set_here(here.path().to_path_buf());
     // pi is not installed.
     h.app

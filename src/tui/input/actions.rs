@@ -422,6 +422,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Branch here: pi resumes from this entry (before it, for a user message, to edit and send it again)",
         Some("branch"),
     ),
+    info(
+        S::Tree,
+        "resume",
+        A::Resume,
+        "Resume the session in pi where it ends (its leaf)",
+        None,
+    ),
     info(S::Tree, "label", A::Label, "Label the entry", Some("label")),
     info(
         S::Tree,
@@ -590,6 +597,8 @@ pub const ACTIONS: &[ActionInfo] = &[
     info(S::Help, "down", A::Down, "Scroll down", None),
     info(S::Help, "page_up", A::PageUp, "Page up", None),
     info(S::Help, "page_down", A::PageDown, "Page down", None),
+    info(S::Help, "first", A::First, "To the top", None),
+    info(S::Help, "last", A::Last, "To the end", None),
     info(
         S::Help,
         "close",

@@ -48,6 +48,11 @@ impl App {
             (Pane::Picker, Action::Delete) => self.ask_delete(),
             (Pane::Picker, Action::DeleteEmpty) => self.ask_delete_empty(),
             (Pane::Tree, Action::Branch) => self.ask_branch(),
+            (Pane::Tree, Action::Resume) => {
+                if !self.resume_open(cmds) {
+                    self.say(strings::NO_ENTRY.to_string(), true);
+                }
+            }
             (Pane::Tree, Action::Label) => self.ask_label(),
             (Pane::Tree | Pane::Preview, Action::Copy) => self.copy(cmds),
             (Pane::Tree, Action::Fork) => self.fork(cmds),

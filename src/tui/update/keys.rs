@@ -41,7 +41,16 @@ impl App {
             return;
         }
         let k = Key::from_event(&key);
-        if let Some(answer) = self.overlay.help_key(k, &self.config.keymap) {
+        let last = if self.help().is_some() {
+            crate::tui::overlays::help::last_scroll(
+                &self.config,
+                &self.help_scopes(),
+                self.screen.size(),
+            )
+        } else {
+            0
+        };
+        if let Some(answer) = self.overlay.help_key(k, &self.config.keymap, last) {
             match answer {
                 HelpKey::Stay => {}
                 HelpKey::Close => self.overlay.close(),

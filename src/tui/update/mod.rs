@@ -131,6 +131,17 @@ impl App {
         cmds
     }
 
+    /// Shows no session: the tree and the preview are emptied, and a read
+    /// still under way is dropped when it arrives.
+    pub(in crate::tui) fn close_session(&mut self) {
+        if self.open.path.take().is_some() {
+            self.open.generation += 1;
+        }
+        self.open.pending_entry = None;
+        self.tree.clear();
+        self.preview.want(None);
+    }
+
     pub(in crate::tui) fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
         if self.open.path.as_ref() == Some(&path) && !self.tree.has_failed() {
             return;

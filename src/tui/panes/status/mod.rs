@@ -160,10 +160,11 @@ pub fn right_text(view: &StatusView) -> String {
         ));
     }
     if let Some(p) = view.picker {
+        let count = crate::tui::look::format::count;
         parts.push(format!(
-            "{} sessions in {} projects",
-            p.sessions().len(),
-            p.project_count()
+            "{} in {}",
+            count(p.sessions().len(), "session", "sessions"),
+            count(p.project_count(), "project", "projects")
         ));
         if !p.marked().is_empty() {
             parts.push(format!("{} marked", p.marked().len()));

@@ -30,7 +30,17 @@ pub struct DrawContext<'a> {
 
 /// Draws the pane into `area`.
 pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>) {
-    let theme = cx.theme;
+    // Without the focus the selection is drawn dimmer.
+    let unfocused;
+    let theme = if cx.focused {
+        cx.theme
+    } else {
+        unfocused = Theme {
+            selected: cx.theme.selection(false),
+            ..cx.theme.clone()
+        };
+        &unfocused
+    };
     let inner = cx.block.inner(area);
     frame.render_widget(cx.block, area);
     let (list_area, search_area) = if pane.search.editing || !pane.search.query.is_empty() {
