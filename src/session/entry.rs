@@ -4,8 +4,9 @@
 use super::content::BlockKind;
 use super::fields::{Obj, Scalar, Short, StrLen};
 use super::jsvalue::JsValue;
-use super::line::UsageFields;
+pub(crate) use super::line::LineFields;
 pub use super::line::UsageTotals;
+use super::line::{MessageFields, MessageValue, Reading};
 use super::read::LineMeta;
 use crate::jstext::date as jsdate;
 use compact_str::CompactString;
@@ -346,7 +347,7 @@ struct ArgFields {
 
 /// Message content: a string, or a list of blocks.
 #[derive(Default)]
-struct ContentFields(ContentInfo);
+pub(crate) struct ContentFields(ContentInfo);
 
 impl<'de> super::fields::Lenient<'de> for ContentFields {
     fn from_str(v: &str) -> Self {
@@ -407,7 +408,7 @@ fn tool_call(block: BlockFields<'_>) -> ToolCall {
 }
 
 /// How much of a line the index pass reads.
-pub(crate) trait Depth: Default + Send {
+pub(crate) trait Depth: Reading<Content = ContentFields, Body = ContentFields> {
     const FULL: bool;
 }
 
@@ -427,60 +428,40 @@ impl Depth for Structure {
     const FULL: bool = false;
 }
 
-/// A message; at [`Structure`] depth only what the tree and the context
-/// need (content, texts and usage are skipped unread).
-#[derive(Default)]
-struct MessageFields<M: Depth> {
-    depth: std::marker::PhantomData<M>,
-    role: Scalar,
-    content: Option<ContentFields>,
-    stop_reason: Scalar,
-    error_message: Option<Short>,
-    tool_call_id: Scalar,
-    tool_name: Scalar,
-    is_error: Scalar,
-    command: Option<Short>,
-    summary: Option<Short>,
-    provider: Scalar,
-    model: Scalar,
-    custom_type: Scalar,
-    timestamp: Scalar,
-    usage: Obj<UsageFields>,
+macro_rules! index_reading {
+    ($($ty:ident),*) => {$(
+        /// At [`Structure`] depth only what the tree and the context need
+        /// (content, texts and usage are skipped unread).
+        impl Reading for $ty {
+            const DETAIL: bool = <$ty as Depth>::FULL;
+            const USAGE: bool = <$ty as Depth>::FULL;
+            type Content = ContentFields;
+            type Body = ContentFields;
+            fn content<'de, A: MapAccess<'de>>(
+                a: &mut A,
+                role: Option<&str>,
+            ) -> Result<ContentFields, A::Error> {
+                index_content::<$ty, A>(a, role)
+            }
+        }
+    )*};
 }
+index_reading!(Full, Structure);
 
-#[derive(Deserialize)]
-#[serde(field_identifier)]
-enum MessageKey {
-    #[serde(rename = "role")]
-    Role,
-    #[serde(rename = "content")]
-    Content,
-    #[serde(rename = "stopReason")]
-    StopReason,
-    #[serde(rename = "errorMessage")]
-    ErrorMessage,
-    #[serde(rename = "toolCallId")]
-    ToolCallId,
-    #[serde(rename = "toolName")]
-    ToolName,
-    #[serde(rename = "isError")]
-    IsError,
-    #[serde(rename = "command")]
-    Command,
-    #[serde(rename = "summary")]
-    Summary,
-    #[serde(rename = "provider")]
-    Provider,
-    #[serde(rename = "model")]
-    Model,
-    #[serde(rename = "customType")]
-    CustomType,
-    #[serde(rename = "timestamp")]
-    Timestamp,
-    #[serde(rename = "usage")]
-    Usage,
-    #[serde(other)]
-    Other,
+fn index_content<'de, M: Depth, A: MapAccess<'de>>(
+    a: &mut A,
+    role: Option<&str>,
+) -> Result<ContentFields, A::Error> {
+    // Tool output is most of a session's bytes and no summary needs it:
+    // when the role came first, only note a null.
+    if !M::FULL || role == Some("toolResult") {
+        Ok(ContentFields(ContentInfo {
+            nullish: a.next_value::<IsNull>()?.0,
+            ..ContentInfo::default()
+        }))
+    } else {
+        a.next_value()
+    }
 }
 
 /// Whether a value is `null`, read without decoding it.
@@ -497,118 +478,6 @@ impl<'de> Deserialize<'de> for IsNull {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         super::fields::deserialize_lenient(d)
     }
-}
-
-impl<'de, M: Depth> Deserialize<'de> for MessageFields<M> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<M>(std::marker::PhantomData<M>);
-        impl<'de, M: Depth> serde::de::Visitor<'de> for V<M> {
-            type Value = MessageFields<M>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a message object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MessageFields<M>, A::Error> {
-                let mut m = MessageFields::<M>::default();
-                fn skip<'de, A: MapAccess<'de>>(a: &mut A) -> Result<(), A::Error> {
-                    a.next_value::<serde::de::IgnoredAny>().map(|_| ())
-                }
-                while let Some(key) = a.next_key::<MessageKey>()? {
-                    match key {
-                        MessageKey::Role => m.role = a.next_value()?,
-                        // Tool output is most of a session's bytes and no summary
-                        // needs it: when the role came first, only note a null.
-                        MessageKey::Content
-                            if !M::FULL || m.role.as_str() == Some("toolResult") =>
-                        {
-                            m.content = Some(ContentFields(ContentInfo {
-                                nullish: a.next_value::<IsNull>()?.0,
-                                ..ContentInfo::default()
-                            }))
-                        }
-                        MessageKey::Content => m.content = Some(a.next_value()?),
-                        MessageKey::StopReason => m.stop_reason = a.next_value()?,
-                        MessageKey::ErrorMessage
-                        | MessageKey::Command
-                        | MessageKey::Summary
-                        | MessageKey::Usage
-                            if !M::FULL =>
-                        {
-                            skip(&mut a)?
-                        }
-                        MessageKey::ErrorMessage => m.error_message = Some(a.next_value()?),
-                        MessageKey::ToolCallId => m.tool_call_id = a.next_value()?,
-                        MessageKey::ToolName => m.tool_name = a.next_value()?,
-                        MessageKey::IsError => m.is_error = a.next_value()?,
-                        MessageKey::Command => m.command = Some(a.next_value()?),
-                        MessageKey::Summary => m.summary = Some(a.next_value()?),
-                        MessageKey::Provider => m.provider = a.next_value()?,
-                        MessageKey::Model => m.model = a.next_value()?,
-                        MessageKey::CustomType => m.custom_type = a.next_value()?,
-                        MessageKey::Timestamp => m.timestamp = a.next_value()?,
-                        MessageKey::Usage => m.usage = a.next_value()?,
-                        MessageKey::Other => skip(&mut a)?,
-                    }
-                }
-                Ok(m)
-            }
-        }
-        d.deserialize_map(V::<M>(std::marker::PhantomData))
-    }
-}
-
-/// Every field of every entry type the index reads; unknown fields are
-/// skipped by serde without being decoded.
-#[derive(Deserialize, Default)]
-#[serde(default, bound(deserialize = "M: Depth"))]
-pub(crate) struct LineFields<M: Depth> {
-    #[serde(rename = "type")]
-    kind: Scalar,
-    id: Scalar,
-    #[serde(rename = "parentId")]
-    parent_id: Scalar,
-    timestamp: Scalar,
-    message: Obj<Box<MessageFields<M>>>,
-    // header
-    pub(crate) version: Scalar,
-    pub(crate) cwd: Scalar,
-    #[serde(rename = "parentSession")]
-    pub(crate) parent_session: Scalar,
-    // compaction / branch summary
-    summary: Short,
-    #[serde(rename = "tokensBefore")]
-    tokens_before: Scalar,
-    #[serde(rename = "firstKeptEntryId")]
-    first_kept_entry_id: Scalar,
-    #[serde(rename = "firstKeptEntryIndex")]
-    first_kept_entry_index: Scalar,
-    #[serde(rename = "retainedTail")]
-    retained_tail: Scalar,
-    #[serde(rename = "systemMessage")]
-    system_message: Scalar,
-    #[serde(rename = "fromId")]
-    from_id: Scalar,
-    usage: Obj<UsageFields>,
-    // custom / custom_message
-    #[serde(rename = "customType")]
-    custom_type: Scalar,
-    content: Option<Box<ContentFields>>,
-    display: Scalar,
-    // label / context_edit
-    #[serde(rename = "targetId")]
-    target_id: Scalar,
-    label: Scalar,
-    replacement: Scalar,
-    // session_info
-    name: Scalar,
-    // model_change / thinking_level_change / usage
-    provider: Scalar,
-    #[serde(rename = "modelId")]
-    model_id: Scalar,
-    #[serde(rename = "thinkingLevel")]
-    thinking_level: Scalar,
-    model: Scalar,
-    #[serde(rename = "kind")]
-    usage_kind: Scalar,
 }
 
 /// What became of one non-blank line.
@@ -793,7 +662,7 @@ impl<M: Depth> LineFields<M> {
     /// Whether an id-like or echoed field is an object or array, whose key
     /// the value itself must give.
     fn has_odd_keys(&self) -> bool {
-        let message = self.message.0.as_deref();
+        let message = self.message.object();
         [
             &self.id,
             &self.parent_id,
@@ -824,15 +693,15 @@ impl<M: Depth> LineFields<M> {
     /// Turns the fields into an entry at `line` / `span`.
     pub(crate) fn into_entry(self, line: u32, span: Span, lossy: bool) -> Entry {
         let kind = Kind::from_scalar(&self.kind);
-        let mut usage = self.usage.0.as_ref().map(UsageFields::totals);
+        let mut usage = self.usage.0.as_ref().map(|u| u.totals());
         let info = match kind {
-            Kind::Message => match self.message.0 {
-                Some(m) => {
+            Kind::Message => match self.message {
+                MessageValue::Object(m) => {
                     let (info, message_usage) = message_info(*m);
                     usage = message_usage;
                     info
                 }
-                None => Info::Message(Box::default()),
+                _ => Info::Message(Box::default()),
             },
             Kind::ModelChange => Info::ModelChange {
                 provider: scalar_key(&self.provider),
@@ -941,14 +810,15 @@ impl Head {
 
 /// A message entry's info, and the usage it adds.
 fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
-    let usage = m.usage.0.as_ref().map(UsageFields::totals);
-    let content = m.content.map_or_else(
-        || ContentInfo {
+    let usage = m.usage.0.as_ref().map(|u| u.totals());
+    let content = if m.has_content {
+        m.content.0
+    } else {
+        ContentInfo {
             nullish: true,
             ..ContentInfo::default()
-        },
-        |c| c.0,
-    );
+        }
+    };
     let info = Info::Message(Box::new(MessageInfo {
         role: Role::from_scalar(&m.role),
         content,
@@ -1101,6 +971,18 @@ mod tests {
             panic!("{:?}", e.parent)
         };
         assert_eq!(super::super::jskey::to_json(p), "[1]");
+    }
+
+    /// A role repeated after the content: pi reads the content for the
+    /// last role (here a user's text, not tool output left unread).
+    #[test]
+    fn a_role_repeated_after_the_content_reads_as_the_last() {
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"toolResult","content":"Hello","role":"user"}}"#,
+        );
+        let m = e.message().expect("a message");
+        assert_eq!(m.role, Role::User);
+        assert_eq!(m.content.text.text, "Hello");
     }
 
     #[test]
