@@ -2,7 +2,7 @@
 //! need; full bodies stay in the file and are read again on demand.
 
 use super::content::BlockKind;
-use super::fields::{Obj, Scalar, Short, StrLen};
+use super::fields::{Cut, Obj, SHORT_TEXT_CHARS, Scalar, Short, StrLen, WHOLE, Whole};
 use super::jsvalue::JsValue;
 pub(crate) use super::line::LineFields;
 pub use super::line::UsageTotals;
@@ -160,6 +160,8 @@ pub struct ToolCall {
     pub path: Option<String>,
     pub offset: Option<f64>,
     pub limit: Option<f64>,
+    /// A string `command` as pi's tree shows it (see
+    /// [`super::summary::bash_command`]): its start, and whether it is long.
     pub command: Option<Short>,
     pub pattern: Option<String>,
     /// The first 41 characters of the arguments as JSON.
@@ -319,12 +321,13 @@ impl Entry {
 // ---------------------------------------------------------------------------
 // The index pass: serde structs that read only what the index keeps.
 
+/// A content block; `T` reads its text (a [`Cut`]).
 #[derive(Deserialize, Default)]
-#[serde(default)]
-struct BlockFields<'a> {
+#[serde(default, bound(deserialize = "'de: 'a, T: Deserialize<'de> + Default"))]
+struct BlockFields<'a, T> {
     #[serde(rename = "type")]
     kind: Scalar,
-    text: Short,
+    text: T,
     id: Scalar,
     name: Scalar,
     #[serde(borrow)]
@@ -341,18 +344,20 @@ struct ArgFields {
     file_path: Scalar,
     offset: Scalar,
     limit: Scalar,
-    command: Short,
+    command: Whole,
     pattern: Scalar,
 }
 
-/// Message content: a string, or a list of blocks.
+/// Message content: a string, or a list of blocks; its text cut at `N`
+/// characters (a message's, whose start pi's tree shows) or read whole (a
+/// custom message's, which pi's tree shows whole).
 #[derive(Default)]
-pub(crate) struct ContentFields(ContentInfo);
+pub(crate) struct ContentFields<const N: usize>(ContentInfo);
 
-impl<'de> super::fields::Lenient<'de> for ContentFields {
+impl<'de, const N: usize> super::fields::Lenient<'de> for ContentFields<N> {
     fn from_str(v: &str) -> Self {
         ContentFields(ContentInfo {
-            text: Short::new(v),
+            text: Short::cut(v, N),
             ..ContentInfo::default()
         })
     }
@@ -364,10 +369,10 @@ impl<'de> super::fields::Lenient<'de> for ContentFields {
     }
     fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         let mut info = ContentInfo::default();
-        while let Some(Obj(block)) = a.next_element::<Obj<BlockFields<'de>>>()? {
+        while let Some(Obj(block)) = a.next_element::<Obj<BlockFields<'de, Cut<N>>>>()? {
             let Some(block) = block else { continue };
             match BlockKind::of(block.kind.as_str()) {
-                BlockKind::Text => info.text.push(&block.text),
+                BlockKind::Text => info.text.push_cut(&block.text.0, N),
                 BlockKind::Thinking => info.has_thinking = true,
                 BlockKind::Image => info.images.push(ImageRef {
                     mime: block.mime_type.into_compact(),
@@ -381,13 +386,13 @@ impl<'de> super::fields::Lenient<'de> for ContentFields {
     }
 }
 
-impl<'de> Deserialize<'de> for ContentFields {
+impl<'de, const N: usize> Deserialize<'de> for ContentFields<N> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         super::fields::deserialize_lenient(d)
     }
 }
 
-fn tool_call(block: BlockFields<'_>) -> ToolCall {
+fn tool_call<T>(block: BlockFields<'_, T>) -> ToolCall {
     let raw = block.arguments.map_or("", RawValue::get);
     let args: ArgFields = serde_json::from_str(raw).unwrap_or_default();
     let path = match (args.path, args.file_path) {
@@ -401,14 +406,20 @@ fn tool_call(block: BlockFields<'_>) -> ToolCall {
         path,
         offset: args.offset.as_f64(),
         limit: args.limit.as_f64(),
-        command: args.command.is_string.then_some(args.command),
+        command: args
+            .command
+            .0
+            .is_string
+            .then(|| super::summary::bash_command(&args.command.0.text)),
         pattern: args.pattern.as_str().map(str::to_string),
         raw_args: raw.chars().take(41).collect(),
     }
 }
 
 /// How much of a line the index pass reads.
-pub(crate) trait Depth: Reading<Content = ContentFields, Body = ContentFields> {
+pub(crate) trait Depth:
+    Reading<Content = ContentFields<SHORT_TEXT_CHARS>, Body = ContentFields<WHOLE>>
+{
     const FULL: bool;
 }
 
@@ -435,12 +446,12 @@ macro_rules! index_reading {
         impl Reading for $ty {
             const DETAIL: bool = <$ty as Depth>::FULL;
             const USAGE: bool = <$ty as Depth>::FULL;
-            type Content = ContentFields;
-            type Body = ContentFields;
+            type Content = ContentFields<SHORT_TEXT_CHARS>;
+            type Body = ContentFields<WHOLE>;
             fn content<'de, A: MapAccess<'de>>(
                 a: &mut A,
                 role: Option<&str>,
-            ) -> Result<ContentFields, A::Error> {
+            ) -> Result<ContentFields<SHORT_TEXT_CHARS>, A::Error> {
                 index_content::<$ty, A>(a, role)
             }
         }
@@ -451,7 +462,7 @@ index_reading!(Full, Structure);
 fn index_content<'de, M: Depth, A: MapAccess<'de>>(
     a: &mut A,
     role: Option<&str>,
-) -> Result<ContentFields, A::Error> {
+) -> Result<ContentFields<SHORT_TEXT_CHARS>, A::Error> {
     // Tool output is most of a session's bytes and no summary needs it:
     // when the role came first, only note a null.
     if !M::FULL || role == Some("toolResult") {
@@ -709,7 +720,7 @@ impl<M: Depth> LineFields<M> {
             },
             Kind::ThinkingLevelChange => Info::ThinkingLevel(scalar_key(&self.thinking_level)),
             Kind::Compaction => Info::Compaction(Box::new(CompactionInfo {
-                summary: self.summary,
+                summary: self.summary.0,
                 tokens_before: self.tokens_before.as_f64(),
                 first_kept: scalar_key(&self.first_kept_entry_id),
                 first_kept_index: self.first_kept_entry_index.as_f64(),
@@ -718,7 +729,7 @@ impl<M: Depth> LineFields<M> {
             })),
             Kind::BranchSummary => Info::BranchSummary {
                 from_id: self.from_id.into_compact(),
-                summary: self.summary,
+                summary: self.summary.0,
             },
             Kind::Custom => Info::Custom {
                 custom_type: self.custom_type.into_compact(),
@@ -823,11 +834,11 @@ fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
         role: Role::from_scalar(&m.role),
         content,
         stop_reason: m.stop_reason.into_compact(),
-        error: m.error_message.filter(|e| e.is_string),
+        error: m.error_message.map(|e| e.0).filter(|e| e.is_string),
         tool_call_id: m.tool_call_id.into_compact(),
         tool_name: m.tool_name.into_compact(),
         is_error: m.is_error == Scalar::Bool(true),
-        command: m.command.filter(|c| c.is_string),
+        command: m.command.map(|c| c.0).filter(|c| c.is_string),
         summary: m.summary.filter(|s| s.is_string),
         provider: scalar_key(&m.provider),
         model: scalar_key(&m.model),

@@ -14,7 +14,7 @@
 //! beyond f64, repeated struct keys), so those rules live in one place.
 
 use super::cursor::{Cursor, Field, Guess};
-use super::fields::{Lenient, Obj, Scalar, Short, deserialize_lenient, lenient_deserialize};
+use super::fields::{Lenient, Obj, Scalar, Short, Whole, deserialize_lenient, lenient_deserialize};
 use super::jsvalue::{JsValue, js_number};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
@@ -763,8 +763,8 @@ pub(crate) struct LineFields<R: Reading> {
     pub(crate) cwd: Scalar,
     #[serde(rename = "parentSession")]
     pub(crate) parent_session: Scalar,
-    // compaction / branch summary
-    pub(crate) summary: Short,
+    // compaction / branch summary (pi's tree shows a branch summary whole)
+    pub(crate) summary: Whole,
     #[serde(rename = "tokensBefore")]
     pub(crate) tokens_before: Scalar,
     #[serde(rename = "firstKeptEntryId")]
@@ -910,11 +910,11 @@ pub(crate) struct MessageFields<R: Reading> {
     pub(crate) has_content: bool,
     pub(crate) content: R::Content,
     pub(crate) stop_reason: Scalar,
-    pub(crate) error_message: Option<Short>,
+    pub(crate) error_message: Option<Whole>,
     pub(crate) tool_call_id: Scalar,
     pub(crate) tool_name: Scalar,
     pub(crate) is_error: Scalar,
-    pub(crate) command: Option<Short>,
+    pub(crate) command: Option<Whole>,
     pub(crate) summary: Option<Short>,
     pub(crate) provider: Scalar,
     pub(crate) model: Scalar,

@@ -3,6 +3,7 @@
 
 use super::Session;
 use super::entry::{Entry, Info, Role, ToolCall};
+use super::fields::Short;
 use crate::jstext;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -131,6 +132,19 @@ pub fn shorten_home(p: &str, home: Option<&str>) -> String {
     }
 }
 
+/// What pi's tree shows of a bash call's command: the first 50 units of
+/// it made one line, and whether the command (as written) is longer. Made
+/// as the call is read, so the whole command need not be kept.
+pub fn bash_command(raw: &str) -> Short {
+    Short {
+        text: head(&normalize(raw), 50).into_owned(),
+        truncated: jstext::len_utf16(raw) > 50,
+        has_text: true,
+        is_string: true,
+        truthy: !raw.is_empty(),
+    }
+}
+
 /// pi's `formatToolCall`.
 pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
     let path = || shorten_home(call.path.as_deref().unwrap_or(""), home);
@@ -152,14 +166,11 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
         "write" => format!("[write: {}]", path()),
         "edit" => format!("[edit: {}]", path()),
         "bash" => {
-            let raw = call.command.as_ref().map_or("", |c| c.text.as_str());
-            let long =
-                call.command.as_ref().is_some_and(|c| c.truncated) || jstext::len_utf16(raw) > 50;
-            let cmd = normalize(raw);
+            let cmd = call.command.clone().unwrap_or_else(|| bash_command(""));
             format!(
                 "[bash: {}{}]",
-                head(&cmd, 50),
-                if long { "..." } else { "" }
+                cmd.text,
+                if cmd.truncated { "..." } else { "" }
             )
         }
         "grep" => format!(
