@@ -30,10 +30,11 @@ pub enum Kind {
     Usage,
     /// A second `session` header inside the file: pi ignores it.
     Header,
-    Other(CompactString),
+    /// (Boxed, as `Odd`: few entries have one, and a kind is in every entry.)
+    Other(Box<CompactString>),
     /// A `type` that is not a string (or holds a lone surrogate), as its
     /// [`super::jskey`] key: pi's tree echoes it.
-    Odd(CompactString),
+    Odd(Box<CompactString>),
     Missing,
 }
 
@@ -52,8 +53,8 @@ impl Kind {
             Some("context_edit") => Kind::ContextEdit,
             Some("usage") => Kind::Usage,
             Some("session") => Kind::Header,
-            Some(other) => Kind::Other(other.into()),
-            None => scalar_key(s).map_or(Kind::Missing, Kind::Odd),
+            Some(other) => Kind::Other(Box::new(other.into())),
+            None => scalar_key(s).map_or(Kind::Missing, |k| Kind::Odd(Box::new(k))),
         }
     }
 
@@ -161,7 +162,7 @@ pub struct ToolCall {
     pub offset: Option<f64>,
     pub limit: Option<f64>,
     /// A string `command` as pi's tree shows it (see
-    /// [`super::summary::bash_command`]): its start, and whether it is long.
+    /// [`super::fields::bash_command`]): its start, and whether it is long.
     pub command: Option<Short>,
     pub pattern: Option<String>,
     /// The first 41 characters of the arguments as JSON.
@@ -225,33 +226,18 @@ pub enum Info {
     #[default]
     None,
     Message(Box<MessageInfo>),
-    /// `provider` and `modelId` as [`super::jskey`] keys (pi echoes them
-    /// whatever their type); `None` when absent.
-    ModelChange {
-        provider: Option<CompactString>,
-        model_id: Option<CompactString>,
-    },
+    /// Bulky variants are boxed: most entries are messages, and an entry
+    /// is as large as its largest variant.
+    ModelChange(Box<ModelChangeInfo>),
     /// The level as a [`super::jskey`] key; `None` when absent.
     ThinkingLevel(Option<CompactString>),
     Compaction(Box<CompactionInfo>),
-    BranchSummary {
-        from_id: Option<CompactString>,
-        summary: Short,
-    },
+    BranchSummary(Box<BranchSummaryInfo>),
     Custom {
         custom_type: Option<CompactString>,
     },
-    CustomMessage {
-        custom_type: Option<CompactString>,
-        content: Box<ContentInfo>,
-        display: Option<bool>,
-    },
-    Label {
-        target: Option<CompactString>,
-        /// The label when it is truthy (pi keeps any truthy value), as a
-        /// [`super::jskey`] key; `None` clears.
-        label: Option<CompactString>,
-    },
+    CustomMessage(Box<CustomMessageInfo>),
+    Label(Box<LabelChange>),
     /// The name when it is a string, as a [`super::jskey`] key (it may
     /// hold lone surrogates); `None` clears.
     SessionInfo {
@@ -261,11 +247,45 @@ pub enum Info {
         target: Option<CompactString>,
         omit: bool,
     },
-    Usage {
-        kind: Option<CompactString>,
-        provider: Option<CompactString>,
-        model: Option<CompactString>,
-    },
+    Usage(Box<UsageInfo>),
+}
+
+/// A `model_change`: `provider` and `modelId` as [`super::jskey`] keys (pi
+/// echoes them whatever their type); `None` when absent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelChangeInfo {
+    pub provider: Option<CompactString>,
+    pub model_id: Option<CompactString>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BranchSummaryInfo {
+    pub from_id: Option<CompactString>,
+    pub summary: Short,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CustomMessageInfo {
+    pub custom_type: Option<CompactString>,
+    pub content: ContentInfo,
+    pub display: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LabelChange {
+    pub target: Option<CompactString>,
+    /// The label when it is truthy (pi keeps any truthy value), as a
+    /// [`super::jskey`] key; `None` clears.
+    pub label: Option<CompactString>,
+    /// The label entry's timestamp as written (pi's tree shows it).
+    pub timestamp: Option<CompactString>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UsageInfo {
+    pub kind: Option<CompactString>,
+    pub provider: Option<CompactString>,
+    pub model: Option<CompactString>,
 }
 
 /// One parsed line of a session file (not the header).
@@ -274,10 +294,9 @@ pub struct Entry {
     pub id: Option<CompactString>,
     pub parent: Parent,
     pub kind: Kind,
-    /// `new Date(timestamp).getTime()`; `None` is NaN.
+    /// `new Date(timestamp).getTime()`; `None` is NaN. (The text as
+    /// written is kept only where it is shown: a label's.)
     pub time_ms: Option<i64>,
-    /// The timestamp string as written, for display.
-    pub timestamp: Option<CompactString>,
     /// 1-based physical line number.
     pub line: u32,
     pub span: Span,
@@ -286,7 +305,9 @@ pub struct Entry {
     /// The line holds a number beyond f64 (JavaScript's ±Infinity): values
     /// echoed from it are written as `JSON.stringify` writes them.
     pub js_echo: bool,
-    pub usage: Option<UsageTotals>,
+    /// Boxed: few entries have usage of their own at the depths that
+    /// read it.
+    pub usage: Option<Box<UsageTotals>>,
     pub info: Info,
 }
 
@@ -410,7 +431,7 @@ fn tool_call<T>(block: BlockFields<'_, T>) -> ToolCall {
             .command
             .0
             .is_string
-            .then(|| super::summary::bash_command(&args.command.0.text)),
+            .then(|| super::fields::bash_command(&args.command.0.text)),
         pattern: args.pattern.as_str().map(str::to_string),
         raw_args: raw.chars().take(41).collect(),
     }
@@ -635,20 +656,20 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     let echo = |path: &[&str]| v.path_key(path, &format!("{line}e:")).map(|k| k.encode());
     if let Some(k) = v.member_key("type", &format!("{line}y:")) {
         if !matches!(&k, super::jskey::Key::Str(u) if String::from_utf16(u).is_ok()) {
-            e.kind = Kind::Odd(k.encode());
+            e.kind = Kind::Odd(Box::new(k.encode()));
         }
     }
     match &mut e.info {
-        Info::Label { target, label } => {
-            *target = key("targetId", 't');
-            *label = echo(&["label"]).filter(|l| super::jskey::is_truthy(l));
+        Info::Label(l) => {
+            l.target = key("targetId", 't');
+            l.label = echo(&["label"]).filter(|l| super::jskey::is_truthy(l));
         }
         Info::ContextEdit { target, .. } => *target = key("targetId", 't'),
         Info::Compaction(c) => c.first_kept = key("firstKeptEntryId", 'k'),
         Info::ThinkingLevel(level) => *level = echo(&["thinkingLevel"]),
-        Info::ModelChange { provider, model_id } => {
-            *provider = echo(&["provider"]);
-            *model_id = echo(&["modelId"]);
+        Info::ModelChange(c) => {
+            c.provider = echo(&["provider"]);
+            c.model_id = echo(&["modelId"]);
         }
         Info::Message(m) => {
             m.provider = echo(&["message", "provider"]);
@@ -714,10 +735,10 @@ impl<M: Depth> LineFields<M> {
                 }
                 _ => Info::Message(Box::default()),
             },
-            Kind::ModelChange => Info::ModelChange {
+            Kind::ModelChange => Info::ModelChange(Box::new(ModelChangeInfo {
                 provider: scalar_key(&self.provider),
                 model_id: scalar_key(&self.model_id),
-            },
+            })),
             Kind::ThinkingLevelChange => Info::ThinkingLevel(scalar_key(&self.thinking_level)),
             Kind::Compaction => Info::Compaction(Box::new(CompactionInfo {
                 summary: self.summary.0,
@@ -727,32 +748,33 @@ impl<M: Depth> LineFields<M> {
                 retained_tail: self.retained_tail == Scalar::Array,
                 system_message: self.system_message.is_truthy(),
             })),
-            Kind::BranchSummary => Info::BranchSummary {
+            Kind::BranchSummary => Info::BranchSummary(Box::new(BranchSummaryInfo {
                 from_id: self.from_id.into_compact(),
                 summary: self.summary.0,
-            },
+            })),
             Kind::Custom => Info::Custom {
                 custom_type: self.custom_type.into_compact(),
             },
-            Kind::CustomMessage => Info::CustomMessage {
+            Kind::CustomMessage => Info::CustomMessage(Box::new(CustomMessageInfo {
                 custom_type: self.custom_type.into_compact(),
-                content: Box::new(self.content.map(|c| c.0).unwrap_or(ContentInfo {
+                content: self.content.map(|c| c.0).unwrap_or(ContentInfo {
                     nullish: true,
                     ..ContentInfo::default()
-                })),
+                }),
                 display: match self.display {
                     Scalar::Bool(b) => Some(b),
                     _ => None,
                 },
-            },
-            Kind::Label => Info::Label {
+            })),
+            Kind::Label => Info::Label(Box::new(LabelChange {
                 target: scalar_key(&self.target_id),
                 label: self
                     .label
                     .is_truthy()
                     .then(|| scalar_key(&self.label))
                     .flatten(),
-            },
+                timestamp: self.timestamp.as_str().map(CompactString::from),
+            })),
             Kind::SessionInfo => Info::SessionInfo {
                 name: self.name.as_str().map(super::jskey::of_str),
             },
@@ -760,11 +782,11 @@ impl<M: Depth> LineFields<M> {
                 target: scalar_key(&self.target_id),
                 omit: self.replacement == Scalar::Null,
             },
-            Kind::Usage => Info::Usage {
+            Kind::Usage => Info::Usage(Box::new(UsageInfo {
                 kind: self.usage_kind.into_compact(),
                 provider: self.provider.into_compact(),
                 model: self.model.into_compact(),
-            },
+            })),
             _ => Info::None,
         };
         let head = Head {
@@ -794,10 +816,6 @@ impl Head {
         lossy: bool,
     ) -> Entry {
         let time_ms = scalar_ms(&self.timestamp);
-        let timestamp = match self.timestamp {
-            Scalar::Str(s) => Some(s),
-            _ => None,
-        };
         let parent = match &self.parent_id {
             Scalar::Null => Parent::Null,
             Scalar::Missing => Parent::Missing,
@@ -808,12 +826,11 @@ impl Head {
             parent,
             kind,
             time_ms,
-            timestamp,
             line,
             span,
             lossy,
             js_echo: false,
-            usage,
+            usage: usage.map(Box::new),
             info,
         }
     }
@@ -963,8 +980,8 @@ mod tests {
         assert_eq!(m.content.tool_calls[0].path.as_deref(), Some("src/a.rs"));
         assert_eq!(m.content.tool_calls[0].offset, Some(10.0));
         assert_eq!(
-            e.usage,
-            Some(UsageTotals {
+            e.usage.as_deref(),
+            Some(&UsageTotals {
                 tokens: 12.0,
                 cost: 0.5
             })

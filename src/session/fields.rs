@@ -287,6 +287,24 @@ impl<'de, const N: usize> Deserialize<'de> for Cut<N> {
     }
 }
 
+/// pi's `normalize`: tabs and newlines become spaces, then trimmed.
+pub fn normalize(s: &str) -> String {
+    crate::jstext::trim(&s.replace(['\n', '\t'], " ")).to_string()
+}
+
+/// What pi's tree shows of a bash call's command: the first 50 units of
+/// it made one line, and whether the command (as written) is longer. Made
+/// as the call is read, so the whole command need not be kept.
+pub fn bash_command(raw: &str) -> Short {
+    Short {
+        text: crate::jstext::slice(&normalize(raw), 0, Some(50)).into_owned(),
+        truncated: crate::jstext::len_utf16(raw) > 50,
+        has_text: true,
+        is_string: true,
+        truthy: !raw.is_empty(),
+    }
+}
+
 /// The length in bytes of a string value (image data), without keeping it.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StrLen(pub usize);
