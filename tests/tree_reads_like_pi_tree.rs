@@ -262,3 +262,52 @@ fn browser_and_command_line_show_the_same_rows() {
     assert!(forks > 0, "the rows have forks to compare");
     assert!(resume_marks > 0, "a filter hides the leaf somewhere");
 }
+
+/// pi's tree shows a branch summary, a custom message, a bash run and an
+/// error message whole (and a bash call's command from its first visible
+/// character), however long: rows of a pi-written session with texts far
+/// longer than the index keeps of a message's text.
+#[test]
+fn long_texts_show_as_pi_shows_them() {
+    if !common::have_node() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = common::node(&common::repo().join("tests/conformance/pi-appender.mjs"))
+        .args(["long-texts", &dir.path().to_string_lossy(), "/proj"])
+        .output()
+        .expect("write a session with pi");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    for (pi_filter, filter, _) in FILTERS {
+        let pi = pi_tree(pi_filter, std::slice::from_ref(&file));
+        let want: Vec<String> = pi[file.to_string_lossy().as_ref()]
+            .as_array()
+            .expect("pi's rows")
+            .iter()
+            .map(|r| pi_row(r.as_str().expect("a row")))
+            .collect();
+        let got: Vec<String> = piscope_tree(&file, filter)
+            .iter()
+            .map(|r| piscope_row(r))
+            .collect();
+        assert_eq!(got, want, "--filter {filter}");
+    }
+    let rows = piscope_tree(&file, "all").join("\n");
+    assert!(
+        rows.contains("summary-59\tend.".replace('\t', " ").as_str()),
+        "{rows}"
+    );
+    assert!(
+        rows.contains("custom-59 more-0") && rows.contains("more-59"),
+        "{rows}"
+    );
+    assert!(
+        rows.contains("echo-59") && rows.contains("failed-0"),
+        "{rows}"
+    );
+}

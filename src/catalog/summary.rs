@@ -773,7 +773,7 @@ mod tests {
     #[test]
     fn fast_path_reads_as_the_fallback_does() {
         use crate::session::entry::UsageTotals;
-        use crate::session::line::{Content, Message, SlowLine, Want, read_fast};
+        use crate::session::line::{Content, LineFields, Message, Want, read_fast};
         // What the fallback leaves unread, and a content the fallback reads
         // whole where the fast path was not asked for its text.
         // serde_json's float reading is not always correctly rounded (the
@@ -812,7 +812,7 @@ mod tests {
             let Slow::Object(line) = read_slow::<M>(text) else {
                 panic!("the fallback does not read what the fast path read: {text}");
             };
-            let slow: &SlowLine<M> = &line;
+            let slow: &LineFields<M> = &line;
             assert_eq!(
                 summary_part(fast.clone(), want),
                 summary_part(slow.facts(), want),

@@ -159,7 +159,7 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
     let ctx = s.context_for_path(path);
     let (mut tokens, mut cost) = (0.0, 0.0);
     for &i in &ctx.path {
-        if let Some(u) = s.entry(i).usage {
+        if let Some(&u) = s.entry(i).usage.as_deref() {
             tokens += u.tokens;
             cost += u.cost;
         }
