@@ -218,9 +218,7 @@ fn timestamp_ms(f: Field<'_>, line: &[u8]) -> Option<i64> {
         return ms(f);
     }
     let text = String::from_utf8_lossy(line);
-    let joined = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r']))
-        .ok()?
-        .member_array_text("timestamp")?;
+    let joined = JsValue::parse(&text).ok()?.member_array_text("timestamp")?;
     scalar_ms(&Scalar::Str(joined.into()))
 }
 
@@ -363,7 +361,7 @@ impl SummaryState {
         }
         // pi's list holds the header's values as they are. One line per
         // file: reading it exactly costs nothing worth a fast path.
-        let value = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r'])).ok();
+        let value = JsValue::parse(text).ok();
         let key = |name: &str| {
             value
                 .as_ref()
@@ -499,7 +497,7 @@ impl SummaryState {
         if !sets_name && !sets_first {
             return;
         }
-        let Ok(v) = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r'])) else {
+        let Ok(v) = JsValue::parse(text) else {
             return;
         };
         let lone = |units: &[u16]| {

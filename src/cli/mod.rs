@@ -17,7 +17,7 @@ pub use args::{Cli, Command, ExportFormat, TreeFilter};
 use crate::render;
 use crate::safe_text::{SafeWriter, sanitize, sanitize_block};
 use crate::session::raw::push_json_string;
-use crate::session::tree_view::{self, Filter, Mark, TreeView};
+use crate::session::tree_view::{self, Filter, TreeView};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
 use serde_json::Value;
@@ -377,11 +377,7 @@ fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Resu
     let texts = tree_view::texts(s, home().as_deref());
     for (row, connectors) in rows.rows.iter().zip(rows.connectors()) {
         let node = row.node;
-        let mark = match view.mark(node) {
-            Mark::Leaf => "◉ ",
-            Mark::Path => "• ",
-            Mark::None => "",
-        };
+        let mark = view.mark(node).text();
         let label = s
             .label_of(node)
             .map(|l| format!("[{}] ", sanitize(&l.label)))

@@ -10,7 +10,7 @@ use super::message::{image_label, thousands};
 use crate::jstext::date as jsdate;
 use crate::safe_text;
 use crate::session::Session;
-use crate::session::tree_view::{self, Filter, Mark, TreeView};
+use crate::session::tree_view::{self, Filter, TreeView};
 use base64::Engine as _;
 use sha2::Digest as _;
 use std::collections::{HashMap, HashSet};
@@ -157,11 +157,7 @@ fn tree(out: &mut String, session: &Session, anchored: &HashSet<u32>) {
     out.push_str("<details class=\"tree\"><summary>Entry tree</summary><pre>");
     for (row, connectors) in rows.rows.iter().zip(rows.connectors()) {
         let node = row.node;
-        let mark = match view.mark(node) {
-            Mark::Leaf => "◉ ",
-            Mark::Path => "• ",
-            Mark::None => "",
-        };
+        let mark = view.mark(node).text();
         out.push_str(&escape(&connectors));
         out.push_str(mark);
         if let Some(l) = session.label_of(node) {

@@ -73,6 +73,17 @@ pub enum Mark {
     None,
 }
 
+impl Mark {
+    /// The mark as pi's `/tree` draws it before a row's text.
+    pub fn text(self) -> &'static str {
+        match self {
+            Mark::Leaf => "◉ ",
+            Mark::Path => "• ",
+            Mark::None => "",
+        }
+    }
+}
+
 /// A session in pi's `/tree` order, with the leaf and the path to it.
 #[derive(Debug, Clone, Default)]
 pub struct TreeView {
