@@ -8,6 +8,7 @@ pub mod discover;
 mod problem;
 pub mod search;
 pub mod summary;
+pub mod usage;
 
 pub use cache::Cache;
 pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};

@@ -44,6 +44,9 @@ pub enum Command {
     Ls(ListArgs),
     /// Move sessions to the trash (--permanent: delete for good).
     Rm(RemoveArgs),
+    /// Tokens and cost per day, week, month, project, model or session
+    /// (current folder's, or --all); copies in forks and clones count once.
+    Stats(StatsArgs),
     /// Write one branch into a new session file beside this one (as pi's fork).
     Fork {
         file: PathBuf,
@@ -118,6 +121,7 @@ impl Command {
     pub fn prints_exact(&self) -> bool {
         match self {
             Command::Ls(args) => args.json(),
+            Command::Stats(args) => args.json,
             Command::Export { format, .. } => {
                 matches!(format, ExportFormat::Jsonl | ExportFormat::Html)
             }
@@ -186,6 +190,45 @@ impl ListArgs {
     pub fn json(&self) -> bool {
         self.json
     }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct StatsArgs {
+    /// Every project's sessions, not only the current folder's.
+    #[arg(long)]
+    pub all: bool,
+    /// What to sum per line.
+    #[arg(long, value_enum, default_value = "day")]
+    pub by: StatsBy,
+    /// The first day counted (YYYY-MM-DD, in --tz).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// The last day counted (YYYY-MM-DD, in --tz).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+    /// The time zone of days: an IANA name, UTC (the default) or local.
+    #[arg(long, value_name = "ZONE", default_value = "UTC")]
+    pub tz: String,
+    /// Print JSON (see the README for its fields).
+    #[arg(long)]
+    pub json: bool,
+    /// Neither read nor write the cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+}
+
+/// What `piscope stats` groups by.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsBy {
+    Day,
+    Week,
+    Month,
+    Project,
+    Model,
+    Session,
 }
 
 #[derive(clap::Args, Debug)]

@@ -11,6 +11,7 @@
 pub mod args;
 mod ls;
 mod rm;
+mod stats;
 
 pub use args::{Cli, Command, ExportFormat, TreeFilter};
 
@@ -109,6 +110,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
     match command {
         Command::Ls(args) => ls::run(args, out)?,
         Command::Rm(args) => rm::run(args, out)?,
+        Command::Stats(args) => stats::run(args, out)?,
         Command::Fork { file, leaf } => {
             let new = session::fork::fork_session(&file, leaf.as_deref())?;
             writeln!(out, "{}", shown(&new))?;

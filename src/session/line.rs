@@ -122,6 +122,8 @@ pub(crate) struct MessageFacts<'a> {
     pub provider: Option<&'a str>,
     pub model: Option<&'a str>,
     pub usage: Option<UsageTotals>,
+    /// The token counts of `usage` (zeros when it has none).
+    pub usage_parts: UsageParts,
     pub stop_reason: Option<&'a str>,
     pub tool_call_id: Option<&'a str>,
     pub tool_name: Option<&'a str>,
@@ -147,6 +149,9 @@ pub(crate) struct LineFacts<'a> {
     pub model_id: Option<&'a str>,
     /// The entry's own `usage` (not its message's).
     pub usage: Option<UsageTotals>,
+    pub usage_parts: UsageParts,
+    /// The entry's own `model` when it is a string (usage entries).
+    pub model: Option<&'a str>,
     /// A header's `cwd` and `parentSession` when they are strings (read by
     /// [`read_slow`] only: headers never take the fast path).
     pub cwd: Option<&'a str>,
@@ -164,6 +169,16 @@ pub(crate) struct LineFacts<'a> {
 pub struct UsageTotals {
     pub tokens: f64,
     pub cost: f64,
+}
+
+/// The four token counts of a usage object, each 0 when absent or not a
+/// number (what the usage statistics add up; the totals above are pi's).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct UsageParts {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
 }
 
 #[derive(Deserialize, Default)]
@@ -206,6 +221,16 @@ impl UsageFields {
             .and_then(|c| c.total.as_f64())
             .unwrap_or(0.0);
         UsageTotals { tokens, cost }
+    }
+
+    pub(crate) fn parts(&self) -> UsageParts {
+        let n = |s: &Scalar| s.as_f64().unwrap_or(0.0);
+        UsageParts {
+            input: n(&self.input),
+            output: n(&self.output),
+            cache_read: n(&self.cache_read),
+            cache_write: n(&self.cache_write),
+        }
     }
 }
 
@@ -269,7 +294,8 @@ pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
                     _ => c.skip_value().map(|_| Message::Other)?,
                 };
             }
-            key @ (b"name" | b"targetId" | b"label" | b"provider" | b"modelId" | b"usage") => {
+            key @ (b"name" | b"targetId" | b"label" | b"provider" | b"modelId" | b"usage"
+            | b"model") => {
                 f.other_keys = true;
                 match key {
                     b"name" => {
@@ -296,9 +322,13 @@ pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
                         first(&mut seen, 9)?;
                         f.model_id = text_or_skip(&mut c)?;
                     }
+                    b"model" => {
+                        first(&mut seen, 11)?;
+                        f.model = text_or_skip(&mut c)?;
+                    }
                     _ => {
                         first(&mut seen, 10)?;
-                        f.usage = usage(&mut c)?;
+                        (f.usage, f.usage_parts) = usage(&mut c)?;
                     }
                 }
             }
@@ -390,7 +420,7 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
             b"usage" => {
                 first(&mut seen, 5)?;
                 if want.usage {
-                    m.usage = usage(c)?;
+                    (m.usage, m.usage_parts) = usage(c)?;
                 } else {
                     c.skip_value()?;
                 }
@@ -587,9 +617,9 @@ const USAGE_KEYS: [&[u8]; 6] = [
 
 /// Usage totals as [`UsageFields::totals`] makes them, when `usage` is an
 /// object (read in place).
-fn usage(c: &mut Cursor<'_>) -> Option<Option<UsageTotals>> {
+fn usage(c: &mut Cursor<'_>) -> Option<(Option<UsageTotals>, UsageParts)> {
     if c.peek()? != b'{' {
-        return c.skip_value().map(|_| None);
+        return c.skip_value().map(|_| (None, UsageParts::default()));
     }
     let mut parts = [None; 5];
     let mut cost = None;
@@ -609,10 +639,19 @@ fn usage(c: &mut Cursor<'_>) -> Option<Option<UsageTotals>> {
         _ => c.skip_value(),
     })?;
     let tokens = parts[0].unwrap_or_else(|| parts[1..].iter().flatten().sum());
-    Some(Some(UsageTotals {
-        tokens,
-        cost: cost.unwrap_or(0.0),
-    }))
+    let n = |k: usize| parts[k].unwrap_or(0.0);
+    Some((
+        Some(UsageTotals {
+            tokens,
+            cost: cost.unwrap_or(0.0),
+        }),
+        UsageParts {
+            input: n(1),
+            output: n(2),
+            cache_read: n(3),
+            cache_write: n(4),
+        },
+    ))
 }
 
 /// The value of a valid JSON number without an exponent: plain integers
@@ -821,6 +860,7 @@ impl<M: TextMode> LineFields<M> {
                 provider: m.provider.as_str(),
                 model: m.model.as_str(),
                 usage: m.usage.0.as_ref().map(|u| u.totals()),
+                usage_parts: m.usage.0.as_ref().map(|u| u.parts()).unwrap_or_default(),
                 stop_reason: m.stop_reason.as_str(),
                 tool_call_id: m.tool_call_id.as_str(),
                 tool_name: m.tool_name.as_str(),
@@ -844,6 +884,8 @@ impl<M: TextMode> LineFields<M> {
             provider: self.provider.as_str(),
             model_id: self.model_id.as_str(),
             usage: self.usage.0.as_ref().map(|u| u.totals()),
+            usage_parts: self.usage.0.as_ref().map(|u| u.parts()).unwrap_or_default(),
+            model: self.model.as_str(),
             cwd: self.cwd.as_str(),
             parent_session: self.parent_session.as_str(),
             other_keys: false,

@@ -1,0 +1,326 @@
+//! Where the tokens and money went: every usage record of every session in
+//! the sessions folder, each counted once across the catalog.
+//!
+//! A fork or clone copies its parent's entries with their ids and times, so
+//! the same assistant turn sits in several files. The rule: a record's key
+//! is its entry's id, timestamp and token total (all three kept by a copy);
+//! the session that holds a key earliest (by header time, then path) owns
+//! it, and every other copy is *inherited*. A session's own spend is what it
+//! owns; sums over sessions add own spend only.
+
+mod read;
+pub mod report;
+mod store;
+
+pub use report::{By, DateRange, Group, Report, Zone, report};
+pub use store::UsageCache;
+
+use super::discover::{self, Candidate, FileStamp, Layout, Scope, SessionsFolder};
+use super::problem::CatalogProblem;
+use crate::session::file::open_regular;
+use rustc_hash::FxHashSet;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Tokens and cost of one record, or a sum of records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spend {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    /// `cost.total` (0 when absent).
+    pub cost: f64,
+    /// pi's token total: `totalTokens`, else the sum of the four parts.
+    pub tokens: f64,
+}
+
+impl Spend {
+    pub fn add(&mut self, o: &Spend) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.cost += o.cost;
+        self.tokens += o.tokens;
+    }
+
+    /// The share of the prompt served from the cache: cache reads over all
+    /// input (fresh input, cache reads and cache writes); `None` without input.
+    pub fn cache_read_share(&self) -> Option<f64> {
+        let all = self.input + self.cache_read + self.cache_write;
+        (all > 0.0).then(|| self.cache_read / all)
+    }
+}
+
+/// What wrote a usage record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RecordKind {
+    /// An assistant message's `usage`.
+    Assistant,
+    /// A `usage` entry (work outside the conversation, such as cache warming).
+    UsageEntry,
+    Compaction,
+    BranchSummary,
+    /// Any other entry that carries a `usage`.
+    Other,
+}
+
+/// One usage record.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct UsageRecord {
+    /// What tells a copy from a new entry (see the module's rule).
+    pub key: u64,
+    /// The entry's timestamp (an assistant turn without one: its message's).
+    pub time_ms: Option<i64>,
+    pub kind: RecordKind,
+    /// Index into the file's `models`.
+    pub model: Option<u16>,
+    pub spend: Spend,
+    /// Off the branch pi resumes on (the path from the last entry to the root).
+    pub abandoned: bool,
+}
+
+/// The usage records of one file, with the header facts the reports need.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FileUsage {
+    /// Whether the file starts with a session header (otherwise it is no
+    /// session and holds nothing).
+    pub is_session: bool,
+    pub id: String,
+    pub cwd: String,
+    pub parent_session: Option<String>,
+    pub created_ms: Option<i64>,
+    /// The model ids the records name, first use first.
+    pub models: Vec<String>,
+    pub records: Vec<UsageRecord>,
+}
+
+impl FileUsage {
+    pub fn model_of(&self, r: &UsageRecord) -> Option<&str> {
+        r.model
+            .and_then(|i| self.models.get(usize::from(i)))
+            .map(String::as_str)
+    }
+}
+
+/// One session's usage, with what it owns told apart.
+#[derive(Debug, Clone)]
+pub struct SessionUsage {
+    pub path: PathBuf,
+    pub usage: Arc<FileUsage>,
+    /// Per record: owned here (else inherited from an earlier copy).
+    pub owned: Vec<bool>,
+    /// What it owns, what it holds as copies, and the part of what it owns
+    /// that is off the branch pi resumes on.
+    pub own: Spend,
+    pub inherited: Spend,
+    pub abandoned: Spend,
+}
+
+/// How the records were obtained.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UsageLoadStats {
+    pub from_cache: usize,
+    pub read: usize,
+}
+
+/// Every session's usage in one sessions folder.
+pub struct UsageBook {
+    pub folder: SessionsFolder,
+    pub sessions: Vec<SessionUsage>,
+    by_path: HashMap<PathBuf, usize>,
+    pub problems: Vec<CatalogProblem>,
+    pub stats: UsageLoadStats,
+}
+
+impl UsageBook {
+    pub fn session(&self, path: &Path) -> Option<&SessionUsage> {
+        self.by_path.get(path).map(|&i| &self.sessions[i])
+    }
+
+    /// Whether a session is in `scope` as the catalog lists it: in the
+    /// current folder's project directory, or (flat layout) started there.
+    pub fn in_scope(&self, s: &SessionUsage, scope: Scope) -> bool {
+        match (scope, self.folder.layout) {
+            (Scope::All, _) => true,
+            (Scope::Current, Layout::PerProject) => {
+                let dir = self
+                    .folder
+                    .dir
+                    .join(discover::project_folder_name(&self.folder.cwd));
+                s.path.parent() == Some(dir.as_path())
+            }
+            (Scope::Current, Layout::Flat) => {
+                let cwd = &self.folder.cwd;
+                !s.usage.cwd.is_empty() && discover::normalize(&cwd.join(&s.usage.cwd)) == *cwd
+            }
+        }
+    }
+
+    /// The own spend of the sessions `pick` accepts, summed.
+    pub fn total(&self, pick: &dyn Fn(&SessionUsage) -> bool) -> Spend {
+        let mut t = Spend::default();
+        for s in self.sessions.iter().filter(|s| pick(s)) {
+            t.add(&s.own);
+        }
+        t
+    }
+}
+
+/// Reads the usage of every session in `folder` (all projects: a copy in
+/// one project may come from another), through `cache`, and decides who
+/// owns each record.
+pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
+    let mut problems = Vec::new();
+    let candidates = discover::candidates(folder, Scope::All, &mut problems);
+    let mut files: Vec<Option<Arc<FileUsage>>> = candidates
+        .iter()
+        .map(|c| c.meta.and_then(|m| cache.get(&c.path, m)))
+        .collect();
+    let todo: Vec<usize> = (0..candidates.len())
+        .filter(|&i| files[i].is_none())
+        .collect();
+    let mut stats = UsageLoadStats {
+        from_cache: candidates.len() - todo.len(),
+        read: 0,
+    };
+    for (i, r) in read_all(&candidates, &todo) {
+        match r {
+            Ok((u, steady)) => {
+                let u = Arc::new(u);
+                if let (Some(m), true) = (candidates[i].meta, steady) {
+                    cache.put(&candidates[i].path, m, u.clone());
+                }
+                stats.read += 1;
+                files[i] = Some(u);
+            }
+            Err(p) => problems.push(p),
+        }
+    }
+    let present: FxHashSet<&Path> = candidates.iter().map(|c| c.path.as_path()).collect();
+    cache.forget_missing_under(&folder.dir, &|p| present.contains(p));
+    if let Err(e) = cache.save() {
+        problems.push(CatalogProblem::new(
+            &super::cache::default_dir().unwrap_or_default(),
+            format!("could not save the usage cache: {e}"),
+        ));
+    }
+    let sessions: Vec<(PathBuf, Arc<FileUsage>)> = candidates
+        .into_iter()
+        .zip(files)
+        .filter_map(|(c, u)| u.filter(|u| u.is_session).map(|u| (c.path, u)))
+        .collect();
+    book(folder.clone(), sessions, problems, stats)
+}
+
+/// The book of `sessions`, with each record's owner decided.
+fn book(
+    folder: SessionsFolder,
+    sessions: Vec<(PathBuf, Arc<FileUsage>)>,
+    problems: Vec<CatalogProblem>,
+    stats: UsageLoadStats,
+) -> UsageBook {
+    let mut order: Vec<usize> = (0..sessions.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (pa, ua) = &sessions[a];
+        let (pb, ub) = &sessions[b];
+        let time = |u: &FileUsage| u.created_ms.unwrap_or(i64::MAX);
+        time(ua).cmp(&time(ub)).then_with(|| pa.cmp(pb))
+    });
+    let records: usize = sessions.iter().map(|(_, u)| u.records.len()).sum();
+    let mut seen = FxHashSet::with_capacity_and_hasher(records, Default::default());
+    let mut owned: Vec<Vec<bool>> = vec![Vec::new(); sessions.len()];
+    for &i in &order {
+        owned[i] = sessions[i]
+            .1
+            .records
+            .iter()
+            .map(|r| seen.insert(r.key))
+            .collect();
+    }
+    let sessions: Vec<SessionUsage> = sessions
+        .into_iter()
+        .zip(owned)
+        .map(|((path, usage), owned)| {
+            let (mut own, mut inherited, mut abandoned) = Default::default();
+            for (r, &mine) in usage.records.iter().zip(&owned) {
+                if mine {
+                    Spend::add(&mut own, &r.spend);
+                    if r.abandoned {
+                        Spend::add(&mut abandoned, &r.spend);
+                    }
+                } else {
+                    Spend::add(&mut inherited, &r.spend);
+                }
+            }
+            SessionUsage {
+                path,
+                usage,
+                owned,
+                own,
+                inherited,
+                abandoned,
+            }
+        })
+        .collect();
+    let by_path = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.path.clone(), i))
+        .collect();
+    UsageBook {
+        folder,
+        sessions,
+        by_path,
+        problems,
+        stats,
+    }
+}
+
+/// Reads the files `todo` names, in parallel.
+fn read_all(candidates: &[Candidate], todo: &[usize]) -> Vec<(usize, ReadResult)> {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(todo.len().max(1));
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&i) = todo.get(k) else { break };
+                        out.push((i, read_one(&candidates[i])));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// A file's usage, and whether the file stayed as it was stat'ed while it
+/// was read (only then is it cached: one that changed is read again).
+type ReadResult = Result<(FileUsage, bool), CatalogProblem>;
+
+fn read_one(c: &Candidate) -> ReadResult {
+    let problem = |e: std::io::Error| CatalogProblem::new(&c.path, e.to_string());
+    let mut file = open_regular(&c.path).map_err(problem)?;
+    let usage = read::read_usage(&mut file).map_err(problem)?;
+    let after = file.metadata().ok().map(|m| FileStamp::of(&m));
+    Ok((usage, after.is_some() && after == c.meta))
+}
+
+/// Reads one file's usage without the cache (for tests and one-off reports).
+pub fn read_file(path: &Path) -> std::io::Result<FileUsage> {
+    read::read_usage(&mut open_regular(path)?)
+}

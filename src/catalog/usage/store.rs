@@ -1,0 +1,176 @@
+//! The usage records' own cache file, beside the catalog's: each file's
+//! records keyed by path, size, mtime and inode, so an unchanged file is
+//! never read again for its usage.
+//!
+//! Same safety rules as the catalog's cache: written to a temp file and
+//! renamed over (concurrent piscopes never leave a torn file), checksummed
+//! (a damaged or foreign file is ignored and rebuilt, never believed), and
+//! read only when it is a regular file.
+
+use super::FileUsage;
+use crate::catalog::discover::FileStamp;
+use crate::session::file::read_regular;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Bump when the layout or the meaning of a cached field changes.
+const FORMAT: u32 = 1;
+/// `MAGIC`, the format (u32), the payload's length (u64) and its xxh3 hash
+/// (u64), little-endian, then the payload (postcard).
+const MAGIC: &[u8; 8] = b"piscopeU";
+const HEADER_LEN: usize = MAGIC.len() + 4 + 8 + 8;
+pub(super) const FILE_NAME: &str = "usage-records.bin";
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    path: PathBuf,
+    stamp: FileStamp,
+    usage: FileUsage,
+}
+
+#[derive(Serialize)]
+struct StoredRef<'a> {
+    path: &'a Path,
+    stamp: FileStamp,
+    usage: &'a FileUsage,
+}
+
+/// The usage cache, loaded.
+#[derive(Default)]
+pub struct UsageCache {
+    dir: Option<PathBuf>,
+    files: HashMap<PathBuf, (FileStamp, Arc<FileUsage>)>,
+    dirty: bool,
+}
+
+impl UsageCache {
+    /// A cache that keeps nothing (`--no-cache`).
+    pub fn disabled() -> UsageCache {
+        UsageCache::default()
+    }
+
+    /// Loads what is kept in `dir` (the catalog's cache folder).
+    pub fn open(dir: PathBuf) -> UsageCache {
+        let files = read_regular(&dir.join(FILE_NAME))
+            .ok()
+            .and_then(|bytes| payload_of(&bytes).map(<[u8]>::to_vec))
+            .and_then(|p| postcard::from_bytes::<Vec<Stored>>(&p).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| (s.path, (s.stamp, Arc::new(s.usage))))
+            .collect();
+        UsageCache {
+            dir: Some(dir),
+            files,
+            dirty: false,
+        }
+    }
+
+    /// The records of `path` when they were read from this very version.
+    pub(super) fn get(&self, path: &Path, stamp: FileStamp) -> Option<Arc<FileUsage>> {
+        let (s, u) = self.files.get(path)?;
+        (*s == stamp).then(|| u.clone())
+    }
+
+    pub(super) fn put(&mut self, path: &Path, stamp: FileStamp, usage: Arc<FileUsage>) {
+        if self.dir.is_some() {
+            self.files.insert(path.to_path_buf(), (stamp, usage));
+            self.dirty = true;
+        }
+    }
+
+    /// Forgets files under `dir` that are not in `present`.
+    pub(super) fn forget_missing_under(&mut self, dir: &Path, present: &dyn Fn(&Path) -> bool) {
+        let before = self.files.len();
+        self.files
+            .retain(|p, _| !p.starts_with(dir) || present(p));
+        self.dirty |= self.files.len() != before;
+    }
+
+    /// Writes what changed; an error is only reported (the cache only
+    /// makes answers faster).
+    pub fn save(&mut self) -> std::io::Result<()> {
+        let Some(dir) = self.dir.clone().filter(|_| self.dirty) else {
+            return Ok(());
+        };
+        let records: Vec<StoredRef> = self
+            .files
+            .iter()
+            .map(|(path, (stamp, usage))| StoredRef {
+                path,
+                stamp: *stamp,
+                usage,
+            })
+            .collect();
+        let payload = postcard::to_stdvec(&records).map_err(std::io::Error::other)?;
+        let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&FORMAT.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        std::fs::create_dir_all(&dir)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+        tmp.write_all(&bytes)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(dir.join(FILE_NAME)).map_err(|e| e.error)?;
+        self.dirty = false;
+        Ok(())
+    }
+}
+
+/// The payload of a cache file whose header checks out.
+fn payload_of(bytes: &[u8]) -> Option<&[u8]> {
+    let (header, payload) = bytes.split_at_checked(HEADER_LEN)?;
+    let (magic, rest) = header.split_at(MAGIC.len());
+    let (format, rest) = rest.split_at(4);
+    let (len, hash) = rest.split_at(8);
+    let ok = magic == MAGIC
+        && u32::from_le_bytes(format.try_into().ok()?) == FORMAT
+        && u64::from_le_bytes(len.try_into().ok()?) == payload.len() as u64
+        && u64::from_le_bytes(hash.try_into().ok()?) == xxhash_rust::xxh3::xxh3_64(payload);
+    ok.then_some(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(size: u64) -> FileStamp {
+        FileStamp {
+            size,
+            mtime_ns: 5,
+            inode: 7,
+            device: 1,
+        }
+    }
+
+    #[test]
+    fn keeps_what_it_saved_and_ignores_a_damaged_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut c = UsageCache::open(dir.path().to_path_buf());
+        let usage = FileUsage {
+            is_session: true,
+            cwd: "/p".into(),
+            ..FileUsage::default()
+        };
+        c.put(Path::new("/s/a.jsonl"), stamp(10), Arc::new(usage));
+        c.save().expect("save");
+        let again = UsageCache::open(dir.path().to_path_buf());
+        let got = again.get(Path::new("/s/a.jsonl"), stamp(10)).expect("kept");
+        assert_eq!(got.cwd, "/p");
+        // Another version of the file is not this one.
+        assert!(again.get(Path::new("/s/a.jsonl"), stamp(11)).is_none());
+        // One flipped byte and the whole file is ignored.
+        let file = dir.path().join(FILE_NAME);
+        let mut bytes = std::fs::read(&file).expect("read");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&file, bytes).expect("write");
+        let damaged = UsageCache::open(dir.path().to_path_buf());
+        assert!(damaged.get(Path::new("/s/a.jsonl"), stamp(10)).is_none());
+    }
+}

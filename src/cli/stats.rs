@@ -1,0 +1,166 @@
+//! `piscope stats`: tokens and cost per day, week, month, project, model or
+//! session, as a table for reading or as JSON for scripts.
+
+use super::args::{StatsArgs, StatsBy};
+use super::warn;
+use crate::catalog::usage::{self, By, DateRange, Group, Report, Spend, UsageCache, Zone};
+use crate::catalog::{self, Scope, Surroundings};
+use crate::safe_text::{clean_line, fit};
+use anyhow::{Result, bail};
+use std::io::Write;
+
+pub fn run(args: StatsArgs, out: &mut dyn Write) -> Result<()> {
+    let zone = match Zone::named(&args.tz) {
+        Ok(z) => z,
+        Err(e) => bail!("--tz: {e}"),
+    };
+    let day = |flag: &str, v: &Option<String>| -> Result<Option<i64>> {
+        v.as_deref()
+            .map(|t| DateRange::parse_day(t).map_err(|e| anyhow::anyhow!("{flag}: {e}")))
+            .transpose()
+    };
+    let range = DateRange {
+        since: day("--since", &args.since)?,
+        until: day("--until", &args.until)?,
+    };
+    let mut problems = Vec::new();
+    let folder = catalog::locate(
+        &Surroundings::of_process(args.session_dir.clone()),
+        &mut problems,
+    );
+    let mut cache = match (args.no_cache, catalog::cache::default_dir()) {
+        (false, Some(dir)) => UsageCache::open(dir),
+        _ => UsageCache::disabled(),
+    };
+    let book = usage::load(&folder, &mut cache);
+    for p in problems.iter().chain(&book.problems) {
+        warn(p);
+    }
+    let scope = if args.all { Scope::All } else { Scope::Current };
+    let by = match args.by {
+        StatsBy::Day => By::Day,
+        StatsBy::Week => By::Week,
+        StatsBy::Month => By::Month,
+        StatsBy::Project => By::Project,
+        StatsBy::Model => By::Model,
+        StatsBy::Session => By::Session,
+    };
+    let report = usage::report(&book, &|s| book.in_scope(s, scope), by, range, &zone);
+    if args.json {
+        serde_json::to_writer(&mut *out, &report.to_json())?;
+        writeln!(out)?;
+    } else {
+        write_table(&report, args.by, out)?;
+    }
+    Ok(())
+}
+
+const KEY_WIDTH: usize = 28;
+
+/// `1,234,567`.
+fn grouped(n: f64) -> String {
+    let digits = format!("{}", n.round().max(0.0) as u64);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn dollars(c: f64) -> String {
+    format!("${c:.2}")
+}
+
+fn percent(part: f64, of: f64) -> String {
+    if of > 0.0 {
+        format!("{:.0}%", 100.0 * part / of)
+    } else {
+        "-".to_string()
+    }
+}
+
+fn row(out: &mut dyn Write, key: &str, g: &Group) -> std::io::Result<()> {
+    let s = &g.all;
+    writeln!(
+        out,
+        "{}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}",
+        fit(&clean_line(key), KEY_WIDTH),
+        grouped(s.input),
+        grouped(s.output),
+        grouped(s.cache_read),
+        grouped(s.cache_write),
+        dollars(s.cost),
+        g.counts.assistant,
+        s.cache_read_share()
+            .map_or("-".to_string(), |x| format!("{:.0}%", 100.0 * x)),
+    )
+}
+
+fn write_table(report: &Report, by: StatsBy, out: &mut dyn Write) -> std::io::Result<()> {
+    let head = match by {
+        StatsBy::Day => "DAY",
+        StatsBy::Week => "WEEK",
+        StatsBy::Month => "MONTH",
+        StatsBy::Project => "PROJECT",
+        StatsBy::Model => "MODEL",
+        StatsBy::Session => "SESSION",
+    };
+    writeln!(
+        out,
+        "{:<KEY_WIDTH$}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}",
+        head, "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST", "TURNS", "CACHE"
+    )?;
+    for g in &report.groups {
+        row(out, &g.key, g)?;
+    }
+    row(out, "total", &report.total)?;
+    let t = &report.total;
+    let summaries: Spend = {
+        let mut s = t.all;
+        s.cost -= t.assistant.cost;
+        s
+    };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "assistant turns {}, other usage records {} (usage entries {}, compactions {}, branch summaries {}): {}",
+        dollars(t.assistant.cost),
+        t.counts.usage + t.counts.compaction + t.counts.branch_summary + t.counts.other,
+        t.counts.usage,
+        t.counts.compaction,
+        t.counts.branch_summary,
+        dollars(summaries.cost),
+    )?;
+    writeln!(
+        out,
+        "on branches pi no longer resumes on: {} ({} of the cost)",
+        dollars(t.abandoned.cost),
+        percent(t.abandoned.cost, t.all.cost)
+    )?;
+    if t.inherited.cost > 0.0 || t.inherited.tokens > 0.0 {
+        writeln!(
+            out,
+            "copies in forks and clones, counted once with the session they came from: {}",
+            dollars(t.inherited.cost)
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(grouped(0.0), "0");
+        assert_eq!(grouped(999.0), "999");
+        assert_eq!(grouped(1000.0), "1,000");
+        assert_eq!(grouped(1_234_567.0), "1,234,567");
+        assert_eq!(percent(1.0, 4.0), "25%");
+        assert_eq!(percent(1.0, 0.0), "-");
+    }
+}
