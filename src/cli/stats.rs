@@ -55,7 +55,30 @@ pub fn run(args: StatsArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-const KEY_WIDTH: usize = 28;
+/// The key column is as wide as its longest key, within these bounds;
+/// a longer key keeps its end (a file name, a folder's last parts).
+const KEY_MIN: usize = 10;
+const KEY_MAX: usize = 72;
+
+fn fit_end(key: &str, width: usize) -> String {
+    let clean = clean_line(key);
+    let w = crate::safe_text::width(&clean);
+    if w <= width {
+        return format!("{clean}{}", " ".repeat(width - w));
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 1;
+    for c in clean.chars().rev() {
+        let cw = crate::safe_text::width(c.encode_utf8(&mut [0; 4]));
+        if used + cw > width {
+            break;
+        }
+        used += cw;
+        tail.push(c);
+    }
+    let tail: String = tail.into_iter().rev().collect();
+    format!("…{tail}{}", " ".repeat(width.saturating_sub(used)))
+}
 
 /// `1,234,567`.
 fn grouped(n: f64) -> String {
@@ -82,12 +105,12 @@ fn percent(part: f64, of: f64) -> String {
     }
 }
 
-fn row(out: &mut dyn Write, key: &str, g: &Group) -> std::io::Result<()> {
+fn row(out: &mut dyn Write, key: &str, width: usize, g: &Group) -> std::io::Result<()> {
     let s = &g.all;
     writeln!(
         out,
         "{}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}",
-        fit(&clean_line(key), KEY_WIDTH),
+        fit_end(key, width),
         grouped(s.input),
         grouped(s.output),
         grouped(s.cache_read),
@@ -108,15 +131,24 @@ fn write_table(report: &Report, by: StatsBy, out: &mut dyn Write) -> std::io::Re
         StatsBy::Model => "MODEL",
         StatsBy::Session => "SESSION",
     };
+    let width = report
+        .groups
+        .iter()
+        .map(|g| crate::safe_text::width(&clean_line(&g.key)))
+        .max()
+        .unwrap_or(0)
+        .clamp(KEY_MIN, KEY_MAX);
     writeln!(
         out,
-        "{:<KEY_WIDTH$}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}",
-        head, "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST", "TURNS", "CACHE"
+        "{}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}",
+        fit(head, width),
+        "INPUT",
+        "OUTPUT", "CACHE READ", "CACHE WRITE", "COST", "TURNS", "CACHE"
     )?;
     for g in &report.groups {
-        row(out, &g.key, g)?;
+        row(out, &g.key, width, g)?;
     }
-    row(out, "total", &report.total)?;
+    row(out, "total", width, &report.total)?;
     let t = &report.total;
     let summaries: Spend = {
         let mut s = t.all;
@@ -162,5 +194,7 @@ mod tests {
         assert_eq!(grouped(1_234_567.0), "1,234,567");
         assert_eq!(percent(1.0, 4.0), "25%");
         assert_eq!(percent(1.0, 0.0), "-");
+        assert_eq!(fit_end("abc", 5), "abc  ");
+        assert_eq!(fit_end("/a/b/c.jsonl", 8), "…c.jsonl");
     }
 }

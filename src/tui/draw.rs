@@ -3,7 +3,7 @@
 
 use crate::safe_text as text;
 use crate::tui::look::layout::Pane;
-use crate::tui::overlays::{dialog, help};
+use crate::tui::overlays::{dialog, help, usage};
 use crate::tui::panes::tree::Content;
 use crate::tui::panes::{picker, status, tree};
 use crate::tui::state::App;
@@ -81,6 +81,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
         theme,
     };
     app.status.draw(frame, layout.status, layout.hints, &view);
+    if let Some(u) = app.overlay.usage() {
+        usage::draw(frame, area, u, theme, &app.config.keymap, screen.home());
+    }
     if let Some(h) = app.help() {
         help::draw(frame, area, h, &app.config, &app.help_scopes());
     }

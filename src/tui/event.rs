@@ -5,6 +5,7 @@ use crate::catalog::SessionSummary;
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc::{PreviewDoc, PreviewRequest};
 use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
+use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::work::jobs::{ActionOutcome, Job};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
@@ -46,6 +47,10 @@ pub enum AppEvent {
     },
     /// An editing action's work finished.
     ActionDone(ActionOutcome),
+    /// Every session's usage, read (the cost column, the totals).
+    UsageLoaded(Arc<crate::catalog::usage::UsageBook>),
+    /// The usage view's charts.
+    UsageReady(Box<UsageCharts>),
 }
 
 /// Work the app asks for; the runtime runs it on worker threads and sends
@@ -81,6 +86,12 @@ pub enum Command {
     Watch(crate::watch::Target),
     /// Bytes for the terminal itself (an OSC 52 copy), written between frames.
     Terminal(Vec<u8>),
+    /// Read every session's usage (answered as `UsageLoaded`).
+    LoadUsage {
+        demo: bool,
+    },
+    /// Build the usage view's charts (answered as `UsageReady`).
+    BuildUsage(Box<UsageRequest>),
 }
 
 /// The watcher's reports, as the app receives them.
@@ -111,6 +122,8 @@ impl std::fmt::Debug for Command {
             Command::Act(job) => write!(f, "Act({job:?})"),
             Command::Watch(t) => write!(f, "Watch({})", t.root.display()),
             Command::Terminal(b) => write!(f, "Terminal({} bytes)", b.len()),
+            Command::LoadUsage { demo } => write!(f, "LoadUsage(demo: {demo})"),
+            Command::BuildUsage(r) => write!(f, "BuildUsage({})", r.generation),
         }
     }
 }

@@ -12,7 +12,7 @@ mod read;
 pub mod report;
 mod store;
 
-pub use report::{By, DateRange, Group, Report, Zone, report};
+pub use report::{By, DateRange, Group, Report, Zone, day_text, month_text, report, week_text};
 pub use store::UsageCache;
 
 use super::discover::{self, Candidate, FileStamp, Layout, Scope, SessionsFolder};
@@ -135,6 +135,12 @@ pub struct UsageBook {
     by_path: HashMap<PathBuf, usize>,
     pub problems: Vec<CatalogProblem>,
     pub stats: UsageLoadStats,
+}
+
+impl std::fmt::Debug for UsageBook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UsageBook({} sessions)", self.sessions.len())
+    }
 }
 
 impl UsageBook {

@@ -43,6 +43,19 @@ impl Zone {
         }
     }
 
+    /// A fixed offset from UTC, in seconds.
+    pub fn fixed(offset_secs: i32) -> Zone {
+        match jiff::tz::Offset::from_seconds(offset_secs) {
+            Ok(o) if offset_secs != 0 => Zone(Some(jiff::tz::TimeZone::fixed(o))),
+            _ => Zone::utc(),
+        }
+    }
+
+    /// The day (days since 1970-01-01) a moment falls on here.
+    pub fn day_of(&self, ms: i64) -> i64 {
+        (ms + self.offset_secs(ms) * 1000).div_euclid(86_400_000)
+    }
+
     fn offset_secs(&self, ms: i64) -> i64 {
         let Some(tz) = &self.0 else { return 0 };
         jiff::Timestamp::from_millisecond(ms)
@@ -104,6 +117,18 @@ pub fn day_number(y: i64, m: u32, d: u32) -> i64 {
 pub fn day_text(days: i64) -> String {
     let (y, m, d) = civil(days);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A day's week as the reports key it: `2026-W03`.
+pub fn week_text(days: i64) -> String {
+    let (y, w) = iso_week(days);
+    format!("{y:04}-W{w:02}")
+}
+
+/// A day's month as the reports key it: `2026-01`.
+pub fn month_text(days: i64) -> String {
+    let (y, m, _) = civil(days);
+    format!("{y:04}-{m:02}")
 }
 
 /// ISO week of a day: (week-numbering year, week).

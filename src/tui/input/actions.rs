@@ -18,10 +18,12 @@ pub enum Scope {
     Dialog,
     /// The help screen.
     Help,
+    /// The usage view.
+    Usage,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 8] = [
+    pub const ALL: [Scope; 9] = [
         Scope::Global,
         Scope::Picker,
         Scope::Tree,
@@ -30,6 +32,7 @@ impl Scope {
         Scope::Text,
         Scope::Dialog,
         Scope::Help,
+        Scope::Usage,
     ];
 
     /// The table name in the TOML files.
@@ -43,6 +46,7 @@ impl Scope {
             Scope::Text => "text",
             Scope::Dialog => "dialog",
             Scope::Help => "help",
+            Scope::Usage => "usage",
         }
     }
 
@@ -57,6 +61,7 @@ impl Scope {
             Scope::Text => "Text fields",
             Scope::Dialog => "Dialogs",
             Scope::Help => "This help",
+            Scope::Usage => "Usage view",
         }
     }
 
@@ -95,6 +100,10 @@ impl Scope {
 pub enum Action {
     Quit,
     Help,
+    /// Open the usage view (spend per day, project and model).
+    Usage,
+    /// The usage view: days, weeks, months.
+    UsagePeriod,
     FocusNext,
     FocusPrev,
     Up,
@@ -219,6 +228,13 @@ use Scope as S;
 pub const ACTIONS: &[ActionInfo] = &[
     info(S::Global, "quit", A::Quit, "Quit", Some("quit")),
     info(S::Global, "help", A::Help, "Show this help", Some("help")),
+    info(
+        S::Global,
+        "usage",
+        A::Usage,
+        "Usage: spend per day, project and model",
+        Some("usage"),
+    ),
     info(
         S::Global,
         "focus_next",
@@ -606,4 +622,18 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Close (so does any key not bound here)",
         None,
     ),
+    info(S::Usage, "up", A::Up, "Scroll up", None),
+    info(S::Usage, "down", A::Down, "Scroll down", None),
+    info(S::Usage, "page_up", A::PageUp, "Page up", None),
+    info(S::Usage, "page_down", A::PageDown, "Page down", None),
+    info(S::Usage, "first", A::First, "To the top", None),
+    info(S::Usage, "last", A::Last, "To the end", None),
+    info(
+        S::Usage,
+        "period",
+        A::UsagePeriod,
+        "Spend per day, week or month",
+        None,
+    ),
+    info(S::Usage, "close", A::Close, "Back to the panes", None),
 ];

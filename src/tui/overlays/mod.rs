@@ -4,3 +4,4 @@
 pub mod dialog;
 pub mod help;
 pub mod text_input;
+pub mod usage;

@@ -87,6 +87,8 @@ pub struct App {
     pub(in crate::tui) overlay: Overlay,
     pub(in crate::tui) open: OpenSession,
     pub(in crate::tui) live: LiveReload,
+    /// Counts the usage charts asked for (only the newest are shown).
+    pub(in crate::tui) usage_generation: u64,
     leaving: Leaving,
 }
 
@@ -109,6 +111,7 @@ impl App {
             overlay: Overlay::default(),
             open: OpenSession::default(),
             live: LiveReload::default(),
+            usage_generation: 0,
             leaving: Leaving::default(),
         }
     }
@@ -243,7 +246,7 @@ impl App {
         if self.screen.has(Pane::Tree) {
             v.push(Scope::Search);
         }
-        v.extend([Scope::Text, Scope::Dialog, Scope::Help]);
+        v.extend([Scope::Text, Scope::Dialog, Scope::Help, Scope::Usage]);
         v
     }
 

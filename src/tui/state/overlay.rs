@@ -1,10 +1,11 @@
-//! What is drawn over the panes: nothing, the help screen, or a dialog
-//! (one at a time: a dialog that opens replaces the help screen).
+//! What is drawn over the panes: nothing, the help screen, the usage view,
+//! or a dialog (one at a time: a dialog that opens replaces the others).
 
 use super::then::Then;
 use crate::tui::input::keymap::{Key, Keymap};
 use crate::tui::overlays::dialog::{Dialog, DialogKey};
 use crate::tui::overlays::help::{Help, HelpKey};
+use crate::tui::overlays::usage::UsageView;
 
 #[derive(Debug, Default)]
 pub struct Overlay {
@@ -16,6 +17,7 @@ enum Shown {
     #[default]
     None,
     Help(Help),
+    Usage(Box<UsageView>),
     Dialog(Box<Dialog<Then>>),
 }
 
@@ -23,6 +25,26 @@ impl Overlay {
     /// Shows the help screen.
     pub fn show_help(&mut self) {
         self.shown = Shown::Help(Help::default());
+    }
+
+    /// Shows the usage view.
+    pub fn show_usage(&mut self, view: UsageView) {
+        self.shown = Shown::Usage(Box::new(view));
+    }
+
+    /// The usage view, if it is shown.
+    pub fn usage(&self) -> Option<&UsageView> {
+        match &self.shown {
+            Shown::Usage(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    pub fn usage_mut(&mut self) -> Option<&mut UsageView> {
+        match &mut self.shown {
+            Shown::Usage(u) => Some(u),
+            _ => None,
+        }
     }
 
     /// Shows the panes again.

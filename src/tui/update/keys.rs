@@ -62,6 +62,9 @@ impl App {
             self.on_dialog_key(k, cmds);
             return;
         }
+        if self.on_usage_key(k, cmds) {
+            return;
+        }
         if self.focus() == Pane::Tree && self.tree.is_typing_search() && self.on_search_key(k) {
             return;
         }
@@ -69,6 +72,7 @@ impl App {
         match self.config.keymap.action(scope, k) {
             Some(Action::Quit) => self.quit(),
             Some(Action::Help) => self.overlay.show_help(),
+            Some(Action::Usage) => self.open_usage(cmds),
             Some(Action::FocusNext) => self.screen.cycle_focus(true),
             Some(Action::FocusPrev) => self.screen.cycle_focus(false),
             Some(Action::TreeClearSearch | Action::PickerClear) => self.step_back(cmds),

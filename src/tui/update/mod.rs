@@ -6,6 +6,7 @@ mod keys;
 pub mod live;
 mod mouse;
 mod results;
+mod usage;
 mod view;
 
 use crate::tui::clock::Clock;
@@ -123,9 +124,12 @@ impl App {
             AppEvent::FileChanged(path) => self.file_changed(&path, &mut cmds),
             AppEvent::Watching(mode) => self.on_watching(mode),
             AppEvent::SessionChanged { path, summary } => {
-                self.on_session_changed(path, summary, &mut cmds)
+                self.on_session_changed(path, summary, &mut cmds);
+                self.reload_usage(&mut cmds);
             }
             AppEvent::ActionDone(outcome) => self.on_outcome(outcome, &mut cmds),
+            AppEvent::UsageLoaded(book) => self.on_usage_loaded(book, &mut cmds),
+            AppEvent::UsageReady(charts) => self.on_usage_ready(charts),
         }
         self.sync_view(&mut cmds);
         cmds

@@ -36,6 +36,7 @@ impl App {
         let outcome = self.catalog.picker_mut().on_catalog(update);
         self.on_picker(outcome, cmds);
         if done {
+            self.reload_usage(cmds);
             let picker = self.catalog.picker();
             if picker.sessions().is_empty() && !picker.is_demo() {
                 // Nothing at all: show the bundled demo sessions instead.

@@ -9,6 +9,8 @@ use crate::tui::event::{AppEvent, Command};
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc;
 use crate::tui::model::sessions::CatalogUpdate;
+use crate::tui::model::usage_charts;
+use crate::catalog::usage::UsageCache;
 use crate::tui::work::demo;
 use crate::watch::{self, Watch};
 use std::path::PathBuf;
@@ -114,6 +116,10 @@ impl JobContext {
                 send(AppEvent::SessionChanged { path, summary });
             }
             Command::Act(job) => send(AppEvent::ActionDone(jobs::run(*job))),
+            Command::LoadUsage { demo } => self.load_usage(demo, send),
+            Command::BuildUsage(req) => {
+                send(AppEvent::UsageReady(Box::new(usage_charts::build(&req))));
+            }
             // The runtime's own business; nothing to do without one.
             Command::Watch(_) | Command::Terminal(_) => {}
         }
@@ -211,6 +217,22 @@ impl JobContext {
         }));
     }
 
+    /// Every session's usage, through its own cache (never the demo's).
+    fn load_usage(&self, demo: bool, send: &dyn Fn(AppEvent)) {
+        let folder = if demo {
+            self.demo_folder().ok()
+        } else {
+            self.folder.clone()
+        };
+        let Some(folder) = folder else { return };
+        let mut cache = match (self.use_cache && !demo, catalog::cache::default_dir()) {
+            (true, Some(dir)) => UsageCache::open(dir),
+            _ => UsageCache::disabled(),
+        };
+        let book = catalog::usage::load(&folder, &mut cache);
+        send(AppEvent::UsageLoaded(Arc::new(book)));
+    }
+
     /// A fresh copy of the demo sessions (made once per run).
     fn demo_folder(&self) -> std::io::Result<SessionsFolder> {
         let mut slot = self
@@ -286,6 +308,9 @@ pub struct Workers {
     tx: Sender<AppEvent>,
     sessions: Arc<Latest<Command>>,
     previews: Arc<Latest<Command>>,
+    /// The usage book, and the usage view's charts: only the newest counts.
+    usage_book: Arc<Latest<Command>>,
+    usage_charts: Arc<Latest<Command>>,
     /// Editing actions, one after another in the order asked.
     actions: Sender<Command>,
     /// Changed files summarised again, one after another.
@@ -321,6 +346,8 @@ impl Workers {
         Workers {
             sessions: slot("piscope-session"),
             previews: slot("piscope-preview"),
+            usage_book: slot("piscope-usage"),
+            usage_charts: slot("piscope-usage-charts"),
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Mutex::new(None),
@@ -347,6 +374,8 @@ impl Workers {
             // Written by the runtime, which owns the terminal.
             Command::Terminal(_) => {}
             Command::BuildPreview(_) => self.previews.put(cmd),
+            Command::LoadUsage { .. } => self.usage_book.put(cmd),
+            Command::BuildUsage(_) => self.usage_charts.put(cmd),
             Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());
                 let _ = std::thread::Builder::new()

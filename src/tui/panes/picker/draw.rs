@@ -323,7 +323,7 @@ fn right_texts(
         project,
         s.message_count.to_string(),
         s.modified_ms.map_or("?".to_string(), |m| clock.age(m)),
-        format::cost(s.cost),
+        format::cost(pane.cost_of(s)),
     ]
 }
 

@@ -86,6 +86,10 @@ pub struct PickerPane {
     marked: BTreeSet<PathBuf>,
     /// A session to select as soon as it is listed (a fork just written).
     want: Option<PathBuf>,
+    /// Every session's usage, once read: the cost column shows own spend.
+    usage: Option<std::sync::Arc<crate::catalog::usage::UsageBook>>,
+    /// The own spend of the sessions in scope, for the status bar.
+    scope_spend: Option<f64>,
 }
 
 impl PickerPane {
@@ -136,6 +140,71 @@ impl PickerPane {
             Action::PickerScope,
         );
         [format!("{now} ({key}: {other})"), now.to_string()]
+    }
+
+    /// Every session's usage, once read.
+    pub fn usage(&self) -> Option<&std::sync::Arc<crate::catalog::usage::UsageBook>> {
+        self.usage.as_ref()
+    }
+
+    pub fn set_usage(&mut self, book: std::sync::Arc<crate::catalog::usage::UsageBook>) {
+        self.usage = Some(book);
+        self.scope_spend = self.spend_in_scope();
+    }
+
+    /// A session's cost: its own spend once the usage is read (copies a
+    /// fork or clone holds count with the session they came from).
+    pub fn cost_of(&self, s: &SessionSummary) -> f64 {
+        self.usage
+            .as_ref()
+            .and_then(|b| b.session(&s.path))
+            .map_or(s.cost, |u| u.own.cost)
+    }
+
+    /// The own spend of every session in scope, once the usage is read.
+    pub fn scope_spend(&self) -> Option<f64> {
+        self.scope_spend
+    }
+
+    fn spend_in_scope(&self) -> Option<f64> {
+        let book = self.usage.as_ref()?;
+        let in_scope = |s: &&SessionSummary| match (self.options.scope, &self.folder) {
+            (ListScope::CurrentFolder, Some(f)) => sessions::in_current_folder(f, s),
+            _ => true,
+        };
+        Some(
+            self.sessions
+                .iter()
+                .filter(in_scope)
+                .filter_map(|s| book.session(&s.path))
+                .map(|u| u.own.cost)
+                .sum(),
+        )
+    }
+
+    /// The sessions the scope and the search let through, folded projects
+    /// included (what the usage view adds up).
+    pub fn matching_paths(&self) -> Vec<PathBuf> {
+        let paths = |rows: &[PickerRow]| -> Vec<PathBuf> {
+            rows.iter()
+                .filter_map(|r| match r {
+                    PickerRow::Session { index, .. } => Some(self.sessions[*index].path.clone()),
+                    PickerRow::Project { .. } => None,
+                })
+                .collect()
+        };
+        if self.flat || self.collapsed.is_empty() {
+            return paths(&self.rows);
+        }
+        let query = Query::parse(&self.query).unwrap_or(Query::Everything);
+        let unfolded = sessions::rows(
+            &self.sessions,
+            self.folder.as_ref(),
+            &query,
+            self.options,
+            &HashSet::new(),
+        );
+        paths(&unfolded)
     }
 
     /// The sessions folder being listed, once reading it started.
@@ -283,6 +352,7 @@ impl PickerPane {
                 return;
             }
         };
+        self.scope_spend = self.spend_in_scope();
         self.flat = !matches!(query, Query::Everything);
         self.rows = sessions::rows(
             &self.sessions,

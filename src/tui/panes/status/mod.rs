@@ -166,6 +166,9 @@ pub fn right_text(view: &StatusView) -> String {
             count(p.sessions().len(), "session", "sessions"),
             count(p.project_count(), "project", "projects")
         ));
+        if let Some(spend) = p.scope_spend() {
+            parts.push(format!("{} spent", crate::tui::look::format::cost(spend)));
+        }
         if !p.marked().is_empty() {
             parts.push(format!("{} marked", p.marked().len()));
         }

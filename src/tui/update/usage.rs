@@ -1,0 +1,91 @@
+//! The usage view and the usage book: opening the view (F2), its keys, the
+//! book as it arrives (the picker's cost column and totals) and the charts.
+
+use crate::catalog::usage::UsageBook;
+use crate::tui::event::Command;
+use crate::tui::input::keymap::Key;
+use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
+use crate::tui::overlays::usage::{UsageKey, UsageView};
+use crate::tui::state::App;
+use std::sync::Arc;
+
+impl App {
+    /// F2: the usage view of what the sessions pane lets through.
+    pub(in crate::tui) fn open_usage(&mut self, cmds: &mut Vec<Command>) {
+        if !self.screen.has(crate::tui::look::layout::Pane::Picker) {
+            self.say(
+                "The usage view adds up the sessions list: start piscope without a file".into(),
+                false,
+            );
+            return;
+        }
+        let picker = self.catalog.picker();
+        let mut scope = picker.title_parts(&self.config.keymap)[1].clone();
+        if !picker.query().is_empty() {
+            scope = format!("{scope} · matching {}", picker.query());
+        }
+        self.usage_generation += 1;
+        self.overlay.show_usage(UsageView {
+            generation: self.usage_generation,
+            scope,
+            ..UsageView::default()
+        });
+        cmds.extend(self.usage_request());
+    }
+
+    /// The charts for the view as it is now; none until the book is read
+    /// (its arrival asks again).
+    fn usage_request(&mut self) -> Option<Command> {
+        let period = self.overlay.usage()?.period;
+        let picker = self.catalog.picker();
+        let book = picker.usage()?.clone();
+        self.usage_generation += 1;
+        let generation = self.usage_generation;
+        if let Some(v) = self.overlay.usage_mut() {
+            v.generation = generation;
+        }
+        Some(Command::BuildUsage(Box::new(UsageRequest {
+            generation,
+            book,
+            paths: picker.matching_paths(),
+            period,
+            now_ms: self.clock.tick().now_ms,
+            utc_offset: self.clock.utc_offset,
+        })))
+    }
+
+    /// A key while the view is shown; false when it is not.
+    pub(in crate::tui) fn on_usage_key(&mut self, k: Key, cmds: &mut Vec<Command>) -> bool {
+        let keymap = &self.config.keymap;
+        let Some(view) = self.overlay.usage_mut() else {
+            return false;
+        };
+        match view.key(k, keymap) {
+            UsageKey::Stay => {}
+            UsageKey::Rebuild => cmds.extend(self.usage_request()),
+            UsageKey::Close => self.overlay.close(),
+            UsageKey::Quit => self.quit(),
+        }
+        true
+    }
+
+    pub(in crate::tui) fn on_usage_loaded(&mut self, book: Arc<UsageBook>, cmds: &mut Vec<Command>) {
+        self.catalog.picker_mut().set_usage(book);
+        if self.overlay.usage().is_some() {
+            cmds.extend(self.usage_request());
+        }
+    }
+
+    pub(in crate::tui) fn on_usage_ready(&mut self, charts: Box<UsageCharts>) {
+        if let Some(v) = self.overlay.usage_mut() {
+            v.take(charts);
+        }
+    }
+
+    /// Reads the usage again (the catalog was read, a session changed).
+    pub(in crate::tui) fn reload_usage(&self, cmds: &mut Vec<Command>) {
+        cmds.push(Command::LoadUsage {
+            demo: self.catalog.picker().is_demo(),
+        });
+    }
+}
