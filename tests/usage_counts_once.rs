@@ -40,9 +40,10 @@ fn pi_corpus(out: &Path) -> Vec<PathBuf> {
 }
 
 fn pi_clone(src: &Path, cwd: &str, out: &Path) -> PathBuf {
-    let dir = out
-        .join("sessions")
-        .join(format!("--{}--", cwd.trim_start_matches('/').replace('/', "-")));
+    let dir = out.join("sessions").join(format!(
+        "--{}--",
+        cwd.trim_start_matches('/').replace('/', "-")
+    ));
     let o = node(&repo().join("tests/conformance/pi-clone.mjs"))
         .args([&src.to_string_lossy(), cwd, &dir.to_string_lossy()])
         .output()
@@ -95,7 +96,9 @@ fn num(v: &Value, k: &str) -> f64 {
 /// The walk: every line parsed as JSON; usage where pi writes it.
 fn walk(path: &Path) -> File {
     let text = std::fs::read_to_string(path).expect("read");
-    let mut lines = text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok());
+    let mut lines = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok());
     let header = lines.next().expect("a header");
     assert_eq!(header["type"], "session");
     let mut f = File {
@@ -154,7 +157,11 @@ fn walk(path: &Path) -> File {
                 model = name.to_string();
             }
             if m["usage"].is_object() {
-                push(&m["usage"], m["model"].as_str().unwrap_or("(unknown)"), true);
+                push(
+                    &m["usage"],
+                    m["model"].as_str().unwrap_or("(unknown)"),
+                    true,
+                );
             }
         }
     }
@@ -240,7 +247,11 @@ const FIVE: [&str; 4] = ["input", "output", "cacheRead", "cacheWrite"];
 
 fn check_group(what: &str, got: &Value, want: &Sums) {
     for (k, name) in FIVE.iter().enumerate() {
-        assert_eq!(got[name].as_f64(), Some(want.parts[k]), "{what} {name}: {got}");
+        assert_eq!(
+            got[name].as_f64(),
+            Some(want.parts[k]),
+            "{what} {name}: {got}"
+        );
         assert_eq!(
             got["assistant"][name].as_f64(),
             Some(want.assistant[k]),
@@ -248,14 +259,30 @@ fn check_group(what: &str, got: &Value, want: &Sums) {
         );
     }
     let cost = got["cost"].as_f64().expect("cost");
-    assert!(close(cost, want.cost), "{what} cost {cost} != {}", want.cost);
+    assert!(
+        close(cost, want.cost),
+        "{what} cost {cost} != {}",
+        want.cost
+    );
     let a = got["assistant"]["cost"].as_f64().expect("cost");
     assert!(close(a, want.assistant_cost), "{what} assistant cost {a}");
-    assert_eq!(got["records"]["assistant"].as_u64(), Some(want.turns), "{what}");
+    assert_eq!(
+        got["records"]["assistant"].as_u64(),
+        Some(want.turns),
+        "{what}"
+    );
     let ab = got["abandoned"]["cost"].as_f64().expect("abandoned");
-    assert!(close(ab, want.abandoned_cost), "{what} abandoned {ab} != {}", want.abandoned_cost);
+    assert!(
+        close(ab, want.abandoned_cost),
+        "{what} abandoned {ab} != {}",
+        want.abandoned_cost
+    );
     let inh = got["inherited"]["cost"].as_f64().expect("inherited");
-    assert!(close(inh, want.inherited_cost), "{what} inherited {inh} != {}", want.inherited_cost);
+    assert!(
+        close(inh, want.inherited_cost),
+        "{what} inherited {inh} != {}",
+        want.inherited_cost
+    );
 }
 
 fn check(report: &Value, want: &BTreeMap<String, Sums>, what: &str) {
@@ -298,7 +325,10 @@ fn every_total_counts_each_entry_once() {
     let naive: f64 = files.iter().flat_map(|f| &f.records).map(|r| r.cost).sum();
     let by_day = expected(&files, &|_, r| r.day.clone());
     let own: f64 = by_day.values().map(|s| s.cost).sum();
-    assert!(naive > own + 1.0, "no copies in the corpus: {naive} vs {own}");
+    assert!(
+        naive > own + 1.0,
+        "no copies in the corpus: {naive} vs {own}"
+    );
     assert!(by_day.len() >= 3, "days: {:?}", by_day.keys());
     assert!(by_day.values().any(|s| s.abandoned_cost > 0.0));
     assert!(files.iter().flat_map(|f| &f.records).any(|r| !r.assistant));
@@ -321,7 +351,12 @@ fn every_total_counts_each_entry_once() {
     let (since, until) = (days[1].as_str(), days[days.len() - 2].as_str());
     let mut inside = by_day.clone();
     inside.retain(|k, _| k.as_str() >= since && k.as_str() <= until);
-    let ranged = stats(cwd, &cache, cwd, &["--all", "--since", since, "--until", until]);
+    let ranged = stats(
+        cwd,
+        &cache,
+        cwd,
+        &["--all", "--since", since, "--until", until],
+    );
     check(&ranged, &inside, "a range");
 }
 
@@ -379,7 +414,10 @@ fn ccusage() -> PathBuf {
             .arg(format!("@ccusage/pi@{CCUSAGE_VERSION}"))
             .status()
             .expect("run npm");
-        assert!(status.success(), "installing @ccusage/pi@{CCUSAGE_VERSION} failed");
+        assert!(
+            status.success(),
+            "installing @ccusage/pi@{CCUSAGE_VERSION} failed"
+        );
     }
     dir.join("node_modules/@ccusage/pi/dist/index.js")
 }
@@ -419,13 +457,20 @@ fn assistant_totals_match_ccusage_per_day_and_model() {
             .expect("groups")
             .iter()
             .filter(|g| g["records"]["assistant"].as_u64() > Some(0))
-            .map(|g| (g["key"].as_str().expect("key").to_string(), g["assistant"].clone()))
+            .map(|g| {
+                (
+                    g["key"].as_str().expect("key").to_string(),
+                    g["assistant"].clone(),
+                )
+            })
             .collect()
     };
     let days = theirs["daily"].as_array().expect("daily");
     let ours_days = ours(&ours_day);
     assert_eq!(
-        days.iter().map(|d| d["date"].as_str().unwrap_or("")).collect::<HashSet<_>>(),
+        days.iter()
+            .map(|d| d["date"].as_str().unwrap_or(""))
+            .collect::<HashSet<_>>(),
         ours_days.keys().map(String::as_str).collect::<HashSet<_>>(),
         "the days"
     );
@@ -437,7 +482,10 @@ fn assistant_totals_match_ccusage_per_day_and_model() {
         for (t, o) in fields {
             assert_eq!(d[t].as_f64(), ours[o].as_f64(), "{date} {t}");
         }
-        let (c, oc) = (d["totalCost"].as_f64().expect("cost"), ours["cost"].as_f64().expect("cost"));
+        let (c, oc) = (
+            d["totalCost"].as_f64().expect("cost"),
+            ours["cost"].as_f64().expect("cost"),
+        );
         assert!(close(c, oc), "{date} cost {c} vs {oc}");
         for m in d["modelBreakdowns"].as_array().expect("breakdowns") {
             let name = m["modelName"].as_str().expect("model");
@@ -461,6 +509,9 @@ fn assistant_totals_match_ccusage_per_day_and_model() {
         for (k, (_, o)) in fields.iter().enumerate() {
             assert_eq!(Some(sum[k]), ours[o].as_f64(), "{name} {o}");
         }
-        assert!(close(sum[4], ours["cost"].as_f64().unwrap_or(f64::NAN)), "{name} cost");
+        assert!(
+            close(sum[4], ours["cost"].as_f64().unwrap_or(f64::NAN)),
+            "{name} cost"
+        );
     }
 }

@@ -57,7 +57,10 @@ fn usage_view_per_month() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop", WIDE);
     h.keys(&["f2", "p", "p"]);
     let screen = h.screen();
-    assert!(screen.contains("Spend per month, last 12 months"), "{screen}");
+    assert!(
+        screen.contains("Spend per month, last 12 months"),
+        "{screen}"
+    );
     assert!(screen.contains("2026-01"), "{screen}");
     // Round again to days.
     h.key("p");
@@ -98,9 +101,10 @@ fn usage_view_follows_the_scope_and_the_search() {
 #[test]
 fn usage_view_opens_without_waiting_for_the_charts() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop", WIDE);
-    let cmds = h
-        .app
-        .update(AppEvent::Key(KeyEvent::new(KeyCode::F(2), KeyModifiers::NONE)));
+    let cmds = h.app.update(AppEvent::Key(KeyEvent::new(
+        KeyCode::F(2),
+        KeyModifiers::NONE,
+    )));
     assert!(
         cmds.iter().any(|c| matches!(c, Command::BuildUsage(_))),
         "{cmds:?}"
@@ -150,4 +154,59 @@ fn the_cost_column_and_the_total_count_each_turn_once() {
     let shown = format!("${once:.2} spent");
     assert!(screen.contains(&shown), "{shown} not in\n{screen}");
     drop(dir);
+}
+
+/// `$0.13`, `$0.004`: the browser's short cost.
+fn short_cost(c: f64) -> String {
+    if c <= 0.0 {
+        "$0".into()
+    } else if c < 0.01 {
+        format!("${c:.3}")
+    } else {
+        format!("${c:.2}")
+    }
+}
+
+/// The status bar says what the branch to the selected entry cost, and on
+/// an entry with children what everything below it cost.
+#[test]
+fn the_status_bar_tells_a_branchs_cost() {
+    let path = tui_common::big_demo();
+    let entries: Vec<Value> = std::fs::read_to_string(&path)
+        .expect("read")
+        .lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let cost = |e: &Value| {
+        e["message"]["usage"]["cost"]["total"]
+            .as_f64()
+            .or_else(|| e["usage"]["cost"]["total"].as_f64())
+            .unwrap_or(0.0)
+    };
+    let by_id: std::collections::HashMap<&str, &Value> = entries
+        .iter()
+        .filter_map(|e| Some((e["id"].as_str()?, e)))
+        .collect();
+    // pi resumes at the last entry: its path up to the root.
+    let mut at = entries.last().and_then(|e| e["id"].as_str());
+    let mut on_path = 0.0;
+    while let Some(id) = at {
+        let e = by_id[id];
+        on_path += cost(e);
+        at = e["parentId"].as_str();
+    }
+    let mut h = Harness::file(&path, WIDE);
+    let screen = h.screen();
+    let want = format!("path {}", short_cost(on_path));
+    assert!(screen.contains(&want), "{want} not in\n{screen}");
+    // The first entry: everything else is below it.
+    h.key("home");
+    let root = entries.first().expect("entries");
+    let below: f64 = entries.iter().skip(1).map(cost).sum();
+    let screen = h.screen();
+    let want = format!("path {} ", short_cost(cost(root)));
+    assert!(screen.contains(&want), "{want} not in\n{screen}");
+    let want = format!("below {}", short_cost(below));
+    assert!(screen.contains(&want), "{want} not in\n{screen}");
 }

@@ -143,7 +143,12 @@ fn write_table(report: &Report, by: StatsBy, out: &mut dyn Write) -> std::io::Re
         "{}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}",
         fit(head, width),
         "INPUT",
-        "OUTPUT", "CACHE READ", "CACHE WRITE", "COST", "TURNS", "CACHE"
+        "OUTPUT",
+        "CACHE READ",
+        "CACHE WRITE",
+        "COST",
+        "TURNS",
+        "CACHE"
     )?;
     for g in &report.groups {
         row(out, &g.key, width, g)?;

@@ -58,6 +58,7 @@ impl Spend {
 
 /// What wrote a usage record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(u8)]
 pub enum RecordKind {
     /// An assistant message's `usage`.
     Assistant,
@@ -66,7 +67,7 @@ pub enum RecordKind {
     Compaction,
     BranchSummary,
     /// Any other entry that carries a `usage`.
-    Other,
+    Other = 4,
 }
 
 /// One usage record.
@@ -96,7 +97,101 @@ pub struct FileUsage {
     pub created_ms: Option<i64>,
     /// The model ids the records name, first use first.
     pub models: Vec<String>,
+    /// Kept as one block of fixed-size records in the cache: hundreds of
+    /// thousands of them load in milliseconds.
+    #[serde(with = "packed")]
     pub records: Vec<UsageRecord>,
+}
+
+/// The records as one byte block: per record its key, time (`i64::MIN`
+/// for none), the six numbers of its spend, then kind, model (`u16::MAX`
+/// for none) and the abandoned flag, little-endian.
+mod packed {
+    use super::{RecordKind, Spend, UsageRecord};
+    use serde::de::{Error, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    const SIZE: usize = 8 * 8 + 4;
+
+    pub fn serialize<S: Serializer>(records: &[UsageRecord], s: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::with_capacity(records.len() * SIZE);
+        for r in records {
+            out.extend_from_slice(&r.key.to_le_bytes());
+            out.extend_from_slice(&r.time_ms.unwrap_or(i64::MIN).to_le_bytes());
+            let p = &r.spend;
+            for n in [
+                p.input,
+                p.output,
+                p.cache_read,
+                p.cache_write,
+                p.cost,
+                p.tokens,
+            ] {
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+            out.push(r.kind as u8);
+            out.extend_from_slice(&r.model.unwrap_or(u16::MAX).to_le_bytes());
+            out.push(u8::from(r.abandoned));
+        }
+        s.serialize_bytes(&out)
+    }
+
+    fn unpack(b: &[u8]) -> Option<Vec<UsageRecord>> {
+        if b.len() % SIZE != 0 {
+            return None;
+        }
+        let u64_at = |c: &[u8], i: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&c[i..i + 8]);
+            u64::from_le_bytes(a)
+        };
+        let f = |c: &[u8], i: usize| f64::from_bits(u64_at(c, i));
+        b.chunks_exact(SIZE)
+            .map(|c| {
+                let time = u64_at(c, 8) as i64;
+                let kind = match c[64] {
+                    0 => RecordKind::Assistant,
+                    1 => RecordKind::UsageEntry,
+                    2 => RecordKind::Compaction,
+                    3 => RecordKind::BranchSummary,
+                    4 => RecordKind::Other,
+                    _ => return None,
+                };
+                let model = u16::from_le_bytes([c[65], c[66]]);
+                Some(UsageRecord {
+                    key: u64_at(c, 0),
+                    time_ms: (time != i64::MIN).then_some(time),
+                    kind,
+                    model: (model != u16::MAX).then_some(model),
+                    spend: Spend {
+                        input: f(c, 16),
+                        output: f(c, 24),
+                        cache_read: f(c, 32),
+                        cache_write: f(c, 40),
+                        cost: f(c, 48),
+                        tokens: f(c, 56),
+                    },
+                    abandoned: c[67] != 0,
+                })
+            })
+            .collect()
+    }
+
+    struct Bytes;
+
+    impl Visitor<'_> for Bytes {
+        type Value = Vec<UsageRecord>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("packed usage records")
+        }
+        fn visit_bytes<E: Error>(self, b: &[u8]) -> Result<Self::Value, E> {
+            unpack(b).ok_or_else(|| E::custom("damaged usage records"))
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<UsageRecord>, D::Error> {
+        d.deserialize_bytes(Bytes)
+    }
 }
 
 impl FileUsage {

@@ -5,7 +5,7 @@
 use super::{FileUsage, RecordKind, Spend, UsageRecord};
 use crate::session::cursor::Field;
 use crate::session::entry::scalar_ms;
-use crate::session::line::{LineFacts, Message, Slow, SkipText, Want, read_fast, read_slow};
+use crate::session::line::{LineFacts, Message, SkipText, Slow, Want, read_fast, read_slow};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fs::File;
 use std::io::{self, Read};

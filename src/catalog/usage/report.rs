@@ -39,7 +39,11 @@ impl Zone {
                 .map_err(|e| format!("the system's time zone: {e}")),
             _ => jiff::tz::TimeZone::get(name)
                 .map(|z| Zone(Some(z)))
-                .map_err(|_| format!("unknown time zone {name:?} (an IANA name such as Europe/Berlin, or UTC)")),
+                .map_err(|_| {
+                    format!(
+                        "unknown time zone {name:?} (an IANA name such as Europe/Berlin, or UTC)"
+                    )
+                }),
         }
     }
 
@@ -58,8 +62,7 @@ impl Zone {
 
     fn offset_secs(&self, ms: i64) -> i64 {
         let Some(tz) = &self.0 else { return 0 };
-        jiff::Timestamp::from_millisecond(ms)
-            .map_or(0, |t| i64::from(tz.to_offset(t).seconds()))
+        jiff::Timestamp::from_millisecond(ms).map_or(0, |t| i64::from(tz.to_offset(t).seconds()))
     }
 }
 
@@ -153,7 +156,8 @@ impl DateRange {
     pub fn parse_day(text: &str) -> Result<i64, String> {
         let digits: String = text.chars().filter(|c| *c != '-').collect();
         let bad = || format!("not a date: {text:?} (use YYYY-MM-DD)");
-        let shape = text.len() == 8 || (text.len() == 10 && &text[4..5] == "-" && &text[7..8] == "-");
+        let shape =
+            text.len() == 8 || (text.len() == 10 && &text[4..5] == "-" && &text[7..8] == "-");
         if !shape || digits.len() != 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
         }
@@ -308,7 +312,11 @@ pub fn report(
             let key = match by {
                 By::Project => u.cwd.clone(),
                 By::Session => s.path.display().to_string(),
-                _ => u.models.get(i).map_or("(unknown)", String::as_str).to_string(),
+                _ => u
+                    .models
+                    .get(i)
+                    .map_or("(unknown)", String::as_str)
+                    .to_string(),
             };
             groups.entry(Key::Text(key)).or_default().merge(g);
         }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// `MAGIC`, the format (u32), the payload's length (u64) and its xxh3 hash
 /// (u64), little-endian, then the payload (postcard).
 const MAGIC: &[u8; 8] = b"piscopeU";
@@ -54,10 +54,9 @@ impl UsageCache {
 
     /// Loads what is kept in `dir` (the catalog's cache folder).
     pub fn open(dir: PathBuf) -> UsageCache {
-        let files = read_regular(&dir.join(FILE_NAME))
-            .ok()
-            .and_then(|bytes| payload_of(&bytes).map(<[u8]>::to_vec))
-            .and_then(|p| postcard::from_bytes::<Vec<Stored>>(&p).ok())
+        let bytes = read_regular(&dir.join(FILE_NAME)).unwrap_or_default();
+        let files = payload_of(&bytes)
+            .and_then(|p| postcard::from_bytes::<Vec<Stored>>(p).ok())
             .unwrap_or_default()
             .into_iter()
             .map(|s| (s.path, (s.stamp, Arc::new(s.usage))))
@@ -85,8 +84,7 @@ impl UsageCache {
     /// Forgets files under `dir` that are not in `present`.
     pub(super) fn forget_missing_under(&mut self, dir: &Path, present: &dyn Fn(&Path) -> bool) {
         let before = self.files.len();
-        self.files
-            .retain(|p, _| !p.starts_with(dir) || present(p));
+        self.files.retain(|p, _| !p.starts_with(dir) || present(p));
         self.dirty |= self.files.len() != before;
     }
 
@@ -152,16 +150,42 @@ mod tests {
     fn keeps_what_it_saved_and_ignores_a_damaged_file() {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut c = UsageCache::open(dir.path().to_path_buf());
+        let record = super::super::UsageRecord {
+            key: 9,
+            time_ms: Some(-5),
+            kind: super::super::RecordKind::Compaction,
+            model: Some(1),
+            spend: super::super::Spend {
+                input: 1.0,
+                output: 2.5,
+                cache_read: 3.0,
+                cache_write: 4.0,
+                cost: 0.125,
+                tokens: 10.5,
+            },
+            abandoned: true,
+        };
         let usage = FileUsage {
             is_session: true,
             cwd: "/p".into(),
+            records: vec![
+                record,
+                super::super::UsageRecord {
+                    time_ms: None,
+                    model: None,
+                    abandoned: false,
+                    kind: super::super::RecordKind::Assistant,
+                    ..record
+                },
+            ],
             ..FileUsage::default()
         };
-        c.put(Path::new("/s/a.jsonl"), stamp(10), Arc::new(usage));
+        c.put(Path::new("/s/a.jsonl"), stamp(10), Arc::new(usage.clone()));
         c.save().expect("save");
         let again = UsageCache::open(dir.path().to_path_buf());
         let got = again.get(Path::new("/s/a.jsonl"), stamp(10)).expect("kept");
         assert_eq!(got.cwd, "/p");
+        assert_eq!(got.records, usage.records);
         // Another version of the file is not this one.
         assert!(again.get(Path::new("/s/a.jsonl"), stamp(11)).is_none());
         // One flipped byte and the whole file is ignored.

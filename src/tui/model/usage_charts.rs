@@ -106,7 +106,11 @@ pub fn build(req: &UsageRequest) -> UsageCharts {
         Period::Months => {
             let (y, m, _) = usage::report::civil(today);
             let months = y * 12 + i64::from(m) - 1 - 11;
-            let start = usage::report::day_number(months.div_euclid(12), months.rem_euclid(12) as u32 + 1, 1);
+            let start = usage::report::day_number(
+                months.div_euclid(12),
+                months.rem_euclid(12) as u32 + 1,
+                1,
+            );
             (start, By::Month, month_text)
         }
     };

@@ -114,7 +114,11 @@ fn chart(
     let values: Vec<String> = bars
         .iter()
         .map(|b| {
-            let extra = if cache { share(&b.spend) } else { String::new() };
+            let extra = if cache {
+                share(&b.spend)
+            } else {
+                String::new()
+            };
             format!(
                 "{:>8}  {:>6} tok{extra}",
                 format::cost(b.spend.cost),
@@ -155,12 +159,33 @@ fn halves(
     home: Option<&str>,
 ) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     let mut left = Vec::new();
-    chart(&mut left, c.period.title().to_string(), &c.times, width, theme, false);
+    chart(
+        &mut left,
+        c.period.title().to_string(),
+        &c.times,
+        width,
+        theme,
+        false,
+    );
     let mut right = Vec::new();
     let projects = labelled(&c.projects, home);
-    chart(&mut right, "By project".to_string(), &projects, width, theme, true);
+    chart(
+        &mut right,
+        "By project".to_string(),
+        &projects,
+        width,
+        theme,
+        true,
+    );
     let models = labelled(&c.models, None);
-    chart(&mut right, "By model".to_string(), &models, width, theme, true);
+    chart(
+        &mut right,
+        "By model".to_string(),
+        &models,
+        width,
+        theme,
+        true,
+    );
     (left, right)
 }
 
@@ -181,8 +206,10 @@ fn summary(c: &UsageCharts, theme: &Theme) -> Vec<Line<'static>> {
                 " in {} · {} tokens{}",
                 format::count(c.sessions, "session", "sessions"),
                 format::tokens(t.tokens),
-                t.cache_read_share()
-                    .map_or(String::new(), |x| format!(" · cache reads {:.0}% of input", 100.0 * x)),
+                t.cache_read_share().map_or(String::new(), |x| format!(
+                    " · cache reads {:.0}% of input",
+                    100.0 * x
+                )),
             )),
         ]),
         Line::raw(format!(
@@ -272,7 +299,12 @@ pub fn draw(
         let half = body.width / 2;
         let (left, right) = halves(c, usize::from(half.saturating_sub(2)), theme, home);
         let l = Rect::new(body.x, body.y, half, body.height);
-        let r = Rect::new(body.x + half + 1, body.y, body.width - half - 1, body.height);
+        let r = Rect::new(
+            body.x + half + 1,
+            body.y,
+            body.width - half - 1,
+            body.height,
+        );
         frame.render_widget(Paragraph::new(scrolled(left, view.scroll)), l);
         frame.render_widget(Paragraph::new(scrolled(right, view.scroll)), r);
     } else {

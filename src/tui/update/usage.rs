@@ -69,7 +69,11 @@ impl App {
         true
     }
 
-    pub(in crate::tui) fn on_usage_loaded(&mut self, book: Arc<UsageBook>, cmds: &mut Vec<Command>) {
+    pub(in crate::tui) fn on_usage_loaded(
+        &mut self,
+        book: Arc<UsageBook>,
+        cmds: &mut Vec<Command>,
+    ) {
         self.catalog.picker_mut().set_usage(book);
         if self.overlay.usage().is_some() {
             cmds.extend(self.usage_request());

@@ -3,6 +3,7 @@
 
 use super::jobs;
 use crate::catalog::discover::FolderSource;
+use crate::catalog::usage::UsageCache;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
 use crate::tui::event::{AppEvent, Command};
@@ -10,7 +11,6 @@ use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc;
 use crate::tui::model::sessions::CatalogUpdate;
 use crate::tui::model::usage_charts;
-use crate::catalog::usage::UsageCache;
 use crate::tui::work::demo;
 use crate::watch::{self, Watch};
 use std::path::PathBuf;

@@ -10,6 +10,7 @@ use crate::tui::panes::picker::PickerPane;
 use crate::tui::panes::tree::{Content, TreePane};
 
 mod draw;
+mod spend;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
@@ -29,6 +30,8 @@ pub struct Message {
 #[derive(Debug, Clone, Default)]
 pub struct StatusPane {
     message: Option<Message>,
+    /// What the selected branch cost (remembered per selection).
+    branch: spend::BranchSpend,
 }
 
 impl StatusPane {
@@ -40,6 +43,7 @@ impl StatusPane {
                 error: true,
                 until: None,
             }),
+            branch: spend::BranchSpend::default(),
         }
     }
 
@@ -132,7 +136,13 @@ pub fn left_text(pane: &StatusPane, view: &StatusView) -> (String, bool) {
                     Some(r) => r.as_str().to_string(),
                     None => e.kind.as_str().replace('_', " "),
                 };
-                parts.push(format!("{id} {}", text::clean_line(&kind)));
+                let spend = pane.branch.text(&t.session, node);
+                let spend = if spend.is_empty() {
+                    spend
+                } else {
+                    format!(" · {spend}")
+                };
+                parts.push(format!("{id} {}{spend}", text::clean_line(&kind)));
             }
         }
         Content::Loading(p) => parts.push(format!("reading {}", text::clean_line(&file_name(p)))),
