@@ -1,4 +1,4 @@
-//! The usage view (F2) and the spend the sessions pane shows: snapshots of
+//! The usage view (F3) and the spend the sessions pane shows: snapshots of
 //! the charts on the demo sessions, the view following the pane's scope
 //! and search, charts built on a worker, and the cost column's own spend.
 
@@ -41,21 +41,21 @@ fn assistant_cost(path: &Path) -> f64 {
 #[test]
 fn usage_view_per_day_project_and_model() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop", WIDE);
-    h.key("f2");
+    h.key("f3");
     screen_snapshot!("usage_days", h);
 }
 
 #[test]
 fn usage_view_per_week_in_one_column() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop", (90, 50));
-    h.keys(&["f2", "p"]);
+    h.keys(&["f3", "p"]);
     screen_snapshot!("usage_weeks_narrow", h);
 }
 
 #[test]
 fn usage_view_per_month() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop", WIDE);
-    h.keys(&["f2", "p", "p"]);
+    h.keys(&["f3", "p", "p"]);
     let screen = h.screen();
     assert!(
         screen.contains("Spend per month, last 12 months"),
@@ -72,13 +72,13 @@ fn usage_view_per_month() {
 #[test]
 fn usage_view_follows_the_scope_and_the_search() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop", WIDE);
-    h.key("f2");
+    h.key("f3");
     let all = h.screen();
     assert!(all.contains("Usage · all"), "{all}");
     assert!(all.contains("in 8 sessions"), "{all}");
     h.key("esc");
     h.key("ctrl+a");
-    h.key("f2");
+    h.key("f3");
     let here = h.screen();
     assert!(here.contains("Usage · this folder"), "{here}");
     assert!(here.contains("in 4 sessions"), "{here}");
@@ -86,7 +86,7 @@ fn usage_view_follows_the_scope_and_the_search() {
     h.key("esc");
     h.key("ctrl+a");
     h.type_text("cart badge");
-    h.key("f2");
+    h.key("f3");
     let searched = h.screen();
     assert!(searched.contains("matching cart badge"), "{searched}");
     // The session and its fork match.
@@ -96,13 +96,13 @@ fn usage_view_follows_the_scope_and_the_search() {
     screen_snapshot!("usage_searched", h);
 }
 
-/// F2 answers at once: the charts are asked of a worker, and the view says
+/// F3 answers at once: the charts are asked of a worker, and the view says
 /// it is adding up until they arrive. Esc goes back to the panes.
 #[test]
 fn usage_view_opens_without_waiting_for_the_charts() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop", WIDE);
     let cmds = h.app.update(AppEvent::Key(KeyEvent::new(
-        KeyCode::F(2),
+        KeyCode::F(3),
         KeyModifiers::NONE,
     )));
     assert!(

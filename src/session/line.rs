@@ -79,6 +79,9 @@ pub(crate) enum NameField<'a> {
 
 /// What a line's `message` is.
 #[derive(Debug, Clone, PartialEq, Default)]
+// The facts of one line live on the stack for that line only: boxing the
+// message's would cost an allocation per line read.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Message<'a> {
     #[default]
     Missing,

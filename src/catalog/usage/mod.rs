@@ -137,7 +137,7 @@ mod packed {
     }
 
     fn unpack(b: &[u8]) -> Option<Vec<UsageRecord>> {
-        if b.len() % SIZE != 0 {
+        if !b.len().is_multiple_of(SIZE) {
             return None;
         }
         let u64_at = |c: &[u8], i: usize| {

@@ -1,4 +1,4 @@
-//! The usage view and the usage book: opening the view (F2), its keys, the
+//! The usage view and the usage book: opening the view (F3), its keys, the
 //! book as it arrives (the picker's cost column and totals) and the charts.
 
 use crate::catalog::usage::UsageBook;
@@ -10,7 +10,7 @@ use crate::tui::state::App;
 use std::sync::Arc;
 
 impl App {
-    /// F2: the usage view of what the sessions pane lets through.
+    /// F3: the usage view of what the sessions pane lets through.
     pub(in crate::tui) fn open_usage(&mut self, cmds: &mut Vec<Command>) {
         if !self.screen.has(crate::tui::look::layout::Pane::Picker) {
             self.say(

@@ -18,7 +18,7 @@ pub(super) fn draw(
     let theme = view.theme;
     if status.height > 0 {
         let (left, error) = left_text(pane, view);
-        let right = right_text(view);
+        let right = right_text(view, pane.message.is_none());
         let width = usize::from(status.width);
         let right = text::truncate(&right, width / 2);
         let left_room = width.saturating_sub(text::width(&right) + 2);

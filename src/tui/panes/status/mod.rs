@@ -158,8 +158,9 @@ fn file_name(p: &std::path::Path) -> String {
     )
 }
 
-/// The status bar's right text: position and totals.
-pub fn right_text(view: &StatusView) -> String {
+/// The status bar's right text: position and totals (the scope's spend
+/// only with `with_spend`: a message shown on the left needs the room).
+pub fn right_text(view: &StatusView, with_spend: bool) -> String {
     let mut parts = Vec::new();
     if let Content::Ready(t) = view.tree.content() {
         parts.push(view.tree.position());
@@ -176,7 +177,7 @@ pub fn right_text(view: &StatusView) -> String {
             count(p.sessions().len(), "session", "sessions"),
             count(p.project_count(), "project", "projects")
         ));
-        if let Some(spend) = p.scope_spend() {
+        if let Some(spend) = p.scope_spend().filter(|_| with_spend) {
             parts.push(format!("{} spent", crate::tui::look::format::cost(spend)));
         }
         if !p.marked().is_empty() {

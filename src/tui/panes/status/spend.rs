@@ -21,7 +21,8 @@ impl Clone for BranchSpend {
 
 impl BranchSpend {
     /// `path $0.12 · below $0.05` for `node` of `session`; the part below
-    /// only when the entry has children. Empty when nothing was spent.
+    /// only when something was spent below the entry. Empty when nothing
+    /// was spent on the path nor below.
     pub fn text(&self, session: &Arc<Session>, node: u32) -> String {
         let id = Arc::as_ptr(session) as usize;
         if let Some((s, n, t)) = &*self.last.borrow() {
@@ -71,11 +72,13 @@ fn describe(session: &Session, node: u32) -> String {
             t += dt;
             stack.extend_from_slice(tree.children(n));
         }
-        text.push_str(&format!(
-            " · below {} {} tok",
-            format::cost(c),
-            format::tokens(t)
-        ));
+        if c > 0.0 || t > 0.0 {
+            text.push_str(&format!(
+                " · below {} {} tok",
+                format::cost(c),
+                format::tokens(t)
+            ));
+        }
     }
     text
 }
