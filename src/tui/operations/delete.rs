@@ -112,7 +112,7 @@ impl App {
         cmds: &mut Vec<Command>,
     ) {
         let for_good = matches!(self.catalog.delete_done(), Some(DeleteMode::Permanent));
-        if self.open.path.as_ref().is_some_and(|o| deleted.contains(o)) {
+        if self.open.path().is_some_and(|o| deleted.contains(o)) {
             // Deleted here, on purpose: no "this session was deleted" alarm.
             self.close_session();
         }

@@ -132,7 +132,7 @@ impl App {
     }
 
     pub(in crate::tui) fn write(&self, path: PathBuf, edit: Edit) -> Job {
-        let own_mtime = self.live.own_writes.get(&path).copied();
+        let own_mtime = self.live.own_write(&path);
         Job::Write {
             path,
             edit,
@@ -151,14 +151,13 @@ impl App {
                 mtime,
             } => {
                 if let Some(m) = mtime {
-                    self.live.own_writes.insert(path.clone(), m);
+                    self.live.wrote(path.clone(), m);
                 }
                 self.say(message, false);
                 if let Some(id) = select {
                     // The new leaf may be piscope's branch marker, which the
                     // filter hides: its row is where pi resumes, as shown.
-                    self.open.pending_entry = Some((path.clone(), id));
-                    self.open.pending_keeps_filter = true;
+                    self.open.select_later(path.clone(), id, true);
                 }
                 self.file_changed(&path, cmds);
             }

@@ -43,7 +43,7 @@ impl App {
         let mut cmds = Vec::new();
         match start {
             Start::File(path) => {
-                app.live.watching = Some(path.clone());
+                app.live.watch(&path);
                 cmds.push(Command::Watch(Target::file(&path)));
                 app.open_session(path, &mut cmds);
             }
@@ -64,8 +64,7 @@ impl App {
                 self.clock = self.clock.tick();
                 // A slow look at the open session besides the watcher, which
                 // can miss changes (some network file systems).
-                self.live.ticks += 1;
-                if self.live.ticks.is_multiple_of(SLOW_POLL_TICKS) && self.tree.is_ready() {
+                if self.live.tick(SLOW_POLL_TICKS) && self.tree.is_ready() {
                     self.refresh_open(&mut cmds);
                 }
                 self.status.expire(self.clock.now_ms);
@@ -75,16 +74,17 @@ impl App {
                 path,
                 result,
             } => {
-                if generation == self.open.generation {
+                if self.open.take_answer(generation) {
                     match result {
                         Ok(loaded) => {
                             let damaged = loaded.session.damaged_lines();
                             self.tree.set_session(loaded);
-                            self.open.tree_generation = generation;
-                            if let Some((p, id)) = self.open.pending_entry.take() {
-                                let keep = std::mem::take(&mut self.open.pending_keeps_filter);
-                                if p == path && !self.tree.select_id(&id, keep) {
-                                    self.say(format!("Entry {id} is not in this session"), true);
+                            if let Some(p) = self.open.take_pending() {
+                                if p.path == path && !self.tree.select_id(&p.id, p.keeps_filter) {
+                                    self.say(
+                                        format!("Entry {} is not in this session", p.id),
+                                        true,
+                                    );
                                 }
                             }
                             if damaged > 0 {
@@ -134,24 +134,17 @@ impl App {
     /// Shows no session: the tree and the preview are emptied, and a read
     /// still under way is dropped when it arrives.
     pub(in crate::tui) fn close_session(&mut self) {
-        if self.open.path.take().is_some() {
-            self.open.generation += 1;
-        }
-        self.open.pending_entry = None;
+        self.open.close();
         self.tree.clear();
         self.preview.want(None);
     }
 
     pub(in crate::tui) fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
-        if self.open.path.as_ref() == Some(&path) && !self.tree.has_failed() {
+        if self.open.is(&path) && !self.tree.has_failed() {
             return;
         }
-        self.open.generation += 1;
-        self.open.path = Some(path.clone());
+        let generation = self.open.open(path.clone());
         self.tree.show_loading(path.clone());
-        cmds.push(Command::OpenSession {
-            generation: self.open.generation,
-            path,
-        });
+        cmds.push(Command::OpenSession { generation, path });
     }
 }
