@@ -54,7 +54,7 @@ fn describe(s: &SessionSummary) -> String {
             ),
             (s.unfinished, s.size, &s.models, s.tokens, s.cost),
             &s.skipped_by_pi,
-            s.text.as_ref().map(|t| t.original.clone()),
+            s.text.as_ref().map(|t| t.original().to_string()),
         )
     )
 }

@@ -47,7 +47,7 @@ fn describe(s: &SessionSummary) -> String {
                 s.damaged_lines
             ),
             (s.size, &s.models, s.tokens, s.cost),
-            s.text.as_ref().map(|t| t.original.clone()),
+            s.text.as_ref().map(|t| t.original().to_string()),
         )
     )
 }

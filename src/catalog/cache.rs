@@ -2,22 +2,25 @@
 //! by path, size, mtime and inode, so unchanged files are never read again.
 //!
 //! Two files in the user's cache folder: the summaries (small, read on every
-//! start) and the searchable texts (large, read only when needed). Each is
+//! start) and the searchable texts (large, mapped and read in place, never
+//! decoded: a search scans the folded texts where they lie). Each is
 //! written to a temp file and renamed over, so concurrent piscopes never
-//! leave a torn cache; each carries a checksum of its records, so a damaged
-//! or foreign file (or anything but a regular file) is ignored and rebuilt,
-//! never believed.
+//! leave a torn cache (and a mapped file is never changed under a reader);
+//! each carries checksums, so a damaged or foreign file (or anything but a
+//! regular file) is ignored and rebuilt, never believed.
 
 use super::discover::FileStamp;
 use super::summary::SummaryState;
+use super::summary::{Mapped, MessageText};
 use crate::session::file::{PrefixPrint, read_regular};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 /// A cache file: `MAGIC`, the format (u32), the length of the records
 /// (u64) and their xxh3 hash (u64), little-endian, then the records
 /// (postcard). A byte flipped anywhere fails one of these checks; postcard
@@ -37,13 +40,77 @@ pub(crate) struct Record {
     pub prefix: PrefixPrint,
 }
 
+/// The texts file: the envelope header (its length and hash are those of
+/// the table), the table (postcard, one [`TextRecord`] per session), then
+/// every folded text, then every original text, each range with its own
+/// xxh3, checked when first read. Token searches touch only the folded part.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct TextRecord {
     path: PathBuf,
     /// The state it belongs to: same offset and header.
     offset: u64,
     header_hash: u64,
-    text: String,
+    /// Relative to the end of the table in the file; absolute once loaded.
+    folded: Span,
+    original: Span,
+}
+
+/// A range of the mapped texts file and the xxh3 of its bytes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub start: u64,
+    pub len: u64,
+    pub hash: u64,
+}
+
+impl Span {
+    /// Its bytes in `map`; `None` when it lies outside.
+    pub(crate) fn of<'m>(&self, map: &'m [u8]) -> Option<&'m [u8]> {
+        let start = usize::try_from(self.start).ok()?;
+        let end = start.checked_add(usize::try_from(self.len).ok()?)?;
+        map.get(start..end)
+    }
+
+    fn intact(&self, map: &[u8]) -> bool {
+        self.of(map)
+            .is_some_and(|b| xxhash_rust::xxh3::xxh3_64(b) == self.hash)
+    }
+
+    /// Drops this range's pages from the process (not from the page cache).
+    pub(crate) fn release(&self, map: &memmap2::Mmap) {
+        let (Ok(start), Ok(len)) = (usize::try_from(self.start), usize::try_from(self.len)) else {
+            return;
+        };
+        if len < 4096 || start.saturating_add(len) > map.len() {
+            return;
+        }
+        // SAFETY: the mapping is of a file piscope only ever replaces by a
+        // rename, never writes in place, so a page dropped here reads back
+        // the same bytes when next touched; no reference sees other bytes.
+        #[cfg(unix)]
+        unsafe {
+            let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, len);
+        }
+    }
+}
+
+struct TextEntry {
+    offset: u64,
+    header_hash: u64,
+    body: TextBody,
+}
+
+enum TextBody {
+    /// In the mapped file (absolute spans).
+    Mapped { folded: Span, original: Span },
+    /// Read in this run, not saved yet.
+    Owned(String),
+}
+
+#[derive(Default)]
+struct Texts {
+    map: Option<Arc<memmap2::Mmap>>,
+    entries: HashMap<PathBuf, TextEntry>,
 }
 
 /// The cache, loaded.
@@ -51,7 +118,7 @@ struct TextRecord {
 pub struct Cache {
     dir: Option<PathBuf>,
     records: HashMap<PathBuf, Record>,
-    texts: Option<HashMap<PathBuf, TextRecord>>,
+    texts: Option<Texts>,
     index_dirty: bool,
     texts_dirty: bool,
 }
@@ -138,21 +205,35 @@ impl Cache {
         self.records.get(path)
     }
 
-    /// The cached text for `state`, if the cache has it for that very state.
-    pub(crate) fn text(&mut self, path: &Path, state: &SummaryState) -> Option<String> {
+    /// Maps the texts, so that [`Cache::text`] can answer.
+    pub(crate) fn prepare_texts(&mut self) {
         self.load_texts();
-        let t = self.texts.as_ref()?.get(path)?;
-        (t.offset == state.offset && t.header_hash == state.header_hash).then(|| t.text.clone())
+    }
+
+    /// The cached text for `state`, if the cache has it for that very state
+    /// (none before [`Cache::prepare_texts`]).
+    pub(crate) fn text(&self, path: &Path, state: &SummaryState) -> Option<Arc<MessageText>> {
+        let texts = self.texts.as_ref()?;
+        let t = texts.entries.get(path)?;
+        if t.offset != state.offset || t.header_hash != state.header_hash {
+            return None;
+        }
+        Some(Arc::new(match &t.body {
+            TextBody::Mapped { folded, original } => MessageText::mapped(Mapped::new(
+                texts.map.clone()?,
+                *folded,
+                *original,
+                path.to_path_buf(),
+            )),
+            TextBody::Owned(s) => MessageText::new(s.clone()),
+        }))
     }
 
     fn load_texts(&mut self) {
         if self.texts.is_none() {
             let texts = match &self.dir {
-                Some(dir) => read_envelope::<TextRecord>(&dir.join(TEXT_FILE))
-                    .into_iter()
-                    .map(|r| (r.path.clone(), r))
-                    .collect(),
-                None => HashMap::new(),
+                Some(dir) => map_texts(&dir.join(TEXT_FILE)).unwrap_or_default(),
+                None => Texts::default(),
             };
             self.texts = Some(texts);
         }
@@ -173,13 +254,12 @@ impl Cache {
             self.load_texts();
         }
         if let Some(texts) = self.texts.as_mut().filter(|_| state.with_text) {
-            texts.insert(
+            texts.entries.insert(
                 path.to_path_buf(),
-                TextRecord {
-                    path: path.to_path_buf(),
+                TextEntry {
                     offset: state.offset,
                     header_hash: state.header_hash,
-                    text: state.text.clone(),
+                    body: TextBody::Owned(state.text.clone()),
                 },
             );
         }
@@ -207,7 +287,7 @@ impl Cache {
         for p in gone {
             self.records.remove(&p);
             if let Some(t) = &mut self.texts {
-                t.remove(&p);
+                t.entries.remove(&p);
                 self.texts_dirty = true;
             }
             self.index_dirty = true;
@@ -222,7 +302,7 @@ impl Cache {
         };
         if self.texts_dirty {
             if let Some(texts) = &self.texts {
-                write_envelope(&dir.join(TEXT_FILE), texts.values().cloned().collect())?;
+                write_texts(&dir.join(TEXT_FILE), texts)?;
             }
             self.texts_dirty = false;
         }
@@ -234,5 +314,146 @@ impl Cache {
             self.index_dirty = false;
         }
         Ok(())
+    }
+}
+
+/// Maps the texts file; `None` when it is missing, damaged, of another
+/// format, or not a regular file.
+fn map_texts(path: &Path) -> Option<Texts> {
+    let file = crate::session::file::open_regular(path).ok()?;
+    if file.metadata().ok()?.len() < HEADER_LEN as u64 {
+        return None;
+    }
+    // SAFETY: piscope replaces this file by renaming a new one over it and
+    // never writes it in place, so the mapped bytes do not change while
+    // mapped. Every range read is bounds-checked and hash-checked first.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    let (header, rest) = map.split_at_checked(HEADER_LEN)?;
+    let (magic, h) = header.split_at(MAGIC.len());
+    let (format, h) = h.split_at(4);
+    let (len, hash) = h.split_at(8);
+    let table_len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
+    let table = rest.get(..table_len)?;
+    let ok = magic == MAGIC
+        && u32::from_le_bytes(format.try_into().ok()?) == FORMAT
+        && u64::from_le_bytes(hash.try_into().ok()?) == xxhash_rust::xxh3::xxh3_64(table);
+    if !ok {
+        return None;
+    }
+    let records: Vec<TextRecord> = postcard::from_bytes(table).ok()?;
+    let base = (HEADER_LEN + table_len) as u64;
+    let absolute = |s: Span| {
+        let s = Span {
+            start: s.start.checked_add(base)?,
+            ..s
+        };
+        s.of(&map).is_some().then_some(s)
+    };
+    let mut entries = HashMap::with_capacity(records.len());
+    for r in records {
+        let (Some(folded), Some(original)) = (absolute(r.folded), absolute(r.original)) else {
+            return None;
+        };
+        entries.insert(
+            r.path,
+            TextEntry {
+                offset: r.offset,
+                header_hash: r.header_hash,
+                body: TextBody::Mapped { folded, original },
+            },
+        );
+    }
+    Some(Texts {
+        map: Some(Arc::new(map)),
+        entries,
+    })
+}
+
+/// Writes the texts file (see [`TextRecord`]) beside `path` and renames it
+/// over. Texts carried over from the mapped file are copied as they lie,
+/// once their hashes are checked (a damaged one is left out, read again
+/// next time); new ones are folded here, once.
+fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
+    let map: &[u8] = texts.map.as_deref().map_or(&[], |m| &m[..]);
+    let mut records = Vec::with_capacity(texts.entries.len());
+    // (folded, original) bytes per record, in table order.
+    let mut bodies: Vec<(std::borrow::Cow<[u8]>, &[u8])> = Vec::with_capacity(texts.entries.len());
+    for (p, e) in &texts.entries {
+        let (folded, original): (std::borrow::Cow<[u8]>, &[u8]) = match &e.body {
+            TextBody::Mapped { folded, original } => {
+                if !folded.intact(map) || !original.intact(map) {
+                    continue;
+                }
+                let (Some(f), Some(o)) = (folded.of(map), original.of(map)) else {
+                    continue;
+                };
+                (f.into(), o)
+            }
+            TextBody::Owned(s) => (
+                crate::jstext::normalize_whitespace_lower(s)
+                    .into_bytes()
+                    .into(),
+                s.as_bytes(),
+            ),
+        };
+        records.push(TextRecord {
+            path: p.clone(),
+            offset: e.offset,
+            header_hash: e.header_hash,
+            folded: Span::default(),
+            original: Span::default(),
+        });
+        bodies.push((folded, original));
+    }
+    let mut at = 0u64;
+    for (r, (f, _)) in records.iter_mut().zip(&bodies) {
+        r.folded = Span::over(at, f);
+        at += f.len() as u64;
+    }
+    for (r, (_, o)) in records.iter_mut().zip(&bodies) {
+        r.original = Span::over(at, o);
+        at += o.len() as u64;
+    }
+    let table = postcard::to_stdvec(&records).map_err(std::io::Error::other)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        w.write_all(MAGIC)?;
+        w.write_all(&FORMAT.to_le_bytes())?;
+        w.write_all(&(table.len() as u64).to_le_bytes())?;
+        w.write_all(&xxhash_rust::xxh3::xxh3_64(&table).to_le_bytes())?;
+        w.write_all(&table)?;
+        for (f, _) in &bodies {
+            w.write_all(f)?;
+        }
+        for (_, o) in &bodies {
+            w.write_all(o)?;
+        }
+        w.flush()?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+impl Span {
+    fn over(start: u64, bytes: &[u8]) -> Span {
+        Span {
+            start,
+            len: bytes.len() as u64,
+            hash: xxhash_rust::xxh3::xxh3_64(bytes),
+        }
+    }
+}
+
+impl Default for Span {
+    fn default() -> Span {
+        Span {
+            start: 0,
+            len: 0,
+            hash: xxhash_rust::xxh3::xxh3_64(&[]),
+        }
     }
 }

@@ -95,28 +95,148 @@ pub fn age(ms_ago: i64) -> String {
     }
 }
 
-/// The searchable text of a session, with its lower-case forms made once.
-#[derive(Debug, Default)]
+/// The searchable text of a session: the text itself (what `re:` patterns
+/// see) and its folded form, lower case with white-space runs as one space
+/// and trimmed (pi's `normalizeWhitespaceLower`, what words and phrases are
+/// looked for in). Either held in memory, or read in place from the mapped
+/// cache (see [`super::cache`]), checked against its hash on first use.
 pub struct MessageText {
-    pub original: String,
-    lower: OnceLock<String>,
-    normalized: OnceLock<String>,
+    source: Source,
+    folded: OnceLock<String>,
+}
+
+enum Source {
+    Owned(String),
+    Mapped(Mapped),
+}
+
+/// Two ranges of a mapped cache file; `path` is the session they came from,
+/// read again should a range not match its hash.
+pub(crate) struct Mapped {
+    pub map: Arc<memmap2::Mmap>,
+    pub folded: super::cache::Span,
+    pub original: super::cache::Span,
+    pub path: PathBuf,
+    folded_ok: OnceLock<bool>,
+    original_ok: OnceLock<bool>,
+    fallback: OnceLock<Box<MessageText>>,
+}
+
+impl std::fmt::Debug for MessageText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("MessageText")
+            .field(&self.original())
+            .finish()
+    }
+}
+
+impl Default for MessageText {
+    fn default() -> MessageText {
+        MessageText::new(String::new())
+    }
+}
+
+impl Mapped {
+    pub(crate) fn new(
+        map: Arc<memmap2::Mmap>,
+        folded: super::cache::Span,
+        original: super::cache::Span,
+        path: PathBuf,
+    ) -> Mapped {
+        Mapped {
+            map,
+            folded,
+            original,
+            path,
+            folded_ok: OnceLock::new(),
+            original_ok: OnceLock::new(),
+            fallback: OnceLock::new(),
+        }
+    }
+
+    fn folded(&self) -> Option<&[u8]> {
+        let bytes = self.folded.of(&self.map)?;
+        self.folded_ok
+            .get_or_init(|| self.folded.hash == xxhash_rust::xxh3::xxh3_64(bytes))
+            .then_some(bytes)
+    }
+
+    fn original(&self) -> Option<&str> {
+        let bytes = self.original.of(&self.map)?;
+        let ok = self.original_ok.get_or_init(|| {
+            self.original.hash == xxhash_rust::xxh3::xxh3_64(bytes)
+                && std::str::from_utf8(bytes).is_ok()
+        });
+        // Checked once above; a failed check never reaches here.
+        ok.then(|| std::str::from_utf8(bytes).ok()).flatten()
+    }
+
+    /// The text as a fresh read of the session gives it (a damaged cache).
+    fn fallback(&self) -> &MessageText {
+        self.fallback.get_or_init(|| {
+            let text = super::summarise_file_with_text(&self.path)
+                .ok()
+                .flatten()
+                .and_then(|s| s.text)
+                .map(|t| t.original().to_string())
+                .unwrap_or_default();
+            Box::new(MessageText::new(text))
+        })
+    }
 }
 
 impl MessageText {
     pub fn new(original: String) -> MessageText {
         MessageText {
-            original,
-            ..MessageText::default()
+            source: Source::Owned(original),
+            folded: OnceLock::new(),
         }
     }
-    pub fn lower(&self) -> &str {
-        self.lower.get_or_init(|| self.original.to_lowercase())
+
+    pub(crate) fn mapped(mapped: Mapped) -> MessageText {
+        MessageText {
+            source: Source::Mapped(mapped),
+            folded: OnceLock::new(),
+        }
     }
-    /// Lower case with white-space runs as one space, trimmed.
-    pub fn normalized(&self) -> &str {
-        self.normalized
-            .get_or_init(|| crate::jstext::normalize_whitespace_lower(self.lower()))
+
+    /// Every user and assistant text, joined by spaces.
+    pub fn original(&self) -> &str {
+        match &self.source {
+            Source::Owned(s) => s,
+            Source::Mapped(m) => m.original().unwrap_or_else(|| m.fallback().original()),
+        }
+    }
+
+    /// The text as the cache holds it, if it is intact (no fallback read).
+    pub(crate) fn cached_original(&self) -> Option<&str> {
+        match &self.source {
+            Source::Owned(s) => Some(s),
+            Source::Mapped(m) => m.original(),
+        }
+    }
+
+    /// The folded text (UTF-8): lower case, white-space runs as one space,
+    /// trimmed. A word (no white space) is in it exactly when it is in the
+    /// lower-case text, and a normalized phrase exactly when it is in the
+    /// normalized text, so one folded copy serves both searches.
+    pub fn folded(&self) -> &[u8] {
+        match &self.source {
+            Source::Owned(s) => self
+                .folded
+                .get_or_init(|| crate::jstext::normalize_whitespace_lower(s))
+                .as_bytes(),
+            Source::Mapped(m) => m.folded().unwrap_or_else(|| m.fallback().folded()),
+        }
+    }
+
+    /// Lets the pages a search of the mapped text touched go (they stay in
+    /// the page cache): a search of every session then holds no more of
+    /// the cache in memory than the texts being scanned at that moment.
+    pub(crate) fn release(&self) {
+        if let Source::Mapped(m) = &self.source {
+            m.folded.release(&m.map);
+        }
     }
 }
 
