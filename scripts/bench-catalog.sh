@@ -10,6 +10,7 @@
 #
 # usage: scripts/bench-catalog.sh             (from the repository root)
 # env:   RUNS=3  CORPUS=target/bench-catalog  PI_REF_DIR=target/pi-reference
+#        PISCOPE=path/to/piscope (another build, e.g. an older one to compare)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS="${RUNS:-3}"
@@ -17,8 +18,10 @@ CORPUS="${CORPUS:-target/bench-catalog}"
 export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
 TIME=/usr/bin/time
 scripts/gen-catalog-corpus.sh "$CORPUS"
-cargo build --release --quiet
-PISCOPE="$PWD/target/release/piscope"
+if [[ -z "${PISCOPE:-}" ]]; then
+  cargo build --release --quiet
+  PISCOPE="$PWD/target/release/piscope"
+fi
 ROOT="$(cd "$CORPUS" && pwd)/sessions"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-catalog.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -329,3 +329,47 @@ fn progress_reports_every_file_newest_first() {
     by_time.dedup();
     assert_eq!(by_time.len(), files.len());
 }
+
+/// A search of a large cached text reads it in place a window at a time:
+/// a word that straddles two windows (the first ends 1 MiB in) is found,
+/// as it is without the cache.
+#[test]
+fn a_word_across_two_windows_of_a_cached_text_is_found() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path().join("sessions");
+    let project = root.join("--p--");
+    std::fs::create_dir_all(&project).expect("project dir");
+    let text = format!("{}NEEDLE", "x".repeat((1 << 20) - 3));
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/p"}"#.to_string(),
+        format!(
+            r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:05:00.000Z","message":{{"role":"user","content":"{text}","timestamp":1735787100000}}}}"#
+        ),
+    ];
+    std::fs::write(project.join("s.jsonl"), lines.join("\n") + "\n").expect("session");
+    let cache_dir = tmp.path().join("cache");
+    let search = |cache: &mut Cache, query: &str| {
+        let options = LoadOptions {
+            scope: Scope::All,
+            with_text: true,
+        };
+        let cat = catalog::load(&folder(&root), options, cache, &mut |_| {});
+        let q = Query::parse(query).expect("query");
+        catalog::filter_and_sort(&cat.sessions, &q, SortMode::Recent, false).len()
+    };
+    // The first load fills the cache; the next ones read it mapped.
+    assert_eq!(search(&mut Cache::open(cache_dir.clone()), "needle"), 1);
+    for (query, want) in [
+        ("needle", 1),
+        ("xneedle", 1),
+        ("\"xx needle\"", 0),
+        ("needlex", 0),
+    ] {
+        assert_eq!(search(&mut Cache::disabled(), query), want, "{query}");
+        assert_eq!(
+            search(&mut Cache::open(cache_dir.clone()), query),
+            want,
+            "{query}"
+        );
+    }
+}

@@ -128,14 +128,13 @@ fn tier(t: f64, score: f64) -> f64 {
     t * TIER_WEIGHT + score
 }
 
-/// The folded text: a word (never white space) is in it exactly when it
-/// is in the lower-case text; see [`super::MessageText::folded`].
-fn folded(s: &SessionSummary) -> &[u8] {
-    s.text.as_deref().map_or(&[], |t| t.folded())
-}
-
+/// Words are looked for in the folded text: a word (never white space) is
+/// in it exactly when it is in the lower-case text; see
+/// [`super::MessageText::folded`].
 fn folded_contains(s: &SessionSummary, value: &str) -> bool {
-    memchr::memmem::find(folded(s), value.as_bytes()).is_some()
+    s.text
+        .as_deref()
+        .is_some_and(|t| t.folded_contains(value.as_bytes()))
 }
 
 fn match_literal(s: &SessionSummary, value: &str) -> Option<f64> {

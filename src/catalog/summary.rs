@@ -110,6 +110,9 @@ enum Source {
     Mapped(Mapped),
 }
 
+/// How much of a mapped text is scanned before its pages are let go.
+const WINDOW: usize = 1 << 20;
+
 /// Two ranges of a mapped cache file; `path` is the session they came from,
 /// read again should a range not match its hash.
 pub(crate) struct Mapped {
@@ -154,11 +157,49 @@ impl Mapped {
         }
     }
 
+    /// The folded bytes once their hash is checked. The check reads them in
+    /// windows, letting each go after, so a large text is never all held.
     fn folded(&self) -> Option<&[u8]> {
         let bytes = self.folded.of(&self.map)?;
-        self.folded_ok
-            .get_or_init(|| self.folded.hash == xxhash_rust::xxh3::xxh3_64(bytes))
-            .then_some(bytes)
+        let ok = *self.folded_ok.get_or_init(|| {
+            let mut hash = xxhash_rust::xxh3::Xxh3::new();
+            for (k, window) in bytes.chunks(WINDOW).enumerate() {
+                hash.update(window);
+                self.release(k * WINDOW, window.len());
+            }
+            hash.digest() == self.folded.hash
+        });
+        ok.then_some(bytes)
+    }
+
+    /// Lets bytes `at..at + len` of the folded text go from memory.
+    fn release(&self, at: usize, len: usize) {
+        let part = super::cache::Span {
+            start: self.folded.start + at as u64,
+            len: len as u64,
+            hash: 0,
+        };
+        part.release(&self.map);
+    }
+
+    /// Whether the folded text holds `needle`, scanned window by window.
+    fn folded_holds(&self, bytes: &[u8], needle: &[u8]) -> bool {
+        let finder = memchr::memmem::Finder::new(needle);
+        let overlap = needle.len().saturating_sub(1);
+        let mut at = 0;
+        loop {
+            let end = (at + WINDOW).min(bytes.len());
+            if finder.find(&bytes[at..end]).is_some() {
+                return true;
+            }
+            self.release(at, end - at);
+            if end == bytes.len() {
+                return false;
+            }
+            // The next window starts early enough to see a match that
+            // straddles the two.
+            at = (end - overlap.min(end)).max(at + 1);
+        }
     }
 
     fn original(&self) -> Option<&str> {
@@ -227,6 +268,17 @@ impl MessageText {
                 .get_or_init(|| crate::jstext::normalize_whitespace_lower(s))
                 .as_bytes(),
             Source::Mapped(m) => m.folded().unwrap_or_else(|| m.fallback().folded()),
+        }
+    }
+
+    /// Whether the folded text holds `needle` (see [`MessageText::folded`]).
+    pub(crate) fn folded_contains(&self, needle: &[u8]) -> bool {
+        match &self.source {
+            Source::Mapped(m) => match m.folded() {
+                Some(bytes) => m.folded_holds(bytes, needle),
+                None => memchr::memmem::find(m.fallback().folded(), needle).is_some(),
+            },
+            Source::Owned(_) => memchr::memmem::find(self.folded(), needle).is_some(),
         }
     }
 
