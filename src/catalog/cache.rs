@@ -11,7 +11,7 @@
 
 use super::discover::FileStamp;
 use super::summary::SummaryState;
-use super::summary::{Mapped, MessageText};
+use super::text::{Mapped, MessageText, Reread, Span};
 use crate::session::file::{PrefixPrint, read_regular};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -53,45 +53,6 @@ struct TextRecord {
     /// Relative to the end of the table in the file; absolute once loaded.
     folded: Span,
     original: Span,
-}
-
-/// A range of the mapped texts file and the xxh3 of its bytes.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub(crate) struct Span {
-    pub start: u64,
-    pub len: u64,
-    pub hash: u64,
-}
-
-impl Span {
-    /// Its bytes in `map`; `None` when it lies outside.
-    pub(crate) fn of<'m>(&self, map: &'m [u8]) -> Option<&'m [u8]> {
-        let start = usize::try_from(self.start).ok()?;
-        let end = start.checked_add(usize::try_from(self.len).ok()?)?;
-        map.get(start..end)
-    }
-
-    fn intact(&self, map: &[u8]) -> bool {
-        self.of(map)
-            .is_some_and(|b| xxhash_rust::xxh3::xxh3_64(b) == self.hash)
-    }
-
-    /// Drops this range's pages from the process (not from the page cache).
-    pub(crate) fn release(&self, map: &memmap2::Mmap) {
-        let (Ok(start), Ok(len)) = (usize::try_from(self.start), usize::try_from(self.len)) else {
-            return;
-        };
-        if len < 4096 || start.saturating_add(len) > map.len() {
-            return;
-        }
-        // SAFETY: the mapping is of a file piscope only ever replaces by a
-        // rename, never writes in place, so a page dropped here reads back
-        // the same bytes when next touched; no reference sees other bytes.
-        #[cfg(unix)]
-        unsafe {
-            let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, len);
-        }
-    }
 }
 
 struct TextEntry {
@@ -212,7 +173,12 @@ impl Cache {
 
     /// The cached text for `state`, if the cache has it for that very state
     /// (none before [`Cache::prepare_texts`]).
-    pub(crate) fn text(&self, path: &Path, state: &SummaryState) -> Option<Arc<MessageText>> {
+    pub(crate) fn text(
+        &self,
+        path: &Path,
+        state: &SummaryState,
+        reread: Reread,
+    ) -> Option<Arc<MessageText>> {
         let texts = self.texts.as_ref()?;
         let t = texts.entries.get(path)?;
         if t.offset != state.offset || t.header_hash != state.header_hash {
@@ -224,6 +190,7 @@ impl Cache {
                 *folded,
                 *original,
                 path.to_path_buf(),
+                reread,
             )),
             TextBody::Owned(s) => MessageText::new(s.clone()),
         }))
@@ -436,24 +403,4 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-impl Span {
-    fn over(start: u64, bytes: &[u8]) -> Span {
-        Span {
-            start,
-            len: bytes.len() as u64,
-            hash: xxhash_rust::xxh3::xxh3_64(bytes),
-        }
-    }
-}
-
-impl Default for Span {
-    fn default() -> Span {
-        Span {
-            start: 0,
-            len: 0,
-            hash: xxhash_rust::xxh3::xxh3_64(&[]),
-        }
-    }
 }

@@ -8,12 +8,14 @@ pub mod discover;
 mod problem;
 pub mod search;
 pub mod summary;
+mod text;
 
 pub use cache::Cache;
 pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
 pub use problem::CatalogProblem;
 pub use search::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, threaded};
-pub use summary::{MessageText, SessionSummary};
+pub use summary::SessionSummary;
+pub use text::MessageText;
 
 use crate::session::file::{PrefixPrint, open_regular};
 use discover::{Candidate, FileStamp};
@@ -118,7 +120,7 @@ pub fn load(
             } else if (cached && !options.with_text) || !state.with_text {
                 (p, None)
             } else {
-                match cache_read.text(&c.path, state) {
+                match cache_read.text(&c.path, state, reread_text) {
                     Some(t) => (p, Some(t)),
                     None => (Plan::Whole, None),
                 }
@@ -224,6 +226,12 @@ pub fn summarise_file(path: &Path) -> std::io::Result<Option<SessionSummary>> {
 /// catalog loaded for the browser has it).
 pub fn summarise_file_with_text(path: &Path) -> std::io::Result<Option<SessionSummary>> {
     summarise_one(path, true)
+}
+
+/// A session's text as a fresh read gives it (a damaged cached text).
+fn reread_text(path: &Path) -> Option<String> {
+    let s = summarise_file_with_text(path).ok()??;
+    Some(s.text?.original().to_string())
 }
 
 fn summarise_one(path: &Path, with_text: bool) -> std::io::Result<Option<SessionSummary>> {
