@@ -11,6 +11,11 @@
 //! tui/           the browser (its own layers: see tui/mod.rs)
 //!                  the two front ends never import each other
 //!   │
+//! render/        the context rendered for reading, for both front ends: a
+//!                  semantic document (markdown, highlighted code, diffs,
+//!                  output colours), laid out for a width, or as HTML or
+//!                  Markdown to share; built on session/ and safe_text
+//!   │
 //! safe_text      terminal-safe text (sanitise, width, wrap, truncate):
 //!                  every string from a file passes it before a terminal
 //! catalog/       discovery, summaries (on the session reader), query,
@@ -31,6 +36,7 @@
 pub mod catalog;
 pub mod cli;
 pub mod jstext;
+pub mod render;
 pub mod safe_text;
 pub mod session;
 pub mod tui;

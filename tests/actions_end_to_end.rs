@@ -203,10 +203,10 @@ fn label_rename_and_branch_are_what_pi_reads() {
     let f = file.to_string_lossy().to_string();
     let t = Tmux::start_in(h, &[&f], &[], SIZE);
     t.wait_for("the tree", |s| s.contains("answer 5"));
-    t.keys(&["/"]);
+    // Typing in the tree searches it; Enter keeps the hit selected.
     t.type_text("answer 3");
     t.keys(&["Enter"]);
-    t.keys(&["L"]);
+    t.keys(&["M-l"]);
     t.wait_for("the label dialog", |s| {
         s.contains("An empty label removes it")
     });
@@ -227,7 +227,7 @@ fn label_rename_and_branch_are_what_pi_reads() {
     t.wait_for("the new leaf", |s| {
         s.contains("◉ [branch summary]: went back")
     });
-    t.quit_with("q");
+    t.quit_with("C-c");
 
     let info = common::oracle(&["info", &f]);
     assert_eq!(info["labels"][&answer3], "keep", "{info}");
@@ -268,7 +268,7 @@ fn delete_moves_marked_sessions_to_a_real_trash() {
     });
     t.keys(&["Enter"]);
     t.wait_for("the result", |s| {
-        s.contains("Moved 2 sessions to the trash") && s.contains("1 sessions in 1 projects")
+        s.contains("Moved 2 sessions to the trash") && s.contains("1 session in 1 project")
     });
     let gone: Vec<&PathBuf> = [&a, &b, &keep]
         .into_iter()
@@ -335,7 +335,8 @@ fn copy_reaches_the_terminal_clipboard() {
         assert!(start.elapsed() < tmux::TIMEOUT, "nothing in tmux's buffer");
         std::thread::sleep(Duration::from_millis(20));
     }
-    t.quit_with("q");
+    // Esc steps out; with nothing to step out of, it quits.
+    t.quit_with("Escape");
 }
 
 #[test]
@@ -349,13 +350,13 @@ fn fork_and_export_write_beside_the_session() {
     let f = file.to_string_lossy().to_string();
     let t = Tmux::start_in(h, &[&f], &[], SIZE);
     t.wait_for("the tree", |s| s.contains("◉ assistant: answer 1"));
-    t.keys(&["e"]);
+    t.keys(&["C-e"]);
     t.wait_for("the export dialog", |s| s.contains("Export as Markdown"));
     t.keys(&["Enter"]);
     t.wait_for("the result", |s| s.contains("Exported to"));
     let md = std::fs::read_to_string(file.with_extension("md")).expect("the export");
     assert!(md.contains("answer 1"));
-    t.keys(&["k", "f"]);
+    t.keys(&["Up", "M-f"]);
     t.wait_for("the fork", |s| s.contains("Forked into"));
     let sessions: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -366,7 +367,8 @@ fn fork_and_export_write_beside_the_session() {
     let fork = sessions.iter().find(|p| **p != file).unwrap();
     let info = common::oracle(&["info", &fork.to_string_lossy()]);
     assert_eq!(info["header"]["parentSession"], f.as_str(), "{info}");
-    t.quit_with("q");
+    // Esc steps out; with nothing to step out of, it quits.
+    t.quit_with("Escape");
 }
 
 /// Appends `n` (even) messages through pi while the screen is watched:
@@ -392,7 +394,8 @@ fn live_reload_shows_what_pi_appends() {
     let seen = last_entry_seen_after(&t, &file, 10);
     eprintln!("live reload: the last entry was on screen {seen:?} after pi wrote it");
     assert!(seen < Duration::from_secs(2), "{seen:?}");
-    t.quit_with("q");
+    // Esc steps out; with nothing to step out of, it quits.
+    t.quit_with("Escape");
 }
 
 #[test]
@@ -408,7 +411,8 @@ fn polling_also_shows_what_pi_appends() {
         s.contains("◉ assistant: answer 1") && s.contains("polling")
     });
     last_entry_seen_after(&t, &file, 6);
-    t.quit_with("q");
+    // Esc steps out; with nothing to step out of, it quits.
+    t.quit_with("Escape");
 }
 
 #[test]
@@ -420,10 +424,10 @@ fn new_sessions_appear_and_deleted_ones_go() {
     let sessions = h.path().join("agent/sessions/--w--");
     pi_session(&sessions, "/", 0);
     let t = Tmux::start_in(h, &[], &[], SIZE);
-    t.wait_for("one session", |s| s.contains("1 sessions in 1 projects"));
+    t.wait_for("one session", |s| s.contains("1 session in 1 project"));
     let other = pi_session(&t.home().join("agent/sessions/--v--"), "/v", 2);
     t.wait_for("two sessions", |s| s.contains("2 sessions in 2 projects"));
     std::fs::remove_file(&other).unwrap();
-    t.wait_for("one again", |s| s.contains("1 sessions in 1 projects"));
+    t.wait_for("one again", |s| s.contains("1 session in 1 project"));
     t.quit_with("C-c");
 }

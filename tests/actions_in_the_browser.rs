@@ -62,9 +62,9 @@ fn a_label_is_written_prefilled_and_cleared() {
     let dir = tmp();
     let path = quiet_copy(dir.path());
     let mut h = Harness::file(&path, WIDE);
-    h.keys(&["k", "k"]);
+    h.keys(&["up", "up"]);
     let target = selected_id(&h);
-    h.key("L");
+    h.key("alt+l");
     assert!(h.app.dialog().is_some());
     h.type_text("keep me");
     h.key("enter");
@@ -75,7 +75,7 @@ fn a_label_is_written_prefilled_and_cleared() {
     assert!(h.screen().contains("[keep me]"), "the tree shows it");
     assert_eq!(selected_id(&h), target, "the selection stayed");
     // Pre-filled with the label; emptied, it clears.
-    h.key("L");
+    h.key("alt+l");
     let field = h.app.dialog().unwrap().input.clone().unwrap();
     assert_eq!(field.text, "keep me");
     h.keys(&["ctrl+u", "enter"]);
@@ -90,12 +90,12 @@ fn branching_moves_the_leaf_and_the_marks() {
     let path = quiet_copy(dir.path());
     let mut h = Harness::file(&path, WIDE);
     // On the leaf: nothing to do.
-    h.key("g");
+    h.key("ctrl+g");
     h.key("enter");
     assert!(h.app.dialog().is_none());
     assert_eq!(message(&h), "Already at this point");
     // An assistant entry further up: pi resumes from it.
-    h.keys(&["k", "k", "k"]);
+    h.keys(&["up", "up", "up"]);
     let t = h.app.tree().loaded().unwrap().clone();
     let node = h.app.tree().selected_node().unwrap();
     assert!(!t.entry(node).is_role(piscope::session::entry::Role::User));
@@ -161,9 +161,9 @@ fn fork_writes_a_new_session_and_selects_it() {
     let original = h.app.open_path().cloned().unwrap();
     let count = h.app.picker().sessions().len();
     h.key("tab");
-    h.keys(&["g", "k"]);
+    h.keys(&["ctrl+g", "up"]);
     let leaf = selected_id(&h);
-    h.key("f");
+    h.key("alt+f");
     assert_eq!(h.app.picker().sessions().len(), count + 1);
     let fork = h.app.open_path().cloned().unwrap();
     assert_ne!(fork, original);
@@ -182,7 +182,7 @@ fn export_writes_markdown_where_the_user_confirms() {
     let dir = tmp();
     let path = quiet_copy(dir.path());
     let mut h = Harness::file(&path, WIDE);
-    h.key("e");
+    h.key("ctrl+e");
     let field = h.app.dialog().unwrap().input.clone().unwrap();
     assert_eq!(PathBuf::from(&field.text), path.with_extension("md"));
     screen_snapshot!("dialog_export", h);
@@ -191,7 +191,7 @@ fn export_writes_markdown_where_the_user_confirms() {
     assert!(md.starts_with("# "), "{md}");
     assert!(message(&h).contains("s.md"));
     // An existing file is never replaced.
-    h.keys(&["e", "enter"]);
+    h.keys(&["ctrl+e", "enter"]);
     assert!(h.app.message().unwrap().error);
     assert_eq!(
         std::fs::read_to_string(path.with_extension("md")).unwrap(),
@@ -217,7 +217,11 @@ fn resume_hands_over_to_pi_or_says_why_not() {
     let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
     let chosen = h.app.picker().selected_session().unwrap().clone();
-    let here = tempfile::tempdir().unwrap();
+    // Named so that the snapshot blanks it: the command by hand starts here.
+    let here = tempfile::Builder::new()
+        .prefix("piscope-test-")
+        .tempdir()
+        .unwrap();
     h.app.set_here(here.path().to_path_buf());
     // pi is not installed.
     h.app
@@ -402,7 +406,7 @@ fn live_reload_reads_on_and_follows_the_leaf() {
     assert_eq!(leaf_id(&h), "feed0001");
     assert_eq!(selected_id(&h), chosen, "selection kept");
     // Follow: the cursor goes with the leaf.
-    h.key("F");
+    h.key("alt+w");
     assert_eq!(selected_id(&h), "feed0001");
     append(&line("second new", "feed0002", "feed0001"));
     h.send(AppEvent::FileChanged(path.clone()));
@@ -416,7 +420,7 @@ fn live_reload_reads_on_and_follows_the_leaf() {
     std::fs::remove_file(&path).unwrap();
     h.send(AppEvent::FileChanged(path.clone()));
     assert!(h.screen().contains("This session was deleted."));
-    h.keys(&["down", "enter", "L", "esc"]);
+    h.keys(&["down", "enter", "alt+l", "esc"]);
 }
 
 #[test]
@@ -451,4 +455,63 @@ fn polling_is_said_in_the_status_bar() {
         "{s}"
     );
     assert!(s.contains("polling"));
+}
+
+#[test]
+fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    // On a user message pi resumes just before it, to send it again.
+    h.key("ctrl+u");
+    h.key("up");
+    let t = h.app.tree().loaded().unwrap().clone();
+    let node = h.app.tree().selected_node().unwrap();
+    assert!(t.entry(node).is_role(piscope::session::entry::Role::User));
+    h.key("enter");
+    let screen = h.screen();
+    assert!(screen.contains("pi will resume just before:"), "{screen}");
+    assert!(screen.contains("send it again"), "{screen}");
+    h.key("esc");
+    h.key("ctrl+u");
+
+    // An assistant entry: branched to without a summary, pi's leaf becomes
+    // piscope's marker under it, which the default filter hides.
+    h.key("home");
+    for _ in 0..20 {
+        h.key("down");
+        let t = h.app.tree().loaded().unwrap();
+        let node = h.app.tree().selected_node().unwrap();
+        if t.entry(node)
+            .is_role(piscope::session::entry::Role::Assistant)
+        {
+            break;
+        }
+    }
+    let target = selected_id(&h);
+    h.key("enter");
+    assert!(
+        h.screen().contains("pi will resume from:"),
+        "{}",
+        h.screen()
+    );
+    h.key("enter");
+    let s = Session::open(&path).unwrap();
+    let marker = s.leaf().unwrap();
+    assert_eq!(s.tree.parent(marker), s.find(&target));
+    assert!(
+        !h.app.tree().position().contains("[all]"),
+        "the filter stays: {}",
+        h.app.tree().position()
+    );
+    assert_eq!(selected_id(&h), target, "the row where pi now resumes");
+    assert!(h.screen().contains("◉ assistant:"), "{}", h.screen());
+
+    // Branching there again would only write a second marker: nothing is
+    // written.
+    let before = std::fs::read(&path).unwrap();
+    h.key("enter");
+    assert!(h.app.dialog().is_none());
+    assert_eq!(message(&h), "Already at this point");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
 }

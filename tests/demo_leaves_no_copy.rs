@@ -48,7 +48,7 @@ fn copies(tmp: &Path) -> Vec<String> {
 }
 
 #[test]
-fn q_in_the_tree_removes_the_copy() {
+fn esc_from_the_tree_steps_out_and_removes_the_copy() {
     if !have_tmux() {
         return;
     }
@@ -56,8 +56,11 @@ fn q_in_the_tree_removes_the_copy() {
     let t = demo(tmp.path(), &[]);
     assert_eq!(copies(tmp.path()).len(), 1, "{:?}", listing(tmp.path()));
     t.keys(&["Tab"]);
-    t.wait_for("the tree focused", |s| s.contains("q quit"));
-    t.quit_with("q");
+    t.wait_for("the tree focused", |s| s.contains("Esc back"));
+    // Esc goes back to the sessions pane, then quits.
+    t.keys(&["Escape"]);
+    t.wait_for("the sessions pane focused", |s| s.contains("Esc quit"));
+    t.quit_with("Escape");
     assert_eq!(listing(tmp.path()), Vec::<String>::new());
 }
 

@@ -25,12 +25,14 @@ help = "f2"
 [keys.tree]
 next_hit = "ctrl+j"
 previous_hit = "ctrl+k"
-filter_default = "ctrl+g"
+filter_default = "alt+d"
 label = "ctrl+b"
 
 [keys.search]
 keep = "ctrl+y"
 cancel = "ctrl+w"
+next_hit = "ctrl+j"
+previous_hit = "ctrl+k"
 
 [keys.text]
 clear = "ctrl+z"
@@ -67,37 +69,35 @@ fn hint_line(h: &mut Harness) -> String {
 #[test]
 fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
     let mut h = open(&big_demo(), rebound());
-    h.key("/");
+    // Typing in the tree searches it.
     h.type_text("cart");
     let hints = hint_line(&mut h);
     assert!(hints.contains("Ctrl+Y keep"), "{hints}");
     assert!(hints.contains("Ctrl+W cancel"), "{hints}");
-    assert!(
-        hints.contains("Ctrl+J/Ctrl+K next/previous hit after Ctrl+Y"),
-        "{hints}"
-    );
+    assert!(hints.contains("Ctrl+J/Ctrl+K next/previous hit"), "{hints}");
     assert!(!hints.contains("Enter"), "{hints}");
-    assert!(!hints.contains("n/N"), "{hints}");
+    assert!(!hints.contains("Ctrl+N"), "{hints}");
 
     // Enter is no longer the search's: the query is still being typed.
     h.key("enter");
     h.type_text("x");
-    assert!(h.screen().contains("/cartx▏"), "{}", h.screen());
+    assert!(
+        h.screen().contains("Type to search: cartx▏"),
+        "{}",
+        h.screen()
+    );
     h.key("backspace");
     h.key("ctrl+y");
     let screen = h.screen();
-    assert!(screen.contains("/cart "), "{screen}");
-    assert!(
-        !screen.contains("/cart▏"),
-        "kept, no longer typed: {screen}"
-    );
-    assert!(screen.contains(": Ctrl+J / Ctrl+K)"), "{screen}");
-    assert!(!screen.contains("n / N"), "{screen}");
+    assert!(screen.contains("Type to search: cart "), "{screen}");
+    assert!(!screen.contains("cart▏"), "kept, no longer typed: {screen}");
+    assert!(screen.contains("(Ctrl+J / Ctrl+K)"), "{screen}");
+    assert!(!screen.contains("Ctrl+N / Ctrl+P"), "{screen}");
 
-    // The rebound hit keys step through the hits; n is no key now.
+    // The rebound hit keys step through the hits; Ctrl+N is no key now.
     let first = h.app.tree().selected_row();
-    h.key("n");
-    assert_eq!(h.app.tree().selected_row(), first, "n does nothing");
+    h.key("ctrl+n");
+    assert_eq!(h.app.tree().selected_row(), first, "Ctrl+N does nothing");
     h.key("ctrl+j");
     assert_ne!(
         h.app.tree().selected_row(),
@@ -109,17 +109,37 @@ fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
 }
 
 #[test]
-fn the_default_keys_are_named_as_before() {
+fn the_default_keys_are_named_as_bound() {
     let mut h = open(&big_demo(), Config::defaults(false));
-    h.key("/");
     h.type_text("cart");
     let hints = hint_line(&mut h);
     assert!(
-        hints.contains("Enter keep · Esc cancel · n/N next/previous hit after Enter"),
+        hints.contains("F1 help · Enter keep · Esc cancel · ↓/↑ next/previous hit"),
         "{hints}"
     );
     h.key("enter");
-    assert!(h.screen().contains(": n / N)"), "{}", h.screen());
+    assert!(h.screen().contains("(Ctrl+N / Ctrl+P)"), "{}", h.screen());
+    let hints = hint_line(&mut h);
+    assert!(hints.starts_with(" F1 help · Esc clear search"), "{hints}");
+    assert!(hints.contains("Ctrl+N/Ctrl+P hits"), "{hints}");
+}
+
+/// The default keys of the tree, none a plain character: typing searches.
+#[test]
+fn no_tree_key_is_a_character_typed() {
+    let keymap = piscope::tui::input::keymap::Keymap::defaults();
+    for info in piscope::tui::input::keymap::ACTIONS
+        .iter()
+        .filter(|i| i.scope == piscope::tui::input::keymap::Scope::Tree)
+    {
+        for key in keymap.keys(info.scope, info.action) {
+            assert!(
+                key.typed_char().is_none(),
+                "tree.{} is bound to {key}, which types",
+                info.name
+            );
+        }
+    }
 }
 
 #[test]
@@ -218,7 +238,7 @@ fn messages_name_the_rebound_keys() {
     h.key("ctrl+l");
     let screen = h.screen();
     assert!(
-        screen.contains("(Ctrl+G shows the default view)"),
+        screen.contains("(Alt+D shows the default view)"),
         "{screen}"
     );
     assert!(!screen.contains("Ctrl+D"), "{screen}");
@@ -237,7 +257,7 @@ fn messages_name_the_rebound_keys() {
 fn the_sessions_pane_names_its_rebound_keys() {
     let (_dir, folder) = tui_common::demo_folder("/somewhere/else");
     let config = Config::from_text(
-        "[keys.picker]\nclear = \"ctrl+g\"\ndeep_search = \"ctrl+o\"\nscope = \"ctrl+y\"\n",
+        "[keys.picker]\nback = \"ctrl+g\"\ndeep_search = \"ctrl+o\"\nscope = \"ctrl+y\"\n",
         false,
     );
     assert!(config.problems.is_empty(), "{:?}", config.problems);

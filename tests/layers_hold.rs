@@ -53,6 +53,19 @@ const FORBIDDEN: &[(&str, &str, &str)] = &[
         "src/watch.rs",
         "the session layer does not watch",
     ),
+    (
+        "src/session/",
+        "src/render/",
+        "the session layer draws nothing",
+    ),
+    ("src/catalog/", "src/render/", "the catalog draws nothing"),
+    ("src/render/", "src/cli/", "rendering knows no front end"),
+    ("src/render/", "src/tui/", "rendering knows no front end"),
+    (
+        "src/render/",
+        "src/catalog/",
+        "rendering reads sessions, not the catalog",
+    ),
     // Inside the browser: panes draw what they are given.
     (
         "src/tui/panes/",

@@ -327,6 +327,6 @@ fn the_browser_finishes_loading_and_names_the_fifo() {
     assert_eq!(problems, [want]);
     let status = screen.lines().rev().nth(1).expect("status line");
     assert!(status.contains("fifo.jsonl: not a regu"), "{screen}");
-    assert!(status.contains("1 sessions in 1 projects"), "{screen}");
+    assert!(status.contains("1 session in 1 project"), "{screen}");
     assert!(screen.contains("pane compaction summary"), "{screen}");
 }

@@ -185,24 +185,25 @@ fn piscope_tree_prints_the_rows_pi_tree_draws() {
     assert!(forks > 10, "the files have forks to draw ({forks})");
 }
 
-/// The tree pane's rows on screen: (mark, text), the text cut at the pane's edge.
-fn pane_rows(screen: &str) -> Vec<(char, String)> {
+/// The tree pane's rows on screen, after the cursor's column, each cut
+/// at the pane's edge.
+fn pane_rows(screen: &str) -> Vec<String> {
     let mut rows = Vec::new();
     for line in screen.lines().skip(1) {
         let Some(inner) = line.strip_prefix('┃') else {
             break;
         };
         let inner = inner.split('┃').next().unwrap_or("");
-        // Cursor, the widget's indentation, the fold mark, then the path mark.
-        let rest = inner.trim_start_matches(['›', ' ', '⊟', '⊞']);
-        let (mark, text) = match rest.chars().next() {
-            Some(m @ ('◉' | '•')) => (m, rest[m.len_utf8()..].trim_start()),
-            _ => (' ', rest),
+        let Some(row) = inner
+            .strip_prefix("› ")
+            .or_else(|| inner.strip_prefix("  "))
+        else {
+            break;
         };
-        if text.trim().is_empty() {
+        if row.trim().is_empty() {
             break;
         }
-        rows.push((mark, cells_to_text(text.trim_end())));
+        rows.push(cells_to_text(row.trim_end()));
     }
     rows
 }
@@ -224,6 +225,8 @@ fn cells_to_text(cells: &str) -> String {
 
 #[test]
 fn browser_and_command_line_show_the_same_rows() {
+    let mut forks = 0;
+    let mut resume_marks = 0;
     for file in [tui_common::big_demo(), tui_common::labelled_demo()] {
         for (_, filter, key) in FILTERS {
             let cli = piscope_tree(&file, filter);
@@ -235,18 +238,76 @@ fn browser_and_command_line_show_the_same_rows() {
             h.key(key);
             let shown = pane_rows(&h.screen());
             assert_eq!(shown.len(), cli.len(), "--filter {filter}: rows");
-            for (n, ((mark, text), row)) in shown.iter().zip(&cli).enumerate() {
-                let row = body(row).trim_start_matches([' ', '│', '├', '└', '─']);
-                let (cli_mark, cli_text) = match row.chars().next() {
-                    Some(m @ ('◉' | '•')) => (m, &row[m.len_utf8() + 1..]),
-                    _ => (' ', row),
-                };
-                assert_eq!(*mark, cli_mark, "--filter {filter}, row {n}: {row}");
+            for (n, (row, line)) in shown.iter().zip(&cli).enumerate() {
+                // The same gutter, mark and text from the one layout; the
+                // pane marks folds in the connectors as pi does.
+                let mut row = row.replace("├⊟", "├─").replace("└⊟", "└─");
+                let want = body(line);
+                // Where the filter hides the leaf, the pane marks its nearest
+                // row `◉` with a note of what lies hidden; pi marks it `•`.
+                if let (Some(a), Some(b)) = (row.find("◉ ‹"), row.find("› ")) {
+                    if !want.contains('◉') {
+                        row.replace_range(a..b + "› ".len(), "• ");
+                        resume_marks += 1;
+                    }
+                }
                 assert!(
-                    !text.is_empty() && cli_text.starts_with(text.as_str()),
-                    "--filter {filter}, row {n}: the pane shows {text:?}, the command line {cli_text:?}"
+                    !row.is_empty() && want.starts_with(row.as_str()),
+                    "--filter {filter}, row {n}: the pane shows {row:?}, the command line {want:?}"
                 );
+                forks += usize::from(row.contains("├─"));
             }
         }
     }
+    assert!(forks > 0, "the rows have forks to compare");
+    assert!(resume_marks > 0, "a filter hides the leaf somewhere");
+}
+
+/// pi's tree shows a branch summary, a custom message, a bash run and an
+/// error message whole (and a bash call's command from its first visible
+/// character), however long: rows of a pi-written session with texts far
+/// longer than the index keeps of a message's text.
+#[test]
+fn long_texts_show_as_pi_shows_them() {
+    if !common::have_node() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = common::node(&common::repo().join("tests/conformance/pi-appender.mjs"))
+        .args(["long-texts", &dir.path().to_string_lossy(), "/proj"])
+        .output()
+        .expect("write a session with pi");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    for (pi_filter, filter, _) in FILTERS {
+        let pi = pi_tree(pi_filter, std::slice::from_ref(&file));
+        let want: Vec<String> = pi[file.to_string_lossy().as_ref()]
+            .as_array()
+            .expect("pi's rows")
+            .iter()
+            .map(|r| pi_row(r.as_str().expect("a row")))
+            .collect();
+        let got: Vec<String> = piscope_tree(&file, filter)
+            .iter()
+            .map(|r| piscope_row(r))
+            .collect();
+        assert_eq!(got, want, "--filter {filter}");
+    }
+    let rows = piscope_tree(&file, "all").join("\n");
+    assert!(
+        rows.contains("summary-59\tend.".replace('\t', " ").as_str()),
+        "{rows}"
+    );
+    assert!(
+        rows.contains("custom-59 more-0") && rows.contains("more-59"),
+        "{rows}"
+    );
+    assert!(
+        rows.contains("echo-59") && rows.contains("failed-0"),
+        "{rows}"
+    );
 }

@@ -21,7 +21,7 @@ fn selected_id(h: &Harness) -> String {
 }
 
 fn search(h: &mut Harness, text: &str) {
-    h.key("/");
+    // Typing in the tree searches it, as in pi's /tree.
     h.type_text(text);
     h.key("enter");
 }
@@ -97,7 +97,7 @@ fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
     // Choosing a filter clears the folds (as in pi); the new entry is listed.
     h.key("ctrl+d");
     assert!(h.app.tree().rows().len() > rows_before);
-    h.key("g");
+    h.key("ctrl+g");
     assert_eq!(selected_id(&h), "feed0001");
     assert!(h.screen().contains("◉ user: a new question"));
 }
@@ -127,7 +127,7 @@ fn a_deep_search_hit_opens_its_session_at_the_entry() {
 }
 
 #[test]
-fn plain_keys_type_in_the_sessions_pane_and_command_elsewhere() {
+fn plain_keys_type_in_the_sessions_pane_and_in_the_tree() {
     let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
     h.type_text("q?j");
@@ -139,20 +139,91 @@ fn plain_keys_type_in_the_sessions_pane_and_command_elsewhere() {
     assert_eq!(h.app.picker().query(), "");
     h.key("tab");
     assert_eq!(h.app.focus(), Pane::Tree);
-    h.key("?");
+    // In the tree, what used to be commands (q quit, ? help, e export,
+    // f fork) is typed into the search, as in pi's /tree: nothing runs.
+    let file = h.app.open_path().cloned().unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let files = std::fs::read_dir(file.parent().unwrap()).unwrap().count();
+    h.type_text("q?efix");
+    assert!(!h.app.quits() && h.app.help().is_none() && h.app.dialog().is_none());
+    assert_eq!(h.app.tree().search_state().0, "q?efix");
+    assert!(h.screen().contains("Type to search: q?efix"));
+    assert_eq!(std::fs::read(&file).unwrap(), before, "nothing written");
+    assert_eq!(
+        std::fs::read_dir(file.parent().unwrap()).unwrap().count(),
+        files,
+        "no fork made"
+    );
+    h.key("backspace");
+    assert_eq!(h.app.tree().search_state().0, "q?efi");
+    h.key("f1");
     assert!(h.app.help().is_some());
     h.key("esc");
+    assert!(h.app.help().is_none());
     h.key("shift+tab");
     assert_eq!(h.app.focus(), Pane::Picker);
+}
+
+#[test]
+fn esc_steps_back_out_of_search_and_panes_then_quits() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    let hints = |h: &mut Harness| h.screen().lines().last().unwrap_or_default().to_string();
+    h.keys(&["tab", "tab"]);
+    assert_eq!(h.app.focus(), Pane::Preview);
+    assert!(
+        hints(&mut h).contains("Esc back · Ctrl+C quit"),
+        "{}",
+        hints(&mut h)
+    );
+    h.key("esc");
+    assert_eq!(h.app.focus(), Pane::Tree);
+    h.type_text("user");
+    assert!(
+        hints(&mut h).starts_with(" F1 help · Enter keep · Esc cancel"),
+        "{}",
+        hints(&mut h)
+    );
+    h.key("enter");
+    assert!(
+        hints(&mut h).contains("Esc clear search"),
+        "{}",
+        hints(&mut h)
+    );
+    h.key("esc");
+    assert!(
+        !h.app.tree().has_search_line(),
+        "Esc dropped the kept search"
+    );
+    assert_eq!(h.app.focus(), Pane::Tree);
+    h.key("esc");
+    assert_eq!(h.app.focus(), Pane::Picker);
+    h.type_text("x");
+    assert!(hints(&mut h).contains("Esc clear"), "{}", hints(&mut h));
+    h.key("esc");
+    assert!(!h.app.quits(), "the first Esc clears the query");
+    assert!(
+        hints(&mut h).starts_with(" F1 help · Esc quit"),
+        "{}",
+        hints(&mut h)
+    );
+    h.key("esc");
+    assert!(h.app.quits());
+
+    // Without a sessions pane, Esc in the tree quits.
+    let mut h = Harness::file(&big_demo(), WIDE);
     h.key("tab");
-    h.key("q");
+    h.key("esc");
+    assert!(!h.app.quits());
+    h.key("esc");
     assert!(h.app.quits());
 }
 
 #[test]
 fn ctrl_c_quits_from_anywhere() {
     let mut h = Harness::file(&big_demo(), WIDE);
-    h.key("/");
+    h.key("r");
+    assert!(h.app.tree().is_typing_search());
     h.key("ctrl+c");
     assert!(h.app.quits());
 }

@@ -20,7 +20,7 @@ fn copy_of(path: &Path, dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn a_file_opens_and_q_quits_cleanly() {
+fn a_file_opens_and_esc_steps_back_then_quits_cleanly() {
     if !have_tmux() {
         return;
     }
@@ -30,7 +30,10 @@ fn a_file_opens_and_q_quits_cleanly() {
     t.wait_for("the tree", |s| s.contains("Entries") && s.contains('◉'));
     t.keys(&["Tab"]);
     t.wait_for("the preview focused", |s| s.contains("o expand"));
-    t.keys(&["q"]);
+    // Esc: from the preview back to the tree, then (no sessions pane) out.
+    t.keys(&["Escape"]);
+    t.wait_for("the tree focused", |s| s.contains("Esc quit"));
+    t.keys(&["Escape"]);
     assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
     let after = t.screen();
     assert!(
@@ -48,8 +51,8 @@ fn ctrl_c_quits_cleanly_even_while_typing_a_search() {
     let file = copy_of(&tui_common::big_demo(), dir.path());
     let t = Tmux::start(&[file.to_str().unwrap()], &[], (120, 30));
     t.wait_for("the tree", |s| s.contains('◉'));
-    t.keys(&["/", "r", "e"]);
-    t.wait_for("the search box", |s| s.contains("/re"));
+    t.keys(&["r", "e"]);
+    t.wait_for("the search box", |s| s.contains("Type to search: re"));
     t.keys(&["C-c"]);
     assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
 }
@@ -147,7 +150,7 @@ fn hostile_text_never_changes_the_title_or_the_colours() {
     // In each session, every entry (the "all" filter), jumping to the
     // entries that hold escape sequences ("ansi" in the corpus).
     for _ in 0..12 {
-        t.keys(&["Tab", "C-a", "End", "/", "a", "n", "s", "i", "Enter"]);
+        t.keys(&["Tab", "C-a", "End", "a", "n", "s", "i", "Enter"]);
         for _ in 0..3 {
             let s = t.wait_for("the tree", |s| s.contains("Entries"));
             seen_escape |= s.contains('␛');
@@ -158,7 +161,7 @@ fn hostile_text_never_changes_the_title_or_the_colours() {
                 "colour on screen:\n{attrs}"
             );
             assert_eq!(t.title(), before, "the pane title changed");
-            t.keys(&["n"]);
+            t.keys(&["C-n"]);
         }
         t.keys(&["Tab", "Tab", "Down", "Down"]);
     }

@@ -26,13 +26,6 @@ fn three_panes_open_on_the_current_folders_project() {
 }
 
 #[test]
-fn picker_filters_as_you_type() {
-    let (_d, mut h) = catalog("/home/ada/dotfiles");
-    h.type_text("vat");
-    screen_snapshot!("picker_query", h);
-}
-
-#[test]
 fn picker_says_when_nothing_matches() {
     let (_d, mut h) = catalog("/home/ada/dotfiles");
     h.type_text("zzqqxx");
@@ -224,10 +217,9 @@ fn tree_fold_and_unfold() {
 #[test]
 fn tree_search_with_hits() {
     let mut h = file(&big_demo());
-    h.key("/");
     h.type_text("cart");
     h.key("enter");
-    h.key("n");
+    h.key("ctrl+n");
     screen_snapshot!("tree_search", h);
 }
 
@@ -273,7 +265,6 @@ fn preview_expanded_and_raw() {
 #[test]
 fn preview_of_a_compaction() {
     let mut h = file(&compaction_demo());
-    h.key("/");
     h.type_text("compaction:");
     h.key("enter");
     let screen = h.screen();
@@ -285,9 +276,488 @@ fn preview_of_a_compaction() {
 fn preview_of_an_entry_that_adds_nothing() {
     let mut h = file(&big_demo());
     h.key("ctrl+a");
-    h.key("/");
     h.type_text("[model:");
     h.key("enter");
     let screen = h.screen();
     assert!(screen.contains("adds nothing"), "{screen}");
+}
+
+// --- Sessions pane: searching, paths, headings ----------------------------
+
+/// The sessions pane's rows (the left pane's text inside its border).
+fn picker_rows(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let l = l.strip_prefix('┃')?;
+            let end = l.find('┃')?;
+            Some(l[..end].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_query_lists_one_flat_list_in_pis_order() {
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    h.type_text("emoji");
+    let screen = h.screen();
+    let rows = picker_rows(&screen);
+    assert!(
+        rows.iter().all(|r| !r.contains('▾') && !r.contains('▸')),
+        "no project headings while searching:\n{screen}"
+    );
+    // pi's order for the same query over the same sessions.
+    let sessions = h.app.picker().sessions().to_vec();
+    let query = piscope::catalog::Query::parse("emoji").unwrap();
+    let want: Vec<String> = piscope::catalog::filter_and_sort(
+        &sessions,
+        &query,
+        piscope::catalog::SortMode::Threaded,
+        false,
+    )
+    .into_iter()
+    .map(|i| sessions[i].path.display().to_string())
+    .collect();
+    let got: Vec<String> = h
+        .app
+        .picker()
+        .listed_sessions()
+        .iter()
+        .map(|s| s.path.display().to_string())
+        .collect();
+    assert_eq!(got, want);
+    screen_snapshot!("picker_query", h);
+}
+
+#[test]
+fn deep_search_centres_and_counts_the_matches_at_any_width() {
+    for width in [150u16, 220] {
+        let (_d, mut h) = catalog("/home/ada/src/web-shop");
+        h.resize(width, 30);
+        h.type_text("cart");
+        h.key("ctrl+f");
+        let screen = h.screen();
+        let rows = picker_rows(&screen);
+        let hits: Vec<&String> = rows.iter().skip(3).filter(|r| r.contains(':')).collect();
+        assert!(hits.len() > 3, "{screen}");
+        for r in &hits {
+            assert!(
+                r.to_lowercase().contains("cart"),
+                "the match is in view at {width}: {r:?}\n{screen}"
+            );
+        }
+        // Each session's first hit names it with its number of hits.
+        assert!(rows.iter().any(|r| r.contains("(5)")), "{screen}");
+        if width == 220 {
+            screen_snapshot!("picker_deep_search_wide", h);
+        }
+    }
+}
+
+#[test]
+fn deep_search_highlights_the_matched_words() {
+    let (_d, mut h) = catalog("/home/ada/src/web-shop");
+    h.type_text("cart");
+    h.key("ctrl+f");
+    let buf = h.frame();
+    let theme = piscope::tui::look::theme::Theme::defaults(false);
+    // Row 4 is the first hit; its "cart" cells carry the hit style.
+    let row: String = (1..44).map(|x| buf[(x, 4)].symbol().to_string()).collect();
+    let at = row.rfind("cart").expect("cart in the first hit");
+    let x = 1 + row[..at].chars().count() as u16;
+    assert_eq!(buf[(x, 4)].bg, theme.hit.bg.unwrap(), "{row}");
+    assert_ne!(buf[(x - 2, 4)].bg, theme.hit.bg.unwrap(), "{row}");
+}
+
+#[test]
+fn paths_tell_the_sessions_apart_in_aligned_columns() {
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    h.resize(220, 30);
+    h.type_text("e");
+    h.key("ctrl+p");
+    let screen = h.screen();
+    let rows: Vec<String> = picker_rows(&screen).into_iter().skip(2).collect();
+    // A label: the folder's tail from its "…", then "/…" and the file name.
+    let label_start = |r: &str| -> Option<usize> {
+        let slash = r.find("/…")?;
+        r[..slash].rfind(" …").map(|i| i + 1)
+    };
+    let labels: Vec<&str> = rows
+        .iter()
+        .filter_map(|r| {
+            let start = label_start(r)?;
+            let end = r[start..].find("  ").map_or(r.len(), |e| start + e);
+            Some(&r[start..end])
+        })
+        .collect();
+    assert!(labels.len() > 3, "{screen}");
+    // Each path differs from the others and starts in the same column,
+    // counted from the right border (a wide character in a title takes
+    // two cells but is one character).
+    let mut unique = labels.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), labels.len(), "{labels:?}");
+    let cols: Vec<usize> = rows
+        .iter()
+        .filter_map(|r| Some(r[label_start(r)?..].chars().count()))
+        .collect();
+    assert!(cols.windows(2).all(|w| w[0] == w[1]), "{cols:?}\n{screen}");
+    // No common prefix: the labels start where the file names differ.
+    assert!(
+        labels.iter().all(|l| !l.contains("2026-01-11")),
+        "{labels:?}"
+    );
+    screen_snapshot!("picker_paths_wide", h);
+}
+
+#[test]
+fn a_project_heading_or_an_empty_list_shows_no_session() {
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    h.key("home");
+    let screen = h.screen();
+    assert!(picker_rows(&screen)[2].starts_with("› ▾"), "{screen}");
+    assert!(
+        screen.contains("Choose a session to see its entries."),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Select an entry to see the context"),
+        "{screen}"
+    );
+    screen_snapshot!("picker_heading_selected", h);
+    h.key("down");
+    assert!(!h.screen().contains("Choose a session"));
+    h.type_text("zzqqxx");
+    let screen = h.screen();
+    assert!(
+        screen.contains("Choose a session to see its entries."),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Select an entry to see the context"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn enter_on_a_folded_heading_keeps_the_selection_in_its_project() {
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    // The second project: fold it, unfold it with Enter.
+    h.keys(&["end", "left"]);
+    let folded = h.screen();
+    let heading = picker_rows(&folded)
+        .into_iter()
+        .find(|r| r.starts_with("› ▸"))
+        .unwrap_or_else(|| panic!("a folded heading is selected:\n{folded}"));
+    h.key("enter");
+    let screen = h.screen();
+    let rows = picker_rows(&screen);
+    let at = rows
+        .iter()
+        .position(|r| r.starts_with("› ▾"))
+        .unwrap_or_else(|| panic!("the unfolded heading is still selected:\n{screen}"));
+    assert_eq!(rows[at].replace('▾', "▸"), heading, "{screen}");
+    assert!(
+        !rows[at + 1].contains('▾'),
+        "its sessions follow:\n{screen}"
+    );
+}
+
+#[test]
+fn the_title_names_the_scope_and_its_key() {
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    let screen = h.screen();
+    assert!(
+        screen.starts_with("┏ Sessions · all (Ctrl+A: this folder) "),
+        "{screen}"
+    );
+    h.key("ctrl+a");
+    let screen = h.screen();
+    assert!(
+        screen.starts_with("┏ Sessions · this folder (Ctrl+A: all) "),
+        "{screen}"
+    );
+}
+
+// --- Every screen ----------------------------------------------------------
+
+/// A session file of `n` messages in one chain, the last one's text `last`.
+fn chain_session(dir: &std::path::Path, n: usize, last: &str) -> std::path::PathBuf {
+    let path = dir.join("2026-01-11T10-00-00-000Z_chain.jsonl");
+    let mut out = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"chain\",\"timestamp\":\"2026-01-11T10:00:00.000Z\",\"cwd\":\"/nowhere/project\"}\n",
+    );
+    for i in 0..n {
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"e{}\"", i - 1)
+        };
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        let text = if i + 1 == n {
+            last.to_string()
+        } else {
+            format!("message {i}")
+        };
+        let content = serde_json::json!([{"type": "text", "text": text}]);
+        out.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"e{i}\",\"parentId\":{parent},\"timestamp\":\"2026-01-11T10:00:00.000Z\",\"message\":{{\"role\":\"{role}\",\"content\":{content},\"timestamp\":1768125600000}}}}\n"
+        ));
+    }
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("piscope-test-")
+        .tempdir()
+        .unwrap()
+}
+
+/// Presses the default key of an action.
+fn press(
+    h: &mut Harness,
+    scope: piscope::tui::input::keymap::Scope,
+    action: piscope::tui::input::keymap::Action,
+) {
+    let k = piscope::tui::input::keymap::Keymap::defaults()
+        .first_key(scope, action)
+        .expect("a default key");
+    h.send(AppEvent::Key(ratatui::crossterm::event::KeyEvent::new(
+        k.code, k.mods,
+    )));
+}
+
+#[test]
+fn the_preview_header_keeps_tokens_and_cost_at_160_columns() {
+    let (_d, mut h) = catalog("/home/ada/src/web-shop");
+    h.resize(160, 40);
+    let screen = h.screen();
+    let header = screen.lines().nth(1).unwrap();
+    let preview = &header[header.rfind("││").unwrap()..];
+    assert!(preview.contains(" tokens · $"), "{preview}");
+    screen_snapshot!("preview_header_160", h);
+}
+
+#[test]
+fn a_long_branch_counts_all_its_messages() {
+    let dir = tmp();
+    let path = chain_session(dir.path(), 450, "the end");
+    let mut h = Harness::file(&path, WIDE);
+    let screen = h.screen();
+    assert!(screen.contains("450 messages"), "{screen}");
+}
+
+#[test]
+fn expanding_keeps_the_selected_entry_in_view() {
+    let mut h = file(&big_demo());
+    h.key("tab");
+    let theme = piscope::tui::look::theme::Theme::defaults(false);
+    let shows_selected = |h: &mut Harness| {
+        let buf = h.frame();
+        let area = buf.area;
+        (2..area.height - 3).any(|y| {
+            (area.width / 2..area.width - 2)
+                .any(|x| buf[(x, y)].bg == theme.preview_selected.bg.unwrap())
+        })
+    };
+    assert!(shows_selected(&mut h), "{}", h.screen());
+    h.key("o");
+    assert!(shows_selected(&mut h), "{}", h.screen());
+    h.key("o");
+    assert!(shows_selected(&mut h), "{}", h.screen());
+}
+
+#[test]
+fn raw_json_shows_invisible_characters() {
+    let dir = tmp();
+    let path = chain_session(
+        dir.path(),
+        2,
+        "zero\u{200b}width, bidi\u{202e}rlo, e\u{301}, nb\u{a0}sp",
+    );
+    let mut h = Harness::file(&path, WIDE);
+    h.key("tab");
+    h.key("r");
+    let screen = h.screen();
+    assert!(
+        screen.contains(r"zero\u200bwidth, bidi\u202erlo, e\u0301, nb\u00a0sp"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn home_and_end_move_in_help_which_stops_at_its_end() {
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    h.key("f1");
+    h.key("end");
+    assert!(h.app.help().is_some(), "End keeps the help open");
+    let at_end = h.screen();
+    assert!(
+        at_end.contains("[keys.<pane>] and [theme] tables"),
+        "{at_end}"
+    );
+    for _ in 0..20 {
+        h.key("pagedown");
+    }
+    assert_eq!(h.screen(), at_end, "no scrolling past the end");
+    h.key("up");
+    assert_ne!(h.screen(), at_end, "one up moves at once");
+    h.key("home");
+    assert!(h.screen().contains("Everywhere"), "{}", h.screen());
+}
+
+#[test]
+fn deleting_the_open_session_leaves_no_context_building() {
+    let dir = tmp();
+    let path = chain_session(dir.path(), 4, "last");
+    let mut h = Harness::file(&path, WIDE);
+    assert!(h.screen().contains("4 messages"));
+    std::fs::remove_file(&path).unwrap();
+    h.send(AppEvent::FileChanged(path.clone()));
+    let screen = h.screen();
+    assert!(!screen.contains("Building the context"), "{screen}");
+    assert!(!screen.contains("4 messages"), "{screen}");
+}
+
+#[test]
+fn unfocused_panes_draw_their_selection_dimmer() {
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    let theme = piscope::tui::look::theme::Theme::defaults(false);
+    let row_bg = |h: &mut Harness, x: u16| {
+        let buf = h.frame();
+        (1..buf.area.height - 2).map(|y| buf[(x, y)].bg).find(|bg| {
+            *bg == theme.selected.bg.unwrap() || *bg == theme.selected_unfocused.bg.unwrap()
+        })
+    };
+    // Column 10 is in the sessions pane, 60 in the tree.
+    assert_eq!(row_bg(&mut h, 10), theme.selected.bg);
+    assert_eq!(row_bg(&mut h, 60), theme.selected_unfocused.bg);
+    h.key("tab");
+    assert_eq!(row_bg(&mut h, 10), theme.selected_unfocused.bg);
+    assert_eq!(row_bg(&mut h, 60), theme.selected.bg);
+    assert_ne!(theme.selected, theme.selected_unfocused);
+}
+
+#[test]
+fn toggles_read_without_colour() {
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let cwd = folder.cwd.clone();
+    let mut h = Harness::new(
+        piscope::tui::state::Start::Catalog { demo: false },
+        piscope::tui::work::workers::JobContext::new(
+            Some("/home/ada".into()),
+            Some(folder),
+            false,
+            cwd,
+        ),
+        Config::defaults(true),
+        piscope::tui::clock::Clock::fixed(piscope::tui::harness::DEMO_NOW_MS, 0),
+        WIDE,
+    );
+    let screen = h.screen();
+    assert!(
+        screen.contains("sort: threaded · named: off · paths: off"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Sessions · all (Ctrl+A: this folder)"),
+        "{screen}"
+    );
+    // The selection: reversed where the keys act, underlined elsewhere.
+    let buf = h.frame();
+    use ratatui::style::Modifier;
+    let mods = |x: u16| {
+        (1..buf.area.height - 2)
+            .map(|y| buf[(x, y)].modifier)
+            .find(|m| m.intersects(Modifier::REVERSED | Modifier::UNDERLINED))
+    };
+    assert!(
+        mods(10).is_some_and(|m| m.contains(Modifier::REVERSED)),
+        "{:?}",
+        (0..40).map(|y| buf[(10, y)].modifier).collect::<Vec<_>>()
+    );
+    assert!(
+        mods(60)
+            .is_some_and(|m| m.contains(Modifier::UNDERLINED) && !m.contains(Modifier::REVERSED))
+    );
+    h.keys(&["ctrl+n", "ctrl+s", "ctrl+a"]);
+    let screen = h.screen();
+    assert!(
+        screen.contains("sort: recent · named: on · paths: off"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Sessions · this folder (Ctrl+A: all)"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn counts_read_right_and_titles_are_cut_with_an_ellipsis() {
+    let dir = tmp();
+    let project = dir.path().join("--nowhere-project--");
+    std::fs::create_dir(&project).unwrap();
+    chain_session(&project, 2, &"a long last message ".repeat(20));
+    let folder = piscope::catalog::SessionsFolder {
+        dir: dir.path().to_path_buf(),
+        layout: piscope::catalog::Layout::PerProject,
+        source: piscope::catalog::discover::FolderSource::Default,
+        cwd: "/nowhere/project".into(),
+    };
+    let mut h = Harness::folder(folder, WIDE);
+    let screen = h.screen();
+    assert!(screen.contains("1 session in 1 project"), "{screen}");
+    // A long query keeps its end in view, cut in front with "…".
+    h.type_text(&"long ".repeat(12));
+    let screen = h.screen();
+    assert!(
+        screen.lines().nth(1).unwrap().starts_with("┃> …"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_file_opened_alone_resumes_in_pi_and_says_how_by_hand() {
+    use piscope::tui::input::keymap::{Action, Scope};
+    let dir = tmp();
+    let path = chain_session(dir.path(), 2, "hello");
+    let mut h = Harness::file(&path, WIDE);
+    let here = tmp();
+    h.app.set_here(here.path().to_path_buf());
+    h.app
+        .set_pi_command(piscope::tui::work::resume::PiCommand::parse("no-such-pi-here").unwrap());
+    press(&mut h, Scope::Tree, Action::Resume);
+    let d = h.app.dialog().expect("pi is not installed");
+    let by_hand = d.body.last().unwrap().clone();
+    // The session's folder is gone: the command starts in one that exists.
+    assert!(
+        by_hand.starts_with(&format!(
+            "cd {} && no-such-pi-here --session ",
+            here.path().display()
+        )),
+        "{by_hand}"
+    );
+    let screen = h.screen();
+    assert!(
+        screen.lines().any(|l| l.contains(&by_hand)),
+        "on one row:\n{screen}"
+    );
+    screen_snapshot!("dialog_pi_missing_file", h);
+}
+
+#[test]
+fn a_fork_of_a_file_opened_alone_is_watched_at_once() {
+    use piscope::tui::input::keymap::{Action, Scope};
+    let dir = tmp();
+    let path = chain_session(dir.path(), 4, "last");
+    let mut h = Harness::file(&path, WIDE);
+    assert_eq!(h.app.watched(), Some(&path));
+    press(&mut h, Scope::Tree, Action::Fork);
+    let fork = h.app.open_path().cloned().expect("the fork is open");
+    assert_ne!(fork, path);
+    assert_eq!(h.app.watched(), Some(&fork));
 }

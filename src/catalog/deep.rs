@@ -7,6 +7,7 @@ use crate::jstext::normalize_whitespace_lower;
 use crate::session::content::search_texts;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -23,6 +24,13 @@ pub struct DeepHit {
     pub kind: String,
     /// A short piece of text around the match, on one line.
     pub snippet: String,
+    /// A wider piece around the match, on one line, for a screen that
+    /// centres the match in whatever width it has.
+    #[serde(skip)]
+    pub context: String,
+    /// Where the query's words match in `context`, as byte ranges in order.
+    #[serde(skip)]
+    pub matched: Vec<Range<usize>>,
 }
 
 /// Searches `sessions` (in parallel) and returns hits in session order, then
@@ -93,12 +101,16 @@ fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super:
         };
         for (kind, field) in search_texts(&entry) {
             if let Some(at) = query.find_in(&field) {
+                let context = context(&field, at);
+                let matched = query.match_ranges(&context);
                 hits.push(DeepHit {
                     path: s.path.clone(),
                     entry_id: entry.get("id").and_then(Value::as_str).map(str::to_string),
                     line: number,
                     kind,
                     snippet: snippet(&field, at),
+                    context,
+                    matched,
                 });
                 break;
             }
@@ -136,6 +148,51 @@ fn snippet(text: &str, at: usize) -> String {
     out
 }
 
+/// Characters kept on each side of the match in a hit's context.
+const CONTEXT_CHARS: usize = 150;
+
+/// Up to [`CONTEXT_CHARS`] characters each side of byte `at`, white space
+/// collapsed, `…` where the text goes on.
+fn context(text: &str, at: usize) -> String {
+    let at = (0..=at.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .nth(CONTEXT_CHARS - 1)
+        .map_or(0, |(i, _)| i);
+    let end = text[at..]
+        .char_indices()
+        .nth(CONTEXT_CHARS)
+        .map_or(text.len(), |(i, _)| at + i);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(&normalize_spaces(&text[start..end]));
+    if end < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` lower-cased character by character, and for each byte of it the
+/// byte of `text` it came from (one more at the end).
+fn lower_with_offsets(text: &str) -> (String, Vec<usize>) {
+    let mut lower = String::with_capacity(text.len());
+    let mut from = Vec::with_capacity(text.len() + 1);
+    for (i, c) in text.char_indices() {
+        for l in c.to_lowercase() {
+            lower.push(l);
+            from.extend(std::iter::repeat_n(i, l.len_utf8()));
+        }
+    }
+    from.push(text.len());
+    (lower, from)
+}
+
 fn normalize_spaces(s: &str) -> String {
     s.split(crate::jstext::is_space)
         .filter(|w| !w.is_empty())
@@ -155,6 +212,58 @@ impl Query {
                     .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
             })
             .max_by_key(String::len)
+    }
+
+    /// Every place the query's words, phrases or pattern match in `text`,
+    /// as byte ranges in order (overlaps merged).
+    pub fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
+        let mut found: Vec<Range<usize>> = Vec::new();
+        let add_regex = |re: &fancy_regex::Regex, found: &mut Vec<Range<usize>>| {
+            for m in re.find_iter(text).take(64).flatten() {
+                if !m.range().is_empty() {
+                    found.push(m.range());
+                }
+            }
+        };
+        match self.parts() {
+            None => {}
+            Some(QueryParts::Regex(re)) => add_regex(re, &mut found),
+            Some(QueryParts::Words(words)) => {
+                let (lower, from) = lower_with_offsets(text);
+                for (phrase, w) in words {
+                    if phrase {
+                        // A phrase matches across any run of white space.
+                        let pattern = w
+                            .split(' ')
+                            .map(|p| fancy_regex::escape(p).into_owned())
+                            .collect::<Vec<_>>()
+                            .join(r"\s+");
+                        if let Ok(re) = fancy_regex::RegexBuilder::new(&pattern)
+                            .case_insensitive(true)
+                            .build()
+                        {
+                            add_regex(&re, &mut found);
+                        }
+                        continue;
+                    }
+                    let mut start = 0;
+                    while let Some(i) = lower[start..].find(w.as_str()) {
+                        let (a, b) = (start + i, start + i + w.len());
+                        found.push(from[a]..from[b]);
+                        start = b;
+                    }
+                }
+            }
+        }
+        found.sort_by_key(|r| (r.start, r.end));
+        let mut merged: Vec<Range<usize>> = Vec::new();
+        for r in found {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        merged
     }
 
     /// Where the query matches in `text` (a byte offset), if it does.
@@ -195,6 +304,30 @@ mod tests {
         assert!(s.starts_with('…') && s.ends_with('…'));
         assert!(s.contains("needle after"));
         assert!(s.chars().count() <= SNIPPET_CHARS + 2);
+    }
+
+    #[test]
+    fn contexts_mark_every_match_by_its_bytes() {
+        let text = format!(
+            "{}Ünïcode NEEDLE and needle{}",
+            "a ".repeat(200),
+            " b".repeat(200)
+        );
+        let at = text.find("NEEDLE").expect("needle");
+        let c = context(&text, at);
+        assert!(c.starts_with('…') && c.ends_with('…'));
+        let q = Query::parse("needle").expect("query");
+        let m = q.match_ranges(&c);
+        let words: Vec<&str> = m.iter().map(|r| &c[r.clone()]).collect();
+        assert_eq!(words, ["NEEDLE", "needle"]);
+        // Lower-casing that changes byte lengths keeps the ranges on the text.
+        let q = Query::parse("İx").expect("query");
+        let t = "aİxİx b";
+        let got: Vec<&str> = q.match_ranges(t).iter().map(|r| &t[r.clone()]).collect();
+        assert_eq!(got, ["İxİx"]);
+        let q = Query::parse("\"and  needle\"").expect("query");
+        let got: Vec<&str> = q.match_ranges(&c).iter().map(|r| &c[r.clone()]).collect();
+        assert_eq!(got, ["and needle"]);
     }
 
     #[test]

@@ -195,9 +195,7 @@ fn timestamp_ms(f: Field<'_>, line: &[u8]) -> Option<i64> {
         return ms(f);
     }
     let text = String::from_utf8_lossy(line);
-    let joined = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r']))
-        .ok()?
-        .member_array_text("timestamp")?;
+    let joined = JsValue::parse(&text).ok()?.member_array_text("timestamp")?;
     scalar_ms(&Scalar::Str(joined.into()))
 }
 
@@ -340,7 +338,7 @@ impl SummaryState {
         }
         // pi's list holds the header's values as they are. One line per
         // file: reading it exactly costs nothing worth a fast path.
-        let value = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r'])).ok();
+        let value = JsValue::parse(text).ok();
         let key = |name: &str| {
             value
                 .as_ref()
@@ -476,7 +474,7 @@ impl SummaryState {
         if !sets_name && !sets_first {
             return;
         }
-        let Ok(v) = JsValue::parse(text.trim_matches([' ', '\t', '\n', '\r'])) else {
+        let Ok(v) = JsValue::parse(text) else {
             return;
         };
         let lone = |units: &[u16]| {
@@ -750,7 +748,7 @@ mod tests {
     #[test]
     fn fast_path_reads_as_the_fallback_does() {
         use crate::session::entry::UsageTotals;
-        use crate::session::line::{Content, Message, SlowLine, Want, read_fast};
+        use crate::session::line::{Content, LineFields, Message, Want, read_fast};
         // What the fallback leaves unread, and a content the fallback reads
         // whole where the fast path was not asked for its text.
         // serde_json's float reading is not always correctly rounded (the
@@ -789,7 +787,7 @@ mod tests {
             let Slow::Object(line) = read_slow::<M>(text) else {
                 panic!("the fallback does not read what the fast path read: {text}");
             };
-            let slow: &SlowLine<M> = &line;
+            let slow: &LineFields<M> = &line;
             assert_eq!(
                 summary_part(fast.clone(), want),
                 summary_part(slow.facts(), want),

@@ -51,7 +51,7 @@ pub enum Command {
         #[arg(long)]
         leaf: Option<String>,
     },
-    /// Print one branch as Markdown, or as a session file of its own.
+    /// Print one branch as Markdown, as one HTML page, or as a session file of its own.
     Export {
         file: PathBuf,
         /// The branch's last entry (default: the current leaf).
@@ -59,6 +59,12 @@ pub enum Command {
         leaf: Option<String>,
         #[arg(long, value_enum, default_value = "md")]
         format: ExportFormat,
+        /// Every branch, navigable (HTML only).
+        #[arg(long, conflicts_with = "leaf")]
+        all_branches: bool,
+        /// Write to this new file instead of printing (an existing file is never replaced).
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: Option<PathBuf>,
     },
     /// Print the entry tree as pi's /tree shows it (--json as pi's getTree()).
     Tree {
@@ -112,7 +118,9 @@ impl Command {
     pub fn prints_exact(&self) -> bool {
         match self {
             Command::Ls(args) => args.json(),
-            Command::Export { format, .. } => matches!(format, ExportFormat::Jsonl),
+            Command::Export { format, .. } => {
+                matches!(format, ExportFormat::Jsonl | ExportFormat::Html)
+            }
             Command::Tree { json, .. }
             | Command::Context { json, .. }
             | Command::Info { json, .. } => *json,
@@ -139,6 +147,8 @@ pub enum TreeFilter {
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum ExportFormat {
     Md,
+    /// One self-contained page: no script, no network.
+    Html,
     Jsonl,
 }
 

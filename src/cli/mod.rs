@@ -14,9 +14,10 @@ mod rm;
 
 pub use args::{Cli, Command, ExportFormat, TreeFilter};
 
+use crate::render;
 use crate::safe_text::{SafeWriter, sanitize, sanitize_block};
 use crate::session::raw::push_json_string;
-use crate::session::tree_view::{self, Filter, Mark, TreeView};
+use crate::session::tree_view::{self, Filter, TreeView};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
 use serde_json::Value;
@@ -112,26 +113,41 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             let new = session::fork::fork_session(&file, leaf.as_deref())?;
             writeln!(out, "{}", shown(&new))?;
         }
-        Command::Export { file, leaf, format } => {
+        Command::Export {
+            file,
+            leaf,
+            format,
+            all_branches,
+            output,
+        } => {
+            if all_branches && !matches!(format, ExportFormat::Html) {
+                anyhow::bail!("--all-branches needs --format html");
+            }
             let s = Session::open(&file)?;
+            let at = match leaf.as_deref() {
+                Some(id) => Some(
+                    s.find(id)
+                        .ok_or_else(|| session::SessionError::NoSuchEntry {
+                            path: file.clone(),
+                            id: id.to_string(),
+                        })?,
+                ),
+                None => None,
+            };
             let text = match format {
-                ExportFormat::Md => {
-                    let at =
-                        match leaf.as_deref() {
-                            Some(id) => Some(s.find(id).ok_or_else(|| {
-                                session::SessionError::NoSuchEntry {
-                                    path: file.clone(),
-                                    id: id.to_string(),
-                                }
-                            })?),
-                            None => None,
-                        };
-                    // Read in a terminal too: it passes the SafeWriter.
-                    session::export::export_markdown(&s, at)?
-                }
+                // Read in a terminal too: it passes the SafeWriter.
+                ExportFormat::Md => render::export_markdown(&s, at)?,
+                ExportFormat::Html if all_branches => render::export_html_all(&s)?,
+                ExportFormat::Html => render::export_html(&s, at)?,
                 ExportFormat::Jsonl => session::export::export_jsonl(&s, leaf.as_deref())?,
             };
-            out.write_all(text.as_bytes())?;
+            match output {
+                None => out.write_all(text.as_bytes())?,
+                Some(to) => {
+                    write_new_file(&to, text.as_bytes())?;
+                    writeln!(out, "{}", shown(&to))?;
+                }
+            }
         }
         Command::Tree { file, json, filter } => {
             let s = Session::open_with(&file, if json { Detail::Outline } else { Detail::Full })?;
@@ -220,6 +236,19 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
         },
     }
     Ok(())
+}
+
+/// Writes a new file: an export never replaces one (nor follows a link
+/// left where it is to go).
+fn write_new_file(to: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .with_context(|| format!("{}: not written", shown(to)))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .with_context(|| format!("{}: not written whole", shown(to)))
 }
 
 /// `oracle tree`: `[{id, parentId, type, label, children}]` in pre-order.
@@ -348,11 +377,7 @@ fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Resu
     let texts = tree_view::texts(s, home().as_deref());
     for (row, connectors) in rows.rows.iter().zip(rows.connectors()) {
         let node = row.node;
-        let mark = match view.mark(node) {
-            Mark::Leaf => "◉ ",
-            Mark::Path => "• ",
-            Mark::None => "",
-        };
+        let mark = view.mark(node).text();
         let label = s
             .label_of(node)
             .map(|l| format!("[{}] ", sanitize(&l.label)))

@@ -79,10 +79,10 @@ impl Session {
         for &i in &path {
             match &self.entry(i).info {
                 Info::ThinkingLevel(level) => thinking_level = level.clone(),
-                Info::ModelChange { provider, model_id } => {
+                Info::ModelChange(c) => {
                     model = Some(ModelRef {
-                        provider: provider.clone(),
-                        model_id: model_id.clone(),
+                        provider: c.provider.clone(),
+                        model_id: c.model_id.clone(),
                     })
                 }
                 _ => {
@@ -401,7 +401,7 @@ fn contributes(e: &Entry) -> bool {
         _ if e.kind == Kind::Message => true,
         Info::CustomMessage { .. } | Info::Compaction(_) => true,
         // `if (entry.summary)`: any truthy value.
-        Info::BranchSummary { summary, .. } => summary.truthy,
+        Info::BranchSummary(b) => b.summary.truthy,
         _ => false,
     }
 }

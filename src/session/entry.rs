@@ -2,10 +2,11 @@
 //! need; full bodies stay in the file and are read again on demand.
 
 use super::content::BlockKind;
-use super::fields::{Obj, Scalar, Short, StrLen};
+use super::fields::{Cut, Obj, SHORT_TEXT_CHARS, Scalar, Short, StrLen, WHOLE, Whole};
 use super::jsvalue::JsValue;
-use super::line::UsageFields;
+pub(crate) use super::line::LineFields;
 pub use super::line::UsageTotals;
+use super::line::{MessageFields, MessageValue, Reading};
 use super::read::LineMeta;
 use crate::jstext::date as jsdate;
 use compact_str::CompactString;
@@ -29,10 +30,11 @@ pub enum Kind {
     Usage,
     /// A second `session` header inside the file: pi ignores it.
     Header,
-    Other(CompactString),
+    /// (Boxed, as `Odd`: few entries have one, and a kind is in every entry.)
+    Other(Box<CompactString>),
     /// A `type` that is not a string (or holds a lone surrogate), as its
     /// [`super::jskey`] key: pi's tree echoes it.
-    Odd(CompactString),
+    Odd(Box<CompactString>),
     Missing,
 }
 
@@ -51,8 +53,8 @@ impl Kind {
             Some("context_edit") => Kind::ContextEdit,
             Some("usage") => Kind::Usage,
             Some("session") => Kind::Header,
-            Some(other) => Kind::Other(other.into()),
-            None => scalar_key(s).map_or(Kind::Missing, Kind::Odd),
+            Some(other) => Kind::Other(Box::new(other.into())),
+            None => scalar_key(s).map_or(Kind::Missing, |k| Kind::Odd(Box::new(k))),
         }
     }
 
@@ -159,6 +161,8 @@ pub struct ToolCall {
     pub path: Option<String>,
     pub offset: Option<f64>,
     pub limit: Option<f64>,
+    /// A string `command` as pi's tree shows it (see
+    /// [`super::fields::bash_command`]): its start, and whether it is long.
     pub command: Option<Short>,
     pub pattern: Option<String>,
     /// The first 41 characters of the arguments as JSON.
@@ -222,33 +226,18 @@ pub enum Info {
     #[default]
     None,
     Message(Box<MessageInfo>),
-    /// `provider` and `modelId` as [`super::jskey`] keys (pi echoes them
-    /// whatever their type); `None` when absent.
-    ModelChange {
-        provider: Option<CompactString>,
-        model_id: Option<CompactString>,
-    },
+    /// Bulky variants are boxed: most entries are messages, and an entry
+    /// is as large as its largest variant.
+    ModelChange(Box<ModelChangeInfo>),
     /// The level as a [`super::jskey`] key; `None` when absent.
     ThinkingLevel(Option<CompactString>),
     Compaction(Box<CompactionInfo>),
-    BranchSummary {
-        from_id: Option<CompactString>,
-        summary: Short,
-    },
+    BranchSummary(Box<BranchSummaryInfo>),
     Custom {
         custom_type: Option<CompactString>,
     },
-    CustomMessage {
-        custom_type: Option<CompactString>,
-        content: Box<ContentInfo>,
-        display: Option<bool>,
-    },
-    Label {
-        target: Option<CompactString>,
-        /// The label when it is truthy (pi keeps any truthy value), as a
-        /// [`super::jskey`] key; `None` clears.
-        label: Option<CompactString>,
-    },
+    CustomMessage(Box<CustomMessageInfo>),
+    Label(Box<LabelChange>),
     /// The name when it is a string, as a [`super::jskey`] key (it may
     /// hold lone surrogates); `None` clears.
     SessionInfo {
@@ -258,11 +247,45 @@ pub enum Info {
         target: Option<CompactString>,
         omit: bool,
     },
-    Usage {
-        kind: Option<CompactString>,
-        provider: Option<CompactString>,
-        model: Option<CompactString>,
-    },
+    Usage(Box<UsageInfo>),
+}
+
+/// A `model_change`: `provider` and `modelId` as [`super::jskey`] keys (pi
+/// echoes them whatever their type); `None` when absent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelChangeInfo {
+    pub provider: Option<CompactString>,
+    pub model_id: Option<CompactString>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BranchSummaryInfo {
+    pub from_id: Option<CompactString>,
+    pub summary: Short,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CustomMessageInfo {
+    pub custom_type: Option<CompactString>,
+    pub content: ContentInfo,
+    pub display: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LabelChange {
+    pub target: Option<CompactString>,
+    /// The label when it is truthy (pi keeps any truthy value), as a
+    /// [`super::jskey`] key; `None` clears.
+    pub label: Option<CompactString>,
+    /// The label entry's timestamp as written (pi's tree shows it).
+    pub timestamp: Option<CompactString>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UsageInfo {
+    pub kind: Option<CompactString>,
+    pub provider: Option<CompactString>,
+    pub model: Option<CompactString>,
 }
 
 /// One parsed line of a session file (not the header).
@@ -271,10 +294,9 @@ pub struct Entry {
     pub id: Option<CompactString>,
     pub parent: Parent,
     pub kind: Kind,
-    /// `new Date(timestamp).getTime()`; `None` is NaN.
+    /// `new Date(timestamp).getTime()`; `None` is NaN. (The text as
+    /// written is kept only where it is shown: a label's.)
     pub time_ms: Option<i64>,
-    /// The timestamp string as written, for display.
-    pub timestamp: Option<CompactString>,
     /// 1-based physical line number.
     pub line: u32,
     pub span: Span,
@@ -283,7 +305,9 @@ pub struct Entry {
     /// The line holds a number beyond f64 (JavaScript's ±Infinity): values
     /// echoed from it are written as `JSON.stringify` writes them.
     pub js_echo: bool,
-    pub usage: Option<UsageTotals>,
+    /// Boxed: few entries have usage of their own at the depths that
+    /// read it.
+    pub usage: Option<Box<UsageTotals>>,
     pub info: Info,
 }
 
@@ -318,12 +342,13 @@ impl Entry {
 // ---------------------------------------------------------------------------
 // The index pass: serde structs that read only what the index keeps.
 
+/// A content block; `T` reads its text (a [`Cut`]).
 #[derive(Deserialize, Default)]
-#[serde(default)]
-struct BlockFields<'a> {
+#[serde(default, bound(deserialize = "'de: 'a, T: Deserialize<'de> + Default"))]
+struct BlockFields<'a, T> {
     #[serde(rename = "type")]
     kind: Scalar,
-    text: Short,
+    text: T,
     id: Scalar,
     name: Scalar,
     #[serde(borrow)]
@@ -340,18 +365,20 @@ struct ArgFields {
     file_path: Scalar,
     offset: Scalar,
     limit: Scalar,
-    command: Short,
+    command: Whole,
     pattern: Scalar,
 }
 
-/// Message content: a string, or a list of blocks.
+/// Message content: a string, or a list of blocks; its text cut at `N`
+/// characters (a message's, whose start pi's tree shows) or read whole (a
+/// custom message's, which pi's tree shows whole).
 #[derive(Default)]
-struct ContentFields(ContentInfo);
+pub(crate) struct ContentFields<const N: usize>(ContentInfo);
 
-impl<'de> super::fields::Lenient<'de> for ContentFields {
+impl<'de, const N: usize> super::fields::Lenient<'de> for ContentFields<N> {
     fn from_str(v: &str) -> Self {
         ContentFields(ContentInfo {
-            text: Short::new(v),
+            text: Short::cut(v, N),
             ..ContentInfo::default()
         })
     }
@@ -363,10 +390,10 @@ impl<'de> super::fields::Lenient<'de> for ContentFields {
     }
     fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         let mut info = ContentInfo::default();
-        while let Some(Obj(block)) = a.next_element::<Obj<BlockFields<'de>>>()? {
+        while let Some(Obj(block)) = a.next_element::<Obj<BlockFields<'de, Cut<N>>>>()? {
             let Some(block) = block else { continue };
             match BlockKind::of(block.kind.as_str()) {
-                BlockKind::Text => info.text.push(&block.text),
+                BlockKind::Text => info.text.push_cut(&block.text.0, N),
                 BlockKind::Thinking => info.has_thinking = true,
                 BlockKind::Image => info.images.push(ImageRef {
                     mime: block.mime_type.into_compact(),
@@ -380,13 +407,13 @@ impl<'de> super::fields::Lenient<'de> for ContentFields {
     }
 }
 
-impl<'de> Deserialize<'de> for ContentFields {
+impl<'de, const N: usize> Deserialize<'de> for ContentFields<N> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         super::fields::deserialize_lenient(d)
     }
 }
 
-fn tool_call(block: BlockFields<'_>) -> ToolCall {
+fn tool_call<T>(block: BlockFields<'_, T>) -> ToolCall {
     let raw = block.arguments.map_or("", RawValue::get);
     let args: ArgFields = serde_json::from_str(raw).unwrap_or_default();
     let path = match (args.path, args.file_path) {
@@ -400,14 +427,20 @@ fn tool_call(block: BlockFields<'_>) -> ToolCall {
         path,
         offset: args.offset.as_f64(),
         limit: args.limit.as_f64(),
-        command: args.command.is_string.then_some(args.command),
+        command: args
+            .command
+            .0
+            .is_string
+            .then(|| super::fields::bash_command(&args.command.0.text)),
         pattern: args.pattern.as_str().map(str::to_string),
         raw_args: raw.chars().take(41).collect(),
     }
 }
 
 /// How much of a line the index pass reads.
-pub(crate) trait Depth: Default + Send {
+pub(crate) trait Depth:
+    Reading<Content = ContentFields<SHORT_TEXT_CHARS>, Body = ContentFields<WHOLE>>
+{
     const FULL: bool;
 }
 
@@ -427,60 +460,40 @@ impl Depth for Structure {
     const FULL: bool = false;
 }
 
-/// A message; at [`Structure`] depth only what the tree and the context
-/// need (content, texts and usage are skipped unread).
-#[derive(Default)]
-struct MessageFields<M: Depth> {
-    depth: std::marker::PhantomData<M>,
-    role: Scalar,
-    content: Option<ContentFields>,
-    stop_reason: Scalar,
-    error_message: Option<Short>,
-    tool_call_id: Scalar,
-    tool_name: Scalar,
-    is_error: Scalar,
-    command: Option<Short>,
-    summary: Option<Short>,
-    provider: Scalar,
-    model: Scalar,
-    custom_type: Scalar,
-    timestamp: Scalar,
-    usage: Obj<UsageFields>,
+macro_rules! index_reading {
+    ($($ty:ident),*) => {$(
+        /// At [`Structure`] depth only what the tree and the context need
+        /// (content, texts and usage are skipped unread).
+        impl Reading for $ty {
+            const DETAIL: bool = <$ty as Depth>::FULL;
+            const USAGE: bool = <$ty as Depth>::FULL;
+            type Content = ContentFields<SHORT_TEXT_CHARS>;
+            type Body = ContentFields<WHOLE>;
+            fn content<'de, A: MapAccess<'de>>(
+                a: &mut A,
+                role: Option<&str>,
+            ) -> Result<ContentFields<SHORT_TEXT_CHARS>, A::Error> {
+                index_content::<$ty, A>(a, role)
+            }
+        }
+    )*};
 }
+index_reading!(Full, Structure);
 
-#[derive(Deserialize)]
-#[serde(field_identifier)]
-enum MessageKey {
-    #[serde(rename = "role")]
-    Role,
-    #[serde(rename = "content")]
-    Content,
-    #[serde(rename = "stopReason")]
-    StopReason,
-    #[serde(rename = "errorMessage")]
-    ErrorMessage,
-    #[serde(rename = "toolCallId")]
-    ToolCallId,
-    #[serde(rename = "toolName")]
-    ToolName,
-    #[serde(rename = "isError")]
-    IsError,
-    #[serde(rename = "command")]
-    Command,
-    #[serde(rename = "summary")]
-    Summary,
-    #[serde(rename = "provider")]
-    Provider,
-    #[serde(rename = "model")]
-    Model,
-    #[serde(rename = "customType")]
-    CustomType,
-    #[serde(rename = "timestamp")]
-    Timestamp,
-    #[serde(rename = "usage")]
-    Usage,
-    #[serde(other)]
-    Other,
+fn index_content<'de, M: Depth, A: MapAccess<'de>>(
+    a: &mut A,
+    role: Option<&str>,
+) -> Result<ContentFields<SHORT_TEXT_CHARS>, A::Error> {
+    // Tool output is most of a session's bytes and no summary needs it:
+    // when the role came first, only note a null.
+    if !M::FULL || role == Some("toolResult") {
+        Ok(ContentFields(ContentInfo {
+            nullish: a.next_value::<IsNull>()?.0,
+            ..ContentInfo::default()
+        }))
+    } else {
+        a.next_value()
+    }
 }
 
 /// Whether a value is `null`, read without decoding it.
@@ -497,118 +510,6 @@ impl<'de> Deserialize<'de> for IsNull {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         super::fields::deserialize_lenient(d)
     }
-}
-
-impl<'de, M: Depth> Deserialize<'de> for MessageFields<M> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<M>(std::marker::PhantomData<M>);
-        impl<'de, M: Depth> serde::de::Visitor<'de> for V<M> {
-            type Value = MessageFields<M>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a message object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MessageFields<M>, A::Error> {
-                let mut m = MessageFields::<M>::default();
-                fn skip<'de, A: MapAccess<'de>>(a: &mut A) -> Result<(), A::Error> {
-                    a.next_value::<serde::de::IgnoredAny>().map(|_| ())
-                }
-                while let Some(key) = a.next_key::<MessageKey>()? {
-                    match key {
-                        MessageKey::Role => m.role = a.next_value()?,
-                        // Tool output is most of a session's bytes and no summary
-                        // needs it: when the role came first, only note a null.
-                        MessageKey::Content
-                            if !M::FULL || m.role.as_str() == Some("toolResult") =>
-                        {
-                            m.content = Some(ContentFields(ContentInfo {
-                                nullish: a.next_value::<IsNull>()?.0,
-                                ..ContentInfo::default()
-                            }))
-                        }
-                        MessageKey::Content => m.content = Some(a.next_value()?),
-                        MessageKey::StopReason => m.stop_reason = a.next_value()?,
-                        MessageKey::ErrorMessage
-                        | MessageKey::Command
-                        | MessageKey::Summary
-                        | MessageKey::Usage
-                            if !M::FULL =>
-                        {
-                            skip(&mut a)?
-                        }
-                        MessageKey::ErrorMessage => m.error_message = Some(a.next_value()?),
-                        MessageKey::ToolCallId => m.tool_call_id = a.next_value()?,
-                        MessageKey::ToolName => m.tool_name = a.next_value()?,
-                        MessageKey::IsError => m.is_error = a.next_value()?,
-                        MessageKey::Command => m.command = Some(a.next_value()?),
-                        MessageKey::Summary => m.summary = Some(a.next_value()?),
-                        MessageKey::Provider => m.provider = a.next_value()?,
-                        MessageKey::Model => m.model = a.next_value()?,
-                        MessageKey::CustomType => m.custom_type = a.next_value()?,
-                        MessageKey::Timestamp => m.timestamp = a.next_value()?,
-                        MessageKey::Usage => m.usage = a.next_value()?,
-                        MessageKey::Other => skip(&mut a)?,
-                    }
-                }
-                Ok(m)
-            }
-        }
-        d.deserialize_map(V::<M>(std::marker::PhantomData))
-    }
-}
-
-/// Every field of every entry type the index reads; unknown fields are
-/// skipped by serde without being decoded.
-#[derive(Deserialize, Default)]
-#[serde(default, bound(deserialize = "M: Depth"))]
-pub(crate) struct LineFields<M: Depth> {
-    #[serde(rename = "type")]
-    kind: Scalar,
-    id: Scalar,
-    #[serde(rename = "parentId")]
-    parent_id: Scalar,
-    timestamp: Scalar,
-    message: Obj<Box<MessageFields<M>>>,
-    // header
-    pub(crate) version: Scalar,
-    pub(crate) cwd: Scalar,
-    #[serde(rename = "parentSession")]
-    pub(crate) parent_session: Scalar,
-    // compaction / branch summary
-    summary: Short,
-    #[serde(rename = "tokensBefore")]
-    tokens_before: Scalar,
-    #[serde(rename = "firstKeptEntryId")]
-    first_kept_entry_id: Scalar,
-    #[serde(rename = "firstKeptEntryIndex")]
-    first_kept_entry_index: Scalar,
-    #[serde(rename = "retainedTail")]
-    retained_tail: Scalar,
-    #[serde(rename = "systemMessage")]
-    system_message: Scalar,
-    #[serde(rename = "fromId")]
-    from_id: Scalar,
-    usage: Obj<UsageFields>,
-    // custom / custom_message
-    #[serde(rename = "customType")]
-    custom_type: Scalar,
-    content: Option<Box<ContentFields>>,
-    display: Scalar,
-    // label / context_edit
-    #[serde(rename = "targetId")]
-    target_id: Scalar,
-    label: Scalar,
-    replacement: Scalar,
-    // session_info
-    name: Scalar,
-    // model_change / thinking_level_change / usage
-    provider: Scalar,
-    #[serde(rename = "modelId")]
-    model_id: Scalar,
-    #[serde(rename = "thinkingLevel")]
-    thinking_level: Scalar,
-    model: Scalar,
-    #[serde(rename = "kind")]
-    usage_kind: Scalar,
 }
 
 /// What became of one non-blank line.
@@ -755,20 +656,20 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     let echo = |path: &[&str]| v.path_key(path, &format!("{line}e:")).map(|k| k.encode());
     if let Some(k) = v.member_key("type", &format!("{line}y:")) {
         if !matches!(&k, super::jskey::Key::Str(u) if String::from_utf16(u).is_ok()) {
-            e.kind = Kind::Odd(k.encode());
+            e.kind = Kind::Odd(Box::new(k.encode()));
         }
     }
     match &mut e.info {
-        Info::Label { target, label } => {
-            *target = key("targetId", 't');
-            *label = echo(&["label"]).filter(|l| super::jskey::is_truthy(l));
+        Info::Label(l) => {
+            l.target = key("targetId", 't');
+            l.label = echo(&["label"]).filter(|l| super::jskey::is_truthy(l));
         }
         Info::ContextEdit { target, .. } => *target = key("targetId", 't'),
         Info::Compaction(c) => c.first_kept = key("firstKeptEntryId", 'k'),
         Info::ThinkingLevel(level) => *level = echo(&["thinkingLevel"]),
-        Info::ModelChange { provider, model_id } => {
-            *provider = echo(&["provider"]);
-            *model_id = echo(&["modelId"]);
+        Info::ModelChange(c) => {
+            c.provider = echo(&["provider"]);
+            c.model_id = echo(&["modelId"]);
         }
         Info::Message(m) => {
             m.provider = echo(&["message", "provider"]);
@@ -793,7 +694,7 @@ impl<M: Depth> LineFields<M> {
     /// Whether an id-like or echoed field is an object or array, whose key
     /// the value itself must give.
     fn has_odd_keys(&self) -> bool {
-        let message = self.message.0.as_deref();
+        let message = self.message.object();
         [
             &self.id,
             &self.parent_id,
@@ -824,55 +725,56 @@ impl<M: Depth> LineFields<M> {
     /// Turns the fields into an entry at `line` / `span`.
     pub(crate) fn into_entry(self, line: u32, span: Span, lossy: bool) -> Entry {
         let kind = Kind::from_scalar(&self.kind);
-        let mut usage = self.usage.0.as_ref().map(UsageFields::totals);
+        let mut usage = self.usage.0.as_ref().map(|u| u.totals());
         let info = match kind {
-            Kind::Message => match self.message.0 {
-                Some(m) => {
+            Kind::Message => match self.message {
+                MessageValue::Object(m) => {
                     let (info, message_usage) = message_info(*m);
                     usage = message_usage;
                     info
                 }
-                None => Info::Message(Box::default()),
+                _ => Info::Message(Box::default()),
             },
-            Kind::ModelChange => Info::ModelChange {
+            Kind::ModelChange => Info::ModelChange(Box::new(ModelChangeInfo {
                 provider: scalar_key(&self.provider),
                 model_id: scalar_key(&self.model_id),
-            },
+            })),
             Kind::ThinkingLevelChange => Info::ThinkingLevel(scalar_key(&self.thinking_level)),
             Kind::Compaction => Info::Compaction(Box::new(CompactionInfo {
-                summary: self.summary,
+                summary: self.summary.0,
                 tokens_before: self.tokens_before.as_f64(),
                 first_kept: scalar_key(&self.first_kept_entry_id),
                 first_kept_index: self.first_kept_entry_index.as_f64(),
                 retained_tail: self.retained_tail == Scalar::Array,
                 system_message: self.system_message.is_truthy(),
             })),
-            Kind::BranchSummary => Info::BranchSummary {
+            Kind::BranchSummary => Info::BranchSummary(Box::new(BranchSummaryInfo {
                 from_id: self.from_id.into_compact(),
-                summary: self.summary,
-            },
+                summary: self.summary.0,
+            })),
             Kind::Custom => Info::Custom {
                 custom_type: self.custom_type.into_compact(),
             },
-            Kind::CustomMessage => Info::CustomMessage {
+            Kind::CustomMessage => Info::CustomMessage(Box::new(CustomMessageInfo {
                 custom_type: self.custom_type.into_compact(),
-                content: Box::new(self.content.map(|c| c.0).unwrap_or(ContentInfo {
+                content: self.content.map(|c| c.0).unwrap_or(ContentInfo {
                     nullish: true,
                     ..ContentInfo::default()
-                })),
+                }),
                 display: match self.display {
                     Scalar::Bool(b) => Some(b),
                     _ => None,
                 },
-            },
-            Kind::Label => Info::Label {
+            })),
+            Kind::Label => Info::Label(Box::new(LabelChange {
                 target: scalar_key(&self.target_id),
                 label: self
                     .label
                     .is_truthy()
                     .then(|| scalar_key(&self.label))
                     .flatten(),
-            },
+                timestamp: self.timestamp.as_str().map(CompactString::from),
+            })),
             Kind::SessionInfo => Info::SessionInfo {
                 name: self.name.as_str().map(super::jskey::of_str),
             },
@@ -880,11 +782,11 @@ impl<M: Depth> LineFields<M> {
                 target: scalar_key(&self.target_id),
                 omit: self.replacement == Scalar::Null,
             },
-            Kind::Usage => Info::Usage {
+            Kind::Usage => Info::Usage(Box::new(UsageInfo {
                 kind: self.usage_kind.into_compact(),
                 provider: self.provider.into_compact(),
                 model: self.model.into_compact(),
-            },
+            })),
             _ => Info::None,
         };
         let head = Head {
@@ -914,10 +816,6 @@ impl Head {
         lossy: bool,
     ) -> Entry {
         let time_ms = scalar_ms(&self.timestamp);
-        let timestamp = match self.timestamp {
-            Scalar::Str(s) => Some(s),
-            _ => None,
-        };
         let parent = match &self.parent_id {
             Scalar::Null => Parent::Null,
             Scalar::Missing => Parent::Missing,
@@ -928,12 +826,11 @@ impl Head {
             parent,
             kind,
             time_ms,
-            timestamp,
             line,
             span,
             lossy,
             js_echo: false,
-            usage,
+            usage: usage.map(Box::new),
             info,
         }
     }
@@ -941,23 +838,24 @@ impl Head {
 
 /// A message entry's info, and the usage it adds.
 fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
-    let usage = m.usage.0.as_ref().map(UsageFields::totals);
-    let content = m.content.map_or_else(
-        || ContentInfo {
+    let usage = m.usage.0.as_ref().map(|u| u.totals());
+    let content = if m.has_content {
+        m.content.0
+    } else {
+        ContentInfo {
             nullish: true,
             ..ContentInfo::default()
-        },
-        |c| c.0,
-    );
+        }
+    };
     let info = Info::Message(Box::new(MessageInfo {
         role: Role::from_scalar(&m.role),
         content,
         stop_reason: m.stop_reason.into_compact(),
-        error: m.error_message.filter(|e| e.is_string),
+        error: m.error_message.map(|e| e.0).filter(|e| e.is_string),
         tool_call_id: m.tool_call_id.into_compact(),
         tool_name: m.tool_name.into_compact(),
         is_error: m.is_error == Scalar::Bool(true),
-        command: m.command.filter(|c| c.is_string),
+        command: m.command.map(|c| c.0).filter(|c| c.is_string),
         summary: m.summary.filter(|s| s.is_string),
         provider: scalar_key(&m.provider),
         model: scalar_key(&m.model),
@@ -1082,8 +980,8 @@ mod tests {
         assert_eq!(m.content.tool_calls[0].path.as_deref(), Some("src/a.rs"));
         assert_eq!(m.content.tool_calls[0].offset, Some(10.0));
         assert_eq!(
-            e.usage,
-            Some(UsageTotals {
+            e.usage.as_deref(),
+            Some(&UsageTotals {
                 tokens: 12.0,
                 cost: 0.5
             })
@@ -1101,6 +999,18 @@ mod tests {
             panic!("{:?}", e.parent)
         };
         assert_eq!(super::super::jskey::to_json(p), "[1]");
+    }
+
+    /// A role repeated after the content: pi reads the content for the
+    /// last role (here a user's text, not tool output left unread).
+    #[test]
+    fn a_role_repeated_after_the_content_reads_as_the_last() {
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"toolResult","content":"Hello","role":"user"}}"#,
+        );
+        let m = e.message().expect("a message");
+        assert_eq!(m.role, Role::User);
+        assert_eq!(m.content.text.text, "Hello");
     }
 
     #[test]

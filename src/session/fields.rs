@@ -8,8 +8,13 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
 
-/// How many characters of a long text the index keeps.
+/// How many characters of a long text the index keeps where pi shows only
+/// the start of it (message texts: pi's tree cuts them at 200 units).
 pub const SHORT_TEXT_CHARS: usize = 256;
+
+/// No cut: texts pi's tree shows whole (branch summaries, custom messages,
+/// bash commands, error messages).
+pub const WHOLE: usize = usize::MAX;
 
 /// A value read from any JSON: each reader overrides the shapes it keeps;
 /// every other shape is skipped (arrays and objects drained unread).
@@ -176,7 +181,16 @@ pub struct Short {
 
 impl Short {
     pub fn new(v: &str) -> Short {
-        let cut = v.char_indices().nth(SHORT_TEXT_CHARS).map(|(i, _)| i);
+        Short::cut(v, SHORT_TEXT_CHARS)
+    }
+
+    /// The first `chars` characters of `v` ([`WHOLE`]: all of it).
+    pub fn cut(v: &str, chars: usize) -> Short {
+        let cut = if chars == WHOLE {
+            None
+        } else {
+            v.char_indices().nth(chars).map(|(i, _)| i)
+        };
         let text = &v[..cut.unwrap_or(v.len())];
         Short {
             text: text.to_string(),
@@ -189,14 +203,23 @@ impl Short {
 
     /// Appends another piece of text (pi joins text blocks without a separator).
     pub fn push(&mut self, other: &Short) {
+        self.push_cut(other, SHORT_TEXT_CHARS);
+    }
+
+    /// Appends another piece, keeping at most `chars` characters in all.
+    pub fn push_cut(&mut self, other: &Short, chars: usize) {
         self.has_text |= other.has_text;
         self.is_string |= other.is_string;
         self.truthy |= other.truthy;
         if self.truncated {
             return;
         }
-        let room = SHORT_TEXT_CHARS.saturating_sub(self.text.chars().count());
-        let cut = other.text.char_indices().nth(room).map(|(i, _)| i);
+        let cut = if chars == WHOLE {
+            None
+        } else {
+            let room = chars.saturating_sub(self.text.chars().count());
+            other.text.char_indices().nth(room).map(|(i, _)| i)
+        };
         self.text
             .push_str(&other.text[..cut.unwrap_or(other.text.len())]);
         self.truncated = cut.is_some() || other.truncated;
@@ -230,6 +253,55 @@ impl Short {
             truthy,
             ..Short::default()
         }
+    }
+}
+
+/// A [`Short`] of at most `N` characters ([`WHOLE`]: all of them).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cut<const N: usize>(pub Short);
+
+/// A text read whole.
+pub type Whole = Cut<WHOLE>;
+
+impl<'de, const N: usize> Lenient<'de> for Cut<N> {
+    fn from_str(v: &str) -> Self {
+        Cut(Short::cut(v, N))
+    }
+    fn from_num(v: f64) -> Self {
+        Cut(Short::from_num(v))
+    }
+    fn from_bool(v: bool) -> Self {
+        Cut(Short::from_bool(v))
+    }
+    fn from_seq<A: SeqAccess<'de>>(a: A) -> Result<Self, A::Error> {
+        Short::from_seq(a).map(Cut)
+    }
+    fn from_map<A: MapAccess<'de>>(a: A) -> Result<Self, A::Error> {
+        Short::from_map(a).map(Cut)
+    }
+}
+
+impl<'de, const N: usize> Deserialize<'de> for Cut<N> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_lenient(d)
+    }
+}
+
+/// pi's `normalize`: tabs and newlines become spaces, then trimmed.
+pub fn normalize(s: &str) -> String {
+    crate::jstext::trim(&s.replace(['\n', '\t'], " ")).to_string()
+}
+
+/// What pi's tree shows of a bash call's command: the first 50 units of
+/// it made one line, and whether the command (as written) is longer. Made
+/// as the call is read, so the whole command need not be kept.
+pub fn bash_command(raw: &str) -> Short {
+    Short {
+        text: crate::jstext::slice(&normalize(raw), 0, Some(50)).into_owned(),
+        truncated: crate::jstext::len_utf16(raw) > 50,
+        has_text: true,
+        is_string: true,
+        truthy: !raw.is_empty(),
     }
 }
 

@@ -319,6 +319,17 @@ impl JsValue {
         out
     }
 
+    /// The indices of the items of the array at `at`, which ends at `end`.
+    fn items(&self, at: usize, end: usize) -> Vec<usize> {
+        let mut items = Vec::new();
+        let mut k = at + 1;
+        while k < end {
+            items.push(k);
+            k = self.skip(k);
+        }
+        items
+    }
+
     /// The index just past the value at `at`.
     fn skip(&self, at: usize) -> usize {
         match self.tape.get(at) {
@@ -448,13 +459,7 @@ impl JsValue {
                 Node::Str(s) => out.extend_from_slice(s),
                 Node::Object { .. } => push(&mut out, "[object Object]"),
                 Node::Array { end } => {
-                    let mut items = Vec::new();
-                    let mut k = i + 1;
-                    while k < *end {
-                        items.push(k);
-                        k = self.skip(k);
-                    }
-                    for (n, item) in items.into_iter().enumerate().rev() {
+                    for (n, item) in self.items(i, *end).into_iter().enumerate().rev() {
                         jobs.push(Job::Value(item));
                         if n > 0 {
                             jobs.push(Job::Comma);
@@ -488,8 +493,8 @@ impl JsValue {
         };
         let text: Vec<u16> = "text".encode_utf16().collect();
         let mut out = Vec::new();
-        let (mut i, mut first) = (content + 1, true);
-        while i < end {
+        let mut first = true;
+        for i in self.items(content, end) {
             let is_text = self
                 .member_in(i, "type")
                 .is_some_and(|t| matches!(&self.tape[t], Node::Str(s) if *s == text));
@@ -504,7 +509,6 @@ impl JsValue {
                     Some((t, _)) => out.extend(self.to_js_units(t)),
                 }
             }
-            i = self.skip(i);
         }
         Some(out)
     }
@@ -562,13 +566,7 @@ impl JsValue {
                 Node::Array { end } => {
                     out.push('[');
                     jobs.push(Job::Text("]"));
-                    let mut items = Vec::new();
-                    let mut k = i + 1;
-                    while k < *end {
-                        items.push(k);
-                        k = self.skip(k);
-                    }
-                    for (n, item) in items.into_iter().enumerate().rev() {
+                    for (n, item) in self.items(i, *end).into_iter().enumerate().rev() {
                         jobs.push(Job::Value(item));
                         if n > 0 {
                             jobs.push(Job::Text(","));

@@ -6,13 +6,15 @@
 //! Two paths, one answer. [`read_fast`] is a validating pass over the bytes
 //! (with the engine's cursor) for lines as pi writes them; it gives up on
 //! anything it is not sure of (escaped keys or ids, repeated keys it reads,
-//! unusual numbers, surrogate escapes, damage, headers). [`read_slow`] reads
-//! any line `JSON.parse` takes, with serde, and through [`JsValue`] where
+//! unusual numbers, surrogate escapes, damage, headers). Any other line is
+//! read by one serde struct, [`LineFields`], for the index and the catalog
+//! alike (a [`Reading`] says what each keeps of a message); [`read_slow`]
+//! reads with it any line `JSON.parse` takes, through [`JsValue`] where
 //! serde_json refuses a line JavaScript reads (lone surrogates, numbers
 //! beyond f64, repeated struct keys), so those rules live in one place.
 
 use super::cursor::{Cursor, Field, Guess};
-use super::fields::{Lenient, Obj, Scalar, deserialize_lenient, lenient_deserialize};
+use super::fields::{Lenient, Obj, Scalar, Short, Whole, deserialize_lenient, lenient_deserialize};
 use super::jsvalue::{JsValue, js_number};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
@@ -21,8 +23,9 @@ use std::borrow::Cow;
 /// Text read from a line: in place when it has no escapes.
 pub(crate) type Text<'a> = Cow<'a, str>;
 
-/// Top-level keys the index's serde reader decodes (`LineFields`); a
-/// message line with any key here but the five it reads goes to that reader.
+/// Top-level keys the serde reader decodes ([`LineFields`]); a message
+/// line with any key here but the five the index's fast path reads goes to
+/// that reader.
 pub(crate) const LINE_KEYS: &[&str] = &[
     "type",
     "id",
@@ -626,7 +629,7 @@ fn number_value(text: &[u8]) -> Option<f64> {
 
 /// What became of a line [`read_slow`] read.
 pub(crate) enum Slow<M: TextMode> {
-    Object(Box<SlowLine<M>>),
+    Object(Box<LineFields<M>>),
     /// `null`, `false`, `0`, `""`: pi skips these lines.
     Falsy,
     /// Any other value that is not an object.
@@ -642,7 +645,7 @@ pub(crate) enum Slow<M: TextMode> {
 pub(crate) fn read_slow<M: TextMode>(text: &str) -> Slow<M> {
     // serde would also read a struct from an array: objects only.
     if text.trim_start().starts_with('{') {
-        if let Ok(line) = serde_json::from_str::<SlowLine<M>>(text) {
+        if let Ok(line) = serde_json::from_str::<LineFields<M>>(text) {
             return Slow::Object(Box::new(line));
         }
     }
@@ -650,7 +653,7 @@ pub(crate) fn read_slow<M: TextMode>(text: &str) -> Slow<M> {
         return Slow::Invalid;
     };
     if value.is_object() {
-        match value.read_serde::<SlowLine<M>>() {
+        match value.read_serde::<LineFields<M>>() {
             Ok(line) => Slow::Object(Box::new(line)),
             Err(_) => Slow::Invalid,
         }
@@ -661,9 +664,29 @@ pub(crate) fn read_slow<M: TextMode>(text: &str) -> Slow<M> {
     }
 }
 
-/// Whether assistant texts are decoded by the fallback (user texts always
-/// are), or only checked.
-pub(crate) trait TextMode: Default {
+/// What a reading of a line keeps of its messages: the session index reads
+/// at its depths (`entry::Full`, `entry::Structure`), the catalog's
+/// summaries with or without assistant texts ([`KeepText`], [`SkipText`]).
+/// Everything else about a line is read the same way for all.
+pub(crate) trait Reading: Default + Send {
+    /// A message's `errorMessage`, `command` and `summary` are read.
+    const DETAIL: bool;
+    /// A message's `usage` is read.
+    const USAGE: bool;
+    /// A message's content as this reading keeps it.
+    type Content: Default + Send;
+    /// A custom message's (top-level) content.
+    type Body: serde::de::DeserializeOwned + Default + Send;
+    /// Reads the value of a message's `content`, its role read so far.
+    fn content<'de, A: MapAccess<'de>>(
+        a: &mut A,
+        role: Option<&str>,
+    ) -> Result<Self::Content, A::Error>;
+}
+
+/// Whether assistant texts are decoded by the catalog's reading (user texts
+/// always are), or only checked.
+pub(crate) trait TextMode: Reading<Content = ContentText> {
     const KEEP: bool;
 }
 
@@ -679,34 +702,110 @@ impl TextMode for SkipText {
     const KEEP: bool = false;
 }
 
-/// A line as the fallback reads it; [`SlowLine::facts`] are the facts.
-#[derive(Deserialize, Default)]
-#[serde(default, bound(deserialize = "M: TextMode"))]
-pub(crate) struct SlowLine<M: TextMode> {
-    #[serde(rename = "type")]
-    kind: Scalar,
-    id: Scalar,
-    #[serde(rename = "parentId")]
-    parent_id: Scalar,
-    timestamp: Scalar,
-    cwd: Scalar,
-    #[serde(rename = "parentSession")]
-    parent_session: Scalar,
-    message: MessageValue<M>,
-    name: Scalar,
-    #[serde(rename = "targetId")]
-    target_id: Scalar,
-    label: Scalar,
-    provider: Scalar,
-    #[serde(rename = "modelId")]
-    model_id: Scalar,
-    usage: Obj<Box<UsageFields>>,
+/// A value read and dropped.
+#[derive(Default)]
+pub(crate) struct Skipped;
+impl Lenient<'_> for Skipped {}
+lenient_deserialize!(Skipped);
+
+macro_rules! catalog_reading {
+    ($($ty:ident),*) => {$(
+        impl Reading for $ty {
+            const DETAIL: bool = false;
+            const USAGE: bool = true;
+            type Content = ContentText;
+            type Body = Skipped;
+            fn content<'de, A: MapAccess<'de>>(
+                a: &mut A,
+                role: Option<&str>,
+            ) -> Result<ContentText, A::Error> {
+                catalog_content::<$ty, A>(a, role)
+            }
+        }
+    )*};
+}
+catalog_reading!(KeepText, SkipText);
+
+/// The catalog's reading of a content: the text of turns as pi's list
+/// extracts it; an assistant's only checked unless its texts are kept.
+fn catalog_content<'de, M: TextMode, A: MapAccess<'de>>(
+    a: &mut A,
+    role: Option<&str>,
+) -> Result<ContentText, A::Error> {
+    Ok(match role {
+        Some("user") => a.next_value()?,
+        Some("assistant") if !M::KEEP => a.next_value::<ContentShape>()?.0,
+        Some("assistant") | None => a.next_value()?,
+        // Not a turn: its content is not read.
+        Some(_) => {
+            a.next_value::<IgnoredAny>()?;
+            ContentText::Unread
+        }
+    })
 }
 
-impl<M: TextMode> SlowLine<M> {
+/// Every field of every entry type pi reads, as serde reads a line when
+/// the fast path declines it: the one fallback of the session index and of
+/// the catalog's summaries. Unknown fields are skipped without being
+/// decoded; [`LINE_KEYS`] are its keys.
+#[derive(Deserialize, Default)]
+#[serde(default, bound(deserialize = "R: Reading"))]
+pub(crate) struct LineFields<R: Reading> {
+    #[serde(rename = "type")]
+    pub(crate) kind: Scalar,
+    pub(crate) id: Scalar,
+    #[serde(rename = "parentId")]
+    pub(crate) parent_id: Scalar,
+    pub(crate) timestamp: Scalar,
+    pub(crate) message: MessageValue<R>,
+    // header
+    pub(crate) version: Scalar,
+    pub(crate) cwd: Scalar,
+    #[serde(rename = "parentSession")]
+    pub(crate) parent_session: Scalar,
+    // compaction / branch summary (pi's tree shows a branch summary whole)
+    pub(crate) summary: Whole,
+    #[serde(rename = "tokensBefore")]
+    pub(crate) tokens_before: Scalar,
+    #[serde(rename = "firstKeptEntryId")]
+    pub(crate) first_kept_entry_id: Scalar,
+    #[serde(rename = "firstKeptEntryIndex")]
+    pub(crate) first_kept_entry_index: Scalar,
+    #[serde(rename = "retainedTail")]
+    pub(crate) retained_tail: Scalar,
+    #[serde(rename = "systemMessage")]
+    pub(crate) system_message: Scalar,
+    #[serde(rename = "fromId")]
+    pub(crate) from_id: Scalar,
+    pub(crate) usage: Obj<Box<UsageFields>>,
+    // custom / custom_message
+    #[serde(rename = "customType")]
+    pub(crate) custom_type: Scalar,
+    pub(crate) content: Option<Box<R::Body>>,
+    pub(crate) display: Scalar,
+    // label / context_edit
+    #[serde(rename = "targetId")]
+    pub(crate) target_id: Scalar,
+    pub(crate) label: Scalar,
+    pub(crate) replacement: Scalar,
+    // session_info
+    pub(crate) name: Scalar,
+    // model_change / thinking_level_change / usage
+    pub(crate) provider: Scalar,
+    #[serde(rename = "modelId")]
+    pub(crate) model_id: Scalar,
+    #[serde(rename = "thinkingLevel")]
+    pub(crate) thinking_level: Scalar,
+    pub(crate) model: Scalar,
+    #[serde(rename = "kind")]
+    pub(crate) usage_kind: Scalar,
+}
+
+impl<M: TextMode> LineFields<M> {
+    /// The facts the catalog's summaries read.
     pub(crate) fn facts(&self) -> LineFacts<'_> {
         let message = match &self.message {
-            MessageValue::Missing(_) => Message::Missing,
+            MessageValue::Missing => Message::Missing,
             MessageValue::Null => Message::Null,
             MessageValue::Other => Message::Other,
             MessageValue::Object(m) => Message::Object(MessageFacts {
@@ -722,7 +821,11 @@ impl<M: TextMode> SlowLine<M> {
                 provider: m.provider.as_str(),
                 model: m.model.as_str(),
                 usage: m.usage.0.as_ref().map(|u| u.totals()),
-                ..MessageFacts::default()
+                stop_reason: m.stop_reason.as_str(),
+                tool_call_id: m.tool_call_id.as_str(),
+                tool_name: m.tool_name.as_str(),
+                custom_type: m.custom_type.as_str(),
+                is_error: m.is_error == Scalar::Bool(true),
             }),
         };
         LineFacts {
@@ -750,20 +853,28 @@ impl<M: TextMode> SlowLine<M> {
 
 lenient_deserialize!(ContentShape, BlockShape, ContentText, Block, JsText);
 
-enum MessageValue<M> {
-    Missing(std::marker::PhantomData<M>),
+/// A line's `message`, whatever its shape.
+#[derive(Default)]
+pub(crate) enum MessageValue<R: Reading> {
+    #[default]
+    Missing,
     Null,
+    /// A string, number, boolean or array.
     Other,
-    Object(Box<MessageFields>),
+    Object(Box<MessageFields<R>>),
 }
 
-impl<M> Default for MessageValue<M> {
-    fn default() -> Self {
-        MessageValue::Missing(std::marker::PhantomData)
+impl<R: Reading> MessageValue<R> {
+    /// The message when it is an object.
+    pub(crate) fn object(&self) -> Option<&MessageFields<R>> {
+        match self {
+            MessageValue::Object(m) => Some(m),
+            _ => None,
+        }
     }
 }
 
-impl<'de, M: TextMode> Lenient<'de> for MessageValue<M> {
+impl<'de, R: Reading> Lenient<'de> for MessageValue<R> {
     fn from_str(_: &str) -> Self {
         MessageValue::Other
     }
@@ -781,25 +892,35 @@ impl<'de, M: TextMode> Lenient<'de> for MessageValue<M> {
         Ok(MessageValue::Other)
     }
     fn from_map<A: MapAccess<'de>>(a: A) -> Result<Self, A::Error> {
-        read_message::<M, A>(a).map(|m| MessageValue::Object(Box::new(m)))
+        read_message::<R, A>(a).map(|m| MessageValue::Object(Box::new(m)))
     }
 }
 
-impl<'de, M: TextMode> Deserialize<'de> for MessageValue<M> {
+impl<'de, R: Reading> Deserialize<'de> for MessageValue<R> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         deserialize_lenient(d)
     }
 }
 
+/// The fields of a message object any reading uses.
 #[derive(Default)]
-struct MessageFields {
-    role: Scalar,
-    has_content: bool,
-    content: ContentText,
-    timestamp: Scalar,
-    usage: Obj<Box<UsageFields>>,
-    provider: Scalar,
-    model: Scalar,
+pub(crate) struct MessageFields<R: Reading> {
+    pub(crate) role: Scalar,
+    /// The message has a `content` key.
+    pub(crate) has_content: bool,
+    pub(crate) content: R::Content,
+    pub(crate) stop_reason: Scalar,
+    pub(crate) error_message: Option<Whole>,
+    pub(crate) tool_call_id: Scalar,
+    pub(crate) tool_name: Scalar,
+    pub(crate) is_error: Scalar,
+    pub(crate) command: Option<Whole>,
+    pub(crate) summary: Option<Short>,
+    pub(crate) provider: Scalar,
+    pub(crate) model: Scalar,
+    pub(crate) custom_type: Scalar,
+    pub(crate) timestamp: Scalar,
+    pub(crate) usage: Obj<Box<UsageFields>>,
 }
 
 #[derive(Deserialize)]
@@ -807,18 +928,31 @@ struct MessageFields {
 enum MessageKey {
     Role,
     Content,
-    Timestamp,
-    Usage,
+    StopReason,
+    ErrorMessage,
+    ToolCallId,
+    ToolName,
+    IsError,
+    Command,
+    Summary,
     Provider,
     Model,
+    CustomType,
+    Timestamp,
+    Usage,
     #[serde(other)]
     Other,
 }
 
-/// Reads a message object; the last of repeated keys wins. Tool output
-/// (most of a file) is skipped unread when the role came first.
-fn read_message<'de, M: TextMode, A: MapAccess<'de>>(mut a: A) -> Result<MessageFields, A::Error> {
-    let mut m = MessageFields::default();
+/// Reads a message object; the last of repeated keys wins. A content is
+/// read as the role before it asks (tool output, most of a file, skipped).
+fn read_message<'de, R: Reading, A: MapAccess<'de>>(
+    mut a: A,
+) -> Result<MessageFields<R>, A::Error> {
+    let mut m = MessageFields::<R>::default();
+    fn skip<'de, A: MapAccess<'de>>(a: &mut A) -> Result<(), A::Error> {
+        a.next_value::<IgnoredAny>().map(|_| ())
+    }
     while let Some(key) = a.next_key::<MessageKey>()? {
         match key {
             // A role repeated after the content: the content was read for
@@ -831,26 +965,25 @@ fn read_message<'de, M: TextMode, A: MapAccess<'de>>(mut a: A) -> Result<Message
             MessageKey::Role => m.role = a.next_value()?,
             MessageKey::Content => {
                 m.has_content = true;
-                match m.role.as_str() {
-                    Some("user") => m.content = a.next_value()?,
-                    Some("assistant") if !M::KEEP => {
-                        m.content = a.next_value::<ContentShape>()?.0;
-                    }
-                    Some("assistant") | None => m.content = a.next_value()?,
-                    // Not a turn: its content is not read.
-                    Some(_) => {
-                        a.next_value::<IgnoredAny>()?;
-                        m.content = ContentText::Unread;
-                    }
-                }
+                m.content = R::content(&mut a, m.role.as_str())?;
             }
-            MessageKey::Timestamp => m.timestamp = a.next_value()?,
-            MessageKey::Usage => m.usage = a.next_value()?,
+            MessageKey::ErrorMessage | MessageKey::Command | MessageKey::Summary if !R::DETAIL => {
+                skip(&mut a)?
+            }
+            MessageKey::Usage if !R::USAGE => skip(&mut a)?,
+            MessageKey::StopReason => m.stop_reason = a.next_value()?,
+            MessageKey::ErrorMessage => m.error_message = Some(a.next_value()?),
+            MessageKey::ToolCallId => m.tool_call_id = a.next_value()?,
+            MessageKey::ToolName => m.tool_name = a.next_value()?,
+            MessageKey::IsError => m.is_error = a.next_value()?,
+            MessageKey::Command => m.command = Some(a.next_value()?),
+            MessageKey::Summary => m.summary = Some(a.next_value()?),
             MessageKey::Provider => m.provider = a.next_value()?,
             MessageKey::Model => m.model = a.next_value()?,
-            MessageKey::Other => {
-                a.next_value::<IgnoredAny>()?;
-            }
+            MessageKey::CustomType => m.custom_type = a.next_value()?,
+            MessageKey::Timestamp => m.timestamp = a.next_value()?,
+            MessageKey::Usage => m.usage = a.next_value()?,
+            MessageKey::Other => skip(&mut a)?,
         }
     }
     Ok(m)
@@ -859,7 +992,7 @@ fn read_message<'de, M: TextMode, A: MapAccess<'de>>(mut a: A) -> Result<Message
 /// pi's `extractTextContent`: a string as it is, the text blocks of a list
 /// joined by spaces; any other value makes pi's reader throw.
 #[derive(Default)]
-enum ContentText {
+pub(crate) enum ContentText {
     Text(String),
     /// A valid shape whose text was not needed.
     Unread,

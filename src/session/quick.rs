@@ -1,10 +1,10 @@
 //! The index pass's reading of one line: plain message lines through the
 //! one line reader's fast path ([`super::line`]), everything else through
-//! the serde structs in `entry`.
+//! the one serde fallback ([`super::line::LineFields`]).
 //!
-//! The fast path reads the same fields as those structs and hands every
+//! The fast path reads the same fields as that struct and hands every
 //! line it is not sure about (another entry type, an escaped key or id, a
-//! repeated key, an unusual number, damage) to them, so answers cannot
+//! repeated key, an unusual number, damage) to it, so answers cannot
 //! differ; a test holds the two paths equal over the test corpora.
 
 use super::entry::{

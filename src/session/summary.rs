@@ -26,10 +26,7 @@ impl<'a> ToolCalls<'a> {
     }
 }
 
-/// pi's `normalize`: tabs and newlines become spaces, then trimmed.
-pub fn normalize(s: &str) -> String {
-    jstext::trim(&s.replace(['\n', '\t'], " ")).to_string()
-}
+pub use super::fields::normalize;
 
 /// The first `units` UTF-16 units of a text, as pi's `slice(0, units)`.
 fn head(s: &str, units: i64) -> Cow<'_, str> {
@@ -66,14 +63,10 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             ),
             other => format!("[{}]", other.as_str()),
         },
-        Info::CustomMessage {
-            custom_type,
-            content,
-            ..
-        } => format!(
+        Info::CustomMessage(c) => format!(
             "[{}]: {}",
-            custom_type.as_deref().unwrap_or("undefined"),
-            normalize(&content.text.text)
+            c.custom_type.as_deref().unwrap_or("undefined"),
+            normalize(&c.content.text.text)
         ),
         Info::Compaction(c) => {
             let tokens = c.tokens_before.map_or("NaN".to_string(), |t| {
@@ -81,11 +74,11 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             });
             format!("[compaction: {tokens}k tokens]")
         }
-        Info::BranchSummary { summary, .. } => {
-            format!("[branch summary]: {}", normalize(&summary.text))
+        Info::BranchSummary(b) => {
+            format!("[branch summary]: {}", normalize(&b.summary.text))
         }
-        Info::ModelChange { model_id, .. } => {
-            let id = model_id.as_deref().map(super::jskey::display);
+        Info::ModelChange(c) => {
+            let id = c.model_id.as_deref().map(super::jskey::display);
             format!("[model: {}]", id.as_deref().unwrap_or("undefined"))
         }
         Info::ThinkingLevel(level) => {
@@ -103,8 +96,8 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             if *omit { "omit" } else { "replace" },
             target.as_deref().unwrap_or("undefined")
         ),
-        Info::Label { label, .. } => {
-            let label = label.as_deref().map(super::jskey::display);
+        Info::Label(l) => {
+            let label = l.label.as_deref().map(super::jskey::display);
             format!("[label: {}]", label.as_deref().unwrap_or("(cleared)"))
         }
         Info::SessionInfo { name } => match name
@@ -115,7 +108,7 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             Some(n) => format!("[title: {n}]"),
             None => "[title: empty]".to_string(),
         },
-        Info::Usage { kind, .. } => format!("[usage: {}]", kind.as_deref().unwrap_or("")),
+        Info::Usage(u) => format!("[usage: {}]", u.kind.as_deref().unwrap_or("")),
         Info::None => format!("[{}]", entry.kind.as_str()),
     }
 }
@@ -152,14 +145,14 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
         "write" => format!("[write: {}]", path()),
         "edit" => format!("[edit: {}]", path()),
         "bash" => {
-            let raw = call.command.as_ref().map_or("", |c| c.text.as_str());
-            let long =
-                call.command.as_ref().is_some_and(|c| c.truncated) || jstext::len_utf16(raw) > 50;
-            let cmd = normalize(raw);
+            let cmd = call
+                .command
+                .clone()
+                .unwrap_or_else(|| super::fields::bash_command(""));
             format!(
                 "[bash: {}{}]",
-                head(&cmd, 50),
-                if long { "..." } else { "" }
+                cmd.text,
+                if cmd.truncated { "..." } else { "" }
             )
         }
         "grep" => format!(

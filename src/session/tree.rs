@@ -222,19 +222,18 @@ fn shape(entries: &[Entry]) -> Shape {
                 self_named.push(i as u32);
             }
         }
-        if let Info::Label {
-            target: Some(t),
-            label,
-        } = &e.info
-        {
-            match label {
+        if let Some((t, change)) = match &e.info {
+            Info::Label(c) => c.target.as_ref().map(|t| (t, c)),
+            _ => None,
+        } {
+            match &change.label {
                 Some(l) => {
                     labels.insert(
                         t.clone(),
                         LabelInfo {
                             label: jskey::display(l).into_owned(),
                             value: l.clone(),
-                            timestamp: e.timestamp.clone(),
+                            timestamp: change.timestamp.clone(),
                         },
                     );
                 }
@@ -615,7 +614,6 @@ mod tests {
             parent,
             kind: if header { Kind::Header } else { Kind::Message },
             time_ms: Some(i64::from(line % 7)),
-            timestamp: None,
             line,
             span: Span::default(),
             lossy: false,
@@ -787,10 +785,11 @@ mod tests {
                     };
                     let mut e = entry(i as u32 + 1, id.as_deref(), parent, next(1000) == 0);
                     if next(100) == 0 {
-                        e.info = Info::Label {
+                        e.info = Info::Label(Box::new(super::super::entry::LabelChange {
                             target: Some(format!("e{}", next(ids)).into()),
                             label: (next(3) > 0).then(|| format!("l{i}").into()),
-                        };
+                            timestamp: None,
+                        }));
                     }
                     e
                 })

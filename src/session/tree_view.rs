@@ -73,6 +73,17 @@ pub enum Mark {
     None,
 }
 
+impl Mark {
+    /// The mark as pi's `/tree` draws it before a row's text.
+    pub fn text(self) -> &'static str {
+        match self {
+            Mark::Leaf => "◉ ",
+            Mark::Path => "• ",
+            Mark::None => "",
+        }
+    }
+}
+
 /// A session in pi's `/tree` order, with the leaf and the path to it.
 #[derive(Debug, Clone, Default)]
 pub struct TreeView {
@@ -315,6 +326,20 @@ pub struct Row {
     pub folded: bool,
 }
 
+/// Where pi resumes, as the rows show it: the leaf's row, or the row of
+/// its nearest visible ancestor when the filter hides the leaf.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResumePoint {
+    /// The row to mark `◉` (none when no ancestor of the leaf shows).
+    pub row: Option<usize>,
+    /// The leaf, when the filter hides it (not when a fold does: the
+    /// folded row stands for its whole branch).
+    pub hidden_leaf: Option<u32>,
+    /// The hidden entries between that row and the leaf, the leaf first,
+    /// piscope's own branch markers left out (they carry nothing).
+    pub carried: Vec<u32>,
+}
+
 /// The rows for one filter and set of folds.
 #[derive(Debug, Clone, Default)]
 pub struct Rows {
@@ -362,6 +387,36 @@ impl Rows {
         self.rows.len().checked_sub(1)
     }
 
+    /// Where pi resumes in these rows (laid out by `view` under `filter`).
+    pub fn resume_point(&self, view: &TreeView, s: &Session, filter: Filter) -> ResumePoint {
+        let Some(leaf) = view.leaf else {
+            return ResumePoint::default();
+        };
+        let mut point = ResumePoint::default();
+        let mut cur = Some(leaf);
+        let mut folded_away = false;
+        // One step per entry up: bounded even if the links were to loop.
+        for _ in 0..=view.parent.len() {
+            let Some(n) = cur else { break };
+            if let Some(r) = self.row_of(n) {
+                point.row = Some(r);
+                break;
+            }
+            // An entry the filter shows is hidden by a fold.
+            folded_away |= view.shows(s, filter, n);
+            if !super::write::is_branch_marker(s.entry(n)) {
+                point.carried.push(n);
+            }
+            cur = view.parent.get(n as usize).copied().flatten();
+        }
+        if self.row_of(leaf).is_some() || folded_away {
+            point.carried.clear();
+        } else {
+            point.hidden_leaf = Some(leaf);
+        }
+        point
+    }
+
     /// The row of the branch start above `row` (pi's fold-or-up when the row
     /// cannot fold): the first entry of the current branch, or of the one above.
     pub fn segment_start_up(&self, row: usize) -> usize {
@@ -394,8 +449,15 @@ impl Rows {
 
     /// pi's connectors before each row's text, three columns a level:
     /// `├─ ` / `└─ ` before a child of a fork, `│  ` where a fork above has
-    /// more children further down.
+    /// more children further down. A listing shows no folds.
     pub fn connectors(&self) -> Vec<String> {
+        self.gutters(false)
+    }
+
+    /// The connectors as pi's `/tree` draws them with folds (`folds`): a
+    /// foldable child of a fork takes `├⊟ ` (`├⊞ ` when folded), and a
+    /// folded row without a connector ends its gutter with `⊞ `.
+    pub fn gutters(&self, folds: bool) -> Vec<String> {
         // Rows come in pre-order: a row's descendants are the rows after it
         // up to `end`.
         let mut end: Vec<usize> = (1..=self.rows.len()).collect();
@@ -421,14 +483,27 @@ impl Rows {
                 }
             }
             let level = depth.checked_sub(1).filter(|_| r.connector);
+            // pi marks the fold of a row with a connector in the connector
+            // (and not at all where a line from above takes its place).
+            let fold_in_connector = level.is_some();
             if let Some(level) = level {
                 // A line from a fork above keeps its place (as pi draws it).
                 if !above.iter().any(|&(_, l, _)| l == level) {
-                    cells[level] = if r.last { "└─ " } else { "├─ " };
+                    cells[level] = match (r.last, folds && r.folded, folds && r.foldable) {
+                        (true, true, _) => "└⊞ ",
+                        (false, true, _) => "├⊞ ",
+                        (true, false, true) => "└⊟ ",
+                        (false, false, true) => "├⊟ ",
+                        (true, false, false) => "└─ ",
+                        (false, false, false) => "├─ ",
+                    };
                 }
                 if above.last().is_none_or(|&(_, l, _)| l < level) {
                     above.push((i, level, !r.last));
                 }
+            }
+            if folds && r.folded && !fold_in_connector {
+                cells.push("⊞ ");
             }
             out.push(cells.concat());
         }
@@ -533,6 +608,44 @@ pub(crate) mod tests {
                 "│     assistant: right answer",
                 "└─ user: left",
                 "      assistant: left answer",
+            ]
+        );
+    }
+
+    #[test]
+    fn gutters_carry_pi_s_fold_marks() {
+        let s = forked();
+        let view = TreeView::new(&s);
+        let right = s.find("e").expect("e");
+        let folded: HashSet<u32> = [right].into();
+        let rows = view.rows(&s, Filter::Default, &folded);
+        // The root folds without a connector: pi marks it only once folded.
+        assert_eq!(rows.gutters(true), vec!["", "", "├⊞ ", "└⊟ ", "      "]);
+        let rows = view.rows(&s, Filter::Default, &[s.find("a").expect("a")].into());
+        assert_eq!(rows.gutters(true), vec!["⊞ "]);
+        assert_eq!(rows.connectors(), vec![""]);
+    }
+
+    #[test]
+    fn a_fork_of_hidden_entries_does_not_nest() {
+        // b's second child is a label pi's default view hides: b is no
+        // fork there, but it is with every entry shown.
+        let label = r#"{"type":"label","id":"l","parentId":"b","timestamp":"2026-01-01T00:00:09.000Z","targetId":"a","label":"start"}"#;
+        let a = msg("a", None, 1, "user", "one");
+        let b = msg("b", Some("a"), 2, "assistant", "two");
+        let c = msg("c", Some("b"), 3, "user", "three");
+        let s = session(&[&a, &b, &c, label]);
+        assert_eq!(
+            drawn(&s, Filter::Default),
+            vec!["user: one", "assistant: two", "user: three"]
+        );
+        assert_eq!(
+            drawn(&s, Filter::All),
+            vec![
+                "user: one",
+                "assistant: two",
+                "├─ [label: start]",
+                "└─ user: three"
             ]
         );
     }

@@ -141,7 +141,7 @@ pub fn branch_to(
         .ok_or_else(|| no_such_entry(path, target))?;
     let new_leaf = branch_leaf(session, idx);
     let old_leaf = session.leaf_id().map(str::to_string);
-    if summary.is_none() && new_leaf.as_deref() == old_leaf.as_deref() {
+    if summary.is_none() && already_there(session, idx) {
         return Ok(BranchOutcome::AlreadyThere);
     }
     let appended = append_with(&w, |o| match summary {
@@ -155,7 +155,7 @@ pub fn branch_to(
         }
         None => {
             o.set("type", "custom");
-            o.set("customType", "piscope.branch");
+            o.set("customType", BRANCH_MARKER);
             o.set_json(
                 "data",
                 format!(
@@ -179,8 +179,7 @@ pub fn branch_to(
 /// otherwise the entry itself. `None`: before the first entry.
 pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
     let entry = session.entry(idx);
-    let resubmit = entry.is_role(Role::User) || entry.kind == Kind::CustomMessage;
-    if resubmit {
+    if resumes_before(entry) {
         session
             .tree
             .parent(idx)
@@ -190,10 +189,39 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
     }
 }
 
+/// pi's `/tree` rule: branching to a user or custom message resumes just
+/// before it (its text goes back to the editor).
+pub fn resumes_before(entry: &crate::session::entry::Entry) -> bool {
+    entry.is_role(Role::User) || entry.kind == Kind::CustomMessage
+}
+
 /// Whether branching to entry `idx` would leave pi where it already
 /// resumes ("Already at this point").
+/// A leaf that is piscope's own branch marker resumes where the marker
+/// hangs: branching there again would only write a second marker.
 pub fn already_there(session: &Session, idx: u32) -> bool {
-    branch_leaf(session, idx).as_deref() == session.leaf_id()
+    let target = branch_leaf(session, idx);
+    let Some(leaf) = session.leaf() else {
+        return target.is_none();
+    };
+    let resumes_at = if is_branch_marker(session.entry(leaf)) {
+        session
+            .tree
+            .parent(leaf)
+            .and_then(|p| session.entry(p).id.clone())
+    } else {
+        session.entry(leaf).id.clone()
+    };
+    target == resumes_at
+}
+
+/// The `customType` of the entry piscope writes to move pi's leaf.
+pub const BRANCH_MARKER: &str = "piscope.branch";
+
+/// Whether `entry` is piscope's own branch marker (a `custom` entry pi
+/// keeps out of the context).
+pub fn is_branch_marker(entry: &crate::session::entry::Entry) -> bool {
+    matches!(&entry.info, crate::session::entry::Info::Custom { custom_type: Some(t) } if t == BRANCH_MARKER)
 }
 
 fn now() -> String {

@@ -147,12 +147,12 @@ mod tests {
     #[test]
     fn good_file_overrides_keys_and_colours() {
         let c = Config::from_text(
-            "[keys.tree]\njump_to_leaf = \"G\"\n[theme]\nlabel = \"red\"\n",
+            "[keys.tree]\njump_to_leaf = \"alt+g\"\n[theme]\nlabel = \"red\"\n",
             false,
         );
         assert!(c.problems.is_empty(), "{:?}", c.problems);
         assert_eq!(
-            c.keymap.action(Scope::Tree, Key::parse("G").unwrap()),
+            c.keymap.action(Scope::Tree, Key::parse("alt+g").unwrap()),
             Some(Action::TreeJumpToLeaf)
         );
         assert_eq!(c.theme.label.fg, Some(ratatui::style::Color::Red));
@@ -181,7 +181,7 @@ mod tests {
         );
         assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
         assert_eq!(
-            c.keymap.action(Scope::Tree, Key::parse("g").unwrap()),
+            c.keymap.action(Scope::Tree, Key::parse("ctrl+g").unwrap()),
             Some(Action::TreeJumpToLeaf),
             "keys fell back to the defaults"
         );

@@ -42,7 +42,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     for &(pane, rect) in &layout.panes {
         let focused = pane == screen.focus();
-        let block = pane_block(app, pane, focused);
+        let block = pane_block(app, pane, focused, rect.width);
         match pane {
             Pane::Picker => app.picker().draw(
                 frame,
@@ -76,6 +76,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         polling: app.polling(),
         scope: app.scope(),
         tree_search_typing: app.tree.is_typing_search() && screen.focus() == Pane::Tree,
+        back: app.back().word(),
         keymap: &app.config.keymap,
         theme,
     };
@@ -90,7 +91,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 }
 
 /// The border and titles of a pane.
-fn pane_block(app: &App, pane: Pane, focused: bool) -> Block<'static> {
+fn pane_block(app: &App, pane: Pane, focused: bool, width: u16) -> Block<'static> {
     let theme = &app.config.theme;
     let border = if focused {
         theme.border_focused
@@ -121,8 +122,19 @@ fn pane_block(app: &App, pane: Pane, focused: bool) -> Block<'static> {
             if app.picker().is_demo() {
                 title.push_str(" · demo");
             }
+            // The scope, and the key for the other one, as far as they fit
+            // between the corners and the title's spaces.
+            let room = usize::from(width).saturating_sub(4);
+            let parts = app.picker().title_parts(&app.config.keymap);
+            let fits = parts
+                .into_iter()
+                .map(|p| format!("{title} · {p}"))
+                .find(|t| text::width(t) <= room);
+            title = fits.unwrap_or(title);
         }
     }
+    // Cut with "…" rather than clipped by the border.
+    let title = text::truncate(&title, usize::from(width).saturating_sub(4));
     let mut block = Block::bordered()
         .border_type(if focused {
             BorderType::Thick

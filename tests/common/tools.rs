@@ -20,6 +20,9 @@ pub enum Tool {
     Tmux,
     /// node and npm, for pi's own code (the reference package).
     Node,
+    /// A headless Chromium and playwright-core to drive it (node too), for
+    /// the exported HTML page.
+    Browser,
 }
 
 impl Tool {
@@ -27,6 +30,7 @@ impl Tool {
         match self {
             Tool::Tmux => "tmux",
             Tool::Node => "node",
+            Tool::Browser => "chromium",
         }
     }
 
@@ -34,6 +38,7 @@ impl Tool {
         match self {
             Tool::Tmux => "tmux is missing",
             Tool::Node => "node or npm is missing",
+            Tool::Browser => "chromium, node or playwright-core (in target/browser) is missing",
         }
     }
 
@@ -44,19 +49,41 @@ impl Tool {
                 "install node 22.19 or newer with npm (.ci/run downloads one into target/node: \
                  put target/node/node_modules/.bin first on PATH)"
             }
+            Tool::Browser => {
+                "install Debian's chromium (apt-get install chromium) and playwright-core \
+                 (npm install --prefix target/browser playwright-core@1), as .ci/run does; \
+                 CHROMIUM names another browser"
+            }
         }
     }
 
     /// Whether the tool runs here (asked once per test binary).
     pub fn present(self) -> bool {
-        static SEEN: Mutex<[Option<bool>; 2]> = Mutex::new([None, None]);
+        static SEEN: Mutex<[Option<bool>; 3]> = Mutex::new([None, None, None]);
         let slot = self as usize;
         let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
         *seen[slot].get_or_insert_with(|| match self {
             Tool::Tmux => runs("tmux", &["-V"]),
             Tool::Node => runs("node", &["--version"]) && runs("npm", &["--version"]),
+            Tool::Browser => {
+                runs(&chromium(), &["--version"])
+                    && runs("node", &["--version"])
+                    && playwright_dir()
+                        .join("node_modules/playwright-core/package.json")
+                        .is_file()
+            }
         })
     }
+}
+
+/// The browser the page test opens: `CHROMIUM`, else Debian's.
+pub fn chromium() -> String {
+    std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_string())
+}
+
+/// Where `.ci/run` installs playwright-core.
+pub fn playwright_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser")
 }
 
 fn runs(program: &str, args: &[&str]) -> bool {

@@ -9,7 +9,7 @@ pub enum Scope {
     Picker,
     Tree,
     Preview,
-    /// The tree's `/` search line while its query is typed.
+    /// The tree's search line while its query is typed.
     Search,
     /// A text field: a dialog's field, and the editing keys of the
     /// sessions search box and the tree search line.
@@ -60,11 +60,12 @@ impl Scope {
         }
     }
 
-    /// Whether plain characters type text in this scope.
+    /// Whether plain characters type text in this scope (in the tree they
+    /// start its search, as in pi's `/tree`).
     pub fn types_text(self) -> bool {
         matches!(
             self,
-            Scope::Picker | Scope::Search | Scope::Text | Scope::Dialog
+            Scope::Picker | Scope::Tree | Scope::Search | Scope::Text | Scope::Dialog
         )
     }
 
@@ -82,7 +83,7 @@ impl Scope {
             Action::ClearField,
         ];
         match self {
-            Scope::Picker | Scope::Search => &[(Scope::Text, DELETE)],
+            Scope::Picker | Scope::Tree | Scope::Search => &[(Scope::Text, DELETE)],
             Scope::Dialog => &[(Scope::Text, EDITING)],
             _ => &[],
         }
@@ -115,6 +116,7 @@ pub enum Action {
     PickerNamed,
     PickerPath,
     PickerDeepSearch,
+    /// Esc in the sessions pane: clear the search, else quit.
     PickerClear,
     TreeFoldOrUp,
     TreeUnfoldOrDown,
@@ -125,7 +127,6 @@ pub enum Action {
     TreeFilterAll,
     TreeFilterNext,
     TreeFilterPrevious,
-    TreeSearch,
     TreeNextHit,
     TreePreviousHit,
     TreeJumpToLeaf,
@@ -139,7 +140,8 @@ pub enum Action {
     PreviewExpand,
     PreviewRaw,
     PreviewSelected,
-    /// Esc in the tree: drop the search kept for n / N.
+    /// Esc in the tree and the preview: drop the tree's search, else step
+    /// back to the pane before, else quit.
     TreeClearSearch,
     /// The tree search line: keep the query and stop typing.
     SearchKeep,
@@ -287,7 +289,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Search inside every entry",
         Some("deep"),
     ),
-    info(S::Picker, "clear", A::PickerClear, "Clear the search", None),
+    info(
+        S::Picker,
+        "back",
+        A::PickerClear,
+        "Back: clear the search (or leave the deep search), else quit",
+        None,
+    ),
     info(
         S::Picker,
         "rename",
@@ -316,8 +324,6 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Delete the listed sessions without a user message",
         None,
     ),
-    info(S::Tree, "quit", A::Quit, "Quit", None),
-    info(S::Tree, "help", A::Help, "Show this help", None),
     info(S::Tree, "up", A::Up, "Previous entry", None),
     info(S::Tree, "down", A::Down, "Next entry", None),
     info(S::Tree, "page_up", A::PageUp, "Page up", None),
@@ -329,14 +335,14 @@ pub const ACTIONS: &[ActionInfo] = &[
         "fold_or_up",
         A::TreeFoldOrUp,
         "Fold the branch, or go up to its start",
-        Some("fold/up"),
+        Some("fold"),
     ),
     info(
         S::Tree,
         "unfold_or_down",
         A::TreeUnfoldOrDown,
         "Unfold the branch, or go down to the next branch point",
-        Some("unfold/down"),
+        None,
     ),
     info(
         S::Tree,
@@ -387,13 +393,6 @@ pub const ACTIONS: &[ActionInfo] = &[
         "Previous filter",
         None,
     ),
-    info(
-        S::Tree,
-        "search",
-        A::TreeSearch,
-        "Search the tree",
-        Some("search"),
-    ),
     info(S::Tree, "next_hit", A::TreeNextHit, "Next search hit", None),
     info(
         S::Tree,
@@ -406,7 +405,7 @@ pub const ACTIONS: &[ActionInfo] = &[
         S::Tree,
         "jump_to_leaf",
         A::TreeJumpToLeaf,
-        "Jump to where pi resumes (the leaf)",
+        "Jump to where pi resumes (◉, the leaf)",
         Some("leaf"),
     ),
     info(
@@ -420,8 +419,15 @@ pub const ACTIONS: &[ActionInfo] = &[
         S::Tree,
         "branch",
         A::Branch,
-        "Branch here: pi resumes from this entry",
+        "Branch here: pi resumes from this entry (before it, for a user message, to edit and send it again)",
         Some("branch"),
+    ),
+    info(
+        S::Tree,
+        "resume",
+        A::Resume,
+        "Resume the session in pi where it ends (its leaf)",
+        None,
     ),
     info(S::Tree, "label", A::Label, "Label the entry", Some("label")),
     info(
@@ -455,12 +461,11 @@ pub const ACTIONS: &[ActionInfo] = &[
     ),
     info(
         S::Tree,
-        "clear_search",
+        "back",
         A::TreeClearSearch,
-        "Drop the search kept for the hit keys",
+        "Back: drop the search, else go to the sessions pane, else quit",
         None,
     ),
-    info(S::Preview, "quit", A::Quit, "Quit", None),
     info(S::Preview, "help", A::Help, "Show this help", None),
     info(S::Preview, "up", A::Up, "Scroll up", None),
     info(S::Preview, "down", A::Down, "Scroll down", None),
@@ -498,9 +503,9 @@ pub const ACTIONS: &[ActionInfo] = &[
     ),
     info(
         S::Preview,
-        "clear_search",
+        "back",
         A::TreeClearSearch,
-        "Drop the tree's search",
+        "Back: drop the tree's search, else go to the tree",
         None,
     ),
     info(
@@ -592,6 +597,8 @@ pub const ACTIONS: &[ActionInfo] = &[
     info(S::Help, "down", A::Down, "Scroll down", None),
     info(S::Help, "page_up", A::PageUp, "Page up", None),
     info(S::Help, "page_down", A::PageDown, "Page down", None),
+    info(S::Help, "first", A::First, "To the top", None),
+    info(S::Help, "last", A::Last, "To the end", None),
     info(
         S::Help,
         "close",

@@ -248,15 +248,20 @@ mod tests {
 
     #[test]
     fn overrides_replace_and_conflicts_are_refused() {
-        let user: toml::Table = "[tree]\njump_to_leaf = \"G\"".parse().unwrap();
+        let user: toml::Table = "[tree]\njump_to_leaf = \"alt+g\"".parse().unwrap();
         let map = Keymap::with_overrides(&user).unwrap();
-        let key = Key::parse("G").unwrap();
+        let key = Key::parse("alt+g").unwrap();
         assert_eq!(map.action(Scope::Tree, key), Some(Action::TreeJumpToLeaf));
-        assert_eq!(map.action(Scope::Tree, Key::parse("g").unwrap()), None);
+        assert_eq!(map.action(Scope::Tree, Key::parse("ctrl+g").unwrap()), None);
 
-        let clash: toml::Table = "[tree]\njump_to_leaf = \"n\"".parse().unwrap();
+        let clash: toml::Table = "[tree]\njump_to_leaf = \"ctrl+n\"".parse().unwrap();
         let errors = Keymap::with_overrides(&clash).unwrap_err();
         assert!(errors[0].contains("bound to both"), "{errors:?}");
+
+        // Typing in the tree searches it: a plain character is no tree key.
+        let typing: toml::Table = "[tree]\njump_to_leaf = \"g\"".parse().unwrap();
+        let errors = Keymap::with_overrides(&typing).unwrap_err();
+        assert!(errors[0].contains("types into the text"), "{errors:?}");
 
         let typing: toml::Table = "[picker]\nsort = \"s\"".parse().unwrap();
         let errors = Keymap::with_overrides(&typing).unwrap_err();

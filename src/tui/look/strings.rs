@@ -44,12 +44,23 @@ pub fn branched(leaf: Option<&str>) -> String {
     }
 }
 
-pub fn branch_body(entry: &str) -> Vec<String> {
-    vec![
-        format!("pi will resume from: {entry}"),
-        String::new(),
+/// The branch dialog: `resubmit` for a user (or extension) message, where
+/// pi resumes just before it, as its `/tree` does, so it can be sent again.
+pub fn branch_body(entry: &str, resubmit: bool) -> Vec<String> {
+    let first = if resubmit {
+        vec![
+            format!("pi will resume just before: {entry}"),
+            "As in pi's /tree: the message is not kept on the new branch; resume in pi and send it again, edited or not.".to_string(),
+        ]
+    } else {
+        vec![format!("pi will resume from: {entry}")]
+    };
+    let mut body = first;
+    body.push(String::new());
+    body.push(
         "A summary of the branch you leave (optional): pi adds it to the context.".to_string(),
-    ]
+    );
+    body
 }
 
 pub fn label_body(entry: &str) -> Vec<String> {
@@ -198,12 +209,17 @@ pub fn file_name(p: &Path) -> String {
 // Texts that name a key: the key comes from the user's keymap, so a
 // rebound key is named as bound.
 
-/// The tree's search line: its hit count and the keys that step through.
-pub fn search_hits(n: usize, next: &str, previous: &str) -> String {
-    format!(
-        " ({}: {next} / {previous})",
-        format::count(n, "hit", "hits")
-    )
+/// What the tree's search line starts with (pi's words).
+pub const SEARCH_PROMPT: &str = "Type to search: ";
+
+/// The tree's search line: which hit the cursor is on (`3/16`), or how
+/// many there are, and the keys that step through them.
+pub fn search_hits(at: Option<usize>, n: usize, next: &str, previous: &str) -> String {
+    let count = match at {
+        Some(i) => format!("{}/{n}", i + 1),
+        None => format::count(n, "hit", "hits"),
+    };
+    format!("  {count} ({next} / {previous})")
 }
 
 pub fn no_filter_match(default_view: &str) -> String {

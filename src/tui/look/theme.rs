@@ -54,6 +54,7 @@ theme_fields!(
     leaf_mark,
     hit,
     selected,
+    selected_unfocused,
     preview_selected,
     border,
     border_focused,
@@ -115,11 +116,24 @@ impl Theme {
             });
             // Without colour, selection and hits must still be seen.
             self.selected = self.selected.add_modifier(Modifier::REVERSED);
+            self.selected_unfocused = self.selected_unfocused.add_modifier(Modifier::UNDERLINED);
             self.hit = self.hit.add_modifier(Modifier::UNDERLINED);
             self.banner = self.banner.add_modifier(Modifier::REVERSED);
             self.border_focused = self.border_focused.add_modifier(Modifier::BOLD);
         }
         self
+    }
+}
+
+impl Theme {
+    /// The selection's style: dimmer in a pane without the focus, so the
+    /// eye finds the one the keys act on.
+    pub fn selection(&self, focused: bool) -> Style {
+        if focused {
+            self.selected
+        } else {
+            self.selected_unfocused
+        }
     }
 }
 

@@ -131,17 +131,6 @@ impl LoadedSession {
             .label_of(node)
             .map(|l| text::clean_line(&l.label))
     }
-
-    /// What `/` searches in: label, role words and the row text, lower case.
-    pub fn search_text(&self, node: u32) -> String {
-        let mut s = String::new();
-        if let Some(l) = self.session.label_of(node) {
-            s.push_str(&l.label);
-            s.push(' ');
-        }
-        s.push_str(self.text(node));
-        crate::jstext::to_lower(&s)
-    }
 }
 
 fn row_kind(e: &Entry) -> RowKind {

@@ -117,11 +117,38 @@ fn raw_json(req: &PreviewRequest, doc: &mut Writer<'_>) -> Line<'static> {
                 .ok()
                 .and_then(|v| serde_json::to_string_pretty(&v).ok())
                 .unwrap_or(line);
-            doc.block(&pretty, req.theme.text, 0, usize::MAX);
+            doc.block(&visible_json(&pretty), req.theme.text, 0, usize::MAX);
         }
         Err(e) => doc.para(&e.to_string(), req.theme.error, 0),
     }
     header
+}
+
+/// JSON text with every character a terminal would not show (zero-width
+/// and format characters, combining marks, odd spaces, controls) written as
+/// its JSON escape, so the raw view shows what the line holds.
+fn visible_json(json: &str) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        let hidden = match c {
+            '\n' | ' ' => false,
+            c if c.is_control() || (c.is_whitespace()) => true,
+            // Bidi controls and the like draw nothing (or reorder the line).
+            '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' => true,
+            '\u{feff}' | '\u{00ad}' | '\u{034f}' | '\u{061c}' | '\u{180e}' => true,
+            c => c.width().is_none_or(|w| w == 0),
+        };
+        if hidden {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> {
@@ -132,7 +159,7 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
     let ctx = s.context_for_path(path);
     let (mut tokens, mut cost) = (0.0, 0.0);
     for &i in &ctx.path {
-        if let Some(u) = s.entry(i).usage {
+        if let Some(&u) = s.entry(i).usage.as_deref() {
             tokens += u.tokens;
             cost += u.cost;
         }
@@ -155,6 +182,13 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
     } else {
         ctx.items.len().saturating_sub(WINDOW_ITEMS)
     };
+    // The header counts every message pi would send, shown or not.
+    for (k, item) in ctx.items.iter().enumerate().take(skip) {
+        if k % 256 == 0 && req.latest.load(Ordering::Relaxed) != req.generation {
+            return None;
+        }
+        messages += s.context_messages(item, &mut file).map_or(0, |l| l.len());
+    }
     if skip > 0 {
         doc.para(
             &format!(
@@ -226,19 +260,48 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
         .map_or("thinking unset".to_string(), |l| {
             format!("thinking {}", text::clean_line(&jskey::display(l)))
         });
-    Some(Line::from(vec![
-        Span::styled(model, theme.title),
-        Span::styled(
-            format!(
-                " · {thinking} · {}{} · {} tokens · {}",
-                format::count(messages, "message", "messages"),
-                if skip > 0 { " shown" } else { "" },
-                format::tokens(tokens),
-                format::cost(cost)
-            ),
-            theme.muted,
-        ),
-    ]))
+    let numbers = format!(
+        "{} · {} tokens · {}",
+        format::count(messages, "message", "messages"),
+        format::tokens(tokens),
+        format::cost(cost)
+    );
+    Some(header_line(
+        &model,
+        &thinking,
+        &numbers,
+        usize::from(req.key.width),
+        theme,
+    ))
+}
+
+/// The context's header in `width` columns: the numbers whole, the model's
+/// name cut first, then the thinking level left out.
+fn header_line(
+    model: &str,
+    thinking: &str,
+    numbers: &str,
+    width: usize,
+    theme: &Theme,
+) -> Line<'static> {
+    /// Narrower than this, a model's name says nothing.
+    const MODEL_MIN: usize = 8;
+    let with_thinking = format!(" · {thinking} · {numbers}");
+    let rest = if text::width(model) + text::width(&with_thinking) <= width
+        || width.saturating_sub(text::width(&with_thinking)) >= MODEL_MIN
+    {
+        with_thinking
+    } else {
+        format!(" · {numbers}")
+    };
+    let room = width.saturating_sub(text::width(&rest));
+    if room < MODEL_MIN.min(text::width(model)) {
+        return Line::styled(text::truncate(numbers, width), theme.muted);
+    }
+    Line::from(vec![
+        Span::styled(text::truncate(model, room), theme.title),
+        Span::styled(rest, theme.muted),
+    ])
 }
 
 /// One context message.

@@ -74,9 +74,11 @@ pub fn in_current_folder(folder: &SessionsFolder, s: &SessionSummary) -> bool {
     }
 }
 
-/// The rows for a query: sessions grouped by project, projects in the
-/// order of their best (or newest) session; forks under their origin when
-/// threaded and not searching.
+/// The rows for a query. Browsing (no query): sessions grouped by project,
+/// projects in the order of their newest session, forks under their origin
+/// when threaded. Searching: one flat list in pi's order (best match first,
+/// or newest first when sorted by recent), as grouping would bury the best
+/// hit of another project under a weaker one of the first.
 pub fn rows(
     sessions: &[SessionSummary],
     folder: Option<&SessionsFolder>,
@@ -90,6 +92,15 @@ pub fn rows(
             picked.retain(|&i| in_current_folder(f, &sessions[i]));
         }
     }
+    if !matches!(query, Query::Everything) {
+        return picked
+            .into_iter()
+            .map(|index| PickerRow::Session {
+                index,
+                prefix: String::new(),
+            })
+            .collect();
+    }
     let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
     for i in picked {
         let cwd = sessions[i].cwd.as_str();
@@ -98,7 +109,7 @@ pub fn rows(
             None => groups.push((cwd, vec![i])),
         }
     }
-    let threaded = options.sort == SortMode::Threaded && matches!(query, Query::Everything);
+    let threaded = options.sort == SortMode::Threaded;
     let mut out = Vec::new();
     for (cwd, list) in groups {
         let is_collapsed = collapsed.contains(cwd);
@@ -240,5 +251,38 @@ mod tests {
             &collapsed,
         );
         assert_eq!(r.len(), 3);
+    }
+
+    #[test]
+    fn a_query_lists_one_flat_list_best_first_across_projects() {
+        // The best match (a name hit) is in the second project; the first
+        // project holds a newer, weaker (text) hit and an older name hit.
+        let mut s = sample();
+        s[0].first_message = "about widgets".into();
+        s[0].text = Some(std::sync::Arc::new(catalog::MessageText::new(
+            "about widgets".into(),
+        )));
+        s[1].name = Some("widgets".into());
+        s[2].name = Some("widget notes".into());
+        let q = Query::parse("widget").expect("query");
+        let got = rows(
+            &s,
+            Some(&folder()),
+            &q,
+            ListOptions::default(),
+            &HashSet::new(),
+        );
+        let order: Vec<usize> = got
+            .iter()
+            .map(|r| match r {
+                PickerRow::Session { index, .. } => *index,
+                PickerRow::Project { .. } => usize::MAX,
+            })
+            .collect();
+        let want: Vec<usize> = catalog::filter_and_sort(&s, &q, SortMode::Threaded, false);
+        assert_eq!(order, want, "pi's order, no headings");
+        assert_eq!(want.last(), Some(&0), "the text hit ranks last");
+        // Grouped, /w/a's text hit would sit between the two name hits.
+        assert_ne!(s[want[0]].cwd, s[want[1]].cwd);
     }
 }

@@ -10,9 +10,15 @@ impl App {
         let Some((path, target, what)) = self.selected_entry() else {
             return;
         };
-        let there = match (self.tree.loaded(), self.tree.selected_node()) {
-            (Some(t), Some(node)) => crate::session::already_there(&t.session, node),
-            _ => false,
+        let (there, resubmit) = match (self.tree.loaded(), self.tree.selected_node()) {
+            (Some(t), Some(node)) => {
+                let e = t.entry(node);
+                (
+                    crate::session::already_there(&t.session, node),
+                    crate::session::write::resumes_before(e),
+                )
+            }
+            _ => (false, false),
         };
         if there {
             self.say(strings::ALREADY_THERE.to_string(), false);
@@ -20,7 +26,7 @@ impl App {
         }
         self.ask(Dialog::ask(
             strings::BRANCH_TITLE,
-            strings::branch_body(&what),
+            strings::branch_body(&what, resubmit),
             "",
             "branch",
             Then::Branch { path, target },

@@ -114,18 +114,15 @@ impl App {
         let for_good = matches!(self.catalog.delete_done(), Some(DeleteMode::Permanent));
         if self.open.path.as_ref().is_some_and(|o| deleted.contains(o)) {
             // Deleted here, on purpose: no "this session was deleted" alarm.
-            self.open.path = None;
-            self.tree.clear();
+            self.close_session();
         }
         for p in &deleted {
             // Gone from the list at once (the watcher may tell us later).
-            let next = self
+            let outcome = self
                 .catalog
                 .picker_mut()
                 .on_session_changed(p.clone(), None);
-            if let Some(next) = next {
-                self.open_session(next, cmds);
-            }
+            self.on_picker(outcome, cmds);
         }
         match errors.first() {
             Some(e) => {

@@ -6,6 +6,7 @@ use crate::tui::look::layout::Pane;
 use crate::tui::look::strings;
 use crate::tui::state::App;
 use crate::tui::work::jobs::Job;
+use crate::watch::Target;
 use std::path::PathBuf;
 
 impl App {
@@ -23,6 +24,10 @@ impl App {
             self.catalog.picker_mut().select_when_listed(to.clone());
             self.file_changed(&to, cmds);
         } else {
+            // The fork is the session now: its changes are the ones to see
+            // at once, not at the next slow look.
+            self.live.watching = Some(to.clone());
+            cmds.push(Command::Watch(Target::file(&to)));
             self.open_session(to, cmds);
         }
     }

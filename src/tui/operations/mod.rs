@@ -48,6 +48,11 @@ impl App {
             (Pane::Picker, Action::Delete) => self.ask_delete(),
             (Pane::Picker, Action::DeleteEmpty) => self.ask_delete_empty(),
             (Pane::Tree, Action::Branch) => self.ask_branch(),
+            (Pane::Tree, Action::Resume) => {
+                if !self.resume_open(cmds) {
+                    self.say(strings::NO_ENTRY.to_string(), true);
+                }
+            }
             (Pane::Tree, Action::Label) => self.ask_label(),
             (Pane::Tree | Pane::Preview, Action::Copy) => self.copy(cmds),
             (Pane::Tree, Action::Fork) => self.fork(cmds),
@@ -150,7 +155,10 @@ impl App {
                 }
                 self.say(message, false);
                 if let Some(id) = select {
+                    // The new leaf may be piscope's branch marker, which the
+                    // filter hides: its row is where pi resumes, as shown.
                     self.open.pending_entry = Some((path.clone(), id));
+                    self.open.pending_keeps_filter = true;
                 }
                 self.file_changed(&path, cmds);
             }

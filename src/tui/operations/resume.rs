@@ -31,13 +31,29 @@ impl App {
     }
 
     pub(in crate::tui) fn resume(&mut self, s: &SessionSummary, cmds: &mut Vec<Command>) {
+        self.resume_file(s.path.clone(), &s.cwd, cmds);
+    }
+
+    /// Resumes the session the tree shows (the only way to pi from
+    /// `piscope FILE`, which has no sessions list); false when none is.
+    pub(in crate::tui) fn resume_open(&mut self, cmds: &mut Vec<Command>) -> bool {
+        let Some(t) = self.tree.loaded() else {
+            return false;
+        };
+        let path = t.session.path.clone();
+        let cwd = t.session.header.cwd.clone().unwrap_or_default();
+        self.resume_file(path, &cwd, cmds);
+        true
+    }
+
+    fn resume_file(&mut self, path: PathBuf, cwd: &str, cmds: &mut Vec<Command>) {
         if self.print_mode() {
-            self.leave(Exit::Print(s.path.clone()));
+            self.leave(Exit::Print(path));
             return;
         }
         cmds.push(Command::Act(Box::new(Job::PrepareResume {
-            session: s.path.clone(),
-            cwd: Some(s.cwd.clone()).filter(|c| !c.is_empty()),
+            session: path,
+            cwd: Some(cwd.to_string()).filter(|c| !c.is_empty()),
             here: self.here().clone(),
             in_here: false,
             command: self.config.pi_command.clone(),
@@ -77,11 +93,11 @@ impl App {
 
     /// pi cannot be started: say how to resume by hand.
     pub(in crate::tui) fn on_pi_missing(&mut self, program: &str, by_hand: &str) {
-        self.ask(Dialog::confirm(
-            strings::PI_MISSING_TITLE,
-            strings::pi_missing_body(program, by_hand),
-            "close",
-            Then::Close,
-        ));
+        let body = strings::pi_missing_body(program, by_hand);
+        let command = body.len() - 1;
+        self.ask(
+            Dialog::confirm(strings::PI_MISSING_TITLE, body, "close", Then::Close)
+                .keep_whole(command),
+        );
     }
 }

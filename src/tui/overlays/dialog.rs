@@ -28,6 +28,9 @@ pub struct Dialog<T> {
     pub danger: bool,
     /// Body lines scrolled past (a long list of sessions).
     pub scroll: usize,
+    /// A body line to show whole on one row (a command to copy): the
+    /// dialog widens for it, as far as the screen allows.
+    pub whole_line: Option<usize>,
     pub then: T,
 }
 
@@ -52,6 +55,7 @@ impl<T> Dialog<T> {
             yes: yes.to_string(),
             danger: false,
             scroll: 0,
+            whole_line: None,
             then,
         }
     }
@@ -69,6 +73,12 @@ impl<T> Dialog<T> {
         self.danger = true;
         self.require = Some(word);
         self.input = Some(TextInput::default());
+        self
+    }
+
+    /// Shows body line `index` whole, on one row.
+    pub fn keep_whole(mut self, index: usize) -> Dialog<T> {
+        self.whole_line = Some(index);
         self
     }
 
@@ -147,7 +157,12 @@ pub fn draw<T>(
     keys: &DialogKeys,
     theme: &Theme,
 ) {
-    let w = area.width.saturating_sub(4).min(MAX_WIDTH);
+    let mut w = area.width.saturating_sub(4).min(MAX_WIDTH);
+    if let Some(line) = dialog.whole_line.and_then(|i| dialog.body.get(i)) {
+        // Border and padding take four columns.
+        let needed = u16::try_from(text::width(line) + 4).unwrap_or(u16::MAX);
+        w = w.max(needed.min(area.width));
+    }
     if w < 10 || area.height < 5 {
         return;
     }

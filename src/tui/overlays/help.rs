@@ -30,18 +30,43 @@ pub enum HelpKey {
 
 impl Help {
     /// A key, as the keymap's help scope says; any other key closes the
-    /// screen, except the global quit.
-    pub fn key(&mut self, k: Key, keymap: &Keymap) -> HelpKey {
+    /// screen, except the global quit. `last` is the furthest it scrolls
+    /// (its last line at the bottom).
+    pub fn key(&mut self, k: Key, keymap: &Keymap, last: usize) -> HelpKey {
         match keymap.own_action(Scope::Help, k) {
             Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
             Some(Action::Down) => self.scroll += 1,
             Some(Action::PageUp) => self.scroll = self.scroll.saturating_sub(PAGE),
             Some(Action::PageDown) => self.scroll += PAGE,
+            Some(Action::First) => self.scroll = 0,
+            Some(Action::Last) => self.scroll = last,
             _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => return HelpKey::Quit,
             _ => return HelpKey::Close,
         }
+        self.scroll = self.scroll.min(last);
         HelpKey::Stay
     }
+}
+
+/// The help screen's box in `area`.
+fn frame_rect(area: Rect) -> Rect {
+    let w = area.width.saturating_sub(4).min(86);
+    let h = area.height.saturating_sub(2);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+/// How far the help screen scrolls in `area`: until its last line is at
+/// the bottom, never past it.
+pub fn last_scroll(config: &Config, scopes: &[Scope], area: Rect) -> usize {
+    let inner = Block::bordered().inner(frame_rect(area));
+    lines(config, scopes)
+        .len()
+        .saturating_sub(usize::from(inner.height))
 }
 
 /// The lines of the help screen.
@@ -66,14 +91,23 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
     out.push(Line::styled("Typing", theme.title));
     out.push(Line::from(vec![
         Span::styled(format!("  {} ", text::fit("characters", 22)), theme.key),
-        Span::raw("Sessions: search (words, \"a phrase\", re:pattern); tree search, dialog fields: their text"),
+        Span::raw("Sessions: search (words, \"a phrase\", re:pattern); entry tree: search it, as in pi's /tree; dialog fields: their text"),
+    ]));
+    out.push(Line::from(vec![
+        Span::styled(format!("  {} ", text::fit("Esc", 22)), theme.key),
+        Span::raw("Steps back: out of a dialog or search, to the pane before, then quits"),
     ]));
     out.push(Line::default());
     out.push(Line::styled("Marks in the tree", theme.title));
     for (k, what) in [
         ("•", "on the path pi resumes"),
         ("◉", "where pi resumes (the leaf)"),
-        ("⊟ / ⊞", "a branch that folds / a folded branch"),
+        (
+            "◉ ‹…›",
+            "pi resumes after this row, at entries the filter hides",
+        ),
+        ("├─ └─ │", "pi's connectors: the branches of a fork"),
+        ("├⊟ / ├⊞", "a branch that folds / a folded branch"),
         ("[name]", "a label"),
     ] {
         out.push(Line::from(vec![
@@ -114,14 +148,7 @@ fn footer(config: &Config) -> String {
 /// Draws the help screen over the middle of `area`.
 pub fn draw(frame: &mut Frame, area: Rect, help: Help, config: &Config, scopes: &[Scope]) {
     let theme: &Theme = &config.theme;
-    let w = area.width.saturating_sub(4).min(86);
-    let h = area.height.saturating_sub(2);
-    let rect = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    );
+    let rect = frame_rect(area);
     frame.render_widget(Clear, rect);
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
@@ -131,7 +158,9 @@ pub fn draw(frame: &mut Frame, area: Rect, help: Help, config: &Config, scopes: 
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
     let all = lines(config, scopes);
-    let start = help.scroll.min(all.len().saturating_sub(1));
+    let start = help
+        .scroll
+        .min(all.len().saturating_sub(usize::from(inner.height)));
     let shown: Vec<Line<'_>> = all
         .into_iter()
         .skip(start)

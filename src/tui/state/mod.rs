@@ -216,6 +216,11 @@ impl App {
         self.live.polling()
     }
 
+    /// The folder (or file) whose changes are watched.
+    pub fn watched(&self) -> Option<&PathBuf> {
+        self.live.watching.as_ref()
+    }
+
     /// The dialog over the panes, if one is open.
     pub fn dialog(&self) -> Option<&Dialog<Then>> {
         self.overlay.dialog()

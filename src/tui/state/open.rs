@@ -20,6 +20,9 @@ pub struct OpenSession {
     pub(in crate::tui) preview_requested: Option<PreviewKey>,
     /// An entry to select once its session is open (a deep-search hit).
     pub(in crate::tui) pending_entry: Option<(PathBuf, String)>,
+    /// Select the pending entry's row as the filter shows it (a branch's
+    /// new leaf), rather than changing the filter to show the entry.
+    pub(in crate::tui) pending_keeps_filter: bool,
 }
 
 impl OpenSession {

@@ -63,9 +63,9 @@ impl Overlay {
     }
 
     /// Hands a key to the help screen; `None` when it is not shown.
-    pub fn help_key(&mut self, k: Key, keymap: &Keymap) -> Option<HelpKey> {
+    pub fn help_key(&mut self, k: Key, keymap: &Keymap, last: usize) -> Option<HelpKey> {
         match &mut self.shown {
-            Shown::Help(h) => Some(h.key(k, keymap)),
+            Shown::Help(h) => Some(h.key(k, keymap, last)),
             _ => None,
         }
     }

@@ -36,6 +36,11 @@ impl Screen {
         Layout::compute(area, &self.panes, self.focus, self.banner.is_some())
     }
 
+    /// The terminal's size.
+    pub fn size(&self) -> Rect {
+        self.size
+    }
+
     pub fn resize(&mut self, width: u16, height: u16) {
         self.size = Rect::new(0, 0, width, height);
     }

@@ -1,14 +1,39 @@
 //! Key presses: the overlay over the panes takes them first, then the tree's
 //! search line, then the keymap's action for the focused pane; each asks
-//! the keymap (only typing a character into a field is not an action).
+//! the keymap (only typing a character into a field or the tree is not an
+//! action). Esc steps back: out of a search, then to the pane before, then
+//! out of the app.
 
 use crate::tui::event::Command;
 use crate::tui::input::keymap::{Action, Key, Scope};
 use crate::tui::look::layout::Pane;
 use crate::tui::overlays::help::HelpKey;
-use crate::tui::panes::picker::PickerOutcome;
 use crate::tui::state::App;
 use ratatui::crossterm::event::{KeyEvent, KeyEventKind};
+
+/// What Esc does where the focus is now (the hint line says it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Back {
+    /// Clear the sessions search or leave the deep search.
+    ClearSessionsSearch,
+    /// Drop the tree's search.
+    ClearTreeSearch,
+    /// Move the focus to this pane.
+    Focus(Pane),
+    Quit,
+}
+
+impl Back {
+    /// Its word in the hint line.
+    pub fn word(self) -> &'static str {
+        match self {
+            Back::ClearSessionsSearch => "clear",
+            Back::ClearTreeSearch => "clear search",
+            Back::Focus(_) => "back",
+            Back::Quit => "quit",
+        }
+    }
+}
 
 impl App {
     pub(in crate::tui) fn on_key(&mut self, key: KeyEvent, cmds: &mut Vec<Command>) {
@@ -16,7 +41,16 @@ impl App {
             return;
         }
         let k = Key::from_event(&key);
-        if let Some(answer) = self.overlay.help_key(k, &self.config.keymap) {
+        let last = if self.help().is_some() {
+            crate::tui::overlays::help::last_scroll(
+                &self.config,
+                &self.help_scopes(),
+                self.screen.size(),
+            )
+        } else {
+            0
+        };
+        if let Some(answer) = self.overlay.help_key(k, &self.config.keymap, last) {
             match answer {
                 HelpKey::Stay => {}
                 HelpKey::Close => self.overlay.close(),
@@ -28,8 +62,7 @@ impl App {
             self.on_dialog_key(k, cmds);
             return;
         }
-        if self.focus() == Pane::Tree && self.tree.is_typing_search() {
-            self.on_search_key(k);
+        if self.focus() == Pane::Tree && self.tree.is_typing_search() && self.on_search_key(k) {
             return;
         }
         let scope = self.scope();
@@ -38,9 +71,7 @@ impl App {
             Some(Action::Help) => self.overlay.show_help(),
             Some(Action::FocusNext) => self.screen.cycle_focus(true),
             Some(Action::FocusPrev) => self.screen.cycle_focus(false),
-            // Esc in the preview drops the tree's search too, its line
-            // being the tree's.
-            Some(Action::TreeClearSearch) => self.tree.finish_search(false),
+            Some(Action::TreeClearSearch | Action::PickerClear) => self.step_back(cmds),
             Some(action) if self.on_edit_action(action, cmds) => {}
             Some(action) => match self.focus() {
                 Pane::Picker => {
@@ -54,23 +85,33 @@ impl App {
                     self.preview.on_action(action);
                 }
             },
-            None if self.focus() == Pane::Picker => {
-                let deletes =
-                    self.config.keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack);
-                let picker = self.catalog.picker_mut();
-                let outcome = match k.typed_char() {
-                    _ if deletes => picker.type_char(None),
-                    Some(c) => picker.type_char(Some(c)),
-                    None => PickerOutcome::Nothing,
-                };
-                self.on_picker(outcome, cmds);
-            }
-            None => {}
+            None => self.on_typed(k, cmds),
         }
     }
 
-    /// A key while the tree's search query is typed.
-    fn on_search_key(&mut self, k: Key) {
+    /// A key that is no action: in the sessions pane and the tree, a
+    /// character typed into its search (Backspace takes one back).
+    fn on_typed(&mut self, k: Key, cmds: &mut Vec<Command>) {
+        let deletes = self.config.keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack);
+        let typed = if deletes { None } else { k.typed_char() };
+        if !deletes && typed.is_none() {
+            return;
+        }
+        match self.focus() {
+            Pane::Picker => {
+                let outcome = self.catalog.picker_mut().type_char(typed);
+                self.on_picker(outcome, cmds);
+            }
+            Pane::Tree => {
+                self.tree.edit_search(typed);
+            }
+            Pane::Preview => {}
+        }
+    }
+
+    /// A key while the tree's search query is typed; false when the key is
+    /// not the search line's (it then acts as in the tree).
+    fn on_search_key(&mut self, k: Key) -> bool {
         let keymap = &self.config.keymap;
         match keymap.own_action(Scope::Search, k) {
             Some(Action::SearchKeep) => self.tree.finish_search(true),
@@ -82,11 +123,45 @@ impl App {
             _ if keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack) => {
                 self.tree.edit_search(None);
             }
-            _ => {
-                if let Some(c) = k.typed_char() {
+            _ => match k.typed_char() {
+                Some(c) => {
                     self.tree.edit_search(Some(c));
                 }
+                None => return false,
+            },
+        }
+        true
+    }
+
+    /// What Esc does now, where the focus is.
+    pub fn back(&self) -> Back {
+        let has_picker = self.screen.has(Pane::Picker);
+        match self.focus() {
+            Pane::Picker => {
+                let p = self.picker();
+                if !p.query().is_empty() || p.deep_search().is_some() {
+                    Back::ClearSessionsSearch
+                } else {
+                    Back::Quit
+                }
             }
+            _ if self.tree.has_search_line() => Back::ClearTreeSearch,
+            Pane::Preview if self.screen.has(Pane::Tree) => Back::Focus(Pane::Tree),
+            Pane::Tree | Pane::Preview if has_picker => Back::Focus(Pane::Picker),
+            _ => Back::Quit,
+        }
+    }
+
+    /// Esc: out of the search, then back a pane, then out of the app.
+    fn step_back(&mut self, cmds: &mut Vec<Command>) {
+        match self.back() {
+            Back::ClearSessionsSearch => {
+                let outcome = self.catalog.picker_mut().on_action(Action::PickerClear);
+                self.on_picker(outcome, cmds);
+            }
+            Back::ClearTreeSearch => self.tree.finish_search(false),
+            Back::Focus(pane) => self.screen.focus_on(pane),
+            Back::Quit => self.quit(),
         }
     }
 }

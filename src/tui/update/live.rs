@@ -5,6 +5,7 @@ use crate::catalog::SessionSummary;
 use crate::tui::event::Command;
 use crate::tui::look::layout::Pane;
 use crate::tui::look::strings;
+use crate::tui::panes::picker::PickerOutcome;
 use crate::tui::panes::tree::Content;
 use crate::tui::state::App;
 use crate::watch::WatchMode;
@@ -66,16 +67,14 @@ impl App {
         }
         let was_open = self.open.path.as_ref() == Some(&path);
         let gone = summary.is_none();
-        let next = self
+        let outcome = self
             .catalog
             .picker_mut()
             .on_session_changed(path, summary.map(|s| *s));
-        if let Some(next) = next {
-            if was_open && gone {
-                self.say(strings::SESSION_DELETED.to_string(), true);
-            }
-            self.open_session(next, cmds);
+        if outcome != PickerOutcome::Nothing && was_open && gone {
+            self.say(strings::SESSION_DELETED.to_string(), true);
         }
+        self.on_picker(outcome, cmds);
     }
 
     pub(in crate::tui) fn on_watching(&mut self, mode: WatchMode) {

@@ -82,7 +82,8 @@ impl App {
                             self.tree.set_session(loaded);
                             self.open.tree_generation = generation;
                             if let Some((p, id)) = self.open.pending_entry.take() {
-                                if p == path && !self.tree.select_id(&id) {
+                                let keep = std::mem::take(&mut self.open.pending_keeps_filter);
+                                if p == path && !self.tree.select_id(&id, keep) {
                                     self.say(format!("Entry {id} is not in this session"), true);
                                 }
                             }
@@ -128,6 +129,17 @@ impl App {
         }
         self.sync_view(&mut cmds);
         cmds
+    }
+
+    /// Shows no session: the tree and the preview are emptied, and a read
+    /// still under way is dropped when it arrives.
+    pub(in crate::tui) fn close_session(&mut self) {
+        if self.open.path.take().is_some() {
+            self.open.generation += 1;
+        }
+        self.open.pending_entry = None;
+        self.tree.clear();
+        self.preview.want(None);
     }
 
     pub(in crate::tui) fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {

@@ -33,9 +33,8 @@ impl App {
                 dir.display()
             ));
         }
-        if let Some(path) = self.catalog.picker_mut().on_catalog(update) {
-            self.open_session(path, cmds);
-        }
+        let outcome = self.catalog.picker_mut().on_catalog(update);
+        self.on_picker(outcome, cmds);
         if done {
             let picker = self.catalog.picker();
             if picker.sessions().is_empty() && !picker.is_demo() {
@@ -57,14 +56,16 @@ impl App {
         match outcome {
             PickerOutcome::Nothing => {}
             PickerOutcome::Show(path) => self.open_session(path, cmds),
+            PickerOutcome::Clear => self.close_session(),
             PickerOutcome::ShowEntry { path, entry } => {
                 let here = self.open.path.as_ref() == Some(&path) && !self.tree_is_behind();
                 if let Some(id) = entry {
-                    let found = here && self.tree.select_id(&id);
+                    let found = here && self.tree.select_id(&id, false);
                     if here && !found {
                         self.say(format!("Entry {id} is not in this session"), true);
                     } else if !here {
                         self.open.pending_entry = Some((path.clone(), id));
+                        self.open.pending_keeps_filter = false;
                     }
                 }
                 self.open_session(path, cmds);

@@ -37,7 +37,9 @@ impl App {
         if let Some(r) = preview_rect {
             self.preview.set_height(usize::from(r.height));
         }
-        let node = self.tree.selected_node();
+        // A row standing for a leaf the filter hides previews the leaf: the
+        // context pi resumes with.
+        let node = self.tree.preview_node();
         let width = preview_rect.map(|r| r.width);
         let wanted = match (node, width) {
             (Some(node), Some(width)) => Some(PreviewKey {

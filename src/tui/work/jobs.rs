@@ -263,7 +263,7 @@ fn export(path: &Path, leaf: &str, to: &Path) -> Result<(), String> {
         }
         .to_string()
     })?;
-    let text = session::export::export_markdown(&s, Some(at)).map_err(|e| e.to_string())?;
+    let text = crate::render::export_markdown(&s, Some(at)).map_err(|e| e.to_string())?;
     // A new file only: an export never replaces anything.
     let mut f = std::fs::OpenOptions::new()
         .write(true)
@@ -321,9 +321,19 @@ fn prepare_resume(
     // pi first: without it, the folder does not matter.
     let program = resume.argv.first().cloned().unwrap_or_default();
     if find_program(&program).is_none() {
+        // The command to type by hand starts in a folder that is there.
+        let by_hand = if resume.cwd.is_dir() {
+            resume.by_hand()
+        } else {
+            Resume {
+                cwd: here,
+                ..resume
+            }
+            .by_hand()
+        };
         return ActionOutcome::PiMissing {
             program: program.to_string_lossy().into_owned(),
-            by_hand: resume.by_hand(),
+            by_hand,
         };
     }
     if let Some(c) = own {

@@ -55,13 +55,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawCon
     let cursor = if focused { "▏" } else { "" };
     let room = width.saturating_sub(text::width(&status) + 4);
     let query = text::clean_line(&pane.query);
-    let shown_query = if text::width(&query) > room {
-        // Keep the end of a long query in view, where typing happens.
-        let skip = query.chars().count().saturating_sub(room);
-        query.chars().skip(skip).collect()
-    } else {
-        query
-    };
+    // Keep the end of a long query in view, where typing happens.
+    let shown_query = tail(&query, room);
     let used = 2 + text::width(&shown_query) + text::width(cursor);
     let search = Line::from(vec![
         Span::styled("> ", theme.accent),
@@ -70,7 +65,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawCon
         Span::raw(" ".repeat(width.saturating_sub(used + text::width(&status)))),
         Span::styled(status, theme.muted),
     ]);
-    let settings = settings_line(pane, theme);
+    let settings = settings_line(pane, width, theme);
     frame.render_widget(
         Paragraph::new(vec![search, settings]),
         Rect {
@@ -88,7 +83,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawCon
     }
     let listing = pane.deep.is_some() || (pane.query_error.is_none() && !pane.rows.is_empty());
     let lines: Vec<Line<'_>> = if let Some(d) = &pane.deep {
-        deep_lines(pane, d, width, usize::from(list.height), keymap, theme)
+        deep_lines(
+            pane,
+            d,
+            (width, usize::from(list.height)),
+            keymap,
+            (theme, focused),
+        )
     } else if let Some(e) = &pane.query_error {
         vec![
             Line::styled(text::truncate(&text::clean_line(e), width), theme.error),
@@ -98,8 +99,9 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawCon
         empty_lines(pane, keymap, theme)
     } else {
         let end = (pane.offset + usize::from(list.height)).min(pane.rows.len());
+        let columns = columns(pane, pane.offset..end, width, (clock, home));
         (pane.offset..end)
-            .map(|r| row_line(pane, r, width, (clock, home), theme))
+            .map(|r| row_line(pane, r, width, &columns, (clock, home), (theme, focused)))
             .collect()
     };
     let paragraph = Paragraph::new(lines);
@@ -111,30 +113,148 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawCon
     frame.render_widget(paragraph, list);
 }
 
-fn settings_line<'a>(pane: &PickerPane, theme: &Theme) -> Line<'a> {
-    let on_off = |on: bool, name: &'static str| -> Span<'a> {
-        Span::styled(name, if on { theme.accent } else { theme.muted })
-    };
+/// The list's settings in words, so that they read without colour; the
+/// ones switched on in the accent colour.
+fn settings_line<'a>(pane: &PickerPane, width: usize, theme: &Theme) -> Line<'a> {
     let sort = match pane.options.sort {
         SortMode::Threaded => "threaded",
         SortMode::Recent => "recent",
         SortMode::Relevance => "relevance",
     };
-    let sep = || Span::styled(" · ", theme.muted);
-    Line::from(vec![
-        on_off(pane.options.scope == ListScope::All, "all"),
-        Span::styled("/", theme.muted),
-        on_off(
-            pane.options.scope == ListScope::CurrentFolder,
-            "this folder",
+    let on_off = |on: bool| if on { "on" } else { "off" };
+    let parts = [
+        ("sort: ", sort, true),
+        (
+            "named: ",
+            on_off(pane.options.named_only),
+            pane.options.named_only,
         ),
-        sep(),
-        Span::styled(sort, theme.accent),
-        sep(),
-        on_off(pane.options.named_only, "named"),
-        sep(),
-        on_off(pane.show_path, "paths"),
-    ])
+        ("paths: ", on_off(pane.show_path), pane.show_path),
+    ];
+    let long: usize = parts
+        .iter()
+        .map(|(n, v, _)| n.len() + v.len())
+        .sum::<usize>()
+        + 3 * (parts.len() - 1);
+    let mut spans = Vec::new();
+    for (i, (name, value, on)) in parts.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.muted));
+        }
+        // Narrow: "threaded · named off · paths off".
+        let name = match (long > width, i) {
+            (false, _) => name.to_string(),
+            (true, 0) => String::new(),
+            (true, _) => format!("{} ", name.trim_end_matches([':', ' '])),
+        };
+        spans.push(Span::styled(name, theme.muted));
+        spans.push(Span::styled(
+            value,
+            if on { theme.accent } else { theme.muted },
+        ));
+    }
+    Line::from(spans)
+}
+
+/// The end of `s` in at most `max` columns, with `…` in front when cut.
+fn tail(s: &str, max: usize) -> String {
+    if text::width(s) <= max {
+        return s.to_string();
+    }
+    // Cut the reversed text: its mark then ends up in front.
+    let reversed: String = s.chars().rev().collect();
+    text::truncate(&reversed, max).chars().rev().collect()
+}
+
+/// What the session files in view have in common, left out of their labels.
+#[derive(Default)]
+struct Shared {
+    /// They all lie in one folder.
+    one_folder: bool,
+    /// Bytes of file name they all start with, up to a separator.
+    prefix: usize,
+}
+
+impl Shared {
+    fn of<'p>(paths: impl Iterator<Item = &'p std::path::Path>) -> Shared {
+        let mut folder: Option<Option<&std::path::Path>> = None;
+        let mut one_folder = true;
+        let mut first: Option<String> = None;
+        let mut common = usize::MAX;
+        let mut count = 0;
+        for p in paths {
+            count += 1;
+            match folder {
+                None => folder = Some(p.parent()),
+                Some(f) if f != p.parent() => one_folder = false,
+                Some(_) => {}
+            }
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            match &first {
+                None => {
+                    common = name.len();
+                    first = Some(name.into_owned());
+                }
+                Some(f) => {
+                    let same = f
+                        .char_indices()
+                        .zip(name.chars())
+                        .find(|((_, a), b)| a != b)
+                        .map_or(f.len().min(name.len()), |((i, _), _)| i);
+                    common = common.min(same);
+                }
+            }
+        }
+        // Left out only up to a separator, so the label starts on a whole
+        // part (a time, an id), and only when there is more than one file.
+        let prefix = match &first {
+            Some(f) if count > 1 => f[..common.min(f.len())]
+                .rfind(['-', '_', 'T', '.'])
+                .map_or(0, |i| i + 1),
+            _ => 0,
+        };
+        Shared { one_folder, prefix }
+    }
+}
+
+/// What tells session files apart: the folder's tail (when they are not
+/// all in one) and the file name without what they all start with, in at
+/// most `max` columns (the folder is cut first, from the left).
+fn path_label(path: &std::path::Path, shared: &Shared, max: usize) -> String {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let file = match name.get(shared.prefix..) {
+        Some(rest) if shared.prefix > 0 => format!("…{rest}"),
+        _ => name.to_string(),
+    };
+    let file = text::clean_line(&file);
+    if shared.one_folder {
+        return text::truncate(&file, max);
+    }
+    let dir = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|d| text::clean_line(&d.to_string_lossy()))
+        .unwrap_or_default();
+    let full = format!("{dir}/{file}");
+    if text::width(&full) <= max {
+        return full;
+    }
+    let dir_room = (max / 3).max(2);
+    let dir = tail(&dir, dir_room);
+    let file = text::truncate(&file, max.saturating_sub(text::width(&dir) + 1));
+    format!("{dir}/{file}")
+}
+
+/// The widths of the right-hand columns of the session rows in view, so
+/// that each column lines up.
+#[derive(Default)]
+struct Columns {
+    path: usize,
+    project: usize,
+    shared: Shared,
+    count: usize,
+    age: usize,
+    cost: usize,
 }
 
 fn empty_lines<'a>(pane: &PickerPane, keymap: &Keymap, theme: &Theme) -> Vec<Line<'a>> {
@@ -175,12 +295,94 @@ fn empty_lines<'a>(pane: &PickerPane, keymap: &Keymap, theme: &Theme) -> Vec<Lin
     out
 }
 
+/// The right-hand texts of a session row: its path (with the path
+/// toggle), its project (in a search's flat list of every project), message
+/// count, age and cost.
+fn right_texts(
+    pane: &PickerPane,
+    index: usize,
+    shared: &Shared,
+    (clock, home): (Clock, Option<&str>),
+) -> [String; 5] {
+    let s = &pane.sessions[index];
+    // The folder's own name tells projects apart in a flat list.
+    let project = if pane.flat() && pane.options.scope == ListScope::All {
+        let cwd = shorten_home(&s.cwd, home);
+        let name = cwd.rsplit('/').find(|p| !p.is_empty()).unwrap_or(&cwd);
+        text::clean_line(name)
+    } else {
+        String::new()
+    };
+    let path = if pane.show_path {
+        path_label(&s.path, shared, usize::MAX)
+    } else {
+        String::new()
+    };
+    [
+        path,
+        project,
+        s.message_count.to_string(),
+        s.modified_ms.map_or("?".to_string(), |m| clock.age(m)),
+        format::cost(s.cost),
+    ]
+}
+
+fn columns(
+    pane: &PickerPane,
+    rows: std::ops::Range<usize>,
+    width: usize,
+    at: (Clock, Option<&str>),
+) -> Columns {
+    let indices: Vec<usize> = rows
+        .filter_map(|r| match &pane.rows[r] {
+            PickerRow::Session { index, .. } => Some(*index),
+            PickerRow::Project { .. } => None,
+        })
+        .collect();
+    let mut shared = Shared::of(indices.iter().map(|&i| pane.sessions[i].path.as_path()));
+    // Under a project's heading the folder goes without saying.
+    shared.one_folder |= !pane.flat();
+    let mut c = Columns {
+        shared,
+        ..Columns::default()
+    };
+    for &index in &indices {
+        {
+            let [path, project, count, age, cost] = right_texts(pane, index, &c.shared, at);
+            c.path = c.path.max(text::width(&path));
+            c.project = c.project.max(text::width(&project));
+            c.count = c.count.max(count.len());
+            c.age = c.age.max(age.len());
+            c.cost = c.cost.max(cost.len());
+        }
+    }
+    // The title keeps at least a third of the row; the path and project
+    // share what the numbers leave of the rest.
+    // A folder in the path names the project already.
+    if c.path > 0 && !c.shared.one_folder {
+        c.project = 0;
+    }
+    let numbers = c.count + c.age + c.cost + 2;
+    let room = (width * 2 / 3).saturating_sub(numbers + 1);
+    let gaps = usize::from(c.path > 0) * 2 + usize::from(c.project > 0);
+    if c.path + c.project + gaps > room {
+        if c.path > 0 {
+            c.project = c.project.min(room / 4);
+            c.path = c.path.min(room.saturating_sub(c.project + gaps));
+        } else {
+            c.project = c.project.min(room.saturating_sub(gaps));
+        }
+    }
+    c
+}
+
 fn row_line<'a>(
     pane: &'a PickerPane,
     r: usize,
     width: usize,
-    (clock, home): (Clock, Option<&str>),
-    theme: &Theme,
+    columns: &Columns,
+    at: (Clock, Option<&str>),
+    (theme, focused): (&Theme, bool),
 ) -> Line<'a> {
     let selected = r == pane.selected;
     let cursor = if selected { "› " } else { "  " };
@@ -194,7 +396,7 @@ fn row_line<'a>(
             let name = if cwd.is_empty() {
                 "(no folder)".to_string()
             } else {
-                text::clean_line(&shorten_home(cwd, home))
+                text::clean_line(&shorten_home(cwd, at.1))
             };
             let count = format!(" {count}");
             let room = width.saturating_sub(2 + 2 + text::width(&count));
@@ -207,18 +409,26 @@ fn row_line<'a>(
         }
         PickerRow::Session { index, prefix } => {
             let s = &pane.sessions[*index];
-            let mut right = format!(
-                "{} {} {}",
-                s.message_count,
-                s.modified_ms.map_or("?".to_string(), |m| clock.age(m)),
-                format::cost(s.cost)
-            );
-            if pane.show_path {
-                let p = shorten_home(&s.path.display().to_string(), home);
-                let p = text::clean_line(&p);
-                let max = width / 2;
-                right = format!("{} {right}", text::truncate(&p, max));
+            let [_, project, count, age, cost] = right_texts(pane, *index, &columns.shared, at);
+            let mut right = String::new();
+            if columns.path > 0 {
+                let p = path_label(&s.path, &columns.shared, columns.path);
+                right.push_str(&text::fit(&p, columns.path));
+                right.push_str("  ");
             }
+            if columns.project > 0 {
+                right.push_str(&text::fit(
+                    &tail(&project, columns.project),
+                    columns.project,
+                ));
+                right.push(' ');
+            }
+            right.push_str(&format!(
+                "{count:>cw$} {age:>aw$} {cost:>kw$}",
+                cw = columns.count,
+                aw = columns.age,
+                kw = columns.cost
+            ));
             let title = text::clean_line(&crate::session::summary::normalize(s.title()));
             // A marked session (for deleting several) shows a check mark.
             let indent = if pane.marked.contains(&s.path) {
@@ -248,7 +458,7 @@ fn row_line<'a>(
         }
     };
     if selected {
-        line.patch_style(theme.selected)
+        line.patch_style(theme.selection(focused))
     } else {
         line
     }
@@ -257,10 +467,9 @@ fn row_line<'a>(
 fn deep_lines<'a>(
     pane: &PickerPane,
     d: &DeepSearch,
-    width: usize,
-    height: usize,
+    (width, height): (usize, usize),
     keymap: &Keymap,
-    theme: &Theme,
+    (theme, focused): (&Theme, bool),
 ) -> Vec<Line<'a>> {
     let mut out = vec![Line::styled(
         text::truncate(
@@ -289,29 +498,131 @@ fn deep_lines<'a>(
         out.push(Line::styled("No entry holds it.", theme.muted));
     }
     let end = (d.offset + height.saturating_sub(1)).min(d.hits.len());
+    let mut per_session: std::collections::HashMap<&std::path::Path, usize> =
+        std::collections::HashMap::new();
+    for h in &d.hits {
+        *per_session.entry(h.path.as_path()).or_default() += 1;
+    }
+    let title_room = (width / 3).max(8);
     for (i, h) in d.hits.iter().enumerate().take(end).skip(d.offset) {
-        let title = pane
-            .sessions
-            .iter()
-            .find(|s| s.path == h.path)
-            .map_or_else(|| h.path.display().to_string(), |s| s.title().to_string());
-        let head = format!(
-            "{} · {}: ",
-            text::truncate(&text::clean_line(&title), width / 3),
-            text::clean_line(&h.kind)
-        );
-        let snippet = text::clean_line(&h.snippet);
-        let room = width.saturating_sub(2 + text::width(&head));
-        let line = Line::from(vec![
-            Span::styled(if i == d.selected { "› " } else { "  " }, theme.accent),
-            Span::styled(head, theme.muted),
-            Span::styled(text::truncate(&snippet, room), Style::new()),
-        ]);
-        out.push(if i == d.selected {
-            line.patch_style(theme.selected)
+        // The session is named on its first hit in view, with its count;
+        // its further hits leave the column blank, so the snippets line up.
+        let first = i == d.offset || d.hits[i - 1].path != h.path;
+        let head = if first {
+            let title = pane
+                .sessions
+                .iter()
+                .find(|s| s.path == h.path)
+                .map_or_else(|| h.path.display().to_string(), |s| s.title().to_string());
+            let title = text::clean_line(&crate::session::summary::normalize(&title));
+            let count = format!(" ({})", per_session.get(h.path.as_path()).unwrap_or(&1));
+            let t = text::truncate(&title, title_room.saturating_sub(text::width(&count)));
+            format!("{t}{count}")
         } else {
-            line
-        });
+            String::new()
+        };
+        let head = text::fit(&head, title_room);
+        let kind = format!(" {}: ", text::clean_line(&h.kind));
+        let room = width.saturating_sub(2 + title_room + text::width(&kind));
+        // The selection under everything, the matches over it.
+        let base = if i == d.selected {
+            theme.selection(focused)
+        } else {
+            Style::new()
+        };
+        let mut spans = vec![
+            Span::styled(if i == d.selected { "› " } else { "  " }, theme.accent),
+            Span::styled(head, theme.text),
+            Span::styled(kind, theme.muted),
+        ];
+        spans.extend(centred(&h.context, &h.matched, room, theme));
+        let spans = spans
+            .into_iter()
+            .map(|s| {
+                let style = base.patch(s.style);
+                let style = if i == d.selected && s.style != theme.hit {
+                    style.patch(base)
+                } else {
+                    style
+                };
+                s.style(style)
+            })
+            .collect::<Vec<_>>();
+        out.push(Line::from(spans));
     }
     out
+}
+
+/// `context` in `room` columns with its first match in the middle (as far
+/// as the text allows), `…` where it is cut, the matches highlighted.
+fn centred<'a>(
+    context: &str,
+    matched: &[std::ops::Range<usize>],
+    room: usize,
+    theme: &Theme,
+) -> Vec<Span<'a>> {
+    use unicode_segmentation::UnicodeSegmentation;
+    // Cut by the ranges first, then clean each piece: cleaning may change
+    // the bytes (a control character becomes a visible symbol).
+    let mut pieces: Vec<(String, bool)> = Vec::new();
+    let mut at = 0;
+    for r in matched {
+        let (Some(before), Some(hit)) = (context.get(at..r.start), context.get(r.clone())) else {
+            break;
+        };
+        pieces.push((text::clean_line(before), false));
+        pieces.push((text::clean_line(hit), true));
+        at = r.end;
+    }
+    pieces.push((text::clean_line(context.get(at..).unwrap_or("")), false));
+    let total: usize = pieces.iter().map(|(p, _)| text::width(p)).sum();
+    let (hit_start, hit_width) = {
+        let mut col = 0;
+        let mut found = (0, 0);
+        for (p, hit) in &pieces {
+            if *hit {
+                found = (col, text::width(p));
+                break;
+            }
+            col += text::width(p);
+        }
+        found
+    };
+    let start = if total <= room {
+        0
+    } else {
+        (hit_start + hit_width / 2)
+            .saturating_sub(room / 2)
+            .min(total - room)
+    };
+    // Columns start..start+room, with one given to `…` at a cut side.
+    let cut_left = start > 0;
+    let cut_right = start + room < total;
+    let from = start + usize::from(cut_left);
+    let to = (start + room).saturating_sub(usize::from(cut_right));
+    let mut spans = Vec::new();
+    if cut_left {
+        spans.push(Span::styled("…", theme.muted));
+    }
+    let mut col = 0;
+    for (p, hit) in pieces {
+        let mut kept = String::new();
+        for g in p.graphemes(true) {
+            let w = text::width(g);
+            if col >= from && col + w <= to {
+                kept.push_str(g);
+            }
+            col += w;
+        }
+        if !kept.is_empty() {
+            spans.push(Span::styled(
+                kept,
+                if hit { theme.hit } else { Style::new() },
+            ));
+        }
+    }
+    if cut_right {
+        spans.push(Span::styled("…", theme.muted));
+    }
+    spans
 }

@@ -39,6 +39,9 @@ pub enum PickerOutcome {
     Nothing,
     /// The selection moved to this session: show it in the tree.
     Show(PathBuf),
+    /// The selection left the sessions (a project heading, an empty list):
+    /// the tree and preview show nothing.
+    Clear,
     /// Show this session with this entry selected (a deep-search hit).
     ShowEntry {
         path: PathBuf,
@@ -74,6 +77,10 @@ pub struct PickerPane {
     touched: bool,
     /// The session the selection stays on across reloads.
     selected_path: Option<PathBuf>,
+    /// A query is in force: the list is flat, in pi's order, no headings.
+    flat: bool,
+    /// The project heading the selection stays on, when it is on one.
+    selected_project: Option<String>,
     deep: Option<DeepSearch>,
     /// Sessions marked for deleting together.
     marked: BTreeSet<PathBuf>,
@@ -109,6 +116,26 @@ impl PickerPane {
         cwds.sort_unstable();
         cwds.dedup();
         cwds.len()
+    }
+
+    /// Whether a query is in force (the list is then flat, best first).
+    pub fn flat(&self) -> bool {
+        self.flat
+    }
+
+    /// The pane's title after its name: which sessions are listed and the
+    /// key that lists the others, as pi's `/resume` title says its scope.
+    /// Shortest last: the caller takes the first that fits.
+    pub fn title_parts(&self, keymap: &crate::tui::input::keymap::Keymap) -> [String; 2] {
+        let (now, other) = match self.options.scope {
+            ListScope::All => ("all", "this folder"),
+            ListScope::CurrentFolder => ("this folder", "all"),
+        };
+        let key = keymap.keys_for(
+            crate::tui::input::keymap::Scope::Picker,
+            Action::PickerScope,
+        );
+        [format!("{now} ({key}: {other})"), now.to_string()]
     }
 
     /// The sessions folder being listed, once reading it started.
@@ -151,9 +178,9 @@ impl PickerPane {
         self.want = Some(path);
     }
 
-    /// Takes a catalog update; returns the session to show when the
-    /// selection landed on a new one.
-    pub fn on_catalog(&mut self, update: CatalogUpdate) -> Option<PathBuf> {
+    /// Takes a catalog update; says what to show when the selection landed
+    /// on another session or left the sessions.
+    pub fn on_catalog(&mut self, update: CatalogUpdate) -> PickerOutcome {
         match update {
             CatalogUpdate::Started {
                 folder,
@@ -189,17 +216,16 @@ impl PickerPane {
         }
         let before = self.selected_path.clone();
         self.rebuild();
-        let now = self.selected_session().map(|s| s.path.clone());
-        (now != before).then_some(now).flatten()
+        self.moved_from(before)
     }
 
     /// Takes a session file that changed (`Some`: its new summary) or went
-    /// away (`None`); returns the session to show when the selection moved.
+    /// away (`None`); says what to show when the selection moved.
     pub fn on_session_changed(
         &mut self,
         path: PathBuf,
         summary: Option<SessionSummary>,
-    ) -> Option<PathBuf> {
+    ) -> PickerOutcome {
         let at = self.sessions.iter().position(|s| s.path == path);
         match (at, summary) {
             (Some(i), Some(s)) => self.sessions[i] = s,
@@ -208,7 +234,7 @@ impl PickerPane {
                 self.sessions.remove(i);
                 self.marked.remove(&path);
             }
-            (None, None) => return None,
+            (None, None) => return PickerOutcome::Nothing,
         }
         crate::catalog::sort_newest_first(&mut self.sessions);
         let before = self.selected_path.clone();
@@ -219,8 +245,19 @@ impl PickerPane {
             self.selected_path = Some(path);
         }
         self.rebuild();
+        self.moved_from(before)
+    }
+
+    /// What to show after a reload moved the selection away from `before`.
+    fn moved_from(&self, before: Option<PathBuf>) -> PickerOutcome {
         let now = self.selected_session().map(|s| s.path.clone());
-        (now != before).then_some(now).flatten()
+        match now {
+            _ if now == before => PickerOutcome::Nothing,
+            Some(p) => PickerOutcome::Show(p),
+            // Still loading: the list may be empty only for now.
+            None if !self.loaded => PickerOutcome::Nothing,
+            None => PickerOutcome::Clear,
+        }
     }
 
     /// Marks or unmarks the selected session.
@@ -246,6 +283,7 @@ impl PickerPane {
                 return;
             }
         };
+        self.flat = !matches!(query, Query::Everything);
         self.rows = sessions::rows(
             &self.sessions,
             self.folder.as_ref(),
@@ -264,9 +302,15 @@ impl PickerPane {
             .iter()
             .position(|r| matches!(r, PickerRow::Session { .. }));
         let target = if self.touched {
+            let heading = self.selected_project.as_ref().and_then(|cwd| {
+                self.rows
+                    .iter()
+                    .position(|r| matches!(r, PickerRow::Project { cwd: c, .. } if c == cwd))
+            });
             self.selected_path
                 .as_ref()
                 .and_then(|p| by_path(p, &self.rows, &self.sessions))
+                .or(heading)
         } else {
             // Until the user moves, stay with the current folder's newest session.
             let current = self.folder.as_ref().and_then(|f| {
@@ -283,8 +327,17 @@ impl PickerPane {
             .or(first_session)
             .unwrap_or(0)
             .min(self.rows.len().saturating_sub(1));
-        self.selected_path = self.selected_session().map(|s| s.path.clone());
+        self.note_selection();
         self.keep_visible();
+    }
+
+    /// Remembers what the selection is on, to find it again after a reload.
+    fn note_selection(&mut self) {
+        self.selected_path = self.selected_session().map(|s| s.path.clone());
+        self.selected_project = match self.rows.get(self.selected) {
+            Some(PickerRow::Project { cwd, .. }) => Some(cwd.clone()),
+            _ => None,
+        };
     }
 
     pub fn selected_session(&self) -> Option<&SessionSummary> {
@@ -310,6 +363,7 @@ impl PickerPane {
         // A new query starts from its best match, as in pi.
         self.touched = true;
         self.selected_path = None;
+        self.selected_project = None;
         self.rebuild();
         self.after_move(None)
     }
@@ -374,12 +428,11 @@ impl PickerPane {
 
     fn after_move(&mut self, before: Option<PathBuf>) -> PickerOutcome {
         self.keep_visible();
-        if let Some(s) = self.selected_session() {
-            self.selected_path = Some(s.path.clone());
-        }
+        self.note_selection();
         match &self.selected_path {
             Some(p) if Some(p) != before.as_ref() => PickerOutcome::Show(p.clone()),
-            _ => PickerOutcome::Nothing,
+            Some(_) => PickerOutcome::Nothing,
+            None => PickerOutcome::Clear,
         }
     }
 
@@ -392,8 +445,9 @@ impl PickerPane {
             self.collapsed.remove(&cwd);
         }
         self.rebuild();
-        if collapse {
-            // The selection goes to the folded project's heading.
+        // The selection stays in the project: on its heading when folded
+        // (and when unfolded from the heading).
+        if collapse || self.selected_path.is_none() {
             if let Some(r) = self
                 .rows
                 .iter()

@@ -56,9 +56,14 @@ impl PreviewPane {
     }
 
     /// Asks the pane to show `key` (the tree's selection at this width);
-    /// `None` when nothing is selected.
+    /// `None` when nothing is selected, which empties the pane at once (no
+    /// document is coming for it).
     pub fn want(&mut self, key: Option<PreviewKey>) {
         self.wanted = key;
+        if key.is_none() {
+            self.doc = None;
+            self.scroll = 0;
+        }
     }
 
     /// Whether the document on screen is not the one wanted.
@@ -67,17 +72,29 @@ impl PreviewPane {
     }
 
     /// Takes a newly built document and scrolls to the selected entry
-    /// (unless only the width or mode changed, when the place is kept).
+    /// (unless only the width or mode changed, when the place is kept
+    /// relative to the selected entry, which expanding moves down).
     pub fn set_doc(&mut self, doc: Box<PreviewDoc>) {
-        let same_entry = self
+        let old = self
             .doc
             .as_ref()
-            .is_some_and(|d| (d.key.session, d.key.node) == (doc.key.session, doc.key.node));
+            .filter(|d| (d.key.session, d.key.node) == (doc.key.session, doc.key.node))
+            .map(|d| d.anchor);
+        let new_anchor = doc.anchor;
         self.doc = Some(doc);
-        if same_entry {
-            self.clamp();
-        } else {
-            self.scroll_to_selected();
+        match (old, new_anchor) {
+            (None, _) => self.scroll_to_selected(),
+            (Some(Some((was, _))), Some((now, len))) => {
+                let from_entry = self.scroll as i64 - was as i64;
+                self.scroll = (now as i64 + from_entry).max(0) as usize;
+                self.clamp();
+                // The entry stays in view (the pane may be shorter now).
+                let shown = self.scroll..self.scroll + self.height.max(1);
+                if !(shown.contains(&now) || shown.contains(&(now + len.max(1) - 1))) {
+                    self.scroll_to_selected();
+                }
+            }
+            (Some(_), _) => self.clamp(),
         }
     }
 

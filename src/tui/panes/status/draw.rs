@@ -42,7 +42,8 @@ pub(super) fn draw(
     }
     if hint_area.height > 0 {
         let mut spans = vec![Span::raw(" ")];
-        for (n, (key, word)) in hints(view).into_iter().enumerate() {
+        let fitted = hints(view, usize::from(hint_area.width));
+        for (n, (key, word)) in fitted.into_iter().enumerate() {
             if n > 0 {
                 spans.push(Span::styled(" · ", theme.muted));
             }

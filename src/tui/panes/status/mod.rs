@@ -99,6 +99,8 @@ pub struct StatusView<'a> {
     pub scope: Scope,
     /// The tree's search line is being typed in (and the tree has the focus).
     pub tree_search_typing: bool,
+    /// What Esc does now: `back`, `clear`, `quit` …
+    pub back: &'static str,
     pub keymap: &'a Keymap,
     pub theme: &'a Theme,
 }
@@ -158,10 +160,11 @@ pub fn right_text(view: &StatusView) -> String {
         ));
     }
     if let Some(p) = view.picker {
+        let count = crate::tui::look::format::count;
         parts.push(format!(
-            "{} sessions in {} projects",
-            p.sessions().len(),
-            p.project_count()
+            "{} in {}",
+            count(p.sessions().len(), "session", "sessions"),
+            count(p.project_count(), "project", "projects")
         ));
         if !p.marked().is_empty() {
             parts.push(format!("{} marked", p.marked().len()));
@@ -173,26 +176,73 @@ pub fn right_text(view: &StatusView) -> String {
     parts.join(" · ")
 }
 
-/// The focused pane's hint line: `key word · key word …`, from the keymap.
-pub fn hints(view: &StatusView) -> Vec<(String, String)> {
+/// One hint: its key, its word, and how soon it is dropped when the line
+/// is too short (higher goes first).
+struct Hint {
+    key: String,
+    word: String,
+    rank: u8,
+}
+
+/// How useful each action's hint is: help and the way out are never
+/// dropped; the rarely used actions go first.
+fn rank(action: Action) -> u8 {
+    match action {
+        Action::Help => 0,
+        Action::Quit => 1,
+        Action::Resume | Action::Branch => 3,
+        Action::TreeFilterDefault | Action::PickerDeepSearch | Action::PreviewExpand => 4,
+        Action::FocusNext => 5,
+        Action::TreeJumpToLeaf | Action::PickerScope | Action::PreviewSelected => 6,
+        Action::Label | Action::PickerSort | Action::PreviewRaw => 7,
+        Action::Copy | Action::PickerNamed => 8,
+        Action::TreeFoldOrUp | Action::Rename => 9,
+        Action::Fork | Action::Delete => 10,
+        Action::Export | Action::PickerPath => 11,
+        _ => 12,
+    }
+}
+
+/// The focused pane's hint line, `key word · key word …`, from the
+/// keymap: help first, then the way back out, then the pane's keys; at
+/// `width` columns the least useful hints are left out first.
+pub fn hints(view: &StatusView, width: usize) -> Vec<(String, String)> {
     let scope = view.scope;
     let keymap = view.keymap;
-    let mut out = Vec::new();
+    let mut out: Vec<Hint> = Vec::new();
+    let mut push = |key: String, word: String, rank: u8| out.push(Hint { key, word, rank });
+    if let Some(k) = keymap.first_key(Scope::Global, Action::Help) {
+        push(k.to_string(), "help".into(), 0);
+    }
+    let quit = keymap.keys_for(Scope::Global, Action::Quit);
     if view.tree_search_typing {
         let keep = keymap.keys_for(Scope::Search, Action::SearchKeep);
-        let hits = keymap.keys_pair(Scope::Tree, Action::TreeNextHit, Action::TreePreviousHit);
-        return vec![
-            (keep.clone(), "keep".into()),
-            (
-                keymap.keys_for(Scope::Search, Action::Cancel),
-                "cancel".into(),
-            ),
-            (hits, format!("next/previous hit after {keep}")),
-        ];
+        push(keep, "keep".into(), 2);
+        push(
+            keymap.keys_for(Scope::Search, Action::Cancel),
+            "cancel".into(),
+            1,
+        );
+        push(
+            keymap.keys_pair(Scope::Search, Action::TreeNextHit, Action::TreePreviousHit),
+            "next/previous hit".into(),
+            2,
+        );
+        push(quit, "quit".into(), 3);
+        return fit(out, width);
+    }
+    let back_key = match scope {
+        Scope::Picker => keymap.first_key(scope, Action::PickerClear),
+        _ => keymap.first_key(scope, Action::TreeClearSearch),
+    };
+    if let Some(k) = back_key {
+        push(k.to_string(), view.back.to_string(), 1);
+    }
+    if view.back != "quit" {
+        push(quit, "quit".into(), 1);
     }
     let movement = match scope {
-        Scope::Picker => Some("move · type to search"),
-        Scope::Tree => Some("move"),
+        Scope::Picker | Scope::Tree => Some("move"),
         Scope::Preview => Some("scroll"),
         _ => None,
     };
@@ -201,20 +251,33 @@ pub fn hints(view: &StatusView) -> Vec<(String, String)> {
         keymap.first_key(scope, Action::Up),
         keymap.first_key(scope, Action::Down),
     ) {
-        out.push((format!("{up}{down}"), word.to_string()));
+        push(format!("{up}{down}"), word.to_string(), 2);
+    }
+    if scope.types_text() {
+        push("type".into(), "to search".into(), 2);
+    }
+    if scope == Scope::Tree && view.tree.has_search_line() {
+        push(
+            keymap.keys_pair(Scope::Tree, Action::TreeNextHit, Action::TreePreviousHit),
+            "hits".into(),
+            2,
+        );
     }
     for info in ACTIONS
         .iter()
         .filter(|i| i.scope == scope || i.scope == Scope::Global)
     {
         let Some(word) = info.hint else { continue };
-        if info.scope == Scope::Global && info.action == Action::Help {
+        if info.scope == Scope::Global && matches!(info.action, Action::Help | Action::Quit) {
             continue;
         }
-        if let Some(k) = keymap.first_key(scope, info.action) {
+        let Some(k) = keymap.first_key(scope, info.action) else {
+            continue;
+        };
+        let key = match info.action {
             // The filters share one hint: their keys, compacted.
-            let label = if info.action == Action::TreeFilterDefault {
-                let keys: Vec<String> = [
+            Action::TreeFilterDefault => compact(
+                &[
                     Action::TreeFilterDefault,
                     Action::TreeFilterNoTools,
                     Action::TreeFilterUserOnly,
@@ -224,24 +287,43 @@ pub fn hints(view: &StatusView) -> Vec<(String, String)> {
                 .iter()
                 .filter_map(|a| keymap.first_key(scope, *a))
                 .map(|k| k.to_string())
-                .collect();
-                compact(&keys)
-            } else {
-                k.to_string()
-            };
-            out.push((label, word.to_string()));
-        }
+                .collect::<Vec<_>>(),
+            ),
+            // So do fold / unfold.
+            Action::TreeFoldOrUp => match keymap.first_key(scope, Action::TreeUnfoldOrDown) {
+                Some(u) => compact(&[k.to_string(), u.to_string()]),
+                None => k.to_string(),
+            },
+            _ => k.to_string(),
+        };
+        push(key, word.to_string(), rank(info.action));
     }
-    let help = keymap
-        .first_key(scope, Action::Help)
-        .or_else(|| keymap.first_key(Scope::Global, Action::Help));
-    if let Some(k) = help {
-        out.push((k.to_string(), "help".to_string()));
-    }
-    out
+    fit(out, width)
 }
 
-/// `Ctrl+D`, `Ctrl+T` … → `Ctrl+D/T/U/L/A`.
+/// Leaves out the least useful hints (the later of two alike first) until
+/// the line fits in `width` columns.
+fn fit(mut hints: Vec<Hint>, width: usize) -> Vec<(String, String)> {
+    let cost = |h: &Hint| text::width(&h.key) + 1 + text::width(&h.word);
+    // The line starts with a blank; hints are joined by ` · `.
+    let total =
+        |hs: &[Hint]| 1 + hs.iter().map(cost).sum::<usize>() + 3 * hs.len().saturating_sub(1);
+    while total(&hints) > width {
+        let Some(drop) = hints
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.rank > 0)
+            .max_by_key(|(i, h)| (h.rank, *i))
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        hints.remove(drop);
+    }
+    hints.into_iter().map(|h| (h.key, h.word)).collect()
+}
+
+/// `Ctrl+D`, `Ctrl+T` … → `Ctrl+D/T/U/L/A`; `Ctrl+←`, `Ctrl+→` → `Ctrl+←/→`.
 fn compact(keys: &[String]) -> String {
     let prefix = "Ctrl+";
     if !keys.is_empty() && keys.iter().all(|k| k.starts_with(prefix)) {

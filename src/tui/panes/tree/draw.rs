@@ -7,7 +7,7 @@ use crate::tui::clock::Clock;
 use crate::tui::input::keymap::{Action, Keymap, Scope};
 use crate::tui::look::strings;
 use crate::tui::look::theme::Theme;
-use crate::tui::model::entry_tree::{Filter, Mark};
+use crate::tui::model::entry_tree::{self, Filter, Mark};
 use crate::tui::model::loaded::{LoadedSession, RowKind};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -15,7 +15,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, StatefulWidget};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::HashSet;
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 /// What drawing the pane needs besides the pane itself.
@@ -30,7 +30,17 @@ pub struct DrawContext<'a> {
 
 /// Draws the pane into `area`.
 pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawContext<'_>) {
-    let theme = cx.theme;
+    // Without the focus the selection is drawn dimmer.
+    let unfocused;
+    let theme = if cx.focused {
+        cx.theme
+    } else {
+        unfocused = Theme {
+            selected: cx.theme.selection(false),
+            ..cx.theme.clone()
+        };
+        &unfocused
+    };
     let inner = cx.block.inner(area);
     frame.render_widget(cx.block, area);
     let (list_area, search_area) = if pane.search.editing || !pane.search.query.is_empty() {
@@ -47,10 +57,12 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawConte
         (inner, None)
     };
     if let Some(r) = search_area {
-        let hits = match pane.search.hits.len() {
-            0 if !pane.search.query.is_empty() => " (no match)".to_string(),
+        let (query, hits, at) = pane.search_state();
+        let count = match hits.len() {
+            0 if !query.is_empty() => " no match".to_string(),
             0 => String::new(),
             n => strings::search_hits(
+                at,
                 n,
                 &cx.keymap.keys_for(Scope::Tree, Action::TreeNextHit),
                 &cx.keymap.keys_for(Scope::Tree, Action::TreePreviousHit),
@@ -58,10 +70,10 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawConte
         };
         let cursor = if pane.search.editing { "▏" } else { "" };
         let line = Line::from(vec![
-            Span::styled("/", theme.accent),
-            Span::raw(text::clean_line(&pane.search.query)),
+            Span::styled(strings::SEARCH_PROMPT, theme.muted),
+            Span::styled(text::clean_line(query), theme.accent),
             Span::styled(cursor, theme.accent),
-            Span::styled(hits, theme.muted),
+            Span::styled(count, theme.muted),
         ]);
         frame.render_widget(Paragraph::new(line), r);
     }
@@ -113,9 +125,10 @@ fn file_name(path: &std::path::Path) -> String {
     )
 }
 
-/// Draws the rows in view through tui-tree-widget. Only the rows on screen
-/// (and the rows they nest under) become widget items, so a frame costs the
-/// same for a session of 100 entries or 100,000.
+/// Draws the rows in view through tui-tree-widget, as one flat list: pi's
+/// gutter is drawn in each row's text (the widget's own indentation cannot
+/// draw connectors), and only the rows on screen become widget items, so a
+/// frame costs the same for a session of 100 entries or 100,000.
 fn draw_rows(
     buf: &mut Buffer,
     area: Rect,
@@ -129,109 +142,91 @@ fn draw_rows(
     }
     let start = pane.offset.min(pane.rows.len());
     let end = (start + usize::from(area.height)).min(pane.rows.len());
-    // The window, plus every row a window row nests under.
-    let mut needed: BTreeSet<usize> = BTreeSet::new();
-    for r in start..end {
-        let mut cur = Some(r);
-        while let Some(c) = cur {
-            if !needed.insert(c) {
-                break;
-            }
-            cur = pane.rows.rows[c].container.map(|p| p as usize);
-        }
-    }
-    let above = needed.range(..start).count();
     let hits: HashSet<u32> = pane.search.hits.iter().copied().collect();
-    let mut children: HashMap<Option<usize>, Vec<TreeItem<'_, usize>>> = HashMap::new();
-    let mut opened: Vec<usize> = Vec::new();
-    for &r in needed.iter().rev() {
-        let row = &pane.rows.rows[r];
-        let mut kids = children.remove(&Some(r)).unwrap_or_default();
-        kids.reverse();
-        if !kids.is_empty() {
-            opened.push(r);
-        }
-        let line = row_line(pane, t, r, hits.contains(&(r as u32)), theme, clock);
-        let item =
-            TreeItem::new(r, line.clone(), kids).unwrap_or_else(|_| TreeItem::new_leaf(r, line));
-        children
-            .entry(row.container.map(|c| c as usize))
-            .or_default()
-            .push(item);
-    }
-    let mut items = children.remove(&None).unwrap_or_default();
-    items.reverse();
-    let path_of = |r: usize| -> Vec<usize> {
-        let mut p = vec![r];
-        let mut cur = pane.rows.rows[r].container;
-        while let Some(c) = cur {
-            p.push(c as usize);
-            cur = pane.rows.rows[c as usize].container;
-        }
-        p.reverse();
-        p
+    let tokens = if hits.is_empty() {
+        Vec::new()
+    } else {
+        entry_tree::tokens(&pane.search.query)
     };
+    // Columns for a row's text, after the cursor's gutter.
+    let width = usize::from(area.width).saturating_sub(2);
+    let items: Vec<TreeItem<'_, usize>> = (start..end)
+        .map(|r| {
+            let words: &[String] = if hits.contains(&(r as u32)) {
+                &tokens
+            } else {
+                &[]
+            };
+            TreeItem::new_leaf(r, row_line(pane, t, r, words, width, theme, clock))
+        })
+        .collect();
     let Ok(tree) = Tree::new(&items) else {
         return;
     };
+    // The selection is painted under the row before the widget draws it,
+    // so a hit keeps its own colours on the selected row.
     let tree = tree
-        .highlight_style(theme.selected)
         .highlight_symbol("› ")
         .node_open_symbol("")
         .node_closed_symbol("")
         .node_no_children_symbol("");
     let mut state = TreeState::default();
-    for r in opened {
-        state.open(path_of(r));
-    }
-    // A first pass on a one-cell scratch buffer tells the widget how many
-    // rows there are, so it accepts the scroll past the nesting rows.
-    let scratch_area = Rect::new(0, 0, 1, 1);
-    let mut scratch = Buffer::empty(scratch_area);
-    StatefulWidget::render(tree.clone(), scratch_area, &mut scratch, &mut state);
-    state.scroll_down(above);
     if (start..end).contains(&pane.selected) {
-        state.select(path_of(pane.selected));
+        let y = area.y + (pane.selected - start) as u16;
+        buf.set_style(
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+            theme.selected,
+        );
+        state.select(vec![pane.selected]);
     }
     StatefulWidget::render(tree, area, buf, &mut state);
 }
 
-/// One row: fold mark, path mark, `[label]`, label time, pi's text.
+/// Widest the note of what a hidden leaf carries is drawn.
+const CARRIED_WIDTH: usize = 28;
+
+/// One row as pi draws it: gutter, path mark (`◉` where pi resumes),
+/// `[label]`, label time, the text; the search's words marked.
 fn row_line<'a>(
     pane: &TreePane,
     t: &'a LoadedSession,
     r: usize,
-    hit: bool,
+    words: &[String],
+    width: usize,
     theme: &Theme,
     clock: Clock,
 ) -> Line<'a> {
     let row = &pane.rows.rows[r];
     let node = row.node;
-    let mut spans: Vec<Span<'a>> = Vec::with_capacity(6);
-    spans.push(Span::styled(
-        if row.folded {
-            "⊞ "
-        } else if row.foldable {
-            "⊟ "
-        } else {
-            "  "
-        },
-        theme.muted,
-    ));
-    match t.view.mark(node) {
-        Mark::Leaf => spans.push(Span::styled("◉ ", theme.leaf_mark)),
-        Mark::Path => spans.push(Span::styled("• ", theme.path_mark)),
-        Mark::None => spans.push(Span::raw("  ")),
+    let mut spans: Vec<Span<'a>> = Vec::with_capacity(8);
+    if let Some(g) = pane.gutters.get(r).filter(|g| !g.is_empty()) {
+        spans.push(Span::styled(g.clone(), theme.muted));
     }
-    if let Some(label) = t.session.label_of(node) {
-        spans.push(Span::styled(
-            format!("[{}] ", text::clean_line(&label.label)),
-            theme.label,
-        ));
+    let resume = pane.resume_point();
+    if resume.row == Some(r) {
+        spans.push(Span::styled("◉ ", theme.leaf_mark));
+        if !resume.carried.is_empty() {
+            spans.push(Span::styled(
+                carried_note(t, &resume.carried),
+                theme.leaf_mark,
+            ));
+        }
+    } else if t.view.mark(node) != Mark::None {
+        spans.push(Span::styled("• ", theme.path_mark));
+    }
+    if let Some(label) = t.label(node) {
+        spans.push(Span::styled("[", theme.label));
+        push_marked(&mut spans, label, theme.label, words, theme.hit);
+        spans.push(Span::styled("] ", theme.label));
         if pane.label_times {
-            if let Some(ms) = label
-                .timestamp
-                .as_deref()
+            if let Some(ms) = t
+                .session
+                .label_of(node)
+                .and_then(|l| l.timestamp.as_deref())
                 .and_then(crate::jstext::date::parse_ms)
             {
                 spans.push(Span::styled(
@@ -247,19 +242,143 @@ fn row_line<'a>(
         .copied()
         .unwrap_or(RowKind::Setting);
     let text = t.text(node);
-    let split = kind.prefix_len(text);
-    let (prefix, rest) = text.split_at(split);
     let (prefix_style, rest_style) = styles(kind, theme);
-    if !prefix.is_empty() {
-        spans.push(Span::styled(prefix, prefix_style));
-    }
-    let rest_style = if hit {
-        rest_style.patch(theme.hit)
+    let split = kind.prefix_len(text);
+    if words.is_empty() {
+        let (prefix, rest) = text.split_at(split);
+        if !prefix.is_empty() {
+            spans.push(Span::styled(prefix, prefix_style));
+        }
+        spans.push(Span::styled(rest, rest_style));
     } else {
-        rest_style
-    };
-    spans.push(Span::styled(rest, rest_style));
+        // The role word can match too (pi searches it): mark the whole text.
+        let mut ranges = entry_tree::find_all(text, words);
+        let mut at = 0;
+        let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+        if let Some(cut) = ranges
+            .first()
+            .and_then(|m| shown_from(text, split, m.clone(), width.saturating_sub(used)))
+        {
+            // The first match lies past the pane's edge: the text before it
+            // gives way to `…`, so the match shows.
+            push_styled(&mut spans, text, 0..split, split, prefix_style, rest_style);
+            spans.push(Span::styled("…", theme.muted));
+            ranges.retain(|m| m.start >= cut);
+            at = cut;
+        }
+        for m in ranges {
+            push_styled(
+                &mut spans,
+                text,
+                at..m.start,
+                split,
+                prefix_style,
+                rest_style,
+            );
+            let base = if m.start < split {
+                prefix_style
+            } else {
+                rest_style
+            };
+            spans.push(Span::styled(&text[m.clone()], base.patch(theme.hit)));
+            at = m.end;
+        }
+        push_styled(
+            &mut spans,
+            text,
+            at..text.len(),
+            split,
+            prefix_style,
+            rest_style,
+        );
+    }
     Line::from(spans)
+}
+
+/// Columns of context kept before a match brought into view.
+const MATCH_CONTEXT: usize = 12;
+
+/// Where to start showing `text` after its role prefix (`split`) so that
+/// `first`, a match, fits in `room` columns; `None` when it fits already.
+fn shown_from(
+    text: &str,
+    split: usize,
+    first: std::ops::Range<usize>,
+    room: usize,
+) -> Option<usize> {
+    if text::width(&text[..first.end]) <= room || first.start < split {
+        return None;
+    }
+    // Back from the match by a little context, on a character boundary.
+    let before = &text[split..first.start];
+    let mut cut = first.start;
+    let mut cols = 0;
+    for (i, c) in before.char_indices().rev() {
+        cols += text::width(c.encode_utf8(&mut [0; 4]));
+        if cols > MATCH_CONTEXT {
+            break;
+        }
+        cut = split + i;
+    }
+    Some(cut)
+}
+
+/// `‹[model: claude-sonnet-4-5]›`: what the hidden entries between the row
+/// and the leaf carry, the leaf first.
+fn carried_note(t: &LoadedSession, carried: &[u32]) -> String {
+    let first = carried.first().map_or("", |&n| t.text(n));
+    let more = carried.len().saturating_sub(1);
+    let inner = if more == 0 {
+        text::truncate(first, CARRIED_WIDTH)
+    } else {
+        format!("{}, +{more} more", text::truncate(first, CARRIED_WIDTH))
+    };
+    format!("‹{inner}› ")
+}
+
+/// Part `range` of a row's text, in the role's colour up to `split`.
+fn push_styled<'a>(
+    spans: &mut Vec<Span<'a>>,
+    text: &'a str,
+    range: std::ops::Range<usize>,
+    split: usize,
+    prefix: Style,
+    rest: Style,
+) {
+    if range.is_empty() {
+        return;
+    }
+    if range.start < split {
+        let cut = split.min(range.end);
+        spans.push(Span::styled(&text[range.start..cut], prefix));
+        if cut < range.end {
+            spans.push(Span::styled(&text[cut..range.end], rest));
+        }
+    } else {
+        spans.push(Span::styled(&text[range], rest));
+    }
+}
+
+/// `s` with the search's words in the hit colour.
+fn push_marked<'a>(
+    spans: &mut Vec<Span<'a>>,
+    s: String,
+    style: Style,
+    words: &[String],
+    hit: Style,
+) {
+    let ranges = entry_tree::find_all(&s, words);
+    let mut at = 0;
+    for m in ranges {
+        if at < m.start {
+            spans.push(Span::styled(s[at..m.start].to_string(), style));
+        }
+        spans.push(Span::styled(s[m.clone()].to_string(), style.patch(hit)));
+        at = m.end;
+    }
+    if at < s.len() {
+        spans.push(Span::styled(s[at..].to_string(), style));
+    }
 }
 
 fn styles(kind: RowKind, theme: &Theme) -> (Style, Style) {

@@ -1,8 +1,9 @@
 //! The entry tree pane: selection kept by entry id, pi's filters and folds,
-//! the `/` search and its hits; `draw.rs` draws it.
+//! the search typed into it and its hits, and where pi resumes even when
+//! the filter hides that entry; `draw.rs` draws it.
 
 use crate::tui::input::keymap::Action;
-use crate::tui::model::entry_tree::{self, Filter, Rows};
+use crate::tui::model::entry_tree::{self, Filter, ResumePoint, Rows};
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,7 +29,7 @@ pub enum Content {
     Ready(Arc<LoadedSession>),
 }
 
-/// The `/` search: the query being typed or in force, and its hits.
+/// The search: the query being typed or kept, and its hits.
 #[derive(Debug, Clone, Default)]
 pub struct Search {
     /// True while the query is being typed.
@@ -45,6 +46,9 @@ pub struct TreePane {
     /// Folded entries (node indices of the loaded session).
     folded: HashSet<u32>,
     rows: Rows,
+    /// Per row: pi's gutter (connectors and fold marks).
+    gutters: Vec<String>,
+    resume: ResumePoint,
     selected: usize,
     /// The first row shown.
     offset: usize,
@@ -88,13 +92,54 @@ impl TreePane {
     /// The session could not be read.
     pub fn show_failed(&mut self, path: PathBuf, error: OpenError) {
         self.content = Content::Failed { path, error };
-        self.rows = Rows::default();
+        self.clear_rows();
     }
 
     /// Shows nothing (the session shown was deleted here, on purpose).
     pub fn clear(&mut self) {
         self.content = Content::Empty;
+        self.clear_rows();
+    }
+
+    fn clear_rows(&mut self) {
         self.rows = Rows::default();
+        self.gutters.clear();
+        self.resume = ResumePoint::default();
+    }
+
+    /// Per row: pi's gutter before the row's text.
+    pub fn gutters(&self) -> &[String] {
+        &self.gutters
+    }
+
+    /// Where pi resumes, as the rows show it.
+    pub fn resume_point(&self) -> &ResumePoint {
+        &self.resume
+    }
+
+    /// The entry the preview shows: the selected one, or the leaf itself
+    /// when the selected row stands for a leaf the filter hides (the
+    /// context pi resumes with).
+    pub fn preview_node(&self) -> Option<u32> {
+        let node = self.selected_node()?;
+        match self.resume {
+            ResumePoint {
+                row: Some(row),
+                hidden_leaf: Some(leaf),
+                ..
+            } if row == self.selected => Some(leaf),
+            _ => Some(node),
+        }
+    }
+
+    /// The search's words and hits: (query, hits, the hit under the cursor).
+    pub fn search_state(&self) -> (&str, &[u32], Option<usize>) {
+        let at = self
+            .search
+            .hits
+            .iter()
+            .position(|&h| h as usize == self.selected);
+        (&self.search.query, &self.search.hits, at)
     }
 
     /// The rows shown, in order.
@@ -117,7 +162,7 @@ impl TreePane {
         self.offset
     }
 
-    /// Whether the `/` search's query is being typed.
+    /// Whether the search's query is being typed.
     pub fn is_typing_search(&self) -> bool {
         self.search.editing
     }
@@ -196,10 +241,12 @@ impl TreePane {
     /// visible ancestor.
     fn rebuild(&mut self, target: Option<u32>) {
         let Some(t) = self.loaded().cloned() else {
-            self.rows = Rows::default();
+            self.clear_rows();
             return;
         };
         self.rows = entry_tree::rows(&t, self.filter, &self.folded);
+        self.gutters = self.rows.gutters(true);
+        self.resume = self.rows.resume_point(&t.view, &t.session, self.filter);
         self.selected = target
             .and_then(|n| self.rows.nearest_row(&t.view, n))
             .unwrap_or(0);
@@ -226,19 +273,13 @@ impl TreePane {
             Action::TreeFilterAll => self.set_filter(self.filter.toggle(Filter::All)),
             Action::TreeFilterNext => self.set_filter(self.filter.next()),
             Action::TreeFilterPrevious => self.set_filter(self.filter.previous()),
-            Action::TreeSearch => {
-                self.search.query.clear();
-                self.search.editing = true;
-            }
             Action::TreeClearSearch => self.finish_search(false),
             Action::TreeNextHit => self.jump_hit(true),
             Action::TreePreviousHit => self.jump_hit(false),
             Action::TreeJumpToLeaf => {
-                if let Some(t) = self.loaded().cloned() {
-                    if let Some(r) = t.view.leaf.and_then(|l| self.rows.nearest_row(&t.view, l)) {
-                        self.selected = r;
-                        self.center();
-                    }
+                if let Some(r) = self.resume.row {
+                    self.selected = r;
+                    self.center();
                 }
             }
             Action::TreeLabelTimes => self.label_times = !self.label_times,
@@ -280,8 +321,13 @@ impl TreePane {
         }
     }
 
-    /// A character typed into the `/` search box (or Backspace as `None`).
+    /// A character typed in the tree (or Backspace as `None`): it goes into
+    /// the search, as in pi's `/tree`, on from a query kept before.
     pub fn edit_search(&mut self, c: Option<char>) -> bool {
+        if c.is_none() && self.search.query.is_empty() {
+            return false;
+        }
+        self.search.editing = true;
         match c {
             Some(c) => self.search.query.push(c),
             None => {
@@ -351,14 +397,22 @@ impl TreePane {
         self.keep_visible();
     }
 
-    /// Selects an entry by id (a deep-search hit); false if it is not there.
-    pub fn select_id(&mut self, id: &str) -> bool {
+    /// Selects an entry by id; false if it is not there. A deep-search
+    /// hit is shown even if the filter or a fold hid it; with
+    /// `keep_filter` (a branch's new leaf) the row that stands for it is
+    /// selected and the filter stays.
+    pub fn select_id(&mut self, id: &str, keep_filter: bool) -> bool {
         let Some(t) = self.loaded().cloned() else {
             return false;
         };
         let Some(node) = t.session.find(id) else {
             return false;
         };
+        if keep_filter {
+            self.rebuild(Some(node));
+            self.center();
+            return true;
+        }
         if self.rows.row_of(node).is_none() {
             // Show it even if the filter or a fold hid it.
             self.folded.clear();
@@ -401,6 +455,10 @@ impl TreePane {
         }
         if self.label_times {
             s.push_str(" [+label time]");
+        }
+        if self.resume.row.is_none() && self.resume.hidden_leaf.is_some() {
+            // No row stands for where pi resumes: say so.
+            s.push_str(" [◉ hidden]");
         }
         if self.follow {
             s.push_str(" [follow]");

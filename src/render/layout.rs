@@ -1,0 +1,401 @@
+//! A document laid out for a width: each block as rows of styled spans no
+//! wider than the width (text wrapped at spaces, code broken where it must,
+//! tables drawn in columns when they fit), ready for any terminal drawer.
+
+use super::doc::{Align, Block, Class, CodeLine, Document, Fold, Line, Node, Span, Style};
+use super::message::image_label;
+use crate::safe_text::width as text_width;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Columns a block's body is indented under its title.
+const INDENT: usize = 2;
+
+/// Every block of the document, laid out for `width` columns, with the
+/// index of the block each row belongs to. `open` says whether a foldable
+/// block is shown open (blocks that cannot fold always are).
+pub fn layout(
+    doc: &Document,
+    width: usize,
+    open: &dyn Fn(usize, &Block) -> bool,
+) -> Vec<(usize, Line)> {
+    let mut out = Vec::new();
+    for (k, b) in doc.blocks.iter().enumerate() {
+        for row in layout_block(b, width, open(k, b)) {
+            out.push((k, row));
+        }
+    }
+    out
+}
+
+/// Whether a block starts open.
+pub fn opens_at_first(b: &Block) -> bool {
+    b.fold != Fold::Folded
+}
+
+/// One block as rows: its title (with `▸` / `▾` when it folds), then, when
+/// open, its body indented and the blocks inside it; a blank row after.
+pub fn layout_block(b: &Block, width: usize, open: bool) -> Vec<Line> {
+    let width = width.max(8);
+    let open = open || b.fold == Fold::Fixed;
+    let mut rows = Vec::new();
+    let mut title: Line = Vec::new();
+    if b.fold != Fold::Fixed {
+        title.push(Span::clean(
+            if open { "▾ " } else { "▸ " }.to_string(),
+            Class::Dim,
+        ));
+    }
+    if b.hidden {
+        title.push(Span::clean(
+            "compacted away · ".to_string(),
+            Class::Compaction,
+        ));
+    }
+    title.extend(b.title.iter().cloned());
+    rows.extend(wrap(&title, width));
+    if open {
+        for line in nodes(&b.body, width - INDENT) {
+            rows.push(indent(line, INDENT));
+        }
+        for child in &b.children {
+            for line in layout_block(child, width - INDENT, opens_at_first(child)) {
+                rows.push(indent(line, INDENT));
+            }
+        }
+    } else if !b.children.is_empty() {
+        rows.push(indent(
+            vec![Span::clean(
+                format!(
+                    "{} messages compacted away (open to read)",
+                    b.children.len()
+                ),
+                Class::Dim,
+            )],
+            INDENT,
+        ));
+    }
+    if b.hidden {
+        for row in &mut rows {
+            for s in row.iter_mut() {
+                s.style.dim = true;
+            }
+        }
+    }
+    rows.push(Vec::new());
+    rows
+}
+
+fn indent(mut line: Line, n: usize) -> Line {
+    line.insert(0, Span::clean(" ".repeat(n), Class::Text));
+    line
+}
+
+fn prefixed(lines: Vec<Line>, first: &str, rest: &str, class: Class) -> Vec<Line> {
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(k, mut l)| {
+            let p = if k == 0 { first } else { rest };
+            l.insert(0, Span::clean(p.to_string(), class));
+            l
+        })
+        .collect()
+}
+
+/// Nodes as rows of at most `width` columns.
+pub fn nodes(list: &[Node], width: usize) -> Vec<Line> {
+    let width = width.max(4);
+    let mut out = Vec::new();
+    for (k, n) in list.iter().enumerate() {
+        // Blocks are set apart by a blank row; a list right under its
+        // paragraph (a list item's nested list) is not.
+        let apart = !matches!(
+            (k.checked_sub(1).map(|p| &list[p]), n),
+            (None, _) | (Some(Node::Para(_)), Node::List { .. })
+        );
+        if apart {
+            out.push(Vec::new());
+        }
+        out.extend(node(n, width));
+    }
+    out
+}
+
+fn node(n: &Node, width: usize) -> Vec<Line> {
+    match n {
+        Node::Para(line) => wrap(line, width),
+        Node::Lines(lines) => lines.iter().flat_map(|l| wrap(l, width)).collect(),
+        Node::Heading(level, line) => {
+            let mut l = vec![Span::clean(
+                format!("{} ", "#".repeat(*level as usize)),
+                Class::Heading,
+            )];
+            l.extend(line.iter().cloned().map(|mut s| {
+                s.style.bold = true;
+                if s.style.class == Class::Text {
+                    s.style.class = Class::Heading;
+                }
+                s
+            }));
+            wrap(&l, width)
+        }
+        Node::Code { lines, more, .. } => code(lines, *more, width),
+        Node::Quote(inner) => prefixed(nodes(inner, width - 2), "│ ", "│ ", Class::QuoteMarker),
+        Node::List { start, items } => {
+            let mut out = Vec::new();
+            for (k, item) in items.iter().enumerate() {
+                let marker = match start {
+                    Some(s) => format!("{}. ", s + k as u64),
+                    None => "• ".to_string(),
+                };
+                let pad = " ".repeat(text_width(&marker));
+                let w = width.saturating_sub(pad.len()).max(4);
+                out.extend(prefixed(nodes(item, w), &marker, &pad, Class::ListMarker));
+            }
+            out
+        }
+        Node::Table { aligns, head, rows } => table(aligns, head, rows, width),
+        Node::Rule => vec![vec![Span::clean("─".repeat(width), Class::Rule)]],
+        Node::Image { mime, bytes, .. } => {
+            vec![vec![Span::new(&image_label(mime, *bytes), Class::Image)]]
+        }
+    }
+}
+
+fn code(lines: &[CodeLine], more: usize, width: usize) -> Vec<Line> {
+    let mut out = Vec::new();
+    let bar = Span::clean("│ ".to_string(), Class::Dim);
+    for l in lines {
+        for row in break_anywhere(&l.spans, width - 2) {
+            let mut r = vec![bar.clone()];
+            r.extend(row);
+            out.push(r);
+        }
+    }
+    if more > 0 {
+        let note = vec![Span::clean(
+            format!("… {more} more line{}", if more == 1 { "" } else { "s" }),
+            Class::Dim,
+        )];
+        for row in wrap(&note, width - 2) {
+            let mut r = vec![bar.clone()];
+            r.extend(row);
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Adds `text` in `style` to a row, joining the last span when alike.
+fn push(row: &mut Line, text: &str, from: &Span) {
+    if let Some(last) = row.last_mut() {
+        if last.style == from.style && last.link == from.link {
+            let joined = format!("{}{text}", last.text());
+            let mut s = Span::clean(joined, last.style);
+            s.link = last.link.take();
+            *last = s;
+            return;
+        }
+    }
+    let mut s = Span::clean(text.to_string(), from.style);
+    s.link = from.link.clone();
+    row.push(s);
+}
+
+/// Styled text wrapped to `width`: at word boundaries where it can (a
+/// space at the break is dropped), inside a word where it must.
+pub fn wrap(line: &[Span], width: usize) -> Vec<Line> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row: Line = Vec::new();
+    let mut used = 0;
+    for span in line {
+        for piece in span.text().split_word_bounds() {
+            let w = text_width(piece);
+            if used + w <= width {
+                push(&mut row, piece, span);
+                used += w;
+                continue;
+            }
+            if piece.trim().is_empty() {
+                end_row(&mut rows, &mut row);
+                used = 0;
+                continue;
+            }
+            if w <= width && used > 0 {
+                end_row(&mut rows, &mut row);
+                push(&mut row, piece, span);
+                used = w;
+                continue;
+            }
+            for g in piece.graphemes(true) {
+                let gw = text_width(g);
+                if used + gw > width && used > 0 {
+                    end_row(&mut rows, &mut row);
+                    used = 0;
+                }
+                push(&mut row, g, span);
+                used += gw;
+            }
+        }
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row);
+    }
+    rows
+}
+
+/// Ends a wrapped row: the spaces before the break are not kept.
+fn end_row(rows: &mut Vec<Line>, row: &mut Line) {
+    let n = row.len();
+    while let Some(last) = row.last() {
+        let text = last.text();
+        let trimmed = text.trim_end_matches(' ');
+        if trimmed.is_empty() && n > 1 && row.len() > 1 {
+            row.pop();
+            continue;
+        }
+        if trimmed.len() != text.len() {
+            let mut s = Span::clean(trimmed.to_string(), last.style);
+            s.link = last.link.clone();
+            if let Some(slot) = row.last_mut() {
+                *slot = s;
+            }
+        }
+        break;
+    }
+    rows.push(std::mem::take(row));
+}
+
+/// Lines kept as they are, broken only where they reach `width`.
+fn break_anywhere(line: &[Span], width: usize) -> Vec<Line> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row: Line = Vec::new();
+    let mut used = 0;
+    for span in line {
+        for g in span.text().graphemes(true) {
+            let gw = text_width(g);
+            if used + gw > width && used > 0 {
+                rows.push(std::mem::take(&mut row));
+                used = 0;
+            }
+            push(&mut row, g, span);
+            used += gw;
+        }
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row);
+    }
+    rows
+}
+
+fn table(aligns: &[Align], head: &[Line], rows: &[Vec<Line>], width: usize) -> Vec<Line> {
+    let cols = head.len().max(rows.iter().map(Vec::len).max().unwrap_or(0));
+    let cell_width = |c: &Line| text_width(&super::doc::line_text(c));
+    let mut widths = vec![0usize; cols];
+    for row in std::iter::once(head).chain(rows.iter().map(Vec::as_slice)) {
+        for (k, c) in row.iter().enumerate() {
+            widths[k] = widths[k].max(cell_width(c));
+        }
+    }
+    let total: usize = widths.iter().sum::<usize>() + 3 * cols.saturating_sub(1);
+    let sep = || Span::clean(" │ ".to_string(), Class::TableBorder);
+    if total > width || cols == 0 {
+        // Too wide for columns: each row on its own, cells separated.
+        let mut out = Vec::new();
+        for row in std::iter::once(head).chain(rows.iter().map(Vec::as_slice)) {
+            let mut line: Line = Vec::new();
+            for (k, c) in row.iter().enumerate() {
+                if k > 0 {
+                    line.push(sep());
+                }
+                line.extend(c.iter().cloned());
+            }
+            out.extend(wrap(&line, width));
+        }
+        return out;
+    }
+    let draw = |row: &[Line], bold: bool| {
+        let mut line: Line = Vec::new();
+        for (k, w) in widths.iter().enumerate() {
+            if k > 0 {
+                line.push(sep());
+            }
+            let cell = row.get(k).cloned().unwrap_or_default();
+            let pad = w - cell_width(&cell);
+            let (left, right) = match aligns.get(k).copied().unwrap_or(Align::Left) {
+                Align::Left => (0, pad),
+                Align::Right => (pad, 0),
+                Align::Center => (pad / 2, pad - pad / 2),
+            };
+            if left > 0 {
+                line.push(Span::clean(" ".repeat(left), Class::Text));
+            }
+            line.extend(cell.into_iter().map(|mut s| {
+                s.style.bold |= bold;
+                s
+            }));
+            if right > 0 && k + 1 < cols {
+                line.push(Span::clean(" ".repeat(right), Class::Text));
+            }
+        }
+        line
+    };
+    let mut out = vec![draw(head, true)];
+    let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+    out.push(vec![Span::clean(rule.join("─┼─"), Class::TableBorder)]);
+    for row in rows {
+        out.push(draw(row, false));
+    }
+    out
+}
+
+/// A row's spans as `(text, style)` pairs (what a terminal drawer needs).
+pub fn pairs(line: &Line) -> Vec<(&str, Style)> {
+    line.iter().map(|s| (s.text(), s.style)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::doc::line_text;
+
+    #[test]
+    fn wrapping_keeps_styles_and_width() {
+        let line = vec![
+            Span::new("hello big ", Class::Text),
+            Span::new("wide world", Class::Link),
+        ];
+        let rows = wrap(&line, 9);
+        let texts: Vec<String> = rows.iter().map(|r| line_text(r)).collect();
+        assert_eq!(texts, vec!["hello big", "wide", "world"]);
+        assert_eq!(rows[1][0].style.class, Class::Link);
+        for w in 1..20 {
+            for r in wrap(&line, w) {
+                assert!(text_width(&line_text(&r)) <= w, "{w}: {r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn tables_in_columns_or_rows() {
+        let cell = |s: &str| vec![Span::new(s, Class::Text)];
+        let head = vec![cell("name"), cell("n")];
+        let rows = vec![vec![cell("a"), cell("10")], vec![cell("bbbbbb"), cell("2")]];
+        let aligns = [Align::Left, Align::Right];
+        let got: Vec<String> = table(&aligns, &head, &rows, 40)
+            .iter()
+            .map(|r| line_text(r))
+            .collect();
+        assert_eq!(
+            got,
+            vec!["name   │  n", "───────┼───", "a      │ 10", "bbbbbb │  2"]
+        );
+        let narrow: Vec<String> = table(&aligns, &head, &rows, 6)
+            .iter()
+            .map(|r| line_text(r))
+            .collect();
+        assert!(narrow.iter().all(|r| text_width(r) <= 6), "{narrow:?}");
+    }
+}

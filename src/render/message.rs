@@ -1,0 +1,568 @@
+//! Context messages (pi's message JSON) as document blocks: user and
+//! assistant text as markdown, thinking folded, each tool call drawn with
+//! the result that answers it (`edit` as a diff, `write` as the new file's
+//! head, `bash` as command and output, `read` as path, range and content),
+//! bash executions, summaries, custom and system messages, images.
+
+use super::ansi;
+use super::diff;
+use super::doc::{Block, BlockKind, Class, CodeLine, Fold, Line, LineKind, Node, Span};
+use super::highlight::{self, Lang};
+use super::markdown;
+use crate::jstext::date as jsdate;
+use crate::safe_text;
+use crate::session::content::{Block as ContentBlock, Content};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Lines of tool output (and bash output) kept in a block; the rest is
+/// counted.
+pub const OUTPUT_LINES: usize = 400;
+
+/// Lines of a written file shown.
+pub const WRITE_HEAD: usize = 20;
+
+/// The widest a title's command or path is kept, in characters.
+const TITLE_CHARS: usize = 160;
+
+/// One message of the context and the entry it came from.
+pub struct Message {
+    pub entry: Option<u32>,
+    pub value: Value,
+}
+
+/// Blocks for a list of messages, in order. A tool result that answers a
+/// call in the list is drawn with the call, not on its own.
+pub fn blocks(messages: &[Message]) -> Vec<Block> {
+    let mut results: HashMap<&str, usize> = HashMap::new();
+    for (k, m) in messages.iter().enumerate() {
+        if role(&m.value) == "toolResult" {
+            if let Some(id) = m.value.get("toolCallId").and_then(Value::as_str) {
+                results.entry(id).or_insert(k);
+            }
+        }
+    }
+    let mut used = vec![false; messages.len()];
+    let mut out = Vec::new();
+    for (k, m) in messages.iter().enumerate() {
+        if used[k] {
+            continue;
+        }
+        if role(&m.value) == "assistant" {
+            assistant(m, messages, &results, &mut used, &mut out);
+        } else {
+            out.extend(message(m));
+        }
+    }
+    out
+}
+
+fn role(m: &Value) -> &str {
+    m.get("role").and_then(Value::as_str).unwrap_or("")
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+fn title(parts: &[(&str, Class)]) -> Line {
+    parts.iter().map(|(t, c)| Span::new(t, *c)).collect()
+}
+
+/// The message's time (its `timestamp`, milliseconds or a date string).
+fn time(m: &Value) -> Option<Span> {
+    let ms = jsdate::value_ms(m.get("timestamp")?)?;
+    let iso = jsdate::format_iso(ms);
+    // `2026-01-02T03:04:05.678Z` → `2026-01-02 03:04:05`
+    let shown = iso.get(..19).unwrap_or(&iso).replace('T', " ");
+    Some(Span::new(&format!("  {shown}"), Class::Time))
+}
+
+fn with_time(mut line: Line, m: &Value) -> Line {
+    line.extend(time(m));
+    line
+}
+
+fn cut(s: &str) -> String {
+    let first = s.lines().next().unwrap_or("");
+    let mut out: String = first.chars().take(TITLE_CHARS).collect();
+    if out.len() < first.len() || s.lines().nth(1).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Text and images of content, as markdown nodes and image placeholders.
+fn content_nodes(content: Option<&Value>) -> Vec<Node> {
+    match Content::of(content) {
+        Content::Text(s) => markdown::parse(s),
+        c @ Content::Blocks(_) => {
+            let mut out = Vec::new();
+            for b in c.blocks() {
+                match b {
+                    ContentBlock::Text(t) => out.extend(markdown::parse(t)),
+                    ContentBlock::Image { mime, data } => out.push(image(mime, data)),
+                    ContentBlock::Thinking(t) => out.extend(markdown::plain(t, Class::Thinking)),
+                    other => out.extend(markdown::plain(&other.readable(), Class::Dim)),
+                }
+            }
+            out
+        }
+        Content::Other(v) => markdown::plain(&v.to_string(), Class::Dim),
+        Content::None => Vec::new(),
+    }
+}
+
+/// An image block: its type, its decoded size, and its data when it is a
+/// raster image whose base64 is well formed (for drawers that show it).
+pub fn image(mime: Option<&str>, data: Option<&str>) -> Node {
+    let mime = safe_text::clean_line(mime.unwrap_or("image/?"));
+    let data = data.unwrap_or("");
+    let padding = data.bytes().rev().take_while(|&b| b == b'=').count();
+    let bytes = (data.len() / 4 * 3).saturating_sub(padding.min(2));
+    let raster = matches!(
+        mime.as_str(),
+        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+    );
+    let well_formed = !data.is_empty()
+        && data.len().is_multiple_of(4)
+        && data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=');
+    Node::Image {
+        mime,
+        bytes,
+        data: (raster && well_formed).then(|| data.to_string()),
+    }
+}
+
+/// The placeholder text of an image: `[image png 12 KB]`.
+pub fn image_label(mime: &str, bytes: usize) -> String {
+    let kind = mime.strip_prefix("image/").unwrap_or(mime);
+    format!("[image {kind} {}]", size(bytes))
+}
+
+fn size(bytes: usize) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{} KB", b.div_ceil(1024)),
+        b => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+/// Output text as code lines, escape sequences read as colours, cut at
+/// [`OUTPUT_LINES`].
+fn output(text: &str) -> Node {
+    let lines = ansi::parse(text.trim_end_matches('\n'));
+    let more = lines.len().saturating_sub(OUTPUT_LINES);
+    Node::Code {
+        lang: None,
+        lines: lines
+            .into_iter()
+            .take(OUTPUT_LINES)
+            .map(|spans| CodeLine {
+                kind: LineKind::Plain,
+                spans,
+            })
+            .collect(),
+        more,
+    }
+}
+
+/// Text as code highlighted by `lang`, cut at `keep` lines.
+fn code(text: &str, lang: Lang<'_>, keep: usize) -> Node {
+    let lines = safe_text::clean_block(text.trim_end_matches('\n'));
+    let more = lines.len().saturating_sub(keep);
+    Node::Code {
+        lang: highlight::language(lang),
+        lines: highlight::highlight(&lines[..lines.len().min(keep)], lang),
+        more,
+    }
+}
+
+fn assistant(
+    m: &Message,
+    all: &[Message],
+    results: &HashMap<&str, usize>,
+    used: &mut [bool],
+    out: &mut Vec<Block>,
+) {
+    let v = &m.value;
+    let model = str_field(v, "model")
+        .map(|s| format!(" ({s})"))
+        .unwrap_or_default();
+    let heading = || {
+        with_time(
+            title(&[("Assistant", Class::RoleAssistant), (&model, Class::Dim)]),
+            v,
+        )
+    };
+    let mut text: Option<Block> = None;
+    let mut first = true;
+    let flush = |text: &mut Option<Block>, out: &mut Vec<Block>| {
+        if let Some(b) = text.take() {
+            out.push(b);
+        }
+    };
+    match Content::of(v.get("content")) {
+        Content::Text(s) => {
+            let mut b = Block::new(BlockKind::Assistant, m.entry, heading());
+            b.body = markdown::parse(s);
+            text = Some(b);
+        }
+        Content::Blocks(list) => {
+            for raw in list {
+                match ContentBlock::of(raw) {
+                    ContentBlock::Text(t) => {
+                        if t.trim().is_empty() {
+                            continue;
+                        }
+                        let b = text.get_or_insert_with(|| {
+                            let t = if std::mem::take(&mut first) {
+                                heading()
+                            } else {
+                                title(&[("Assistant", Class::RoleAssistant)])
+                            };
+                            Block::new(BlockKind::Assistant, m.entry, t)
+                        });
+                        b.body.extend(markdown::parse(t));
+                    }
+                    ContentBlock::Thinking(t) => {
+                        if t.trim().is_empty() {
+                            continue;
+                        }
+                        flush(&mut text, out);
+                        let mut b = Block::new(
+                            BlockKind::Thinking,
+                            m.entry,
+                            title(&[("Thinking", Class::Thinking)]),
+                        );
+                        b.fold = Fold::Folded;
+                        b.body = markdown::plain(t, Class::Thinking);
+                        out.push(b);
+                    }
+                    ContentBlock::ToolCall { name, arguments } => {
+                        flush(&mut text, out);
+                        let id = raw.get("id").and_then(Value::as_str);
+                        let result = id
+                            .and_then(|id| results.get(id))
+                            .copied()
+                            .filter(|&k| !used[k]);
+                        if let Some(k) = result {
+                            used[k] = true;
+                        }
+                        let mut b = tool_call(
+                            name.unwrap_or("?"),
+                            arguments.unwrap_or(&Value::Null),
+                            result.map(|k| &all[k].value),
+                        );
+                        b.entry = m.entry;
+                        if let Some(k) = result {
+                            b.also.extend(all[k].entry);
+                        }
+                        out.push(b);
+                    }
+                    ContentBlock::Image { mime, data } => {
+                        let b = text.get_or_insert_with(|| {
+                            Block::new(BlockKind::Assistant, m.entry, heading())
+                        });
+                        b.body.push(image(mime, data));
+                    }
+                    ContentBlock::Other(o) => {
+                        let b = text.get_or_insert_with(|| {
+                            Block::new(BlockKind::Assistant, m.entry, heading())
+                        });
+                        b.body.extend(markdown::plain(&o.to_string(), Class::Dim));
+                    }
+                }
+            }
+        }
+        Content::Other(o) => {
+            let mut b = Block::new(BlockKind::Assistant, m.entry, heading());
+            b.body = markdown::plain(&o.to_string(), Class::Dim);
+            text = Some(b);
+        }
+        Content::None => {}
+    }
+    let stop = str_field(v, "stopReason");
+    let error = match stop {
+        Some("aborted") => Some("Aborted".to_string()),
+        Some("error") => Some(format!(
+            "Error: {}",
+            str_field(v, "errorMessage").unwrap_or("unknown error")
+        )),
+        _ => str_field(v, "errorMessage").map(|e| format!("Error: {e}")),
+    };
+    if let Some(e) = error {
+        let b = text.get_or_insert_with(|| Block::new(BlockKind::Assistant, m.entry, heading()));
+        b.body.extend(markdown::plain(&e, Class::Error));
+    }
+    flush(&mut text, out);
+}
+
+/// A tool call, with the result that answers it when there is one.
+pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
+    let arg = |key: &str| args.get(key).and_then(Value::as_str);
+    let path = arg("path").or_else(|| arg("file_path"));
+    let is_error = result.is_some_and(|r| r.get("isError") == Some(&Value::Bool(true)));
+    let result_text = result
+        .map(|r| crate::session::content::plain_text(r.get("content")))
+        .unwrap_or_default();
+    let result_images: Vec<Node> = result
+        .map(|r| {
+            Content::of(r.get("content"))
+                .blocks()
+                .filter_map(|b| match b {
+                    ContentBlock::Image { mime, data } => Some(image(mime, data)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut head = vec![Span::new(name, Class::ToolName)];
+    let mut block = Block::new(BlockKind::ToolCall, None, Vec::new());
+    block.fold = Fold::Folded;
+    let mut body = Vec::new();
+    let mut show_result = true;
+    match name {
+        "bash" => {
+            let command = arg("command").unwrap_or("");
+            head.push(Span::new(" $ ", Class::Prompt));
+            head.push(Span::new(&cut(command), Class::Command));
+            body.push(code(command, Lang::Fence("bash"), usize::MAX));
+            if result.is_some() && !result_text.trim().is_empty() {
+                body.push(output(&result_text));
+            }
+            show_result = false;
+        }
+        "read" => {
+            let p = path.unwrap_or("?");
+            head.push(Span::new(" ", Class::Text));
+            head.push(Span::new(&cut(p), Class::Path));
+            let offset = args.get("offset").and_then(Value::as_f64);
+            let limit = args.get("limit").and_then(Value::as_f64);
+            let range = match (offset, limit) {
+                (Some(o), Some(l)) => format!(":{}-{}", o as i64, (o + l) as i64 - 1),
+                (Some(o), None) => format!(":{}-", o as i64),
+                (None, Some(l)) => format!(":1-{}", l as i64),
+                (None, None) => String::new(),
+            };
+            head.push(Span::new(&range, Class::Dim));
+            body.extend(result_images.iter().cloned());
+            if !result_text.is_empty() && !is_error {
+                body.push(code(&result_text, Lang::File(p), OUTPUT_LINES));
+            }
+            show_result = is_error;
+        }
+        "write" => {
+            let p = path.unwrap_or("?");
+            let content = arg("content").unwrap_or("");
+            let lines = content.lines().count();
+            head.push(Span::new(" ", Class::Text));
+            head.push(Span::new(&cut(p), Class::Path));
+            head.push(Span::new(
+                &format!(" ({lines} line{})", if lines == 1 { "" } else { "s" }),
+                Class::Dim,
+            ));
+            body.push(code(content, Lang::File(p), WRITE_HEAD));
+            block.fold = Fold::Open;
+            show_result = is_error;
+        }
+        "edit" => {
+            let p = path.unwrap_or("?");
+            head.push(Span::new(" ", Class::Text));
+            head.push(Span::new(&cut(p), Class::Path));
+            let pairs = diff::edit_pairs(args);
+            let added: usize = pairs.iter().map(|(_, n)| n.lines().count()).sum();
+            let removed: usize = pairs.iter().map(|(o, _)| o.lines().count()).sum();
+            head.push(Span::new(&format!(" +{added}"), Class::DiffAdd));
+            head.push(Span::new(&format!(" -{removed}"), Class::DiffDel));
+            body.push(Node::Code {
+                lang: Some("diff".into()),
+                lines: diff::edit_diff(p, &pairs),
+                more: 0,
+            });
+            block.fold = Fold::Open;
+            show_result = is_error;
+        }
+        _ => {
+            let pretty = serde_json::to_string_pretty(args).unwrap_or_default();
+            body.push(code(&pretty, Lang::Fence("json"), OUTPUT_LINES));
+            body.extend(result_images.iter().cloned());
+        }
+    }
+    if result.is_none() {
+        head.push(Span::new("  (no result)", Class::Dim));
+    }
+    if is_error {
+        head.push(Span::new("  error", Class::Error));
+    }
+    if show_result && !result_text.trim().is_empty() {
+        body.push(output(&result_text));
+    }
+    block.title = head;
+    block.body = body;
+    block
+}
+
+/// Blocks of a message that is not an assistant's.
+fn message(m: &Message) -> Vec<Block> {
+    let v = &m.value;
+    let r = role(v);
+    let mut b = match r {
+        "user" => {
+            let mut b = Block::new(
+                BlockKind::User,
+                m.entry,
+                with_time(title(&[("User", Class::RoleUser)]), v),
+            );
+            b.body = content_nodes(v.get("content"));
+            b
+        }
+        "toolResult" => {
+            let name = str_field(v, "toolName").unwrap_or("tool");
+            let mut b = Block::new(
+                BlockKind::ToolResult,
+                m.entry,
+                title(&[("Result of ", Class::RoleTool), (name, Class::ToolName)]),
+            );
+            if v.get("isError") == Some(&Value::Bool(true)) {
+                b.title.push(Span::new("  error", Class::Error));
+            }
+            b.fold = Fold::Folded;
+            let text = crate::session::content::plain_text(v.get("content"));
+            b.body.push(output(&text));
+            for cb in Content::of(v.get("content")).blocks() {
+                if let ContentBlock::Image { mime, data } = cb {
+                    b.body.push(image(mime, data));
+                }
+            }
+            b
+        }
+        "bashExecution" => {
+            let command = str_field(v, "command").unwrap_or("");
+            let mut b = Block::new(
+                BlockKind::Bash,
+                m.entry,
+                with_time(
+                    title(&[
+                        ("bash", Class::ToolName),
+                        (" $ ", Class::Prompt),
+                        (&cut(command), Class::Command),
+                    ]),
+                    v,
+                ),
+            );
+            b.fold = Fold::Folded;
+            b.body.push(code(command, Lang::Fence("bash"), usize::MAX));
+            let out = str_field(v, "output").unwrap_or("");
+            if !out.is_empty() {
+                b.body.push(output(out));
+            }
+            let exit = v.get("exitCode").and_then(Value::as_i64);
+            if v.get("cancelled") == Some(&Value::Bool(true)) {
+                b.title.push(Span::new("  cancelled", Class::Warning));
+            } else if let Some(code) = exit.filter(|&c| c != 0) {
+                b.title
+                    .push(Span::new(&format!("  exit {code}"), Class::Error));
+            }
+            if v.get("truncated") == Some(&Value::Bool(true)) {
+                b.body
+                    .extend(markdown::plain("(output truncated)", Class::Warning));
+            }
+            b
+        }
+        "compactionSummary" => {
+            let mut b = Block::new(
+                BlockKind::Compaction,
+                m.entry,
+                title(&[("Compaction", Class::Compaction)]),
+            );
+            if let Some(t) = v.get("tokensBefore").and_then(Value::as_f64) {
+                b.title.push(Span::new(
+                    &format!(" · {} tokens before", thousands(t as u64)),
+                    Class::Dim,
+                ));
+            }
+            b.body = markdown::parse(str_field(v, "summary").unwrap_or(""));
+            b
+        }
+        "branchSummary" => {
+            let mut b = Block::new(
+                BlockKind::BranchSummary,
+                m.entry,
+                title(&[("Branch summary", Class::RoleSummary)]),
+            );
+            b.body = markdown::parse(str_field(v, "summary").unwrap_or(""));
+            b
+        }
+        "custom" => {
+            let kind = str_field(v, "customType").unwrap_or("custom");
+            let mut b = Block::new(
+                BlockKind::Custom,
+                m.entry,
+                title(&[
+                    ("[", Class::RoleCustom),
+                    (kind, Class::RoleCustom),
+                    ("]", Class::RoleCustom),
+                ]),
+            );
+            if v.get("display") == Some(&Value::Bool(false)) {
+                b.title.push(Span::new("  hidden in pi", Class::Dim));
+            }
+            b.fold = Fold::Folded;
+            b.body = content_nodes(v.get("content"));
+            b
+        }
+        "system" => {
+            let mut b = Block::new(
+                BlockKind::System,
+                m.entry,
+                title(&[("System prompt", Class::RoleSystem)]),
+            );
+            b.fold = Fold::Folded;
+            let text = match v.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                other => crate::session::content::plain_text(other),
+            };
+            b.body = markdown::plain(&text, Class::Text);
+            if let Some(tools) = v.get("toolsAdded").and_then(Value::as_array) {
+                let names: Vec<&str> = tools
+                    .iter()
+                    .filter_map(|t| t.get("name").and_then(Value::as_str))
+                    .collect();
+                if !names.is_empty() {
+                    b.body.extend(markdown::plain(
+                        &format!("Tools: {}", names.join(", ")),
+                        Class::Dim,
+                    ));
+                }
+            }
+            b
+        }
+        other => {
+            let mut b = Block::new(
+                BlockKind::Other,
+                m.entry,
+                title(&[(if other.is_empty() { "message" } else { other }, Class::Dim)]),
+            );
+            b.body = markdown::plain(&crate::session::content::readable_message(v), Class::Text);
+            b
+        }
+    };
+    b.entry = m.entry;
+    vec![b]
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
