@@ -58,7 +58,7 @@ fn describe(s: &SessionSummary) -> String {
             // What words are searched in, read in place from the cache.
             s.text
                 .as_ref()
-                .map(|t| String::from_utf8_lossy(t.folded()).into_owned()),
+                .map(|t| String::from_utf8_lossy(&t.folded()).into_owned()),
         )
     )
 }

@@ -373,3 +373,105 @@ fn a_word_across_two_windows_of_a_cached_text_is_found() {
         );
     }
 }
+
+/// The session files of `root` plus one whose text spans three blocks of
+/// the texts file (1 MiB each), with a word in the last block only.
+fn with_a_long_text(root: &Path) {
+    let project = root.join("--long--");
+    std::fs::create_dir_all(&project).expect("project dir");
+    let text = format!("{}quokka", "filler words ".repeat(3 << 20 >> 4));
+    let lines = [
+        r#"{"type":"session","version":3,"id":"long","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/long"}"#.to_string(),
+        format!(
+            r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:05:00.000Z","message":{{"role":"user","content":"{text}","timestamp":1735787100000}}}}"#
+        ),
+    ];
+    std::fs::write(project.join("long.jsonl"), lines.join("\n") + "\n").expect("session");
+}
+
+/// What each query finds (session paths, in order), and every summary.
+fn answers(sessions: &[SessionSummary]) -> Vec<String> {
+    let mut out: Vec<String> = sessions.iter().map(describe).collect();
+    for query in [
+        "quokka",
+        "filler",
+        "the",
+        "\"words quokka\"",
+        "re:quok+a",
+        "zzz-none",
+    ] {
+        let q = Query::parse(query).expect("query");
+        let found = catalog::filter_and_sort(sessions, &q, SortMode::Recent, false);
+        out.push(format!(
+            "{query}: {:?}",
+            found.iter().map(|&i| &sessions[i].path).collect::<Vec<_>>()
+        ));
+    }
+    out
+}
+
+fn load_sessions(root: &Path, cache: &mut Cache) -> Vec<SessionSummary> {
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: true,
+    };
+    let cat = catalog::load(&folder(root), options, cache, &mut |_| {});
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    cat.sessions
+}
+
+/// The texts file is read, never mapped: cut short under a loaded catalog
+/// (by another piscope, the user, a failing disk) at any length, searches
+/// and texts answer as without the cache (the sessions are read again),
+/// where a mapped file kills the process with SIGBUS.
+#[test]
+fn a_texts_file_cut_short_under_a_search_is_read_again() {
+    let (_tmp, root) = copy_corpus();
+    with_a_long_text(&root);
+    let want = answers(&load_sessions(&root, &mut Cache::disabled()));
+    assert!(
+        want.iter().any(|a| a.starts_with("quokka: [\"")),
+        "{want:?}"
+    );
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    let texts = cache_dir.path().join("catalog-texts.bin");
+    load_sessions(&root, &mut Cache::open(cache_dir.path().into()));
+    let full = std::fs::read(&texts).expect("texts file");
+    assert!(full.len() > 3 << 20, "{}", full.len());
+    for cut in [0, 30, full.len() / 2, full.len() - 10] {
+        std::fs::write(&texts, &full).expect("restore");
+        let mut cache = Cache::open(cache_dir.path().into());
+        let sessions = load_sessions(&root, &mut cache);
+        // Cut in place (as another process would), after the catalog
+        // opened the file and before it searches it.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&texts)
+            .expect("open")
+            .set_len(cut as u64)
+            .expect("truncate");
+        assert_eq!(answers(&sessions), want, "cut at {cut}");
+    }
+    // Cut while searches run: every answer is still right.
+    std::fs::write(&texts, &full).expect("restore");
+    let sessions = load_sessions(&root, &mut Cache::open(cache_dir.path().into()));
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&texts)
+                .expect("open");
+            let mut len = full.len() as u64;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) && len > 0 {
+                len = len * 9 / 10;
+                f.set_len(len).expect("truncate");
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        });
+        for _ in 0..5 {
+            assert_eq!(answers(&sessions), want);
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+}

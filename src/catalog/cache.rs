@@ -2,16 +2,17 @@
 //! by path, size, mtime and inode, so unchanged files are never read again.
 //!
 //! Two files in the user's cache folder: the summaries (small, read on every
-//! start) and the searchable texts (large, mapped and read in place, never
-//! decoded: a search scans the folded texts where they lie). Each is
-//! written to a temp file and renamed over, so concurrent piscopes never
-//! leave a torn cache (and a mapped file is never changed under a reader);
-//! each carries checksums, so a damaged or foreign file (or anything but a
-//! regular file) is ignored and rebuilt, never believed.
+//! start) and the searchable texts (large, read by position and never
+//! decoded: a search reads the folded texts a block at a time, where they
+//! lie; see [`super::text`] for why they are not mapped). Each is written
+//! to a temp file and renamed over, so concurrent piscopes never leave a
+//! torn cache (a reader keeps the file it opened); each carries checksums,
+//! so a damaged or foreign file (or anything but a regular file) is ignored
+//! and rebuilt, never believed.
 
 use super::discover::FileStamp;
 use super::summary::SummaryState;
-use super::text::{Mapped, MessageText, Reread, Span};
+use super::text::{MessageText, Reread, Span, Stored, read_exact_at, read_span};
 use crate::session::file::{PrefixPrint, read_regular};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 /// A cache file: `MAGIC`, the format (u32), the length of the records
 /// (u64) and their xxh3 hash (u64), little-endian, then the records
 /// (postcard). A byte flipped anywhere fails one of these checks; postcard
@@ -42,8 +43,8 @@ pub(crate) struct Record {
 
 /// The texts file: the envelope header (its length and hash are those of
 /// the table), the table (postcard, one [`TextRecord`] per session), then
-/// every folded text, then every original text, each range with its own
-/// xxh3, checked when first read. Token searches touch only the folded part.
+/// every folded text, then every original text, each range with an xxh3
+/// per block, checked on every read. Token searches read only the folded part.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct TextRecord {
     path: PathBuf,
@@ -62,15 +63,15 @@ struct TextEntry {
 }
 
 enum TextBody {
-    /// In the mapped file (absolute spans).
-    Mapped { folded: Span, original: Span },
+    /// In the texts file (absolute spans).
+    Stored { folded: Span, original: Span },
     /// Read in this run, not saved yet.
     Owned(String),
 }
 
 #[derive(Default)]
 struct Texts {
-    map: Option<Arc<memmap2::Mmap>>,
+    file: Option<Arc<std::fs::File>>,
     entries: HashMap<PathBuf, TextEntry>,
 }
 
@@ -166,7 +167,7 @@ impl Cache {
         self.records.get(path)
     }
 
-    /// Maps the texts, so that [`Cache::text`] can answer.
+    /// Opens the texts, so that [`Cache::text`] can answer.
     pub(crate) fn prepare_texts(&mut self) {
         self.load_texts();
     }
@@ -185,10 +186,10 @@ impl Cache {
             return None;
         }
         Some(Arc::new(match &t.body {
-            TextBody::Mapped { folded, original } => MessageText::mapped(Mapped::new(
-                texts.map.clone()?,
-                *folded,
-                *original,
+            TextBody::Stored { folded, original } => MessageText::stored(Stored::new(
+                texts.file.clone()?,
+                folded.clone(),
+                original.clone(),
                 path.to_path_buf(),
                 reread,
             )),
@@ -199,7 +200,7 @@ impl Cache {
     fn load_texts(&mut self) {
         if self.texts.is_none() {
             let texts = match &self.dir {
-                Some(dir) => map_texts(&dir.join(TEXT_FILE)).unwrap_or_default(),
+                Some(dir) => open_texts(&dir.join(TEXT_FILE)).unwrap_or_default(),
                 None => Texts::default(),
             };
             self.texts = Some(texts);
@@ -284,37 +285,38 @@ impl Cache {
     }
 }
 
-/// Maps the texts file; `None` when it is missing, damaged, of another
-/// format, or not a regular file.
-fn map_texts(path: &Path) -> Option<Texts> {
+/// Opens the texts file and reads its table; `None` when it is missing,
+/// damaged, of another format, or not a regular file. The texts stay on
+/// disk, read by position when searched.
+fn open_texts(path: &Path) -> Option<Texts> {
     let file = crate::session::file::open_regular(path).ok()?;
-    if file.metadata().ok()?.len() < HEADER_LEN as u64 {
-        return None;
-    }
-    // SAFETY: piscope replaces this file by renaming a new one over it and
-    // never writes it in place, so the mapped bytes do not change while
-    // mapped. Every range read is bounds-checked and hash-checked first.
-    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-    let (header, rest) = map.split_at_checked(HEADER_LEN)?;
+    let file_len = file.metadata().ok()?.len();
+    let mut header = [0u8; HEADER_LEN];
+    let read = |buf: &mut [u8], at: u64| read_exact_at(&file, buf, at).then_some(());
+    read(&mut header, 0)?;
     let (magic, h) = header.split_at(MAGIC.len());
     let (format, h) = h.split_at(4);
     let (len, hash) = h.split_at(8);
-    let table_len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
-    let table = rest.get(..table_len)?;
-    let ok = magic == MAGIC
-        && u32::from_le_bytes(format.try_into().ok()?) == FORMAT
-        && u64::from_le_bytes(hash.try_into().ok()?) == xxhash_rust::xxh3::xxh3_64(table);
-    if !ok {
+    let table_len = u64::from_le_bytes(len.try_into().ok()?);
+    if magic != MAGIC
+        || u32::from_le_bytes(format.try_into().ok()?) != FORMAT
+        || table_len > file_len.saturating_sub(HEADER_LEN as u64)
+    {
         return None;
     }
-    let records: Vec<TextRecord> = postcard::from_bytes(table).ok()?;
-    let base = (HEADER_LEN + table_len) as u64;
+    let mut table = vec![0u8; usize::try_from(table_len).ok()?];
+    read(&mut table, HEADER_LEN as u64)?;
+    if u64::from_le_bytes(hash.try_into().ok()?) != xxhash_rust::xxh3::xxh3_64(&table) {
+        return None;
+    }
+    let records: Vec<TextRecord> = postcard::from_bytes(&table).ok()?;
+    let base = HEADER_LEN as u64 + table_len;
     let absolute = |s: Span| {
         let s = Span {
             start: s.start.checked_add(base)?,
             ..s
         };
-        s.of(&map).is_some().then_some(s)
+        s.sound(file_len).then_some(s)
     };
     let mut entries = HashMap::with_capacity(records.len());
     for r in records {
@@ -326,60 +328,69 @@ fn map_texts(path: &Path) -> Option<Texts> {
             TextEntry {
                 offset: r.offset,
                 header_hash: r.header_hash,
-                body: TextBody::Mapped { folded, original },
+                body: TextBody::Stored { folded, original },
             },
         );
     }
     Some(Texts {
-        map: Some(Arc::new(map)),
+        file: Some(Arc::new(file)),
         entries,
     })
 }
 
 /// Writes the texts file (see [`TextRecord`]) beside `path` and renames it
-/// over. Texts carried over from the mapped file are copied as they lie,
-/// once their hashes are checked (a damaged one is left out, read again
-/// next time); new ones are folded here, once.
+/// over. Texts carried over from the old file are copied as they lie, once
+/// their hashes are checked (a damaged or vanished one is left out, read
+/// again next time); new ones are folded here, once. Texts are written in
+/// the order of the table, which goes first: each is read (or folded) and
+/// checked before the table is written, one at a time, so what is held at
+/// once is the table and one text, not the whole file.
 fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
-    let map: &[u8] = texts.map.as_deref().map_or(&[], |m| &m[..]);
     let mut records = Vec::with_capacity(texts.entries.len());
-    // (folded, original) bytes per record, in table order.
-    let mut bodies: Vec<(std::borrow::Cow<[u8]>, &[u8])> = Vec::with_capacity(texts.entries.len());
+    let mut buf = Vec::new();
+    // Pass one: which texts are intact, and their spans (relative).
+    let mut folded_at = 0u64;
+    // (path, entry, folded span, the folded text of a new one)
+    let mut kept: Vec<(&PathBuf, &TextEntry, Span, Option<String>)> =
+        Vec::with_capacity(texts.entries.len());
     for (p, e) in &texts.entries {
-        let (folded, original): (std::borrow::Cow<[u8]>, &[u8]) = match &e.body {
-            TextBody::Mapped { folded, original } => {
-                if !folded.intact(map) || !original.intact(map) {
+        let (folded, new) = match &e.body {
+            TextBody::Stored { folded, original } => {
+                let Some(file) = &texts.file else { continue };
+                if !read_span(file, original, &mut buf) || !read_span(file, folded, &mut buf) {
                     continue;
                 }
-                let (Some(f), Some(o)) = (folded.of(map), original.of(map)) else {
-                    continue;
+                let span = Span {
+                    start: folded_at,
+                    ..folded.clone()
                 };
-                (f.into(), o)
+                (span, None)
             }
-            TextBody::Owned(s) => (
-                crate::jstext::normalize_whitespace_lower(s)
-                    .into_bytes()
-                    .into(),
-                s.as_bytes(),
-            ),
+            TextBody::Owned(s) => {
+                let f = crate::jstext::normalize_whitespace_lower(s);
+                (Span::over(folded_at, f.as_bytes()), Some(f))
+            }
         };
+        folded_at += folded.len;
+        kept.push((p, e, folded, new));
+    }
+    let mut original_at = folded_at;
+    for (p, e, folded, _) in kept.iter() {
+        let original = match &e.body {
+            TextBody::Stored { original, .. } => Span {
+                start: original_at,
+                ..original.clone()
+            },
+            TextBody::Owned(s) => Span::over(original_at, s.as_bytes()),
+        };
+        original_at += original.len;
         records.push(TextRecord {
-            path: p.clone(),
+            path: (*p).clone(),
             offset: e.offset,
             header_hash: e.header_hash,
-            folded: Span::default(),
-            original: Span::default(),
+            folded: folded.clone(),
+            original,
         });
-        bodies.push((folded, original));
-    }
-    let mut at = 0u64;
-    for (r, (f, _)) in records.iter_mut().zip(&bodies) {
-        r.folded = Span::over(at, f);
-        at += f.len() as u64;
-    }
-    for (r, (_, o)) in records.iter_mut().zip(&bodies) {
-        r.original = Span::over(at, o);
-        at += o.len() as u64;
     }
     let table = postcard::to_stdvec(&records).map_err(std::io::Error::other)?;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -392,11 +403,33 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
         w.write_all(&(table.len() as u64).to_le_bytes())?;
         w.write_all(&xxhash_rust::xxh3::xxh3_64(&table).to_le_bytes())?;
         w.write_all(&table)?;
-        for (f, _) in &bodies {
-            w.write_all(f)?;
-        }
-        for (_, o) in &bodies {
-            w.write_all(o)?;
+        // Pass two: the bytes, each checked again as it is copied (a text
+        // that changed since pass one leaves the file unusable, not wrong:
+        // its hashes are those of pass one).
+        for folded in [true, false] {
+            for (_, e, _, new) in &kept {
+                match &e.body {
+                    TextBody::Stored {
+                        folded: f,
+                        original: o,
+                    } => {
+                        let from = if folded { f } else { o };
+                        let file = texts.file.as_deref().ok_or_else(|| {
+                            std::io::Error::other("the texts file went away while copying")
+                        })?;
+                        if !read_span(file, from, &mut buf) {
+                            return Err(std::io::Error::other(
+                                "the texts file changed while copying",
+                            ));
+                        }
+                        w.write_all(&buf)?;
+                    }
+                    TextBody::Owned(_) if folded => {
+                        w.write_all(new.as_deref().unwrap_or_default().as_bytes())?;
+                    }
+                    TextBody::Owned(s) => w.write_all(s.as_bytes())?,
+                }
+            }
         }
         w.flush()?;
     }

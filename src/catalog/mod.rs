@@ -317,7 +317,7 @@ fn summarise(
     let prior = match text.map(|t| t.cached_original()) {
         Some(None) => return summarise(c, &Plan::Whole, None, keep_text, caching),
         Some(Some(t)) => t,
-        None => "",
+        None => std::borrow::Cow::Borrowed(""),
     };
     let mut file = open_regular(&c.path).map_err(problem)?;
     let (mut state, how) = match plan {
@@ -339,7 +339,7 @@ fn summarise(
         ),
     };
     if how != How::Whole {
-        state.text = prior.to_string();
+        state.text = prior.into_owned();
     }
     let done = state.read_on(&mut file).map_err(problem)?;
     let summary = finish(c, &done, stamp, keep_text);

@@ -175,8 +175,8 @@ fn match_regex(s: &SessionSummary, re: &fancy_regex::Regex) -> Option<f64> {
     if s.name.as_deref().is_some_and(|n| !n.is_empty() && test(n)) {
         return Some(tier(TIER_NAME, 0.0));
     }
-    let text = s.text.as_deref().map_or("", |t| t.original());
-    (test(&s.id) || test(text) || test(&s.cwd)).then_some(tier(TIER_TEXT, 0.0))
+    let text = || s.text.as_deref().is_some_and(|t| t.with_original(test));
+    (test(&s.id) || text() || test(&s.cwd)).then_some(tier(TIER_TEXT, 0.0))
 }
 
 /// pi's fuzzy matcher: every query character in order, scored (lower is
@@ -333,22 +333,13 @@ pub fn filter_and_sort(
     scored.into_iter().map(|(i, _)| i).collect()
 }
 
-/// Scores `candidates` on every core, in their order. Each session's
-/// mapped text is let go once scored, so a search holds no more of it in
-/// memory than the texts being scanned.
+/// Scores `candidates` on every core, in their order.
 fn score_all(
     sessions: &[SessionSummary],
     candidates: &[usize],
     query: &Query,
 ) -> Vec<(usize, f64)> {
-    let score = |i: usize| {
-        let s = &sessions[i];
-        let r = query.score(s).map(|v| (i, v));
-        if let Some(t) = &s.text {
-            t.release();
-        }
-        r
-    };
+    let score = |i: usize| query.score(&sessions[i]).map(|v| (i, v));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads < 2 || candidates.len() < 64 {
         return candidates.iter().filter_map(|&i| score(i)).collect();

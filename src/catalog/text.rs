@@ -1,15 +1,27 @@
-//! A session's searchable text, held in memory or read in place from the
-//! mapped cache, and its folded form (what words and phrases are looked for in).
+//! A session's searchable text, held in memory or read from the cache's
+//! texts file by position, and its folded form (what words and phrases are
+//! looked for in).
+//!
+//! The texts file is read with positional reads into a reused buffer, a
+//! block at a time, never mapped: a mapped file that another process
+//! truncates (another piscope, the user, a damaged disk) kills the reader
+//! with SIGBUS, where a read merely comes back short. Each block carries
+//! its own xxh3, checked on every read, so a short, changed or damaged
+//! file is noticed at the block it damaged and the session is read again.
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The searchable text of a session: the text itself (what `re:` patterns
 /// see) and its folded form, lower case with white-space runs as one space
 /// and trimmed (pi's `normalizeWhitespaceLower`, what words and phrases are
-/// looked for in). Either held in memory, or read in place from the mapped
-/// cache (see [`super::cache`]), checked against its hash on first use.
+/// looked for in). Either held in memory, or read from the cache's texts
+/// file (see [`super::cache`]) each time it is searched.
 pub struct MessageText {
     source: Source,
     folded: OnceLock<String>,
@@ -17,21 +29,21 @@ pub struct MessageText {
 
 enum Source {
     Owned(String),
-    Mapped(Mapped),
+    Stored(Stored),
 }
 
-/// How much of a mapped text is scanned before its pages are let go.
-const WINDOW: usize = 1 << 20;
+/// How many bytes of a stored text one hash covers, and one read brings in.
+pub(crate) const BLOCK: usize = 1 << 20;
 
-/// Two ranges of a mapped cache file; `path` is the session they came from,
-/// read again should a range not match its hash.
-pub(crate) struct Mapped {
-    pub map: Arc<memmap2::Mmap>,
-    pub folded: Span,
-    pub original: Span,
-    pub path: PathBuf,
-    folded_ok: OnceLock<bool>,
-    original_ok: OnceLock<bool>,
+/// Two ranges of the cache's texts file; `path` is the session they came
+/// from, read again should a range not match its hashes.
+pub(crate) struct Stored {
+    file: Arc<File>,
+    folded: Span,
+    original: Span,
+    path: PathBuf,
+    /// A read came back short or a block did not match: use the fallback.
+    damaged: AtomicBool,
     reread: Reread,
     fallback: OnceLock<Box<MessageText>>,
 }
@@ -53,79 +65,88 @@ impl Default for MessageText {
     }
 }
 
-impl Mapped {
+thread_local! {
+    // One read buffer per thread, reused for every stored text scanned.
+    static BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Stored {
     pub(crate) fn new(
-        map: Arc<memmap2::Mmap>,
+        file: Arc<File>,
         folded: Span,
         original: Span,
         path: PathBuf,
         reread: Reread,
-    ) -> Mapped {
-        Mapped {
-            map,
+    ) -> Stored {
+        Stored {
+            file,
             folded,
             original,
             path,
             reread,
-            folded_ok: OnceLock::new(),
-            original_ok: OnceLock::new(),
+            damaged: AtomicBool::new(false),
             fallback: OnceLock::new(),
         }
     }
 
-    /// The folded bytes once their hash is checked. The check reads them in
-    /// windows, letting each go after, so a large text is never all held.
-    fn folded(&self) -> Option<&[u8]> {
-        let bytes = self.folded.of(&self.map)?;
-        let ok = *self.folded_ok.get_or_init(|| {
-            let mut hash = xxhash_rust::xxh3::Xxh3::new();
-            for (k, window) in bytes.chunks(WINDOW).enumerate() {
-                hash.update(window);
-                self.release(k * WINDOW, window.len());
-            }
-            hash.digest() == self.folded.hash
-        });
-        ok.then_some(bytes)
-    }
-
-    /// Lets bytes `at..at + len` of the folded text go from memory.
-    fn release(&self, at: usize, len: usize) {
-        let part = Span {
-            start: self.folded.start + at as u64,
-            len: len as u64,
-            hash: 0,
-        };
-        part.release(&self.map);
-    }
-
-    /// Whether the folded text holds `needle`, scanned window by window.
-    fn folded_holds(&self, bytes: &[u8], needle: &[u8]) -> bool {
-        let finder = memchr::memmem::Finder::new(needle);
-        let overlap = needle.len().saturating_sub(1);
-        let mut at = 0;
-        loop {
-            let end = (at + WINDOW).min(bytes.len());
-            if finder.find(&bytes[at..end]).is_some() {
-                return true;
-            }
-            self.release(at, end - at);
-            if end == bytes.len() {
-                return false;
-            }
-            // The next window starts early enough to see a match that
-            // straddles the two.
-            at = (end - overlap.min(end)).max(at + 1);
+    /// Whether the folded text holds `needle`, read a block at a time (the
+    /// end of each block kept before the next, so a match across the two is
+    /// seen); `None` when the stored text is damaged. A match is reported
+    /// as soon as a checked block shows it; "no match" needs every block.
+    fn folded_holds(&self, needle: &[u8]) -> Option<bool> {
+        if self.damaged.load(Ordering::Relaxed) {
+            return None;
         }
+        let finder = memchr::memmem::Finder::new(needle);
+        let keep = needle.len().saturating_sub(1);
+        let r = BUF.with(|b| {
+            let mut buf = b.borrow_mut();
+            let mut carried = 0;
+            for k in 0..self.folded.blocks() {
+                buf.resize(carried + self.folded.block(k).1, 0);
+                if !read_block(&self.file, &self.folded, k, &mut buf[carried..]) {
+                    return None;
+                }
+                if finder.find(&buf).is_some() {
+                    return Some(true);
+                }
+                let tail = keep.min(buf.len());
+                let from = buf.len() - tail;
+                buf.copy_within(from.., 0);
+                carried = tail;
+            }
+            Some(false)
+        });
+        self.note(r)
     }
 
-    fn original(&self) -> Option<&str> {
-        let bytes = self.original.of(&self.map)?;
-        let ok = self.original_ok.get_or_init(|| {
-            self.original.hash == xxhash_rust::xxh3::xxh3_64(bytes)
-                && std::str::from_utf8(bytes).is_ok()
-        });
-        // Checked once above; a failed check never reaches here.
-        ok.then(|| std::str::from_utf8(bytes).ok()).flatten()
+    /// The whole of `span`, every block checked.
+    fn read_all(&self, span: &Span, into: &mut Vec<u8>) -> bool {
+        !self.damaged.load(Ordering::Relaxed)
+            && self
+                .note(read_span(&self.file, span, into).then_some(()))
+                .is_some()
+    }
+
+    fn note<T>(&self, r: Option<T>) -> Option<T> {
+        if r.is_none() {
+            self.damaged.store(true, Ordering::Relaxed);
+        }
+        r
+    }
+
+    fn original(&self) -> Option<String> {
+        let mut bytes = Vec::new();
+        if !self.read_all(&self.original, &mut bytes) {
+            return None;
+        }
+        let text = String::from_utf8(bytes).ok();
+        self.note(text)
+    }
+
+    fn folded(&self) -> Option<Vec<u8>> {
+        let mut bytes = Vec::new();
+        self.read_all(&self.folded, &mut bytes).then_some(bytes)
     }
 
     /// The text as a fresh read of the session gives it (a damaged cache).
@@ -137,6 +158,20 @@ impl Mapped {
     }
 }
 
+/// Fills `buf` from `at`; false when the file ends first or cannot be read.
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> bool {
+    let mut done = 0;
+    while done < buf.len() {
+        match crate::session::read::read_at(file, &mut buf[done..], at + done as u64) {
+            Ok(0) => return false,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
 impl MessageText {
     pub fn new(original: String) -> MessageText {
         MessageText {
@@ -145,26 +180,50 @@ impl MessageText {
         }
     }
 
-    pub(crate) fn mapped(mapped: Mapped) -> MessageText {
+    pub(crate) fn stored(stored: Stored) -> MessageText {
         MessageText {
-            source: Source::Mapped(mapped),
+            source: Source::Stored(stored),
             folded: OnceLock::new(),
         }
     }
 
     /// Every user and assistant text, joined by spaces.
-    pub fn original(&self) -> &str {
+    pub fn original(&self) -> Cow<'_, str> {
         match &self.source {
-            Source::Owned(s) => s,
-            Source::Mapped(m) => m.original().unwrap_or_else(|| m.fallback().original()),
+            Source::Owned(s) => Cow::Borrowed(s),
+            Source::Stored(m) => match m.original() {
+                Some(s) => Cow::Owned(s),
+                None => m.fallback().original(),
+            },
+        }
+    }
+
+    /// Runs `f` on the text (see [`MessageText::original`]), a stored one
+    /// read into this thread's buffer rather than a new string.
+    pub(crate) fn with_original<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        match &self.source {
+            Source::Owned(s) => f(s),
+            Source::Stored(m) => {
+                let mut buf = BUF.with(|b| std::mem::take(&mut *b.borrow_mut()));
+                let text = m
+                    .read_all(&m.original, &mut buf)
+                    .then(|| std::str::from_utf8(&buf).ok())
+                    .flatten();
+                let r = match m.note(text) {
+                    Some(t) => f(t),
+                    None => m.fallback().with_original(f),
+                };
+                BUF.with(|b| *b.borrow_mut() = buf);
+                r
+            }
         }
     }
 
     /// The text as the cache holds it, if it is intact (no fallback read).
-    pub(crate) fn cached_original(&self) -> Option<&str> {
+    pub(crate) fn cached_original(&self) -> Option<Cow<'_, str>> {
         match &self.source {
-            Source::Owned(s) => Some(s),
-            Source::Mapped(m) => m.original(),
+            Source::Owned(s) => Some(Cow::Borrowed(s)),
+            Source::Stored(m) => m.original().map(Cow::Owned),
         }
     }
 
@@ -172,74 +231,38 @@ impl MessageText {
     /// trimmed. A word (no white space) is in it exactly when it is in the
     /// lower-case text, and a normalized phrase exactly when it is in the
     /// normalized text, so one folded copy serves both searches.
-    pub fn folded(&self) -> &[u8] {
+    pub fn folded(&self) -> Cow<'_, [u8]> {
         match &self.source {
-            Source::Owned(s) => self
-                .folded
-                .get_or_init(|| crate::jstext::normalize_whitespace_lower(s))
-                .as_bytes(),
-            Source::Mapped(m) => m.folded().unwrap_or_else(|| m.fallback().folded()),
+            Source::Owned(s) => Cow::Borrowed(
+                self.folded
+                    .get_or_init(|| crate::jstext::normalize_whitespace_lower(s))
+                    .as_bytes(),
+            ),
+            Source::Stored(m) => match m.folded() {
+                Some(b) => Cow::Owned(b),
+                None => m.fallback().folded(),
+            },
         }
     }
 
     /// Whether the folded text holds `needle` (see [`MessageText::folded`]).
     pub(crate) fn folded_contains(&self, needle: &[u8]) -> bool {
         match &self.source {
-            Source::Mapped(m) => match m.folded() {
-                Some(bytes) => m.folded_holds(bytes, needle),
-                None => memchr::memmem::find(m.fallback().folded(), needle).is_some(),
+            Source::Stored(m) => match m.folded_holds(needle) {
+                Some(hit) => hit,
+                None => m.fallback().folded_contains(needle),
             },
-            Source::Owned(_) => memchr::memmem::find(self.folded(), needle).is_some(),
-        }
-    }
-
-    /// Lets the pages a search of the mapped text touched go (they stay in
-    /// the page cache): a search of every session then holds no more of
-    /// the cache in memory than the texts being scanned at that moment.
-    pub(crate) fn release(&self) {
-        if let Source::Mapped(m) = &self.source {
-            m.folded.release(&m.map);
+            Source::Owned(_) => memchr::memmem::find(&self.folded(), needle).is_some(),
         }
     }
 }
 
-/// A range of the mapped texts file and the xxh3 of its bytes.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+/// A range of the texts file and the xxh3 of each [`BLOCK`] of it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
 pub(crate) struct Span {
     pub start: u64,
     pub len: u64,
-    pub hash: u64,
-}
-
-impl Span {
-    /// Its bytes in `map`; `None` when it lies outside.
-    pub(crate) fn of<'m>(&self, map: &'m [u8]) -> Option<&'m [u8]> {
-        let start = usize::try_from(self.start).ok()?;
-        let end = start.checked_add(usize::try_from(self.len).ok()?)?;
-        map.get(start..end)
-    }
-
-    pub(crate) fn intact(&self, map: &[u8]) -> bool {
-        self.of(map)
-            .is_some_and(|b| xxhash_rust::xxh3::xxh3_64(b) == self.hash)
-    }
-
-    /// Drops this range's pages from the process (not from the page cache).
-    pub(crate) fn release(&self, map: &memmap2::Mmap) {
-        let (Ok(start), Ok(len)) = (usize::try_from(self.start), usize::try_from(self.len)) else {
-            return;
-        };
-        if len < 4096 || start.saturating_add(len) > map.len() {
-            return;
-        }
-        // SAFETY: the mapping is of a file piscope only ever replaces by a
-        // rename, never writes in place, so a page dropped here reads back
-        // the same bytes when next touched; no reference sees other bytes.
-        #[cfg(unix)]
-        unsafe {
-            let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, len);
-        }
-    }
+    pub hashes: Vec<u64>,
 }
 
 impl Span {
@@ -247,17 +270,55 @@ impl Span {
         Span {
             start,
             len: bytes.len() as u64,
-            hash: xxhash_rust::xxh3::xxh3_64(bytes),
+            hashes: bytes
+                .chunks(BLOCK)
+                .map(xxhash_rust::xxh3::xxh3_64)
+                .collect(),
         }
+    }
+
+    /// How many blocks it has (as many as hashes, when it is sound).
+    pub(crate) fn blocks(&self) -> usize {
+        usize::try_from(self.len.div_ceil(BLOCK as u64)).unwrap_or(usize::MAX)
+    }
+
+    /// Where block `k` starts in the file, and its length.
+    fn block(&self, k: usize) -> (u64, usize) {
+        let from = k as u64 * BLOCK as u64;
+        let len = (self.len - from).min(BLOCK as u64) as usize;
+        (self.start + from, len)
+    }
+
+    /// Whether it has one hash per block and ends by `file_len`.
+    pub(crate) fn sound(&self, file_len: u64) -> bool {
+        self.hashes.len() == self.blocks()
+            && self
+                .start
+                .checked_add(self.len)
+                .is_some_and(|end| end <= file_len)
     }
 }
 
-impl Default for Span {
-    fn default() -> Span {
-        Span {
-            start: 0,
-            len: 0,
-            hash: xxhash_rust::xxh3::xxh3_64(&[]),
-        }
-    }
+/// Reads `span` of `file` whole, every block checked (used when the texts
+/// file is written again, to carry a text over only if it is intact).
+pub(crate) fn read_span(file: &File, span: &Span, into: &mut Vec<u8>) -> bool {
+    let Ok(len) = usize::try_from(span.len) else {
+        return false;
+    };
+    into.clear();
+    into.resize(len, 0);
+    (0..span.blocks()).all(|k| {
+        let from = k * BLOCK;
+        let n = span.block(k).1;
+        read_block(file, span, k, &mut into[from..from + n])
+    })
+}
+
+/// Reads block `k` of `span` into `into` (its length) and checks its hash.
+fn read_block(file: &File, span: &Span, k: usize, into: &mut [u8]) -> bool {
+    read_exact_at(file, into, span.block(k).0)
+        && span
+            .hashes
+            .get(k)
+            .is_some_and(|&h| h == xxhash_rust::xxh3::xxh3_64(into))
 }
