@@ -232,10 +232,11 @@ fn concurrent_piscopes_never_corrupt_the_cache() {
             .expect("spawn")
     };
     for round in 0..8 {
-        // Two processes at once, one of them also writing texts, while the
-        // newest file grows.
+        // Three processes at once, one or two of them also writing texts
+        // (each renames its own over the other's), while the newest file grows.
         let a = run(round % 2 == 0);
         let b = run(round % 2 == 1);
+        let c = run(round % 4 < 2);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(&file)
@@ -247,7 +248,7 @@ fn concurrent_piscopes_never_corrupt_the_cache() {
         )
         .expect("append");
         drop(f);
-        for child in [a, b] {
+        for child in [a, b, c] {
             let out = child.wait_with_output().expect("wait");
             assert!(out.status.success());
             serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("valid JSON");
@@ -270,6 +271,12 @@ fn concurrent_piscopes_never_corrupt_the_cache() {
     let (got, stats) = load(&root, &mut cache, true);
     assert_eq!(got, fresh(&root, true));
     assert!(stats.from_cache + stats.resumed > 0, "{stats:?}");
+    // And its texts search as a fresh read does.
+    let cached = load_sessions(&root, &mut Cache::open(cache_home.path().join("piscope")));
+    assert_eq!(
+        answers(&cached),
+        answers(&load_sessions(&root, &mut Cache::disabled()))
+    );
 }
 
 #[test]
