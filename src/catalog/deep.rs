@@ -306,11 +306,11 @@ impl Query {
             QueryParts::Words(words) => {
                 let lower = text.to_lowercase();
                 // Folded only when a phrase needs it (a word never does).
-                let normalized = words
-                    .iter()
-                    .any(|(phrase, _)| *phrase)
-                    .then(|| normalize_whitespace_lower(text))
-                    .unwrap_or_default();
+                let normalized = if words.iter().any(|(phrase, _)| *phrase) {
+                    normalize_whitespace_lower(text)
+                } else {
+                    String::new()
+                };
                 let mut first = None;
                 for (phrase, w) in words {
                     let hit = if phrase {
