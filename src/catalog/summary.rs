@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+pub use super::text::MessageText;
 
 /// One session as the picker and `piscope ls` show it.
 #[derive(Debug, Clone, Default)]
@@ -92,31 +94,6 @@ pub fn age(ms_ago: i64) -> String {
         _ if days < 30 => format!("{}w", days / 7),
         _ if days < 365 => format!("{}mo", days / 30),
         _ => format!("{}y", days / 365),
-    }
-}
-
-/// The searchable text of a session, with its lower-case forms made once.
-#[derive(Debug, Default)]
-pub struct MessageText {
-    pub original: String,
-    lower: OnceLock<String>,
-    normalized: OnceLock<String>,
-}
-
-impl MessageText {
-    pub fn new(original: String) -> MessageText {
-        MessageText {
-            original,
-            ..MessageText::default()
-        }
-    }
-    pub fn lower(&self) -> &str {
-        self.lower.get_or_init(|| self.original.to_lowercase())
-    }
-    /// Lower case with white-space runs as one space, trimmed.
-    pub fn normalized(&self) -> &str {
-        self.normalized
-            .get_or_init(|| crate::jstext::normalize_whitespace_lower(self.lower()))
     }
 }
 

@@ -28,7 +28,13 @@ pub enum AppEvent {
     PreviewReady(Box<PreviewDoc>),
     /// The catalog found or summarised more sessions.
     Catalog(CatalogUpdate),
-    /// A deep search finished.
+    /// More hits of a running deep search, in order (the first screen's
+    /// worth as soon as it is found, then in batches).
+    DeepSearchFound {
+        generation: u64,
+        hits: Vec<DeepHit>,
+    },
+    /// A deep search finished; `result` holds the hits not sent before.
     DeepSearchDone {
         generation: u64,
         query: String,

@@ -112,6 +112,10 @@ impl App {
                 }
             }
             AppEvent::Catalog(update) => self.on_catalog(update, &mut cmds),
+            AppEvent::DeepSearchFound { generation, hits } => {
+                let outcome = self.catalog.picker_mut().deep_found(generation, hits);
+                self.on_picker(outcome, &mut cmds);
+            }
             AppEvent::DeepSearchDone {
                 generation,
                 query: _,

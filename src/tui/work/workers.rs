@@ -88,7 +88,7 @@ impl JobContext {
             } => {
                 let result = Query::parse(&query)
                     .map_err(|e| e.to_string())
-                    .map(|q| catalog::deep::deep_search(&sessions, &q).0);
+                    .map(|q| deep_search_streamed(&sessions, &q, generation, send));
                 send(AppEvent::DeepSearchDone {
                     generation,
                     query,
@@ -359,4 +359,37 @@ impl Workers {
             }
         }
     }
+}
+
+/// Runs a deep search, sending its hits in order as they are found: the
+/// first screen's worth at once, then a batch at most every tenth of a
+/// second. Returns the hits not sent yet.
+fn deep_search_streamed(
+    sessions: &[crate::catalog::SessionSummary],
+    query: &Query,
+    generation: u64,
+    send: &dyn Fn(AppEvent),
+) -> Vec<crate::tui::model::sessions::DeepHit> {
+    const FIRST_SCREEN: usize = 100;
+    let mut batch = Vec::new();
+    let mut sent = 0usize;
+    let mut last = std::time::Instant::now();
+    catalog::deep::deep_search_each(sessions, query, &mut |hits| {
+        batch.extend_from_slice(hits);
+        let due = if sent == 0 {
+            batch.len() >= FIRST_SCREEN
+        } else {
+            last.elapsed() >= std::time::Duration::from_millis(100)
+        };
+        if due {
+            sent += batch.len();
+            last = std::time::Instant::now();
+            send(AppEvent::DeepSearchFound {
+                generation,
+                hits: std::mem::take(&mut batch),
+            });
+        }
+        true
+    });
+    batch
 }

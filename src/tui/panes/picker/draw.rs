@@ -476,8 +476,13 @@ fn deep_lines<'a>(
             &format!(
                 "Inside entries: \"{}\" — {}{}",
                 text::clean_line(&d.query),
-                if d.running {
+                if d.running && d.hits.is_empty() {
                     "searching…".to_string()
+                } else if d.running {
+                    format!(
+                        "{} so far, searching…",
+                        format::count(d.hits.len(), "hit", "hits")
+                    )
                 } else {
                     format::count(d.hits.len(), "hit", "hits")
                 },
