@@ -37,6 +37,9 @@ pub enum DeleteError {
     },
     #[error("{path}: the trash failed: {reason}")]
     Trash { path: PathBuf, reason: String },
+    /// Not recorded in piscope's journal, so not trashed.
+    #[error("{path}: not deleted: piscope could not record it in its journal ({why})")]
+    Journal { path: PathBuf, why: String },
 }
 
 impl DeleteError {
@@ -262,14 +265,32 @@ fn is_session_file(file: &mut File) -> bool {
 /// through the same folders; if anything changed it is refused with
 /// [`DeleteError::Changed`].
 pub fn delete_checked(file: &Deletable, mode: DeleteMode) -> Result<(), DeleteError> {
+    delete_checked_for(file, mode, super::journal::Reason::Delete)
+}
+
+/// [`delete_checked`], journalled under `reason` (a file sent to the trash
+/// is recorded first, so `piscope restore` can put it back).
+pub fn delete_checked_for(
+    file: &Deletable,
+    mode: DeleteMode,
+    reason: super::journal::Reason,
+) -> Result<(), DeleteError> {
     match mode {
         DeleteMode::Trash => {
             file.verify()?;
             // The trash moves by path: the resolved one, just verified.
-            trash::delete(&file.real).map_err(|e| DeleteError::Trash {
-                path: file.real.clone(),
-                reason: e.to_string(),
-            })
+            super::journal::trash_recorded(&file.real, reason, None, |_| {})
+                .map(|_| ())
+                .map_err(|e| match e {
+                    super::journal::JournalError::Trash { why, .. } => DeleteError::Trash {
+                        path: file.real.clone(),
+                        reason: why,
+                    },
+                    other => DeleteError::Journal {
+                        path: file.real.clone(),
+                        why: other.to_string(),
+                    },
+                })
         }
         DeleteMode::Permanent => {
             file.verify()?;
