@@ -99,6 +99,33 @@ pub fn is_quiet(path: &Path) -> bool {
         .is_ok_and(|t| SystemTime::now().duration_since(t).unwrap_or_default() >= QUIET)
 }
 
+/// Rules written as on the command line: `--empty --older-than 30d`
+/// (the leading dashes may be left out).
+pub fn parse_rules(text: &str) -> Result<Rules, String> {
+    let mut rules = Rules::default();
+    let mut words = text.split_whitespace();
+    while let Some(w) = words.next() {
+        let mut value = |name: &str| words.next().ok_or_else(|| format!("{name} needs a value"));
+        match w.trim_start_matches('-') {
+            "empty" => rules.empty = true,
+            "no-reply" => rules.no_reply = true,
+            "folder-gone" => rules.folder_gone = true,
+            "older-than" => rules.older_than = Some(parse_age(value("--older-than")?)?),
+            "larger-than" => rules.larger_than = Some(parse_size(value("--larger-than")?)?),
+            other => {
+                return Err(format!(
+                    "{other:?}: not a rule (--empty, --no-reply, --folder-gone, --older-than DUR, \
+                     --larger-than SIZE)"
+                ));
+            }
+        }
+    }
+    if rules.is_empty() {
+        return Err("give at least one rule".to_string());
+    }
+    Ok(rules)
+}
+
 /// `30d`, `2w`, `12h`, `90m`, `45s`, `6mo`, `1y` (a year is 365 days, a
 /// month 30).
 pub fn parse_age(text: &str) -> Result<Duration, String> {
@@ -229,6 +256,16 @@ mod tests {
                 .why(&session(0, 0, 99, 1, "/x"), NOW)
                 .is_none()
         );
+    }
+
+    #[test]
+    fn rules_parse_as_written_on_the_command_line() {
+        let r = parse_rules("--empty older-than 30d --larger-than 1M").expect("rules");
+        assert!(r.empty && !r.no_reply);
+        assert_eq!(r.older_than, Some(Duration::from_secs(30 * 86_400)));
+        assert_eq!(r.larger_than, Some(1 << 20));
+        assert!(parse_rules("").is_err() && parse_rules("--older-than").is_err());
+        assert!(parse_rules("--everything").is_err());
     }
 
     #[test]

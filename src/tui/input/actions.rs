@@ -111,6 +111,8 @@ pub enum Action {
     DeleteEmpty,
     /// Remove the selected entry's branch (the tree).
     Prune,
+    /// Trash the listed sessions that clean-up rules pick.
+    Clean,
     /// Put back what the last delete or prune sent to the trash.
     Undo,
     PickerCollapse,
@@ -333,6 +335,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "delete_empty",
         A::DeleteEmpty,
         "Delete the listed sessions without a user message",
+        None,
+    ),
+    info(
+        S::Picker,
+        "clean",
+        A::Clean,
+        "Clean up: the listed sessions every rule picks, to the trash",
         None,
     ),
     info(S::Tree, "up", A::Up, "Previous entry", None),

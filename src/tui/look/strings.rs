@@ -292,3 +292,19 @@ pub fn pruned(removed: usize, undo_key: &str) -> String {
 pub fn restored(name: &str) -> String {
     format!("Restored {name} from the trash")
 }
+
+pub const CLEAN_TITLE: &str = "Clean up";
+pub const CLEAN_RULES: &str = "--empty --older-than 30d";
+
+pub fn clean_body() -> Vec<String> {
+    vec![
+        "Rules, all of which must hold: --empty, --no-reply, --folder-gone, --older-than DUR (30d, 2w, 6mo), --larger-than SIZE (10M).".to_string(),
+        "Sessions changed in the last minute are never included. The listed sessions are looked at.".to_string(),
+    ]
+}
+
+pub fn clean_question(n: usize) -> String {
+    format!("Move these {n} session(s) to the trash?")
+}
+
+pub const CLEAN_NONE: &str = "No listed session matches these rules";

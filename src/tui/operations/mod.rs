@@ -48,6 +48,7 @@ impl App {
             (Pane::Picker, Action::Mark) => self.catalog.picker_mut().toggle_mark(),
             (Pane::Picker, Action::Delete) => self.ask_delete(),
             (Pane::Picker, Action::DeleteEmpty) => self.ask_delete_empty(),
+            (Pane::Picker, Action::Clean) => self.ask_clean(),
             (Pane::Tree, Action::Branch) => self.ask_branch(),
             (Pane::Tree, Action::Resume) => {
                 if !self.resume_open(cmds) {
@@ -129,6 +130,10 @@ impl App {
             Then::Delete { files } => self.delete_job(files, DeleteMode::Trash),
             Then::DeleteForGood { files } => self.delete_job(files, DeleteMode::Permanent),
             Then::Prune { plan } => Job::Prune { plan },
+            Then::CleanRules => {
+                self.review_clean(given.as_deref().unwrap_or_default());
+                return;
+            }
             Then::Run(job) => *job,
             Then::ResumeHere { session } => self.resume_here_job(session),
         };

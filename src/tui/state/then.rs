@@ -31,6 +31,8 @@ pub enum Then {
     DeleteForGood {
         files: Vec<Deletable>,
     },
+    /// Clean-up rules typed: review the sessions they pick.
+    CleanRules,
     /// The branch as planned when the question was asked.
     Prune {
         plan: crate::session::prune::PrunePlan,
