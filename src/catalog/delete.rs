@@ -37,9 +37,6 @@ pub enum DeleteError {
     },
     #[error("{path}: the trash failed: {reason}")]
     Trash { path: PathBuf, reason: String },
-    /// Not recorded in piscope's journal, so not trashed.
-    #[error("{path}: not deleted: piscope could not record it in its journal ({why})")]
-    Journal { path: PathBuf, why: String },
 }
 
 impl DeleteError {
@@ -278,19 +275,19 @@ pub fn delete_checked_for(
     match mode {
         DeleteMode::Trash => {
             file.verify()?;
+            // Recorded first, so `piscope restore` can find it. A journal
+            // that cannot be written (its folder unusable) costs only the
+            // undo: the trash still takes the file, and a trash that fails
+            // is reported as such, so the caller can offer what it offers.
+            let recorded = super::journal::describe(&file.real, reason, None)
+                .and_then(|r| super::journal::append(&r));
             // The trash moves by path: the resolved one, just verified.
-            super::journal::trash_recorded(&file.real, reason, None, |_| {})
-                .map(|_| ())
-                .map_err(|e| match e {
-                    super::journal::JournalError::Trash { why, .. } => DeleteError::Trash {
-                        path: file.real.clone(),
-                        reason: why,
-                    },
-                    other => DeleteError::Journal {
-                        path: file.real.clone(),
-                        why: other.to_string(),
-                    },
-                })
+            trash::delete(&file.real).map_err(|e| DeleteError::Trash {
+                path: file.real.clone(),
+                reason: e.to_string(),
+            })?;
+            drop(recorded);
+            Ok(())
         }
         DeleteMode::Permanent => {
             file.verify()?;
