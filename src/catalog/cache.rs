@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 /// A cache file: `MAGIC`, the format (u32), the length of the records
 /// (u64) and their xxh3 hash (u64), little-endian, then the records
 /// (postcard). A byte flipped anywhere fails one of these checks; postcard

@@ -2,9 +2,13 @@
 //! in parallel (through the cache), then searched and sorted as pi's picker does.
 
 pub mod cache;
+pub mod clean;
 pub mod deep;
 pub mod delete;
 pub mod discover;
+pub mod in_use;
+pub mod journal;
+pub mod move_project;
 mod problem;
 pub mod search;
 pub mod summary;

@@ -41,6 +41,8 @@ pub struct SessionSummary {
     pub message_count: u64,
     /// Messages from the user.
     pub user_messages: u64,
+    /// Messages from the assistant (answers).
+    pub assistant_messages: u64,
     /// The first user message with text, or "(no messages)".
     pub first_message: String,
     /// Entries after the header.
@@ -148,6 +150,7 @@ pub(crate) struct SummaryState {
     pub name_exact: Option<String>,
     pub message_count: u64,
     pub user_messages: u64,
+    pub assistant_messages: u64,
     pub first_message: Option<String>,
     /// The first message's key when it holds lone surrogates.
     pub first_message_exact: Option<String>,
@@ -429,6 +432,7 @@ impl SummaryState {
             self.user_messages += 1;
         }
         if role == Some("assistant") {
+            self.assistant_messages += 1;
             if let Some(u) = m.usage {
                 self.tokens += u.tokens;
                 self.cost += u.cost;
@@ -553,6 +557,7 @@ impl SummaryState {
             modified_ms,
             message_count: self.message_count,
             user_messages: self.user_messages,
+            assistant_messages: self.assistant_messages,
             first_message: self
                 .first_message
                 .clone()

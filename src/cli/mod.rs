@@ -9,7 +9,12 @@
 //! formatted, so a line break in one cannot start a fake line.
 
 pub mod args;
+mod clean;
+mod confirm;
 mod ls;
+mod move_project;
+mod prune;
+mod restore;
 mod rm;
 
 pub use args::{Cli, Command, ExportFormat, TreeFilter};
@@ -38,11 +43,21 @@ pub fn usage_error(e: clap::Error) -> i32 {
     if e.use_stderr() { 2 } else { 0 }
 }
 
-/// The exit status of a finished front end (0 ok, 1 failure), after
-/// printing its error as one safe line.
+/// A command used the wrong way (exit status 2, as for clap's own errors):
+/// a destructive command without `--yes` and without a terminal to ask on.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// The exit status of a finished front end (0 ok, 1 failure, 2 usage),
+/// after printing its error as one safe line.
 pub fn exit_status(result: Result<()>) -> i32 {
     match result {
         Ok(()) => 0,
+        Err(e) if e.downcast_ref::<UsageError>().is_some() => {
+            warn(&error_chain(&e));
+            2
+        }
         Err(e) => {
             if e.downcast_ref::<io::Error>()
                 .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
@@ -109,6 +124,18 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
     match command {
         Command::Ls(args) => ls::run(args, out)?,
         Command::Rm(args) => rm::run(args, out)?,
+        Command::Prune(args) => prune::run(args, out)?,
+        Command::Clean(args) => clean::run(args, out)?,
+        Command::Restore(args) => restore::run(args, out)?,
+        Command::MoveProject(args) => move_project::run(args, out)?,
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "piscope", out);
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(cmd).render(out)?;
+        }
         Command::Fork { file, leaf } => {
             let new = session::fork::fork_session(&file, leaf.as_deref())?;
             writeln!(out, "{}", shown(&new))?;

@@ -109,6 +109,12 @@ pub enum Action {
     Delete,
     Mark,
     DeleteEmpty,
+    /// Remove the selected entry's branch (the tree).
+    Prune,
+    /// Trash the listed sessions that clean-up rules pick.
+    Clean,
+    /// Put back what the last delete or prune sent to the trash.
+    Undo,
     PickerCollapse,
     PickerExpand,
     PickerScope,
@@ -227,6 +233,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         Some("pane"),
     ),
     info(S::Global, "focus_prev", A::FocusPrev, "Previous pane", None),
+    info(
+        S::Global,
+        "undo",
+        A::Undo,
+        "Undo the last delete or prune (back from the trash)",
+        None,
+    ),
     info(S::Picker, "up", A::Up, "Previous session", None),
     info(S::Picker, "down", A::Down, "Next session", None),
     info(S::Picker, "page_up", A::PageUp, "Page up", None),
@@ -322,6 +335,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "delete_empty",
         A::DeleteEmpty,
         "Delete the listed sessions without a user message",
+        None,
+    ),
+    info(
+        S::Picker,
+        "clean",
+        A::Clean,
+        "Clean up: the listed sessions every rule picks, to the trash",
         None,
     ),
     info(S::Tree, "up", A::Up, "Previous entry", None),
@@ -457,6 +477,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "follow",
         A::Follow,
         "Follow the leaf as the session grows",
+        None,
+    ),
+    info(
+        S::Tree,
+        "prune",
+        A::Prune,
+        "Prune: remove this entry and everything below it (the original to the trash)",
         None,
     ),
     info(

@@ -249,3 +249,62 @@ pub fn deep_back(clear: &str) -> String {
 pub fn config_more_problems(n: usize, help: &str) -> String {
     format!(" (and {n} more, see {help})")
 }
+
+pub const PRUNE_TITLE: &str = "Prune a branch";
+pub const NOTHING_TO_UNDO: &str =
+    "Nothing to undo: no session piscope deleted or pruned is in the trash";
+
+/// What pruning takes away, and what stays, for the confirmation.
+pub fn prune_body(
+    entry: &str,
+    removed: usize,
+    messages: u64,
+    tokens: f64,
+    carried: usize,
+    pi_open: Option<&str>,
+) -> Vec<String> {
+    let mut body = vec![
+        format!("Remove {entry} and everything below it?"),
+        format!(
+            "{removed} entries go: {messages} messages, {} tokens.",
+            tokens.round() as u64
+        ),
+    ];
+    if carried > 0 {
+        body.push(format!(
+            "{carried} kept: the session's name and labels of kept entries, set on this branch."
+        ));
+    }
+    body.push("The original goes to the trash first.".to_string());
+    if let Some(why) = pi_open {
+        body.push(format!(
+            "pi may have this session open ({why}): a running pi keeps what it has in memory; close it there first."
+        ));
+    }
+    body
+}
+
+/// After a prune: how many entries went, and the key that undoes it.
+pub fn pruned(removed: usize, undo_key: &str) -> String {
+    format!("Pruned {removed} entries; the original is in the trash ({undo_key} undoes)")
+}
+
+pub fn restored(name: &str) -> String {
+    format!("Restored {name} from the trash")
+}
+
+pub const CLEAN_TITLE: &str = "Clean up";
+pub const CLEAN_RULES: &str = "--empty --older-than 30d";
+
+pub fn clean_body() -> Vec<String> {
+    vec![
+        "Rules, all of which must hold: --empty, --no-reply, --folder-gone, --older-than DUR (30d, 2w, 6mo), --larger-than SIZE (10M).".to_string(),
+        "Sessions changed in the last minute are never included. The listed sessions are looked at.".to_string(),
+    ]
+}
+
+pub fn clean_question(n: usize) -> String {
+    format!("Move these {n} session(s) to the trash?")
+}
+
+pub const CLEAN_NONE: &str = "No listed session matches these rules";

@@ -10,6 +10,7 @@ mod delete;
 mod export;
 mod fork;
 mod label;
+mod prune;
 mod rename;
 mod resume;
 
@@ -47,6 +48,7 @@ impl App {
             (Pane::Picker, Action::Mark) => self.catalog.picker_mut().toggle_mark(),
             (Pane::Picker, Action::Delete) => self.ask_delete(),
             (Pane::Picker, Action::DeleteEmpty) => self.ask_delete_empty(),
+            (Pane::Picker, Action::Clean) => self.ask_clean(),
             (Pane::Tree, Action::Branch) => self.ask_branch(),
             (Pane::Tree, Action::Resume) => {
                 if !self.resume_open(cmds) {
@@ -57,6 +59,8 @@ impl App {
             (Pane::Tree | Pane::Preview, Action::Copy) => self.copy(cmds),
             (Pane::Tree, Action::Fork) => self.fork(cmds),
             (Pane::Tree, Action::Export) => self.ask_export(),
+            (Pane::Tree, Action::Prune) => self.ask_prune(),
+            (_, Action::Undo) => cmds.push(Command::Act(Box::new(Job::Undo))),
             (Pane::Tree, Action::Follow) => {
                 if self.tree.toggle_follow() {
                     self.say(strings::FOLLOW_ON.to_string(), false);
@@ -125,6 +129,11 @@ impl App {
             },
             Then::Delete { files } => self.delete_job(files, DeleteMode::Trash),
             Then::DeleteForGood { files } => self.delete_job(files, DeleteMode::Permanent),
+            Then::Prune { plan } => Job::Prune { plan },
+            Then::CleanRules => {
+                self.review_clean(given.as_deref().unwrap_or_default());
+                return;
+            }
             Then::Run(job) => *job,
             Then::ResumeHere { session } => self.resume_here_job(session),
         };
@@ -192,6 +201,8 @@ impl App {
                 self.ask_resume_here(session, &cwd, &here)
             }
             ActionOutcome::PiMissing { program, by_hand } => self.on_pi_missing(&program, &by_hand),
+            ActionOutcome::Pruned { path, removed } => self.on_pruned(&path, removed, cmds),
+            ActionOutcome::Restored { path } => self.on_restored(&path, cmds),
             ActionOutcome::Failed(e) => self.say(e, true),
         }
     }

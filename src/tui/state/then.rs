@@ -31,6 +31,12 @@ pub enum Then {
     DeleteForGood {
         files: Vec<Deletable>,
     },
+    /// Clean-up rules typed: review the sessions they pick.
+    CleanRules,
+    /// The branch as planned when the question was asked.
+    Prune {
+        plan: crate::session::prune::PrunePlan,
+    },
     /// Work already described (a write the user agreed to do next to pi).
     Run(Box<Job>),
     /// Resume in the folder piscope runs in, the session's own being gone.

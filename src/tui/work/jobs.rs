@@ -63,6 +63,12 @@ pub enum Job {
         /// Asked already whether pi may have one of them open.
         confirmed: bool,
     },
+    /// Prune the branch as planned (the original to the trash first).
+    Prune {
+        plan: crate::session::prune::PrunePlan,
+    },
+    /// Put back the last session piscope deleted or pruned.
+    Undo,
     /// The full text of entry `node`.
     Copy { session: Arc<Session>, node: u32 },
     /// Checks that pi and the folder are there before leaving for pi.
@@ -129,6 +135,15 @@ pub enum ActionOutcome {
         program: String,
         by_hand: String,
     },
+    /// A branch went; the original is in the trash.
+    Pruned {
+        path: PathBuf,
+        removed: usize,
+    },
+    /// A session is back from the trash.
+    Restored {
+        path: PathBuf,
+    },
     Failed(String),
 }
 
@@ -188,6 +203,21 @@ pub fn run(job: Job) -> ActionOutcome {
                 _ => delete(&files, mode),
             }
         }
+        Job::Prune { plan } => {
+            let done = crate::session::prune::prune(&plan, &mut |o| {
+                crate::catalog::journal::trash_pruned_original(o)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            });
+            match done {
+                Ok(p) => ActionOutcome::Pruned {
+                    path: plan.path.clone(),
+                    removed: p.plan.removed.len(),
+                },
+                Err(e) => ActionOutcome::Failed(e.to_string()),
+            }
+        }
+        Job::Undo => undo(),
         Job::Copy { session, node } => match entry_text(&session, node) {
             Ok(text) if clipboard::copy_to_system(&text) => ActionOutcome::Copied {
                 chars: text.chars().count(),
@@ -202,6 +232,29 @@ pub fn run(job: Job) -> ActionOutcome {
             in_here,
             command,
         } => prepare_resume(session, cwd, here, in_here, &command),
+    }
+}
+
+/// Restores the latest delete, clean-up or prune piscope journalled whose
+/// file is still in the trash.
+fn undo() -> ActionOutcome {
+    use crate::catalog::journal::{self, Reason};
+    let items = match journal::in_trash() {
+        Ok(items) => items,
+        Err(e) => return ActionOutcome::Failed(e.to_string()),
+    };
+    let last = items.iter().rev().find(|i| {
+        matches!(
+            i.record.reason,
+            Reason::Delete | Reason::Clean | Reason::Prune
+        )
+    });
+    match last {
+        None => ActionOutcome::Failed(strings::NOTHING_TO_UNDO.to_string()),
+        Some(item) => match journal::restore(item) {
+            Ok(path) => ActionOutcome::Restored { path },
+            Err(e) => ActionOutcome::Failed(e.to_string()),
+        },
     }
 }
 
