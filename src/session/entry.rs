@@ -210,7 +210,7 @@ enum IdRepr {
     Inline(u8, [u8; ID_INLINE]),
     /// Longer (never [`ID_INLINE`] bytes or fewer, so equal ids have equal
     /// forms).
-    Heap(Box<String>),
+    Heap(Box<CompactString>),
 }
 
 impl Id {
@@ -221,7 +221,7 @@ impl Id {
             bytes[..b.len()].copy_from_slice(b);
             Id(IdRepr::Inline(b.len() as u8, bytes))
         } else {
-            Id(IdRepr::Heap(Box::new(s.to_string())))
+            Id(IdRepr::Heap(Box::new(s.into())))
         }
     }
 
