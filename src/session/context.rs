@@ -78,7 +78,9 @@ impl Session {
         let mut model = None;
         for &i in &path {
             match &self.entry(i).info {
-                Info::ThinkingLevel(level) => thinking_level = level.clone(),
+                Info::ThinkingLevel(level) => {
+                    thinking_level = level.as_deref().map(CompactString::from)
+                }
                 Info::ModelChange(c) => {
                     model = Some(ModelRef {
                         provider: c.provider.clone(),
@@ -432,7 +434,7 @@ fn entry_messages(session: &Session, idx: u32, line: &str) -> Vec<String> {
             }
             copy_field(&o, &mut msg, "display");
             copy_field(&o, &mut msg, "details");
-            msg.set_json("timestamp", ms_json(e.time_ms));
+            msg.set_json("timestamp", ms_json(e.time_ms()));
             vec![msg.to_json()]
         }
         Info::BranchSummary { .. } => {
@@ -443,7 +445,7 @@ fn entry_messages(session: &Session, idx: u32, line: &str) -> Vec<String> {
             msg.set("role", "branchSummary");
             copy_field(&o, &mut msg, "summary");
             copy_field(&o, &mut msg, "fromId");
-            msg.set_json("timestamp", ms_json(e.time_ms));
+            msg.set_json("timestamp", ms_json(e.time_ms()));
             vec![msg.to_json()]
         }
         Info::Compaction(c) => {
@@ -460,7 +462,7 @@ fn entry_messages(session: &Session, idx: u32, line: &str) -> Vec<String> {
             msg.set("role", "compactionSummary");
             copy_field(&o, &mut msg, "summary");
             copy_field(&o, &mut msg, "tokensBefore");
-            msg.set_json("timestamp", ms_json(e.time_ms));
+            msg.set_json("timestamp", ms_json(e.time_ms()));
             out.push(msg.to_json());
             if c.retained_tail {
                 if let Some(tail) = o.get("retainedTail") {

@@ -8,21 +8,101 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Tool calls by id, so a tool result can be shown as the call it answers.
-pub struct ToolCalls<'a>(HashMap<&'a str, &'a ToolCall>);
+pub struct ToolCalls<'a>(HashMap<Cow<'a, str>, Cow<'a, ToolCall>>);
 
 impl<'a> ToolCalls<'a> {
     pub fn collect(session: &'a Session) -> ToolCalls<'a> {
-        let mut map = HashMap::new();
+        let mut calls = ToolCalls(HashMap::new());
         for e in &session.entries {
             if let Some(m) = e.message() {
                 for call in &m.content.tool_calls {
                     if let Some(id) = &call.id {
-                        map.insert(id.as_str(), call);
+                        calls
+                            .0
+                            .insert(Cow::Borrowed(id.as_str()), Cow::Borrowed(call));
                     }
                 }
             }
         }
-        ToolCalls(map)
+        calls
+    }
+}
+
+/// The one-line texts of a session read at outline depth (whose messages
+/// keep no texts), each read from its line when it is asked for: a listing
+/// of a million entries keeps no million texts. One pass over the file
+/// first collects what the texts and pi's filter need of other entries.
+pub struct LazyTexts {
+    calls: ToolCalls<'static>,
+    /// By entry: an assistant turn pi's tree hides (see
+    /// [`super::tree_view::bare_turn`]).
+    bare: Vec<bool>,
+    lines: super::read::SpanReader,
+}
+
+impl LazyTexts {
+    /// Reads what the texts need from `s`'s file (a session at outline
+    /// depth: not a legacy one, whose messages migrate).
+    pub fn read(s: &Session) -> Result<LazyTexts, super::SessionError> {
+        let mut calls = ToolCalls(HashMap::new());
+        let mut bare = Vec::with_capacity(s.entries.len());
+        let mut same = true;
+        super::scan_entries(&s.path, super::Detail::Full, |e, _| {
+            same &= s.entries.get(bare.len()).is_some_and(|o| o.span == e.span);
+            let m = e.message();
+            bare.push(m.is_some_and(super::tree_view::bare_turn));
+            if let Some(m) = m {
+                for call in &m.content.tool_calls {
+                    if let Some(id) = &call.id {
+                        calls
+                            .0
+                            .insert(Cow::Owned(id.to_string()), Cow::Owned(call.clone()));
+                    }
+                }
+            }
+        })?;
+        if !same || bare.len() != s.entries.len() {
+            return Err(super::SessionError::Invalid {
+                path: s.path.clone(),
+                message: "the file changed while it was read; try again".to_string(),
+            });
+        }
+        Ok(LazyTexts {
+            calls,
+            bare,
+            lines: super::read::SpanReader::new(s.open_file()?),
+        })
+    }
+
+    /// Whether entry `i` is an assistant turn pi's tree hides.
+    pub fn bare(&self, i: u32) -> bool {
+        self.bare.get(i as usize).copied().unwrap_or(false)
+    }
+
+    /// The text of entry `i`'s row (see [`entry_line`]).
+    pub fn text(
+        &mut self,
+        s: &Session,
+        i: u32,
+        home: Option<&str>,
+    ) -> Result<String, super::SessionError> {
+        let e = s.entry(i);
+        let io = |err| super::SessionError::io(&s.path, err);
+        let bytes = self.lines.bytes(e.span).map_err(io)?;
+        let mut meta = super::read::LineMeta {
+            offset: e.span.offset,
+            len: e.span.len,
+            number: e.line,
+            terminated: true,
+            lossy: false,
+        };
+        use super::entry::LineParse;
+        match super::quick::parse_line_bytes::<super::entry::Full>(bytes, &mut meta) {
+            LineParse::Entry(full) | LineParse::Header(_, full) | LineParse::NotObject(full) => {
+                Ok(entry_line(&full, &self.calls, home))
+            }
+            _ => Ok(entry_line(e, &self.calls, home)),
+        }
     }
 }
 

@@ -87,7 +87,7 @@ fn scan_tail(path: &Path, target: Option<&str>, candidate: &str) -> Result<Tail,
         let key = e.id.as_deref().unwrap_or(super::jskey::UNDEFINED);
         target_found |= target == Some(key);
         candidate_taken |= key == candidate;
-        leaf = e.id;
+        leaf = e.id.as_deref().map(CompactString::from);
     })?;
     Ok(Tail {
         version: scanned.header.version,
@@ -183,9 +183,9 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
         session
             .tree
             .parent(idx)
-            .and_then(|p| session.entry(p).id.clone())
+            .and_then(|p| session.entry(p).id.as_deref().map(CompactString::from))
     } else {
-        entry.id.clone()
+        entry.id.as_deref().map(CompactString::from)
     }
 }
 
@@ -208,9 +208,9 @@ pub fn already_there(session: &Session, idx: u32) -> bool {
         session
             .tree
             .parent(leaf)
-            .and_then(|p| session.entry(p).id.clone())
+            .and_then(|p| session.entry(p).id.as_deref().map(CompactString::from))
     } else {
-        session.entry(leaf).id.clone()
+        session.entry(leaf).id.as_deref().map(CompactString::from)
     };
     target == resumes_at
 }
