@@ -93,7 +93,8 @@ fn write_fork(
     let io = |e| SessionError::io(path, e);
     let mut lines = super::read::SpanReader::new(session.open_file()?);
     let line = |lines: &mut super::read::SpanReader, idx: u32| -> Result<RawObject, SessionError> {
-        let text = lines.text(session.entry(idx).span).map_err(io)?;
+        let span = session.entry(idx).span;
+        let text = lines.text(span.offset, span.len).map_err(io)?;
         let parsed = if session.is_legacy() {
             RawObject::parse(&migrate::migrated_line(session, idx as usize, &text))
         } else {
@@ -146,7 +147,7 @@ fn write_fork(
         kept_without_id |= entry.id.is_none();
         // Most lines are written as they are but for the parent: spliced.
         if !session.is_legacy() && entry.kind != Kind::Compaction {
-            let raw = lines.text(entry.span).map_err(io)?;
+            let raw = lines.text(entry.span.offset, entry.span.len).map_err(io)?;
             if splice_parent(&raw, parent.as_deref(), &mut text) {
                 out.write_all(text.as_bytes()).map_err(io)?;
                 parent = Some(id.to_string());

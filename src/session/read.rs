@@ -478,30 +478,26 @@ impl SpanReader {
         }
     }
 
-    /// The bytes of the line at `span`.
-    pub(crate) fn bytes(&mut self, span: super::entry::Span) -> io::Result<&[u8]> {
-        match span.offset.checked_sub(self.at) {
+    /// The `len` bytes of the line at `offset`.
+    pub(crate) fn bytes(&mut self, offset: u64, len: u64) -> io::Result<&[u8]> {
+        match offset.checked_sub(self.at) {
             // Forward within reach: skip, keeping what is buffered.
             Some(ahead) if ahead <= 1 << 20 => self.file.seek_relative(ahead as i64)?,
             _ => {
-                self.file.seek(SeekFrom::Start(span.offset))?;
+                self.file.seek(SeekFrom::Start(offset))?;
             }
         }
         // Unknown until the read is done.
         self.at = u64::MAX;
-        self.buf.resize(span.len as usize, 0);
+        self.buf.resize(len as usize, 0);
         self.file.read_exact(&mut self.buf)?;
-        self.at = span.offset + span.len;
+        self.at = offset + len;
         Ok(&self.buf)
     }
 
-    /// The text of the line at `span`.
-    pub(crate) fn text(
-        &mut self,
-        span: super::entry::Span,
-    ) -> io::Result<std::borrow::Cow<'_, str>> {
-        let offset = span.offset;
-        self.bytes(span).map(|b| decode_span(b, offset))
+    /// The text of the `len` bytes of the line at `offset`.
+    pub(crate) fn text(&mut self, offset: u64, len: u64) -> io::Result<std::borrow::Cow<'_, str>> {
+        self.bytes(offset, len).map(|b| decode_span(b, offset))
     }
 }
 

@@ -35,7 +35,7 @@ impl<'a> ToolCalls<'a> {
 pub struct LazyTexts {
     calls: ToolCalls<'static>,
     /// By entry: an assistant turn pi's tree hides (see
-    /// [`super::tree_view::bare_turn`]).
+    /// [`bare_turn`]).
     bare: Vec<bool>,
     lines: super::read::SpanReader,
 }
@@ -48,9 +48,13 @@ impl LazyTexts {
         let mut bare = Vec::with_capacity(s.entries.len());
         let mut same = true;
         super::scan_entries(&s.path, super::Detail::Full, |e, _| {
-            same &= s.entries.get(bare.len()).is_some_and(|o| o.span == e.span);
+            // Lines appended since the session was read are not in it.
+            let Some(known) = s.entries.get(bare.len()) else {
+                return;
+            };
+            same &= known.span == e.span;
             let m = e.message();
-            bare.push(m.is_some_and(super::tree_view::bare_turn));
+            bare.push(m.is_some_and(bare_turn));
             if let Some(m) = m {
                 for call in &m.content.tool_calls {
                     if let Some(id) = &call.id {
@@ -88,7 +92,7 @@ impl LazyTexts {
     ) -> Result<String, super::SessionError> {
         let e = s.entry(i);
         let io = |err| super::SessionError::io(&s.path, err);
-        let bytes = self.lines.bytes(e.span).map_err(io)?;
+        let bytes = self.lines.bytes(e.span.offset, e.span.len).map_err(io)?;
         let mut meta = super::read::LineMeta {
             offset: e.span.offset,
             len: e.span.len,
@@ -104,6 +108,16 @@ impl LazyTexts {
             _ => Ok(entry_line(e, &self.calls, home)),
         }
     }
+}
+
+/// An assistant turn with no text that neither failed nor was aborted (one
+/// that only calls tools): pi's tree hides it unless it is the leaf.
+pub fn bare_turn(m: &super::entry::MessageInfo) -> bool {
+    let failed = m
+        .stop_reason
+        .as_deref()
+        .is_some_and(|r| r != "stop" && r != "toolUse");
+    m.role == Role::Assistant && !m.content.text.has_text && !failed
 }
 
 pub use super::fields::normalize;
@@ -260,6 +274,51 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Texts read row by row from a session at outline depth are the texts
+    /// a whole read gives, tool rows and bare turns included; a line pi
+    /// appends meanwhile is not in the session and changes nothing.
+    #[test]
+    fn lazy_texts_are_the_whole_reads_texts() {
+        use std::io::Write;
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"read it"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"/w/src/a.rs"}}],"stopReason":"toolUse"}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"fn main"}]}}"#,
+            r#"{"type":"thinking_level_change","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z","thinkingLevel":"high"}"#,
+            r#"{"type":"message","id":"e","parentId":"d","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"stopReason":"stop"}}"#,
+        ];
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+        let whole = Session::open(f.path()).unwrap();
+        let outline = Session::open_with(f.path(), super::super::Detail::Outline).unwrap();
+        writeln!(f, r#"{{"type":"message","id":"z","parentId":"e","message":{{"role":"user","content":"later"}}}}"#).unwrap();
+        let mut lazy = LazyTexts::read(&outline).unwrap();
+        let calls = ToolCalls::collect(&whole);
+        for i in 0..whole.entries.len() as u32 {
+            let want = entry_line(whole.entry(i), &calls, Some("/w"));
+            assert_eq!(
+                lazy.text(&outline, i, Some("/w")).unwrap(),
+                want,
+                "entry {i}"
+            );
+            let m = whole.entry(i).message();
+            assert_eq!(lazy.bare(i), m.is_some_and(super::bare_turn));
+        }
+        assert!(lazy.bare(1));
+        assert_eq!(
+            lazy.text(&outline, 2, Some("/w")).unwrap(),
+            entry_line(whole.entry(2), &calls, Some("/w"))
+        );
+        assert!(
+            lazy.text(&outline, 2, Some("/w"))
+                .unwrap()
+                .contains("~/src/a.rs")
+        );
+    }
 
     /// pi's `trim()` removes U+FEFF and keeps U+0085; `slice(0, n)` counts
     /// UTF-16 units and may keep half a pair, which pi prints as U+FFFD.

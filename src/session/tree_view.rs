@@ -131,12 +131,12 @@ impl TreeView {
             filter,
             node,
             m.map(|m| &m.role),
-            m.is_some_and(bare_turn),
+            m.is_some_and(summary::bare_turn),
         )
     }
 
     /// [`TreeView::shows`] for an entry whose message (if any) has `role`
-    /// and is a bare assistant turn (see [`bare_turn`]) or not: for a
+    /// and is a bare assistant turn (see [`summary::bare_turn`]) or not: for a
     /// session read at outline depth, its messages read on the side.
     pub fn shows_as(
         &self,
@@ -266,16 +266,6 @@ impl TreeView {
         }
         Rows { rows, row_of }
     }
-}
-
-/// An assistant turn with no text that neither failed nor was aborted (one
-/// that only calls tools): pi's tree hides it unless it is the leaf.
-pub fn bare_turn(m: &super::entry::MessageInfo) -> bool {
-    let failed = m
-        .stop_reason
-        .as_deref()
-        .is_some_and(|r| r != "stop" && r != "toolUse");
-    m.role == Role::Assistant && !m.content.text.has_text && !failed
 }
 
 /// Pre-order with the active child first at every fork; each node listed
