@@ -63,9 +63,15 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             writeln!(out)?;
         } else {
             for h in &hits {
+                // The model no longer sees such an entry where pi resumes.
+                let cut = if h.compacted_away {
+                    " (compacted away)"
+                } else {
+                    ""
+                };
                 writeln!(
                     out,
-                    "{}  {}  {}: {}",
+                    "{}  {}  {}{cut}: {}",
                     sanitize(&h.path.display().to_string()),
                     sanitize(h.entry_id.as_deref().unwrap_or("-")),
                     sanitize(&h.kind),
