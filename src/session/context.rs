@@ -157,26 +157,7 @@ impl Session {
             }
         }
         let (selected, compaction_pos) = self.context_entries(&path);
-        // pi's edits `Map`: an absent target is the key `undefined`, which
-        // an entry without id looks up.
-        let mut edits: HashMap<&str, u32> = HashMap::new();
-        for &i in &selected {
-            if let Info::ContextEdit { target, .. } = &self.entry(i).info {
-                edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
-            }
-        }
-        let items = selected
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| {
-                let e = self.entry(i);
-                ContextItem {
-                    entry: i,
-                    edit: edits.get(e.id_str().unwrap_or(jskey::UNDEFINED)).copied(),
-                    contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
-                }
-            })
-            .collect();
+        let items = self.context_items(&selected);
         Context {
             path,
             items,
@@ -184,6 +165,36 @@ impl Session {
             model,
             compaction: compaction_pos.map(|_| selected[0]),
         }
+    }
+
+    /// The context's items for pi's selected entries: the latest edit of
+    /// each, and whether it adds messages at all.
+    fn context_items(&self, selected: &[u32]) -> Vec<ContextItem> {
+        // pi's edits `Map`: an absent target is the key `undefined`, which
+        // an entry without id looks up.
+        let mut edits: HashMap<&str, u32> = HashMap::new();
+        for &i in selected {
+            if let Info::ContextEdit { target, .. } = &self.entry(i).info {
+                edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
+            }
+        }
+        selected
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let e = self.entry(i);
+                // Most sessions have no edit: no id to hash per entry.
+                let edit = match edits.is_empty() {
+                    true => None,
+                    false => edits.get(e.id_str().unwrap_or(jskey::UNDEFINED)).copied(),
+                };
+                ContextItem {
+                    entry: i,
+                    edit,
+                    contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
+                }
+            })
+            .collect()
     }
 
     /// pi's `buildContextEntries` on `path`: the entries whose messages
@@ -224,7 +235,10 @@ impl Session {
     /// any entry).
     pub fn remembered_at(&self, leaf: Option<u32>) -> Remembered {
         let path = leaf.map(|l| self.tree.path_to(l)).unwrap_or_default();
-        self.remembered(&self.context_for_path(path))
+        // The context's entries without its model and level: this runs on
+        // every move of the tree's selection.
+        let (selected, _) = self.context_entries(&path);
+        self.remembered_from(&path, &self.context_items(&selected))
     }
 
     /// How many entries with a message the compaction `comp` replaced: seen
@@ -246,16 +260,20 @@ impl Session {
     /// forgotten on the way there, or off the path. Costs one pass over
     /// the context, however large the session.
     pub fn remembered(&self, ctx: &Context) -> Remembered {
+        self.remembered_from(&ctx.path, &ctx.items)
+    }
+
+    fn remembered_from(&self, path: &[u32], items: &[ContextItem]) -> Remembered {
         let n = self.entries.len();
         let mut r = Remembered {
-            leaf: ctx.path.last().copied(),
+            leaf: path.last().copied(),
             on_path: Bits::new(n),
             seen: Bits::new(n),
         };
-        for &i in &ctx.path {
+        for &i in path {
             r.on_path.set(i);
         }
-        for item in &ctx.items {
+        for item in items {
             let e = self.entry(item.entry);
             let omitted = item.edit.is_some_and(|edit| {
                 matches!(self.entry(edit).info, Info::ContextEdit { omit: true, .. })
