@@ -153,3 +153,46 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
         .collect();
     assert_eq!(ids, want);
 }
+
+#[test]
+fn deep_hits_the_model_no_longer_sees_are_marked_compacted_away() {
+    let (_tmp, dir) = setup();
+    // t1 lies before the compaction's first kept entry (t2): where pi
+    // resumes (t4), the model sees t3's summary of it, not t1 itself.
+    let hits = ls(&dir, &["--deep", "--query", "xylophone"]);
+    let cut: Vec<(&str, bool)> = hits
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| {
+            (
+                h["entryId"].as_str().expect("id"),
+                h["compactedAway"].as_bool().expect("a flag"),
+            )
+        })
+        .collect();
+    assert_eq!(cut, [("t1", true), ("t3", false), ("t4", false)]);
+    // The text listing says so after the kind.
+    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args([
+            "ls",
+            "--all",
+            "--no-cache",
+            "--deep",
+            "--query",
+            "xylophone",
+        ])
+        .arg("--session-dir")
+        .arg(&dir)
+        .output()
+        .expect("run piscope");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].contains("  t1  toolResult (compacted away): "),
+        "{text}"
+    );
+    assert!(lines[1].contains("  t3  compaction: "), "{text}");
+    assert!(!text[lines[0].len()..].contains("compacted away"), "{text}");
+}

@@ -761,3 +761,86 @@ fn a_fork_of_a_file_opened_alone_is_watched_at_once() {
     assert_ne!(fork, path);
     assert_eq!(h.app.watched(), Some(&fork));
 }
+
+// --- The tree: what the model remembers -----------------------------------
+
+/// The tree pane's rows, each after `░ ` when it is drawn as forgotten (in
+/// the theme's forgotten colour and italic) and `  ` when not.
+fn tree_memory(h: &mut Harness, no_color: bool) -> String {
+    use ratatui::style::Modifier;
+    let buf = h.frame();
+    let forgotten = piscope::tui::look::theme::Theme::defaults(no_color).forgotten;
+    let right = (1..buf.area.width)
+        .find(|&x| buf[(x, 0)].symbol() == "┓")
+        .expect("the tree pane's corner");
+    let mut out = String::new();
+    for y in 1..buf.area.height {
+        if buf[(0, y)].symbol() != "┃" {
+            break;
+        }
+        let cells: Vec<_> = (1..right).map(|x| &buf[(x, y)]).collect();
+        let text: String = cells.iter().map(|c| c.symbol()).collect();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let dim = cells.iter().any(|c| {
+            c.symbol().trim() != ""
+                && c.modifier.contains(Modifier::ITALIC)
+                && c.fg == forgotten.fg.unwrap_or(ratatui::style::Color::Reset)
+        });
+        out.push_str(if dim { "░ " } else { "  " });
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_tree_dims_what_the_model_no_longer_sees() {
+    let mut h = file(&compaction_demo());
+    // At the leaf: what the compaction cut away is dimmed, the entries it
+    // kept and everything after it are not.
+    let at_leaf = tree_memory(&mut h, false);
+    insta::assert_snapshot!("tree_memory_at_leaf", at_leaf);
+    let rows: Vec<&str> = at_leaf.lines().collect();
+    let cut = rows
+        .iter()
+        .position(|r| r.contains("[compaction:"))
+        .unwrap();
+    assert!(rows[cut].contains("· replaced "), "{at_leaf}");
+    assert!(
+        rows[0].starts_with("░ "),
+        "the start was compacted away: {at_leaf}"
+    );
+    assert!(rows[cut..].iter().all(|r| r.starts_with("  ")), "{at_leaf}");
+    // Above the compaction nothing was cut yet: only what lies below the
+    // selection, off its path, is dimmed.
+    h.type_text("Folding works");
+    h.key("enter");
+    let before = tree_memory(&mut h, false);
+    insta::assert_snapshot!("tree_memory_before_the_compaction", before);
+    let rows: Vec<&str> = before
+        .lines()
+        .filter(|r| !r.contains("Type to search"))
+        .collect();
+    let sel = rows.iter().position(|r| r.contains("› ")).unwrap();
+    assert!(rows[..=sel].iter().all(|r| r.starts_with("  ")), "{before}");
+    assert!(
+        rows[sel + 1..].iter().all(|r| r.starts_with("░ ")),
+        "{before}"
+    );
+}
+
+#[test]
+fn without_colour_what_the_model_forgot_is_italic() {
+    let mut h = Harness::new(
+        piscope::tui::state::Start::File(compaction_demo()),
+        piscope::tui::work::workers::JobContext::new(None, None, false, "/".into()),
+        Config::defaults(true),
+        piscope::tui::clock::Clock::fixed(piscope::tui::harness::DEMO_NOW_MS, 0),
+        WIDE,
+    );
+    let with_colour = tree_memory(&mut file(&compaction_demo()), false);
+    assert_eq!(tree_memory(&mut h, true), with_colour);
+    assert!(with_colour.contains("░ "));
+}

@@ -24,6 +24,9 @@ pub struct DeepHit {
     pub kind: String,
     /// A short piece of text around the match, on one line.
     pub snippet: String,
+    /// The entry is on the current branch but a compaction cut it away:
+    /// the model no longer sees it where pi resumes.
+    pub compacted_away: bool,
     /// A wider piece around the match, on one line, for a screen that
     /// centres the match in whatever width it has.
     #[serde(skip)]
@@ -142,6 +145,7 @@ fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super:
                     line: number,
                     kind,
                     snippet: snippet(&field, at),
+                    compacted_away: false,
                     context,
                     matched,
                 });
@@ -149,7 +153,30 @@ fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super:
             }
         }
     }
+    mark_compacted_away(&s.path, &mut hits);
     Ok(hits)
+}
+
+/// Marks the hits the model no longer sees where pi resumes. The tree is
+/// read only for a file with hits; one that cannot be read leaves them
+/// unmarked (the hits themselves stand).
+fn mark_compacted_away(path: &std::path::Path, hits: &mut [DeepHit]) {
+    use crate::session::{Detail, Memory, Session};
+    if hits.is_empty() {
+        return;
+    }
+    let Ok(session) = Session::open_with(path, Detail::Outline) else {
+        return;
+    };
+    let memory = session.remembered_at(session.leaf());
+    for h in hits {
+        let at = session
+            .entries
+            .binary_search_by_key(&h.line, |e| u64::from(e.line));
+        if let Ok(i) = at {
+            h.compacted_away = memory.memory(i as u32) == Memory::CompactedAway;
+        }
+    }
 }
 
 const SNIPPET_CHARS: usize = 80;

@@ -114,9 +114,15 @@ fn write_hits(
             }
             serde_json::to_writer(&mut *out, h)?;
         } else {
+            // The model no longer sees such an entry where pi resumes.
+            let cut = if h.compacted_away {
+                " (compacted away)"
+            } else {
+                ""
+            };
             writeln!(
                 out,
-                "{}  {}  {}: {}",
+                "{}  {}  {}{cut}: {}",
                 sanitize(&h.path.display().to_string()),
                 sanitize(h.entry_id.as_deref().unwrap_or("-")),
                 sanitize(&h.kind),

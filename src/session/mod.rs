@@ -36,7 +36,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use tree::Tree;
 
-pub use context::{Context, ContextItem, LeafSelector};
+pub use context::{Context, ContextItem, LeafSelector, Memory, Remembered};
 pub use entry::Header;
 pub use problem::{Problem, ProblemKind};
 pub use write::{BranchOutcome, already_there, append_label, append_name, branch_leaf, branch_to};

@@ -155,6 +155,8 @@ pub enum Action {
     Cancel,
     /// A dialog's Enter.
     Confirm,
+    /// A dialog's other choice (the export's format).
+    Switch,
     /// Answer yes / no to a question without a text field.
     AnswerYes,
     AnswerNo,
@@ -602,6 +604,13 @@ pub const ACTIONS: &[ActionInfo] = &[
     ),
     info(S::Dialog, "confirm", A::Confirm, "Go ahead", None),
     info(S::Dialog, "cancel", A::Cancel, "Cancel", None),
+    info(
+        S::Dialog,
+        "switch",
+        A::Switch,
+        "Another choice (the export's format)",
+        None,
+    ),
     info(
         S::Dialog,
         "yes",

@@ -14,11 +14,13 @@ pub const NO_EMPTY_SESSIONS: &str = "No listed session is empty (every one has a
 pub const NO_ENTRY: &str = "Select an entry first";
 pub const FOLLOW_ON: &str = "Following the leaf as the session grows";
 pub const FOLLOW_OFF: &str = "No longer following the leaf";
+/// After a deep-search hit's kind: the model no longer sees the entry.
+pub const COMPACTED_AWAY: &str = " (compacted away)";
 
 pub const BRANCH_TITLE: &str = "Branch here";
 pub const LABEL_TITLE: &str = "Label";
 pub const RENAME_TITLE: &str = "Rename";
-pub const EXPORT_TITLE: &str = "Export as Markdown";
+pub const EXPORT_TITLE: &str = "Export";
 pub const DELETE_TITLE: &str = "Delete";
 pub const DELETE_FOR_GOOD_TITLE: &str = "The trash failed";
 pub const DELETE_EMPTY_TITLE: &str = "Delete empty sessions";
@@ -77,9 +79,30 @@ pub fn rename_body(title: &str) -> Vec<String> {
     ]
 }
 
-pub fn export_body(entry: &str) -> Vec<String> {
+/// The export's formats, in the order the switch key goes through them.
+pub const EXPORT_CHOICES: [&str; 3] = ["Markdown", "HTML page", "HTML, every branch"];
+
+/// The export dialog's body, choice `chosen` of [`EXPORT_CHOICES`] marked.
+pub fn export_body(entry: &str, chosen: usize, switch: &str) -> Vec<String> {
+    export_body_after(format!("The branch up to: {entry}"), chosen, switch)
+}
+
+/// The export dialog's body after its first line (`head`, the entry).
+pub fn export_body_after(head: String, chosen: usize, switch: &str) -> Vec<String> {
+    let shown: Vec<String> = EXPORT_CHOICES
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            if i == chosen {
+                format!("[{name}]")
+            } else {
+                name.to_string()
+            }
+        })
+        .collect();
     vec![
-        format!("The branch up to: {entry}"),
+        head,
+        format!("As: {}  ({switch} switches)", shown.join(" · ")),
         "Into this new file (an existing file is never replaced):".to_string(),
     ]
 }
@@ -308,3 +331,10 @@ pub fn clean_question(n: usize) -> String {
 }
 
 pub const CLEAN_NONE: &str = "No listed session matches these rules";
+/// After a compaction's row in the tree: what it replaced.
+pub fn replaced_entries(n: usize) -> String {
+    match n {
+        1 => " · replaced 1 entry".to_string(),
+        n => format!(" · replaced {n} entries"),
+    }
+}

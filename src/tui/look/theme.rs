@@ -48,6 +48,7 @@ theme_fields!(
     label,
     custom,
     compaction,
+    forgotten,
     branch_summary,
     setting,
     path_mark,
@@ -120,6 +121,7 @@ impl Theme {
             self.hit = self.hit.add_modifier(Modifier::UNDERLINED);
             self.banner = self.banner.add_modifier(Modifier::REVERSED);
             self.border_focused = self.border_focused.add_modifier(Modifier::BOLD);
+            self.forgotten = self.forgotten.add_modifier(Modifier::ITALIC);
         }
         self
     }
@@ -237,6 +239,8 @@ mod tests {
         assert_eq!(t.user, Style::new().add_modifier(Modifier::BOLD));
         assert!(t.selected.add_modifier.contains(Modifier::REVERSED));
         assert_eq!(t.selected.bg, None);
+        // What the model forgot still reads apart from what it sees.
+        assert_eq!(t.forgotten, Style::new().add_modifier(Modifier::ITALIC));
     }
 
     #[test]

@@ -80,6 +80,7 @@ impl App {
         };
         match answer {
             DialogKey::Stay => {}
+            DialogKey::Switch => self.switch_export(),
             DialogKey::Quit => self.quit(),
             DialogKey::Cancel => self.overlay.close(),
             DialogKey::Submit(text) => {
@@ -119,11 +120,12 @@ impl App {
                     summary: given,
                 },
             ),
-            Then::Export { path, leaf } => match given {
+            Then::Export { path, leaf, kind } => match given {
                 Some(to) => Job::Export {
                     path,
                     leaf,
                     to: PathBuf::from(to.trim()),
+                    kind,
                 },
                 None => return,
             },

@@ -23,6 +23,7 @@ pub enum Then {
     Export {
         path: PathBuf,
         leaf: String,
+        kind: crate::tui::work::jobs::ExportKind,
     },
     /// The sessions as checked when the question was asked.
     Delete {

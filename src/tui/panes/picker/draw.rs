@@ -527,7 +527,12 @@ fn deep_lines<'a>(
             String::new()
         };
         let head = text::fit(&head, title_room);
-        let kind = format!(" {}: ", text::clean_line(&h.kind));
+        let cut = if h.compacted_away {
+            strings::COMPACTED_AWAY
+        } else {
+            ""
+        };
+        let kind = format!(" {}{cut}: ", text::clean_line(&h.kind));
         let room = width.saturating_sub(2 + title_room + text::width(&kind));
         // The selection under everything, the matches over it.
         let base = if i == d.selected {
