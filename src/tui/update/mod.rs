@@ -111,6 +111,7 @@ impl App {
                     self.preview.set_doc(doc);
                 }
             }
+            AppEvent::PreviewLaidOut(laid) => self.preview.laid_out(laid),
             AppEvent::Catalog(update) => self.on_catalog(update, &mut cmds),
             AppEvent::DeepSearchDone {
                 generation,

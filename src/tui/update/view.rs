@@ -52,6 +52,13 @@ impl App {
             _ => None,
         };
         self.preview.want(wanted);
+        let fold_key = self
+            .config
+            .keymap
+            .keys_for(Scope::Preview, Action::PreviewExpand);
+        if let Some(req) = self.preview.layouts_wanted(&fold_key) {
+            cmds.push(Command::LayOutPreview(Box::new(req)));
+        }
         if !self.preview.is_stale() || self.open.preview_requested == wanted {
             return;
         }
@@ -66,10 +73,9 @@ impl App {
             loaded,
             theme: self.config.theme.clone(),
             clock: self.clock,
-            expand_key: self
-                .config
-                .keymap
-                .keys_for(Scope::Preview, Action::PreviewExpand),
+            expand_key: fold_key,
+            folds: self.preview.folds_snapshot(),
+            height: self.preview.height(),
             latest: self.open.preview_latest.clone(),
         })));
     }
