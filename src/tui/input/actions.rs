@@ -143,7 +143,12 @@ pub enum Action {
     Fork,
     Export,
     Follow,
+    /// Fold or unfold the block under the preview's cursor.
     PreviewExpand,
+    /// The whole branch, every block open (and back).
+    PreviewExpandAll,
+    PreviewNextBlock,
+    PreviewPreviousBlock,
     PreviewRaw,
     PreviewSelected,
     /// Esc in the tree and the preview: drop the tree's search, else step
@@ -504,10 +509,31 @@ pub const ACTIONS: &[ActionInfo] = &[
     info(S::Preview, "last", A::Last, "Bottom", None),
     info(
         S::Preview,
+        "next_block",
+        A::PreviewNextBlock,
+        "Next block (the marked one is what the fold key acts on)",
+        None,
+    ),
+    info(
+        S::Preview,
+        "previous_block",
+        A::PreviewPreviousBlock,
+        "Previous block",
+        None,
+    ),
+    info(
+        S::Preview,
         "expand",
         A::PreviewExpand,
-        "Expand folded thinking, tool output and sections",
-        Some("expand"),
+        "Fold or unfold the marked block (thinking, tool output, what a compaction replaced)",
+        Some("fold"),
+    ),
+    info(
+        S::Preview,
+        "expand_all",
+        A::PreviewExpandAll,
+        "The whole branch with every block open, and back",
+        None,
     ),
     info(
         S::Preview,

@@ -12,6 +12,9 @@ macro_rules! theme_fields {
         #[derive(Debug, Clone, PartialEq)]
         pub struct Theme {
             $(pub $name: Style,)*
+            /// Set by `NO_COLOR`: colours from files (program output) are
+            /// dropped too.
+            pub no_color: bool,
         }
 
         impl Theme {
@@ -31,7 +34,7 @@ macro_rules! theme_fields {
 
         impl Default for Theme {
             fn default() -> Theme {
-                Theme { $($name: Style::new(),)* }
+                Theme { $($name: Style::new(),)* no_color: false }
             }
         }
     };
@@ -66,6 +69,20 @@ theme_fields!(
     status,
     message,
     key,
+    heading,
+    link,
+    inline_code,
+    code_keyword,
+    code_string,
+    code_comment,
+    code_number,
+    code_function,
+    code_type,
+    diff_add,
+    diff_del,
+    diff_hunk,
+    thinking,
+    block_cursor,
 );
 
 impl Theme {
@@ -109,6 +126,7 @@ impl Theme {
     }
 
     fn finish(mut self, no_color: bool) -> Theme {
+        self.no_color = no_color;
         if no_color {
             self.each(|s| {
                 *s = Style::new()

@@ -51,6 +51,13 @@ impl App {
             _ => None,
         };
         self.preview.want(wanted);
+        let fold_key = self
+            .config
+            .keymap
+            .keys_for(Scope::Preview, Action::PreviewExpand);
+        if let Some(req) = self.preview.layouts_wanted(&fold_key) {
+            cmds.push(Command::LayOutPreview(Box::new(req)));
+        }
         if !self.preview.is_stale() || self.open.preview_asked(wanted) {
             return;
         }
@@ -64,10 +71,9 @@ impl App {
             loaded,
             theme: self.config.theme.clone(),
             clock: self.clock,
-            expand_key: self
-                .config
-                .keymap
-                .keys_for(Scope::Preview, Action::PreviewExpand),
+            expand_key: fold_key,
+            folds: self.preview.folds_snapshot(),
+            height: self.preview.height(),
             latest: ticket.latest,
         })));
     }

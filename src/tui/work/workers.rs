@@ -80,6 +80,11 @@ impl JobContext {
                     send(AppEvent::PreviewReady(Box::new(doc)));
                 }
             }
+            Command::LayOutPreview(req) => {
+                send(AppEvent::PreviewLaidOut(Box::new(
+                    preview_doc::lay_out_wanted(&req),
+                )));
+            }
             Command::LoadCatalog { demo } => self.load_catalog(demo, send),
             Command::DeepSearch {
                 generation,
@@ -286,6 +291,9 @@ pub struct Workers {
     tx: Sender<AppEvent>,
     sessions: Arc<Latest<Command>>,
     previews: Arc<Latest<Command>>,
+    /// Preview blocks coming into view, laid out (newest request wins: it
+    /// asks for every block still missing).
+    layouts: Arc<Latest<Command>>,
     /// Editing actions, one after another in the order asked.
     actions: Sender<Command>,
     /// Changed files summarised again, one after another.
@@ -321,6 +329,7 @@ impl Workers {
         Workers {
             sessions: slot("piscope-session"),
             previews: slot("piscope-preview"),
+            layouts: slot("piscope-layout"),
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Mutex::new(None),
@@ -347,6 +356,7 @@ impl Workers {
             // Written by the runtime, which owns the terminal.
             Command::Terminal(_) => {}
             Command::BuildPreview(_) => self.previews.put(cmd),
+            Command::LayOutPreview(_) => self.layouts.put(cmd),
             Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());
                 let _ = std::thread::Builder::new()
