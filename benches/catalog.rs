@@ -60,7 +60,7 @@ fn benches(c: &mut Criterion) {
         .sessions
         .iter()
         .filter_map(|s| s.text.as_ref())
-        .map(|t| t.original.len())
+        .map(|t| t.original().len())
         .sum::<usize>()
         >> 20;
     eprintln!(

@@ -1,7 +1,9 @@
 //! Browser benchmarks: a key press redrawn on a 100,000-entry session, and
 //! the first frames while 2,000 sessions load. Frames go to ratatui's test
 //! backend; work the app hands to workers is left out of the key-press
-//! timing, as in the real app, where it runs off the UI thread.
+//! timing, as in the real app, where it runs off the UI thread, except in
+//! the "with its work" benches, which run it all on this thread (the
+//! preview built or its blocks laid out) before the frame is drawn.
 //!
 //! ```text
 //! cargo bench --bench tui
@@ -296,8 +298,108 @@ fn first_frames(c: &mut Criterion) {
     group.finish();
 }
 
+/// A session of `n` entries as pi writes a working session: a user turn,
+/// then an assistant turn that thinks, says something in markdown and runs
+/// a command, then the command's output; one long branch.
+fn write_working_session(path: &Path, n: usize) {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("bench file"));
+    writeln!(
+        out,
+        r#"{{"type":"session","version":3,"id":"bench","timestamp":"2026-01-11T00:00:00.000Z","cwd":"/home/ada/bench"}}"#
+    )
+    .expect("write");
+    let mut parent = "null".to_string();
+    for id in 1..=n {
+        let message = match id % 3 {
+            1 => format!(
+                r#"{{"role":"user","content":"Turn {id}: make the **parser** keep `pos` and add a test.","timestamp":{id}}}"#
+            ),
+            2 => format!(
+                r#"{{"role":"assistant","provider":"p","model":"m","stopReason":"toolUse","timestamp":{id},"content":[{{"type":"thinking","thinking":"The parser needs a position.
+Read it first, then run the tests."}},{{"type":"text","text":"I'll run the tests:
+
+```rust
+fn parse(s: &str) -> Option<u32> {{ s.parse().ok() }}
+```"}},{{"type":"toolCall","id":"c{id}","name":"bash","arguments":{{"command":"cargo test 2>&1 | tail -10"}}}}]}}"#
+            ),
+            _ => format!(
+                r#"{{"role":"toolResult","toolCallId":"c{}","toolName":"bash","isError":false,"timestamp":{id},"content":[{{"type":"text","text":"[32m   Compiling[0m parser v0.1.0
+running 12 tests
+test a ... ok
+test b ... ok
+test c ... ok
+test d ... ok
+test e ... ok
+test f ... ok
+test result: ok. 12 passed"}}]}}"#,
+                id - 1
+            ),
+        };
+        writeln!(
+            out,
+            r#"{{"type":"message","id":"{id:08x}","parentId":{parent},"timestamp":"2026-01-11T00:00:00.000Z","message":{message}}}"#
+        )
+        .expect("write");
+        parent = format!("\"{id:08x}\"");
+    }
+    out.flush().expect("write");
+}
+
+/// Key presses whose work (the preview built, its blocks laid out) is done
+/// before the frame is drawn: what the reader waits for.
+fn preview_key_press(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("working.jsonl");
+    write_working_session(&path, 100_000);
+    let mut h = piscope::tui::harness::Harness::file(&path, SIZE);
+    let mut group = c.benchmark_group("tui");
+    group.sample_size(20);
+    group.measurement_time(Duration::from_secs(10));
+    let mut down = true;
+    group.bench_function(
+        "tree key press, preview built and redrawn, 100k entries (with its work)",
+        |b| {
+            b.iter(|| {
+                h.key(if down { "down" } else { "up" });
+                down = !down;
+                black_box(h.frame());
+            })
+        },
+    );
+    h.key("tab");
+    // The marked block: one that folds (the last command's output).
+    for _ in 0..10 {
+        if h.app.preview().cursor_block().is_some_and(|b| b.foldable()) {
+            break;
+        }
+        h.key("p");
+    }
+    group.bench_function(
+        "preview fold key (o) redrawn, 100k entries (with its work)",
+        |b| {
+            b.iter(|| {
+                h.key("o");
+                black_box(h.frame());
+            })
+        },
+    );
+    let mut next = true;
+    group.bench_function(
+        "preview block key (n/p) redrawn, 100k entries (with its work)",
+        |b| {
+            b.iter(|| {
+                h.key(if next { "p" } else { "n" });
+                next = !next;
+                black_box(h.frame());
+            })
+        },
+    );
+    group.finish();
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
+    preview_key_press(&mut c);
     key_press(&mut c);
     first_frames(&mut c);
     c.final_summary();

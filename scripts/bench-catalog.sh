@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Measures `piscope ls --all --json` against pi's own session list (the
-# reference oracle's `list-root`, which runs pi's SessionManager.listAll) in
-# the same run, on about 2,000 sessions and 1 GB (scripts/gen-catalog-corpus.sh):
-# without the cache, with an empty (cold) cache, with a warm cache, and a
-# search from the shell with a warm cache. Checks that the JSON is pi's.
+# reference oracle's `list-root`, which runs pi's SessionManager.listAll) and
+# against `cat` of every session file, in the same run, on about 2,000
+# sessions and 1 GB (scripts/gen-catalog-corpus.sh): without the cache, with
+# an empty (cold) cache, with a warm cache, searches from the shell (the
+# first fills the cache's texts), and a deep search (all hits, and the time
+# to the first 100). Every row prints its
+# median time, as a ratio against pi and `cat`, and its peak memory.
+# Checks that the JSON is pi's.
 #
 # usage: scripts/bench-catalog.sh             (from the repository root)
 # env:   RUNS=3  CORPUS=target/bench-catalog  PI_REF_DIR=target/pi-reference
+#        PISCOPE=path/to/piscope (another build, e.g. an older one to compare)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS="${RUNS:-3}"
@@ -14,8 +19,10 @@ CORPUS="${CORPUS:-target/bench-catalog}"
 export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
 TIME=/usr/bin/time
 scripts/gen-catalog-corpus.sh "$CORPUS"
-cargo build --release --quiet
-PISCOPE="$PWD/target/release/piscope"
+if [[ -z "${PISCOPE:-}" ]]; then
+  cargo build --release --quiet
+  PISCOPE="$PWD/target/release/piscope"
+fi
 ROOT="$(cd "$CORPUS" && pwd)/sessions"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-catalog.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -29,17 +36,30 @@ timed() {
   "$TIME" -f "%e %M" -o "$WORK/t" "$@" >"$WORK/$name.json" 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
   tail -n 1 "$WORK/t" >>"$WORK/$name"
 }
-median() { awk '{print $1}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# timed_null NAME CMD...: as timed, output thrown away (it can be large).
+timed_null() {
+  local name=$1
+  shift
+  "$TIME" -f "%e %M" -o "$WORK/t" "$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
+  tail -n 1 "$WORK/t" >>"$WORK/$name"
+}
+median() { awk -v c="${2:-1}" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 echo "== $(find "$ROOT" -name '*.jsonl' | wc -l) sessions, $(du -sm "$ROOT" | cut -f1) MB; $RUNS runs each" >&2
 for ((i = 1; i <= RUNS; i++)); do
   timed pi node ../shared/conformance/oracle.mjs list-root "$ROOT"
+  timed_null cat sh -c 'find "$1" -name "*.jsonl" -print0 | xargs -0 cat' sh "$ROOT"
   timed nocache "$PISCOPE" ls --all --json --no-cache
   rm -rf "$XDG_CACHE_HOME"
   timed cold "$PISCOPE" ls --all --json
   timed warm "$PISCOPE" ls --all --json
   timed search-first "$PISCOPE" ls --all --json --query "parser tree"
-  timed search-warm "$PISCOPE" ls --all --json --query '"fix bug" re:wid.et'
+  timed search-warm "$PISCOPE" ls --all --json --query "tree label"
+  timed search-phrase "$PISCOPE" ls --all --json --query '"fix bug" re:wid.et'
+  timed search-regex "$PISCOPE" ls --all --json --query 're:wid.et'
+  timed_null deep "$PISCOPE" ls --all --deep --json --query widget
+  # The first 100 hits (text, one a line; piscope stops when head has them).
+  timed_null deep-first sh -c '"$1" ls --all --deep --query widget | head -n 100' sh "$PISCOPE"
   echo "   run $i: pi $(tail -n1 "$WORK/pi" | cut -d' ' -f1) s, no cache $(tail -n1 "$WORK/nocache" | cut -d' ' -f1) s, cold $(tail -n1 "$WORK/cold" | cut -d' ' -f1) s, warm $(tail -n1 "$WORK/warm" | cut -d' ' -f1) s" >&2
 done
 python3 - "$WORK" <<'PY'
@@ -51,10 +71,28 @@ for name in ("nocache", "cold", "warm"):
         sys.exit(f"bench-catalog: {name}: piscope and pi list differently")
 PY
 pi_t=$(median "$WORK/pi")
-printf "%-34s %9s %9s\n" "piscope ls --all --json" seconds "vs pi"
-for name in nocache cold warm search-first search-warm; do
+cat_t=$(median "$WORK/cat")
+printf "%-14s %-44s %8s %8s %8s %8s\n" row command seconds "vs pi" "time/cat" "peak MB"
+row() {
+  local name=$1 what=$2 t m
   t=$(median "$WORK/$name")
-  awk -v n="$name" -v t="$t" -v p="$pi_t" 'BEGIN { if (t < 0.01) t = 0.01; printf "%-34s %9.3f %8.0fx\n", n, t, p / t }'
-done
-echo "pi (oracle list-root): $pi_t s; outputs equal as JSON (no cache, cold, warm)"
-echo "targets: no cache >= 20x, warm cache >= 200x"
+  m=$(median "$WORK/$name" 2)
+  awk -v n="$name" -v w="$what" -v t="$t" -v m="$m" -v p="$pi_t" -v c="$cat_t" 'BEGIN {
+    if (t < 0.01) t = 0.01
+    printf "%-14s %-44s %8.3f %7.1fx %7.2fx %8.0f\n", n, w, t, p / t, t / (c < 0.01 ? 0.01 : c), m / 1024 }'
+}
+row pi "pi: SessionManager.listAll (oracle)"
+row cat "cat of every session file"
+row nocache "ls --all --json --no-cache"
+row cold "ls --all --json, empty cache"
+row warm "ls --all --json, warm cache"
+row search-first "--query 'parser tree', texts not cached yet"
+row search-warm "--query 'tree label', warm"
+row search-phrase "--query '\"fix bug\" re:wid.et', warm"
+row search-regex "--query 're:wid.et', warm"
+row deep "--deep --query widget, warm"
+row deep-first "--deep --query widget, first 100 hits"
+echo "outputs equal as JSON (no cache, cold, warm); vs pi: times faster than pi; time/cat: time as a multiple of cat's"
+echo "deep search: $("$PISCOPE" ls --all --deep --query widget | wc -l) hits"
+echo "targets: no cache >= 25x pi and <= 1.5x cat's time; warm <= 20 ms; 'tree label' < 50 ms, < 40 MB;"
+echo "         deep: first 100 hits < 150 ms, all < 1 s"

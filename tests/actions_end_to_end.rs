@@ -351,11 +351,20 @@ fn fork_and_export_write_beside_the_session() {
     let t = Tmux::start_in(h, &[&f], &[], SIZE);
     t.wait_for("the tree", |s| s.contains("◉ assistant: answer 1"));
     t.keys(&["C-e"]);
-    t.wait_for("the export dialog", |s| s.contains("Export as Markdown"));
+    t.wait_for("the export dialog", |s| {
+        s.contains("[Markdown] · HTML page")
+    });
     t.keys(&["Enter"]);
     t.wait_for("the result", |s| s.contains("Exported to"));
     let md = std::fs::read_to_string(file.with_extension("md")).expect("the export");
     assert!(md.contains("answer 1"));
+    // Ctrl+F in the dialog: an HTML page instead, beside it.
+    t.keys(&["C-e", "C-f"]);
+    t.wait_for("the HTML choice", |s| s.contains("Markdown · [HTML page]"));
+    t.keys(&["Enter"]);
+    t.wait_for("the result", |s| s.contains(".html"));
+    let page = std::fs::read_to_string(file.with_extension("html")).expect("the page");
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("answer 1"));
     t.keys(&["Up", "M-f"]);
     t.wait_for("the fork", |s| s.contains("Forked into"));
     let sessions: Vec<PathBuf> = std::fs::read_dir(&dir)

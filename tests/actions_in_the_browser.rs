@@ -200,6 +200,65 @@ fn export_writes_markdown_where_the_user_confirms() {
 }
 
 #[test]
+fn export_offers_an_html_page_of_the_branch_or_of_every_branch() {
+    let dir = tmp();
+    let path = quiet_copy(dir.path());
+    let mut h = Harness::file(&path, WIDE);
+    let field = |h: &Harness| h.app.dialog().unwrap().input.clone().unwrap().text;
+    let body = |h: &Harness| h.app.dialog().unwrap().body.join("\n");
+    h.key("ctrl+e");
+    assert!(body(&h).contains("[Markdown] · HTML page · HTML, every branch  (Ctrl+F switches)"));
+    // Ctrl+F goes to an HTML page of the branch; the name follows.
+    h.key("ctrl+f");
+    assert_eq!(PathBuf::from(field(&h)), path.with_extension("html"));
+    assert!(
+        body(&h).contains("Markdown · [HTML page] ·"),
+        "{}",
+        body(&h)
+    );
+    h.key("enter");
+    let page = std::fs::read_to_string(path.with_extension("html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page:.200}");
+    assert!(
+        !page.contains("<script"),
+        "a self-contained page runs nothing"
+    );
+    assert!(
+        page.contains("Cart badge") || page.contains("cart"),
+        "the branch's text"
+    );
+    assert!(!page.contains("class=\"branches\""), "one branch only");
+    assert!(message(&h).contains("s.html"), "{}", message(&h));
+    // Twice: every branch, beside it under its own name.
+    h.keys(&["ctrl+e", "ctrl+f", "ctrl+f"]);
+    let all = dir.path().join("s.branches.html");
+    assert_eq!(PathBuf::from(field(&h)), all);
+    h.key("enter");
+    let page = std::fs::read_to_string(&all).unwrap();
+    assert!(page.contains("<h2>Branches</h2>"), "{page:.300}");
+    assert_eq!(
+        page.matches("class=\"branch-title\"").count(),
+        2,
+        "both branches"
+    );
+    assert!(message(&h).contains("s.branches.html"));
+    // A name the user typed keeps its stem as the format changes, and the
+    // third switch comes back to Markdown.
+    h.keys(&["ctrl+e", "ctrl+u"]);
+    h.type_text(&dir.path().join("mine.md").to_string_lossy());
+    h.key("ctrl+f");
+    assert_eq!(PathBuf::from(field(&h)), dir.path().join("mine.html"));
+    h.keys(&["ctrl+f", "ctrl+f"]);
+    assert_eq!(PathBuf::from(field(&h)), dir.path().join("mine.md"));
+    h.key("enter");
+    assert!(
+        std::fs::read_to_string(dir.path().join("mine.md"))
+            .unwrap()
+            .starts_with("# ")
+    );
+}
+
+#[test]
 fn copy_takes_the_entrys_full_text() {
     let dir = tmp();
     let path = quiet_copy(dir.path());

@@ -54,7 +54,11 @@ fn describe(s: &SessionSummary) -> String {
             ),
             (s.unfinished, s.size, &s.models, s.tokens, s.cost),
             &s.skipped_by_pi,
-            s.text.as_ref().map(|t| t.original.clone()),
+            s.text.as_ref().map(|t| t.original().to_string()),
+            // What words are searched in, read in place from the cache.
+            s.text
+                .as_ref()
+                .map(|t| String::from_utf8_lossy(&t.folded()).into_owned()),
         )
     )
 }

@@ -47,7 +47,7 @@ fn describe(s: &SessionSummary) -> String {
                 s.damaged_lines
             ),
             (s.size, &s.models, s.tokens, s.cost),
-            s.text.as_ref().map(|t| t.original.clone()),
+            s.text.as_ref().map(|t| t.original().to_string()),
         )
     )
 }
@@ -232,10 +232,11 @@ fn concurrent_piscopes_never_corrupt_the_cache() {
             .expect("spawn")
     };
     for round in 0..8 {
-        // Two processes at once, one of them also writing texts, while the
-        // newest file grows.
+        // Three processes at once, one or two of them also writing texts
+        // (each renames its own over the other's), while the newest file grows.
         let a = run(round % 2 == 0);
         let b = run(round % 2 == 1);
+        let c = run(round % 4 < 2);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(&file)
@@ -247,7 +248,7 @@ fn concurrent_piscopes_never_corrupt_the_cache() {
         )
         .expect("append");
         drop(f);
-        for child in [a, b] {
+        for child in [a, b, c] {
             let out = child.wait_with_output().expect("wait");
             assert!(out.status.success());
             serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("valid JSON");
@@ -270,6 +271,12 @@ fn concurrent_piscopes_never_corrupt_the_cache() {
     let (got, stats) = load(&root, &mut cache, true);
     assert_eq!(got, fresh(&root, true));
     assert!(stats.from_cache + stats.resumed > 0, "{stats:?}");
+    // And its texts search as a fresh read does.
+    let cached = load_sessions(&root, &mut Cache::open(cache_home.path().join("piscope")));
+    assert_eq!(
+        answers(&cached),
+        answers(&load_sessions(&root, &mut Cache::disabled()))
+    );
 }
 
 #[test]
@@ -328,4 +335,150 @@ fn progress_reports_every_file_newest_first() {
     assert!(by_time.windows(2).all(|w| w[0] >= w[1]));
     by_time.dedup();
     assert_eq!(by_time.len(), files.len());
+}
+
+/// A search of a large cached text reads it in place a window at a time:
+/// a word that straddles two windows (the first ends 1 MiB in) is found,
+/// as it is without the cache.
+#[test]
+fn a_word_across_two_windows_of_a_cached_text_is_found() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path().join("sessions");
+    let project = root.join("--p--");
+    std::fs::create_dir_all(&project).expect("project dir");
+    let text = format!("{}NEEDLE", "x".repeat((1 << 20) - 3));
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/p"}"#.to_string(),
+        format!(
+            r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:05:00.000Z","message":{{"role":"user","content":"{text}","timestamp":1735787100000}}}}"#
+        ),
+    ];
+    std::fs::write(project.join("s.jsonl"), lines.join("\n") + "\n").expect("session");
+    let cache_dir = tmp.path().join("cache");
+    let search = |cache: &mut Cache, query: &str| {
+        let options = LoadOptions {
+            scope: Scope::All,
+            with_text: true,
+        };
+        let cat = catalog::load(&folder(&root), options, cache, &mut |_| {});
+        let q = Query::parse(query).expect("query");
+        catalog::filter_and_sort(&cat.sessions, &q, SortMode::Recent, false).len()
+    };
+    // The first load fills the cache; the next ones read it mapped.
+    assert_eq!(search(&mut Cache::open(cache_dir.clone()), "needle"), 1);
+    for (query, want) in [
+        ("needle", 1),
+        ("xneedle", 1),
+        ("\"xx needle\"", 0),
+        ("needlex", 0),
+    ] {
+        assert_eq!(search(&mut Cache::disabled(), query), want, "{query}");
+        assert_eq!(
+            search(&mut Cache::open(cache_dir.clone()), query),
+            want,
+            "{query}"
+        );
+    }
+}
+
+/// The session files of `root` plus one whose text spans three blocks of
+/// the texts file (1 MiB each), with a word in the last block only.
+fn with_a_long_text(root: &Path) {
+    let project = root.join("--long--");
+    std::fs::create_dir_all(&project).expect("project dir");
+    let text = format!("{}quokka", "filler words ".repeat(3 << 20 >> 4));
+    let lines = [
+        r#"{"type":"session","version":3,"id":"long","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/long"}"#.to_string(),
+        format!(
+            r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:05:00.000Z","message":{{"role":"user","content":"{text}","timestamp":1735787100000}}}}"#
+        ),
+    ];
+    std::fs::write(project.join("long.jsonl"), lines.join("\n") + "\n").expect("session");
+}
+
+/// What each query finds (session paths, in order), and every summary.
+fn answers(sessions: &[SessionSummary]) -> Vec<String> {
+    let mut out: Vec<String> = sessions.iter().map(describe).collect();
+    for query in [
+        "quokka",
+        "filler",
+        "the",
+        "\"words quokka\"",
+        "re:quok+a",
+        "zzz-none",
+    ] {
+        let q = Query::parse(query).expect("query");
+        let found = catalog::filter_and_sort(sessions, &q, SortMode::Recent, false);
+        out.push(format!(
+            "{query}: {:?}",
+            found.iter().map(|&i| &sessions[i].path).collect::<Vec<_>>()
+        ));
+    }
+    out
+}
+
+fn load_sessions(root: &Path, cache: &mut Cache) -> Vec<SessionSummary> {
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: true,
+    };
+    let cat = catalog::load(&folder(root), options, cache, &mut |_| {});
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    cat.sessions
+}
+
+/// The texts file is read, never mapped: cut short under a loaded catalog
+/// (by another piscope, the user, a failing disk) at any length, searches
+/// and texts answer as without the cache (the sessions are read again),
+/// where a mapped file kills the process with SIGBUS.
+#[test]
+fn a_texts_file_cut_short_under_a_search_is_read_again() {
+    let (_tmp, root) = copy_corpus();
+    with_a_long_text(&root);
+    let want = answers(&load_sessions(&root, &mut Cache::disabled()));
+    assert!(
+        want.iter().any(|a| a.starts_with("quokka: [\"")),
+        "{want:?}"
+    );
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    let texts = cache_dir.path().join("catalog-texts.bin");
+    load_sessions(&root, &mut Cache::open(cache_dir.path().into()));
+    let full = std::fs::read(&texts).expect("texts file");
+    assert!(full.len() > 3 << 20, "{}", full.len());
+    for cut in [0, 30, full.len() / 2, full.len() - 10] {
+        std::fs::write(&texts, &full).expect("restore");
+        let mut cache = Cache::open(cache_dir.path().into());
+        let sessions = load_sessions(&root, &mut cache);
+        // Cut in place (as another process would), after the catalog
+        // opened the file and before it searches it.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&texts)
+            .expect("open")
+            .set_len(cut as u64)
+            .expect("truncate");
+        assert_eq!(answers(&sessions), want, "cut at {cut}");
+    }
+    // Cut while searches run: every answer is still right.
+    std::fs::write(&texts, &full).expect("restore");
+    let sessions = load_sessions(&root, &mut Cache::open(cache_dir.path().into()));
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&texts)
+                .expect("open");
+            let mut len = full.len() as u64;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) && len > 0 {
+                len = len * 9 / 10;
+                f.set_len(len).expect("truncate");
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        });
+        for _ in 0..5 {
+            assert_eq!(answers(&sessions), want);
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
 }

@@ -233,13 +233,15 @@ fn the_preview_follows_the_selection() {
     let mut h = Harness::file(&big_demo(), WIDE);
     h.key("up");
     let node = h.app.tree().selected_node().unwrap();
-    let doc = h.app.preview().doc().expect("preview built");
+    let p = h.app.preview();
+    let doc = p.doc().expect("preview built");
     assert_eq!(doc.key.node, node);
-    let (start, len) = doc.anchor.expect("the entry's own message is marked");
-    assert!(len > 0);
-    // The marked message is in view.
-    let scroll = h.app.preview().scroll();
-    assert!(start + len > scroll && start < scroll + h.app.preview().height());
+    let first = doc.anchor().expect("the entry's own message is marked");
+    // The block cursor is on it, and it is in view.
+    assert_eq!(p.shown()[p.cursor()], first);
+    let (top, _) = p.scroll();
+    assert!(top <= p.cursor());
+    assert!(p.cursor_block().is_some_and(|b| b.selected));
 }
 
 fn click(h: &mut Harness, column: u16, row: u16) {
@@ -303,7 +305,7 @@ fn hostile_text_never_reaches_the_terminal_raw() {
         let mut h = Harness::file(&path, (120, 30));
         h.key("ctrl+a");
         h.key("home");
-        for mode in ["", "o", "r"] {
+        for mode in ["", "O", "r"] {
             if !mode.is_empty() {
                 h.keys(&["tab", mode, "tab"]);
             }

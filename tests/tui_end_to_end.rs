@@ -29,7 +29,7 @@ fn a_file_opens_and_esc_steps_back_then_quits_cleanly() {
     let t = Tmux::start(&[file.to_str().unwrap()], &[], (140, 36));
     t.wait_for("the tree", |s| s.contains("Entries") && s.contains('◉'));
     t.keys(&["Tab"]);
-    t.wait_for("the preview focused", |s| s.contains("o expand"));
+    t.wait_for("the preview focused", |s| s.contains("o fold"));
     // Esc: from the preview back to the tree, then (no sessions pane) out.
     t.keys(&["Escape"]);
     t.wait_for("the tree focused", |s| s.contains("Esc quit"));
@@ -259,5 +259,132 @@ fn with_no_sessions_the_demo_reads_like_a_real_history_and_says_what_it_watches(
     );
     assert!(ages.contains(&"2w"), "{ages:?}\n{s}");
     t.keys(&["C-c"]);
+    assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
+}
+
+/// The foreground colour in effect where `needle` starts on a line
+/// captured with its attributes (`capture-pane -e`): `None` for the
+/// default.
+fn fg_at(line: &str, needle: &str) -> Option<String> {
+    let end = line.find(needle)?;
+    let mut fg: Option<String> = None;
+    for seq in line[..end].split('\u{1b}').skip(1) {
+        let Some(body) = seq.strip_prefix('[') else {
+            continue;
+        };
+        let Some(stop) = body.find('m') else { continue };
+        let params: Vec<&str> = body[..stop].split(';').collect();
+        let mut k = 0;
+        while k < params.len() {
+            match params[k].parse::<u32>().unwrap_or(0) {
+                0 | 39 => fg = None,
+                n @ (30..=37 | 90..=97) => fg = Some(n.to_string()),
+                38 => {
+                    let take = if params.get(k + 1) == Some(&"5") {
+                        2
+                    } else {
+                        4
+                    };
+                    fg = Some(params[k..(k + 1 + take).min(params.len())].join(";"));
+                    k += take;
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+    }
+    fg
+}
+
+/// The captured line holding `needle`.
+fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?}:\n{screen}"))
+}
+
+#[test]
+fn the_preview_colours_code_and_diffs_and_o_folds_only_the_marked_block() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("code-and-diff.jsonl");
+    let lines = [
+        serde_json::json!({"type": "session", "version": 3, "id": "e2e-code",
+            "timestamp": "2026-01-11T00:00:00.000Z", "cwd": "/home/ada/code"}),
+        serde_json::json!({"type": "message", "id": "00000001", "parentId": null,
+            "timestamp": "2026-01-11T00:00:01.000Z", "message": {"role": "user", "timestamp": 1,
+            "content": "Look:\n\n```rust\nfn main() {\n    let x = 1;\n}\n```\n"}}),
+        serde_json::json!({"type": "message", "id": "00000002", "parentId": "00000001",
+        "timestamp": "2026-01-11T00:00:02.000Z", "message": {"role": "assistant",
+        "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 2,
+        "content": [
+            {"type": "thinking", "thinking": "Change the one to a two.\nSecret plan."},
+            {"type": "toolCall", "id": "t1", "name": "edit", "arguments": {
+                "path": "src/main.rs", "oldText": "    let x = 1;", "newText": "    let x = 2;"}}
+        ]}}),
+        serde_json::json!({"type": "message", "id": "00000003", "parentId": "00000002",
+            "timestamp": "2026-01-11T00:00:03.000Z", "message": {"role": "toolResult",
+            "toolCallId": "t1", "toolName": "edit", "isError": false, "timestamp": 3,
+            "content": [{"type": "text", "text": "Successfully replaced 1 block(s)."}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let t = Tmux::start(&[path.to_str().unwrap()], &[], (150, 40));
+    t.wait_for("the preview", |s| {
+        s.contains("-    let x = 1;") && s.contains("fn main")
+    });
+    t.keys(&["Tab"]);
+    t.wait_for("the preview focused", |s| s.contains("o fold"));
+    let attrs = t.screen_with_attributes();
+    // The code is highlighted: its keyword in a colour of its own.
+    // The preview's code row (the tree's row of the message holds the text
+    // too, in one line); highlighting puts sequences between its words.
+    let plain = |l: &str| {
+        let mut out = String::new();
+        let mut rest = l;
+        while let Some(at) = rest.find('\u{1b}') {
+            out.push_str(&rest[..at]);
+            let seq = &rest[at..];
+            rest = seq.find('m').map_or("", |m| &seq[m + 1..]);
+        }
+        out + rest
+    };
+    let code = attrs
+        .lines()
+        .find(|l| plain(l).contains("│ fn main() {"))
+        .unwrap_or_else(|| panic!("no code line:\n{attrs}"));
+    let keyword = &code[code.find("fn").expect("the keyword")..];
+    assert!(fg_at(code, "fn").is_some(), "no colour on {keyword:?}");
+    // Added and removed lines in two different colours.
+    let add = fg_at(line_with(&attrs, "+    let x = 2;"), "+    let x = 2;");
+    let del = fg_at(line_with(&attrs, "-    let x = 1;"), "-    let x = 1;");
+    assert!(add.is_some() && del.is_some(), "{add:?} {del:?}\n{attrs}");
+    assert_ne!(add, del, "{attrs}");
+    // `o` folds the marked block (the edit, the selected entry's) and
+    // nothing else: the thinking stays folded, the code stays shown.
+    let before = t.screen();
+    assert!(
+        before.contains("▸ Thinking") && !before.contains("Secret plan"),
+        "{before}"
+    );
+    assert!(before.contains("▌▾ edit src/main.rs"), "{before}");
+    t.keys(&["o"]);
+    let after = t.wait_for("the edit folded", |s| s.contains("▌▸ edit src/main.rs"));
+    // Folded, a diff keeps its first rows and says how many more it has.
+    assert!(!after.contains("+    let x = 2;"), "{after}");
+    assert!(after.contains("1 more line"), "{after}");
+    assert!(
+        after.contains("fn main") && after.contains("▸ Thinking"),
+        "{after}"
+    );
+    assert!(!after.contains("Secret plan"), "{after}");
+    // Another block, another fold: the thinking opens, the edit stays folded.
+    t.keys(&["p", "o"]);
+    let open = t.wait_for("the thinking open", |s| s.contains("Secret plan"));
+    assert!(open.contains("▸ edit src/main.rs"), "{open}");
+    t.keys(&["C-q"]);
     assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
 }

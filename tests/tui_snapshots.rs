@@ -256,7 +256,7 @@ fn tree_of_a_header_only_session() {
 fn preview_expanded_and_raw() {
     let mut h = file(&big_demo());
     h.key("tab");
-    h.key("o");
+    h.key("O");
     screen_snapshot!("preview_expanded", h);
     h.key("r");
     screen_snapshot!("preview_raw", h);
@@ -565,9 +565,9 @@ fn expanding_keeps_the_selected_entry_in_view() {
         })
     };
     assert!(shows_selected(&mut h), "{}", h.screen());
-    h.key("o");
+    h.key("O");
     assert!(shows_selected(&mut h), "{}", h.screen());
-    h.key("o");
+    h.key("O");
     assert!(shows_selected(&mut h), "{}", h.screen());
 }
 
@@ -760,4 +760,332 @@ fn a_fork_of_a_file_opened_alone_is_watched_at_once() {
     let fork = h.app.open_path().cloned().expect("the fork is open");
     assert_ne!(fork, path);
     assert_eq!(h.app.watched(), Some(&fork));
+}
+
+// --- The tree: what the model remembers -----------------------------------
+
+/// The tree pane's rows, each after `░ ` when it is drawn as forgotten (in
+/// the theme's forgotten colour and italic) and `  ` when not.
+fn tree_memory(h: &mut Harness, no_color: bool) -> String {
+    use ratatui::style::Modifier;
+    let buf = h.frame();
+    let forgotten = piscope::tui::look::theme::Theme::defaults(no_color).forgotten;
+    let right = (1..buf.area.width)
+        .find(|&x| buf[(x, 0)].symbol() == "┓")
+        .expect("the tree pane's corner");
+    let mut out = String::new();
+    for y in 1..buf.area.height {
+        if buf[(0, y)].symbol() != "┃" {
+            break;
+        }
+        let cells: Vec<_> = (1..right).map(|x| &buf[(x, y)]).collect();
+        let text: String = cells.iter().map(|c| c.symbol()).collect();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let dim = cells.iter().any(|c| {
+            c.symbol().trim() != ""
+                && c.modifier.contains(Modifier::ITALIC)
+                && c.fg == forgotten.fg.unwrap_or(ratatui::style::Color::Reset)
+        });
+        out.push_str(if dim { "░ " } else { "  " });
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_tree_dims_what_the_model_no_longer_sees() {
+    let mut h = file(&compaction_demo());
+    // At the leaf: what the compaction cut away is dimmed, the entries it
+    // kept and everything after it are not.
+    let at_leaf = tree_memory(&mut h, false);
+    insta::assert_snapshot!("tree_memory_at_leaf", at_leaf);
+    let rows: Vec<&str> = at_leaf.lines().collect();
+    let cut = rows
+        .iter()
+        .position(|r| r.contains("[compaction:"))
+        .unwrap();
+    assert!(rows[cut].contains("· replaced "), "{at_leaf}");
+    assert!(
+        rows[0].starts_with("░ "),
+        "the start was compacted away: {at_leaf}"
+    );
+    assert!(rows[cut..].iter().all(|r| r.starts_with("  ")), "{at_leaf}");
+    // Above the compaction nothing was cut yet: only what lies below the
+    // selection, off its path, is dimmed.
+    h.type_text("Folding works");
+    h.key("enter");
+    let before = tree_memory(&mut h, false);
+    insta::assert_snapshot!("tree_memory_before_the_compaction", before);
+    let rows: Vec<&str> = before
+        .lines()
+        .filter(|r| !r.contains("Type to search"))
+        .collect();
+    let sel = rows.iter().position(|r| r.contains("› ")).unwrap();
+    assert!(rows[..=sel].iter().all(|r| r.starts_with("  ")), "{before}");
+    assert!(
+        rows[sel + 1..].iter().all(|r| r.starts_with("░ ")),
+        "{before}"
+    );
+}
+
+#[test]
+fn without_colour_what_the_model_forgot_is_italic() {
+    let mut h = Harness::new(
+        piscope::tui::state::Start::File(compaction_demo()),
+        piscope::tui::work::workers::JobContext::new(None, None, false, "/".into()),
+        Config::defaults(true),
+        piscope::tui::clock::Clock::fixed(piscope::tui::harness::DEMO_NOW_MS, 0),
+        WIDE,
+    );
+    let with_colour = tree_memory(&mut file(&compaction_demo()), false);
+    assert_eq!(tree_memory(&mut h, true), with_colour);
+    assert!(with_colour.contains("░ "));
+}
+
+// --- The context preview, block by block ---------------------------------
+
+use piscope::render::{BlockKind, Node};
+use piscope::tui::look::layout::Pane;
+use piscope::tui::look::theme::Theme;
+use piscope::tui::model::preview_doc::PreviewBlock;
+
+/// A pi-written session with every kind of block (`tests/render/`).
+fn every_block() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render/every-block.jsonl")
+}
+
+/// The preview pane's text inside its border, and where that starts.
+fn preview_pane(h: &mut Harness) -> String {
+    let rect = h.app.layout().rect(Pane::Preview).expect("a preview pane");
+    let buf = h.frame();
+    let mut out = String::new();
+    for y in rect.y + 1..rect.y + rect.height - 1 {
+        let mut row = String::new();
+        for x in rect.x + 1..rect.x + rect.width - 1 {
+            row.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The colour of the first cell of the preview's row that starts (after
+/// the gutter and the code bar) with `start`.
+fn colour_of_row(h: &mut Harness, start: &str) -> Option<ratatui::style::Color> {
+    let rect = h.app.layout().rect(Pane::Preview)?;
+    let buf = h.frame();
+    for y in rect.y + 1..rect.y + rect.height - 1 {
+        let mut row = String::new();
+        let mut xs = Vec::new();
+        for x in rect.x + 1..rect.x + rect.width - 1 {
+            row.push_str(buf[(x, y)].symbol());
+            xs.push(x);
+        }
+        let trimmed = row.trim_start_matches(['▌', ' ', '│']);
+        if trimmed.starts_with(start) {
+            let skip = row.chars().count() - trimmed.chars().count();
+            return Some(buf[(xs[skip], y)].fg);
+        }
+    }
+    None
+}
+
+/// The session open at the entry right before its compaction (so what it
+/// replaced is the context, drawn as it is), the preview focused.
+fn before_the_compaction() -> Harness {
+    let mut h = Harness::file(&every_block(), (120, 40));
+    h.type_text("Done: the test");
+    h.key("enter");
+    h.key("tab");
+    h
+}
+
+/// Moves the block cursor up until it is on a block `pick` accepts.
+fn cursor_to(h: &mut Harness, what: &str, pick: impl Fn(&PreviewBlock) -> bool) {
+    for _ in 0..200 {
+        if h.app.preview().cursor_block().is_some_and(&pick) {
+            return;
+        }
+        h.key("p");
+    }
+    panic!("no {what} block:\n{}", h.screen());
+}
+
+fn title_of(b: &PreviewBlock) -> String {
+    piscope::render::doc::line_text(&b.block.title)
+}
+
+#[test]
+fn preview_renders_markdown() {
+    let mut h = before_the_compaction();
+    cursor_to(&mut h, "markdown", |b| {
+        b.block.kind == BlockKind::User
+            && b.block.body.iter().any(|n| matches!(n, Node::Table { .. }))
+    });
+    let pane = preview_pane(&mut h);
+    // No markdown syntax left; a link shows its target.
+    assert!(pane.contains("▌User"), "{pane}");
+    assert!(!pane.contains("**fix**"), "{pane}");
+    assert!(pane.contains("(https://example.com/docs)"), "{pane}");
+    assert_eq!(
+        colour_of_row(&mut h, "# Plan"),
+        Theme::defaults(false).heading.fg
+    );
+    insta::assert_snapshot!("preview_markdown", pane);
+}
+
+#[test]
+fn preview_highlights_a_code_block() {
+    let mut h = before_the_compaction();
+    cursor_to(&mut h, "code", |b| {
+        b.block.kind == BlockKind::Assistant
+            && b.block.body.iter().any(|n| matches!(n, Node::Code { .. }))
+    });
+    let theme = Theme::defaults(false);
+    assert_eq!(colour_of_row(&mut h, "fn parse"), theme.code_keyword.fg);
+    insta::assert_snapshot!("preview_code", preview_pane(&mut h));
+}
+
+#[test]
+fn preview_shows_an_edit_as_a_coloured_diff() {
+    let mut h = before_the_compaction();
+    cursor_to(&mut h, "edit", |b| title_of(b).starts_with("edit"));
+    let theme = Theme::defaults(false);
+    // (A removed line's colour is checked in a real terminal, in
+    // `tui_end_to_end`; this edit only adds.)
+    let add = colour_of_row(&mut h, "+    pos: usize,");
+    assert_eq!(add, theme.diff_add.fg);
+    assert_ne!(add, theme.diff_del.fg);
+    let pane = preview_pane(&mut h);
+    assert!(pane.contains("edit src/lib.rs +6 -4"), "{pane}");
+    insta::assert_snapshot!("preview_edit_diff", pane);
+}
+
+#[test]
+fn preview_keeps_the_colours_of_bash_output() {
+    let mut h = before_the_compaction();
+    cursor_to(&mut h, "bash", |b| title_of(b).starts_with("bash $ cargo"));
+    // Folded: the first rows of the output, its own colours kept.
+    assert_eq!(
+        colour_of_row(&mut h, "error"),
+        Some(ratatui::style::Color::Indexed(1))
+    );
+    let folded = preview_pane(&mut h);
+    assert!(folded.contains("more line"), "{folded}");
+    assert!(!folded.contains("owned title"), "{folded}");
+    insta::assert_snapshot!("preview_bash_folded", folded);
+    h.key("o");
+    insta::assert_snapshot!("preview_bash_open", preview_pane(&mut h));
+}
+
+/// The fold marks (`▸` folded, `▾` open) of the shown blocks' titles.
+fn marks(h: &mut Harness) -> Vec<String> {
+    let p = h.app.preview();
+    let doc = p.doc().expect("a preview");
+    p.shown()
+        .iter()
+        .map(|&k| &doc.blocks[k])
+        .filter(|b| b.foldable())
+        .map(|b| {
+            let open = piscope::tui::model::preview_doc::is_open(b, p.folds(), p.mode());
+            format!("{}{}", if open { "▾" } else { "▸" }, title_of(b))
+        })
+        .collect()
+}
+
+#[test]
+fn thinking_is_dimmed_and_folded_and_o_opens_that_block_only() {
+    let mut h = before_the_compaction();
+    cursor_to(&mut h, "thinking", |b| b.block.kind == BlockKind::Thinking);
+    let before = marks(&mut h);
+    let folded = preview_pane(&mut h);
+    assert!(folded.contains("▌▸ Thinking"), "{folded}");
+    assert!(!folded.contains("Start by reading"), "{folded}");
+    assert_eq!(
+        colour_of_row(&mut h, "▸ Thinking").and(Some(())),
+        Some(()),
+        "{folded}"
+    );
+    insta::assert_snapshot!("preview_thinking_folded", folded);
+    h.key("o");
+    let open = preview_pane(&mut h);
+    insta::assert_snapshot!("preview_thinking_open", open);
+    // Only the marked block changed.
+    let after = marks(&mut h);
+    let changed: Vec<_> = before.iter().zip(&after).filter(|(a, b)| a != b).collect();
+    assert_eq!(changed.len(), 1, "{before:?}\n{after:?}");
+    assert!(changed[0].1.starts_with("▾Thinking"), "{changed:?}");
+    // Its text is in the theme's thinking style.
+    let theme = Theme::defaults(false);
+    assert_eq!(
+        colour_of_row(&mut h, "The user wants a fix."),
+        theme.thinking.fg
+    );
+}
+
+#[test]
+fn a_compaction_shows_what_it_replaced_marked_compacted_away() {
+    let mut h = Harness::file(&every_block(), (120, 40));
+    h.type_text("Back on the first");
+    h.key("enter");
+    h.key("tab");
+    cursor_to(&mut h, "compaction", |b| {
+        b.block.kind == BlockKind::Compaction
+    });
+    let folded = preview_pane(&mut h);
+    assert!(folded.contains("replaced 12 entries"), "{folded}");
+    assert!(folded.contains("tokens before"), "{folded}");
+    assert!(folded.contains("Fix the parser."), "{folded}");
+    assert!(folded.contains("What it replaced, compacted away (o shows it)"), "{folded}");
+    h.key("o");
+    let open = preview_pane(&mut h);
+    assert!(open.contains("compacted away · User"), "{open}");
+    insta::assert_snapshot!("preview_compaction_open", open);
+    // Each replaced message is a block of its own, dimmed, that folds.
+    h.key("n");
+    let b = h.app.preview().cursor_block().expect("a block").clone();
+    assert!(b.block.hidden && b.depth == 1, "{b:?}");
+    let buf = h.frame();
+    assert!(
+        buf.content()
+            .iter()
+            .any(|c| c.modifier.contains(ratatui::style::Modifier::DIM)),
+        "dimmed"
+    );
+}
+
+#[test]
+fn folds_stay_across_reselection_and_live_reloads() {
+    let dir = tmp();
+    let path = dir.path().join("every-block.jsonl");
+    std::fs::copy(every_block(), &path).unwrap();
+    let mut h = Harness::file(&path, (120, 40));
+    h.type_text("Done: the test");
+    h.key("enter");
+    h.key("tab");
+    cursor_to(&mut h, "thinking", |b| b.block.kind == BlockKind::Thinking);
+    h.key("o");
+    assert!(preview_pane(&mut h).contains("The user wants a fix."));
+    // Another entry, then back.
+    h.keys(&["tab", "up", "down", "tab"]);
+    cursor_to(&mut h, "thinking", |b| b.block.kind == BlockKind::Thinking);
+    assert!(preview_pane(&mut h).contains("The user wants a fix."));
+    // pi appends an entry: the session is read on, the fold stays.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        b"{\"type\":\"message\",\"id\":\"aa11bb22\",\"parentId\":\"0e1f2dd5\",\"timestamp\":\"2026-12-01T11:02:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"one more\",\"timestamp\":1767345600000}}\n",
+    )
+    .unwrap();
+    h.send(AppEvent::FileChanged(path.clone()));
+    cursor_to(&mut h, "thinking", |b| b.block.kind == BlockKind::Thinking);
+    let pane = preview_pane(&mut h);
+    assert!(pane.contains("The user wants a fix."), "{pane}");
 }

@@ -2,22 +2,26 @@
 //! by path, size, mtime and inode, so unchanged files are never read again.
 //!
 //! Two files in the user's cache folder: the summaries (small, read on every
-//! start) and the searchable texts (large, read only when needed). Each is
-//! written to a temp file and renamed over, so concurrent piscopes never
-//! leave a torn cache; each carries a checksum of its records, so a damaged
-//! or foreign file (or anything but a regular file) is ignored and rebuilt,
-//! never believed.
+//! start) and the searchable texts (large, read by position and never
+//! decoded: a search reads the folded texts a block at a time, where they
+//! lie; see [`super::text`] for why they are not mapped). Each is written
+//! to a temp file and renamed over, so concurrent piscopes never leave a
+//! torn cache (a reader keeps the file it opened); each carries checksums,
+//! so a damaged or foreign file (or anything but a regular file) is ignored
+//! and rebuilt, never believed.
 
 use super::discover::FileStamp;
 use super::summary::SummaryState;
+use super::text::{MessageText, Reread, Span, Stored, read_exact_at, read_span};
 use crate::session::file::{PrefixPrint, read_regular};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 8;
 /// A cache file: `MAGIC`, the format (u32), the length of the records
 /// (u64) and their xxh3 hash (u64), little-endian, then the records
 /// (postcard). A byte flipped anywhere fails one of these checks; postcard
@@ -37,13 +41,38 @@ pub(crate) struct Record {
     pub prefix: PrefixPrint,
 }
 
+/// The texts file: the envelope header (its length and hash are those of
+/// the table), the table (postcard, one [`TextRecord`] per session), then
+/// every folded text, then every original text, each range with an xxh3
+/// per block, checked on every read. Token searches read only the folded part.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct TextRecord {
     path: PathBuf,
     /// The state it belongs to: same offset and header.
     offset: u64,
     header_hash: u64,
-    text: String,
+    /// Relative to the end of the table in the file; absolute once loaded.
+    folded: Span,
+    original: Span,
+}
+
+struct TextEntry {
+    offset: u64,
+    header_hash: u64,
+    body: TextBody,
+}
+
+enum TextBody {
+    /// In the texts file (absolute spans).
+    Stored { folded: Span, original: Span },
+    /// Read in this run, not saved yet.
+    Owned(String),
+}
+
+#[derive(Default)]
+struct Texts {
+    file: Option<Arc<std::fs::File>>,
+    entries: HashMap<PathBuf, TextEntry>,
 }
 
 /// The cache, loaded.
@@ -51,7 +80,7 @@ struct TextRecord {
 pub struct Cache {
     dir: Option<PathBuf>,
     records: HashMap<PathBuf, Record>,
-    texts: Option<HashMap<PathBuf, TextRecord>>,
+    texts: Option<Texts>,
     index_dirty: bool,
     texts_dirty: bool,
 }
@@ -138,21 +167,41 @@ impl Cache {
         self.records.get(path)
     }
 
-    /// The cached text for `state`, if the cache has it for that very state.
-    pub(crate) fn text(&mut self, path: &Path, state: &SummaryState) -> Option<String> {
+    /// Opens the texts, so that [`Cache::text`] can answer.
+    pub(crate) fn prepare_texts(&mut self) {
         self.load_texts();
-        let t = self.texts.as_ref()?.get(path)?;
-        (t.offset == state.offset && t.header_hash == state.header_hash).then(|| t.text.clone())
+    }
+
+    /// The cached text for `state`, if the cache has it for that very state
+    /// (none before [`Cache::prepare_texts`]).
+    pub(crate) fn text(
+        &self,
+        path: &Path,
+        state: &SummaryState,
+        reread: Reread,
+    ) -> Option<Arc<MessageText>> {
+        let texts = self.texts.as_ref()?;
+        let t = texts.entries.get(path)?;
+        if t.offset != state.offset || t.header_hash != state.header_hash {
+            return None;
+        }
+        Some(Arc::new(match &t.body {
+            TextBody::Stored { folded, original } => MessageText::stored(Stored::new(
+                texts.file.clone()?,
+                folded.clone(),
+                original.clone(),
+                path.to_path_buf(),
+                reread,
+            )),
+            TextBody::Owned(s) => MessageText::new(s.clone()),
+        }))
     }
 
     fn load_texts(&mut self) {
         if self.texts.is_none() {
             let texts = match &self.dir {
-                Some(dir) => read_envelope::<TextRecord>(&dir.join(TEXT_FILE))
-                    .into_iter()
-                    .map(|r| (r.path.clone(), r))
-                    .collect(),
-                None => HashMap::new(),
+                Some(dir) => open_texts(&dir.join(TEXT_FILE)).unwrap_or_default(),
+                None => Texts::default(),
             };
             self.texts = Some(texts);
         }
@@ -173,13 +222,12 @@ impl Cache {
             self.load_texts();
         }
         if let Some(texts) = self.texts.as_mut().filter(|_| state.with_text) {
-            texts.insert(
+            texts.entries.insert(
                 path.to_path_buf(),
-                TextRecord {
-                    path: path.to_path_buf(),
+                TextEntry {
                     offset: state.offset,
                     header_hash: state.header_hash,
-                    text: state.text.clone(),
+                    body: TextBody::Owned(state.text.clone()),
                 },
             );
         }
@@ -207,7 +255,7 @@ impl Cache {
         for p in gone {
             self.records.remove(&p);
             if let Some(t) = &mut self.texts {
-                t.remove(&p);
+                t.entries.remove(&p);
                 self.texts_dirty = true;
             }
             self.index_dirty = true;
@@ -222,7 +270,7 @@ impl Cache {
         };
         if self.texts_dirty {
             if let Some(texts) = &self.texts {
-                write_envelope(&dir.join(TEXT_FILE), texts.values().cloned().collect())?;
+                write_texts(&dir.join(TEXT_FILE), texts)?;
             }
             self.texts_dirty = false;
         }
@@ -235,4 +283,157 @@ impl Cache {
         }
         Ok(())
     }
+}
+
+/// Opens the texts file and reads its table; `None` when it is missing,
+/// damaged, of another format, or not a regular file. The texts stay on
+/// disk, read by position when searched.
+fn open_texts(path: &Path) -> Option<Texts> {
+    let file = crate::session::file::open_regular(path).ok()?;
+    let file_len = file.metadata().ok()?.len();
+    let mut header = [0u8; HEADER_LEN];
+    let read = |buf: &mut [u8], at: u64| read_exact_at(&file, buf, at).then_some(());
+    read(&mut header, 0)?;
+    let (magic, h) = header.split_at(MAGIC.len());
+    let (format, h) = h.split_at(4);
+    let (len, hash) = h.split_at(8);
+    let table_len = u64::from_le_bytes(len.try_into().ok()?);
+    if magic != MAGIC
+        || u32::from_le_bytes(format.try_into().ok()?) != FORMAT
+        || table_len > file_len.saturating_sub(HEADER_LEN as u64)
+    {
+        return None;
+    }
+    let mut table = vec![0u8; usize::try_from(table_len).ok()?];
+    read(&mut table, HEADER_LEN as u64)?;
+    if u64::from_le_bytes(hash.try_into().ok()?) != xxhash_rust::xxh3::xxh3_64(&table) {
+        return None;
+    }
+    let records: Vec<TextRecord> = postcard::from_bytes(&table).ok()?;
+    let base = HEADER_LEN as u64 + table_len;
+    let absolute = |s: Span| {
+        let s = Span {
+            start: s.start.checked_add(base)?,
+            ..s
+        };
+        s.sound(file_len).then_some(s)
+    };
+    let mut entries = HashMap::with_capacity(records.len());
+    for r in records {
+        let (Some(folded), Some(original)) = (absolute(r.folded), absolute(r.original)) else {
+            return None;
+        };
+        entries.insert(
+            r.path,
+            TextEntry {
+                offset: r.offset,
+                header_hash: r.header_hash,
+                body: TextBody::Stored { folded, original },
+            },
+        );
+    }
+    Some(Texts {
+        file: Some(Arc::new(file)),
+        entries,
+    })
+}
+
+/// Writes the texts file (see [`TextRecord`]) beside `path` and renames it
+/// over. Texts carried over from the old file are copied as they lie, once
+/// their hashes are checked (a damaged or vanished one is left out, read
+/// again next time); new ones are folded here, once. Texts are written in
+/// the order of the table, which goes first: each is read (or folded) and
+/// checked before the table is written, one at a time, so what is held at
+/// once is the table and one text, not the whole file.
+fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
+    let mut records = Vec::with_capacity(texts.entries.len());
+    let mut buf = Vec::new();
+    // Pass one: which texts are intact, and their spans (relative).
+    let mut folded_at = 0u64;
+    // (path, entry, folded span, the folded text of a new one)
+    let mut kept: Vec<(&PathBuf, &TextEntry, Span, Option<String>)> =
+        Vec::with_capacity(texts.entries.len());
+    for (p, e) in &texts.entries {
+        let (folded, new) = match &e.body {
+            TextBody::Stored { folded, original } => {
+                let Some(file) = &texts.file else { continue };
+                if !read_span(file, original, &mut buf) || !read_span(file, folded, &mut buf) {
+                    continue;
+                }
+                let span = Span {
+                    start: folded_at,
+                    ..folded.clone()
+                };
+                (span, None)
+            }
+            TextBody::Owned(s) => {
+                let f = crate::jstext::normalize_whitespace_lower(s);
+                (Span::over(folded_at, f.as_bytes()), Some(f))
+            }
+        };
+        folded_at += folded.len;
+        kept.push((p, e, folded, new));
+    }
+    let mut original_at = folded_at;
+    for (p, e, folded, _) in kept.iter() {
+        let original = match &e.body {
+            TextBody::Stored { original, .. } => Span {
+                start: original_at,
+                ..original.clone()
+            },
+            TextBody::Owned(s) => Span::over(original_at, s.as_bytes()),
+        };
+        original_at += original.len;
+        records.push(TextRecord {
+            path: (*p).clone(),
+            offset: e.offset,
+            header_hash: e.header_hash,
+            folded: folded.clone(),
+            original,
+        });
+    }
+    let table = postcard::to_stdvec(&records).map_err(std::io::Error::other)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        w.write_all(MAGIC)?;
+        w.write_all(&FORMAT.to_le_bytes())?;
+        w.write_all(&(table.len() as u64).to_le_bytes())?;
+        w.write_all(&xxhash_rust::xxh3::xxh3_64(&table).to_le_bytes())?;
+        w.write_all(&table)?;
+        // Pass two: the bytes, each checked again as it is copied (a text
+        // that changed since pass one leaves the file unusable, not wrong:
+        // its hashes are those of pass one).
+        for folded in [true, false] {
+            for (_, e, _, new) in &kept {
+                match &e.body {
+                    TextBody::Stored {
+                        folded: f,
+                        original: o,
+                    } => {
+                        let from = if folded { f } else { o };
+                        let file = texts.file.as_deref().ok_or_else(|| {
+                            std::io::Error::other("the texts file went away while copying")
+                        })?;
+                        if !read_span(file, from, &mut buf) {
+                            return Err(std::io::Error::other(
+                                "the texts file changed while copying",
+                            ));
+                        }
+                        w.write_all(&buf)?;
+                    }
+                    TextBody::Owned(_) if folded => {
+                        w.write_all(new.as_deref().unwrap_or_default().as_bytes())?;
+                    }
+                    TextBody::Owned(s) => w.write_all(s.as_bytes())?,
+                }
+            }
+        }
+        w.flush()?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }

@@ -24,6 +24,9 @@ pub struct DeepHit {
     pub kind: String,
     /// A short piece of text around the match, on one line.
     pub snippet: String,
+    /// The entry is on the current branch but a compaction cut it away:
+    /// the model no longer sees it where pi resumes.
+    pub compacted_away: bool,
     /// A wider piece around the match, on one line, for a screen that
     /// centres the match in whatever width it has.
     #[serde(skip)]
@@ -39,17 +42,36 @@ pub fn deep_search(
     sessions: &[SessionSummary],
     query: &Query,
 ) -> (Vec<DeepHit>, Vec<super::CatalogProblem>) {
+    let mut hits = Vec::new();
+    let problems = deep_search_each(sessions, query, &mut |found| {
+        hits.extend_from_slice(found);
+        true
+    });
+    (hits, problems)
+}
+
+/// Searches `sessions` on every core and hands each session's hits to
+/// `found` in session order (newest first, as the list is given), each as
+/// soon as it and every session before it are searched: the first screen
+/// of hits is shown while later sessions are still being read. `found`
+/// returns false to stop the search. Files that cannot be read are skipped
+/// and named in the returned list.
+pub fn deep_search_each(
+    sessions: &[SessionSummary],
+    query: &Query,
+    found: &mut dyn FnMut(&[DeepHit]) -> bool,
+) -> Vec<super::CatalogProblem> {
     let next = AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut per_session: Vec<Vec<DeepHit>> = vec![Vec::new(); sessions.len()];
     let mut problems = Vec::new();
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..threads {
             let tx = tx.clone();
-            let next = &next;
+            let (next, stop) = (&next, &stop);
             scope.spawn(move || {
-                loop {
+                while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(s) = sessions.get(i) else { break };
                     if tx.send((i, search_file(s, query))).is_err() {
@@ -59,14 +81,28 @@ pub fn deep_search(
             });
         }
         drop(tx);
+        // Sessions done out of turn wait here until those before them are.
+        let mut waiting: std::collections::BTreeMap<usize, Vec<DeepHit>> = Default::default();
+        let mut due = 0;
         for (i, r) in rx {
             match r {
-                Ok(hits) => per_session[i] = hits,
-                Err(p) => problems.push(p),
+                Ok(hits) => {
+                    waiting.insert(i, hits);
+                }
+                Err(p) => {
+                    problems.push(p);
+                    waiting.insert(i, Vec::new());
+                }
+            }
+            while let Some(hits) = waiting.remove(&due) {
+                due += 1;
+                if !hits.is_empty() && !stop.load(Ordering::Relaxed) && !found(&hits) {
+                    stop.store(true, Ordering::Relaxed);
+                }
             }
         }
     });
-    (per_session.into_iter().flatten().collect(), problems)
+    problems
 }
 
 fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super::CatalogProblem> {
@@ -109,6 +145,7 @@ fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super:
                     line: number,
                     kind,
                     snippet: snippet(&field, at),
+                    compacted_away: false,
                     context,
                     matched,
                 });
@@ -116,7 +153,30 @@ fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super:
             }
         }
     }
+    mark_compacted_away(&s.path, &mut hits);
     Ok(hits)
+}
+
+/// Marks the hits the model no longer sees where pi resumes. The tree is
+/// read only for a file with hits; one that cannot be read leaves them
+/// unmarked (the hits themselves stand).
+fn mark_compacted_away(path: &std::path::Path, hits: &mut [DeepHit]) {
+    use crate::session::{Detail, Memory, Session};
+    if hits.is_empty() {
+        return;
+    }
+    let Ok(session) = Session::open_with(path, Detail::Outline) else {
+        return;
+    };
+    let memory = session.remembered_at(session.leaf());
+    for h in hits {
+        let at = session
+            .entries
+            .binary_search_by_key(&h.line, |e| u64::from(e.line));
+        if let Ok(i) = at {
+            h.compacted_away = memory.memory(i as u32) == Memory::CompactedAway;
+        }
+    }
 }
 
 const SNIPPET_CHARS: usize = 80;
@@ -272,7 +332,12 @@ impl Query {
             QueryParts::Regex(re) => re.find(text).ok().flatten().map(|m| m.start()),
             QueryParts::Words(words) => {
                 let lower = text.to_lowercase();
-                let normalized = normalize_whitespace_lower(text);
+                // Folded only when a phrase needs it (a word never does).
+                let normalized = if words.iter().any(|(phrase, _)| *phrase) {
+                    normalize_whitespace_lower(text)
+                } else {
+                    String::new()
+                };
                 let mut first = None;
                 for (phrase, w) in words {
                     let hit = if phrase {

@@ -262,14 +262,32 @@ fn is_session_file(file: &mut File) -> bool {
 /// through the same folders; if anything changed it is refused with
 /// [`DeleteError::Changed`].
 pub fn delete_checked(file: &Deletable, mode: DeleteMode) -> Result<(), DeleteError> {
+    delete_checked_for(file, mode, super::journal::Reason::Delete)
+}
+
+/// [`delete_checked`], journalled under `reason` (a file sent to the trash
+/// is recorded first, so `piscope restore` can put it back).
+pub fn delete_checked_for(
+    file: &Deletable,
+    mode: DeleteMode,
+    reason: super::journal::Reason,
+) -> Result<(), DeleteError> {
     match mode {
         DeleteMode::Trash => {
             file.verify()?;
+            // Recorded first, so `piscope restore` can find it. A journal
+            // that cannot be written (its folder unusable) costs only the
+            // undo: the trash still takes the file, and a trash that fails
+            // is reported as such, so the caller can offer what it offers.
+            let recorded = super::journal::describe(&file.real, reason, None)
+                .and_then(|r| super::journal::append(&r));
             // The trash moves by path: the resolved one, just verified.
             trash::delete(&file.real).map_err(|e| DeleteError::Trash {
                 path: file.real.clone(),
                 reason: e.to_string(),
-            })
+            })?;
+            drop(recorded);
+            Ok(())
         }
         DeleteMode::Permanent => {
             file.verify()?;

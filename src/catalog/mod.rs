@@ -2,19 +2,25 @@
 //! in parallel (through the cache), then searched and sorted as pi's picker does.
 
 pub mod cache;
+pub mod clean;
 pub mod deep;
 pub mod delete;
 pub mod discover;
+pub mod in_use;
+pub mod journal;
+pub mod move_project;
 mod problem;
 pub mod search;
 pub mod summary;
 pub mod usage;
+mod text;
 
 pub use cache::Cache;
 pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
 pub use problem::CatalogProblem;
 pub use search::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, threaded};
-pub use summary::{MessageText, SessionSummary};
+pub use summary::SessionSummary;
+pub use text::MessageText;
 
 use crate::session::file::{PrefixPrint, open_regular};
 use discover::{Candidate, FileStamp};
@@ -62,11 +68,20 @@ pub struct Catalog {
     pub stats: LoadStats,
 }
 
-enum Plan {
-    Cached(SummaryState),
+/// What to do with a file; the states are the cache's own, borrowed.
+enum Plan<'c> {
+    Cached(&'c SummaryState),
     /// Read on from the state's offset, if the bytes before it are still
     /// the ones the print was taken of.
-    Resume(SummaryState, PrefixPrint),
+    Resume(&'c SummaryState, PrefixPrint),
+    Whole,
+}
+
+/// What was done.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum How {
+    Cached,
+    Resumed,
     Whole,
 }
 
@@ -74,7 +89,7 @@ struct Loaded {
     summary: Option<SessionSummary>,
     /// What to cache: the state and a print of the bytes it was read from.
     state: Option<(SummaryState, PrefixPrint)>,
-    how: Plan,
+    how: How,
 }
 
 /// Summarises the sessions of `folder`, using and updating `cache`.
@@ -89,10 +104,14 @@ pub fn load(
     progress(Progress::Started {
         total: candidates.len(),
     });
-    let plans: Vec<Plan> = candidates.iter().map(|c| plan(c, cache)).collect();
+    if options.with_text {
+        cache.prepare_texts();
+    }
+    let cache_read: &Cache = cache;
+    let plans: Vec<Plan> = candidates.iter().map(|c| plan(c, cache_read)).collect();
     // Cached texts are attached up front; workers only read files. A state
     // without its text cannot serve a search, nor grow one.
-    let plans: Vec<(Plan, Option<String>)> = plans
+    let plans: Vec<(Plan, Option<Arc<MessageText>>)> = plans
         .into_iter()
         .zip(&candidates)
         .map(|(p, c)| {
@@ -106,7 +125,7 @@ pub fn load(
             } else if (cached && !options.with_text) || !state.with_text {
                 (p, None)
             } else {
-                match cache.text(&c.path, state) {
+                match cache_read.text(&c.path, state, reread_text) {
                     Some(t) => (p, Some(t)),
                     None => (Plan::Whole, None),
                 }
@@ -130,7 +149,7 @@ pub fn load(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(c) = candidates.get(i) else { break };
                     let (plan, text) = &plans[i];
-                    let r = summarise(c, plan, text.as_deref(), options.with_text, caching);
+                    let r = summarise(c, plan, text.as_ref(), options.with_text, caching);
                     if tx.send((i, r)).is_err() {
                         break;
                     }
@@ -166,9 +185,9 @@ pub fn load(
     for (c, loaded) in candidates.iter().zip(results) {
         let Some(loaded) = loaded else { continue };
         match loaded.how {
-            Plan::Cached(_) => stats.from_cache += 1,
-            Plan::Resume(..) => stats.resumed += 1,
-            Plan::Whole => stats.read_whole += 1,
+            How::Cached => stats.from_cache += 1,
+            How::Resumed => stats.resumed += 1,
+            How::Whole => stats.read_whole += 1,
         }
         if let (Some((state, prefix)), Some(stamp)) = (&loaded.state, c.meta) {
             cache.put(&c.path, stamp, state, *prefix);
@@ -214,6 +233,12 @@ pub fn summarise_file_with_text(path: &Path) -> std::io::Result<Option<SessionSu
     summarise_one(path, true)
 }
 
+/// A session's text as a fresh read gives it (a damaged cached text).
+fn reread_text(path: &Path) -> Option<String> {
+    let s = summarise_file_with_text(path).ok()??;
+    Some(s.text?.original().to_string())
+}
+
 fn summarise_one(path: &Path, with_text: bool) -> std::io::Result<Option<SessionSummary>> {
     let mut file = open_regular(path)?;
     let stamp = FileStamp::of(&file.metadata()?);
@@ -248,12 +273,12 @@ pub fn sort_newest_first(sessions: &mut Vec<SessionSummary>) {
     sessions.extend(order.into_iter().filter_map(|i| slots[i as usize].take()));
 }
 
-fn plan(c: &Candidate, cache: &Cache) -> Plan {
+fn plan<'c>(c: &Candidate, cache: &'c Cache) -> Plan<'c> {
     let (Some(stamp), Some(rec)) = (c.meta, cache.get(&c.path)) else {
         return Plan::Whole;
     };
     if rec.stamp == stamp {
-        return Plan::Cached(rec.state.clone());
+        return Plan::Cached(&rec.state);
     }
     let grew = stamp.size >= rec.state.offset
         && stamp.inode == rec.stamp.inode
@@ -261,7 +286,7 @@ fn plan(c: &Candidate, cache: &Cache) -> Plan {
         && !rec.state.not_a_session
         && rec.state.header.is_some();
     if grew {
-        Plan::Resume(rec.state.clone(), rec.prefix)
+        Plan::Resume(&rec.state, rec.prefix)
     } else {
         Plan::Whole
     }
@@ -270,7 +295,7 @@ fn plan(c: &Candidate, cache: &Cache) -> Plan {
 fn summarise(
     c: &Candidate,
     plan: &Plan,
-    text: Option<&str>,
+    text: Option<&Arc<MessageText>>,
     keep_text: bool,
     caching: bool,
 ) -> Result<Loaded, CatalogProblem> {
@@ -281,44 +306,49 @@ fn summarise(
             "cannot read its size and time",
         ));
     };
-    let mut file = open_regular(&c.path).map_err(problem)?;
-    let (mut state, how) = match plan {
-        Plan::Cached(s) if s.offset == stamp.size => {
-            let mut s = s.clone();
-            s.text = text.unwrap_or_default().to_string();
-            let summary = finish(c, &s, stamp, keep_text);
+    if let Plan::Cached(s) = plan {
+        if s.offset == stamp.size {
+            // Nothing to read: the file is not even opened.
+            let text = keep_text.then(|| text.cloned().unwrap_or_default());
+            let summary = s.summary(c.path.clone(), stamp.size, stamp.mtime_ms(), text);
             return Ok(Loaded {
                 summary,
                 state: None,
-                how: Plan::Cached(SummaryState::default()),
+                how: How::Cached,
             });
         }
-        Plan::Cached(s) => (s.clone(), Plan::Cached(SummaryState::default())),
+    }
+    // Reading on needs the text so far as a string (an intact one).
+    let prior = match text.map(|t| t.cached_original()) {
+        Some(None) => return summarise(c, &Plan::Whole, None, keep_text, caching),
+        Some(Some(t)) => t,
+        None => std::borrow::Cow::Borrowed(""),
+    };
+    let mut file = open_regular(&c.path).map_err(problem)?;
+    let (mut state, how) = match plan {
+        Plan::Cached(s) => ((*s).clone(), How::Cached),
         // A file rewritten in place that grew keeps its inode: only its
         // bytes tell it from one that was appended to.
         Plan::Resume(s, prefix)
             if s.same_header(&mut file).map_err(problem)?
                 && prefix.matches(&file).map_err(problem)? =>
         {
-            (
-                s.clone(),
-                Plan::Resume(SummaryState::default(), PrefixPrint::default()),
-            )
+            ((*s).clone(), How::Resumed)
         }
         Plan::Resume(..) | Plan::Whole => (
             SummaryState {
                 with_text: keep_text,
                 ..SummaryState::default()
             },
-            Plan::Whole,
+            How::Whole,
         ),
     };
-    if !matches!(how, Plan::Whole) {
-        state.text = text.unwrap_or_default().to_string();
+    if how != How::Whole {
+        state.text = prior.into_owned();
     }
     let done = state.read_on(&mut file).map_err(problem)?;
     let summary = finish(c, &done, stamp, keep_text);
-    let state = if caching && !matches!(how, Plan::Cached(_)) {
+    let state = if caching && how != How::Cached {
         let prefix = PrefixPrint::of(&file, state.offset).map_err(problem)?;
         Some((state, prefix))
     } else {

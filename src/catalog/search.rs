@@ -128,8 +128,13 @@ fn tier(t: f64, score: f64) -> f64 {
     t * TIER_WEIGHT + score
 }
 
-fn text_lower(s: &SessionSummary) -> &str {
-    s.text.as_deref().map_or("", |t| t.lower())
+/// Words are looked for in the folded text: a word (never white space) is
+/// in it exactly when it is in the lower-case text; see
+/// [`super::MessageText::folded`].
+fn folded_contains(s: &SessionSummary, value: &str) -> bool {
+    s.text
+        .as_deref()
+        .is_some_and(|t| t.folded_contains(value.as_bytes()))
 }
 
 fn match_literal(s: &SessionSummary, value: &str) -> Option<f64> {
@@ -138,7 +143,7 @@ fn match_literal(s: &SessionSummary, value: &str) -> Option<f64> {
         return Some(tier(TIER_NAME, fuzzy_match(value, &name).unwrap_or(0.0)));
     }
     let hit = s.id.to_lowercase().contains(value)
-        || text_lower(s).contains(value)
+        || folded_contains(s, value)
         || s.cwd.to_lowercase().contains(value);
     hit.then_some(tier(TIER_TEXT, 0.0))
 }
@@ -159,9 +164,8 @@ fn match_phrase(s: &SessionSummary, phrase: &str) -> Option<f64> {
     if name.contains(phrase) {
         return Some(tier(TIER_NAME, fuzzy_match(phrase, &name).unwrap_or(0.0)));
     }
-    let text = s.text.as_deref().map_or("", |t| t.normalized());
     let hit = s.id.to_lowercase().contains(phrase)
-        || text.contains(phrase)
+        || folded_contains(s, phrase)
         || normalize_whitespace_lower(&s.cwd).contains(phrase);
     hit.then_some(tier(TIER_TEXT, 0.0))
 }
@@ -171,8 +175,8 @@ fn match_regex(s: &SessionSummary, re: &fancy_regex::Regex) -> Option<f64> {
     if s.name.as_deref().is_some_and(|n| !n.is_empty() && test(n)) {
         return Some(tier(TIER_NAME, 0.0));
     }
-    let text = s.text.as_deref().map_or("", |t| t.original.as_str());
-    (test(&s.id) || test(text) || test(&s.cwd)).then_some(tier(TIER_TEXT, 0.0))
+    let text = || s.text.as_deref().is_some_and(|t| t.with_original(test));
+    (test(&s.id) || text() || test(&s.cwd)).then_some(tier(TIER_TEXT, 0.0))
 }
 
 /// pi's fuzzy matcher: every query character in order, scored (lower is
@@ -312,9 +316,8 @@ pub fn filter_and_sort(
     if matches!(query, Query::Everything) {
         return candidates.collect();
     }
-    let mut scored: Vec<(usize, f64)> = candidates
-        .filter_map(|i| query.score(&sessions[i]).map(|s| (i, s)))
-        .collect();
+    let candidates: Vec<usize> = candidates.collect();
+    let mut scored = score_all(sessions, &candidates, query);
     if sort != SortMode::Recent {
         // Stable: ties stay newest first, as given.
         scored.sort_by(|a, b| {
@@ -328,6 +331,49 @@ pub fn filter_and_sort(
         });
     }
     scored.into_iter().map(|(i, _)| i).collect()
+}
+
+/// Scores `candidates` on every core, in their order.
+fn score_all(
+    sessions: &[SessionSummary],
+    candidates: &[usize],
+    query: &Query,
+) -> Vec<(usize, f64)> {
+    let score = |i: usize| query.score(&sessions[i]).map(|v| (i, v));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || candidates.len() < 64 {
+        return candidates.iter().filter_map(|&i| score(i)).collect();
+    }
+    // Small chunks taken in turn: sessions differ a lot in size.
+    const CHUNK: usize = 16;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut parts: Vec<(usize, Vec<(usize, f64)>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let at = next.fetch_add(CHUNK, std::sync::atomic::Ordering::Relaxed);
+                        let Some(chunk) = candidates.get(at..(at + CHUNK).min(candidates.len()))
+                        else {
+                            break;
+                        };
+                        if chunk.is_empty() {
+                            break;
+                        }
+                        mine.push((at, chunk.iter().filter_map(|&i| score(i)).collect()));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    parts.sort_unstable_by_key(|p| p.0);
+    parts.into_iter().flat_map(|p| p.1).collect()
 }
 
 /// One row of the threaded view.
@@ -487,6 +533,31 @@ mod tests {
             session("/s/y.jsonl", Some("/s/x.jsonl"), 2),
         ];
         assert_eq!(threaded(&looped, &[0, 1]).len(), 2);
+    }
+
+    /// Words are looked for in the folded text (lower case, white space
+    /// collapsed) where pi looks in the lower-case text: the same answer
+    /// only because lower-casing twice is lower-casing once, for every
+    /// character, and a word holds no white space.
+    #[test]
+    fn the_folded_text_answers_words_as_the_lower_case_text() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let lower = c.to_string().to_lowercase();
+            assert_eq!(lower.to_lowercase(), lower, "{:?}", c);
+        }
+        let text = "ΑΣ ΣΑ\u{2028}Tree\t\t LABEL İx  \u{3000}ǅz";
+        let lower = text.to_lowercase();
+        let s = SessionSummary {
+            text: Some(std::sync::Arc::new(crate::catalog::MessageText::new(
+                text.to_string(),
+            ))),
+            ..SessionSummary::default()
+        };
+        for word in ["ας", "σα", "tree", "label", "i\u{307}x", "ǆz", "ee", "ς"] {
+            assert_eq!(folded_contains(&s, word), lower.contains(word), "{word}");
+        }
+        assert!(folded_contains(&s, "tree label"));
+        assert!(!folded_contains(&s, "tree\t"));
     }
 
     #[test]

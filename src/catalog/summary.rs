@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+pub use super::text::MessageText;
 
 /// One session as the picker and `piscope ls` show it.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +41,8 @@ pub struct SessionSummary {
     pub message_count: u64,
     /// Messages from the user.
     pub user_messages: u64,
+    /// Messages from the assistant (answers).
+    pub assistant_messages: u64,
     /// The first user message with text, or "(no messages)".
     pub first_message: String,
     /// Entries after the header.
@@ -95,31 +99,6 @@ pub fn age(ms_ago: i64) -> String {
     }
 }
 
-/// The searchable text of a session, with its lower-case forms made once.
-#[derive(Debug, Default)]
-pub struct MessageText {
-    pub original: String,
-    lower: OnceLock<String>,
-    normalized: OnceLock<String>,
-}
-
-impl MessageText {
-    pub fn new(original: String) -> MessageText {
-        MessageText {
-            original,
-            ..MessageText::default()
-        }
-    }
-    pub fn lower(&self) -> &str {
-        self.lower.get_or_init(|| self.original.to_lowercase())
-    }
-    /// Lower case with white-space runs as one space, trimmed.
-    pub fn normalized(&self) -> &str {
-        self.normalized
-            .get_or_init(|| crate::jstext::normalize_whitespace_lower(self.lower()))
-    }
-}
-
 /// The fields of pi's session list as pi holds them, each as a JavaScript
 /// value key (see [`jskey`]): a plain string is itself, anything else is
 /// tagged, so `ls --json` echoes what pi's list holds, byte for byte.
@@ -171,6 +150,7 @@ pub(crate) struct SummaryState {
     pub name_exact: Option<String>,
     pub message_count: u64,
     pub user_messages: u64,
+    pub assistant_messages: u64,
     pub first_message: Option<String>,
     /// The first message's key when it holds lone surrogates.
     pub first_message_exact: Option<String>,
@@ -452,6 +432,7 @@ impl SummaryState {
             self.user_messages += 1;
         }
         if role == Some("assistant") {
+            self.assistant_messages += 1;
             if let Some(u) = m.usage {
                 self.tokens += u.tokens;
                 self.cost += u.cost;
@@ -576,6 +557,7 @@ impl SummaryState {
             modified_ms,
             message_count: self.message_count,
             user_messages: self.user_messages,
+            assistant_messages: self.assistant_messages,
             first_message: self
                 .first_message
                 .clone()

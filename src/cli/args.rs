@@ -47,6 +47,21 @@ pub enum Command {
     /// Tokens and cost per day, week, month, project, model or session
     /// (current folder's, or --all); copies in forks and clones count once.
     Stats(StatsArgs),
+    /// Remove the branch an entry starts (the entry and all below it); the original to the trash.
+    Prune(PruneArgs),
+    /// Move the sessions every given rule matches to the trash (rules combine: all must hold).
+    Clean(CleanArgs),
+    /// Put sessions piscope moved to the trash back where they were.
+    Restore(RestoreArgs),
+    /// Follow a project folder that moved: its sessions' cwd rewritten, files moved to pi's folder for NEW.
+    MoveProject(MoveProjectArgs),
+    /// Print a shell completion script (install: see the README).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print piscope's man page (roff).
+    Man,
     /// Write one branch into a new session file beside this one (as pi's fork).
     Fork {
         file: PathBuf,
@@ -128,6 +143,9 @@ impl Command {
             Command::Tree { json, .. }
             | Command::Context { json, .. }
             | Command::Info { json, .. } => *json,
+            Command::Clean(args) => args.json,
+            Command::Restore(args) => args.json,
+            Command::Completions { .. } | Command::Man => true,
             _ => false,
         }
     }
@@ -247,6 +265,86 @@ pub struct RemoveArgs {
     /// Delete for good instead of moving to the trash.
     #[arg(long)]
     pub permanent: bool,
+    /// The sessions folder (else pi's).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PruneArgs {
+    pub file: PathBuf,
+    /// The entry the branch starts at (it and everything below it go).
+    pub entry: String,
+    /// Show what would go; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask.
+    #[arg(long, short)]
+    pub yes: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CleanArgs {
+    /// Sessions without a user message.
+    #[arg(long)]
+    pub empty: bool,
+    /// Sessions without an answer from the assistant.
+    #[arg(long)]
+    pub no_reply: bool,
+    /// Sessions whose folder (the header's cwd) no longer exists.
+    #[arg(long)]
+    pub folder_gone: bool,
+    /// Sessions last active longer ago than this (30d, 2w, 12h, 6mo, 1y).
+    #[arg(long, value_name = "DUR", value_parser = crate::catalog::clean::parse_age)]
+    pub older_than: Option<std::time::Duration>,
+    /// Sessions larger than this (500K, 10M, 1G; powers of 1024).
+    #[arg(long, value_name = "SIZE", value_parser = crate::catalog::clean::parse_size)]
+    pub larger_than: Option<u64>,
+    /// Look in every project, not only the current folder's.
+    #[arg(long)]
+    pub all: bool,
+    /// List what would go (name, project, age, size, why); change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --dry-run: the list as JSON.
+    #[arg(long, requires = "dry_run")]
+    pub json: bool,
+    /// Do not ask.
+    #[arg(long, short)]
+    pub yes: bool,
+    /// The sessions folder (else pi's).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RestoreArgs {
+    /// Where the sessions lived (as `restore --list` shows them).
+    #[arg(conflicts_with_all = ["last", "list"])]
+    pub paths: Vec<PathBuf>,
+    /// The file piscope trashed last.
+    #[arg(long, conflicts_with = "list")]
+    pub last: bool,
+    /// List what piscope trashed that is still in the trash.
+    #[arg(long)]
+    pub list: bool,
+    /// With --list: as JSON.
+    #[arg(long, requires = "list")]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MoveProjectArgs {
+    /// The folder the project was in (its sessions' header cwd, or a folder above it).
+    pub old: PathBuf,
+    /// The folder it is in now.
+    pub new: PathBuf,
+    /// Show what would change; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask.
+    #[arg(long, short)]
+    pub yes: bool,
     /// The sessions folder (else pi's).
     #[arg(long, value_name = "DIR")]
     pub session_dir: Option<String>,

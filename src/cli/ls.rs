@@ -3,7 +3,7 @@
 
 use super::args::ListArgs;
 use super::warn;
-use crate::catalog::deep::deep_search;
+use crate::catalog::deep::{DeepHit, deep_search_each};
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
 };
@@ -54,24 +54,24 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             .filter(|s| !args.named || catalog::search::has_name(s))
             .cloned()
             .collect();
-        let (hits, problems) = deep_search(&chosen, &query);
-        for p in &problems {
-            warn(p);
+        // Hits are written as each session's are found, newest first.
+        let mut written = 0usize;
+        let mut failed = None;
+        if args.json {
+            out.write_all(b"[")?;
+        }
+        let problems = deep_search_each(&chosen, &query, &mut |hits| {
+            let r = write_hits(hits, args.json, &mut written, out);
+            r.map_err(|e| failed = Some(e)).is_ok()
+        });
+        if let Some(e) = failed {
+            return Err(e.into());
         }
         if args.json {
-            serde_json::to_writer(&mut *out, &hits)?;
-            writeln!(out)?;
-        } else {
-            for h in &hits {
-                writeln!(
-                    out,
-                    "{}  {}  {}: {}",
-                    sanitize(&h.path.display().to_string()),
-                    sanitize(h.entry_id.as_deref().unwrap_or("-")),
-                    sanitize(&h.kind),
-                    sanitize(&h.snippet)
-                )?;
-            }
+            out.write_all(b"]\n")?;
+        }
+        for p in &problems {
+            warn(p);
         }
         return Ok(());
     }
@@ -95,6 +95,41 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     } else {
         let searched = !matches!(query, Query::Everything) || args.named;
         write_table(&cat.folder, sessions, &rows, (args.all, searched), out)?;
+    }
+    Ok(())
+}
+
+/// Writes deep-search hits: JSON array items (the brackets are the
+/// caller's), or one line each.
+fn write_hits(
+    hits: &[DeepHit],
+    json: bool,
+    written: &mut usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    for h in hits {
+        if json {
+            if *written > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, h)?;
+        } else {
+            // The model no longer sees such an entry where pi resumes.
+            let cut = if h.compacted_away {
+                " (compacted away)"
+            } else {
+                ""
+            };
+            writeln!(
+                out,
+                "{}  {}  {}{cut}: {}",
+                sanitize(&h.path.display().to_string()),
+                sanitize(h.entry_id.as_deref().unwrap_or("-")),
+                sanitize(&h.kind),
+                sanitize(&h.snippet)
+            )?;
+        }
+        *written += 1;
     }
     Ok(())
 }

@@ -9,7 +9,12 @@
 //! formatted, so a line break in one cannot start a fake line.
 
 pub mod args;
+mod clean;
+mod confirm;
 mod ls;
+mod move_project;
+mod prune;
+mod restore;
 mod rm;
 mod stats;
 
@@ -39,11 +44,21 @@ pub fn usage_error(e: clap::Error) -> i32 {
     if e.use_stderr() { 2 } else { 0 }
 }
 
-/// The exit status of a finished front end (0 ok, 1 failure), after
-/// printing its error as one safe line.
+/// A command used the wrong way (exit status 2, as for clap's own errors):
+/// a destructive command without `--yes` and without a terminal to ask on.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// The exit status of a finished front end (0 ok, 1 failure, 2 usage),
+/// after printing its error as one safe line.
 pub fn exit_status(result: Result<()>) -> i32 {
     match result {
         Ok(()) => 0,
+        Err(e) if e.downcast_ref::<UsageError>().is_some() => {
+            warn(&error_chain(&e));
+            2
+        }
         Err(e) => {
             if e.downcast_ref::<io::Error>()
                 .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
@@ -111,6 +126,18 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
         Command::Ls(args) => ls::run(args, out)?,
         Command::Rm(args) => rm::run(args, out)?,
         Command::Stats(args) => stats::run(args, out)?,
+        Command::Prune(args) => prune::run(args, out)?,
+        Command::Clean(args) => clean::run(args, out)?,
+        Command::Restore(args) => restore::run(args, out)?,
+        Command::MoveProject(args) => move_project::run(args, out)?,
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "piscope", out);
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(cmd).render(out)?;
+        }
         Command::Fork { file, leaf } => {
             let new = session::fork::fork_session(&file, leaf.as_deref())?;
             writeln!(out, "{}", shown(&new))?;
@@ -152,7 +179,12 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             }
         }
         Command::Tree { file, json, filter } => {
-            let s = Session::open_with(&file, if json { Detail::Outline } else { Detail::Full })?;
+            // The texts are read from the file row by row; a legacy file
+            // (whose messages migrate) is read whole instead.
+            let mut s = Session::open_with(&file, Detail::Outline)?;
+            if !json && s.detail != Detail::Outline {
+                s = Session::open(&file)?;
+            }
             if json {
                 write_tree_json(&s, out)?;
             } else {
@@ -321,42 +353,61 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
 }
 
 /// `oracle info`: `{header, leafId, name, entryCount, labels, branch}`,
-/// ids written as the values pi keeps (see `session::jskey`).
+/// ids written as the values pi keeps (see `session::jskey`). Built in one
+/// buffer: a branch of a million entries is a million ids.
 pub fn info_json(s: &Session) -> String {
     use session::jskey;
     // pi's labels object: property names are `String(id)`, later ones win.
     let mut labels: indexmap::IndexMap<String, String> = indexmap::IndexMap::new();
-    for (_, e) in s.live_entries() {
-        if let Some(id) = e.id_str() {
-            if let Some(l) = s.tree.label(id) {
-                labels.insert(jskey::property_json(id), jskey::to_json(&l.value));
+    if !s.tree.labels().is_empty() {
+        for (_, e) in s.live_entries() {
+            if let Some(id) = e.id_str() {
+                if let Some(l) = s.tree.label(id) {
+                    labels.insert(jskey::property_json(id), jskey::to_json(&l.value));
+                }
             }
         }
     }
-    let mut o = format!("{{\"header\":{}", s.header_json());
+    let mut o: Vec<u8> = Vec::with_capacity(1 << 12);
+    o.extend_from_slice(b"{\"header\":");
+    o.extend_from_slice(s.header_json().as_bytes());
     if let Some(leaf) = s.leaf_id() {
-        o.push_str(&format!(",\"leafId\":{}", jskey::to_json(leaf)));
+        o.extend_from_slice(b",\"leafId\":");
+        jskey::push_json(&mut o, leaf);
     } else if s.tree.last().is_none() {
-        o.push_str(",\"leafId\":null");
+        o.extend_from_slice(b",\"leafId\":null");
     }
     let name = s.name_json().unwrap_or_else(|| "null".to_string());
-    o.push_str(&format!(
-        ",\"name\":{name},\"entryCount\":{}",
-        s.live_entries().count()
-    ));
-    let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}:{v}")).collect();
-    o.push_str(&format!(",\"labels\":{{{}}}", labels.join(",")));
-    let branch: Vec<String> = s
-        .branch()
-        .into_iter()
-        .map(|i| {
-            s.entry(i)
-                .id_str()
-                .map_or_else(|| "null".to_string(), jskey::to_json)
-        })
-        .collect();
-    o.push_str(&format!(",\"branch\":[{}]}}", branch.join(",")));
-    o
+    o.extend_from_slice(
+        format!(
+            ",\"name\":{name},\"entryCount\":{}",
+            s.live_entries().count()
+        )
+        .as_bytes(),
+    );
+    o.extend_from_slice(b",\"labels\":{");
+    for (k, (name, value)) in labels.iter().enumerate() {
+        if k > 0 {
+            o.push(b',');
+        }
+        o.extend_from_slice(name.as_bytes());
+        o.push(b':');
+        o.extend_from_slice(value.as_bytes());
+    }
+    drop(labels);
+    o.extend_from_slice(b"},\"branch\":[");
+    for (k, i) in s.branch().into_iter().enumerate() {
+        if k > 0 {
+            o.push(b',');
+        }
+        match s.entry(i).id_str() {
+            Some(id) => jskey::push_json(&mut o, id),
+            None => o.extend_from_slice(b"null"),
+        }
+    }
+    o.extend_from_slice(b"]}");
+    // Every piece is JSON text made from strings.
+    String::from_utf8(o).unwrap_or_default()
 }
 
 fn home() -> Option<String> {
@@ -375,8 +426,24 @@ fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Resu
         TreeFilter::All => Filter::All,
     };
     let view = TreeView::new(s);
-    let rows = view.rows(s, filter, &std::collections::HashSet::new());
-    let texts = tree_view::texts(s, home().as_deref());
+    let home = home();
+    let folded = std::collections::HashSet::new();
+    // At outline depth messages keep no texts: each row's is read from its
+    // line, and what pi's filter needs of them from one pass before.
+    let mut lazy = None;
+    let rows = if s.detail == Detail::Outline {
+        let texts = lazy.insert(session::summary::LazyTexts::read(s)?);
+        view.rows_where(s, &folded, |node| {
+            let role = s.outline_fact(node).map(|(role, ..)| role);
+            view.shows_as(s, filter, node, role, texts.bare(node))
+        })
+    } else {
+        view.rows(s, filter, &folded)
+    };
+    let texts = match lazy {
+        Some(_) => Vec::new(),
+        None => tree_view::texts(s, home.as_deref()),
+    };
     for (row, connectors) in rows.rows.iter().zip(rows.connectors()) {
         let node = row.node;
         let mark = view.mark(node).text();
@@ -384,11 +451,15 @@ fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Resu
             .label_of(node)
             .map(|l| format!("[{}] ", sanitize(&l.label)))
             .unwrap_or_default();
+        let text = match &mut lazy {
+            Some(lazy) => std::borrow::Cow::Owned(lazy.text(s, node, home.as_deref())?),
+            None => std::borrow::Cow::Borrowed(texts.get(node as usize).map_or("", String::as_str)),
+        };
         writeln!(
             out,
             "{:<8}  {connectors}{mark}{label}{}",
             sanitize(s.entry(node).id_str().unwrap_or("-")),
-            sanitize(texts.get(node as usize).map_or("", String::as_str))
+            sanitize(&text)
         )?;
     }
     Ok(())

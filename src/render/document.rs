@@ -28,7 +28,8 @@ pub fn document_at(session: &Session, leaf: Option<u32>) -> Result<Document, Ses
 
 fn render(session: &Session, ctx: Context) -> Result<Document, SessionError> {
     let mut file = session.open_file()?;
-    let blocks = context_blocks(session, &ctx, &mut file, &HashSet::new())?;
+    let blocks = context_blocks(session, &ctx, &mut file, &HashSet::new(), &Window::ALL)?
+        .map_or_else(Vec::new, |(b, _)| b);
     let mut meta = meta(session, &ctx.path, &mut file)?;
     meta.model = model_name(&ctx);
     meta.thinking = ctx
@@ -58,15 +59,54 @@ fn count_messages(blocks: &[Block]) -> usize {
         .count()
 }
 
-/// The messages of the context's items, except items of entries in `skip`.
+/// Which part of a context to render, for a drawer that shows a window of
+/// a long one.
+pub struct Window<'a> {
+    /// The first context item rendered (those before it are left out).
+    pub from: usize,
+    /// At most this many of the entries a compaction replaced are rendered
+    /// inside it (the last ones).
+    pub replaced: usize,
+    /// Asked between items: true stops the work (its result is not wanted).
+    pub stop: &'a dyn Fn() -> bool,
+}
+
+impl Window<'static> {
+    /// The whole context.
+    pub const ALL: Window<'static> = Window {
+        from: 0,
+        replaced: usize::MAX,
+        stop: &|| false,
+    };
+}
+
+/// The blocks of the context's items from `window.from` on (a compaction
+/// among them holding what it replaced), with the number of messages they
+/// hold; `None` when `window.stop` said to stop.
+pub fn context_window(
+    session: &Session,
+    ctx: &Context,
+    window: &Window<'_>,
+) -> Result<Option<(Vec<Block>, usize)>, SessionError> {
+    let mut file = session.open_file()?;
+    context_blocks(session, ctx, &mut file, &HashSet::new(), window)
+}
+
+/// The messages of the context's items from `from` on, except items of
+/// entries in `skip`; `None` when `stop` said to stop.
 fn messages(
     session: &Session,
     ctx: &Context,
     file: &mut File,
     skip: &HashSet<u32>,
-) -> Result<Vec<Message>, SessionError> {
+    from: usize,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<Vec<Message>>, SessionError> {
     let mut out = Vec::new();
-    for item in &ctx.items {
+    for (k, item) in ctx.items.iter().enumerate().skip(from) {
+        if k % 64 == 0 && stop() {
+            return Ok(None);
+        }
         if skip.contains(&item.entry) {
             continue;
         }
@@ -79,58 +119,89 @@ fn messages(
             });
         }
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
-/// The context's blocks (items of entries in `skip` left out), the
-/// compaction's block holding what it replaced.
+/// The context's blocks from `window.from` on (items of entries in `skip`
+/// left out), the compaction's block holding what it replaced, and the
+/// number of messages shown; `None` when stopped.
 fn context_blocks(
     session: &Session,
     ctx: &Context,
     file: &mut File,
     skip: &HashSet<u32>,
-) -> Result<Vec<Block>, SessionError> {
-    let list = messages(session, ctx, file, skip)?;
+    window: &Window<'_>,
+) -> Result<Option<(Vec<Block>, usize)>, SessionError> {
+    let Some(list) = messages(session, ctx, file, skip, window.from, window.stop)? else {
+        return Ok(None);
+    };
     let mut blocks = message::blocks(&list);
     label(session, &mut blocks);
+    let shown = list.len();
     let Some(comp) = ctx.compaction.filter(|c| !skip.contains(c)) else {
-        return Ok(blocks);
+        return Ok(Some((blocks, shown)));
     };
     let Some(pos) = ctx.path.iter().position(|&e| e == comp) else {
-        return Ok(blocks);
+        return Ok(Some((blocks, shown)));
     };
+    if !blocks
+        .iter()
+        .any(|b| b.kind == BlockKind::Compaction && b.entry == Some(comp))
+    {
+        return Ok(Some((blocks, shown)));
+    }
     // What the model saw right before the compaction, less what it kept.
     let kept: HashSet<u32> = ctx.items.iter().map(|i| i.entry).collect();
     let before = session.context_for_path(ctx.path[..pos].to_vec());
     let mut gone = before.clone();
     gone.items.retain(|i| !kept.contains(&i.entry));
-    let replaced = gone.items.iter().filter(|i| i.contributes).count();
-    let hidden_list = messages(session, &gone, file, &HashSet::new())?;
+    // Counted as the tree counts it, so both say the same number.
+    let replaced = session.replaced_by(comp);
+    let left_out = gone.items.len().saturating_sub(window.replaced);
+    gone.items.drain(..left_out);
+    let Some(hidden_list) = messages(session, &gone, file, &HashSet::new(), 0, window.stop)? else {
+        return Ok(None);
+    };
     let mut hidden = message::blocks(&hidden_list);
     label(session, &mut hidden);
     for b in &mut hidden {
         mark_hidden(b);
     }
-    let carried = list
-        .iter()
-        .filter(|m| m.entry == Some(comp))
-        .filter(|m| {
-            !matches!(
+    let carried_over = |m: &Message| {
+        m.entry == Some(comp)
+            && !matches!(
                 m.value.get("role").and_then(Value::as_str),
                 Some("compactionSummary" | "system")
             )
-        })
-        .count();
-    let kept_before = before.items.len() - gone.items.len();
+    };
+    let carried = list.iter().filter(|m| carried_over(m)).count();
+    let kept_before = before.items.len() - gone.items.len() - left_out;
+    for b in blocks.iter_mut().filter(|b| {
+        b.entry == Some(comp) && !matches!(b.kind, BlockKind::Compaction | BlockKind::System)
+    }) {
+        // The compaction's retained tail: messages from before it, kept.
+        b.title.push(Span::new(
+            "  · carried over by the compaction",
+            Class::Compaction,
+        ));
+    }
     if let Some(b) = blocks
         .iter_mut()
         .find(|b| b.kind == BlockKind::Compaction && b.entry == Some(comp))
     {
+        let messages = if left_out > 0 {
+            format!("the last {} shown", gone.items.len())
+        } else {
+            format!(
+                "{} message{}",
+                hidden_list.len(),
+                if hidden_list.len() == 1 { "" } else { "s" }
+            )
+        };
         b.title.push(Span::new(
             &format!(
-                " · replaced {replaced} entr{} ({} messages)",
+                " · replaced {replaced} entr{} ({messages})",
                 if replaced == 1 { "y" } else { "ies" },
-                hidden_list.len()
             ),
             Class::Dim,
         ));
@@ -144,7 +215,7 @@ fn context_blocks(
         }
         b.children = hidden;
     }
-    Ok(blocks)
+    Ok(Some((blocks, shown)))
 }
 
 /// The label of each block's entry, after its first block's title.
@@ -271,7 +342,8 @@ pub fn branches_document(session: &Session) -> Result<(Meta, Vec<Branch>), Sessi
         let path = session.tree.path_to(leaf);
         let fork = path.iter().rev().find(|e| done.contains(e)).copied();
         let ctx = session.context_for_path(path.clone());
-        let blocks = context_blocks(session, &ctx, &mut file, &done)?;
+        let blocks = context_blocks(session, &ctx, &mut file, &done, &Window::ALL)?
+            .map_or_else(Vec::new, |(b, _)| b);
         let own = path.iter().filter(|e| !done.contains(e)).count();
         let title = blocks
             .iter()

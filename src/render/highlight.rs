@@ -1,6 +1,9 @@
 //! Syntax highlighting of code into classed spans: the grammars (bat's set,
 //! loaded on first use so start-up never pays for them), a language found
 //! by fence name or file extension, and scopes mapped to [`Class`]es.
+//! The grammars run on Oniguruma (syntect's `regex-onig`): on grammars as
+//! heavy as TypeScript's it is about seven times faster than the pure-Rust
+//! engine, which made exporting a long session take tens of seconds.
 
 use super::doc::{Class, CodeLine, LineKind, Span};
 use std::path::Path;

@@ -2,6 +2,7 @@
 //! wider than the width (text wrapped at spaces, code broken where it must,
 //! tables drawn in columns when they fit), ready for any terminal drawer.
 
+use super::defer::{first_lines, with_code_highlighted};
 use super::doc::{Align, Block, Class, CodeLine, Document, Fold, Line, Node, Span, Style};
 use super::message::image_label;
 use crate::safe_text::width as text_width;
@@ -32,14 +33,49 @@ pub fn opens_at_first(b: &Block) -> bool {
     b.fold != Fold::Folded
 }
 
+/// Whether a block folds: a body that folds, or blocks inside it (what a
+/// compaction replaced).
+pub fn foldable(b: &Block) -> bool {
+    b.fold != Fold::Fixed || !b.children.is_empty()
+}
+
 /// One block as rows: its title (with `▸` / `▾` when it folds), then, when
 /// open, its body indented and the blocks inside it; a blank row after.
 pub fn layout_block(b: &Block, width: usize, open: bool) -> Vec<Line> {
-    let width = width.max(8);
     let open = open || b.fold == Fold::Fixed;
+    let mut rows = layout_own(b, width, open, 0, None);
+    if open && !b.children.is_empty() {
+        rows.pop();
+        let inner = width.max(8) - INDENT;
+        for child in &b.children {
+            for line in layout_block(child, inner, opens_at_first(child)) {
+                rows.push(indent(line, INDENT));
+            }
+        }
+        rows.push(Vec::new());
+    }
+    rows
+}
+
+/// A block's own rows, without the blocks inside it (a drawer that folds
+/// each of those on its own lays them out itself): the title, then the
+/// body when `open` (or when it cannot fold), else its first `peek` rows
+/// and how many more there are; when it holds blocks and is not open, how
+/// many; a blank row after. Every row is dimmed when the block is
+/// compacted away. `key` names the key that opens a block, for the notes
+/// of what a folded block leaves out.
+pub fn layout_own(
+    b: &Block,
+    width: usize,
+    open: bool,
+    peek: usize,
+    key: Option<&str>,
+) -> Vec<Line> {
+    let width = width.max(8);
+    let body_open = open || b.fold == Fold::Fixed;
     let mut rows = Vec::new();
     let mut title: Line = Vec::new();
-    if b.fold != Fold::Fixed {
+    if foldable(b) {
         title.push(Span::clean(
             if open { "▾ " } else { "▸ " }.to_string(),
             Class::Dim,
@@ -53,21 +89,43 @@ pub fn layout_block(b: &Block, width: usize, open: bool) -> Vec<Line> {
     }
     title.extend(b.title.iter().cloned());
     rows.extend(wrap(&title, width));
-    if open {
-        for line in nodes(&b.body, width - INDENT) {
+    if body_open {
+        for line in nodes(&with_code_highlighted(&b.body), width - INDENT) {
             rows.push(indent(line, INDENT));
         }
-        for child in &b.children {
-            for line in layout_block(child, width - INDENT, opens_at_first(child)) {
-                rows.push(indent(line, INDENT));
-            }
+    } else if peek > 0 && !b.body.is_empty() {
+        // Only the rows shown are highlighted; the rest are counted.
+        let all = nodes(&b.body, width - INDENT);
+        let start = all.iter().take_while(|l| l.is_empty()).count();
+        let shown = all.len().saturating_sub(start).min(peek);
+        let first = first_lines(&b.body, start + shown);
+        let head = nodes(&with_code_highlighted(&first), width - INDENT);
+        for line in head.iter().skip(start).take(shown) {
+            rows.push(indent(line.clone(), INDENT));
         }
-    } else if !b.children.is_empty() {
+        let more = all.len() - start - shown;
+        if more > 0 {
+            rows.push(indent(
+                vec![Span::clean(
+                    format!(
+                        "… {more} more line{}{}",
+                        if more == 1 { "" } else { "s" },
+                        key.map(|k| format!(" ({k} unfolds)")).unwrap_or_default()
+                    ),
+                    Class::Dim,
+                )],
+                INDENT,
+            ));
+        }
+    }
+    if !open && !b.children.is_empty() {
+        // How many is the title's to say: its count is of messages, these
+        // are blocks (a tool call holds its result).
         rows.push(indent(
             vec![Span::clean(
                 format!(
-                    "{} messages compacted away (open to read)",
-                    b.children.len()
+                    "What it replaced, compacted away ({})",
+                    key.map_or("open to read".to_string(), |k| format!("{k} shows it"))
                 ),
                 Class::Dim,
             )],

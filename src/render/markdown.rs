@@ -339,7 +339,7 @@ impl Builder {
                 // A fence language without a grammar is still said.
                 (!lang.is_empty()).then(|| safe_text::clean_line(lang))
             }),
-            lines: highlight::highlight(&lines, Lang::Fence(lang)),
+            lines: super::defer::code_lines(&lines, Lang::Fence(lang)),
             more: 0,
         };
         self.push_node(node);

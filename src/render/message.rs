@@ -175,7 +175,7 @@ fn code(text: &str, lang: Lang<'_>, keep: usize) -> Node {
     let more = lines.len().saturating_sub(keep);
     Node::Code {
         lang: highlight::language(lang),
-        lines: highlight::highlight(&lines[..lines.len().min(keep)], lang),
+        lines: super::defer::code_lines(&lines[..lines.len().min(keep)], lang),
         more,
     }
 }

@@ -10,11 +10,13 @@
 //! message.rs   message JSON → blocks (tools paired with their results)
 //! markdown.rs  markdown → nodes      highlight.rs  code → classed lines
 //! diff.rs      edit calls → diffs    ansi.rs       output → styled lines
+//! defer.rs     highlighting put off until a block is laid out
 //! doc.rs       the model             layout.rs     Document + width → rows
 //! html.rs      the HTML page         md.rs         the Markdown export
 //! ```
 
 mod ansi;
+pub mod defer;
 mod diff;
 pub mod doc;
 pub mod document;
@@ -26,8 +28,10 @@ pub mod md;
 pub mod message;
 
 pub use doc::{Block, BlockKind, Class, Document, Fold, Line, Node, Span, Style};
-pub use document::{Branch, branches_document, context_document, document_at};
-pub use layout::{layout, layout_block};
+pub use document::{
+    Branch, Window, branches_document, context_document, context_window, document_at,
+};
+pub use layout::{foldable, layout, layout_block, layout_own};
 
 use crate::session::{Session, SessionError};
 

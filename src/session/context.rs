@@ -58,6 +58,67 @@ pub struct Context {
     pub compaction: Option<u32>,
 }
 
+/// Whether the model sees an entry at one leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Memory {
+    /// In the context: its message is sent (or, for a setting, in force).
+    Seen,
+    /// On the path to the leaf but not sent: cut away by a compaction, an
+    /// older compaction's summary, or a message a context edit omits.
+    CompactedAway,
+    /// Not on the path to the leaf: another branch.
+    OffPath,
+}
+
+/// A set of entry indices as bits: 100,000 entries take 12.5 KB.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    fn set(&mut self, i: u32) {
+        if let Some(w) = self.0.get_mut(i as usize / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    fn get(&self, i: u32) -> bool {
+        self.0
+            .get(i as usize / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+}
+
+/// What the model remembers at one leaf, per entry (see
+/// [`Session::remembered`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Remembered {
+    /// The leaf it was built for; `None` before any entry.
+    pub leaf: Option<u32>,
+    on_path: Bits,
+    seen: Bits,
+}
+
+impl Remembered {
+    pub fn memory(&self, node: u32) -> Memory {
+        if self.seen.get(node) {
+            Memory::Seen
+        } else if self.on_path.get(node) {
+            Memory::CompactedAway
+        } else {
+            Memory::OffPath
+        }
+    }
+
+    /// Whether the model sees `node` at this leaf.
+    pub fn sees(&self, node: u32) -> bool {
+        self.seen.get(node)
+    }
+}
+
 impl Session {
     /// Builds the context for a leaf.
     pub fn context(&self, leaf: &LeafSelector) -> Context {
@@ -78,7 +139,9 @@ impl Session {
         let mut model = None;
         for &i in &path {
             match &self.entry(i).info {
-                Info::ThinkingLevel(level) => thinking_level = level.clone(),
+                Info::ThinkingLevel(level) => {
+                    thinking_level = level.as_deref().map(CompactString::from)
+                }
                 Info::ModelChange(c) => {
                     model = Some(ModelRef {
                         provider: c.provider.clone(),
@@ -95,56 +158,8 @@ impl Session {
                 }
             }
         }
-        let compaction_pos = path
-            .iter()
-            .rposition(|&i| self.entry(i).kind == Kind::Compaction);
-        let selected: Vec<u32> = match compaction_pos {
-            None => path.clone(),
-            Some(pos) => {
-                let comp = self.entry(path[pos]);
-                let mut out = vec![path[pos]];
-                let (first_kept, tail) = match &comp.info {
-                    Info::Compaction(c) => (c.first_kept.as_deref(), c.retained_tail),
-                    _ => (None, false),
-                };
-                if !tail {
-                    let mut found = false;
-                    for &i in &path[..pos] {
-                        let e = self.entry(i);
-                        // `entry.id === firstKeptEntryId`: both absent is equal too.
-                        found |= e.id_str() == first_kept;
-                        let system = self
-                            .message_view(i)
-                            .is_some_and(|m| *m.role == Role::System);
-                        if found && !system {
-                            out.push(i);
-                        }
-                    }
-                }
-                out.extend_from_slice(&path[pos + 1..]);
-                out
-            }
-        };
-        // pi's edits `Map`: an absent target is the key `undefined`, which
-        // an entry without id looks up.
-        let mut edits: HashMap<&str, u32> = HashMap::new();
-        for &i in &selected {
-            if let Info::ContextEdit { target, .. } = &self.entry(i).info {
-                edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
-            }
-        }
-        let items = selected
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| {
-                let e = self.entry(i);
-                ContextItem {
-                    entry: i,
-                    edit: edits.get(e.id_str().unwrap_or(jskey::UNDEFINED)).copied(),
-                    contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
-                }
-            })
-            .collect();
+        let (selected, compaction_pos) = self.context_entries(&path);
+        let items = self.context_items(&selected);
         Context {
             path,
             items,
@@ -152,6 +167,127 @@ impl Session {
             model,
             compaction: compaction_pos.map(|_| selected[0]),
         }
+    }
+
+    /// The context's items for pi's selected entries: the latest edit of
+    /// each, and whether it adds messages at all.
+    fn context_items(&self, selected: &[u32]) -> Vec<ContextItem> {
+        // pi's edits `Map`: an absent target is the key `undefined`, which
+        // an entry without id looks up.
+        let mut edits: HashMap<&str, u32> = HashMap::new();
+        for &i in selected {
+            if let Info::ContextEdit { target, .. } = &self.entry(i).info {
+                edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
+            }
+        }
+        selected
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let e = self.entry(i);
+                // Most sessions have no edit: no id to hash per entry.
+                let edit = match edits.is_empty() {
+                    true => None,
+                    false => edits.get(e.id_str().unwrap_or(jskey::UNDEFINED)).copied(),
+                };
+                ContextItem {
+                    entry: i,
+                    edit,
+                    contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
+                }
+            })
+            .collect()
+    }
+
+    /// pi's `buildContextEntries` on `path`: the entries whose messages
+    /// the context is built from, and where on the path the latest
+    /// compaction is (it opens the list).
+    fn context_entries(&self, path: &[u32]) -> (Vec<u32>, Option<usize>) {
+        let compaction_pos = path
+            .iter()
+            .rposition(|&i| self.entry(i).kind == Kind::Compaction);
+        let Some(pos) = compaction_pos else {
+            return (path.to_vec(), None);
+        };
+        let comp = self.entry(path[pos]);
+        let mut out = vec![path[pos]];
+        let (first_kept, tail) = match &comp.info {
+            Info::Compaction(c) => (c.first_kept.as_deref(), c.retained_tail),
+            _ => (None, false),
+        };
+        if !tail {
+            let mut found = false;
+            for &i in &path[..pos] {
+                let e = self.entry(i);
+                // `entry.id === firstKeptEntryId`: both absent is equal too.
+                found |= e.id_str() == first_kept;
+                let system = self
+                    .message_view(i)
+                    .is_some_and(|m| *m.role == Role::System);
+                if found && !system {
+                    out.push(i);
+                }
+            }
+        }
+        out.extend_from_slice(&path[pos + 1..]);
+        (out, compaction_pos)
+    }
+
+    /// What the model remembers with `leaf` as the leaf (`None`: before
+    /// any entry).
+    pub fn remembered_at(&self, leaf: Option<u32>) -> Remembered {
+        let path = leaf.map(|l| self.tree.path_to(l)).unwrap_or_default();
+        // The context's entries without its model and level: this runs on
+        // every move of the tree's selection.
+        let (selected, _) = self.context_entries(&path);
+        self.remembered_from(&path, &self.context_items(&selected))
+    }
+
+    /// How many entries with a message the compaction `comp` replaced: seen
+    /// by the model just before it, and no longer with it as the leaf.
+    pub fn replaced_by(&self, comp: u32) -> usize {
+        let path = self.tree.path_to(comp);
+        let Some((_, before)) = path.split_last() else {
+            return 0;
+        };
+        let then = self.remembered(&self.context_for_path(before.to_vec()));
+        let now = self.remembered(&self.context_for_path(path.clone()));
+        before
+            .iter()
+            .filter(|&&i| contributes(self.entry(i)) && then.sees(i) && !now.sees(i))
+            .count()
+    }
+
+    /// What the model remembers at the leaf of `ctx`: each entry seen,
+    /// forgotten on the way there, or off the path. Costs one pass over
+    /// the context, however large the session.
+    pub fn remembered(&self, ctx: &Context) -> Remembered {
+        self.remembered_from(&ctx.path, &ctx.items)
+    }
+
+    fn remembered_from(&self, path: &[u32], items: &[ContextItem]) -> Remembered {
+        let n = self.entries.len();
+        let mut r = Remembered {
+            leaf: path.last().copied(),
+            on_path: Bits::new(n),
+            seen: Bits::new(n),
+        };
+        for &i in path {
+            r.on_path.set(i);
+        }
+        for item in items {
+            let e = self.entry(item.entry);
+            let omitted = item.edit.is_some_and(|edit| {
+                matches!(self.entry(edit).info, Info::ContextEdit { omit: true, .. })
+            });
+            // A setting on the kept part is seen (it adds no message but is
+            // in force); a message whose summary or text is not sent is not.
+            let sent = !contributes(e) || (item.contributes && !omitted);
+            if sent {
+                r.seen.set(item.entry);
+            }
+        }
+        r
     }
 
     /// The messages one context item adds, as JSON objects, exactly as pi
@@ -432,7 +568,7 @@ fn entry_messages(session: &Session, idx: u32, line: &str) -> Vec<String> {
             }
             copy_field(&o, &mut msg, "display");
             copy_field(&o, &mut msg, "details");
-            msg.set_json("timestamp", ms_json(e.time_ms));
+            msg.set_json("timestamp", ms_json(e.time_ms()));
             vec![msg.to_json()]
         }
         Info::BranchSummary { .. } => {
@@ -443,7 +579,7 @@ fn entry_messages(session: &Session, idx: u32, line: &str) -> Vec<String> {
             msg.set("role", "branchSummary");
             copy_field(&o, &mut msg, "summary");
             copy_field(&o, &mut msg, "fromId");
-            msg.set_json("timestamp", ms_json(e.time_ms));
+            msg.set_json("timestamp", ms_json(e.time_ms()));
             vec![msg.to_json()]
         }
         Info::Compaction(c) => {
@@ -460,7 +596,7 @@ fn entry_messages(session: &Session, idx: u32, line: &str) -> Vec<String> {
             msg.set("role", "compactionSummary");
             copy_field(&o, &mut msg, "summary");
             copy_field(&o, &mut msg, "tokensBefore");
-            msg.set_json("timestamp", ms_json(e.time_ms));
+            msg.set_json("timestamp", ms_json(e.time_ms()));
             out.push(msg.to_json());
             if c.retained_tail {
                 if let Some(tail) = o.get("retainedTail") {

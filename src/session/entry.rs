@@ -140,9 +140,197 @@ impl Role {
 pub enum Parent {
     Null,
     Missing,
-    Id(CompactString),
+    Id(Id),
     /// A parentId that is neither a string nor null.
     Invalid,
+}
+
+/// A short text few entries have (a custom type, a thinking level, a name,
+/// a target), boxed so that it costs an entry eight bytes. Reads as a
+/// `&str`.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct Text(Box<CompactString>);
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.0.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.as_str())
+    }
+}
+
+impl From<CompactString> for Text {
+    fn from(s: CompactString) -> Text {
+        Text(Box::new(s))
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text(Box::new(s.into()))
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.0.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.0.as_str() == *other
+    }
+}
+
+/// Bytes an [`Id`] keeps in place; longer ones are boxed.
+const ID_INLINE: usize = 14;
+
+/// An entry id (or any id-like key, see [`super::jskey`]) in 16 bytes: the
+/// ids pi writes (eight hex digits) and the keys of numbers sit in place,
+/// so an entry's id and parent cost no allocation and no pointer. Reads as
+/// a `&str`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Id(IdRepr);
+
+#[derive(Clone, PartialEq, Eq)]
+enum IdRepr {
+    /// Up to [`ID_INLINE`] bytes of UTF-8, then zeros.
+    Inline(u8, [u8; ID_INLINE]),
+    /// Longer (never [`ID_INLINE`] bytes or fewer, so equal ids have equal
+    /// forms).
+    Heap(Box<CompactString>),
+}
+
+impl Id {
+    pub fn new(s: &str) -> Id {
+        let b = s.as_bytes();
+        if b.len() <= ID_INLINE {
+            let mut bytes = [0u8; ID_INLINE];
+            bytes[..b.len()].copy_from_slice(b);
+            Id(IdRepr::Inline(b.len() as u8, bytes))
+        } else {
+            Id(IdRepr::Heap(Box::new(s.into())))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            // Always whole characters: made from a `&str` of this length.
+            IdRepr::Inline(len, bytes) => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            IdRepr::Heap(s) => s,
+        }
+    }
+}
+
+impl std::ops::Deref for Id {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Id {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for Id {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::hash::Hash for Id {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h)
+    }
+}
+
+impl std::fmt::Debug for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<&str> for Id {
+    fn from(s: &str) -> Id {
+        Id::new(s)
+    }
+}
+
+impl From<&String> for Id {
+    fn from(s: &String) -> Id {
+        Id::new(s)
+    }
+}
+
+impl From<String> for Id {
+    fn from(s: String) -> Id {
+        Id::new(&s)
+    }
+}
+
+impl From<CompactString> for Id {
+    fn from(s: CompactString) -> Id {
+        Id::new(&s)
+    }
+}
+
+impl From<&CompactString> for Id {
+    fn from(s: &CompactString) -> Id {
+        Id::new(s)
+    }
+}
+
+impl PartialEq<str> for Id {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Id {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<CompactString> for Id {
+    fn eq(&self, other: &CompactString) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<Id> for str {
+    fn eq(&self, other: &Id) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Id> for &str {
+    fn eq(&self, other: &Id) -> bool {
+        *self == other.as_str()
+    }
 }
 
 /// Where a line sits in the file, so its body can be read again.
@@ -230,21 +418,21 @@ pub enum Info {
     /// is as large as its largest variant.
     ModelChange(Box<ModelChangeInfo>),
     /// The level as a [`super::jskey`] key; `None` when absent.
-    ThinkingLevel(Option<CompactString>),
+    ThinkingLevel(Option<Text>),
     Compaction(Box<CompactionInfo>),
     BranchSummary(Box<BranchSummaryInfo>),
     Custom {
-        custom_type: Option<CompactString>,
+        custom_type: Option<Text>,
     },
     CustomMessage(Box<CustomMessageInfo>),
     Label(Box<LabelChange>),
     /// The name when it is a string, as a [`super::jskey`] key (it may
     /// hold lone surrogates); `None` clears.
     SessionInfo {
-        name: Option<CompactString>,
+        name: Option<Text>,
     },
     ContextEdit {
-        target: Option<CompactString>,
+        target: Option<Text>,
         omit: bool,
     },
     Usage(Box<UsageInfo>),
@@ -291,12 +479,13 @@ pub struct UsageInfo {
 /// One parsed line of a session file (not the header).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
-    pub id: Option<CompactString>,
+    pub id: Option<Id>,
     pub parent: Parent,
     pub kind: Kind,
-    /// `new Date(timestamp).getTime()`; `None` is NaN. (The text as
-    /// written is kept only where it is shown: a label's.)
-    pub time_ms: Option<i64>,
+    /// `new Date(timestamp).getTime()`, [`NAN_MS`] for NaN (see
+    /// [`Entry::time_ms`]). (The text as written is kept only where it is
+    /// shown: a label's.)
+    pub(crate) time: i64,
     /// 1-based physical line number.
     pub line: u32,
     pub span: Span,
@@ -311,14 +500,27 @@ pub struct Entry {
     pub info: Info,
 }
 
+/// [`Entry::time`] of an entry whose time is NaN (no valid time is near it:
+/// JavaScript's dates end at ±8.64e15 ms).
+pub(crate) const NAN_MS: i64 = i64::MIN;
+
 impl Entry {
+    /// `new Date(timestamp).getTime()`; `None` is NaN.
+    pub fn time_ms(&self) -> Option<i64> {
+        (self.time != NAN_MS).then_some(self.time)
+    }
+
+    pub(crate) fn set_time_ms(&mut self, ms: Option<i64>) {
+        self.time = ms.unwrap_or(NAN_MS);
+    }
+
     pub fn id_str(&self) -> Option<&str> {
         self.id.as_deref()
     }
 
     pub fn parent_id(&self) -> Option<&str> {
         match &self.parent {
-            Parent::Id(p) => Some(p),
+            Parent::Id(p) => Some(p.as_str()),
             _ => None,
         }
     }
@@ -642,15 +844,15 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         v.member_key(name, &format!("{line}{tag}:"))
             .map(|k| k.encode())
     };
-    e.id = key("id", 'i');
+    e.id = key("id", 'i').map(Id::from);
     e.parent = match key("parentId", 'p') {
         None => Parent::Missing,
         Some(k) if k == super::jskey::null() => Parent::Null,
-        Some(k) => Parent::Id(k),
+        Some(k) => Parent::Id(k.into()),
     };
     // `new Date(array)` parses the array's joined text.
     if let Some(text) = v.member_array_text("timestamp") {
-        e.time_ms = jsdate::parse_ms(&text);
+        e.set_time_ms(jsdate::parse_ms(&text));
     }
     // Echoed values: exact where a lone surrogate or an object hides in them.
     let echo = |path: &[&str]| v.path_key(path, &format!("{line}e:")).map(|k| k.encode());
@@ -664,9 +866,9 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
             l.target = key("targetId", 't');
             l.label = echo(&["label"]).filter(|l| super::jskey::is_truthy(l));
         }
-        Info::ContextEdit { target, .. } => *target = key("targetId", 't'),
+        Info::ContextEdit { target, .. } => *target = key("targetId", 't').map(Text::from),
         Info::Compaction(c) => c.first_kept = key("firstKeptEntryId", 'k'),
-        Info::ThinkingLevel(level) => *level = echo(&["thinkingLevel"]),
+        Info::ThinkingLevel(level) => *level = echo(&["thinkingLevel"]).map(Text::from),
         Info::ModelChange(c) => {
             c.provider = echo(&["provider"]);
             c.model_id = echo(&["modelId"]);
@@ -677,7 +879,7 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         }
         Info::SessionInfo { name } => {
             *name = match v.member_key("name", "") {
-                Some(k @ super::jskey::Key::Str(_)) => Some(k.encode()),
+                Some(k @ super::jskey::Key::Str(_)) => Some(k.encode().into()),
                 _ => None,
             }
         }
@@ -739,7 +941,9 @@ impl<M: Depth> LineFields<M> {
                 provider: scalar_key(&self.provider),
                 model_id: scalar_key(&self.model_id),
             })),
-            Kind::ThinkingLevelChange => Info::ThinkingLevel(scalar_key(&self.thinking_level)),
+            Kind::ThinkingLevelChange => {
+                Info::ThinkingLevel(scalar_key(&self.thinking_level).map(Text::from))
+            }
             Kind::Compaction => Info::Compaction(Box::new(CompactionInfo {
                 summary: self.summary.0,
                 tokens_before: self.tokens_before.as_f64(),
@@ -753,7 +957,7 @@ impl<M: Depth> LineFields<M> {
                 summary: self.summary.0,
             })),
             Kind::Custom => Info::Custom {
-                custom_type: self.custom_type.into_compact(),
+                custom_type: self.custom_type.into_compact().map(Text::from),
             },
             Kind::CustomMessage => Info::CustomMessage(Box::new(CustomMessageInfo {
                 custom_type: self.custom_type.into_compact(),
@@ -776,10 +980,10 @@ impl<M: Depth> LineFields<M> {
                 timestamp: self.timestamp.as_str().map(CompactString::from),
             })),
             Kind::SessionInfo => Info::SessionInfo {
-                name: self.name.as_str().map(super::jskey::of_str),
+                name: self.name.as_str().map(|n| super::jskey::of_str(n).into()),
             },
             Kind::ContextEdit => Info::ContextEdit {
-                target: scalar_key(&self.target_id),
+                target: scalar_key(&self.target_id).map(Text::from),
                 omit: self.replacement == Scalar::Null,
             },
             Kind::Usage => Info::Usage(Box::new(UsageInfo {
@@ -815,17 +1019,17 @@ impl Head {
         span: Span,
         lossy: bool,
     ) -> Entry {
-        let time_ms = scalar_ms(&self.timestamp);
+        let time = scalar_ms(&self.timestamp).unwrap_or(NAN_MS);
         let parent = match &self.parent_id {
             Scalar::Null => Parent::Null,
             Scalar::Missing => Parent::Missing,
-            other => scalar_key(other).map_or(Parent::Invalid, Parent::Id),
+            other => scalar_key(other).map_or(Parent::Invalid, |k| Parent::Id(k.into())),
         };
         Entry {
-            id: scalar_key(&self.id),
+            id: scalar_key(&self.id).map(Id::from),
             parent,
             kind,
-            time_ms,
+            time,
             line,
             span,
             lossy,
@@ -936,6 +1140,17 @@ impl Header {
 mod tests {
     use super::*;
 
+    /// What an entry costs in place.
+    #[test]
+    fn entries_are_small() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<Id>(), 16);
+        assert_eq!(size_of::<Option<Id>>(), 16);
+        assert_eq!(size_of::<Parent>(), 16);
+        assert_eq!(size_of::<Info>(), 16);
+        assert!(size_of::<Entry>() <= 104, "{}", size_of::<Entry>());
+    }
+
     fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
         if text.trim().is_empty() {
             return LineParse::Blank;
@@ -986,7 +1201,7 @@ mod tests {
                 cost: 0.5
             })
         );
-        assert_eq!(e.time_ms, None);
+        assert_eq!(e.time_ms(), None);
     }
 
     #[test]
@@ -994,7 +1209,7 @@ mod tests {
         let e = entry(r#"{"type":"label","id":7,"parentId":[1],"label":{"x":1},"targetId":"a"}"#);
         assert_eq!(e.kind, Kind::Label);
         // Keys as pi's Map has them: the number 7, and an array of its own.
-        assert_eq!(e.id, Some(super::super::jskey::of_num(7.0)));
+        assert_eq!(e.id, Some(Id::from(super::super::jskey::of_num(7.0))));
         let Parent::Id(p) = &e.parent else {
             panic!("{:?}", e.parent)
         };

@@ -5,8 +5,9 @@ use super::raw::RawObject;
 use super::{Detail, Kind, Session, SessionError, migrate};
 use crate::jstext::date as jsdate;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
 use serde_json::Value;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Writes the path to `leaf` (the current leaf when `None`) of the session
@@ -79,41 +80,6 @@ fn resolve_leaf(session: &Session, leaf: Option<&str>) -> Result<u32, SessionErr
     }
 }
 
-/// Reads entries' lines from a session file in any order, buffered: a fork
-/// reads them mostly forward, so most reads need no system call.
-struct Lines {
-    file: std::io::BufReader<std::fs::File>,
-    /// Where the reader is in the file.
-    at: u64,
-    buf: Vec<u8>,
-}
-
-impl Lines {
-    fn new(file: std::fs::File) -> Lines {
-        Lines {
-            file: std::io::BufReader::with_capacity(1 << 16, file),
-            at: 0,
-            buf: Vec::new(),
-        }
-    }
-
-    /// The text of entry `idx`'s line.
-    fn text(&mut self, session: &Session, idx: u32) -> std::io::Result<std::borrow::Cow<'_, str>> {
-        let span = session.entry(idx).span;
-        match span.offset.checked_sub(self.at) {
-            // Forward within reach: skip, keeping what is buffered.
-            Some(ahead) if ahead <= 1 << 20 => self.file.seek_relative(ahead as i64)?,
-            _ => {
-                self.file.seek(SeekFrom::Start(span.offset))?;
-            }
-        }
-        self.buf.resize(span.len as usize, 0);
-        self.file.read_exact(&mut self.buf)?;
-        self.at = span.offset + span.len;
-        Ok(super::read::decode_span(&self.buf, span.offset))
-    }
-}
-
 /// Writes the new session holding the path to entry `leaf` to `out`: its
 /// header, the path's entries re-linked without labels, then the labels of
 /// the kept entries.
@@ -125,9 +91,10 @@ fn write_fork(
 ) -> Result<(), SessionError> {
     let path = session.path.as_path();
     let io = |e| SessionError::io(path, e);
-    let mut lines = Lines::new(session.open_file()?);
-    let line = |lines: &mut Lines, idx: u32| -> Result<RawObject, SessionError> {
-        let text = lines.text(session, idx).map_err(io)?;
+    let mut lines = super::read::SpanReader::new(session.open_file()?);
+    let line = |lines: &mut super::read::SpanReader, idx: u32| -> Result<RawObject, SessionError> {
+        let span = session.entry(idx).span;
+        let text = lines.text(span.offset, span.len).map_err(io)?;
         let parsed = if session.is_legacy() {
             RawObject::parse(&migrate::migrated_line(session, idx as usize, &text))
         } else {
@@ -158,10 +125,14 @@ fn write_fork(
 
     // The path without its labels; entries after a label hang on the entry
     // before it, and a compaction kept from a label keeps from the next entry.
-    let mut kept_ids: HashSet<&str> = HashSet::default();
+    // What is kept is marked by entry (the path holds nodes, each the entry
+    // its id names), not collected as ids.
+    let mut kept = vec![false; session.entries.len()];
+    let mut kept_without_id = false;
     let mut pending_labels: Vec<&str> = Vec::new();
     let mut replaced: HashMap<&str, &str> = HashMap::default();
     let mut parent: Option<String> = None;
+    let mut text = String::new();
     for idx in session.tree.path_to(leaf) {
         let entry = session.entry(idx);
         let id = entry.id_str().unwrap_or_default();
@@ -171,6 +142,17 @@ fn write_fork(
         }
         for label in pending_labels.drain(..) {
             replaced.insert(label, id);
+        }
+        kept[idx as usize] = true;
+        kept_without_id |= entry.id.is_none();
+        // Most lines are written as they are but for the parent: spliced.
+        if !session.is_legacy() && entry.kind != Kind::Compaction {
+            let raw = lines.text(entry.span.offset, entry.span.len).map_err(io)?;
+            if splice_parent(&raw, parent.as_deref(), &mut text) {
+                out.write_all(text.as_bytes()).map_err(io)?;
+                parent = Some(id.to_string());
+                continue;
+            }
         }
         let mut o = line(&mut lines, idx)?;
         o.set("parentId", &parent.as_deref());
@@ -183,13 +165,20 @@ fn write_fork(
                 }
             }
         }
-        kept_ids.insert(id);
         let mut text = o.to_json();
         text.push('\n');
         out.write_all(text.as_bytes()).map_err(io)?;
         parent = Some(id.to_string());
     }
     drop(replaced);
+    // Whether an id (as a label's targetId reads) is a kept entry's
+    // (`""` for one without).
+    let is_kept = |t: &str| {
+        (t.is_empty() && kept_without_id)
+            || session
+                .find(t)
+                .is_some_and(|n| kept[n as usize] && session.entry(n).id.is_some())
+    };
 
     // pi's label map: file order, re-labelling keeps the first place, a
     // clear removes.
@@ -216,10 +205,10 @@ fn write_fork(
     }
 
     let mut new_ids: HashSet<String> = HashSet::default();
-    for (target, (label, time)) in labels.iter().filter(|(t, _)| kept_ids.contains(t.as_str())) {
+    for (target, (label, time)) in labels.iter().filter(|(t, _)| is_kept(t)) {
         let label_id = loop {
             let candidate = super::ids::random_hex_id();
-            if !kept_ids.contains(candidate.as_str()) && new_ids.insert(candidate.clone()) {
+            if !is_kept(&candidate) && new_ids.insert(candidate.clone()) {
                 break candidate;
             }
         };
@@ -240,6 +229,135 @@ fn write_fork(
     Ok(())
 }
 
+/// Writes `line` with its `parentId` set to `parent` into `out` (with its
+/// line end), exactly as [`RawObject`] would (`to_json` of the parsed line
+/// after `set`), when the line is in the form that writes back unchanged:
+/// an object with no white space between its members, keys without
+/// escapes, each key once, nothing that reads otherwise (see
+/// [`super::jsvalue::may_differ`]). Returns false, writing nothing of use,
+/// for any other line.
+fn splice_parent(line: &str, parent: Option<&str>, out: &mut String) -> bool {
+    let b = line.as_bytes();
+    if b.first() != Some(&b'{') || b.last() != Some(&b'}') || super::jsvalue::may_differ(b) {
+        return false;
+    }
+    let mut keys: Vec<&[u8]> = Vec::new();
+    let mut value_at = None;
+    let mut at = 1;
+    if b.get(1) != Some(&b'}') {
+        loop {
+            // A key: a plain string.
+            if b.get(at) != Some(&b'"') {
+                return false;
+            }
+            let Some(len) = b[at + 1..]
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            else {
+                return false;
+            };
+            let key = &b[at + 1..at + 1 + len];
+            if b[at + 1 + len] != b'"' || keys.contains(&key) || keys.len() >= 64 {
+                return false;
+            }
+            keys.push(key);
+            at += len + 2;
+            if b.get(at) != Some(&b':') {
+                return false;
+            }
+            at += 1;
+            let Some(end) = value_end(b, at) else {
+                return false;
+            };
+            if key == b"parentId" {
+                value_at = Some((at, end));
+            }
+            at = end;
+            match b.get(at) {
+                Some(b',') => at += 1,
+                Some(b'}') if at + 1 == b.len() => break,
+                _ => return false,
+            }
+        }
+    }
+    let parent_json = serde_json::to_string(&parent).unwrap_or_else(|_| "null".into());
+    out.clear();
+    match value_at {
+        Some((from, to)) => {
+            out.push_str(&line[..from]);
+            out.push_str(&parent_json);
+            out.push_str(&line[to..]);
+        }
+        None => {
+            out.push_str(&line[..line.len() - 1]);
+            if !keys.is_empty() {
+                out.push(',');
+            }
+            out.push_str("\"parentId\":");
+            out.push_str(&parent_json);
+            out.push('}');
+        }
+    }
+    out.push('\n');
+    true
+}
+
+/// Where the JSON value starting at `at` ends (strings and brackets
+/// matched; the line was read as JSON already), or `None` when it does not
+/// look like one value without white space.
+fn value_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    loop {
+        match *b.get(i)? {
+            b'"' => {
+                i += 1;
+                loop {
+                    let next = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+                    if b[next] == b'\\' {
+                        i = next + 2;
+                    } else {
+                        i = next + 1;
+                        break;
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                i += 1;
+            }
+            // Inside a value, any other byte (white space in a nested value
+            // is kept as written).
+            _ if depth > 0 => i += 1,
+            // A number or a literal, up to what follows it.
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' if i == at => {
+                let len = b[i..]
+                    .iter()
+                    .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.')))
+                    .unwrap_or(b.len() - i);
+                let token = &b[i..i + len];
+                let literal = matches!(token, b"true" | b"false" | b"null");
+                if !literal
+                    && !token
+                        .iter()
+                        .all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'.'))
+                {
+                    return None;
+                }
+                return Some(i + len);
+            }
+            _ => return None,
+        }
+        if depth == 0 {
+            return Some(i);
+        }
+    }
+}
+
 /// JavaScript truthiness of a JSON value.
 fn truthy(raw: &str) -> bool {
     match serde_json::from_str::<Value>(raw) {
@@ -248,5 +366,59 @@ fn truthy(raw: &str) -> bool {
         Ok(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
         Ok(Value::String(s)) => !s.is_empty(),
         Ok(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn by_raw_object(line: &str, parent: Option<&str>) -> Option<String> {
+        let mut o = RawObject::parse(line).ok()?;
+        o.set("parentId", &parent);
+        Some(o.to_json() + "\n")
+    }
+
+    /// Splicing the parent in writes what re-writing the parsed line writes,
+    /// on every line of the test corpora and on odd ones; and it declines
+    /// lines that do not write back as they are.
+    #[test]
+    fn splicing_writes_what_the_raw_object_writes() {
+        let mut lines: Vec<String> = Vec::new();
+        for path in crate::session::file::test_session_files() {
+            let bytes = std::fs::read(&path).unwrap();
+            lines.extend(String::from_utf8_lossy(&bytes).lines().map(str::to_string));
+        }
+        let odd = [
+            r#"{}"#,
+            r#"{"a":1}"#,
+            r#"{"parentId":null}"#,
+            r#"{"id":"a","parentId":"b","x":{"y": [1, 2]},"s":"q\"\\"}"#,
+            r#"{"id":"a", "parentId":"b"}"#,
+            r#"{"id":"a","parentId":"b","id":"c"}"#,
+            r#"{"i\u0064":"a","parentId":"b"}"#,
+            r#"{"id":"a","parentId":"b","n":1.50,"m":-0,"t":true,"f":false}"#,
+            r#"{"id":"a","parentId":"b","n":1e5}"#,
+            r#"{"id":"a","parentId":"b","s":"\ud800"}"#,
+            r#"{"id":"a","parentId":"b"} "#,
+            r#"{"id":"a","parentId":{"x":[{"}":"]"}]},"z":[]}"#,
+        ];
+        lines.extend(odd.iter().map(|s| s.to_string()));
+        let (mut spliced, mut declined) = (0, 0);
+        let mut out = String::new();
+        for line in &lines {
+            for parent in [None, Some("p1"), Some("q\"\\\u{1}é")] {
+                if splice_parent(line, parent, &mut out) {
+                    spliced += 1;
+                    assert_eq!(Some(out.clone()), by_raw_object(line, parent), "{line}");
+                } else {
+                    declined += 1;
+                }
+            }
+        }
+        assert!(spliced > 1000 && declined > 10, "{spliced} {declined}");
+        for line in &odd[4..7] {
+            assert!(!splice_parent(line, None, &mut out), "{line}");
+        }
     }
 }

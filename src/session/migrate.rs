@@ -18,7 +18,7 @@ pub(crate) fn assign_legacy_ids(
     originals: &mut Vec<Option<CompactString>>,
 ) {
     for e in &entries[originals.len()..] {
-        originals.push(e.id.clone());
+        originals.push(e.id.as_deref().map(CompactString::from));
     }
     let mut used = HashSet::with_capacity(entries.len());
     let mut prev: Option<CompactString> = None;
@@ -36,8 +36,8 @@ pub(crate) fn assign_legacy_ids(
                 break candidate;
             }
         };
-        e.parent = prev.clone().map_or(Parent::Null, Parent::Id);
-        e.id = Some(id.clone());
+        e.parent = prev.as_ref().map_or(Parent::Null, |p| Parent::Id(p.into()));
+        e.id = Some(id.as_str().into());
         prev = Some(id.clone());
         new_ids.push(Some(id));
     }

@@ -16,9 +16,11 @@ pub(crate) mod line;
 mod lock;
 pub mod migrate;
 mod problem;
+pub mod prune;
 mod quick;
 pub mod raw;
 pub mod read;
+pub mod rewrite;
 pub mod summary;
 pub mod temp;
 pub mod tree;
@@ -34,7 +36,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use tree::Tree;
 
-pub use context::{Context, ContextItem, LeafSelector};
+pub use context::{Context, ContextItem, LeafSelector, Memory, Remembered};
 pub use entry::Header;
 pub use problem::{Problem, ProblemKind};
 pub use write::{BranchOutcome, already_there, append_label, append_name, branch_leaf, branch_to};
@@ -175,18 +177,30 @@ impl Detail {
 /// outline depth: a few bytes each, each role and model named once.
 #[derive(Debug, Clone, Default)]
 struct Outline {
-    /// By entry index: `Some` for a message.
-    facts: Vec<Option<Fact>>,
+    /// By entry index: a message's [`Fact`], [`Fact::NONE`] for any other
+    /// entry (four bytes an entry).
+    facts: Vec<Fact>,
     /// The roles and models messages have, each pair once.
     kinds: Vec<(entry::Role, context::ModelRef)>,
     kind_ids: rustc_hash::FxHashMap<(entry::Role, context::ModelRef), u32>,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Fact {
-    /// Index into `Outline::kinds`.
-    kind: u32,
-    nullish: bool,
+/// An index into `Outline::kinds`, its top bit set when the content is
+/// null.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fact(u32);
+
+impl Fact {
+    const NONE: Fact = Fact(u32::MAX);
+    const NULLISH: u32 = 1 << 31;
+
+    fn kind(self) -> Option<usize> {
+        (self != Fact::NONE).then_some((self.0 & !Fact::NULLISH) as usize)
+    }
+
+    fn nullish(self) -> bool {
+        self.0 & Fact::NULLISH != 0
+    }
 }
 
 impl Outline {
@@ -210,12 +224,9 @@ impl Outline {
                     })
                 }
             };
-            Fact {
-                kind,
-                nullish: b.nullish,
-            }
+            Fact(kind | if b.nullish { Fact::NULLISH } else { 0 })
         });
-        self.facts.push(fact);
+        self.facts.push(fact.unwrap_or(Fact::NONE));
     }
 }
 
@@ -373,7 +384,7 @@ impl Session {
 
     /// The entry an id names.
     pub fn find(&self, id: &str) -> Option<u32> {
-        self.tree.find(id)
+        self.tree.find(&self.entries, id)
     }
 
     pub fn entry(&self, idx: u32) -> &Entry {
@@ -468,9 +479,9 @@ impl Session {
     /// What was kept of message entry `i` at outline depth: its role, whether
     /// its content is null, and its model.
     pub(crate) fn outline_fact(&self, i: u32) -> Option<(&entry::Role, bool, &context::ModelRef)> {
-        let fact = self.outline.facts.get(i as usize)?.as_ref()?;
-        let (role, model) = self.outline.kinds.get(fact.kind as usize)?;
-        Some((role, fact.nullish, model))
+        let fact = *self.outline.facts.get(i as usize)?;
+        let (role, model) = self.outline.kinds.get(fact.kind()?)?;
+        Some((role, fact.nullish(), model))
     }
 
     /// The header as pi sees it after migration (version 3).
@@ -486,7 +497,7 @@ impl Session {
 /// The session name of the file at `path` (see [`Session::name`]), read in
 /// one scan that keeps no entry.
 pub fn read_name(path: &Path) -> Result<Option<String>, SessionError> {
-    let mut latest: Option<Option<CompactString>> = None;
+    let mut latest: Option<Option<entry::Text>> = None;
     scan_entries(path, Detail::Outline, |e, _| {
         if let entry::Info::SessionInfo { name } = e.info {
             if e.kind != Kind::Header {

@@ -460,6 +460,47 @@ pub(crate) fn decode_span(bytes: &[u8], offset: u64) -> std::borrow::Cow<'_, str
     line_text(bytes, offset).0
 }
 
+/// Reads entries' lines from a session file in any order, buffered: most
+/// readers go mostly forward, so most reads need no system call.
+pub(crate) struct SpanReader {
+    file: io::BufReader<File>,
+    /// Where the reader is in the file.
+    at: u64,
+    buf: Vec<u8>,
+}
+
+impl SpanReader {
+    pub(crate) fn new(file: File) -> SpanReader {
+        SpanReader {
+            file: io::BufReader::with_capacity(1 << 16, file),
+            at: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The `len` bytes of the line at `offset`.
+    pub(crate) fn bytes(&mut self, offset: u64, len: u64) -> io::Result<&[u8]> {
+        match offset.checked_sub(self.at) {
+            // Forward within reach: skip, keeping what is buffered.
+            Some(ahead) if ahead <= 1 << 20 => self.file.seek_relative(ahead as i64)?,
+            _ => {
+                self.file.seek(SeekFrom::Start(offset))?;
+            }
+        }
+        // Unknown until the read is done.
+        self.at = u64::MAX;
+        self.buf.resize(len as usize, 0);
+        self.file.read_exact(&mut self.buf)?;
+        self.at = offset + len;
+        Ok(&self.buf)
+    }
+
+    /// The text of the `len` bytes of the line at `offset`.
+    pub(crate) fn text(&mut self, offset: u64, len: u64) -> io::Result<std::borrow::Cow<'_, str>> {
+        self.bytes(offset, len).map(|b| decode_span(b, offset))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,22 +8,116 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Tool calls by id, so a tool result can be shown as the call it answers.
-pub struct ToolCalls<'a>(HashMap<&'a str, &'a ToolCall>);
+pub struct ToolCalls<'a>(HashMap<Cow<'a, str>, Cow<'a, ToolCall>>);
 
 impl<'a> ToolCalls<'a> {
     pub fn collect(session: &'a Session) -> ToolCalls<'a> {
-        let mut map = HashMap::new();
+        let mut calls = ToolCalls(HashMap::new());
         for e in &session.entries {
             if let Some(m) = e.message() {
                 for call in &m.content.tool_calls {
                     if let Some(id) = &call.id {
-                        map.insert(id.as_str(), call);
+                        calls
+                            .0
+                            .insert(Cow::Borrowed(id.as_str()), Cow::Borrowed(call));
                     }
                 }
             }
         }
-        ToolCalls(map)
+        calls
     }
+}
+
+/// The one-line texts of a session read at outline depth (whose messages
+/// keep no texts), each read from its line when it is asked for: a listing
+/// of a million entries keeps no million texts. One pass over the file
+/// first collects what the texts and pi's filter need of other entries.
+pub struct LazyTexts {
+    calls: ToolCalls<'static>,
+    /// By entry: an assistant turn pi's tree hides (see
+    /// [`bare_turn`]).
+    bare: Vec<bool>,
+    lines: super::read::SpanReader,
+}
+
+impl LazyTexts {
+    /// Reads what the texts need from `s`'s file (a session at outline
+    /// depth: not a legacy one, whose messages migrate).
+    pub fn read(s: &Session) -> Result<LazyTexts, super::SessionError> {
+        let mut calls = ToolCalls(HashMap::new());
+        let mut bare = Vec::with_capacity(s.entries.len());
+        let mut same = true;
+        super::scan_entries(&s.path, super::Detail::Full, |e, _| {
+            // Lines appended since the session was read are not in it.
+            let Some(known) = s.entries.get(bare.len()) else {
+                return;
+            };
+            same &= known.span == e.span;
+            let m = e.message();
+            bare.push(m.is_some_and(bare_turn));
+            if let Some(m) = m {
+                for call in &m.content.tool_calls {
+                    if let Some(id) = &call.id {
+                        calls
+                            .0
+                            .insert(Cow::Owned(id.to_string()), Cow::Owned(call.clone()));
+                    }
+                }
+            }
+        })?;
+        if !same || bare.len() != s.entries.len() {
+            return Err(super::SessionError::Invalid {
+                path: s.path.clone(),
+                message: "the file changed while it was read; try again".to_string(),
+            });
+        }
+        Ok(LazyTexts {
+            calls,
+            bare,
+            lines: super::read::SpanReader::new(s.open_file()?),
+        })
+    }
+
+    /// Whether entry `i` is an assistant turn pi's tree hides.
+    pub fn bare(&self, i: u32) -> bool {
+        self.bare.get(i as usize).copied().unwrap_or(false)
+    }
+
+    /// The text of entry `i`'s row (see [`entry_line`]).
+    pub fn text(
+        &mut self,
+        s: &Session,
+        i: u32,
+        home: Option<&str>,
+    ) -> Result<String, super::SessionError> {
+        let e = s.entry(i);
+        let io = |err| super::SessionError::io(&s.path, err);
+        let bytes = self.lines.bytes(e.span.offset, e.span.len).map_err(io)?;
+        let mut meta = super::read::LineMeta {
+            offset: e.span.offset,
+            len: e.span.len,
+            number: e.line,
+            terminated: true,
+            lossy: false,
+        };
+        use super::entry::LineParse;
+        match super::quick::parse_line_bytes::<super::entry::Full>(bytes, &mut meta) {
+            LineParse::Entry(full) | LineParse::Header(_, full) | LineParse::NotObject(full) => {
+                Ok(entry_line(&full, &self.calls, home))
+            }
+            _ => Ok(entry_line(e, &self.calls, home)),
+        }
+    }
+}
+
+/// An assistant turn with no text that neither failed nor was aborted (one
+/// that only calls tools): pi's tree hides it unless it is the leaf.
+pub fn bare_turn(m: &super::entry::MessageInfo) -> bool {
+    let failed = m
+        .stop_reason
+        .as_deref()
+        .is_some_and(|r| r != "stop" && r != "toolUse");
+    m.role == Role::Assistant && !m.content.text.has_text && !failed
 }
 
 pub use super::fields::normalize;
@@ -180,6 +274,51 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Texts read row by row from a session at outline depth are the texts
+    /// a whole read gives, tool rows and bare turns included; a line pi
+    /// appends meanwhile is not in the session and changes nothing.
+    #[test]
+    fn lazy_texts_are_the_whole_reads_texts() {
+        use std::io::Write;
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"read it"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"/w/src/a.rs"}}],"stopReason":"toolUse"}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"fn main"}]}}"#,
+            r#"{"type":"thinking_level_change","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z","thinkingLevel":"high"}"#,
+            r#"{"type":"message","id":"e","parentId":"d","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"stopReason":"stop"}}"#,
+        ];
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+        let whole = Session::open(f.path()).unwrap();
+        let outline = Session::open_with(f.path(), super::super::Detail::Outline).unwrap();
+        writeln!(f, r#"{{"type":"message","id":"z","parentId":"e","message":{{"role":"user","content":"later"}}}}"#).unwrap();
+        let mut lazy = LazyTexts::read(&outline).unwrap();
+        let calls = ToolCalls::collect(&whole);
+        for i in 0..whole.entries.len() as u32 {
+            let want = entry_line(whole.entry(i), &calls, Some("/w"));
+            assert_eq!(
+                lazy.text(&outline, i, Some("/w")).unwrap(),
+                want,
+                "entry {i}"
+            );
+            let m = whole.entry(i).message();
+            assert_eq!(lazy.bare(i), m.is_some_and(super::bare_turn));
+        }
+        assert!(lazy.bare(1));
+        assert_eq!(
+            lazy.text(&outline, 2, Some("/w")).unwrap(),
+            entry_line(whole.entry(2), &calls, Some("/w"))
+        );
+        assert!(
+            lazy.text(&outline, 2, Some("/w"))
+                .unwrap()
+                .contains("~/src/a.rs")
+        );
+    }
 
     /// pi's `trim()` removes U+FEFF and keeps U+0085; `slice(0, n)` counts
     /// UTF-16 units and may keep half a pair, which pi prints as U+FFFD.

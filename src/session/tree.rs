@@ -51,48 +51,53 @@ pub struct Tree {
     walk_only: HashMap<u32, u32>,
 }
 
-/// Entry ids to entries. Most ids are short (pi writes eight hex digits):
-/// those are kept as one integer, which hashes and compares in one step and
-/// halves the table.
+/// Entry ids to entries: a table of entry indices hashed by id, the ids
+/// themselves left in the entries (four bytes a slot, where a map of keys
+/// to indices took sixteen).
 #[derive(Debug, Default, Clone)]
-struct IdMap {
-    short: HashMap<u64, u32>,
-    long: HashMap<CompactString, u32>,
+struct IdMap(hashbrown::HashTable<u32>);
+
+/// The key an entry is filed under: its id, or pi's `undefined`.
+fn key_of(e: &Entry) -> &str {
+    e.id.as_deref().unwrap_or(jskey::UNDEFINED)
 }
 
-/// An id of up to eight bytes without NUL, zero-padded into an integer
-/// (so no two such ids share one).
-fn short_key(id: &str) -> Option<u64> {
-    let b = id.as_bytes();
-    if b.len() > 8 || b.contains(&0) {
-        return None;
-    }
-    let mut key = [0u8; 8];
-    key[..b.len()].copy_from_slice(b);
-    Some(u64::from_le_bytes(key))
+fn hash_id(id: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(id.as_bytes());
+    h.finish()
 }
 
 impl IdMap {
     fn with_capacity(n: usize) -> IdMap {
-        IdMap {
-            short: HashMap::with_capacity_and_hasher(n, Default::default()),
-            long: HashMap::default(),
+        IdMap(hashbrown::HashTable::with_capacity(n))
+    }
+
+    /// Maps `id` (the key of entry `i`) to `i`; returns what it mapped to
+    /// before.
+    fn insert(&mut self, entries: &[Entry], id: &str, i: u32) -> Option<u32> {
+        let key = |&j: &u32| hash_id(key_of(&entries[j as usize]));
+        match self
+            .0
+            .entry(hash_id(id), |&j| key_of(&entries[j as usize]) == id, key)
+        {
+            hashbrown::hash_table::Entry::Occupied(mut o) => {
+                Some(std::mem::replace(o.get_mut(), i))
+            }
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(i);
+                None
+            }
         }
     }
 
-    /// Maps `id` to `i`; returns what it mapped to before.
-    fn insert(&mut self, id: &CompactString, i: u32) -> Option<u32> {
-        match short_key(id) {
-            Some(k) => self.short.insert(k, i),
-            None => self.long.insert(id.clone(), i),
-        }
-    }
-
-    fn get(&self, id: &str) -> Option<u32> {
-        match short_key(id) {
-            Some(k) => self.short.get(&k).copied(),
-            None => self.long.get(id).copied(),
-        }
+    fn get(&self, entries: &[Entry], id: &str) -> Option<u32> {
+        self.0
+            .find(hash_id(id), |&j| {
+                entries.get(j as usize).is_some_and(|e| key_of(e) == id)
+            })
+            .copied()
     }
 }
 
@@ -129,7 +134,6 @@ fn index_ids(entries: &[Entry]) -> Ids {
     let mut superseded = vec![false; entries.len()];
     let mut first_line: HashMap<&str, u32> = HashMap::default();
     let mut duplicates = Vec::new();
-    let undefined = CompactString::const_new(jskey::UNDEFINED);
     for (i, e) in entries.iter().enumerate() {
         if e.kind == Kind::Header {
             continue;
@@ -137,12 +141,12 @@ fn index_ids(entries: &[Entry]) -> Ids {
         // Entries without an id share pi's `undefined` key: the last one is
         // the node every one of them stands for.
         let Some(id) = &e.id else {
-            if let Some(prev) = map.insert(&undefined, i as u32) {
+            if let Some(prev) = map.insert(entries, jskey::UNDEFINED, i as u32) {
                 superseded[prev as usize] = true;
             }
             continue;
         };
-        if let Some(prev) = map.insert(id, i as u32) {
+        if let Some(prev) = map.insert(entries, id, i as u32) {
             superseded[prev as usize] = true;
             let first = *first_line
                 .entry(id.as_str())
@@ -293,7 +297,9 @@ impl Tree {
             .map(|i| {
                 let taken =
                     superseded[i].then(|| entries[i].id.as_deref().unwrap_or(jskey::UNDEFINED));
-                taken.and_then(|id| by_id.get(id)).unwrap_or(i as u32)
+                taken
+                    .and_then(|id| by_id.get(entries, id))
+                    .unwrap_or(i as u32)
             })
             .collect();
         let mut parent: Vec<Option<u32>> = links
@@ -304,8 +310,8 @@ impl Tree {
                 // The entry before is that id's node unless a later entry
                 // took the id over.
                 Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
-                Link::Undefined => by_id.get(jskey::UNDEFINED),
-                _ => entries[i].parent_id().and_then(|p| by_id.get(p)),
+                Link::Undefined => by_id.get(entries, jskey::UNDEFINED),
+                _ => entries[i].parent_id().and_then(|p| by_id.get(entries, p)),
             })
             .collect();
         drop(superseded);
@@ -346,7 +352,7 @@ impl Tree {
                 .enumerate()
                 .filter_map(|(i, p)| p.map(|p| (p, i as u32))),
         );
-        let key = |occ: u32| entries[node_of[occ as usize] as usize].time_ms;
+        let key = |occ: u32| entries[node_of[occ as usize] as usize].time_ms();
         for w in child_start.windows(2) {
             let list = &mut child_list[w[0] as usize..w[1] as usize];
             if list.len() > 1 {
@@ -371,9 +377,10 @@ impl Tree {
         }
     }
 
-    /// The entry an id names (its last occurrence).
-    pub fn find(&self, id: &str) -> Option<u32> {
-        self.by_id.get(id)
+    /// The entry an id names (its last occurrence), among the `entries`
+    /// the tree was built from.
+    pub fn find(&self, entries: &[Entry], id: &str) -> Option<u32> {
+        self.by_id.get(entries, id)
     }
 
     /// Root nodes in file order (a node can appear twice when its id
@@ -606,14 +613,14 @@ pub(crate) fn sort_like_v8(list: &mut [u32], key: impl Fn(u32) -> Option<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::Span;
+    use crate::session::entry::{Id, Span};
 
     fn entry(line: u32, id: Option<&str>, parent: Parent, header: bool) -> Entry {
         Entry {
-            id: id.map(CompactString::from),
+            id: id.map(Id::from),
             parent,
             kind: if header { Kind::Header } else { Kind::Message },
-            time_ms: Some(i64::from(line % 7)),
+            time: i64::from(line % 7),
             line,
             span: Span::default(),
             lossy: false,
@@ -666,13 +673,15 @@ mod tests {
             // parentId looks that key up.
             let node = |i: usize| match &entries[i].id {
                 _ if !live(i) => i as u32,
-                Some(id) => tree.find(id).unwrap_or(i as u32),
-                None => tree.find(jskey::UNDEFINED).unwrap_or(i as u32),
+                Some(id) => tree.find(&entries, id).unwrap_or(i as u32),
+                None => tree.find(&entries, jskey::UNDEFINED).unwrap_or(i as u32),
             };
             for (i, e) in entries.iter().enumerate() {
                 let want = match &e.parent {
-                    Parent::Id(p) if live(i) && Some(p) != e.id.as_ref() => tree.find(p),
-                    Parent::Missing if live(i) && e.id.is_some() => tree.find(jskey::UNDEFINED),
+                    Parent::Id(p) if live(i) && Some(p) != e.id.as_ref() => tree.find(&entries, p),
+                    Parent::Missing if live(i) && e.id.is_some() => {
+                        tree.find(&entries, jskey::UNDEFINED)
+                    }
                     _ => None,
                 };
                 let got = tree.parent(i as u32);
@@ -710,7 +719,7 @@ mod tests {
                 let mut cur = i;
                 while walk.len() <= n + 1 {
                     let next = match &entries[cur].parent {
-                        Parent::Id(p) if jskey::is_truthy(p) => tree.find(p),
+                        Parent::Id(p) if jskey::is_truthy(p) => tree.find(&entries, p),
                         _ => None,
                     };
                     let Some(next) = next else { break };
@@ -748,16 +757,25 @@ mod tests {
             "ba",
             "é",
             "x\0\0",
+            "an id longer than fits in place",
         ];
+        let mut entries: Vec<Entry> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| entry(i as u32 + 1, Some(id), Parent::Null, false))
+            .collect();
         let mut map = IdMap::with_capacity(4);
         for (i, id) in ids.iter().enumerate() {
-            assert_eq!(map.insert(&CompactString::from(*id), i as u32), None);
+            assert_eq!(map.insert(&entries, id, i as u32), None);
         }
         for (i, id) in ids.iter().enumerate() {
-            assert_eq!(map.get(id), Some(i as u32), "{id:?}");
+            assert_eq!(map.get(&entries, id), Some(i as u32), "{id:?}");
         }
-        assert_eq!(map.get("abcdefg"), None);
-        assert_eq!(map.insert(&CompactString::from("a\0"), 9), Some(2));
+        assert_eq!(map.get(&entries, "abcdefg"), None);
+        assert_eq!(map.get(&entries, "an id longer than fits"), None);
+        entries.push(entry(99, Some("a\0"), Parent::Null, false));
+        assert_eq!(map.insert(&entries, "a\0", 11), Some(2));
+        assert_eq!(map.get(&entries, "a\0"), Some(11));
     }
 
     /// The two passes give the same tree on one thread and on two, on big
@@ -806,7 +824,7 @@ mod tests {
             assert_eq!(one.labels, two.labels);
             for e in &entries {
                 if let Some(id) = e.id_str() {
-                    assert_eq!(one.find(id), two.find(id));
+                    assert_eq!(one.find(&entries, id), two.find(&entries, id));
                 }
             }
             assert_eq!(one.preorder(), two.preorder());

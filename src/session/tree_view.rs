@@ -125,22 +125,35 @@ impl TreeView {
 
     /// Whether pi's `/tree` shows the entry `node` under `filter`.
     pub fn shows(&self, s: &Session, filter: Filter, node: u32) -> bool {
+        let m = s.entry(node).message();
+        self.shows_as(
+            s,
+            filter,
+            node,
+            m.map(|m| &m.role),
+            m.is_some_and(summary::bare_turn),
+        )
+    }
+
+    /// [`TreeView::shows`] for an entry whose message (if any) has `role`
+    /// and is a bare assistant turn (see [`summary::bare_turn`]) or not: for a
+    /// session read at outline depth, its messages read on the side.
+    pub fn shows_as(
+        &self,
+        s: &Session,
+        filter: Filter,
+        node: u32,
+        role: Option<&Role>,
+        bare: bool,
+    ) -> bool {
         let e = s.entry(node);
         if e.kind == Kind::Usage {
             return false;
         }
-        if let Some(m) = e.message() {
-            // Tool-call-only assistant turns clutter the tree; pi keeps the
-            // leaf, errors and aborts.
-            if m.role == Role::Assistant && Some(node) != self.leaf {
-                let failed = m
-                    .stop_reason
-                    .as_deref()
-                    .is_some_and(|r| r != "stop" && r != "toolUse");
-                if !m.content.text.has_text && !failed {
-                    return false;
-                }
-            }
+        // Tool-call-only assistant turns clutter the tree; pi keeps the
+        // leaf, errors and aborts.
+        if bare && Some(node) != self.leaf {
+            return false;
         }
         let setting = matches!(
             e.kind,
@@ -153,8 +166,8 @@ impl TreeView {
         );
         match filter {
             Filter::Default => !setting,
-            Filter::NoTools => !setting && !e.is_role(Role::ToolResult),
-            Filter::UserOnly => e.is_role(Role::User),
+            Filter::NoTools => !setting && role != Some(&Role::ToolResult),
+            Filter::UserOnly => role == Some(&Role::User),
             Filter::LabeledOnly => s.label_of(node).is_some(),
             Filter::All => true,
         }
@@ -163,6 +176,16 @@ impl TreeView {
     /// Lays out the visible entries: pi's filter, then folds (a folded
     /// entry hides everything below it), then nesting at forks.
     pub fn rows(&self, s: &Session, filter: Filter, folded: &HashSet<u32>) -> Rows {
+        self.rows_where(s, folded, |node| self.shows(s, filter, node))
+    }
+
+    /// [`TreeView::rows`] with the filter given as which nodes it shows.
+    pub fn rows_where(
+        &self,
+        s: &Session,
+        folded: &HashSet<u32>,
+        shows: impl Fn(u32) -> bool,
+    ) -> Rows {
         let n = s.entries.len();
         let mut hidden = vec![false; n];
         let mut visible = vec![false; n];
@@ -176,7 +199,7 @@ impl TreeView {
             let i = node as usize;
             let p = self.parent[i];
             hidden[i] = p.is_some_and(|p| folded.contains(&p) || hidden[p as usize]);
-            visible[i] = !hidden[i] && self.shows(s, filter, node);
+            visible[i] = !hidden[i] && shows(node);
             nearest[i] = p.and_then(|p| {
                 if visible[p as usize] {
                     Some(p)

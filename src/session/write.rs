@@ -87,7 +87,7 @@ fn scan_tail(path: &Path, target: Option<&str>, candidate: &str) -> Result<Tail,
         let key = e.id.as_deref().unwrap_or(super::jskey::UNDEFINED);
         target_found |= target == Some(key);
         candidate_taken |= key == candidate;
-        leaf = e.id;
+        leaf = e.id.as_deref().map(CompactString::from);
     })?;
     Ok(Tail {
         version: scanned.header.version,
@@ -183,9 +183,9 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
         session
             .tree
             .parent(idx)
-            .and_then(|p| session.entry(p).id.clone())
+            .and_then(|p| session.entry(p).id.as_deref().map(CompactString::from))
     } else {
-        entry.id.clone()
+        entry.id.as_deref().map(CompactString::from)
     }
 }
 
@@ -208,9 +208,9 @@ pub fn already_there(session: &Session, idx: u32) -> bool {
         session
             .tree
             .parent(leaf)
-            .and_then(|p| session.entry(p).id.clone())
+            .and_then(|p| session.entry(p).id.as_deref().map(CompactString::from))
     } else {
-        session.entry(leaf).id.clone()
+        session.entry(leaf).id.as_deref().map(CompactString::from)
     };
     target == resumes_at
 }
@@ -265,7 +265,7 @@ fn prepare(path: &Path) -> Result<Writing, SessionError> {
 
 /// Takes the write lock, sweeps stale temps beside the file, and refuses a
 /// read-only file or a half-written last line.
-fn lock_for_append(path: &Path) -> Result<WriteLock, SessionError> {
+pub(crate) fn lock_for_append(path: &Path) -> Result<WriteLock, SessionError> {
     let lock = WriteLock::acquire(path)?;
     if let Some(dir) = lock.real.parent() {
         temp::sweep_stale_temps(dir);
@@ -280,7 +280,7 @@ fn lock_for_append(path: &Path) -> Result<WriteLock, SessionError> {
 }
 
 /// Rewrites a legacy file as version 3 (the caller holds the write lock).
-fn migrate_in_place(path: &Path, lock: &mut WriteLock) -> Result<(), SessionError> {
+pub(crate) fn migrate_in_place(path: &Path, lock: &mut WriteLock) -> Result<(), SessionError> {
     let meta = lock
         .original()
         .metadata()
@@ -483,7 +483,7 @@ pub(crate) fn write_new_file_with(
     Ok(())
 }
 
-fn sync_dir(path: &Path) {
+pub(crate) fn sync_dir(path: &Path) {
     if let Some(dir) = path.parent() {
         if let Ok(d) = File::open(dir) {
             let _ = d.sync_all();

@@ -3,7 +3,7 @@
 
 use crate::catalog::SessionSummary;
 use crate::tui::model::loaded::{LoadedSession, OpenError};
-use crate::tui::model::preview_doc::{PreviewDoc, PreviewRequest};
+use crate::tui::model::preview_doc::{LaidOut, LayoutRequest, PreviewDoc, PreviewRequest};
 use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
 use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::work::jobs::{ActionOutcome, Job};
@@ -27,9 +27,17 @@ pub enum AppEvent {
         result: Result<Arc<LoadedSession>, OpenError>,
     },
     PreviewReady(Box<PreviewDoc>),
+    /// Blocks of the preview laid out, as the pane asked.
+    PreviewLaidOut(Box<LaidOut>),
     /// The catalog found or summarised more sessions.
     Catalog(CatalogUpdate),
-    /// A deep search finished.
+    /// More hits of a running deep search, in order (the first screen's
+    /// worth as soon as it is found, then in batches).
+    DeepSearchFound {
+        generation: u64,
+        hits: Vec<DeepHit>,
+    },
+    /// A deep search finished; `result` holds the hits not sent before.
     DeepSearchDone {
         generation: u64,
         query: String,
@@ -62,6 +70,9 @@ pub enum Command {
         path: PathBuf,
     },
     BuildPreview(Box<PreviewRequest>),
+    /// Lay out preview blocks coming into view (answered as
+    /// `PreviewLaidOut`).
+    LayOutPreview(Box<LayoutRequest>),
     /// Summarise the sessions of the sessions folder, or of a fresh copy of
     /// the demo sessions (progress arrives as [`AppEvent::Catalog`]).
     LoadCatalog {
@@ -113,6 +124,7 @@ impl std::fmt::Debug for Command {
             Command::BuildPreview(r) => {
                 write!(f, "BuildPreview({}, node {})", r.generation, r.key.node)
             }
+            Command::LayOutPreview(r) => write!(f, "LayOutPreview({} blocks)", r.wanted.len()),
             Command::LoadCatalog { demo } => write!(f, "LoadCatalog(demo: {demo})"),
             Command::DeepSearch {
                 generation, query, ..

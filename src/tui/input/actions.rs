@@ -118,6 +118,12 @@ pub enum Action {
     Delete,
     Mark,
     DeleteEmpty,
+    /// Remove the selected entry's branch (the tree).
+    Prune,
+    /// Trash the listed sessions that clean-up rules pick.
+    Clean,
+    /// Put back what the last delete or prune sent to the trash.
+    Undo,
     PickerCollapse,
     PickerExpand,
     PickerScope,
@@ -146,7 +152,12 @@ pub enum Action {
     Fork,
     Export,
     Follow,
+    /// Fold or unfold the block under the preview's cursor.
     PreviewExpand,
+    /// The whole branch, every block open (and back).
+    PreviewExpandAll,
+    PreviewNextBlock,
+    PreviewPreviousBlock,
     PreviewRaw,
     PreviewSelected,
     /// Esc in the tree and the preview: drop the tree's search, else step
@@ -158,6 +169,8 @@ pub enum Action {
     Cancel,
     /// A dialog's Enter.
     Confirm,
+    /// A dialog's other choice (the export's format).
+    Switch,
     /// Answer yes / no to a question without a text field.
     AnswerYes,
     AnswerNo,
@@ -243,6 +256,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         Some("pane"),
     ),
     info(S::Global, "focus_prev", A::FocusPrev, "Previous pane", None),
+    info(
+        S::Global,
+        "undo",
+        A::Undo,
+        "Undo the last delete or prune (back from the trash)",
+        None,
+    ),
     info(S::Picker, "up", A::Up, "Previous session", None),
     info(S::Picker, "down", A::Down, "Next session", None),
     info(S::Picker, "page_up", A::PageUp, "Page up", None),
@@ -338,6 +358,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "delete_empty",
         A::DeleteEmpty,
         "Delete the listed sessions without a user message",
+        None,
+    ),
+    info(
+        S::Picker,
+        "clean",
+        A::Clean,
+        "Clean up: the listed sessions every rule picks, to the trash",
         None,
     ),
     info(S::Tree, "up", A::Up, "Previous entry", None),
@@ -477,6 +504,13 @@ pub const ACTIONS: &[ActionInfo] = &[
     ),
     info(
         S::Tree,
+        "prune",
+        A::Prune,
+        "Prune: remove this entry and everything below it (the original to the trash)",
+        None,
+    ),
+    info(
+        S::Tree,
         "back",
         A::TreeClearSearch,
         "Back: drop the search, else go to the sessions pane, else quit",
@@ -491,10 +525,31 @@ pub const ACTIONS: &[ActionInfo] = &[
     info(S::Preview, "last", A::Last, "Bottom", None),
     info(
         S::Preview,
+        "next_block",
+        A::PreviewNextBlock,
+        "Next block (the marked one is what the fold key acts on)",
+        None,
+    ),
+    info(
+        S::Preview,
+        "previous_block",
+        A::PreviewPreviousBlock,
+        "Previous block",
+        None,
+    ),
+    info(
+        S::Preview,
         "expand",
         A::PreviewExpand,
-        "Expand folded thinking, tool output and sections",
-        Some("expand"),
+        "Fold or unfold the marked block (thinking, tool output, what a compaction replaced)",
+        Some("fold"),
+    ),
+    info(
+        S::Preview,
+        "expand_all",
+        A::PreviewExpandAll,
+        "The whole branch with every block open, and back",
+        None,
     ),
     info(
         S::Preview,
@@ -591,6 +646,13 @@ pub const ACTIONS: &[ActionInfo] = &[
     ),
     info(S::Dialog, "confirm", A::Confirm, "Go ahead", None),
     info(S::Dialog, "cancel", A::Cancel, "Cancel", None),
+    info(
+        S::Dialog,
+        "switch",
+        A::Switch,
+        "Another choice (the export's format)",
+        None,
+    ),
     info(
         S::Dialog,
         "yes",

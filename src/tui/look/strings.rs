@@ -14,11 +14,13 @@ pub const NO_EMPTY_SESSIONS: &str = "No listed session is empty (every one has a
 pub const NO_ENTRY: &str = "Select an entry first";
 pub const FOLLOW_ON: &str = "Following the leaf as the session grows";
 pub const FOLLOW_OFF: &str = "No longer following the leaf";
+/// After a deep-search hit's kind: the model no longer sees the entry.
+pub const COMPACTED_AWAY: &str = " (compacted away)";
 
 pub const BRANCH_TITLE: &str = "Branch here";
 pub const LABEL_TITLE: &str = "Label";
 pub const RENAME_TITLE: &str = "Rename";
-pub const EXPORT_TITLE: &str = "Export as Markdown";
+pub const EXPORT_TITLE: &str = "Export";
 pub const DELETE_TITLE: &str = "Delete";
 pub const DELETE_FOR_GOOD_TITLE: &str = "The trash failed";
 pub const DELETE_EMPTY_TITLE: &str = "Delete empty sessions";
@@ -77,9 +79,30 @@ pub fn rename_body(title: &str) -> Vec<String> {
     ]
 }
 
-pub fn export_body(entry: &str) -> Vec<String> {
+/// The export's formats, in the order the switch key goes through them.
+pub const EXPORT_CHOICES: [&str; 3] = ["Markdown", "HTML page", "HTML, every branch"];
+
+/// The export dialog's body, choice `chosen` of [`EXPORT_CHOICES`] marked.
+pub fn export_body(entry: &str, chosen: usize, switch: &str) -> Vec<String> {
+    export_body_after(format!("The branch up to: {entry}"), chosen, switch)
+}
+
+/// The export dialog's body after its first line (`head`, the entry).
+pub fn export_body_after(head: String, chosen: usize, switch: &str) -> Vec<String> {
+    let shown: Vec<String> = EXPORT_CHOICES
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            if i == chosen {
+                format!("[{name}]")
+            } else {
+                name.to_string()
+            }
+        })
+        .collect();
     vec![
-        format!("The branch up to: {entry}"),
+        head,
+        format!("As: {}  ({switch} switches)", shown.join(" · ")),
         "Into this new file (an existing file is never replaced):".to_string(),
     ]
 }
@@ -248,4 +271,70 @@ pub fn deep_back(clear: &str) -> String {
 
 pub fn config_more_problems(n: usize, help: &str) -> String {
     format!(" (and {n} more, see {help})")
+}
+
+pub const PRUNE_TITLE: &str = "Prune a branch";
+pub const NOTHING_TO_UNDO: &str =
+    "Nothing to undo: no session piscope deleted or pruned is in the trash";
+
+/// What pruning takes away, and what stays, for the confirmation.
+pub fn prune_body(
+    entry: &str,
+    removed: usize,
+    messages: u64,
+    tokens: f64,
+    carried: usize,
+    pi_open: Option<&str>,
+) -> Vec<String> {
+    let mut body = vec![
+        format!("Remove {entry} and everything below it?"),
+        format!(
+            "{removed} entries go: {messages} messages, {} tokens.",
+            tokens.round() as u64
+        ),
+    ];
+    if carried > 0 {
+        body.push(format!(
+            "{carried} kept: the session's name and labels of kept entries, set on this branch."
+        ));
+    }
+    body.push("The original goes to the trash first.".to_string());
+    if let Some(why) = pi_open {
+        body.push(format!(
+            "pi may have this session open ({why}): a running pi keeps what it has in memory; close it there first."
+        ));
+    }
+    body
+}
+
+/// After a prune: how many entries went, and the key that undoes it.
+pub fn pruned(removed: usize, undo_key: &str) -> String {
+    format!("Pruned {removed} entries; the original is in the trash ({undo_key} undoes)")
+}
+
+pub fn restored(name: &str) -> String {
+    format!("Restored {name} from the trash")
+}
+
+pub const CLEAN_TITLE: &str = "Clean up";
+pub const CLEAN_RULES: &str = "--empty --older-than 30d";
+
+pub fn clean_body() -> Vec<String> {
+    vec![
+        "Rules, all of which must hold: --empty, --no-reply, --folder-gone, --older-than DUR (30d, 2w, 6mo), --larger-than SIZE (10M).".to_string(),
+        "Sessions changed in the last minute are never included. The listed sessions are looked at.".to_string(),
+    ]
+}
+
+pub fn clean_question(n: usize) -> String {
+    format!("Move these {n} session(s) to the trash?")
+}
+
+pub const CLEAN_NONE: &str = "No listed session matches these rules";
+/// After a compaction's row in the tree: what it replaced.
+pub fn replaced_entries(n: usize) -> String {
+    match n {
+        1 => " · replaced 1 entry".to_string(),
+        n => format!(" · replaced {n} entries"),
+    }
 }

@@ -12,6 +12,9 @@ macro_rules! theme_fields {
         #[derive(Debug, Clone, PartialEq)]
         pub struct Theme {
             $(pub $name: Style,)*
+            /// Set by `NO_COLOR`: colours from files (program output) are
+            /// dropped too.
+            pub no_color: bool,
         }
 
         impl Theme {
@@ -31,7 +34,7 @@ macro_rules! theme_fields {
 
         impl Default for Theme {
             fn default() -> Theme {
-                Theme { $($name: Style::new(),)* }
+                Theme { $($name: Style::new(),)* no_color: false }
             }
         }
     };
@@ -48,6 +51,7 @@ theme_fields!(
     label,
     custom,
     compaction,
+    forgotten,
     branch_summary,
     setting,
     path_mark,
@@ -65,6 +69,20 @@ theme_fields!(
     status,
     message,
     key,
+    heading,
+    link,
+    inline_code,
+    code_keyword,
+    code_string,
+    code_comment,
+    code_number,
+    code_function,
+    code_type,
+    diff_add,
+    diff_del,
+    diff_hunk,
+    thinking,
+    block_cursor,
 );
 
 impl Theme {
@@ -108,6 +126,7 @@ impl Theme {
     }
 
     fn finish(mut self, no_color: bool) -> Theme {
+        self.no_color = no_color;
         if no_color {
             self.each(|s| {
                 *s = Style::new()
@@ -120,6 +139,7 @@ impl Theme {
             self.hit = self.hit.add_modifier(Modifier::UNDERLINED);
             self.banner = self.banner.add_modifier(Modifier::REVERSED);
             self.border_focused = self.border_focused.add_modifier(Modifier::BOLD);
+            self.forgotten = self.forgotten.add_modifier(Modifier::ITALIC);
         }
         self
     }
@@ -237,6 +257,8 @@ mod tests {
         assert_eq!(t.user, Style::new().add_modifier(Modifier::BOLD));
         assert!(t.selected.add_modifier.contains(Modifier::REVERSED));
         assert_eq!(t.selected.bg, None);
+        // What the model forgot still reads apart from what it sees.
+        assert_eq!(t.forgotten, Style::new().add_modifier(Modifier::ITALIC));
     }
 
     #[test]

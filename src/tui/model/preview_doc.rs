@@ -1,36 +1,41 @@
-//! The context preview as lines to draw: what pi would send if the selected
-//! entry were the leaf, rendered for reading. Built on a worker thread.
+//! The context preview as blocks to draw: what pi would send if the selected
+//! entry were the leaf, rendered by `render` (markdown, highlighted code,
+//! diffs, output in its own colours, compactions with what they replaced)
+//! into blocks the preview folds one by one, and each block laid out for a
+//! width. Built, and laid out near where the reader looks, on a worker.
 
+use crate::render::{self, Block, BlockKind, Class, Fold, Node, Span};
 use crate::safe_text as text;
-use crate::session::content::{Block, Content};
 use crate::session::entry::Kind;
 use crate::session::jskey;
 use crate::tui::clock::Clock;
 use crate::tui::look::format;
 use crate::tui::look::theme::Theme;
 use crate::tui::model::loaded::LoadedSession;
-use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span as TuiSpan};
 use serde_json::Value;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Lines a folded block shows before "… N more lines".
-const FOLDED_LINES: usize = 4;
-/// Lines a folded tool result or command output shows.
-const FOLDED_OUTPUT_LINES: usize = 6;
 /// Context entries shown before the selected one, unless expanded: the
 /// context of an entry deep in a long session is long to read and to build.
 const WINDOW_ITEMS: usize = 400;
-/// Body text is indented by this many columns under its heading.
-const INDENT: usize = 2;
+/// Rows a folded tool call, tool result or command shows of its output.
+pub const PEEK_ROWS: usize = 4;
+/// Columns left of every row for the block cursor's mark.
+pub const GUTTER: u16 = 1;
+/// Columns a block inside another (what a compaction replaced) is indented.
+pub const NEST_INDENT: u16 = 2;
 
 /// How the preview shows the entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PreviewMode {
     /// The entry's line as pretty-printed JSON instead of the context.
     pub raw: bool,
-    /// Folded thinking, tool output and collapsed sections shown in full.
+    /// The whole branch, every block open unless folded by hand.
     pub expanded: bool,
 }
 
@@ -45,6 +50,134 @@ pub struct PreviewKey {
     pub width: u16,
 }
 
+/// A block's name across reloads and selections: its entry's id and its
+/// place among the blocks of that entry (of those inside a compaction when
+/// `nested`), never a row number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BlockId {
+    /// The entry's id; empty for the preview's own notes.
+    pub entry: String,
+    pub index: u32,
+    pub nested: bool,
+}
+
+/// What a block of the preview is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockRole {
+    /// A part of the context.
+    Message,
+    /// The note of the entries before the window; opening it shows them.
+    Window,
+    /// The preview's own words (nothing to show, an error).
+    Note,
+}
+
+/// One block as the preview shows it.
+#[derive(Debug, Clone)]
+pub struct PreviewBlock {
+    pub id: BlockId,
+    pub block: Block,
+    /// 0, or 1 and more for the blocks inside a compaction.
+    pub depth: u8,
+    /// The block whose fold shows this one.
+    pub parent: Option<usize>,
+    /// Part of the selected entry.
+    pub selected: bool,
+    pub role: BlockRole,
+    /// Changes when what the block shows changes (a tool's result arrives,
+    /// a label is set), so a layout made before is not used.
+    pub revision: u64,
+}
+
+impl PreviewBlock {
+    /// Whether `o` folds or unfolds it.
+    pub fn foldable(&self) -> bool {
+        self.role == BlockRole::Window || render::foldable(&self.block)
+    }
+
+    /// Whether it is open until folded by hand: foldable bodies as the
+    /// document says, what a compaction replaced closed.
+    pub fn opens_at_first(&self, mode: PreviewMode) -> bool {
+        if mode.expanded {
+            return true;
+        }
+        match self.block.fold {
+            Fold::Open => true,
+            Fold::Folded => false,
+            Fold::Fixed => self.block.children.is_empty(),
+        }
+    }
+}
+
+/// Folds set by hand, by block.
+pub type Folds = HashMap<BlockId, bool>;
+
+/// Whether block `b` is open.
+pub fn is_open(b: &PreviewBlock, folds: &Folds, mode: PreviewMode) -> bool {
+    folds
+        .get(&b.id)
+        .copied()
+        .unwrap_or_else(|| b.opens_at_first(mode))
+}
+
+/// The blocks shown (those whose enclosing blocks are open), in order.
+pub fn visible(blocks: &[PreviewBlock], folds: &Folds, mode: PreviewMode) -> Vec<usize> {
+    let mut shown = vec![false; blocks.len()];
+    let mut out = Vec::new();
+    for (k, b) in blocks.iter().enumerate() {
+        let ok = match b.parent {
+            None => true,
+            Some(p) => shown[p] && is_open(&blocks[p], folds, mode),
+        };
+        if ok {
+            shown[k] = true;
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// A laid-out block's name in the cache: which block, as it is, at which
+/// width, folded or open.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LayoutKey {
+    pub id: BlockId,
+    pub revision: u64,
+    pub width: u16,
+    pub open: bool,
+}
+
+impl LayoutKey {
+    pub fn of(b: &PreviewBlock, width: u16, open: bool) -> LayoutKey {
+        LayoutKey {
+            id: b.id.clone(),
+            revision: b.revision,
+            width,
+            open,
+        }
+    }
+}
+
+/// A block's rows, each a line of classed spans (sanitised when made).
+pub type Rows = Arc<Vec<render::Line>>;
+
+/// One block laid out for the preview's `width` (its gutter and nesting
+/// taken off); the notes of what a folded block leaves out name `key`.
+pub fn lay_out(b: &PreviewBlock, width: u16, open: bool, key: &str) -> Rows {
+    let cols = width.saturating_sub(GUTTER + NEST_INDENT * u16::from(b.depth));
+    let peek = match b.block.kind {
+        BlockKind::ToolCall | BlockKind::ToolResult | BlockKind::Bash => PEEK_ROWS,
+        _ => 0,
+    };
+    Arc::new(render::layout_own(
+        &b.block,
+        usize::from(cols),
+        open,
+        peek,
+        Some(key),
+    ))
+}
+
 /// Everything a worker needs to build one preview.
 #[derive(Clone)]
 pub struct PreviewRequest {
@@ -53,9 +186,14 @@ pub struct PreviewRequest {
     pub loaded: Arc<LoadedSession>,
     pub theme: Theme,
     pub clock: Clock,
-    /// The key that expands the preview, as the user's keymap names it
-    /// (the notes of what is folded or left out name it).
+    /// The key that folds and unfolds, as the user's keymap names it (the
+    /// notes of what is folded or left out name it).
     pub expand_key: String,
+    /// The folds set by hand, to lay out the blocks in view as they show.
+    pub folds: Arc<Folds>,
+    /// Rows the pane shows: the blocks around the selected entry laid out
+    /// are about three times this.
+    pub height: usize,
     /// The newest generation asked for; a build that falls behind stops.
     pub latest: Arc<AtomicU64>,
 }
@@ -65,44 +203,194 @@ pub struct PreviewRequest {
 pub struct PreviewDoc {
     pub generation: u64,
     pub key: PreviewKey,
+    /// The session file (folds set by hand belong to one session).
+    pub path: PathBuf,
     /// Model, thinking level, messages, tokens and cost of the branch.
     pub header: Line<'static>,
-    pub lines: Vec<Line<'static>>,
-    /// First line and line count of the selected entry's own messages.
-    pub anchor: Option<(usize, usize)>,
+    pub blocks: Arc<Vec<PreviewBlock>>,
+    /// The blocks around the selected entry, laid out.
+    pub laid: Vec<(LayoutKey, Rows)>,
+}
+
+impl PreviewDoc {
+    /// The first block of the selected entry.
+    pub fn anchor(&self) -> Option<usize> {
+        self.blocks.iter().position(|b| b.selected)
+    }
+}
+
+/// Blocks to lay out for a drawer (the ones near what it shows).
+#[derive(Clone)]
+pub struct LayoutRequest {
+    pub key: PreviewKey,
+    pub blocks: Arc<Vec<PreviewBlock>>,
+    /// Block indices and whether each is open.
+    pub wanted: Vec<(usize, bool)>,
+    /// The fold key, as the keymap names it.
+    pub fold_key: String,
+}
+
+/// Blocks laid out for a [`LayoutRequest`].
+#[derive(Debug, Clone)]
+pub struct LaidOut {
+    pub key: PreviewKey,
+    pub rows: Vec<(LayoutKey, Rows)>,
+}
+
+/// Lays out the blocks a drawer asked for.
+pub fn lay_out_wanted(req: &LayoutRequest) -> LaidOut {
+    let rows = req
+        .wanted
+        .iter()
+        .filter_map(|&(k, open)| req.blocks.get(k).map(|b| (b, open)))
+        .map(|(b, open)| {
+            (
+                LayoutKey::of(b, req.key.width, open),
+                lay_out(b, req.key.width, open, &req.fold_key),
+            )
+        })
+        .collect();
+    LaidOut { key: req.key, rows }
 }
 
 /// Builds the preview; `None` when a newer request made it pointless.
 pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
-    let mut doc = Writer {
-        lines: Vec::new(),
-        width: usize::from(req.key.width).max(8),
-        theme: &req.theme,
-        highlight: None,
-        expanded: req.key.mode.expanded,
-        expand_key: &req.expand_key,
-    };
+    let mut out = Builder::default();
     let header = if req.key.mode.raw {
-        raw_json(req, &mut doc)
+        raw_json(req, &mut out)
     } else {
-        context(req, &mut doc)?
+        context(req, &mut out)?
     };
-    let anchor = doc.anchor();
+    let blocks = Arc::new(out.blocks);
+    let laid = lay_out_near_anchor(&blocks, req);
     Some(PreviewDoc {
         generation: req.generation,
         key: req.key,
+        path: req.loaded.session.path.clone(),
         header,
-        lines: doc.lines,
-        anchor,
+        blocks,
+        laid,
     })
 }
 
-fn raw_json(req: &PreviewRequest, doc: &mut Writer<'_>) -> Line<'static> {
+/// The selected entry's blocks and enough before and after them to fill
+/// the pane three times, laid out as the folds show them.
+fn lay_out_near_anchor(blocks: &[PreviewBlock], req: &PreviewRequest) -> Vec<(LayoutKey, Rows)> {
+    let mode = req.key.mode;
+    let shown = visible(blocks, &req.folds, mode);
+    let anchor = shown
+        .iter()
+        .position(|&k| blocks[k].selected)
+        .unwrap_or(shown.len().saturating_sub(1));
+    let height = req.height.max(1);
+    let mut out = Vec::new();
+    let mut one = |k: usize| {
+        let b = &blocks[k];
+        let open = is_open(b, &req.folds, mode);
+        let rows = lay_out(b, req.key.width, open, &req.expand_key);
+        let n = rows.len();
+        out.push((LayoutKey::of(b, req.key.width, open), rows));
+        n
+    };
+    let mut after = 0;
+    for &k in shown.iter().skip(anchor) {
+        if after >= 2 * height {
+            break;
+        }
+        after += one(k);
+    }
+    let mut before = 0;
+    for &k in shown[..anchor.min(shown.len())].iter().rev() {
+        if before >= height {
+            break;
+        }
+        before += one(k);
+    }
+    out
+}
+
+/// Collects the preview's blocks, naming each.
+#[derive(Default)]
+struct Builder {
+    blocks: Vec<PreviewBlock>,
+    /// Blocks so far per (entry, nested).
+    counts: HashMap<(String, bool), u32>,
+}
+
+impl Builder {
+    fn next_id(&mut self, entry: &str, nested: bool) -> BlockId {
+        let n = self.counts.entry((entry.to_string(), nested)).or_insert(0);
+        let id = BlockId {
+            entry: entry.to_string(),
+            index: *n,
+            nested,
+        };
+        *n += 1;
+        id
+    }
+
+    /// The preview's own words.
+    fn note(&mut self, words: &str, class: Class, role: BlockRole, selected: bool) {
+        let mut b = Block::new(BlockKind::Other, None, vec![Span::new(words, class)]);
+        b.fold = Fold::Fixed;
+        let id = self.next_id("", false);
+        self.push(b, id, 0, None, selected, role);
+    }
+
+    fn push(
+        &mut self,
+        block: Block,
+        id: BlockId,
+        depth: u8,
+        parent: Option<usize>,
+        selected: bool,
+        role: BlockRole,
+    ) -> usize {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        render::doc::line_text(&block.title).hash(&mut h);
+        block.also.hash(&mut h);
+        block.children.len().hash(&mut h);
+        self.blocks.push(PreviewBlock {
+            id,
+            block,
+            depth,
+            parent,
+            selected,
+            role,
+            revision: h.finish(),
+        });
+        self.blocks.len() - 1
+    }
+
+    /// A rendered block, and the blocks inside it after it.
+    fn message(
+        &mut self,
+        s: &crate::session::Session,
+        block: Block,
+        node: u32,
+        depth: u8,
+        parent: Option<usize>,
+    ) {
+        let entry = block
+            .entry
+            .and_then(|e| s.entry(e).id_str().map(str::to_string))
+            .unwrap_or_default();
+        let id = self.next_id(&entry, depth > 0);
+        let selected = depth == 0 && (block.entry == Some(node) || block.also.contains(&node));
+        let children = block.children.clone();
+        let me = self.push(block, id, depth, parent, selected, BlockRole::Message);
+        for c in children {
+            self.message(s, c, node, depth.saturating_add(1), Some(me));
+        }
+    }
+}
+
+fn raw_json(req: &PreviewRequest, out: &mut Builder) -> Line<'static> {
     let s = &req.loaded.session;
     let e = s.entry(req.key.node);
     let header = Line::from(vec![
-        Span::styled("raw JSON", req.theme.title),
-        Span::styled(
+        TuiSpan::styled("raw JSON", req.theme.title),
+        TuiSpan::styled(
             format!(
                 " · entry {} · line {}",
                 text::clean_line(e.id_str().unwrap_or("(no id)")),
@@ -111,16 +399,23 @@ fn raw_json(req: &PreviewRequest, doc: &mut Writer<'_>) -> Line<'static> {
             req.theme.muted,
         ),
     ]);
-    match s.line_text(req.key.node) {
+    let (body, class) = match s.line_text(req.key.node) {
         Ok(line) => {
             let pretty = serde_json::from_str::<Value>(&line)
                 .ok()
                 .and_then(|v| serde_json::to_string_pretty(&v).ok())
                 .unwrap_or(line);
-            doc.block(&visible_json(&pretty), req.theme.text, 0, usize::MAX);
+            (visible_json(&pretty), Class::Text)
         }
-        Err(e) => doc.para(&e.to_string(), req.theme.error, 0),
-    }
+        Err(e) => (e.to_string(), Class::Error),
+    };
+    let mut b = Block::new(BlockKind::Other, None, Vec::new());
+    b.body = vec![Node::Lines(
+        body.lines().map(|l| vec![Span::new(l, class)]).collect(),
+    )];
+    let id = out.next_id("", false);
+    // Selected: the view starts at its top.
+    out.push(b, id, 0, None, true, BlockRole::Note);
     header
 }
 
@@ -151,9 +446,8 @@ fn visible_json(json: &str) -> String {
     out
 }
 
-fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> {
-    let t = &req.loaded;
-    let s = &t.session;
+fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
+    let s = &req.loaded.session;
     let theme = &req.theme;
     let path = s.tree.path_to(req.key.node);
     let ctx = s.context_for_path(path);
@@ -164,13 +458,15 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
             cost += u.cost;
         }
     }
+    let stopped = || req.latest.load(Ordering::Relaxed) != req.generation;
     let mut file = match crate::session::file::open_regular(&s.path) {
         Ok(f) => f,
         Err(e) => {
-            doc.para(
+            out.note(
                 &format!("cannot read {}: {e}", s.path.display()),
-                theme.error,
-                0,
+                Class::Error,
+                BlockRole::Note,
+                false,
             );
             return Some(Line::styled("context unavailable", theme.error));
         }
@@ -184,72 +480,54 @@ fn context(req: &PreviewRequest, doc: &mut Writer<'_>) -> Option<Line<'static>> 
     };
     // The header counts every message pi would send, shown or not.
     for (k, item) in ctx.items.iter().enumerate().take(skip) {
-        if k % 256 == 0 && req.latest.load(Ordering::Relaxed) != req.generation {
+        if k % 256 == 0 && stopped() {
             return None;
         }
         messages += s.context_messages(item, &mut file).map_or(0, |l| l.len());
     }
     if skip > 0 {
-        doc.para(
+        out.note(
             &format!(
                 "… {} before these are in the context too ({} shows everything)",
                 format::count(skip, "entry", "entries"),
                 req.expand_key
             ),
-            theme.muted,
-            0,
+            Class::Dim,
+            BlockRole::Window,
+            false,
         );
-        doc.blank();
     }
-    for (k, item) in ctx.items.iter().enumerate().skip(skip) {
-        if k % 256 == 0 && req.latest.load(Ordering::Relaxed) != req.generation {
-            return None;
-        }
-        let list = match s.context_messages(item, &mut file) {
-            Ok(list) => list,
-            Err(e) => {
-                doc.para(&e.to_string(), theme.error, 0);
-                continue;
+    let window = render::Window {
+        from: skip,
+        replaced: WINDOW_ITEMS,
+        stop: &stopped,
+    };
+    // Code is highlighted as its block is laid out (near the view only).
+    match render::defer::highlighting_deferred(|| render::context_window(s, &ctx, &window)) {
+        Ok(None) => return None,
+        Ok(Some((blocks, shown))) => {
+            messages += shown;
+            for b in blocks {
+                out.message(s, b, req.key.node, 0, None);
             }
-        };
-        let selected = item.entry == req.key.node;
-        if selected {
-            doc.start_highlight();
         }
-        let replaced = (ctx.compaction == Some(item.entry)).then(|| {
-            let pos = ctx.path.iter().position(|&p| p == item.entry).unwrap_or(0);
-            let kept = ctx.items[1..]
-                .iter()
-                .filter(|it| ctx.path[..pos].contains(&it.entry))
-                .count();
-            pos.saturating_sub(kept)
-        });
-        for m in &list {
-            let v: Value = serde_json::from_str(m).unwrap_or(Value::Null);
-            message(doc, &v, replaced, req);
-            messages += 1;
-        }
-        if selected {
-            doc.end_highlight();
-        }
+        Err(e) => out.note(&e.to_string(), Class::Error, BlockRole::Note, false),
     }
-    if doc.anchor().is_none() {
+    if !out.blocks.iter().any(|b| b.selected) {
         let e = s.entry(req.key.node);
         let what = match e.kind {
             Kind::Usage => "a usage record".to_string(),
             _ => format!("a {} entry", e.kind.as_str().replace('_', " ")),
         };
-        doc.blank();
-        doc.start_highlight();
-        doc.para(
+        out.note(
             &format!("The selected entry is {what}: it adds nothing to the context."),
-            theme.muted,
-            0,
+            Class::Dim,
+            BlockRole::Note,
+            true,
         );
-        doc.end_highlight();
     }
     if messages == 0 && ctx.items.is_empty() {
-        doc.para("(the context is empty)", theme.muted, 0);
+        out.note("(the context is empty)", Class::Dim, BlockRole::Note, false);
     }
     let model = ctx.model.as_ref().map_or("no model".to_string(), |m| {
         text::clean_line(&m.model_id.as_deref().map_or("?".into(), jskey::display))
@@ -299,280 +577,7 @@ fn header_line(
         return Line::styled(text::truncate(numbers, width), theme.muted);
     }
     Line::from(vec![
-        Span::styled(text::truncate(model, room), theme.title),
-        Span::styled(rest, theme.muted),
+        TuiSpan::styled(text::truncate(model, room), theme.title),
+        TuiSpan::styled(rest, theme.muted),
     ])
-}
-
-/// One context message.
-fn message(doc: &mut Writer<'_>, v: &Value, replaced: Option<usize>, req: &PreviewRequest) {
-    let theme = &req.theme;
-    let role = str_field(v, "role").unwrap_or("?");
-    let time = v
-        .get("timestamp")
-        .and_then(Value::as_f64)
-        .filter(|t| t.is_finite())
-        .map(|t| req.clock.short_time(t as i64));
-    let mut heading: Vec<(String, Style)> = Vec::new();
-    let role_style = match role {
-        "user" => theme.user,
-        "assistant" => theme.assistant,
-        "toolResult" | "bashExecution" => theme.tool,
-        "compactionSummary" => theme.compaction,
-        "branchSummary" => theme.branch_summary,
-        _ => theme.custom,
-    };
-    let role_word = match role {
-        "toolResult" => "tool result".to_string(),
-        "bashExecution" => "bash".to_string(),
-        "compactionSummary" => "compaction".to_string(),
-        "branchSummary" => "branch summary".to_string(),
-        other => text::clean_line(other),
-    };
-    heading.push((role_word, role_style));
-    match role {
-        "assistant" => {
-            if let Some(m) = str_field(v, "model") {
-                heading.push((text::clean_line(m), theme.muted));
-            }
-        }
-        "toolResult" => {
-            if let Some(name) = str_field(v, "toolName") {
-                heading.push((text::clean_line(name), theme.muted));
-            }
-            if v.get("isError").and_then(Value::as_bool) == Some(true) {
-                heading.push(("error".into(), theme.error));
-            }
-        }
-        "custom" => {
-            if let Some(t) = str_field(v, "customType") {
-                heading.push((text::clean_line(t), theme.muted));
-            }
-        }
-        "compactionSummary" => {
-            if let Some(n) = replaced {
-                heading.push((
-                    format!("replaced {}", format::count(n, "entry", "entries")),
-                    theme.muted,
-                ));
-            }
-            if let Some(t) = v.get("tokensBefore").and_then(Value::as_f64) {
-                heading.push((format!("{} tokens before", format::tokens(t)), theme.muted));
-            }
-        }
-        _ => {}
-    }
-    if let Some(t) = time {
-        heading.push((t, theme.muted));
-    }
-    doc.heading(heading, role_style);
-    let expanded = doc.expanded;
-    match role {
-        "user" | "assistant" | "toolResult" => {
-            let limit = if role == "toolResult" {
-                FOLDED_OUTPUT_LINES
-            } else {
-                usize::MAX
-            };
-            content(doc, v.get("content"), limit, req);
-            if role == "assistant" {
-                if let Some(err) = str_field(v, "errorMessage").filter(|e| !e.is_empty()) {
-                    doc.para(&format!("error: {err}"), theme.error, INDENT);
-                }
-                if str_field(v, "stopReason") == Some("aborted") {
-                    doc.para("(aborted)", theme.muted, INDENT);
-                }
-            }
-        }
-        "bashExecution" => {
-            let cmd = str_field(v, "command").unwrap_or("");
-            doc.para(&format!("$ {cmd}"), theme.accent, INDENT);
-            let output = str_field(v, "output").unwrap_or("");
-            doc.folded(output, theme.text, FOLDED_OUTPUT_LINES);
-            if let Some(code) = v.get("exitCode").and_then(Value::as_i64) {
-                if code != 0 {
-                    doc.para(&format!("exit code {code}"), theme.error, INDENT);
-                }
-            }
-        }
-        "compactionSummary" | "branchSummary" => {
-            let summary = str_field(v, "summary").unwrap_or("");
-            doc.block(summary, theme.text, INDENT, usize::MAX);
-        }
-        "custom" | "system" | "hookMessage" => {
-            // Extension and system messages are rarely what one reads: one line.
-            let limit = if expanded { usize::MAX } else { 1 };
-            content(doc, v.get("content"), limit, req);
-        }
-        _ => {
-            let json = serde_json::to_string_pretty(v).unwrap_or_default();
-            doc.folded(&json, theme.muted, FOLDED_LINES);
-        }
-    }
-    doc.blank();
-}
-
-/// Message content: a string, or text / thinking / tool-call / image blocks,
-/// each styled its own way.
-fn content(doc: &mut Writer<'_>, c: Option<&Value>, limit: usize, req: &PreviewRequest) {
-    let theme = &req.theme;
-    match Content::of(c) {
-        Content::Text(s) => doc.folded(s, theme.text, limit),
-        blocks @ Content::Blocks(_) => {
-            for b in blocks.blocks() {
-                match b {
-                    Block::Text(t) => doc.folded(t, theme.text, limit),
-                    Block::Thinking(t) => {
-                        doc.para("thinking", theme.muted, INDENT);
-                        doc.folded(t, theme.muted, FOLDED_LINES);
-                    }
-                    Block::ToolCall { name, arguments } => tool_call(doc, name, arguments, theme),
-                    Block::Image { mime, data } => {
-                        let mime = mime.unwrap_or("image/?");
-                        let kind = mime.strip_prefix("image/").unwrap_or(mime);
-                        let size = data.map_or(0, |d| d.len() as u64 * 3 / 4);
-                        doc.para(
-                            &format!("[image {kind} {}]", format::bytes(size)),
-                            theme.accent,
-                            INDENT,
-                        );
-                    }
-                    Block::Other(b) => doc.folded(&b.to_string(), theme.muted, 1),
-                }
-            }
-        }
-        Content::None => {}
-        Content::Other(other) => doc.para(&other.to_string(), theme.muted, INDENT),
-    }
-}
-
-fn tool_call(doc: &mut Writer<'_>, name: Option<&str>, arguments: Option<&Value>, theme: &Theme) {
-    doc.para(&format!("→ {}", name.unwrap_or("?")), theme.accent, INDENT);
-    match arguments {
-        Some(Value::Object(args)) => {
-            for (k, v) in args {
-                let shown = match v {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                let lines = shown.lines().count().max(1);
-                if lines == 1 {
-                    doc.para(&format!("{k}: {shown}"), theme.text, INDENT * 2);
-                } else {
-                    doc.para(&format!("{k}:"), theme.text, INDENT * 2);
-                    doc.folded_at(&shown, theme.text, FOLDED_LINES, INDENT * 3);
-                }
-            }
-        }
-        Some(other) => doc.para(&other.to_string(), theme.text, INDENT * 2),
-        None => {}
-    }
-}
-
-fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
-
-/// Appends clean, wrapped lines, and remembers where the selected entry's
-/// lines are.
-struct Writer<'a> {
-    lines: Vec<Line<'static>>,
-    width: usize,
-    theme: &'a Theme,
-    /// Where the highlighted lines start, and end once closed.
-    highlight: Option<(usize, Option<usize>)>,
-    expanded: bool,
-    expand_key: &'a str,
-}
-
-impl Writer<'_> {
-    fn push(&mut self, line: Line<'static>) {
-        let line = match self.highlight {
-            Some((_, None)) => line.patch_style(self.theme.preview_selected),
-            _ => line,
-        };
-        self.lines.push(line);
-    }
-
-    /// Lines pushed from now on belong to the selected entry.
-    fn start_highlight(&mut self) {
-        self.highlight = Some((self.lines.len(), None));
-    }
-
-    fn end_highlight(&mut self) {
-        if let Some((start, None)) = self.highlight {
-            self.highlight = Some((start, Some(self.lines.len())));
-        }
-    }
-
-    /// The selected entry's lines, when there are any.
-    fn anchor(&self) -> Option<(usize, usize)> {
-        let (start, end) = self.highlight?;
-        let end = end.unwrap_or(self.lines.len());
-        (end > start).then_some((start, end - start))
-    }
-
-    fn blank(&mut self) {
-        self.push(Line::default());
-    }
-
-    fn heading(&mut self, parts: Vec<(String, Style)>, style: Style) {
-        let mut spans = vec![Span::styled("▍", style)];
-        for (k, (text, st)) in parts.into_iter().enumerate() {
-            if k > 0 {
-                spans.push(Span::styled(" · ", self.theme.muted));
-            } else {
-                spans.push(Span::raw(" "));
-            }
-            spans.push(Span::styled(text, st));
-        }
-        let line = Line::from(spans);
-        // A heading longer than the pane is cut rather than wrapped.
-        self.push(line);
-    }
-
-    /// A paragraph: each source line wrapped, indented.
-    fn para(&mut self, s: &str, style: Style, indent: usize) {
-        self.block(s, style, indent, usize::MAX);
-    }
-
-    /// Up to `limit` source lines of a block, then a note of how many were left out.
-    fn block(&mut self, s: &str, style: Style, indent: usize, limit: usize) {
-        let lines = text::clean_block(s.trim_end_matches('\n'));
-        let total = lines.len();
-        let pad = " ".repeat(indent);
-        let cols = self.width.saturating_sub(indent).max(4);
-        for line in lines.into_iter().take(limit) {
-            for row in text::wrap(&line, cols) {
-                self.push(Line::from(vec![
-                    Span::raw(pad.clone()),
-                    Span::styled(row, style),
-                ]));
-            }
-        }
-        if total > limit {
-            let hidden = total - limit;
-            self.push(Line::from(vec![
-                Span::raw(pad),
-                Span::styled(
-                    format!(
-                        "… {} more ({} expands)",
-                        format::count(hidden, "line", "lines"),
-                        self.expand_key
-                    ),
-                    self.theme.muted,
-                ),
-            ]));
-        }
-    }
-
-    /// A block folded to `limit` lines unless the preview is expanded.
-    fn folded(&mut self, s: &str, style: Style, limit: usize) {
-        self.folded_at(s, style, limit, INDENT);
-    }
-
-    fn folded_at(&mut self, s: &str, style: Style, limit: usize, indent: usize) {
-        let limit = if self.expanded { usize::MAX } else { limit };
-        self.block(s, style, indent, limit);
-    }
 }

@@ -112,7 +112,7 @@ impl App {
         cmds: &mut Vec<Command>,
     ) {
         let for_good = matches!(self.catalog.delete_done(), Some(DeleteMode::Permanent));
-        if self.open.path.as_ref().is_some_and(|o| deleted.contains(o)) {
+        if self.open.path().is_some_and(|o| deleted.contains(o)) {
             // Deleted here, on purpose: no "this session was deleted" alarm.
             self.close_session();
         }
@@ -153,5 +153,47 @@ impl App {
                 .dangerous(strings::DELETE_WORD),
             );
         }
+    }
+}
+
+impl App {
+    /// Asks for clean-up rules, written as `piscope clean` takes them.
+    pub(in crate::tui) fn ask_clean(&mut self) {
+        self.ask(Dialog::ask(
+            strings::CLEAN_TITLE,
+            strings::clean_body(),
+            strings::CLEAN_RULES,
+            "review",
+            Then::CleanRules,
+        ));
+    }
+
+    /// The listed sessions the rules pick, reviewed in one confirmation
+    /// that names each (and trashed as a delete is).
+    pub(in crate::tui) fn review_clean(&mut self, rules: &str) {
+        let rules = match crate::catalog::clean::parse_rules(rules) {
+            Ok(r) => r,
+            Err(e) => {
+                self.say(text::clean_line(&e), true);
+                return;
+            }
+        };
+        let listed: Vec<SessionSummary> = self.picker().listed_sessions();
+        let now = crate::jstext::date::now_ms();
+        let paths: Vec<PathBuf> = rules
+            .pick(&listed, now)
+            .into_iter()
+            .map(|p| p.summary.path.clone())
+            .collect();
+        if paths.is_empty() {
+            self.say(strings::CLEAN_NONE.to_string(), false);
+            return;
+        }
+        self.confirm_delete(
+            strings::CLEAN_TITLE,
+            strings::clean_question,
+            "move them to the trash",
+            paths,
+        );
     }
 }

@@ -26,7 +26,7 @@ impl App {
         } else {
             // The fork is the session now: its changes are the ones to see
             // at once, not at the next slow look.
-            self.live.watching = Some(to.clone());
+            self.live.watch(&to);
             cmds.push(Command::Watch(Target::file(&to)));
             self.open_session(to, cmds);
         }

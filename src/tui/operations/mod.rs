@@ -10,6 +10,7 @@ mod delete;
 mod export;
 mod fork;
 mod label;
+mod prune;
 mod rename;
 mod resume;
 
@@ -47,6 +48,7 @@ impl App {
             (Pane::Picker, Action::Mark) => self.catalog.picker_mut().toggle_mark(),
             (Pane::Picker, Action::Delete) => self.ask_delete(),
             (Pane::Picker, Action::DeleteEmpty) => self.ask_delete_empty(),
+            (Pane::Picker, Action::Clean) => self.ask_clean(),
             (Pane::Tree, Action::Branch) => self.ask_branch(),
             (Pane::Tree, Action::Resume) => {
                 if !self.resume_open(cmds) {
@@ -57,6 +59,8 @@ impl App {
             (Pane::Tree | Pane::Preview, Action::Copy) => self.copy(cmds),
             (Pane::Tree, Action::Fork) => self.fork(cmds),
             (Pane::Tree, Action::Export) => self.ask_export(),
+            (Pane::Tree, Action::Prune) => self.ask_prune(),
+            (_, Action::Undo) => cmds.push(Command::Act(Box::new(Job::Undo))),
             (Pane::Tree, Action::Follow) => {
                 if self.tree.toggle_follow() {
                     self.say(strings::FOLLOW_ON.to_string(), false);
@@ -76,6 +80,7 @@ impl App {
         };
         match answer {
             DialogKey::Stay => {}
+            DialogKey::Switch => self.switch_export(),
             DialogKey::Quit => self.quit(),
             DialogKey::Cancel => self.overlay.close(),
             DialogKey::Submit(text) => {
@@ -115,16 +120,22 @@ impl App {
                     summary: given,
                 },
             ),
-            Then::Export { path, leaf } => match given {
+            Then::Export { path, leaf, kind } => match given {
                 Some(to) => Job::Export {
                     path,
                     leaf,
                     to: PathBuf::from(to.trim()),
+                    kind,
                 },
                 None => return,
             },
             Then::Delete { files } => self.delete_job(files, DeleteMode::Trash),
             Then::DeleteForGood { files } => self.delete_job(files, DeleteMode::Permanent),
+            Then::Prune { plan } => Job::Prune { plan },
+            Then::CleanRules => {
+                self.review_clean(given.as_deref().unwrap_or_default());
+                return;
+            }
             Then::Run(job) => *job,
             Then::ResumeHere { session } => self.resume_here_job(session),
         };
@@ -132,7 +143,7 @@ impl App {
     }
 
     pub(in crate::tui) fn write(&self, path: PathBuf, edit: Edit) -> Job {
-        let own_mtime = self.live.own_writes.get(&path).copied();
+        let own_mtime = self.live.own_write(&path);
         Job::Write {
             path,
             edit,
@@ -151,14 +162,13 @@ impl App {
                 mtime,
             } => {
                 if let Some(m) = mtime {
-                    self.live.own_writes.insert(path.clone(), m);
+                    self.live.wrote(path.clone(), m);
                 }
                 self.say(message, false);
                 if let Some(id) = select {
                     // The new leaf may be piscope's branch marker, which the
                     // filter hides: its row is where pi resumes, as shown.
-                    self.open.pending_entry = Some((path.clone(), id));
-                    self.open.pending_keeps_filter = true;
+                    self.open.select_later(path.clone(), id, true);
                 }
                 self.file_changed(&path, cmds);
             }
@@ -193,6 +203,8 @@ impl App {
                 self.ask_resume_here(session, &cwd, &here)
             }
             ActionOutcome::PiMissing { program, by_hand } => self.on_pi_missing(&program, &by_hand),
+            ActionOutcome::Pruned { path, removed } => self.on_pruned(&path, removed, cmds),
+            ActionOutcome::Restored { path } => self.on_restored(&path, cmds),
             ActionOutcome::Failed(e) => self.say(e, true),
         }
     }

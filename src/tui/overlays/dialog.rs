@@ -42,6 +42,8 @@ pub enum DialogKey {
     Cancel,
     Quit,
     Stay,
+    /// The switch key: the opener changes what the dialog offers.
+    Switch,
 }
 
 impl<T> Dialog<T> {
@@ -101,6 +103,7 @@ impl<T> Dialog<T> {
                 return DialogKey::Submit(if self.require.is_some() { None } else { text });
             }
             Some(Action::Confirm) => {}
+            Some(Action::Switch) => return DialogKey::Switch,
             Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
             Some(Action::Down) => self.scroll = (self.scroll + 1).min(last),
             Some(Action::PageUp) => self.scroll = self.scroll.saturating_sub(10),

@@ -93,10 +93,24 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
         Span::styled(format!("  {} ", text::fit("characters", 22)), theme.key),
         Span::raw("Sessions: search (words, \"a phrase\", re:pattern); entry tree: search it, as in pi's /tree; dialog fields: their text"),
     ]));
-    out.push(Line::from(vec![
-        Span::styled(format!("  {} ", text::fit("Esc", 22)), theme.key),
-        Span::raw("Steps back: out of a dialog or search, to the pane before, then quits"),
-    ]));
+    // Stepping back is bound per pane; the keys as the user bound them.
+    let mut back: Vec<String> = Vec::new();
+    for (scope, action) in [
+        (Scope::Picker, Action::PickerClear),
+        (Scope::Tree, Action::TreeClearSearch),
+        (Scope::Preview, Action::TreeClearSearch),
+    ] {
+        let keys = config.keymap.label(scope, action);
+        if !keys.is_empty() && !back.contains(&keys) {
+            back.push(keys);
+        }
+    }
+    if !back.is_empty() {
+        out.push(Line::from(vec![
+            Span::styled(format!("  {} ", text::fit(&back.join(", "), 22)), theme.key),
+            Span::raw("Steps back: out of a dialog or search, to the pane before, then quits"),
+        ]));
+    }
     out.push(Line::default());
     out.push(Line::styled("Marks in the tree", theme.title));
     for (k, what) in [

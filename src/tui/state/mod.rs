@@ -206,7 +206,7 @@ impl App {
 
     /// Whether the tree is still showing an older session than the one chosen.
     pub fn tree_is_behind(&self) -> bool {
-        self.tree.is_ready() && self.open.tree_generation != self.open.generation
+        self.tree.is_ready() && self.open.is_behind()
     }
 
     /// The session shown in (or being read for) the tree.
@@ -221,7 +221,7 @@ impl App {
 
     /// The folder (or file) whose changes are watched.
     pub fn watched(&self) -> Option<&PathBuf> {
-        self.live.watching.as_ref()
+        self.live.watching()
     }
 
     /// The dialog over the panes, if one is open.

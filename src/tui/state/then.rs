@@ -23,6 +23,7 @@ pub enum Then {
     Export {
         path: PathBuf,
         leaf: String,
+        kind: crate::tui::work::jobs::ExportKind,
     },
     /// The sessions as checked when the question was asked.
     Delete {
@@ -30,6 +31,12 @@ pub enum Then {
     },
     DeleteForGood {
         files: Vec<Deletable>,
+    },
+    /// Clean-up rules typed: review the sessions they pick.
+    CleanRules,
+    /// The branch as planned when the question was asked.
+    Prune {
+        plan: crate::session::prune::PrunePlan,
     },
     /// Work already described (a write the user agreed to do next to pi).
     Run(Box<Job>),

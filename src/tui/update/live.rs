@@ -15,17 +15,13 @@ impl App {
     /// A session file changed, appeared or disappeared (seen by the watcher,
     /// or written by piscope itself).
     pub(in crate::tui) fn file_changed(&mut self, path: &Path, cmds: &mut Vec<Command>) {
-        if self.open.path.as_deref() == Some(path) {
+        if self.open.is(path) {
             self.refresh_open(cmds);
         }
         if self.screen.has(Pane::Picker) {
             // One summary of a file at a time; changes meanwhile ask for one more.
-            match self.live.summarising.get_mut(path) {
-                Some(again) => *again = true,
-                None => {
-                    self.live.summarising.insert(path.to_path_buf(), false);
-                    cmds.push(Command::Summarise(path.to_path_buf()));
-                }
+            if self.live.summary_wanted(path) {
+                cmds.push(Command::Summarise(path.to_path_buf()));
             }
         }
     }
@@ -33,23 +29,20 @@ impl App {
     /// Reads the open session on from where it was read to; the tree keeps
     /// its selection and folds by entry id.
     pub(in crate::tui) fn refresh_open(&mut self, cmds: &mut Vec<Command>) {
-        let Some(path) = self.open.path.clone() else {
+        let Some(path) = self.open.path().cloned() else {
             return;
         };
         match self.tree.content() {
             Content::Ready(t) if !self.tree_is_behind() && t.session.path == path => {
                 cmds.push(Command::RefreshSession {
-                    generation: self.open.generation,
+                    generation: self.open.generation(),
                     loaded: t.clone(),
                 });
             }
             // Not shown yet, or could not be read: read it whole.
             Content::Failed { .. } | Content::Empty => {
-                self.open.generation += 1;
-                cmds.push(Command::OpenSession {
-                    generation: self.open.generation,
-                    path,
-                });
+                let generation = self.open.reread();
+                cmds.push(Command::OpenSession { generation, path });
             }
             _ => {}
         }
@@ -61,11 +54,10 @@ impl App {
         summary: Option<Box<SessionSummary>>,
         cmds: &mut Vec<Command>,
     ) {
-        if self.live.summarising.remove(&path) == Some(true) {
-            self.live.summarising.insert(path.clone(), false);
+        if self.live.summary_done(&path) {
             cmds.push(Command::Summarise(path.clone()));
         }
-        let was_open = self.open.path.as_ref() == Some(&path);
+        let was_open = self.open.is(&path);
         let gone = summary.is_none();
         let outcome = self
             .catalog
@@ -80,8 +72,8 @@ impl App {
     pub(in crate::tui) fn on_watching(&mut self, mode: WatchMode) {
         let demo = self
             .live
-            .watching
-            .clone()
+            .watching()
+            .cloned()
             .filter(|_| self.picker().is_demo());
         match (&mode, demo) {
             // The demo replaced the user's folder, which may not exist: say
@@ -93,6 +85,6 @@ impl App {
             (WatchMode::Polling { reason }, None) => self.say(strings::polling(reason), false),
             (WatchMode::Events, None) => {}
         }
-        self.live.mode = Some(mode);
+        self.live.set_mode(Some(mode));
     }
 }

@@ -44,7 +44,7 @@ impl App {
         let mut cmds = Vec::new();
         match start {
             Start::File(path) => {
-                app.live.watching = Some(path.clone());
+                app.live.watch(&path);
                 cmds.push(Command::Watch(Target::file(&path)));
                 app.open_session(path, &mut cmds);
             }
@@ -65,8 +65,7 @@ impl App {
                 self.clock = self.clock.tick();
                 // A slow look at the open session besides the watcher, which
                 // can miss changes (some network file systems).
-                self.live.ticks += 1;
-                if self.live.ticks.is_multiple_of(SLOW_POLL_TICKS) && self.tree.is_ready() {
+                if self.live.tick(SLOW_POLL_TICKS) && self.tree.is_ready() {
                     self.refresh_open(&mut cmds);
                 }
                 self.status.expire(self.clock.now_ms);
@@ -76,16 +75,17 @@ impl App {
                 path,
                 result,
             } => {
-                if generation == self.open.generation {
+                if self.open.take_answer(generation) {
                     match result {
                         Ok(loaded) => {
                             let damaged = loaded.session.damaged_lines();
                             self.tree.set_session(loaded);
-                            self.open.tree_generation = generation;
-                            if let Some((p, id)) = self.open.pending_entry.take() {
-                                let keep = std::mem::take(&mut self.open.pending_keeps_filter);
-                                if p == path && !self.tree.select_id(&id, keep) {
-                                    self.say(format!("Entry {id} is not in this session"), true);
+                            if let Some(p) = self.open.take_pending() {
+                                if p.path == path && !self.tree.select_id(&p.id, p.keeps_filter) {
+                                    self.say(
+                                        format!("Entry {} is not in this session", p.id),
+                                        true,
+                                    );
                                 }
                             }
                             if damaged > 0 {
@@ -112,7 +112,12 @@ impl App {
                     self.preview.set_doc(doc);
                 }
             }
+            AppEvent::PreviewLaidOut(laid) => self.preview.laid_out(laid),
             AppEvent::Catalog(update) => self.on_catalog(update, &mut cmds),
+            AppEvent::DeepSearchFound { generation, hits } => {
+                let outcome = self.catalog.picker_mut().deep_found(generation, hits);
+                self.on_picker(outcome, &mut cmds);
+            }
             AppEvent::DeepSearchDone {
                 generation,
                 query: _,
@@ -138,24 +143,17 @@ impl App {
     /// Shows no session: the tree and the preview are emptied, and a read
     /// still under way is dropped when it arrives.
     pub(in crate::tui) fn close_session(&mut self) {
-        if self.open.path.take().is_some() {
-            self.open.generation += 1;
-        }
-        self.open.pending_entry = None;
+        self.open.close();
         self.tree.clear();
         self.preview.want(None);
     }
 
     pub(in crate::tui) fn open_session(&mut self, path: PathBuf, cmds: &mut Vec<Command>) {
-        if self.open.path.as_ref() == Some(&path) && !self.tree.has_failed() {
+        if self.open.is(&path) && !self.tree.has_failed() {
             return;
         }
-        self.open.generation += 1;
-        self.open.path = Some(path.clone());
+        let generation = self.open.open(path.clone());
         self.tree.show_loading(path.clone());
-        cmds.push(Command::OpenSession {
-            generation: self.open.generation,
-            path,
-        });
+        cmds.push(Command::OpenSession { generation, path });
     }
 }

@@ -19,14 +19,13 @@ impl App {
             _ => None,
         };
         if let CatalogUpdate::Started { folder, .. } = &update {
-            if self.live.watching.as_ref() != Some(&folder.dir) {
-                self.live.watching = Some(folder.dir.clone());
+            if self.live.watch(&folder.dir) {
                 cmds.push(Command::Watch(Target::folder(&folder.dir)));
             }
         }
         if let Some(dir) = demo_started {
             // What was said about watching the user's folder no longer holds.
-            self.live.mode = None;
+            self.live.set_mode(None);
             self.status.forget_watching();
             self.screen.show_banner(format!(
                 "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
@@ -59,14 +58,13 @@ impl App {
             PickerOutcome::Show(path) => self.open_session(path, cmds),
             PickerOutcome::Clear => self.close_session(),
             PickerOutcome::ShowEntry { path, entry } => {
-                let here = self.open.path.as_ref() == Some(&path) && !self.tree_is_behind();
+                let here = self.open.is(&path) && !self.tree_is_behind();
                 if let Some(id) = entry {
                     let found = here && self.tree.select_id(&id, false);
                     if here && !found {
                         self.say(format!("Entry {id} is not in this session"), true);
                     } else if !here {
-                        self.open.pending_entry = Some((path.clone(), id));
-                        self.open.pending_keeps_filter = false;
+                        self.open.select_later(path.clone(), id, false);
                     }
                 }
                 self.open_session(path, cmds);

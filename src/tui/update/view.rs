@@ -9,7 +9,6 @@ use crate::tui::panes::picker::{self};
 use crate::tui::panes::preview::{self};
 use crate::tui::state::App;
 use ratatui::layout::Rect;
-use std::sync::atomic::Ordering;
 
 impl App {
     /// Fits the panes to the layout and asks for the preview the tree's
@@ -43,7 +42,7 @@ impl App {
         let width = preview_rect.map(|r| r.width);
         let wanted = match (node, width) {
             (Some(node), Some(width)) => Some(PreviewKey {
-                session: self.open.tree_generation,
+                session: self.open.shown_generation(),
                 node,
                 mode: self.preview.mode(),
                 width,
@@ -52,25 +51,30 @@ impl App {
             _ => None,
         };
         self.preview.want(wanted);
-        if !self.preview.is_stale() || self.open.preview_requested == wanted {
+        let fold_key = self
+            .config
+            .keymap
+            .keys_for(Scope::Preview, Action::PreviewExpand);
+        if let Some(req) = self.preview.layouts_wanted(&fold_key) {
+            cmds.push(Command::LayOutPreview(Box::new(req)));
+        }
+        if !self.preview.is_stale() || self.open.preview_asked(wanted) {
             return;
         }
         let (Some(key), Some(loaded)) = (wanted, self.tree.loaded().cloned()) else {
             return;
         };
-        let generation = self.open.preview_latest.fetch_add(1, Ordering::Relaxed) + 1;
-        self.open.preview_requested = Some(key);
+        let ticket = self.open.ask_preview(key);
         cmds.push(Command::BuildPreview(Box::new(PreviewRequest {
-            generation,
+            generation: ticket.generation,
             key,
             loaded,
             theme: self.config.theme.clone(),
             clock: self.clock,
-            expand_key: self
-                .config
-                .keymap
-                .keys_for(Scope::Preview, Action::PreviewExpand),
-            latest: self.open.preview_latest.clone(),
+            expand_key: fold_key,
+            folds: self.preview.folds_snapshot(),
+            height: self.preview.height(),
+            latest: ticket.latest,
         })));
     }
 }

@@ -49,11 +49,12 @@ pub enum Job {
     },
     /// The branch up to `leaf` into a new session beside `path`.
     Fork { path: PathBuf, leaf: String },
-    /// The branch up to `leaf` as Markdown into the new file `to`.
+    /// The branch up to `leaf` (or every branch) into the new file `to`.
     Export {
         path: PathBuf,
         leaf: String,
         to: PathBuf,
+        kind: ExportKind,
     },
     /// The sessions as checked when the user was asked: each is checked
     /// again as it is deleted.
@@ -63,6 +64,12 @@ pub enum Job {
         /// Asked already whether pi may have one of them open.
         confirmed: bool,
     },
+    /// Prune the branch as planned (the original to the trash first).
+    Prune {
+        plan: crate::session::prune::PrunePlan,
+    },
+    /// Put back the last session piscope deleted or pruned.
+    Undo,
     /// The full text of entry `node`.
     Copy { session: Arc<Session>, node: u32 },
     /// Checks that pi and the folder are there before leaving for pi.
@@ -129,6 +136,15 @@ pub enum ActionOutcome {
         program: String,
         by_hand: String,
     },
+    /// A branch went; the original is in the trash.
+    Pruned {
+        path: PathBuf,
+        removed: usize,
+    },
+    /// A session is back from the trash.
+    Restored {
+        path: PathBuf,
+    },
     Failed(String),
 }
 
@@ -162,7 +178,12 @@ pub fn run(job: Job) -> ActionOutcome {
             Ok(to) => ActionOutcome::Forked { from: path, to },
             Err(e) => ActionOutcome::Failed(e.to_string()),
         },
-        Job::Export { path, leaf, to } => match export(&path, &leaf, &to) {
+        Job::Export {
+            path,
+            leaf,
+            to,
+            kind,
+        } => match export(&path, &leaf, &to, kind) {
             Ok(()) => ActionOutcome::Exported { to },
             Err(e) => ActionOutcome::Failed(e),
         },
@@ -188,6 +209,21 @@ pub fn run(job: Job) -> ActionOutcome {
                 _ => delete(&files, mode),
             }
         }
+        Job::Prune { plan } => {
+            let done = crate::session::prune::prune(&plan, &mut |o| {
+                crate::catalog::journal::trash_pruned_original(o)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            });
+            match done {
+                Ok(p) => ActionOutcome::Pruned {
+                    path: plan.path.clone(),
+                    removed: p.plan.removed.len(),
+                },
+                Err(e) => ActionOutcome::Failed(e.to_string()),
+            }
+        }
+        Job::Undo => undo(),
         Job::Copy { session, node } => match entry_text(&session, node) {
             Ok(text) if clipboard::copy_to_system(&text) => ActionOutcome::Copied {
                 chars: text.chars().count(),
@@ -202,6 +238,29 @@ pub fn run(job: Job) -> ActionOutcome {
             in_here,
             command,
         } => prepare_resume(session, cwd, here, in_here, &command),
+    }
+}
+
+/// Restores the latest delete, clean-up or prune piscope journalled whose
+/// file is still in the trash.
+fn undo() -> ActionOutcome {
+    use crate::catalog::journal::{self, Reason};
+    let items = match journal::in_trash() {
+        Ok(items) => items,
+        Err(e) => return ActionOutcome::Failed(e.to_string()),
+    };
+    let last = items.iter().rev().find(|i| {
+        matches!(
+            i.record.reason,
+            Reason::Delete | Reason::Clean | Reason::Prune
+        )
+    });
+    match last {
+        None => ActionOutcome::Failed(strings::NOTHING_TO_UNDO.to_string()),
+        Some(item) => match journal::restore(item) {
+            Ok(path) => ActionOutcome::Restored { path },
+            Err(e) => ActionOutcome::Failed(e.to_string()),
+        },
     }
 }
 
@@ -254,7 +313,57 @@ fn write(path: &Path, edit: &Edit) -> ActionOutcome {
     }
 }
 
-fn export(path: &Path, leaf: &str, to: &Path) -> Result<(), String> {
+/// What an export writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExportKind {
+    /// The branch as Markdown.
+    #[default]
+    Markdown,
+    /// The branch as one self-contained HTML page.
+    Html,
+    /// Every branch of the session as one HTML page, navigable.
+    HtmlAllBranches,
+}
+
+impl ExportKind {
+    /// The next choice, as the dialog's switch key goes through them.
+    pub fn next(self) -> ExportKind {
+        match self {
+            ExportKind::Markdown => ExportKind::Html,
+            ExportKind::Html => ExportKind::HtmlAllBranches,
+            ExportKind::HtmlAllBranches => ExportKind::Markdown,
+        }
+    }
+
+    /// Its place in the dialog's list of choices.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// How the file's name ends.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            ExportKind::Markdown => ".md",
+            ExportKind::Html => ".html",
+            ExportKind::HtmlAllBranches => ".branches.html",
+        }
+    }
+
+    /// `path` with its export suffix (any kind's) replaced by this kind's.
+    pub fn file_name(self, path: &str) -> String {
+        let stem = [
+            ExportKind::HtmlAllBranches,
+            ExportKind::Html,
+            ExportKind::Markdown,
+        ]
+        .iter()
+        .find_map(|k| path.strip_suffix(k.suffix()))
+        .unwrap_or(path);
+        format!("{stem}{}", self.suffix())
+    }
+}
+
+fn export(path: &Path, leaf: &str, to: &Path, kind: ExportKind) -> Result<(), String> {
     let s = Session::open(path).map_err(|e| e.to_string())?;
     let at = s.find(leaf).ok_or_else(|| {
         session::SessionError::NoSuchEntry {
@@ -263,7 +372,12 @@ fn export(path: &Path, leaf: &str, to: &Path) -> Result<(), String> {
         }
         .to_string()
     })?;
-    let text = crate::render::export_markdown(&s, Some(at)).map_err(|e| e.to_string())?;
+    let text = match kind {
+        ExportKind::Markdown => crate::render::export_markdown(&s, Some(at)),
+        ExportKind::Html => crate::render::export_html(&s, Some(at)),
+        ExportKind::HtmlAllBranches => crate::render::export_html_all(&s),
+    }
+    .map_err(|e| e.to_string())?;
     // A new file only: an export never replaces anything.
     let mut f = std::fs::OpenOptions::new()
         .write(true)

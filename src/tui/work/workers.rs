@@ -82,6 +82,11 @@ impl JobContext {
                     send(AppEvent::PreviewReady(Box::new(doc)));
                 }
             }
+            Command::LayOutPreview(req) => {
+                send(AppEvent::PreviewLaidOut(Box::new(
+                    preview_doc::lay_out_wanted(&req),
+                )));
+            }
             Command::LoadCatalog { demo } => self.load_catalog(demo, send),
             Command::DeepSearch {
                 generation,
@@ -90,7 +95,7 @@ impl JobContext {
             } => {
                 let result = Query::parse(&query)
                     .map_err(|e| e.to_string())
-                    .map(|q| catalog::deep::deep_search(&sessions, &q).0);
+                    .map(|q| deep_search_streamed(&sessions, &q, generation, send));
                 send(AppEvent::DeepSearchDone {
                     generation,
                     query,
@@ -311,6 +316,9 @@ pub struct Workers {
     /// The usage book, and the usage view's charts: only the newest counts.
     usage_book: Arc<Latest<Command>>,
     usage_charts: Arc<Latest<Command>>,
+    /// Preview blocks coming into view, laid out (newest request wins: it
+    /// asks for every block still missing).
+    layouts: Arc<Latest<Command>>,
     /// Editing actions, one after another in the order asked.
     actions: Sender<Command>,
     /// Changed files summarised again, one after another.
@@ -348,6 +356,7 @@ impl Workers {
             previews: slot("piscope-preview"),
             usage_book: slot("piscope-usage"),
             usage_charts: slot("piscope-usage-charts"),
+            layouts: slot("piscope-layout"),
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Mutex::new(None),
@@ -376,6 +385,7 @@ impl Workers {
             Command::BuildPreview(_) => self.previews.put(cmd),
             Command::LoadUsage { .. } => self.usage_book.put(cmd),
             Command::BuildUsage(_) => self.usage_charts.put(cmd),
+            Command::LayOutPreview(_) => self.layouts.put(cmd),
             Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());
                 let _ = std::thread::Builder::new()
@@ -388,4 +398,37 @@ impl Workers {
             }
         }
     }
+}
+
+/// Runs a deep search, sending its hits in order as they are found: the
+/// first screen's worth at once, then a batch at most every tenth of a
+/// second. Returns the hits not sent yet.
+fn deep_search_streamed(
+    sessions: &[crate::catalog::SessionSummary],
+    query: &Query,
+    generation: u64,
+    send: &dyn Fn(AppEvent),
+) -> Vec<crate::tui::model::sessions::DeepHit> {
+    const FIRST_SCREEN: usize = 100;
+    let mut batch = Vec::new();
+    let mut sent = 0usize;
+    let mut last = std::time::Instant::now();
+    catalog::deep::deep_search_each(sessions, query, &mut |hits| {
+        batch.extend_from_slice(hits);
+        let due = if sent == 0 {
+            batch.len() >= FIRST_SCREEN
+        } else {
+            last.elapsed() >= std::time::Duration::from_millis(100)
+        };
+        if due {
+            sent += batch.len();
+            last = std::time::Instant::now();
+            send(AppEvent::DeepSearchFound {
+                generation,
+                hits: std::mem::take(&mut batch),
+            });
+        }
+        true
+    });
+    batch
 }

@@ -476,8 +476,13 @@ fn deep_lines<'a>(
             &format!(
                 "Inside entries: \"{}\" — {}{}",
                 text::clean_line(&d.query),
-                if d.running {
+                if d.running && d.hits.is_empty() {
                     "searching…".to_string()
+                } else if d.running {
+                    format!(
+                        "{} so far, searching…",
+                        format::count(d.hits.len(), "hit", "hits")
+                    )
                 } else {
                     format::count(d.hits.len(), "hit", "hits")
                 },
@@ -522,7 +527,12 @@ fn deep_lines<'a>(
             String::new()
         };
         let head = text::fit(&head, title_room);
-        let kind = format!(" {}: ", text::clean_line(&h.kind));
+        let cut = if h.compacted_away {
+            strings::COMPACTED_AWAY
+        } else {
+            ""
+        };
+        let kind = format!(" {}{cut}: ", text::clean_line(&h.kind));
         let room = width.saturating_sub(2 + title_room + text::width(&kind));
         // The selection under everything, the matches over it.
         let base = if i == d.selected {

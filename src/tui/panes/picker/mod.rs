@@ -549,7 +549,23 @@ impl PickerPane {
         });
     }
 
-    /// Takes a finished deep search; returns the first hit to show.
+    /// Takes hits of a running deep search (they follow those it has);
+    /// returns the first hit to show when these are the first.
+    pub fn deep_found(&mut self, generation: u64, hits: Vec<DeepHit>) -> PickerOutcome {
+        let Some(d) = self.deep.as_mut().filter(|d| d.generation == generation) else {
+            return PickerOutcome::Nothing;
+        };
+        let first = d.hits.is_empty();
+        d.hits.extend(hits);
+        if first {
+            self.deep_outcome()
+        } else {
+            PickerOutcome::Nothing
+        }
+    }
+
+    /// Takes a finished deep search (the hits not sent before); returns
+    /// the first hit to show, unless one is shown already.
     pub fn deep_done(
         &mut self,
         generation: u64,
@@ -559,11 +575,16 @@ impl PickerPane {
             return PickerOutcome::Nothing;
         };
         d.running = false;
+        let first = d.hits.is_empty();
         match result {
-            Ok(hits) => d.hits = hits,
+            Ok(hits) => d.hits.extend(hits),
             Err(e) => d.error = Some(e),
         }
-        self.deep_outcome()
+        if first {
+            self.deep_outcome()
+        } else {
+            PickerOutcome::Nothing
+        }
     }
 
     fn deep_outcome(&self) -> PickerOutcome {
@@ -651,5 +672,70 @@ impl PickerPane {
             .iter()
             .filter(|r| matches!(r, PickerRow::Session { .. }))
             .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` hits, found by a real deep search of a session written here.
+    fn hits(n: usize) -> Vec<DeepHit> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("s.jsonl");
+        let mut lines = vec![
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-02-01T10:00:00.000Z","cwd":"/p"}"#.to_string(),
+        ];
+        for i in 0..n {
+            lines.push(format!(
+                r#"{{"type":"message","id":"e{i}","parentId":null,"timestamp":"2026-02-01T10:00:00.000Z","message":{{"role":"user","content":"gadget {i}"}}}}"#
+            ));
+        }
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+        let s = crate::catalog::summarise_file(&path)
+            .expect("read")
+            .expect("a session");
+        let q = Query::parse("gadget").expect("query");
+        crate::catalog::deep::deep_search(&[s], &q).0
+    }
+
+    /// The first hits of a running deep search are shown at once (the
+    /// first is selected); later ones and the end add to them, and leave
+    /// the selection where the user moved it.
+    #[test]
+    fn deep_hits_show_as_they_come_and_the_end_adds_the_rest() {
+        let all = hits(250);
+        let mut p = PickerPane::default();
+        p.begin_deep(7, "gadget".into());
+        let first = p.deep_found(7, all[..100].to_vec());
+        assert_eq!(
+            first,
+            PickerOutcome::ShowEntry {
+                path: all[0].path.clone(),
+                entry: all[0].entry_id.clone()
+            }
+        );
+        let d = p.deep_search().expect("running");
+        assert!(d.running);
+        assert_eq!(d.hits().len(), 100);
+        // Hits of an older search are dropped.
+        assert_eq!(p.deep_found(6, all.clone()), PickerOutcome::Nothing);
+        assert_eq!(
+            p.deep_found(7, all[100..200].to_vec()),
+            PickerOutcome::Nothing
+        );
+        assert_eq!(
+            p.deep_done(7, Ok(all[200..].to_vec())),
+            PickerOutcome::Nothing
+        );
+        let d = p.deep_search().expect("done");
+        assert!(!d.running);
+        assert_eq!(d.hits(), &all[..]);
+        // A search whose hits all come at the end shows its first one then.
+        p.begin_deep(8, "gadget".into());
+        assert!(matches!(
+            p.deep_done(8, Ok(all[..3].to_vec())),
+            PickerOutcome::ShowEntry { .. }
+        ));
     }
 }

@@ -1,11 +1,15 @@
-//! Drawing the context preview pane: its header line, the document's
-//! lines in view and the scrollbar.
+//! Drawing the context preview pane: its header line, the rows of the
+//! blocks in view (the marked block with a bar in the gutter, the selected
+//! entry's rows shaded, blocks inside a compaction indented) and the
+//! scrollbar.
 
 use super::PreviewPane;
+use super::style;
 use crate::tui::look::theme::Theme;
+use crate::tui::model::preview_doc::NEST_INDENT;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
 /// The columns and rows a preview document gets inside the pane's block.
@@ -17,6 +21,9 @@ pub fn text_area(inner: Rect) -> Rect {
         ..inner
     }
 }
+
+/// The gutter's mark on the rows of the marked block.
+const CURSOR_MARK: &str = "▌";
 
 /// Draws the pane into `area`.
 pub(super) fn draw(
@@ -33,50 +40,87 @@ pub(super) fn draw(
         height: inner.height.min(1),
         ..inner
     };
-    match &pane.doc {
-        None if pane.wanted.is_none() => {
-            frame.render_widget(
-                Paragraph::new(Line::styled(
-                    "Select an entry to see the context pi would send.",
-                    theme.muted,
-                )),
-                header_area,
-            );
-        }
-        None => frame.render_widget(
-            Paragraph::new(Line::styled("Building the context…", theme.muted)),
+    let Some(doc) = &pane.doc else {
+        let words = if pane.wanted.is_none() {
+            "Select an entry to see the context pi would send."
+        } else {
+            "Building the context…"
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(words, theme.muted)),
             header_area,
-        ),
-        Some(doc) => {
-            let header = if Some(doc.key) != pane.wanted {
-                Line::styled("Building the context…", theme.muted)
-            } else {
-                doc.header.clone()
-            };
-            frame.render_widget(Paragraph::new(header), header_area);
-            let end = (pane.scroll + usize::from(body.height)).min(doc.lines.len());
-            let start = pane.scroll.min(end);
-            let visible: Vec<Line<'_>> = doc.lines[start..end].to_vec();
-            frame.render_widget(Paragraph::new(visible), body);
-            if doc.lines.len() > usize::from(body.height) {
-                let mut state =
-                    ScrollbarState::new(doc.lines.len().saturating_sub(usize::from(body.height)))
-                        .position(start);
-                let bar = Rect {
-                    x: inner.x + inner.width.saturating_sub(1),
-                    width: inner.width.min(1),
-                    ..body
-                };
-                frame.render_stateful_widget(
-                    Scrollbar::new(ScrollbarOrientation::VerticalRight)
-                        .begin_symbol(None)
-                        .end_symbol(None)
-                        .thumb_style(theme.accent)
-                        .track_style(theme.muted),
-                    bar,
-                    &mut state,
-                );
+        );
+        return;
+    };
+    let header = if Some(doc.key) != pane.wanted {
+        Line::styled("Building the context…", theme.muted)
+    } else {
+        doc.header.clone()
+    };
+    frame.render_widget(Paragraph::new(header), header_area);
+    let height = usize::from(body.height);
+    let mut lines: Vec<Line<'static>> = Vec::with_capacity(height);
+    let mut pos = pane.top;
+    let mut skip = pane.top_row;
+    while lines.len() < height && pos < pane.shown.len() {
+        let b = &doc.blocks[pane.shown[pos]];
+        let marked = pos == pane.cursor;
+        let gutter = if marked {
+            Span::styled(CURSOR_MARK, theme.block_cursor)
+        } else {
+            Span::raw(" ")
+        };
+        let indent = " ".repeat(usize::from(NEST_INDENT) * usize::from(b.depth));
+        let make = |spans: Vec<Span<'static>>| {
+            let mut row = vec![gutter.clone()];
+            if !indent.is_empty() {
+                row.push(Span::raw(indent.clone()));
             }
+            row.extend(spans);
+            let line = Line::from(row);
+            if b.selected {
+                line.patch_style(theme.preview_selected)
+            } else {
+                line
+            }
+        };
+        match pane.rows_at(pos) {
+            Some(rows) => {
+                let room = height - lines.len();
+                for r in rows.iter().skip(skip).take(room) {
+                    lines.push(make(style::row(r, theme)));
+                }
+            }
+            // Not laid out yet (the worker is at it): its title stands in.
+            None if skip == 0 => lines.push(make(style::row(&b.block.title, theme))),
+            None => {}
         }
+        skip = 0;
+        pos += 1;
+    }
+    frame.render_widget(Paragraph::new(lines), body);
+    let fits = pane.top == 0 && pane.top_row == 0 && {
+        let mut rows = 0;
+        (0..pane.shown.len()).all(|p| {
+            rows += pane.height_of(p);
+            rows <= height
+        })
+    };
+    if !fits && pane.shown.len() > 1 {
+        let mut state = ScrollbarState::new(pane.shown.len().saturating_sub(1)).position(pane.top);
+        let bar = Rect {
+            x: inner.x + inner.width.saturating_sub(1),
+            width: inner.width.min(1),
+            ..body
+        };
+        frame.render_stateful_widget(
+            Scrollbar::new(ScrollbarOrientation::VerticalRight)
+                .begin_symbol(None)
+                .end_symbol(None)
+                .thumb_style(theme.accent)
+                .track_style(theme.muted),
+            bar,
+            &mut state,
+        );
     }
 }

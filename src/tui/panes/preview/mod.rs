@@ -1,15 +1,28 @@
-//! The context preview pane: scrolling and the expand and raw-JSON
-//! toggles over the document a worker built; `draw.rs` draws it.
+//! The context preview pane: the blocks a worker built, a block cursor, a
+//! fold per block (kept by entry id and place, across reloads and
+//! selections), scrolling by block and row, and the laid-out blocks kept
+//! by (block, width, fold) and asked for as they come into view; `draw.rs`
+//! draws it.
 
 use crate::tui::input::keymap::Action;
-use crate::tui::model::preview_doc::{PreviewDoc, PreviewKey, PreviewMode};
+use crate::tui::model::preview_doc::{
+    self, Folds, LaidOut, LayoutKey, LayoutRequest, PreviewBlock, PreviewDoc, PreviewKey,
+    PreviewMode, Rows,
+};
 
 mod draw;
+pub mod style;
 use crate::tui::look::theme::Theme;
 pub use draw::text_area;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::Block;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Laid-out blocks kept; past this the cache starts again (a block is laid
+/// out again in well under a millisecond).
+const CACHE_LIMIT: usize = 20_000;
 
 #[derive(Debug, Clone, Default)]
 pub struct PreviewPane {
@@ -19,9 +32,21 @@ pub struct PreviewPane {
     doc: Option<Box<PreviewDoc>>,
     /// The preview the pane should show (the tree's selection).
     wanted: Option<PreviewKey>,
-    scroll: usize,
     /// Text rows that fit (set from the layout).
     height: usize,
+    /// Folds set by hand, for the open session.
+    folds: Folds,
+    cache: HashMap<LayoutKey, Rows>,
+    /// The layouts last asked of the worker.
+    asked: Vec<LayoutKey>,
+    /// The document's blocks shown (inside open blocks), in order.
+    shown: Vec<usize>,
+    /// The marked block (an index into `shown`).
+    cursor: usize,
+    /// The first block in view (an index into `shown`), and how many of
+    /// its rows are scrolled past.
+    top: usize,
+    top_row: usize,
 }
 
 impl PreviewPane {
@@ -35,9 +60,9 @@ impl PreviewPane {
         self.doc.as_deref()
     }
 
-    /// The first document line shown.
-    pub fn scroll(&self) -> usize {
-        self.scroll
+    /// The first block in view and the rows of it scrolled past.
+    pub fn scroll(&self) -> (usize, usize) {
+        (self.top, self.top_row)
     }
 
     /// Text rows that fit.
@@ -50,9 +75,20 @@ impl PreviewPane {
         self.mode
     }
 
+    /// The folds set by hand.
+    pub fn folds(&self) -> &Folds {
+        &self.folds
+    }
+
     /// The preview the pane should show.
     pub fn wanted(&self) -> Option<PreviewKey> {
         self.wanted
+    }
+
+    /// The marked block.
+    pub fn cursor_block(&self) -> Option<&PreviewBlock> {
+        let doc = self.doc.as_ref()?;
+        doc.blocks.get(*self.shown.get(self.cursor)?)
     }
 
     /// Asks the pane to show `key` (the tree's selection at this width);
@@ -62,7 +98,8 @@ impl PreviewPane {
         self.wanted = key;
         if key.is_none() {
             self.doc = None;
-            self.scroll = 0;
+            self.shown.clear();
+            (self.top, self.top_row, self.cursor) = (0, 0, 0);
         }
     }
 
@@ -71,95 +108,410 @@ impl PreviewPane {
         self.wanted.is_some() && self.doc.as_ref().map(|d| d.key) != self.wanted
     }
 
-    /// Takes a newly built document and scrolls to the selected entry
-    /// (unless only the width or mode changed, when the place is kept
-    /// relative to the selected entry, which expanding moves down).
+    /// Takes a newly built document. For the same entry (a reload, a new
+    /// width or mode) the marked block stays where it was on screen;
+    /// otherwise the view goes to the selected entry.
     pub fn set_doc(&mut self, doc: Box<PreviewDoc>) {
-        let old = self
+        let same_file = self.doc.as_ref().is_some_and(|d| d.path == doc.path);
+        if !same_file {
+            self.folds.clear();
+            self.cache.clear();
+        }
+        if self.cache.len() > CACHE_LIMIT {
+            self.cache.clear();
+        }
+        for (k, rows) in &doc.laid {
+            self.cache.insert(k.clone(), rows.clone());
+        }
+        // The marked block and its place on screen, to keep.
+        let kept = self
             .doc
             .as_ref()
-            .filter(|d| (d.key.session, d.key.node) == (doc.key.session, doc.key.node))
-            .map(|d| d.anchor);
-        let new_anchor = doc.anchor;
+            .filter(|d| same_file && d.key.node == doc.key.node)
+            .and_then(|_| {
+                let id = self.cursor_block()?.id.clone();
+                let row = self.offset_of(self.cursor)?;
+                Some((id, row))
+            });
+        self.asked.clear();
         self.doc = Some(doc);
-        match (old, new_anchor) {
-            (None, _) => self.scroll_to_selected(),
-            (Some(Some((was, _))), Some((now, len))) => {
-                let from_entry = self.scroll as i64 - was as i64;
-                self.scroll = (now as i64 + from_entry).max(0) as usize;
-                self.clamp();
-                // The entry stays in view (the pane may be shorter now).
-                let shown = self.scroll..self.scroll + self.height.max(1);
-                if !(shown.contains(&now) || shown.contains(&(now + len.max(1) - 1))) {
-                    self.scroll_to_selected();
+        self.reshow();
+        match kept {
+            Some((id, row)) => {
+                let doc = self.doc.as_ref().map(|d| d.blocks.clone());
+                let at = doc.and_then(|blocks| self.shown.iter().position(|&k| blocks[k].id == id));
+                match at {
+                    Some(at) => {
+                        self.cursor = at;
+                        self.put_at(at, row.min(self.height.saturating_sub(1)));
+                    }
+                    None => self.scroll_to_selected(),
                 }
             }
-            (Some(_), _) => self.clamp(),
+            None => self.scroll_to_selected(),
         }
     }
 
-    /// Shows the start of the selected entry's own message, or as much of
-    /// its end as fits.
-    pub fn scroll_to_selected(&mut self) {
-        let Some(doc) = &self.doc else { return };
-        self.scroll = match doc.anchor {
-            Some((start, len)) => {
-                let h = self.height.max(1);
-                // A long message starts at the top; a short one sits at the
-                // bottom with the conversation before it above.
-                if len >= h {
-                    start
-                } else {
-                    (start + len).saturating_sub(h)
-                }
-            }
-            None => doc.lines.len(),
-        };
+    /// Takes blocks the worker laid out.
+    pub fn laid_out(&mut self, laid: Box<LaidOut>) {
+        if self.cache.len() > CACHE_LIMIT {
+            self.cache.clear();
+        }
+        for (k, rows) in laid.rows {
+            self.asked.retain(|a| a != &k);
+            self.cache.insert(k, rows);
+        }
         self.clamp();
     }
 
+    /// The blocks near the view not laid out yet, as a request for the
+    /// worker (their notes naming `fold_key`); `None` when there are none
+    /// or they were asked for already.
+    pub fn layouts_wanted(&mut self, fold_key: &str) -> Option<LayoutRequest> {
+        let doc = self.doc.as_ref()?;
+        let h = self.height.max(1);
+        let mut wanted = Vec::new();
+        let mut keys = Vec::new();
+        let mut consider = |pos: usize, this: &PreviewPane| {
+            let k = this.shown[pos];
+            let b = &doc.blocks[k];
+            let open = preview_doc::is_open(b, &this.folds, this.mode);
+            let key = LayoutKey::of(b, doc.key.width, open);
+            if !this.cache.contains_key(&key) {
+                wanted.push((k, open));
+                keys.push(key);
+            }
+        };
+        // A screen above the view and two below it.
+        let mut rows = 0;
+        for pos in (0..self.top.min(self.shown.len())).rev() {
+            if rows >= h {
+                break;
+            }
+            consider(pos, self);
+            rows += self.height_of(pos);
+        }
+        let mut rows = 0;
+        for pos in self.top..self.shown.len() {
+            if rows >= 3 * h {
+                break;
+            }
+            consider(pos, self);
+            rows += self.height_of(pos);
+        }
+        if keys.is_empty() || keys == self.asked {
+            return None;
+        }
+        self.asked = keys;
+        Some(LayoutRequest {
+            key: doc.key,
+            blocks: doc.blocks.clone(),
+            wanted,
+            fold_key: fold_key.to_string(),
+        })
+    }
+
+    /// The rows of the block at `pos` of the shown ones, when laid out.
+    pub fn rows_at(&self, pos: usize) -> Option<&Rows> {
+        let doc = self.doc.as_ref()?;
+        let b = &doc.blocks[*self.shown.get(pos)?];
+        let open = preview_doc::is_open(b, &self.folds, self.mode);
+        self.cache.get(&LayoutKey::of(b, doc.key.width, open))
+    }
+
+    /// The blocks shown, as indices into the document's blocks.
+    pub fn shown(&self) -> &[usize] {
+        &self.shown
+    }
+
+    /// The marked block's place among the shown ones.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// Rows of the block at `pos`: one (its title) until it is laid out.
+    pub(super) fn height_of(&self, pos: usize) -> usize {
+        self.rows_at(pos).map_or(1, |r| r.len())
+    }
+
+    /// The row on screen where the block at `pos` starts (0 when it
+    /// starts above the view), when at or below the view's top.
+    fn offset_of(&self, pos: usize) -> Option<usize> {
+        Some(self.rows_before(pos)?.saturating_sub(self.top_row))
+    }
+
+    /// Computes which blocks show (after a fold or a new document),
+    /// keeping the cursor and the view on their blocks.
+    fn reshow(&mut self) {
+        let Some(doc) = &self.doc else {
+            self.shown.clear();
+            return;
+        };
+        let cursor_block = self.shown.get(self.cursor).copied();
+        let top_block = self.shown.get(self.top).copied();
+        self.shown = preview_doc::visible(&doc.blocks, &self.folds, self.mode);
+        let find = |k: Option<usize>, shown: &[usize]| {
+            k.and_then(|k| shown.iter().position(|&s| s >= k))
+                .unwrap_or(0)
+        };
+        self.cursor = find(cursor_block, &self.shown);
+        self.top = find(top_block, &self.shown);
+        self.clamp();
+    }
+
+    /// Puts the block at `pos` on screen row `row` (or as near as the
+    /// blocks before it allow).
+    fn put_at(&mut self, pos: usize, row: usize) {
+        let mut need = row;
+        let mut p = pos;
+        let mut r = 0;
+        while need > 0 && p > 0 {
+            p -= 1;
+            let h = self.height_of(p);
+            if h >= need {
+                r = h - need;
+                need = 0;
+            } else {
+                need -= h;
+            }
+        }
+        if need > 0 {
+            r = 0;
+        }
+        self.top = p;
+        self.top_row = r;
+        self.clamp();
+    }
+
+    /// Shows the start of the selected entry's own blocks, or, when they
+    /// are shorter than the pane, as much of the conversation before them
+    /// as fits above; the cursor on its first block.
+    pub fn scroll_to_selected(&mut self) {
+        let Some(doc) = &self.doc else { return };
+        let first = self.shown.iter().position(|&k| doc.blocks[k].selected);
+        let Some(first) = first else {
+            self.cursor = self.shown.len().saturating_sub(1);
+            self.to_bottom();
+            return;
+        };
+        let count = self.shown[first..]
+            .iter()
+            .take_while(|&&k| doc.blocks[k].selected)
+            .count();
+        self.cursor = first;
+        let len: usize = (first..first + count).map(|p| self.height_of(p)).sum();
+        let h = self.height.max(1);
+        if len >= h {
+            self.top = first;
+            self.top_row = 0;
+            self.clamp();
+        } else {
+            self.put_at(first, h - len);
+        }
+    }
+
+    /// The view at the end of the document.
+    fn to_bottom(&mut self) {
+        let n = self.shown.len();
+        if n == 0 {
+            return;
+        }
+        let h = self.height.max(1);
+        let last = n - 1;
+        let last_h = self.height_of(last);
+        if last_h >= h {
+            self.top = last;
+            self.top_row = last_h - h;
+        } else {
+            self.put_at(last, h - last_h);
+        }
+    }
+
+    /// Keeps the view inside the document: never past its end while there
+    /// is more above.
     fn clamp(&mut self) {
-        let total = self.doc.as_ref().map_or(0, |d| d.lines.len());
-        self.scroll = self.scroll.min(total.saturating_sub(self.height.max(1)));
+        let n = self.shown.len();
+        if n == 0 {
+            (self.top, self.top_row, self.cursor) = (0, 0, 0);
+            return;
+        }
+        self.cursor = self.cursor.min(n - 1);
+        self.top = self.top.min(n - 1);
+        self.top_row = self.top_row.min(self.height_of(self.top).saturating_sub(1));
+        let h = self.height.max(1);
+        let mut below = 0;
+        for p in self.top..n {
+            below += self.height_of(p);
+            if below - self.top_row.min(below) >= h {
+                return;
+            }
+        }
+        if self.top > 0 || self.top_row > 0 {
+            self.to_bottom();
+        }
+    }
+
+    /// Moves the view by `delta` rows.
+    fn scroll_by(&mut self, delta: isize) {
+        if delta >= 0 {
+            let mut left = delta as usize;
+            while left > 0 {
+                let h = self.height_of(self.top);
+                let rest = h - self.top_row.min(h);
+                if left < rest || self.top + 1 >= self.shown.len() {
+                    self.top_row += left;
+                    break;
+                }
+                left -= rest;
+                self.top += 1;
+                self.top_row = 0;
+            }
+        } else {
+            let mut left = delta.unsigned_abs();
+            while left > 0 {
+                if self.top_row >= left {
+                    self.top_row -= left;
+                    break;
+                }
+                left -= self.top_row;
+                if self.top == 0 {
+                    self.top_row = 0;
+                    break;
+                }
+                self.top -= 1;
+                self.top_row = self.height_of(self.top);
+            }
+        }
+        self.clamp();
+        self.cursor_into_view();
+    }
+
+    /// After the view moved: a cursor out of view goes to the first block
+    /// whose title is in view.
+    fn cursor_into_view(&mut self) {
+        let h = self.height.max(1);
+        if self.cursor >= self.top {
+            if let Some(start) = self.rows_before(self.cursor) {
+                let end = start + self.height_of(self.cursor);
+                if end > self.top_row && start < self.top_row + h {
+                    return;
+                }
+            }
+        }
+        self.cursor = if self.top_row == 0 || self.top + 1 >= self.shown.len() {
+            self.top
+        } else {
+            self.top + 1
+        };
+    }
+
+    /// Rows from the view's top block's first row to where `pos` starts.
+    fn rows_before(&self, pos: usize) -> Option<usize> {
+        (pos >= self.top).then(|| (self.top..pos).map(|p| self.height_of(p)).sum())
+    }
+
+    /// After the cursor moved: the view follows, showing the whole block
+    /// when it fits, else its start.
+    fn view_follows_cursor(&mut self) {
+        let h = self.height.max(1);
+        if self.cursor < self.top || (self.cursor == self.top && self.top_row > 0) {
+            self.top = self.cursor;
+            self.top_row = 0;
+            self.clamp();
+            return;
+        }
+        let Some(start) = self.rows_before(self.cursor) else {
+            return;
+        };
+        let len = self.height_of(self.cursor);
+        let end = start + len;
+        if end <= self.top_row + h {
+            return;
+        }
+        if len >= h {
+            self.top = self.cursor;
+            self.top_row = 0;
+            self.clamp();
+        } else {
+            self.scroll_by((end - self.top_row - h) as isize);
+        }
+    }
+
+    /// Folds or unfolds the marked block; true when a new document is
+    /// needed (the note of entries left out was opened).
+    fn toggle(&mut self) -> bool {
+        let Some(b) = self.cursor_block() else {
+            return false;
+        };
+        if b.role == preview_doc::BlockRole::Window {
+            self.mode.expanded = true;
+            return true;
+        }
+        if !b.foldable() {
+            return false;
+        }
+        let open = preview_doc::is_open(b, &self.folds, self.mode);
+        let id = b.id.clone();
+        self.folds.insert(id, !open);
+        self.reshow();
+        false
     }
 
     /// Applies a key's action; returns true when a new document is needed.
     pub fn on_action(&mut self, action: Action) -> bool {
-        let page = self.height.max(1);
+        let page = self.height.max(1) as isize;
         match action {
-            Action::Up => self.scroll = self.scroll.saturating_sub(1),
-            Action::Down => self.scroll += 1,
-            Action::PageUp => self.scroll = self.scroll.saturating_sub(page),
-            Action::PageDown => self.scroll += page,
-            Action::First => self.scroll = 0,
-            Action::Last => self.scroll = usize::MAX,
+            Action::Up => self.scroll_by(-1),
+            Action::Down => self.scroll_by(1),
+            Action::PageUp => self.scroll_by(-page),
+            Action::PageDown => self.scroll_by(page),
+            Action::First => {
+                (self.top, self.top_row, self.cursor) = (0, 0, 0);
+                self.clamp();
+            }
+            Action::Last => {
+                self.to_bottom();
+                self.cursor = self.shown.len().saturating_sub(1);
+            }
+            Action::PreviewNextBlock => {
+                if self.cursor + 1 < self.shown.len() {
+                    self.cursor += 1;
+                }
+                self.view_follows_cursor();
+            }
+            Action::PreviewPreviousBlock => {
+                self.cursor = self.cursor.saturating_sub(1);
+                self.view_follows_cursor();
+            }
             Action::PreviewSelected => self.scroll_to_selected(),
-            Action::PreviewExpand => {
+            Action::PreviewExpand => return self.toggle(),
+            Action::PreviewExpandAll => {
                 self.mode.expanded = !self.mode.expanded;
+                self.folds.clear();
                 return true;
             }
             Action::PreviewRaw => {
                 self.mode.raw = !self.mode.raw;
-                self.scroll = 0;
                 return true;
             }
             _ => {}
         }
-        self.clamp();
         false
     }
 
     pub fn wheel(&mut self, down: bool) {
-        if down {
-            self.scroll += 3;
-        } else {
-            self.scroll = self.scroll.saturating_sub(3);
-        }
-        self.clamp();
+        self.scroll_by(if down { 3 } else { -3 });
     }
 
     pub fn set_height(&mut self, height: usize) {
-        self.height = height;
-        self.clamp();
+        if self.height != height {
+            self.height = height;
+            self.clamp();
+        }
+    }
+
+    /// The folds set by hand, for a worker laying out blocks.
+    pub fn folds_snapshot(&self) -> Arc<Folds> {
+        Arc::new(self.folds.clone())
     }
 }

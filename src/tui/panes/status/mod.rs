@@ -270,6 +270,13 @@ pub fn hints(view: &StatusView, width: usize) -> Vec<(String, String)> {
     if scope.types_text() {
         push("type".into(), "to search".into(), 2);
     }
+    if let (Scope::Preview, Some(next), Some(previous)) = (
+        scope,
+        keymap.first_key(scope, Action::PreviewNextBlock),
+        keymap.first_key(scope, Action::PreviewPreviousBlock),
+    ) {
+        push(format!("{next}/{previous}"), "block".into(), 3);
+    }
     if scope == Scope::Tree && view.tree.has_search_line() {
         push(
             keymap.keys_pair(Scope::Tree, Action::TreeNextHit, Action::TreePreviousHit),

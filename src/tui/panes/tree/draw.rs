@@ -292,6 +292,16 @@ fn row_line<'a>(
             rest_style,
         );
     }
+    if let Some(n) = pane.replaced_by(node) {
+        spans.push(Span::styled(strings::replaced_entries(n), theme.muted));
+    }
+    if !pane.remembers(node) {
+        // What the model does not see fades (a hit keeps its background);
+        // where pi resumes stays marked.
+        for s in spans.iter_mut().filter(|s| s.style != theme.leaf_mark) {
+            s.style = s.style.patch(theme.forgotten);
+        }
+    }
     Line::from(spans)
 }
 

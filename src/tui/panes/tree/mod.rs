@@ -1,13 +1,16 @@
 //! The entry tree pane: selection kept by entry id, pi's filters and folds,
-//! the search typed into it and its hits, and where pi resumes even when
-//! the filter hides that entry; `draw.rs` draws it.
+//! the search typed into it and its hits, where pi resumes even when the
+//! filter hides that entry, and what the model remembers at the selected
+//! entry; `draw.rs` draws it.
 
+use crate::session::Remembered;
+use crate::session::entry::Kind;
 use crate::tui::input::keymap::Action;
 use crate::tui::model::entry_tree::{self, Filter, ResumePoint, Rows};
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -58,6 +61,12 @@ pub struct TreePane {
     search: Search,
     /// Keep the cursor on the leaf as the session grows.
     follow: bool,
+    /// What the model remembers with the previewed entry as the leaf:
+    /// the rest is drawn dimmed. Worked out once per selection.
+    memory: Option<Remembered>,
+    /// Per compaction row shown so far: how many entries it replaced
+    /// (worked out when the row first comes into view).
+    replaced: HashMap<u32, usize>,
 }
 
 impl TreePane {
@@ -105,6 +114,41 @@ impl TreePane {
         self.rows = Rows::default();
         self.gutters.clear();
         self.resume = ResumePoint::default();
+        self.memory = None;
+        self.replaced.clear();
+    }
+
+    /// Whether the model sees `node` with the previewed entry as the leaf
+    /// (true until that is worked out).
+    pub fn remembers(&self, node: u32) -> bool {
+        self.memory.as_ref().is_none_or(|m| m.sees(node))
+    }
+
+    /// How many entries the compaction `node` replaced, once its row was
+    /// in view.
+    pub fn replaced_by(&self, node: u32) -> Option<usize> {
+        self.replaced.get(&node).copied()
+    }
+
+    /// Works out what the model remembers at the previewed entry when the
+    /// selection moved, and what the compactions in view replaced.
+    fn refresh_memory(&mut self) {
+        let Some(t) = self.loaded().cloned() else {
+            return;
+        };
+        let leaf = self.preview_node();
+        if self.memory.as_ref().is_none_or(|m| m.leaf != leaf) {
+            self.memory = Some(t.session.remembered_at(leaf));
+        }
+        let end = (self.offset + self.height.max(1)).min(self.rows.len());
+        for r in self.offset.min(end)..end {
+            let node = self.rows.rows[r].node;
+            if t.entry(node).kind == Kind::Compaction {
+                self.replaced
+                    .entry(node)
+                    .or_insert_with(|| t.session.replaced_by(node));
+            }
+        }
     }
 
     /// Per row: pi's gutter before the row's text.
@@ -231,6 +275,8 @@ impl TreePane {
                 .or(loaded.view.leaf)
         };
         self.content = Content::Ready(loaded);
+        self.memory = None;
+        self.replaced.clear();
         self.rebuild(target);
         if !same_file {
             self.center();
@@ -383,6 +429,7 @@ impl TreePane {
         if row < self.rows.len() {
             self.selected = row;
         }
+        self.refresh_memory();
         self.selected_node() != before
     }
 
@@ -434,6 +481,7 @@ impl TreePane {
             self.height,
             self.rows.len(),
         );
+        self.refresh_memory();
     }
 
     /// Puts the cursor in the middle of the pane, as pi does after a jump.

@@ -1,0 +1,106 @@
+//! Signs that pi may have a session open: a recent write, or (on Linux) a
+//! process holding the file open. pi opens its file only for each append,
+//! so the second sign is rare; the first is the one that usually tells.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// A file written more recently than this may belong to a running pi.
+pub const RECENT: Duration = Duration::from_secs(60);
+
+/// Why pi may have the session open, for a warning; `None` when nothing
+/// suggests it.
+pub fn pi_may_have_open(path: &Path) -> Option<String> {
+    let mut why = Vec::new();
+    if let Some(secs) = changed_seconds_ago(path).filter(|s| *s < RECENT.as_secs()) {
+        why.push(format!("it changed {secs}s ago"));
+    }
+    let holders = processes_holding(path);
+    if !holders.is_empty() {
+        let list: Vec<String> = holders
+            .iter()
+            .map(|(pid, name)| format!("{name} (pid {pid})"))
+            .collect();
+        why.push(format!("{} has it open", list.join(", ")));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Seconds since the file last changed.
+pub fn changed_seconds_ago(path: &Path) -> Option<u64> {
+    let mtime = std::fs::metadata(path).ok()?.modified().ok()?;
+    Some(
+        SystemTime::now()
+            .duration_since(mtime)
+            .unwrap_or_default()
+            .as_secs(),
+    )
+}
+
+/// Processes (pid, command name) with `path` open, as far as `/proc` tells
+/// this user; none elsewhere.
+pub fn processes_holding(path: &Path) -> Vec<(u32, String)> {
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return Vec::new();
+    };
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    let mut out = Vec::new();
+    for p in procs.flatten() {
+        let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        let holds = fds
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|t| t == real));
+        if holds {
+            let name = std::fs::read_to_string(p.path().join("comm"))
+                .map(|s| s.trim().to_string())
+                .unwrap_or_else(|_| "?".to_string());
+            out.push((pid, name));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_holding_the_file_is_found() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, "x\n").expect("write");
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("exec 3<\"$0\"; sleep 5")
+            .arg(&file)
+            .spawn()
+            .expect("sh");
+        let mut found = false;
+        for _ in 0..100 {
+            if processes_holding(&file)
+                .iter()
+                .any(|(pid, _)| *pid == child.id())
+            {
+                found = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(found, "the shell holding the file was not found");
+        assert!(pi_may_have_open(&file).is_some_and(|w| w.contains("changed")));
+    }
+}

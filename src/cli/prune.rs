@@ -1,0 +1,71 @@
+//! `piscope prune FILE ENTRY`: the branch ENTRY starts leaves the session;
+//! the original goes to the trash first, recorded in the journal.
+
+use super::args::PruneArgs;
+use super::{confirm, shown};
+use crate::catalog::{in_use, journal};
+use crate::safe_text::sanitize;
+use crate::session::prune::{self, PrunePlan};
+use anyhow::Result;
+use std::io::Write;
+
+pub fn run(args: PruneArgs, out: &mut dyn Write) -> Result<()> {
+    let plan = prune::plan_prune(&args.file, &args.entry)?;
+    describe(&plan, out)?;
+    if let Some(why) = in_use::pi_may_have_open(&args.file) {
+        writeln!(
+            out,
+            "Warning: pi may have this session open ({}); a running pi keeps the entries it has \
+             in memory and may write below the pruned branch again. Close it there first.",
+            sanitize(&why)
+        )?;
+    }
+    if args.dry_run {
+        writeln!(out, "(dry run: nothing changed)")?;
+        return Ok(());
+    }
+    if !confirm::go_ahead(out, args.yes, "pruning")? {
+        writeln!(out, "nothing changed")?;
+        return Ok(());
+    }
+    let done = prune::prune(&plan, &mut |o| {
+        journal::trash_pruned_original(o)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })?;
+    writeln!(
+        out,
+        "{}: pruned {} entries; the original is in the trash (`piscope restore {}` puts it back)",
+        shown(&args.file),
+        done.plan.removed.len(),
+        shown(&args.file)
+    )?;
+    Ok(())
+}
+
+/// What goes, in numbers.
+fn describe(plan: &PrunePlan, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "Prune the branch at {} of {}:",
+        sanitize(&plan.entry),
+        shown(&plan.path)
+    )?;
+    writeln!(
+        out,
+        "  {} entries go ({} messages, {} tokens, ${:.4})",
+        plan.removed.len(),
+        plan.messages,
+        plan.tokens.round() as u64,
+        plan.cost
+    )?;
+    if !plan.carried.is_empty() {
+        writeln!(
+            out,
+            "  {} kept (the session's name, labels of kept entries), now under {}",
+            plan.carried.len(),
+            sanitize(plan.parent.as_deref().unwrap_or("the root"))
+        )?;
+    }
+    Ok(())
+}

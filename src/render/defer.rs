@@ -1,0 +1,174 @@
+//! Code highlighting put off until a block is laid out: a drawer that lays
+//! out only the blocks it shows has the document made with plain code
+//! lines, and highlights the code of each block as it lays it out (most of
+//! a long context is never looked at, and highlighting is the costly part
+//! of rendering).
+
+use super::doc::{Class, CodeLine, LineKind, Node, Span};
+use super::highlight::{self, Lang};
+use std::cell::Cell;
+
+thread_local! {
+    /// Set while a document is made for a drawer that lays out only the
+    /// blocks it shows: code is then highlighted when its block is laid
+    /// out, not when the document is made (most of a long context is
+    /// never looked at, and highlighting is the costly part).
+    static DEFER_HIGHLIGHTING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `make` (which makes document nodes) with code highlighting left
+/// to [`super::layout::layout_own`].
+pub fn highlighting_deferred<T>(make: impl FnOnce() -> T) -> T {
+    let was = DEFER_HIGHLIGHTING.with(|d| d.replace(true));
+    let out = make();
+    DEFER_HIGHLIGHTING.with(|d| d.set(was));
+    out
+}
+
+/// Clean lines as code in `lang`: highlighted now, or, while highlighting
+/// is deferred, as plain lines that [`super::layout::layout_own`] highlights.
+pub(crate) fn code_lines(lines: &[String], lang: Lang<'_>) -> Vec<CodeLine> {
+    if DEFER_HIGHLIGHTING.with(Cell::get) && highlight::language(lang).is_some() {
+        return lines
+            .iter()
+            .map(|l| CodeLine {
+                kind: LineKind::Plain,
+                spans: vec![Span::clean(l.clone(), Class::CodeText)],
+            })
+            .collect();
+    }
+    highlight::highlight(lines, lang)
+}
+
+/// Whether a code node's lines are still plain (highlighting deferred).
+fn unhighlighted(lines: &[CodeLine]) -> bool {
+    lines.iter().all(|l| {
+        l.kind == LineKind::Plain
+            && l.spans.len() <= 1
+            && l.spans.iter().all(|s| s.style.class == Class::CodeText)
+    })
+}
+
+/// Nodes with the code left plain highlighted.
+pub(crate) fn with_code_highlighted(list: &[Node]) -> std::borrow::Cow<'_, [Node]> {
+    if list.iter().any(|n| highlighted(n).is_some()) {
+        list.iter()
+            .map(|n| highlighted(n).unwrap_or_else(|| n.clone()))
+            .collect::<Vec<_>>()
+            .into()
+    } else {
+        list.into()
+    }
+}
+
+/// The first nodes of a body, code cut to at most `lines` lines: enough
+/// for that many rows.
+pub(crate) fn first_lines(list: &[Node], lines: usize) -> Vec<Node> {
+    list.iter()
+        .take(lines.max(1))
+        .map(|n| match n {
+            Node::Code {
+                lang,
+                lines: l,
+                more,
+            } if l.len() > lines => Node::Code {
+                lang: lang.clone(),
+                lines: l[..lines].to_vec(),
+                more: *more + l.len() - lines,
+            },
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// Where the code starts after a line number (`   12\t`, `12  `), if the
+/// line starts with one.
+fn number_gutter(line: &str) -> Option<usize> {
+    let digits_at = line.len() - line.trim_start_matches(' ').len();
+    let digits = line[digits_at..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    if digits == 0 {
+        return None;
+    }
+    let after = digits_at + digits;
+    let rest = &line[after..];
+    if rest.is_empty() {
+        Some(after)
+    } else if rest.starts_with('\t') {
+        Some(after + 1)
+    } else if rest.starts_with("  ") {
+        Some(after + 2)
+    } else {
+        None
+    }
+}
+
+/// A node with its code highlighted, when it was left plain.
+fn highlighted(n: &Node) -> Option<Node> {
+    match n {
+        Node::Code {
+            lang: Some(lang),
+            lines,
+            more,
+        } if lang != "diff" && unhighlighted(lines) => {
+            let text: Vec<String> = lines
+                .iter()
+                .map(|l| l.spans.iter().map(Span::text).collect())
+                .collect();
+            // A listing with line numbers (`   12\t…`, as `cat -n` writes
+            // it): the numbers are not code, and the grammars read them
+            // badly (one of them never finishes on such a line).
+            let gutter: Option<Vec<usize>> = text.iter().map(|l| number_gutter(l)).collect();
+            let lines = match gutter {
+                Some(cut) if !text.is_empty() => {
+                    let code: Vec<String> = text
+                        .iter()
+                        .zip(&cut)
+                        .map(|(l, &c)| l[c..].to_string())
+                        .collect();
+                    highlight::highlight(&code, Lang::Fence(lang))
+                        .into_iter()
+                        .zip(text.iter().zip(&cut))
+                        .map(|(mut line, (l, &c))| {
+                            line.spans
+                                .insert(0, Span::clean(l[..c].to_string(), Class::Dim));
+                            line
+                        })
+                        .collect()
+                }
+                _ => highlight::highlight(&text, Lang::Fence(lang)),
+            };
+            Some(Node::Code {
+                lang: Some(lang.clone()),
+                lines,
+                more: *more,
+            })
+        }
+        Node::Quote(inner) => inner.iter().any(|n| highlighted(n).is_some()).then(|| {
+            Node::Quote(
+                inner
+                    .iter()
+                    .map(|n| highlighted(n).unwrap_or_else(|| n.clone()))
+                    .collect(),
+            )
+        }),
+        Node::List { start, items } => items
+            .iter()
+            .flatten()
+            .any(|n| highlighted(n).is_some())
+            .then(|| Node::List {
+                start: *start,
+                items: items
+                    .iter()
+                    .map(|item| {
+                        item.iter()
+                            .map(|n| highlighted(n).unwrap_or_else(|| n.clone()))
+                            .collect()
+                    })
+                    .collect(),
+            }),
+        _ => None,
+    }
+}

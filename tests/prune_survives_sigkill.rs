@@ -1,0 +1,148 @@
+//! Killed with SIGKILL at any moment of a prune (20 times), the session is
+//! always either the original or the complete pruned file, and the
+//! original's bytes are never without a name: the file itself, the trash,
+//! or piscope's hidden folder beside it.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const TRIALS: usize = 20;
+
+fn piscope(data: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_piscope"));
+    c.env("XDG_DATA_HOME", data).env("HOME", data);
+    c
+}
+
+fn ok(out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every copy of `bytes` kept somewhere under `dir` (recursively).
+fn holds(dir: &Path, bytes: &[u8]) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|d| {
+        d.flatten().any(|e| {
+            let p = e.path();
+            if p.is_dir() {
+                holds(&p, bytes)
+            } else {
+                std::fs::read(&p).is_ok_and(|b| b == bytes)
+            }
+        })
+    })
+}
+
+#[test]
+fn sigkill_during_prune_leaves_original_or_complete_file() {
+    let fixture = common::repo().join("../shared/fixtures/pi-mono/large-session.jsonl");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).expect("mkdir");
+    // A version 3 file with a long side branch: migrated by a first write,
+    // then pi is made to resume half-way, which leaves the second half as a
+    // branch off the resume path.
+    let base_file = tmp.path().join("base.jsonl");
+    std::fs::write(&base_file, std::fs::read(&fixture).expect("fixture")).expect("copy");
+    let tree: serde_json::Value = serde_json::from_str(&ok(piscope(&data)
+        .arg("tree")
+        .arg(&base_file)
+        .arg("--json")
+        .output()
+        .expect("tree")))
+    .expect("tree JSON");
+    let nodes = tree.as_array().expect("list");
+    let mid = nodes[nodes.len() / 2]["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let side = nodes[nodes.len() / 2 + 1]["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    ok(piscope(&data)
+        .arg("branch")
+        .arg(&base_file)
+        .arg(&mid)
+        .output()
+        .expect("branch"));
+    let base = std::fs::read(&base_file).expect("read");
+
+    let reference = tmp.path().join("reference.jsonl");
+    std::fs::write(&reference, &base).expect("copy");
+    let started = Instant::now();
+    ok(piscope(&data)
+        .arg("prune")
+        .arg(&reference)
+        .args([&side, "--yes"])
+        .output()
+        .expect("prune"));
+    let full_run = started.elapsed();
+    let complete = std::fs::read(&reference).expect("read");
+    assert!(
+        complete.len() < base.len() / 2 + base.len() / 4,
+        "the side branch went"
+    );
+
+    let mut seed: u64 = 0x5eed_5678;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        seed >> 33
+    };
+    let (mut kept, mut finished) = (0, 0);
+    let span = full_run.as_micros() as u64 + 1;
+    for trial in 0..TRIALS {
+        let dir = tmp.path().join(format!("t{trial}"));
+        let trial_data = tmp.path().join(format!("d{trial}"));
+        std::fs::create_dir(&dir).expect("mkdir");
+        std::fs::create_dir(&trial_data).expect("mkdir");
+        let file = dir.join("session.jsonl");
+        std::fs::write(&file, &base).expect("copy");
+        let mut child = piscope(&trial_data)
+            .arg("prune")
+            .arg(&file)
+            .args([&side, "--yes"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Kills spread over the whole run, a few after it.
+        std::thread::sleep(Duration::from_micros(next() % (span + span / 8)));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = std::fs::read(&file).expect("read");
+        if now == base {
+            kept += 1;
+        } else if now == complete {
+            finished += 1;
+            assert!(
+                holds(&trial_data.join("Trash"), &base) || holds(&dir, &base),
+                "trial {trial}: the original is neither in the trash nor beside the file"
+            );
+        } else {
+            panic!(
+                "trial {trial}: the file is neither the original nor the pruned version ({} bytes)",
+                now.len()
+            );
+        }
+        let sessions = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl"))
+            .count();
+        assert_eq!(sessions, 1, "trial {trial}: no other session file");
+    }
+    eprintln!("{kept} kept the original, {finished} completed; a full run takes {full_run:?}");
+    assert!(
+        kept > 0 && finished > 0,
+        "kills should land both before and after the rename"
+    );
+}
