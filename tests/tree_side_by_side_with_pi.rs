@@ -265,8 +265,13 @@ fn every_row_of_a_branched_session_reads_as_in_pi_tree() {
         let pi_screen = pi.wait_for(&format!("pi's {key} filter"), |s| {
             s.contains("Type to search:") && shown(s)
         });
-        let ours = piscope.wait_for(&format!("piscope's {key} filter"), |s| shown(s));
         let want = pi_rows(&pi_screen);
+        // The default filter's screen looks like the one before it: wait
+        // for the rows to settle to pi's count (a different count still
+        // fails below, once the wait gives up).
+        let ours = piscope.wait_for(&format!("piscope's {key} filter"), |s| {
+            shown(s) && piscope_rows(s).len() == want.len()
+        });
         let got = piscope_rows(&ours);
         assert_eq!(
             got.len(),
