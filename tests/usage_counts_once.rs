@@ -358,6 +358,34 @@ fn every_total_counts_each_entry_once() {
         &["--all", "--since", since, "--until", until],
     );
     check(&ranged, &inside, "a range");
+    // The cache keeps who owned what for this set of files only: with the
+    // first holder of a copied turn gone, the copy owns it.
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&files[a], &files[b]);
+        (&a.created, &a.path).cmp(&(&b.created, &b.path))
+    });
+    let copied = |f: &File| {
+        files.iter().any(|o| {
+            o.path != f.path
+                && o.records
+                    .iter()
+                    .any(|r| f.records.iter().any(|m| m.key == r.key))
+        })
+    };
+    let first = *order
+        .iter()
+        .find(|&&i| copied(&files[i]))
+        .expect("a session whose turns were copied");
+    std::fs::remove_file(&files[first].path).expect("remove the original");
+    let rest: Vec<File> = files
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, f)| (i != first).then_some(f))
+        .collect();
+    let by_session = expected(&rest, &|f, _| f.path.display().to_string());
+    let after = stats(cwd, &cache, cwd, &["--all", "--by", "session"]);
+    check(&after, &by_session, "the original gone");
 }
 
 /// The current folder's stats are its sessions' own spend: a clone made

@@ -12,8 +12,8 @@ pub mod move_project;
 mod problem;
 pub mod search;
 pub mod summary;
-pub mod usage;
 mod text;
+pub mod usage;
 
 pub use cache::Cache;
 pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};

@@ -304,45 +304,88 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
     }
     let present: FxHashSet<&Path> = candidates.iter().map(|c| c.path.as_path()).collect();
     cache.forget_missing_under(&folder.dir, &|p| present.contains(p));
+    let sessions: Vec<(PathBuf, Option<FileStamp>, Arc<FileUsage>)> = candidates
+        .into_iter()
+        .zip(files)
+        .filter_map(|(c, u)| u.filter(|u| u.is_session).map(|u| (c.path, c.meta, u)))
+        .collect();
+    let mut book = book(folder.clone(), sessions, problems, stats, cache);
     if let Err(e) = cache.save() {
-        problems.push(CatalogProblem::new(
+        book.problems.push(CatalogProblem::new(
             &super::cache::default_dir().unwrap_or_default(),
             format!("could not save the usage cache: {e}"),
         ));
     }
-    let sessions: Vec<(PathBuf, Arc<FileUsage>)> = candidates
-        .into_iter()
-        .zip(files)
-        .filter_map(|(c, u)| u.filter(|u| u.is_session).map(|u| (c.path, u)))
-        .collect();
-    book(folder.clone(), sessions, problems, stats)
+    book
 }
 
-/// The book of `sessions`, with each record's owner decided.
+/// What tells one set of sessions from another for ownership: every
+/// session's path and stamp, in owning order (`None` when one has no stamp,
+/// so its owners are never taken from the cache).
+fn fingerprint(
+    sessions: &[(PathBuf, Option<FileStamp>, Arc<FileUsage>)],
+    order: &[usize],
+) -> Option<u64> {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for &i in order {
+        let (path, stamp, _) = &sessions[i];
+        let s = (*stamp)?;
+        h.update(path.as_os_str().as_encoded_bytes());
+        h.update(&[0]);
+        for n in [s.size, s.inode, s.device] {
+            h.update(&n.to_le_bytes());
+        }
+        h.update(&s.mtime_ns.to_le_bytes());
+    }
+    Some(h.digest())
+}
+
+/// The book of `sessions`, with each record's owner decided (or, when no
+/// session changed since, as the cache kept it).
 fn book(
     folder: SessionsFolder,
-    sessions: Vec<(PathBuf, Arc<FileUsage>)>,
+    sessions: Vec<(PathBuf, Option<FileStamp>, Arc<FileUsage>)>,
     problems: Vec<CatalogProblem>,
     stats: UsageLoadStats,
+    cache: &mut UsageCache,
 ) -> UsageBook {
     let mut order: Vec<usize> = (0..sessions.len()).collect();
     order.sort_by(|&a, &b| {
-        let (pa, ua) = &sessions[a];
-        let (pb, ub) = &sessions[b];
+        let (pa, _, ua) = &sessions[a];
+        let (pb, _, ub) = &sessions[b];
         let time = |u: &FileUsage| u.created_ms.unwrap_or(i64::MAX);
         time(ua).cmp(&time(ub)).then_with(|| pa.cmp(pb))
     });
-    let records: usize = sessions.iter().map(|(_, u)| u.records.len()).sum();
-    let mut seen = FxHashSet::with_capacity_and_hasher(records, Default::default());
-    let mut owned: Vec<Vec<bool>> = vec![Vec::new(); sessions.len()];
-    for &i in &order {
-        owned[i] = sessions[i]
-            .1
-            .records
+    let print = fingerprint(&sessions, &order);
+    let kept: Option<Vec<Vec<bool>>> = print.and_then(|f| {
+        sessions
             .iter()
-            .map(|r| seen.insert(r.key))
-            .collect();
-    }
+            .map(|(path, _, _)| cache.owned(f, path))
+            .collect()
+    });
+    let owned = kept.unwrap_or_else(|| {
+        let records: usize = sessions.iter().map(|(_, _, u)| u.records.len()).sum();
+        let mut seen = FxHashSet::with_capacity_and_hasher(records, Default::default());
+        let mut owned: Vec<Vec<bool>> = vec![Vec::new(); sessions.len()];
+        for &i in &order {
+            owned[i] = sessions[i]
+                .2
+                .records
+                .iter()
+                .map(|r| seen.insert(r.key))
+                .collect();
+        }
+        if let Some(f) = print {
+            let owners = sessions
+                .iter()
+                .zip(&owned)
+                .map(|((path, _, _), o)| (path.as_path(), o.as_slice()));
+            cache.keep_owners(f, owners);
+        }
+        owned
+    });
+    let sessions: Vec<(PathBuf, Arc<FileUsage>)> =
+        sessions.into_iter().map(|(p, _, u)| (p, u)).collect();
     let sessions: Vec<SessionUsage> = sessions
         .into_iter()
         .zip(owned)

@@ -6,6 +6,10 @@
 //! renamed over (concurrent piscopes never leave a torn file), checksummed
 //! (a damaged or foreign file is ignored and rebuilt, never believed), and
 //! read only when it is a regular file.
+//!
+//! It also keeps who owned each record last time, with a fingerprint of
+//! every session's path and stamp: when no file changed, the owners are
+//! taken as they were, without hashing every record's key again.
 
 use super::FileUsage;
 use crate::catalog::discover::FileStamp;
@@ -17,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// `MAGIC`, the format (u32), the payload's length (u64) and its xxh3 hash
 /// (u64), little-endian, then the payload (postcard).
 const MAGIC: &[u8; 8] = b"piscopeU";
@@ -29,6 +33,8 @@ struct Stored {
     path: PathBuf,
     stamp: FileStamp,
     usage: FileUsage,
+    /// One bit per record, set where this file owned it (see [`Payload`]).
+    owned: Option<Vec<u8>>,
 }
 
 #[derive(Serialize)]
@@ -36,13 +42,34 @@ struct StoredRef<'a> {
     path: &'a Path,
     stamp: FileStamp,
     usage: &'a FileUsage,
+    owned: Option<&'a Vec<u8>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Payload {
+    /// The fingerprint of the book whose owners the files' bits say.
+    book: Option<u64>,
+    files: Vec<Stored>,
+}
+
+#[derive(Serialize)]
+struct PayloadRef<'a> {
+    book: Option<u64>,
+    files: Vec<StoredRef<'a>>,
+}
+
+struct Kept {
+    stamp: FileStamp,
+    usage: Arc<FileUsage>,
+    owned: Option<Vec<u8>>,
 }
 
 /// The usage cache, loaded.
 #[derive(Default)]
 pub struct UsageCache {
     dir: Option<PathBuf>,
-    files: HashMap<PathBuf, (FileStamp, Arc<FileUsage>)>,
+    files: HashMap<PathBuf, Kept>,
+    book: Option<u64>,
     dirty: bool,
 }
 
@@ -55,30 +82,81 @@ impl UsageCache {
     /// Loads what is kept in `dir` (the catalog's cache folder).
     pub fn open(dir: PathBuf) -> UsageCache {
         let bytes = read_regular(&dir.join(FILE_NAME)).unwrap_or_default();
-        let files = payload_of(&bytes)
-            .and_then(|p| postcard::from_bytes::<Vec<Stored>>(p).ok())
-            .unwrap_or_default()
+        let payload = payload_of(&bytes).and_then(|p| postcard::from_bytes::<Payload>(p).ok());
+        let (book, files) = payload.map_or((None, Vec::new()), |p| (p.book, p.files));
+        let files = files
             .into_iter()
-            .map(|s| (s.path, (s.stamp, Arc::new(s.usage))))
+            .map(|s| {
+                let kept = Kept {
+                    stamp: s.stamp,
+                    usage: Arc::new(s.usage),
+                    owned: s.owned,
+                };
+                (s.path, kept)
+            })
             .collect();
         UsageCache {
             dir: Some(dir),
             files,
+            book,
             dirty: false,
         }
     }
 
     /// The records of `path` when they were read from this very version.
     pub(super) fn get(&self, path: &Path, stamp: FileStamp) -> Option<Arc<FileUsage>> {
-        let (s, u) = self.files.get(path)?;
-        (*s == stamp).then(|| u.clone())
+        let k = self.files.get(path)?;
+        (k.stamp == stamp).then(|| k.usage.clone())
     }
 
     pub(super) fn put(&mut self, path: &Path, stamp: FileStamp, usage: Arc<FileUsage>) {
         if self.dir.is_some() {
-            self.files.insert(path.to_path_buf(), (stamp, usage));
+            let kept = Kept {
+                stamp,
+                usage,
+                owned: None,
+            };
+            self.files.insert(path.to_path_buf(), kept);
             self.dirty = true;
         }
+    }
+
+    /// Which of `path`'s records it owned in the book `fingerprint`, when
+    /// that is the book kept.
+    pub(super) fn owned(&self, fingerprint: u64, path: &Path) -> Option<Vec<bool>> {
+        if self.book != Some(fingerprint) {
+            return None;
+        }
+        let k = self.files.get(path)?;
+        let bits = k.owned.as_ref()?;
+        let n = k.usage.records.len();
+        (bits.len() == n.div_ceil(8))
+            .then(|| (0..n).map(|i| bits[i / 8] >> (i % 8) & 1 == 1).collect())
+    }
+
+    /// Keeps who owned what in the book `fingerprint`.
+    pub(super) fn keep_owners<'a>(
+        &mut self,
+        fingerprint: u64,
+        owners: impl Iterator<Item = (&'a Path, &'a [bool])>,
+    ) {
+        if self.dir.is_none() {
+            return;
+        }
+        for k in self.files.values_mut() {
+            k.owned = None;
+        }
+        for (path, owned) in owners {
+            if let Some(k) = self.files.get_mut(path) {
+                let mut bits = vec![0u8; owned.len().div_ceil(8)];
+                for (i, _) in owned.iter().enumerate().filter(|(_, o)| **o) {
+                    bits[i / 8] |= 1 << (i % 8);
+                }
+                k.owned = Some(bits);
+            }
+        }
+        self.book = Some(fingerprint);
+        self.dirty = true;
     }
 
     /// Forgets files under `dir` that are not in `present`.
@@ -94,16 +172,21 @@ impl UsageCache {
         let Some(dir) = self.dir.clone().filter(|_| self.dirty) else {
             return Ok(());
         };
-        let records: Vec<StoredRef> = self
+        let files: Vec<StoredRef> = self
             .files
             .iter()
-            .map(|(path, (stamp, usage))| StoredRef {
+            .map(|(path, k)| StoredRef {
                 path,
-                stamp: *stamp,
-                usage,
+                stamp: k.stamp,
+                usage: &k.usage,
+                owned: k.owned.as_ref(),
             })
             .collect();
-        let payload = postcard::to_stdvec(&records).map_err(std::io::Error::other)?;
+        let payload = PayloadRef {
+            book: self.book,
+            files,
+        };
+        let payload = postcard::to_stdvec(&payload).map_err(std::io::Error::other)?;
         let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&FORMAT.to_le_bytes());

@@ -153,7 +153,7 @@ impl PreviewPane {
     }
 
     /// Takes blocks the worker laid out.
-    pub fn laid_out(&mut self, laid: Box<LaidOut>) {
+    pub fn laid_out(&mut self, laid: LaidOut) {
         if self.cache.len() > CACHE_LIMIT {
             self.cache.clear();
         }
@@ -291,7 +291,7 @@ impl PreviewPane {
         let first = self.shown.iter().position(|&k| doc.blocks[k].selected);
         let Some(first) = first else {
             self.cursor = self.shown.len().saturating_sub(1);
-            self.to_bottom();
+            self.scroll_to_bottom();
             return;
         };
         let count = self.shown[first..]
@@ -311,7 +311,7 @@ impl PreviewPane {
     }
 
     /// The view at the end of the document.
-    fn to_bottom(&mut self) {
+    fn scroll_to_bottom(&mut self) {
         let n = self.shown.len();
         if n == 0 {
             return;
@@ -347,7 +347,7 @@ impl PreviewPane {
             }
         }
         if self.top > 0 || self.top_row > 0 {
-            self.to_bottom();
+            self.scroll_to_bottom();
         }
     }
 
@@ -470,7 +470,7 @@ impl PreviewPane {
                 self.clamp();
             }
             Action::Last => {
-                self.to_bottom();
+                self.scroll_to_bottom();
                 self.cursor = self.shown.len().saturating_sub(1);
             }
             Action::PreviewNextBlock => {
