@@ -444,7 +444,7 @@ fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Resu
         Some(_) => Vec::new(),
         None => tree_view::texts(s, home.as_deref()),
     };
-    for (row, connectors) in rows.rows.iter().zip(rows.connectors()) {
+    for (row, connectors) in rows.rows.iter().zip(rows.gutter_rows(false)) {
         let node = row.node;
         let mark = view.mark(node).text();
         let label = s

@@ -155,7 +155,7 @@ fn tree(out: &mut String, session: &Session, anchored: &HashSet<u32>) {
     let rows = view.rows(session, Filter::Default, &HashSet::new());
     let texts = tree_view::texts(session, None);
     out.push_str("<details class=\"tree\"><summary>Entry tree</summary><pre>");
-    for (row, connectors) in rows.rows.iter().zip(rows.connectors()) {
+    for (row, connectors) in rows.rows.iter().zip(rows.gutter_rows(false)) {
         let node = row.node;
         let mark = view.mark(node).text();
         out.push_str(&escape(&connectors));

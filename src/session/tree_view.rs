@@ -481,56 +481,84 @@ impl Rows {
     /// foldable child of a fork takes `├⊟ ` (`├⊞ ` when folded), and a
     /// folded row without a connector ends its gutter with `⊞ `.
     pub fn gutters(&self, folds: bool) -> Vec<String> {
+        self.gutter_rows(folds).collect()
+    }
+
+    /// [`Rows::gutters`] one row at a time, in row order: a listing of a
+    /// million rows holds one gutter at a time, not a million.
+    pub fn gutter_rows(&self, folds: bool) -> GutterRows<'_> {
         // Rows come in pre-order: a row's descendants are the rows after it
         // up to `end`.
-        let mut end: Vec<usize> = (1..=self.rows.len()).collect();
+        let mut end: Vec<u32> = (1..=self.rows.len() as u32).collect();
         for (i, r) in self.rows.iter().enumerate().rev() {
             if let Some(p) = r.visible_parent {
                 let p = p as usize;
                 end[p] = end[p].max(end[i]);
             }
         }
-        // The forks' children above the row, outermost first, one a level:
-        // (row, level, whether its siblings go on below).
-        let mut above: Vec<(usize, usize, bool)> = Vec::new();
-        let mut out = Vec::with_capacity(self.rows.len());
-        for (i, r) in self.rows.iter().enumerate() {
-            while above.last().is_some_and(|&(a, _, _)| end[a] <= i) {
-                above.pop();
-            }
-            let depth = usize::from(r.depth);
-            let mut cells: Vec<&str> = vec!["   "; depth];
-            for &(_, level, more) in &above {
-                if let Some(c) = cells.get_mut(level) {
-                    *c = if more { "│  " } else { "   " };
-                }
-            }
-            let level = depth.checked_sub(1).filter(|_| r.connector);
-            // pi marks the fold of a row with a connector in the connector
-            // (and not at all where a line from above takes its place).
-            let fold_in_connector = level.is_some();
-            if let Some(level) = level {
-                // A line from a fork above keeps its place (as pi draws it).
-                if !above.iter().any(|&(_, l, _)| l == level) {
-                    cells[level] = match (r.last, folds && r.folded, folds && r.foldable) {
-                        (true, true, _) => "└⊞ ",
-                        (false, true, _) => "├⊞ ",
-                        (true, false, true) => "└⊟ ",
-                        (false, false, true) => "├⊟ ",
-                        (true, false, false) => "└─ ",
-                        (false, false, false) => "├─ ",
-                    };
-                }
-                if above.last().is_none_or(|&(_, l, _)| l < level) {
-                    above.push((i, level, !r.last));
-                }
-            }
-            if folds && r.folded && !fold_in_connector {
-                cells.push("⊞ ");
-            }
-            out.push(cells.concat());
+        GutterRows {
+            rows: self,
+            folds,
+            end,
+            above: Vec::new(),
+            next: 0,
         }
-        out
+    }
+}
+
+/// The gutters of [`Rows`], row by row (see [`Rows::gutter_rows`]).
+pub struct GutterRows<'a> {
+    rows: &'a Rows,
+    folds: bool,
+    end: Vec<u32>,
+    /// The forks' children above the row, outermost first, one a level:
+    /// (row, level, whether its siblings go on below).
+    above: Vec<(usize, usize, bool)>,
+    next: usize,
+}
+
+impl Iterator for GutterRows<'_> {
+    type Item = String;
+
+    fn next(&mut self) -> Option<String> {
+        let i = self.next;
+        let r = self.rows.rows.get(i)?;
+        self.next += 1;
+        let (folds, end, above) = (self.folds, &self.end, &mut self.above);
+        while above.last().is_some_and(|&(a, _, _)| end[a] as usize <= i) {
+            above.pop();
+        }
+        let depth = usize::from(r.depth);
+        let mut cells: Vec<&str> = vec!["   "; depth];
+        for &(_, level, more) in above.iter() {
+            if let Some(c) = cells.get_mut(level) {
+                *c = if more { "│  " } else { "   " };
+            }
+        }
+        let level = depth.checked_sub(1).filter(|_| r.connector);
+        // pi marks the fold of a row with a connector in the connector
+        // (and not at all where a line from above takes its place).
+        let fold_in_connector = level.is_some();
+        if let Some(level) = level {
+            // A line from a fork above keeps its place (as pi draws it).
+            if !above.iter().any(|&(_, l, _)| l == level) {
+                cells[level] = match (r.last, folds && r.folded, folds && r.foldable) {
+                    (true, true, _) => "└⊞ ",
+                    (false, true, _) => "├⊞ ",
+                    (true, false, true) => "└⊟ ",
+                    (false, false, true) => "├⊟ ",
+                    (true, false, false) => "└─ ",
+                    (false, false, false) => "├─ ",
+                };
+            }
+            if above.last().is_none_or(|&(_, l, _)| l < level) {
+                above.push((i, level, !r.last));
+            }
+        }
+        if folds && r.folded && !fold_in_connector {
+            cells.push("⊞ ");
+        }
+        Some(cells.concat())
     }
 }
 
