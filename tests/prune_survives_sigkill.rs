@@ -132,7 +132,7 @@ fn kill_prunes(tmp: &Path, base: &[u8], side: &str, seed: u64) {
         } else if now == complete {
             finished += 1;
             assert!(
-                holds(&trial_data.join("Trash"), &base) || holds(&dir, &base),
+                holds(&trial_data.join("Trash"), base) || holds(&dir, base),
                 "trial {trial}: the original is neither in the trash nor beside the file"
             );
         } else {

@@ -3,6 +3,7 @@
 
 use super::args::RemoveArgs;
 use crate::catalog::delete::{self, DeleteMode};
+use crate::catalog::journal::{Batch, Reason};
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;
 use anyhow::{Result, bail};
@@ -89,9 +90,10 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
     // Each file is checked again as it is deleted: the answer may have
     // come long after the list was shown.
     let mut trash_failed = Vec::new();
+    let batch = Batch::new(Reason::Delete);
     for file in &checked {
         let path = file.real();
-        match delete::delete_checked(file, mode) {
+        match delete::delete_checked_for(file, mode, &batch) {
             Ok(()) => writeln!(out, "deleted {}", sanitize(&path.display().to_string()))?,
             Err(e) if e.is_trash_failure() => {
                 eprintln!("piscope: {}", sanitize(&e.to_string()));
