@@ -1,5 +1,5 @@
 //! `piscope rm`: sessions to the trash (or, asked twice, deleted for good),
-//! only pi session files inside the sessions folder.
+//! only pi session files inside the sessions folder; `--dry-run` lists them.
 
 use super::args::RemoveArgs;
 use crate::catalog::delete::{self, DeleteMode};
@@ -78,14 +78,13 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
             sanitize(&title)
         )?;
     }
-    if !args.yes {
-        if !interactive {
-            bail!("not deleting without confirmation: add --yes");
-        }
-        if !confirm(out, "Go ahead? [y/N] ", &["y", "yes"])? {
-            writeln!(out, "nothing deleted")?;
-            return Ok(());
-        }
+    if args.dry_run {
+        writeln!(out, "(dry run: nothing deleted)")?;
+        return Ok(());
+    }
+    if !super::confirm::go_ahead(out, args.yes, "deleting")? {
+        writeln!(out, "nothing deleted")?;
+        return Ok(());
     }
     // Each file is checked again as it is deleted: the answer may have
     // come long after the list was shown.
