@@ -9,7 +9,7 @@ use piscope::session::Session;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
 use piscope::tui::look::layout::Pane;
-use piscope::tui::state::Exit;
+use piscope::tui::state::{Exit, Then};
 use piscope::tui::work::jobs::ActionOutcome;
 use piscope::tui::work::resume::PiCommand;
 use std::io::Write;
@@ -573,4 +573,85 @@ fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
     assert!(h.app.dialog().is_none());
     assert_eq!(message(&h), "Already at this point");
     assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+/// The sessions the clean-up dialog lists (what Enter would trash).
+fn clean_listed(h: &Harness) -> Vec<PathBuf> {
+    match &h.app.dialog().expect("the clean-up dialog").then {
+        Then::Clean { picked, .. } => picked.clone(),
+        other => panic!("not the clean-up dialog: {other:?}"),
+    }
+}
+
+#[test]
+fn the_clean_up_dialog_lists_what_the_rules_pick_as_they_are_typed() {
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let files = tui_common::demo_copies(&folder);
+    let mut h = Harness::folder(folder, WIDE);
+    h.key("alt+c");
+    // The usual rules pick none of the demo sessions: Enter does nothing.
+    let d = h.app.dialog().expect("the clean-up dialog");
+    assert_eq!(d.input.as_ref().unwrap().text, "--empty --older-than 30d");
+    assert!(
+        d.body
+            .iter()
+            .any(|l| l == "No listed session matches these rules."),
+        "{:?}",
+        d.body
+    );
+    assert!(clean_listed(&h).is_empty());
+    h.key("enter");
+    assert!(h.app.dialog().is_some(), "nothing to confirm");
+
+    // Typed anew, the list follows at every key: an unfinished rule says
+    // why, then the sessions the rules pick, by `piscope clean`'s own code.
+    h.key("ctrl+u");
+    h.type_text("--older-than 1");
+    let body = h.app.dialog().unwrap().body.join("\n");
+    assert!(body.contains("Rules: \"1\": unknown unit"), "{body}");
+    assert!(clean_listed(&h).is_empty());
+    h.type_text("0d");
+    let ten_days = clean_listed(&h);
+    assert_eq!(ten_days.len(), 5, "{ten_days:?}");
+    screen_snapshot!("dialog_clean_live", h);
+    let rules = piscope::catalog::clean::parse_rules("--older-than 10d").unwrap();
+    let summaries: Vec<_> = h.app.picker().listed_sessions();
+    let expected: Vec<PathBuf> = rules
+        .pick(&summaries, piscope::tui::harness::DEMO_NOW_MS)
+        .iter()
+        .map(|p| p.summary.path.clone())
+        .collect();
+    assert_eq!(
+        ten_days, expected,
+        "the rules' own pick, in the list's order"
+    );
+    for p in &ten_days {
+        let s = h.app.picker().sessions().iter().find(|s| &s.path == p);
+        let title: String = piscope::safe_text::clean_line(s.unwrap().title())
+            .chars()
+            .take(20)
+            .collect();
+        assert!(
+            h.screen().contains(&title),
+            "{title} is shown:\n{}",
+            h.screen()
+        );
+    }
+    // One more day: the list shrinks at once.
+    h.keys(&["backspace", "backspace"]);
+    h.type_text("2d");
+    let twelve_days = clean_listed(&h);
+    assert_eq!(twelve_days.len(), 4);
+    assert!(twelve_days.iter().all(|p| ten_days.contains(p)));
+    // Another rule combined with it: all must hold.
+    h.type_text(" --larger-than 1G");
+    assert!(clean_listed(&h).is_empty());
+    assert!(
+        h.screen()
+            .contains("No listed session matches these rules.")
+    );
+    // Esc: nothing was touched.
+    h.key("esc");
+    assert!(h.app.dialog().is_none());
+    assert!(files.iter().all(|f| f.exists()));
 }

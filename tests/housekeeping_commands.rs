@@ -1,6 +1,8 @@
 //! `clean`, `restore`, `move-project` and the command line's basics on
-//! pi-written sessions, with the real trash (a temporary XDG_DATA_HOME) and,
-//! for move-project, pi's own session list.
+//! pi-written sessions, with the real trash (a temporary XDG_DATA_HOME) and
+//! pi's own code: what clean picks against pi's session list, and for
+//! move-project pi's list under the new folder and its reading of every
+//! moved session (tree, context at every entry) unchanged.
 
 mod common;
 
@@ -145,6 +147,99 @@ fn clean_lists_asks_and_trashes_only_what_every_rule_picks() {
     );
 }
 
+/// On pi-written sessions (the golden corpus, pi's layout), plus one pi
+/// lists as "(no messages)": `clean --older-than` picks exactly the ones
+/// pi's own list says were last active before then, `--empty` exactly the
+/// ones pi lists without a message, and rules combine.
+#[test]
+fn clean_picks_what_pis_own_list_says() {
+    if !common::have_node() {
+        return;
+    }
+    let (tmp, root) = common::copy_corpus();
+    let empty = root.join("--home-ada-notes--/2026-01-10T00-00-00-000Z_empty.jsonl");
+    std::fs::write(
+        &empty,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"empty-1\",\"timestamp\":\"2026-01-10T00:00:00.000Z\",\"cwd\":\"/home/ada/notes\"}\n",
+    )
+    .expect("write");
+    let mut files = Vec::new();
+    for project in std::fs::read_dir(&root).expect("root").flatten() {
+        for f in std::fs::read_dir(project.path())
+            .expect("project")
+            .flatten()
+        {
+            age(&f.path(), Duration::from_secs(3600));
+            files.push(f.path());
+        }
+    }
+    let listed = common::oracle(&["list-root", &root.to_string_lossy()]);
+    let listed = listed.as_array().expect("list");
+    assert_eq!(listed.len(), files.len(), "pi lists every file");
+    let modified = |s: &serde_json::Value| {
+        piscope::jstext::date::parse_ms(s["modified"].as_str().expect("modified")).expect("a date")
+    };
+    // A moment in the widest gap between two sessions' last activity.
+    let mut times: Vec<i64> = listed.iter().map(modified).collect();
+    times.sort();
+    let (gap, at) = times
+        .windows(2)
+        .map(|w| (w[1] - w[0], w[0] + (w[1] - w[0]) / 2))
+        .max()
+        .expect("sessions");
+    assert!(gap > 120_000, "a gap of minutes between sessions");
+    let secs = (piscope::jstext::date::now_ms() - at) / 1000;
+    let pick = |rules: &[&str]| -> std::collections::BTreeSet<String> {
+        let o = Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .arg("clean")
+            .args(rules)
+            .args(["--all", "--dry-run", "--json"])
+            .env("PI_CODING_AGENT_DIR", tmp.path())
+            .env("HOME", tmp.path())
+            .env("XDG_DATA_HOME", tmp.path().join("data"))
+            .current_dir(tmp.path())
+            .output()
+            .expect("clean");
+        assert!(o.status.success(), "{}", text(&o));
+        let list: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        list.as_array()
+            .expect("list")
+            .iter()
+            .map(|p| p["path"].as_str().expect("path").to_string())
+            .collect()
+    };
+    let pis = |keep: &dyn Fn(&serde_json::Value) -> bool| -> std::collections::BTreeSet<String> {
+        listed
+            .iter()
+            .filter(|s| keep(s))
+            .map(|s| s["path"].as_str().expect("path").to_string())
+            .collect()
+    };
+    let older = format!("{secs}s");
+    let old = pis(&|s| modified(s) < at);
+    assert!(!old.is_empty() && old.len() < files.len(), "{old:?}");
+    assert_eq!(pick(&["--older-than", &older]), old);
+    let no_messages = pis(&|s| s["firstMessage"] == "(no messages)");
+    assert_eq!(no_messages.len(), 1);
+    assert_eq!(pick(&["--empty"]), no_messages);
+    // Both: the empty one is older than the moment too.
+    assert_eq!(pick(&["--empty", "--older-than", &older]), no_messages);
+    let big = 40 * 1024;
+    let large = pis(&|s| {
+        std::fs::metadata(s["path"].as_str().expect("path"))
+            .expect("size")
+            .len()
+            > big
+    });
+    let both: std::collections::BTreeSet<String> = large.intersection(&old).cloned().collect();
+    assert!(!large.is_empty(), "some session is over 40 KB");
+    assert_eq!(
+        pick(&["--older-than", &older, "--larger-than", "40K"]),
+        both
+    );
+    assert!(files.iter().all(|f| f.exists()), "a dry run keeps all");
+}
+
 #[test]
 fn restore_never_replaces_a_file_that_is_there_now() {
     let s = setup();
@@ -236,6 +331,16 @@ fn move_project_makes_pi_list_the_sessions_under_the_new_folder() {
             .expect("move-project")
     };
     let before = std::fs::read(&first).expect("read");
+    let read_before: Vec<serde_json::Value> = [&first, &sub, &fork]
+        .iter()
+        .map(|f| common::pi_reading(f))
+        .collect();
+    assert!(
+        read_before.iter().all(|r| r["leaf"]["messages"]
+            .as_array()
+            .is_some_and(|m| m.len() >= 2)),
+        "pi reads messages in each: {read_before:?}"
+    );
     let dry = run(&["--dry-run"]);
     assert!(dry.status.success(), "{}", text(&dry));
     assert!(text(&dry).contains("Move 3 session(s)"), "{}", text(&dry));
@@ -300,6 +405,20 @@ fn move_project_makes_pi_list_the_sessions_under_the_new_folder() {
     assert_eq!(
         fork_info["header"]["parentSession"],
         new_dir.join(name(&first)).to_string_lossy().as_ref()
+    );
+    // pi reads every moved session as before: the same tree, the same
+    // context at every entry and at the leaf, the same info but the header.
+    let read_after: Vec<serde_json::Value> = [
+        new_dir.join(name(&first)),
+        sub_dir.join(name(&sub)),
+        new_dir.join(name(&fork)),
+    ]
+    .iter()
+    .map(|f| common::pi_reading(f))
+    .collect();
+    assert_eq!(
+        read_after, read_before,
+        "pi reads the moved sessions as before"
     );
     // Every other byte as it was; the originals in the trash.
     let moved = std::fs::read(new_dir.join(name(&first))).expect("read");

@@ -74,6 +74,19 @@ fn prune_then_undo_in_the_tree() {
     t.quit_with("C-c");
 }
 
+/// A session without messages, as pi writes one, with an id of its own,
+/// started an hour ago.
+fn empty_session(path: &std::path::Path, id: &str) {
+    let started = piscope::jstext::date::format_iso(piscope::jstext::date::now_ms() - 3_600_000);
+    std::fs::write(
+        path,
+        format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"{started}\",\"cwd\":\"/home/ada/flat\"}}\n"
+        ),
+    )
+    .expect("write");
+}
+
 #[test]
 fn clean_up_by_rule_then_undo_in_the_sessions_pane() {
     if !have_tmux() || !common::have_node() {
@@ -88,14 +101,14 @@ fn clean_up_by_rule_then_undo_in_the_sessions_pane() {
             .replace('/', "-")
     ));
     let kept = common::pi_create(&project, &here.to_string_lossy());
-    let empty = project.join("2026-03-01T00-00-00-000Z_empty.jsonl");
-    std::fs::copy(
-        common::repo().join("tests/catalog/flat/2026-02-01T10-00-00-018Z_no-messages.jsonl"),
-        &empty,
-    )
-    .expect("copy");
+    let empty_a = project.join("2026-03-01T00-00-00-000Z_empty-a.jsonl");
+    let empty_b = project.join("2026-03-02T00-00-00-000Z_empty-b.jsonl");
+    let fresh = project.join("2026-03-03T00-00-00-000Z_fresh.jsonl");
+    empty_session(&empty_a, "empty-a");
+    empty_session(&empty_b, "empty-b");
+    empty_session(&fresh, "fresh");
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for f in [&kept, &empty] {
+    for f in [&kept, &empty_a, &empty_b] {
         std::fs::File::options()
             .write(true)
             .open(f)
@@ -103,32 +116,91 @@ fn clean_up_by_rule_then_undo_in_the_sessions_pane() {
             .set_modified(hour_ago)
             .expect("mtime");
     }
-    let original = std::fs::read(&empty).expect("read");
+    let originals: Vec<Vec<u8>> = [&empty_a, &empty_b]
+        .iter()
+        .map(|f| std::fs::read(f).expect("read"))
+        .collect();
+    let data = here.join("data");
     let t = Tmux::start_in(home, &[], &[], (140, 40));
     t.wait_for("the sessions", |s| {
-        s.contains("(no messages)") && s.contains("question 0")
+        s.contains("(no messages)") && s.contains("question 0") && s.contains("4 sessions")
     });
     t.keys(&["M-c"]);
     let d = t.wait_for("the clean-up dialog", |s| {
         s.contains("Clean up") && s.contains("--empty --older-than 30d")
     });
     assert!(d.contains("all of which must hold"), "{d}");
-    t.keys(&["Enter"]);
-    let review = t.wait_for("the review", |s| {
-        s.contains("Move these 1 session(s) to the trash?")
+    assert!(d.contains("No listed session matches these rules."), "{d}");
+    // The list follows the rules as they are typed.
+    t.keys(&["C-u"]);
+    t.type_text("--empty");
+    let d = t.wait_for("the empty ones listed", |s| {
+        s.contains("2 of the 4 listed sessions match:")
     });
-    assert!(
-        review.contains("• (no messages)") && !review.contains("• question 0"),
-        "{review}"
-    );
+    assert_eq!(d.matches("• (no messages)").count(), 2, "{d}");
+    assert!(!d.contains("• question 0"), "{d}");
+    assert!(d.contains("Enter move 2 sessions to the trash"), "{d}");
+    t.type_text(" --older-than 2h");
+    t.wait_for("none older than two hours", |s| {
+        s.contains("No listed session matches these rules.")
+    });
+    t.keys(&["BSpace", "BSpace"]);
+    t.type_text("30m");
+    t.wait_for("the two again", |s| {
+        s.contains("2 of the 4 listed sessions match:") && s.contains("--older-than 30m")
+    });
+    // Enter trashes exactly the list shown, and says so.
     t.keys(&["Enter"]);
     t.wait_for("the clean-up done", |s| {
-        s.contains("Moved 1 session to the trash")
+        s.contains("Moved 2 sessions to the trash")
     });
-    assert!(!empty.exists() && kept.exists());
+    assert!(!empty_a.exists() && !empty_b.exists());
+    assert!(kept.exists() && fresh.exists());
+    let mut trashed: Vec<String> = std::fs::read_dir(data.join("Trash/files"))
+        .expect("trash")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    trashed.sort();
+    assert_eq!(
+        trashed,
+        [
+            "2026-03-01T00-00-00-000Z_empty-a.jsonl",
+            "2026-03-02T00-00-00-000Z_empty-b.jsonl"
+        ]
+    );
+    // The journal calls it a clean-up, as `restore --list` shows.
+    let listed = std::process::Command::new(tmux::BIN)
+        .args(["restore", "--list", "--json"])
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", &here)
+        .output()
+        .expect("restore --list");
+    let records: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("json");
+    let records = records.as_array().expect("records");
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(
+        records.iter().all(|r| r["reason"] == "clean"),
+        "{records:?}"
+    );
+    let table = std::process::Command::new(tmux::BIN)
+        .args(["restore", "--list"])
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", &here)
+        .output()
+        .expect("restore --list");
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert_eq!(table.matches("  clean  ").count(), 2, "{table}");
+
+    // Undo puts back the whole clean-up.
     t.keys(&["M-u"]);
-    t.wait_for("the undo", |s| s.contains("Restored"));
-    assert_eq!(std::fs::read(&empty).expect("restored"), original);
-    t.wait_for("the session listed again", |s| s.contains("(no messages)"));
+    t.wait_for("the undo", |s| {
+        s.contains("Restored 2 sessions from the trash")
+    });
+    assert_eq!(std::fs::read(&empty_a).expect("restored"), originals[0]);
+    assert_eq!(std::fs::read(&empty_b).expect("restored"), originals[1]);
+    t.wait_for("the sessions listed again", |s| {
+        s.matches("(no messages)").count() >= 3 && s.contains("4 sessions")
+    });
     t.quit_with("C-c");
 }

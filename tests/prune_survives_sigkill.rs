@@ -1,4 +1,5 @@
-//! Killed with SIGKILL at any moment of a prune (20 times), the session is
+//! Killed with SIGKILL at any moment of a prune (20 times, on a version 3
+//! file and on a legacy one), the session is
 //! always either the original or the complete pruned file, and the
 //! original's bytes are never without a name: the file itself, the trash,
 //! or piscope's hidden folder beside it.
@@ -40,16 +41,16 @@ fn holds(dir: &Path, bytes: &[u8]) -> bool {
     })
 }
 
-#[test]
-fn sigkill_during_prune_leaves_original_or_complete_file() {
+/// A version 3 copy of pi's large fixture with a long side branch, and the
+/// side branch's first entry.
+fn branched_base(tmp: &Path) -> (Vec<u8>, String) {
     let fixture = common::repo().join("../shared/fixtures/pi-mono/large-session.jsonl");
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let data = tmp.path().join("data");
+    let data = tmp.join("data");
     std::fs::create_dir(&data).expect("mkdir");
     // A version 3 file with a long side branch: migrated by a first write,
     // then pi is made to resume half-way, which leaves the second half as a
     // branch off the resume path.
-    let base_file = tmp.path().join("base.jsonl");
+    let base_file = tmp.join("base.jsonl");
     std::fs::write(&base_file, std::fs::read(&fixture).expect("fixture")).expect("copy");
     let tree: serde_json::Value = serde_json::from_str(&ok(piscope(&data)
         .arg("tree")
@@ -73,15 +74,21 @@ fn sigkill_during_prune_leaves_original_or_complete_file() {
         .arg(&mid)
         .output()
         .expect("branch"));
-    let base = std::fs::read(&base_file).expect("read");
+    (std::fs::read(&base_file).expect("read"), side)
+}
 
-    let reference = tmp.path().join("reference.jsonl");
-    std::fs::write(&reference, &base).expect("copy");
+/// Kills a prune of `side` in copies of `base` at moments spread over a
+/// whole run.
+fn kill_prunes(tmp: &Path, base: &[u8], side: &str, seed: u64) {
+    let data = tmp.join("data");
+    std::fs::create_dir_all(&data).expect("mkdir");
+    let reference = tmp.join("reference.jsonl");
+    std::fs::write(&reference, base).expect("copy");
     let started = Instant::now();
     ok(piscope(&data)
         .arg("prune")
         .arg(&reference)
-        .args([&side, "--yes"])
+        .args([side, "--yes"])
         .output()
         .expect("prune"));
     let full_run = started.elapsed();
@@ -91,7 +98,7 @@ fn sigkill_during_prune_leaves_original_or_complete_file() {
         "the side branch went"
     );
 
-    let mut seed: u64 = 0x5eed_5678;
+    let mut seed = seed;
     let mut next = || {
         seed = seed
             .wrapping_mul(6364136223846793005)
@@ -101,21 +108,22 @@ fn sigkill_during_prune_leaves_original_or_complete_file() {
     let (mut kept, mut finished) = (0, 0);
     let span = full_run.as_micros() as u64 + 1;
     for trial in 0..TRIALS {
-        let dir = tmp.path().join(format!("t{trial}"));
-        let trial_data = tmp.path().join(format!("d{trial}"));
+        let dir = tmp.join(format!("t{trial}"));
+        let trial_data = tmp.join(format!("d{trial}"));
         std::fs::create_dir(&dir).expect("mkdir");
         std::fs::create_dir(&trial_data).expect("mkdir");
         let file = dir.join("session.jsonl");
-        std::fs::write(&file, &base).expect("copy");
+        std::fs::write(&file, base).expect("copy");
         let mut child = piscope(&trial_data)
             .arg("prune")
             .arg(&file)
-            .args([&side, "--yes"])
+            .args([side, "--yes"])
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("spawn");
-        // Kills spread over the whole run, a few after it.
-        std::thread::sleep(Duration::from_micros(next() % (span + span / 8)));
+        // Kills spread over the whole run, some after it (a run under load
+        // takes longer than the one measured).
+        std::thread::sleep(Duration::from_micros(next() % (span + span / 2)));
         let _ = child.kill();
         let _ = child.wait();
         let now = std::fs::read(&file).expect("read");
@@ -124,7 +132,7 @@ fn sigkill_during_prune_leaves_original_or_complete_file() {
         } else if now == complete {
             finished += 1;
             assert!(
-                holds(&trial_data.join("Trash"), &base) || holds(&dir, &base),
+                holds(&trial_data.join("Trash"), base) || holds(&dir, base),
                 "trial {trial}: the original is neither in the trash nor beside the file"
             );
         } else {
@@ -145,4 +153,30 @@ fn sigkill_during_prune_leaves_original_or_complete_file() {
         kept > 0 && finished > 0,
         "kills should land both before and after the rename"
     );
+}
+
+#[test]
+fn sigkill_during_prune_leaves_original_or_complete_file() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (base, side) = branched_base(tmp.path());
+    kill_prunes(tmp.path(), &base, &side, 0x5eed_5678);
+}
+
+/// A legacy file (version 2) is pruned without migrating it on disk first:
+/// killed at any moment, it is the legacy original or the complete pruned
+/// file, and the legacy bytes are never without a name.
+#[test]
+fn sigkill_during_a_legacy_prune_leaves_original_or_complete_file() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (base, side) = branched_base(tmp.path());
+    let text = String::from_utf8(base).expect("UTF-8");
+    let (header, rest) = text.split_once('\n').expect("a header line");
+    assert!(header.contains("\"version\":3"), "{header}");
+    let legacy = format!(
+        "{}\n{rest}",
+        header.replace("\"version\":3", "\"version\":2")
+    );
+    let trials = tmp.path().join("legacy");
+    std::fs::create_dir(&trials).expect("mkdir");
+    kill_prunes(&trials, legacy.as_bytes(), &side, 0x5eed_1234);
 }

@@ -82,12 +82,15 @@ impl Rules {
     }
 
     /// The sessions the rules pick, in the order given, leaving out any
-    /// whose file changed within [`QUIET`] (or cannot be looked at).
+    /// whose file changed within [`QUIET`] (or cannot be looked at). What
+    /// `piscope clean` and the browser's clean-up dialog both list.
     pub fn pick<'a>(&self, sessions: &'a [SessionSummary], now_ms: i64) -> Vec<Picked<'a>> {
         sessions
             .iter()
-            .filter(|s| is_quiet(&s.path))
             .filter_map(|s| self.why(s, now_ms).map(|why| Picked { summary: s, why }))
+            // Looked at only once the rules hold: a stat per match, not per
+            // session, as the dialog lists again at every key.
+            .filter(|p| is_quiet(&p.summary.path))
             .collect()
     }
 }
@@ -99,14 +102,23 @@ pub fn is_quiet(path: &Path) -> bool {
         .is_ok_and(|t| SystemTime::now().duration_since(t).unwrap_or_default() >= QUIET)
 }
 
-/// Rules written as on the command line: `--empty --older-than 30d`
-/// (the leading dashes may be left out).
+/// Rules written as on the command line: `--empty --older-than 30d` (or
+/// `--older-than=30d`; the leading dashes may be left out).
 pub fn parse_rules(text: &str) -> Result<Rules, String> {
     let mut rules = Rules::default();
     let mut words = text.split_whitespace();
     while let Some(w) = words.next() {
-        let mut value = |name: &str| words.next().ok_or_else(|| format!("{name} needs a value"));
-        match w.trim_start_matches('-') {
+        let (w, mut inline) = match w.split_once('=') {
+            Some((name, v)) => (name.trim_start_matches('-'), Some(v)),
+            None => (w.trim_start_matches('-'), None),
+        };
+        let mut value = |name: &str| {
+            inline
+                .take()
+                .or_else(|| words.next())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match w {
             "empty" => rules.empty = true,
             "no-reply" => rules.no_reply = true,
             "folder-gone" => rules.folder_gone = true,
@@ -118,6 +130,9 @@ pub fn parse_rules(text: &str) -> Result<Rules, String> {
                      --larger-than SIZE)"
                 ));
             }
+        }
+        if let Some(v) = inline {
+            return Err(format!("--{w} takes no value ({v:?})"));
         }
     }
     if rules.is_empty() {
@@ -266,6 +281,10 @@ mod tests {
         assert_eq!(r.larger_than, Some(1 << 20));
         assert!(parse_rules("").is_err() && parse_rules("--older-than").is_err());
         assert!(parse_rules("--everything").is_err());
+        let r = parse_rules("--older-than=2w --larger-than=10M").expect("rules");
+        assert_eq!(r.older_than, Some(Duration::from_secs(14 * 86_400)));
+        assert_eq!(r.larger_than, Some(10 << 20));
+        assert!(parse_rules("--empty=yes").is_err());
     }
 
     #[test]

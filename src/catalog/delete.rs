@@ -262,15 +262,16 @@ fn is_session_file(file: &mut File) -> bool {
 /// through the same folders; if anything changed it is refused with
 /// [`DeleteError::Changed`].
 pub fn delete_checked(file: &Deletable, mode: DeleteMode) -> Result<(), DeleteError> {
-    delete_checked_for(file, mode, super::journal::Reason::Delete)
+    let batch = super::journal::Batch::new(super::journal::Reason::Delete);
+    delete_checked_for(file, mode, &batch)
 }
 
-/// [`delete_checked`], journalled under `reason` (a file sent to the trash
-/// is recorded first, so `piscope restore` can put it back).
+/// [`delete_checked`], journalled as part of `batch` (a file sent to the
+/// trash is recorded first, so `piscope restore` can put it back).
 pub fn delete_checked_for(
     file: &Deletable,
     mode: DeleteMode,
-    reason: super::journal::Reason,
+    batch: &super::journal::Batch,
 ) -> Result<(), DeleteError> {
     match mode {
         DeleteMode::Trash => {
@@ -279,8 +280,11 @@ pub fn delete_checked_for(
             // that cannot be written (its folder unusable) costs only the
             // undo: the trash still takes the file, and a trash that fails
             // is reported as such, so the caller can offer what it offers.
-            let recorded = super::journal::describe(&file.real, reason, None)
-                .and_then(|r| super::journal::append(&r));
+            let recorded =
+                super::journal::describe(&file.real, batch.reason, None).and_then(|mut r| {
+                    r.batch = Some(batch.id.clone());
+                    super::journal::append(&r)
+                });
             // The trash moves by path: the resolved one, just verified.
             trash::delete(&file.real).map_err(|e| DeleteError::Trash {
                 path: file.real.clone(),

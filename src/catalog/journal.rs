@@ -70,6 +70,11 @@ pub struct Record {
     /// After a move: where the session went.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved_to: Option<PathBuf>,
+    /// Shared by the records of one operation (the sessions one delete or
+    /// one clean-up took): undo puts them back together. Older lines have
+    /// none; each is then an operation of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -162,7 +167,25 @@ pub fn describe(
         xxh3: format!("{:016x}", hasher.digest()),
         left: None,
         moved_to: None,
+        batch: None,
     })
+}
+
+/// One operation that trashes files: why, and the id its records share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    pub reason: Reason,
+    pub id: String,
+}
+
+impl Batch {
+    /// A new operation, with an id of its own.
+    pub fn new(reason: Reason) -> Batch {
+        Batch {
+            reason,
+            id: format!("{:08x}{:08x}", rand_u32(), rand_u32()),
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -423,6 +446,26 @@ fn percent_decode(s: &str) -> Vec<u8> {
     out
 }
 
+/// The latest operation of one of `reasons` whose files are in the trash:
+/// every file it trashed that is still there (one, for a record without a
+/// batch), oldest first.
+pub fn latest_operation<'a>(items: &'a [InTrash], reasons: &[Reason]) -> Vec<&'a InTrash> {
+    let Some(last) = items
+        .iter()
+        .rev()
+        .find(|i| reasons.contains(&i.record.reason))
+    else {
+        return Vec::new();
+    };
+    match &last.record.batch {
+        Some(b) => items
+            .iter()
+            .filter(|i| i.record.batch.as_ref() == Some(b) && i.record.reason == last.record.reason)
+            .collect(),
+        None => vec![last],
+    }
+}
+
 /// Puts one trashed file back where it lived. Refuses to replace anything:
 /// a file at the old place stays, unless this is a prune's original and the
 /// file there is still exactly what the prune left (then the original
@@ -534,6 +577,68 @@ mod tests {
         fs::write(&journal, "{}\nnot json\n").expect("write");
         let e = read_from(&journal).expect_err("damaged");
         assert!(e.to_string().contains("line 1"), "{e}");
+    }
+
+    /// A line as piscope wrote it before clean-ups and batches had names
+    /// of their own (a browser clean-up said "delete").
+    #[test]
+    fn older_lines_read_as_operations_of_their_own() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let journal = dir.path().join("journal.jsonl");
+        let old = r#"{"time_ms":1767225600000,"time":"2026-01-01T00:00:00.000Z","reason":"delete","path":"/s/a.jsonl","size":10,"mtime_ms":1767225500000,"dev":1,"ino":2,"xxh3":"00000000000000aa"}"#;
+        fs::write(&journal, format!("{old}\n")).expect("write");
+        let records = read_from(&journal).expect("read");
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].reason, Reason::Delete);
+        assert_eq!(records[0].batch, None);
+        // Written again, it is the same line (nothing new is added to it).
+        assert_eq!(serde_json::to_string(&records[0]).expect("json"), old);
+    }
+
+    fn in_trash(reason: Reason, path: &str, batch: Option<&str>) -> InTrash {
+        InTrash {
+            record: Record {
+                time_ms: 0,
+                time: String::new(),
+                reason,
+                path: PathBuf::from(path),
+                trashed_as: None,
+                size: 0,
+                mtime_ms: None,
+                dev: 0,
+                ino: 0,
+                xxh3: String::new(),
+                left: None,
+                moved_to: None,
+                batch: batch.map(str::to_string),
+            },
+            file: PathBuf::from(path),
+            info: PathBuf::from(path),
+        }
+    }
+
+    #[test]
+    fn the_latest_operation_is_its_whole_batch() {
+        let undoable = [Reason::Delete, Reason::Clean, Reason::Prune];
+        let items = vec![
+            in_trash(Reason::Clean, "/a", Some("1")),
+            in_trash(Reason::Delete, "/old", None),
+            in_trash(Reason::Clean, "/b", Some("1")),
+            in_trash(Reason::Clean, "/c", Some("1")),
+            in_trash(Reason::MoveProject, "/m", Some("2")),
+        ];
+        let paths = |v: Vec<&InTrash>| -> Vec<PathBuf> {
+            v.iter().map(|i| i.record.path.clone()).collect()
+        };
+        assert_eq!(
+            paths(latest_operation(&items, &undoable)),
+            [PathBuf::from("/a"), "/b".into(), "/c".into()]
+        );
+        assert_eq!(
+            paths(latest_operation(&items[..2], &undoable)),
+            [PathBuf::from("/old")]
+        );
+        assert!(latest_operation(&items[4..], &undoable).is_empty());
     }
 
     #[test]

@@ -259,6 +259,9 @@ pub struct RemoveArgs {
     /// With --empty: look in every project.
     #[arg(long, requires = "empty")]
     pub all: bool,
+    /// Show what would be deleted; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Do not ask.
     #[arg(long, short)]
     pub yes: bool,

@@ -5,7 +5,7 @@ use super::args::CleanArgs;
 use super::{confirm, shown};
 use crate::catalog::clean::{Picked, Rules, human_size};
 use crate::catalog::delete::{self, DeleteMode};
-use crate::catalog::journal::Reason;
+use crate::catalog::journal::{Batch, Reason};
 use crate::catalog::summary::age;
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;
@@ -69,8 +69,9 @@ pub fn run(args: CleanArgs, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "nothing deleted")?;
         return Ok(());
     }
+    let batch = Batch::new(Reason::Clean);
     for (file, _) in &checked {
-        match delete::delete_checked_for(file, DeleteMode::Trash, Reason::Clean) {
+        match delete::delete_checked_for(file, DeleteMode::Trash, &batch) {
             Ok(()) => writeln!(out, "trashed {}", shown(file.real()))?,
             Err(e) => {
                 super::warn(&e);

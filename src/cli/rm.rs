@@ -1,8 +1,9 @@
 //! `piscope rm`: sessions to the trash (or, asked twice, deleted for good),
-//! only pi session files inside the sessions folder.
+//! only pi session files inside the sessions folder; `--dry-run` lists them.
 
 use super::args::RemoveArgs;
 use crate::catalog::delete::{self, DeleteMode};
+use crate::catalog::journal::{Batch, Reason};
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;
 use anyhow::{Result, bail};
@@ -77,21 +78,21 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
             sanitize(&title)
         )?;
     }
-    if !args.yes {
-        if !interactive {
-            bail!("not deleting without confirmation: add --yes");
-        }
-        if !confirm(out, "Go ahead? [y/N] ", &["y", "yes"])? {
-            writeln!(out, "nothing deleted")?;
-            return Ok(());
-        }
+    if args.dry_run {
+        writeln!(out, "(dry run: nothing deleted)")?;
+        return Ok(());
+    }
+    if !super::confirm::go_ahead(out, args.yes, "deleting")? {
+        writeln!(out, "nothing deleted")?;
+        return Ok(());
     }
     // Each file is checked again as it is deleted: the answer may have
     // come long after the list was shown.
     let mut trash_failed = Vec::new();
+    let batch = Batch::new(Reason::Delete);
     for file in &checked {
         let path = file.real();
-        match delete::delete_checked(file, mode) {
+        match delete::delete_checked_for(file, mode, &batch) {
             Ok(()) => writeln!(out, "deleted {}", sanitize(&path.display().to_string()))?,
             Err(e) if e.is_trash_failure() => {
                 eprintln!("piscope: {}", sanitize(&e.to_string()));

@@ -12,7 +12,9 @@
 //! outside the branch passes through it, so nothing else is needed. pi's
 //! resume point is the last entry in file order: a branch that holds it is
 //! refused, as is a file whose ids are not unique (a prune could not say
-//! which entry it meant).
+//! which entry it meant). A legacy file (version 1 or 2) is not migrated on
+//! disk first: its bytes as they are go to the trash, and the pruned file
+//! is what pi's migration makes of it, without the branch.
 
 use super::entry::{Info, Kind, Parent};
 use super::raw::RawObject;
@@ -207,12 +209,7 @@ pub fn prune(
 ) -> Result<Pruned, SessionError> {
     let path = &plan.path;
     let mut lock = super::write::lock_for_append(path)?;
-    let mut session = Session::open_with(path, Detail::Full)?;
-    if session.is_legacy() {
-        drop(session);
-        super::write::migrate_in_place(path, &mut lock)?;
-        session = Session::open_with(path, Detail::Full)?;
-    }
+    let session = Session::open_with(path, Detail::Full)?;
     let now = plan_of(&session, &plan.entry)?;
     if now.removed != plan.removed || now.carried != plan.carried {
         return Err(refused(
@@ -221,7 +218,24 @@ pub fn prune(
         ));
     }
     let original = std::fs::read(&lock.real).map_err(|e| SessionError::io(path, e))?;
-    let new = pruned_text(&session, &now, &original)?;
+    if original.len() as u64 != session.read_to {
+        return Err(refused(
+            path,
+            "the file changed while piscope was reading it (pi may be writing); nothing changed, \
+             try again",
+        ));
+    }
+    // A legacy file is not migrated on disk first: the trash must get its
+    // bytes as they are. The new file is what pi's migration makes of it,
+    // pruned (the migration keeps one line for each line).
+    let migrated;
+    let text: &[u8] = if session.is_legacy() {
+        migrated = super::write::migrated_text(&session, &original);
+        &migrated
+    } else {
+        &original
+    };
+    let new = pruned_text(&session, &now, &original, text)?;
     super::rewrite::replace_locked(&mut lock, path, &original, &new, keep_original)?;
     Ok(Pruned {
         plan: now,
@@ -233,11 +247,14 @@ pub fn prune(
 }
 
 /// The file without the removed lines; carried lines re-hung from the
-/// branch's parent; every other byte as it was.
+/// branch's parent; every other byte as it was. Lines are found by their
+/// place in `original` (the file the session was read from) and written
+/// from `text`, which has the same lines (the original, or its migration).
 fn pruned_text(
     session: &Session,
     plan: &PrunePlan,
     original: &[u8],
+    text: &[u8],
 ) -> Result<Vec<u8>, SessionError> {
     let removed: HashSet<&str> = plan.removed.iter().map(String::as_str).collect();
     let carried: HashSet<&str> = plan.carried.iter().map(String::as_str).collect();
@@ -257,12 +274,22 @@ fn pruned_text(
         Some(Parent::Id(p)) => super::raw::json_string(p),
         _ => "null".to_string(),
     };
-    let mut out = Vec::with_capacity(original.len());
+    let lines_of = |b: &[u8]| b.split_inclusive(|&c| c == b'\n').count();
+    if lines_of(text) != lines_of(original) {
+        return Err(refused(
+            &session.path,
+            "the migrated text does not have the file's lines; nothing changed",
+        ));
+    }
+    let mut out = Vec::with_capacity(text.len());
     let mut offset = 0u64;
     let (mut dropped, mut rehung) = (0usize, 0usize);
-    for line in original.split_inclusive(|&b| b == b'\n') {
+    let lines = original
+        .split_inclusive(|&b| b == b'\n')
+        .zip(text.split_inclusive(|&b| b == b'\n'));
+    for (read, line) in lines {
         let at = offset;
-        offset += line.len() as u64;
+        offset += read.len() as u64;
         if drop_at.contains(&at) {
             dropped += 1;
             continue;
@@ -279,12 +306,12 @@ fn pruned_text(
                 .take_while(|b| **b == b'\n' || **b == b'\r')
                 .count()];
         let ending = &line[body.len()..];
-        let text = std::str::from_utf8(body).map_err(|_| invalid(session, e.line))?;
-        let (bom, text) = match text.strip_prefix('\u{FEFF}') {
+        let json = std::str::from_utf8(body).map_err(|_| invalid(session, e.line))?;
+        let (bom, json) = match json.strip_prefix('\u{FEFF}') {
             Some(t) => ("\u{FEFF}", t),
-            None => ("", text),
+            None => ("", json),
         };
-        let mut o = RawObject::parse(text).map_err(|_| invalid(session, e.line))?;
+        let mut o = RawObject::parse(json).map_err(|_| invalid(session, e.line))?;
         o.set_json("parentId", parent_json.clone());
         out.extend_from_slice(bom.as_bytes());
         out.extend_from_slice(o.to_json().as_bytes());

@@ -532,8 +532,8 @@ fn rewrite_migrated(session: &Session, lock: &mut WriteLock) -> Result<(), Sessi
 }
 
 /// The text of a legacy file migrated to version 3, line by line, each line
-/// ending as it did.
-fn migrated_text(session: &Session, original: &[u8]) -> Vec<u8> {
+/// ending as it did (one line out for each line in).
+pub(crate) fn migrated_text(session: &Session, original: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(original.len() + session.entries.len() * 40);
     let mut by_offset = session
         .entries

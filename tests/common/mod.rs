@@ -106,3 +106,65 @@ pub fn copy_corpus() -> (tempfile::TempDir, PathBuf) {
     }
     (tmp, root)
 }
+
+/// pi's answers to many oracle requests (each an argument list) with one
+/// node start, in order; an answer pi could not give fails the test.
+pub fn oracle_batch(requests: &[Vec<String>]) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut child = node(&repo().join("../shared/conformance/oracle.mjs"))
+        .arg("batch")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run the oracle");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        for r in requests {
+            writeln!(stdin, "{}", serde_json::to_string(r).expect("json")).expect("write");
+        }
+    }
+    let out = child.wait_with_output().expect("the oracle");
+    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an answer"))
+        .collect();
+    assert_eq!(answers.len(), requests.len(), "one answer per request");
+    answers
+        .into_iter()
+        .zip(requests)
+        .map(|(a, r)| {
+            assert!(a.get("error").is_none(), "oracle {r:?}: {a}");
+            a["ok"].clone()
+        })
+        .collect()
+}
+
+/// What pi reads of a session: its tree, the context at every entry and at
+/// the leaf, and its info without the header (which names its folder).
+pub fn pi_reading(file: &Path) -> serde_json::Value {
+    let f = file.to_string_lossy().to_string();
+    let first = oracle_batch(&[
+        vec!["tree".into(), f.clone()],
+        vec!["info".into(), f.clone()],
+    ]);
+    let ids: Vec<String> = first[0]
+        .as_array()
+        .expect("tree")
+        .iter()
+        .map(|n| n["id"].as_str().expect("id").to_string())
+        .collect();
+    let mut requests: Vec<Vec<String>> = ids
+        .iter()
+        .map(|id| vec!["context".into(), f.clone(), "--leaf".into(), id.clone()])
+        .collect();
+    requests.push(vec!["context".into(), f.clone()]);
+    let contexts = oracle_batch(&requests);
+    let mut info = first[1].clone();
+    info["header"] = serde_json::Value::Null;
+    serde_json::json!({
+        "tree": first[0],
+        "info": info,
+        "contexts": ids.iter().cloned().zip(contexts.iter().cloned()).collect::<serde_json::Map<_, _>>(),
+        "leaf": contexts.last().cloned(),
+    })
+}

@@ -129,9 +129,9 @@ impl Tmux {
         self.tmux(&["display-message", "-p", "#{pane_title}"])
     }
 
-    /// Types text as it is (no key names).
+    /// Types text as it is (no key names; a leading `-` is typed too).
     pub fn type_text(&self, text: &str) {
-        self.tmux(&["send-keys", "-l", text]);
+        self.tmux(&["send-keys", "-l", "--", text]);
     }
 
     pub fn keys(&self, keys: &[&str]) {

@@ -326,11 +326,28 @@ pub fn clean_body() -> Vec<String> {
     ]
 }
 
-pub fn clean_question(n: usize) -> String {
-    format!("Move these {n} session(s) to the trash?")
+/// Above the clean-up dialog's live list.
+pub fn clean_matches(n: usize, listed: usize) -> String {
+    format!(
+        "{n} of the {} match:",
+        format::count(listed, "listed session", "listed sessions")
+    )
 }
 
-pub const CLEAN_NONE: &str = "No listed session matches these rules";
+/// A clean-up rule that does not parse (yet): why.
+pub fn clean_rules_error(why: &str) -> String {
+    format!("Rules: {}", clean_line(why))
+}
+
+/// What Enter does in the clean-up dialog.
+pub fn clean_yes(n: usize) -> String {
+    format!(
+        "move {} to the trash",
+        format::count(n, "session", "sessions")
+    )
+}
+
+pub const CLEAN_NONE: &str = "No listed session matches these rules.";
 /// After a compaction's row in the tree: what it replaced.
 pub fn replaced_entries(n: usize) -> String {
     match n {

@@ -4,6 +4,7 @@
 
 use crate::catalog::SessionSummary;
 use crate::catalog::delete::{self, Deletable, DeleteMode, empty_sessions};
+use crate::catalog::journal::Reason;
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::look::strings;
@@ -60,25 +61,7 @@ impl App {
         yes: &str,
         paths: Vec<PathBuf>,
     ) {
-        let Some(folder) = self.picker().folder().cloned() else {
-            return;
-        };
-        let mut files = Vec::new();
-        let mut refused = Vec::new();
-        for p in &paths {
-            match delete::check_deletable(&folder, p) {
-                Ok(f) => files.push(f),
-                Err(e) => refused.push(e.to_string()),
-            }
-        }
-        // Refused at once; the rest are still asked about.
-        if let Some(e) = refused.first() {
-            let more = match refused.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            self.say(format!("{e}{more}"), true);
-        }
+        let files = self.check_deletable(&paths);
         if files.is_empty() {
             return;
         }
@@ -95,11 +78,41 @@ impl App {
         ));
     }
 
-    pub(in crate::tui) fn delete_job(&mut self, files: Vec<Deletable>, mode: DeleteMode) -> Job {
+    /// Checks each of `paths` for deletion; those refused are said at once
+    /// (the rest still go ahead).
+    pub(in crate::tui) fn check_deletable(&mut self, paths: &[PathBuf]) -> Vec<Deletable> {
+        let Some(folder) = self.picker().folder().cloned() else {
+            return Vec::new();
+        };
+        let mut files = Vec::new();
+        let mut refused = Vec::new();
+        for p in paths {
+            match delete::check_deletable(&folder, p) {
+                Ok(f) => files.push(f),
+                Err(e) => refused.push(e.to_string()),
+            }
+        }
+        if let Some(e) = refused.first() {
+            let more = match refused.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            self.say(format!("{e}{more}"), true);
+        }
+        files
+    }
+
+    pub(in crate::tui) fn delete_job(
+        &mut self,
+        files: Vec<Deletable>,
+        mode: DeleteMode,
+        reason: Reason,
+    ) -> Job {
         self.catalog.begin_delete(mode);
         Job::Delete {
             files,
             mode,
+            reason,
             confirmed: false,
         }
     }
@@ -153,47 +166,5 @@ impl App {
                 .dangerous(strings::DELETE_WORD),
             );
         }
-    }
-}
-
-impl App {
-    /// Asks for clean-up rules, written as `piscope clean` takes them.
-    pub(in crate::tui) fn ask_clean(&mut self) {
-        self.ask(Dialog::ask(
-            strings::CLEAN_TITLE,
-            strings::clean_body(),
-            strings::CLEAN_RULES,
-            "review",
-            Then::CleanRules,
-        ));
-    }
-
-    /// The listed sessions the rules pick, reviewed in one confirmation
-    /// that names each (and trashed as a delete is).
-    pub(in crate::tui) fn review_clean(&mut self, rules: &str) {
-        let rules = match crate::catalog::clean::parse_rules(rules) {
-            Ok(r) => r,
-            Err(e) => {
-                self.say(text::clean_line(&e), true);
-                return;
-            }
-        };
-        let listed: Vec<SessionSummary> = self.picker().listed_sessions();
-        let now = crate::jstext::date::now_ms();
-        let paths: Vec<PathBuf> = rules
-            .pick(&listed, now)
-            .into_iter()
-            .map(|p| p.summary.path.clone())
-            .collect();
-        if paths.is_empty() {
-            self.say(strings::CLEAN_NONE.to_string(), false);
-            return;
-        }
-        self.confirm_delete(
-            strings::CLEAN_TITLE,
-            strings::clean_question,
-            "move them to the trash",
-            paths,
-        );
     }
 }

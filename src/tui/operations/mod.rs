@@ -1,10 +1,12 @@
 //! The things a user does to sessions, one file each (label, rename,
-//! branch, fork, export, delete, copy, resume): the key that starts one,
-//! its dialog, the job it hands the workers and what its outcome changes.
+//! branch, fork, export, delete, clean, prune and undo, copy, resume): the
+//! key that starts one, its dialog, the job it hands the workers and what
+//! its outcome changes.
 //! This file routes actions, dialog answers and outcomes to them; the jobs
 //! themselves run in `work/jobs.rs`, below the app's state.
 
 mod branch;
+mod clean;
 mod copy;
 mod delete;
 mod export;
@@ -15,6 +17,7 @@ mod rename;
 mod resume;
 
 use crate::catalog::delete::DeleteMode;
+use crate::catalog::journal::Reason;
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::input::keymap::{Action, Key};
@@ -79,7 +82,7 @@ impl App {
             return;
         };
         match answer {
-            DialogKey::Stay => {}
+            DialogKey::Stay => self.refresh_clean(),
             DialogKey::Switch => self.switch_export(),
             DialogKey::Quit => self.quit(),
             DialogKey::Cancel => self.overlay.close(),
@@ -129,13 +132,15 @@ impl App {
                 },
                 None => return,
             },
-            Then::Delete { files } => self.delete_job(files, DeleteMode::Trash),
-            Then::DeleteForGood { files } => self.delete_job(files, DeleteMode::Permanent),
-            Then::Prune { plan } => Job::Prune { plan },
-            Then::CleanRules => {
-                self.review_clean(given.as_deref().unwrap_or_default());
-                return;
+            Then::Delete { files } => self.delete_job(files, DeleteMode::Trash, Reason::Delete),
+            Then::DeleteForGood { files } => {
+                self.delete_job(files, DeleteMode::Permanent, Reason::Delete)
             }
+            Then::Prune { plan } => Job::Prune { plan },
+            Then::Clean { picked, .. } => match self.clean_job(&picked) {
+                Some(job) => job,
+                None => return,
+            },
             Then::Run(job) => *job,
             Then::ResumeHere { session } => self.resume_here_job(session),
         };
@@ -204,7 +209,7 @@ impl App {
             }
             ActionOutcome::PiMissing { program, by_hand } => self.on_pi_missing(&program, &by_hand),
             ActionOutcome::Pruned { path, removed } => self.on_pruned(&path, removed, cmds),
-            ActionOutcome::Restored { path } => self.on_restored(&path, cmds),
+            ActionOutcome::Restored { paths, errors } => self.on_restored(&paths, &errors, cmds),
             ActionOutcome::Failed(e) => self.say(e, true),
         }
     }

@@ -10,7 +10,7 @@ use crate::tui::input::actions::{Action, Scope};
 use crate::tui::look::strings::{self, file_name};
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::state::{App, Then};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 impl App {
     pub(in crate::tui) fn ask_prune(&mut self) {
@@ -52,11 +52,29 @@ impl App {
         self.file_changed(path, cmds);
     }
 
-    pub(in crate::tui) fn on_restored(&mut self, path: &Path, cmds: &mut Vec<Command>) {
-        self.say(
-            strings::restored(&text::clean_line(&file_name(path))),
-            false,
-        );
-        self.file_changed(path, cmds);
+    /// Undo put `paths` back (all the files of the last operation, but
+    /// those `errors` name).
+    pub(in crate::tui) fn on_restored(
+        &mut self,
+        paths: &[PathBuf],
+        errors: &[String],
+        cmds: &mut Vec<Command>,
+    ) {
+        for p in paths {
+            self.file_changed(p, cmds);
+        }
+        if let Some(e) = errors.first() {
+            let more = match errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            self.say(format!("{}{more}", text::clean_line(e)), true);
+            return;
+        }
+        let what = match paths {
+            [one] => text::clean_line(&file_name(one)),
+            many => crate::tui::look::format::count(many.len(), "session", "sessions"),
+        };
+        self.say(strings::restored(&what), false);
     }
 }

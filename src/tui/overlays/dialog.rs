@@ -26,6 +26,9 @@ pub struct Dialog<T> {
     pub yes: String,
     /// Drawn in the error colour: something that cannot be undone.
     pub danger: bool,
+    /// Whether there is anything for Enter to do now (a clean-up whose
+    /// rules pick no session has not).
+    pub enabled: bool,
     /// Body lines scrolled past (a long list of sessions).
     pub scroll: usize,
     /// A body line to show whole on one row (a command to copy): the
@@ -56,6 +59,7 @@ impl<T> Dialog<T> {
             require: None,
             yes: yes.to_string(),
             danger: false,
+            enabled: true,
             scroll: 0,
             whole_line: None,
             then,
@@ -86,10 +90,16 @@ impl<T> Dialog<T> {
 
     /// Whether Enter would go ahead now.
     pub fn ready(&self) -> bool {
-        match (self.require, &self.input) {
-            (Some(word), Some(i)) => i.text.trim() == word,
-            _ => true,
-        }
+        self.enabled
+            && match (self.require, &self.input) {
+                (Some(word), Some(i)) => i.text.trim() == word,
+                _ => true,
+            }
+    }
+
+    /// The field's text, if the dialog has one.
+    pub fn field(&self) -> Option<&str> {
+        self.input.as_ref().map(|i| i.text.as_str())
     }
 
     /// A key, as the keymap's dialog scope (then the text field's, then
@@ -111,7 +121,8 @@ impl<T> Dialog<T> {
             // Answers only without a field (with one, they are typed).
             Some(a) if a.is_answer() && self.input.is_none() => {
                 return match a {
-                    Action::AnswerYes => DialogKey::Submit(None),
+                    Action::AnswerYes if self.ready() => DialogKey::Submit(None),
+                    Action::AnswerYes => DialogKey::Stay,
                     _ => DialogKey::Cancel,
                 };
             }
@@ -193,9 +204,11 @@ pub fn draw<T>(
         theme.border_focused
     };
     let enter = if dialog.ready() {
-        format!("{} {}", keys.confirm, dialog.yes)
+        format!("{} {} · ", keys.confirm, dialog.yes)
+    } else if let Some(word) = dialog.require.filter(|_| dialog.enabled) {
+        format!("type {word:?} to {} · ", dialog.yes)
     } else {
-        format!("type {:?} to {}", dialog.require.unwrap_or(""), dialog.yes)
+        String::new()
     };
     let more = match &keys.scroll {
         Some(scroll) if body_rows > body_room => format!(" · {scroll} scroll"),
@@ -206,7 +219,7 @@ pub fn draw<T>(
         .border_style(border)
         .title(Span::styled(format!(" {} ", dialog.title), theme.title))
         .title_bottom(Span::styled(
-            format!(" {enter} · {} cancel{more} ", keys.cancel),
+            format!(" {enter}{} cancel{more} ", keys.cancel),
             theme.muted,
         ));
     let inner = block.inner(rect);
@@ -306,6 +319,20 @@ mod tests {
             press(&mut d, &c.to_string());
         }
         assert_eq!(press(&mut d, "enter"), DialogKey::Submit(None));
+    }
+
+    #[test]
+    fn a_disabled_dialog_takes_no_enter_but_still_edits() {
+        let mut d = Dialog::ask("Clean up", vec![], "--empty", "trash", ());
+        d.enabled = false;
+        assert_eq!(press(&mut d, "enter"), DialogKey::Stay);
+        press(&mut d, "x");
+        assert_eq!(d.field(), Some("--emptyx"));
+        d.enabled = true;
+        assert_eq!(
+            press(&mut d, "enter"),
+            DialogKey::Submit(Some("--emptyx".into()))
+        );
     }
 
     #[test]

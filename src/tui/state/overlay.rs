@@ -84,6 +84,14 @@ impl Overlay {
         }
     }
 
+    /// The dialog, to change what it shows (a live list).
+    pub fn dialog_mut(&mut self) -> Option<&mut Dialog<Then>> {
+        match &mut self.shown {
+            Shown::Dialog(d) => Some(d),
+            _ => None,
+        }
+    }
+
     /// Hands a key to the help screen; `None` when it is not shown.
     pub fn help_key(&mut self, k: Key, keymap: &Keymap, last: usize) -> Option<HelpKey> {
         match &mut self.shown {

@@ -32,8 +32,12 @@ pub enum Then {
     DeleteForGood {
         files: Vec<Deletable>,
     },
-    /// Clean-up rules typed: review the sessions they pick.
-    CleanRules,
+    /// The clean-up dialog: the rules its list was made from, and the
+    /// sessions listed (what Enter trashes, exactly).
+    Clean {
+        rules: String,
+        picked: Vec<PathBuf>,
+    },
     /// The branch as planned when the question was asked.
     Prune {
         plan: crate::session::prune::PrunePlan,

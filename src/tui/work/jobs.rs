@@ -3,6 +3,7 @@
 //! before handing a session to pi. Each reports one [`ActionOutcome`].
 
 use crate::catalog::delete::{self, Deletable, DeleteMode};
+use crate::catalog::journal::Reason;
 use crate::session::{self, BranchOutcome, Session};
 use crate::tui::look::strings;
 use crate::tui::work::clipboard;
@@ -61,6 +62,8 @@ pub enum Job {
     Delete {
         files: Vec<Deletable>,
         mode: DeleteMode,
+        /// What the journal says of them (a delete, or a clean-up).
+        reason: Reason,
         /// Asked already whether pi may have one of them open.
         confirmed: bool,
     },
@@ -141,9 +144,10 @@ pub enum ActionOutcome {
         path: PathBuf,
         removed: usize,
     },
-    /// A session is back from the trash.
+    /// Sessions are back from the trash (and why others are not).
     Restored {
-        path: PathBuf,
+        paths: Vec<PathBuf>,
+        errors: Vec<String>,
     },
     Failed(String),
 }
@@ -190,6 +194,7 @@ pub fn run(job: Job) -> ActionOutcome {
         Job::Delete {
             files,
             mode,
+            reason,
             confirmed,
         } => {
             let recent = files
@@ -201,12 +206,13 @@ pub fn run(job: Job) -> ActionOutcome {
                     job: Box::new(Job::Delete {
                         files,
                         mode,
+                        reason,
                         confirmed: true,
                     }),
                     seconds,
                     deletes: true,
                 },
-                _ => delete(&files, mode),
+                _ => delete(&files, mode, reason),
             }
         }
         Job::Prune { plan } => {
@@ -242,26 +248,26 @@ pub fn run(job: Job) -> ActionOutcome {
 }
 
 /// Restores the latest delete, clean-up or prune piscope journalled whose
-/// file is still in the trash.
+/// files are still in the trash: every file of it.
 fn undo() -> ActionOutcome {
-    use crate::catalog::journal::{self, Reason};
+    use crate::catalog::journal;
     let items = match journal::in_trash() {
         Ok(items) => items,
         Err(e) => return ActionOutcome::Failed(e.to_string()),
     };
-    let last = items.iter().rev().find(|i| {
-        matches!(
-            i.record.reason,
-            Reason::Delete | Reason::Clean | Reason::Prune
-        )
-    });
-    match last {
-        None => ActionOutcome::Failed(strings::NOTHING_TO_UNDO.to_string()),
-        Some(item) => match journal::restore(item) {
-            Ok(path) => ActionOutcome::Restored { path },
-            Err(e) => ActionOutcome::Failed(e.to_string()),
-        },
+    let last = journal::latest_operation(&items, &[Reason::Delete, Reason::Clean, Reason::Prune]);
+    if last.is_empty() {
+        return ActionOutcome::Failed(strings::NOTHING_TO_UNDO.to_string());
     }
+    let mut paths = Vec::new();
+    let mut errors = Vec::new();
+    for item in last {
+        match journal::restore(item) {
+            Ok(path) => paths.push(path),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    ActionOutcome::Restored { paths, errors }
 }
 
 /// Seconds since the file changed, when that is recent and not our own write.
@@ -388,12 +394,14 @@ fn export(path: &Path, leaf: &str, to: &Path, kind: ExportKind) -> Result<(), St
         .map_err(|e| format!("{}: {e}", to.display()))
 }
 
-fn delete(files: &[Deletable], mode: DeleteMode) -> ActionOutcome {
+fn delete(files: &[Deletable], mode: DeleteMode, reason: Reason) -> ActionOutcome {
     let mut deleted = Vec::new();
     let mut trash_failed = Vec::new();
     let mut errors = Vec::new();
+    // One batch in the journal: undo puts them all back.
+    let batch = crate::catalog::journal::Batch::new(reason);
     for file in files {
-        match delete::delete_checked(file, mode) {
+        match delete::delete_checked_for(file, mode, &batch) {
             Ok(()) => deleted.push(file.path().to_path_buf()),
             Err(delete::DeleteError::Trash { reason, .. }) => {
                 trash_failed.push((file.clone(), reason))
@@ -483,6 +491,7 @@ mod tests {
         let job = |confirmed| Job::Delete {
             files: vec![checked.clone()],
             mode: DeleteMode::Permanent,
+            reason: Reason::Delete,
             confirmed,
         };
         // Just written: it may be open in pi.
