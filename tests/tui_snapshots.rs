@@ -1040,7 +1040,10 @@ fn a_compaction_shows_what_it_replaced_marked_compacted_away() {
     assert!(folded.contains("replaced 12 entries"), "{folded}");
     assert!(folded.contains("tokens before"), "{folded}");
     assert!(folded.contains("Fix the parser."), "{folded}");
-    assert!(folded.contains("What it replaced, compacted away (o shows it)"), "{folded}");
+    assert!(
+        folded.contains("What it replaced, compacted away (o shows it)"),
+        "{folded}"
+    );
     h.key("o");
     let open = preview_pane(&mut h);
     assert!(open.contains("compacted away · User"), "{open}");

@@ -1,10 +1,12 @@
 //! A document laid out for a width: each block as rows of styled spans no
 //! wider than the width (text wrapped at spaces, code broken where it must,
-//! tables drawn in columns when they fit), ready for any terminal drawer.
+//! tables drawn in columns when they fit), ready for any terminal drawer;
+//! for a drawer that shows pictures, rows kept free under each image's
+//! placeholder line ([`ImageRoom`], [`ImageSpot`]).
 
 use super::defer::{first_lines, with_code_highlighted};
 use super::doc::{Align, Block, Class, CodeLine, Document, Fold, Line, Node, Span, Style};
-use super::message::image_label;
+use super::message::{image_label, is_raster};
 use crate::safe_text::width as text_width;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -57,6 +59,35 @@ pub fn layout_block(b: &Block, width: usize, open: bool) -> Vec<Line> {
     rows
 }
 
+/// How a drawer that shows pictures wants images laid out: their
+/// placeholder line, then `rows` rows kept free for the picture (whether it
+/// has arrived or not, so that scrolling positions never move); an image
+/// of more than `max_bytes` is not shown, and its line says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageRoom {
+    pub rows: usize,
+    pub max_bytes: usize,
+}
+
+/// Where a picture goes among a block's rows: from row `row`, `rows` rows
+/// high, from column `col`, at most `cols` wide; `node` is the image's
+/// index in the block's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageSpot {
+    pub node: usize,
+    pub row: usize,
+    pub rows: usize,
+    pub col: usize,
+    pub cols: usize,
+}
+
+/// A block's rows, and where pictures go among them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Laid {
+    pub rows: Vec<Line>,
+    pub images: Vec<ImageSpot>,
+}
+
 /// A block's own rows, without the blocks inside it (a drawer that folds
 /// each of those on its own lays them out itself): the title, then the
 /// body when `open` (or when it cannot fold), else its first `peek` rows
@@ -71,7 +102,22 @@ pub fn layout_own(
     peek: usize,
     key: Option<&str>,
 ) -> Vec<Line> {
+    layout_own_with(b, width, open, peek, key, None).rows
+}
+
+/// [`layout_own`], with room kept for the pictures of the images of an
+/// open body when `room` says how much (a folded body's first rows show
+/// their placeholder lines only).
+pub fn layout_own_with(
+    b: &Block,
+    width: usize,
+    open: bool,
+    peek: usize,
+    key: Option<&str>,
+    room: Option<ImageRoom>,
+) -> Laid {
     let width = width.max(8);
+    let mut images = Vec::new();
     let body_open = open || b.fold == Fold::Fixed;
     let mut rows = Vec::new();
     let mut title: Line = Vec::new();
@@ -90,9 +136,17 @@ pub fn layout_own(
     title.extend(b.title.iter().cloned());
     rows.extend(wrap(&title, width));
     if body_open {
-        for line in nodes(&with_code_highlighted(&b.body), width - INDENT) {
+        let start = rows.len();
+        let body = with_code_highlighted(&b.body);
+        let (lines, spots) = top_nodes(&body, width - INDENT, room);
+        for line in lines {
             rows.push(indent(line, INDENT));
         }
+        images.extend(spots.into_iter().map(|s| ImageSpot {
+            row: s.row + start,
+            col: s.col + INDENT,
+            ..s
+        }));
     } else if peek > 0 && !b.body.is_empty() {
         // Only the rows shown are highlighted; the rest are counted.
         let all = nodes(&b.body, width - INDENT);
@@ -140,7 +194,7 @@ pub fn layout_own(
         }
     }
     rows.push(Vec::new());
-    rows
+    Laid { rows, images }
 }
 
 fn indent(mut line: Line, n: usize) -> Line {
@@ -162,8 +216,17 @@ fn prefixed(lines: Vec<Line>, first: &str, rest: &str, class: Class) -> Vec<Line
 
 /// Nodes as rows of at most `width` columns.
 pub fn nodes(list: &[Node], width: usize) -> Vec<Line> {
+    top_nodes(list, width, None).0
+}
+
+/// Nodes as rows of at most `width` columns, with room kept under each
+/// image that can be shown when `room` asks for it, and where those
+/// pictures go. (Images are top-level nodes of a body: inside
+/// a list or quote they keep their placeholder line.)
+fn top_nodes(list: &[Node], width: usize, room: Option<ImageRoom>) -> (Vec<Line>, Vec<ImageSpot>) {
     let width = width.max(4);
     let mut out = Vec::new();
+    let mut spots = Vec::new();
     for (k, n) in list.iter().enumerate() {
         // Blocks are set apart by a blank row; a list right under its
         // paragraph (a list item's nested list) is not.
@@ -174,9 +237,50 @@ pub fn nodes(list: &[Node], width: usize) -> Vec<Line> {
         if apart {
             out.push(Vec::new());
         }
-        out.extend(node(n, width));
+        match (n, room) {
+            (Node::Image { mime, bytes, data }, Some(room)) => {
+                let (label, shown) = image_line(mime, *bytes, data.is_some(), room);
+                out.extend(wrap(&label, width));
+                if shown {
+                    spots.push(ImageSpot {
+                        node: k,
+                        row: out.len(),
+                        rows: room.rows,
+                        col: 0,
+                        cols: width,
+                    });
+                    out.extend(std::iter::repeat_n(Vec::new(), room.rows));
+                }
+            }
+            (other, _) => out.extend(node(other, width)),
+        }
     }
-    out
+    (out, spots)
+}
+
+/// An image's placeholder line for a drawer that shows pictures, and
+/// whether its picture is to be shown: not when it is too large, not a
+/// raster image, or its data is not well-formed base64 (the line says why).
+fn image_line(mime: &str, bytes: usize, has_data: bool, room: ImageRoom) -> (Line, bool) {
+    let mut line = vec![Span::new(&image_label(mime, bytes), Class::Image)];
+    let why = if !has_data {
+        Some(if is_raster(mime) {
+            "not shown: its base64 is broken".to_string()
+        } else {
+            "not shown: not PNG, JPEG, GIF or WebP".to_string()
+        })
+    } else if bytes > room.max_bytes {
+        Some(format!(
+            "not shown: larger than {} MB",
+            room.max_bytes / (1024 * 1024)
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = &why {
+        line.push(Span::clean(format!(" · {why}"), Class::Dim));
+    }
+    (line, why.is_none())
 }
 
 fn node(n: &Node, width: usize) -> Vec<Line> {

@@ -2,6 +2,7 @@
 //! formats, and where each pane goes on the screen.
 
 pub mod format;
+pub mod images;
 pub mod layout;
 pub mod strings;
 pub mod theme;

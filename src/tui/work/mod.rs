@@ -3,6 +3,7 @@
 
 pub mod clipboard;
 pub mod demo;
+pub mod graphics;
 pub mod jobs;
 pub mod resume;
 pub mod workers;

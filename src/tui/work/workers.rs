@@ -8,6 +8,7 @@ use crate::session::{Refresh, Session, SessionError};
 use crate::tui::event::{AppEvent, Command};
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc;
+use crate::tui::model::preview_images;
 use crate::tui::model::sessions::CatalogUpdate;
 use crate::tui::work::demo;
 use crate::watch::{self, Watch};
@@ -85,6 +86,9 @@ impl JobContext {
                     preview_doc::lay_out_wanted(&req),
                 )));
             }
+            Command::DecodePictures(req) => preview_images::decode_wanted(&req, &mut |p| {
+                send(AppEvent::PictureReady(Box::new(p)))
+            }),
             Command::LoadCatalog { demo } => self.load_catalog(demo, send),
             Command::DeepSearch {
                 generation,
@@ -294,6 +298,8 @@ pub struct Workers {
     /// Preview blocks coming into view, laid out (newest request wins: it
     /// asks for every block still missing).
     layouts: Arc<Latest<Command>>,
+    /// Pictures coming into view, decoded (newest request wins, likewise).
+    pictures: Arc<Latest<Command>>,
     /// Editing actions, one after another in the order asked.
     actions: Sender<Command>,
     /// Changed files summarised again, one after another.
@@ -330,6 +336,7 @@ impl Workers {
             sessions: slot("piscope-session"),
             previews: slot("piscope-preview"),
             layouts: slot("piscope-layout"),
+            pictures: slot("piscope-pictures"),
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Mutex::new(None),
@@ -357,6 +364,7 @@ impl Workers {
             Command::Terminal(_) => {}
             Command::BuildPreview(_) => self.previews.put(cmd),
             Command::LayOutPreview(_) => self.layouts.put(cmd),
+            Command::DecodePictures(_) => self.pictures.put(cmd),
             Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());
                 let _ = std::thread::Builder::new()
