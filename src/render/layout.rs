@@ -60,13 +60,49 @@ pub fn layout_block(b: &Block, width: usize, open: bool) -> Vec<Line> {
 }
 
 /// How a drawer that shows pictures wants images laid out: their
-/// placeholder line, then `rows` rows kept free for the picture (whether it
-/// has arrived or not, so that scrolling positions never move); an image
-/// of more than `max_bytes` is not shown, and its line says so.
+/// placeholder line, then rows kept free for the picture (whether it has
+/// arrived or not, so that scrolling positions never move): as many as
+/// the picture takes in cells of `cell` pixels, fitted into the width, as
+/// its header says, at most `rows`. An image of more than `max_bytes` is
+/// not shown, and its line says so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ImageRoom {
     pub rows: usize,
     pub max_bytes: usize,
+    /// A cell's width and height in pixels.
+    pub cell: (u16, u16),
+}
+
+impl ImageRoom {
+    /// Rows the picture of an image's base64 `data` takes at `width`
+    /// columns: its pixel size, read from its header (from the first bytes
+    /// only), fitted; `rows` when the header cannot be read.
+    pub fn rows_for(&self, data: &str, width: usize) -> usize {
+        // Enough for any header, a JPEG's after its metadata too.
+        const HEADER_BASE64: usize = 256 * 1024;
+        use base64::Engine as _;
+        let mut head = &data[..data.len().min(HEADER_BASE64)];
+        head = &head[..head.len() / 4 * 4];
+        let dims = base64::engine::general_purpose::STANDARD
+            .decode(head)
+            .ok()
+            .and_then(|bytes| {
+                image::ImageReader::new(std::io::Cursor::new(bytes))
+                    .with_guessed_format()
+                    .ok()?
+                    .into_dimensions()
+                    .ok()
+            });
+        let Some((w, h)) = dims.filter(|&(w, h)| w > 0 && h > 0) else {
+            return self.rows;
+        };
+        let (cw, ch) = (f64::from(self.cell.0.max(1)), f64::from(self.cell.1.max(1)));
+        let (w, h) = (f64::from(w), f64::from(h));
+        let scale = (width as f64 * cw / w)
+            .min(self.rows as f64 * ch / h)
+            .min(1.0);
+        ((h * scale / ch).ceil() as usize).clamp(1, self.rows)
+    }
 }
 
 /// Where a picture goes among a block's rows: from row `row`, `rows` rows
@@ -241,15 +277,16 @@ fn top_nodes(list: &[Node], width: usize, room: Option<ImageRoom>) -> (Vec<Line>
             (Node::Image { mime, bytes, data }, Some(room)) => {
                 let (label, shown) = image_line(mime, *bytes, data.is_some(), room);
                 out.extend(wrap(&label, width));
-                if shown {
+                if let (true, Some(data)) = (shown, data) {
+                    let rows = room.rows_for(data, width);
                     spots.push(ImageSpot {
                         node: k,
                         row: out.len(),
-                        rows: room.rows,
+                        rows,
                         col: 0,
                         cols: width,
                     });
-                    out.extend(std::iter::repeat_n(Vec::new(), room.rows));
+                    out.extend(std::iter::repeat_n(Vec::new(), rows));
                 }
             }
             (other, _) => out.extend(node(other, width)),
@@ -538,6 +575,109 @@ mod tests {
                 assert!(text_width(&line_text(&r)) <= w, "{w}: {r:?}");
             }
         }
+    }
+
+    #[test]
+    fn images_get_rows_kept_for_their_pictures_when_asked() {
+        use crate::render::doc::{Block, BlockKind};
+        let para = |t: &str| Node::Para(vec![Span::new(t, Class::Text)]);
+        let image = |mime: &str, bytes: usize, data: bool| Node::Image {
+            mime: mime.to_string(),
+            bytes,
+            data: data.then(|| "AAAA".to_string()),
+        };
+        let mut b = Block::new(
+            BlockKind::User,
+            None,
+            vec![Span::new("User", Class::RoleUser)],
+        );
+        b.body = vec![
+            para("before"),
+            image("image/png", 300, true),
+            image("image/png", 40 << 20, true),
+            image("image/svg+xml", 10, false),
+            image("image/png", 10, false),
+            para("after"),
+        ];
+        let room = ImageRoom {
+            rows: 3,
+            max_bytes: 1 << 20,
+            cell: (10, 20),
+        };
+        let texts = |rows: &[Line]| rows.iter().map(|r| line_text(r)).collect::<Vec<_>>();
+        let plain = layout_own(&b, 80, true, 0, None);
+        let none = layout_own_with(&b, 80, true, 0, None, None);
+        assert_eq!(none.rows, plain);
+        assert!(none.images.is_empty());
+        let laid = layout_own_with(&b, 80, true, 0, None, Some(room));
+        assert_eq!(
+            texts(&laid.rows),
+            vec![
+                "User",
+                "  before",
+                "  ",
+                "  [image png 300 B]",
+                "  ",
+                "  ",
+                "  ",
+                "  ",
+                "  [image png 40.0 MB] · not shown: larger than 1 MB",
+                "  ",
+                "  [image svg+xml 10 B] · not shown: not PNG, JPEG, GIF or WebP",
+                "  ",
+                "  [image png 10 B] · not shown: its base64 is broken",
+                "  ",
+                "  after",
+                "",
+            ]
+        );
+        // Its header unreadable ("AAAA"), the picture gets all the rows.
+        assert_eq!(
+            laid.images,
+            vec![ImageSpot {
+                node: 1,
+                row: 4,
+                rows: 3,
+                col: 2,
+                cols: 78,
+            }]
+        );
+        // Folded to its first rows, an image keeps its line only.
+        b.fold = Fold::Folded;
+        let peek = layout_own_with(&b, 80, false, 4, None, Some(room));
+        assert!(peek.images.is_empty());
+        assert!(
+            texts(&peek.rows).contains(&"  [image png 300 B]".to_string()),
+            "{:?}",
+            texts(&peek.rows)
+        );
+    }
+
+    #[test]
+    fn a_picture_gets_the_rows_its_header_says_it_needs() {
+        use base64::Engine as _;
+        let png = |w: u32, h: u32| {
+            let mut out = std::io::Cursor::new(Vec::new());
+            image::RgbImage::new(w, h)
+                .write_to(&mut out, image::ImageFormat::Png)
+                .expect("png");
+            base64::engine::general_purpose::STANDARD.encode(out.into_inner())
+        };
+        let room = ImageRoom {
+            rows: 12,
+            max_bytes: 1 << 20,
+            cell: (10, 20),
+        };
+        // One pixel: one row. 100 pixels high: 5 rows of 20.
+        assert_eq!(room.rows_for(&png(1, 1), 80), 1);
+        assert_eq!(room.rows_for(&png(50, 100), 80), 5);
+        // Too high: the most rows. Too wide: shrunk to the width first
+        // (2000×400 into 80 columns of 10 pixels: 800×160, 8 rows).
+        assert_eq!(room.rows_for(&png(100, 5000), 80), 12);
+        assert_eq!(room.rows_for(&png(2000, 400), 80), 8);
+        // No header to read: the most rows.
+        assert_eq!(room.rows_for("AAAA", 80), 12);
+        assert_eq!(room.rows_for("", 80), 12);
     }
 
     #[test]

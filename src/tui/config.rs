@@ -1,5 +1,6 @@
-//! The user's config file (key bindings and colours): where it lives, how it
-//! is read, and the fall-back to the defaults, reported, when it is broken.
+//! The user's config file (key bindings, colours, the pi command, images):
+//! where it lives, how it is read, and the fall-back to the defaults,
+//! reported, when it is broken.
 
 use crate::tui::input::keymap::{Action, Keymap, Scope};
 use crate::tui::look::images::{IMAGES_ENV, ImageMode};

@@ -1,5 +1,6 @@
 //! How the browser looks: colours, the texts it shows, number and date
-//! formats, and where each pane goes on the screen.
+//! formats, where each pane goes on the screen, and whether images are
+//! drawn as pictures.
 
 pub mod format;
 pub mod images;

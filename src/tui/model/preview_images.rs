@@ -15,8 +15,9 @@ use ratatui_image::{FontSize, Resize};
 use std::cell::Cell;
 use std::sync::Arc;
 
-/// Rows kept for a picture under its image's placeholder line, whether the
-/// picture has arrived or not (so that scrolling positions never move).
+/// Rows kept for a picture under its image's placeholder line at most
+/// (fewer for a picture its header says is smaller), whether the picture
+/// has arrived or not, so that scrolling positions never move.
 pub const IMAGE_ROWS: usize = 12;
 /// Images larger than this (decoded bytes) are not decoded at all.
 pub const MAX_IMAGE_BYTES: usize = 16 * 1024 * 1024;
@@ -66,6 +67,7 @@ impl Graphics {
         ImageRoom {
             rows: IMAGE_ROWS,
             max_bytes: MAX_IMAGE_BYTES,
+            cell: self.cell(),
         }
     }
 }
@@ -239,4 +241,88 @@ fn decode(data: &str, cols: u16, rows: u16, graphics: &Graphics) -> Result<Slice
 
 fn too_large() -> String {
     format!("larger than {} MB", MAX_IMAGE_BYTES / (1024 * 1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::engine::general_purpose::STANDARD;
+
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        let img = image::RgbImage::from_fn(w, h, |x, _| {
+            if x < w / 2 {
+                image::Rgb([255, 0, 0])
+            } else {
+                image::Rgb([0, 0, 255])
+            }
+        });
+        let mut out = std::io::Cursor::new(Vec::new());
+        img.write_to(&mut out, image::ImageFormat::Png)
+            .expect("png");
+        out.into_inner()
+    }
+
+    fn failed(p: Picture) -> String {
+        match p {
+            Picture::Failed(why) => why,
+            Picture::Shown(_) => panic!("a picture was made"),
+        }
+    }
+
+    #[test]
+    fn a_picture_fits_the_cells_it_is_given() {
+        let g = Graphics::new(Protocol::Halfblocks, (10, 20));
+        let data = STANDARD.encode(png(400, 100));
+        let before = decoded_here();
+        let Picture::Shown(p) = picture(&data, 20, 12, &g) else {
+            panic!("no picture");
+        };
+        // 400×100 pixels shrunk to 20 columns: 200×50, so 3 rows of 20.
+        assert_eq!((p.size().width, p.size().height), (20, 3));
+        assert_eq!(decoded_here(), before + 1);
+    }
+
+    #[test]
+    fn data_that_is_no_picture_says_what_it_is() {
+        let g = Graphics::new(Protocol::Halfblocks, (10, 20));
+        let text = STANDARD.encode("just some words, no picture");
+        assert_eq!(
+            failed(picture(&text, 20, 12, &g)),
+            "its data is no image it knows"
+        );
+        assert_eq!(
+            failed(picture("A===", 20, 12, &g)),
+            "its data is not valid base64"
+        );
+        let bmp = STANDARD.encode(b"BM\x3a\0\0\0\0\0\0\0\x36\0\0\0");
+        assert_eq!(
+            failed(picture(&bmp, 20, 12, &g)),
+            "its data is bmp, not PNG, JPEG, GIF or WebP"
+        );
+        // A PNG cut short: the decoder's error, not a panic.
+        let cut = STANDARD.encode(&png(40, 40)[..60]);
+        assert!(
+            failed(picture(&cut, 20, 12, &g)).starts_with("cannot decode it:"),
+            "a cut PNG"
+        );
+    }
+
+    #[test]
+    fn kitty_is_sent_the_pixels_never_the_files_bytes() {
+        use ratatui::buffer::Buffer;
+        use ratatui::layout::Rect;
+        use ratatui::widgets::Widget as _;
+        use ratatui_image::sliced::{SignedPosition, SlicedImage};
+        let g = Graphics::new(Protocol::Kitty, (10, 20));
+        let data = STANDARD.encode(png(40, 40));
+        let Picture::Shown(p) = picture(&data, 20, 12, &g) else {
+            panic!("no picture");
+        };
+        let area = Rect::new(0, 0, 30, 12);
+        let mut buf = Buffer::empty(area);
+        SlicedImage::new(&p, SignedPosition { x: 0, y: 0 }).render(area, &mut buf);
+        let sent: String = buf.content().iter().map(|c| c.symbol()).collect();
+        assert!(sent.contains("\x1b_G"), "no kitty transmission");
+        assert!(!sent.contains(&data[..32]), "the file's bytes were sent");
+    }
 }
