@@ -254,43 +254,150 @@ fn an_image_over_the_limit_is_not_decoded_and_says_so() {
     insta::assert_snapshot!("image_too_large_to_decode", pane);
 }
 
+/// The app driven by hand, as the harness drives it but with a bound on
+/// the rounds of work an event causes (a picture asked for again and again
+/// fails the test instead of hanging it), and the pictures' jobs held back
+/// while `hold` is set.
+struct Driven {
+    app: App,
+    cx: JobContext,
+    term: ratatui::Terminal<ratatui::backend::TestBackend>,
+    hold: bool,
+    held: Vec<Command>,
+}
+
+impl Driven {
+    fn new(file: &Path, graphics: Option<Graphics>) -> Driven {
+        let area = ratatui::layout::Rect::new(0, 0, SIZE.0, SIZE.1);
+        let (mut app, first) = App::new(
+            Start::File(file.to_path_buf()),
+            Config::defaults(false),
+            piscope::tui::clock::Clock::fixed(DEMO_NOW_MS, 0),
+            None,
+            area,
+        );
+        app.set_graphics(graphics);
+        let term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(SIZE.0, SIZE.1))
+            .expect("terminal");
+        let mut d = Driven {
+            app,
+            cx: JobContext::new(None, None, false, PathBuf::from("/")),
+            term,
+            hold: false,
+            held: Vec::new(),
+        };
+        d.run(first);
+        d.send(AppEvent::Resize(SIZE.0, SIZE.1));
+        d
+    }
+
+    fn run(&mut self, mut cmds: Vec<Command>) {
+        let mut budget = 1000usize;
+        for _ in 0..100 {
+            if cmds.is_empty() {
+                return;
+            }
+            budget = match budget.checked_sub(cmds.len()) {
+                Some(left) => left,
+                None => break,
+            };
+            let events = std::cell::RefCell::new(Vec::new());
+            for cmd in cmds.drain(..) {
+                if self.hold && matches!(cmd, Command::DecodePictures(_)) {
+                    self.held.push(cmd);
+                    continue;
+                }
+                self.cx.run(cmd, &|ev| events.borrow_mut().push(ev));
+            }
+            for ev in events.into_inner() {
+                cmds.extend(self.app.update(ev));
+            }
+        }
+        panic!("the work never settles: {cmds:?}");
+    }
+
+    fn send(&mut self, ev: AppEvent) {
+        let cmds = self.app.update(ev);
+        self.run(cmds);
+    }
+
+    fn key(&mut self, spec: &str) {
+        self.send(key(spec));
+    }
+
+    fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(&if c == ' ' {
+                "space".to_string()
+            } else {
+                c.to_string()
+            });
+        }
+    }
+
+    /// Runs the pictures' jobs held back.
+    fn release(&mut self) {
+        self.hold = false;
+        let held = std::mem::take(&mut self.held);
+        self.run(held);
+    }
+
+    fn frame(&mut self) -> ratatui::buffer::Buffer {
+        let app = &self.app;
+        self.term
+            .draw(|f| piscope::tui::draw::draw(f, app))
+            .expect("draw")
+            .buffer
+            .clone()
+    }
+}
+
 #[test]
 fn each_picture_is_decoded_once_however_the_view_moves() {
+    // Placeholders while the entry is found (other images on the way are
+    // no business of this test), then pictures.
+    let mut d = Driven::new(&fixture(), None);
+    d.type_text("plain green");
+    d.key("enter");
+    d.key("tab");
+    d.key("O");
     let before = preview_images::decoded_here();
-    let mut h = at(&fixture(), "plain green", halfblocks());
-    h.key("tab");
-    h.key("O");
-    // Both pictures of this context: the screenshot and the tile.
-    let shown = |h: &mut Harness| picture_colours(h);
+    d.app.set_graphics(halfblocks());
+    d.send(AppEvent::Resize(SIZE.0, SIZE.1));
+    let red = |d: &mut Driven| d.frame().content().iter().any(|c| c.bg == RED);
     for _ in 0..4 {
-        h.key("pageup");
-        let _ = shown(&mut h);
+        d.key("pageup");
+        d.frame();
     }
+    assert!(red(&mut d), "the screenshot is drawn");
+    // The screenshot and the tile, once each.
     let first = preview_images::decoded_here() - before;
-    assert_eq!(first, 2, "the screenshot and the tile, once each");
+    assert_eq!(first, 2, "decoded {first} times");
     // Scrolling, moving the block cursor, leaving and coming back.
     for k in [
-        "pagedown", "pageup", "n", "n", "p", "down", "up", "pagedown",
+        "pagedown", "pageup", "n", "n", "p", "down", "up", "pagedown", "pageup",
     ] {
-        h.key(k);
-        let _ = shown(&mut h);
+        d.key(k);
+        d.frame();
     }
-    h.key("tab");
-    h.key("up");
-    h.key("down");
-    let _ = shown(&mut h);
+    d.key("tab");
+    d.key("up");
+    d.key("down");
+    d.frame();
     assert_eq!(
         preview_images::decoded_here() - before,
         first,
         "decoded again"
     );
     // Another width is another size: decoded for it, then kept too.
-    h.resize(100, 40);
-    let _ = shown(&mut h);
+    d.term.backend_mut().resize(120, 40);
+    d.send(AppEvent::Resize(120, 40));
+    d.frame();
     let after_resize = preview_images::decoded_here() - before;
     assert!(after_resize > first, "a new width fits the pictures anew");
-    h.resize(SIZE.0, SIZE.1);
-    let _ = shown(&mut h);
+    d.term.backend_mut().resize(SIZE.0, SIZE.1);
+    d.send(AppEvent::Resize(SIZE.0, SIZE.1));
+    d.frame();
     assert_eq!(
         preview_images::decoded_here() - before,
         after_resize,
@@ -310,78 +417,35 @@ fn row_of(buf: &ratatui::buffer::Buffer, rect: ratatui::layout::Rect, text: &str
 
 #[test]
 fn the_rows_kept_for_a_picture_stay_whether_it_has_arrived_or_not() {
-    // The app driven by hand: every job runs at once, except the pictures',
-    // held back until the first frame is drawn.
-    let area = ratatui::layout::Rect::new(0, 0, SIZE.0, SIZE.1);
-    let (mut app, first) = App::new(
-        Start::File(fixture()),
-        Config::defaults(false),
-        piscope::tui::clock::Clock::fixed(DEMO_NOW_MS, 0),
-        None,
-        area,
-    );
-    app.set_graphics(halfblocks());
-    let cx = JobContext::new(None, None, false, PathBuf::from("/"));
-    let mut held = Vec::new();
-    let run = |app: &mut App, mut cmds: Vec<Command>, hold: bool, held: &mut Vec<Command>| {
-        while let Some(cmd) = cmds.pop() {
-            if hold && matches!(cmd, Command::DecodePictures(_)) {
-                held.push(cmd);
-                continue;
-            }
-            let events = std::cell::RefCell::new(Vec::new());
-            cx.run(cmd, &|ev| events.borrow_mut().push(ev));
-            for ev in events.into_inner() {
-                cmds.extend(app.update(ev));
-            }
-        }
-    };
-    run(&mut app, first, true, &mut held);
-    let cmds = app.update(AppEvent::Resize(SIZE.0, SIZE.1));
-    run(&mut app, cmds, true, &mut held);
-    for c in "plain green".chars() {
-        let spec = if c == ' ' {
-            "space".to_string()
-        } else {
-            c.to_string()
-        };
-        let cmds = app.update(key(&spec));
-        run(&mut app, cmds, true, &mut held);
-    }
-    let cmds = app.update(key("enter"));
-    run(&mut app, cmds, true, &mut held);
-    assert!(!held.is_empty(), "pictures were asked for");
-    let mut term =
-        ratatui::Terminal::new(ratatui::backend::TestBackend::new(SIZE.0, SIZE.1)).expect("term");
-    let rect = app.layout().rect(Pane::Preview).expect("preview");
-    let draw = |term: &mut ratatui::Terminal<ratatui::backend::TestBackend>, app: &App| {
-        term.draw(|f| piscope::tui::draw::draw(f, app))
-            .expect("draw")
-            .buffer
-            .clone()
-    };
-    let pending = draw(&mut term, &app);
+    let mut d = Driven::new(&fixture(), halfblocks());
+    d.hold = true;
+    d.type_text("plain green");
+    d.key("enter");
+    assert!(!d.held.is_empty(), "pictures were asked for");
+    let rect = d.app.layout().rect(Pane::Preview).expect("preview");
+    let had_picture = |buf: &ratatui::buffer::Buffer| buf.content().iter().any(|c| c.bg == RED);
+    let pending = d.frame();
+    assert!(!had_picture(&pending));
     let text_row = row_of(&pending, rect, "The tile is plain green");
     assert!(
         text_row.is_some(),
         "{}",
         piscope::tui::harness::buffer_text(&pending)
     );
-    let had_picture = |buf: &ratatui::buffer::Buffer| buf.content().iter().any(|c| c.bg == RED);
-    assert!(!had_picture(&pending));
-    let cmds = std::mem::take(&mut held);
-    run(&mut app, cmds, false, &mut held);
-    let arrived = draw(&mut term, &app);
+    d.release();
+    let arrived = d.frame();
     assert!(
         had_picture(&arrived),
         "{}",
         piscope::tui::harness::buffer_text(&arrived)
     );
-    assert_eq!(row_of(&arrived, rect, "The tile is plain green"), text_row);
-    assert_eq!(
-        row_of(&arrived, rect, "Red on the left"),
-        row_of(&pending, rect, "Red on the left")
-    );
+    for text in ["The tile is plain green", "Red on the left"] {
+        assert_eq!(
+            row_of(&arrived, rect, text),
+            row_of(&pending, rect, text),
+            "{text}"
+        );
+    }
 }
 
 fn key(spec: &str) -> AppEvent {
