@@ -163,6 +163,24 @@ fn images_that_cannot_be_shown_keep_their_placeholder_and_say_why() {
         assert!(seen.contains(want), "no {want:?} in\n{seen}");
     }
     assert!(!seen.contains('\u{1b}'), "{seen}");
+    // The broken one on its own: its line, then why, in the one row kept.
+    let mut h = at(&fixture(), "This one is broken", halfblocks());
+    let pane = preview_pane(&mut h);
+    let at_image: Vec<&str> = pane
+        .lines()
+        .skip_while(|l| !l.contains("[image png 36 B]"))
+        .take(3)
+        .collect();
+    assert_eq!(
+        at_image,
+        [
+            "▌  [image png 36 B]",
+            "▌  cannot show it: its data is no image it knows",
+            "▌"
+        ],
+        "{pane}"
+    );
+    insta::assert_snapshot!("image_broken", pane);
 }
 
 /// A session of the fixture's first two lines and one user message

@@ -76,23 +76,24 @@ pub struct ImageRoom {
 impl ImageRoom {
     /// Rows the picture of an image's base64 `data` takes at `width`
     /// columns: its pixel size, read from its header (from the first bytes
-    /// only), fitted; `rows` when the header cannot be read.
+    /// only), fitted; one (for the reason there is none) when the data is
+    /// no image at all; `rows` when its size cannot be read.
     pub fn rows_for(&self, data: &str, width: usize) -> usize {
         // Enough for any header, a JPEG's after its metadata too.
         const HEADER_BASE64: usize = 256 * 1024;
         use base64::Engine as _;
         let mut head = &data[..data.len().min(HEADER_BASE64)];
         head = &head[..head.len() / 4 * 4];
-        let dims = base64::engine::general_purpose::STANDARD
-            .decode(head)
+        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(head) else {
+            return 1;
+        };
+        if image::guess_format(&bytes).is_err() {
+            return 1;
+        }
+        let dims = image::ImageReader::new(std::io::Cursor::new(bytes))
+            .with_guessed_format()
             .ok()
-            .and_then(|bytes| {
-                image::ImageReader::new(std::io::Cursor::new(bytes))
-                    .with_guessed_format()
-                    .ok()?
-                    .into_dimensions()
-                    .ok()
-            });
+            .and_then(|r| r.into_dimensions().ok());
         let Some((w, h)) = dims.filter(|&(w, h)| w > 0 && h > 0) else {
             return self.rows;
         };
@@ -619,8 +620,6 @@ mod tests {
                 "  [image png 300 B]",
                 "  ",
                 "  ",
-                "  ",
-                "  ",
                 "  [image png 40.0 MB] · not shown: larger than 1 MB",
                 "  ",
                 "  [image svg+xml 10 B] · not shown: not PNG, JPEG, GIF or WebP",
@@ -631,13 +630,13 @@ mod tests {
                 "",
             ]
         );
-        // Its header unreadable ("AAAA"), the picture gets all the rows.
+        // No image in its data ("AAAA"): one row, for the reason.
         assert_eq!(
             laid.images,
             vec![ImageSpot {
                 node: 1,
                 row: 4,
-                rows: 3,
+                rows: 1,
                 col: 2,
                 cols: 78,
             }]
@@ -675,9 +674,11 @@ mod tests {
         // (2000×400 into 80 columns of 10 pixels: 800×160, 8 rows).
         assert_eq!(room.rows_for(&png(100, 5000), 80), 12);
         assert_eq!(room.rows_for(&png(2000, 400), 80), 8);
-        // No header to read: the most rows.
-        assert_eq!(room.rows_for("AAAA", 80), 12);
-        assert_eq!(room.rows_for("", 80), 12);
+        // No image at all: a row for the reason. A PNG whose size cannot
+        // be read (cut inside its header): the most rows.
+        assert_eq!(room.rows_for("AAAA", 80), 1);
+        assert_eq!(room.rows_for("not base64!", 80), 1);
+        assert_eq!(room.rows_for(&png(50, 100)[..16], 80), 12);
     }
 
     #[test]
