@@ -1,10 +1,12 @@
 //! A document laid out for a width: each block as rows of styled spans no
 //! wider than the width (text wrapped at spaces, code broken where it must,
-//! tables drawn in columns when they fit), ready for any terminal drawer.
+//! tables drawn in columns when they fit), ready for any terminal drawer;
+//! for a drawer that shows pictures, rows kept free under each image's
+//! placeholder line ([`ImageRoom`], [`ImageSpot`]).
 
 use super::defer::{first_lines, with_code_highlighted};
 use super::doc::{Align, Block, Class, CodeLine, Document, Fold, Line, Node, Span, Style};
-use super::message::image_label;
+use super::message::{image_label, is_raster};
 use crate::safe_text::width as text_width;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -57,6 +59,72 @@ pub fn layout_block(b: &Block, width: usize, open: bool) -> Vec<Line> {
     rows
 }
 
+/// How a drawer that shows pictures wants images laid out: their
+/// placeholder line, then rows kept free for the picture (whether it has
+/// arrived or not, so that scrolling positions never move): as many as
+/// the picture takes in cells of `cell` pixels, fitted into the width, as
+/// its header says, at most `rows`. An image of more than `max_bytes` is
+/// not shown, and its line says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageRoom {
+    pub rows: usize,
+    pub max_bytes: usize,
+    /// A cell's width and height in pixels.
+    pub cell: (u16, u16),
+}
+
+impl ImageRoom {
+    /// Rows the picture of an image's base64 `data` takes at `width`
+    /// columns: its pixel size, read from its header (from the first bytes
+    /// only), fitted; one (for the reason there is none) when the data is
+    /// no image at all; `rows` when its size cannot be read.
+    pub fn rows_for(&self, data: &str, width: usize) -> usize {
+        // Enough for any header, a JPEG's after its metadata too.
+        const HEADER_BASE64: usize = 256 * 1024;
+        use base64::Engine as _;
+        let mut head = &data[..data.len().min(HEADER_BASE64)];
+        head = &head[..head.len() / 4 * 4];
+        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(head) else {
+            return 1;
+        };
+        if image::guess_format(&bytes).is_err() {
+            return 1;
+        }
+        let dims = image::ImageReader::new(std::io::Cursor::new(bytes))
+            .with_guessed_format()
+            .ok()
+            .and_then(|r| r.into_dimensions().ok());
+        let Some((w, h)) = dims.filter(|&(w, h)| w > 0 && h > 0) else {
+            return self.rows;
+        };
+        let (cw, ch) = (f64::from(self.cell.0.max(1)), f64::from(self.cell.1.max(1)));
+        let (w, h) = (f64::from(w), f64::from(h));
+        let scale = (width as f64 * cw / w)
+            .min(self.rows as f64 * ch / h)
+            .min(1.0);
+        ((h * scale / ch).ceil() as usize).clamp(1, self.rows)
+    }
+}
+
+/// Where a picture goes among a block's rows: from row `row`, `rows` rows
+/// high, from column `col`, at most `cols` wide; `node` is the image's
+/// index in the block's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageSpot {
+    pub node: usize,
+    pub row: usize,
+    pub rows: usize,
+    pub col: usize,
+    pub cols: usize,
+}
+
+/// A block's rows, and where pictures go among them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Laid {
+    pub rows: Vec<Line>,
+    pub images: Vec<ImageSpot>,
+}
+
 /// A block's own rows, without the blocks inside it (a drawer that folds
 /// each of those on its own lays them out itself): the title, then the
 /// body when `open` (or when it cannot fold), else its first `peek` rows
@@ -71,7 +139,22 @@ pub fn layout_own(
     peek: usize,
     key: Option<&str>,
 ) -> Vec<Line> {
+    layout_own_with(b, width, open, peek, key, None).rows
+}
+
+/// [`layout_own`], with room kept for the pictures of the images of an
+/// open body when `room` says how much (a folded body's first rows show
+/// their placeholder lines only).
+pub fn layout_own_with(
+    b: &Block,
+    width: usize,
+    open: bool,
+    peek: usize,
+    key: Option<&str>,
+    room: Option<ImageRoom>,
+) -> Laid {
     let width = width.max(8);
+    let mut images = Vec::new();
     let body_open = open || b.fold == Fold::Fixed;
     let mut rows = Vec::new();
     let mut title: Line = Vec::new();
@@ -90,9 +173,17 @@ pub fn layout_own(
     title.extend(b.title.iter().cloned());
     rows.extend(wrap(&title, width));
     if body_open {
-        for line in nodes(&with_code_highlighted(&b.body), width - INDENT) {
+        let start = rows.len();
+        let body = with_code_highlighted(&b.body);
+        let (lines, spots) = top_nodes(&body, width - INDENT, room);
+        for line in lines {
             rows.push(indent(line, INDENT));
         }
+        images.extend(spots.into_iter().map(|s| ImageSpot {
+            row: s.row + start,
+            col: s.col + INDENT,
+            ..s
+        }));
     } else if peek > 0 && !b.body.is_empty() {
         // Only the rows shown are highlighted; the rest are counted.
         let all = nodes(&b.body, width - INDENT);
@@ -140,7 +231,7 @@ pub fn layout_own(
         }
     }
     rows.push(Vec::new());
-    rows
+    Laid { rows, images }
 }
 
 fn indent(mut line: Line, n: usize) -> Line {
@@ -162,8 +253,17 @@ fn prefixed(lines: Vec<Line>, first: &str, rest: &str, class: Class) -> Vec<Line
 
 /// Nodes as rows of at most `width` columns.
 pub fn nodes(list: &[Node], width: usize) -> Vec<Line> {
+    top_nodes(list, width, None).0
+}
+
+/// Nodes as rows of at most `width` columns, with room kept under each
+/// image that can be shown when `room` asks for it, and where those
+/// pictures go. (Images are top-level nodes of a body: inside
+/// a list or quote they keep their placeholder line.)
+fn top_nodes(list: &[Node], width: usize, room: Option<ImageRoom>) -> (Vec<Line>, Vec<ImageSpot>) {
     let width = width.max(4);
     let mut out = Vec::new();
+    let mut spots = Vec::new();
     for (k, n) in list.iter().enumerate() {
         // Blocks are set apart by a blank row; a list right under its
         // paragraph (a list item's nested list) is not.
@@ -174,9 +274,51 @@ pub fn nodes(list: &[Node], width: usize) -> Vec<Line> {
         if apart {
             out.push(Vec::new());
         }
-        out.extend(node(n, width));
+        match (n, room) {
+            (Node::Image { mime, bytes, data }, Some(room)) => {
+                let (label, shown) = image_line(mime, *bytes, data.is_some(), room);
+                out.extend(wrap(&label, width));
+                if let (true, Some(data)) = (shown, data) {
+                    let rows = room.rows_for(data, width);
+                    spots.push(ImageSpot {
+                        node: k,
+                        row: out.len(),
+                        rows,
+                        col: 0,
+                        cols: width,
+                    });
+                    out.extend(std::iter::repeat_n(Vec::new(), rows));
+                }
+            }
+            (other, _) => out.extend(node(other, width)),
+        }
     }
-    out
+    (out, spots)
+}
+
+/// An image's placeholder line for a drawer that shows pictures, and
+/// whether its picture is to be shown: not when it is too large, not a
+/// raster image, or its data is not well-formed base64 (the line says why).
+fn image_line(mime: &str, bytes: usize, has_data: bool, room: ImageRoom) -> (Line, bool) {
+    let mut line = vec![Span::new(&image_label(mime, bytes), Class::Image)];
+    let why = if !has_data {
+        Some(if is_raster(mime) {
+            "not shown: its base64 is broken".to_string()
+        } else {
+            "not shown: not PNG, JPEG, GIF or WebP".to_string()
+        })
+    } else if bytes > room.max_bytes {
+        Some(format!(
+            "not shown: larger than {} MB",
+            room.max_bytes / (1024 * 1024)
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = &why {
+        line.push(Span::clean(format!(" · {why}"), Class::Dim));
+    }
+    (line, why.is_none())
 }
 
 fn node(n: &Node, width: usize) -> Vec<Line> {
@@ -434,6 +576,109 @@ mod tests {
                 assert!(text_width(&line_text(&r)) <= w, "{w}: {r:?}");
             }
         }
+    }
+
+    #[test]
+    fn images_get_rows_kept_for_their_pictures_when_asked() {
+        use crate::render::doc::{Block, BlockKind};
+        let para = |t: &str| Node::Para(vec![Span::new(t, Class::Text)]);
+        let image = |mime: &str, bytes: usize, data: bool| Node::Image {
+            mime: mime.to_string(),
+            bytes,
+            data: data.then(|| "AAAA".to_string()),
+        };
+        let mut b = Block::new(
+            BlockKind::User,
+            None,
+            vec![Span::new("User", Class::RoleUser)],
+        );
+        b.body = vec![
+            para("before"),
+            image("image/png", 300, true),
+            image("image/png", 40 << 20, true),
+            image("image/svg+xml", 10, false),
+            image("image/png", 10, false),
+            para("after"),
+        ];
+        let room = ImageRoom {
+            rows: 3,
+            max_bytes: 1 << 20,
+            cell: (10, 20),
+        };
+        let texts = |rows: &[Line]| rows.iter().map(|r| line_text(r)).collect::<Vec<_>>();
+        let plain = layout_own(&b, 80, true, 0, None);
+        let none = layout_own_with(&b, 80, true, 0, None, None);
+        assert_eq!(none.rows, plain);
+        assert!(none.images.is_empty());
+        let laid = layout_own_with(&b, 80, true, 0, None, Some(room));
+        assert_eq!(
+            texts(&laid.rows),
+            vec![
+                "User",
+                "  before",
+                "  ",
+                "  [image png 300 B]",
+                "  ",
+                "  ",
+                "  [image png 40.0 MB] · not shown: larger than 1 MB",
+                "  ",
+                "  [image svg+xml 10 B] · not shown: not PNG, JPEG, GIF or WebP",
+                "  ",
+                "  [image png 10 B] · not shown: its base64 is broken",
+                "  ",
+                "  after",
+                "",
+            ]
+        );
+        // No image in its data ("AAAA"): one row, for the reason.
+        assert_eq!(
+            laid.images,
+            vec![ImageSpot {
+                node: 1,
+                row: 4,
+                rows: 1,
+                col: 2,
+                cols: 78,
+            }]
+        );
+        // Folded to its first rows, an image keeps its line only.
+        b.fold = Fold::Folded;
+        let peek = layout_own_with(&b, 80, false, 4, None, Some(room));
+        assert!(peek.images.is_empty());
+        assert!(
+            texts(&peek.rows).contains(&"  [image png 300 B]".to_string()),
+            "{:?}",
+            texts(&peek.rows)
+        );
+    }
+
+    #[test]
+    fn a_picture_gets_the_rows_its_header_says_it_needs() {
+        use base64::Engine as _;
+        let png = |w: u32, h: u32| {
+            let mut out = std::io::Cursor::new(Vec::new());
+            image::RgbImage::new(w, h)
+                .write_to(&mut out, image::ImageFormat::Png)
+                .expect("png");
+            base64::engine::general_purpose::STANDARD.encode(out.into_inner())
+        };
+        let room = ImageRoom {
+            rows: 12,
+            max_bytes: 1 << 20,
+            cell: (10, 20),
+        };
+        // One pixel: one row. 100 pixels high: 5 rows of 20.
+        assert_eq!(room.rows_for(&png(1, 1), 80), 1);
+        assert_eq!(room.rows_for(&png(50, 100), 80), 5);
+        // Too high: the most rows. Too wide: shrunk to the width first
+        // (2000×400 into 80 columns of 10 pixels: 800×160, 8 rows).
+        assert_eq!(room.rows_for(&png(100, 5000), 80), 12);
+        assert_eq!(room.rows_for(&png(2000, 400), 80), 8);
+        // No image at all: a row for the reason. A PNG whose size cannot
+        // be read (cut inside its header): the most rows.
+        assert_eq!(room.rows_for("AAAA", 80), 1);
+        assert_eq!(room.rows_for("not base64!", 80), 1);
+        assert_eq!(room.rows_for(&png(50, 100)[..16], 80), 12);
     }
 
     #[test]

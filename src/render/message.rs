@@ -120,10 +120,7 @@ pub fn image(mime: Option<&str>, data: Option<&str>) -> Node {
     let data = data.unwrap_or("");
     let padding = data.bytes().rev().take_while(|&b| b == b'=').count();
     let bytes = (data.len() / 4 * 3).saturating_sub(padding.min(2));
-    let raster = matches!(
-        mime.as_str(),
-        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
-    );
+    let raster = is_raster(&mime);
     let well_formed = !data.is_empty()
         && data.len().is_multiple_of(4)
         && data
@@ -134,6 +131,14 @@ pub fn image(mime: Option<&str>, data: Option<&str>) -> Node {
         bytes,
         data: (raster && well_formed).then(|| data.to_string()),
     }
+}
+
+/// Whether a drawer can show an image of this type (PNG, JPEG, GIF, WebP).
+pub fn is_raster(mime: &str) -> bool {
+    matches!(
+        mime,
+        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+    )
 }
 
 /// The placeholder text of an image: `[image png 12 KB]`.

@@ -31,7 +31,9 @@ pub use doc::{Block, BlockKind, Class, Document, Fold, Line, Node, Span, Style};
 pub use document::{
     Branch, Window, branches_document, context_document, context_window, document_at,
 };
-pub use layout::{foldable, layout, layout_block, layout_own};
+pub use layout::{
+    ImageRoom, ImageSpot, Laid, foldable, layout, layout_block, layout_own, layout_own_with,
+};
 
 use crate::session::{Session, SessionError};
 

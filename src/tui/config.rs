@@ -1,7 +1,9 @@
-//! The user's config file (key bindings and colours): where it lives, how it
-//! is read, and the fall-back to the defaults, reported, when it is broken.
+//! The user's config file (key bindings, colours, the pi command, images):
+//! where it lives, how it is read, and the fall-back to the defaults,
+//! reported, when it is broken.
 
 use crate::tui::input::keymap::{Action, Keymap, Scope};
+use crate::tui::look::images::{IMAGES_ENV, ImageMode};
 use crate::tui::look::theme::Theme;
 use crate::tui::work::resume::{PI_COMMAND_ENV, PiCommand};
 use std::path::PathBuf;
@@ -16,6 +18,8 @@ pub struct Config {
     pub theme: Theme,
     /// How pi is started to resume a session.
     pub pi_command: PiCommand,
+    /// Whether the preview draws images as pictures (`[preview] images`).
+    pub images: ImageMode,
     /// Where the config file is looked for.
     pub path: Option<PathBuf>,
     /// Problems found in the file; each part that had one uses its defaults.
@@ -29,6 +33,7 @@ impl Config {
             keymap: Keymap::defaults(),
             theme: Theme::defaults(no_color),
             pi_command: PiCommand::default(),
+            images: ImageMode::default(),
             path: None,
             problems: Vec::new(),
         }
@@ -54,6 +59,12 @@ impl Config {
             match PiCommand::parse(&text.to_string_lossy()) {
                 Ok(c) => config.pi_command = c,
                 Err(e) => config.problems.push(format!("{PI_COMMAND_ENV}: {e}")),
+            }
+        }
+        if let Some(text) = std::env::var_os(IMAGES_ENV).filter(|v| !v.is_empty()) {
+            match ImageMode::parse(&text.to_string_lossy()) {
+                Ok(m) => config.images = m,
+                Err(e) => config.problems.push(format!("{IMAGES_ENV}: {e}")),
             }
         }
         config
@@ -83,11 +94,12 @@ impl Config {
                     Err(e) => config.problems.extend(e),
                 },
                 ("pi", Some(pi)) => config.read_pi(pi),
-                ("keys" | "theme" | "pi", None) => {
+                ("preview", Some(preview)) => config.read_preview(preview),
+                ("keys" | "theme" | "pi" | "preview", None) => {
                     config.problems.push(format!("{key} must be a table"))
                 }
                 _ => config.problems.push(format!(
-                    "{key}: unknown setting (known: [keys.*], [theme], [pi])"
+                    "{key}: unknown setting (known: [keys.*], [theme], [pi], [preview])"
                 )),
             }
         }
@@ -109,6 +121,25 @@ impl Config {
                 _ => self
                     .problems
                     .push(format!("[pi] {key}: unknown setting (known: command)")),
+            }
+        }
+    }
+
+    /// The `[preview]` table: `images = "auto"` (see [`ImageMode`]).
+    fn read_preview(&mut self, table: &toml::Table) {
+        for (key, value) in table {
+            match (key.as_str(), value.as_str()) {
+                ("images", Some(text)) => match ImageMode::parse(text) {
+                    Ok(m) => self.images = m,
+                    Err(e) => self.problems.push(format!("[preview] images: {e}")),
+                },
+                ("images", None) => self.problems.push(format!(
+                    "[preview] images must be a string: {}",
+                    ImageMode::CHOICES
+                )),
+                _ => self
+                    .problems
+                    .push(format!("[preview] {key}: unknown setting (known: images)")),
             }
         }
     }
@@ -167,6 +198,22 @@ mod tests {
         let c = Config::from_text("[pi]\ncommand = \"'open\"\n", false);
         assert_eq!(c.problems.len(), 1);
         assert_eq!(c.pi_command, PiCommand::default());
+    }
+
+    #[test]
+    fn the_image_setting_is_read_from_the_file() {
+        use crate::tui::look::images::Protocol;
+        let c = Config::from_text("[preview]\nimages = \"kitty\"\n", false);
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        assert_eq!(c.images, ImageMode::Force(Protocol::Kitty));
+        let c = Config::from_text("[preview]\nimages = \"jpeg\"\n", false);
+        assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
+        assert!(
+            c.problems[0].starts_with("[preview] images:"),
+            "{:?}",
+            c.problems
+        );
+        assert_eq!(c.images, ImageMode::Auto);
     }
 
     #[test]

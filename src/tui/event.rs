@@ -4,6 +4,7 @@
 use crate::catalog::SessionSummary;
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc::{LaidOut, LayoutRequest, PreviewDoc, PreviewRequest};
+use crate::tui::model::preview_images::{ImageRequest, PictureReady};
 use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
 use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::work::jobs::{ActionOutcome, Job};
@@ -29,6 +30,8 @@ pub enum AppEvent {
     PreviewReady(Box<PreviewDoc>),
     /// Blocks of the preview laid out, as the pane asked.
     PreviewLaidOut(Box<LaidOut>),
+    /// A picture of the preview decoded (or why it could not be).
+    PictureReady(Box<PictureReady>),
     /// The catalog found or summarised more sessions.
     Catalog(CatalogUpdate),
     /// More hits of a running deep search, in order (the first screen's
@@ -73,6 +76,9 @@ pub enum Command {
     /// Lay out preview blocks coming into view (answered as
     /// `PreviewLaidOut`).
     LayOutPreview(Box<LayoutRequest>),
+    /// Decode the preview's pictures coming into view (answered as one
+    /// `PictureReady` each).
+    DecodePictures(Box<ImageRequest>),
     /// Summarise the sessions of the sessions folder, or of a fresh copy of
     /// the demo sessions (progress arrives as [`AppEvent::Catalog`]).
     LoadCatalog {
@@ -125,6 +131,7 @@ impl std::fmt::Debug for Command {
                 write!(f, "BuildPreview({}, node {})", r.generation, r.key.node)
             }
             Command::LayOutPreview(r) => write!(f, "LayOutPreview({} blocks)", r.wanted.len()),
+            Command::DecodePictures(r) => write!(f, "DecodePictures({})", r.wanted.len()),
             Command::LoadCatalog { demo } => write!(f, "LoadCatalog(demo: {demo})"),
             Command::DeepSearch {
                 generation, query, ..

@@ -32,11 +32,13 @@
 //! event.rs             AppEvent and Command: what update and workers share
 //!   │
 //! work/                jobs (the operations' worker side), clipboard,
-//!                      starting pi, the demo sessions
+//!                      starting pi, the demo sessions, the terminal's
+//!                      graphics (asked once at start-up)
 //! config.rs            the user's keymap, theme and pi command
 //!   │
 //! model/               data panes and workers share: a loaded session and
 //!                      its tree rows, the sessions list, the preview document
+//!                      and its pictures
 //! input/               keys, keymap, the action table
 //!   │
 //! look/                theme, strings, formats, safe text, layout

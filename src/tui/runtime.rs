@@ -76,6 +76,11 @@ fn install_panic_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            // A picture's decoder failing is caught, and reported on the
+            // picture: the screen stays.
+            if crate::tui::model::preview_images::decoding_here() {
+                return;
+            }
             restore_terminal();
             previous(info);
         }));
@@ -90,6 +95,14 @@ pub fn run(
     workers: impl FnOnce(mpsc::Sender<AppEvent>) -> Workers,
 ) -> Result<Option<Exit>> {
     let mut guard = TerminalGuard::enter()?;
+    // Before the input thread: the terminal's answers arrive as input.
+    let graphics = crate::tui::work::graphics::detect(app.config().images);
+    // Whatever a terminal that does not understand the question printed.
+    let _ = execute!(
+        guard.terminal.backend_mut(),
+        ratatui::crossterm::terminal::Clear(ratatui::crossterm::terminal::ClearType::All)
+    );
+    app.set_graphics(graphics);
     let (tx, rx) = mpsc::channel::<AppEvent>();
     spawn_input(tx.clone());
     let workers = workers(tx.clone());

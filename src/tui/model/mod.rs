@@ -1,9 +1,10 @@
 //! What the panes show, as data built off the UI thread: a session read for
-//! the tree and its rows, the sessions list, the preview's document, the
-//! usage view's charts.
+//! the tree and its rows, the sessions list, the preview's document and
+//! its pictures, the usage view's charts.
 
 pub mod entry_tree;
 pub mod loaded;
 pub mod preview_doc;
+pub mod preview_images;
 pub mod sessions;
 pub mod usage_charts;

@@ -2,9 +2,10 @@
 //! entry were the leaf, rendered by `render` (markdown, highlighted code,
 //! diffs, output in its own colours, compactions with what they replaced)
 //! into blocks the preview folds one by one, and each block laid out for a
-//! width. Built, and laid out near where the reader looks, on a worker.
+//! width (with rows kept for pictures when the terminal draws them). Built,
+//! and laid out near where the reader looks, on a worker.
 
-use crate::render::{self, Block, BlockKind, Class, Fold, Node, Span};
+use crate::render::{self, Block, BlockKind, Class, Fold, ImageRoom, Node, Span};
 use crate::safe_text as text;
 use crate::session::entry::Kind;
 use crate::session::jskey;
@@ -37,6 +38,8 @@ pub struct PreviewMode {
     pub raw: bool,
     /// The whole branch, every block open unless folded by hand.
     pub expanded: bool,
+    /// Images drawn as pictures, in rows kept for them.
+    pub pictures: bool,
 }
 
 /// Which preview: of which loaded session, entry, mode and width.
@@ -158,23 +161,32 @@ impl LayoutKey {
     }
 }
 
-/// A block's rows, each a line of classed spans (sanitised when made).
-pub type Rows = Arc<Vec<render::Line>>;
+/// A block's rows, each a line of classed spans (sanitised when made), and
+/// where pictures go among them.
+pub type Rows = Arc<render::Laid>;
 
 /// One block laid out for the preview's `width` (its gutter and nesting
-/// taken off); the notes of what a folded block leaves out name `key`.
-pub fn lay_out(b: &PreviewBlock, width: u16, open: bool, key: &str) -> Rows {
+/// taken off), with `images` rows kept for pictures; the notes of what a
+/// folded block leaves out name `key`.
+pub fn lay_out(
+    b: &PreviewBlock,
+    width: u16,
+    open: bool,
+    key: &str,
+    images: Option<ImageRoom>,
+) -> Rows {
     let cols = width.saturating_sub(GUTTER + NEST_INDENT * u16::from(b.depth));
     let peek = match b.block.kind {
         BlockKind::ToolCall | BlockKind::ToolResult | BlockKind::Bash => PEEK_ROWS,
         _ => 0,
     };
-    Arc::new(render::layout_own(
+    Arc::new(render::layout_own_with(
         &b.block,
         usize::from(cols),
         open,
         peek,
         Some(key),
+        images,
     ))
 }
 
@@ -194,6 +206,8 @@ pub struct PreviewRequest {
     /// Rows the pane shows: the blocks around the selected entry laid out
     /// are about three times this.
     pub height: usize,
+    /// Room kept for pictures, when the terminal draws them.
+    pub images: Option<ImageRoom>,
     /// The newest generation asked for; a build that falls behind stops.
     pub latest: Arc<AtomicU64>,
 }
@@ -228,6 +242,8 @@ pub struct LayoutRequest {
     pub wanted: Vec<(usize, bool)>,
     /// The fold key, as the keymap names it.
     pub fold_key: String,
+    /// Room kept for pictures, when the terminal draws them.
+    pub images: Option<ImageRoom>,
 }
 
 /// Blocks laid out for a [`LayoutRequest`].
@@ -246,7 +262,7 @@ pub fn lay_out_wanted(req: &LayoutRequest) -> LaidOut {
         .map(|(b, open)| {
             (
                 LayoutKey::of(b, req.key.width, open),
-                lay_out(b, req.key.width, open, &req.fold_key),
+                lay_out(b, req.key.width, open, &req.fold_key, req.images),
             )
         })
         .collect();
@@ -287,8 +303,8 @@ fn lay_out_near_anchor(blocks: &[PreviewBlock], req: &PreviewRequest) -> Vec<(La
     let mut one = |k: usize| {
         let b = &blocks[k];
         let open = is_open(b, &req.folds, mode);
-        let rows = lay_out(b, req.key.width, open, &req.expand_key);
-        let n = rows.len();
+        let rows = lay_out(b, req.key.width, open, &req.expand_key, req.images);
+        let n = rows.rows.len();
         out.push((LayoutKey::of(b, req.key.width, open), rows));
         n
     };

@@ -204,6 +204,12 @@ impl App {
         self.config.pi_command = command;
     }
 
+    /// Draws the preview's images as pictures with `graphics` (`None`: as
+    /// placeholders); set once, when the terminal has said what it draws.
+    pub fn set_graphics(&mut self, graphics: Option<crate::tui::model::preview_images::Graphics>) {
+        self.preview.set_graphics(graphics);
+    }
+
     /// Whether the tree is still showing an older session than the one chosen.
     pub fn tree_is_behind(&self) -> bool {
         self.tree.is_ready() && self.open.is_behind()

@@ -113,6 +113,7 @@ impl App {
                 }
             }
             AppEvent::PreviewLaidOut(laid) => self.preview.laid_out(*laid),
+            AppEvent::PictureReady(p) => self.preview.picture_ready(*p),
             AppEvent::Catalog(update) => self.on_catalog(update, &mut cmds),
             AppEvent::DeepSearchFound { generation, hits } => {
                 let outcome = self.catalog.picker_mut().deep_found(generation, hits);

@@ -58,6 +58,9 @@ impl App {
         if let Some(req) = self.preview.layouts_wanted(&fold_key) {
             cmds.push(Command::LayOutPreview(Box::new(req)));
         }
+        if let Some(req) = self.preview.pictures_wanted() {
+            cmds.push(Command::DecodePictures(Box::new(req)));
+        }
         if !self.preview.is_stale() || self.open.preview_asked(wanted) {
             return;
         }
@@ -74,6 +77,7 @@ impl App {
             expand_key: fold_key,
             folds: self.preview.folds_snapshot(),
             height: self.preview.height(),
+            images: self.preview.image_room(),
             latest: ticket.latest,
         })));
     }

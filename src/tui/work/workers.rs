@@ -9,6 +9,7 @@ use crate::session::{Refresh, Session, SessionError};
 use crate::tui::event::{AppEvent, Command};
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc;
+use crate::tui::model::preview_images;
 use crate::tui::model::sessions::CatalogUpdate;
 use crate::tui::model::usage_charts;
 use crate::tui::work::demo;
@@ -87,6 +88,9 @@ impl JobContext {
                     preview_doc::lay_out_wanted(&req),
                 )));
             }
+            Command::DecodePictures(req) => preview_images::decode_wanted(&req, &mut |p| {
+                send(AppEvent::PictureReady(Box::new(p)))
+            }),
             Command::LoadCatalog { demo } => self.load_catalog(demo, send),
             Command::DeepSearch {
                 generation,
@@ -319,6 +323,8 @@ pub struct Workers {
     /// Preview blocks coming into view, laid out (newest request wins: it
     /// asks for every block still missing).
     layouts: Arc<Latest<Command>>,
+    /// Pictures coming into view, decoded (newest request wins, likewise).
+    pictures: Arc<Latest<Command>>,
     /// Editing actions, one after another in the order asked.
     actions: Sender<Command>,
     /// Changed files summarised again, one after another.
@@ -357,6 +363,7 @@ impl Workers {
             usage_book: slot("piscope-usage"),
             usage_charts: slot("piscope-usage-charts"),
             layouts: slot("piscope-layout"),
+            pictures: slot("piscope-pictures"),
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Mutex::new(None),
@@ -386,6 +393,7 @@ impl Workers {
             Command::LoadUsage { .. } => self.usage_book.put(cmd),
             Command::BuildUsage(_) => self.usage_charts.put(cmd),
             Command::LayOutPreview(_) => self.layouts.put(cmd),
+            Command::DecodePictures(_) => self.pictures.put(cmd),
             Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());
                 let _ = std::thread::Builder::new()

@@ -1,14 +1,17 @@
 //! The context preview pane: the blocks a worker built, a block cursor, a
 //! fold per block (kept by entry id and place, across reloads and
 //! selections), scrolling by block and row, and the laid-out blocks kept
-//! by (block, width, fold) and asked for as they come into view; `draw.rs`
-//! draws it.
+//! by (block, width, fold) and asked for as they come into view, and the
+//! pictures of the images in view kept by (block, image, size) and asked
+//! for likewise (decoded once, on a worker); `draw.rs` draws it.
 
+use crate::render::ImageRoom;
 use crate::tui::input::keymap::Action;
 use crate::tui::model::preview_doc::{
     self, Folds, LaidOut, LayoutKey, LayoutRequest, PreviewBlock, PreviewDoc, PreviewKey,
     PreviewMode, Rows,
 };
+use crate::tui::model::preview_images::{Graphics, ImageKey, ImageRequest, Picture, PictureReady};
 
 mod draw;
 pub mod style;
@@ -23,6 +26,9 @@ use std::sync::Arc;
 /// Laid-out blocks kept; past this the cache starts again (a block is laid
 /// out again in well under a millisecond).
 const CACHE_LIMIT: usize = 20_000;
+/// Pictures kept; past this, those out of view are let go (each holds the
+/// picture's pixels as the terminal is sent them).
+const PICTURE_LIMIT: usize = 48;
 
 #[derive(Debug, Clone, Default)]
 pub struct PreviewPane {
@@ -47,6 +53,12 @@ pub struct PreviewPane {
     /// its rows are scrolled past.
     top: usize,
     top_row: usize,
+    /// How the terminal draws pictures; `None`: images are placeholders.
+    graphics: Option<Arc<Graphics>>,
+    /// Pictures decoded, by image and size.
+    pictures: HashMap<ImageKey, Picture>,
+    /// The pictures last asked of the worker.
+    pictures_asked: Vec<ImageKey>,
 }
 
 impl PreviewPane {
@@ -116,6 +128,7 @@ impl PreviewPane {
         if !same_file {
             self.folds.clear();
             self.cache.clear();
+            self.pictures.clear();
         }
         if self.cache.len() > CACHE_LIMIT {
             self.cache.clear();
@@ -208,7 +221,105 @@ impl PreviewPane {
             blocks: doc.blocks.clone(),
             wanted,
             fold_key: fold_key.to_string(),
+            images: self.image_room(),
         })
+    }
+
+    /// Draws images as pictures with `graphics` (`None`: as placeholders);
+    /// what was laid out before is laid out again.
+    pub fn set_graphics(&mut self, graphics: Option<Graphics>) {
+        self.mode.pictures = graphics.is_some();
+        self.graphics = graphics.map(Arc::new);
+        // Every block's height changes: the view is placed anew on the
+        // document built for this mode.
+        self.doc = None;
+        self.shown.clear();
+        (self.top, self.top_row, self.cursor) = (0, 0, 0);
+        self.cache.clear();
+        self.asked.clear();
+        self.pictures.clear();
+        self.pictures_asked.clear();
+    }
+
+    /// How the terminal draws pictures, when it does.
+    pub fn graphics(&self) -> Option<&Graphics> {
+        self.graphics.as_deref()
+    }
+
+    /// The room the layout keeps for pictures, when they are drawn.
+    pub fn image_room(&self) -> Option<ImageRoom> {
+        self.graphics.as_ref().map(|g| g.room())
+    }
+
+    /// The pictures of the images in view and a screen below not decoded
+    /// yet, as a request for the worker; `None` when there are none, they
+    /// were asked for already, or images are placeholders.
+    pub fn pictures_wanted(&mut self) -> Option<ImageRequest> {
+        let graphics = self.graphics.clone()?;
+        let doc = self.doc.as_ref()?;
+        let h = self.height.max(1);
+        let mut wanted = Vec::new();
+        let mut rows = 0;
+        for pos in self.top..self.shown.len() {
+            if rows >= 2 * h {
+                break;
+            }
+            let Some(laid) = self.rows_at(pos) else {
+                rows += 1;
+                continue;
+            };
+            rows += laid.rows.len();
+            let k = self.shown[pos];
+            for spot in &laid.images {
+                let key = ImageKey::of(&doc.blocks[k], spot);
+                if !self.pictures.contains_key(&key) {
+                    wanted.push((k, key));
+                }
+            }
+        }
+        let keys: Vec<ImageKey> = wanted.iter().map(|(_, k)| k.clone()).collect();
+        if keys.is_empty() || keys == self.pictures_asked {
+            return None;
+        }
+        self.pictures_asked = keys;
+        Some(ImageRequest {
+            blocks: doc.blocks.clone(),
+            wanted,
+            graphics,
+        })
+    }
+
+    /// Takes a picture the worker decoded (or the reason there is none).
+    pub fn picture_ready(&mut self, ready: PictureReady) {
+        self.pictures_asked.retain(|a| a != &ready.key);
+        if self.pictures.len() >= PICTURE_LIMIT {
+            let near = self.pictures_near();
+            self.pictures.retain(|k, _| near.contains(k));
+        }
+        self.pictures.insert(ready.key, ready.picture);
+    }
+
+    /// The picture decoded for `key`, if it has arrived.
+    pub fn picture(&self, key: &ImageKey) -> Option<&Picture> {
+        self.pictures.get(key)
+    }
+
+    /// The names of the pictures of the blocks a screen either side of
+    /// the view.
+    fn pictures_near(&self) -> Vec<ImageKey> {
+        let Some(doc) = &self.doc else {
+            return Vec::new();
+        };
+        let h = self.height.max(1);
+        let from = self.top.saturating_sub(h);
+        let mut out = Vec::new();
+        for pos in from..self.shown.len().min(self.top + 2 * h) {
+            if let Some(laid) = self.rows_at(pos) {
+                let b = &doc.blocks[self.shown[pos]];
+                out.extend(laid.images.iter().map(|s| ImageKey::of(b, s)));
+            }
+        }
+        out
     }
 
     /// The rows of the block at `pos` of the shown ones, when laid out.
@@ -231,7 +342,7 @@ impl PreviewPane {
 
     /// Rows of the block at `pos`: one (its title) until it is laid out.
     pub(super) fn height_of(&self, pos: usize) -> usize {
-        self.rows_at(pos).map_or(1, |r| r.len())
+        self.rows_at(pos).map_or(1, |r| r.rows.len())
     }
 
     /// The row on screen where the block at `pos` starts (0 when it
