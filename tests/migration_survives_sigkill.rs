@@ -5,7 +5,7 @@
 mod common;
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const TRIALS: usize = 50;
 
@@ -56,16 +56,9 @@ fn sigkill_during_migration_leaves_original_or_complete_file() {
     let migrated = &complete[..cut];
     assert!(is_label_after(&complete, migrated, &target));
 
-    let mut seed: u64 = 0x5eed_1234;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        seed >> 33
-    };
     let (mut kept, mut finished) = (0, 0);
-    let span = full_run.as_micros() as u64 + 1;
-    for trial in 0..TRIALS {
+    let mut window = common::KillWindow::new(full_run, 0.0, TRIALS, 0x5eed_1234);
+    while let Some(trial) = window.next_trial(kept, finished) {
         let dir = tmp.path().join(format!("t{trial}"));
         std::fs::create_dir(&dir).expect("mkdir");
         let file = dir.join("session.jsonl");
@@ -76,7 +69,7 @@ fn sigkill_during_migration_leaves_original_or_complete_file() {
             .args([&target, "killed?"])
             .spawn()
             .expect("spawn");
-        std::thread::sleep(Duration::from_micros(next() % span));
+        std::thread::sleep(window.wait());
         let _ = child.kill();
         let _ = child.wait();
         let now = std::fs::read(&file).expect("read");

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const TRIALS: usize = 20;
 const OLD: &str = "/Users/badlogic/workspaces/pi-mono";
@@ -76,33 +76,14 @@ fn sigkill_during_move_project_leaves_original_or_complete_files() {
             .expect("header");
     assert_eq!(header["cwd"], NEW);
 
-    let mut seed: u64 = 0x5eed_9abc;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        seed >> 33
-    };
     let (mut before, mut after) = (0, 0);
-    let mut span = full_run.as_micros() as u64 + 1;
-    let widest = span * 20;
-    // At least TRIALS kills; more, with the window moved, while they all
-    // landed on one side of the new file (a run's time varies with the
-    // machine's load, and the test must see both sides).
-    let mut trial = 0;
-    while trial < TRIALS || ((before == 0 || after == 0) && trial < TRIALS * 10) {
-        if trial >= TRIALS {
-            if after == 0 {
-                span = (span * 3 / 2).min(widest);
-            } else if before == 0 {
-                span = span * 2 / 3 + 1;
-            }
-        }
+    let mut window = common::KillWindow::new(full_run, 0.125, TRIALS, 0x5eed_9abc);
+    while let Some(trial) = window.next_trial(before, after) {
         let at = tmp.path().join(format!("t{trial}"));
         let data = tmp.path().join(format!("d{trial}"));
         let l = layout(&at, &original);
         let mut child = move_project(&data, &l).spawn().expect("spawn");
-        std::thread::sleep(Duration::from_micros(next() % (span + span / 8)));
+        std::thread::sleep(window.wait());
         let _ = child.kill();
         let _ = child.wait();
         let old = std::fs::read(&l.old).ok();
@@ -140,7 +121,6 @@ fn sigkill_during_move_project_leaves_original_or_complete_files() {
             complete,
             "trial {trial}"
         );
-        trial += 1;
     }
     eprintln!("{before} before the new file, {after} after; a full run takes {full_run:?}");
     assert!(

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const TRIALS: usize = 20;
 
@@ -98,16 +98,9 @@ fn kill_prunes(tmp: &Path, base: &[u8], side: &str, seed: u64) {
         "the side branch went"
     );
 
-    let mut seed = seed;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        seed >> 33
-    };
     let (mut kept, mut finished) = (0, 0);
-    let span = full_run.as_micros() as u64 + 1;
-    for trial in 0..TRIALS {
+    let mut window = common::KillWindow::new(full_run, 0.5, TRIALS, seed);
+    while let Some(trial) = window.next_trial(kept, finished) {
         let dir = tmp.join(format!("t{trial}"));
         let trial_data = tmp.join(format!("d{trial}"));
         std::fs::create_dir(&dir).expect("mkdir");
@@ -123,7 +116,7 @@ fn kill_prunes(tmp: &Path, base: &[u8], side: &str, seed: u64) {
             .expect("spawn");
         // Kills spread over the whole run, some after it (a run under load
         // takes longer than the one measured).
-        std::thread::sleep(Duration::from_micros(next() % (span + span / 2)));
+        std::thread::sleep(window.wait());
         let _ = child.kill();
         let _ = child.wait();
         let now = std::fs::read(&file).expect("read");

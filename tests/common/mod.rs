@@ -168,3 +168,58 @@ pub fn pi_reading(file: &Path) -> serde_json::Value {
         "leaf": contexts.last().cloned(),
     })
 }
+
+/// The kill trials of a SIGKILL test: at least `min` kills, each after a
+/// random wait within the window; then more (up to ten times as many), the
+/// window widened or narrowed, while every kill landed on one side of the
+/// change (a run's time varies with the machine's load, and a test that
+/// never saw both sides proved nothing).
+pub struct KillWindow {
+    span: u64,
+    widest: u64,
+    min: usize,
+    trial: usize,
+    seed: u64,
+}
+
+impl KillWindow {
+    /// `full_run`: how long one whole run took; the window starts a little
+    /// past it (`extra` of it more).
+    pub fn new(full_run: std::time::Duration, extra: f64, min: usize, seed: u64) -> KillWindow {
+        let run = full_run.as_micros() as u64 + 1;
+        KillWindow {
+            span: run + (run as f64 * extra) as u64,
+            widest: run * 20,
+            min,
+            trial: 0,
+            seed,
+        }
+    }
+
+    /// The next trial's number, given how many kills so far landed before
+    /// and after the change; `None` when enough have been seen.
+    pub fn next_trial(&mut self, before: usize, after: usize) -> Option<usize> {
+        let lopsided = before == 0 || after == 0;
+        if self.trial >= self.min {
+            if !lopsided || self.trial >= self.min * 10 {
+                return None;
+            }
+            self.span = if after == 0 {
+                (self.span * 3 / 2).min(self.widest)
+            } else {
+                self.span * 2 / 3 + 1
+            };
+        }
+        self.trial += 1;
+        Some(self.trial - 1)
+    }
+
+    /// A random wait within the window.
+    pub fn wait(&mut self) -> std::time::Duration {
+        self.seed = self
+            .seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        std::time::Duration::from_micros((self.seed >> 33) % self.span)
+    }
+}
