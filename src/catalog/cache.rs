@@ -101,42 +101,63 @@ fn read_envelope<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
 }
 
 fn records_of<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Option<Vec<T>> {
-    let (header, payload) = bytes.split_at_checked(HEADER_LEN)?;
-    let (magic, rest) = header.split_at(MAGIC.len());
-    let (format, rest) = rest.split_at(4);
-    let (len, hash) = rest.split_at(8);
-    let ok = magic == MAGIC
-        && u32::from_le_bytes(format.try_into().ok()?) == FORMAT
-        && u64::from_le_bytes(len.try_into().ok()?) == payload.len() as u64
-        && u64::from_le_bytes(hash.try_into().ok()?) == xxhash_rust::xxh3::xxh3_64(payload);
-    if !ok {
-        return None;
-    }
+    let payload = ENVELOPE.payload(bytes)?;
     postcard::from_bytes::<Vec<T>>(payload).ok()
 }
 
-fn bytes_of<T: Serialize>(records: &[T]) -> std::io::Result<Vec<u8>> {
-    let payload = postcard::to_stdvec(records).map_err(std::io::Error::other)?;
-    let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&FORMAT.to_le_bytes());
-    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&payload).to_le_bytes());
-    bytes.extend_from_slice(&payload);
-    Ok(bytes)
+fn write_envelope<T: Serialize>(path: &Path, records: Vec<T>) -> std::io::Result<()> {
+    let payload = postcard::to_stdvec(&records).map_err(std::io::Error::other)?;
+    ENVELOPE.write(path, &payload)
 }
 
-/// Writes a new file beside `path` and renames it over: whatever was at
-/// `path` (a torn file, a FIFO) is replaced, never written through.
-fn write_envelope<T: Serialize>(path: &Path, records: Vec<T>) -> std::io::Result<()> {
-    let bytes = bytes_of(&records)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(&bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+const ENVELOPE: Envelope = Envelope {
+    magic: MAGIC,
+    format: FORMAT,
+};
+
+/// The frame of a cache file that is one checksummed payload: its magic,
+/// format (u32), the payload's length (u64) and xxh3 (u64), little-endian,
+/// then the payload.
+pub(crate) struct Envelope {
+    pub(crate) magic: &'static [u8; 8],
+    pub(crate) format: u32,
+}
+
+impl Envelope {
+    const HEADER_LEN: usize = 8 + 4 + 8 + 8;
+
+    /// The payload of `bytes` when the frame checks out: this magic and
+    /// format, the whole length, the hash.
+    pub(crate) fn payload<'a>(&self, bytes: &'a [u8]) -> Option<&'a [u8]> {
+        let (header, payload) = bytes.split_at_checked(Self::HEADER_LEN)?;
+        let (magic, rest) = header.split_at(self.magic.len());
+        let (format, rest) = rest.split_at(4);
+        let (len, hash) = rest.split_at(8);
+        let ok = magic == self.magic
+            && u32::from_le_bytes(format.try_into().ok()?) == self.format
+            && u64::from_le_bytes(len.try_into().ok()?) == payload.len() as u64
+            && u64::from_le_bytes(hash.try_into().ok()?) == xxhash_rust::xxh3::xxh3_64(payload);
+        ok.then_some(payload)
+    }
+
+    /// Writes `payload`, framed, to a new file beside `path` and renames it
+    /// over: whatever was at `path` (a torn file, a FIFO) is replaced, never
+    /// written through.
+    pub(crate) fn write(&self, path: &Path, payload: &[u8]) -> std::io::Result<()> {
+        let mut bytes = Vec::with_capacity(Self::HEADER_LEN + payload.len());
+        bytes.extend_from_slice(self.magic);
+        bytes.extend_from_slice(&self.format.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
+        bytes.extend_from_slice(payload);
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        tmp.write_all(&bytes)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    }
 }
 
 impl Cache {

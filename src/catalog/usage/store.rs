@@ -12,20 +12,22 @@
 //! taken as they were, without hashing every record's key again.
 
 use super::FileUsage;
+use crate::catalog::cache::Envelope;
 use crate::catalog::discover::FileStamp;
 use crate::session::file::read_regular;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
 const FORMAT: u32 = 3;
-/// `MAGIC`, the format (u32), the payload's length (u64) and its xxh3 hash
-/// (u64), little-endian, then the payload (postcard).
-const MAGIC: &[u8; 8] = b"piscopeU";
-const HEADER_LEN: usize = MAGIC.len() + 4 + 8 + 8;
+/// The catalog cache's frame (magic, format, length, xxh3) around the
+/// payload (postcard).
+const ENVELOPE: Envelope = Envelope {
+    magic: b"piscopeU",
+    format: FORMAT,
+};
 pub(super) const FILE_NAME: &str = "usage-records.bin";
 
 #[derive(Serialize, Deserialize)]
@@ -82,7 +84,9 @@ impl UsageCache {
     /// Loads what is kept in `dir` (the catalog's cache folder).
     pub fn open(dir: PathBuf) -> UsageCache {
         let bytes = read_regular(&dir.join(FILE_NAME)).unwrap_or_default();
-        let payload = payload_of(&bytes).and_then(|p| postcard::from_bytes::<Payload>(p).ok());
+        let payload = ENVELOPE
+            .payload(&bytes)
+            .and_then(|p| postcard::from_bytes::<Payload>(p).ok());
         let (book, files) = payload.map_or((None, Vec::new()), |p| (p.book, p.files));
         let files = files
             .into_iter()
@@ -187,33 +191,10 @@ impl UsageCache {
             files,
         };
         let payload = postcard::to_stdvec(&payload).map_err(std::io::Error::other)?;
-        let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&FORMAT.to_le_bytes());
-        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&payload).to_le_bytes());
-        bytes.extend_from_slice(&payload);
-        std::fs::create_dir_all(&dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
-        tmp.write_all(&bytes)?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(dir.join(FILE_NAME)).map_err(|e| e.error)?;
+        ENVELOPE.write(&dir.join(FILE_NAME), &payload)?;
         self.dirty = false;
         Ok(())
     }
-}
-
-/// The payload of a cache file whose header checks out.
-fn payload_of(bytes: &[u8]) -> Option<&[u8]> {
-    let (header, payload) = bytes.split_at_checked(HEADER_LEN)?;
-    let (magic, rest) = header.split_at(MAGIC.len());
-    let (format, rest) = rest.split_at(4);
-    let (len, hash) = rest.split_at(8);
-    let ok = magic == MAGIC
-        && u32::from_le_bytes(format.try_into().ok()?) == FORMAT
-        && u64::from_le_bytes(len.try_into().ok()?) == payload.len() as u64
-        && u64::from_le_bytes(hash.try_into().ok()?) == xxhash_rust::xxh3::xxh3_64(payload);
-    ok.then_some(payload)
 }
 
 #[cfg(test)]
