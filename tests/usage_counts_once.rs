@@ -386,6 +386,40 @@ fn every_total_counts_each_entry_once() {
     let by_session = expected(&rest, &|f, _| f.path.display().to_string());
     let after = stats(cwd, &cache, cwd, &["--all", "--by", "session"]);
     check(&after, &by_session, "the original gone");
+    // A turn appended to one session (as pi appends it) counts at once: the
+    // book kept for the files as they were is not taken for them now.
+    let grown = &rest[0].path;
+    let text = std::fs::read_to_string(grown).expect("read");
+    let entries: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect();
+    let mut turn = entries
+        .iter()
+        .rfind(|e| e["message"]["role"] == "assistant" && e["message"]["usage"].is_object())
+        .expect("an assistant turn with usage")
+        .clone();
+    let leaf = entries
+        .iter()
+        .rev()
+        .find_map(|e| e["id"].as_str().map(str::to_string))
+        .expect("an entry with an id");
+    turn["id"] = "appended1".into();
+    turn["parentId"] = leaf.into();
+    turn["timestamp"] = "2027-03-04T05:06:07.000Z".into();
+    turn["message"]["usage"]["cost"]["total"] = 1234.5.into();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(grown)
+        .expect("open to append");
+    std::io::Write::write_all(&mut f, format!("{turn}\n").as_bytes()).expect("append");
+    let rest: Vec<File> = rest.iter().map(|f| walk(&f.path)).collect();
+    let by_day = expected(&rest, &|_, r| r.day.clone());
+    assert!(by_day.contains_key("2027-03-04"));
+    let by = |g: &str| stats(cwd, &cache, cwd, &["--all", "--by", g]);
+    check(&by("day"), &by_day, "a turn appended");
+    let by_session = expected(&rest, &|f, _| f.path.display().to_string());
+    check(&by("session"), &by_session, "a turn appended, per session");
 }
 
 /// The current folder's stats are its sessions' own spend: a clone made

@@ -18,7 +18,7 @@ pub use store::UsageCache;
 use super::discover::{self, Candidate, FileStamp, Layout, Scope, SessionsFolder};
 use super::problem::CatalogProblem;
 use crate::session::file::open_regular;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -202,18 +202,90 @@ impl FileUsage {
     }
 }
 
+/// Records that no report can tell apart, summed: the same quarter hour
+/// (time zones move day boundaries by whole quarter hours), kind, model,
+/// owner and branch. A session of thousands of turns folds into a few
+/// dozen of these, which is what the cache keeps and the reports add up.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rollup {
+    /// Quarter hours since 1970-01-01 UTC (`None`: records without a time).
+    pub quarter: Option<i64>,
+    pub kind: RecordKind,
+    /// Index into the session's `models`.
+    pub model: Option<u16>,
+    /// Owned here (else held as a copy of an earlier session's record).
+    pub owned: bool,
+    /// Off the branch pi resumes on.
+    pub abandoned: bool,
+    /// How many records.
+    pub count: u32,
+    pub spend: Spend,
+}
+
+/// The length of a [`Rollup`]'s quarter hour.
+pub const QUARTER_MS: i64 = 15 * 60 * 1000;
+
 /// One session's usage, with what it owns told apart.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionUsage {
     pub path: PathBuf,
-    pub usage: Arc<FileUsage>,
-    /// Per record: owned here (else inherited from an earlier copy).
-    pub owned: Vec<bool>,
+    /// The header's `cwd`.
+    pub cwd: String,
+    /// The model ids its records name, first use first.
+    pub models: Vec<String>,
+    /// Its records, folded (in the order each kind first appears).
+    pub rollups: Vec<Rollup>,
     /// What it owns, what it holds as copies, and the part of what it owns
     /// that is off the branch pi resumes on.
     pub own: Spend,
     pub inherited: Spend,
     pub abandoned: Spend,
+}
+
+impl SessionUsage {
+    /// Folds `usage`'s records, each owned or not as `owned` says.
+    fn of(path: PathBuf, usage: &FileUsage, owned: &[bool]) -> SessionUsage {
+        let (mut own, mut inherited, mut abandoned) = <(Spend, Spend, Spend)>::default();
+        let mut rollups: Vec<Rollup> = Vec::new();
+        // Quarter, kind, model, owned, abandoned: what a rollup holds alike.
+        type Alike = (Option<i64>, u8, Option<u16>, bool, bool);
+        let mut slot: FxHashMap<Alike, usize> = FxHashMap::default();
+        for (r, &mine) in usage.records.iter().zip(owned) {
+            if mine {
+                own.add(&r.spend);
+                if r.abandoned {
+                    abandoned.add(&r.spend);
+                }
+            } else {
+                inherited.add(&r.spend);
+            }
+            let quarter = r.time_ms.map(|t| t.div_euclid(QUARTER_MS));
+            let key = (quarter, r.kind as u8, r.model, mine, r.abandoned);
+            let i = *slot.entry(key).or_insert_with(|| {
+                rollups.push(Rollup {
+                    quarter,
+                    kind: r.kind,
+                    model: r.model,
+                    owned: mine,
+                    abandoned: r.abandoned,
+                    count: 0,
+                    spend: Spend::default(),
+                });
+                rollups.len() - 1
+            });
+            rollups[i].count += 1;
+            rollups[i].spend.add(&r.spend);
+        }
+        SessionUsage {
+            path,
+            cwd: usage.cwd.clone(),
+            models: usage.models.clone(),
+            rollups,
+            own,
+            inherited,
+            abandoned,
+        }
+    }
 }
 
 /// How the records were obtained.
@@ -257,7 +329,7 @@ impl UsageBook {
             }
             (Scope::Current, Layout::Flat) => {
                 let cwd = &self.folder.cwd;
-                !s.usage.cwd.is_empty() && discover::normalize(&cwd.join(&s.usage.cwd)) == *cwd
+                !s.cwd.is_empty() && discover::normalize(&cwd.join(&s.cwd)) == *cwd
             }
         }
     }
@@ -274,10 +346,22 @@ impl UsageBook {
 
 /// Reads the usage of every session in `folder` (all projects: a copy in
 /// one project may come from another), through `cache`, and decides who
-/// owns each record.
+/// owns each record. When no file changed since the cache kept its book,
+/// the book is taken as it was and no record is read.
 pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
     let mut problems = Vec::new();
     let candidates = discover::candidates(folder, Scope::All, &mut problems);
+    let stamps: Option<Vec<(PathBuf, FileStamp)>> = candidates
+        .iter()
+        .map(|c| c.meta.map(|m| (c.path.clone(), m)))
+        .collect();
+    if let Some(sessions) = stamps.as_deref().and_then(|s| cache.kept_book(folder, s)) {
+        let stats = UsageLoadStats {
+            from_cache: candidates.len(),
+            read: 0,
+        };
+        return UsageBook::new(folder.clone(), sessions, problems, stats);
+    }
     let mut files: Vec<Option<Arc<FileUsage>>> = candidates
         .iter()
         .map(|c| c.meta.and_then(|m| cache.get(&c.path, m)))
@@ -289,6 +373,9 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
         from_cache: candidates.len() - todo.len(),
         read: 0,
     };
+    // The book is kept only when every file was read whole from the very
+    // version its stamp names.
+    let mut keep = stamps.is_some();
     for (i, r) in read_all(&candidates, &todo) {
         match r {
             Ok((u, steady)) => {
@@ -296,20 +383,28 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
                 if let (Some(m), true) = (candidates[i].meta, steady) {
                     cache.put(&candidates[i].path, m, u.clone());
                 }
+                keep &= steady;
                 stats.read += 1;
                 files[i] = Some(u);
             }
-            Err(p) => problems.push(p),
+            Err(p) => {
+                keep = false;
+                problems.push(p);
+            }
         }
     }
-    let present: FxHashSet<&Path> = candidates.iter().map(|c| c.path.as_path()).collect();
-    cache.forget_missing_under(&folder.dir, &|p| present.contains(p));
-    let sessions: Vec<(PathBuf, Option<FileStamp>, Arc<FileUsage>)> = candidates
+    let present: Vec<&Path> = candidates.iter().map(|c| c.path.as_path()).collect();
+    cache.forget_missing_under(&folder.dir, &present);
+    let sessions: Vec<(PathBuf, Arc<FileUsage>)> = candidates
         .into_iter()
         .zip(files)
-        .filter_map(|(c, u)| u.filter(|u| u.is_session).map(|u| (c.path, c.meta, u)))
+        .filter_map(|(c, u)| u.filter(|u| u.is_session).map(|u| (c.path, u)))
         .collect();
-    let mut book = book(folder.clone(), sessions, problems, stats, cache);
+    let sessions = decide_owners(sessions);
+    if let (true, Some(stamps)) = (keep, stamps) {
+        cache.keep_book(folder, stamps, &sessions);
+    }
+    let mut book = UsageBook::new(folder.clone(), sessions, problems, stats);
     if let Err(e) = cache.save() {
         book.problems.push(CatalogProblem::new(
             &super::cache::default_dir().unwrap_or_default(),
@@ -319,109 +414,53 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
     book
 }
 
-/// What tells one set of sessions from another for ownership: every
-/// session's path and stamp, in owning order (`None` when one has no stamp,
-/// so its owners are never taken from the cache).
-fn fingerprint(
-    sessions: &[(PathBuf, Option<FileStamp>, Arc<FileUsage>)],
-    order: &[usize],
-) -> Option<u64> {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for &i in order {
-        let (path, stamp, _) = &sessions[i];
-        let s = (*stamp)?;
-        h.update(path.as_os_str().as_encoded_bytes());
-        h.update(&[0]);
-        for n in [s.size, s.inode, s.device] {
-            h.update(&n.to_le_bytes());
-        }
-        h.update(&s.mtime_ns.to_le_bytes());
-    }
-    Some(h.digest())
-}
-
-/// The book of `sessions`, with each record's owner decided (or, when no
-/// session changed since, as the cache kept it).
-fn book(
-    folder: SessionsFolder,
-    sessions: Vec<(PathBuf, Option<FileStamp>, Arc<FileUsage>)>,
-    problems: Vec<CatalogProblem>,
-    stats: UsageLoadStats,
-    cache: &mut UsageCache,
-) -> UsageBook {
+/// Each session's usage with the owner of every record decided: the
+/// session that holds a key earliest (by header time, then path) owns it.
+fn decide_owners(sessions: Vec<(PathBuf, Arc<FileUsage>)>) -> Vec<SessionUsage> {
     let mut order: Vec<usize> = (0..sessions.len()).collect();
     order.sort_by(|&a, &b| {
-        let (pa, _, ua) = &sessions[a];
-        let (pb, _, ub) = &sessions[b];
+        let (pa, ua) = &sessions[a];
+        let (pb, ub) = &sessions[b];
         let time = |u: &FileUsage| u.created_ms.unwrap_or(i64::MAX);
         time(ua).cmp(&time(ub)).then_with(|| pa.cmp(pb))
     });
-    let print = fingerprint(&sessions, &order);
-    let kept: Option<Vec<Vec<bool>>> = print.and_then(|f| {
-        sessions
+    let records: usize = sessions.iter().map(|(_, u)| u.records.len()).sum();
+    let mut seen = FxHashSet::with_capacity_and_hasher(records, Default::default());
+    let mut owned: Vec<Vec<bool>> = vec![Vec::new(); sessions.len()];
+    for &i in &order {
+        owned[i] = sessions[i]
+            .1
+            .records
             .iter()
-            .map(|(path, _, _)| cache.owned(f, path))
-            .collect()
-    });
-    let owned = kept.unwrap_or_else(|| {
-        let records: usize = sessions.iter().map(|(_, _, u)| u.records.len()).sum();
-        let mut seen = FxHashSet::with_capacity_and_hasher(records, Default::default());
-        let mut owned: Vec<Vec<bool>> = vec![Vec::new(); sessions.len()];
-        for &i in &order {
-            owned[i] = sessions[i]
-                .2
-                .records
-                .iter()
-                .map(|r| seen.insert(r.key))
-                .collect();
-        }
-        if let Some(f) = print {
-            let owners = sessions
-                .iter()
-                .zip(&owned)
-                .map(|((path, _, _), o)| (path.as_path(), o.as_slice()));
-            cache.keep_owners(f, owners);
-        }
-        owned
-    });
-    let sessions: Vec<(PathBuf, Arc<FileUsage>)> =
-        sessions.into_iter().map(|(p, _, u)| (p, u)).collect();
-    let sessions: Vec<SessionUsage> = sessions
+            .map(|r| seen.insert(r.key))
+            .collect();
+    }
+    sessions
         .into_iter()
         .zip(owned)
-        .map(|((path, usage), owned)| {
-            let (mut own, mut inherited, mut abandoned) = Default::default();
-            for (r, &mine) in usage.records.iter().zip(&owned) {
-                if mine {
-                    Spend::add(&mut own, &r.spend);
-                    if r.abandoned {
-                        Spend::add(&mut abandoned, &r.spend);
-                    }
-                } else {
-                    Spend::add(&mut inherited, &r.spend);
-                }
-            }
-            SessionUsage {
-                path,
-                usage,
-                owned,
-                own,
-                inherited,
-                abandoned,
-            }
-        })
-        .collect();
-    let by_path = sessions
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.path.clone(), i))
-        .collect();
-    UsageBook {
-        folder,
-        sessions,
-        by_path,
-        problems,
-        stats,
+        .map(|((path, usage), owned)| SessionUsage::of(path, &usage, &owned))
+        .collect()
+}
+
+impl UsageBook {
+    fn new(
+        folder: SessionsFolder,
+        sessions: Vec<SessionUsage>,
+        problems: Vec<CatalogProblem>,
+        stats: UsageLoadStats,
+    ) -> UsageBook {
+        let by_path = sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.path.clone(), i))
+            .collect();
+        UsageBook {
+            folder,
+            sessions,
+            by_path,
+            problems,
+            stats,
+        }
     }
 }
 

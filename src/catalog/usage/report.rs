@@ -2,7 +2,7 @@
 //! model or session), within a date range, with the totals, and the JSON
 //! whose core scripts can rely on (see the README).
 
-use super::{RecordKind, SessionUsage, Spend, UsageBook};
+use super::{QUARTER_MS, RecordKind, Rollup, SessionUsage, Spend, UsageBook};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
@@ -72,8 +72,6 @@ struct Days<'a> {
     zone: &'a Zone,
     memo: FxHashMap<i64, i64>,
 }
-
-const QUARTER_MS: i64 = 15 * 60 * 1000;
 
 impl Days<'_> {
     fn of(&mut self, ms: i64) -> i64 {
@@ -205,25 +203,27 @@ pub struct Group {
 }
 
 impl Group {
-    fn add(&mut self, kind: RecordKind, s: &Spend, owned: bool, abandoned: bool) {
-        if !owned {
+    fn add(&mut self, r: &Rollup) {
+        let s = &r.spend;
+        if !r.owned {
             self.inherited.add(s);
             return;
         }
         self.all.add(s);
-        if abandoned {
+        if r.abandoned {
             self.abandoned.add(s);
         }
         let c = &mut self.counts;
-        match kind {
+        let n = u64::from(r.count);
+        match r.kind {
             RecordKind::Assistant => {
                 self.assistant.add(s);
-                c.assistant += 1;
+                c.assistant += n;
             }
-            RecordKind::UsageEntry => c.usage += 1,
-            RecordKind::Compaction => c.compaction += 1,
-            RecordKind::BranchSummary => c.branch_summary += 1,
-            RecordKind::Other => c.other += 1,
+            RecordKind::UsageEntry => c.usage += n,
+            RecordKind::Compaction => c.compaction += n,
+            RecordKind::BranchSummary => c.branch_summary += n,
+            RecordKind::Other => c.other += n,
         }
     }
 
@@ -270,7 +270,7 @@ pub fn report(
     };
     let mut groups: FxHashMap<Key, Group> = FxHashMap::default();
     for s in book.sessions.iter().filter(|s| pick(s)) {
-        let u = &s.usage;
+        let u = s;
         // Text keys are made once per session (per model for models), not
         // once per record.
         let mut local: Vec<Group> = match by {
@@ -278,8 +278,8 @@ pub fn report(
             By::Project | By::Session => vec![Group::default()],
             _ => Vec::new(),
         };
-        for (r, &owned) in u.records.iter().zip(&s.owned) {
-            let day = r.time_ms.map(|t| days.of(t));
+        for r in &s.rollups {
+            let day = r.quarter.map(|q| days.of(q * QUARTER_MS));
             if !range.holds(day) {
                 continue;
             }
@@ -303,7 +303,7 @@ pub fn report(
                 Ok(i) => &mut local[i],
                 Err(key) => groups.entry(key).or_default(),
             };
-            g.add(r.kind, &r.spend, owned, r.abandoned);
+            g.add(r);
         }
         for (i, g) in local.iter().enumerate() {
             if g == &Group::default() {

@@ -1,42 +1,46 @@
-//! The usage records' own cache file, beside the catalog's: each file's
-//! records keyed by path, size, mtime and inode, so an unchanged file is
-//! never read again for its usage.
+//! The usage cache, beside the catalog's, in two files:
+//!
+//! - `usage-records.bin`: each file's records keyed by its absolute path,
+//!   size, mtime and inode, so an unchanged file is never read again for
+//!   its usage;
+//! - `usage-book.bin`: the last book (every session's records folded, with
+//!   their owners decided) and the stamps of the very files it was made
+//!   from. When the sessions folder holds those files unchanged, the book
+//!   is taken as it was, and the records are not even opened.
 //!
 //! Same safety rules as the catalog's cache: written to a temp file and
 //! renamed over (concurrent piscopes never leave a torn file), checksummed
 //! (a damaged or foreign file is ignored and rebuilt, never believed), and
 //! read only when it is a regular file.
-//!
-//! It also keeps who owned each record last time, with a fingerprint of
-//! every session's path and stamp: when no file changed, the owners are
-//! taken as they were, without hashing every record's key again.
 
-use super::FileUsage;
+use super::{FileUsage, SessionUsage};
 use crate::catalog::cache::Envelope;
-use crate::catalog::discover::FileStamp;
+use crate::catalog::discover::{FileStamp, SessionsFolder};
 use crate::session::file::read_regular;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 3;
-/// The catalog cache's frame (magic, format, length, xxh3) around the
-/// payload (postcard).
-const ENVELOPE: Envelope = Envelope {
+/// The records file's frame (magic, format, length, xxh3) around its
+/// payload (postcard). Bump the format when the layout or the meaning of a
+/// cached field changes.
+const RECORDS: Envelope = Envelope {
     magic: b"piscopeU",
-    format: FORMAT,
+    format: 4,
+};
+const BOOK: Envelope = Envelope {
+    magic: b"piscopeB",
+    format: 1,
 };
 pub(super) const FILE_NAME: &str = "usage-records.bin";
+const BOOK_FILE: &str = "usage-book.bin";
 
 #[derive(Serialize, Deserialize)]
 struct Stored {
     path: PathBuf,
     stamp: FileStamp,
     usage: FileUsage,
-    /// One bit per record, set where this file owned it (see [`Payload`]).
-    owned: Option<Vec<u8>>,
 }
 
 #[derive(Serialize)]
@@ -44,35 +48,48 @@ struct StoredRef<'a> {
     path: &'a Path,
     stamp: FileStamp,
     usage: &'a FileUsage,
-    owned: Option<&'a Vec<u8>>,
 }
 
+/// A book and what it was made from.
 #[derive(Serialize, Deserialize)]
-struct Payload {
-    /// The fingerprint of the book whose owners the files' bits say.
-    book: Option<u64>,
-    files: Vec<Stored>,
+struct Book {
+    /// The sessions folder as given and the folder it was seen from (a
+    /// relative folder names another one elsewhere).
+    dir: PathBuf,
+    cwd: PathBuf,
+    /// Every file found there, in the order found, with its stamp.
+    files: Vec<(PathBuf, FileStamp)>,
+    sessions: Vec<SessionUsage>,
 }
 
 #[derive(Serialize)]
-struct PayloadRef<'a> {
-    book: Option<u64>,
-    files: Vec<StoredRef<'a>>,
+struct BookRef<'a> {
+    dir: &'a Path,
+    cwd: &'a Path,
+    files: &'a [(PathBuf, FileStamp)],
+    sessions: &'a [SessionUsage],
 }
 
 struct Kept {
     stamp: FileStamp,
     usage: Arc<FileUsage>,
-    owned: Option<Vec<u8>>,
 }
 
-/// The usage cache, loaded.
+/// The usage cache, opened; each file is read when first needed.
 #[derive(Default)]
 pub struct UsageCache {
     dir: Option<PathBuf>,
-    files: HashMap<PathBuf, Kept>,
-    book: Option<u64>,
-    dirty: bool,
+    /// Keyed by absolute path (`None` until read).
+    files: Option<HashMap<PathBuf, Kept>>,
+    files_dirty: bool,
+    /// A book to write at the next save.
+    book: Option<Vec<u8>>,
+}
+
+/// The key of a file: its absolute path, so a folder named relatively and
+/// absolutely shares its entries.
+fn key(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 impl UsageCache {
@@ -81,118 +98,121 @@ impl UsageCache {
         UsageCache::default()
     }
 
-    /// Loads what is kept in `dir` (the catalog's cache folder).
+    /// The cache kept in `dir` (the catalog's cache folder).
     pub fn open(dir: PathBuf) -> UsageCache {
-        let bytes = read_regular(&dir.join(FILE_NAME)).unwrap_or_default();
-        let payload = ENVELOPE
-            .payload(&bytes)
-            .and_then(|p| postcard::from_bytes::<Payload>(p).ok());
-        let (book, files) = payload.map_or((None, Vec::new()), |p| (p.book, p.files));
-        let files = files
-            .into_iter()
-            .map(|s| {
-                let kept = Kept {
-                    stamp: s.stamp,
-                    usage: Arc::new(s.usage),
-                    owned: s.owned,
-                };
-                (s.path, kept)
-            })
-            .collect();
         UsageCache {
             dir: Some(dir),
-            files,
-            book,
-            dirty: false,
+            ..UsageCache::default()
         }
     }
 
+    fn files(&mut self) -> &mut HashMap<PathBuf, Kept> {
+        let dir = self.dir.as_deref();
+        self.files.get_or_insert_with(|| {
+            let Some(dir) = dir else {
+                return HashMap::new();
+            };
+            let bytes = read_regular(&dir.join(FILE_NAME)).unwrap_or_default();
+            let stored = RECORDS
+                .payload(&bytes)
+                .and_then(|p| postcard::from_bytes::<Vec<Stored>>(p).ok())
+                .unwrap_or_default();
+            stored
+                .into_iter()
+                .map(|s| {
+                    let kept = Kept {
+                        stamp: s.stamp,
+                        usage: Arc::new(s.usage),
+                    };
+                    (s.path, kept)
+                })
+                .collect()
+        })
+    }
+
     /// The records of `path` when they were read from this very version.
-    pub(super) fn get(&self, path: &Path, stamp: FileStamp) -> Option<Arc<FileUsage>> {
-        let k = self.files.get(path)?;
+    pub(super) fn get(&mut self, path: &Path, stamp: FileStamp) -> Option<Arc<FileUsage>> {
+        self.dir.as_ref()?;
+        let k = self.files().get(&key(path))?;
         (k.stamp == stamp).then(|| k.usage.clone())
     }
 
     pub(super) fn put(&mut self, path: &Path, stamp: FileStamp, usage: Arc<FileUsage>) {
         if self.dir.is_some() {
-            let kept = Kept {
-                stamp,
-                usage,
-                owned: None,
-            };
-            self.files.insert(path.to_path_buf(), kept);
-            self.dirty = true;
+            self.files().insert(key(path), Kept { stamp, usage });
+            self.files_dirty = true;
         }
     }
 
-    /// Which of `path`'s records it owned in the book `fingerprint`, when
-    /// that is the book kept.
-    pub(super) fn owned(&self, fingerprint: u64, path: &Path) -> Option<Vec<bool>> {
-        if self.book != Some(fingerprint) {
-            return None;
+    /// Forgets files under `dir` that are not among `present`.
+    pub(super) fn forget_missing_under(&mut self, dir: &Path, present: &[&Path]) {
+        if self.dir.is_none() {
+            return;
         }
-        let k = self.files.get(path)?;
-        let bits = k.owned.as_ref()?;
-        let n = k.usage.records.len();
-        (bits.len() == n.div_ceil(8))
-            .then(|| (0..n).map(|i| bits[i / 8] >> (i % 8) & 1 == 1).collect())
+        let dir = key(dir);
+        let present: rustc_hash::FxHashSet<PathBuf> = present.iter().map(|p| key(p)).collect();
+        let files = self.files();
+        let before = files.len();
+        files.retain(|p, _| !p.starts_with(&dir) || present.contains(p));
+        self.files_dirty |= files.len() != before;
     }
 
-    /// Keeps who owned what in the book `fingerprint`.
-    pub(super) fn keep_owners<'a>(
+    /// The book kept for `folder` when it was made from exactly `files`.
+    pub(super) fn kept_book(
+        &self,
+        folder: &SessionsFolder,
+        files: &[(PathBuf, FileStamp)],
+    ) -> Option<Vec<SessionUsage>> {
+        let dir = self.dir.as_ref()?;
+        let bytes = read_regular(&dir.join(BOOK_FILE)).ok()?;
+        let book: Book = postcard::from_bytes(BOOK.payload(&bytes)?).ok()?;
+        (book.dir == folder.dir && book.cwd == folder.cwd && book.files == files)
+            .then_some(book.sessions)
+    }
+
+    /// Keeps `sessions` as the book made from `files` in `folder`.
+    pub(super) fn keep_book(
         &mut self,
-        fingerprint: u64,
-        owners: impl Iterator<Item = (&'a Path, &'a [bool])>,
+        folder: &SessionsFolder,
+        files: Vec<(PathBuf, FileStamp)>,
+        sessions: &[SessionUsage],
     ) {
         if self.dir.is_none() {
             return;
         }
-        for k in self.files.values_mut() {
-            k.owned = None;
-        }
-        for (path, owned) in owners {
-            if let Some(k) = self.files.get_mut(path) {
-                let mut bits = vec![0u8; owned.len().div_ceil(8)];
-                for (i, _) in owned.iter().enumerate().filter(|(_, o)| **o) {
-                    bits[i / 8] |= 1 << (i % 8);
-                }
-                k.owned = Some(bits);
-            }
-        }
-        self.book = Some(fingerprint);
-        self.dirty = true;
-    }
-
-    /// Forgets files under `dir` that are not in `present`.
-    pub(super) fn forget_missing_under(&mut self, dir: &Path, present: &dyn Fn(&Path) -> bool) {
-        let before = self.files.len();
-        self.files.retain(|p, _| !p.starts_with(dir) || present(p));
-        self.dirty |= self.files.len() != before;
+        let book = BookRef {
+            dir: &folder.dir,
+            cwd: &folder.cwd,
+            files: &files,
+            sessions,
+        };
+        // A book that cannot be written down (a path that is not UTF-8)
+        // is made again next time.
+        self.book = postcard::to_stdvec(&book).ok();
     }
 
     /// Writes what changed; an error is only reported (the cache only
     /// makes answers faster).
     pub fn save(&mut self) -> std::io::Result<()> {
-        let Some(dir) = self.dir.clone().filter(|_| self.dirty) else {
+        let Some(dir) = self.dir.clone() else {
             return Ok(());
         };
-        let files: Vec<StoredRef> = self
-            .files
-            .iter()
-            .map(|(path, k)| StoredRef {
-                path,
-                stamp: k.stamp,
-                usage: &k.usage,
-                owned: k.owned.as_ref(),
-            })
-            .collect();
-        let payload = PayloadRef {
-            book: self.book,
-            files,
-        };
-        let payload = postcard::to_stdvec(&payload).map_err(std::io::Error::other)?;
-        ENVELOPE.write(&dir.join(FILE_NAME), &payload)?;
-        self.dirty = false;
+        if let (true, Some(files)) = (self.files_dirty, &self.files) {
+            let stored: Vec<StoredRef> = files
+                .iter()
+                .map(|(path, k)| StoredRef {
+                    path,
+                    stamp: k.stamp,
+                    usage: &k.usage,
+                })
+                .collect();
+            let payload = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
+            RECORDS.write(&dir.join(FILE_NAME), &payload)?;
+            self.files_dirty = false;
+        }
+        if let Some(book) = self.book.take() {
+            BOOK.write(&dir.join(BOOK_FILE), &book)?;
+        }
         Ok(())
     }
 }
@@ -246,7 +266,7 @@ mod tests {
         };
         c.put(Path::new("/s/a.jsonl"), stamp(10), Arc::new(usage.clone()));
         c.save().expect("save");
-        let again = UsageCache::open(dir.path().to_path_buf());
+        let mut again = UsageCache::open(dir.path().to_path_buf());
         let got = again.get(Path::new("/s/a.jsonl"), stamp(10)).expect("kept");
         assert_eq!(got.cwd, "/p");
         assert_eq!(got.records, usage.records);
@@ -258,7 +278,62 @@ mod tests {
         let last = bytes.len() - 1;
         bytes[last] ^= 1;
         std::fs::write(&file, bytes).expect("write");
-        let damaged = UsageCache::open(dir.path().to_path_buf());
+        let mut damaged = UsageCache::open(dir.path().to_path_buf());
         assert!(damaged.get(Path::new("/s/a.jsonl"), stamp(10)).is_none());
+    }
+
+    #[test]
+    fn a_relative_path_and_its_absolute_one_are_one_entry() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut c = UsageCache::open(dir.path().to_path_buf());
+        let usage = Arc::new(FileUsage {
+            is_session: true,
+            ..FileUsage::default()
+        });
+        c.put(Path::new("some/s.jsonl"), stamp(3), usage);
+        let absolute = std::path::absolute("some/s.jsonl").expect("absolute");
+        assert!(c.get(&absolute, stamp(3)).is_some());
+        c.put(&absolute, stamp(3), Arc::new(FileUsage::default()));
+        assert_eq!(c.files().len(), 1);
+    }
+
+    #[test]
+    fn a_book_is_taken_only_for_the_files_it_was_made_from() {
+        use crate::catalog::discover::{Layout, SessionsFolder};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let folder = SessionsFolder::at("/s".into(), Layout::PerProject, "/home".into());
+        let files = vec![
+            (PathBuf::from("/s/a.jsonl"), stamp(10)),
+            (PathBuf::from("/s/b.jsonl"), stamp(20)),
+        ];
+        let session = SessionUsage::of(
+            "/s/a.jsonl".into(),
+            &FileUsage {
+                is_session: true,
+                cwd: "/p".into(),
+                ..FileUsage::default()
+            },
+            &[],
+        );
+        let mut c = UsageCache::open(dir.path().to_path_buf());
+        c.keep_book(&folder, files.clone(), std::slice::from_ref(&session));
+        c.save().expect("save");
+        let c = UsageCache::open(dir.path().to_path_buf());
+        let got = c.kept_book(&folder, &files).expect("the same files");
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].cwd, "/p");
+        // One file changed, one gone, one more, or the order moved: made again.
+        let mut changed = files.clone();
+        changed[1].1 = stamp(21);
+        assert!(c.kept_book(&folder, &changed).is_none());
+        assert!(c.kept_book(&folder, &files[..1]).is_none());
+        let mut more = files.clone();
+        more.push((PathBuf::from("/s/c.jsonl"), stamp(1)));
+        assert!(c.kept_book(&folder, &more).is_none());
+        // Another folder, or the same relative folder seen from elsewhere.
+        let other = SessionsFolder::at("/t".into(), Layout::PerProject, "/home".into());
+        assert!(c.kept_book(&other, &files).is_none());
+        let elsewhere = SessionsFolder::at("/s".into(), Layout::PerProject, "/tmp".into());
+        assert!(c.kept_book(&elsewhere, &files).is_none());
     }
 }
