@@ -445,7 +445,27 @@ fn the_current_folder_counts_its_own_spend() {
     }
     assert_eq!(report["total"]["cost"].as_f64(), Some(0.0));
     assert_eq!(report["total"]["input"].as_f64(), Some(0.0));
-    assert!(report["total"]["inherited"]["cost"].as_f64().unwrap_or(0.0) > 0.0);
+    let inherited = report["total"]["inherited"]["cost"].as_f64().unwrap_or(0.0);
+    assert!(inherited > 0.01, "{report}");
+    // `piscope ls` says the same: the clone's cost column is its own spend,
+    // whatever its file holds, with and without the cache.
+    for cached in [true, false] {
+        let mut ls = Command::new(env!("CARGO_BIN_EXE_piscope"));
+        ls.arg("ls")
+            .env("PI_CODING_AGENT_DIR", tmp.path())
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .env("XDG_CACHE_HOME", &cache)
+            .current_dir(&here);
+        if !cached {
+            ls.arg("--no-cache");
+        }
+        let o = ls.output().expect("run piscope ls");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let table = String::from_utf8_lossy(&o.stdout).to_string();
+        let rows: Vec<&str> = table.lines().skip(1).collect();
+        assert_eq!(rows.len(), 1, "{table}");
+        assert!(rows[0].trim_end().ends_with("$0.00"), "{table}");
+    }
     // pi appends two turns (one assistant message with usage): now it owns them.
     let o = node(&repo().join("tests/conformance/pi-appender.mjs"))
         .args(["append", &clone.to_string_lossy(), "2"])

@@ -4,6 +4,7 @@
 use super::args::ListArgs;
 use super::warn;
 use crate::catalog::deep::{DeepHit, deep_search_each};
+use crate::catalog::usage::{self, UsageCache};
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
 };
@@ -94,7 +95,23 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         write_json(sessions, &rows, out)?;
     } else {
         let searched = !matches!(query, Query::Everything) || args.named;
-        write_table(&cat.folder, sessions, &rows, (args.all, searched), out)?;
+        // The cost column is each session's own spend, as in the browser: a
+        // fork's copied turns are its parent's (see `piscope stats`). Files
+        // the usage could not be read from were named by the catalog already.
+        let mut usage_cache = match (args.no_cache, catalog::cache::default_dir()) {
+            (false, Some(dir)) => UsageCache::open(dir),
+            _ => UsageCache::disabled(),
+        };
+        let book = usage::load(&cat.folder, &mut usage_cache);
+        let own = |s: &SessionSummary| book.session(&s.path).map_or(s.cost, |u| u.own.cost);
+        write_table(
+            &cat.folder,
+            sessions,
+            &rows,
+            (args.all, searched),
+            &own,
+            out,
+        )?;
     }
     Ok(())
 }
@@ -218,6 +235,7 @@ fn write_table(
     sessions: &[SessionSummary],
     rows: &[catalog::ThreadRow],
     (all, searched): (bool, bool),
+    own_cost: &dyn Fn(&SessionSummary) -> f64,
     out: &mut dyn Write,
 ) -> Result<()> {
     if rows.is_empty() {
@@ -261,7 +279,7 @@ fn write_table(
             s.message_count,
             s.modified_ms
                 .map_or("?".to_string(), |m| catalog::summary::age(now - m)),
-            format!("${:.2}", s.cost),
+            format!("${:.2}", own_cost(s)),
         )?;
     }
     Ok(())
