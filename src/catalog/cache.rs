@@ -11,17 +11,18 @@
 //! and rebuilt, never believed.
 
 use super::discover::FileStamp;
-use super::summary::SummaryState;
+use super::summary::{SessionSummary, SummaryState};
 use super::text::{MessageText, Reread, Span, Stored, read_exact_at, read_span};
 use crate::session::file::{PrefixPrint, read_regular};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 8;
+const FORMAT: u32 = 9;
 /// A cache file: `MAGIC`, the format (u32), the length of the records
 /// (u64) and their xxh3 hash (u64), little-endian, then the records
 /// (postcard). A byte flipped anywhere fails one of these checks; postcard
@@ -31,14 +32,61 @@ const HEADER_LEN: usize = MAGIC.len() + 4 + 8 + 8;
 const INDEX_FILE: &str = "catalog-summaries.bin";
 const TEXT_FILE: &str = "catalog-texts.bin";
 
-/// What the cache knows of one file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// What the cache knows of one file: what the list shows of it, ready
+/// (read on every start, so it is all a warm start decodes), and the
+/// reading state to resume from when the file grows (decoded only then).
 pub(crate) struct Record {
     pub path: PathBuf,
     pub stamp: FileStamp,
-    pub state: SummaryState,
-    /// The bytes `state` was read from, checked before reading on.
+    /// The bytes the state was read from, checked before reading on.
     pub prefix: PrefixPrint,
+    /// Where the state read to, and the hash of the header it read (what a
+    /// cached text is checked against).
+    pub offset: u64,
+    pub header_hash: u64,
+    pub with_text: bool,
+    /// The summary at `stamp`, without its path and text; `None` when the
+    /// file is no session.
+    pub listing: Option<SessionSummary>,
+    state: LazyState,
+}
+
+enum LazyState {
+    /// As the cache file holds it (postcard), decoded on first use.
+    Encoded(Vec<u8>, std::sync::OnceLock<Option<SummaryState>>),
+    Decoded(SummaryState),
+}
+
+impl Record {
+    /// The reading state (`None` if it does not decode: read the file again).
+    pub(crate) fn state(&self) -> Option<&SummaryState> {
+        match &self.state {
+            LazyState::Decoded(s) => Some(s),
+            LazyState::Encoded(bytes, decoded) => decoded
+                .get_or_init(|| postcard::from_bytes(bytes).ok())
+                .as_ref(),
+        }
+    }
+
+    /// Whether everything in the file at `stamp` was read (no line waiting
+    /// for its newline).
+    pub(crate) fn complete(&self) -> bool {
+        self.offset == self.stamp.size
+    }
+}
+
+/// A [`Record`] as the summaries file holds it.
+#[derive(Serialize, Deserialize)]
+struct StoredRecord {
+    path: PathBuf,
+    stamp: FileStamp,
+    prefix: PrefixPrint,
+    offset: u64,
+    header_hash: u64,
+    with_text: bool,
+    listing: Option<SessionSummary>,
+    #[serde(with = "serde_bytes")]
+    state: Vec<u8>,
 }
 
 /// The texts file: the envelope header (its length and hash are those of
@@ -79,7 +127,9 @@ struct Texts {
 #[derive(Default)]
 pub struct Cache {
     dir: Option<PathBuf>,
-    records: HashMap<PathBuf, Record>,
+    /// Keyed by the path's bytes: hashing a `Path` walks its components,
+    /// and discovery hands over normalised paths, so bytes say the same.
+    records: HashMap<OsString, Record>,
     texts: Option<Texts>,
     index_dirty: bool,
     texts_dirty: bool,
@@ -173,9 +223,21 @@ impl Cache {
 
     /// Loads the summaries kept in `dir` (texts are loaded on demand).
     pub fn open(dir: PathBuf) -> Cache {
-        let records = read_envelope::<Record>(&dir.join(INDEX_FILE))
+        let records = read_envelope::<StoredRecord>(&dir.join(INDEX_FILE))
             .into_iter()
-            .map(|r| (r.path.clone(), r))
+            .map(|r| {
+                let record = Record {
+                    path: r.path.clone(),
+                    stamp: r.stamp,
+                    prefix: r.prefix,
+                    offset: r.offset,
+                    header_hash: r.header_hash,
+                    with_text: r.with_text,
+                    listing: r.listing,
+                    state: LazyState::Encoded(r.state, std::sync::OnceLock::new()),
+                };
+                (r.path.into_os_string(), record)
+            })
             .collect();
         Cache {
             dir: Some(dir),
@@ -185,7 +247,7 @@ impl Cache {
     }
 
     pub(crate) fn get(&self, path: &Path) -> Option<&Record> {
-        self.records.get(path)
+        self.records.get(path.as_os_str())
     }
 
     /// Opens the texts, so that [`Cache::text`] can answer.
@@ -195,15 +257,16 @@ impl Cache {
 
     /// The cached text for `state`, if the cache has it for that very state
     /// (none before [`Cache::prepare_texts`]).
+    /// The state is named by where it read to and its header's hash.
     pub(crate) fn text(
         &self,
         path: &Path,
-        state: &SummaryState,
+        (offset, header_hash): (u64, u64),
         reread: Reread,
     ) -> Option<Arc<MessageText>> {
         let texts = self.texts.as_ref()?;
         let t = texts.entries.get(path)?;
-        if t.offset != state.offset || t.header_hash != state.header_hash {
+        if t.offset != offset || t.header_hash != header_hash {
             return None;
         }
         Some(Arc::new(match &t.body {
@@ -253,12 +316,16 @@ impl Cache {
             );
         }
         self.records.insert(
-            path.to_path_buf(),
+            path.as_os_str().to_os_string(),
             Record {
                 path: path.to_path_buf(),
                 stamp,
-                state: state.clone(),
                 prefix,
+                offset: state.offset,
+                header_hash: state.header_hash,
+                with_text: state.with_text,
+                listing: state.summary(PathBuf::new(), stamp.size, stamp.mtime_ms(), None),
+                state: LazyState::Decoded(state.clone()),
             },
         );
         self.index_dirty = true;
@@ -269,12 +336,12 @@ impl Cache {
     pub(crate) fn forget_missing_under(&mut self, dir: &Path, present: &dyn Fn(&Path) -> bool) {
         let gone: Vec<PathBuf> = self
             .records
-            .keys()
-            .filter(|p| p.starts_with(dir) && !present(p))
-            .cloned()
+            .values()
+            .filter(|r| r.path.starts_with(dir) && !present(&r.path))
+            .map(|r| r.path.clone())
             .collect();
         for p in gone {
-            self.records.remove(&p);
+            self.records.remove(p.as_os_str());
             if let Some(t) = &mut self.texts {
                 t.entries.remove(&p);
                 self.texts_dirty = true;
@@ -296,10 +363,26 @@ impl Cache {
             self.texts_dirty = false;
         }
         if self.index_dirty {
-            write_envelope(
-                &dir.join(INDEX_FILE),
-                self.records.values().cloned().collect(),
-            )?;
+            let mut stored = Vec::with_capacity(self.records.len());
+            for r in self.records.values() {
+                let state = match &r.state {
+                    LazyState::Encoded(bytes, _) => bytes.clone(),
+                    LazyState::Decoded(s) => {
+                        postcard::to_stdvec(s).map_err(std::io::Error::other)?
+                    }
+                };
+                stored.push(StoredRecord {
+                    path: r.path.clone(),
+                    stamp: r.stamp,
+                    prefix: r.prefix,
+                    offset: r.offset,
+                    header_hash: r.header_hash,
+                    with_text: r.with_text,
+                    listing: r.listing.clone(),
+                    state,
+                });
+            }
+            write_envelope(&dir.join(INDEX_FILE), stored)?;
             self.index_dirty = false;
         }
         Ok(())

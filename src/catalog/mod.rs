@@ -70,7 +70,8 @@ pub struct Catalog {
 
 /// What to do with a file; the states are the cache's own, borrowed.
 enum Plan<'c> {
-    Cached(&'c SummaryState),
+    /// The file is the version the cache saw.
+    Cached(&'c cache::Record),
     /// Read on from the state's offset, if the bytes before it are still
     /// the ones the print was taken of.
     Resume(&'c SummaryState, PrefixPrint),
@@ -115,17 +116,18 @@ pub fn load(
         .into_iter()
         .zip(&candidates)
         .map(|(p, c)| {
-            let state = match &p {
-                Plan::Cached(s) | Plan::Resume(s, _) => s,
+            let (with_text, read_to) = match &p {
+                Plan::Cached(r) => (r.with_text, (r.offset, r.header_hash)),
+                Plan::Resume(s, _) => (s.with_text, (s.offset, s.header_hash)),
                 Plan::Whole => return (p, None),
             };
             let cached = matches!(p, Plan::Cached(_));
-            if options.with_text && !state.with_text {
+            if options.with_text && !with_text {
                 (Plan::Whole, None)
-            } else if (cached && !options.with_text) || !state.with_text {
+            } else if (cached && !options.with_text) || !with_text {
                 (p, None)
             } else {
-                match cache_read.text(&c.path, state, reread_text) {
+                match cache_read.text(&c.path, read_to, reread_text) {
                     Some(t) => (p, Some(t)),
                     None => (Plan::Whole, None),
                 }
@@ -198,10 +200,11 @@ pub fn load(
         (Layout::PerProject, Scope::All) | (Layout::Flat, _) => vec![folder.dir.as_path()],
         (Layout::PerProject, Scope::Current) => Vec::new(),
     };
-    let present: std::collections::HashSet<&Path> =
-        candidates.iter().map(|c| c.path.as_path()).collect();
+    // By the paths' bytes (hashing a `Path` walks its components).
+    let present: rustc_hash::FxHashSet<&std::ffi::OsStr> =
+        candidates.iter().map(|c| c.path.as_os_str()).collect();
     for dir in scanned {
-        cache.forget_missing_under(dir, &|p| present.contains(p));
+        cache.forget_missing_under(dir, &|p| present.contains(p.as_os_str()));
     }
     if let Err(e) = cache.save() {
         problems.push(CatalogProblem::new(
@@ -278,15 +281,18 @@ fn plan<'c>(c: &Candidate, cache: &'c Cache) -> Plan<'c> {
         return Plan::Whole;
     };
     if rec.stamp == stamp {
-        return Plan::Cached(&rec.state);
+        return Plan::Cached(rec);
     }
-    let grew = stamp.size >= rec.state.offset
+    let Some(state) = rec.state() else {
+        return Plan::Whole;
+    };
+    let grew = stamp.size >= state.offset
         && stamp.inode == rec.stamp.inode
         && stamp.device == rec.stamp.device
-        && !rec.state.not_a_session
-        && rec.state.header.is_some();
+        && !state.not_a_session
+        && state.header.is_some();
     if grew {
-        Plan::Resume(&rec.state, rec.prefix)
+        Plan::Resume(state, rec.prefix)
     } else {
         Plan::Whole
     }
@@ -306,11 +312,15 @@ fn summarise(
             "cannot read its size and time",
         ));
     };
-    if let Plan::Cached(s) = plan {
-        if s.offset == stamp.size {
+    if let Plan::Cached(r) = plan {
+        if r.complete() {
             // Nothing to read: the file is not even opened.
             let text = keep_text.then(|| text.cloned().unwrap_or_default());
-            let summary = s.summary(c.path.clone(), stamp.size, stamp.mtime_ms(), text);
+            let summary = r.listing.as_ref().map(|l| SessionSummary {
+                path: c.path.clone(),
+                text,
+                ..l.clone()
+            });
             return Ok(Loaded {
                 summary,
                 state: None,
@@ -326,7 +336,10 @@ fn summarise(
     };
     let mut file = open_regular(&c.path).map_err(problem)?;
     let (mut state, how) = match plan {
-        Plan::Cached(s) => ((*s).clone(), How::Cached),
+        Plan::Cached(r) => match r.state() {
+            Some(s) => (s.clone(), How::Cached),
+            None => return summarise(c, &Plan::Whole, None, keep_text, caching),
+        },
         // A file rewritten in place that grew keeps its inode: only its
         // bytes tell it from one that was appended to.
         Plan::Resume(s, prefix)

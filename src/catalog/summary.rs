@@ -21,9 +21,11 @@ use std::sync::Arc;
 
 pub use super::text::MessageText;
 
-/// One session as the picker and `piscope ls` show it.
-#[derive(Debug, Clone, Default)]
+/// One session as the picker and `piscope ls` show it. The cache keeps it
+/// as it is, without its path (the cache's key) and its text (kept apart).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SessionSummary {
+    #[serde(skip)]
     pub path: PathBuf,
     pub id: String,
     /// The header's `cwd` ("" when it is not a string).
@@ -73,6 +75,7 @@ pub struct SessionSummary {
     pub exact: Option<Box<ExactFields>>,
     /// Every user and assistant text, joined by spaces (what pi searches).
     /// `None` until loaded (the cache keeps it apart from the summaries).
+    #[serde(skip)]
     pub text: Option<Arc<MessageText>>,
 }
 
@@ -102,7 +105,7 @@ pub fn age(ms_ago: i64) -> String {
 /// The fields of pi's session list as pi holds them, each as a JavaScript
 /// value key (see [`jskey`]): a plain string is itself, anything else is
 /// tagged, so `ls --json` echoes what pi's list holds, byte for byte.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExactFields {
     /// The header's `id` ([`jskey::UNDEFINED`] when absent).
     pub id: String,
