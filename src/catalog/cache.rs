@@ -53,8 +53,9 @@ pub(crate) struct Record {
 
 enum LazyState {
     /// As the cache file holds it (postcard), decoded on first use.
-    Encoded(Vec<u8>, std::sync::OnceLock<Option<SummaryState>>),
-    Decoded(SummaryState),
+    /// (Boxed: a state is large, and most records never need theirs.)
+    Encoded(Vec<u8>, std::sync::OnceLock<Option<Box<SummaryState>>>),
+    Decoded(Box<SummaryState>),
 }
 
 impl Record {
@@ -63,8 +64,8 @@ impl Record {
         match &self.state {
             LazyState::Decoded(s) => Some(s),
             LazyState::Encoded(bytes, decoded) => decoded
-                .get_or_init(|| postcard::from_bytes(bytes).ok())
-                .as_ref(),
+                .get_or_init(|| postcard::from_bytes(bytes).ok().map(Box::new))
+                .as_deref(),
         }
     }
 
@@ -130,6 +131,7 @@ pub struct Cache {
     /// Keyed by the path's bytes: hashing a `Path` walks its components,
     /// and discovery hands over normalised paths, so bytes say the same.
     records: HashMap<OsString, Record>,
+    summaries_read: bool,
     texts: Option<Texts>,
     index_dirty: bool,
     texts_dirty: bool,
@@ -140,19 +142,49 @@ pub fn default_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "piscope").map(|d| d.cache_dir().to_path_buf())
 }
 
-/// The records of a cache file; none when it is missing, damaged, of
-/// another format, or not a regular file (a FIFO there would block a
-/// read for ever; the next save renames a new file over it).
-fn read_envelope<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
+/// The records of the summaries file, by path; none when it is missing,
+/// damaged, of another format, or not a regular file (a FIFO there would
+/// block a read for ever; the next save renames a new file over it).
+fn read_records(path: &Path) -> HashMap<OsString, Record> {
     let Ok(bytes) = read_regular(path) else {
-        return Vec::new();
+        return HashMap::new();
     };
-    records_of(&bytes).unwrap_or_default()
+    let Some(payload) = ENVELOPE.payload(&bytes) else {
+        return HashMap::new();
+    };
+    let mut de = postcard::Deserializer::from_bytes(payload);
+    serde::Deserializer::deserialize_seq(&mut de, RecordsVisitor).unwrap_or_default()
 }
 
-fn records_of<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Option<Vec<T>> {
-    let payload = ENVELOPE.payload(bytes)?;
-    postcard::from_bytes::<Vec<T>>(payload).ok()
+/// Decodes the records straight into the map, sized once (a `Vec` first
+/// would hold every record twice and grow on the way).
+struct RecordsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for RecordsVisitor {
+    type Value = HashMap<OsString, Record>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the catalog's records")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        // The length comes from a checksummed file; bounded all the same.
+        let mut map = HashMap::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+        while let Some(r) = seq.next_element::<StoredRecord>()? {
+            let record = Record {
+                path: r.path.clone(),
+                stamp: r.stamp,
+                prefix: r.prefix,
+                offset: r.offset,
+                header_hash: r.header_hash,
+                with_text: r.with_text,
+                listing: r.listing,
+                state: LazyState::Encoded(r.state, std::sync::OnceLock::new()),
+            };
+            map.insert(r.path.into_os_string(), record);
+        }
+        Ok(map)
+    }
 }
 
 fn write_envelope<T: Serialize>(path: &Path, records: Vec<T>) -> std::io::Result<()> {
@@ -221,32 +253,28 @@ impl Cache {
         self.dir.is_some()
     }
 
-    /// Loads the summaries kept in `dir` (texts are loaded on demand).
+    /// The cache kept in `dir`. Its summaries are read when first needed
+    /// ([`Cache::read_summaries`]), its texts when a search needs them.
     pub fn open(dir: PathBuf) -> Cache {
-        let records = read_envelope::<StoredRecord>(&dir.join(INDEX_FILE))
-            .into_iter()
-            .map(|r| {
-                let record = Record {
-                    path: r.path.clone(),
-                    stamp: r.stamp,
-                    prefix: r.prefix,
-                    offset: r.offset,
-                    header_hash: r.header_hash,
-                    with_text: r.with_text,
-                    listing: r.listing,
-                    state: LazyState::Encoded(r.state, std::sync::OnceLock::new()),
-                };
-                (r.path.into_os_string(), record)
-            })
-            .collect();
         Cache {
             dir: Some(dir),
-            records,
             ..Cache::default()
         }
     }
 
+    /// Reads the summaries file, once (the catalog does it on a thread of
+    /// its own while it looks for the session files).
+    pub(crate) fn read_summaries(&mut self) {
+        if std::mem::replace(&mut self.summaries_read, true) {
+            return;
+        }
+        let Some(dir) = &self.dir else { return };
+        self.records = read_records(&dir.join(INDEX_FILE));
+    }
+
+    /// What the cache knows of `path` (after [`Cache::read_summaries`]).
     pub(crate) fn get(&self, path: &Path) -> Option<&Record> {
+        debug_assert!(self.summaries_read || self.dir.is_none());
         self.records.get(path.as_os_str())
     }
 
@@ -296,12 +324,15 @@ impl Cache {
         &mut self,
         path: &Path,
         stamp: FileStamp,
-        state: &SummaryState,
+        state: SummaryState,
         prefix: PrefixPrint,
     ) {
         if self.dir.is_none() {
             return;
         }
+        self.read_summaries();
+        self.index_dirty = true;
+        self.texts_dirty |= state.with_text;
         if state.with_text {
             self.load_texts();
         }
@@ -325,15 +356,14 @@ impl Cache {
                 header_hash: state.header_hash,
                 with_text: state.with_text,
                 listing: state.summary(PathBuf::new(), stamp.size, stamp.mtime_ms(), None),
-                state: LazyState::Decoded(state.clone()),
+                state: LazyState::Decoded(Box::new(state)),
             },
         );
-        self.index_dirty = true;
-        self.texts_dirty |= state.with_text;
     }
 
     /// Forgets files under `dir` that are no longer there.
     pub(crate) fn forget_missing_under(&mut self, dir: &Path, present: &dyn Fn(&Path) -> bool) {
+        self.read_summaries();
         let gone: Vec<PathBuf> = self
             .records
             .values()

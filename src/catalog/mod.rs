@@ -89,7 +89,8 @@ enum How {
 struct Loaded {
     summary: Option<SessionSummary>,
     /// What to cache: the state and a print of the bytes it was read from.
-    state: Option<(SummaryState, PrefixPrint)>,
+    /// (Boxed: the channel and the results hold a `Loaded` per file.)
+    state: Option<Box<(SummaryState, PrefixPrint)>>,
     how: How,
 }
 
@@ -101,7 +102,12 @@ pub fn load(
     progress: &mut dyn FnMut(Progress),
 ) -> Catalog {
     let mut problems = Vec::new();
-    let candidates = discover::candidates(folder, options.scope, &mut problems);
+    // The cache's summaries are decoded while the folder is listed and
+    // every file stat'ed: neither waits on the other.
+    let candidates = std::thread::scope(|s| {
+        s.spawn(|| cache.read_summaries());
+        discover::candidates(folder, options.scope, &mut problems)
+    });
     progress(Progress::Started {
         total: candidates.len(),
     });
@@ -191,8 +197,9 @@ pub fn load(
             How::Resumed => stats.resumed += 1,
             How::Whole => stats.read_whole += 1,
         }
-        if let (Some((state, prefix)), Some(stamp)) = (&loaded.state, c.meta) {
-            cache.put(&c.path, stamp, state, *prefix);
+        if let (Some(kept), Some(stamp)) = (loaded.state, c.meta) {
+            let (state, prefix) = *kept;
+            cache.put(&c.path, stamp, state, prefix);
         }
         sessions.extend(loaded.summary);
     }
@@ -363,7 +370,7 @@ fn summarise(
     let summary = finish(c, &done, stamp, keep_text);
     let state = if caching && how != How::Cached {
         let prefix = PrefixPrint::of(&file, state.offset).map_err(problem)?;
-        Some((state, prefix))
+        Some(Box::new((state, prefix)))
     } else {
         None
     };
