@@ -78,6 +78,21 @@ impl PiUi {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+
+    /// Like `wait_for`, and then until two screens 300 ms apart are the
+    /// same: on a busy machine pi's half-redrawn screen can already pass.
+    fn wait_for_steady(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        let mut last = self.wait_for(what, &ok);
+        loop {
+            std::thread::sleep(Duration::from_millis(300));
+            let s = self.wait_for(what, &ok);
+            if s == last || start.elapsed() > Duration::from_secs(60) {
+                return s;
+            }
+            last = s;
+        }
+    }
 }
 
 impl Drop for PiUi {
@@ -262,7 +277,7 @@ fn every_row_of_a_branched_session_reads_as_in_pi_tree() {
                 s.contains(tag)
             }
         };
-        let pi_screen = pi.wait_for(&format!("pi's {key} filter"), |s| {
+        let pi_screen = pi.wait_for_steady(&format!("pi's {key} filter"), |s| {
             s.contains("Type to search:") && shown(s)
         });
         let want = pi_rows(&pi_screen);
