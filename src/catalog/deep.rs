@@ -1,12 +1,14 @@
 //! Deep search: the query run over every entry's text, tool output, bash
 //! output, summaries and custom messages included, naming the entry of each hit.
 
+use super::deep_index::{ChunkSource, DeepIndex, Served};
+use super::discover::FileStamp;
 use super::search::{Query, QueryParts};
 use super::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
 use crate::session::content::search_texts;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,14 +38,15 @@ pub struct DeepHit {
     pub matched: Vec<Range<usize>>,
 }
 
-/// Searches `sessions` (in parallel) and returns hits in session order, then
-/// file order. Files that cannot be read are skipped and named in the error list.
+/// Searches `sessions` (in parallel) by reading their files, and returns
+/// hits in session order, then file order. Files that cannot be read are
+/// skipped and named in the error list.
 pub fn deep_search(
     sessions: &[SessionSummary],
     query: &Query,
 ) -> (Vec<DeepHit>, Vec<super::CatalogProblem>) {
     let mut hits = Vec::new();
-    let problems = deep_search_each(sessions, query, &mut |found| {
+    let problems = deep_search_each(sessions, query, &DeepIndex::disabled(), &mut |found| {
         hits.extend_from_slice(found);
         true
     });
@@ -54,11 +57,14 @@ pub fn deep_search(
 /// `found` in session order (newest first, as the list is given), each as
 /// soon as it and every session before it are searched: the first screen
 /// of hits is shown while later sessions are still being read. `found`
-/// returns false to stop the search. Files that cannot be read are skipped
-/// and named in the returned list.
+/// returns false to stop the search. Each session is searched in `index`
+/// (built or extended there as needed), or its file read when the index
+/// cannot serve it. Files that cannot be read are skipped and named in the
+/// returned list.
 pub fn deep_search_each(
     sessions: &[SessionSummary],
     query: &Query,
+    index: &DeepIndex,
     found: &mut dyn FnMut(&[DeepHit]) -> bool,
 ) -> Vec<super::CatalogProblem> {
     let next = AtomicUsize::new(0);
@@ -74,7 +80,7 @@ pub fn deep_search_each(
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(s) = sessions.get(i) else { break };
-                    if tx.send((i, search_file(s, query))).is_err() {
+                    if tx.send((i, search_session(s, query, index))).is_err() {
                         break;
                     }
                 }
@@ -105,77 +111,308 @@ pub fn deep_search_each(
     problems
 }
 
+/// Searches one session in the index, or in its file when the index cannot
+/// serve it (disabled, damaged).
+fn search_session(
+    s: &SessionSummary,
+    query: &Query,
+    index: &DeepIndex,
+) -> Result<Vec<DeepHit>, super::CatalogProblem> {
+    if !index.is_enabled() {
+        return search_file(s, query);
+    }
+    let problem = |e: std::io::Error| super::CatalogProblem::new(&s.path, e.to_string());
+    let file = crate::session::file::open_regular(&s.path).map_err(problem)?;
+    let stamp = FileStamp::of(&file.metadata().map_err(problem)?);
+    let mut hits = Vec::new();
+    let served = index.serve(&s.path, &file, stamp, &mut |chunk| {
+        search_chunk(&chunk, query, &s.path, &mut hits)
+    });
+    let Some(Served { record }) = served else {
+        return search_file(s, query);
+    };
+    // What the index does not cover: an unfinished last line, or lines
+    // written since the file's stamp was taken.
+    let mut tail = &file;
+    tail.seek(SeekFrom::Start(record.offset)).map_err(problem)?;
+    let reader = BufReader::with_capacity(64 << 10, tail);
+    search_lines(reader, record.lines, &s.path, query, &mut hits)?;
+    if hits.is_empty() {
+        return Ok(hits);
+    }
+    let unchanged = || {
+        file.metadata()
+            .is_ok_and(|m| FileStamp::of(&m) == record.stamp)
+    };
+    if let Some(runs) = record.compacted.as_ref().filter(|_| unchanged()) {
+        mark_from_runs(runs, &mut hits);
+        return Ok(hits);
+    }
+    let stable = unchanged();
+    if let Some(runs) = compacted_runs(&s.path) {
+        mark_from_runs(&runs, &mut hits);
+        // Kept only when the file read is the one the index was built from.
+        if stable
+            && std::fs::metadata(&s.path).is_ok_and(|m| FileStamp::of(&m) == record.stamp)
+        {
+            index.note_compacted(&record, runs);
+        }
+    }
+    Ok(hits)
+}
+
+/// Searches one chunk of the index, adding its hits to `hits`; false when
+/// a part of it is damaged (nothing is added then).
+fn search_chunk(
+    chunk: &ChunkSource<'_>,
+    query: &Query,
+    path: &std::path::Path,
+    hits: &mut Vec<DeepHit>,
+) -> bool {
+    thread_local! {
+        static BUFS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new()))
+        };
+    }
+    let Some(parts) = query.parts() else {
+        return true;
+    };
+    let (mut fbuf, mut obuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let r = search_chunk_in(chunk, query, &parts, path, hits, &mut fbuf, &mut obuf);
+    BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf));
+    r
+}
+
+fn search_chunk_in(
+    chunk: &ChunkSource<'_>,
+    query: &Query,
+    parts: &QueryParts<'_>,
+    path: &std::path::Path,
+    hits: &mut Vec<DeepHit>,
+    fbuf: &mut Vec<u8>,
+    obuf: &mut Vec<u8>,
+) -> bool {
+    // The entries worth checking, as indices into the chunk's entries.
+    let (entries, candidates) = match parts {
+        QueryParts::Regex(_) => {
+            let Some(entries) = chunk.entries() else {
+                return false;
+            };
+            let all: Vec<usize> = (0..entries.len()).collect();
+            (entries, all)
+        }
+        QueryParts::Words(words) => {
+            // Every word and phrase must be in the entry's folded text; see
+            // `MessageText::folded` for why the folded text answers both.
+            let Some(longest) = words.iter().map(|(_, w)| w).max_by_key(|w| w.len()) else {
+                return true;
+            };
+            let Some(folded) = chunk.folded(fbuf) else {
+                return false;
+            };
+            let finder = memchr::memmem::Finder::new(longest.as_bytes());
+            let Some(mut pos) = finder.find(folded) else {
+                return true;
+            };
+            let Some(entries) = chunk.entries() else {
+                return false;
+            };
+            let total: u64 = entries.iter().map(|e| e.folded_len + 1).sum();
+            if total != folded.len() as u64 {
+                return false;
+            }
+            let mut candidates = Vec::new();
+            let (mut k, mut start) = (0usize, 0usize);
+            loop {
+                while start + entries[k].folded_len as usize <= pos {
+                    start += entries[k].folded_len as usize + 1;
+                    k += 1;
+                }
+                let end = start + entries[k].folded_len as usize;
+                let text = &folded[start..end];
+                if words
+                    .iter()
+                    .all(|(_, w)| w == longest || memchr::memmem::find(text, w.as_bytes()).is_some())
+                {
+                    candidates.push(k);
+                }
+                let next = end + 1;
+                match folded.get(next..).and_then(|rest| finder.find(rest)) {
+                    Some(p) => pos = next + p,
+                    None => break,
+                }
+            }
+            (entries, candidates)
+        }
+    };
+    if candidates.is_empty() {
+        return true;
+    }
+    let Some(original) = chunk.original(obuf) else {
+        return false;
+    };
+    let mut starts = Vec::with_capacity(entries.len() + 1);
+    let mut at = 0usize;
+    for e in entries.iter() {
+        starts.push(at);
+        at += e.original_len as usize;
+    }
+    if at != original.len() {
+        return false;
+    }
+    let mut found = Vec::new();
+    let mut last_line = None;
+    for k in candidates {
+        let e = &entries[k];
+        if last_line == Some(e.line) {
+            continue;
+        }
+        let Ok(field) = std::str::from_utf8(&original[starts[k]..starts[k] + e.original_len as usize])
+        else {
+            return false;
+        };
+        if let Some(at) = query.find_in(field) {
+            last_line = Some(e.line);
+            found.push(hit(path, e.id.clone(), e.line, e.kind.clone(), field, at, query));
+        }
+    }
+    hits.append(&mut found);
+    true
+}
+
+/// One entry's searchable texts as deep search reads a line of a session
+/// file (its bytes, line break included): its id and each text with what
+/// it is; `None` for a line that is not a JSON object.
+pub(crate) fn line_texts(line: &[u8]) -> Option<(Option<String>, Vec<(String, String)>)> {
+    let text = String::from_utf8_lossy(line);
+    let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(&text) else {
+        return None;
+    };
+    let id = entry.get("id").and_then(Value::as_str).map(str::to_string);
+    Some((id, search_texts(&entry)))
+}
+
+fn hit(
+    path: &std::path::Path,
+    entry_id: Option<String>,
+    line: u64,
+    kind: String,
+    field: &str,
+    at: usize,
+    query: &Query,
+) -> DeepHit {
+    let context = context(field, at);
+    let matched = query.match_ranges(&context);
+    DeepHit {
+        path: path.to_path_buf(),
+        entry_id,
+        line,
+        kind,
+        snippet: snippet(field, at),
+        compacted_away: false,
+        context,
+        matched,
+    }
+}
+
+/// Searches a session by reading its file, every line.
 fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super::CatalogProblem> {
     let file = crate::session::file::open_regular(&s.path)
         .map_err(|e| super::CatalogProblem::new(&s.path, e.to_string()))?;
-    let mut reader = BufReader::with_capacity(256 << 10, file);
+    let reader = BufReader::with_capacity(256 << 10, file);
+    let mut hits = Vec::new();
+    search_lines(reader, 0, &s.path, query, &mut hits)?;
+    mark_compacted_away(&s.path, &mut hits);
+    Ok(hits)
+}
+
+/// Searches the lines `reader` gives, numbered on from `number`.
+fn search_lines(
+    mut reader: impl BufRead,
+    mut number: u64,
+    path: &std::path::Path,
+    query: &Query,
+    hits: &mut Vec<DeepHit>,
+) -> Result<(), super::CatalogProblem> {
     let needle = query.raw_prefilter();
     let mut buf = Vec::new();
     let mut lower = Vec::new();
-    let mut hits = Vec::new();
-    let mut number = 0u64;
     loop {
         buf.clear();
         match reader.read_until(b'\n', &mut buf) {
             Ok(0) => break,
             Ok(_) => {}
-            Err(e) => return Err(super::CatalogProblem::new(&s.path, e.to_string())),
+            Err(e) => return Err(super::CatalogProblem::new(path, e.to_string())),
         }
         number += 1;
         if let Some(needle) = &needle {
             lower.clear();
             lower.extend(buf.iter().map(u8::to_ascii_lowercase));
-            let escaped = memchr::memmem::find(&buf, b"\\u").is_some()
-                || memchr::memmem::find(&buf, b"\\/").is_some();
-            if !escaped && memchr::memmem::find(&lower, needle.as_bytes()).is_none() {
+            if !may_hide(&buf) && memchr::memmem::find(&lower, needle.as_bytes()).is_none() {
                 continue;
             }
         }
-        let text = String::from_utf8_lossy(&buf);
-        let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(&text) else {
+        let Some((id, texts)) = line_texts(&buf) else {
             continue;
         };
-        for (kind, field) in search_texts(&entry) {
+        for (kind, field) in texts {
             if let Some(at) = query.find_in(&field) {
-                let context = context(&field, at);
-                let matched = query.match_ranges(&context);
-                hits.push(DeepHit {
-                    path: s.path.clone(),
-                    entry_id: entry.get("id").and_then(Value::as_str).map(str::to_string),
-                    line: number,
-                    kind,
-                    snippet: snippet(&field, at),
-                    compacted_away: false,
-                    context,
-                    matched,
-                });
+                hits.push(hit(path, id, number, kind, &field, at, query));
                 break;
             }
         }
     }
-    mark_compacted_away(&s.path, &mut hits);
-    Ok(hits)
+    Ok(())
+}
+
+/// Whether a line's text may hold a lower-case ASCII word its raw bytes,
+/// lower-cased byte by byte, do not: JSON escapes (`\u0078`, `\/`), and the
+/// two characters whose lower case is, or begins with, ASCII letters (the
+/// Kelvin sign lower-cases to `k`, `İ` to `i` and a combining dot).
+fn may_hide(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\\u").is_some()
+        || memchr::memmem::find(line, b"\\/").is_some()
+        || memchr::memmem::find(line, "\u{212a}".as_bytes()).is_some()
+        || memchr::memmem::find(line, "\u{130}".as_bytes()).is_some()
 }
 
 /// Marks the hits the model no longer sees where pi resumes. The tree is
 /// read only for a file with hits; one that cannot be read leaves them
 /// unmarked (the hits themselves stand).
 fn mark_compacted_away(path: &std::path::Path, hits: &mut [DeepHit]) {
-    use crate::session::{Detail, Memory, Session};
     if hits.is_empty() {
         return;
     }
-    let Ok(session) = Session::open_with(path, Detail::Outline) else {
-        return;
-    };
+    if let Some(runs) = compacted_runs(path) {
+        mark_from_runs(&runs, hits);
+    }
+}
+
+/// The lines of the entries a compaction cut away where pi resumes, as
+/// `[start, end)` runs of consecutive lines; `None` when the file cannot
+/// be read as a session.
+fn compacted_runs(path: &std::path::Path) -> Option<Vec<(u64, u64)>> {
+    use crate::session::{Detail, Memory, Session};
+    let session = Session::open_with(path, Detail::Outline).ok()?;
     let memory = session.remembered_at(session.leaf());
-    for h in hits {
-        let at = session
-            .entries
-            .binary_search_by_key(&h.line, |e| u64::from(e.line));
-        if let Ok(i) = at {
-            h.compacted_away = memory.memory(i as u32) == Memory::CompactedAway;
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for (i, e) in session.entries.iter().enumerate() {
+        if memory.memory(i as u32) != Memory::CompactedAway {
+            continue;
         }
+        let line = u64::from(e.line);
+        match runs.last_mut() {
+            Some(last) if last.1 == line => last.1 = line + 1,
+            _ => runs.push((line, line + 1)),
+        }
+    }
+    Some(runs)
+}
+
+fn mark_from_runs(runs: &[(u64, u64)], hits: &mut [DeepHit]) {
+    for h in hits {
+        let i = runs.partition_point(|r| r.1 <= h.line);
+        h.compacted_away = runs.get(i).is_some_and(|r| r.0 <= h.line);
     }
 }
 

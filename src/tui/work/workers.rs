@@ -4,6 +4,7 @@
 use super::jobs;
 use crate::catalog::discover::FolderSource;
 use crate::catalog::usage::UsageCache;
+use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
 use crate::tui::event::{AppEvent, Command};
@@ -97,9 +98,18 @@ impl JobContext {
                 query,
                 sessions,
             } => {
+                // The index lives in the cache folder (never for the demo,
+                // whose copy comes and goes).
+                let demo = self.demo_dir.lock().is_ok_and(|d| d.is_some());
+                let index = match (self.use_cache && !demo, catalog::cache::default_dir()) {
+                    (true, Some(dir)) => DeepIndex::open(dir),
+                    _ => DeepIndex::disabled(),
+                };
                 let result = Query::parse(&query)
                     .map_err(|e| e.to_string())
-                    .map(|q| deep_search_streamed(&sessions, &q, generation, send));
+                    .map(|q| deep_search_streamed(&sessions, &q, &index, generation, send));
+                // Only an accelerator: a failed save costs the next search time.
+                let _ = index.save();
                 send(AppEvent::DeepSearchDone {
                     generation,
                     query,
@@ -414,6 +424,7 @@ impl Workers {
 fn deep_search_streamed(
     sessions: &[crate::catalog::SessionSummary],
     query: &Query,
+    index: &DeepIndex,
     generation: u64,
     send: &dyn Fn(AppEvent),
 ) -> Vec<crate::tui::model::sessions::DeepHit> {
@@ -421,7 +432,7 @@ fn deep_search_streamed(
     let mut batch = Vec::new();
     let mut sent = 0usize;
     let mut last = std::time::Instant::now();
-    catalog::deep::deep_search_each(sessions, query, &mut |hits| {
+    catalog::deep::deep_search_each(sessions, query, index, &mut |hits| {
         batch.extend_from_slice(hits);
         let due = if sent == 0 {
             batch.len() >= FIRST_SCREEN
