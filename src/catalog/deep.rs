@@ -46,7 +46,8 @@ pub fn deep_search(
     query: &Query,
 ) -> (Vec<DeepHit>, Vec<super::CatalogProblem>) {
     let mut hits = Vec::new();
-    let problems = deep_search_each(sessions, query, &DeepIndex::disabled(), &mut |found| {
+    let index = DeepIndex::disabled();
+    let problems = deep_search_each(sessions, query, &index, HitDetail::Context, &mut |found| {
         hits.extend_from_slice(found);
         true
     });
@@ -65,8 +66,11 @@ pub fn deep_search_each(
     sessions: &[SessionSummary],
     query: &Query,
     index: &DeepIndex,
+    detail: HitDetail,
     found: &mut dyn FnMut(&[DeepHit]) -> bool,
 ) -> Vec<super::CatalogProblem> {
+    let search = Search::new(query, detail);
+    let search = &search;
     let next = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -80,7 +84,7 @@ pub fn deep_search_each(
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(s) = sessions.get(i) else { break };
-                    if tx.send((i, search_session(s, query, index))).is_err() {
+                    if tx.send((i, search_session(s, search, index))).is_err() {
                         break;
                     }
                 }
@@ -115,7 +119,7 @@ pub fn deep_search_each(
 /// serve it (disabled, damaged).
 fn search_session(
     s: &SessionSummary,
-    query: &Query,
+    query: &Search<'_>,
     index: &DeepIndex,
 ) -> Result<Vec<DeepHit>, super::CatalogProblem> {
     if !index.is_enabled() {
@@ -165,7 +169,7 @@ fn search_session(
 /// a part of it is damaged (nothing is added then).
 fn search_chunk(
     chunk: &ChunkSource<'_>,
-    query: &Query,
+    query: &Search<'_>,
     path: &std::path::Path,
     hits: &mut Vec<DeepHit>,
 ) -> bool {
@@ -174,18 +178,18 @@ fn search_chunk(
             std::cell::RefCell::new((Vec::new(), Vec::new()))
         };
     }
-    let Some(parts) = query.parts() else {
+    let Some(parts) = &query.parts else {
         return true;
     };
     let (mut fbuf, mut obuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
-    let r = search_chunk_in(chunk, query, &parts, path, hits, &mut fbuf, &mut obuf);
+    let r = search_chunk_in(chunk, query, parts, path, hits, &mut fbuf, &mut obuf);
     BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf));
     r
 }
 
 fn search_chunk_in(
     chunk: &ChunkSource<'_>,
-    query: &Query,
+    query: &Search<'_>,
     parts: &QueryParts<'_>,
     path: &std::path::Path,
     hits: &mut Vec<DeepHit>,
@@ -271,7 +275,8 @@ fn search_chunk_in(
         else {
             return false;
         };
-        if let Some(at) = query.find_in(field) {
+        // Every word and phrase is in the entry (a regex is yet to be run).
+        if let Some(at) = query.find_in_matching(field) {
             last_line = Some(e.line);
             found.push(hit(path, e.id.clone(), e.line, e.kind.clone(), field, at, query));
         }
@@ -299,10 +304,16 @@ fn hit(
     kind: String,
     field: &str,
     at: usize,
-    query: &Query,
+    query: &Search<'_>,
 ) -> DeepHit {
-    let context = context(field, at);
-    let matched = query.match_ranges(&context);
+    let (context, matched) = match query.detail {
+        HitDetail::Snippet => (String::new(), Vec::new()),
+        HitDetail::Context => {
+            let context = context(field, at);
+            let matched = query.match_ranges(&context);
+            (context, matched)
+        }
+    };
     DeepHit {
         path: path.to_path_buf(),
         entry_id,
@@ -316,7 +327,10 @@ fn hit(
 }
 
 /// Searches a session by reading its file, every line.
-fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super::CatalogProblem> {
+fn search_file(
+    s: &SessionSummary,
+    query: &Search<'_>,
+) -> Result<Vec<DeepHit>, super::CatalogProblem> {
     let file = crate::session::file::open_regular(&s.path)
         .map_err(|e| super::CatalogProblem::new(&s.path, e.to_string()))?;
     let reader = BufReader::with_capacity(256 << 10, file);
@@ -331,10 +345,10 @@ fn search_lines(
     mut reader: impl BufRead,
     mut number: u64,
     path: &std::path::Path,
-    query: &Query,
+    query: &Search<'_>,
     hits: &mut Vec<DeepHit>,
 ) -> Result<(), super::CatalogProblem> {
-    let needle = query.raw_prefilter();
+    let needle = query.query.raw_prefilter();
     let mut buf = Vec::new();
     let mut lower = Vec::new();
     loop {
@@ -424,22 +438,22 @@ fn snippet(text: &str, at: usize) -> String {
         .rev()
         .find(|&i| text.is_char_boundary(i))
         .unwrap_or(0);
-    let before: String = {
-        let mut chars: Vec<char> = text[..at].chars().rev().take(SNIPPET_CHARS / 3).collect();
-        chars.reverse();
-        chars.into_iter().collect()
-    };
-    let after: String = text[at..]
-        .chars()
-        .take(SNIPPET_CHARS - before.chars().count())
-        .collect();
-    let joined = normalize_spaces(&format!("{before}{after}"));
-    let mut out = String::new();
-    if before.chars().count() < text[..at].chars().count() {
+    // A third before the match, the rest after.
+    let (start, before) = text[..at]
+        .char_indices()
+        .rev()
+        .take(SNIPPET_CHARS / 3)
+        .fold((at, 0), |(_, n), (i, _)| (i, n + 1));
+    let end = text[at..]
+        .char_indices()
+        .nth(SNIPPET_CHARS - before)
+        .map_or(text.len(), |(i, _)| at + i);
+    let mut out = String::with_capacity(end - start + 8);
+    if start > 0 {
         out.push('…');
     }
-    out.push_str(&joined);
-    if at + after.len() < text.len() {
+    push_normalized(&mut out, &text[start..end]);
+    if end < text.len() {
         out.push('…');
     }
     out
@@ -491,10 +505,20 @@ fn lower_with_offsets(text: &str) -> (String, Vec<usize>) {
 }
 
 fn normalize_spaces(s: &str) -> String {
-    s.split(crate::jstext::is_space)
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::with_capacity(s.len());
+    push_normalized(&mut out, s);
+    out
+}
+
+/// Appends `s` with its white-space runs as one space, trimmed.
+fn push_normalized(out: &mut String, s: &str) {
+    let mut first = true;
+    for w in s.split(crate::jstext::is_space).filter(|w| !w.is_empty()) {
+        if !std::mem::take(&mut first) {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
 }
 
 impl Query {
@@ -514,6 +538,66 @@ impl Query {
     /// Every place the query's words, phrases or pattern match in `text`,
     /// as byte ranges in order (overlaps merged).
     pub fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
+        Search::new(self, HitDetail::Context).match_ranges(text)
+    }
+
+    /// Where the query matches in `text` (a byte offset), if it does.
+    pub fn find_in(&self, text: &str) -> Option<usize> {
+        Search::new(self, HitDetail::Snippet).find_in(text)
+    }
+}
+
+/// How much each hit carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HitDetail {
+    /// The snippet only (`context` and `matched` empty): what a list prints.
+    Snippet,
+    /// The snippet, and the wider context with its matches marked.
+    Context,
+}
+
+/// A query made ready for many texts: its words lower-cased, its phrases
+/// folded and their patterns compiled, once.
+struct Search<'q> {
+    query: &'q Query,
+    parts: Option<QueryParts<'q>>,
+    /// Per phrase, the pattern that marks it across any white space.
+    phrases: Vec<Option<fancy_regex::Regex>>,
+    detail: HitDetail,
+}
+
+impl<'q> Search<'q> {
+    fn new(query: &'q Query, detail: HitDetail) -> Search<'q> {
+        let parts = query.parts();
+        let phrases = match (&parts, detail) {
+            (Some(QueryParts::Words(words)), HitDetail::Context) => words
+                .iter()
+                .filter(|(phrase, _)| *phrase)
+                .map(|(_, w)| {
+                    // A phrase matches across any run of white space.
+                    let pattern = w
+                        .split(' ')
+                        .map(|p| fancy_regex::escape(p).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(r"\s+");
+                    fancy_regex::RegexBuilder::new(&pattern)
+                        .case_insensitive(true)
+                        .build()
+                        .ok()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        Search {
+            query,
+            parts,
+            phrases,
+            detail,
+        }
+    }
+
+    /// See [`Query::match_ranges`].
+    fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
         let mut found: Vec<Range<usize>> = Vec::new();
         let add_regex = |re: &fancy_regex::Regex, found: &mut Vec<Range<usize>>| {
             for m in re.find_iter(text).take(64).flatten() {
@@ -522,31 +606,30 @@ impl Query {
                 }
             }
         };
-        match self.parts() {
+        match &self.parts {
             None => {}
             Some(QueryParts::Regex(re)) => add_regex(re, &mut found),
             Some(QueryParts::Words(words)) => {
-                let (lower, from) = lower_with_offsets(text);
+                let mut phrases = self.phrases.iter();
+                // ASCII lower-cases byte for byte: the offsets are the text's.
+                let (lower, from) = if text.is_ascii() {
+                    (text.to_ascii_lowercase(), None)
+                } else {
+                    let (lower, from) = lower_with_offsets(text);
+                    (lower, Some(from))
+                };
+                let at = |i: usize| from.as_ref().map_or(i, |f| f[i]);
                 for (phrase, w) in words {
-                    if phrase {
-                        // A phrase matches across any run of white space.
-                        let pattern = w
-                            .split(' ')
-                            .map(|p| fancy_regex::escape(p).into_owned())
-                            .collect::<Vec<_>>()
-                            .join(r"\s+");
-                        if let Ok(re) = fancy_regex::RegexBuilder::new(&pattern)
-                            .case_insensitive(true)
-                            .build()
-                        {
-                            add_regex(&re, &mut found);
+                    if *phrase {
+                        if let Some(Some(re)) = phrases.next() {
+                            add_regex(re, &mut found);
                         }
                         continue;
                     }
                     let mut start = 0;
                     while let Some(i) = lower[start..].find(w.as_str()) {
                         let (a, b) = (start + i, start + i + w.len());
-                        found.push(from[a]..from[b]);
+                        found.push(at(a)..at(b));
                         start = b;
                     }
                 }
@@ -563,9 +646,9 @@ impl Query {
         merged
     }
 
-    /// Where the query matches in `text` (a byte offset), if it does.
-    pub fn find_in(&self, text: &str) -> Option<usize> {
-        match self.parts()? {
+    /// See [`Query::find_in`].
+    fn find_in(&self, text: &str) -> Option<usize> {
+        match self.parts.as_ref()? {
             QueryParts::Regex(re) => re.find(text).ok().flatten().map(|m| m.start()),
             QueryParts::Words(words) => {
                 let lower = text.to_lowercase();
@@ -577,7 +660,7 @@ impl Query {
                 };
                 let mut first = None;
                 for (phrase, w) in words {
-                    let hit = if phrase {
+                    let hit = if *phrase {
                         normalized
                             .contains(w.as_str())
                             .then(|| lower.find(w.split(' ').next().unwrap_or("")).unwrap_or(0))
@@ -592,6 +675,54 @@ impl Query {
             }
         }
     }
+
+    /// [`Search::find_in`] for a text whose folded form holds every word
+    /// and phrase (so each is found): only where the first one starts is
+    /// worked out, reading the text only up to it when what comes before
+    /// it is ASCII.
+    fn find_in_matching(&self, text: &str) -> Option<usize> {
+        let Some(QueryParts::Words(words)) = &self.parts else {
+            return self.find_in(text);
+        };
+        let (phrase, w) = words.first()?;
+        let at = if *phrase {
+            lower_find(text, w.split(' ').next().unwrap_or("")).unwrap_or(0)
+        } else {
+            match lower_find(text, w) {
+                Some(at) => at,
+                None => return self.find_in(text),
+            }
+        };
+        Some(at.min(text.len()))
+    }
+}
+
+/// `text.to_lowercase().find(needle)`, without lower-casing the whole text
+/// when the match comes within its ASCII start (ASCII lower-cases byte for
+/// byte, and to the same bytes whatever follows).
+fn lower_find(text: &str, needle: &str) -> Option<usize> {
+    const STEP: usize = 4096;
+    if needle.is_ascii() {
+        let bytes = text.as_bytes();
+        let ascii = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len());
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
+        let mut window = Vec::with_capacity(STEP + needle.len());
+        let mut from = 0;
+        while from < ascii {
+            let to = (from + STEP).min(ascii);
+            let end = (to + needle.len()).min(ascii);
+            window.clear();
+            window.extend(bytes[from..end].iter().map(u8::to_ascii_lowercase));
+            if let Some(i) = finder.find(&window) {
+                return Some(from + i);
+            }
+            from = to;
+        }
+        if ascii == bytes.len() {
+            return None;
+        }
+    }
+    text.to_lowercase().find(needle)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use super::args::ListArgs;
 use super::warn;
-use crate::catalog::deep::{DeepHit, deep_search_each};
+use crate::catalog::deep::{DeepHit, HitDetail, deep_search_each};
 use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
@@ -65,7 +65,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             (false, Some(dir)) => DeepIndex::open(dir),
             _ => DeepIndex::disabled(),
         };
-        let problems = deep_search_each(&chosen, &query, &index, &mut |hits| {
+        let problems = deep_search_each(&chosen, &query, &index, HitDetail::Snippet, &mut |hits| {
             let r = write_hits(hits, args.json, &mut written, out);
             r.map_err(|e| failed = Some(e)).is_ok()
         });

@@ -432,7 +432,8 @@ fn deep_search_streamed(
     let mut batch = Vec::new();
     let mut sent = 0usize;
     let mut last = std::time::Instant::now();
-    catalog::deep::deep_search_each(sessions, query, index, &mut |hits| {
+    let detail = catalog::deep::HitDetail::Context;
+    catalog::deep::deep_search_each(sessions, query, index, detail, &mut |hits| {
         batch.extend_from_slice(hits);
         let due = if sent == 0 {
             batch.len() >= FIRST_SCREEN
