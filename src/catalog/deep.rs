@@ -8,6 +8,7 @@ use super::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
 use crate::session::content::search_texts;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -133,6 +134,7 @@ fn search_session(
         search_chunk(&chunk, query, &s.path, &mut hits)
     });
     let Some(Served { record }) = served else {
+        index.note_fallback();
         return search_file(s, query);
     };
     // What the index does not cover: an unfinished last line, or lines
@@ -156,9 +158,7 @@ fn search_session(
     if let Some(runs) = compacted_runs(&s.path) {
         mark_from_runs(&runs, &mut hits);
         // Kept only when the file read is the one the index was built from.
-        if stable
-            && std::fs::metadata(&s.path).is_ok_and(|m| FileStamp::of(&m) == record.stamp)
-        {
+        if stable && std::fs::metadata(&s.path).is_ok_and(|m| FileStamp::of(&m) == record.stamp) {
             index.note_compacted(&record, runs);
         }
     }
@@ -234,10 +234,9 @@ fn search_chunk_in(
                 }
                 let end = start + entries[k].folded_len as usize;
                 let text = &folded[start..end];
-                if words
-                    .iter()
-                    .all(|(_, w)| w == longest || memchr::memmem::find(text, w.as_bytes()).is_some())
-                {
+                if words.iter().all(|(_, w)| {
+                    w == longest || memchr::memmem::find(text, w.as_bytes()).is_some()
+                }) {
                     candidates.push(k);
                 }
                 let next = end + 1;
@@ -266,19 +265,27 @@ fn search_chunk_in(
     }
     let mut found = Vec::new();
     let mut last_line = None;
+    let mut entries = entries;
     for k in candidates {
         let e = &entries[k];
         if last_line == Some(e.line) {
             continue;
         }
-        let Ok(field) = std::str::from_utf8(&original[starts[k]..starts[k] + e.original_len as usize])
+        let Ok(field) =
+            std::str::from_utf8(&original[starts[k]..starts[k] + e.original_len as usize])
         else {
             return false;
         };
         // Every word and phrase is in the entry (a regex is yet to be run).
         if let Some(at) = query.find_in_matching(field) {
-            last_line = Some(e.line);
-            found.push(hit(path, e.id.clone(), e.line, e.kind.clone(), field, at, query));
+            let line = e.line;
+            last_line = Some(line);
+            // Entries read back are this search's own: their strings move.
+            let (id, kind) = match &mut entries {
+                Cow::Owned(v) => (std::mem::take(&mut v[k].id), std::mem::take(&mut v[k].kind)),
+                Cow::Borrowed(v) => (v[k].id.clone(), v[k].kind.clone()),
+            };
+            found.push(hit(path, id, line, kind, field, at, query));
         }
     }
     hits.append(&mut found);
@@ -512,6 +519,22 @@ fn normalize_spaces(s: &str) -> String {
 
 /// Appends `s` with its white-space runs as one space, trimmed.
 fn push_normalized(out: &mut String, s: &str) {
+    if s.is_ascii() {
+        // The same, a byte at a time: the ASCII white space is these six.
+        let (mut gap, mut started) = (false, false);
+        for &b in s.as_bytes() {
+            if matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ') {
+                gap = true;
+            } else {
+                if std::mem::take(&mut gap) && started {
+                    out.push(' ');
+                }
+                started = true;
+                out.push(b as char);
+            }
+        }
+        return;
+    }
     let mut first = true;
     for w in s.split(crate::jstext::is_space).filter(|w| !w.is_empty()) {
         if !std::mem::take(&mut first) {
@@ -704,22 +727,24 @@ fn lower_find(text: &str, needle: &str) -> Option<usize> {
     const STEP: usize = 4096;
     if needle.is_ascii() {
         let bytes = text.as_bytes();
-        let ascii = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len());
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
         let mut window = Vec::with_capacity(STEP + needle.len());
         let mut from = 0;
-        while from < ascii {
-            let to = (from + STEP).min(ascii);
-            let end = (to + needle.len()).min(ascii);
+        while from < bytes.len() {
+            let end = (from + STEP + needle.len()).min(bytes.len());
+            let piece = &bytes[from..end];
+            if !piece.is_ascii() {
+                break;
+            }
             window.clear();
-            window.extend(bytes[from..end].iter().map(u8::to_ascii_lowercase));
+            window.extend(piece.iter().map(u8::to_ascii_lowercase));
             if let Some(i) = finder.find(&window) {
                 return Some(from + i);
             }
-            from = to;
-        }
-        if ascii == bytes.len() {
-            return None;
+            if end == bytes.len() {
+                return None;
+            }
+            from += STEP;
         }
     }
     text.to_lowercase().find(needle)

@@ -185,6 +185,22 @@ pub struct DeepIndex {
     /// Records built, extended or found damaged in this run (`None`:
     /// forget it), written by [`DeepIndex::save`].
     changed: Mutex<HashMap<PathBuf, Option<SessionIndex>>>,
+    stats: Mutex<IndexStats>,
+}
+
+/// What the index did in this run, session by session.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Served as stored: the file had not changed.
+    pub reused: usize,
+    /// Read on from where the store stopped: the file grew.
+    pub extended: usize,
+    /// Read whole: new to the store, shrunk, replaced, or damaged before.
+    pub built: usize,
+    /// Searched by reading the file: the store could not serve it.
+    pub fallbacks: usize,
+    /// Bytes of session files read into the index.
+    pub bytes_read: u64,
 }
 
 fn data_name(generation: u64) -> String {
@@ -334,6 +350,22 @@ impl DeepIndex {
         self.dir.is_some()
     }
 
+    /// What this run did so far.
+    pub fn stats(&self) -> IndexStats {
+        self.stats.lock().map(|s| *s).unwrap_or_default()
+    }
+
+    fn count(&self, f: impl FnOnce(&mut IndexStats)) {
+        if let Ok(mut s) = self.stats.lock() {
+            f(&mut s);
+        }
+    }
+
+    /// Notes a session searched by reading its file instead.
+    pub(crate) fn note_fallback(&self) {
+        self.count(|s| s.fallbacks += 1);
+    }
+
     fn data_path(&self) -> Option<PathBuf> {
         Some(self.dir.as_ref()?.join(data_name(self.generation)))
     }
@@ -434,16 +466,20 @@ impl DeepIndex {
         }
         record.chunks = stored_chunks;
         if !read_on {
+            self.count(|s| s.reused += 1);
             return Some(Served { record });
         }
+        let from = record.offset;
         // The file grew (or is new to the store): read on.
         let mut current = ChunkData::default();
         if let (Some(c), Some(data)) = (&carry, data.as_deref()) {
             let source = ChunkSource::Stored(data, c);
             let (mut f, mut o) = (Vec::new(), Vec::new());
-            let (Some(entries), Some(folded), Some(original)) =
-                (source.entries(), source.folded(&mut f), source.original(&mut o))
-            else {
+            let (Some(entries), Some(folded), Some(original)) = (
+                source.entries(),
+                source.folded(&mut f),
+                source.original(&mut o),
+            ) else {
                 self.forget(path);
                 return None;
             };
@@ -481,6 +517,14 @@ impl DeepIndex {
         if !current.entries.is_empty() && !finish(&current, &mut record) {
             return None;
         }
+        self.count(|s| {
+            if from == 0 {
+                s.built += 1;
+            } else {
+                s.extended += 1;
+            }
+            s.bytes_read += offset - from;
+        });
         record.offset = offset;
         record.lines = lines;
         record.stamp = stamp;

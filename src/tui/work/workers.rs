@@ -2,9 +2,9 @@
 //! loading the catalog, deep search), and the threads that run it.
 
 use super::jobs;
+use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::discover::FolderSource;
 use crate::catalog::usage::UsageCache;
-use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
 use crate::tui::event::{AppEvent, Command};
