@@ -754,6 +754,85 @@ fn lower_find(text: &str, needle: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// The snippet as it was first written (collecting characters), to
+    /// check the one that counts bytes against.
+    fn snippet_by_chars(text: &str, at: usize) -> String {
+        let at = (0..=at.min(text.len()))
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        let before: String = {
+            let mut chars: Vec<char> = text[..at].chars().rev().take(SNIPPET_CHARS / 3).collect();
+            chars.reverse();
+            chars.into_iter().collect()
+        };
+        let after: String = text[at..]
+            .chars()
+            .take(SNIPPET_CHARS - before.chars().count())
+            .collect();
+        let joined = format!("{before}{after}")
+            .split(crate::jstext::is_space)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut out = String::new();
+        if before.chars().count() < text[..at].chars().count() {
+            out.push('…');
+        }
+        out.push_str(&joined);
+        if at + after.len() < text.len() {
+            out.push('…');
+        }
+        out
+    }
+
+    #[test]
+    fn snippets_are_the_characters_around_the_match() {
+        let texts = [
+            String::new(),
+            "x".into(),
+            "  lead and trail  ".into(),
+            format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100)),
+            format!("{}Ünïcødé\u{3000}项目 ΑΣ{}", "é\t".repeat(40), " ς".repeat(60)),
+            format!("\u{feff} {} \r\n", "w".repeat(300)),
+        ];
+        for text in &texts {
+            for at in 0..=text.len() + 2 {
+                assert_eq!(snippet(text, at), snippet_by_chars(text, at), "{text:?} at {at}");
+            }
+        }
+    }
+
+    /// A word is looked for in a line's raw bytes before the line is read
+    /// as JSON; a character whose lower case holds ASCII must not let the
+    /// line be skipped.
+    #[test]
+    fn lines_whose_lower_case_holds_the_word_are_read() {
+        for c in (0x80..=0x10ffff).filter_map(char::from_u32) {
+            let lower = c.to_lowercase().to_string();
+            if lower.bytes().any(|b| b.is_ascii()) {
+                assert!(may_hide(c.to_string().as_bytes()), "{c:?} lower-cases to {lower:?}");
+            }
+        }
+        let line = |text: &str| {
+            let entry = serde_json::json!({"type": "message", "id": "a",
+                "message": {"role": "user", "content": text}});
+            format!("{entry}\n")
+        };
+        let found = |query: &str, text: &str| {
+            let q = Query::parse(query).expect("query");
+            let search = Search::new(&q, HitDetail::Snippet);
+            let mut hits = Vec::new();
+            let l = line(text);
+            search_lines(l.as_bytes(), 0, std::path::Path::new("s"), &search, &mut hits)
+                .expect("read");
+            hits.len()
+        };
+        assert_eq!(found("kelvin", "7 \u{212a}elvin"), 1);
+        assert_eq!(found("xi", "x\u{130}"), 1);
+        assert_eq!(found("kelvin", "7 elvin"), 0);
+    }
+
     #[test]
     fn snippets_are_short_and_on_one_line() {
         let text = format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100));
