@@ -459,3 +459,38 @@ fn on_pi_written_sessions_the_index_answers_as_the_files_do() {
     let s = check_indexed(&root, &cache, &want, HitDetail::Context);
     assert!(s.built > 0 && s.fallbacks == 0, "{s:?}");
 }
+
+/// The browser's deep search goes through the same index: its hits are the
+/// files' (from a store it builds, then from the store as kept, then from
+/// one damaged), and it keeps the store in the cache folder it is given.
+#[test]
+fn the_browsers_deep_search_uses_the_index() {
+    use piscope::tui::harness::Harness;
+    let (tmp, root) = corpus();
+    let cache = tmp.path().join("cache");
+    let query = "widget";
+    let want = search(&root, query, &DeepIndex::disabled(), HitDetail::Context);
+    assert!(want.len() > 3000, "{}", want.len());
+    let browse = || {
+        let mut h = Harness::folder_cached(folder(&root), (160, 50), &cache);
+        h.type_text(query);
+        h.key("ctrl+f");
+        let d = h.app.picker().deep_search().expect("deep search");
+        d.hits().to_vec()
+    };
+    assert_eq!(browse(), want);
+    let data = data_file(&cache);
+    let built = std::fs::read(&data).expect("read");
+    assert!(built.len() > 10 << 20, "the odd session alone is 12 MB");
+    assert_eq!(browse(), want);
+    assert_eq!(
+        std::fs::read(&data).expect("read"),
+        built,
+        "served as stored"
+    );
+    let mut damaged = built.clone();
+    let at = damaged.len() / 2;
+    damaged[at] ^= 0x55;
+    std::fs::write(&data, &damaged).expect("damage");
+    assert_eq!(browse(), want);
+}

@@ -793,12 +793,20 @@ mod tests {
             "x".into(),
             "  lead and trail  ".into(),
             format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100)),
-            format!("{}Ünïcødé\u{3000}项目 ΑΣ{}", "é\t".repeat(40), " ς".repeat(60)),
+            format!(
+                "{}Ünïcødé\u{3000}项目 ΑΣ{}",
+                "é\t".repeat(40),
+                " ς".repeat(60)
+            ),
             format!("\u{feff} {} \r\n", "w".repeat(300)),
         ];
         for text in &texts {
             for at in 0..=text.len() + 2 {
-                assert_eq!(snippet(text, at), snippet_by_chars(text, at), "{text:?} at {at}");
+                assert_eq!(
+                    snippet(text, at),
+                    snippet_by_chars(text, at),
+                    "{text:?} at {at}"
+                );
             }
         }
     }
@@ -811,7 +819,10 @@ mod tests {
         for c in (0x80..=0x10ffff).filter_map(char::from_u32) {
             let lower = c.to_lowercase().to_string();
             if lower.bytes().any(|b| b.is_ascii()) {
-                assert!(may_hide(c.to_string().as_bytes()), "{c:?} lower-cases to {lower:?}");
+                assert!(
+                    may_hide(c.to_string().as_bytes()),
+                    "{c:?} lower-cases to {lower:?}"
+                );
             }
         }
         let line = |text: &str| {
@@ -824,8 +835,14 @@ mod tests {
             let search = Search::new(&q, HitDetail::Snippet);
             let mut hits = Vec::new();
             let l = line(text);
-            search_lines(l.as_bytes(), 0, std::path::Path::new("s"), &search, &mut hits)
-                .expect("read");
+            search_lines(
+                l.as_bytes(),
+                0,
+                std::path::Path::new("s"),
+                &search,
+                &mut hits,
+            )
+            .expect("read");
             hits.len()
         };
         assert_eq!(found("kelvin", "7 \u{212a}elvin"), 1);

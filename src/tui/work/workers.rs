@@ -39,6 +39,8 @@ pub struct JobContext {
     demo_dir: Mutex<Option<demo::DemoCopy>>,
     /// The app's clock: the demo copy is dated back from its "now".
     pub clock: crate::tui::clock::Clock,
+    /// The cache folder, when not the user's (a test's own).
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl JobContext {
@@ -56,7 +58,13 @@ impl JobContext {
             poll: false,
             demo_dir: Mutex::new(None),
             clock: crate::tui::clock::Clock::system(),
+            cache_dir: None,
         }
+    }
+
+    /// Where the caches live: the given folder, else the user's.
+    fn cache_dir(&self) -> Option<PathBuf> {
+        self.cache_dir.clone().or_else(catalog::cache::default_dir)
     }
 
     /// The same, watching by polling.
@@ -101,7 +109,7 @@ impl JobContext {
                 // The index lives in the cache folder (never for the demo,
                 // whose copy comes and goes).
                 let demo = self.demo_dir.lock().is_ok_and(|d| d.is_some());
-                let index = match (self.use_cache && !demo, catalog::cache::default_dir()) {
+                let index = match (self.use_cache && !demo, self.cache_dir()) {
                     (true, Some(dir)) => DeepIndex::open(dir),
                     _ => DeepIndex::disabled(),
                 };
@@ -191,7 +199,7 @@ impl JobContext {
                 }
             }
         };
-        let mut cache = match (self.use_cache && !demo, catalog::cache::default_dir()) {
+        let mut cache = match (self.use_cache && !demo, self.cache_dir()) {
             (true, Some(dir)) => Cache::open(dir),
             _ => Cache::disabled(),
         };
@@ -244,7 +252,7 @@ impl JobContext {
             self.folder.clone()
         };
         let Some(folder) = folder else { return };
-        let mut cache = match (self.use_cache && !demo, catalog::cache::default_dir()) {
+        let mut cache = match (self.use_cache && !demo, self.cache_dir()) {
             (true, Some(dir)) => UsageCache::open(dir),
             _ => UsageCache::disabled(),
         };
