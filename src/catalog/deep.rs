@@ -520,18 +520,25 @@ fn normalize_spaces(s: &str) -> String {
 /// Appends `s` with its white-space runs as one space, trimmed.
 fn push_normalized(out: &mut String, s: &str) {
     if s.is_ascii() {
-        // The same, a byte at a time: the ASCII white space is these six.
-        let (mut gap, mut started) = (false, false);
-        for &b in s.as_bytes() {
-            if matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ') {
-                gap = true;
-            } else {
-                if std::mem::take(&mut gap) && started {
-                    out.push(' ');
-                }
-                started = true;
-                out.push(b as char);
+        // The same, a run at a time: the ASCII white space is these six.
+        let space = |b: &u8| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
+        let bytes = s.as_bytes();
+        let mut at = 0;
+        let mut first = true;
+        while at < bytes.len() {
+            let Some(start) = bytes[at..].iter().position(|b| !space(b)) else {
+                break;
+            };
+            let start = at + start;
+            let end = bytes[start..]
+                .iter()
+                .position(space)
+                .map_or(bytes.len(), |e| start + e);
+            if !std::mem::take(&mut first) {
+                out.push(' ');
             }
+            out.push_str(&s[start..end]);
+            at = end;
         }
         return;
     }
@@ -720,34 +727,51 @@ impl<'q> Search<'q> {
     }
 }
 
-/// `text.to_lowercase().find(needle)`, without lower-casing the whole text
-/// when the match comes within its ASCII start (ASCII lower-cases byte for
-/// byte, and to the same bytes whatever follows).
+/// `text.to_lowercase().find(needle)`, lower-casing the text only up to
+/// the match: a piece at a time, each lower-cased alone. That is exact
+/// because every character lower-cases the same whatever surrounds it, but
+/// for `Σ` (final or not by its neighbours): a piece holding one sends the
+/// whole text through `to_lowercase`.
 fn lower_find(text: &str, needle: &str) -> Option<usize> {
-    const STEP: usize = 4096;
-    if needle.is_ascii() {
-        let bytes = text.as_bytes();
-        let finder = memchr::memmem::Finder::new(needle.as_bytes());
-        let mut window = Vec::with_capacity(STEP + needle.len());
-        let mut from = 0;
-        while from < bytes.len() {
-            let end = (from + STEP + needle.len()).min(bytes.len());
-            let piece = &bytes[from..end];
-            if !piece.is_ascii() {
-                break;
+    thread_local! {
+        static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if needle.is_empty() {
+        return Some(0);
+    }
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let sigma = memchr::memmem::Finder::new("\u{3a3}".as_bytes());
+    LOWER.with(|l| {
+        let mut lower = l.borrow_mut();
+        lower.clear();
+        // Small pieces first: most matches come early.
+        let mut step = 256;
+        let mut done = 0;
+        while done < text.len() {
+            let mut end = (done + step).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
             }
-            window.clear();
-            window.extend(piece.iter().map(u8::to_ascii_lowercase));
-            if let Some(i) = finder.find(&window) {
+            step = (step * 2).min(64 << 10);
+            let piece = &text[done..end];
+            if sigma.find(piece.as_bytes()).is_some() {
+                return text.to_lowercase().find(needle);
+            }
+            // A match ending in the new piece starts at most this far back
+            // (a match of UTF-8 in UTF-8 starts on a character).
+            let from = lower.len().saturating_sub(needle.len() - 1);
+            if piece.is_ascii() {
+                lower.extend(piece.bytes().map(|b| b.to_ascii_lowercase()));
+            } else {
+                lower.extend_from_slice(piece.to_lowercase().as_bytes());
+            }
+            if let Some(i) = finder.find(&lower[from..]) {
                 return Some(from + i);
             }
-            if end == bytes.len() {
-                return None;
-            }
-            from += STEP;
+            done = end;
         }
-    }
-    text.to_lowercase().find(needle)
+        None
+    })
 }
 
 #[cfg(test)]
@@ -784,6 +808,28 @@ mod tests {
             out.push('…');
         }
         out
+    }
+
+    #[test]
+    fn lower_find_finds_as_the_lower_case_text_does() {
+        let texts = [
+            String::new(),
+            "plain WIDGET text".into(),
+            format!("{}WIDGET", "x".repeat(5000)),
+            format!("{}É widget", "a".repeat(4095)),
+            format!("{}ΑΣ ΣΑ widget ΑΣ", "é".repeat(3000)),
+            format!("{}\u{212a}elvin x\u{130}", "ü".repeat(2100)),
+            format!("{}İİ{}", "ab".repeat(2047), "Kİ".repeat(3000)),
+        ];
+        let needles = [
+            "", "widget", "w", "é widget", "σ", "ς", "ας", "kelvin", "xi", "i\u{307}", "ki",
+            "aé", "ü\u{212a}", "zz",
+        ];
+        for t in &texts {
+            for n in needles {
+                assert_eq!(lower_find(t, n), t.to_lowercase().find(n), "{n:?} in {t:?}");
+            }
+        }
     }
 
     #[test]
