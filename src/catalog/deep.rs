@@ -520,26 +520,24 @@ fn normalize_spaces(s: &str) -> String {
 /// Appends `s` with its white-space runs as one space, trimmed.
 fn push_normalized(out: &mut String, s: &str) {
     if s.is_ascii() {
-        // The same, a run at a time: the ASCII white space is these six.
-        let space = |b: &u8| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
-        let bytes = s.as_bytes();
-        let mut at = 0;
-        let mut first = true;
-        while at < bytes.len() {
-            let Some(start) = bytes[at..].iter().position(|b| !space(b)) else {
-                break;
-            };
-            let start = at + start;
-            let end = bytes[start..]
-                .iter()
-                .position(space)
-                .map_or(bytes.len(), |e| start + e);
-            if !std::mem::take(&mut first) {
-                out.push(' ');
+        // The same, a byte at a time: the ASCII white space is these six.
+        let mut bytes = std::mem::take(out).into_bytes();
+        bytes.reserve(s.len());
+        let (mut gap, mut started) = (false, false);
+        for &b in s.as_bytes() {
+            if matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ') {
+                gap = started;
+            } else {
+                if std::mem::take(&mut gap) {
+                    bytes.push(b' ');
+                }
+                started = true;
+                bytes.push(b);
             }
-            out.push_str(&s[start..end]);
-            at = end;
         }
+        // Only ASCII was added to a string: still UTF-8.
+        *out = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         return;
     }
     let mut first = true;
