@@ -77,7 +77,9 @@ pub fn deep_search_each(
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut problems = Vec::new();
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel();
+        // Bounded: workers far ahead of the writer wait rather than hold
+        // every hit of the sessions they searched.
+        let (tx, rx) = std::sync::mpsc::sync_channel(threads * 4);
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, stop) = (&next, &stop);
