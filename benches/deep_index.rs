@@ -90,10 +90,7 @@ fn on_all_cores(sessions: &[Folded], work: &(dyn Fn(&Folded) -> usize + Sync)) -
                 })
             })
             .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().expect("worker"))
-            .sum()
+        workers.into_iter().map(|w| w.join().expect("worker")).sum()
     })
 }
 
@@ -149,13 +146,13 @@ fn build_trigrams(sessions: &[Folded]) -> Trigrams {
 /// The entries holding `needle`, through the trigram index.
 fn by_trigrams(t: &Trigrams, sessions: &[Folded], needle: &[u8]) -> (usize, usize) {
     let finder = memchr::memmem::Finder::new(needle);
-    let check = |&(s, a, b): &(u32, usize, usize)| {
-        finder
-            .find(&sessions[s as usize].text[a..b])
-            .is_some()
-    };
+    let check =
+        |&(s, a, b): &(u32, usize, usize)| finder.find(&sessions[s as usize].text[a..b]).is_some();
     if needle.len() < 3 {
-        return (t.entries.len(), t.entries.iter().filter(|e| check(e)).count());
+        return (
+            t.entries.len(),
+            t.entries.iter().filter(|e| check(e)).count(),
+        );
     }
     let mut lists: Vec<&Vec<u32>> = Vec::new();
     for w in needle.windows(3) {

@@ -366,6 +366,9 @@ fn data_file(cache: &Path) -> PathBuf {
         .expect("a data file")
 }
 
+/// A way to damage a file's bytes.
+type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+
 #[test]
 fn a_damaged_store_reads_the_files_instead() {
     let (tmp, root) = corpus();
@@ -377,7 +380,7 @@ fn a_damaged_store_reads_the_files_instead() {
     let pristine = std::fs::read(&data).expect("read");
     let table = cache.join("catalog-deep.bin");
     let pristine_table = std::fs::read(&table).expect("read");
-    let damages: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+    let damages: Vec<(&str, Damage)> = vec![
         (
             "cut short",
             Box::new(|b: &mut Vec<u8>| b.truncate(b.len() * 2 / 3)),

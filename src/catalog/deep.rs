@@ -294,10 +294,13 @@ fn search_chunk_in(
     true
 }
 
+/// A line's entry id, and each of its texts with what it is.
+pub(crate) type LineTexts = (Option<String>, Vec<(String, String)>);
+
 /// One entry's searchable texts as deep search reads a line of a session
 /// file (its bytes, line break included): its id and each text with what
 /// it is; `None` for a line that is not a JSON object.
-pub(crate) fn line_texts(line: &[u8]) -> Option<(Option<String>, Vec<(String, String)>)> {
+pub(crate) fn line_texts(line: &[u8]) -> Option<LineTexts> {
     let text = String::from_utf8_lossy(line);
     let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(&text) else {
         return None;
@@ -822,8 +825,20 @@ mod tests {
             format!("{}İİ{}", "ab".repeat(2047), "Kİ".repeat(3000)),
         ];
         let needles = [
-            "", "widget", "w", "é widget", "σ", "ς", "ας", "kelvin", "xi", "i\u{307}", "ki",
-            "aé", "ü\u{212a}", "zz",
+            "",
+            "widget",
+            "w",
+            "é widget",
+            "σ",
+            "ς",
+            "ας",
+            "kelvin",
+            "xi",
+            "i\u{307}",
+            "ki",
+            "aé",
+            "ü\u{212a}",
+            "zz",
         ];
         for t in &texts {
             for n in needles {
