@@ -1,13 +1,11 @@
 //! Deep search: the query run over every entry's text, tool output, bash
 //! output, summaries and custom messages included, naming the entry of each hit.
 
-use super::deep_index::{ChunkSource, DeepIndex, Served};
+use super::deep_index::{ChunkSource, DeepIndex, Served, line_texts};
 use super::discover::FileStamp;
 use super::search::{Query, QueryParts};
 use super::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
-use crate::session::content::search_texts;
-use serde_json::Value;
 use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
@@ -292,21 +290,6 @@ fn search_chunk_in(
     }
     hits.append(&mut found);
     true
-}
-
-/// A line's entry id, and each of its texts with what it is.
-pub(crate) type LineTexts = (Option<String>, Vec<(String, String)>);
-
-/// One entry's searchable texts as deep search reads a line of a session
-/// file (its bytes, line break included): its id and each text with what
-/// it is; `None` for a line that is not a JSON object.
-pub(crate) fn line_texts(line: &[u8]) -> Option<LineTexts> {
-    let text = String::from_utf8_lossy(line);
-    let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(&text) else {
-        return None;
-    };
-    let id = entry.get("id").and_then(Value::as_str).map(str::to_string);
-    Some((id, search_texts(&entry)))
 }
 
 fn hit(
@@ -780,6 +763,7 @@ fn lower_find(text: &str, needle: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     /// The snippet as it was first written (collecting characters), to
     /// check the one that counts bytes against.
@@ -952,7 +936,7 @@ mod tests {
             r#"{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"x needle y"}]}}"#,
         )
         .expect("json");
-        let texts = search_texts(&entry);
+        let texts = crate::session::content::search_texts(&entry);
         assert_eq!(texts[0].0, "toolResult");
         assert_eq!(q.find_in(&texts[0].1), Some(2));
     }

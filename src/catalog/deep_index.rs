@@ -502,7 +502,7 @@ impl DeepIndex {
         };
         let (offset, lines) = read_lines(file, record.offset, stamp.size, record.lines, &mut {
             |number, line: &[u8]| {
-                if let Some((id, texts)) = super::deep::line_texts(line) {
+                if let Some((id, texts)) = line_texts(line) {
                     for (kind, text) in &texts {
                         current.push(number, id.as_deref(), kind, text);
                     }
@@ -763,4 +763,23 @@ fn read_lines(
         buf.drain(..start);
     }
     Some((end, number))
+}
+
+/// A line's entry id, and each of its texts with what it is.
+pub(crate) type LineTexts = (Option<String>, Vec<(String, String)>);
+
+/// One entry's searchable texts as deep search reads a line of a session
+/// file (its bytes, line break included): its id and each text with what
+/// it is; `None` for a line that is not a JSON object.
+pub(crate) fn line_texts(line: &[u8]) -> Option<LineTexts> {
+    let text = String::from_utf8_lossy(line);
+    let Ok(serde_json::Value::Object(entry)) = serde_json::from_str::<serde_json::Value>(&text)
+    else {
+        return None;
+    };
+    let id = entry
+        .get("id")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string);
+    Some((id, crate::session::content::search_texts(&entry)))
 }
