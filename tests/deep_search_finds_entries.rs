@@ -121,7 +121,9 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
     assert!(problems.is_empty());
     assert_eq!(all.len(), 40 * 25);
     let mut batches = Vec::new();
-    catalog::deep::deep_search_each(&cat.sessions, &q, &mut |hits| {
+    let index = catalog::deep_index::DeepIndex::open(tmp.path().join("cache"));
+    let detail = catalog::deep::HitDetail::Context;
+    catalog::deep::deep_search_each(&cat.sessions, &q, &index, detail, &mut |hits| {
         batches.push(hits.to_vec());
         true
     });
@@ -134,7 +136,7 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
     assert_eq!(lines, (2..27).collect::<Vec<u64>>());
     // Stopped after the first session: no more hits are handed over.
     let mut calls = 0;
-    catalog::deep::deep_search_each(&cat.sessions, &q, &mut |_| {
+    catalog::deep::deep_search_each(&cat.sessions, &q, &index, detail, &mut |_| {
         calls += 1;
         false
     });

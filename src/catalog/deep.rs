@@ -1,12 +1,13 @@
 //! Deep search: the query run over every entry's text, tool output, bash
 //! output, summaries and custom messages included, naming the entry of each hit.
 
+use super::deep_index::{ChunkSource, DeepIndex, Served, line_texts};
+use super::discover::FileStamp;
 use super::search::{Query, QueryParts};
 use super::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
-use crate::session::content::search_texts;
-use serde_json::Value;
-use std::io::{BufRead, BufReader};
+use std::borrow::Cow;
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,14 +37,16 @@ pub struct DeepHit {
     pub matched: Vec<Range<usize>>,
 }
 
-/// Searches `sessions` (in parallel) and returns hits in session order, then
-/// file order. Files that cannot be read are skipped and named in the error list.
+/// Searches `sessions` (in parallel) by reading their files, and returns
+/// hits in session order, then file order. Files that cannot be read are
+/// skipped and named in the error list.
 pub fn deep_search(
     sessions: &[SessionSummary],
     query: &Query,
 ) -> (Vec<DeepHit>, Vec<super::CatalogProblem>) {
     let mut hits = Vec::new();
-    let problems = deep_search_each(sessions, query, &mut |found| {
+    let index = DeepIndex::disabled();
+    let problems = deep_search_each(sessions, query, &index, HitDetail::Context, &mut |found| {
         hits.extend_from_slice(found);
         true
     });
@@ -54,19 +57,27 @@ pub fn deep_search(
 /// `found` in session order (newest first, as the list is given), each as
 /// soon as it and every session before it are searched: the first screen
 /// of hits is shown while later sessions are still being read. `found`
-/// returns false to stop the search. Files that cannot be read are skipped
-/// and named in the returned list.
+/// returns false to stop the search. Each session is searched in `index`
+/// (built or extended there as needed), or its file read when the index
+/// cannot serve it. Files that cannot be read are skipped and named in the
+/// returned list.
 pub fn deep_search_each(
     sessions: &[SessionSummary],
     query: &Query,
+    index: &DeepIndex,
+    detail: HitDetail,
     found: &mut dyn FnMut(&[DeepHit]) -> bool,
 ) -> Vec<super::CatalogProblem> {
+    let search = Search::new(query, detail);
+    let search = &search;
     let next = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut problems = Vec::new();
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel();
+        // Bounded: workers far ahead of the writer wait rather than hold
+        // every hit of the sessions they searched.
+        let (tx, rx) = std::sync::mpsc::sync_channel(threads * 4);
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, stop) = (&next, &stop);
@@ -74,7 +85,7 @@ pub fn deep_search_each(
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(s) = sessions.get(i) else { break };
-                    if tx.send((i, search_file(s, query))).is_err() {
+                    if tx.send((i, search_session(s, search, index))).is_err() {
                         break;
                     }
                 }
@@ -105,77 +116,312 @@ pub fn deep_search_each(
     problems
 }
 
-fn search_file(s: &SessionSummary, query: &Query) -> Result<Vec<DeepHit>, super::CatalogProblem> {
+/// Searches one session in the index, or in its file when the index cannot
+/// serve it (disabled, damaged).
+fn search_session(
+    s: &SessionSummary,
+    query: &Search<'_>,
+    index: &DeepIndex,
+) -> Result<Vec<DeepHit>, super::CatalogProblem> {
+    if !index.is_enabled() {
+        return search_file(s, query);
+    }
+    let problem = |e: std::io::Error| super::CatalogProblem::new(&s.path, e.to_string());
+    let file = crate::session::file::open_regular(&s.path).map_err(problem)?;
+    let stamp = FileStamp::of(&file.metadata().map_err(problem)?);
+    let mut hits = Vec::new();
+    let served = index.serve(&s.path, &file, stamp, &mut |chunk| {
+        search_chunk(&chunk, query, &s.path, &mut hits)
+    });
+    let Some(Served { record }) = served else {
+        index.note_fallback();
+        return search_file(s, query);
+    };
+    // What the index does not cover: an unfinished last line, or lines
+    // written since the file's stamp was taken.
+    let mut tail = &file;
+    tail.seek(SeekFrom::Start(record.offset)).map_err(problem)?;
+    let reader = BufReader::with_capacity(64 << 10, tail);
+    search_lines(reader, record.lines, &s.path, query, &mut hits)?;
+    if hits.is_empty() {
+        return Ok(hits);
+    }
+    let unchanged = || {
+        file.metadata()
+            .is_ok_and(|m| FileStamp::of(&m) == record.stamp)
+    };
+    if let Some(runs) = record.compacted.as_ref().filter(|_| unchanged()) {
+        mark_from_runs(runs, &mut hits);
+        return Ok(hits);
+    }
+    let stable = unchanged();
+    if let Some(runs) = compacted_runs(&s.path) {
+        mark_from_runs(&runs, &mut hits);
+        // Kept only when the file read is the one the index was built from.
+        if stable && std::fs::metadata(&s.path).is_ok_and(|m| FileStamp::of(&m) == record.stamp) {
+            index.note_compacted(&record, runs);
+        }
+    }
+    Ok(hits)
+}
+
+/// Searches one chunk of the index, adding its hits to `hits`; false when
+/// a part of it is damaged (nothing is added then).
+fn search_chunk(
+    chunk: &ChunkSource<'_>,
+    query: &Search<'_>,
+    path: &std::path::Path,
+    hits: &mut Vec<DeepHit>,
+) -> bool {
+    thread_local! {
+        static BUFS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new()))
+        };
+    }
+    let Some(parts) = &query.parts else {
+        return true;
+    };
+    let (mut fbuf, mut obuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let r = search_chunk_in(chunk, query, parts, path, hits, &mut fbuf, &mut obuf);
+    BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf));
+    r
+}
+
+fn search_chunk_in(
+    chunk: &ChunkSource<'_>,
+    query: &Search<'_>,
+    parts: &QueryParts<'_>,
+    path: &std::path::Path,
+    hits: &mut Vec<DeepHit>,
+    fbuf: &mut Vec<u8>,
+    obuf: &mut Vec<u8>,
+) -> bool {
+    // The entries worth checking, as indices into the chunk's entries.
+    let (entries, candidates) = match parts {
+        QueryParts::Regex(_) => {
+            let Some(entries) = chunk.entries() else {
+                return false;
+            };
+            let all: Vec<usize> = (0..entries.len()).collect();
+            (entries, all)
+        }
+        QueryParts::Words(words) => {
+            // Every word and phrase must be in the entry's folded text; see
+            // `MessageText::folded` for why the folded text answers both.
+            let Some(longest) = words.iter().map(|(_, w)| w).max_by_key(|w| w.len()) else {
+                return true;
+            };
+            let Some(folded) = chunk.folded(fbuf) else {
+                return false;
+            };
+            let finder = memchr::memmem::Finder::new(longest.as_bytes());
+            let Some(mut pos) = finder.find(folded) else {
+                return true;
+            };
+            let Some(entries) = chunk.entries() else {
+                return false;
+            };
+            let total: u64 = entries.iter().map(|e| e.folded_len + 1).sum();
+            if total != folded.len() as u64 {
+                return false;
+            }
+            let mut candidates = Vec::new();
+            let (mut k, mut start) = (0usize, 0usize);
+            loop {
+                while start + entries[k].folded_len as usize <= pos {
+                    start += entries[k].folded_len as usize + 1;
+                    k += 1;
+                }
+                let end = start + entries[k].folded_len as usize;
+                let text = &folded[start..end];
+                if words.iter().all(|(_, w)| {
+                    w == longest || memchr::memmem::find(text, w.as_bytes()).is_some()
+                }) {
+                    candidates.push(k);
+                }
+                let next = end + 1;
+                match folded.get(next..).and_then(|rest| finder.find(rest)) {
+                    Some(p) => pos = next + p,
+                    None => break,
+                }
+            }
+            (entries, candidates)
+        }
+    };
+    if candidates.is_empty() {
+        return true;
+    }
+    let Some(original) = chunk.original(obuf) else {
+        return false;
+    };
+    let mut starts = Vec::with_capacity(entries.len() + 1);
+    let mut at = 0usize;
+    for e in entries.iter() {
+        starts.push(at);
+        at += e.original_len as usize;
+    }
+    if at != original.len() {
+        return false;
+    }
+    let mut found = Vec::new();
+    let mut last_line = None;
+    let mut entries = entries;
+    for k in candidates {
+        let e = &entries[k];
+        if last_line == Some(e.line) {
+            continue;
+        }
+        let Ok(field) =
+            std::str::from_utf8(&original[starts[k]..starts[k] + e.original_len as usize])
+        else {
+            return false;
+        };
+        // Every word and phrase is in the entry (a regex is yet to be run).
+        if let Some(at) = query.find_in_matching(field) {
+            let line = e.line;
+            last_line = Some(line);
+            // Entries read back are this search's own: their strings move.
+            let (id, kind) = match &mut entries {
+                Cow::Owned(v) => (std::mem::take(&mut v[k].id), std::mem::take(&mut v[k].kind)),
+                Cow::Borrowed(v) => (v[k].id.clone(), v[k].kind.clone()),
+            };
+            found.push(hit(path, id, line, kind, field, at, query));
+        }
+    }
+    hits.append(&mut found);
+    true
+}
+
+fn hit(
+    path: &std::path::Path,
+    entry_id: Option<String>,
+    line: u64,
+    kind: String,
+    field: &str,
+    at: usize,
+    query: &Search<'_>,
+) -> DeepHit {
+    let (context, matched) = match query.detail {
+        HitDetail::Snippet => (String::new(), Vec::new()),
+        HitDetail::Context => {
+            let context = context(field, at);
+            let matched = query.match_ranges(&context);
+            (context, matched)
+        }
+    };
+    DeepHit {
+        path: path.to_path_buf(),
+        entry_id,
+        line,
+        kind,
+        snippet: snippet(field, at),
+        compacted_away: false,
+        context,
+        matched,
+    }
+}
+
+/// Searches a session by reading its file, every line.
+fn search_file(
+    s: &SessionSummary,
+    query: &Search<'_>,
+) -> Result<Vec<DeepHit>, super::CatalogProblem> {
     let file = crate::session::file::open_regular(&s.path)
         .map_err(|e| super::CatalogProblem::new(&s.path, e.to_string()))?;
-    let mut reader = BufReader::with_capacity(256 << 10, file);
-    let needle = query.raw_prefilter();
+    let reader = BufReader::with_capacity(256 << 10, file);
+    let mut hits = Vec::new();
+    search_lines(reader, 0, &s.path, query, &mut hits)?;
+    mark_compacted_away(&s.path, &mut hits);
+    Ok(hits)
+}
+
+/// Searches the lines `reader` gives, numbered on from `number`.
+fn search_lines(
+    mut reader: impl BufRead,
+    mut number: u64,
+    path: &std::path::Path,
+    query: &Search<'_>,
+    hits: &mut Vec<DeepHit>,
+) -> Result<(), super::CatalogProblem> {
+    let needle = query.query.raw_prefilter();
     let mut buf = Vec::new();
     let mut lower = Vec::new();
-    let mut hits = Vec::new();
-    let mut number = 0u64;
     loop {
         buf.clear();
         match reader.read_until(b'\n', &mut buf) {
             Ok(0) => break,
             Ok(_) => {}
-            Err(e) => return Err(super::CatalogProblem::new(&s.path, e.to_string())),
+            Err(e) => return Err(super::CatalogProblem::new(path, e.to_string())),
         }
         number += 1;
         if let Some(needle) = &needle {
             lower.clear();
             lower.extend(buf.iter().map(u8::to_ascii_lowercase));
-            let escaped = memchr::memmem::find(&buf, b"\\u").is_some()
-                || memchr::memmem::find(&buf, b"\\/").is_some();
-            if !escaped && memchr::memmem::find(&lower, needle.as_bytes()).is_none() {
+            if !may_hide(&buf) && memchr::memmem::find(&lower, needle.as_bytes()).is_none() {
                 continue;
             }
         }
-        let text = String::from_utf8_lossy(&buf);
-        let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(&text) else {
+        let Some((id, texts)) = line_texts(&buf) else {
             continue;
         };
-        for (kind, field) in search_texts(&entry) {
+        for (kind, field) in texts {
             if let Some(at) = query.find_in(&field) {
-                let context = context(&field, at);
-                let matched = query.match_ranges(&context);
-                hits.push(DeepHit {
-                    path: s.path.clone(),
-                    entry_id: entry.get("id").and_then(Value::as_str).map(str::to_string),
-                    line: number,
-                    kind,
-                    snippet: snippet(&field, at),
-                    compacted_away: false,
-                    context,
-                    matched,
-                });
+                hits.push(hit(path, id, number, kind, &field, at, query));
                 break;
             }
         }
     }
-    mark_compacted_away(&s.path, &mut hits);
-    Ok(hits)
+    Ok(())
+}
+
+/// Whether a line's text may hold a lower-case ASCII word its raw bytes,
+/// lower-cased byte by byte, do not: JSON escapes (`\u0078`, `\/`), and the
+/// two characters whose lower case is, or begins with, ASCII letters (the
+/// Kelvin sign lower-cases to `k`, `İ` to `i` and a combining dot).
+fn may_hide(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\\u").is_some()
+        || memchr::memmem::find(line, b"\\/").is_some()
+        || memchr::memmem::find(line, "\u{212a}".as_bytes()).is_some()
+        || memchr::memmem::find(line, "\u{130}".as_bytes()).is_some()
 }
 
 /// Marks the hits the model no longer sees where pi resumes. The tree is
 /// read only for a file with hits; one that cannot be read leaves them
 /// unmarked (the hits themselves stand).
 fn mark_compacted_away(path: &std::path::Path, hits: &mut [DeepHit]) {
-    use crate::session::{Detail, Memory, Session};
     if hits.is_empty() {
         return;
     }
-    let Ok(session) = Session::open_with(path, Detail::Outline) else {
-        return;
-    };
+    if let Some(runs) = compacted_runs(path) {
+        mark_from_runs(&runs, hits);
+    }
+}
+
+/// The lines of the entries a compaction cut away where pi resumes, as
+/// `[start, end)` runs of consecutive lines; `None` when the file cannot
+/// be read as a session.
+fn compacted_runs(path: &std::path::Path) -> Option<Vec<(u64, u64)>> {
+    use crate::session::{Detail, Memory, Session};
+    let session = Session::open_with(path, Detail::Outline).ok()?;
     let memory = session.remembered_at(session.leaf());
-    for h in hits {
-        let at = session
-            .entries
-            .binary_search_by_key(&h.line, |e| u64::from(e.line));
-        if let Ok(i) = at {
-            h.compacted_away = memory.memory(i as u32) == Memory::CompactedAway;
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for (i, e) in session.entries.iter().enumerate() {
+        if memory.memory(i as u32) != Memory::CompactedAway {
+            continue;
         }
+        let line = u64::from(e.line);
+        match runs.last_mut() {
+            Some(last) if last.1 == line => last.1 = line + 1,
+            _ => runs.push((line, line + 1)),
+        }
+    }
+    Some(runs)
+}
+
+fn mark_from_runs(runs: &[(u64, u64)], hits: &mut [DeepHit]) {
+    for h in hits {
+        let i = runs.partition_point(|r| r.1 <= h.line);
+        h.compacted_away = runs.get(i).is_some_and(|r| r.0 <= h.line);
     }
 }
 
@@ -187,22 +433,22 @@ fn snippet(text: &str, at: usize) -> String {
         .rev()
         .find(|&i| text.is_char_boundary(i))
         .unwrap_or(0);
-    let before: String = {
-        let mut chars: Vec<char> = text[..at].chars().rev().take(SNIPPET_CHARS / 3).collect();
-        chars.reverse();
-        chars.into_iter().collect()
-    };
-    let after: String = text[at..]
-        .chars()
-        .take(SNIPPET_CHARS - before.chars().count())
-        .collect();
-    let joined = normalize_spaces(&format!("{before}{after}"));
-    let mut out = String::new();
-    if before.chars().count() < text[..at].chars().count() {
+    // A third before the match, the rest after.
+    let (start, before) = text[..at]
+        .char_indices()
+        .rev()
+        .take(SNIPPET_CHARS / 3)
+        .fold((at, 0), |(_, n), (i, _)| (i, n + 1));
+    let end = text[at..]
+        .char_indices()
+        .nth(SNIPPET_CHARS - before)
+        .map_or(text.len(), |(i, _)| at + i);
+    let mut out = String::with_capacity(end - start + 8);
+    if start > 0 {
         out.push('…');
     }
-    out.push_str(&joined);
-    if at + after.len() < text.len() {
+    push_normalized(&mut out, &text[start..end]);
+    if end < text.len() {
         out.push('…');
     }
     out
@@ -254,10 +500,41 @@ fn lower_with_offsets(text: &str) -> (String, Vec<usize>) {
 }
 
 fn normalize_spaces(s: &str) -> String {
-    s.split(crate::jstext::is_space)
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::with_capacity(s.len());
+    push_normalized(&mut out, s);
+    out
+}
+
+/// Appends `s` with its white-space runs as one space, trimmed.
+fn push_normalized(out: &mut String, s: &str) {
+    if s.is_ascii() {
+        // The same, a byte at a time: the ASCII white space is these six.
+        let mut bytes = std::mem::take(out).into_bytes();
+        bytes.reserve(s.len());
+        let (mut gap, mut started) = (false, false);
+        for &b in s.as_bytes() {
+            if matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ') {
+                gap = started;
+            } else {
+                if std::mem::take(&mut gap) {
+                    bytes.push(b' ');
+                }
+                started = true;
+                bytes.push(b);
+            }
+        }
+        // Only ASCII was added to a string: still UTF-8.
+        *out = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        return;
+    }
+    let mut first = true;
+    for w in s.split(crate::jstext::is_space).filter(|w| !w.is_empty()) {
+        if !std::mem::take(&mut first) {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
 }
 
 impl Query {
@@ -277,6 +554,66 @@ impl Query {
     /// Every place the query's words, phrases or pattern match in `text`,
     /// as byte ranges in order (overlaps merged).
     pub fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
+        Search::new(self, HitDetail::Context).match_ranges(text)
+    }
+
+    /// Where the query matches in `text` (a byte offset), if it does.
+    pub fn find_in(&self, text: &str) -> Option<usize> {
+        Search::new(self, HitDetail::Snippet).find_in(text)
+    }
+}
+
+/// How much each hit carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HitDetail {
+    /// The snippet only (`context` and `matched` empty): what a list prints.
+    Snippet,
+    /// The snippet, and the wider context with its matches marked.
+    Context,
+}
+
+/// A query made ready for many texts: its words lower-cased, its phrases
+/// folded and their patterns compiled, once.
+struct Search<'q> {
+    query: &'q Query,
+    parts: Option<QueryParts<'q>>,
+    /// Per phrase, the pattern that marks it across any white space.
+    phrases: Vec<Option<fancy_regex::Regex>>,
+    detail: HitDetail,
+}
+
+impl<'q> Search<'q> {
+    fn new(query: &'q Query, detail: HitDetail) -> Search<'q> {
+        let parts = query.parts();
+        let phrases = match (&parts, detail) {
+            (Some(QueryParts::Words(words)), HitDetail::Context) => words
+                .iter()
+                .filter(|(phrase, _)| *phrase)
+                .map(|(_, w)| {
+                    // A phrase matches across any run of white space.
+                    let pattern = w
+                        .split(' ')
+                        .map(|p| fancy_regex::escape(p).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(r"\s+");
+                    fancy_regex::RegexBuilder::new(&pattern)
+                        .case_insensitive(true)
+                        .build()
+                        .ok()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        Search {
+            query,
+            parts,
+            phrases,
+            detail,
+        }
+    }
+
+    /// See [`Query::match_ranges`].
+    fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
         let mut found: Vec<Range<usize>> = Vec::new();
         let add_regex = |re: &fancy_regex::Regex, found: &mut Vec<Range<usize>>| {
             for m in re.find_iter(text).take(64).flatten() {
@@ -285,31 +622,30 @@ impl Query {
                 }
             }
         };
-        match self.parts() {
+        match &self.parts {
             None => {}
             Some(QueryParts::Regex(re)) => add_regex(re, &mut found),
             Some(QueryParts::Words(words)) => {
-                let (lower, from) = lower_with_offsets(text);
+                let mut phrases = self.phrases.iter();
+                // ASCII lower-cases byte for byte: the offsets are the text's.
+                let (lower, from) = if text.is_ascii() {
+                    (text.to_ascii_lowercase(), None)
+                } else {
+                    let (lower, from) = lower_with_offsets(text);
+                    (lower, Some(from))
+                };
+                let at = |i: usize| from.as_ref().map_or(i, |f| f[i]);
                 for (phrase, w) in words {
-                    if phrase {
-                        // A phrase matches across any run of white space.
-                        let pattern = w
-                            .split(' ')
-                            .map(|p| fancy_regex::escape(p).into_owned())
-                            .collect::<Vec<_>>()
-                            .join(r"\s+");
-                        if let Ok(re) = fancy_regex::RegexBuilder::new(&pattern)
-                            .case_insensitive(true)
-                            .build()
-                        {
-                            add_regex(&re, &mut found);
+                    if *phrase {
+                        if let Some(Some(re)) = phrases.next() {
+                            add_regex(re, &mut found);
                         }
                         continue;
                     }
                     let mut start = 0;
                     while let Some(i) = lower[start..].find(w.as_str()) {
                         let (a, b) = (start + i, start + i + w.len());
-                        found.push(from[a]..from[b]);
+                        found.push(at(a)..at(b));
                         start = b;
                     }
                 }
@@ -326,9 +662,9 @@ impl Query {
         merged
     }
 
-    /// Where the query matches in `text` (a byte offset), if it does.
-    pub fn find_in(&self, text: &str) -> Option<usize> {
-        match self.parts()? {
+    /// See [`Query::find_in`].
+    fn find_in(&self, text: &str) -> Option<usize> {
+        match self.parts.as_ref()? {
             QueryParts::Regex(re) => re.find(text).ok().flatten().map(|m| m.start()),
             QueryParts::Words(words) => {
                 let lower = text.to_lowercase();
@@ -340,7 +676,7 @@ impl Query {
                 };
                 let mut first = None;
                 for (phrase, w) in words {
-                    let hit = if phrase {
+                    let hit = if *phrase {
                         normalized
                             .contains(w.as_str())
                             .then(|| lower.find(w.split(' ').next().unwrap_or("")).unwrap_or(0))
@@ -355,11 +691,209 @@ impl Query {
             }
         }
     }
+
+    /// [`Search::find_in`] for a text whose folded form holds every word
+    /// and phrase (so each is found): only where the first one starts is
+    /// worked out, reading the text only up to it when what comes before
+    /// it is ASCII.
+    fn find_in_matching(&self, text: &str) -> Option<usize> {
+        let Some(QueryParts::Words(words)) = &self.parts else {
+            return self.find_in(text);
+        };
+        let (phrase, w) = words.first()?;
+        let at = if *phrase {
+            lower_find(text, w.split(' ').next().unwrap_or("")).unwrap_or(0)
+        } else {
+            match lower_find(text, w) {
+                Some(at) => at,
+                None => return self.find_in(text),
+            }
+        };
+        Some(at.min(text.len()))
+    }
+}
+
+/// `text.to_lowercase().find(needle)`, lower-casing the text only up to
+/// the match: a piece at a time, each lower-cased alone. That is exact
+/// because every character lower-cases the same whatever surrounds it, but
+/// for `Σ` (final or not by its neighbours): a piece holding one sends the
+/// whole text through `to_lowercase`.
+fn lower_find(text: &str, needle: &str) -> Option<usize> {
+    thread_local! {
+        static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if needle.is_empty() {
+        return Some(0);
+    }
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let sigma = memchr::memmem::Finder::new("\u{3a3}".as_bytes());
+    LOWER.with(|l| {
+        let mut lower = l.borrow_mut();
+        lower.clear();
+        // Small pieces first: most matches come early.
+        let mut step = 256;
+        let mut done = 0;
+        while done < text.len() {
+            let mut end = (done + step).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            step = (step * 2).min(64 << 10);
+            let piece = &text[done..end];
+            if sigma.find(piece.as_bytes()).is_some() {
+                return text.to_lowercase().find(needle);
+            }
+            // A match ending in the new piece starts at most this far back
+            // (a match of UTF-8 in UTF-8 starts on a character).
+            let from = lower.len().saturating_sub(needle.len() - 1);
+            if piece.is_ascii() {
+                lower.extend(piece.bytes().map(|b| b.to_ascii_lowercase()));
+            } else {
+                lower.extend_from_slice(piece.to_lowercase().as_bytes());
+            }
+            if let Some(i) = finder.find(&lower[from..]) {
+                return Some(from + i);
+            }
+            done = end;
+        }
+        None
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The snippet as it was first written (collecting characters), to
+    /// check the one that counts bytes against.
+    fn snippet_by_chars(text: &str, at: usize) -> String {
+        let at = (0..=at.min(text.len()))
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        let before: String = {
+            let mut chars: Vec<char> = text[..at].chars().rev().take(SNIPPET_CHARS / 3).collect();
+            chars.reverse();
+            chars.into_iter().collect()
+        };
+        let after: String = text[at..]
+            .chars()
+            .take(SNIPPET_CHARS - before.chars().count())
+            .collect();
+        let joined = format!("{before}{after}")
+            .split(crate::jstext::is_space)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut out = String::new();
+        if before.chars().count() < text[..at].chars().count() {
+            out.push('…');
+        }
+        out.push_str(&joined);
+        if at + after.len() < text.len() {
+            out.push('…');
+        }
+        out
+    }
+
+    #[test]
+    fn lower_find_finds_as_the_lower_case_text_does() {
+        let texts = [
+            String::new(),
+            "plain WIDGET text".into(),
+            format!("{}WIDGET", "x".repeat(5000)),
+            format!("{}É widget", "a".repeat(4095)),
+            format!("{}ΑΣ ΣΑ widget ΑΣ", "é".repeat(3000)),
+            format!("{}\u{212a}elvin x\u{130}", "ü".repeat(2100)),
+            format!("{}İİ{}", "ab".repeat(2047), "Kİ".repeat(3000)),
+        ];
+        let needles = [
+            "",
+            "widget",
+            "w",
+            "é widget",
+            "σ",
+            "ς",
+            "ας",
+            "kelvin",
+            "xi",
+            "i\u{307}",
+            "ki",
+            "aé",
+            "ü\u{212a}",
+            "zz",
+        ];
+        for t in &texts {
+            for n in needles {
+                assert_eq!(lower_find(t, n), t.to_lowercase().find(n), "{n:?} in {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn snippets_are_the_characters_around_the_match() {
+        let texts = [
+            String::new(),
+            "x".into(),
+            "  lead and trail  ".into(),
+            format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100)),
+            format!(
+                "{}Ünïcødé\u{3000}项目 ΑΣ{}",
+                "é\t".repeat(40),
+                " ς".repeat(60)
+            ),
+            format!("\u{feff} {} \r\n", "w".repeat(300)),
+        ];
+        for text in &texts {
+            for at in 0..=text.len() + 2 {
+                assert_eq!(
+                    snippet(text, at),
+                    snippet_by_chars(text, at),
+                    "{text:?} at {at}"
+                );
+            }
+        }
+    }
+
+    /// A word is looked for in a line's raw bytes before the line is read
+    /// as JSON; a character whose lower case holds ASCII must not let the
+    /// line be skipped.
+    #[test]
+    fn lines_whose_lower_case_holds_the_word_are_read() {
+        for c in (0x80..=0x10ffff).filter_map(char::from_u32) {
+            let lower = c.to_lowercase().to_string();
+            if lower.bytes().any(|b| b.is_ascii()) {
+                assert!(
+                    may_hide(c.to_string().as_bytes()),
+                    "{c:?} lower-cases to {lower:?}"
+                );
+            }
+        }
+        let line = |text: &str| {
+            let entry = serde_json::json!({"type": "message", "id": "a",
+                "message": {"role": "user", "content": text}});
+            format!("{entry}\n")
+        };
+        let found = |query: &str, text: &str| {
+            let q = Query::parse(query).expect("query");
+            let search = Search::new(&q, HitDetail::Snippet);
+            let mut hits = Vec::new();
+            let l = line(text);
+            search_lines(
+                l.as_bytes(),
+                0,
+                std::path::Path::new("s"),
+                &search,
+                &mut hits,
+            )
+            .expect("read");
+            hits.len()
+        };
+        assert_eq!(found("kelvin", "7 \u{212a}elvin"), 1);
+        assert_eq!(found("xi", "x\u{130}"), 1);
+        assert_eq!(found("kelvin", "7 elvin"), 0);
+    }
 
     #[test]
     fn snippets_are_short_and_on_one_line() {
@@ -402,7 +936,7 @@ mod tests {
             r#"{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"x needle y"}]}}"#,
         )
         .expect("json");
-        let texts = search_texts(&entry);
+        let texts = crate::session::content::search_texts(&entry);
         assert_eq!(texts[0].0, "toolResult");
         assert_eq!(q.find_in(&texts[0].1), Some(2));
     }

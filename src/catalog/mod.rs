@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod clean;
 pub mod deep;
+pub mod deep_index;
 pub mod delete;
 pub mod discover;
 pub mod in_use;

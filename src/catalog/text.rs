@@ -305,7 +305,7 @@ pub(crate) fn read_span(file: &File, span: &Span, into: &mut Vec<u8>) -> bool {
     let Ok(len) = usize::try_from(span.len) else {
         return false;
     };
-    into.clear();
+    // Every byte is read over: only growth needs filling first.
     into.resize(len, 0);
     (0..span.blocks()).all(|k| {
         let from = k * BLOCK;

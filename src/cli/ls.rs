@@ -3,7 +3,8 @@
 
 use super::args::ListArgs;
 use super::warn;
-use crate::catalog::deep::{DeepHit, deep_search_each};
+use crate::catalog::deep::{DeepHit, HitDetail, deep_search_each};
+use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::usage::{self, UsageCache};
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
@@ -64,10 +65,17 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         if args.json {
             out.write_all(b"[")?;
         }
-        let problems = deep_search_each(&chosen, &query, &mut |hits| {
+        let index = match (args.no_cache, catalog::cache::default_dir()) {
+            (false, Some(dir)) => DeepIndex::open(dir),
+            _ => DeepIndex::disabled(),
+        };
+        let problems = deep_search_each(&chosen, &query, &index, HitDetail::Snippet, &mut |hits| {
             let r = write_hits(hits, args.json, &mut written, out);
             r.map_err(|e| failed = Some(e)).is_ok()
         });
+        if let Err(e) = index.save() {
+            warn(&format!("could not save the deep-search index: {e}"));
+        }
         if let Some(e) = failed {
             return Err(e.into());
         }

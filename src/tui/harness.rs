@@ -77,6 +77,20 @@ impl Harness {
         )
     }
 
+    /// As [`Harness::folder`], with the caches kept in `cache`.
+    pub fn folder_cached(folder: SessionsFolder, size: (u16, u16), cache: &Path) -> Harness {
+        let cwd = folder.cwd.clone();
+        let mut context = JobContext::new(Some("/home/ada".into()), Some(folder), true, cwd);
+        context.cache_dir = Some(cache.to_path_buf());
+        Harness::new(
+            Start::Catalog { demo: false },
+            context,
+            Config::defaults(false),
+            Clock::fixed(DEMO_NOW_MS, 0),
+            size,
+        )
+    }
+
     /// Feeds one event and runs all the work it causes.
     pub fn send(&mut self, event: AppEvent) {
         let cmds = self.app.update(event);

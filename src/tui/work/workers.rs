@@ -2,6 +2,7 @@
 //! loading the catalog, deep search), and the threads that run it.
 
 use super::jobs;
+use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::discover::FolderSource;
 use crate::catalog::usage::UsageCache;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
@@ -38,6 +39,8 @@ pub struct JobContext {
     demo_dir: Mutex<Option<demo::DemoCopy>>,
     /// The app's clock: the demo copy is dated back from its "now".
     pub clock: crate::tui::clock::Clock,
+    /// The cache folder, when not the user's (a test's own).
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl JobContext {
@@ -55,7 +58,13 @@ impl JobContext {
             poll: false,
             demo_dir: Mutex::new(None),
             clock: crate::tui::clock::Clock::system(),
+            cache_dir: None,
         }
+    }
+
+    /// Where the caches live: the given folder, else the user's.
+    fn cache_dir(&self) -> Option<PathBuf> {
+        self.cache_dir.clone().or_else(catalog::cache::default_dir)
     }
 
     /// The same, watching by polling.
@@ -97,9 +106,18 @@ impl JobContext {
                 query,
                 sessions,
             } => {
+                // The index lives in the cache folder (never for the demo,
+                // whose copy comes and goes).
+                let demo = self.demo_dir.lock().is_ok_and(|d| d.is_some());
+                let index = match (self.use_cache && !demo, self.cache_dir()) {
+                    (true, Some(dir)) => DeepIndex::open(dir),
+                    _ => DeepIndex::disabled(),
+                };
                 let result = Query::parse(&query)
                     .map_err(|e| e.to_string())
-                    .map(|q| deep_search_streamed(&sessions, &q, generation, send));
+                    .map(|q| deep_search_streamed(&sessions, &q, &index, generation, send));
+                // Only an accelerator: a failed save costs the next search time.
+                let _ = index.save();
                 send(AppEvent::DeepSearchDone {
                     generation,
                     query,
@@ -181,7 +199,7 @@ impl JobContext {
                 }
             }
         };
-        let mut cache = match (self.use_cache && !demo, catalog::cache::default_dir()) {
+        let mut cache = match (self.use_cache && !demo, self.cache_dir()) {
             (true, Some(dir)) => Cache::open(dir),
             _ => Cache::disabled(),
         };
@@ -234,7 +252,7 @@ impl JobContext {
             self.folder.clone()
         };
         let Some(folder) = folder else { return };
-        let mut cache = match (self.use_cache && !demo, catalog::cache::default_dir()) {
+        let mut cache = match (self.use_cache && !demo, self.cache_dir()) {
             (true, Some(dir)) => UsageCache::open(dir),
             _ => UsageCache::disabled(),
         };
@@ -414,6 +432,7 @@ impl Workers {
 fn deep_search_streamed(
     sessions: &[crate::catalog::SessionSummary],
     query: &Query,
+    index: &DeepIndex,
     generation: u64,
     send: &dyn Fn(AppEvent),
 ) -> Vec<crate::tui::model::sessions::DeepHit> {
@@ -421,7 +440,8 @@ fn deep_search_streamed(
     let mut batch = Vec::new();
     let mut sent = 0usize;
     let mut last = std::time::Instant::now();
-    catalog::deep::deep_search_each(sessions, query, &mut |hits| {
+    let detail = catalog::deep::HitDetail::Context;
+    catalog::deep::deep_search_each(sessions, query, index, detail, &mut |hits| {
         batch.extend_from_slice(hits);
         let due = if sent == 0 {
             batch.len() >= FIRST_SCREEN
