@@ -133,6 +133,10 @@ pub(crate) struct MessageFacts<'a> {
     pub custom_type: Option<&'a str>,
     /// `isError` is `true`.
     pub is_error: bool,
+    /// The content's text joins two or more text blocks (with spaces, as
+    /// pi's list does; pi's tree joins them without). Set by [`read_fast`]
+    /// only.
+    pub joined: bool,
 }
 
 /// The facts of one line.
@@ -405,7 +409,7 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
                     None if want.user_text || want.assistant_text => return None,
                     None => false,
                 };
-                m.content = content(c, text)?;
+                m.content = content(c, text, &mut m.joined)?;
             }
             b"timestamp" => {
                 first(&mut seen, 2)?;
@@ -460,7 +464,8 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
 
 /// A message's content, its text decoded when `text` is set. Tool output
 /// (most of a file's bytes) is only checked.
-fn content<'a>(c: &mut Cursor<'a>, text: bool) -> Option<Content<'a>> {
+/// `joined_more` is set when the text is two or more blocks joined.
+fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option<Content<'a>> {
     match c.peek()? {
         b'n' => c.lit(b"null").map(|_| Content::Null),
         b'"' if text => c.string().map(Content::Text),
@@ -484,6 +489,7 @@ fn content<'a>(c: &mut Cursor<'a>, text: bool) -> Option<Content<'a>> {
                                 joined = Some(match joined {
                                     None => t,
                                     Some(before) => {
+                                        *joined_more = true;
                                         let mut s = before.into_owned();
                                         s.push(' ');
                                         s.push_str(&t);
@@ -869,6 +875,8 @@ impl<M: TextMode> LineFields<M> {
                 tool_name: m.tool_name.as_str(),
                 custom_type: m.custom_type.as_str(),
                 is_error: m.is_error == Scalar::Bool(true),
+                // Read only of the fast path's facts.
+                joined: false,
             }),
         };
         LineFacts {
