@@ -313,16 +313,16 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
             }
             _ => {}
         }
-        match &e.kind {
+        match e.kind {
             Kind::Missing => {}
-            Kind::Odd(k) => {
+            Kind::Odd => {
                 buf.extend_from_slice(b"\"type\":");
-                session::jskey::push_json(&mut buf, k);
+                session::jskey::push_json(&mut buf, e.type_str());
                 buf.push(b',');
             }
-            kind => {
+            _ => {
                 buf.extend_from_slice(b"\"type\":");
-                push_json_string(&mut buf, kind.as_str());
+                push_json_string(&mut buf, e.type_str());
                 buf.push(b',');
             }
         }

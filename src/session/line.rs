@@ -134,8 +134,7 @@ pub(crate) struct MessageFacts<'a> {
     /// `isError` is `true`.
     pub is_error: bool,
     /// The content's text joins two or more text blocks (with spaces, as
-    /// pi's list does; pi's tree joins them without). Set by [`read_fast`]
-    /// only.
+    /// pi's list does; pi's tree joins them without).
     pub joined: bool,
 }
 
@@ -860,7 +859,7 @@ impl<M: TextMode> LineFields<M> {
                 role: m.role.as_str(),
                 content: match (&m.content, m.has_content) {
                     (_, false) => Content::Missing,
-                    (ContentText::Text(t), true) => Content::Text(Cow::Borrowed(t)),
+                    (ContentText::Text(t, _), true) => Content::Text(Cow::Borrowed(t)),
                     (ContentText::Unread, true) => Content::Unread,
                     (ContentText::Null, true) => Content::Null,
                     (ContentText::Throws, true) => Content::Throws,
@@ -875,8 +874,10 @@ impl<M: TextMode> LineFields<M> {
                 tool_name: m.tool_name.as_str(),
                 custom_type: m.custom_type.as_str(),
                 is_error: m.is_error == Scalar::Bool(true),
-                // Read only of the fast path's facts.
-                joined: false,
+                joined: matches!(
+                    (&m.content, m.has_content),
+                    (ContentText::Text(_, true), true)
+                ),
             }),
         };
         LineFacts {
@@ -1046,7 +1047,8 @@ fn read_message<'de, R: Reading, A: MapAccess<'de>>(
 /// joined by spaces; any other value makes pi's reader throw.
 #[derive(Default)]
 pub(crate) enum ContentText {
-    Text(String),
+    /// The text, and whether it joins two or more blocks.
+    Text(String, bool),
     /// A valid shape whose text was not needed.
     Unread,
     Null,
@@ -1090,7 +1092,7 @@ impl<'de> Lenient<'de> for BlockShape {
 
 impl<'de> Lenient<'de> for ContentText {
     fn from_str(v: &str) -> Self {
-        ContentText::Text(v.to_string())
+        ContentText::Text(v.to_string(), false)
     }
     fn from_null() -> Self {
         ContentText::Null
@@ -1098,6 +1100,7 @@ impl<'de> Lenient<'de> for ContentText {
     fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         let mut out = String::new();
         let mut first = true;
+        let mut joined = false;
         let mut throws = false;
         while let Some(block) = a.next_element::<Block>()? {
             match block {
@@ -1105,6 +1108,7 @@ impl<'de> Lenient<'de> for ContentText {
                 Block::Other => {}
                 Block::Text(t) => {
                     if !first {
+                        joined = true;
                         out.push(' ');
                     }
                     first = false;
@@ -1115,7 +1119,7 @@ impl<'de> Lenient<'de> for ContentText {
         Ok(if throws {
             ContentText::Throws
         } else {
-            ContentText::Text(out)
+            ContentText::Text(out, !first && joined)
         })
     }
 }

@@ -316,7 +316,7 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             None => "[title: empty]".to_string(),
         },
         Info::Usage(u) => format!("[usage: {}]", u.kind.as_deref().unwrap_or("")),
-        Info::None => format!("[{}]", entry.kind.as_str()),
+        Info::None | Info::Type(_) => format!("[{}]", entry.type_str()),
     }
 }
 

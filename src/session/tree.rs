@@ -625,7 +625,6 @@ mod tests {
             span: Span::default(),
             lossy: false,
             js_echo: false,
-            usage: None,
             info: Info::None,
         }
     }
@@ -807,6 +806,7 @@ mod tests {
                             target: Some(format!("e{}", next(ids)).into()),
                             label: (next(3) > 0).then(|| format!("l{i}").into()),
                             timestamp: None,
+                            usage: None,
                         }));
                     }
                     e
