@@ -188,7 +188,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             if json {
                 write_tree_json(&s, out)?;
             } else {
-                write_tree_text(&s, filter, out)?;
+                write_tree_text(&mut s, filter, out)?;
             }
             keep_until_exit(s);
         }
@@ -417,7 +417,8 @@ fn home() -> Option<String> {
 /// The tree as pi's `/tree` shows it (its order, filter, connectors and
 /// one-line texts), each row after its entry id: `◉` marks the leaf, `•` the
 /// path to it.
-fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Result<()> {
+/// The session's tree keeps only its labels once the view is laid out.
+fn write_tree_text(s: &mut Session, filter: TreeFilter, out: &mut dyn Write) -> Result<()> {
     let filter = match filter {
         TreeFilter::Default => Filter::Default,
         TreeFilter::NoTools => Filter::NoTools,
@@ -426,6 +427,9 @@ fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Resu
         TreeFilter::All => Filter::All,
     };
     let view = TreeView::new(s);
+    // A million entries: their links are not needed from here on.
+    s.tree.keep_labels_only();
+    let s: &Session = s;
     let home = home();
     let folded = std::collections::HashSet::new();
     // At outline depth messages keep no texts: each row's is read from its
