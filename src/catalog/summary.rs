@@ -783,6 +783,7 @@ mod tests {
                 {
                     // The fallback reads the content of turns only.
                     m.content = Content::Unread;
+                    m.joined = false;
                 }
                 (m.stop_reason, m.tool_call_id, m.tool_name, m.custom_type) =
                     (None, None, None, None);

@@ -188,7 +188,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             if json {
                 write_tree_json(&s, out)?;
             } else {
-                write_tree_text(&s, filter, out)?;
+                write_tree_text(&mut s, filter, out)?;
             }
             keep_until_exit(s);
         }
@@ -313,16 +313,16 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
             }
             _ => {}
         }
-        match &e.kind {
+        match e.kind {
             Kind::Missing => {}
-            Kind::Odd(k) => {
+            Kind::Odd => {
                 buf.extend_from_slice(b"\"type\":");
-                session::jskey::push_json(&mut buf, k);
+                session::jskey::push_json(&mut buf, e.type_str());
                 buf.push(b',');
             }
-            kind => {
+            _ => {
                 buf.extend_from_slice(b"\"type\":");
-                push_json_string(&mut buf, kind.as_str());
+                push_json_string(&mut buf, e.type_str());
                 buf.push(b',');
             }
         }
@@ -417,7 +417,8 @@ fn home() -> Option<String> {
 /// The tree as pi's `/tree` shows it (its order, filter, connectors and
 /// one-line texts), each row after its entry id: `◉` marks the leaf, `•` the
 /// path to it.
-fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Result<()> {
+/// The session's tree keeps only its labels once the view is laid out.
+fn write_tree_text(s: &mut Session, filter: TreeFilter, out: &mut dyn Write) -> Result<()> {
     let filter = match filter {
         TreeFilter::Default => Filter::Default,
         TreeFilter::NoTools => Filter::NoTools,
@@ -426,6 +427,9 @@ fn write_tree_text(s: &Session, filter: TreeFilter, out: &mut dyn Write) -> Resu
         TreeFilter::All => Filter::All,
     };
     let view = TreeView::new(s);
+    // A million entries: their links are not needed from here on.
+    s.tree.keep_labels_only();
+    let s: &Session = s;
     let home = home();
     let folded = std::collections::HashSet::new();
     // At outline depth messages keep no texts: each row's is read from its

@@ -14,8 +14,10 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess};
 use serde_json::value::RawValue;
 
-/// The entry types pi knows; anything else is kept under `Other`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The entry types pi knows; anything else is kept under `Other`. One
+/// byte: the `type` text of an `Other` or `Odd` entry is its info's
+/// ([`Info::Type`], read through [`Entry::type_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Message,
     ModelChange,
@@ -30,17 +32,18 @@ pub enum Kind {
     Usage,
     /// A second `session` header inside the file: pi ignores it.
     Header,
-    /// (Boxed, as `Odd`: few entries have one, and a kind is in every entry.)
-    Other(Box<CompactString>),
-    /// A `type` that is not a string (or holds a lone surrogate), as its
-    /// [`super::jskey`] key: pi's tree echoes it.
-    Odd(Box<CompactString>),
+    /// A type pi does not know.
+    Other,
+    /// A `type` that is not a string (or holds a lone surrogate): its
+    /// [`super::jskey`] key is the info's, and pi's tree echoes it.
+    Odd,
     Missing,
 }
 
 impl Kind {
-    fn from_scalar(s: &Scalar) -> Kind {
-        match s.as_str() {
+    /// The kind a `type` names, and the text an `Other` or `Odd` one keeps.
+    fn from_scalar(s: &Scalar) -> (Kind, Option<Text>) {
+        let kind = match s.as_str() {
             Some("message") => Kind::Message,
             Some("model_change") => Kind::ModelChange,
             Some("thinking_level_change") => Kind::ThinkingLevelChange,
@@ -53,12 +56,17 @@ impl Kind {
             Some("context_edit") => Kind::ContextEdit,
             Some("usage") => Kind::Usage,
             Some("session") => Kind::Header,
-            Some(other) => Kind::Other(Box::new(other.into())),
-            None => scalar_key(s).map_or(Kind::Missing, |k| Kind::Odd(Box::new(k))),
-        }
+            Some(other) => return (Kind::Other, Some(other.into())),
+            None => match scalar_key(s) {
+                Some(k) => return (Kind::Odd, Some(k.into())),
+                None => Kind::Missing,
+            },
+        };
+        (kind, None)
     }
 
-    /// The `type` string as written in the file.
+    /// The `type` string of a kind pi knows ("" for the others: see
+    /// [`Entry::type_str`]).
     pub fn as_str(&self) -> &str {
         match self {
             Kind::Message => "message",
@@ -73,8 +81,7 @@ impl Kind {
             Kind::ContextEdit => "context_edit",
             Kind::Usage => "usage",
             Kind::Header => "session",
-            Kind::Other(s) => s,
-            Kind::Odd(_) | Kind::Missing => "",
+            Kind::Other | Kind::Odd | Kind::Missing => "",
         }
     }
 }
@@ -396,6 +403,8 @@ pub struct MessageInfo {
     pub custom_type: Option<CompactString>,
     /// The message's own `timestamp` when it is a number (ms).
     pub time_ms: Option<f64>,
+    /// The entry's usage (see [`Entry::usage`]).
+    pub usage: Option<UsageTotals>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -406,6 +415,8 @@ pub struct CompactionInfo {
     pub first_kept_index: Option<f64>,
     pub retained_tail: bool,
     pub system_message: bool,
+    /// The entry's usage (see [`Entry::usage`]).
+    pub usage: Option<UsageTotals>,
 }
 
 /// The per-type part of an entry.
@@ -436,6 +447,46 @@ pub enum Info {
         omit: bool,
     },
     Usage(Box<UsageInfo>),
+    /// The `type` of an [`Kind::Other`] entry as written, or of a
+    /// [`Kind::Odd`] one as its [`super::jskey`] key.
+    Type(Text),
+}
+
+impl Info {
+    /// Keeps an entry's usage where pi writes one (a message's, a usage,
+    /// compaction or branch summary entry's; the boxed parts of the other
+    /// types carry one too): the entry then needs no field of its own.
+    /// Other types drop it.
+    fn set_usage(&mut self, usage: Option<UsageTotals>) {
+        match self {
+            Info::Message(m) => m.usage = usage,
+            Info::ModelChange(c) => c.usage = usage,
+            Info::Compaction(c) => c.usage = usage,
+            Info::BranchSummary(b) => b.usage = usage,
+            Info::CustomMessage(c) => c.usage = usage,
+            Info::Label(l) => l.usage = usage,
+            Info::Usage(u) => u.usage = usage,
+            Info::None
+            | Info::ThinkingLevel(_)
+            | Info::Custom { .. }
+            | Info::SessionInfo { .. }
+            | Info::ContextEdit { .. }
+            | Info::Type(_) => {}
+        }
+    }
+
+    fn usage(&self) -> Option<&UsageTotals> {
+        match self {
+            Info::Message(m) => m.usage.as_ref(),
+            Info::ModelChange(c) => c.usage.as_ref(),
+            Info::Compaction(c) => c.usage.as_ref(),
+            Info::BranchSummary(b) => b.usage.as_ref(),
+            Info::CustomMessage(c) => c.usage.as_ref(),
+            Info::Label(l) => l.usage.as_ref(),
+            Info::Usage(u) => u.usage.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// A `model_change`: `provider` and `modelId` as [`super::jskey`] keys (pi
@@ -444,12 +495,16 @@ pub enum Info {
 pub struct ModelChangeInfo {
     pub provider: Option<CompactString>,
     pub model_id: Option<CompactString>,
+    /// The entry's usage (see [`Entry::usage`]).
+    pub usage: Option<UsageTotals>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BranchSummaryInfo {
     pub from_id: Option<CompactString>,
     pub summary: Short,
+    /// The entry's usage (see [`Entry::usage`]).
+    pub usage: Option<UsageTotals>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -457,6 +512,8 @@ pub struct CustomMessageInfo {
     pub custom_type: Option<CompactString>,
     pub content: ContentInfo,
     pub display: Option<bool>,
+    /// The entry's usage (see [`Entry::usage`]).
+    pub usage: Option<UsageTotals>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -467,6 +524,8 @@ pub struct LabelChange {
     pub label: Option<CompactString>,
     /// The label entry's timestamp as written (pi's tree shows it).
     pub timestamp: Option<CompactString>,
+    /// The entry's usage (see [`Entry::usage`]).
+    pub usage: Option<UsageTotals>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -474,6 +533,8 @@ pub struct UsageInfo {
     pub kind: Option<CompactString>,
     pub provider: Option<CompactString>,
     pub model: Option<CompactString>,
+    /// The entry's usage (see [`Entry::usage`]).
+    pub usage: Option<UsageTotals>,
 }
 
 /// One parsed line of a session file (not the header).
@@ -494,9 +555,8 @@ pub struct Entry {
     /// The line holds a number beyond f64 (JavaScript's ±Infinity): values
     /// echoed from it are written as `JSON.stringify` writes them.
     pub js_echo: bool,
-    /// Boxed: few entries have usage of their own at the depths that
-    /// read it.
-    pub usage: Option<Box<UsageTotals>>,
+    /// The per-type part, which also keeps the usage (see
+    /// [`Entry::usage`]).
     pub info: Info,
 }
 
@@ -516,6 +576,21 @@ impl Entry {
 
     pub fn id_str(&self) -> Option<&str> {
         self.id.as_deref()
+    }
+
+    /// The entry's usage totals (read at full depth only): a message's own,
+    /// or a usage, compaction or branch summary entry's.
+    pub fn usage(&self) -> Option<&UsageTotals> {
+        self.info.usage()
+    }
+
+    /// The `type` as pi's tree shows it: the text of a type pi does not
+    /// know, the key of one that is not a string.
+    pub fn type_str(&self) -> &str {
+        match (&self.kind, &self.info) {
+            (Kind::Other | Kind::Odd, Info::Type(t)) => t,
+            (kind, _) => kind.as_str(),
+        }
     }
 
     pub fn parent_id(&self) -> Option<&str> {
@@ -858,7 +933,8 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     let echo = |path: &[&str]| v.path_key(path, &format!("{line}e:")).map(|k| k.encode());
     if let Some(k) = v.member_key("type", &format!("{line}y:")) {
         if !matches!(&k, super::jskey::Key::Str(u) if String::from_utf16(u).is_ok()) {
-            e.kind = Kind::Odd(Box::new(k.encode()));
+            e.kind = Kind::Odd;
+            e.info = Info::Type(k.encode().into());
         }
     }
     match &mut e.info {
@@ -926,7 +1002,7 @@ impl<M: Depth> LineFields<M> {
 
     /// Turns the fields into an entry at `line` / `span`.
     pub(crate) fn into_entry(self, line: u32, span: Span, lossy: bool) -> Entry {
-        let kind = Kind::from_scalar(&self.kind);
+        let (kind, type_text) = Kind::from_scalar(&self.kind);
         let mut usage = self.usage.0.as_ref().map(|u| u.totals());
         let info = match kind {
             Kind::Message => match self.message {
@@ -940,6 +1016,7 @@ impl<M: Depth> LineFields<M> {
             Kind::ModelChange => Info::ModelChange(Box::new(ModelChangeInfo {
                 provider: scalar_key(&self.provider),
                 model_id: scalar_key(&self.model_id),
+                usage: None,
             })),
             Kind::ThinkingLevelChange => {
                 Info::ThinkingLevel(scalar_key(&self.thinking_level).map(Text::from))
@@ -951,10 +1028,12 @@ impl<M: Depth> LineFields<M> {
                 first_kept_index: self.first_kept_entry_index.as_f64(),
                 retained_tail: self.retained_tail == Scalar::Array,
                 system_message: self.system_message.is_truthy(),
+                usage: None,
             })),
             Kind::BranchSummary => Info::BranchSummary(Box::new(BranchSummaryInfo {
                 from_id: self.from_id.into_compact(),
                 summary: self.summary.0,
+                usage: None,
             })),
             Kind::Custom => Info::Custom {
                 custom_type: self.custom_type.into_compact().map(Text::from),
@@ -969,6 +1048,7 @@ impl<M: Depth> LineFields<M> {
                     Scalar::Bool(b) => Some(b),
                     _ => None,
                 },
+                usage: None,
             })),
             Kind::Label => Info::Label(Box::new(LabelChange {
                 target: scalar_key(&self.target_id),
@@ -978,6 +1058,7 @@ impl<M: Depth> LineFields<M> {
                     .then(|| scalar_key(&self.label))
                     .flatten(),
                 timestamp: self.timestamp.as_str().map(CompactString::from),
+                usage: None,
             })),
             Kind::SessionInfo => Info::SessionInfo {
                 name: self.name.as_str().map(|n| super::jskey::of_str(n).into()),
@@ -990,8 +1071,9 @@ impl<M: Depth> LineFields<M> {
                 kind: self.usage_kind.into_compact(),
                 provider: self.provider.into_compact(),
                 model: self.model.into_compact(),
+                usage: None,
             })),
-            _ => Info::None,
+            _ => type_text.map_or(Info::None, Info::Type),
         };
         let head = Head {
             id: self.id,
@@ -1025,6 +1107,8 @@ impl Head {
             Scalar::Missing => Parent::Missing,
             other => scalar_key(other).map_or(Parent::Invalid, |k| Parent::Id(k.into())),
         };
+        let mut info = info;
+        info.set_usage(usage);
         Entry {
             id: scalar_key(&self.id).map(Id::from),
             parent,
@@ -1034,7 +1118,6 @@ impl Head {
             span,
             lossy,
             js_echo: false,
-            usage: usage.map(Box::new),
             info,
         }
     }
@@ -1065,6 +1148,7 @@ fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
         model: scalar_key(&m.model),
         custom_type: m.custom_type.into_compact(),
         time_ms: m.timestamp.as_f64(),
+        usage,
     }));
     (info, usage)
 }
@@ -1148,7 +1232,8 @@ mod tests {
         assert_eq!(size_of::<Option<Id>>(), 16);
         assert_eq!(size_of::<Parent>(), 16);
         assert_eq!(size_of::<Info>(), 16);
-        assert!(size_of::<Entry>() <= 104, "{}", size_of::<Entry>());
+        assert_eq!(size_of::<Kind>(), 1);
+        assert_eq!(size_of::<Entry>(), 80);
     }
 
     fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
@@ -1195,7 +1280,7 @@ mod tests {
         assert_eq!(m.content.tool_calls[0].path.as_deref(), Some("src/a.rs"));
         assert_eq!(m.content.tool_calls[0].offset, Some(10.0));
         assert_eq!(
-            e.usage.as_deref(),
+            e.usage(),
             Some(&UsageTotals {
                 tokens: 12.0,
                 cost: 0.5

@@ -133,6 +133,9 @@ pub(crate) struct MessageFacts<'a> {
     pub custom_type: Option<&'a str>,
     /// `isError` is `true`.
     pub is_error: bool,
+    /// The content's text joins two or more text blocks (with spaces, as
+    /// pi's list does; pi's tree joins them without).
+    pub joined: bool,
 }
 
 /// The facts of one line.
@@ -405,7 +408,7 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
                     None if want.user_text || want.assistant_text => return None,
                     None => false,
                 };
-                m.content = content(c, text)?;
+                m.content = content(c, text, &mut m.joined)?;
             }
             b"timestamp" => {
                 first(&mut seen, 2)?;
@@ -460,7 +463,8 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
 
 /// A message's content, its text decoded when `text` is set. Tool output
 /// (most of a file's bytes) is only checked.
-fn content<'a>(c: &mut Cursor<'a>, text: bool) -> Option<Content<'a>> {
+/// `joined_more` is set when the text is two or more blocks joined.
+fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option<Content<'a>> {
     match c.peek()? {
         b'n' => c.lit(b"null").map(|_| Content::Null),
         b'"' if text => c.string().map(Content::Text),
@@ -484,6 +488,7 @@ fn content<'a>(c: &mut Cursor<'a>, text: bool) -> Option<Content<'a>> {
                                 joined = Some(match joined {
                                     None => t,
                                     Some(before) => {
+                                        *joined_more = true;
                                         let mut s = before.into_owned();
                                         s.push(' ');
                                         s.push_str(&t);
@@ -854,7 +859,7 @@ impl<M: TextMode> LineFields<M> {
                 role: m.role.as_str(),
                 content: match (&m.content, m.has_content) {
                     (_, false) => Content::Missing,
-                    (ContentText::Text(t), true) => Content::Text(Cow::Borrowed(t)),
+                    (ContentText::Text(t, _), true) => Content::Text(Cow::Borrowed(t)),
                     (ContentText::Unread, true) => Content::Unread,
                     (ContentText::Null, true) => Content::Null,
                     (ContentText::Throws, true) => Content::Throws,
@@ -869,6 +874,10 @@ impl<M: TextMode> LineFields<M> {
                 tool_name: m.tool_name.as_str(),
                 custom_type: m.custom_type.as_str(),
                 is_error: m.is_error == Scalar::Bool(true),
+                joined: matches!(
+                    (&m.content, m.has_content),
+                    (ContentText::Text(_, true), true)
+                ),
             }),
         };
         LineFacts {
@@ -1038,7 +1047,8 @@ fn read_message<'de, R: Reading, A: MapAccess<'de>>(
 /// joined by spaces; any other value makes pi's reader throw.
 #[derive(Default)]
 pub(crate) enum ContentText {
-    Text(String),
+    /// The text, and whether it joins two or more blocks.
+    Text(String, bool),
     /// A valid shape whose text was not needed.
     Unread,
     Null,
@@ -1082,7 +1092,7 @@ impl<'de> Lenient<'de> for BlockShape {
 
 impl<'de> Lenient<'de> for ContentText {
     fn from_str(v: &str) -> Self {
-        ContentText::Text(v.to_string())
+        ContentText::Text(v.to_string(), false)
     }
     fn from_null() -> Self {
         ContentText::Null
@@ -1090,6 +1100,7 @@ impl<'de> Lenient<'de> for ContentText {
     fn from_seq<A: SeqAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
         let mut out = String::new();
         let mut first = true;
+        let mut joined = false;
         let mut throws = false;
         while let Some(block) = a.next_element::<Block>()? {
             match block {
@@ -1097,6 +1108,7 @@ impl<'de> Lenient<'de> for ContentText {
                 Block::Other => {}
                 Block::Text(t) => {
                     if !first {
+                        joined = true;
                         out.push(' ');
                     }
                     first = false;
@@ -1107,7 +1119,7 @@ impl<'de> Lenient<'de> for ContentText {
         Ok(if throws {
             ContentText::Throws
         } else {
-            ContentText::Text(out)
+            ContentText::Text(out, !first && joined)
         })
     }
 }

@@ -263,6 +263,9 @@ impl Session {
                 outline.add(brief);
             }
         })?;
+        // Grown by doubling: up to twice what it holds.
+        entries.shrink_to_fit();
+        outline.facts.shrink_to_fit();
         if outlined && header.version < CURRENT_VERSION {
             // Migration edits message roles, which an outline does not keep.
             return Session::open_with(path, Detail::Structure);

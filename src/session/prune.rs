@@ -144,7 +144,7 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
         if e.kind == Kind::Message {
             plan.messages += 1;
         }
-        if let Some(u) = &e.usage {
+        if let Some(u) = e.usage() {
             plan.tokens += u.tokens;
             plan.cost += u.cost;
         }

@@ -463,36 +463,68 @@ pub(crate) fn decode_span(bytes: &[u8], offset: u64) -> std::borrow::Cow<'_, str
 /// Reads entries' lines from a session file in any order, buffered: most
 /// readers go mostly forward, so most reads need no system call.
 pub(crate) struct SpanReader {
-    file: io::BufReader<File>,
-    /// Where the reader is in the file.
-    at: u64,
-    buf: Vec<u8>,
+    file: File,
+    /// Where `window` starts in the file.
+    start: u64,
+    /// The bytes last read: a block of [`WINDOW`] bytes or one longer line.
+    window: Vec<u8>,
 }
+
+/// How much a [`SpanReader`] reads at a time.
+const WINDOW: usize = 1 << 20;
 
 impl SpanReader {
     pub(crate) fn new(file: File) -> SpanReader {
         SpanReader {
-            file: io::BufReader::with_capacity(1 << 16, file),
-            at: 0,
-            buf: Vec::new(),
+            file,
+            start: 0,
+            window: Vec::new(),
         }
     }
 
-    /// The `len` bytes of the line at `offset`.
+    /// The `len` bytes of the line at `offset`: from the block read last
+    /// when it holds them, else from a new block read at `offset` (one
+    /// positional read for the lines of a megabyte read in file order,
+    /// where a seek and a small read per line cost most of a fork's time).
     pub(crate) fn bytes(&mut self, offset: u64, len: u64) -> io::Result<&[u8]> {
-        match offset.checked_sub(self.at) {
-            // Forward within reach: skip, keeping what is buffered.
-            Some(ahead) if ahead <= 1 << 20 => self.file.seek_relative(ahead as i64)?,
-            _ => {
-                self.file.seek(SeekFrom::Start(offset))?;
+        let too_long = || io::Error::new(io::ErrorKind::InvalidData, "a line beyond memory");
+        let want = usize::try_from(len).map_err(|_| too_long())?;
+        let end = offset.checked_add(len).ok_or_else(too_long)?;
+        let inside = offset >= self.start && end <= self.start + self.window.len() as u64;
+        if !inside {
+            if want <= WINDOW && self.window.capacity() > 4 * WINDOW {
+                // A huge line read before: not kept for the small ones.
+                self.window = Vec::new();
+            }
+            self.window.clear();
+            self.window.resize(want.max(WINDOW), 0);
+            let mut filled = 0;
+            while filled < self.window.len() {
+                match read_at(
+                    &self.file,
+                    &mut self.window[filled..],
+                    offset + filled as u64,
+                ) {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.window.clear();
+                        return Err(e);
+                    }
+                }
+            }
+            self.window.truncate(filled);
+            self.start = offset;
+            if filled < want {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the file is shorter than the session read from it",
+                ));
             }
         }
-        // Unknown until the read is done.
-        self.at = u64::MAX;
-        self.buf.resize(len as usize, 0);
-        self.file.read_exact(&mut self.buf)?;
-        self.at = offset + len;
-        Ok(&self.buf)
+        let at = (offset - self.start) as usize;
+        Ok(&self.window[at..at + want])
     }
 
     /// The text of the `len` bytes of the line at `offset`.
@@ -505,6 +537,37 @@ impl SpanReader {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// Spans read in any order, across the window's end, longer than the
+    /// window, and past the end of the file (an error, not short bytes).
+    #[test]
+    fn span_reader_reads_every_span() {
+        let mut data = Vec::new();
+        let mut spans = Vec::new();
+        for i in 0..3000u64 {
+            let line = format!("line {i} {}", "x".repeat((i as usize * 37) % 900));
+            spans.push((data.len() as u64, line.len() as u64, line.clone()));
+            data.extend_from_slice(line.as_bytes());
+            data.push(b'\n');
+        }
+        let long = "y".repeat(WINDOW * 2 + 5);
+        spans.push((data.len() as u64, long.len() as u64, long.clone()));
+        data.extend_from_slice(long.as_bytes());
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let mut r = SpanReader::new(f);
+        let order: Vec<usize> = (0..spans.len())
+            .chain((0..spans.len()).rev())
+            .chain((0..spans.len()).step_by(7))
+            .collect();
+        for i in order {
+            let (offset, len, want) = &spans[i];
+            assert_eq!(r.text(*offset, *len).unwrap(), want.as_str(), "span {i}");
+        }
+        let end = data.len() as u64;
+        assert!(r.bytes(end - 3, 10).is_err());
+        assert_eq!(r.bytes(0, 4).unwrap(), b"line");
+    }
 
     fn lines(bytes: &[u8]) -> Vec<(String, LineMeta)> {
         let mut f = tempfile::tempfile().unwrap();

@@ -47,24 +47,31 @@ impl LazyTexts {
         let mut calls = ToolCalls(HashMap::new());
         let mut bare = Vec::with_capacity(s.entries.len());
         let mut same = true;
-        super::scan_entries(&s.path, super::Detail::Full, |e, _| {
-            // Lines appended since the session was read are not in it.
+        let file = s.open_file()?;
+        let scanned = file
+            .try_clone()
+            .map_err(|e| super::SessionError::io(&s.path, e))?;
+        // Lines are matched to the session's entries by where they start:
+        // the header, blank and damaged lines are no entry, and lines
+        // appended since the session was read are not in it.
+        super::read::scan_unnumbered(scanned, 0, 1, turn_of, |meta, turn| {
             let Some(known) = s.entries.get(bare.len()) else {
-                return;
+                return std::ops::ControlFlow::Break(());
             };
-            same &= known.span == e.span;
-            let m = e.message();
-            bare.push(m.is_some_and(bare_turn));
-            if let Some(m) = m {
-                for call in &m.content.tool_calls {
-                    if let Some(id) = &call.id {
-                        calls
-                            .0
-                            .insert(Cow::Owned(id.to_string()), Cow::Owned(call.clone()));
-                    }
+            if known.span.offset != meta.offset {
+                same &= known.span.offset > meta.offset;
+                return std::ops::ControlFlow::Continue(());
+            }
+            same &= known.span.len == meta.len;
+            bare.push(turn.bare);
+            for call in turn.calls {
+                if let Some(id) = &call.id {
+                    calls.0.insert(Cow::Owned(id.to_string()), Cow::Owned(call));
                 }
             }
-        })?;
+            std::ops::ControlFlow::Continue(())
+        })
+        .map_err(|e| super::SessionError::io(&s.path, e))?;
         if !same || bare.len() != s.entries.len() {
             return Err(super::SessionError::Invalid {
                 path: s.path.clone(),
@@ -74,7 +81,7 @@ impl LazyTexts {
         Ok(LazyTexts {
             calls,
             bare,
-            lines: super::read::SpanReader::new(s.open_file()?),
+            lines: super::read::SpanReader::new(file),
         })
     }
 
@@ -93,6 +100,9 @@ impl LazyTexts {
         let e = s.entry(i);
         let io = |err| super::SessionError::io(&s.path, err);
         let bytes = self.lines.bytes(e.span.offset, e.span.len).map_err(io)?;
+        if let Some(text) = plain_row_text(bytes, &self.calls, home) {
+            return Ok(text);
+        }
         let mut meta = super::read::LineMeta {
             offset: e.span.offset,
             len: e.span.len,
@@ -107,6 +117,109 @@ impl LazyTexts {
             }
             _ => Ok(entry_line(e, &self.calls, home)),
         }
+    }
+}
+
+/// What the tree's texts and filter need of one line: whether it is a
+/// bare assistant turn, and the tool calls (with ids) it makes.
+#[derive(Default)]
+struct Turn {
+    bare: bool,
+    calls: Vec<ToolCall>,
+}
+
+/// [`Turn`] of a line: plain message lines by the one line reader's fast
+/// path, any other through the index's full read.
+fn turn_of(line: &[u8], meta: &mut super::read::LineMeta) -> Turn {
+    if let Some(turn) = plain_turn(line) {
+        return turn;
+    }
+    use super::entry::LineParse;
+    match super::quick::parse_line_bytes::<super::entry::Full>(line, meta) {
+        LineParse::Entry(e) | LineParse::Header(_, e) | LineParse::NotObject(e) => match e.info {
+            Info::Message(m) => Turn {
+                bare: bare_turn(&m),
+                calls: m.content.tool_calls,
+            },
+            _ => Turn::default(),
+        },
+        _ => Turn::default(),
+    }
+}
+
+/// The read of a plain message line's [`Turn`] without serde, or `None`
+/// where the full read must decide: another entry type or key, a message
+/// that is not an object, content the fast path does not read as pi's
+/// tree does, or a tool call anywhere a content is read (any line holding
+/// `"toolCall"`, where the fast path reads block types only unescaped).
+fn plain_turn(line: &[u8]) -> Option<Turn> {
+    use super::line::{Content, Message, Want, read_fast};
+    let want = Want {
+        assistant_text: true,
+        ..Want::default()
+    };
+    let f = read_fast(line, want)?;
+    if f.kind != "message" || f.other_keys {
+        return None;
+    }
+    let Message::Object(m) = f.message else {
+        return None;
+    };
+    // Tool results' content is never read for calls.
+    if m.role != Some("toolResult") && memchr::memmem::find(line, b"\"toolCall\"").is_some() {
+        return None;
+    }
+    let bare = m.role == Some("assistant") && {
+        let has_text = match &m.content {
+            // Blocks join with white space: the whole is blank when
+            // every block is.
+            Content::Text(t) => !t.trim_start().is_empty(),
+            Content::Missing | Content::Null => false,
+            _ => return None,
+        };
+        let failed = m.stop_reason.is_some_and(|r| r != "stop" && r != "toolUse");
+        !has_text && !failed
+    };
+    Some(Turn {
+        bare,
+        calls: Vec::new(),
+    })
+}
+
+/// [`entry_line`] of a plain user, assistant or tool result line, read
+/// without serde; `None` where the full read must decide (another entry
+/// type or key, several text blocks, which pi's tree joins otherwise than
+/// the fast path, an assistant turn without text).
+fn plain_row_text(line: &[u8], calls: &ToolCalls<'_>, home: Option<&str>) -> Option<String> {
+    use super::line::{Content, Message, Want, read_fast};
+    let want = Want {
+        user_text: true,
+        assistant_text: true,
+        usage: false,
+    };
+    let f = read_fast(line, want)?;
+    if f.kind != "message" || f.other_keys {
+        return None;
+    }
+    let Message::Object(m) = f.message else {
+        return None;
+    };
+    if m.joined {
+        return None;
+    }
+    // The first 200 units are the same whether the text was cut at
+    // `SHORT_TEXT_CHARS` characters (as the full read cuts it) or not.
+    match (m.role?, &m.content) {
+        ("user", Content::Text(t)) => Some(format!("user: {}", normalize(&head(t, 200)))),
+        ("assistant", Content::Text(t)) => {
+            let text = normalize(&head(t, 200));
+            (!text.is_empty()).then(|| format!("assistant: {text}"))
+        }
+        ("toolResult", _) => Some(match m.tool_call_id.and_then(|id| calls.0.get(id)) {
+            Some(call) => format_tool_call(call, home),
+            None => format!("[{}]", m.tool_name.unwrap_or("tool")),
+        }),
+        _ => None,
     }
 }
 
@@ -203,7 +316,7 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             None => "[title: empty]".to_string(),
         },
         Info::Usage(u) => format!("[usage: {}]", u.kind.as_deref().unwrap_or("")),
-        Info::None => format!("[{}]", entry.kind.as_str()),
+        Info::None | Info::Type(_) => format!("[{}]", entry.type_str()),
     }
 }
 
@@ -317,6 +430,88 @@ mod tests {
             lazy.text(&outline, 2, Some("/w"))
                 .unwrap()
                 .contains("~/src/a.rs")
+        );
+    }
+
+    /// The fast reads of a row's text and of a turn agree with the full
+    /// read on every line of the test corpora (and on lines made to trip
+    /// them), or decline.
+    #[test]
+    fn fast_row_texts_agree_with_the_full_read() {
+        use crate::session::entry::{Full, LineParse};
+        use crate::session::read::LineMeta;
+        let full = |line: &[u8]| {
+            let mut meta = LineMeta {
+                offset: 0,
+                len: line.len() as u64,
+                number: 1,
+                terminated: true,
+                lossy: false,
+            };
+            match crate::session::quick::parse_line_bytes::<Full>(line, &mut meta) {
+                LineParse::Entry(e) | LineParse::Header(_, e) | LineParse::NotObject(e) => Some(e),
+                _ => None,
+            }
+        };
+        let odd = [
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"one"},{"type":"text","text":"two"}]}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"text","text":" "},{"type":"text","text":"\n"}]}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"text","text":"  "}],"stopReason":"error","errorMessage":"boom"}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[],"stopReason":"aborted"}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":null}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant"}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":[{"type":"toolCall","id":"u1","name":"ls","arguments":{}}]}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"\u00e9t\u00e9 \n\tx"}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":[null,{"type":"text","text":"x"}]}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":[{"type":"text","text":null},{"type":"text"}]}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","toolCallId":"u1","toolName":"ls","content":[{"type":"toolCall","id":"u2"}]}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","toolCallId":7,"content":"x"}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"content":"x","role":"user"}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"},"name":"n"}"#,
+        ];
+        let mut corpora: Vec<Vec<Vec<u8>>> = crate::session::file::test_session_files()
+            .into_iter()
+            .map(|path| {
+                let bytes = std::fs::read(&path).unwrap();
+                bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+            })
+            .collect();
+        corpora.push(odd.iter().map(|l| l.as_bytes().to_vec()).collect());
+        let (mut lines, mut rows, mut turns) = (0, 0, 0);
+        for file in corpora {
+            let entries: Vec<_> = file.iter().map(|l| full(l)).collect();
+            let mut calls = ToolCalls(HashMap::new());
+            for e in entries.iter().flatten() {
+                for call in e.message().map_or(&[][..], |m| &m.content.tool_calls) {
+                    if let Some(id) = &call.id {
+                        calls
+                            .0
+                            .insert(Cow::Owned(id.to_string()), Cow::Owned(call.clone()));
+                    }
+                }
+            }
+            for (line, e) in file.iter().zip(&entries) {
+                lines += 1;
+                let text = String::from_utf8_lossy(line);
+                if let Some(fast) = plain_row_text(line, &calls, Some("/home/ada")) {
+                    rows += 1;
+                    let e = e
+                        .as_ref()
+                        .expect("the fast path read a line that is no entry");
+                    assert_eq!(fast, entry_line(e, &calls, Some("/home/ada")), "{text}");
+                }
+                if let Some(turn) = plain_turn(line) {
+                    turns += 1;
+                    let m = e.as_ref().and_then(|e| e.message());
+                    assert_eq!(turn.bare, m.is_some_and(bare_turn), "{text}");
+                    assert!(m.is_some_and(|m| m.content.tool_calls.is_empty()), "{text}");
+                }
+            }
+        }
+        // Most lines take the fast paths.
+        assert!(
+            rows * 2 > lines && turns * 5 > lines * 2,
+            "{rows}, {turns} of {lines}"
         );
     }
 

@@ -421,6 +421,18 @@ impl Tree {
         &self.labels
     }
 
+    /// Frees the links, keeping the labels and the last entry: for a
+    /// one-shot listing that has laid out its view (see
+    /// [`super::tree_view::TreeView`]) and asks nothing else of the tree.
+    /// Lookups, children and paths answer nothing afterwards.
+    pub fn keep_labels_only(&mut self) {
+        *self = Tree {
+            labels: std::mem::take(&mut self.labels),
+            last: self.last,
+            ..Tree::default()
+        };
+    }
+
     /// The path from the root down to `node`, inclusive, as pi walks it:
     /// up through truthy `parentId`s only.
     pub fn path_to(&self, node: u32) -> Vec<u32> {
@@ -625,7 +637,6 @@ mod tests {
             span: Span::default(),
             lossy: false,
             js_echo: false,
-            usage: None,
             info: Info::None,
         }
     }
@@ -807,6 +818,7 @@ mod tests {
                             target: Some(format!("e{}", next(ids)).into()),
                             label: (next(3) > 0).then(|| format!("l{i}").into()),
                             timestamp: None,
+                            usage: None,
                         }));
                     }
                     e

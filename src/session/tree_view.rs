@@ -13,6 +13,8 @@ use std::collections::HashSet;
 pub const MAX_DEPTH: u16 = 48;
 
 const NO_ROW: u32 = u32::MAX;
+/// No node (a root's parent in [`TreeView`]).
+const NO_NODE: u32 = u32::MAX;
 
 /// pi's tree filters, in the order its filter-cycling key goes through them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,7 +93,8 @@ pub struct TreeView {
     /// each fork (pi's `flattenTree`).
     pub order: Vec<u32>,
     /// Per entry index: the node it was reached from in `order`.
-    pub parent: Vec<Option<u32>>,
+    /// (`NO_NODE` for a root: four bytes a node.) See [`TreeView::parent`].
+    parent: Vec<u32>,
     /// Per entry index: on the path from the root to the leaf.
     pub active: Vec<bool>,
     pub leaf: Option<u32>,
@@ -111,6 +114,14 @@ impl TreeView {
             active,
             leaf: s.leaf(),
         }
+    }
+
+    /// The node `node` was reached from in `order` (`None` for a root).
+    pub fn parent(&self, node: u32) -> Option<u32> {
+        self.parent
+            .get(node as usize)
+            .copied()
+            .filter(|&p| p != NO_NODE)
     }
 
     pub fn mark(&self, node: u32) -> Mark {
@@ -189,29 +200,33 @@ impl TreeView {
         let n = s.entries.len();
         let mut hidden = vec![false; n];
         let mut visible = vec![false; n];
-        let mut nearest: Vec<Option<u32>> = vec![None; n];
+        // Node indices, `NONE` for none (four bytes a node, where an
+        // `Option` takes eight: a million entries lay out here).
+        const NONE: u32 = u32::MAX;
+        let some = |v: u32| (v != NONE).then_some(v);
+        let mut nearest: Vec<u32> = vec![NONE; n];
         let mut child_count = vec![0u32; n];
         // Per node (and for the roots): its last visible child in order.
-        let mut last_child: Vec<Option<u32>> = vec![None; n];
+        let mut last_child: Vec<u32> = vec![NONE; n];
         let mut last_root = None;
         let mut visible_roots = 0usize;
         for &node in &self.order {
             let i = node as usize;
-            let p = self.parent[i];
+            let p = self.parent(node);
             hidden[i] = p.is_some_and(|p| folded.contains(&p) || hidden[p as usize]);
             visible[i] = !hidden[i] && shows(node);
-            nearest[i] = p.and_then(|p| {
+            nearest[i] = p.map_or(NONE, |p| {
                 if visible[p as usize] {
-                    Some(p)
+                    p
                 } else {
                     nearest[p as usize]
                 }
             });
             if visible[i] {
-                match nearest[i] {
+                match some(nearest[i]) {
                     Some(vp) => {
                         child_count[vp as usize] += 1;
-                        last_child[vp as usize] = Some(node);
+                        last_child[vp as usize] = node;
                     }
                     None => {
                         visible_roots += 1;
@@ -220,30 +235,32 @@ impl TreeView {
                 }
             }
         }
-        let mut rows: Vec<Row> = Vec::new();
-        let mut heads: Vec<bool> = Vec::new();
+        drop(hidden);
+        let shown = visible.iter().filter(|&&v| v).count();
+        let mut rows: Vec<Row> = Vec::with_capacity(shown);
+        let mut heads: Vec<bool> = Vec::with_capacity(shown);
         let mut row_of = vec![NO_ROW; n];
         for &node in &self.order {
             let i = node as usize;
             if !visible[i] {
                 continue;
             }
-            let (container, depth, head, visible_parent) = match nearest[i] {
-                None => (None, 0, visible_roots > 1, None),
+            let (container, depth, head, visible_parent) = match some(nearest[i]) {
+                None => (NO_ROW, 0, visible_roots > 1, NO_ROW),
                 Some(vp) => {
                     let prow = row_of[vp as usize];
                     let p = rows[prow as usize];
                     let fork = child_count[vp as usize] > 1;
                     let nest = fork || heads[prow as usize];
                     if nest && p.depth < MAX_DEPTH {
-                        (Some(prow), p.depth + 1, fork, Some(prow))
+                        (prow, p.depth + 1, fork, prow)
                     } else {
-                        (p.container, p.depth, fork, Some(prow))
+                        (p.container, p.depth, fork, prow)
                     }
                 }
             };
-            let last = match nearest[i] {
-                Some(vp) => last_child[vp as usize] == Some(node),
+            let last = match some(nearest[i]) {
+                Some(vp) => last_child[vp as usize] == node,
                 None => last_root == Some(node),
             };
             row_of[i] = rows.len() as u32;
@@ -258,9 +275,9 @@ impl TreeView {
                 visible_children: children,
                 // pi draws a connector on the children of a fork only (not
                 // on roots, even when there are several).
-                connector: visible_parent.is_some() && head,
+                connector: visible_parent != NO_ROW && head,
                 last,
-                foldable: is_folded || (children > 0 && (visible_parent.is_none() || head)),
+                foldable: is_folded || (children > 0 && (visible_parent == NO_ROW || head)),
                 folded: is_folded,
             });
         }
@@ -270,10 +287,10 @@ impl TreeView {
 
 /// Pre-order with the active child first at every fork; each node listed
 /// once (a duplicated id can hang one node under two parents).
-fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<Option<u32>>) {
+fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<u32>) {
     let n = s.entries.len();
     let mut order = Vec::with_capacity(n);
-    let mut parent = vec![None; n];
+    let mut parent = vec![NO_NODE; n];
     let mut seen = vec![false; n];
     let active_first = |list: &[u32]| -> Vec<u32> {
         let mut v: Vec<u32> = list.to_vec();
@@ -293,7 +310,7 @@ fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<Option<u32>>) {
         if std::mem::replace(slot, true) {
             continue;
         }
-        parent[node as usize] = from;
+        parent[node as usize] = from.unwrap_or(NO_NODE);
         order.push(node);
         let kids = s.tree.children(node);
         if kids.len() == 1 {
@@ -328,16 +345,17 @@ pub fn texts_from(s: &Session, first: usize, home: Option<&str>) -> Vec<String> 
         .collect()
 }
 
-/// One visible row.
+/// One visible row (24 bytes: a listing of a million entries holds a
+/// million of them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Row {
     pub node: u32,
     /// Indentation level: grows at forks only.
     pub depth: u16,
-    /// The row this one nests under in the drawn tree.
-    pub container: Option<u32>,
-    /// The nearest visible ancestor's row.
-    pub visible_parent: Option<u32>,
+    /// The row this one nests under in the drawn tree (`NO_ROW`: none).
+    container: u32,
+    /// The nearest visible ancestor's row (`NO_ROW`: none).
+    visible_parent: u32,
     /// How many rows have this one as their visible parent.
     pub visible_children: u32,
     /// One of several visible children: pi draws `├─` / `└─` before it.
@@ -347,6 +365,18 @@ pub struct Row {
     /// pi's rule: a root or the first entry of a branch, with something under it.
     pub foldable: bool,
     pub folded: bool,
+}
+
+impl Row {
+    /// The row this one nests under in the drawn tree.
+    pub fn container(&self) -> Option<u32> {
+        (self.container != NO_ROW).then_some(self.container)
+    }
+
+    /// The nearest visible ancestor's row.
+    pub fn visible_parent(&self) -> Option<u32> {
+        (self.visible_parent != NO_ROW).then_some(self.visible_parent)
+    }
 }
 
 /// Where pi resumes, as the rows show it: the leaf's row, or the row of
@@ -401,7 +431,7 @@ impl Rows {
             if let Some(r) = self.row_of(n) {
                 return Some(r);
             }
-            cur = view.parent.get(n as usize).copied().flatten();
+            cur = view.parent(n);
             steps += 1;
             if steps > view.parent.len() {
                 break;
@@ -430,7 +460,7 @@ impl Rows {
             if !super::write::is_branch_marker(s.entry(n)) {
                 point.carried.push(n);
             }
-            cur = view.parent.get(n as usize).copied().flatten();
+            cur = view.parent(n);
         }
         if self.row_of(leaf).is_some() || folded_away {
             point.carried.clear();
@@ -445,7 +475,7 @@ impl Rows {
     pub fn segment_start_up(&self, row: usize) -> usize {
         let mut cur = row;
         loop {
-            let Some(parent) = self.rows[cur].visible_parent else {
+            let Some(parent) = self.rows[cur].visible_parent() else {
                 return cur;
             };
             let p = parent as usize;
@@ -491,7 +521,7 @@ impl Rows {
         // up to `end`.
         let mut end: Vec<u32> = (1..=self.rows.len() as u32).collect();
         for (i, r) in self.rows.iter().enumerate().rev() {
-            if let Some(p) = r.visible_parent {
+            if let Some(p) = r.visible_parent() {
                 let p = p as usize;
                 end[p] = end[p].max(end[i]);
             }
@@ -629,6 +659,12 @@ pub(crate) mod tests {
             msg("f", Some("e"), 6, "assistant", "right answer"),
         ];
         session(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    /// What a row costs: a listing of a million entries holds a million.
+    #[test]
+    fn rows_are_small() {
+        assert_eq!(std::mem::size_of::<Row>(), 24);
     }
 
     #[test]

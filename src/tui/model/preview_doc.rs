@@ -469,7 +469,7 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
     let ctx = s.context_for_path(path);
     let (mut tokens, mut cost) = (0.0, 0.0);
     for &i in &ctx.path {
-        if let Some(&u) = s.entry(i).usage.as_deref() {
+        if let Some(&u) = s.entry(i).usage() {
             tokens += u.tokens;
             cost += u.cost;
         }
@@ -533,7 +533,7 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
         let e = s.entry(req.key.node);
         let what = match e.kind {
             Kind::Usage => "a usage record".to_string(),
-            _ => format!("a {} entry", e.kind.as_str().replace('_', " ")),
+            _ => format!("a {} entry", e.type_str().replace('_', " ")),
         };
         out.note(
             &format!("The selected entry is {what}: it adds nothing to the context."),

@@ -134,7 +134,7 @@ pub fn left_text(pane: &StatusPane, view: &StatusView) -> (String, bool) {
                 let id = e.id_str().map(text::clean_line).unwrap_or_default();
                 let kind = match e.role() {
                     Some(r) => r.as_str().to_string(),
-                    None => e.kind.as_str().replace('_', " "),
+                    None => e.type_str().replace('_', " "),
                 };
                 let spend = pane.branch.text(&t.session, node);
                 let spend = if spend.is_empty() {

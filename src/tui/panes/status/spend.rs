@@ -39,8 +39,7 @@ impl BranchSpend {
 fn cost_of(session: &Session, node: u32) -> (f64, f64) {
     session
         .entry(node)
-        .usage
-        .as_deref()
+        .usage()
         .map_or((0.0, 0.0), |u| (u.cost, u.tokens))
 }
 
