@@ -35,6 +35,7 @@ const TEXT_FILE: &str = "catalog-texts.bin";
 /// What the cache knows of one file: what the list shows of it, ready
 /// (read on every start, so it is all a warm start decodes), and the
 /// reading state to resume from when the file grows (decoded only then).
+#[derive(Serialize, Deserialize)]
 pub(crate) struct Record {
     pub path: PathBuf,
     pub stamp: FileStamp,
@@ -48,6 +49,7 @@ pub(crate) struct Record {
     /// The summary at `stamp`, without its path and text; `None` when the
     /// file is no session.
     pub listing: Option<SessionSummary>,
+    #[serde(with = "lazy_state")]
     state: LazyState,
 }
 
@@ -76,18 +78,25 @@ impl Record {
     }
 }
 
-/// A [`Record`] as the summaries file holds it.
-#[derive(Serialize, Deserialize)]
-struct StoredRecord {
-    path: PathBuf,
-    stamp: FileStamp,
-    prefix: PrefixPrint,
-    offset: u64,
-    header_hash: u64,
-    with_text: bool,
-    listing: Option<SessionSummary>,
-    #[serde(with = "serde_bytes")]
-    state: Vec<u8>,
+/// A state as the summaries file holds it: its postcard bytes, as one
+/// byte string (kept as read, decoded on first use).
+mod lazy_state {
+    use super::LazyState;
+    use serde::{Deserialize, Deserializer, Serializer, ser::Error};
+
+    pub fn serialize<S: Serializer>(state: &LazyState, s: S) -> Result<S::Ok, S::Error> {
+        match state {
+            LazyState::Encoded(bytes, _) => s.serialize_bytes(bytes),
+            LazyState::Decoded(state) => {
+                s.serialize_bytes(&postcard::to_stdvec(state).map_err(S::Error::custom)?)
+            }
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<LazyState, D::Error> {
+        let bytes = serde_bytes::ByteBuf::deserialize(d)?.into_vec();
+        Ok(LazyState::Encoded(bytes, std::sync::OnceLock::new()))
+    }
 }
 
 /// The texts file: the envelope header (its length and hash are those of
@@ -170,18 +179,8 @@ impl<'de> serde::de::Visitor<'de> for RecordsVisitor {
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         // The length comes from a checksummed file; bounded all the same.
         let mut map = HashMap::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-        while let Some(r) = seq.next_element::<StoredRecord>()? {
-            let record = Record {
-                path: r.path.clone(),
-                stamp: r.stamp,
-                prefix: r.prefix,
-                offset: r.offset,
-                header_hash: r.header_hash,
-                with_text: r.with_text,
-                listing: r.listing,
-                state: LazyState::Encoded(r.state, std::sync::OnceLock::new()),
-            };
-            map.insert(r.path.into_os_string(), record);
+        while let Some(r) = seq.next_element::<Record>()? {
+            map.insert(r.path.clone().into_os_string(), r);
         }
         Ok(map)
     }
@@ -393,26 +392,7 @@ impl Cache {
             self.texts_dirty = false;
         }
         if self.index_dirty {
-            let mut stored = Vec::with_capacity(self.records.len());
-            for r in self.records.values() {
-                let state = match &r.state {
-                    LazyState::Encoded(bytes, _) => bytes.clone(),
-                    LazyState::Decoded(s) => {
-                        postcard::to_stdvec(s).map_err(std::io::Error::other)?
-                    }
-                };
-                stored.push(StoredRecord {
-                    path: r.path.clone(),
-                    stamp: r.stamp,
-                    prefix: r.prefix,
-                    offset: r.offset,
-                    header_hash: r.header_hash,
-                    with_text: r.with_text,
-                    listing: r.listing.clone(),
-                    state,
-                });
-            }
-            write_envelope(&dir.join(INDEX_FILE), stored)?;
+            write_envelope(&dir.join(INDEX_FILE), self.records.values().collect())?;
             self.index_dirty = false;
         }
         Ok(())
