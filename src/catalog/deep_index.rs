@@ -27,6 +27,7 @@ use super::cache::Envelope;
 use super::discover::FileStamp;
 use super::text::{Span, read_exact_at, read_span};
 use crate::session::file::{PrefixPrint, open_regular};
+use crate::session::{same_file, try_lock};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::File;
@@ -283,36 +284,7 @@ fn lock_data(path: &Path, ours: &File) -> Option<DataLock> {
             _ => return None,
         }
     }
-    let (a, b) = (
-        FileStamp::of(&handle.metadata().ok()?),
-        FileStamp::of(&ours.metadata().ok()?),
-    );
-    (a.inode == b.inode && a.device == b.device).then_some(DataLock(handle))
-}
-
-/// An exclusive `flock` on `file` without waiting: `Ok(false)` when
-/// someone else holds it.
-#[cfg(unix)]
-fn try_lock(file: &File) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    loop {
-        // SAFETY: flock on a descriptor we own; no memory is passed.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(true);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EWOULDBLOCK) => return Ok(false),
-            _ => return Err(e),
-        }
-    }
-}
-
-/// Elsewhere one piscope at a time is assumed.
-#[cfg(not(unix))]
-fn try_lock(_file: &File) -> std::io::Result<bool> {
-    Ok(true)
+    same_file(&handle.metadata().ok()?, &ours.metadata().ok()?).then_some(DataLock(handle))
 }
 
 impl DeepIndex {

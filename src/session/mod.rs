@@ -38,6 +38,9 @@ use tree::Tree;
 
 pub use context::{Context, ContextItem, LeafSelector, Memory, Remembered};
 pub use entry::Header;
+/// The `flock` and file-identity checks piscope's writers use, for the
+/// catalog's own lock on its deep-search data.
+pub(crate) use lock::{same_file, try_lock};
 pub use problem::{Problem, ProblemKind};
 pub use write::{BranchOutcome, already_there, append_label, append_name, branch_leaf, branch_to};
 
