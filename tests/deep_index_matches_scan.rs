@@ -118,21 +118,6 @@ fn check_indexed(
     total
 }
 
-fn session_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for d in std::fs::read_dir(root).expect("sessions folder") {
-        let d = d.expect("entry").path();
-        for f in std::fs::read_dir(&d).expect("project folder") {
-            let f = f.expect("entry").path();
-            if f.extension().is_some_and(|e| e == "jsonl") {
-                out.push(f);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn line(id: &str, parent: &str, minute: u32, role: &str, text: &str) -> String {
     let entry = serde_json::json!({
         "type": "message", "id": id, "parentId": parent,
@@ -299,7 +284,7 @@ fn the_index_answers_as_the_files_do_as_they_grow_shrink_and_change() {
     let detail = HitDetail::Context;
     // The odd session grows: its unfinished line is finished, and more come,
     // with a compaction that cuts away what was seen before.
-    let odd = session_files(&root)
+    let odd = common::session_files(&root)
         .into_iter()
         .find(|p| p.to_string_lossy().contains("_odd"))
         .expect("odd session");
@@ -328,7 +313,7 @@ fn the_index_answers_as_the_files_do_as_they_grow_shrink_and_change() {
     // Read on from the last complete line: the unfinished one and what follows.
     assert!(s.bytes_read <= grown - before + 1000, "{s:?}");
     // A file cut short, and one replaced by another file of the same size.
-    let files = session_files(&root);
+    let files = common::session_files(&root);
     let cut = files.iter().find(|p| *p != &odd).expect("another session");
     let bytes = std::fs::read(cut).expect("read");
     let half = bytes[..bytes.len() / 2]

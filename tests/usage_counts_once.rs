@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{have_node, node, pi_reference, repo};
+use common::{have_node, node, pi_reference, repo, session_files};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -50,21 +50,6 @@ fn pi_clone(src: &Path, cwd: &str, out: &Path) -> PathBuf {
         .expect("clone with pi");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
-}
-
-fn session_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for d in std::fs::read_dir(root).expect("sessions folder") {
-        let d = d.expect("entry").path();
-        for f in std::fs::read_dir(&d).expect("project folder") {
-            let f = f.expect("entry").path();
-            if f.extension().is_some_and(|e| e == "jsonl") {
-                out.push(f);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// One usage record as this test reads it.

@@ -223,3 +223,20 @@ impl KillWindow {
         std::time::Duration::from_micros((self.seed >> 33) % self.span)
     }
 }
+
+/// The `.jsonl` files of a sessions folder in pi's layout (one folder a
+/// project), sorted.
+pub fn session_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in std::fs::read_dir(root).expect("sessions folder") {
+        let d = d.expect("entry").path();
+        for f in std::fs::read_dir(&d).expect("project folder") {
+            let f = f.expect("entry").path();
+            if f.extension().is_some_and(|e| e == "jsonl") {
+                out.push(f);
+            }
+        }
+    }
+    out.sort();
+    out
+}
