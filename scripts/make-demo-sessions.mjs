@@ -14,9 +14,9 @@
 //        default assets/demo/sessions). PI_REF_DIR: pi's reference package
 //        (default target/pi-reference).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire, syncBuiltinESMExports } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { seededPi } from "./seeded-pi.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -29,54 +29,9 @@ if (existsSync(OUT) && readdirSync(OUT).length > 0) {
 
 // --- A seeded world: pi's ids and clock ----------------------------------
 
-let seed = 20260105;
-function byte() {
-  // mulberry32
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) & 0xff;
-}
-const hex = (n) => Array.from({ length: n }, () => byte().toString(16).padStart(2, "0")).join("");
-const require = createRequire(import.meta.url);
-const nodeCrypto = require("node:crypto");
-nodeCrypto.randomUUID = () => {
-  const h = hex(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-};
-syncBuiltinESMExports();
-Object.defineProperty(globalThis.crypto, "getRandomValues", {
-  configurable: true,
-  value: (array) => {
-    for (let i = 0; i < array.length; i++) array[i] = byte();
-    return array;
-  },
-});
-
-const RealDate = Date;
-let now = 0;
-class FakeDate extends RealDate {
-  constructor(...a) {
-    if (a.length === 0) super(now);
-    else super(...a);
-  }
-  static now() {
-    return now;
-  }
-}
-globalThis.Date = FakeDate;
+const { SessionManager, RealDate, hex, setClock, wait } = await seededPi({ seed: 20260105, start: 0, repo });
 /** Sets the clock to a day of the demo's history (day 0 is three weeks back). */
-const day = (n, hh, mm) => (now = RealDate.UTC(2026, 0, 5 + n, hh, mm, 0) + (n * 7919) % 1000);
-/** Lets `s` seconds pass. */
-const wait = (s) => (now += Math.round(s * 1000));
-
-const piDir = resolve(process.env.PI_REF_DIR ?? join(repo, "target/pi-reference"), "node_modules/@earendil-works/pi-coding-agent");
-const smFile = join(piDir, "dist/core/session-manager.js");
-if (!existsSync(smFile)) {
-  console.error(`pi's reference package is not at ${piDir}: run ../shared/conformance/install.sh target/pi-reference`);
-  process.exit(3);
-}
-const { SessionManager } = await import(pathToFileURL(smFile).href);
+const day = (n, hh, mm) => setClock(RealDate.UTC(2026, 0, 5 + n, hh, mm, 0) + (n * 7919) % 1000);
 
 // --- How a conversation is written ---------------------------------------
 
@@ -106,7 +61,7 @@ class Talk {
   user(text, images = []) {
     wait(40);
     this.context += Math.round(text.length / 4);
-    return this.sm.appendMessage({ role: "user", content: [{ type: "text", text }, ...images], timestamp: now });
+    return this.sm.appendMessage({ role: "user", content: [{ type: "text", text }, ...images], timestamp: Date.now() });
   }
 
   /** One assistant turn: optional thinking, text, tool calls. Returns the entry id. */
@@ -138,7 +93,7 @@ class Talk {
       model,
       usage: { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, cost },
       stopReason: stop ?? (tools.length ? "toolUse" : "stop"),
-      timestamp: now,
+      timestamp: Date.now(),
     });
   }
 
@@ -154,7 +109,7 @@ class Talk {
       content: [{ type: "text", text }],
       ...(details ? { details } : {}),
       isError,
-      timestamp: now,
+      timestamp: Date.now(),
     });
   }
 

@@ -12,58 +12,20 @@
 //        package, default target/pi-reference). The clock and ids are
 //        fixed, so a run writes the same bytes every time.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, readdirSync, mkdtempSync } from "node:fs";
-import { createRequire, syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
+import { seededPi } from "../../scripts/seeded-pi.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const OUT = join(repo, "tests/render/images.jsonl");
 
-let seed = 1212;
-function byte() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) & 0xff;
-}
-const hex = (n) => Array.from({ length: n }, () => byte().toString(16).padStart(2, "0")).join("");
-const require = createRequire(import.meta.url);
-const nodeCrypto = require("node:crypto");
-nodeCrypto.randomUUID = () => {
-  const h = hex(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-};
-syncBuiltinESMExports();
-Object.defineProperty(globalThis.crypto, "getRandomValues", {
-  configurable: true,
-  value: (array) => {
-    for (let i = 0; i < array.length; i++) array[i] = byte();
-    return array;
-  },
+const { SessionManager, wait } = await seededPi({
+  seed: 1212,
+  start: Date.UTC(2026, 11, 1, 10, 0, 0),
+  repo,
 });
-const RealDate = Date;
-let now = RealDate.UTC(2026, 11, 1, 10, 0, 0);
-class FakeDate extends RealDate {
-  constructor(...a) {
-    if (a.length === 0) super(now);
-    else super(...a);
-  }
-  static now() {
-    return now;
-  }
-}
-globalThis.Date = FakeDate;
-const wait = (s) => (now += Math.round(s * 1000));
-
-const piDir = resolve(process.env.PI_REF_DIR ?? join(repo, "target/pi-reference"), "node_modules/@earendil-works/pi-coding-agent");
-const smFile = join(piDir, "dist/core/session-manager.js");
-if (!existsSync(smFile)) {
-  console.error(`pi's reference package is not at ${piDir}: run ../shared/conformance/install.sh target/pi-reference`);
-  process.exit(3);
-}
-const { SessionManager } = await import(pathToFileURL(smFile).href);
 
 // --- PNGs, made by hand ----------------------------------------------------
 
@@ -119,12 +81,12 @@ const sm = SessionManager.create("/home/ada/shop", dir);
 sm.appendModelChange("anthropic", "claude-sonnet-4-5");
 const user = (text, images) => {
   wait(30);
-  return sm.appendMessage({ role: "user", content: [{ type: "text", text }, ...images], timestamp: now });
+  return sm.appendMessage({ role: "user", content: [{ type: "text", text }, ...images], timestamp: Date.now() });
 };
 const usage = { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 120, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 const say = (content, stopReason = "stop") => {
   wait(5);
-  return sm.appendMessage({ role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason, timestamp: now });
+  return sm.appendMessage({ role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason, timestamp: Date.now() });
 };
 
 user("The screenshot of the bug:", [{ type: "image", data: SHOT, mimeType: "image/png" }]);
@@ -136,7 +98,7 @@ sm.appendMessage({
   toolName: "read",
   content: [{ type: "text", text: "Read image file [image/png]" }, { type: "image", data: TILE, mimeType: "image/png" }],
   isError: false,
-  timestamp: now,
+  timestamp: Date.now(),
 });
 say([{ type: "text", text: "The tile is plain green." }]);
 user("This one is broken:", [{ type: "image", data: NOT_AN_IMAGE, mimeType: "image/png" }]);
