@@ -267,7 +267,7 @@ pub fn candidates(
     }
     let mut out: Vec<Candidate> = files
         .into_iter()
-        .filter_map(|path| match std::fs::metadata(&path) {
+        .filter_map(|(path, meta)| match meta {
             Ok(m) if !m.is_file() => {
                 // A FIFO, socket or device would block the read; a folder
                 // has nothing to read. Each is named, never read.
@@ -307,18 +307,31 @@ pub fn candidates(
     out
 }
 
+/// The `.jsonl` files in `dir`, each with what `stat` says of the file it
+/// names (following links, as reading it does).
 fn jsonl_files(
     dir: &Path,
-    out: &mut Vec<PathBuf>,
+    out: &mut Vec<(PathBuf, std::io::Result<std::fs::Metadata>)>,
     problems: &mut Vec<CatalogProblem>,
     report_missing: bool,
 ) {
     match std::fs::read_dir(dir) {
         Ok(rd) => {
+            // A file name is one plain component: the folder is normalised
+            // once, not again with each of its files.
+            let base = normalize(dir);
             for entry in rd {
                 match entry {
                     Ok(e) if e.file_name().to_string_lossy().ends_with(".jsonl") => {
-                        out.push(normalize(&dir.join(e.file_name())));
+                        let path = base.join(e.file_name());
+                        // Asked of the open folder, the kernel does not walk
+                        // the whole path again for each of thousands of
+                        // files; a link is followed by its path.
+                        let meta = match e.metadata() {
+                            Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
+                            other => other,
+                        };
+                        out.push((path, meta));
                     }
                     // A killed piscope writer's leftover: never a session.
                     Ok(e) if crate::session::temp::is_piscope_temp(&e.file_name()) => {

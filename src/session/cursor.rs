@@ -138,6 +138,13 @@ mod sse2 {
     }
 }
 
+/// `b` as text if it is UTF-8, checked with vectors: the strings checked
+/// at all are the ones with bytes above ASCII, where std's check is slow.
+#[inline]
+fn utf8(b: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(b).ok()
+}
+
 fn hex4(h: &[u8]) -> Option<u32> {
     let mut v = 0;
     for &c in h {
@@ -376,7 +383,7 @@ impl<'a> Cursor<'a> {
         self.i = stop.at + 1;
         let text = self.b.get(start..stop.at)?;
         if stop.high {
-            return std::str::from_utf8(text).ok();
+            return utf8(text);
         }
         // Short strings (ids, times, names) are most of what is read here,
         // and a general UTF-8 check on each costs as much as reading it.
@@ -438,7 +445,7 @@ impl<'a> Cursor<'a> {
                 b'"' => {
                     self.i = j + 1;
                     if high {
-                        std::str::from_utf8(self.b.get(start..j)?).ok()?;
+                        utf8(self.b.get(start..j)?)?;
                     }
                     return Some(());
                 }
