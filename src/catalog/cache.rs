@@ -366,7 +366,8 @@ impl Cache {
         let gone: Vec<PathBuf> = self
             .records
             .values()
-            .filter(|r| r.path.starts_with(dir) && !present(&r.path))
+            // The set lookup first: comparing paths walks their components.
+            .filter(|r| !present(&r.path) && r.path.starts_with(dir))
             .map(|r| r.path.clone())
             .collect();
         for p in gone {

@@ -105,9 +105,22 @@ pub fn load(
     let mut problems = Vec::new();
     // The cache's summaries are decoded while the folder is listed and
     // every file stat'ed: neither waits on the other.
+    // The decoding stays on this thread: its many small allocations grow
+    // the main heap in large steps, where a second thread's heap grows a
+    // page at a time, one system call each.
     let candidates = std::thread::scope(|s| {
-        s.spawn(|| cache.read_summaries());
-        discover::candidates(folder, options.scope, &mut problems)
+        let listing = s.spawn(|| {
+            let mut found = Vec::new();
+            let candidates = discover::candidates(folder, options.scope, &mut found);
+            (candidates, found)
+        });
+        cache.read_summaries();
+        let (candidates, found) = match listing.join() {
+            Ok(listed) => listed,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        problems.extend(found);
+        candidates
     });
     progress(Progress::Started {
         total: candidates.len(),
@@ -144,21 +157,65 @@ pub fn load(
     let total = candidates.len();
     let caching = cache.is_enabled();
     let mut results: Vec<Option<Loaded>> = (0..total).map(|_| None).collect();
+    let mut done = 0;
+    let mut take = |i: usize, r: Result<Loaded, CatalogProblem>| {
+        done += 1;
+        match r {
+            Ok(loaded) => {
+                progress(Progress::Loaded {
+                    done,
+                    total,
+                    summary: loaded.summary.as_ref(),
+                });
+                results[i] = Some(loaded);
+            }
+            Err(p) => {
+                progress(Progress::Loaded {
+                    done,
+                    total,
+                    summary: None,
+                });
+                problems.push(p);
+            }
+        }
+    };
+    // A file unchanged since the cache saw it is not even opened: its
+    // summary is taken here, and only the files to read go to the workers
+    // (a warm list then starts no thread and switches to none).
+    let mut to_read = Vec::new();
+    for (i, (c, (plan, text))) in candidates.iter().zip(&plans).enumerate() {
+        match plan {
+            Plan::Cached(r) if r.complete() => {
+                take(
+                    i,
+                    summarise(c, plan, text.as_ref(), options.with_text, caching),
+                );
+            }
+            _ => to_read.push(i),
+        }
+    }
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(total.max(1));
+        .min(to_read.len());
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Loaded, CatalogProblem>)>();
         for _ in 0..threads {
             let tx = tx.clone();
-            let (next, candidates, plans) = (&next, &candidates, &plans);
+            let (next, candidates, plans, to_read) = (&next, &candidates, &plans, &to_read);
             scope.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(c) = candidates.get(i) else { break };
+                    let Some(&i) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
                     let (plan, text) = &plans[i];
-                    let r = summarise(c, plan, text.as_ref(), options.with_text, caching);
+                    let r = summarise(
+                        &candidates[i],
+                        plan,
+                        text.as_ref(),
+                        options.with_text,
+                        caching,
+                    );
                     if tx.send((i, r)).is_err() {
                         break;
                     }
@@ -166,26 +223,8 @@ pub fn load(
             });
         }
         drop(tx);
-        for (n, (i, r)) in rx.into_iter().enumerate() {
-            let done = n + 1;
-            match r {
-                Ok(loaded) => {
-                    progress(Progress::Loaded {
-                        done,
-                        total,
-                        summary: loaded.summary.as_ref(),
-                    });
-                    results[i] = Some(loaded);
-                }
-                Err(p) => {
-                    progress(Progress::Loaded {
-                        done,
-                        total,
-                        summary: None,
-                    });
-                    problems.push(p);
-                }
-            }
+        for (i, r) in rx {
+            take(i, r);
         }
     });
 

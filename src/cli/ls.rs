@@ -167,7 +167,10 @@ fn write_json(
     rows: &[catalog::ThreadRow],
     out: &mut dyn Write,
 ) -> Result<()> {
-    out.write_all(b"[")?;
+    // Rows gather in one buffer, handed on every 64 KB.
+    const FLUSH: usize = 1 << 16;
+    let mut o = Vec::with_capacity(FLUSH + 4096);
+    o.push(b'[');
     let mut first = true;
     for row in rows {
         let s = &sessions[row.index];
@@ -175,19 +178,23 @@ fn write_json(
             continue;
         }
         if !first {
-            out.write_all(b",")?;
+            o.push(b',');
         }
         first = false;
-        out.write_all(&list_json(s))?;
+        list_json(s, &mut o);
+        if o.len() >= FLUSH {
+            out.write_all(&o)?;
+            o.clear();
+        }
     }
-    out.write_all(b"]\n")?;
+    o.extend_from_slice(b"]\n");
+    out.write_all(&o)?;
     Ok(())
 }
 
 /// One session as pi's list holds it, as `JSON.stringify` writes it: an id
 /// pi's list does not have is left out, absent values are `null`.
-fn list_json(s: &SessionSummary) -> Vec<u8> {
-    let mut o = Vec::with_capacity(256);
+fn list_json(s: &SessionSummary, o: &mut Vec<u8>) {
     let key = |o: &mut Vec<u8>, k: Option<&str>| match k {
         Some(k) => jskey::push_json(o, k),
         None => o.extend_from_slice(b"null"),
@@ -198,43 +205,40 @@ fn list_json(s: &SessionSummary) -> Vec<u8> {
     };
     let plain = |k: &str| jskey::of_str(k);
     o.extend_from_slice(b"{\"path\":");
-    push_json_string(&mut o, &s.path.to_string_lossy());
+    push_json_string(o, &s.path.to_string_lossy());
     let exact = s.exact.as_deref();
     let id = exact.map_or_else(|| plain(&s.id), |e| e.id.as_str().into());
     if id != jskey::UNDEFINED {
         o.extend_from_slice(b",\"id\":");
-        jskey::push_json(&mut o, &id);
+        jskey::push_json(o, &id);
     }
     o.extend_from_slice(b",\"cwd\":");
     match exact {
-        Some(e) => key(&mut o, Some(e.cwd.as_deref().unwrap_or(""))),
-        None => push_json_string(&mut o, &s.cwd),
+        Some(e) => key(o, Some(e.cwd.as_deref().unwrap_or(""))),
+        None => push_json_string(o, &s.cwd),
     }
     o.extend_from_slice(b",\"name\":");
     match exact {
-        Some(e) => key(&mut o, e.name.as_deref()),
-        None => key(&mut o, s.name.as_deref().map(plain).as_deref()),
+        Some(e) => key(o, e.name.as_deref()),
+        None => key(o, s.name.as_deref().map(plain).as_deref()),
     }
     o.extend_from_slice(b",\"parentSessionPath\":");
     match exact {
-        Some(e) => key(&mut o, e.parent_session.as_deref().filter(|k| *k != "\0z")),
-        None => key(
-            &mut o,
-            s.parent_session_path.as_deref().map(plain).as_deref(),
-        ),
+        Some(e) => key(o, e.parent_session.as_deref().filter(|k| *k != "\0z")),
+        None => key(o, s.parent_session_path.as_deref().map(plain).as_deref()),
     }
     o.extend_from_slice(b",\"created\":");
-    date(&mut o, s.created_ms);
+    date(o, s.created_ms);
     o.extend_from_slice(b",\"modified\":");
-    date(&mut o, s.modified_ms);
-    o.extend_from_slice(format!(",\"messageCount\":{}", s.message_count).as_bytes());
+    date(o, s.modified_ms);
+    o.extend_from_slice(b",\"messageCount\":");
+    o.extend_from_slice(s.message_count.to_string().as_bytes());
     o.extend_from_slice(b",\"firstMessage\":");
     match exact.and_then(|e| e.first_message.as_deref()) {
-        Some(k) => jskey::push_json(&mut o, k),
-        None => push_json_string(&mut o, &s.first_message),
+        Some(k) => jskey::push_json(o, k),
+        None => push_json_string(o, &s.first_message),
     }
     o.push(b'}');
-    o
 }
 
 const TITLE_WIDTH: usize = 56;

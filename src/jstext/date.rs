@@ -160,6 +160,24 @@ pub fn format_iso(ms: i64) -> String {
     let days = ms.div_euclid(MS_PER_DAY);
     let rem = ms.rem_euclid(MS_PER_DAY);
     let (y, m, d) = civil_from_days(days);
+    if (0..=9999).contains(&y) {
+        // The common case digit by digit: lists write thousands of dates.
+        let mut b = *b"0000-00-00T00:00:00.000Z";
+        let mut put = |at: usize, width: usize, mut v: i64| {
+            for i in (at..at + width).rev() {
+                b[i] = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+        };
+        put(0, 4, y);
+        put(5, 2, m);
+        put(8, 2, d);
+        put(11, 2, rem / 3_600_000);
+        put(14, 2, rem / 60_000 % 60);
+        put(17, 2, rem / 1000 % 60);
+        put(20, 3, rem % 1000);
+        return b.iter().map(|&c| char::from(c)).collect();
+    }
     let year = if (0..=9999).contains(&y) {
         format!("{y:04}")
     } else {
@@ -958,5 +976,23 @@ mod tests {
             assert_eq!(utc(&format_iso(ms)), Some(ms), "{ms}");
         }
         assert_eq!(format_iso(1_733_234_400_123), "2024-12-03T14:00:00.123Z");
+        // The digit-by-digit path, at its edges and between them.
+        assert_eq!(format_iso(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_iso(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(format_iso(-62_167_219_200_000), "0000-01-01T00:00:00.000Z");
+        assert_eq!(format_iso(253_402_300_799_999), "9999-12-31T23:59:59.999Z");
+        assert_eq!(
+            format_iso(253_402_300_800_000),
+            "+010000-01-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            format_iso(-62_167_219_200_001),
+            "-000001-12-31T23:59:59.999Z"
+        );
+        let mut ms = -62_167_219_200_000i64;
+        while ms < 253_402_300_800_000 {
+            assert_eq!(utc(&format_iso(ms)), Some(ms), "{ms}");
+            ms += 7_777_777_777_777;
+        }
     }
 }
