@@ -204,10 +204,7 @@ pub fn load(
             let tx = tx.clone();
             let (next, candidates, plans, to_read) = (&next, &candidates, &plans, &to_read);
             scope.spawn(move || {
-                loop {
-                    let Some(&i) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break;
-                    };
+                while let Some(&i) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let (plan, text) = &plans[i];
                     let r = summarise(
                         &candidates[i],
