@@ -243,68 +243,132 @@ pub fn candidates(
     scope: Scope,
     problems: &mut Vec<CatalogProblem>,
 ) -> Vec<Candidate> {
-    let mut files = Vec::new();
-    match (folder.layout, scope) {
-        (Layout::Flat, _) => jsonl_files(&folder.dir, &mut files, problems, true),
-        (Layout::PerProject, Scope::Current) => {
-            let dir = folder.dir.join(project_folder_name(&folder.cwd));
-            jsonl_files(&dir, &mut files, problems, false);
-        }
-        (Layout::PerProject, Scope::All) => match std::fs::read_dir(&folder.dir) {
-            Ok(rd) => {
-                for entry in rd.flatten() {
-                    let is_dir = entry
-                        .file_type()
-                        .is_ok_and(|t| t.is_dir() || t.is_symlink());
-                    if is_dir {
-                        jsonl_files(&entry.path(), &mut files, problems, false);
+    let listing = Listing::of(folder, scope, problems);
+    let found = listing.work();
+    listing.finish(vec![found], problems)
+}
+
+/// The folders whose `.jsonl` files are the candidates, listed first so
+/// that several threads can share stat'ing their files (a warm list spends
+/// most of its time there): each calls [`Listing::work`], and
+/// [`Listing::finish`] puts their finds together in one order.
+pub struct Listing<'f> {
+    folder: &'f SessionsFolder,
+    scope: Scope,
+    /// Each folder, and whether its absence is a problem.
+    dirs: Vec<(PathBuf, bool)>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+/// What one [`Listing::work`] found: per folder (by its place in the
+/// listing), its files and the problems reading it.
+pub struct Found(Vec<(usize, Files, Vec<CatalogProblem>)>);
+
+type Files = Vec<(PathBuf, std::io::Result<std::fs::Metadata>)>;
+
+impl<'f> Listing<'f> {
+    pub fn of(
+        folder: &'f SessionsFolder,
+        scope: Scope,
+        problems: &mut Vec<CatalogProblem>,
+    ) -> Listing<'f> {
+        let mut dirs = Vec::new();
+        match (folder.layout, scope) {
+            (Layout::Flat, _) => dirs.push((folder.dir.clone(), true)),
+            (Layout::PerProject, Scope::Current) => {
+                dirs.push((folder.dir.join(project_folder_name(&folder.cwd)), false));
+            }
+            (Layout::PerProject, Scope::All) => match std::fs::read_dir(&folder.dir) {
+                Ok(rd) => {
+                    for entry in rd.flatten() {
+                        let is_dir = entry
+                            .file_type()
+                            .is_ok_and(|t| t.is_dir() || t.is_symlink());
+                        if is_dir {
+                            dirs.push((entry.path(), false));
+                        }
                     }
                 }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => problems.push(CatalogProblem::new(&folder.dir, e.to_string())),
-        },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => problems.push(CatalogProblem::new(&folder.dir, e.to_string())),
+            },
+        }
+        Listing {
+            folder,
+            scope,
+            dirs,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        }
     }
-    let mut out: Vec<Candidate> = files
-        .into_iter()
-        .filter_map(|(path, meta)| match meta {
-            Ok(m) if !m.is_file() => {
-                // A FIFO, socket or device would block the read; a folder
-                // has nothing to read. Each is named, never read.
-                let kind = crate::session::file::FileKind::of(m.file_type());
-                let kind = kind.unwrap_or(crate::session::file::FileKind::Other);
-                let why = crate::session::file::NotRegular { kind };
-                problems.push(CatalogProblem::new(&path, why.to_string()));
-                None
-            }
-            Ok(m) => Some(Candidate {
-                meta: Some(FileStamp::of(&m)),
-                path,
-            }),
-            Err(_) => Some(Candidate { path, meta: None }),
-        })
-        .collect();
-    let name = |c: &Candidate| {
-        c.path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned()
-    };
-    if folder.layout == Layout::Flat {
-        out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
-    } else if scope == Scope::Current {
-        // pi lists one project folder by name, last first.
-        out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
-    } else {
-        let mtime = |c: &Candidate| c.meta.map(|m| m.mtime_ns);
-        out.sort_by(|a, b| {
-            mtime(b)
-                .cmp(&mtime(a))
-                .then_with(|| locale_cmp(&name(b), &name(a)))
-        });
+
+    /// Lists and stats the files of folders no other caller has taken yet,
+    /// until none is left.
+    pub fn work(&self) -> Found {
+        let mut found = Vec::new();
+        loop {
+            let at = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some((dir, report_missing)) = self.dirs.get(at) else {
+                break;
+            };
+            let (mut files, mut problems) = (Vec::new(), Vec::new());
+            jsonl_files(dir, &mut files, &mut problems, *report_missing);
+            found.push((at, files, problems));
+        }
+        Found(found)
     }
-    out
+
+    /// Every caller's finds, in pi's order; each folder's problems in the
+    /// order of the folders, then each file that cannot be read.
+    pub fn finish(self, founds: Vec<Found>, problems: &mut Vec<CatalogProblem>) -> Vec<Candidate> {
+        let mut parts: Vec<_> = founds.into_iter().flat_map(|f| f.0).collect();
+        parts.sort_by_key(|(at, ..)| *at);
+        let mut files = Vec::new();
+        for (_, mut f, mut p) in parts {
+            files.append(&mut f);
+            problems.append(&mut p);
+        }
+        let (folder, scope) = (self.folder, self.scope);
+        let mut out: Vec<Candidate> = files
+            .into_iter()
+            .filter_map(|(path, meta)| match meta {
+                Ok(m) if !m.is_file() => {
+                    // A FIFO, socket or device would block the read; a folder
+                    // has nothing to read. Each is named, never read.
+                    let kind = crate::session::file::FileKind::of(m.file_type());
+                    let kind = kind.unwrap_or(crate::session::file::FileKind::Other);
+                    let why = crate::session::file::NotRegular { kind };
+                    problems.push(CatalogProblem::new(&path, why.to_string()));
+                    None
+                }
+                Ok(m) => Some(Candidate {
+                    meta: Some(FileStamp::of(&m)),
+                    path,
+                }),
+                Err(_) => Some(Candidate { path, meta: None }),
+            })
+            .collect();
+        let name = |c: &Candidate| {
+            c.path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        };
+        if folder.layout == Layout::Flat {
+            out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
+        } else if scope == Scope::Current {
+            // pi lists one project folder by name, last first.
+            out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
+        } else {
+            let mtime = |c: &Candidate| c.meta.map(|m| m.mtime_ns);
+            out.sort_by(|a, b| {
+                mtime(b)
+                    .cmp(&mtime(a))
+                    .then_with(|| locale_cmp(&name(b), &name(a)))
+            });
+        }
+        out
+    }
 }
 
 /// The `.jsonl` files in `dir`, each with what `stat` says of the file it
@@ -394,6 +458,50 @@ pub fn normalize(p: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_stated_by_two_threads_come_in_one_order() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let sessions = root.path().join("sessions");
+        for d in 0..40 {
+            let dir = sessions.join(format!("--p{d}--"));
+            std::fs::create_dir_all(&dir).expect("project folder");
+            for f in 0..3 {
+                // Equal times across folders: only the order of finds tells them apart.
+                let path = dir.join(format!("s{}.jsonl", f % 2));
+                std::fs::write(&path, "{}\n").expect("session file");
+                let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + f);
+                let file = std::fs::File::options()
+                    .write(true)
+                    .open(&path)
+                    .expect("open");
+                file.set_modified(t).expect("set time");
+            }
+        }
+        let folder = SessionsFolder {
+            dir: sessions,
+            layout: Layout::PerProject,
+            source: FolderSource::Default,
+            cwd: PathBuf::from("/"),
+        };
+        let alone = candidates(&folder, Scope::All, &mut Vec::new());
+        assert_eq!(alone.len(), 80);
+        let listing = Listing::of(&folder, Scope::All, &mut Vec::new());
+        let founds = std::thread::scope(|s| {
+            let other = s.spawn(|| listing.work());
+            let mine = listing.work();
+            vec![mine, other.join().expect("worker")]
+        });
+        let shared = listing.finish(founds, &mut Vec::new());
+        let paths = |c: &[Candidate]| c.iter().map(|c| c.path.clone()).collect::<Vec<_>>();
+        assert_eq!(paths(&shared), paths(&alone));
+        // Finds handed in out of order, as two threads may leave them.
+        let listing = Listing::of(&folder, Scope::All, &mut Vec::new());
+        let Found(all) = listing.work();
+        let (even, odd) = all.into_iter().partition(|(at, ..)| at % 2 == 0);
+        let shuffled = listing.finish(vec![Found(odd), Found(even)], &mut Vec::new());
+        assert_eq!(paths(&shuffled), paths(&alone));
+    }
 
     #[test]
     fn folder_name_like_pi() {

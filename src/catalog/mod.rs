@@ -107,21 +107,20 @@ pub fn load(
     // every file stat'ed: neither waits on the other.
     // The decoding stays on this thread: its many small allocations grow
     // the main heap in large steps, where a second thread's heap grows a
-    // page at a time, one system call each.
+    // page at a time, one system call each. A thread stats the files
+    // meanwhile, and this one helps with what is left once decoded.
+    let listing = discover::Listing::of(folder, options.scope, &mut problems);
     let candidates = std::thread::scope(|s| {
-        let listing = s.spawn(|| {
-            let mut found = Vec::new();
-            let candidates = discover::candidates(folder, options.scope, &mut found);
-            (candidates, found)
-        });
+        let theirs = s.spawn(|| listing.work());
         cache.read_summaries();
-        let (candidates, found) = match listing.join() {
-            Ok(listed) => listed,
+        let mine = listing.work();
+        let theirs = match theirs.join() {
+            Ok(found) => found,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        problems.extend(found);
-        candidates
+        vec![theirs, mine]
     });
+    let candidates = listing.finish(candidates, &mut problems);
     progress(Progress::Started {
         total: candidates.len(),
     });
