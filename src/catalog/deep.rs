@@ -68,6 +68,23 @@ pub fn deep_search_each(
     detail: HitDetail,
     found: &mut dyn FnMut(&[DeepHit]) -> bool,
 ) -> Vec<super::CatalogProblem> {
+    deep_search_mapped(sessions, query, index, detail, &|hits| hits, &mut |hits| {
+        found(&hits)
+    })
+}
+
+/// [`deep_search_each`], with each session's hits (never none) first
+/// turned by `map` into what `found` takes, on the thread that searched
+/// the session: what is made of the hits (the lines or the JSON a command
+/// prints) is made on every core, and still handed over in session order.
+pub fn deep_search_mapped<T: Send>(
+    sessions: &[SessionSummary],
+    query: &Query,
+    index: &DeepIndex,
+    detail: HitDetail,
+    map: &(dyn Fn(Vec<DeepHit>) -> T + Sync),
+    found: &mut dyn FnMut(T) -> bool,
+) -> Vec<super::CatalogProblem> {
     let search = Search::new(query, detail);
     let search = &search;
     let next = AtomicUsize::new(0);
@@ -85,7 +102,9 @@ pub fn deep_search_each(
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(s) = sessions.get(i) else { break };
-                    if tx.send((i, search_session(s, search, index))).is_err() {
+                    let r = search_session(s, search, index)
+                        .map(|hits| (!hits.is_empty()).then(|| map(hits)));
+                    if tx.send((i, r)).is_err() {
                         break;
                     }
                 }
@@ -93,21 +112,24 @@ pub fn deep_search_each(
         }
         drop(tx);
         // Sessions done out of turn wait here until those before them are.
-        let mut waiting: std::collections::BTreeMap<usize, Vec<DeepHit>> = Default::default();
+        let mut waiting: std::collections::BTreeMap<usize, Option<T>> = Default::default();
         let mut due = 0;
         for (i, r) in rx {
             match r {
-                Ok(hits) => {
-                    waiting.insert(i, hits);
+                Ok(made) => {
+                    waiting.insert(i, made);
                 }
                 Err(p) => {
                     problems.push(p);
-                    waiting.insert(i, Vec::new());
+                    waiting.insert(i, None);
                 }
             }
-            while let Some(hits) = waiting.remove(&due) {
+            while let Some(made) = waiting.remove(&due) {
                 due += 1;
-                if !hits.is_empty() && !stop.load(Ordering::Relaxed) && !found(&hits) {
+                if let Some(made) = made
+                    && !stop.load(Ordering::Relaxed)
+                    && !found(made)
+                {
                     stop.store(true, Ordering::Relaxed);
                 }
             }
