@@ -25,7 +25,7 @@
 
 use super::cache::Envelope;
 use super::discover::FileStamp;
-use super::text::{Span, read_exact_at, read_span};
+use super::text::{BLOCK, Span, read_exact_at, read_span, read_span_blocks};
 use crate::session::file::{PrefixPrint, open_regular};
 use crate::session::{same_file, try_lock};
 use serde::{Deserialize, Serialize};
@@ -150,6 +150,52 @@ impl ChunkSource<'_> {
         match self {
             ChunkSource::Built(c) => Some(&c.original),
             ChunkSource::Stored(f, c) => read_span(f, &c.original, buf).then_some(&buf[..]),
+        }
+    }
+
+    /// How many bytes the texts as written take.
+    pub(crate) fn original_len(&self) -> u64 {
+        match self {
+            ChunkSource::Built(c) => c.original.len() as u64,
+            ChunkSource::Stored(_, c) => c.original.len,
+        }
+    }
+
+    /// The bytes `range` of the texts as written, reading into `buf` (as
+    /// long as they all are) only the blocks it needs that `loaded` (the
+    /// blocks read into `buf` so far, none at first) lacks; `None` when
+    /// one is short or damaged, or `range` is past the end.
+    pub(crate) fn original_range<'b>(
+        &'b self,
+        range: std::ops::Range<usize>,
+        buf: &'b mut Vec<u8>,
+        loaded: &mut Vec<bool>,
+    ) -> Option<&'b [u8]> {
+        match self {
+            ChunkSource::Built(c) => c.original.get(range),
+            ChunkSource::Stored(f, c) => {
+                let len = usize::try_from(c.original.len).ok()?;
+                if range.start > range.end || range.end > len {
+                    return None;
+                }
+                if loaded.is_empty() {
+                    // Only growth needs filling: every byte used is read over.
+                    buf.resize(len, 0);
+                    loaded.resize(c.original.blocks(), false);
+                }
+                if range.end > range.start {
+                    let (first, last) = (range.start / BLOCK, (range.end - 1) / BLOCK);
+                    for k in first..=last {
+                        if !*loaded.get(k)? {
+                            if !read_span_blocks(f, &c.original, k..k + 1, buf) {
+                                return None;
+                            }
+                            loaded[k] = true;
+                        }
+                    }
+                }
+                buf.get(range)
+            }
         }
     }
 
