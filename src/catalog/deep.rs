@@ -6,7 +6,6 @@ use super::discover::FileStamp;
 use super::search::{Query, QueryParts};
 use super::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -196,16 +195,17 @@ fn search_chunk(
     hits: &mut Vec<DeepHit>,
 ) -> bool {
     thread_local! {
-        static BUFS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
-            std::cell::RefCell::new((Vec::new(), Vec::new()))
+        static BUFS: std::cell::RefCell<(Vec<u8>, Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new()))
         };
     }
     let Some(parts) = &query.parts else {
         return true;
     };
-    let (mut fbuf, mut obuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
-    let r = search_chunk_in(chunk, query, parts, path, hits, &mut fbuf, &mut obuf);
-    BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf));
+    let (mut fbuf, mut obuf, mut ebuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let bufs = (&mut fbuf, &mut obuf, &mut ebuf);
+    let r = search_chunk_in(chunk, query, parts, path, hits, bufs);
+    BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf, ebuf));
     r
 }
 
@@ -215,13 +215,12 @@ fn search_chunk_in(
     parts: &QueryParts<'_>,
     path: &std::path::Path,
     hits: &mut Vec<DeepHit>,
-    fbuf: &mut Vec<u8>,
-    obuf: &mut Vec<u8>,
+    (fbuf, obuf, ebuf): (&mut Vec<u8>, &mut Vec<u8>, &mut Vec<u8>),
 ) -> bool {
     // The entries worth checking, as indices into the chunk's entries.
     let (entries, candidates) = match parts {
         QueryParts::Regex(_) => {
-            let Some(entries) = chunk.entries() else {
+            let Some(entries) = chunk.entry_refs(ebuf) else {
                 return false;
             };
             let all: Vec<usize> = (0..entries.len()).collect();
@@ -240,7 +239,7 @@ fn search_chunk_in(
             let Some(mut pos) = finder.find(folded) else {
                 return true;
             };
-            let Some(entries) = chunk.entries() else {
+            let Some(entries) = chunk.entry_refs(ebuf) else {
                 return false;
             };
             let total: u64 = entries.iter().map(|e| e.folded_len + 1).sum();
@@ -287,7 +286,6 @@ fn search_chunk_in(
     let mut loaded = Vec::new();
     let mut found = Vec::new();
     let mut last_line = None;
-    let mut entries = entries;
     for k in candidates {
         let e = &entries[k];
         if last_line == Some(e.line) {
@@ -304,11 +302,7 @@ fn search_chunk_in(
         if let Some(located) = located {
             let line = e.line;
             last_line = Some(line);
-            // Entries read back are this search's own: their strings move.
-            let (id, kind) = match &mut entries {
-                Cow::Owned(v) => (std::mem::take(&mut v[k].id), std::mem::take(&mut v[k].kind)),
-                Cow::Borrowed(v) => (v[k].id.clone(), v[k].kind.clone()),
-            };
+            let (id, kind) = (e.id.map(str::to_string), e.kind.to_string());
             found.push(match located {
                 Stored::Text(field, at) => hit(path, id, line, kind, field, at, query),
                 Stored::Bytes(at) => {
@@ -577,28 +571,27 @@ fn normalize_spaces(s: &str) -> String {
 /// Appends `s` with its white-space runs as one space, trimmed.
 fn push_normalized(out: &mut String, s: &str) {
     if s.is_ascii() {
-        // The same on bytes, each word copied whole: the ASCII white
-        // space is these six.
-        let space = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
+        // The same on bytes, without a branch on where words end (they end
+        // anywhere, which no guess foresees): each byte is written, and
+        // kept by moving on past it, or not. The ASCII white space is
+        // these six.
         let mut bytes = std::mem::take(out).into_bytes();
-        bytes.reserve(s.len());
-        let (s, mut at, mut first) = (s.as_bytes(), 0, true);
-        loop {
-            while s.get(at).is_some_and(|&b| space(b)) {
-                at += 1;
-            }
-            if at == s.len() {
-                break;
-            }
-            let word = at;
-            while s.get(at).is_some_and(|&b| !space(b)) {
-                at += 1;
-            }
-            if !std::mem::take(&mut first) {
-                bytes.push(b' ');
-            }
-            bytes.extend_from_slice(&s[word..at]);
+        let base = bytes.len();
+        // Never more out than in, and one byte to spare for the writes.
+        bytes.resize(base + s.len() + 1, 0);
+        let out_bytes = &mut bytes[base..];
+        let (mut at, mut started, mut gap) = (0usize, false, false);
+        for &b in s.as_bytes() {
+            let space = b == b' ' || b.wrapping_sub(b'\t') < 5;
+            let word = !space;
+            out_bytes[at] = b' ';
+            at += usize::from(word & gap);
+            out_bytes[at] = b;
+            at += usize::from(word);
+            started |= word;
+            gap = space & started;
         }
+        bytes.truncate(base + at);
         // Only ASCII was added to a string: still UTF-8.
         *out = String::from_utf8(bytes)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());

@@ -99,6 +99,18 @@ pub(crate) struct EntryText {
     pub original_len: u64,
 }
 
+/// [`EntryText`] as a search reads it back: its strings borrowed from the
+/// bytes read (the same encoding), so that only a hit's are copied.
+#[derive(Debug, Deserialize)]
+pub(crate) struct EntryRef<'a> {
+    pub line: u64,
+    #[serde(borrow)]
+    pub id: Option<&'a str>,
+    pub kind: &'a str,
+    pub folded_len: u64,
+    pub original_len: u64,
+}
+
 /// A chunk in memory: just built, or read back.
 #[derive(Debug, Default)]
 pub(crate) struct ChunkData {
@@ -195,6 +207,31 @@ impl ChunkSource<'_> {
                     }
                 }
                 buf.get(range)
+            }
+        }
+    }
+
+    /// The entries, read into `buf` (a built chunk's are borrowed);
+    /// `None` when the stored range is short or damaged.
+    pub(crate) fn entry_refs<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<Vec<EntryRef<'b>>> {
+        match self {
+            ChunkSource::Built(c) => Some(
+                c.entries
+                    .iter()
+                    .map(|e| EntryRef {
+                        line: e.line,
+                        id: e.id.as_deref(),
+                        kind: &e.kind,
+                        folded_len: e.folded_len,
+                        original_len: e.original_len,
+                    })
+                    .collect(),
+            ),
+            ChunkSource::Stored(f, c) => {
+                if !read_span(f, &c.entries, buf) {
+                    return None;
+                }
+                postcard::from_bytes(buf).ok()
             }
         }
     }

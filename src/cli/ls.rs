@@ -231,16 +231,34 @@ fn push_u64(out: &mut Vec<u8>, mut n: u64) {
 /// of plain bytes are copied whole.
 fn push_json_str(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether any byte of `w` is below `n` (at most 0x80): exact for the
+    // word as a whole, which is all that is asked.
+    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH != 0;
+    let holds = |w: u64, b: u8| below(w ^ (ONES * u64::from(b)), 1);
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    let mut from = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let (mut from, mut i) = (0, 0);
+    while i < bytes.len() {
+        // Eight bytes at a time past those that need no escape.
+        if let Some(w) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(w);
+            let w = u64::from_le_bytes(word);
+            if !below(w, 0x20) && !holds(w, b'"') && !holds(w, b'\\') {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        i += 1;
         if b >= 0x20 && b != b'"' && b != b'\\' {
             continue;
         }
-        out.extend_from_slice(&bytes[from..i]);
-        from = i + 1;
+        out.extend_from_slice(&bytes[from..i - 1]);
+        from = i;
         match b {
             b'"' => out.extend_from_slice(b"\\\""),
             b'\\' => out.extend_from_slice(b"\\\\"),
@@ -535,6 +553,14 @@ mod tests {
             .filter_map(char::from_u32)
             .flat_map(|c| [c.to_string(), format!("ab{c}"), format!("{c}cd{c}{c}e")])
             .collect();
+        // Each byte that needs an escape at every place in a word of eight.
+        for c in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
+            for at in 0..20 {
+                let mut t: Vec<char> = "abcdefghijklmnopqrstuvwxyzé".chars().collect();
+                t.insert(at, c);
+                texts.push(t.into_iter().collect());
+            }
+        }
         texts.push(String::new());
         texts.push("a \"quoted\" \\path\\ and\ttab\r\n".into());
         for t in &texts {
