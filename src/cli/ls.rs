@@ -166,7 +166,12 @@ fn write_printed(p: Printed, written: &mut usize, out: &mut dyn Write) -> std::i
 /// Hits as JSON array items, each after a comma, as `serde_json` writes a
 /// [`DeepHit`] (a test holds them to it).
 fn hits_json(hits: &[DeepHit]) -> Printed {
-    let mut bytes = Vec::with_capacity(hits.len() * 256);
+    // Room for them all, as near as can be told without escaping them.
+    let room = hits.iter().map(|h| {
+        let id = h.entry_id.as_ref().map_or(4, String::len);
+        h.path.as_os_str().len() + id + h.kind.len() + h.snippet.len() + 96
+    });
+    let mut bytes = Vec::with_capacity(room.sum());
     // Hits of one session share their path: escaped once.
     let mut path: Option<(&std::path::Path, Vec<u8>)> = None;
     for (n, h) in hits.iter().enumerate() {
