@@ -11,8 +11,9 @@
 //! checked on every read): the entries (postcard), their folded texts (each
 //! followed by a line break, which no folded text holds, so no match runs
 //! from one entry into the next) and their texts as written. A search scans
-//! the folded part where it lies and decodes the rest only for a chunk that
-//! matches. The table (`catalog-deep.bin`, one checksummed payload written
+//! the folded part where it lies, decodes the entries only for a chunk that
+//! matches, and reads of the texts as written only the blocks that hold an
+//! entry the folded text chose. The table (`catalog-deep.bin`, one checksummed payload written
 //! to a temp file and renamed over) names the data file's generation and,
 //! per session, the file state it was read at and its chunks. When most of
 //! the data file is chunks no table names any more, the live ones are
