@@ -16,6 +16,7 @@ use crate::session::raw::push_json_string;
 use crate::session::summary::shorten_home;
 use anyhow::Result;
 use std::io::Write;
+use std::path::PathBuf;
 
 pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let mut problems = Vec::new();
@@ -73,9 +74,9 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         // found them; here they are only written, in order.
         let print = |hits: Vec<DeepHit>| {
             if args.json {
-                hits_json(&hits)
+                hits_json(hits)
             } else {
-                hits_text(&hits)
+                hits_text(hits)
             }
         };
         let problems = deep_search_mapped(
@@ -164,8 +165,9 @@ fn write_printed(p: Printed, written: &mut usize, out: &mut dyn Write) -> std::i
 }
 
 /// Hits as JSON array items, each after a comma, as `serde_json` writes a
-/// [`DeepHit`] (a test holds them to it).
-fn hits_json(hits: &[DeepHit]) -> Printed {
+/// [`DeepHit`] (a test holds them to it). Each hit is dropped once printed:
+/// a session's hits and their print are not held whole at once.
+fn hits_json(hits: Vec<DeepHit>) -> Printed {
     // Room for them all, as near as can be told without escaping them.
     let room = hits.iter().map(|h| {
         let id = h.entry_id.as_ref().map_or(4, String::len);
@@ -173,13 +175,14 @@ fn hits_json(hits: &[DeepHit]) -> Printed {
     });
     let mut bytes = Vec::with_capacity(room.sum());
     // Hits of one session share their path: escaped once.
-    let mut path: Option<(&std::path::Path, Vec<u8>)> = None;
-    for (n, h) in hits.iter().enumerate() {
+    let mut path: Option<(PathBuf, Vec<u8>)> = None;
+    let count = hits.len();
+    for (n, h) in hits.into_iter().enumerate() {
         bytes.push(b',');
         if path.as_ref().is_none_or(|(p, _)| *p != h.path) {
             let Some(s) = h.path.to_str() else {
                 // As serde_json refuses it, having written what it had.
-                let error = serde_json::to_writer(&mut bytes, h).err().map(Into::into);
+                let error = serde_json::to_writer(&mut bytes, &h).err().map(Into::into);
                 return Printed {
                     bytes,
                     hits: n,
@@ -188,7 +191,7 @@ fn hits_json(hits: &[DeepHit]) -> Printed {
             };
             let mut escaped = Vec::with_capacity(s.len() + 2);
             push_json_str(&mut escaped, s);
-            path = Some((&h.path, escaped));
+            path = Some((h.path.clone(), escaped));
         }
         bytes.extend_from_slice(b"{\"path\":");
         if let Some((_, p)) = &path {
@@ -213,7 +216,7 @@ fn hits_json(hits: &[DeepHit]) -> Printed {
     }
     Printed {
         bytes,
-        hits: hits.len(),
+        hits: count,
         error: None,
     }
 }
@@ -286,13 +289,16 @@ fn push_json_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Hits as lines, each naming its session, entry, kind and snippet.
-fn hits_text(hits: &[DeepHit]) -> Printed {
+/// Hits as lines, each naming its session, entry, kind and snippet (each
+/// dropped once printed, as in [`hits_json`]).
+fn hits_text(hits: Vec<DeepHit>) -> Printed {
     let mut text = String::with_capacity(hits.len() * 200);
-    let mut path: Option<(&std::path::Path, String)> = None;
+    let mut path: Option<(PathBuf, String)> = None;
+    let count = hits.len();
     for h in hits {
         if path.as_ref().is_none_or(|(p, _)| *p != h.path) {
-            path = Some((&h.path, sanitize(&h.path.display().to_string())));
+            let shown = sanitize(&h.path.display().to_string());
+            path = Some((h.path.clone(), shown));
         }
         if let Some((_, p)) = &path {
             text.push_str(p);
@@ -311,7 +317,7 @@ fn hits_text(hits: &[DeepHit]) -> Printed {
     }
     Printed {
         bytes: text.into_bytes(),
-        hits: hits.len(),
+        hits: count,
         error: None,
     }
 }
@@ -473,7 +479,6 @@ fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     fn hit(path: &str, id: Option<&str>, kind: &str, snippet: &str, cut: bool) -> DeepHit {
         DeepHit {
@@ -579,14 +584,14 @@ mod tests {
     #[test]
     fn hits_print_as_they_were_written_one_by_one() {
         let hits = odd_hits();
-        let json = hits_json(&hits);
+        let json = hits_json(hits.clone());
         assert!(json.error.is_none());
         assert_eq!(json.hits, hits.len());
         assert_eq!(
             String::from_utf8(json.bytes).expect("utf-8"),
             String::from_utf8(as_before(&hits, true)).expect("utf-8")
         );
-        let text = hits_text(&hits);
+        let text = hits_text(hits.clone());
         assert_eq!(text.hits, hits.len());
         assert_eq!(
             String::from_utf8(text.bytes).expect("utf-8"),
@@ -607,7 +612,7 @@ mod tests {
         let mut out = b"[".to_vec();
         let mut written = 0;
         for part in [&hits[..2], &hits[2..3], &hits[3..]] {
-            write_printed(hits_json(part), &mut written, &mut out).expect("write");
+            write_printed(hits_json(part.to_vec()), &mut written, &mut out).expect("write");
         }
         out.extend_from_slice(b"]");
         assert_eq!(written, hits.len());
@@ -623,7 +628,7 @@ mod tests {
         use std::os::unix::ffi::OsStrExt;
         let mut hits = odd_hits();
         hits[2].path = PathBuf::from(std::ffi::OsStr::from_bytes(b"/s/\xff.jsonl"));
-        let printed = hits_json(&hits);
+        let printed = hits_json(hits.clone());
         assert_eq!(printed.hits, 2);
         let mut want = as_before(&hits[..2], true);
         want.push(b',');
@@ -633,7 +638,7 @@ mod tests {
         assert_eq!(error.to_string(), e.to_string());
         let mut out = Vec::new();
         let mut written = 0;
-        assert!(write_printed(hits_json(&hits), &mut written, &mut out).is_err());
+        assert!(write_printed(hits_json(hits), &mut written, &mut out).is_err());
         assert_eq!(out, want[1..]);
     }
 }
