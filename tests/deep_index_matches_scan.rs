@@ -10,6 +10,7 @@ mod common;
 use piscope::catalog::deep::{DeepHit, HitDetail, deep_search_each};
 use piscope::catalog::deep_index::{DeepIndex, IndexStats};
 use piscope::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
+use piscope::safe_text::sanitize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -356,9 +357,16 @@ type Damage = Box<dyn Fn(&mut Vec<u8>)>;
 
 #[test]
 fn a_damaged_store_reads_the_files_instead() {
+    // A snippet reads only the blocks that hold candidates, and checks
+    // only the bytes it shows are UTF-8; a context reads them whole.
+    for detail in [HitDetail::Context, HitDetail::Snippet] {
+        damaged_store_reads_the_files(detail);
+    }
+}
+
+fn damaged_store_reads_the_files(detail: HitDetail) {
     let (tmp, root) = corpus();
     let cache = tmp.path().join("cache");
-    let detail = HitDetail::Context;
     let want = scans(&root, detail);
     check_indexed(&root, &cache, &want, detail);
     let data = data_file(&cache);
@@ -481,4 +489,87 @@ fn the_browsers_deep_search_uses_the_index() {
     damaged[at] ^= 0x55;
     std::fs::write(&data, &damaged).expect("damage");
     assert_eq!(browse(), want);
+}
+
+/// `piscope ls --deep` prints the hits the files give, session after
+/// session in the list's order (each session's printed on the thread that
+/// searched it), as JSON exactly as `serde_json` writes them, or as lines;
+/// from the store as it is built, and as it is kept.
+#[test]
+fn ls_prints_the_files_hits_in_order() {
+    let (tmp, root) = corpus();
+    let cache = tmp.path().join("xdg-cache");
+    let ls = |query: &str, json: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_piscope"));
+        cmd.args(["ls", "--all", "--deep", "--query", query])
+            .env("PI_CODING_AGENT_DIR", root.parent().expect("agent folder"))
+            .env("XDG_CACHE_HOME", &cache);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().expect("run piscope");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let mut sessions_with_hits = 0;
+    for query in [
+        "widget",
+        "the",
+        "re:wid.et",
+        "\"tree session\"",
+        "ü",
+        "zzzz-not-there",
+    ] {
+        let want = search(&root, query, &DeepIndex::disabled(), HitDetail::Snippet);
+        let mut paths: Vec<&Path> = want.iter().map(|h| h.path.as_path()).collect();
+        paths.dedup();
+        sessions_with_hits = sessions_with_hits.max(paths.len());
+        let mut json = serde_json::to_vec(&want).expect("json");
+        json.push(b'\n');
+        let mut text = String::new();
+        for h in &want {
+            let cut = if h.compacted_away {
+                " (compacted away)"
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "{}  {}  {}{cut}: {}\n",
+                sanitize(&h.path.display().to_string()),
+                sanitize(h.entry_id.as_deref().unwrap_or("-")),
+                sanitize(&h.kind),
+                sanitize(&h.snippet)
+            ));
+        }
+        // Built by the first run, served as kept by the next ones.
+        for _ in 0..2 {
+            let got = ls(query, true);
+            let at = got.iter().zip(&json).position(|(a, b)| a != b);
+            assert!(
+                got == json,
+                "{query:?}: the JSON differs at {at:?}: {:?} / {:?}",
+                String::from_utf8_lossy(
+                    &got[at.unwrap_or(0).saturating_sub(100)..][..got.len().min(300)]
+                ),
+                String::from_utf8_lossy(
+                    &json[at.unwrap_or(0).saturating_sub(100)..][..json.len().min(300)]
+                ),
+            );
+            assert_eq!(
+                String::from_utf8(ls(query, false)).expect("UTF-8"),
+                text,
+                "{query:?}"
+            );
+        }
+    }
+    assert!(
+        sessions_with_hits > 3,
+        "hits in {sessions_with_hits} sessions"
+    );
+    // The runs went through the store.
+    data_file(&cache.join("piscope"));
 }

@@ -6,7 +6,6 @@ use super::discover::FileStamp;
 use super::search::{Query, QueryParts};
 use super::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -68,6 +67,23 @@ pub fn deep_search_each(
     detail: HitDetail,
     found: &mut dyn FnMut(&[DeepHit]) -> bool,
 ) -> Vec<super::CatalogProblem> {
+    deep_search_mapped(sessions, query, index, detail, &|hits| hits, &mut |hits| {
+        found(&hits)
+    })
+}
+
+/// [`deep_search_each`], with each session's hits (never none) first
+/// turned by `map` into what `found` takes, on the thread that searched
+/// the session: what is made of the hits (the lines or the JSON a command
+/// prints) is made on every core, and still handed over in session order.
+pub fn deep_search_mapped<T: Send>(
+    sessions: &[SessionSummary],
+    query: &Query,
+    index: &DeepIndex,
+    detail: HitDetail,
+    map: &(dyn Fn(Vec<DeepHit>) -> T + Sync),
+    found: &mut dyn FnMut(T) -> bool,
+) -> Vec<super::CatalogProblem> {
     let search = Search::new(query, detail);
     let search = &search;
     let next = AtomicUsize::new(0);
@@ -85,7 +101,9 @@ pub fn deep_search_each(
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(s) = sessions.get(i) else { break };
-                    if tx.send((i, search_session(s, search, index))).is_err() {
+                    let r = search_session(s, search, index)
+                        .map(|hits| (!hits.is_empty()).then(|| map(hits)));
+                    if tx.send((i, r)).is_err() {
                         break;
                     }
                 }
@@ -93,21 +111,24 @@ pub fn deep_search_each(
         }
         drop(tx);
         // Sessions done out of turn wait here until those before them are.
-        let mut waiting: std::collections::BTreeMap<usize, Vec<DeepHit>> = Default::default();
+        let mut waiting: std::collections::BTreeMap<usize, Option<T>> = Default::default();
         let mut due = 0;
         for (i, r) in rx {
             match r {
-                Ok(hits) => {
-                    waiting.insert(i, hits);
+                Ok(made) => {
+                    waiting.insert(i, made);
                 }
                 Err(p) => {
                     problems.push(p);
-                    waiting.insert(i, Vec::new());
+                    waiting.insert(i, None);
                 }
             }
-            while let Some(hits) = waiting.remove(&due) {
+            while let Some(made) = waiting.remove(&due) {
                 due += 1;
-                if !hits.is_empty() && !stop.load(Ordering::Relaxed) && !found(&hits) {
+                if let Some(made) = made
+                    && !stop.load(Ordering::Relaxed)
+                    && !found(made)
+                {
                     stop.store(true, Ordering::Relaxed);
                 }
             }
@@ -174,16 +195,17 @@ fn search_chunk(
     hits: &mut Vec<DeepHit>,
 ) -> bool {
     thread_local! {
-        static BUFS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
-            std::cell::RefCell::new((Vec::new(), Vec::new()))
+        static BUFS: std::cell::RefCell<(Vec<u8>, Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new()))
         };
     }
     let Some(parts) = &query.parts else {
         return true;
     };
-    let (mut fbuf, mut obuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
-    let r = search_chunk_in(chunk, query, parts, path, hits, &mut fbuf, &mut obuf);
-    BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf));
+    let (mut fbuf, mut obuf, mut ebuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let bufs = (&mut fbuf, &mut obuf, &mut ebuf);
+    let r = search_chunk_in(chunk, query, parts, path, hits, bufs);
+    BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf, ebuf));
     r
 }
 
@@ -193,13 +215,12 @@ fn search_chunk_in(
     parts: &QueryParts<'_>,
     path: &std::path::Path,
     hits: &mut Vec<DeepHit>,
-    fbuf: &mut Vec<u8>,
-    obuf: &mut Vec<u8>,
+    (fbuf, obuf, ebuf): (&mut Vec<u8>, &mut Vec<u8>, &mut Vec<u8>),
 ) -> bool {
     // The entries worth checking, as indices into the chunk's entries.
     let (entries, candidates) = match parts {
         QueryParts::Regex(_) => {
-            let Some(entries) = chunk.entries() else {
+            let Some(entries) = chunk.entry_refs(ebuf) else {
                 return false;
             };
             let all: Vec<usize> = (0..entries.len()).collect();
@@ -218,7 +239,7 @@ fn search_chunk_in(
             let Some(mut pos) = finder.find(folded) else {
                 return true;
             };
-            let Some(entries) = chunk.entries() else {
+            let Some(entries) = chunk.entry_refs(ebuf) else {
                 return false;
             };
             let total: u64 = entries.iter().map(|e| e.folded_len + 1).sum();
@@ -251,41 +272,55 @@ fn search_chunk_in(
     if candidates.is_empty() {
         return true;
     }
-    let Some(original) = chunk.original(obuf) else {
-        return false;
-    };
     let mut starts = Vec::with_capacity(entries.len() + 1);
     let mut at = 0usize;
     for e in entries.iter() {
         starts.push(at);
         at += e.original_len as usize;
     }
-    if at != original.len() {
+    if at as u64 != chunk.original_len() {
         return false;
     }
+    // Only the blocks that hold a candidate are read (each checked), one
+    // after the other: a block is still in the cache when its texts are.
+    let mut loaded = Vec::new();
     let mut found = Vec::new();
     let mut last_line = None;
-    let mut entries = entries;
     for k in candidates {
         let e = &entries[k];
         if last_line == Some(e.line) {
             continue;
         }
-        let Ok(field) =
-            std::str::from_utf8(&original[starts[k]..starts[k] + e.original_len as usize])
-        else {
+        let range = starts[k]..starts[k] + e.original_len as usize;
+        let Some(bytes) = chunk.original_range(range, obuf, &mut loaded) else {
             return false;
         };
         // Every word and phrase is in the entry (a regex is yet to be run).
-        if let Some(at) = query.find_in_matching(field) {
+        let Ok(located) = query.find_in_stored(bytes) else {
+            return false;
+        };
+        if let Some(located) = located {
             let line = e.line;
             last_line = Some(line);
-            // Entries read back are this search's own: their strings move.
-            let (id, kind) = match &mut entries {
-                Cow::Owned(v) => (std::mem::take(&mut v[k].id), std::mem::take(&mut v[k].kind)),
-                Cow::Borrowed(v) => (v[k].id.clone(), v[k].kind.clone()),
-            };
-            found.push(hit(path, id, line, kind, field, at, query));
+            let (id, kind) = (e.id.map(str::to_string), e.kind.to_string());
+            found.push(match located {
+                Stored::Text(field, at) => hit(path, id, line, kind, field, at, query),
+                Stored::Bytes(at) => {
+                    let Some(snippet) = snippet_stored(bytes, at) else {
+                        return false;
+                    };
+                    DeepHit {
+                        path: path.to_path_buf(),
+                        entry_id: id,
+                        line,
+                        kind,
+                        snippet,
+                        compacted_away: false,
+                        context: String::new(),
+                        matched: Vec::new(),
+                    }
+                }
+            });
         }
     }
     hits.append(&mut found);
@@ -429,6 +464,12 @@ const SNIPPET_CHARS: usize = 80;
 
 /// About [`SNIPPET_CHARS`] characters around byte `at`, white space collapsed.
 fn snippet(text: &str, at: usize) -> String {
+    snippet_of(text, at, (false, false))
+}
+
+/// [`snippet`] of `text`, a piece of a longer text when `goes_on` says
+/// that text goes on before it, or after it.
+fn snippet_of(text: &str, at: usize, goes_on: (bool, bool)) -> String {
     let at = (0..=at.min(text.len()))
         .rev()
         .find(|&i| text.is_char_boundary(i))
@@ -444,14 +485,36 @@ fn snippet(text: &str, at: usize) -> String {
         .nth(SNIPPET_CHARS - before)
         .map_or(text.len(), |(i, _)| at + i);
     let mut out = String::with_capacity(end - start + 8);
-    if start > 0 {
+    if start > 0 || goes_on.0 {
         out.push('…');
     }
     push_normalized(&mut out, &text[start..end]);
-    if end < text.len() {
+    if end < text.len() || goes_on.1 {
         out.push('…');
     }
     out
+}
+
+/// [`snippet`] of the stored text `bytes` at byte `at`, only the bytes it
+/// shows (and a few more) checked to be UTF-8: `None` if they are not.
+fn snippet_stored(bytes: &[u8], at: usize) -> Option<String> {
+    let starts = |i: usize| bytes.get(i).is_none_or(|b| b & 0xc0 != 0x80);
+    let mut at = at.min(bytes.len());
+    while !starts(at) {
+        at -= 1;
+    }
+    // The characters before and after the match that a snippet can show
+    // lie within these bytes (four at most to a character).
+    let mut from = at.saturating_sub(4 * (SNIPPET_CHARS / 3));
+    while !starts(from) {
+        from += 1;
+    }
+    let mut to = (at + 4 * (SNIPPET_CHARS + 1)).min(bytes.len());
+    while !starts(to) {
+        to += 1;
+    }
+    let window = std::str::from_utf8(&bytes[from..to]).ok()?;
+    Some(snippet_of(window, at - from, (from > 0, to < bytes.len())))
 }
 
 /// Characters kept on each side of the match in a hit's context.
@@ -508,21 +571,27 @@ fn normalize_spaces(s: &str) -> String {
 /// Appends `s` with its white-space runs as one space, trimmed.
 fn push_normalized(out: &mut String, s: &str) {
     if s.is_ascii() {
-        // The same, a byte at a time: the ASCII white space is these six.
+        // The same on bytes, without a branch on where words end (they end
+        // anywhere, which no guess foresees): each byte is written, and
+        // kept by moving on past it, or not. The ASCII white space is
+        // these six.
         let mut bytes = std::mem::take(out).into_bytes();
-        bytes.reserve(s.len());
-        let (mut gap, mut started) = (false, false);
+        let base = bytes.len();
+        // Never more out than in, and one byte to spare for the writes.
+        bytes.resize(base + s.len() + 1, 0);
+        let out_bytes = &mut bytes[base..];
+        let (mut at, mut started, mut gap) = (0usize, false, false);
         for &b in s.as_bytes() {
-            if matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ') {
-                gap = started;
-            } else {
-                if std::mem::take(&mut gap) {
-                    bytes.push(b' ');
-                }
-                started = true;
-                bytes.push(b);
-            }
+            let space = b == b' ' || b.wrapping_sub(b'\t') < 5;
+            let word = !space;
+            out_bytes[at] = b' ';
+            at += usize::from(word & gap);
+            out_bytes[at] = b;
+            at += usize::from(word);
+            started |= word;
+            gap = space & started;
         }
+        bytes.truncate(base + at);
         // Only ASCII was added to a string: still UTF-8.
         *out = String::from_utf8(bytes)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -580,6 +649,9 @@ struct Search<'q> {
     /// Per phrase, the pattern that marks it across any white space.
     phrases: Vec<Option<fancy_regex::Regex>>,
     detail: HitDetail,
+    /// What [`Search::find_in_matching`] looks for first (the first word,
+    /// or the first word of the first phrase), made ready once.
+    first: Option<memchr::memmem::Finder<'static>>,
 }
 
 impl<'q> Search<'q> {
@@ -604,11 +676,23 @@ impl<'q> Search<'q> {
                 .collect(),
             _ => Vec::new(),
         };
+        let first = match &parts {
+            Some(QueryParts::Words(words)) => words.first().map(|(phrase, w)| {
+                let w = if *phrase {
+                    w.split(' ').next().unwrap_or("")
+                } else {
+                    w
+                };
+                memchr::memmem::Finder::new(w.as_bytes()).into_owned()
+            }),
+            _ => None,
+        };
         Search {
             query,
             parts,
             phrases,
             detail,
+            first,
         }
     }
 
@@ -697,36 +781,93 @@ impl<'q> Search<'q> {
     /// worked out, reading the text only up to it when what comes before
     /// it is ASCII.
     fn find_in_matching(&self, text: &str) -> Option<usize> {
-        let Some(QueryParts::Words(words)) = &self.parts else {
+        let (Some(QueryParts::Words(words)), Some(finder)) = (&self.parts, &self.first) else {
             return self.find_in(text);
         };
-        let (phrase, w) = words.first()?;
-        let at = if *phrase {
-            lower_find(text, w.split(' ').next().unwrap_or("")).unwrap_or(0)
-        } else {
-            match lower_find(text, w) {
-                Some(at) => at,
-                None => return self.find_in(text),
-            }
+        let found = lower_find_bytes(text.as_bytes(), finder)
+            .unwrap_or_else(|_| text.to_lowercase().find(first_needle(finder)));
+        let at = match (found, words.first()?) {
+            (Some(at), _) => at,
+            (None, (true, _)) => 0,
+            (None, (false, _)) => return self.find_in(text),
         };
         Some(at.min(text.len()))
     }
+
+    /// [`Search::find_in_matching`] for an entry's text as the index holds
+    /// it, bytes not yet checked to be UTF-8: where the first match starts,
+    /// and the text when it had to be checked whole (a pattern, a context
+    /// wanted, a `Σ` or a word not found up front). For a snippet of words
+    /// only the bytes up to the match are checked here; the snippet checks
+    /// the few around it. `Err` when a checked piece is not UTF-8.
+    fn find_in_stored<'t>(&self, bytes: &'t [u8]) -> Result<Option<Stored<'t>>, NotUtf8> {
+        if let (HitDetail::Snippet, Some(QueryParts::Words(words)), Some(finder)) =
+            (self.detail, &self.parts, &self.first)
+        {
+            match (lower_find_bytes(bytes, finder), words.first()) {
+                (Ok(Some(at)), _) => return Ok(Some(Stored::Bytes(at.min(bytes.len())))),
+                (Ok(None), Some((true, _))) => return Ok(Some(Stored::Bytes(0))),
+                (Err(LowerFind::NotUtf8), _) => return Err(NotUtf8),
+                // Worked out on the whole text, as for a text in memory.
+                _ => {}
+            }
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| NotUtf8)?;
+        Ok(self.find_in_matching(text).map(|at| Stored::Text(text, at)))
+    }
+}
+
+/// Where a hit lies in an entry's stored text: a byte offset in its bytes
+/// (only those up to it checked), or in the text checked whole.
+enum Stored<'t> {
+    Bytes(usize),
+    Text(&'t str, usize),
+}
+
+/// A stored text, or a piece of it, that is not UTF-8: the index is damaged.
+#[derive(Debug)]
+struct NotUtf8;
+
+/// Why [`lower_find_bytes`] could not answer.
+#[derive(Debug, PartialEq)]
+enum LowerFind {
+    /// A piece it had to read is not UTF-8.
+    NotUtf8,
+    /// A `Σ` came first: only the whole text lower-cases it right.
+    Sigma,
+}
+
+/// What `finder` looks for, as text.
+fn first_needle<'f>(finder: &'f memchr::memmem::Finder<'_>) -> &'f str {
+    std::str::from_utf8(finder.needle()).unwrap_or("")
 }
 
 /// `text.to_lowercase().find(needle)`, lower-casing the text only up to
-/// the match: a piece at a time, each lower-cased alone. That is exact
-/// because every character lower-cases the same whatever surrounds it, but
-/// for `Σ` (final or not by its neighbours): a piece holding one sends the
-/// whole text through `to_lowercase`.
+/// the match (see [`lower_find_bytes`]).
+#[cfg(test)]
 fn lower_find(text: &str, needle: &str) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    lower_find_bytes(text.as_bytes(), &finder).unwrap_or_else(|_| text.to_lowercase().find(needle))
+}
+
+/// `text.to_lowercase().find(needle)` for the UTF-8 `text` (`finder`
+/// looks for `needle`), lower-casing it only up to the match: a piece at
+/// a time, each lower-cased alone, and each checked to be UTF-8 as it is
+/// reached (so bytes past the match are never read). That is exact
+/// because every character lower-cases the same whatever surrounds it,
+/// but for `Σ` (final or not by its neighbours): a piece holding one
+/// gives up, for the whole text to go through `to_lowercase`.
+fn lower_find_bytes(
+    text: &[u8],
+    finder: &memchr::memmem::Finder<'_>,
+) -> Result<Option<usize>, LowerFind> {
     thread_local! {
         static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    if needle.is_empty() {
-        return Some(0);
+    let needle = finder.needle().len();
+    if needle == 0 {
+        return Ok(Some(0));
     }
-    let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    let sigma = memchr::memmem::Finder::new("\u{3a3}".as_bytes());
     LOWER.with(|l| {
         let mut lower = l.borrow_mut();
         lower.clear();
@@ -735,28 +876,31 @@ fn lower_find(text: &str, needle: &str) -> Option<usize> {
         let mut done = 0;
         while done < text.len() {
             let mut end = (done + step).min(text.len());
-            while !text.is_char_boundary(end) {
+            // On to the next character's start (in UTF-8, a byte that does
+            // not continue one).
+            while text.get(end).is_some_and(|b| b & 0xc0 == 0x80) {
                 end += 1;
             }
             step = (step * 2).min(64 << 10);
             let piece = &text[done..end];
-            if sigma.find(piece.as_bytes()).is_some() {
-                return text.to_lowercase().find(needle);
-            }
             // A match ending in the new piece starts at most this far back
             // (a match of UTF-8 in UTF-8 starts on a character).
-            let from = lower.len().saturating_sub(needle.len() - 1);
+            let from = lower.len().saturating_sub(needle - 1);
             if piece.is_ascii() {
-                lower.extend(piece.bytes().map(|b| b.to_ascii_lowercase()));
+                lower.extend(piece.iter().map(u8::to_ascii_lowercase));
             } else {
+                let piece = std::str::from_utf8(piece).map_err(|_| LowerFind::NotUtf8)?;
+                if piece.contains('\u{3a3}') {
+                    return Err(LowerFind::Sigma);
+                }
                 lower.extend_from_slice(piece.to_lowercase().as_bytes());
             }
             if let Some(i) = finder.find(&lower[from..]) {
-                return Some(from + i);
+                return Ok(Some(from + i));
             }
             done = end;
         }
-        None
+        Ok(None)
     })
 }
 
@@ -854,6 +998,62 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A snippet made from the few bytes around the match, as the index
+    /// holds them, is the one made from the whole text; bytes it shows
+    /// that are not UTF-8 give none.
+    #[test]
+    fn snippets_of_stored_bytes_are_the_texts() {
+        let texts = [
+            String::new(),
+            "x".into(),
+            "  lead and trail  ".into(),
+            format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100)),
+            format!("{}…{}…{}", "é".repeat(26), "x".repeat(80), "ü".repeat(90)),
+            format!(
+                "{}Ünïcødé\u{3000}项目 ΑΣ{}",
+                "é\t".repeat(40),
+                " ς".repeat(60)
+            ),
+            format!("{}{}{}", "😀".repeat(40), "w".repeat(81), "😀 ".repeat(40)),
+            format!("\u{feff} {} \r\n", "w".repeat(300)),
+        ];
+        for text in &texts {
+            for at in 0..=text.len() + 2 {
+                assert_eq!(
+                    snippet_stored(text.as_bytes(), at).as_deref(),
+                    Some(snippet(text, at).as_str()),
+                    "{text:?} at {at}"
+                );
+            }
+        }
+        let mut bad = format!("{}widget{}", "a".repeat(300), "b".repeat(300)).into_bytes();
+        bad[310] = 0xff;
+        assert_eq!(snippet_stored(&bad, 300), None);
+        bad[310] = b'b';
+        bad[290] = 0xc3;
+        assert_eq!(snippet_stored(&bad, 300), None);
+    }
+
+    /// Looking for a word in stored bytes checks what it reads: bytes that
+    /// are not UTF-8 before the match are refused, a `Σ` gives up.
+    #[test]
+    fn lower_find_in_bytes_checks_what_it_reads() {
+        let finder = memchr::memmem::Finder::new(b"widget");
+        let mut bytes = format!("{}é WIDGET", "a".repeat(600)).into_bytes();
+        assert_eq!(lower_find_bytes(&bytes, &finder), Ok(Some(603)));
+        bytes[10] = 0xff;
+        assert_eq!(lower_find_bytes(&bytes, &finder), Err(LowerFind::NotUtf8));
+        let sigma = format!("{}Σ widget", "é".repeat(100));
+        assert_eq!(
+            lower_find_bytes(sigma.as_bytes(), &finder),
+            Err(LowerFind::Sigma)
+        );
+        assert_eq!(
+            lower_find(&sigma, "widget"),
+            sigma.to_lowercase().find("widget")
+        );
     }
 
     /// A word is looked for in a line's raw bytes before the line is read

@@ -11,8 +11,9 @@
 //! checked on every read): the entries (postcard), their folded texts (each
 //! followed by a line break, which no folded text holds, so no match runs
 //! from one entry into the next) and their texts as written. A search scans
-//! the folded part where it lies and decodes the rest only for a chunk that
-//! matches. The table (`catalog-deep.bin`, one checksummed payload written
+//! the folded part where it lies, decodes the entries only for a chunk that
+//! matches, and reads of the texts as written only the blocks that hold an
+//! entry the folded text chose. The table (`catalog-deep.bin`, one checksummed payload written
 //! to a temp file and renamed over) names the data file's generation and,
 //! per session, the file state it was read at and its chunks. When most of
 //! the data file is chunks no table names any more, the live ones are
@@ -25,7 +26,7 @@
 
 use super::cache::Envelope;
 use super::discover::FileStamp;
-use super::text::{Span, read_exact_at, read_span};
+use super::text::{BLOCK, Span, read_exact_at, read_span, read_span_blocks};
 use crate::session::file::{PrefixPrint, open_regular};
 use crate::session::{same_file, try_lock};
 use serde::{Deserialize, Serialize};
@@ -99,6 +100,18 @@ pub(crate) struct EntryText {
     pub original_len: u64,
 }
 
+/// [`EntryText`] as a search reads it back: its strings borrowed from the
+/// bytes read (the same encoding), so that only a hit's are copied.
+#[derive(Debug, Deserialize)]
+pub(crate) struct EntryRef<'a> {
+    pub line: u64,
+    #[serde(borrow)]
+    pub id: Option<&'a str>,
+    pub kind: &'a str,
+    pub folded_len: u64,
+    pub original_len: u64,
+}
+
 /// A chunk in memory: just built, or read back.
 #[derive(Debug, Default)]
 pub(crate) struct ChunkData {
@@ -150,6 +163,77 @@ impl ChunkSource<'_> {
         match self {
             ChunkSource::Built(c) => Some(&c.original),
             ChunkSource::Stored(f, c) => read_span(f, &c.original, buf).then_some(&buf[..]),
+        }
+    }
+
+    /// How many bytes the texts as written take.
+    pub(crate) fn original_len(&self) -> u64 {
+        match self {
+            ChunkSource::Built(c) => c.original.len() as u64,
+            ChunkSource::Stored(_, c) => c.original.len,
+        }
+    }
+
+    /// The bytes `range` of the texts as written, reading into `buf` (as
+    /// long as they all are) only the blocks it needs that `loaded` (the
+    /// blocks read into `buf` so far, none at first) lacks; `None` when
+    /// one is short or damaged, or `range` is past the end.
+    pub(crate) fn original_range<'b>(
+        &'b self,
+        range: std::ops::Range<usize>,
+        buf: &'b mut Vec<u8>,
+        loaded: &mut Vec<bool>,
+    ) -> Option<&'b [u8]> {
+        match self {
+            ChunkSource::Built(c) => c.original.get(range),
+            ChunkSource::Stored(f, c) => {
+                let len = usize::try_from(c.original.len).ok()?;
+                if range.start > range.end || range.end > len {
+                    return None;
+                }
+                if loaded.is_empty() {
+                    // Only growth needs filling: every byte used is read over.
+                    buf.resize(len, 0);
+                    loaded.resize(c.original.blocks(), false);
+                }
+                if range.end > range.start {
+                    let (first, last) = (range.start / BLOCK, (range.end - 1) / BLOCK);
+                    for k in first..=last {
+                        if !*loaded.get(k)? {
+                            if !read_span_blocks(f, &c.original, k..k + 1, buf) {
+                                return None;
+                            }
+                            loaded[k] = true;
+                        }
+                    }
+                }
+                buf.get(range)
+            }
+        }
+    }
+
+    /// The entries, read into `buf` (a built chunk's are borrowed);
+    /// `None` when the stored range is short or damaged.
+    pub(crate) fn entry_refs<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<Vec<EntryRef<'b>>> {
+        match self {
+            ChunkSource::Built(c) => Some(
+                c.entries
+                    .iter()
+                    .map(|e| EntryRef {
+                        line: e.line,
+                        id: e.id.as_deref(),
+                        kind: &e.kind,
+                        folded_len: e.folded_len,
+                        original_len: e.original_len,
+                    })
+                    .collect(),
+            ),
+            ChunkSource::Stored(f, c) => {
+                if !read_span(f, &c.entries, buf) {
+                    return None;
+                }
+                postcard::from_bytes(buf).ok()
+            }
         }
     }
 

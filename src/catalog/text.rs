@@ -314,6 +314,24 @@ pub(crate) fn read_span(file: &File, span: &Span, into: &mut Vec<u8>) -> bool {
     })
 }
 
+/// Reads the blocks `blocks` of `span` into their places in `into` (as
+/// long as the span), each checked; for reading only what is needed.
+pub(crate) fn read_span_blocks(
+    file: &File,
+    span: &Span,
+    blocks: std::ops::Range<usize>,
+    into: &mut [u8],
+) -> bool {
+    blocks.into_iter().all(|k| {
+        let from = k * BLOCK;
+        let n = span.block(k).1;
+        k < span.blocks()
+            && into
+                .get_mut(from..from + n)
+                .is_some_and(|b| read_block(file, span, k, b))
+    })
+}
+
 /// Reads block `k` of `span` into `into` (its length) and checks its hash.
 fn read_block(file: &File, span: &Span, k: usize, into: &mut [u8]) -> bool {
     read_exact_at(file, into, span.block(k).0)

@@ -3,7 +3,7 @@
 
 use super::args::ListArgs;
 use super::warn;
-use crate::catalog::deep::{DeepHit, HitDetail, deep_search_each};
+use crate::catalog::deep::{DeepHit, HitDetail, deep_search_mapped};
 use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::usage::{self, UsageCache};
 use crate::catalog::{
@@ -16,6 +16,7 @@ use crate::session::raw::push_json_string;
 use crate::session::summary::shorten_home;
 use anyhow::Result;
 use std::io::Write;
+use std::path::PathBuf;
 
 pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let mut problems = Vec::new();
@@ -69,10 +70,26 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             (false, Some(dir)) => DeepIndex::open(dir),
             _ => DeepIndex::disabled(),
         };
-        let problems = deep_search_each(&chosen, &query, &index, HitDetail::Snippet, &mut |hits| {
-            let r = write_hits(hits, args.json, &mut written, out);
-            r.map_err(|e| failed = Some(e)).is_ok()
-        });
+        // Each session's hits are printed into bytes on the thread that
+        // found them; here they are only written, in order.
+        let print = |hits: Vec<DeepHit>| {
+            if args.json {
+                hits_json(hits)
+            } else {
+                hits_text(hits)
+            }
+        };
+        let problems = deep_search_mapped(
+            &chosen,
+            &query,
+            &index,
+            HitDetail::Snippet,
+            &print,
+            &mut |printed| {
+                let r = write_printed(printed, &mut written, out);
+                r.map_err(|e| failed = Some(e)).is_ok()
+            },
+        );
         if let Err(e) = index.save() {
             warn(&format!("could not save the deep-search index: {e}"));
         }
@@ -127,39 +144,191 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Writes deep-search hits: JSON array items (the brackets are the
-/// caller's), or one line each.
-fn write_hits(
-    hits: &[DeepHit],
-    json: bool,
-    written: &mut usize,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    for h in hits {
-        if json {
-            if *written > 0 {
-                out.write_all(b",")?;
-            }
-            serde_json::to_writer(&mut *out, h)?;
-        } else {
-            // The model no longer sees such an entry where pi resumes.
-            let cut = if h.compacted_away {
-                " (compacted away)"
-            } else {
-                ""
+/// One session's deep-search hits as printed: JSON array items each after
+/// a comma (the first one's is dropped when nothing came before), or one
+/// line each; and the error that cut them short, if one did.
+struct Printed {
+    bytes: Vec<u8>,
+    hits: usize,
+    error: Option<std::io::Error>,
+}
+
+/// Writes a session's printed hits after those `written` so far.
+fn write_printed(p: Printed, written: &mut usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let bytes = match p.bytes.split_first() {
+        Some((b',', rest)) if *written == 0 => rest,
+        _ => &p.bytes[..],
+    };
+    out.write_all(bytes)?;
+    *written += p.hits;
+    p.error.map_or(Ok(()), Err)
+}
+
+/// Hits as JSON array items, each after a comma, as `serde_json` writes a
+/// [`DeepHit`] (a test holds them to it). Each hit is dropped once printed:
+/// a session's hits and their print are not held whole at once.
+fn hits_json(hits: Vec<DeepHit>) -> Printed {
+    // Room for them all, as near as can be told without escaping them.
+    let room = hits.iter().map(|h| {
+        let id = h.entry_id.as_ref().map_or(4, String::len);
+        h.path.as_os_str().len() + id + h.kind.len() + h.snippet.len() + 96
+    });
+    let mut bytes = Vec::with_capacity(room.sum());
+    // Hits of one session share their path: escaped once.
+    let mut path: Option<(PathBuf, Vec<u8>)> = None;
+    let count = hits.len();
+    for (n, h) in hits.into_iter().enumerate() {
+        bytes.push(b',');
+        if path.as_ref().is_none_or(|(p, _)| *p != h.path) {
+            let Some(s) = h.path.to_str() else {
+                // As serde_json refuses it, having written what it had.
+                let error = serde_json::to_writer(&mut bytes, &h).err().map(Into::into);
+                return Printed {
+                    bytes,
+                    hits: n,
+                    error,
+                };
             };
-            writeln!(
-                out,
-                "{}  {}  {}{cut}: {}",
-                sanitize(&h.path.display().to_string()),
-                sanitize(h.entry_id.as_deref().unwrap_or("-")),
-                sanitize(&h.kind),
-                sanitize(&h.snippet)
-            )?;
+            let mut escaped = Vec::with_capacity(s.len() + 2);
+            push_json_str(&mut escaped, s);
+            path = Some((h.path.clone(), escaped));
         }
-        *written += 1;
+        bytes.extend_from_slice(b"{\"path\":");
+        if let Some((_, p)) = &path {
+            bytes.extend_from_slice(p);
+        }
+        bytes.extend_from_slice(b",\"entryId\":");
+        match &h.entry_id {
+            Some(id) => push_json_str(&mut bytes, id),
+            None => bytes.extend_from_slice(b"null"),
+        }
+        bytes.extend_from_slice(b",\"line\":");
+        push_u64(&mut bytes, h.line);
+        bytes.extend_from_slice(b",\"kind\":");
+        push_json_str(&mut bytes, &h.kind);
+        bytes.extend_from_slice(b",\"snippet\":");
+        push_json_str(&mut bytes, &h.snippet);
+        bytes.extend_from_slice(if h.compacted_away {
+            b",\"compactedAway\":true}"
+        } else {
+            b",\"compactedAway\":false}"
+        });
     }
-    Ok(())
+    Printed {
+        bytes,
+        hits: count,
+        error: None,
+    }
+}
+
+fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// Appends `s` as a JSON string, escaped as `serde_json` escapes it: runs
+/// of plain bytes are copied whole.
+fn push_json_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether any byte of `w` is below `n` (at most 0x80): exact for the
+    // word as a whole, which is all that is asked.
+    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH != 0;
+    let holds = |w: u64, b: u8| below(w ^ (ONES * u64::from(b)), 1);
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let (mut from, mut i) = (0, 0);
+    while i < bytes.len() {
+        // Eight bytes at a time past those that need no escape.
+        if let Some(w) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(w);
+            let w = u64::from_le_bytes(word);
+            if !below(w, 0x20) && !holds(w, b'"') && !holds(w, b'\\') {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        i += 1;
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
+        out.extend_from_slice(&bytes[from..i - 1]);
+        from = i;
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]),
+        }
+    }
+    out.extend_from_slice(&bytes[from..]);
+    out.push(b'"');
+}
+
+/// Hits as lines, each naming its session, entry, kind and snippet (each
+/// dropped once printed, as in [`hits_json`]).
+fn hits_text(hits: Vec<DeepHit>) -> Printed {
+    let mut text = String::with_capacity(hits.len() * 200);
+    let mut path: Option<(PathBuf, String)> = None;
+    let count = hits.len();
+    for h in hits {
+        if path.as_ref().is_none_or(|(p, _)| *p != h.path) {
+            let shown = sanitize(&h.path.display().to_string());
+            path = Some((h.path.clone(), shown));
+        }
+        if let Some((_, p)) = &path {
+            text.push_str(p);
+        }
+        text.push_str("  ");
+        push_sanitized(&mut text, h.entry_id.as_deref().unwrap_or("-"));
+        text.push_str("  ");
+        push_sanitized(&mut text, &h.kind);
+        // The model no longer sees such an entry where pi resumes.
+        if h.compacted_away {
+            text.push_str(" (compacted away)");
+        }
+        text.push_str(": ");
+        push_sanitized(&mut text, &h.snippet);
+        text.push('\n');
+    }
+    Printed {
+        bytes: text.into_bytes(),
+        hits: count,
+        error: None,
+    }
+}
+
+/// Appends [`sanitize`]`(s)`; printable ASCII, which it keeps, is copied.
+fn push_sanitized(out: &mut String, s: &str) {
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        out.push_str(s);
+    } else {
+        out.push_str(&sanitize(s));
+    }
 }
 
 fn write_json(
@@ -309,4 +478,171 @@ fn one_line(s: &str) -> String {
         .join(" ")
         .trim()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(path: &str, id: Option<&str>, kind: &str, snippet: &str, cut: bool) -> DeepHit {
+        DeepHit {
+            path: PathBuf::from(path),
+            entry_id: id.map(str::to_string),
+            line: 1234567,
+            kind: kind.to_string(),
+            snippet: snippet.to_string(),
+            compacted_away: cut,
+            context: String::new(),
+            matched: Vec::new(),
+        }
+    }
+
+    fn odd_hits() -> Vec<DeepHit> {
+        let every_ascii: String = (0u8..0x80).map(char::from).collect();
+        vec![
+            hit(
+                "/s/a.jsonl",
+                Some("ab12"),
+                "user",
+                "plain widget text",
+                false,
+            ),
+            hit(
+                "/s/a.jsonl",
+                None,
+                "toolResult",
+                "…say \"hi\" \\ there…",
+                true,
+            ),
+            hit(
+                "/s/\"q\"\\b.jsonl",
+                Some("\u{7}"),
+                "bash\u{1b}[31m",
+                &every_ascii,
+                false,
+            ),
+            hit(
+                "/s/b.jsonl",
+                Some("é"),
+                "Ünïcødé",
+                "项目 \u{2028}\u{7f}\u{9b}\u{202e}x",
+                true,
+            ),
+            hit("/s/b.jsonl", Some(""), "", "", false),
+        ]
+    }
+
+    /// What the hits were written as before they were printed on the
+    /// searching threads: one `serde_json` item or `writeln!` line each.
+    fn as_before(hits: &[DeepHit], json: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        for h in hits {
+            if json {
+                out.push(b',');
+                serde_json::to_writer(&mut out, h).expect("json");
+            } else {
+                let cut = if h.compacted_away {
+                    " (compacted away)"
+                } else {
+                    ""
+                };
+                writeln!(
+                    out,
+                    "{}  {}  {}{cut}: {}",
+                    sanitize(&h.path.display().to_string()),
+                    sanitize(h.entry_id.as_deref().unwrap_or("-")),
+                    sanitize(&h.kind),
+                    sanitize(&h.snippet)
+                )
+                .expect("write");
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut texts: Vec<String> = (0u32..0x80)
+            .chain([0xe9, 0x7ff, 0x2028, 0x2029, 0xfeff, 0x1f600])
+            .filter_map(char::from_u32)
+            .flat_map(|c| [c.to_string(), format!("ab{c}"), format!("{c}cd{c}{c}e")])
+            .collect();
+        // Each byte that needs an escape at every place in a word of eight.
+        for c in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
+            for at in 0..20 {
+                let mut t: Vec<char> = "abcdefghijklmnopqrstuvwxyzé".chars().collect();
+                t.insert(at, c);
+                texts.push(t.into_iter().collect());
+            }
+        }
+        texts.push(String::new());
+        texts.push("a \"quoted\" \\path\\ and\ttab\r\n".into());
+        for t in &texts {
+            let mut got = Vec::new();
+            push_json_str(&mut got, t);
+            let want = serde_json::to_string(t).expect("json");
+            assert_eq!(String::from_utf8(got).expect("utf-8"), want, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn hits_print_as_they_were_written_one_by_one() {
+        let hits = odd_hits();
+        let json = hits_json(hits.clone());
+        assert!(json.error.is_none());
+        assert_eq!(json.hits, hits.len());
+        assert_eq!(
+            String::from_utf8(json.bytes).expect("utf-8"),
+            String::from_utf8(as_before(&hits, true)).expect("utf-8")
+        );
+        let text = hits_text(hits.clone());
+        assert_eq!(text.hits, hits.len());
+        assert_eq!(
+            String::from_utf8(text.bytes).expect("utf-8"),
+            String::from_utf8(as_before(&hits, false)).expect("utf-8")
+        );
+        for n in [0, 1, 10_000_000_000, u64::MAX] {
+            let mut got = Vec::new();
+            push_u64(&mut got, n);
+            assert_eq!(got, n.to_string().into_bytes());
+        }
+    }
+
+    /// Sessions printed apart join into one JSON array: only the first
+    /// item written loses its comma.
+    #[test]
+    fn printed_sessions_join_into_one_array() {
+        let hits = odd_hits();
+        let mut out = b"[".to_vec();
+        let mut written = 0;
+        for part in [&hits[..2], &hits[2..3], &hits[3..]] {
+            write_printed(hits_json(part.to_vec()), &mut written, &mut out).expect("write");
+        }
+        out.extend_from_slice(b"]");
+        assert_eq!(written, hits.len());
+        let want = serde_json::to_string(&hits).expect("json");
+        assert_eq!(String::from_utf8(out).expect("utf-8"), want);
+    }
+
+    /// A path that is not UTF-8 stops the JSON where serde_json stopped,
+    /// with its error.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_json_cannot_hold_fails_as_before() {
+        use std::os::unix::ffi::OsStrExt;
+        let mut hits = odd_hits();
+        hits[2].path = PathBuf::from(std::ffi::OsStr::from_bytes(b"/s/\xff.jsonl"));
+        let printed = hits_json(hits.clone());
+        assert_eq!(printed.hits, 2);
+        let mut want = as_before(&hits[..2], true);
+        want.push(b',');
+        let e = serde_json::to_writer(&mut want, &hits[2]).expect_err("not UTF-8");
+        assert_eq!(printed.bytes, want);
+        let error = printed.error.expect("an error");
+        assert_eq!(error.to_string(), e.to_string());
+        let mut out = Vec::new();
+        let mut written = 0;
+        assert!(write_printed(hits_json(hits), &mut written, &mut out).is_err());
+        assert_eq!(out, want[1..]);
+    }
 }
