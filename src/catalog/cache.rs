@@ -21,6 +21,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+type Records = rustc_hash::FxHashMap<OsString, Record>;
+
 /// Bump when the layout or the meaning of a cached field changes.
 const FORMAT: u32 = 9;
 /// A cache file: `MAGIC`, the format (u32), the length of the records
@@ -139,7 +141,9 @@ pub struct Cache {
     dir: Option<PathBuf>,
     /// Keyed by the path's bytes: hashing a `Path` walks its components,
     /// and discovery hands over normalised paths, so bytes say the same.
-    records: HashMap<OsString, Record>,
+    /// By the path's bytes, with a fast hash: a warm list looks up every
+    /// file (SipHash over each path was a few percent of it).
+    records: Records,
     summaries_read: bool,
     texts: Option<Texts>,
     index_dirty: bool,
@@ -154,12 +158,12 @@ pub fn default_dir() -> Option<PathBuf> {
 /// The records of the summaries file, by path; none when it is missing,
 /// damaged, of another format, or not a regular file (a FIFO there would
 /// block a read for ever; the next save renames a new file over it).
-fn read_records(path: &Path) -> HashMap<OsString, Record> {
+fn read_records(path: &Path) -> Records {
     let Ok(bytes) = read_regular(path) else {
-        return HashMap::new();
+        return Records::default();
     };
     let Some(payload) = ENVELOPE.payload(&bytes) else {
-        return HashMap::new();
+        return Records::default();
     };
     let mut de = postcard::Deserializer::from_bytes(payload);
     serde::Deserializer::deserialize_seq(&mut de, RecordsVisitor).unwrap_or_default()
@@ -170,7 +174,7 @@ fn read_records(path: &Path) -> HashMap<OsString, Record> {
 struct RecordsVisitor;
 
 impl<'de> serde::de::Visitor<'de> for RecordsVisitor {
-    type Value = HashMap<OsString, Record>;
+    type Value = Records;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("the catalog's records")
@@ -178,7 +182,10 @@ impl<'de> serde::de::Visitor<'de> for RecordsVisitor {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         // The length comes from a checksummed file; bounded all the same.
-        let mut map = HashMap::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+        let mut map = Records::with_capacity_and_hasher(
+            seq.size_hint().unwrap_or(0).min(1 << 20),
+            Default::default(),
+        );
         while let Some(r) = seq.next_element::<Record>()? {
             map.insert(r.path.clone().into_os_string(), r);
         }

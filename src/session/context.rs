@@ -345,13 +345,17 @@ impl Session {
             }
             let line = line.into_owned();
             let mut messages = entry_messages(self, item.entry, &line);
+            // A number beyond f64 is written as JavaScript writes it (null),
+            // whether the message had it or an edit's replacement brought it.
+            let mut echo = e.js_echo;
             if let Some(edit) = item.edit {
-                let edit_line = lines.line(self.entry(edit).span).map_err(io)?;
+                let edit = self.entry(edit);
+                echo |= edit.js_echo;
+                let edit_line = lines.line(edit.span).map_err(io)?;
                 messages = apply_edit(messages, &edit_line);
             }
             for m in messages {
-                // A number beyond f64 is written as JavaScript writes it (null).
-                let m = if e.js_echo {
+                let m = if echo {
                     super::jsvalue::normalize(&m)
                 } else {
                     m
