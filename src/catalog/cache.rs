@@ -141,8 +141,8 @@ pub struct Cache {
     dir: Option<PathBuf>,
     /// Keyed by the path's bytes: hashing a `Path` walks its components,
     /// and discovery hands over normalised paths, so bytes say the same.
-    /// By the path's bytes, with a fast hash: a warm list looks up every
-    /// file (SipHash over each path was a few percent of it).
+    /// The hash is a fast one: a warm list looks up every file (SipHash
+    /// over each path was a few percent of it).
     records: Records,
     summaries_read: bool,
     texts: Option<Texts>,

@@ -975,20 +975,28 @@ mod tests {
         }
     }
 
-    #[test]
-    fn snippets_are_the_characters_around_the_match() {
-        let texts = [
+    /// Texts whose snippets are easy to get wrong: empty, short, padded,
+    /// multi-byte characters and wide ones on both sides of a cut.
+    fn snippet_texts() -> Vec<String> {
+        vec![
             String::new(),
             "x".into(),
             "  lead and trail  ".into(),
             format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100)),
+            format!("{}…{}…{}", "é".repeat(26), "x".repeat(80), "ü".repeat(90)),
             format!(
                 "{}Ünïcødé\u{3000}项目 ΑΣ{}",
                 "é\t".repeat(40),
                 " ς".repeat(60)
             ),
+            format!("{}{}{}", "😀".repeat(40), "w".repeat(81), "😀 ".repeat(40)),
             format!("\u{feff} {} \r\n", "w".repeat(300)),
-        ];
+        ]
+    }
+
+    #[test]
+    fn snippets_are_the_characters_around_the_match() {
+        let texts = snippet_texts();
         for text in &texts {
             for at in 0..=text.len() + 2 {
                 assert_eq!(
@@ -1005,20 +1013,7 @@ mod tests {
     /// that are not UTF-8 give none.
     #[test]
     fn snippets_of_stored_bytes_are_the_texts() {
-        let texts = [
-            String::new(),
-            "x".into(),
-            "  lead and trail  ".into(),
-            format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100)),
-            format!("{}…{}…{}", "é".repeat(26), "x".repeat(80), "ü".repeat(90)),
-            format!(
-                "{}Ünïcødé\u{3000}项目 ΑΣ{}",
-                "é\t".repeat(40),
-                " ς".repeat(60)
-            ),
-            format!("{}{}{}", "😀".repeat(40), "w".repeat(81), "😀 ".repeat(40)),
-            format!("\u{feff} {} \r\n", "w".repeat(300)),
-        ];
+        let texts = snippet_texts();
         for text in &texts {
             for at in 0..=text.len() + 2 {
                 assert_eq!(

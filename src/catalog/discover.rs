@@ -375,7 +375,7 @@ impl<'f> Listing<'f> {
 /// names (following links, as reading it does).
 fn jsonl_files(
     dir: &Path,
-    out: &mut Vec<(PathBuf, std::io::Result<std::fs::Metadata>)>,
+    out: &mut Files,
     problems: &mut Vec<CatalogProblem>,
     report_missing: bool,
 ) {

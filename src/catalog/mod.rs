@@ -103,12 +103,11 @@ pub fn load(
     progress: &mut dyn FnMut(Progress),
 ) -> Catalog {
     let mut problems = Vec::new();
-    // The cache's summaries are decoded while the folder is listed and
-    // every file stat'ed: neither waits on the other.
-    // The decoding stays on this thread: its many small allocations grow
-    // the main heap in large steps, where a second thread's heap grows a
-    // page at a time, one system call each. A thread stats the files
-    // meanwhile, and this one helps with what is left once decoded.
+    // The cache's summaries are decoded while a thread stats the folders'
+    // files, and this thread helps with what is left once decoded. The
+    // decoding stays here: its many small allocations grow the main heap
+    // in large steps, where a second thread's heap grows a page at a time,
+    // one system call each.
     let listing = discover::Listing::of(folder, options.scope, &mut problems);
     let candidates = std::thread::scope(|s| {
         let theirs = s.spawn(|| listing.work());

@@ -190,7 +190,7 @@ fn hits_json(hits: Vec<DeepHit>) -> Printed {
                 };
             };
             let mut escaped = Vec::with_capacity(s.len() + 2);
-            push_json_str(&mut escaped, s);
+            push_json_string(&mut escaped, s);
             path = Some((h.path.clone(), escaped));
         }
         bytes.extend_from_slice(b"{\"path\":");
@@ -199,15 +199,15 @@ fn hits_json(hits: Vec<DeepHit>) -> Printed {
         }
         bytes.extend_from_slice(b",\"entryId\":");
         match &h.entry_id {
-            Some(id) => push_json_str(&mut bytes, id),
+            Some(id) => push_json_string(&mut bytes, id),
             None => bytes.extend_from_slice(b"null"),
         }
         bytes.extend_from_slice(b",\"line\":");
         push_u64(&mut bytes, h.line);
         bytes.extend_from_slice(b",\"kind\":");
-        push_json_str(&mut bytes, &h.kind);
+        push_json_string(&mut bytes, &h.kind);
         bytes.extend_from_slice(b",\"snippet\":");
-        push_json_str(&mut bytes, &h.snippet);
+        push_json_string(&mut bytes, &h.snippet);
         bytes.extend_from_slice(if h.compacted_away {
             b",\"compactedAway\":true}"
         } else {
@@ -233,60 +233,6 @@ fn push_u64(out: &mut Vec<u8>, mut n: u64) {
         }
     }
     out.extend_from_slice(&digits[i..]);
-}
-
-/// Appends `s` as a JSON string, escaped as `serde_json` escapes it: runs
-/// of plain bytes are copied whole.
-fn push_json_str(out: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Whether any byte of `w` is below `n` (at most 0x80): exact for the
-    // word as a whole, which is all that is asked.
-    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH != 0;
-    let holds = |w: u64, b: u8| below(w ^ (ONES * u64::from(b)), 1);
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
-    let (mut from, mut i) = (0, 0);
-    while i < bytes.len() {
-        // Eight bytes at a time past those that need no escape.
-        if let Some(w) = bytes.get(i..i + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(w);
-            let w = u64::from_le_bytes(word);
-            if !below(w, 0x20) && !holds(w, b'"') && !holds(w, b'\\') {
-                i += 8;
-                continue;
-            }
-        }
-        let b = bytes[i];
-        i += 1;
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
-        }
-        out.extend_from_slice(&bytes[from..i - 1]);
-        from = i;
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            _ => out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(b >> 4)],
-                HEX[usize::from(b & 15)],
-            ]),
-        }
-    }
-    out.extend_from_slice(&bytes[from..]);
-    out.push(b'"');
 }
 
 /// Hits as lines, each naming its session, entry, kind and snippet (each
@@ -401,7 +347,7 @@ fn list_json(s: &SessionSummary, o: &mut Vec<u8>) {
     o.extend_from_slice(b",\"modified\":");
     date(o, s.modified_ms);
     o.extend_from_slice(b",\"messageCount\":");
-    o.extend_from_slice(s.message_count.to_string().as_bytes());
+    push_u64(o, s.message_count);
     o.extend_from_slice(b",\"firstMessage\":");
     match exact.and_then(|e| e.first_message.as_deref()) {
         Some(k) => jskey::push_json(o, k),
@@ -558,31 +504,6 @@ mod tests {
             }
         }
         out
-    }
-
-    #[test]
-    fn strings_are_escaped_as_serde_json_escapes_them() {
-        let mut texts: Vec<String> = (0u32..0x80)
-            .chain([0xe9, 0x7ff, 0x2028, 0x2029, 0xfeff, 0x1f600])
-            .filter_map(char::from_u32)
-            .flat_map(|c| [c.to_string(), format!("ab{c}"), format!("{c}cd{c}{c}e")])
-            .collect();
-        // Each byte that needs an escape at every place in a word of eight.
-        for c in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
-            for at in 0..20 {
-                let mut t: Vec<char> = "abcdefghijklmnopqrstuvwxyzé".chars().collect();
-                t.insert(at, c);
-                texts.push(t.into_iter().collect());
-            }
-        }
-        texts.push(String::new());
-        texts.push("a \"quoted\" \\path\\ and\ttab\r\n".into());
-        for t in &texts {
-            let mut got = Vec::new();
-            push_json_str(&mut got, t);
-            let want = serde_json::to_string(t).expect("json");
-            assert_eq!(String::from_utf8(got).expect("utf-8"), want, "{t:?}");
-        }
     }
 
     #[test]

@@ -160,36 +160,44 @@ pub fn format_iso(ms: i64) -> String {
     let days = ms.div_euclid(MS_PER_DAY);
     let rem = ms.rem_euclid(MS_PER_DAY);
     let (y, m, d) = civil_from_days(days);
+    // Digit by digit, not through `format!`: lists write thousands of dates.
+    let mut out = String::with_capacity(27);
     if (0..=9999).contains(&y) {
-        // The common case digit by digit: lists write thousands of dates.
-        let mut b = *b"0000-00-00T00:00:00.000Z";
-        let mut put = |at: usize, width: usize, mut v: i64| {
-            for i in (at..at + width).rev() {
-                b[i] = b'0' + (v % 10) as u8;
-                v /= 10;
-            }
-        };
-        put(0, 4, y);
-        put(5, 2, m);
-        put(8, 2, d);
-        put(11, 2, rem / 3_600_000);
-        put(14, 2, rem / 60_000 % 60);
-        put(17, 2, rem / 1000 % 60);
-        put(20, 3, rem % 1000);
-        return b.iter().map(|&c| char::from(c)).collect();
-    }
-    let year = if (0..=9999).contains(&y) {
-        format!("{y:04}")
+        push_digits(&mut out, y.unsigned_abs(), 4);
     } else {
-        format!("{}{:06}", if y < 0 { '-' } else { '+' }, y.abs())
-    };
-    format!(
-        "{year}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
+        out.push(if y < 0 { '-' } else { '+' });
+        push_digits(&mut out, y.unsigned_abs(), 6);
+    }
+    let rem = rem.unsigned_abs();
+    for (sep, v, width) in [
+        ('-', m.unsigned_abs(), 2),
+        ('-', d.unsigned_abs(), 2),
+        ('T', rem / 3_600_000, 2),
+        (':', rem / 60_000 % 60, 2),
+        (':', rem / 1000 % 60, 2),
+        ('.', rem % 1000, 3),
+    ] {
+        out.push(sep);
+        push_digits(&mut out, v, width);
+    }
+    out.push('Z');
+    out
+}
+
+/// `v` in decimal, zero-padded to at least `width` digits (at most 20).
+fn push_digits(out: &mut String, mut v: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let from = i.min(digits.len() - width);
+    out.extend(digits[from..].iter().map(|&c| char::from(c)));
 }
 
 /// The current time in ms since the epoch.
