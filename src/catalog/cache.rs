@@ -11,94 +11,315 @@
 //! and rebuilt, never believed.
 
 use super::discover::FileStamp;
+use super::records::{self, Head, StateAt};
 use super::summary::{SessionSummary, SummaryState};
 use super::text::{MessageText, Reread, Span, Stored, read_exact_at, read_span};
-use crate::session::file::{PrefixPrint, read_regular};
+use crate::session::file::PrefixPrint;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-type Records = rustc_hash::FxHashMap<OsString, Record>;
-
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 9;
-/// A cache file: `MAGIC`, the format (u32), the length of the records
-/// (u64) and their xxh3 hash (u64), little-endian, then the records
-/// (postcard). A byte flipped anywhere fails one of these checks; postcard
-/// alone would read many flips as other, wrong, values.
+const FORMAT: u32 = 10;
+/// The texts file starts with `MAGIC`, the format (u32), the length of
+/// its table (u64) and the table's xxh3 (u64), little-endian. A byte
+/// flipped anywhere fails one of these checks or a block's own hash;
+/// postcard alone would read many flips as other, wrong, values.
 const MAGIC: &[u8; 8] = b"piscope\x01";
 const HEADER_LEN: usize = MAGIC.len() + 4 + 8 + 8;
+/// The summaries file: the same five fields, over its records region,
+/// then the length of its states region (u64); then the records (see
+/// [`super::records`]), then the states (postcard, each with its own xxh3
+/// in its record).
+const SUMMARIES_HEADER_LEN: usize = HEADER_LEN + 8;
 const INDEX_FILE: &str = "catalog-summaries.bin";
 const TEXT_FILE: &str = "catalog-texts.bin";
 
-/// What the cache knows of one file: what the list shows of it, ready
-/// (read on every start, so it is all a warm start decodes), and the
-/// reading state to resume from when the file grows (decoded only then).
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Record {
-    pub path: PathBuf,
-    pub stamp: FileStamp,
-    /// The bytes the state was read from, checked before reading on.
-    pub prefix: PrefixPrint,
-    /// Where the state read to, and the hash of the header it read (what a
-    /// cached text is checked against).
-    pub offset: u64,
-    pub header_hash: u64,
-    pub with_text: bool,
-    /// The summary at `stamp`, without its path and text; `None` when the
-    /// file is no session.
-    pub listing: Option<SessionSummary>,
-    #[serde(with = "lazy_state")]
-    state: LazyState,
+/// What the cache knows of one file, read where it lies: its stamp, where
+/// its state read to, what the list shows of it (decoded when shown), and
+/// the reading state to resume from when the file grows (read only then).
+#[derive(Clone, Copy)]
+pub(crate) struct Record<'a> {
+    pub head: Head<'a>,
+    state: StateSource<'a>,
 }
 
-enum LazyState {
-    /// As the cache file holds it (postcard), decoded on first use.
-    /// (Boxed: a state is large, and most records never need theirs.)
-    Encoded(Vec<u8>, std::sync::OnceLock<Option<Box<SummaryState>>>),
-    Decoded(Box<SummaryState>),
+#[derive(Clone, Copy)]
+enum StateSource<'a> {
+    /// In the states region of the summaries file this run read.
+    File(&'a StatesRegion),
+    /// Read in this run.
+    Fresh(&'a SummaryState),
 }
 
-impl Record {
-    /// The reading state (`None` if it does not decode: read the file again).
-    pub(crate) fn state(&self) -> Option<&SummaryState> {
-        match &self.state {
-            LazyState::Decoded(s) => Some(s),
-            LazyState::Encoded(bytes, decoded) => decoded
-                .get_or_init(|| postcard::from_bytes(bytes).ok().map(Box::new))
-                .as_deref(),
-        }
-    }
-
-    /// Whether everything in the file at `stamp` was read (no line waiting
-    /// for its newline).
-    pub(crate) fn complete(&self) -> bool {
-        self.offset == self.stamp.size
-    }
-}
-
-/// A state as the summaries file holds it: its postcard bytes, as one
-/// byte string (kept as read, decoded on first use).
-mod lazy_state {
-    use super::LazyState;
-    use serde::{Deserialize, Deserializer, Serializer, ser::Error};
-
-    pub fn serialize<S: Serializer>(state: &LazyState, s: S) -> Result<S::Ok, S::Error> {
-        match state {
-            LazyState::Encoded(bytes, _) => s.serialize_bytes(bytes),
-            LazyState::Decoded(state) => {
-                s.serialize_bytes(&postcard::to_stdvec(state).map_err(S::Error::custom)?)
+impl Record<'_> {
+    /// The reading state (`None` if it is damaged or does not decode: read
+    /// the file again).
+    pub(crate) fn state(&self) -> Option<Box<SummaryState>> {
+        match self.state {
+            StateSource::Fresh(s) => Some(Box::new(s.clone())),
+            StateSource::File(region) => {
+                let bytes = region.read(self.head.state)?;
+                postcard::from_bytes(&bytes).ok().map(Box::new)
             }
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<LazyState, D::Error> {
-        let bytes = serde_bytes::ByteBuf::deserialize(d)?.into_vec();
-        Ok(LazyState::Encoded(bytes, std::sync::OnceLock::new()))
+    /// The summary the cache holds for the file at `path` (see
+    /// [`Head::summary`]).
+    pub(crate) fn summary(
+        &self,
+        path: std::path::PathBuf,
+        text: Option<Arc<MessageText>>,
+    ) -> Option<Option<SessionSummary>> {
+        self.head.summary(path, text)
     }
+}
+
+/// Where the states lie in the summaries file this run read (kept open:
+/// a newer file renamed over it leaves this one whole).
+struct StatesRegion {
+    file: std::fs::File,
+    start: u64,
+    len: u64,
+}
+
+impl StatesRegion {
+    /// The state's bytes at `at`, if they are whole and hash as recorded.
+    fn read(&self, at: StateAt) -> Option<Vec<u8>> {
+        (at.start.checked_add(at.len)? <= self.len).then_some(())?;
+        let mut bytes = vec![0; usize::try_from(at.len).ok()?];
+        read_exact_at(&self.file, &mut bytes, self.start + at.start).then_some(())?;
+        (xxhash_rust::xxh3::xxh3_64(&bytes) == at.hash).then_some(bytes)
+    }
+
+    /// The whole region (for writing the states on into a new file).
+    fn read_all(&self) -> Option<Vec<u8>> {
+        self.read(StateAt {
+            start: 0,
+            len: self.len,
+            hash: 0,
+        })
+        .or_else(|| {
+            let mut bytes = vec![0; usize::try_from(self.len).ok()?];
+            read_exact_at(&self.file, &mut bytes, self.start).then_some(bytes)
+        })
+    }
+}
+
+/// A record: in the records region read (where its length starts), or put
+/// in this run.
+#[derive(Clone, Copy)]
+enum Slot {
+    Read(usize),
+    Fresh(usize),
+}
+
+/// A record put in this run: its bytes as the file would hold them (its
+/// state not placed yet) and its state.
+struct Fresh {
+    bytes: Vec<u8>,
+    state: Box<SummaryState>,
+}
+
+/// The records, by path: the summaries file's, read in place, and those
+/// put in this run over them.
+#[derive(Default)]
+struct Records {
+    region: Vec<u8>,
+    states: Option<StatesRegion>,
+    fresh: Vec<Fresh>,
+    /// Slots hashed by their paths' bytes.
+    table: hashbrown::HashTable<Slot>,
+}
+
+fn path_hash(path: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(path)
+}
+
+/// The bytes of the record in `slot`.
+fn body<'a>(region: &'a [u8], fresh: &'a [Fresh], slot: Slot) -> Option<&'a [u8]> {
+    let (bytes, at) = match slot {
+        Slot::Read(at) => (region, at),
+        Slot::Fresh(i) => (fresh.get(i)?.bytes.as_slice(), 0),
+    };
+    records::record_at(bytes, at).map(|(body, _)| body)
+}
+
+impl Records {
+    /// The summaries file at `path`; `None` when it is missing, damaged, of
+    /// another format, or not a regular file (a FIFO there would block a
+    /// read for ever; the next save renames a new file over it).
+    fn read(path: &Path) -> Option<Records> {
+        let file = crate::session::file::open_regular(path).ok()?;
+        let file_len = file.metadata().ok()?.len();
+        let mut header = [0u8; SUMMARIES_HEADER_LEN];
+        read_exact_at(&file, &mut header, 0).then_some(())?;
+        let (magic, h) = header.split_at(MAGIC.len());
+        let (format, h) = h.split_at(4);
+        let (len, h) = h.split_at(8);
+        let (hash, states_len) = h.split_at(8);
+        let u64_of = |b: &[u8]| b.try_into().ok().map(u64::from_le_bytes);
+        let (len, states_len) = (u64_of(len)?, u64_of(states_len)?);
+        let whole = (SUMMARIES_HEADER_LEN as u64)
+            .checked_add(len)?
+            .checked_add(states_len)?;
+        if magic != MAGIC
+            || u32::from_le_bytes(format.try_into().ok()?) != FORMAT
+            || whole != file_len
+        {
+            return None;
+        }
+        let mut region = vec![0; usize::try_from(len).ok()?];
+        read_exact_at(&file, &mut region, SUMMARIES_HEADER_LEN as u64).then_some(())?;
+        (xxhash_rust::xxh3::xxh3_64(&region) == u64_of(hash)?).then_some(())?;
+        // Records are a few hundred bytes each.
+        let mut table = hashbrown::HashTable::with_capacity(region.len() / 256);
+        let mut at = 0;
+        while at < region.len() {
+            let (record, next) = records::record_at(&region, at)?;
+            let hash = path_hash(records::path_of(record)?);
+            table.insert_unique(hash, Slot::Read(at), |&s| {
+                path_hash(
+                    body(&region, &[], s)
+                        .and_then(records::path_of)
+                        .unwrap_or_default(),
+                )
+            });
+            at = next;
+        }
+        Some(Records {
+            states: Some(StatesRegion {
+                file,
+                start: SUMMARIES_HEADER_LEN as u64 + len,
+                len: states_len,
+            }),
+            region,
+            fresh: Vec::new(),
+            table,
+        })
+    }
+
+    fn find(&self, path: &[u8]) -> Option<Slot> {
+        let (region, fresh) = (&self.region, &self.fresh);
+        self.table
+            .find(path_hash(path), |&s| {
+                body(region, fresh, s).and_then(records::path_of) == Some(path)
+            })
+            .copied()
+    }
+
+    fn get(&self, path: &Path) -> Option<Record<'_>> {
+        let slot = self.find(records::path_bytes(path)?)?;
+        let head = Head::parse(body(&self.region, &self.fresh, slot)?)?;
+        let state = match slot {
+            Slot::Read(_) => StateSource::File(self.states.as_ref()?),
+            Slot::Fresh(i) => StateSource::Fresh(&self.fresh.get(i)?.state),
+        };
+        Some(Record { head, state })
+    }
+
+    /// Puts `record` over whatever was there for its path.
+    fn insert(&mut self, path: &[u8], record: Fresh) {
+        let slot = Slot::Fresh(self.fresh.len());
+        self.fresh.push(record);
+        let Records {
+            region,
+            fresh,
+            table,
+            ..
+        } = self;
+        let eq = |s: &Slot| body(region, fresh, *s).and_then(records::path_of) == Some(path);
+        match table.find_mut(path_hash(path), eq) {
+            Some(old) => *old = slot,
+            None => {
+                table.insert_unique(path_hash(path), slot, |s| {
+                    path_hash(
+                        body(region, fresh, *s)
+                            .and_then(records::path_of)
+                            .unwrap_or_default(),
+                    )
+                });
+            }
+        }
+    }
+
+    fn remove(&mut self, path: &[u8]) {
+        let (region, fresh) = (&self.region, &self.fresh);
+        let eq = |s: &Slot| body(region, fresh, *s).and_then(records::path_of) == Some(path);
+        if let Ok(entry) = self.table.find_entry(path_hash(path), eq) {
+            entry.remove();
+        }
+    }
+
+    /// Every record's path.
+    fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.table.iter().filter_map(|&s| {
+            body(&self.region, &self.fresh, s)
+                .and_then(records::path_of)
+                .and_then(records::bytes_path)
+        })
+    }
+
+    /// Writes the summaries file (see [`SUMMARIES_HEADER_LEN`]) beside
+    /// `path` and renames it over. States read from the old file are
+    /// copied as they lie once their hashes are checked; a damaged one is
+    /// left out (its file is read again when it grows).
+    fn write(&self, path: &Path) -> std::io::Result<()> {
+        let old = self.states.as_ref().and_then(StatesRegion::read_all);
+        let mut region = Vec::with_capacity(self.region.len() + 512 * self.fresh.len());
+        let mut states = Vec::with_capacity(old.as_ref().map_or(0, Vec::len));
+        for &slot in self.table.iter() {
+            let Some(head) = body(&self.region, &self.fresh, slot).and_then(Head::parse) else {
+                continue;
+            };
+            let bytes = match slot {
+                Slot::Read(_) => old.as_deref().and_then(|o| {
+                    let at = head.state;
+                    let start = usize::try_from(at.start).ok()?;
+                    let s = o.get(start..start.checked_add(usize::try_from(at.len).ok()?)?)?;
+                    (xxhash_rust::xxh3::xxh3_64(s) == at.hash).then_some(s.to_vec())
+                }),
+                Slot::Fresh(i) => self
+                    .fresh
+                    .get(i)
+                    .and_then(|f| postcard::to_stdvec(&*f.state).ok()),
+            }
+            .unwrap_or_default();
+            let at = StateAt {
+                start: states.len() as u64,
+                len: bytes.len() as u64,
+                hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+            };
+            states.extend_from_slice(&bytes);
+            head.write(at, &mut region);
+        }
+        let mut bytes = Vec::with_capacity(SUMMARIES_HEADER_LEN + region.len() + states.len());
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&FORMAT.to_le_bytes());
+        bytes.extend_from_slice(&(region.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&region).to_le_bytes());
+        bytes.extend_from_slice(&(states.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&region);
+        bytes.extend_from_slice(&states);
+        write_replacing(path, &bytes)
+    }
+}
+
+/// Writes `bytes` to a new file beside `path`, synced, and renames it
+/// over: whatever was at `path` (a torn file, a FIFO) is replaced, never
+/// written through.
+fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// The texts file: the envelope header (its length and hash are those of
@@ -155,54 +376,6 @@ pub fn default_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "piscope").map(|d| d.cache_dir().to_path_buf())
 }
 
-/// The records of the summaries file, by path; none when it is missing,
-/// damaged, of another format, or not a regular file (a FIFO there would
-/// block a read for ever; the next save renames a new file over it).
-fn read_records(path: &Path) -> Records {
-    let Ok(bytes) = read_regular(path) else {
-        return Records::default();
-    };
-    let Some(payload) = ENVELOPE.payload(&bytes) else {
-        return Records::default();
-    };
-    let mut de = postcard::Deserializer::from_bytes(payload);
-    serde::Deserializer::deserialize_seq(&mut de, RecordsVisitor).unwrap_or_default()
-}
-
-/// Decodes the records straight into the map, sized once (a `Vec` first
-/// would hold every record twice and grow on the way).
-struct RecordsVisitor;
-
-impl<'de> serde::de::Visitor<'de> for RecordsVisitor {
-    type Value = Records;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("the catalog's records")
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        // The length comes from a checksummed file; bounded all the same.
-        let mut map = Records::with_capacity_and_hasher(
-            seq.size_hint().unwrap_or(0).min(1 << 20),
-            Default::default(),
-        );
-        while let Some(r) = seq.next_element::<Record>()? {
-            map.insert(r.path.clone().into_os_string(), r);
-        }
-        Ok(map)
-    }
-}
-
-fn write_envelope<T: Serialize>(path: &Path, records: Vec<T>) -> std::io::Result<()> {
-    let payload = postcard::to_stdvec(&records).map_err(std::io::Error::other)?;
-    ENVELOPE.write(path, &payload)
-}
-
-const ENVELOPE: Envelope = Envelope {
-    magic: MAGIC,
-    format: FORMAT,
-};
-
 /// The frame of a cache file that is one checksummed payload: its magic,
 /// format (u32), the payload's length (u64) and xxh3 (u64), little-endian,
 /// then the payload.
@@ -238,13 +411,7 @@ impl Envelope {
         bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
         bytes.extend_from_slice(payload);
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        tmp.write_all(&bytes)?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(path).map_err(|e| e.error)?;
-        Ok(())
+        write_replacing(path, &bytes)
     }
 }
 
@@ -275,13 +442,13 @@ impl Cache {
             return;
         }
         let Some(dir) = &self.dir else { return };
-        self.records = read_records(&dir.join(INDEX_FILE));
+        self.records = Records::read(&dir.join(INDEX_FILE)).unwrap_or_default();
     }
 
     /// What the cache knows of `path` (after [`Cache::read_summaries`]).
-    pub(crate) fn get(&self, path: &Path) -> Option<&Record> {
+    pub(crate) fn get(&self, path: &Path) -> Option<Record<'_>> {
         debug_assert!(self.summaries_read || self.dir.is_none());
-        self.records.get(path.as_os_str())
+        self.records.get(path)
     }
 
     /// Opens the texts, so that [`Cache::text`] can answer.
@@ -333,9 +500,9 @@ impl Cache {
         state: SummaryState,
         prefix: PrefixPrint,
     ) {
-        if self.dir.is_none() {
+        let Some(key) = records::path_bytes(path).filter(|_| self.dir.is_some()) else {
             return;
-        }
+        };
         self.read_summaries();
         self.index_dirty = true;
         self.texts_dirty |= state.with_text;
@@ -352,17 +519,28 @@ impl Cache {
                 },
             );
         }
+        let listing = records::listing(
+            state
+                .summary(PathBuf::new(), stamp.size, stamp.mtime_ms(), None)
+                .as_ref(),
+        );
+        let mut bytes = Vec::with_capacity(listing.len() + 160);
+        let head = Head {
+            path: key,
+            stamp,
+            prefix,
+            offset: state.offset,
+            header_hash: state.header_hash,
+            with_text: state.with_text,
+            state: StateAt::default(),
+            listing: &listing,
+        };
+        head.write(StateAt::default(), &mut bytes);
         self.records.insert(
-            path.as_os_str().to_os_string(),
-            Record {
-                path: path.to_path_buf(),
-                stamp,
-                prefix,
-                offset: state.offset,
-                header_hash: state.header_hash,
-                with_text: state.with_text,
-                listing: state.summary(PathBuf::new(), stamp.size, stamp.mtime_ms(), None),
-                state: LazyState::Decoded(Box::new(state)),
+            key,
+            Fresh {
+                bytes,
+                state: Box::new(state),
             },
         );
     }
@@ -372,13 +550,15 @@ impl Cache {
         self.read_summaries();
         let gone: Vec<PathBuf> = self
             .records
-            .values()
+            .paths()
             // The set lookup first: comparing paths walks their components.
-            .filter(|r| !present(&r.path) && r.path.starts_with(dir))
-            .map(|r| r.path.clone())
+            .filter(|p| !present(p) && p.starts_with(dir))
+            .map(Path::to_path_buf)
             .collect();
         for p in gone {
-            self.records.remove(p.as_os_str());
+            if let Some(key) = records::path_bytes(&p) {
+                self.records.remove(key);
+            }
             if let Some(t) = &mut self.texts {
                 t.entries.remove(&p);
                 self.texts_dirty = true;
@@ -400,7 +580,7 @@ impl Cache {
             self.texts_dirty = false;
         }
         if self.index_dirty {
-            write_envelope(&dir.join(INDEX_FILE), self.records.values().collect())?;
+            self.records.write(&dir.join(INDEX_FILE))?;
             self.index_dirty = false;
         }
         Ok(())
@@ -558,4 +738,95 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::summary::HeaderFacts;
+
+    fn state(id: &str, offset: u64) -> SummaryState {
+        SummaryState {
+            header: Some(HeaderFacts {
+                id: id.into(),
+                cwd: "/w".into(),
+                ..HeaderFacts::default()
+            }),
+            offset,
+            message_count: offset / 10,
+            first_message: Some(format!("first of {id}")),
+            childless: [7].into_iter().collect(),
+            ..SummaryState::default()
+        }
+    }
+
+    fn put(cache: &mut Cache, path: &str, s: SummaryState) {
+        let stamp = FileStamp {
+            size: s.offset,
+            mtime_ns: 5,
+            inode: 9,
+            device: 1,
+        };
+        let prefix = PrefixPrint {
+            len: s.offset,
+            hash: 3,
+        };
+        cache.put(Path::new(path), stamp, s, prefix);
+    }
+
+    fn reopened(dir: &Path) -> Cache {
+        let mut cache = Cache::open(dir.to_path_buf());
+        cache.read_summaries();
+        cache
+    }
+
+    fn state_of(cache: &Cache, path: &str) -> Option<String> {
+        let r = cache.get(Path::new(path)).expect("record");
+        r.state().map(|s| format!("{s:?}"))
+    }
+
+    #[test]
+    fn states_read_back_and_are_carried_over_by_the_next_save() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (a, b) = (state("a", 40), state("b", 70));
+        let mut cache = reopened(dir.path());
+        put(&mut cache, "/s/a.jsonl", a.clone());
+        cache.save().expect("save");
+        // A second run adds one file: the first one's state is copied on.
+        let mut cache = reopened(dir.path());
+        put(&mut cache, "/s/b.jsonl", b.clone());
+        cache.save().expect("save");
+        let cache = reopened(dir.path());
+        assert_eq!(state_of(&cache, "/s/a.jsonl"), Some(format!("{a:?}")));
+        assert_eq!(state_of(&cache, "/s/b.jsonl"), Some(format!("{b:?}")));
+        let r = cache.get(Path::new("/s/b.jsonl")).expect("record");
+        let s = r
+            .summary(PathBuf::from("/s/b.jsonl"), None)
+            .expect("parses");
+        assert_eq!(s.map(|s| (s.id, s.message_count)), Some(("b".into(), 7)));
+        assert!(cache.get(Path::new("/s/c.jsonl")).is_none());
+    }
+
+    #[test]
+    fn a_damaged_state_is_not_believed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut cache = reopened(dir.path());
+        put(&mut cache, "/s/a.jsonl", state("a", 40));
+        cache.save().expect("save");
+        let file = dir.path().join(INDEX_FILE);
+        let pristine = std::fs::read(&file).expect("read");
+        let states_len = u64::from_le_bytes(pristine[28..36].try_into().expect("8 bytes"));
+        assert!(states_len > 0);
+        for at in pristine.len() - states_len as usize..pristine.len() {
+            let mut bytes = pristine.clone();
+            bytes[at] ^= 0x20;
+            std::fs::write(&file, &bytes).expect("write");
+            // The record itself is intact: only its state is refused.
+            assert_eq!(
+                state_of(&reopened(dir.path()), "/s/a.jsonl"),
+                None,
+                "byte {at}"
+            );
+        }
+    }
 }

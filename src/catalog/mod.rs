@@ -11,6 +11,7 @@ pub mod in_use;
 pub mod journal;
 pub mod move_project;
 mod problem;
+mod records;
 pub mod search;
 pub mod summary;
 mod text;
@@ -72,10 +73,10 @@ pub struct Catalog {
 /// What to do with a file; the states are the cache's own, borrowed.
 enum Plan<'c> {
     /// The file is the version the cache saw.
-    Cached(&'c cache::Record),
+    Cached(cache::Record<'c>),
     /// Read on from the state's offset, if the bytes before it are still
     /// the ones the print was taken of.
-    Resume(&'c SummaryState, PrefixPrint),
+    Resume(Box<SummaryState>, PrefixPrint),
     Whole,
 }
 
@@ -135,7 +136,7 @@ pub fn load(
         .zip(&candidates)
         .map(|(p, c)| {
             let (with_text, read_to) = match &p {
-                Plan::Cached(r) => (r.with_text, (r.offset, r.header_hash)),
+                Plan::Cached(r) => (r.head.with_text, (r.head.offset, r.head.header_hash)),
                 Plan::Resume(s, _) => (s.with_text, (s.offset, s.header_hash)),
                 Plan::Whole => return (p, None),
             };
@@ -183,7 +184,7 @@ pub fn load(
     let mut to_read = Vec::new();
     for (i, (c, (plan, text))) in candidates.iter().zip(&plans).enumerate() {
         match plan {
-            Plan::Cached(r) if r.complete() => {
+            Plan::Cached(r) if r.head.complete() => {
                 take(
                     i,
                     summarise(c, plan, text.as_ref(), options.with_text, caching),
@@ -322,19 +323,19 @@ fn plan<'c>(c: &Candidate, cache: &'c Cache) -> Plan<'c> {
     let (Some(stamp), Some(rec)) = (c.meta, cache.get(&c.path)) else {
         return Plan::Whole;
     };
-    if rec.stamp == stamp {
+    if rec.head.stamp == stamp {
         return Plan::Cached(rec);
     }
     let Some(state) = rec.state() else {
         return Plan::Whole;
     };
     let grew = stamp.size >= state.offset
-        && stamp.inode == rec.stamp.inode
-        && stamp.device == rec.stamp.device
+        && stamp.inode == rec.head.stamp.inode
+        && stamp.device == rec.head.stamp.device
         && !state.not_a_session
         && state.header.is_some();
     if grew {
-        Plan::Resume(state, rec.prefix)
+        Plan::Resume(state, rec.head.prefix)
     } else {
         Plan::Whole
     }
@@ -355,19 +356,17 @@ fn summarise(
         ));
     };
     if let Plan::Cached(r) = plan {
-        if r.complete() {
+        if r.head.complete() {
             // Nothing to read: the file is not even opened.
             let text = keep_text.then(|| text.cloned().unwrap_or_default());
-            let summary = r.listing.as_ref().map(|l| SessionSummary {
-                path: c.path.clone(),
-                text,
-                ..l.clone()
-            });
-            return Ok(Loaded {
-                summary,
-                state: None,
-                how: How::Cached,
-            });
+            return match r.summary(c.path.clone(), text) {
+                Some(summary) => Ok(Loaded {
+                    summary,
+                    state: None,
+                    how: How::Cached,
+                }),
+                None => summarise(c, &Plan::Whole, None, keep_text, caching),
+            };
         }
     }
     // Reading on needs the text so far as a string (an intact one).
@@ -379,7 +378,7 @@ fn summarise(
     let mut file = open_regular(&c.path).map_err(problem)?;
     let (mut state, how) = match plan {
         Plan::Cached(r) => match r.state() {
-            Some(s) => (s.clone(), How::Cached),
+            Some(s) => (*s, How::Cached),
             None => return summarise(c, &Plan::Whole, None, keep_text, caching),
         },
         // A file rewritten in place that grew keeps its inode: only its
@@ -388,7 +387,7 @@ fn summarise(
             if s.same_header(&mut file).map_err(problem)?
                 && prefix.matches(&file).map_err(problem)? =>
         {
-            ((*s).clone(), How::Resumed)
+            (SummaryState::clone(s), How::Resumed)
         }
         Plan::Resume(..) | Plan::Whole => (
             SummaryState {
