@@ -243,37 +243,55 @@ pub fn candidates(
     scope: Scope,
     problems: &mut Vec<CatalogProblem>,
 ) -> Vec<Candidate> {
-    let listing = Listing::of(folder, scope, problems);
+    let listing = Listing::of(folder, scope);
     let found = listing.work();
     listing.finish(vec![found], problems)
 }
 
-/// The folders whose `.jsonl` files are the candidates, listed first so
-/// that several threads can share stat'ing their files (a warm list spends
-/// most of its time there): each calls [`Listing::work`], and
+/// The `.jsonl` files of the folders to list, shared by several threads
+/// (a warm list spends most of its time stat'ing them): each calls
+/// [`Listing::work`]. The first one lists the folders while the others wait
+/// (one thread is then free for other work, such as reading the cache);
+/// then each takes the next few files no other caller has, and
 /// [`Listing::finish`] puts their finds together in one order.
 pub struct Listing<'f> {
     folder: &'f SessionsFolder,
     scope: Scope,
-    /// Each folder, and whether its absence is a problem.
-    dirs: Vec<(PathBuf, bool)>,
+    listed: std::sync::OnceLock<Listed>,
     next: std::sync::atomic::AtomicUsize,
 }
 
-/// What one [`Listing::work`] found: per folder (by its place in the
-/// listing), its files and the problems reading it.
-pub struct Found(Vec<(usize, Files, Vec<CatalogProblem>)>);
+/// The folders listed: each normalised once (a file name is one plain
+/// component), the `.jsonl` entries of all of them in folder order, and
+/// the problems listing them, in that order too.
+struct Listed {
+    bases: Vec<PathBuf>,
+    entries: Vec<(usize, std::fs::DirEntry)>,
+    problems: Vec<CatalogProblem>,
+}
 
-type Files = Vec<(PathBuf, std::io::Result<std::fs::Metadata>)>;
+/// What one [`Listing::work`] found: each file by its place in the listing,
+/// its path and what `stat` says of it.
+pub struct Found(Vec<(usize, PathBuf, std::io::Result<std::fs::Metadata>)>);
+
+/// Files a [`Listing::work`] takes at a time: enough that taking them costs
+/// nothing, few enough that two threads finish together.
+const FILES_AT_A_TIME: usize = 32;
 
 impl<'f> Listing<'f> {
-    pub fn of(
-        folder: &'f SessionsFolder,
-        scope: Scope,
-        problems: &mut Vec<CatalogProblem>,
-    ) -> Listing<'f> {
+    pub fn of(folder: &'f SessionsFolder, scope: Scope) -> Listing<'f> {
+        Listing {
+            folder,
+            scope,
+            listed: std::sync::OnceLock::new(),
+            next: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    fn list(&self) -> Listed {
+        let (folder, mut problems) = (self.folder, Vec::new());
         let mut dirs = Vec::new();
-        match (folder.layout, scope) {
+        match (folder.layout, self.scope) {
             (Layout::Flat, _) => dirs.push((folder.dir.clone(), true)),
             (Layout::PerProject, Scope::Current) => {
                 dirs.push((folder.dir.join(project_folder_name(&folder.cwd)), false));
@@ -293,44 +311,63 @@ impl<'f> Listing<'f> {
                 Err(e) => problems.push(CatalogProblem::new(&folder.dir, e.to_string())),
             },
         }
-        Listing {
-            folder,
-            scope,
-            dirs,
-            next: std::sync::atomic::AtomicUsize::new(0),
+        let (mut bases, mut entries) = (Vec::with_capacity(dirs.len()), Vec::new());
+        for (dir, report_missing) in dirs {
+            jsonl_entries(
+                &dir,
+                bases.len(),
+                &mut entries,
+                &mut problems,
+                report_missing,
+            );
+            bases.push(normalize(&dir));
+        }
+        Listed {
+            bases,
+            entries,
+            problems,
         }
     }
 
-    /// Lists and stats the files of folders no other caller has taken yet,
-    /// until none is left.
+    /// Stats files no other caller has taken yet, until none is left.
     pub fn work(&self) -> Found {
+        let listed = self.listed.get_or_init(|| self.list());
         let mut found = Vec::new();
         loop {
-            let at = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some((dir, report_missing)) = self.dirs.get(at) else {
+            let start = self
+                .next
+                .fetch_add(FILES_AT_A_TIME, std::sync::atomic::Ordering::Relaxed);
+            let Some(taken) = listed.entries.get(start..) else {
                 break;
             };
-            let (mut files, mut problems) = (Vec::new(), Vec::new());
-            jsonl_files(dir, &mut files, &mut problems, *report_missing);
-            found.push((at, files, problems));
+            for (i, (dir, e)) in taken.iter().take(FILES_AT_A_TIME).enumerate() {
+                let path = listed.bases[*dir].join(e.file_name());
+                // Asked of the open folder, the kernel does not walk the
+                // whole path again for each of thousands of files; a link
+                // is followed by its path.
+                let meta = match e.metadata() {
+                    Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
+                    other => other,
+                };
+                found.push((start + i, path, meta));
+            }
         }
         Found(found)
     }
 
-    /// Every caller's finds, in pi's order; each folder's problems in the
-    /// order of the folders, then each file that cannot be read.
+    /// Every caller's finds, in pi's order; the problems listing the
+    /// folders, in their order, then one for each file that is not a
+    /// regular one.
     pub fn finish(self, founds: Vec<Found>, problems: &mut Vec<CatalogProblem>) -> Vec<Candidate> {
-        let mut parts: Vec<_> = founds.into_iter().flat_map(|f| f.0).collect();
-        parts.sort_by_key(|(at, ..)| *at);
-        let mut files = Vec::new();
-        for (_, mut f, mut p) in parts {
-            files.append(&mut f);
-            problems.append(&mut p);
+        if let Some(listed) = self.listed.into_inner() {
+            problems.extend(listed.problems);
         }
+        let mut files: Vec<_> = founds.into_iter().flat_map(|f| f.0).collect();
+        files.sort_unstable_by_key(|(at, ..)| *at);
         let (folder, scope) = (self.folder, self.scope);
         let mut out: Vec<Candidate> = files
             .into_iter()
-            .filter_map(|(path, meta)| match meta {
+            .filter_map(|(_, path, meta)| match meta {
                 Ok(m) if !m.is_file() => {
                     // A FIFO, socket or device would block the read; a folder
                     // has nothing to read. Each is named, never read.
@@ -371,31 +408,21 @@ impl<'f> Listing<'f> {
     }
 }
 
-/// The `.jsonl` files in `dir`, each with what `stat` says of the file it
-/// names (following links, as reading it does).
-fn jsonl_files(
+/// The `.jsonl` entries of `dir` (the folder numbered `at`), to be stat'ed
+/// following links, as reading them does.
+fn jsonl_entries(
     dir: &Path,
-    out: &mut Files,
+    at: usize,
+    out: &mut Vec<(usize, std::fs::DirEntry)>,
     problems: &mut Vec<CatalogProblem>,
     report_missing: bool,
 ) {
     match std::fs::read_dir(dir) {
         Ok(rd) => {
-            // A file name is one plain component: the folder is normalised
-            // once, not again with each of its files.
-            let base = normalize(dir);
             for entry in rd {
                 match entry {
-                    Ok(e) if e.file_name().to_string_lossy().ends_with(".jsonl") => {
-                        let path = base.join(e.file_name());
-                        // Asked of the open folder, the kernel does not walk
-                        // the whole path again for each of thousands of
-                        // files; a link is followed by its path.
-                        let meta = match e.metadata() {
-                            Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
-                            other => other,
-                        };
-                        out.push((path, meta));
+                    Ok(e) if e.file_name().as_encoded_bytes().ends_with(b".jsonl") => {
+                        out.push((at, e));
                     }
                     // A killed piscope writer's leftover: never a session.
                     Ok(e) if crate::session::temp::is_piscope_temp(&e.file_name()) => {
@@ -486,7 +513,7 @@ mod tests {
         };
         let alone = candidates(&folder, Scope::All, &mut Vec::new());
         assert_eq!(alone.len(), 80);
-        let listing = Listing::of(&folder, Scope::All, &mut Vec::new());
+        let listing = Listing::of(&folder, Scope::All);
         let founds = std::thread::scope(|s| {
             let other = s.spawn(|| listing.work());
             let mine = listing.work();
@@ -496,7 +523,7 @@ mod tests {
         let paths = |c: &[Candidate]| c.iter().map(|c| c.path.clone()).collect::<Vec<_>>();
         assert_eq!(paths(&shared), paths(&alone));
         // Finds handed in out of order, as two threads may leave them.
-        let listing = Listing::of(&folder, Scope::All, &mut Vec::new());
+        let listing = Listing::of(&folder, Scope::All);
         let Found(all) = listing.work();
         let (even, odd) = all.into_iter().partition(|(at, ..)| at % 2 == 0);
         let shuffled = listing.finish(vec![Found(odd), Found(even)], &mut Vec::new());

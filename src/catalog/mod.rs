@@ -104,12 +104,9 @@ pub fn load(
     progress: &mut dyn FnMut(Progress),
 ) -> Catalog {
     let mut problems = Vec::new();
-    // The cache's summaries are decoded while a thread stats the folders'
-    // files, and this thread helps with what is left once decoded. The
-    // decoding stays here: its many small allocations grow the main heap
-    // in large steps, where a second thread's heap grows a page at a time,
-    // one system call each.
-    let listing = discover::Listing::of(folder, options.scope, &mut problems);
+    // The cache's summaries are read while a thread lists the folders,
+    // and this thread helps stat their files once read.
+    let listing = discover::Listing::of(folder, options.scope);
     let candidates = std::thread::scope(|s| {
         let theirs = s.spawn(|| listing.work());
         cache.read_summaries();
