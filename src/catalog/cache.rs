@@ -40,9 +40,10 @@ const TEXT_FILE: &str = "catalog-texts.bin";
 /// What the cache knows of one file, read where it lies: its stamp, where
 /// its state read to, what the list shows of it (decoded when shown), and
 /// the reading state to resume from when the file grows (read only then).
+/// (Its bytes and where its state is: small, as a plan per file holds one.)
 #[derive(Clone, Copy)]
 pub(crate) struct Record<'a> {
-    pub head: Head<'a>,
+    body: &'a [u8],
     state: StateSource<'a>,
 }
 
@@ -54,14 +55,19 @@ enum StateSource<'a> {
     Fresh(&'a SummaryState),
 }
 
-impl Record<'_> {
+impl<'a> Record<'a> {
+    /// Its fixed fields (checked to parse when it was looked up).
+    pub(crate) fn head(&self) -> Head<'a> {
+        Head::parse(self.body).unwrap_or(Head::NONE)
+    }
+
     /// The reading state (`None` if it is damaged or does not decode: read
     /// the file again).
     pub(crate) fn state(&self) -> Option<Box<SummaryState>> {
         match self.state {
             StateSource::Fresh(s) => Some(Box::new(s.clone())),
             StateSource::File(region) => {
-                let bytes = region.read(self.head.state)?;
+                let bytes = region.read(self.head().state)?;
                 postcard::from_bytes(&bytes).ok().map(Box::new)
             }
         }
@@ -74,7 +80,7 @@ impl Record<'_> {
         path: std::path::PathBuf,
         text: Option<Arc<MessageText>>,
     ) -> Option<Option<SessionSummary>> {
-        self.head.summary(path, text)
+        self.head().summary(path, text)
     }
 }
 
@@ -214,12 +220,13 @@ impl Records {
 
     fn get(&self, path: &Path) -> Option<Record<'_>> {
         let slot = self.find(records::path_bytes(path)?)?;
-        let head = Head::parse(body(&self.region, &self.fresh, slot)?)?;
+        let body = body(&self.region, &self.fresh, slot)?;
+        Head::parse(body)?;
         let state = match slot {
             Slot::Read(_) => StateSource::File(self.states.as_ref()?),
             Slot::Fresh(i) => StateSource::Fresh(&self.fresh.get(i)?.state),
         };
-        Some(Record { head, state })
+        Some(Record { body, state })
     }
 
     /// Puts `record` over whatever was there for its path.

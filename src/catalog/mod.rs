@@ -125,15 +125,17 @@ pub fn load(
         cache.prepare_texts();
     }
     let cache_read: &Cache = cache;
-    let plans: Vec<Plan> = candidates.iter().map(|c| plan(c, cache_read)).collect();
     // Cached texts are attached up front; workers only read files. A state
     // without its text cannot serve a search, nor grow one.
-    let plans: Vec<(Plan, Option<Arc<MessageText>>)> = plans
-        .into_iter()
-        .zip(&candidates)
-        .map(|(p, c)| {
+    let plans: Vec<(Plan, Option<Arc<MessageText>>)> = candidates
+        .iter()
+        .map(|c| {
+            let p = plan(c, cache_read);
             let (with_text, read_to) = match &p {
-                Plan::Cached(r) => (r.head.with_text, (r.head.offset, r.head.header_hash)),
+                Plan::Cached(r) => {
+                    let h = r.head();
+                    (h.with_text, (h.offset, h.header_hash))
+                }
                 Plan::Resume(s, _) => (s.with_text, (s.offset, s.header_hash)),
                 Plan::Whole => return (p, None),
             };
@@ -181,7 +183,7 @@ pub fn load(
     let mut to_read = Vec::new();
     for (i, (c, (plan, text))) in candidates.iter().zip(&plans).enumerate() {
         match plan {
-            Plan::Cached(r) if r.head.complete() => {
+            Plan::Cached(r) if r.head().complete() => {
                 take(
                     i,
                     summarise(c, plan, text.as_ref(), options.with_text, caching),
@@ -320,19 +322,20 @@ fn plan<'c>(c: &Candidate, cache: &'c Cache) -> Plan<'c> {
     let (Some(stamp), Some(rec)) = (c.meta, cache.get(&c.path)) else {
         return Plan::Whole;
     };
-    if rec.head.stamp == stamp {
+    let head = rec.head();
+    if head.stamp == stamp {
         return Plan::Cached(rec);
     }
     let Some(state) = rec.state() else {
         return Plan::Whole;
     };
     let grew = stamp.size >= state.offset
-        && stamp.inode == rec.head.stamp.inode
-        && stamp.device == rec.head.stamp.device
+        && stamp.inode == head.stamp.inode
+        && stamp.device == head.stamp.device
         && !state.not_a_session
         && state.header.is_some();
     if grew {
-        Plan::Resume(state, rec.head.prefix)
+        Plan::Resume(state, head.prefix)
     } else {
         Plan::Whole
     }
@@ -353,7 +356,7 @@ fn summarise(
         ));
     };
     if let Plan::Cached(r) = plan {
-        if r.head.complete() {
+        if r.head().complete() {
             // Nothing to read: the file is not even opened.
             let text = keep_text.then(|| text.cloned().unwrap_or_default());
             return match r.summary(c.path.clone(), text) {

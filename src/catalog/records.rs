@@ -61,6 +61,28 @@ pub(super) fn path_of(body: &[u8]) -> Option<&[u8]> {
 }
 
 impl<'a> Head<'a> {
+    /// The head of a record that did not parse: it matches no file, and
+    /// its listing reads as damaged.
+    pub const NONE: Head<'static> = Head {
+        path: &[],
+        stamp: FileStamp {
+            size: 0,
+            mtime_ns: 0,
+            inode: 0,
+            device: 0,
+        },
+        prefix: PrefixPrint { len: 0, hash: 0 },
+        offset: u64::MAX,
+        header_hash: 0,
+        with_text: false,
+        state: StateAt {
+            start: 0,
+            len: 0,
+            hash: 0,
+        },
+        listing: &[],
+    };
+
     pub fn parse(body: &'a [u8]) -> Option<Head<'a>> {
         let mut r = In(body);
         let path = r.bytes()?;
