@@ -8,8 +8,8 @@ use crate::session::fields::Scalar;
 use crate::session::jskey::{self, Key};
 use crate::session::jsvalue::{JsValue, may_differ};
 use crate::session::line::{
-    Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want, read_fast,
-    read_slow,
+    Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want,
+    read_fast_into, read_slow,
 };
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
@@ -300,7 +300,8 @@ impl SummaryState {
                 assistant_text: M::KEEP,
                 usage: true,
             };
-            if let Some(facts) = read_fast(bytes, want) {
+            let mut facts = LineFacts::default();
+            if read_fast_into(bytes, want, &mut facts).is_some() {
                 self.take_entry(&facts, bytes);
                 return;
             }

@@ -252,12 +252,21 @@ fn first(seen: &mut u32, bit: u32) -> Option<()> {
     (!was).then_some(())
 }
 
-/// Reads a line as pi writes it, or `None` when not certain (then use
-/// [`read_slow`]). A line read here is valid UTF-8 and valid JSON.
+/// [`read_fast_into`], the facts handed back (for tests).
+#[cfg(test)]
 pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
+    let mut f = LineFacts::default();
+    read_fast_into(line, want, &mut f)?;
+    Some(f)
+}
+
+/// Reads a line as pi writes it into `f` (a default one), or `None` when
+/// not certain (then use [`read_slow`]). A line read here is valid UTF-8
+/// and valid JSON. (The facts are some 500 bytes: filled where the caller
+/// keeps them, not handed back by value, which copied them at each step.)
+pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'a>) -> Option<()> {
     let mut c = Cursor::new(line);
     c.ws();
-    let mut f = LineFacts::default();
     let mut seen = 0;
     let mut more = c.open_object()?;
     // The key pi writes next: its entries start with these, in this order.
@@ -294,11 +303,16 @@ pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
             }
             b"message" => {
                 first(&mut seen, 4)?;
-                f.message = match c.peek()? {
-                    b'{' => Message::Object(message(&mut c, want)?),
-                    b'n' => c.lit(b"null").map(|_| Message::Null)?,
-                    _ => c.skip_value().map(|_| Message::Other)?,
-                };
+                match c.peek()? {
+                    b'{' => {
+                        f.message = Message::Object(MessageFacts::default());
+                        if let Message::Object(m) = &mut f.message {
+                            message(&mut c, want, m)?;
+                        }
+                    }
+                    b'n' => f.message = c.lit(b"null").map(|_| Message::Null)?,
+                    _ => f.message = c.skip_value().map(|_| Message::Other)?,
+                }
             }
             key @ (b"name" | b"targetId" | b"label" | b"provider" | b"modelId" | b"usage"
             | b"model") => {
@@ -352,12 +366,11 @@ pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
     if !c.at_end() || seen & 1 == 0 || f.kind == "session" {
         return None;
     }
-    Some(f)
+    Some(())
 }
 
-/// The `message` object.
-fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
-    let mut m = MessageFacts::default();
+/// The `message` object, into `m` (a default one).
+fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Option<()> {
     let mut seen = 0;
     let mut more = c.open_object()?;
     // pi's order of a message's keys, by role.
@@ -458,7 +471,7 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want) -> Option<MessageFacts<'a>> {
         }
         more = c.member_end()?;
     }
-    Some(m)
+    Some(())
 }
 
 /// A message's content, its text decoded when `text` is set. Tool output

@@ -11,7 +11,7 @@ use super::entry::{
     Brief, Depth, Entry, Head, Info, Kind, LineParse, MessageInfo, Role, Span, Structure,
     parse_line_serde,
 };
-use super::line::{LineFacts, Message, MessageFacts, Want, read_fast};
+use super::line::{LineFacts, Message, MessageFacts, Want, read_fast_into};
 use super::read::LineMeta;
 use compact_str::CompactString;
 
@@ -60,9 +60,13 @@ fn parse_text<M: Depth>(text: &str, meta: LineMeta) -> LineParse {
 /// A `message` entry read at structure depth from the bytes of its line,
 /// or `None` to use serde. A line read here is valid UTF-8.
 pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
-    let (head, message) = plain_message(line)?;
+    let mut facts = LineFacts::default();
+    let head = plain_message(line, &mut facts)?;
     // Usage is not read at structure depth.
-    let info = Info::Message(Box::new(message.map_or_else(MessageInfo::default, info_of)));
+    let info = Info::Message(Box::new(match &facts.message {
+        Message::Object(m) => info_of(m),
+        _ => MessageInfo::default(),
+    }));
     Some(head.into_entry(
         Kind::Message,
         None,
@@ -76,13 +80,17 @@ pub(crate) fn structure_entry(line: &[u8], meta: LineMeta) -> Option<Entry> {
 /// Like [`structure_entry`], at outline depth: the message's brief instead
 /// of its info (as `parse_line_outline` makes it from a whole info).
 pub(crate) fn outline_entry(line: &[u8], meta: LineMeta) -> Option<(Entry, Brief)> {
-    let (head, message) = plain_message(line)?;
-    let brief = message.map_or_else(Brief::default, |m| Brief {
-        role: Role::from_name(m.role),
-        nullish: m.content.is_nullish(),
-        provider: m.provider.map(CompactString::from),
-        model: m.model.map(CompactString::from),
-    });
+    let mut facts = LineFacts::default();
+    let head = plain_message(line, &mut facts)?;
+    let brief = match &facts.message {
+        Message::Object(m) => Brief {
+            role: Role::from_name(m.role),
+            nullish: m.content.is_nullish(),
+            provider: m.provider.map(CompactString::from),
+            model: m.model.map(CompactString::from),
+        },
+        _ => Brief::default(),
+    };
     let entry = head.into_entry(
         Kind::Message,
         None,
@@ -101,38 +109,26 @@ fn span(meta: LineMeta) -> Span {
     }
 }
 
-/// The shared fields and the message of a plain message line (a message
-/// that is not an object reads as an empty one, as serde reads it).
-fn plain_message(line: &[u8]) -> Option<(Head, Option<MessageFacts<'_>>)> {
-    let LineFacts {
-        kind,
-        id,
-        parent,
-        timestamp,
-        message,
-        other_keys,
-        ..
-    } = read_fast(line, Want::default())?;
+/// The shared fields of a plain message line, read into `facts` (whose
+/// message is then the line's; a message that is not an object reads as
+/// an empty one, as serde reads it).
+fn plain_message<'a>(line: &'a [u8], facts: &mut LineFacts<'a>) -> Option<Head> {
+    read_fast_into(line, Want::default(), facts)?;
     // Only message entries without other fields serde reads: other types
     // read other fields.
-    if kind != "message" || other_keys {
+    if facts.kind != "message" || facts.other_keys {
         return None;
     }
-    let head = Head {
-        id: id.to_scalar(),
-        parent_id: parent.to_scalar(),
-        timestamp: timestamp.to_scalar(),
-    };
-    let message = match message {
-        Message::Object(m) => Some(m),
-        _ => None,
-    };
-    Some((head, message))
+    Some(Head {
+        id: facts.id.to_scalar(),
+        parent_id: facts.parent.to_scalar(),
+        timestamp: facts.timestamp.to_scalar(),
+    })
 }
 
 /// A message's info as `message_info` makes it (content read as null or
 /// not only, as at structure depth).
-fn info_of(m: MessageFacts<'_>) -> MessageInfo {
+fn info_of(m: &MessageFacts<'_>) -> MessageInfo {
     let compact = |t: Option<&str>| t.map(CompactString::from);
     let mut info = MessageInfo {
         role: Role::from_name(m.role),

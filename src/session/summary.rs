@@ -153,16 +153,17 @@ fn turn_of(line: &[u8], meta: &mut super::read::LineMeta) -> Turn {
 /// tree does, or a tool call anywhere a content is read (any line holding
 /// `"toolCall"`, where the fast path reads block types only unescaped).
 fn plain_turn(line: &[u8]) -> Option<Turn> {
-    use super::line::{Content, Message, Want, read_fast};
+    use super::line::{Content, LineFacts, Message, Want, read_fast_into};
     let want = Want {
         assistant_text: true,
         ..Want::default()
     };
-    let f = read_fast(line, want)?;
+    let mut f = LineFacts::default();
+    read_fast_into(line, want, &mut f)?;
     if f.kind != "message" || f.other_keys {
         return None;
     }
-    let Message::Object(m) = f.message else {
+    let Message::Object(m) = &f.message else {
         return None;
     };
     // Tool results' content is never read for calls.
@@ -191,17 +192,18 @@ fn plain_turn(line: &[u8]) -> Option<Turn> {
 /// type or key, several text blocks, which pi's tree joins otherwise than
 /// the fast path, an assistant turn without text).
 fn plain_row_text(line: &[u8], calls: &ToolCalls<'_>, home: Option<&str>) -> Option<String> {
-    use super::line::{Content, Message, Want, read_fast};
+    use super::line::{Content, LineFacts, Message, Want, read_fast_into};
     let want = Want {
         user_text: true,
         assistant_text: true,
         usage: false,
     };
-    let f = read_fast(line, want)?;
+    let mut f = LineFacts::default();
+    read_fast_into(line, want, &mut f)?;
     if f.kind != "message" || f.other_keys {
         return None;
     }
-    let Message::Object(m) = f.message else {
+    let Message::Object(m) = &f.message else {
         return None;
     };
     if m.joined {

@@ -5,7 +5,7 @@
 use super::{FileUsage, RecordKind, Spend, UsageRecord};
 use crate::session::cursor::Field;
 use crate::session::entry::scalar_ms;
-use crate::session::line::{LineFacts, Message, SkipText, Slow, Want, read_fast, read_slow};
+use crate::session::line::{LineFacts, Message, SkipText, Slow, Want, read_fast_into, read_slow};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fs::File;
 use std::io::{self, Read};
@@ -103,7 +103,8 @@ impl Reader {
             usage: true,
         };
         if self.seen_header {
-            if let Some(facts) = read_fast(bytes, want) {
+            let mut facts = LineFacts::default();
+            if read_fast_into(bytes, want, &mut facts).is_some() {
                 self.entry(&facts);
                 return true;
             }
