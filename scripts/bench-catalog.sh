@@ -57,6 +57,8 @@ for ((i = 1; i <= RUNS; i++)); do
   timed search-warm "$PISCOPE" ls --all --json --query "tree label"
   timed search-phrase "$PISCOPE" ls --all --json --query '"fix bug" re:wid.et'
   timed search-regex "$PISCOPE" ls --all --json --query 're:wid.et'
+  # The first deep search of a fresh cache builds the index; the next reads it.
+  timed_null deep-build "$PISCOPE" ls --all --deep --json --query widget
   timed_null deep "$PISCOPE" ls --all --deep --json --query widget
   # The first 100 hits (text, one a line; piscope stops when head has them).
   timed_null deep-first sh -c '"$1" ls --all --deep --query widget | head -n 100' sh "$PISCOPE"
@@ -90,6 +92,7 @@ row search-first "--query 'parser tree', texts not cached yet"
 row search-warm "--query 'tree label', warm"
 row search-phrase "--query '\"fix bug\" re:wid.et', warm"
 row search-regex "--query 're:wid.et', warm"
+row deep-build "--deep --query widget, builds the index"
 row deep "--deep --query widget, warm"
 row deep-first "--deep --query widget, first 100 hits"
 echo "outputs equal as JSON (no cache, cold, warm); vs pi: times faster than pi; time/cat: time as a multiple of cat's"
