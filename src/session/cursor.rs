@@ -351,6 +351,12 @@ impl<'a> Cursor<'a> {
     /// first: two masked word compares are cheaper than scanning.
     #[inline]
     pub(crate) fn key_or(&mut self, guess: &Guess) -> Option<&'a [u8]> {
+        self.key_guessed(guess).map(|(key, _)| key)
+    }
+
+    /// Like [`Cursor::key_or`], also telling whether the key was `guess`'s.
+    #[inline]
+    pub(crate) fn key_guessed(&mut self, guess: &Guess) -> Option<(&'a [u8], bool)> {
         if let (Some(lo), Some(hi)) = (word(self.b, self.i), word(self.b, self.i + 8)) {
             if guess.len > 0
                 && lo & guess.mask[0] == guess.word[0]
@@ -359,10 +365,10 @@ impl<'a> Cursor<'a> {
                 let key = self.b.get(self.i + 1..self.i + guess.len - 2)?;
                 self.i += guess.len;
                 self.ws();
-                return Some(key);
+                return Some((key, true));
             }
         }
-        self.key()
+        self.key().map(|key| (key, false))
     }
 
     /// The bytes of a string without escapes, in place (checked UTF-8).

@@ -535,7 +535,7 @@ fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option
 fn text_block<'a>(c: &mut Cursor<'a>) -> Option<Option<Text<'a>>> {
     let mut is_text = false;
     let mut text = None;
-    walk_object(c, &[b"type", b"text"], |key, c| {
+    walk_object(c, &[b"type", b"text"], &BLOCK_ORDER, |key, c| {
         match key {
             Some(0) => {
                 is_text = match c.peek()? {
@@ -605,24 +605,57 @@ fn text_or_skip<'a>(c: &mut Cursor<'a>) -> Option<Option<&'a str>> {
 
 /// Walks an object's keys: `visit(index in watched, cursor)` reads or
 /// skips the value. A repeated watched key sends the line to the fallback.
+/// `expected` is pi's order of the object's keys: the key after the last
+/// one is tried first, by two word compares, and names its index itself.
 fn walk_object<'a>(
     c: &mut Cursor<'a>,
     watched: &[&[u8]],
+    expected: &[Expected],
     mut visit: impl FnMut(Option<usize>, &mut Cursor<'a>) -> Option<()>,
 ) -> Option<()> {
     if !c.open_object()? {
         return Some(());
     }
     let mut seen = 0u32;
+    let mut next = 0;
     loop {
-        let key = c.key()?;
-        let key = watched.iter().position(|w| *w == key);
+        let guess = expected.get(next).map_or(&Guess::NONE, |e| &e.guess);
+        let key = match c.key_guessed(guess)? {
+            (_, true) => {
+                next += 1;
+                expected[next - 1].watched
+            }
+            (key, false) => {
+                if let Some(at) = expected.iter().position(|e| e.key == key) {
+                    next = at + 1;
+                }
+                watched.iter().position(|w| *w == key)
+            }
+        };
         if let Some(k) = key {
             first(&mut seen, k as u32)?;
         }
         visit(key, c)?;
         if !c.member_end()? {
             return Some(());
+        }
+    }
+}
+
+/// A key pi writes, in its place among an object's keys (see
+/// [`walk_object`]), and its index among the watched keys.
+struct Expected {
+    key: &'static [u8],
+    guess: Guess,
+    watched: Option<usize>,
+}
+
+impl Expected {
+    const fn new(key: &'static [u8], watched: Option<usize>) -> Expected {
+        Expected {
+            key,
+            guess: Guess::new(key),
+            watched,
         }
     }
 }
@@ -636,6 +669,28 @@ const USAGE_KEYS: [&[u8]; 6] = [
     b"cost",
 ];
 
+/// pi's order of a usage object's keys, and of its cost's.
+const USAGE_ORDER: [Expected; 6] = [
+    Expected::new(b"input", Some(1)),
+    Expected::new(b"output", Some(2)),
+    Expected::new(b"cacheRead", Some(3)),
+    Expected::new(b"cacheWrite", Some(4)),
+    Expected::new(b"totalTokens", Some(0)),
+    Expected::new(b"cost", Some(5)),
+];
+const COST_ORDER: [Expected; 5] = [
+    Expected::new(b"input", None),
+    Expected::new(b"output", None),
+    Expected::new(b"cacheRead", None),
+    Expected::new(b"cacheWrite", None),
+    Expected::new(b"total", Some(0)),
+];
+/// A content block's: its type first, then (text blocks) its text.
+const BLOCK_ORDER: [Expected; 2] = [
+    Expected::new(b"type", Some(0)),
+    Expected::new(b"text", Some(1)),
+];
+
 /// Usage totals as [`UsageFields::totals`] makes them, when `usage` is an
 /// object (read in place).
 fn usage(c: &mut Cursor<'_>) -> Option<(Option<UsageTotals>, UsageParts)> {
@@ -644,8 +699,8 @@ fn usage(c: &mut Cursor<'_>) -> Option<(Option<UsageTotals>, UsageParts)> {
     }
     let mut parts = [None; 5];
     let mut cost = None;
-    walk_object(c, &USAGE_KEYS, |key, c| match key {
-        Some(5) if c.peek() == Some(b'{') => walk_object(c, &[b"total"], |k, c| {
+    walk_object(c, &USAGE_KEYS, &USAGE_ORDER, |key, c| match key {
+        Some(5) if c.peek() == Some(b'{') => walk_object(c, &[b"total"], &COST_ORDER, |k, c| {
             if k == Some(0) {
                 cost = number_or_skip(c)?;
                 Some(())
@@ -1221,6 +1276,34 @@ mod tests {
         assistant_text: false,
         usage: false,
     };
+
+    #[test]
+    fn expected_keys_name_their_watched_index() {
+        let tables: [(&[&[u8]], &[Expected]); 3] = [
+            (&USAGE_KEYS, &USAGE_ORDER),
+            (&[b"total"], &COST_ORDER),
+            (&[b"type", b"text"], &BLOCK_ORDER),
+        ];
+        for (watched, expected) in tables {
+            for e in expected {
+                assert_eq!(watched.iter().position(|w| *w == e.key), e.watched);
+            }
+        }
+    }
+
+    #[test]
+    fn usage_reads_alike_in_any_key_order() {
+        let pi = r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0.5,"output":0.25,"cacheRead":0,"cacheWrite":0,"total":0.75}}"#;
+        let shuffled = r#"{"cost":{"total":0.75,"input":0.5},"totalTokens":10,"cacheWrite":4,"output":2,"cacheRead":3,"input":1}"#;
+        let read = |t: &str| usage(&mut Cursor::new(t.as_bytes()));
+        assert_eq!(read(pi), read(shuffled));
+        let (totals, parts) = read(pi).expect("usage");
+        assert_eq!(totals.map(|t| (t.tokens, t.cost)), Some((10.0, 0.75)));
+        assert_eq!((parts.input, parts.cache_write), (1.0, 4.0));
+        // A repeated key goes to the fallback, guessed or not.
+        assert_eq!(read(r#"{"input":1,"input":2}"#), None);
+        assert_eq!(read(r#"{"output":1,"input":2,"input":3}"#), None);
+    }
 
     const TOOL: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x\n\"y\" \u00e9 ü"}],"details":{"n":-1.5,"ok":true,"z":null,"e":[],"o":{}},"isError":false,"timestamp":1}}"#;
 
