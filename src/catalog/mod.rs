@@ -192,32 +192,43 @@ pub fn load(
             _ => to_read.push(i),
         }
     }
+    // This thread reads files too, taking what the others finished between
+    // its own: a thread waiting on the channel would be woken (a system
+    // call on each side) for every file.
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(to_read.len());
+    let read = |i: usize| {
+        let (plan, text) = &plans[i];
+        summarise(
+            &candidates[i],
+            plan,
+            text.as_ref(),
+            options.with_text,
+            caching,
+        )
+    };
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Loaded, CatalogProblem>)>();
-        for _ in 0..threads {
+        for _ in 1..threads {
             let tx = tx.clone();
-            let (next, candidates, plans, to_read) = (&next, &candidates, &plans, &to_read);
+            let (next, to_read, read) = (&next, &to_read, &read);
             scope.spawn(move || {
                 while let Some(&i) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let (plan, text) = &plans[i];
-                    let r = summarise(
-                        &candidates[i],
-                        plan,
-                        text.as_ref(),
-                        options.with_text,
-                        caching,
-                    );
-                    if tx.send((i, r)).is_err() {
+                    if tx.send((i, read(i))).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(tx);
+        while let Some(&i) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) {
+            take(i, read(i));
+            while let Ok((i, r)) = rx.try_recv() {
+                take(i, r);
+            }
+        }
         for (i, r) in rx {
             take(i, r);
         }
