@@ -155,6 +155,16 @@ fn body<'a>(region: &'a [u8], fresh: &'a [Fresh], slot: Slot) -> Option<&'a [u8]
     records::record_at(bytes, at).map(|(body, _)| body)
 }
 
+/// The path of the record in `slot`.
+fn slot_path<'a>(region: &'a [u8], fresh: &'a [Fresh], slot: Slot) -> Option<&'a [u8]> {
+    body(region, fresh, slot).and_then(records::path_of)
+}
+
+/// What the table hashes the record in `slot` by.
+fn slot_hash(region: &[u8], fresh: &[Fresh], slot: Slot) -> u64 {
+    path_hash(slot_path(region, fresh, slot).unwrap_or_default())
+}
+
 impl Records {
     /// The summaries file at `path`; `None` when it is missing, damaged, of
     /// another format, or not a regular file (a FIFO there would block a
@@ -188,13 +198,7 @@ impl Records {
         while at < region.len() {
             let (record, next) = records::record_at(&region, at)?;
             let hash = path_hash(records::path_of(record)?);
-            table.insert_unique(hash, Slot::Read(at), |&s| {
-                path_hash(
-                    body(&region, &[], s)
-                        .and_then(records::path_of)
-                        .unwrap_or_default(),
-                )
-            });
+            table.insert_unique(hash, Slot::Read(at), |&s| slot_hash(&region, &[], s));
             at = next;
         }
         Some(Records {
@@ -213,7 +217,7 @@ impl Records {
         let (region, fresh) = (&self.region, &self.fresh);
         self.table
             .find(path_hash(path), |&s| {
-                body(region, fresh, s).and_then(records::path_of) == Some(path)
+                slot_path(region, fresh, s) == Some(path)
             })
             .copied()
     }
@@ -239,24 +243,18 @@ impl Records {
             table,
             ..
         } = self;
-        let eq = |s: &Slot| body(region, fresh, *s).and_then(records::path_of) == Some(path);
+        let eq = |s: &Slot| slot_path(region, fresh, *s) == Some(path);
         match table.find_mut(path_hash(path), eq) {
             Some(old) => *old = slot,
             None => {
-                table.insert_unique(path_hash(path), slot, |s| {
-                    path_hash(
-                        body(region, fresh, *s)
-                            .and_then(records::path_of)
-                            .unwrap_or_default(),
-                    )
-                });
+                table.insert_unique(path_hash(path), slot, |s| slot_hash(region, fresh, *s));
             }
         }
     }
 
     fn remove(&mut self, path: &[u8]) {
         let (region, fresh) = (&self.region, &self.fresh);
-        let eq = |s: &Slot| body(region, fresh, *s).and_then(records::path_of) == Some(path);
+        let eq = |s: &Slot| slot_path(region, fresh, *s) == Some(path);
         if let Ok(entry) = self.table.find_entry(path_hash(path), eq) {
             entry.remove();
         }
@@ -264,11 +262,9 @@ impl Records {
 
     /// Every record's path.
     fn paths(&self) -> impl Iterator<Item = &Path> {
-        self.table.iter().filter_map(|&s| {
-            body(&self.region, &self.fresh, s)
-                .and_then(records::path_of)
-                .and_then(records::bytes_path)
-        })
+        self.table
+            .iter()
+            .filter_map(|&s| slot_path(&self.region, &self.fresh, s).and_then(records::bytes_path))
     }
 
     /// Writes the summaries file (see [`SUMMARIES_HEADER_LEN`]) beside
