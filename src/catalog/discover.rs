@@ -266,9 +266,21 @@ pub struct Listing<'f> {
 /// the problems listing them, in that order too.
 struct Listed {
     bases: Vec<PathBuf>,
-    entries: Vec<(usize, std::fs::DirEntry)>,
+    entries: Vec<(usize, FileFound)>,
     problems: Vec<CatalogProblem>,
 }
+
+/// One file found. An entry holds its folder open (to stat the file
+/// through it, so the kernel does not walk the whole path again): the
+/// first [`FOLDERS_HELD_OPEN`] folders' files are kept so, the rest by
+/// name, so that thousands of project folders never run the process out
+/// of file descriptors.
+enum FileFound {
+    Held(std::fs::DirEntry),
+    Named(std::ffi::OsString),
+}
+
+const FOLDERS_HELD_OPEN: usize = 64;
 
 /// What one [`Listing::work`] found: each file by its place in the listing,
 /// its path and what `stat` says of it.
@@ -341,13 +353,23 @@ impl<'f> Listing<'f> {
                 break;
             };
             for (i, (dir, e)) in taken.iter().take(FILES_AT_A_TIME).enumerate() {
-                let path = listed.bases[*dir].join(e.file_name());
-                // Asked of the open folder, the kernel does not walk the
-                // whole path again for each of thousands of files; a link
-                // is followed by its path.
-                let meta = match e.metadata() {
-                    Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
-                    other => other,
+                let base = &listed.bases[*dir];
+                let (path, meta) = match e {
+                    // Asked of the open folder; a link is followed by its
+                    // path.
+                    FileFound::Held(e) => {
+                        let path = base.join(e.file_name());
+                        let meta = match e.metadata() {
+                            Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
+                            other => other,
+                        };
+                        (path, meta)
+                    }
+                    FileFound::Named(name) => {
+                        let path = base.join(name);
+                        let meta = std::fs::metadata(&path);
+                        (path, meta)
+                    }
                 };
                 found.push((start + i, path, meta));
             }
@@ -413,7 +435,7 @@ impl<'f> Listing<'f> {
 fn jsonl_entries(
     dir: &Path,
     at: usize,
-    out: &mut Vec<(usize, std::fs::DirEntry)>,
+    out: &mut Vec<(usize, FileFound)>,
     problems: &mut Vec<CatalogProblem>,
     report_missing: bool,
 ) {
@@ -422,6 +444,11 @@ fn jsonl_entries(
             for entry in rd {
                 match entry {
                     Ok(e) if e.file_name().as_encoded_bytes().ends_with(b".jsonl") => {
+                        let e = if at < FOLDERS_HELD_OPEN {
+                            FileFound::Held(e)
+                        } else {
+                            FileFound::Named(e.file_name())
+                        };
                         out.push((at, e));
                     }
                     // A killed piscope writer's leftover: never a session.
@@ -528,6 +555,41 @@ mod tests {
         let (even, odd) = all.into_iter().partition(|(at, ..)| at % 2 == 0);
         let shuffled = listing.finish(vec![Found(odd), Found(even)], &mut Vec::new());
         assert_eq!(paths(&shuffled), paths(&alone));
+    }
+
+    /// Open file descriptors of this process.
+    #[cfg(target_os = "linux")]
+    fn open_fds() -> usize {
+        std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn many_project_folders_hold_few_open() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let sessions = root.path().join("sessions");
+        let folders = 4 * FOLDERS_HELD_OPEN;
+        for d in 0..folders {
+            let dir = sessions.join(format!("--p{d}--"));
+            std::fs::create_dir_all(&dir).expect("project folder");
+            std::fs::write(dir.join("s.jsonl"), "{}\n").expect("session file");
+        }
+        let folder = SessionsFolder {
+            dir: sessions,
+            layout: Layout::PerProject,
+            source: FolderSource::Default,
+            cwd: PathBuf::from("/"),
+        };
+        let before = open_fds();
+        let listing = Listing::of(&folder, Scope::All);
+        let found = listing.work();
+        // Listed and stat'ed, not finished yet: the held folders are open.
+        // (Other tests open files meanwhile: the margin is theirs.)
+        let held = open_fds().saturating_sub(before);
+        assert!(held < FOLDERS_HELD_OPEN + folders / 2, "{held} open");
+        let all = listing.finish(vec![found], &mut Vec::new());
+        assert_eq!(all.len(), folders);
+        assert!(all.iter().all(|c| c.meta.is_some_and(|m| m.size == 3)));
     }
 
     #[test]
