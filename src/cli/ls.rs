@@ -221,18 +221,9 @@ fn hits_json(hits: Vec<DeepHit>) -> Printed {
     }
 }
 
-fn push_u64(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
+fn push_u64(out: &mut Vec<u8>, n: u64) {
+    let (digits, from) = crate::jstext::date::decimal(n, 1);
+    out.extend_from_slice(&digits[from..]);
 }
 
 /// Hits as lines, each naming its session, entry, kind and snippet (each

@@ -185,7 +185,14 @@ pub fn format_iso(ms: i64) -> String {
 }
 
 /// `v` in decimal, zero-padded to at least `width` digits (at most 20).
-fn push_digits(out: &mut String, mut v: u64, width: usize) {
+fn push_digits(out: &mut String, v: u64, width: usize) {
+    let (digits, from) = decimal(v, width);
+    out.extend(digits[from..].iter().map(|&c| char::from(c)));
+}
+
+/// `v`'s decimal digits, zero-padded to at least `width` (at most 20): the
+/// buffer and where they start in it.
+pub(crate) fn decimal(mut v: u64, width: usize) -> ([u8; 20], usize) {
     let mut digits = [b'0'; 20];
     let mut i = digits.len();
     loop {
@@ -196,8 +203,7 @@ fn push_digits(out: &mut String, mut v: u64, width: usize) {
             break;
         }
     }
-    let from = i.min(digits.len() - width);
-    out.extend(digits[from..].iter().map(|&c| char::from(c)));
+    (digits, i.min(digits.len() - width.min(digits.len())))
 }
 
 /// The current time in ms since the epoch.
