@@ -28,7 +28,11 @@ const FORMAT: u32 = 10;
 /// flipped anywhere fails one of these checks or a block's own hash;
 /// postcard alone would read many flips as other, wrong, values.
 const MAGIC: &[u8; 8] = b"piscope\x01";
-const HEADER_LEN: usize = MAGIC.len() + 4 + 8 + 8;
+const FRAME: Envelope = Envelope {
+    magic: MAGIC,
+    format: FORMAT,
+};
+const HEADER_LEN: usize = Envelope::HEADER_LEN;
 /// The summaries file: the same five fields, over its records region,
 /// then the length of its states region (u64); then the records (see
 /// [`super::records`]), then the states (postcard, each with its own xxh3
@@ -101,17 +105,11 @@ impl StatesRegion {
         (xxhash_rust::xxh3::xxh3_64(&bytes) == at.hash).then_some(bytes)
     }
 
-    /// The whole region (for writing the states on into a new file).
+    /// The whole region (for writing the states on into a new file; each
+    /// state's hash is checked as it is copied).
     fn read_all(&self) -> Option<Vec<u8>> {
-        self.read(StateAt {
-            start: 0,
-            len: self.len,
-            hash: 0,
-        })
-        .or_else(|| {
-            let mut bytes = vec![0; usize::try_from(self.len).ok()?];
-            read_exact_at(&self.file, &mut bytes, self.start).then_some(bytes)
-        })
+        let mut bytes = vec![0; usize::try_from(self.len).ok()?];
+        read_exact_at(&self.file, &mut bytes, self.start).then_some(bytes)
     }
 }
 
@@ -174,24 +172,17 @@ impl Records {
         let file_len = file.metadata().ok()?.len();
         let mut header = [0u8; SUMMARIES_HEADER_LEN];
         read_exact_at(&file, &mut header, 0).then_some(())?;
-        let (magic, h) = header.split_at(MAGIC.len());
-        let (format, h) = h.split_at(4);
-        let (len, h) = h.split_at(8);
-        let (hash, states_len) = h.split_at(8);
-        let u64_of = |b: &[u8]| b.try_into().ok().map(u64::from_le_bytes);
-        let (len, states_len) = (u64_of(len)?, u64_of(states_len)?);
+        let (len, hash) = FRAME.read_header(&header)?;
+        let states_len = u64::from_le_bytes(header[HEADER_LEN..].try_into().ok()?);
         let whole = (SUMMARIES_HEADER_LEN as u64)
             .checked_add(len)?
             .checked_add(states_len)?;
-        if magic != MAGIC
-            || u32::from_le_bytes(format.try_into().ok()?) != FORMAT
-            || whole != file_len
-        {
+        if whole != file_len {
             return None;
         }
         let mut region = vec![0; usize::try_from(len).ok()?];
         read_exact_at(&file, &mut region, SUMMARIES_HEADER_LEN as u64).then_some(())?;
-        (xxhash_rust::xxh3::xxh3_64(&region) == u64_of(hash)?).then_some(())?;
+        (xxhash_rust::xxh3::xxh3_64(&region) == hash).then_some(())?;
         // Records are a few hundred bytes each.
         let mut table = hashbrown::HashTable::with_capacity(region.len() / 256);
         let mut at = 0;
@@ -301,10 +292,7 @@ impl Records {
             head.write(at, &mut region);
         }
         let mut bytes = Vec::with_capacity(SUMMARIES_HEADER_LEN + region.len() + states.len());
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&FORMAT.to_le_bytes());
-        bytes.extend_from_slice(&(region.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&region).to_le_bytes());
+        bytes.extend_from_slice(&FRAME.header(&region));
         bytes.extend_from_slice(&(states.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&region);
         bytes.extend_from_slice(&states);
@@ -390,17 +378,36 @@ pub(crate) struct Envelope {
 impl Envelope {
     const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 
+    /// The payload's length and hash that `header` (the first
+    /// [`Self::HEADER_LEN`] bytes of a file) gives, if its magic and format
+    /// are this frame's.
+    pub(crate) fn read_header(&self, header: &[u8]) -> Option<(u64, u64)> {
+        let (magic, rest) = header.get(..Self::HEADER_LEN)?.split_at(self.magic.len());
+        let (format, rest) = rest.split_at(4);
+        let (len, hash) = rest.split_at(8);
+        let ok = magic == self.magic && u32::from_le_bytes(format.try_into().ok()?) == self.format;
+        ok.then_some((
+            u64::from_le_bytes(len.try_into().ok()?),
+            u64::from_le_bytes(hash.try_into().ok()?),
+        ))
+    }
+
+    /// The header of a frame around `payload`.
+    pub(crate) fn header(&self, payload: &[u8]) -> [u8; Self::HEADER_LEN] {
+        let mut h = [0; Self::HEADER_LEN];
+        h[..8].copy_from_slice(self.magic);
+        h[8..12].copy_from_slice(&self.format.to_le_bytes());
+        h[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+        h[20..].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
+        h
+    }
+
     /// The payload of `bytes` when the frame checks out: this magic and
     /// format, the whole length, the hash.
     pub(crate) fn payload<'a>(&self, bytes: &'a [u8]) -> Option<&'a [u8]> {
-        let (header, payload) = bytes.split_at_checked(Self::HEADER_LEN)?;
-        let (magic, rest) = header.split_at(self.magic.len());
-        let (format, rest) = rest.split_at(4);
-        let (len, hash) = rest.split_at(8);
-        let ok = magic == self.magic
-            && u32::from_le_bytes(format.try_into().ok()?) == self.format
-            && u64::from_le_bytes(len.try_into().ok()?) == payload.len() as u64
-            && u64::from_le_bytes(hash.try_into().ok()?) == xxhash_rust::xxh3::xxh3_64(payload);
+        let (len, hash) = self.read_header(bytes)?;
+        let payload = &bytes[Self::HEADER_LEN..];
+        let ok = len == payload.len() as u64 && hash == xxhash_rust::xxh3::xxh3_64(payload);
         ok.then_some(payload)
     }
 
@@ -409,10 +416,7 @@ impl Envelope {
     /// written through.
     pub(crate) fn write(&self, path: &Path, payload: &[u8]) -> std::io::Result<()> {
         let mut bytes = Vec::with_capacity(Self::HEADER_LEN + payload.len());
-        bytes.extend_from_slice(self.magic);
-        bytes.extend_from_slice(&self.format.to_le_bytes());
-        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
+        bytes.extend_from_slice(&self.header(payload));
         bytes.extend_from_slice(payload);
         write_replacing(path, &bytes)
     }
@@ -599,19 +603,13 @@ fn open_texts(path: &Path) -> Option<Texts> {
     let mut header = [0u8; HEADER_LEN];
     let read = |buf: &mut [u8], at: u64| read_exact_at(&file, buf, at).then_some(());
     read(&mut header, 0)?;
-    let (magic, h) = header.split_at(MAGIC.len());
-    let (format, h) = h.split_at(4);
-    let (len, hash) = h.split_at(8);
-    let table_len = u64::from_le_bytes(len.try_into().ok()?);
-    if magic != MAGIC
-        || u32::from_le_bytes(format.try_into().ok()?) != FORMAT
-        || table_len > file_len.saturating_sub(HEADER_LEN as u64)
-    {
+    let (table_len, hash) = FRAME.read_header(&header)?;
+    if table_len > file_len.saturating_sub(HEADER_LEN as u64) {
         return None;
     }
     let mut table = vec![0u8; usize::try_from(table_len).ok()?];
     read(&mut table, HEADER_LEN as u64)?;
-    if u64::from_le_bytes(hash.try_into().ok()?) != xxhash_rust::xxh3::xxh3_64(&table) {
+    if hash != xxhash_rust::xxh3::xxh3_64(&table) {
         return None;
     }
     let records: Vec<TextRecord> = postcard::from_bytes(&table).ok()?;
@@ -703,10 +701,7 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
     let tmp = tempfile::NamedTempFile::new_in(dir)?;
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
-        w.write_all(MAGIC)?;
-        w.write_all(&FORMAT.to_le_bytes())?;
-        w.write_all(&(table.len() as u64).to_le_bytes())?;
-        w.write_all(&xxhash_rust::xxh3::xxh3_64(&table).to_le_bytes())?;
+        w.write_all(&FRAME.header(&table))?;
         w.write_all(&table)?;
         // Pass two: the bytes, each checked again as it is copied (a text
         // that changed since pass one leaves the file unusable, not wrong:
