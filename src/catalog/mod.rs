@@ -70,7 +70,7 @@ pub struct Catalog {
     pub stats: LoadStats,
 }
 
-/// What to do with a file; the states are the cache's own, borrowed.
+/// What to do with a file; a cached record is the cache's own, borrowed.
 enum Plan<'c> {
     /// The file is the version the cache saw.
     Cached(cache::Record<'c>),
@@ -180,25 +180,6 @@ pub fn load(
     // A file unchanged since the cache saw it is not even opened: its
     // summary is taken here, and only the files to read go to the workers
     // (a warm list then starts no thread and switches to none).
-    let mut to_read = Vec::new();
-    for (i, (c, (plan, text))) in candidates.iter().zip(&plans).enumerate() {
-        match plan {
-            Plan::Cached(r) if r.head().complete() => {
-                take(
-                    i,
-                    summarise(c, plan, text.as_ref(), options.with_text, caching),
-                );
-            }
-            _ => to_read.push(i),
-        }
-    }
-    // This thread reads files too, taking what the others finished between
-    // its own: a thread waiting on the channel would be woken (a system
-    // call on each side) for every file.
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(to_read.len());
     let read = |i: usize| {
         let (plan, text) = &plans[i];
         summarise(
@@ -209,6 +190,20 @@ pub fn load(
             caching,
         )
     };
+    let mut to_read = Vec::new();
+    for (i, (plan, _)) in plans.iter().enumerate() {
+        match plan {
+            Plan::Cached(r) if r.head().complete() => take(i, read(i)),
+            _ => to_read.push(i),
+        }
+    }
+    // This thread reads files too, taking what the others finished between
+    // its own: a thread waiting on the channel would be woken (a system
+    // call on each side) for every file.
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(to_read.len());
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Loaded, CatalogProblem>)>();
         for _ in 1..threads {
