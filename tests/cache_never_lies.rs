@@ -135,15 +135,9 @@ fn ls(agent: &Path, cache_home: Option<&Path>, query: bool) -> String {
         Some(home) => cmd.env("XDG_CACHE_HOME", home),
         None => cmd.arg("--no-cache"),
     };
-    let out = cmd
-        .env("PI_CODING_AGENT_DIR", agent)
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .output()
-        .expect("run piscope");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::run_ok(
+        cmd.env("PI_CODING_AGENT_DIR", agent)
+            .env_remove("PI_CODING_AGENT_SESSION_DIR"),
     );
     assert!(
         out.stderr.is_empty(),

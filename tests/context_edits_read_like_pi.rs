@@ -4,6 +4,8 @@
 //! The expected answers are pi's own (its `buildSessionContext`, through
 //! the reference oracle, on these very lines).
 
+mod common;
+
 use std::process::Command;
 
 const HEADER: &str = r#"{"type":"session","version":3,"id":"sess-ce","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/tmp/proj"}"#;
@@ -13,18 +15,12 @@ fn context(lines: &[&str]) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("s.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").expect("session file");
-    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .arg("context")
-        .arg(&path)
-        .arg("--json")
-        .output()
-        .expect("piscope runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
+    common::stdout_ok(
+        Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .arg("context")
+            .arg(&path)
+            .arg("--json"),
+    )
 }
 
 #[test]

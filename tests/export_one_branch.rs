@@ -6,17 +6,11 @@ mod common;
 use std::process::Command;
 
 fn export(file: &str, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .args(["export", file])
-        .args(args)
-        .output()
-        .expect("run piscope");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
+    common::stdout_ok(
+        Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .args(["export", file])
+            .args(args),
+    )
 }
 
 #[test]

@@ -2,25 +2,21 @@
 //! message, project, messages, age and cost; hostile text from the files
 //! (escape sequences, control characters) never reaches the terminal raw.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 fn ls(args: &[&str]) -> String {
     let agent = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/corpus");
-    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .arg("ls")
-        .args(args)
-        .arg("--no-cache")
-        .env("PI_CODING_AGENT_DIR", agent)
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .output()
-        .expect("run piscope");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
+    common::stdout_ok(
+        Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .arg("ls")
+            .args(args)
+            .arg("--no-cache")
+            .env("PI_CODING_AGENT_DIR", agent)
+            .env_remove("PI_CODING_AGENT_SESSION_DIR"),
+    )
 }
 
 #[test]

@@ -14,16 +14,11 @@ use std::process::Command;
 const ZONES: [&str; 2] = ["UTC", "America/New_York"];
 
 fn piscope(args: &[&str], zone: &str) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .args(args)
-        .env("TZ", zone)
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .output()
-        .expect("run piscope");
-    assert!(
-        out.status.success(),
-        "piscope {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::run_ok(
+        Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .args(args)
+            .env("TZ", zone)
+            .env_remove("PI_CODING_AGENT_SESSION_DIR"),
     );
     numbers_as_f64(serde_json::from_slice(&out.stdout).expect("piscope JSON"))
 }

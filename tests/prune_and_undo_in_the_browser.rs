@@ -17,15 +17,10 @@ fn prune_then_undo_in_the_tree() {
     }
     let home = tempfile::tempdir().expect("home");
     let sessions = home.path().join("sessions");
-    let out = common::node(&common::repo().join("tests/conformance/pi-prune-scene.mjs"))
-        .arg(&sessions)
-        .arg("/home/ada/proj")
-        .output()
-        .expect("scene");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::run_ok(
+        common::node(&common::repo().join("tests/conformance/pi-prune-scene.mjs"))
+            .arg(&sessions)
+            .arg("/home/ada/proj"),
     );
     let scene: serde_json::Value = serde_json::from_slice(&out.stdout).expect("scene JSON");
     let file = std::path::PathBuf::from(scene["file"].as_str().expect("file"));

@@ -243,15 +243,10 @@ fn a_side_branch_goes_and_the_name_and_labels_set_on_it_stay() {
     let data = tmp.path().join("data");
     let sessions = tmp.path().join("sessions");
     std::fs::create_dir_all(&data).expect("mkdir");
-    let out = common::node(&common::repo().join("tests/conformance/pi-prune-scene.mjs"))
-        .arg(&sessions)
-        .arg("/home/ada/proj")
-        .output()
-        .expect("scene");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::run_ok(
+        common::node(&common::repo().join("tests/conformance/pi-prune-scene.mjs"))
+            .arg(&sessions)
+            .arg("/home/ada/proj"),
     );
     let scene: Value = serde_json::from_slice(&out.stdout).expect("scene JSON");
     let file = PathBuf::from(scene["file"].as_str().expect("file"));

@@ -240,3 +240,22 @@ pub fn session_files(root: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Runs `cmd`, failing the test with its stderr unless it succeeds, and
+/// returns what it printed.
+pub fn run_ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} did not run: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// [`run_ok`]'s standard output, as UTF-8.
+pub fn stdout_ok(cmd: &mut Command) -> String {
+    String::from_utf8(run_ok(cmd).stdout).expect("UTF-8 output")
+}
