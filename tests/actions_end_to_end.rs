@@ -362,7 +362,11 @@ fn fork_and_export_write_beside_the_session() {
     t.keys(&["C-e", "C-f"]);
     t.wait_for("the HTML choice", |s| s.contains("Markdown · [HTML page]"));
     t.keys(&["Enter"]);
-    t.wait_for("the result", |s| s.contains(".html"));
+    // The dialog's own field names the .html file too: wait for the outcome.
+    t.wait_for("the result", |s| {
+        s.lines()
+            .any(|l| l.contains("Exported to") && l.contains(".html"))
+    });
     let page = std::fs::read_to_string(file.with_extension("html")).expect("the page");
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("answer 1"));
     t.keys(&["Up", "M-f"]);
