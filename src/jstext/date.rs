@@ -79,13 +79,19 @@ impl Zone {
     }
 }
 
-/// `Date.parse(text)` in the process's time zone; `None` is `NaN`.
+/// `Date.parse(text)` in the process's time zone; `None` is `NaN`. The zone
+/// is looked up only when a local time needs it (finding it lists the zone
+/// database, which costs more than reading a large session's dates).
 pub fn parse_ms(text: &str) -> Option<i64> {
-    parse_ms_in(text, Zone::system())
+    parse_ms_with(text, Zone::system)
 }
 
 /// `Date.parse(text)` with local times read in `zone`.
 pub fn parse_ms_in(text: &str, zone: &Zone) -> Option<i64> {
+    parse_ms_with(text, || zone)
+}
+
+fn parse_ms_with<'z>(text: &str, zone: impl FnOnce() -> &'z Zone) -> Option<i64> {
     if let Some(ms) = parse_iso_utc(text.as_bytes()) {
         return Some(ms);
     }
@@ -105,7 +111,7 @@ pub fn parse_ms_in(text: &str, zone: &Zone) -> Option<i64> {
                 return None;
             }
             let local = local as i64;
-            local - zone.offset_of_local_ms(local)
+            local - zone().offset_of_local_ms(local)
         }
     };
     (utc.abs() <= MAX_TIME_MS).then_some(utc)
