@@ -15,6 +15,8 @@ use std::sync::{Condvar, Mutex, mpsc};
 /// time than 1 MB on one core, 100 MB session); large enough that handing
 /// over costs nothing.
 const BLOCK: u64 = 1 << 18;
+/// The first read past a block for the end of its last line.
+const RUN_ON_FIRST: u64 = 1 << 14;
 /// Below this many bytes the file is parsed on the calling thread.
 const PARALLEL_MIN: u64 = 256 << 10;
 /// How many blocks the workers may run ahead of the one the sink waits for.
@@ -193,14 +195,18 @@ impl Stream {
         } else {
             memchr::memchr(b'\n', &buf[..len]).map_or(len, |i| i + 1)
         };
-        // The last line starting in the block runs on past it.
+        // The last line starting in the block runs on past it: read on in
+        // growing steps (most lines end within a few KB; reading a whole
+        // block on each time copied the file twice).
         if from < len && buf[len - 1] != b'\n' {
+            let mut step = RUN_ON_FIRST;
             loop {
                 let at = offset + len as u64;
                 if at >= self.end {
                     break;
                 }
-                let more = self.read(at, at.saturating_add(BLOCK).min(self.end), buf, len)?;
+                let more = self.read(at, at.saturating_add(step).min(self.end), buf, len)?;
+                step = (step * 2).min(BLOCK);
                 if more == len {
                     break;
                 }
@@ -639,6 +645,39 @@ mod tests {
             assert_eq!((meta.offset, meta.number), (offset, k as u32 + 1));
             assert_eq!(meta.terminated, k + 1 < want.len());
             offset += line.len() as u64 + 1;
+        }
+    }
+
+    /// A line that runs past a block ends at each edge of the growing reads
+    /// past it (16 KB, then 32 more, 64 more...), and past a whole block.
+    #[test]
+    fn lines_running_past_a_block_end_anywhere() {
+        let b = BLOCK as usize;
+        let step = RUN_ON_FIRST as usize;
+        let mut data = Vec::new();
+        for over in [
+            1,
+            step - 1,
+            step,
+            step + 1,
+            3 * step,
+            3 * step + 1,
+            7 * step + 2,
+            b + 3,
+        ] {
+            // The next line ends `over` bytes past the next block edge.
+            let edge = data.len().next_multiple_of(b) + b;
+            data.resize(edge - 10, b'a');
+            data.push(b'\n');
+            data.resize(edge + over - 1, b'b');
+            data.push(b'\n');
+        }
+        data.extend_from_slice(b"last");
+        let got = lines(&data);
+        let want: Vec<&[u8]> = data.split(|&c| c == b'\n').collect();
+        assert_eq!(got.len(), want.len());
+        for ((text, _), line) in got.iter().zip(&want) {
+            assert_eq!(text.as_bytes(), *line);
         }
     }
 
