@@ -159,19 +159,15 @@ impl Detail {
         use entry::{Full, Structure};
         use quick::{parse_line_bytes, parse_line_outline};
         match self {
-            Detail::Full => {
-                read::scan_unnumbered(file, offset, first_line, parse_line_bytes::<Full>, sink)
-            }
-            Detail::Structure => read::scan_unnumbered(
+            Detail::Full => read::scan(file, offset, first_line, parse_line_bytes::<Full>, sink),
+            Detail::Structure => read::scan(
                 file,
                 offset,
                 first_line,
                 parse_line_bytes::<Structure>,
                 sink,
             ),
-            Detail::Outline => {
-                read::scan_unnumbered(file, offset, first_line, parse_line_outline, sink)
-            }
+            Detail::Outline => read::scan(file, offset, first_line, parse_line_outline, sink),
         }
     }
 }

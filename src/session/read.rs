@@ -51,41 +51,14 @@ pub struct ScanEnd {
 /// Reads `file` from `offset` (line numbers from `first_number`) to the end
 /// it has when the scan starts, parses each line with `parse` (in parallel)
 /// and hands the results to `sink` in file order. `sink` may stop the scan
-/// early.
-pub fn scan<T: Send>(
+/// early. `parse` gets the bytes of each line and decodes them itself (as
+/// [`line_text`] does, setting `lossy`); the line numbers it sees are not
+/// the file's (only the sink gets those), so no block waits for the lines
+/// before it to be counted.
+pub(crate) fn scan<T: Send>(
     file: File,
     offset: u64,
     first_number: u32,
-    parse: impl Fn(&str, LineMeta) -> T + Sync,
-    sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
-) -> io::Result<ScanEnd> {
-    let parse = |line: &[u8], meta: &mut LineMeta| {
-        let (text, lossy) = line_text(line, meta.offset);
-        meta.lossy = lossy;
-        parse(&text, *meta)
-    };
-    scan_with(file, offset, first_number, true, parse, sink)
-}
-
-/// Like [`scan`], but `parse` gets the bytes of each line, decodes them
-/// itself (as [`line_text`] does, setting `lossy`), and may see line numbers
-/// that are not the file's (only the sink is sure to get the real ones): the
-/// workers then need not wait for each other to count lines.
-pub(crate) fn scan_unnumbered<T: Send>(
-    file: File,
-    offset: u64,
-    first_number: u32,
-    parse: impl Fn(&[u8], &mut LineMeta) -> T + Sync,
-    sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
-) -> io::Result<ScanEnd> {
-    scan_with(file, offset, first_number, false, parse, sink)
-}
-
-fn scan_with<T: Send>(
-    file: File,
-    offset: u64,
-    first_number: u32,
-    numbered: bool,
     parse: impl Fn(&[u8], &mut LineMeta) -> T + Sync,
     mut sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
 ) -> io::Result<ScanEnd> {
@@ -105,35 +78,32 @@ fn scan_with<T: Send>(
     };
     if threads <= 1 || stream.end.saturating_sub(offset) < PARALLEL_MIN {
         let (mut buf, mut ends) = (Vec::new(), Vec::new());
-        let mut number = first_number;
         for index in 0.. {
-            let Some(block) = stream.block(index, &mut buf)? else {
+            let Some(lines) = stream.parsed(index, &mut buf, &mut ends, &parse)? else {
                 break;
             };
-            let lines = block.lines(&buf, &mut ends);
-            for (meta, result) in parse_block(&buf, &block, number, &ends, &parse) {
+            for (meta, result) in lines {
                 if hand_out(&mut end, meta, result, &mut sink).is_break() {
                     return Ok(end);
                 }
             }
-            number = number.saturating_add(lines as u32);
         }
         return Ok(end);
     }
-    let number = numbered.then_some(first_number);
-    scan_parallel(&stream, threads, number, &parse, &mut sink, &mut end)?;
+    scan_parallel(&stream, threads, &parse, &mut sink, &mut end)?;
     Ok(end)
 }
 
 #[inline(always)]
 fn hand_out<T>(
     end: &mut ScanEnd,
-    meta: LineMeta,
+    mut meta: LineMeta,
     result: T,
     sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
+    meta.number = end.next_number;
     end.offset = meta.offset + meta.len + u64::from(meta.terminated);
-    end.next_number = meta.number + 1;
+    end.next_number = meta.number.saturating_add(1);
     sink(meta, result)
 }
 
@@ -162,15 +132,14 @@ impl Block {
     }
 
     /// Finds where each line ends (its `\n`, or the end of the block), into
-    /// `ends`, and returns the number of lines.
-    fn lines(&self, buf: &[u8], ends: &mut Vec<usize>) -> usize {
+    /// `ends`.
+    fn lines(&self, buf: &[u8], ends: &mut Vec<usize>) {
         let text = self.text(buf);
         ends.clear();
         ends.extend(memchr::memchr_iter(b'\n', text).map(|i| self.from + i));
         if text.last().is_some_and(|&b| b != b'\n') {
             ends.push(self.len);
         }
-        ends.len()
     }
 }
 
@@ -220,6 +189,22 @@ impl Stream {
         Ok(Some(Block { offset, from, len }))
     }
 
+    /// Block `index`, read and its lines parsed (numbered from 0: the sink
+    /// numbers them); `None` past the end.
+    fn parsed<T>(
+        &self,
+        index: u64,
+        buf: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+        parse: &impl Fn(&[u8], &mut LineMeta) -> T,
+    ) -> io::Result<Option<Vec<(LineMeta, T)>>> {
+        let Some(block) = self.block(index, buf)? else {
+            return Ok(None);
+        };
+        block.lines(buf, ends);
+        Ok(Some(parse_block(buf, &block, ends, parse)))
+    }
+
     /// Reads the bytes from `at` to `stop` into `buf` from `into` on, and
     /// returns where they end (sooner if the file shrank).
     fn read(&self, at: u64, stop: u64, buf: &mut Vec<u8>, into: usize) -> io::Result<usize> {
@@ -261,11 +246,10 @@ pub(crate) fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<us
     file.read(buf)
 }
 
-/// Parses the lines of a block (ending at `ends`), numbered from `number`.
+/// Parses the lines of a block (ending at `ends`).
 fn parse_block<T>(
     buf: &[u8],
     block: &Block,
-    mut number: u32,
     ends: &[usize],
     parse: &impl Fn(&[u8], &mut LineMeta) -> T,
 ) -> Vec<(LineMeta, T)> {
@@ -275,13 +259,13 @@ fn parse_block<T>(
         let mut meta = LineMeta {
             offset: block.offset + start as u64,
             len: (end - start) as u64,
-            number,
+            // Counted by the sink, which alone sees the blocks in order.
+            number: 0,
             terminated: end < block.len,
             lossy: false,
         };
         let parsed = parse(&buf[start..end], &mut meta);
         out.push((meta, parsed));
-        number = number.saturating_add(1);
         start = end + 1;
     }
     out
@@ -310,60 +294,75 @@ impl<F: Fn()> Drop for OnPanic<F> {
     }
 }
 
-/// How far the workers have got, shared under one lock.
-struct Progress {
-    /// Blocks whose lines are counted, so the next one knows its first
-    /// line number.
-    counted: u64,
-    next_number: u32,
-    /// Index of the block the sink waits for.
-    sunk: u64,
-}
-
 type Parsed<T> = (u64, io::Result<Vec<(LineMeta, T)>>);
 
-/// Workers each take the next block, read, number and parse it; the calling
-/// thread puts the blocks back in order and runs the sink. Without a
-/// `first_number` the calling thread numbers the lines instead (from `end`).
+/// The blocks parsed ahead of the one the sink waits for, put back in
+/// order as they come.
+struct InOrder<T> {
+    pending: BTreeMap<u64, io::Result<Vec<(LineMeta, T)>>>,
+    /// The block the sink waits for.
+    next: u64,
+}
+
+impl<T> InOrder<T> {
+    /// Hands every block that is next in order to the sink; `Break` when
+    /// the sink stops the scan.
+    fn sink_ready(
+        &mut self,
+        end: &mut ScanEnd,
+        sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
+    ) -> io::Result<ControlFlow<()>> {
+        while let Some(parsed) = self.pending.remove(&self.next) {
+            for (meta, result) in parsed? {
+                if hand_out(end, meta, result, sink).is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
+            }
+            self.next += 1;
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// Every thread takes the next block, reads and parses it; the calling
+/// thread is one of them, and between its own blocks puts the blocks back
+/// in order and runs the sink (one thread per core, none only waiting).
+/// Workers stay within `AHEAD_PER_THREAD` blocks a thread of the sink.
 fn scan_parallel<T: Send>(
     stream: &Stream,
     threads: usize,
-    first_number: Option<u32>,
     parse: &(impl Fn(&[u8], &mut LineMeta) -> T + Sync),
     sink: &mut impl FnMut(LineMeta, T) -> ControlFlow<()>,
     end: &mut ScanEnd,
 ) -> io::Result<()> {
-    let progress = Mutex::new(Progress {
-        counted: 0,
-        next_number: first_number.unwrap_or(0),
-        sunk: 0,
-    });
-    let numbered = first_number.is_some();
+    // The block the sink waits for, which the workers watch.
+    let sunk = Mutex::new(0u64);
     let moved = Condvar::new();
     let stop = AtomicBool::new(false);
     let claimed = AtomicU64::new(0);
     let ahead = AHEAD_PER_THREAD * threads as u64;
+    let halt = || {
+        stop.store(true, Ordering::Relaxed);
+        moved.notify_all();
+    };
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::channel::<Parsed<T>>();
-        for _ in 0..threads {
+        for _ in 1..threads {
             let tx = tx.clone();
-            let (progress, moved, stop, claimed) = (&progress, &moved, &stop, &claimed);
+            let (sunk, moved, stop, claimed) = (&sunk, &moved, &stop, &claimed);
             s.spawn(move || {
                 // A worker that panicked leaves a block undelivered: stop the
                 // others, so the scope ends and passes the panic on.
-                let _stop_on_panic = OnPanic(|| {
-                    stop.store(true, Ordering::Relaxed);
-                    moved.notify_all();
-                });
+                let _stop_on_panic = OnPanic(halt);
                 let (mut buf, mut ends) = (Vec::new(), Vec::new());
                 loop {
                     let index = claimed.fetch_add(1, Ordering::Relaxed);
                     // Wait for the sink to come within reach.
                     {
-                        let Ok(mut p) = progress.lock() else { return };
-                        while !stop.load(Ordering::Relaxed) && index >= p.sunk + ahead {
-                            p = match moved.wait(p) {
-                                Ok(p) => p,
+                        let Ok(mut at) = sunk.lock() else { return };
+                        while !stop.load(Ordering::Relaxed) && index >= *at + ahead {
+                            at = match moved.wait(at) {
+                                Ok(at) => at,
                                 Err(_) => return,
                             };
                         }
@@ -371,33 +370,10 @@ fn scan_parallel<T: Send>(
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let block = stream.block(index, &mut buf);
-                    let lines = match &block {
-                        Ok(Some(b)) => b.lines(&buf, &mut ends),
-                        _ => 0,
-                    };
-                    // Number the lines once the blocks before are counted.
-                    let number = if !numbered {
-                        0
-                    } else {
-                        let Ok(mut p) = progress.lock() else { return };
-                        while !stop.load(Ordering::Relaxed) && p.counted < index {
-                            p = match moved.wait(p) {
-                                Ok(p) => p,
-                                Err(_) => return,
-                            };
-                        }
-                        let number = p.next_number;
-                        p.counted = index + 1;
-                        p.next_number = number.saturating_add(lines as u32);
-                        drop(p);
-                        moved.notify_all();
-                        number
-                    };
-                    let parsed = match block {
+                    let parsed = match stream.parsed(index, &mut buf, &mut ends, parse) {
                         // Past the end: nothing more to claim.
                         Ok(None) => return,
-                        Ok(Some(b)) => Ok(parse_block(&buf, &b, number, &ends, parse)),
+                        Ok(Some(lines)) => Ok(lines),
                         Err(e) => Err(e),
                     };
                     let failed = parsed.is_err();
@@ -408,39 +384,68 @@ fn scan_parallel<T: Send>(
             });
         }
         drop(tx);
-        let halt = || {
-            stop.store(true, Ordering::Relaxed);
-            moved.notify_all();
+        // The calling thread panicking (in `parse` or the sink) must not
+        // leave workers waiting for it.
+        let _stop_on_panic = OnPanic(halt);
+        let mut order = InOrder {
+            pending: BTreeMap::new(),
+            next: 0,
         };
-        let mut pending = BTreeMap::new();
-        let mut next = 0;
-        for (index, parsed) in rx.iter() {
-            pending.insert(index, parsed);
-            while let Some(parsed) = pending.remove(&next) {
-                let lines = match parsed {
-                    Ok(lines) => lines,
-                    Err(e) => {
-                        halt();
-                        return Err(e);
-                    }
-                };
-                for (mut meta, result) in lines {
-                    if !numbered {
-                        meta.number = end.next_number;
-                    }
-                    if hand_out(end, meta, result, sink).is_break() {
-                        halt();
-                        return Ok(());
-                    }
-                }
-                next += 1;
-                if let Ok(mut p) = progress.lock() {
-                    p.sunk = next;
+        let (mut buf, mut ends) = (Vec::new(), Vec::new());
+        // No more blocks for this thread (past the end), and the workers
+        // gone (each past the end, or failed).
+        let (mut past_end, mut workers_gone) = (false, false);
+        loop {
+            while let Ok((index, parsed)) = rx.try_recv() {
+                order.pending.insert(index, parsed);
+            }
+            let before = order.next;
+            let flow = order.sink_ready(end, sink);
+            if !matches!(flow, Ok(ControlFlow::Continue(()))) {
+                halt();
+                return flow.map(|_| ());
+            }
+            if order.next != before {
+                if let Ok(mut at) = sunk.lock() {
+                    *at = order.next;
                 }
                 moved.notify_all();
             }
+            // A block of its own, claimed only within the workers' reach:
+            // the blocks before it then never wait for this thread.
+            let i = claimed.load(Ordering::Relaxed);
+            let claim = (!past_end && i < order.next + ahead)
+                .then(|| claimed.compare_exchange(i, i + 1, Ordering::Relaxed, Ordering::Relaxed))
+                .and_then(Result::ok);
+            if let Some(index) = claim {
+                match stream.parsed(index, &mut buf, &mut ends, parse) {
+                    Ok(None) => past_end = true,
+                    Ok(Some(lines)) => {
+                        order.pending.insert(index, Ok(lines));
+                    }
+                    Err(e) => {
+                        order.pending.insert(index, Err(e));
+                    }
+                }
+                continue;
+            }
+            if workers_gone {
+                // Every block claimed was handed in (failures first), unless
+                // a worker panicked: the scope then passes the panic on.
+                if past_end || stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                // Without workers, nothing else claims or hands in blocks.
+                return Err(io::Error::other("a block of the file was never read"));
+            }
+            // Nothing to do until a worker delivers.
+            match rx.recv() {
+                Ok((index, parsed)) => {
+                    order.pending.insert(index, parsed);
+                }
+                Err(_) => workers_gone = true,
+            }
         }
-        Ok(())
     })
 }
 
@@ -545,6 +550,22 @@ impl SpanReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A scan whose parser gets each line as text.
+    fn scan_text<T: Send>(
+        file: File,
+        offset: u64,
+        first_number: u32,
+        parse: impl Fn(&str, LineMeta) -> T + Sync,
+        sink: impl FnMut(LineMeta, T) -> ControlFlow<()>,
+    ) -> io::Result<ScanEnd> {
+        let parse = |line: &[u8], meta: &mut LineMeta| {
+            let (text, lossy) = line_text(line, meta.offset);
+            meta.lossy = lossy;
+            parse(&text, *meta)
+        };
+        scan(file, offset, first_number, parse, sink)
+    }
     use std::io::Write;
 
     /// Spans read in any order, across the window's end, longer than the
@@ -582,7 +603,7 @@ mod tests {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(bytes).unwrap();
         let mut out = Vec::new();
-        scan(
+        scan_text(
             f,
             0,
             1,
@@ -707,7 +728,7 @@ mod tests {
             let mut f = tempfile::tempfile().unwrap();
             f.write_all(&data).unwrap();
             let mut got = Vec::new();
-            let end = scan(
+            let end = scan_text(
                 f,
                 start as u64,
                 k as u32 + 1,
@@ -740,12 +761,37 @@ mod tests {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(&data).unwrap();
         let result = std::panic::catch_unwind(move || {
-            scan(
+            scan_text(
                 f,
                 0,
                 1,
                 |t, _| assert_ne!(t, "line 12345"),
                 |_, _| ControlFlow::Continue(()),
+            )
+        });
+        assert!(result.is_err());
+    }
+
+    /// The sink runs on the calling thread, between its own blocks: its
+    /// panic too ends the scan, without leaving a worker waiting.
+    #[test]
+    fn a_panic_in_the_sink_is_passed_on() {
+        let mut data = Vec::new();
+        for i in 0..2_000_000 {
+            writeln!(data, "line {i}").unwrap();
+        }
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let result = std::panic::catch_unwind(move || {
+            scan_text(
+                f,
+                0,
+                1,
+                |t, _| t.len(),
+                |m, _| {
+                    assert_ne!(m.number, 12345);
+                    ControlFlow::Continue(())
+                },
             )
         });
         assert!(result.is_err());
@@ -760,7 +806,7 @@ mod tests {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(&data).unwrap();
         let mut seen = 0;
-        let end = scan(
+        let end = scan_text(
             f,
             0,
             1,

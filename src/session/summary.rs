@@ -54,7 +54,7 @@ impl LazyTexts {
         // Lines are matched to the session's entries by where they start:
         // the header, blank and damaged lines are no entry, and lines
         // appended since the session was read are not in it.
-        super::read::scan_unnumbered(scanned, 0, 1, turn_of, |meta, turn| {
+        super::read::scan(scanned, 0, 1, turn_of, |meta, turn| {
             let Some(known) = s.entries.get(bare.len()) else {
                 return std::ops::ControlFlow::Break(());
             };
