@@ -17,7 +17,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS="${RUNS:-3}"
 CORPUS="${CORPUS:-target/bench-catalog}"
 export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
-TIME=/usr/bin/time
 scripts/gen-catalog-corpus.sh "$CORPUS"
 if [[ -z "${PISCOPE:-}" ]]; then
   cargo build --release --quiet
@@ -29,19 +28,18 @@ trap 'rm -rf "$WORK"' EXIT
 export PI_CODING_AGENT_DIR="$(dirname "$ROOT")"
 export XDG_CACHE_HOME="$WORK/cache"
 
+source scripts/timed.sh
 # timed NAME CMD...: one run, stdout to $WORK/NAME.json, "secs kb" appended to $WORK/NAME.
 timed() {
   local name=$1
   shift
-  "$TIME" -f "%e %M" -o "$WORK/t" "$@" >"$WORK/$name.json" 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-  tail -n 1 "$WORK/t" >>"$WORK/$name"
+  timed_run "$WORK/$name.json" "$WORK/$name" "$@" || exit 1
 }
 # timed_null NAME CMD...: as timed, output thrown away (it can be large).
 timed_null() {
   local name=$1
   shift
-  "$TIME" -f "%e %M" -o "$WORK/t" "$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-  tail -n 1 "$WORK/t" >>"$WORK/$name"
+  timed_run /dev/null "$WORK/$name" "$@" || exit 1
 }
 median() { awk -v c="${2:-1}" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
@@ -80,8 +78,7 @@ row() {
   t=$(median "$WORK/$name")
   m=$(median "$WORK/$name" 2)
   awk -v n="$name" -v w="$what" -v t="$t" -v m="$m" -v p="$pi_t" -v c="$cat_t" 'BEGIN {
-    if (t < 0.01) t = 0.01
-    printf "%-14s %-44s %8.3f %7.1fx %7.2fx %8.0f\n", n, w, t, p / t, t / (c < 0.01 ? 0.01 : c), m / 1024 }'
+    printf "%-14s %-44s %8.3f %7.1fx %7.2fx %8.0f\n", n, w, t, p / t, t / c, m / 1024 }'
 }
 row pi "pi: SessionManager.listAll (oracle)"
 row cat "cat of every session file"

@@ -54,16 +54,12 @@ trap 'rm -rf "$WORK"' EXIT
 SIZE=$(wc -c <"$BENCH_FILE")
 echo "== $BENCH_FILE: $((SIZE / 1000000)) MB, $(wc -l <"$BENCH_FILE") lines; $RUNS runs each" >&2
 
+source scripts/timed.sh
 # run NAME OUT -- CMD...: runs CMD once, stdout to OUT; appends "secs kb" to $WORK/NAME.
 run() {
   local name=$1 out=$2
   shift 3
-  if ! "$TIME" -f "%e %M" -o "$WORK/time" "$@" >"$out" 2>"$WORK/stderr"; then
-    echo "bench-vs-pi: failed: $*" >&2
-    cat "$WORK/stderr" >&2
-    exit 1
-  fi
-  tail -n 1 "$WORK/time" >>"$WORK/$name"
+  timed_run "$out" "$WORK/$name" "$@" || exit 1
 }
 
 # median FILE COLUMN: the median of one column (the lower middle for an even count).
@@ -114,11 +110,9 @@ for cmd in "${CMDS[@]}"; do
   ps_m=$(median "$WORK/piscope-$cmd" 2)
   pi_m=$(median "$WORK/pi-$cmd" 2)
   row=$(awk -v c="$cmd" -v pt="$ps_t" -v it="$pi_t" -v pm="$ps_m" -v im="$pi_m" 'BEGIN {
-    # /usr/bin/time prints 0.00 below 10 ms: count that as 10 ms.
-    if (pt < 0.01) pt = 0.01
     speed = it / pt; mem = pm / im
-    ok = (speed >= 10 && mem <= 1/3) ? "yes" : "no"
-    printf "%-8s %12.2f %9.2f %8.1fx %13.1f %9.1f %8.3f %6s", c, pt, it, speed, pm/1024, im/1024, mem, ok
+    ok = (speed >= 20 && mem <= 1/3) ? "yes" : "no"
+    printf "%-8s %12.3f %9.3f %8.1fx %13.1f %9.1f %8.3f %6s", c, pt, it, speed, pm/1024, im/1024, mem, ok
   }')
   [[ "$row" == *" yes" ]] || MET=no
   ROWS+=("$row")
@@ -130,7 +124,7 @@ echo "piscope vs pi $(node -p 'require(require("path").resolve(process.argv[1]))
 printf "%-8s %12s %9s %9s %13s %9s %8s %6s\n" command "piscope s" "pi s" speed "piscope MB" "pi MB" memory met
 for row in "${ROWS[@]}"; do echo "$row"; done
 echo "speed = pi time / piscope time; memory = piscope peak RSS / pi peak RSS"
-echo "target: >=10x faster and <=1/3 of the memory (ratio <= 0.333): $([[ $MET == yes ]] && echo met || echo NOT met)"
+echo "target: >=20x faster and <=1/3 of the memory (ratio <= 0.333): $([[ $MET == yes ]] && echo met || echo NOT met)"
 fi
 
 # --- a million tiny entries ------------------------------------------------
@@ -201,8 +195,8 @@ row() {
     # A limit of 0 MB means "a third of pi'"'"'s peak".
     if (lm == 0) lm = pm / 1024 / 3
     ok = (mb <= lm && (ls == 0 || t <= ls)) ? "yes" : "no"
-    if (pt != "") printf "%-8s %10.2f %8.2f %7.1fx %12.1f %8.1f %7.3f %9s %5s\n", n, t, pt, pt / t, mb, pm / 1024, m / pm, sprintf("<=%.0f MB", lm), ok
-    else printf "%-8s %10.2f %8s %8s %12.1f %8s %7s %9s %5s\n", n, t, "-", "-", mb, "-", "-", sprintf("<=%.0f MB", lm) (ls > 0 ? sprintf(", <=%g s", ls) : ""), ok
+    if (pt != "") printf "%-8s %10.3f %8.3f %7.1fx %12.1f %8.1f %7.3f %9s %5s\n", n, t, pt, pt / t, mb, pm / 1024, m / pm, sprintf("<=%.0f MB", lm), ok
+    else printf "%-8s %10.3f %8s %8s %12.1f %8s %7s %9s %5s\n", n, t, "-", "-", mb, "-", "-", sprintf("<=%.0f MB", lm) (ls > 0 ? sprintf(", <=%g s", ls) : ""), ok
   }'
 }
 

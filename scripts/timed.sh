@@ -1,0 +1,21 @@
+# Sourced by the bench scripts. timed_run OUT RECORD CMD...: runs CMD once,
+# stdout to OUT, and appends "seconds peak-KB" to RECORD: the wall time to
+# the microsecond (bash's clock around the run; /usr/bin/time's own is in
+# hundredths, too coarse for runs of tens of ms) and the peak RSS from
+# /usr/bin/time. Prints CMD's stderr and fails when CMD fails.
+timed_run() {
+  local out=$1 record=$2 t0 t1 err
+  shift 2
+  err=$(mktemp "${TMPDIR:-/tmp}/timed.XXXXXX")
+  t0=$EPOCHREALTIME
+  if ! /usr/bin/time -f "%M" -o "$err.kb" "$@" >"$out" 2>"$err"; then
+    t1=$EPOCHREALTIME
+    echo "failed: $*" >&2
+    cat "$err" >&2
+    rm -f "$err" "$err.kb"
+    return 1
+  fi
+  t1=$EPOCHREALTIME
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') $(tail -n 1 "$err.kb")" >>"$record"
+  rm -f "$err" "$err.kb"
+}
