@@ -504,7 +504,7 @@ impl Cache {
         &mut self,
         path: &Path,
         stamp: FileStamp,
-        state: SummaryState,
+        mut state: SummaryState,
         prefix: PrefixPrint,
     ) {
         let Some(key) = records::path_bytes(path).filter(|_| self.dir.is_some()) else {
@@ -522,7 +522,9 @@ impl Cache {
                 TextEntry {
                     offset: state.offset,
                     header_hash: state.header_hash,
-                    body: TextBody::Owned(state.text.clone()),
+                    // The state's own copy is not kept: reading on takes
+                    // the text from here.
+                    body: TextBody::Owned(std::mem::take(&mut state.text)),
                 },
             );
         }
@@ -574,15 +576,21 @@ impl Cache {
         }
     }
 
-    /// Writes what changed. Errors are returned for reporting; the cache is
-    /// only an accelerator.
-    pub fn save(&mut self) -> std::io::Result<()> {
+    /// Writes what changed; true when a new texts file was written (whose
+    /// texts [`Cache::stored_text`] then gives). Errors are returned for
+    /// reporting; the cache is only an accelerator.
+    pub fn save(&mut self) -> std::io::Result<bool> {
         let Some(dir) = self.dir.clone() else {
-            return Ok(());
+            return Ok(false);
         };
+        let mut texts_written = false;
         if self.texts_dirty {
             if let Some(texts) = &self.texts {
-                write_texts(&dir.join(TEXT_FILE), texts)?;
+                let path = dir.join(TEXT_FILE);
+                write_texts(&path, texts)?;
+                // The new file's texts replace the ones held in memory.
+                self.texts = Some(open_texts(&path).unwrap_or_default());
+                texts_written = true;
             }
             self.texts_dirty = false;
         }
@@ -590,7 +598,32 @@ impl Cache {
             self.records.write(&dir.join(INDEX_FILE))?;
             self.index_dirty = false;
         }
-        Ok(())
+        Ok(texts_written)
+    }
+
+    /// `text`, as the texts file now holds it for `path`, when it holds it
+    /// and it is the same text: same length and bytes.
+    pub(crate) fn stored_text(
+        &self,
+        path: &Path,
+        text: &Arc<MessageText>,
+    ) -> Option<Arc<MessageText>> {
+        let texts = self.texts.as_ref()?;
+        let TextBody::Stored { folded, original } = &texts.entries.get(path)?.body else {
+            return None;
+        };
+        let held = text.cached_original()?;
+        if original.len != held.len() as u64 {
+            return None;
+        }
+        let stored = MessageText::stored(Stored::new(
+            texts.file.clone()?,
+            folded.clone(),
+            original.clone(),
+            path.to_path_buf(),
+            super::reread_text,
+        ));
+        (stored.cached_original()? == held).then(|| Arc::new(stored))
     }
 }
 
@@ -803,6 +836,41 @@ mod tests {
             .expect("parses");
         assert_eq!(s.map(|s| (s.id, s.message_count)), Some(("b".into(), 7)));
         assert!(cache.get(Path::new("/s/c.jsonl")).is_none());
+    }
+
+    /// Texts read in this run are written by the save, which then gives
+    /// them as the file holds them, read by position, so the copies held
+    /// in memory can go; a text other than the one saved is not swapped.
+    #[test]
+    fn saved_texts_are_then_read_from_the_file() {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut cache = reopened(dir.path());
+        let text = "Tree Label  and a longer text ".repeat(50_000);
+        let mut a = state("a", 40);
+        (a.with_text, a.text) = (true, text.clone());
+        put(&mut cache, "/s/a.jsonl", a);
+        let held = Arc::new(MessageText::new(text.clone()));
+        assert!(cache.stored_text(Path::new("/s/a.jsonl"), &held).is_none());
+        assert!(cache.save().expect("save"), "a texts file was written");
+        let stored = cache
+            .stored_text(Path::new("/s/a.jsonl"), &held)
+            .expect("in the file");
+        assert!(stored.is_stored());
+        assert_eq!(stored.original(), text.as_str());
+        assert_eq!(stored.folded(), held.folded());
+        assert!(stored.folded_contains(b"tree label and"));
+        // Another text (a last line read since), or another file: kept.
+        let other = Arc::new(MessageText::new(format!("{text}more")));
+        assert!(cache.stored_text(Path::new("/s/a.jsonl"), &other).is_none());
+        let same_length = Arc::new(MessageText::new(text.replace("Tree", "Tr3e")));
+        assert!(
+            cache
+                .stored_text(Path::new("/s/a.jsonl"), &same_length)
+                .is_none()
+        );
+        assert!(cache.stored_text(Path::new("/s/b.jsonl"), &held).is_none());
+        // Nothing new to write: no new file.
+        assert!(!cache.save().expect("save"));
     }
 
     #[test]

@@ -254,11 +254,23 @@ pub fn load(
     for dir in scanned {
         cache.forget_missing_under(dir, &|p| present.contains(p.as_os_str()));
     }
-    if let Err(e) = cache.save() {
-        problems.push(CatalogProblem::new(
+    match cache.save() {
+        // The texts just read are in the texts file now: searches read them
+        // there, as after a warm start, and the copies in memory go.
+        Ok(true) => {
+            for s in sessions.iter_mut() {
+                if let Some(t) = s.text.as_mut() {
+                    if let Some(stored) = cache.stored_text(&s.path, t) {
+                        *t = stored;
+                    }
+                }
+            }
+        }
+        Ok(false) => {}
+        Err(e) => problems.push(CatalogProblem::new(
             &cache::default_dir().unwrap_or_default(),
             format!("could not save the cache: {e}"),
-        ));
+        )),
     }
     if folder.layout == Layout::Flat && options.scope == Scope::Current {
         let cwd = &folder.cwd;
@@ -293,12 +305,12 @@ fn reread_text(path: &Path) -> Option<String> {
 fn summarise_one(path: &Path, with_text: bool) -> std::io::Result<Option<SessionSummary>> {
     let mut file = open_regular(path)?;
     let stamp = FileStamp::of(&file.metadata()?);
-    let done = SummaryState {
+    let mut done = SummaryState {
         with_text,
         ..SummaryState::default()
     }
     .read_on(&mut file)?;
-    let text = with_text.then(|| Arc::new(MessageText::new(done.text.clone())));
+    let text = with_text.then(|| Arc::new(MessageText::new(std::mem::take(&mut done.text))));
     Ok(done.summary(path.to_path_buf(), stamp.size, stamp.mtime_ms(), text))
 }
 
@@ -406,8 +418,8 @@ fn summarise(
     if how != How::Whole {
         state.text = prior.into_owned();
     }
-    let done = state.read_on(&mut file).map_err(problem)?;
-    let summary = finish(c, &done, stamp, keep_text);
+    let mut done = state.read_on(&mut file).map_err(problem)?;
+    let summary = finish(c, &mut done, stamp, keep_text);
     let state = if caching && how != How::Cached {
         let prefix = PrefixPrint::of(&file, state.offset).map_err(problem)?;
         Some(Box::new((state, prefix)))
@@ -421,12 +433,13 @@ fn summarise(
     })
 }
 
+/// The summary of a finished read; its text is moved out of `state`.
 fn finish(
     c: &Candidate,
-    state: &SummaryState,
+    state: &mut SummaryState,
     stamp: FileStamp,
     keep_text: bool,
 ) -> Option<SessionSummary> {
-    let text = keep_text.then(|| Arc::new(MessageText::new(state.text.clone())));
+    let text = keep_text.then(|| Arc::new(MessageText::new(std::mem::take(&mut state.text))));
     state.summary(c.path.clone(), stamp.size, stamp.mtime_ms(), text)
 }

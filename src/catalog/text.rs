@@ -219,6 +219,12 @@ impl MessageText {
         }
     }
 
+    /// Whether the text is read from the cache's texts file.
+    #[cfg(test)]
+    pub(crate) fn is_stored(&self) -> bool {
+        matches!(self.source, Source::Stored(_))
+    }
+
     /// The text as the cache holds it, if it is intact (no fallback read).
     pub(crate) fn cached_original(&self) -> Option<Cow<'_, str>> {
         match &self.source {
