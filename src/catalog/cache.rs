@@ -337,8 +337,8 @@ struct TextEntry {
 enum TextBody {
     /// In the texts file (absolute spans).
     Stored { folded: Span, original: Span },
-    /// Read in this run, not saved yet.
-    Owned(String),
+    /// Read in this run, not saved yet (the loaded summary's own).
+    Owned(Arc<MessageText>),
 }
 
 #[derive(Default)]
@@ -485,7 +485,7 @@ impl Cache {
                 path.to_path_buf(),
                 reread,
             )),
-            TextBody::Owned(s) => MessageText::new(s.clone()),
+            TextBody::Owned(t) => return Some(t.clone()),
         }))
     }
 
@@ -499,13 +499,15 @@ impl Cache {
         }
     }
 
-    /// Records what a read of `path` found.
+    /// Records what a read of `path` found; `text` is the state's text
+    /// when the caller holds it already (else it is taken from the state).
     pub(crate) fn put(
         &mut self,
         path: &Path,
         stamp: FileStamp,
         mut state: SummaryState,
         prefix: PrefixPrint,
+        text: Option<Arc<MessageText>>,
     ) {
         let Some(key) = records::path_bytes(path).filter(|_| self.dir.is_some()) else {
             return;
@@ -522,9 +524,11 @@ impl Cache {
                 TextEntry {
                     offset: state.offset,
                     header_hash: state.header_hash,
-                    // The state's own copy is not kept: reading on takes
-                    // the text from here.
-                    body: TextBody::Owned(std::mem::take(&mut state.text)),
+                    // The state keeps no copy: reading on takes the text
+                    // from here.
+                    body: TextBody::Owned(text.unwrap_or_else(|| {
+                        Arc::new(MessageText::new(std::mem::take(&mut state.text)))
+                    })),
                 },
             );
         }
@@ -677,20 +681,20 @@ fn open_texts(path: &Path) -> Option<Texts> {
 /// Writes the texts file (see [`TextRecord`]) beside `path` and renames it
 /// over. Texts carried over from the old file are copied as they lie, once
 /// their hashes are checked (a damaged or vanished one is left out, read
-/// again next time); new ones are folded here, once. Texts are written in
-/// the order of the table, which goes first: each is read (or folded) and
-/// checked before the table is written, one at a time, so what is held at
-/// once is the table and one text, not the whole file.
+/// again next time); new ones are folded here, twice (for the table, then
+/// for the file), so that no more than one folded text is held at a time.
+/// Texts are written in the order of the table, which goes first: each is
+/// read (or folded) and checked before the table is written, one at a
+/// time, so what is held at once is the table and one text, not the file.
 fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
     let mut records = Vec::with_capacity(texts.entries.len());
     let mut buf = Vec::new();
     // Pass one: which texts are intact, and their spans (relative).
     let mut folded_at = 0u64;
-    // (path, entry, folded span, the folded text of a new one)
-    let mut kept: Vec<(&PathBuf, &TextEntry, Span, Option<String>)> =
-        Vec::with_capacity(texts.entries.len());
+    // (path, entry, folded span)
+    let mut kept: Vec<(&PathBuf, &TextEntry, Span)> = Vec::with_capacity(texts.entries.len());
     for (p, e) in &texts.entries {
-        let (folded, new) = match &e.body {
+        let folded = match &e.body {
             TextBody::Stored { folded, original } => {
                 let Some(file) = &texts.file else { continue };
                 if !read_span(file, original, &mut buf) || !read_span(file, folded, &mut buf) {
@@ -700,24 +704,21 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
                     start: folded_at,
                     ..folded.clone()
                 };
-                (span, None)
+                span
             }
-            TextBody::Owned(s) => {
-                let f = crate::jstext::normalize_whitespace_lower(s);
-                (Span::over(folded_at, f.as_bytes()), Some(f))
-            }
+            TextBody::Owned(t) => Span::over(folded_at, &t.folded_anew()),
         };
         folded_at += folded.len;
-        kept.push((p, e, folded, new));
+        kept.push((p, e, folded));
     }
     let mut original_at = folded_at;
-    for (p, e, folded, _) in kept.iter() {
+    for (p, e, folded) in kept.iter() {
         let original = match &e.body {
             TextBody::Stored { original, .. } => Span {
                 start: original_at,
                 ..original.clone()
             },
-            TextBody::Owned(s) => Span::over(original_at, s.as_bytes()),
+            TextBody::Owned(t) => Span::over(original_at, t.original().as_bytes()),
         };
         original_at += original.len;
         records.push(TextRecord {
@@ -740,7 +741,7 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
         // that changed since pass one leaves the file unusable, not wrong:
         // its hashes are those of pass one).
         for folded in [true, false] {
-            for (_, e, _, new) in &kept {
+            for (_, e, _) in &kept {
                 match &e.body {
                     TextBody::Stored {
                         folded: f,
@@ -757,10 +758,8 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
                         }
                         w.write_all(&buf)?;
                     }
-                    TextBody::Owned(_) if folded => {
-                        w.write_all(new.as_deref().unwrap_or_default().as_bytes())?;
-                    }
-                    TextBody::Owned(s) => w.write_all(s.as_bytes())?,
+                    TextBody::Owned(t) if folded => w.write_all(&t.folded_anew())?,
+                    TextBody::Owned(t) => w.write_all(t.original().as_bytes())?,
                 }
             }
         }
@@ -802,7 +801,7 @@ mod tests {
             len: s.offset,
             hash: 3,
         };
-        cache.put(Path::new(path), stamp, s, prefix);
+        cache.put(Path::new(path), stamp, s, prefix, None);
     }
 
     fn reopened(dir: &Path) -> Cache {

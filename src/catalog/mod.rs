@@ -90,9 +90,10 @@ enum How {
 
 struct Loaded {
     summary: Option<SessionSummary>,
-    /// What to cache: the state and a print of the bytes it was read from.
-    /// (Boxed: the channel and the results hold a `Loaded` per file.)
-    state: Option<Box<(SummaryState, PrefixPrint)>>,
+    /// What to cache: the state, a print of the bytes it was read from,
+    /// and its text when the summary's is the same one (shared, not held
+    /// twice). (Boxed: the channel and the results hold a `Loaded` per file.)
+    state: Option<Box<(SummaryState, PrefixPrint, Option<Arc<MessageText>>)>>,
     how: How,
 }
 
@@ -239,8 +240,8 @@ pub fn load(
             How::Whole => stats.read_whole += 1,
         }
         if let (Some(kept), Some(stamp)) = (loaded.state, c.meta) {
-            let (state, prefix) = *kept;
-            cache.put(&c.path, stamp, state, prefix);
+            let (state, prefix, text) = *kept;
+            cache.put(&c.path, stamp, state, prefix, text);
         }
         sessions.extend(loaded.summary);
     }
@@ -422,7 +423,16 @@ fn summarise(
     let summary = finish(c, &mut done, stamp, keep_text);
     let state = if caching && how != How::Cached {
         let prefix = PrefixPrint::of(&file, state.offset).map_err(problem)?;
-        Some(Box::new((state, prefix)))
+        // Texts only grow: of the same length, the summary's (which adds an
+        // unfinished last line's, if any) is the state's.
+        let text = summary.as_ref().and_then(|s| s.text.clone()).filter(|t| {
+            t.cached_original()
+                .is_some_and(|t| t.len() == state.text.len())
+        });
+        if text.is_some() {
+            state.text = String::new();
+        }
+        Some(Box::new((state, prefix, text)))
     } else {
         None
     };

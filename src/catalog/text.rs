@@ -251,6 +251,18 @@ impl MessageText {
         }
     }
 
+    /// The folded text (see [`MessageText::folded`]), folded now and not
+    /// kept, unless it is kept already.
+    pub(crate) fn folded_anew(&self) -> Cow<'_, [u8]> {
+        match (&self.source, self.folded.get()) {
+            (_, Some(f)) => Cow::Borrowed(f.as_bytes()),
+            (Source::Owned(s), None) => {
+                Cow::Owned(crate::jstext::normalize_whitespace_lower(s).into_bytes())
+            }
+            (Source::Stored(_), None) => self.folded(),
+        }
+    }
+
     /// Whether the folded text holds `needle` (see [`MessageText::folded`]).
     pub(crate) fn folded_contains(&self, needle: &[u8]) -> bool {
         match &self.source {

@@ -237,6 +237,9 @@ impl JobContext {
                 }
             }
         });
+        // Freed before the picker takes the sessions (and hands freed memory
+        // back): the cache held every text read until it wrote them.
+        drop(cache);
         send(AppEvent::Catalog(CatalogUpdate::Done {
             sessions: cat.sessions,
             problems: cat.problems.iter().map(ToString::to_string).collect(),
