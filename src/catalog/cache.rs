@@ -700,11 +700,10 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
                 if !read_span(file, original, &mut buf) || !read_span(file, folded, &mut buf) {
                     continue;
                 }
-                let span = Span {
+                Span {
                     start: folded_at,
                     ..folded.clone()
-                };
-                span
+                }
             }
             TextBody::Owned(t) => Span::over(folded_at, &t.folded_anew()),
         };

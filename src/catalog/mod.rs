@@ -90,11 +90,18 @@ enum How {
 
 struct Loaded {
     summary: Option<SessionSummary>,
-    /// What to cache: the state, a print of the bytes it was read from,
-    /// and its text when the summary's is the same one (shared, not held
-    /// twice). (Boxed: the channel and the results hold a `Loaded` per file.)
-    state: Option<Box<(SummaryState, PrefixPrint, Option<Arc<MessageText>>)>>,
+    /// What to cache. (Boxed: the channel and the results hold a `Loaded`
+    /// per file.)
+    state: Option<Box<ToCache>>,
     how: How,
+}
+
+/// A read's state, a print of the bytes it was read from, and its text when
+/// the summary's is the same one (shared, not held twice).
+struct ToCache {
+    state: SummaryState,
+    prefix: PrefixPrint,
+    text: Option<Arc<MessageText>>,
 }
 
 /// Summarises the sessions of `folder`, using and updating `cache`.
@@ -240,7 +247,11 @@ pub fn load(
             How::Whole => stats.read_whole += 1,
         }
         if let (Some(kept), Some(stamp)) = (loaded.state, c.meta) {
-            let (state, prefix, text) = *kept;
+            let ToCache {
+                state,
+                prefix,
+                text,
+            } = *kept;
             cache.put(&c.path, stamp, state, prefix, text);
         }
         sessions.extend(loaded.summary);
@@ -432,7 +443,11 @@ fn summarise(
         if text.is_some() {
             state.text = String::new();
         }
-        Some(Box::new((state, prefix, text)))
+        Some(Box::new(ToCache {
+            state,
+            prefix,
+            text,
+        }))
     } else {
         None
     };
