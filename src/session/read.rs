@@ -749,52 +749,41 @@ mod tests {
         }
     }
 
-    /// A parser that panics (a bug) ends the scan with that panic, never
-    /// a hang.
-    #[test]
-    fn a_panic_in_a_worker_is_passed_on() {
+    /// A scan of two million short lines (many more blocks than the
+    /// workers may run ahead) whose parser or sink panics at line 12,346.
+    fn scan_that_panics(in_sink: bool) -> std::thread::Result<io::Result<ScanEnd>> {
         let mut data = Vec::new();
-        // Many more blocks than the workers may run ahead.
         for i in 0..2_000_000 {
             writeln!(data, "line {i}").unwrap();
         }
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(&data).unwrap();
-        let result = std::panic::catch_unwind(move || {
+        std::panic::catch_unwind(move || {
             scan_text(
                 f,
                 0,
                 1,
-                |t, _| assert_ne!(t, "line 12345"),
-                |_, _| ControlFlow::Continue(()),
+                |t, _| assert!(in_sink || t != "line 12345"),
+                |m, _| {
+                    assert!(!in_sink || m.number != 12346);
+                    ControlFlow::Continue(())
+                },
             )
-        });
-        assert!(result.is_err());
+        })
+    }
+
+    /// A parser that panics (a bug) ends the scan with that panic, never
+    /// a hang.
+    #[test]
+    fn a_panic_in_a_worker_is_passed_on() {
+        assert!(scan_that_panics(false).is_err());
     }
 
     /// The sink runs on the calling thread, between its own blocks: its
     /// panic too ends the scan, without leaving a worker waiting.
     #[test]
     fn a_panic_in_the_sink_is_passed_on() {
-        let mut data = Vec::new();
-        for i in 0..2_000_000 {
-            writeln!(data, "line {i}").unwrap();
-        }
-        let mut f = tempfile::tempfile().unwrap();
-        f.write_all(&data).unwrap();
-        let result = std::panic::catch_unwind(move || {
-            scan_text(
-                f,
-                0,
-                1,
-                |t, _| t.len(),
-                |m, _| {
-                    assert_ne!(m.number, 12345);
-                    ControlFlow::Continue(())
-                },
-            )
-        });
-        assert!(result.is_err());
+        assert!(scan_that_panics(true).is_err());
     }
 
     #[test]
