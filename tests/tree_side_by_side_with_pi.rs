@@ -230,7 +230,11 @@ fn every_row_of_a_branched_session_reads_as_in_pi_tree() {
     pi.tmux(&["resize-window", "-t", "pi", "-x", "200", "-y", "90"]);
     pi.wait_for("pi's picker", |s| s.contains("Resume Session"));
     pi.keys(&["Tab"]);
-    pi.wait_for("all projects", |s| s.contains("Resume Session (All)"));
+    // The title changes before the list of all projects is drawn: an Enter
+    // sent in between opens nothing. Wait for the selected row, steady.
+    pi.wait_for_steady("all projects", |s| {
+        s.contains("Resume Session (All)") && s.lines().any(|l| l.trim_start().starts_with('›'))
+    });
     pi.keys(&["Enter"]);
     // The session's folder does not exist here: pi offers to go on.
     pi.wait_for("the folder question", |s| s.contains("Continue in"));
