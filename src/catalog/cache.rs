@@ -347,6 +347,26 @@ struct Texts {
     entries: HashMap<PathBuf, TextEntry>,
 }
 
+impl Texts {
+    /// `path`'s text at these spans of the texts file, read from it when
+    /// searched (`reread` if the file no longer holds it).
+    fn stored(
+        &self,
+        path: &Path,
+        folded: &Span,
+        original: &Span,
+        reread: Reread,
+    ) -> Option<MessageText> {
+        Some(MessageText::stored(Stored::new(
+            self.file.clone()?,
+            folded.clone(),
+            original.clone(),
+            path.to_path_buf(),
+            reread,
+        )))
+    }
+}
+
 /// The cache, loaded.
 #[derive(Default)]
 pub struct Cache {
@@ -477,16 +497,12 @@ impl Cache {
         if t.offset != offset || t.header_hash != header_hash {
             return None;
         }
-        Some(Arc::new(match &t.body {
-            TextBody::Stored { folded, original } => MessageText::stored(Stored::new(
-                texts.file.clone()?,
-                folded.clone(),
-                original.clone(),
-                path.to_path_buf(),
-                reread,
-            )),
-            TextBody::Owned(t) => return Some(t.clone()),
-        }))
+        match &t.body {
+            TextBody::Stored { folded, original } => {
+                texts.stored(path, folded, original, reread).map(Arc::new)
+            }
+            TextBody::Owned(t) => Some(t.clone()),
+        }
     }
 
     fn load_texts(&mut self) {
@@ -620,13 +636,7 @@ impl Cache {
         if original.len != held.len() as u64 {
             return None;
         }
-        let stored = MessageText::stored(Stored::new(
-            texts.file.clone()?,
-            folded.clone(),
-            original.clone(),
-            path.to_path_buf(),
-            super::reread_text,
-        ));
+        let stored = texts.stored(path, folded, original, super::reread_text)?;
         (stored.cached_original()? == held).then(|| Arc::new(stored))
     }
 }

@@ -282,6 +282,15 @@ enum FileFound {
 
 const FOLDERS_HELD_OPEN: usize = 64;
 
+impl FileFound {
+    fn name(&self) -> std::borrow::Cow<'_, std::ffi::OsStr> {
+        match self {
+            FileFound::Held(e) => e.file_name().into(),
+            FileFound::Named(name) => name.as_os_str().into(),
+        }
+    }
+}
+
 /// What one [`Listing::work`] found: each file by its place in the listing,
 /// its path and what `stat` says of it.
 pub struct Found(Vec<(usize, PathBuf, std::io::Result<std::fs::Metadata>)>);
@@ -353,23 +362,15 @@ impl<'f> Listing<'f> {
                 break;
             };
             for (i, (dir, e)) in taken.iter().take(FILES_AT_A_TIME).enumerate() {
-                let base = &listed.bases[*dir];
-                let (path, meta) = match e {
+                let path = listed.bases[*dir].join(e.name());
+                let meta = match e {
                     // Asked of the open folder; a link is followed by its
                     // path.
-                    FileFound::Held(e) => {
-                        let path = base.join(e.file_name());
-                        let meta = match e.metadata() {
-                            Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
-                            other => other,
-                        };
-                        (path, meta)
-                    }
-                    FileFound::Named(name) => {
-                        let path = base.join(name);
-                        let meta = std::fs::metadata(&path);
-                        (path, meta)
-                    }
+                    FileFound::Held(e) => match e.metadata() {
+                        Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
+                        other => other,
+                    },
+                    FileFound::Named(_) => std::fs::metadata(&path),
                 };
                 found.push((start + i, path, meta));
             }
