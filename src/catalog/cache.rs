@@ -596,21 +596,21 @@ impl Cache {
         }
     }
 
-    /// Writes what changed; true when a new texts file was written (whose
-    /// texts [`Cache::stored_text`] then gives). Errors are returned for
-    /// reporting; the cache is only an accelerator.
-    pub fn save(&mut self) -> std::io::Result<bool> {
+    /// Writes what changed. When a new texts file was written, the texts
+    /// of this run it now holds are handed back ([`Swaps`]), read from the
+    /// very file written. Errors are returned for reporting; the cache is
+    /// only an accelerator.
+    pub fn save(&mut self) -> std::io::Result<Swaps> {
         let Some(dir) = self.dir.clone() else {
-            return Ok(false);
+            return Ok(Swaps::default());
         };
-        let mut texts_written = false;
+        let mut swaps = Swaps::default();
         if self.texts_dirty {
             if let Some(texts) = &self.texts {
-                let path = dir.join(TEXT_FILE);
-                write_texts(&path, texts)?;
                 // The new file's texts replace the ones held in memory.
-                self.texts = Some(open_texts(&path).unwrap_or_default());
-                texts_written = true;
+                let (written, written_now) = write_texts(&dir.join(TEXT_FILE), texts)?;
+                self.texts = Some(written);
+                swaps = written_now;
             }
             self.texts_dirty = false;
         }
@@ -618,26 +618,27 @@ impl Cache {
             self.records.write(&dir.join(INDEX_FILE))?;
             self.index_dirty = false;
         }
-        Ok(texts_written)
+        Ok(swaps)
+    }
+}
+
+/// The texts read in this run that a save wrote, by path: the very text
+/// the cache was given, and the same text as the new file holds it, read
+/// by position when searched. Dropped once the holders have swapped.
+#[derive(Default)]
+pub struct Swaps(HashMap<PathBuf, (Arc<MessageText>, Arc<MessageText>)>);
+
+impl Swaps {
+    /// The file's copy of `text`, when `text` is the one written for `path`
+    /// (the same allocation, so the same bytes).
+    pub fn stored(&self, path: &Path, text: &Arc<MessageText>) -> Option<Arc<MessageText>> {
+        let (written, stored) = self.0.get(path)?;
+        Arc::ptr_eq(written, text).then(|| stored.clone())
     }
 
-    /// `text`, as the texts file now holds it for `path`, when it holds it
-    /// and it is the same text: same length and bytes.
-    pub(crate) fn stored_text(
-        &self,
-        path: &Path,
-        text: &Arc<MessageText>,
-    ) -> Option<Arc<MessageText>> {
-        let texts = self.texts.as_ref()?;
-        let TextBody::Stored { folded, original } = &texts.entries.get(path)?.body else {
-            return None;
-        };
-        let held = text.cached_original()?;
-        if original.len != held.len() as u64 {
-            return None;
-        }
-        let stored = texts.stored(path, folded, original, super::reread_text)?;
-        (stored.cached_original()? == held).then(|| Arc::new(stored))
+    /// True when no new texts file was written.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 
@@ -696,7 +697,11 @@ fn open_texts(path: &Path) -> Option<Texts> {
 /// Texts are written in the order of the table, which goes first: each is
 /// read (or folded) and checked before the table is written, one at a
 /// time, so what is held at once is the table and one text, not the file.
-fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
+///
+/// Gives the new file's texts, over the handle of the file written (not
+/// opened again by name: another piscope may have replaced it since), and
+/// the texts of this run it now holds.
+fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<(Texts, Swaps)> {
     let mut records = Vec::with_capacity(texts.entries.len());
     let mut buf = Vec::new();
     // Pass one: which texts are intact, and their spans (relative).
@@ -775,8 +780,36 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<()> {
         w.flush()?;
     }
     tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let file = tmp.persist(path).map_err(|e| e.error)?;
+    let base = (HEADER_LEN + table.len()) as u64;
+    let absolute = |s: &Span| Span {
+        start: s.start + base,
+        ..s.clone()
+    };
+    let mut written = Texts {
+        file: Some(Arc::new(file)),
+        entries: HashMap::with_capacity(records.len()),
+    };
+    let mut swaps = Swaps::default();
+    for (r, (_, e, _)) in records.into_iter().zip(&kept) {
+        let (folded, original) = (absolute(&r.folded), absolute(&r.original));
+        if let TextBody::Owned(t) = &e.body {
+            if let Some(stored) = written.stored(&r.path, &folded, &original, super::reread_text) {
+                swaps
+                    .0
+                    .insert(r.path.clone(), (t.clone(), Arc::new(stored)));
+            }
+        }
+        written.entries.insert(
+            r.path,
+            TextEntry {
+                offset: r.offset,
+                header_hash: r.header_hash,
+                body: TextBody::Stored { folded, original },
+            },
+        );
+    }
+    Ok((written, swaps))
 }
 
 #[cfg(test)]
@@ -848,37 +881,72 @@ mod tests {
 
     /// Texts read in this run are written by the save, which then gives
     /// them as the file holds them, read by position, so the copies held
-    /// in memory can go; a text other than the one saved is not swapped.
+    /// in memory can go; only the very text the cache was given is swapped.
     #[test]
     fn saved_texts_are_then_read_from_the_file() {
         let dir = tempfile::tempdir().expect("dir");
         let mut cache = reopened(dir.path());
         let text = "Tree Label  and a longer text ".repeat(50_000);
         let mut a = state("a", 40);
-        (a.with_text, a.text) = (true, text.clone());
-        put(&mut cache, "/s/a.jsonl", a);
+        a.with_text = true;
         let held = Arc::new(MessageText::new(text.clone()));
-        assert!(cache.stored_text(Path::new("/s/a.jsonl"), &held).is_none());
-        assert!(cache.save().expect("save"), "a texts file was written");
-        let stored = cache
-            .stored_text(Path::new("/s/a.jsonl"), &held)
+        let (stamp, prefix) = (
+            FileStamp {
+                size: 40,
+                mtime_ns: 5,
+                inode: 9,
+                device: 1,
+            },
+            PrefixPrint { len: 40, hash: 3 },
+        );
+        cache.put(
+            Path::new("/s/a.jsonl"),
+            stamp,
+            a,
+            prefix,
+            Some(held.clone()),
+        );
+        let mut b = state("b", 70);
+        (b.with_text, b.text) = (true, "of b".into());
+        put(&mut cache, "/s/b.jsonl", b);
+        let swaps = cache.save().expect("save");
+        assert!(!swaps.is_empty(), "a texts file was written");
+        let stored = swaps
+            .stored(Path::new("/s/a.jsonl"), &held)
             .expect("in the file");
         assert!(stored.is_stored());
         assert_eq!(stored.original(), text.as_str());
         assert_eq!(stored.folded(), held.folded());
         assert!(stored.folded_contains(b"tree label and"));
-        // Another text (a last line read since), or another file: kept.
-        let other = Arc::new(MessageText::new(format!("{text}more")));
-        assert!(cache.stored_text(Path::new("/s/a.jsonl"), &other).is_none());
-        let same_length = Arc::new(MessageText::new(text.replace("Tree", "Tr3e")));
-        assert!(
-            cache
-                .stored_text(Path::new("/s/a.jsonl"), &same_length)
-                .is_none()
-        );
-        assert!(cache.stored_text(Path::new("/s/b.jsonl"), &held).is_none());
+        // The same text held elsewhere, or under another path: kept.
+        let copy = Arc::new(MessageText::new(text.clone()));
+        assert!(swaps.stored(Path::new("/s/a.jsonl"), &copy).is_none());
+        assert!(swaps.stored(Path::new("/s/c.jsonl"), &held).is_none());
+        drop(swaps);
+        // The cache reads from the file it wrote, and so does the next run.
+        let mut again = reopened(dir.path());
+        again.load_texts();
+        for cache in [&cache, &again] {
+            let texts = cache.texts.as_ref().expect("texts");
+            for (path, want) in [("/s/a.jsonl", text.as_str()), ("/s/b.jsonl", "of b")] {
+                let TextBody::Stored { folded, original } =
+                    &texts.entries.get(Path::new(path)).expect("entry").body
+                else {
+                    panic!("{path} is not stored");
+                };
+                let t = texts
+                    .stored(
+                        Path::new(path),
+                        folded,
+                        original,
+                        crate::catalog::reread_text,
+                    )
+                    .expect("file");
+                assert_eq!(t.original(), want);
+            }
+        }
         // Nothing new to write: no new file.
-        assert!(!cache.save().expect("save"));
+        assert!(cache.save().expect("save").is_empty());
     }
 
     #[test]

@@ -269,16 +269,15 @@ pub fn load(
     match cache.save() {
         // The texts just read are in the texts file now: searches read them
         // there, as after a warm start, and the copies in memory go.
-        Ok(true) => {
-            for s in sessions.iter_mut() {
+        Ok(swaps) => {
+            for s in sessions.iter_mut().filter(|_| !swaps.is_empty()) {
                 if let Some(t) = s.text.as_mut() {
-                    if let Some(stored) = cache.stored_text(&s.path, t) {
+                    if let Some(stored) = swaps.stored(&s.path, t) {
                         *t = stored;
                     }
                 }
             }
         }
-        Ok(false) => {}
         Err(e) => problems.push(CatalogProblem::new(
             &cache::default_dir().unwrap_or_default(),
             format!("could not save the cache: {e}"),
