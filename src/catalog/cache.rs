@@ -328,6 +328,18 @@ struct TextRecord {
     original: Span,
 }
 
+impl TextRecord {
+    /// Its entry, once loaded: the texts at these (absolute) spans.
+    fn stored_at(self, folded: Span, original: Span) -> (PathBuf, TextEntry) {
+        let entry = TextEntry {
+            offset: self.offset,
+            header_hash: self.header_hash,
+            body: TextBody::Stored { folded, original },
+        };
+        (self.path, entry)
+    }
+}
+
 struct TextEntry {
     offset: u64,
     header_hash: u64,
@@ -670,18 +682,16 @@ fn open_texts(path: &Path) -> Option<Texts> {
         s.sound(file_len).then_some(s)
     };
     let mut entries = HashMap::with_capacity(records.len());
-    for r in records {
-        let (Some(folded), Some(original)) = (absolute(r.folded), absolute(r.original)) else {
+    for mut r in records {
+        let (folded, original) = (
+            std::mem::take(&mut r.folded),
+            std::mem::take(&mut r.original),
+        );
+        let (Some(folded), Some(original)) = (absolute(folded), absolute(original)) else {
             return None;
         };
-        entries.insert(
-            r.path,
-            TextEntry {
-                offset: r.offset,
-                header_hash: r.header_hash,
-                body: TextBody::Stored { folded, original },
-            },
-        );
+        let (path, entry) = r.stored_at(folded, original);
+        entries.insert(path, entry);
     }
     Some(Texts {
         file: Some(Arc::new(file)),
@@ -800,14 +810,8 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<(Texts, Swaps)> {
                     .insert(r.path.clone(), (t.clone(), Arc::new(stored)));
             }
         }
-        written.entries.insert(
-            r.path,
-            TextEntry {
-                offset: r.offset,
-                header_hash: r.header_hash,
-                body: TextBody::Stored { folded, original },
-            },
-        );
+        let (path, entry) = r.stored_at(folded, original);
+        written.entries.insert(path, entry);
     }
     Ok((written, swaps))
 }

@@ -270,7 +270,7 @@ pub fn load(
         // The texts just read are in the texts file now: searches read them
         // there, as after a warm start, and the copies in memory go.
         Ok(swaps) => {
-            for s in sessions.iter_mut().filter(|_| !swaps.is_empty()) {
+            for s in sessions.iter_mut() {
                 if let Some(t) = s.text.as_mut() {
                     if let Some(stored) = swaps.stored(&s.path, t) {
                         *t = stored;
