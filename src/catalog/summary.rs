@@ -11,6 +11,7 @@ use crate::session::line::{
     Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want,
     read_fast_into, read_slow,
 };
+use crate::session::read::{ALIGN, aligned_pad};
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
@@ -243,7 +244,10 @@ impl SummaryState {
 
     fn read_on_with(&mut self, file: &mut File, buf: &mut Vec<u8>) -> io::Result<SummaryState> {
         file.seek(SeekFrom::Start(self.offset))?;
-        let (mut start, mut end) = (0, 0);
+        // The bytes sit in `buf` where they sit within a 64-byte line in
+        // the file, which the kernel copies fastest (see `aligned_pad`).
+        let mut start = aligned_pad(buf, self.offset);
+        let mut end = start;
         loop {
             if let Some(i) = memchr::memchr(b'\n', &buf[start..end]) {
                 let line_start = self.offset;
@@ -256,12 +260,13 @@ impl SummaryState {
                 continue;
             }
             // No complete line left in the buffer: keep the rest, read more.
-            buf.copy_within(start..end, 0);
-            end -= start;
-            start = 0;
-            if end == buf.len() {
+            let rest = end - start;
+            if rest + ALIGN >= buf.len() {
                 buf.resize(buf.len() * 2, 0);
             }
+            let to = aligned_pad(buf, self.offset);
+            buf.copy_within(start..end, to);
+            (start, end) = (to, to + rest);
             let n = match file.read(&mut buf[end..]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -269,8 +274,8 @@ impl SummaryState {
             };
             if n == 0 {
                 let mut done = self.clone();
-                if end > 0 {
-                    done.line(&buf[..end], self.offset);
+                if end > start {
+                    done.line(&buf[start..end], self.offset);
                 }
                 return Ok(done);
             }
@@ -664,6 +669,60 @@ mod tests {
         assert_eq!(s.models, ["p/m"]);
         assert_eq!((s.tokens, s.cost), (10.0, 0.5));
         assert!(s.skipped_by_pi.is_none());
+    }
+
+    /// Lines shorter and longer than the read block, ending anywhere in it
+    /// (and the buffer laid out again for each read): every message is
+    /// counted and the long first message is kept whole, read at once or
+    /// resumed at any point.
+    #[test]
+    fn lines_of_any_length_across_reads() {
+        let mut text = format!("{HEAD}\n");
+        let lens = [
+            READ_BLOCK - 200,
+            3,
+            READ_BLOCK * 2 + 77,
+            1,
+            63,
+            64,
+            65,
+            READ_BLOCK + 1,
+        ];
+        for (k, n) in lens.iter().enumerate() {
+            let parent = if k == 0 {
+                "null".to_string()
+            } else {
+                format!("\"m{}\"", k - 1)
+            };
+            let body = char::from(b'a' + k as u8).to_string().repeat(*n);
+            text.push_str(&format!(
+                r#"{{"type":"message","id":"m{k}","parentId":{parent},"message":{{"role":"user","content":"{body}"}}}}"#
+            ));
+            text.push('\n');
+        }
+        let whole = summarise(&text).expect("a session");
+        assert_eq!(whole.message_count, lens.len() as u64);
+        assert_eq!(whole.first_message.len(), lens[0]);
+        assert_eq!((whole.entries, whole.leaves), (lens.len() as u64, 1));
+        let mut f = tempfile::tempfile().expect("temp file");
+        let mut state = SummaryState::default();
+        for line in text.split_inclusive('\n') {
+            // Half a line first: read into the copy only, then again whole.
+            let (a, b) = line.as_bytes().split_at(line.len() / 2);
+            for piece in [a, b] {
+                f.write_all(piece).expect("write");
+                state.read_on(&mut f).expect("read");
+            }
+        }
+        // An unfinished last line counts in the summary of the read.
+        let last = r#"{"type":"message","id":"z","parentId":"m7","message":{"role":"user","content":"z"}}"#;
+        f.write_all(last.as_bytes()).expect("write");
+        let done = state.read_on(&mut f).expect("read");
+        assert_eq!(done.message_count, lens.len() as u64 + 1);
+        let resumed = state
+            .summary(PathBuf::from("x.jsonl"), text.len() as u64, 7, None)
+            .expect("a session");
+        assert_eq!(format!("{resumed:?}"), format!("{whole:?}"));
     }
 
     #[test]

@@ -17,6 +17,11 @@ use std::sync::{Condvar, Mutex, mpsc};
 const BLOCK: u64 = 1 << 18;
 /// The first read past a block for the end of its last line.
 const RUN_ON_FIRST: u64 = 1 << 14;
+/// A read into memory whose address sits at the same place within a
+/// 64-byte line as the file offset it reads from copies up to 4 times
+/// faster on some processors than one 16 bytes off (100 MB session: 85 ms
+/// of the kernel's copying against 20): blocks are laid out so.
+pub(crate) const ALIGN: usize = 64;
 /// Below this many bytes the file is parsed on the calling thread.
 const PARALLEL_MIN: u64 = 256 << 10;
 /// How many blocks the workers may run ahead of the one the sink waits for.
@@ -119,9 +124,10 @@ struct Stream {
     end: u64,
 }
 
-/// The lines of one block, at `buf[from..len]`; `buf[0]` is at `offset`.
+/// The lines of one block, at `buf[from..len]`; `buf[pad]` is at `offset`.
 struct Block {
     offset: u64,
+    pad: usize,
     from: usize,
     len: usize,
 }
@@ -158,11 +164,16 @@ impl Stream {
         // The byte before the block tells whether a line starts at its
         // first byte.
         let offset = if index == 0 { begin } else { begin - 1 };
-        let mut len = self.read(offset, stop, buf, 0)?;
+        let want = (stop - offset) as usize + ALIGN;
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
+        let pad = aligned_pad(buf, offset);
+        let mut len = self.read(offset, stop, buf, pad)?;
         let from = if index == 0 {
-            0
+            pad
         } else {
-            memchr::memchr(b'\n', &buf[..len]).map_or(len, |i| i + 1)
+            memchr::memchr(b'\n', &buf[pad..len]).map_or(len, |i| pad + i + 1)
         };
         // The last line starting in the block runs on past it: read on in
         // growing steps (most lines end within a few KB; reading a whole
@@ -170,7 +181,7 @@ impl Stream {
         if from < len && buf[len - 1] != b'\n' {
             let mut step = RUN_ON_FIRST;
             loop {
-                let at = offset + len as u64;
+                let at = offset + (len - pad) as u64;
                 if at >= self.end {
                     break;
                 }
@@ -186,7 +197,12 @@ impl Stream {
                 len = more;
             }
         }
-        Ok(Some(Block { offset, from, len }))
+        Ok(Some(Block {
+            offset,
+            pad,
+            from,
+            len,
+        }))
     }
 
     /// Block `index`, read and its lines parsed (numbered from 0: the sink
@@ -229,6 +245,13 @@ impl Stream {
     }
 }
 
+/// Where in `buf` to put the byte at file offset `at` so that it sits at
+/// the same place within a 64-byte line as in the file (see [`ALIGN`]).
+/// Only speed depends on it: a buffer that moves later stays correct.
+pub(crate) fn aligned_pad(buf: &[u8], at: u64) -> usize {
+    (at as usize).wrapping_sub(buf.as_ptr() as usize) % ALIGN
+}
+
 #[cfg(unix)]
 pub(crate) fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, at)
@@ -257,7 +280,7 @@ fn parse_block<T>(
     let mut start = block.from;
     for &end in ends {
         let mut meta = LineMeta {
-            offset: block.offset + start as u64,
+            offset: block.offset + (start - block.pad) as u64,
             len: (end - start) as u64,
             // Counted by the sink, which alone sees the blocks in order.
             number: 0,
