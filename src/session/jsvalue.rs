@@ -756,13 +756,17 @@ pub fn normalize(text: &str) -> String {
 }
 
 /// Whether JavaScript would read `text` differently from serde_json or write
-/// it back differently from how it stands: an exponent or a very long
-/// number (perhaps beyond f64), a `\u` escape (perhaps a lone surrogate).
-/// Cheap, and true more often than needed; the caller then asks
-/// [`JsValue`].
+/// it back differently from how it stands: a number with an exponent or a
+/// very long one (perhaps beyond f64), a `\u` escape of a surrogate
+/// (perhaps a lone one). Numbers are looked for outside strings only (an id
+/// like `"06e4"` is no number), strings are skipped to their next quote or
+/// backslash at once. Cheap, and true more often than needed (always for
+/// a string that does not end); the caller then asks [`JsValue`].
 pub fn may_differ(text: &[u8]) -> bool {
     let mut run = 0usize;
-    for (i, &c) in text.iter().enumerate() {
+    let mut i = 0;
+    while let Some(&c) = text.get(i) {
+        i += 1;
         if c.is_ascii_digit() {
             run += 1;
             if run > 300 {
@@ -774,10 +778,22 @@ pub fn may_differ(text: &[u8]) -> bool {
             return true;
         }
         run = 0;
-        if c == b'\\' && text.get(i + 1) == Some(&b'u') {
-            let hex = text.get(i + 2..i + 6).unwrap_or(b"");
-            if matches!(hex.first(), Some(b'd' | b'D')) {
+        if c != b'"' {
+            continue;
+        }
+        // A string: on to its closing quote, through its escapes.
+        loop {
+            let Some(k) = memchr::memchr2(b'"', b'\\', text.get(i..).unwrap_or_default()) else {
                 return true;
+            };
+            i += k + 1;
+            if text[i - 1] == b'"' {
+                break;
+            }
+            match text.get(i) {
+                Some(b'u') if matches!(text.get(i + 1), Some(b'd' | b'D')) => return true,
+                Some(_) => i += 1,
+                None => return true,
             }
         }
     }
@@ -787,6 +803,36 @@ pub fn may_differ(text: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// True for every number and escape JavaScript may read otherwise,
+    /// wherever it stands; digits and letters inside strings are no number.
+    #[test]
+    fn may_differ_finds_numbers_outside_strings() {
+        for yes in [
+            r#"{"n":1e5}"#,
+            r#"{"n":-2.5E-3}"#,
+            r#"[1,2,3e0]"#,
+            r#"{"a":"\ud83d"}"#,
+            r#"{"a":"x\\","b":"\uDC00"}"#,
+            r#"{"\ud800":1}"#,
+            r#"{"a":"never ends"#,
+            r#"{"a":"ends in \"#,
+        ] {
+            assert!(may_differ(yes.as_bytes()), "{yes}");
+        }
+        let long = format!("[{}]", "9".repeat(301));
+        assert!(may_differ(long.as_bytes()));
+        for no in [
+            r#"{"id":"8706c4eb","parentId":"06e4","n":12,"x":-0.5}"#,
+            r#"{"a":"1e5 \" 2E3","b":"\\ud83d","c":"\u00e9"}"#,
+            r#"{"t":"\\","u":"\""}"#,
+            r#"[]"#,
+        ] {
+            assert!(!may_differ(no.as_bytes()), "{no}");
+        }
+        let digits = format!("{{\"a\":\"{}\"}}", "9".repeat(400));
+        assert!(!may_differ(digits.as_bytes()));
+    }
 
     #[test]
     fn reads_what_json_parse_reads() {
