@@ -234,9 +234,14 @@ impl Id {
 
     pub fn as_str(&self) -> &str {
         match &self.0 {
-            // Always whole characters: made from a `&str` of this length.
             IdRepr::Inline(len, bytes) => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+                let text = &bytes[..usize::from(*len)];
+                // SAFETY: an inline id is made only by `Id::new`, from the
+                // bytes of a `&str` of exactly this length, and never
+                // changed: whole characters of UTF-8. (Checking them again
+                // on each look-up was a tenth of writing a tree's JSON.)
+                debug_assert!(std::str::from_utf8(text).is_ok());
+                unsafe { std::str::from_utf8_unchecked(text) }
             }
             IdRepr::Heap(s) => s,
         }
