@@ -11,7 +11,7 @@ use crate::session::line::{
     Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want,
     read_fast_into, read_slow,
 };
-use crate::session::read::{ALIGN, aligned_pad};
+use crate::session::read::{aligned_pad, keep_rest};
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
@@ -260,13 +260,7 @@ impl SummaryState {
                 continue;
             }
             // No complete line left in the buffer: keep the rest, read more.
-            let rest = end - start;
-            if rest + ALIGN >= buf.len() {
-                buf.resize(buf.len() * 2, 0);
-            }
-            let to = aligned_pad(buf, self.offset);
-            buf.copy_within(start..end, to);
-            (start, end) = (to, to + rest);
+            (start, end) = keep_rest(buf, start, end, self.offset);
             let n = match file.read(&mut buf[end..]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,

@@ -252,6 +252,20 @@ pub(crate) fn aligned_pad(buf: &[u8], at: u64) -> usize {
     (at as usize).wrapping_sub(buf.as_ptr() as usize) % ALIGN
 }
 
+/// For a reader that reads on where it stopped: moves the unread rest
+/// `buf[start..end]`, whose first byte is at file offset `at`, to where
+/// [`aligned_pad`] puts it, first growing `buf` when the rest would leave
+/// no room to read into. Returns the rest's new `(start, end)`.
+pub(crate) fn keep_rest(buf: &mut Vec<u8>, start: usize, end: usize, at: u64) -> (usize, usize) {
+    let rest = end - start;
+    if rest + ALIGN >= buf.len() {
+        buf.resize((buf.len() * 2).max(rest + 2 * ALIGN), 0);
+    }
+    let to = aligned_pad(buf, at);
+    buf.copy_within(start..end, to);
+    (to, to + rest)
+}
+
 #[cfg(unix)]
 pub(crate) fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, at)

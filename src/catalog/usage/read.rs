@@ -6,6 +6,7 @@ use super::{FileUsage, RecordKind, Spend, UsageRecord};
 use crate::session::cursor::Field;
 use crate::session::entry::scalar_ms;
 use crate::session::line::{LineFacts, Message, SkipText, Slow, Want, read_fast_into, read_slow};
+use crate::session::read::{aligned_pad, keep_rest};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fs::File;
 use std::io::{self, Read};
@@ -35,7 +36,11 @@ struct Reader {
 pub(super) fn read_usage(file: &mut File) -> io::Result<FileUsage> {
     let mut r = Reader::default();
     let mut buf = vec![0u8; BLOCK];
-    let (mut start, mut end) = (0, 0);
+    // Where `buf[start]` is in the file (read from its start): the bytes
+    // are laid out as the kernel copies them fastest (see `aligned_pad`).
+    let mut offset = 0u64;
+    let mut start = aligned_pad(&buf, offset);
+    let mut end = start;
     let mut at_start = true;
     loop {
         if let Some(i) = memchr::memchr(b'\n', &buf[start..end]) {
@@ -45,22 +50,18 @@ pub(super) fn read_usage(file: &mut File) -> io::Result<FileUsage> {
             }
             at_start = false;
             start += i + 1;
+            offset += i as u64 + 1;
             continue;
         }
-        buf.copy_within(start..end, 0);
-        end -= start;
-        start = 0;
-        if end == buf.len() {
-            buf.resize(buf.len() * 2, 0);
-        }
+        (start, end) = keep_rest(&mut buf, start, end, offset);
         let n = match file.read(&mut buf[end..]) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
         if n == 0 {
-            if end > 0 {
-                r.line(&buf[..end], at_start);
+            if end > start {
+                r.line(&buf[start..end], at_start);
             }
             return Ok(r.finish());
         }
