@@ -919,9 +919,12 @@ fn is_js_json_space(c: char) -> bool {
 /// Sets the entry's ids (and the keys it links to) from the value itself:
 /// exact where serde saw a lone surrogate, a number beyond f64, an object.
 fn exact_keys(e: &mut Entry, v: &JsValue) {
-    let line = e.line;
+    // Every object is a key of its own: its line's byte offset tells one
+    // from another. The line number cannot: the parallel scan parses lines
+    // before the sink numbers them.
+    let at = e.span.offset;
     let key = |name: &str, tag: char| {
-        v.member_key(name, &format!("{line}{tag}:"))
+        v.member_key(name, &format!("{at}{tag}:"))
             .map(|k| k.encode())
     };
     e.id = key("id", 'i').map(Id::from);
@@ -935,8 +938,8 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         e.set_time_ms(jsdate::parse_ms(&text));
     }
     // Echoed values: exact where a lone surrogate or an object hides in them.
-    let echo = |path: &[&str]| v.path_key(path, &format!("{line}e:")).map(|k| k.encode());
-    if let Some(k) = v.member_key("type", &format!("{line}y:")) {
+    let echo = |path: &[&str]| v.path_key(path, &format!("{at}e:")).map(|k| k.encode());
+    if let Some(k) = v.member_key("type", &format!("{at}y:")) {
         if !matches!(&k, super::jskey::Key::Str(u) if String::from_utf16(u).is_ok()) {
             e.kind = Kind::Odd;
             e.info = Info::Type(k.encode().into());

@@ -715,6 +715,59 @@ mod tests {
         assert!(messages > 300, "{messages}");
     }
 
+    /// Every object or array id is a `Map` key of its own, as in pi: two
+    /// entries with `"id":[]` stay two nodes, and a `parentId` that is an
+    /// object finds neither. Read small (one block) and big (blocks parsed
+    /// on several threads), and again after an append.
+    #[test]
+    fn object_ids_are_keys_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("odd.jsonl");
+        for pad_lines in [0usize, 4000] {
+            let mut data = Vec::new();
+            writeln!(data, r#"{{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/"}}"#).unwrap();
+            let pad = "x".repeat(300);
+            for i in 0..pad_lines {
+                writeln!(data, r#"{{"type":"message","id":"p{i}","parentId":null,"message":{{"role":"user","content":"{pad}"}}}}"#).unwrap();
+            }
+            writeln!(data, r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2024-01-01T00:00:01.000Z","message":{{"role":"user","content":"x"}}}}"#).unwrap();
+            writeln!(data, r#"{{"type":"message","id":[],"parentId":null,"timestamp":"2024-01-01T00:00:02.000Z","message":"m"}}"#).unwrap();
+            writeln!(data, r#"{{"type":"custom_message","id":[],"parentId":"a","timestamp":"2024-01-01T00:00:03.000Z","customType":"c","content":"c","display":true}}"#).unwrap();
+            writeln!(
+                data,
+                r#"{{"type":"label","id":"l","parentId":[],"targetId":"a","label":"x"}}"#
+            )
+            .unwrap();
+            std::fs::write(&path, &data).unwrap();
+            let mut s = Session::open(&path).unwrap();
+            let check = |s: &Session| {
+                let n = s.entries.len() as u32;
+                let (array_message, array_custom, label) = (n - 3, n - 2, n - 1);
+                let a = s.find("a").unwrap();
+                assert_eq!(s.tree.children(a), [array_custom]);
+                assert!(s.tree.roots().contains(&array_message));
+                assert!(s.tree.roots().contains(&label));
+                assert_ne!(
+                    s.entries[array_message as usize].id,
+                    s.entries[array_custom as usize].id
+                );
+                assert_eq!(s.tree.parent(array_message), None);
+                assert_eq!(s.tree.parent(label), None);
+            };
+            check(&s);
+            let mut more = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            writeln!(more, r#"{{"type":"message","id":"z","parentId":"a","timestamp":"2024-01-01T00:00:04.000Z","message":{{"role":"user","content":"y"}}}}"#).unwrap();
+            assert_eq!(s.refresh().unwrap(), Refresh::Appended(1));
+            let n = s.entries.len() as u32;
+            let a = s.find("a").unwrap();
+            assert_eq!(s.tree.children(a), [n - 3, n - 1]);
+            assert!(s.tree.roots().contains(&(n - 4)));
+        }
+    }
+
     /// A session big enough to be read on several threads, with blank,
     /// damaged and non-UTF-8 lines and a second header between entries:
     /// every entry and problem keeps its physical line number, as when the
