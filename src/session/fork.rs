@@ -131,8 +131,9 @@ fn write_fork(
     let mut kept_without_id = false;
     let mut pending_labels: Vec<&str> = Vec::new();
     let mut replaced: HashMap<&str, &str> = HashMap::default();
-    let mut parent: Option<String> = None;
-    let mut text = String::new();
+    let mut parent: Option<&str> = None;
+    // Lines gather here and go out 64 KB at a time.
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
     for idx in session.tree.path_to(leaf) {
         let entry = session.entry(idx);
         let id = entry.id_str().unwrap_or_default();
@@ -145,17 +146,20 @@ fn write_fork(
         }
         kept[idx as usize] = true;
         kept_without_id |= entry.id.is_none();
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf).map_err(io)?;
+            buf.clear();
+        }
         // Most lines are written as they are but for the parent: spliced.
         if !session.is_legacy() && entry.kind != Kind::Compaction {
-            let raw = lines.text(entry.span.offset, entry.span.len).map_err(io)?;
-            if splice_parent(&raw, parent.as_deref(), &mut text) {
-                out.write_all(text.as_bytes()).map_err(io)?;
-                parent = Some(id.to_string());
+            let raw = lines.bytes(entry.span.offset, entry.span.len).map_err(io)?;
+            if simdutf8::basic::from_utf8(raw).is_ok() && splice_parent(raw, parent, &mut buf) {
+                parent = Some(id);
                 continue;
             }
         }
         let mut o = line(&mut lines, idx)?;
-        o.set("parentId", &parent.as_deref());
+        o.set("parentId", &parent);
         if entry.kind == Kind::Compaction {
             if let Some(first) = o.get_str("firstKeptEntryId") {
                 if first != id {
@@ -165,11 +169,12 @@ fn write_fork(
                 }
             }
         }
-        let mut text = o.to_json();
-        text.push('\n');
-        out.write_all(text.as_bytes()).map_err(io)?;
-        parent = Some(id.to_string());
+        buf.extend_from_slice(o.to_json().as_bytes());
+        buf.push(b'\n');
+        parent = Some(id);
     }
+    out.write_all(&buf).map_err(io)?;
+    let mut parent = parent.map(str::to_string);
     drop(replaced);
     // Whether an id (as a label's targetId reads) is a kept entry's
     // (`""` for one without).
@@ -229,19 +234,20 @@ fn write_fork(
     Ok(())
 }
 
-/// Writes `line` with its `parentId` set to `parent` into `out` (with its
-/// line end), exactly as [`RawObject`] would (`to_json` of the parsed line
-/// after `set`), when the line is in the form that writes back unchanged:
-/// an object with no white space between its members, keys without
-/// escapes, each key once, nothing that reads otherwise (see
-/// [`super::jsvalue::may_differ`]). Returns false, writing nothing of use,
-/// for any other line.
-fn splice_parent(line: &str, parent: Option<&str>, out: &mut String) -> bool {
-    let b = line.as_bytes();
-    if b.first() != Some(&b'{') || b.last() != Some(&b'}') || super::jsvalue::may_differ(b) {
+/// Appends `line` with its `parentId` set to `parent` to `out` (with its
+/// line end), exactly as [`RawObject`] would write it (`to_json` of the
+/// parsed line after `set`), when the line is in the form that writes back
+/// unchanged: a UTF-8 object with no white space between its members, keys
+/// without escapes, each key once, nothing that reads otherwise (see
+/// [`value_end`]). Returns false, leaving `out` as it was, for any other
+/// line. One pass over the line.
+fn splice_parent(line: &[u8], parent: Option<&str>, out: &mut Vec<u8>) -> bool {
+    let b = line;
+    if b.first() != Some(&b'{') || b.last() != Some(&b'}') {
         return false;
     }
-    let mut keys: Vec<&[u8]> = Vec::new();
+    let mut keys: [&[u8]; 64] = [&[]; 64];
+    let mut key_count = 0;
     let mut value_at = None;
     let mut at = 1;
     if b.get(1) != Some(&b'}') {
@@ -257,10 +263,14 @@ fn splice_parent(line: &str, parent: Option<&str>, out: &mut String) -> bool {
                 return false;
             };
             let key = &b[at + 1..at + 1 + len];
-            if b[at + 1 + len] != b'"' || keys.contains(&key) || keys.len() >= 64 {
+            if b[at + 1 + len] != b'"'
+                || key_count == keys.len()
+                || keys[..key_count].contains(&key)
+            {
                 return false;
             }
-            keys.push(key);
+            keys[key_count] = key;
+            key_count += 1;
             at += len + 2;
             if b.get(at) != Some(&b':') {
                 return false;
@@ -280,41 +290,55 @@ fn splice_parent(line: &str, parent: Option<&str>, out: &mut String) -> bool {
             }
         }
     }
-    let parent_json = serde_json::to_string(&parent).unwrap_or_else(|_| "null".into());
-    out.clear();
+    let push_parent = |out: &mut Vec<u8>| {
+        if serde_json::to_writer(&mut *out, &parent).is_err() {
+            out.extend_from_slice(b"null");
+        }
+    };
     match value_at {
         Some((from, to)) => {
-            out.push_str(&line[..from]);
-            out.push_str(&parent_json);
-            out.push_str(&line[to..]);
+            out.extend_from_slice(&b[..from]);
+            push_parent(out);
+            out.extend_from_slice(&b[to..]);
         }
         None => {
-            out.push_str(&line[..line.len() - 1]);
-            if !keys.is_empty() {
-                out.push(',');
+            out.extend_from_slice(&b[..b.len() - 1]);
+            if key_count > 0 {
+                out.push(b',');
             }
-            out.push_str("\"parentId\":");
-            out.push_str(&parent_json);
-            out.push('}');
+            out.extend_from_slice(b"\"parentId\":");
+            push_parent(out);
+            out.push(b'}');
         }
     }
-    out.push('\n');
+    out.push(b'\n');
     true
 }
 
 /// Where the JSON value starting at `at` ends (strings and brackets
 /// matched; the line was read as JSON already), or `None` when it does not
-/// look like one value without white space.
+/// look like one value without white space, or when JavaScript may read
+/// it otherwise than it stands (what [`super::jsvalue::may_differ`] looks
+/// for: a number with an exponent or of over 300 digits, a `\u` escape of
+/// a surrogate).
 fn value_end(b: &[u8], at: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = at;
+    // Digits in a row, outside strings.
+    let mut run = 0usize;
     loop {
-        match *b.get(i)? {
+        let c = *b.get(i)?;
+        match c {
             b'"' => {
                 i += 1;
                 loop {
                     let next = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
                     if b[next] == b'\\' {
+                        if b.get(next + 1) == Some(&b'u')
+                            && matches!(b.get(next + 2), Some(b'd' | b'D'))
+                        {
+                            return None;
+                        }
                         i = next + 2;
                     } else {
                         i = next + 1;
@@ -332,7 +356,21 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
             }
             // Inside a value, any other byte (white space in a nested value
             // is kept as written).
-            _ if depth > 0 => i += 1,
+            _ if depth > 0 => {
+                if c.is_ascii_digit() {
+                    run += 1;
+                    if run > 300 {
+                        return None;
+                    }
+                } else {
+                    if run > 0 && (c == b'e' || c == b'E') {
+                        return None;
+                    }
+                    run = 0;
+                }
+                i += 1;
+                continue;
+            }
             // A number or a literal, up to what follows it.
             b'-' | b'0'..=b'9' | b't' | b'f' | b'n' if i == at => {
                 let len = b[i..]
@@ -342,9 +380,10 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
                 let token = &b[i..i + len];
                 let literal = matches!(token, b"true" | b"false" | b"null");
                 if !literal
-                    && !token
-                        .iter()
-                        .all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'.'))
+                    && (len > 300
+                        || !token
+                            .iter()
+                            .all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'.')))
                 {
                     return None;
                 }
@@ -352,6 +391,7 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
             }
             _ => return None,
         }
+        run = 0;
         if depth == 0 {
             return Some(i);
         }
@@ -402,23 +442,44 @@ mod tests {
             r#"{"id":"a","parentId":"b","s":"\ud800"}"#,
             r#"{"id":"a","parentId":"b"} "#,
             r#"{"id":"a","parentId":{"x":[{"}":"]"}]},"z":[]}"#,
+            r#"{"id":"a","parentId":"b","x":{"n":[2,1E5]}}"#,
+            r#"{"id":"a","x":{"s":"ok \\uD83D","t":"\uD83D"}}"#,
+            r#"{"id":"06e4","parentId":"1e5","x":{"e":"9e9"}}"#,
+            r#"{"id":"a","x":{"s":"ok \\uD83D \\\" 1e5"}}"#,
         ];
         lines.extend(odd.iter().map(|s| s.to_string()));
         let (mut spliced, mut declined) = (0, 0);
-        let mut out = String::new();
+        let long = format!(r#"{{"id":"a","x":[{}]}}"#, "7".repeat(301));
+        lines.push(long);
+        let mut out = Vec::new();
         for line in &lines {
             for parent in [None, Some("p1"), Some("q\"\\\u{1}é")] {
-                if splice_parent(line, parent, &mut out) {
+                out.clear();
+                out.extend_from_slice(b"before");
+                if splice_parent(line.as_bytes(), parent, &mut out) {
                     spliced += 1;
-                    assert_eq!(Some(out.clone()), by_raw_object(line, parent), "{line}");
+                    assert!(
+                        !crate::session::jsvalue::may_differ(line.as_bytes()),
+                        "{line}"
+                    );
+                    let written = String::from_utf8(out[6..].to_vec()).unwrap();
+                    assert_eq!(Some(written), by_raw_object(line, parent), "{line}");
                 } else {
                     declined += 1;
+                    assert_eq!(out, b"before", "{line}");
                 }
             }
         }
         assert!(spliced > 1000 && declined > 10, "{spliced} {declined}");
-        for line in &odd[4..7] {
-            assert!(!splice_parent(line, None, &mut out), "{line}");
+        for line in odd[4..7].iter().chain(&odd[8..10]).chain(&odd[12..14]) {
+            assert!(!splice_parent(line.as_bytes(), None, &mut out), "{line}");
         }
+        assert!(splice_parent(odd[14].as_bytes(), None, &mut out));
+        assert!(splice_parent(odd[15].as_bytes(), None, &mut out));
+        assert!(!splice_parent(
+            lines[lines.len() - 1].as_bytes(),
+            None,
+            &mut out
+        ));
     }
 }

@@ -515,10 +515,12 @@ pub(crate) fn decode_span(bytes: &[u8], offset: u64) -> std::borrow::Cow<'_, str
 /// readers go mostly forward, so most reads need no system call.
 pub(crate) struct SpanReader {
     file: File,
-    /// Where `window` starts in the file.
+    /// Where the bytes read last start in the file.
     start: u64,
-    /// The bytes last read: a block of [`WINDOW`] bytes or one longer line.
+    /// The bytes last read, a block of [`WINDOW`] bytes or one longer line,
+    /// from `pad` on (see [`aligned_pad`]).
     window: Vec<u8>,
+    pad: usize,
 }
 
 /// How much a [`SpanReader`] reads at a time.
@@ -530,6 +532,7 @@ impl SpanReader {
             file,
             start: 0,
             window: Vec::new(),
+            pad: 0,
         }
     }
 
@@ -541,40 +544,40 @@ impl SpanReader {
         let too_long = || io::Error::new(io::ErrorKind::InvalidData, "a line beyond memory");
         let want = usize::try_from(len).map_err(|_| too_long())?;
         let end = offset.checked_add(len).ok_or_else(too_long)?;
-        let inside = offset >= self.start && end <= self.start + self.window.len() as u64;
+        let held = (self.window.len() - self.pad) as u64;
+        let inside = offset >= self.start && end <= self.start + held;
         if !inside {
             if want <= WINDOW && self.window.capacity() > 4 * WINDOW {
                 // A huge line read before: not kept for the small ones.
                 self.window = Vec::new();
             }
             self.window.clear();
-            self.window.resize(want.max(WINDOW), 0);
-            let mut filled = 0;
+            self.window.resize(want.max(WINDOW) + ALIGN, 0);
+            self.pad = aligned_pad(&self.window, offset);
+            let mut filled = self.pad;
             while filled < self.window.len() {
-                match read_at(
-                    &self.file,
-                    &mut self.window[filled..],
-                    offset + filled as u64,
-                ) {
+                let at = offset + (filled - self.pad) as u64;
+                match read_at(&self.file, &mut self.window[filled..], at) {
                     Ok(0) => break,
                     Ok(n) => filled += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
                         self.window.clear();
+                        self.pad = 0;
                         return Err(e);
                     }
                 }
             }
             self.window.truncate(filled);
             self.start = offset;
-            if filled < want {
+            if filled - self.pad < want {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the file is shorter than the session read from it",
                 ));
             }
         }
-        let at = (offset - self.start) as usize;
+        let at = self.pad + (offset - self.start) as usize;
         Ok(&self.window[at..at + want])
     }
 
