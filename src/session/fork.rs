@@ -1,12 +1,14 @@
 //! Forking: a new session file beside the original holding one branch (the
 //! path from the root to a leaf), as pi's `createBranchedSession` writes it.
 
+use super::entry::Info;
+use super::jskey;
+use super::jsvalue::JsValue;
 use super::raw::RawObject;
 use super::{Detail, Kind, Session, SessionError, migrate};
 use crate::jstext::date as jsdate;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -112,12 +114,23 @@ fn write_fork(
     header.set("version", &3);
     header.set("id", head.id.as_str());
     header.set("timestamp", head.timestamp.as_str());
-    // pi keeps the header's cwd as it is (any JSON), else its own folder.
+    // pi's own folder for the session: the header's cwd when it is text,
+    // else the process's, resolved as pi resolves a path.
     let original = RawObject::parse(&session.header.raw).ok();
-    match original.as_ref().and_then(|o| o.get("cwd")) {
-        Some(cwd) => header.set_raw("cwd", cwd),
-        None => header.set("cwd", &std::env::current_dir().unwrap_or_default()),
-    }
+    let given = original
+        .as_ref()
+        .and_then(|o| o.get("cwd"))
+        .and_then(|raw| super::jsvalue::JsValue::parse(raw.get()).ok())
+        .and_then(|v| v.string_units().map(<[u16]>::to_vec))
+        .unwrap_or_default();
+    let here = std::env::current_dir().map_err(io)?;
+    let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+    let cwd =
+        resolve_path(&given, &here, home.as_deref()).map_err(|why| SessionError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("line {}: the session's cwd: {why}", session.header.line),
+        })?;
+    header.set_json("cwd", super::jsvalue::js_string_literal(&cwd));
     header.set("parentSession", &source);
     let mut text = header.to_json();
     text.push('\n');
@@ -131,7 +144,7 @@ fn write_fork(
     let mut kept_without_id = false;
     let mut pending_labels: Vec<&str> = Vec::new();
     let mut replaced: HashMap<&str, &str> = HashMap::default();
-    let mut parent: Option<&str> = None;
+    let mut parent = Link::Null;
     // Lines gather here and go out 64 KB at a time.
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
     for idx in session.tree.path_to(leaf) {
@@ -154,12 +167,15 @@ fn write_fork(
         if !session.is_legacy() && entry.kind != Kind::Compaction {
             let raw = lines.bytes(entry.span.offset, entry.span.len).map_err(io)?;
             if simdutf8::basic::from_utf8(raw).is_ok() && splice_parent(raw, parent, &mut buf) {
-                parent = Some(id);
+                parent = Link::of(entry);
                 continue;
             }
         }
         let mut o = line(&mut lines, idx)?;
-        o.set("parentId", &parent);
+        match parent.json() {
+            Some(json) => o.set_json("parentId", json),
+            None => o.remove("parentId"),
+        }
         if entry.kind == Kind::Compaction {
             if let Some(first) = o.get_str("firstKeptEntryId") {
                 if first != id {
@@ -169,39 +185,51 @@ fn write_fork(
                 }
             }
         }
-        buf.extend_from_slice(o.to_json().as_bytes());
+        // As `JSON.stringify` writes what `JSON.parse` read: numbers beyond
+        // f64 as null, a repeated key once.
+        buf.extend_from_slice(super::jsvalue::normalize(&o.to_json()).as_bytes());
         buf.push(b'\n');
-        parent = Some(id);
+        parent = Link::of(entry);
     }
     out.write_all(&buf).map_err(io)?;
-    let mut parent = parent.map(str::to_string);
+    // The labels hang on the last kept entry when its id is truthy.
+    let mut parent = match parent {
+        Link::Id(id) if super::jskey::is_truthy(id) => super::jskey::to_json(id),
+        _ => "null".to_string(),
+    };
     drop(replaced);
     // Whether an id (as a label's targetId reads) is a kept entry's
     // (`""` for one without).
     let is_kept = |t: &str| {
-        (t.is_empty() && kept_without_id)
+        (t == jskey::UNDEFINED && kept_without_id)
             || session
                 .find(t)
                 .is_some_and(|n| kept[n as usize] && session.entry(n).id.is_some())
     };
 
     // pi's label map: file order, re-labelling keeps the first place, a
-    // clear removes.
-    type Raw = Box<serde_json::value::RawValue>;
-    let mut labels: indexmap::IndexMap<String, (Raw, Option<Raw>)> = Default::default();
-    for (idx, entry) in session.live_entries() {
-        if entry.kind != Kind::Label {
-            continue;
-        }
-        let o = line(&mut lines, idx)?;
-        let Some(target) = o.get_str("targetId") else {
+    // clear removes. Keyed by target (`undefined` for a label without one);
+    // each label and time as the JSON pi writes back.
+    let mut labels: indexmap::IndexMap<String, (String, Option<String>)> = Default::default();
+    for (_, entry) in session.live_entries() {
+        let (Kind::Label, Info::Label(change)) = (entry.kind, &entry.info) else {
             continue;
         };
-        let label = o.get("label").filter(|raw| truthy(raw.get()));
-        match label {
-            Some(raw) => {
-                let time = o.get("timestamp").map(|t| t.to_owned());
-                labels.insert(target, (raw.to_owned(), time));
+        let target = change
+            .target
+            .as_deref()
+            .unwrap_or(jskey::UNDEFINED)
+            .to_string();
+        match &change.label {
+            Some(label) => {
+                let span = entry.span;
+                let text = lines.text(span.offset, span.len).map_err(io)?;
+                let value = JsValue::parse(text.trim_matches([' ', '\t', '\r', '\n']));
+                let time = value
+                    .ok()
+                    .and_then(|v| v.member_key("timestamp", "t:"))
+                    .map(|k| jskey::to_json(&k.encode()));
+                labels.insert(target, (jskey::to_json(label), time));
             }
             None => {
                 labels.shift_remove(&target);
@@ -220,18 +248,134 @@ fn write_fork(
         let mut o = RawObject::new();
         o.set("type", "label");
         o.set("id", label_id.as_str());
-        o.set("parentId", &parent.as_deref());
+        o.set_json("parentId", parent);
         if let Some(t) = time {
-            o.set_raw("timestamp", t);
+            o.set_json("timestamp", t.clone());
         }
-        o.set("targetId", target.as_str());
-        o.set_raw("label", label);
+        if target != jskey::UNDEFINED {
+            o.set_json("targetId", jskey::to_json(target));
+        }
+        o.set_json("label", label.clone());
         let mut text = o.to_json();
         text.push('\n');
         out.write_all(text.as_bytes()).map_err(io)?;
-        parent = Some(label_id);
+        parent = super::raw::json_string(&label_id);
     }
     Ok(())
+}
+
+/// What a kept entry's `parentId` becomes: `null` for the first, then the
+/// id of the entry kept before it, as the value it is (a number stays a
+/// number); after an entry without an id, `undefined`, which
+/// `JSON.stringify` leaves out.
+#[derive(Clone, Copy)]
+enum Link<'a> {
+    Null,
+    Undefined,
+    /// An id's key (see [`super::jskey`]).
+    Id(&'a str),
+}
+
+impl<'a> Link<'a> {
+    fn of(entry: &'a super::Entry) -> Link<'a> {
+        entry.id_str().map_or(Link::Undefined, Link::Id)
+    }
+
+    /// The member's JSON; `None` when it is left out.
+    fn json(self) -> Option<String> {
+        match self {
+            Link::Null => Some("null".to_string()),
+            Link::Undefined => None,
+            Link::Id(id) => Some(super::jskey::to_json(id)),
+        }
+    }
+}
+
+/// pi's `resolvePath` of a session's cwd, on its UTF-16 text (lone
+/// surrogates kept): `~` and `~/…` from `home`, a `file://` URL as its
+/// path, then absolute against `here` and lexically normalised (no `.`,
+/// `..` taken back, no empty parts or trailing slash). Empty text is
+/// `here`. Fails where pi throws: a `file://` URL with a host, an encoded
+/// `/` or bad percent-encoding.
+fn resolve_path(given: &[u16], here: &Path, home: Option<&Path>) -> Result<Vec<u16>, String> {
+    let units = |p: &Path| p.to_string_lossy().encode_utf16().collect::<Vec<u16>>();
+    let slash = u16::from(b'/');
+    let tilde = u16::from(b'~');
+    let mut p: Vec<u16> = given.to_vec();
+    if let Some(home) = home {
+        if p == [tilde] {
+            p = units(home);
+        } else if p.len() >= 2 && p[0] == tilde && p[1] == slash {
+            let mut joined = units(home);
+            joined.push(slash);
+            joined.extend_from_slice(&p[2..]);
+            p = joined;
+        }
+    }
+    let text = String::from_utf16_lossy(&p);
+    if let Some(url) = text.strip_prefix("file://") {
+        p = file_url_path(url)?.encode_utf16().collect();
+    }
+    if p.first() != Some(&slash) {
+        let mut joined = units(here);
+        joined.push(slash);
+        joined.extend_from_slice(&p);
+        p = joined;
+    }
+    let mut parts: Vec<&[u16]> = Vec::new();
+    for part in p.split(|&u| u == slash) {
+        match part {
+            [] => {}
+            [dot] if *dot == u16::from(b'.') => {}
+            [a, b] if *a == u16::from(b'.') && *b == u16::from(b'.') => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let mut out = Vec::with_capacity(p.len());
+    for part in &parts {
+        out.push(slash);
+        out.extend_from_slice(part);
+    }
+    if out.is_empty() {
+        out.push(slash);
+    }
+    Ok(out)
+}
+
+/// The path of a `file://` URL (the part after `file://`), as node's
+/// `fileURLToPath` gives it on Linux.
+fn file_url_path(url: &str) -> Result<String, String> {
+    let (host, path) = url.split_at(url.find('/').unwrap_or(url.len()));
+    if !host.is_empty() && host != "localhost" {
+        return Err(format!(
+            "a file URL's host must be \"localhost\" or empty, not {host:?}"
+        ));
+    }
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let mut bytes = Vec::with_capacity(path.len());
+    let mut rest = path.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        if b != b'%' {
+            bytes.push(b);
+            continue;
+        }
+        let hex = rest
+            .get(..2)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match hex {
+            Some(b'/') => return Err("a file URL's path must not hold an encoded /".to_string()),
+            Some(v) => {
+                bytes.push(v);
+                rest = &rest[2..];
+            }
+            None => return Err("a file URL's path holds a % that encodes nothing".to_string()),
+        }
+    }
+    String::from_utf8(bytes).map_err(|_| "a file URL's path is not UTF-8 once decoded".to_string())
 }
 
 /// Appends `line` with its `parentId` set to `parent` to `out` (with its
@@ -241,9 +385,9 @@ fn write_fork(
 /// without escapes, each key once, nothing that reads otherwise (see
 /// [`value_end`]). Returns false, leaving `out` as it was, for any other
 /// line. One pass over the line.
-fn splice_parent(line: &[u8], parent: Option<&str>, out: &mut Vec<u8>) -> bool {
+fn splice_parent(line: &[u8], parent: Link<'_>, out: &mut Vec<u8>) -> bool {
     let b = line;
-    if b.first() != Some(&b'{') || b.last() != Some(&b'}') {
+    if matches!(parent, Link::Undefined) || b.first() != Some(&b'{') || b.last() != Some(&b'}') {
         return false;
     }
     let mut keys: [&[u8]; 64] = [&[]; 64];
@@ -290,10 +434,9 @@ fn splice_parent(line: &[u8], parent: Option<&str>, out: &mut Vec<u8>) -> bool {
             }
         }
     }
-    let push_parent = |out: &mut Vec<u8>| {
-        if serde_json::to_writer(&mut *out, &parent).is_err() {
-            out.extend_from_slice(b"null");
-        }
+    let push_parent = |out: &mut Vec<u8>| match parent {
+        Link::Id(id) => super::jskey::push_json(out, id),
+        Link::Null | Link::Undefined => out.extend_from_slice(b"null"),
     };
     match value_at {
         Some((from, to)) => {
@@ -398,24 +541,16 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-/// JavaScript truthiness of a JSON value.
-fn truthy(raw: &str) -> bool {
-    match serde_json::from_str::<Value>(raw) {
-        Ok(Value::Null) | Err(_) => false,
-        Ok(Value::Bool(b)) => b,
-        Ok(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
-        Ok(Value::String(s)) => !s.is_empty(),
-        Ok(_) => true,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn by_raw_object(line: &str, parent: Option<&str>) -> Option<String> {
+    fn by_raw_object(line: &str, parent: Link<'_>) -> Option<String> {
         let mut o = RawObject::parse(line).ok()?;
-        o.set("parentId", &parent);
+        match parent.json() {
+            Some(json) => o.set_json("parentId", json),
+            None => o.remove("parentId"),
+        }
         Some(o.to_json() + "\n")
     }
 
@@ -453,7 +588,13 @@ mod tests {
         lines.push(long);
         let mut out = Vec::new();
         for line in &lines {
-            for parent in [None, Some("p1"), Some("q\"\\\u{1}é")] {
+            for parent in [
+                Link::Null,
+                Link::Id("p1"),
+                Link::Id("q\"\\\u{1}é"),
+                Link::Id("\0n1.5"),
+                Link::Id("\0w\"a\\ud83d\""),
+            ] {
                 out.clear();
                 out.extend_from_slice(b"before");
                 if splice_parent(line.as_bytes(), parent, &mut out) {
@@ -472,14 +613,65 @@ mod tests {
         }
         assert!(spliced > 1000 && declined > 10, "{spliced} {declined}");
         for line in odd[4..7].iter().chain(&odd[8..10]).chain(&odd[12..14]) {
-            assert!(!splice_parent(line.as_bytes(), None, &mut out), "{line}");
+            assert!(
+                !splice_parent(line.as_bytes(), Link::Null, &mut out),
+                "{line}"
+            );
         }
-        assert!(splice_parent(odd[14].as_bytes(), None, &mut out));
-        assert!(splice_parent(odd[15].as_bytes(), None, &mut out));
+        assert!(splice_parent(odd[14].as_bytes(), Link::Null, &mut out));
+        assert!(splice_parent(odd[15].as_bytes(), Link::Null, &mut out));
         assert!(!splice_parent(
             lines[lines.len() - 1].as_bytes(),
-            None,
+            Link::Null,
             &mut out
         ));
+        // After an entry without an id the member goes: not spliced.
+        assert!(!splice_parent(odd[1].as_bytes(), Link::Undefined, &mut out));
+        assert_eq!(
+            by_raw_object(r#"{"id":"a","parentId":"b","x":1}"#, Link::Undefined).as_deref(),
+            Some("{\"id\":\"a\",\"x\":1}\n")
+        );
+    }
+
+    /// A fork's cwd is resolved as pi resolves it (node's `path.resolve`
+    /// after `~` and `file://` are expanded), lone surrogates kept.
+    #[test]
+    fn the_cwd_resolves_as_pi_resolves_it() {
+        let here = Path::new("/work/here");
+        let home = Some(Path::new("/home/me"));
+        let resolve = |s: &str| {
+            resolve_path(&s.encode_utf16().collect::<Vec<u16>>(), here, home)
+                .map(|u| String::from_utf16(&u).unwrap())
+        };
+        for (given, want) in [
+            ("/a/b", "/a/b"),
+            ("/a/b/", "/a/b"),
+            ("//a/./b/../c//", "/a/c"),
+            ("/..", "/"),
+            ("/", "/"),
+            ("", "/work/here"),
+            ("rel/x", "/work/here/rel/x"),
+            ("../up", "/work/up"),
+            ("~", "/home/me"),
+            ("~/p/../q", "/home/me/q"),
+            ("~x", "/work/here/~x"),
+            ("file:///tmp/a%20b?q#f", "/tmp/a b"),
+            ("file://localhost/x/%C3%A9", "/x/é"),
+            ("file:///a/../b", "/b"),
+        ] {
+            assert_eq!(resolve(given).as_deref(), Ok(want), "{given}");
+        }
+        for bad in [
+            "file://host/x",
+            "file:///a%2Fb",
+            "file:///a%zz",
+            "file:///%ff",
+        ] {
+            assert!(resolve(bad).is_err(), "{bad}");
+        }
+        let lone: Vec<u16> = vec![u16::from(b'a'), 0xd83d, u16::from(b'/')];
+        let mut want: Vec<u16> = "/work/here/a".encode_utf16().collect();
+        want.push(0xd83d);
+        assert_eq!(resolve_path(&lone, here, home), Ok(want));
     }
 }

@@ -5,32 +5,39 @@
 // the trees are not trivial. Each file is read by piscope (`tree`, `info`,
 // `context` at the leaf, at `null` and at random ids, all `--json`) and by
 // pi's own code through the oracle's batch mode; the folder is also listed
-// by both (`ls --json` against the oracle's `list DIR`). Answers must be
-// equal as parsed JSON.
+// by both (`ls --json` against the oracle's `list DIR`). Where pi's leaf is
+// a plain string id, the file is also forked at it by both (`fork` against
+// pi's createBranchedSession, through pi-appender.mjs): the new files must
+// read the same, line by line, but for what is new in each (the session's
+// id and time, the parent file's path, the new label entries' ids). Answers
+// must be equal as parsed JSON.
 //
 // usage: node reader-differential.mjs --bin PISCOPE --oracle ORACLE.mjs
 //                                     [--seed N] [--files K] [--keep DIR]
-//                                     [--only session|list] [--all]
+//                                     [--only session|list|fork] [--all]
 // --only session compares tree, info and context alone, --only list the
-// folder listing alone; --all prints every mismatch, not the first 40.
+// folder listing alone, --only fork the forks alone; --all prints every mismatch, not the first 40.
 // The seed is printed; a mismatch prints the seed, the file, the command and
 // the first differing JSON path. Exit status 0 when everything agrees.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
 const BIN = args.bin;
+/** Plays pi's own fork (and appends) with pi's SessionManager. */
+const APPENDER = join(dirname(fileURLToPath(import.meta.url)), "pi-appender.mjs");
 const ORACLE = args.oracle;
 const SEED = Number(args.seed ?? Date.now() % 1e9);
 const FILES = Number(args.files ?? 300);
 const ONLY = args.only;
-if (ONLY !== undefined && ONLY !== "session" && ONLY !== "list") {
-  console.error("--only takes session or list");
+if (ONLY !== undefined && !["session", "list", "fork"].includes(ONLY)) {
+  console.error("--only takes session, list or fork");
   process.exit(2);
 }
 /** How long pi may take for one answer before the file counts as one pi hangs on. */
@@ -659,6 +666,66 @@ function isLegacy(textOfFile) {
   }
 }
 
+/** pi's fork at `leaf` (createBranchedSession, in a node of its own so a
+ * file pi hangs on only times out) and piscope's, each of its own copy of
+ * `file`, compared line by line as pi reads them. What is new in each is
+ * set aside: the header's id, time and parent path, and the ids of the
+ * label entries the fork adds (and the parent links to them). pi writes no
+ * file while the branch has no assistant message: nothing to compare. */
+function compareFork(file, leaf) {
+  const copy = (side) => {
+    const d = mkdtempSync(join(tmpdir(), `piscope-reader-diff-fork-${side}-`));
+    writeFileSync(join(d, "s.jsonl"), readFileSync(file));
+    return d;
+  };
+  const [pisDir, ourDir] = [copy("pi"), copy("ours")];
+  try {
+    const what = `piscope fork ${file} --leaf ${JSON.stringify(leaf)}`;
+    const pi = spawnSync(process.execPath, [APPENDER, "fork", join(pisDir, "s.jsonl"), leaf], { encoding: "utf8", timeout: ORACLE_TIMEOUT_MS });
+    if (pi.error || pi.status === null) {
+      skipped++;
+      return;
+    }
+    const ours = spawnSync(BIN, ["fork", join(ourDir, "s.jsonl"), "--leaf", leaf], { encoding: "utf8", timeout: 20000 });
+    checks++;
+    // Where pi's fork throws one of the documented errors (see PI_THROWS),
+    // piscope forks the file as it reads it: nothing to compare.
+    const thrown = pi.stderr.split("\n").map((l) => l.replace(/^\w*Error: /, ""));
+    if (pi.status !== 0 && ours.status === 0 && PI_THROWS.some((r) => thrown.some((l) => r.error.test(l)))) return;
+    if (pi.status !== 0 || ours.status !== 0) {
+      if (pi.status === 0 || ours.status === 0) failures.push(`seed ${SEED}: ${what}: piscope ${ours.status === 0 ? "forked" : ours.stderr.trim()} / pi ${pi.status === 0 ? "forked" : pi.stderr.trim().split("\n")[0]}`);
+      return;
+    }
+    const theirs = pi.stdout.trim();
+    if (!existsSync(theirs)) return;
+    const mine = readdirSync(ourDir).filter((f) => f !== "s.jsonl");
+    if (mine.length !== 1) {
+      failures.push(`seed ${SEED}: ${what}: ${mine.length} new files`);
+      return;
+    }
+    const source = new Set();
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      try {
+        source.add(JSON.parse(line)?.id);
+      } catch {}
+    }
+    const read = (path) => {
+      const values = readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      const added = new Set(values.slice(1).filter((v) => v?.type === "label" && !source.has(v.id)).map((v) => v.id));
+      return values.map((v, i) => {
+        if (i === 0) return { ...v, id: null, timestamp: null, parentSession: null };
+        if (v?.type !== "label" || !added.has(v.id)) return v;
+        return { ...v, id: "(new)", parentId: added.has(v.parentId) ? "(new)" : v.parentId };
+      });
+    };
+    const d = firstDiff(read(join(ourDir, mine[0])), read(theirs));
+    if (d) failures.push(`seed ${SEED}: ${what}: ${d}`);
+  } finally {
+    rmSync(pisDir, { recursive: true, force: true });
+    rmSync(ourDir, { recursive: true, force: true });
+  }
+}
+
 const dir = args.keep ?? mkdtempSync(join(tmpdir(), "piscope-reader-diff-"));
 mkdirSync(dir, { recursive: true });
 const oracle = new Oracle();
@@ -671,9 +738,18 @@ try {
     files.push([file, isLegacy(body)]);
   }
   for (const [file, legacy] of ONLY === "list" ? [] : files) {
+    if (ONLY === "fork") {
+      const theirs = await piAnswer(oracle, file, "info", []);
+      const leaf = theirs.ok?.leafId;
+      if (typeof leaf === "string" && leaf && !leaf.includes("\0") && leaf.isWellFormed()) compareFork(file, leaf);
+      continue;
+    }
     const tree = await compare(oracle, file, legacy, "tree", []);
     if (tree.skip) continue;
-    await compare(oracle, file, legacy, "info", []);
+    const info = await compare(oracle, file, legacy, "info", []);
+    const leaf = info.ok?.leafId;
+    // (An argument holds no NUL nor lone surrogate.)
+    if (ONLY !== "session" && typeof leaf === "string" && leaf && !leaf.includes("\0") && leaf.isWellFormed()) compareFork(file, leaf);
     await compare(oracle, file, legacy, "context", []);
     await compare(oracle, file, legacy, "context", ["--leaf", "null"]);
     if (legacy) continue;
@@ -682,7 +758,7 @@ try {
     if (chance(0.2)) await compare(oracle, file, legacy, "context", ["--leaf", pick(["1", "nope", "", "true"])]);
   }
   // The catalog: pi's session list of the whole folder.
-  const theirs = ONLY === "session" ? { timeout: true } : await oracle.ask(["list", dir]);
+  const theirs = ONLY === "session" || ONLY === "fork" ? { timeout: true } : await oracle.ask(["list", dir]);
   if (!theirs.timeout) {
     const r = spawnSync(BIN, ["ls", "--all", "--json", "--no-cache", "--session-dir", dir], { encoding: "utf8", maxBuffer: 1 << 30 });
     checks++;
