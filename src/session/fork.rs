@@ -208,37 +208,53 @@ fn write_fork(
     };
 
     // pi's label map: file order, re-labelling keeps the first place, a
-    // clear removes. Keyed by target (`undefined` for a label without one);
-    // each label and time as the JSON pi writes back.
-    let mut labels: indexmap::IndexMap<String, (String, Option<String>)> = Default::default();
+    // clear removes (labelling again later comes last). Keyed by target
+    // (`undefined` for a label without one), each with its place and the
+    // label entry that set it last.
+    let mut labels: HashMap<&str, (usize, &super::Entry, &str)> = HashMap::default();
+    let mut places = 0;
     for (_, entry) in session.live_entries() {
         let (Kind::Label, Info::Label(change)) = (entry.kind, &entry.info) else {
             continue;
         };
-        let target = change
-            .target
-            .as_deref()
-            .unwrap_or(jskey::UNDEFINED)
-            .to_string();
-        match &change.label {
+        let target = change.target.as_deref().unwrap_or(jskey::UNDEFINED);
+        match change.label.as_deref() {
             Some(label) => {
-                let span = entry.span;
-                let text = lines.text(span.offset, span.len).map_err(io)?;
-                let value = JsValue::parse(text.trim_matches([' ', '\t', '\r', '\n']));
-                let time = value
-                    .ok()
-                    .and_then(|v| v.member_key("timestamp", "t:"))
-                    .map(|k| jskey::to_json(&k.encode()));
-                labels.insert(target, (jskey::to_json(label), time));
+                labels
+                    .entry(target)
+                    .and_modify(|set| (set.1, set.2) = (entry, label))
+                    .or_insert_with(|| {
+                        places += 1;
+                        (places, entry, label)
+                    });
             }
             None => {
-                labels.shift_remove(&target);
+                labels.remove(target);
             }
         }
     }
+    let mut labels: Vec<_> = labels.into_iter().filter(|(t, _)| is_kept(t)).collect();
+    labels.sort_unstable_by_key(|(_, (place, _, _))| *place);
 
     let mut new_ids: HashSet<String> = HashSet::default();
-    for (target, (label, time)) in labels.iter().filter(|(t, _)| is_kept(t)) {
+    for (target, (_, entry, label)) in labels {
+        // The label entry's time as JSON: read from its line unless it is
+        // plain text.
+        let time = match &entry.info {
+            Info::Label(c) => c.timestamp.as_deref().filter(|t| !t.contains('\u{FFFD}')),
+            _ => None,
+        };
+        let time = match time {
+            Some(t) => Some(super::raw::json_string(t)),
+            None => {
+                let text = lines.text(entry.span.offset, entry.span.len).map_err(io)?;
+                JsValue::parse(text.trim_matches([' ', '\t', '\r', '\n']))
+                    .ok()
+                    .and_then(|v| v.member_key("timestamp", "t:"))
+                    .map(|k| jskey::to_json(&k.encode()))
+            }
+        };
+        let label = jskey::to_json(label);
         let label_id = loop {
             let candidate = super::ids::random_hex_id();
             if !is_kept(&candidate) && new_ids.insert(candidate.clone()) {
@@ -250,12 +266,12 @@ fn write_fork(
         o.set("id", label_id.as_str());
         o.set_json("parentId", parent);
         if let Some(t) = time {
-            o.set_json("timestamp", t.clone());
+            o.set_json("timestamp", t);
         }
         if target != jskey::UNDEFINED {
             o.set_json("targetId", jskey::to_json(target));
         }
-        o.set_json("label", label.clone());
+        o.set_json("label", label);
         let mut text = o.to_json();
         text.push('\n');
         out.write_all(text.as_bytes()).map_err(io)?;
