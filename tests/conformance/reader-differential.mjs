@@ -726,6 +726,12 @@ function compareFork(file, leaf) {
   }
 }
 
+/** Whether a file can be forked by both at `leaf`: a plain id (an argument
+ * holds no NUL nor lone surrogate) in a file pi does not migrate (pi gives
+ * a version 1 file's entries new random ids each time it opens it, so no
+ * id names the same entry for both). */
+const forkable = (legacy, leaf) => !legacy && typeof leaf === "string" && leaf !== "" && !leaf.includes("\0") && leaf.isWellFormed();
+
 const dir = args.keep ?? mkdtempSync(join(tmpdir(), "piscope-reader-diff-"));
 mkdirSync(dir, { recursive: true });
 const oracle = new Oracle();
@@ -741,15 +747,14 @@ try {
     if (ONLY === "fork") {
       const theirs = await piAnswer(oracle, file, "info", []);
       const leaf = theirs.ok?.leafId;
-      if (typeof leaf === "string" && leaf && !leaf.includes("\0") && leaf.isWellFormed()) compareFork(file, leaf);
+      if (forkable(legacy, leaf)) compareFork(file, leaf);
       continue;
     }
     const tree = await compare(oracle, file, legacy, "tree", []);
     if (tree.skip) continue;
     const info = await compare(oracle, file, legacy, "info", []);
     const leaf = info.ok?.leafId;
-    // (An argument holds no NUL nor lone surrogate.)
-    if (ONLY !== "session" && typeof leaf === "string" && leaf && !leaf.includes("\0") && leaf.isWellFormed()) compareFork(file, leaf);
+    if (ONLY !== "session" && forkable(legacy, leaf)) compareFork(file, leaf);
     await compare(oracle, file, legacy, "context", []);
     await compare(oracle, file, legacy, "context", ["--leaf", "null"]);
     if (legacy) continue;
