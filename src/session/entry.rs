@@ -912,7 +912,7 @@ pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LinePars
 }
 
 /// The white space `JSON.parse` allows around a value.
-fn is_js_json_space(c: char) -> bool {
+pub(crate) fn is_js_json_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 

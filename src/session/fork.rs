@@ -120,7 +120,7 @@ fn write_fork(
     let given = original
         .as_ref()
         .and_then(|o| o.get("cwd"))
-        .and_then(|raw| super::jsvalue::JsValue::parse(raw.get()).ok())
+        .and_then(|raw| JsValue::parse(raw.get()).ok())
         .and_then(|v| v.string_units().map(<[u16]>::to_vec))
         .unwrap_or_default();
     let here = std::env::current_dir().map_err(io)?;
@@ -248,7 +248,7 @@ fn write_fork(
             Some(t) => Some(super::raw::json_string(t)),
             None => {
                 let text = lines.text(entry.span.offset, entry.span.len).map_err(io)?;
-                JsValue::parse(text.trim_matches([' ', '\t', '\r', '\n']))
+                JsValue::parse(text.trim_matches(super::entry::is_js_json_space))
                     .ok()
                     .and_then(|v| v.member_key("timestamp", "t:"))
                     .map(|k| jskey::to_json(&k.encode()))
@@ -484,7 +484,7 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = at;
     // Digits in a row, outside strings.
-    let mut run = 0usize;
+    let mut run = super::jsvalue::DigitRun::default();
     loop {
         let c = *b.get(i)?;
         match c {
@@ -493,9 +493,7 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
                 loop {
                     let next = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
                     if b[next] == b'\\' {
-                        if b.get(next + 1) == Some(&b'u')
-                            && matches!(b.get(next + 2), Some(b'd' | b'D'))
-                        {
+                        if super::jsvalue::surrogate_escape(b, next) {
                             return None;
                         }
                         i = next + 2;
@@ -516,16 +514,8 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
             // Inside a value, any other byte (white space in a nested value
             // is kept as written).
             _ if depth > 0 => {
-                if c.is_ascii_digit() {
-                    run += 1;
-                    if run > 300 {
-                        return None;
-                    }
-                } else {
-                    if run > 0 && (c == b'e' || c == b'E') {
-                        return None;
-                    }
-                    run = 0;
+                if run.differs_at(c) {
+                    return None;
                 }
                 i += 1;
                 continue;
@@ -550,7 +540,7 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
             }
             _ => return None,
         }
-        run = 0;
+        run.reset();
         if depth == 0 {
             return Some(i);
         }

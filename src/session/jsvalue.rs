@@ -763,21 +763,13 @@ pub fn normalize(text: &str) -> String {
 /// backslash at once. Cheap, and true more often than needed (always for
 /// a string that does not end); the caller then asks [`JsValue`].
 pub fn may_differ(text: &[u8]) -> bool {
-    let mut run = 0usize;
+    let mut run = DigitRun::default();
     let mut i = 0;
     while let Some(&c) = text.get(i) {
         i += 1;
-        if c.is_ascii_digit() {
-            run += 1;
-            if run > 300 {
-                return true;
-            }
-            continue;
-        }
-        if run > 0 && (c == b'e' || c == b'E') {
+        if run.differs_at(c) {
             return true;
         }
-        run = 0;
         if c != b'"' {
             continue;
         }
@@ -790,14 +782,48 @@ pub fn may_differ(text: &[u8]) -> bool {
             if text[i - 1] == b'"' {
                 break;
             }
+            if surrogate_escape(text, i - 1) {
+                return true;
+            }
             match text.get(i) {
-                Some(b'u') if matches!(text.get(i + 1), Some(b'd' | b'D')) => return true,
                 Some(_) => i += 1,
                 None => return true,
             }
         }
     }
     false
+}
+
+/// The digits in a row outside strings, watched as [`may_differ`] watches
+/// them, for a reader that walks a line byte by byte.
+#[derive(Default)]
+pub(crate) struct DigitRun(usize);
+
+impl DigitRun {
+    /// Takes the next byte outside strings: true when the number it ends
+    /// or continues may read otherwise (an exponent, over 300 digits).
+    #[inline]
+    pub(crate) fn differs_at(&mut self, c: u8) -> bool {
+        if c.is_ascii_digit() {
+            self.0 += 1;
+            return self.0 > 300;
+        }
+        let exponent = self.0 > 0 && (c == b'e' || c == b'E');
+        self.0 = 0;
+        exponent
+    }
+
+    /// A string or bracket came: no number goes on across it.
+    pub(crate) fn reset(&mut self) {
+        self.0 = 0;
+    }
+}
+
+/// Whether the escape whose backslash is at `text[at]` is a `\u` escape of
+/// a surrogate (perhaps a lone one, which only `JSON.parse` keeps).
+#[inline]
+pub(crate) fn surrogate_escape(text: &[u8], at: usize) -> bool {
+    text.get(at + 1) == Some(&b'u') && matches!(text.get(at + 2), Some(b'd' | b'D'))
 }
 
 #[cfg(test)]
