@@ -48,6 +48,7 @@ fn benches(c: &mut Criterion) {
     let options = LoadOptions {
         scope: Scope::All,
         with_text: true,
+        with_usage: true,
     };
     let cache_dir = tempfile::tempdir().expect("cache dir");
     let cat = catalog::load(
@@ -104,6 +105,7 @@ fn benches(c: &mut Criterion) {
     let listing = LoadOptions {
         scope: Scope::All,
         with_text: false,
+        with_usage: true,
     };
     g.bench_function("warm cache, no texts", |b| {
         b.iter(|| {

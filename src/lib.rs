@@ -31,11 +31,13 @@
 //!   │
 //! jstext/        JavaScript string semantics pi relies on: trim, white
 //!                  space, lower-casing, UTF-16 lengths and slices, Date.parse
+//! par.rs         work shared by every core, results in order
 //! ```
 
 pub mod catalog;
 pub mod cli;
 pub mod jstext;
+pub mod par;
 pub mod render;
 pub mod safe_text;
 pub mod session;

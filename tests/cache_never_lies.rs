@@ -25,6 +25,7 @@ fn load(root: &Path, cache: &mut Cache, with_text: bool) -> Vec<String> {
     let options = LoadOptions {
         scope: Scope::All,
         with_text,
+        with_usage: true,
     };
     let folder = SessionsFolder::at(root.to_path_buf(), Layout::PerProject, root.to_path_buf());
     let cat = catalog::load(&folder, options, cache, &mut |_| {});
@@ -300,6 +301,7 @@ fn a_grown_file_is_still_read_on_not_again() {
     let options = LoadOptions {
         scope: Scope::All,
         with_text: true,
+        with_usage: true,
     };
     let folder = SessionsFolder::at(root.clone(), Layout::PerProject, root.clone());
     let mut cache = Cache::open(cache_dir.path().into());

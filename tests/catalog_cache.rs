@@ -22,6 +22,7 @@ fn load(root: &Path, cache: &mut Cache, with_text: bool) -> (Vec<String>, LoadSt
     let options = LoadOptions {
         scope: Scope::All,
         with_text,
+        with_usage: true,
     };
     let cat = catalog::load(&folder(root), options, cache, &mut |_| {});
     assert!(cat.problems.is_empty(), "{:?}", cat.problems);
@@ -127,6 +128,7 @@ fn a_grown_file_is_read_on_from_where_the_cache_stopped() {
         LoadOptions {
             scope: Scope::All,
             with_text: true,
+            with_usage: true,
         },
         &mut Cache::open(cache_dir.path().into()),
         &mut |_| {},
@@ -177,11 +179,63 @@ fn shrunk_or_replaced_files_are_read_whole() {
     let (got, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), false);
     assert_eq!(stats.read_whole, 2, "{stats:?}");
     assert_eq!(got, fresh(&root, false));
-    // A deleted file disappears from the cache.
+    // A deleted file disappears from the cache (its record goes: the
+    // summaries file is written again, smaller); an unchanged folder
+    // leaves the file as it was.
+    let summaries = |dir: &Path| {
+        let mut files = std::fs::read_dir(dir).expect("cache dir").flatten();
+        let f = files.find(|f| f.file_name().to_string_lossy().contains("summaries"));
+        std::fs::read(f.expect("a summaries file").path()).expect("read")
+    };
+    let before = summaries(cache_dir.path());
+    load(&root, &mut Cache::open(cache_dir.path().into()), false);
+    assert_eq!(summaries(cache_dir.path()), before, "nothing to write");
     std::fs::remove_file(&files[3]).expect("remove");
     let (got, stats) = load(&root, &mut Cache::open(cache_dir.path().into()), false);
     assert_eq!(stats.read_whole, 0);
     assert_eq!(got, fresh(&root, false));
+    assert!(
+        summaries(cache_dir.path()).len() < before.len(),
+        "record forgotten"
+    );
+}
+
+/// Tokens and cost left unread (pi's JSON list has none) leave the rest of
+/// every summary as it is; a cache still totals them, for the loads after.
+#[test]
+fn usage_unwanted_is_left_unread_except_for_the_cache() {
+    let (_tmp, root) = copy_corpus();
+    let load_as = |cache: &mut Cache, with_usage: bool| {
+        let options = LoadOptions {
+            scope: Scope::All,
+            with_text: false,
+            with_usage,
+        };
+        let cat = catalog::load(&folder(&root), options, cache, &mut |_| {});
+        assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+        cat.sessions
+    };
+    let full = load_as(&mut Cache::disabled(), true);
+    assert!(full.iter().any(|s| s.cost > 0.0 && s.tokens > 0.0));
+    let bare = load_as(&mut Cache::disabled(), false);
+    assert!(bare.iter().all(|s| s.cost == 0.0 && s.tokens == 0.0));
+    let without = |s: &[SessionSummary]| {
+        let mut s = s.to_vec();
+        for s in &mut s {
+            (s.tokens, s.cost) = (0.0, 0.0);
+        }
+        s.iter().map(describe).collect::<Vec<_>>()
+    };
+    assert_eq!(without(&bare), without(&full));
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    let cold = load_as(&mut Cache::open(cache_dir.path().into()), false);
+    let warm = load_as(&mut Cache::open(cache_dir.path().into()), true);
+    for got in [cold, warm] {
+        assert_eq!(
+            got.iter().map(describe).collect::<Vec<_>>(),
+            full.iter().map(describe).collect::<Vec<_>>()
+        );
+    }
 }
 
 #[test]
@@ -301,6 +355,7 @@ fn progress_reports_every_file_newest_first() {
     let options = LoadOptions {
         scope: Scope::All,
         with_text: false,
+        with_usage: true,
     };
     let cat = catalog::load(
         &folder(&root),
@@ -359,6 +414,7 @@ fn a_word_across_two_windows_of_a_cached_text_is_found() {
         let options = LoadOptions {
             scope: Scope::All,
             with_text: true,
+            with_usage: true,
         };
         let cat = catalog::load(&folder(&root), options, cache, &mut |_| {});
         let q = Query::parse(query).expect("query");
@@ -421,6 +477,7 @@ fn load_sessions(root: &Path, cache: &mut Cache) -> Vec<SessionSummary> {
     let options = LoadOptions {
         scope: Scope::All,
         with_text: true,
+        with_usage: true,
     };
     let cat = catalog::load(&folder(root), options, cache, &mut |_| {});
     assert!(cat.problems.is_empty(), "{:?}", cat.problems);

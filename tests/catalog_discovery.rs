@@ -146,6 +146,7 @@ fn paths(f: &catalog::SessionsFolder, scope: Scope) -> (Vec<String>, Vec<String>
     let options = LoadOptions {
         scope,
         with_text: false,
+        with_usage: true,
     };
     let cat = catalog::load(f, options, &mut Cache::disabled(), &mut |_| {});
     let mut names: Vec<String> = cat

@@ -53,6 +53,7 @@ fn load(dir: &Path, layout: Layout) -> catalog::Catalog {
     let options = LoadOptions {
         scope: Scope::All,
         with_text: true,
+        with_usage: true,
     };
     catalog::load(&folder, options, &mut Cache::disabled(), &mut |_| {})
 }

@@ -60,6 +60,7 @@ fn summaries(root: &Path) -> Vec<catalog::SessionSummary> {
     let options = LoadOptions {
         scope: Scope::All,
         with_text: false,
+        with_usage: true,
     };
     let cat = catalog::load(&folder(root), options, &mut Cache::disabled(), &mut |_| {});
     assert!(cat.problems.is_empty(), "{:?}", cat.problems);

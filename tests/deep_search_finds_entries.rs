@@ -113,6 +113,7 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
     let options = LoadOptions {
         scope: Scope::All,
         with_text: false,
+        with_usage: true,
     };
     let cat = catalog::load(&folder, options, &mut Cache::disabled(), &mut |_| {});
     assert_eq!(cat.sessions.len(), 40);

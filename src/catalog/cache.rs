@@ -484,6 +484,11 @@ impl Cache {
         self.records = Records::read(&dir.join(INDEX_FILE)).unwrap_or_default();
     }
 
+    /// How many files the cache holds a record of.
+    pub(crate) fn record_count(&self) -> usize {
+        self.records.table.len()
+    }
+
     /// What the cache knows of `path` (after [`Cache::read_summaries`]).
     pub(crate) fn get(&self, path: &Path) -> Option<Record<'_>> {
         debug_assert!(self.summaries_read || self.dir.is_none());

@@ -38,6 +38,9 @@ pub struct LoadOptions {
     pub scope: Scope,
     /// Also load every session's message text (for searching).
     pub with_text: bool,
+    /// Also total every session's tokens and cost. (They are totalled
+    /// anyway when the cache keeps what is read.)
+    pub with_usage: bool,
 }
 
 /// Progress while loading, for a progress bar: newest files come first.
@@ -80,6 +83,12 @@ enum Plan<'c> {
     Whole,
 }
 
+/// A file's plan: done from the cache already, or to read.
+enum Planned<'c> {
+    Done(Box<Result<Loaded, CatalogProblem>>),
+    ToRead((Plan<'c>, Option<Arc<MessageText>>)),
+}
+
 /// What was done.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum How {
@@ -117,6 +126,7 @@ pub fn load(
     let listing = discover::Listing::of(folder, options.scope);
     let candidates = std::thread::scope(|s| {
         let theirs = s.spawn(|| listing.work());
+        crate::par::let_them_start();
         cache.read_summaries();
         let mine = listing.work();
         let theirs = match theirs.join() {
@@ -135,33 +145,51 @@ pub fn load(
     let cache_read: &Cache = cache;
     // Cached texts are attached up front; workers only read files. A state
     // without its text cannot serve a search, nor grow one.
-    let plans: Vec<(Plan, Option<Arc<MessageText>>)> = candidates
-        .iter()
-        .map(|c| {
-            let p = plan(c, cache_read);
-            let (with_text, read_to) = match &p {
-                Plan::Cached(r) => {
-                    let h = r.head();
-                    (h.with_text, (h.offset, h.header_hash))
-                }
-                Plan::Resume(s, _) => (s.with_text, (s.offset, s.header_hash)),
-                Plan::Whole => return (p, None),
-            };
-            let cached = matches!(p, Plan::Cached(_));
-            if options.with_text && !with_text {
-                (Plan::Whole, None)
-            } else if (cached && !options.with_text) || !with_text {
-                (p, None)
-            } else {
-                match cache_read.text(&c.path, read_to, reread_text) {
-                    Some(t) => (p, Some(t)),
-                    None => (Plan::Whole, None),
-                }
+    let plan_of = |c: &Candidate| -> (Plan, Option<Arc<MessageText>>) {
+        let p = plan(c, cache_read);
+        let (with_text, read_to) = match &p {
+            Plan::Cached(r) => {
+                let h = r.head();
+                (h.with_text, (h.offset, h.header_hash))
             }
-        })
-        .collect();
+            Plan::Resume(s, _) => (s.with_text, (s.offset, s.header_hash)),
+            Plan::Whole => return (p, None),
+        };
+        let cached = matches!(p, Plan::Cached(_));
+        if options.with_text && !with_text {
+            (Plan::Whole, None)
+        } else if (cached && !options.with_text) || !with_text {
+            (p, None)
+        } else {
+            match cache_read.text(&c.path, read_to, reread_text) {
+                Some(t) => (p, Some(t)),
+                None => (Plan::Whole, None),
+            }
+        }
+    };
     let total = candidates.len();
     let caching = cache.is_enabled();
+    let read = |c: &Candidate, (plan, text): &(Plan, Option<Arc<MessageText>>)| {
+        let usage = options.with_usage || caching;
+        summarise(c, plan, text.as_ref(), options.with_text, usage, caching)
+    };
+    // Each file's plan, on every core; a file unchanged since the cache saw
+    // it is not even opened: its summary is taken from the cache there and
+    // then (a warm list spends a good part of its time on these).
+    let planned: Vec<Planned> = crate::par::map(total, 64, |i| {
+        let c = &candidates[i];
+        let plan = plan_of(c);
+        match &plan.0 {
+            Plan::Cached(r) if r.head().complete() => Planned::Done(Box::new(read(c, &plan))),
+            _ => Planned::ToRead(plan),
+        }
+    });
+    // Every record the cache holds is one of these files: none is missing.
+    let none_missing = planned
+        .iter()
+        .filter(|p| !matches!(p, Planned::ToRead((Plan::Whole, _))))
+        .count()
+        == cache_read.record_count();
     let mut results: Vec<Option<Loaded>> = (0..total).map(|_| None).collect();
     let mut done = 0;
     let mut take = |i: usize, r: Result<Loaded, CatalogProblem>| {
@@ -185,26 +213,24 @@ pub fn load(
             }
         }
     };
-    // A file unchanged since the cache saw it is not even opened: its
-    // summary is taken here, and only the files to read go to the workers
-    // (a warm list then starts no thread and switches to none).
-    let read = |i: usize| {
-        let (plan, text) = &plans[i];
-        summarise(
-            &candidates[i],
-            plan,
-            text.as_ref(),
-            options.with_text,
-            caching,
-        )
-    };
+    let mut plans: Vec<Option<(Plan, Option<Arc<MessageText>>)>> = Vec::with_capacity(total);
     let mut to_read = Vec::new();
-    for (i, (plan, _)) in plans.iter().enumerate() {
-        match plan {
-            Plan::Cached(r) if r.head().complete() => take(i, read(i)),
-            _ => to_read.push(i),
+    for (i, p) in planned.into_iter().enumerate() {
+        match p {
+            Planned::Done(r) => {
+                take(i, *r);
+                plans.push(None);
+            }
+            Planned::ToRead(plan) => {
+                to_read.push(i);
+                plans.push(Some(plan));
+            }
         }
     }
+    let read = |i: usize| match &plans[i] {
+        Some(plan) => read(&candidates[i], plan),
+        None => Err(CatalogProblem::new(&candidates[i].path, "read twice")),
+    };
     // This thread reads files too, taking what the others finished between
     // its own: a thread waiting on the channel would be woken (a system
     // call on each side) for every file.
@@ -226,6 +252,7 @@ pub fn load(
             });
         }
         drop(tx);
+        crate::par::let_them_start();
         while let Some(&i) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) {
             take(i, read(i));
             while let Ok((i, r)) = rx.try_recv() {
@@ -260,11 +287,13 @@ pub fn load(
         (Layout::PerProject, Scope::All) | (Layout::Flat, _) => vec![folder.dir.as_path()],
         (Layout::PerProject, Scope::Current) => Vec::new(),
     };
-    // By the paths' bytes (hashing a `Path` walks its components).
-    let present: rustc_hash::FxHashSet<&std::ffi::OsStr> =
-        candidates.iter().map(|c| c.path.as_os_str()).collect();
-    for dir in scanned {
-        cache.forget_missing_under(dir, &|p| present.contains(p.as_os_str()));
+    if !none_missing {
+        // By the paths' bytes (hashing a `Path` walks its components).
+        let present: rustc_hash::FxHashSet<&std::ffi::OsStr> =
+            candidates.iter().map(|c| c.path.as_os_str()).collect();
+        for dir in scanned {
+            cache.forget_missing_under(dir, &|p| present.contains(p.as_os_str()));
+        }
     }
     match cache.save() {
         // The texts just read are in the texts file now: searches read them
@@ -375,6 +404,7 @@ fn summarise(
     plan: &Plan,
     text: Option<&Arc<MessageText>>,
     keep_text: bool,
+    usage: bool,
     caching: bool,
 ) -> Result<Loaded, CatalogProblem> {
     let problem = |e: std::io::Error| CatalogProblem::new(&c.path, e.to_string());
@@ -394,13 +424,13 @@ fn summarise(
                     state: None,
                     how: How::Cached,
                 }),
-                None => summarise(c, &Plan::Whole, None, keep_text, caching),
+                None => summarise(c, &Plan::Whole, None, keep_text, usage, caching),
             };
         }
     }
     // Reading on needs the text so far as a string (an intact one).
     let prior = match text.map(|t| t.cached_original()) {
-        Some(None) => return summarise(c, &Plan::Whole, None, keep_text, caching),
+        Some(None) => return summarise(c, &Plan::Whole, None, keep_text, usage, caching),
         Some(Some(t)) => t,
         None => std::borrow::Cow::Borrowed(""),
     };
@@ -408,7 +438,7 @@ fn summarise(
     let (mut state, how) = match plan {
         Plan::Cached(r) => match r.state() {
             Some(s) => (*s, How::Cached),
-            None => return summarise(c, &Plan::Whole, None, keep_text, caching),
+            None => return summarise(c, &Plan::Whole, None, keep_text, usage, caching),
         },
         // A file rewritten in place that grew keeps its inode: only its
         // bytes tell it from one that was appended to.
@@ -421,6 +451,7 @@ fn summarise(
         Plan::Resume(..) | Plan::Whole => (
             SummaryState {
                 with_text: keep_text,
+                skip_usage: !usage,
                 ..SummaryState::default()
             },
             How::Whole,

@@ -339,41 +339,15 @@ fn score_all(
     candidates: &[usize],
     query: &Query,
 ) -> Vec<(usize, f64)> {
-    let score = |i: usize| query.score(&sessions[i]).map(|v| (i, v));
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || candidates.len() < 64 {
-        return candidates.iter().filter_map(|&i| score(i)).collect();
-    }
+    let score = |k: usize| {
+        let i = candidates[k];
+        query.score(&sessions[i]).map(|v| (i, v))
+    };
     // Small chunks taken in turn: sessions differ a lot in size.
-    const CHUNK: usize = 16;
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut parts: Vec<(usize, Vec<(usize, f64)>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let at = next.fetch_add(CHUNK, std::sync::atomic::Ordering::Relaxed);
-                        let Some(chunk) = candidates.get(at..(at + CHUNK).min(candidates.len()))
-                        else {
-                            break;
-                        };
-                        if chunk.is_empty() {
-                            break;
-                        }
-                        mine.push((at, chunk.iter().filter_map(|&i| score(i)).collect()));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    parts.sort_unstable_by_key(|p| p.0);
-    parts.into_iter().flat_map(|p| p.1).collect()
+    crate::par::map(candidates.len(), 16, score)
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// One row of the threaded view.

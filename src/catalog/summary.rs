@@ -175,6 +175,10 @@ pub(crate) struct SummaryState {
     /// Kept apart in the cache (see [`super::cache`]).
     #[serde(skip)]
     pub text: String,
+    /// Tokens and cost are not wanted, and not read (never so in a state
+    /// the cache keeps).
+    #[serde(skip)]
+    pub skip_usage: bool,
 }
 
 /// `String.prototype.trim` of UTF-16 text (every white space JavaScript
@@ -297,7 +301,7 @@ impl SummaryState {
             let want = Want {
                 user_text: M::KEEP || self.first_message.is_none(),
                 assistant_text: M::KEEP,
-                usage: true,
+                usage: !self.skip_usage,
             };
             let mut facts = LineFacts::default();
             if read_fast_into(bytes, want, &mut facts).is_some() {
@@ -415,7 +419,7 @@ impl SummaryState {
             }
             None => self.entries_without_id += 1,
         }
-        if let Some(u) = e.usage {
+        if let Some(u) = e.usage.filter(|_| !self.skip_usage) {
             self.tokens += u.tokens;
             self.cost += u.cost;
         }
@@ -438,7 +442,7 @@ impl SummaryState {
         }
         if role == Some("assistant") {
             self.assistant_messages += 1;
-            if let Some(u) = m.usage {
+            if let Some(u) = m.usage.filter(|_| !self.skip_usage) {
                 self.tokens += u.tokens;
                 self.cost += u.cost;
             }

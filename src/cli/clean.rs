@@ -36,6 +36,7 @@ pub fn run(args: CleanArgs, out: &mut dyn Write) -> Result<()> {
     let options = LoadOptions {
         scope: if args.all { Scope::All } else { Scope::Current },
         with_text: false,
+        with_usage: false,
     };
     let cat = catalog::load(&folder, options, &mut Cache::disabled(), &mut |_| {});
     let now = crate::jstext::date::now_ms();

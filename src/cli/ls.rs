@@ -32,6 +32,8 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let options = LoadOptions {
         scope: if args.all { Scope::All } else { Scope::Current },
         with_text: args.query.is_some() && !args.deep,
+        // The table's cost column; pi's JSON has none.
+        with_usage: !args.json,
     };
     let cat = catalog::load(&folder, options, &mut cache, &mut |_| {});
     // Saved already; taking apart thousands of records on the way out

@@ -33,6 +33,7 @@ pub fn run(args: MoveProjectArgs, out: &mut dyn Write) -> Result<()> {
     let options = LoadOptions {
         scope: Scope::All,
         with_text: false,
+        with_usage: false,
     };
     let cat = catalog::load(&folder, options, &mut Cache::disabled(), &mut |_| {});
     let moves = move_project::plan(&folder, &cat.sessions, &old, &new);

@@ -20,6 +20,7 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
         let options = LoadOptions {
             scope: if args.all { Scope::All } else { Scope::Current },
             with_text: false,
+            with_usage: false,
         };
         let cat = catalog::load(&folder, options, &mut Cache::disabled(), &mut |_| {});
         wanted.extend(

@@ -346,9 +346,13 @@ pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'
                         first(&mut seen, 11)?;
                         f.model = text_or_skip(&mut c)?;
                     }
-                    _ => {
+                    _ if want.usage => {
                         first(&mut seen, 10)?;
                         (f.usage, f.usage_parts) = usage(&mut c)?;
+                    }
+                    _ => {
+                        first(&mut seen, 10)?;
+                        c.skip_value()?;
                     }
                 }
             }
@@ -1467,7 +1471,9 @@ mod tests {
         assert_eq!(name(r#"" a\tb ""#), Some(NameField::Text(" a\tb ".into())));
         assert_eq!(name("null"), Some(NameField::Clear));
         assert_eq!(name("5"), Some(NameField::NotText));
-        let f = read_fast(br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"input":1,"cost":{"total":0.5}}}"#, NONE).expect("fast");
+        let usage_line =
+            br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"input":1,"cost":{"total":0.5}}}"#;
+        let f = read_fast(usage_line, ALL).expect("fast");
         assert_eq!(
             f.usage,
             Some(UsageTotals {
@@ -1475,8 +1481,15 @@ mod tests {
                 cost: 0.5
             })
         );
+        // Unwanted, a usage is only checked.
+        let f = read_fast(usage_line, NONE).expect("fast");
+        assert_eq!((f.usage, f.other_keys), (None, true));
+        assert_eq!(
+            read_fast(br#"{"type":"usage","id":"u","usage":{"a":1,}}"#, NONE),
+            None
+        );
         let twice = br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"totalTokens":6}}"#;
-        assert_eq!(read_fast(twice, NONE), None);
+        assert_eq!(read_fast(twice, ALL), None);
     }
 
     #[test]

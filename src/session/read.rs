@@ -421,6 +421,7 @@ fn scan_parallel<T: Send>(
             });
         }
         drop(tx);
+        crate::par::let_them_start();
         // The calling thread panicking (in `parse` or the sink) must not
         // leave workers waiting for it.
         let _stop_on_panic = OnPanic(halt);

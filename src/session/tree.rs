@@ -272,6 +272,7 @@ impl Tree {
         let (ids, shape) = if parallel {
             std::thread::scope(|s| {
                 let ids = s.spawn(|| index_ids(entries));
+                crate::par::let_them_start();
                 let shape = shape(entries);
                 let ids = ids.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
                 (ids, shape)

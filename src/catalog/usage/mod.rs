@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Tokens and cost of one record, or a sum of records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -466,29 +465,7 @@ impl UsageBook {
 
 /// Reads the files `todo` names, in parallel.
 fn read_all(candidates: &[Candidate], todo: &[usize]) -> Vec<(usize, ReadResult)> {
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(todo.len().max(1));
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&i) = todo.get(k) else { break };
-                        out.push((i, read_one(&candidates[i])));
-                    }
-                    out
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    })
+    crate::par::map(todo.len(), 1, |k| (todo[k], read_one(&candidates[todo[k]])))
 }
 
 /// A file's usage, and whether the file stayed as it was stat'ed while it

@@ -206,6 +206,7 @@ impl JobContext {
         let options = LoadOptions {
             scope: Scope::All,
             with_text: true,
+            with_usage: true,
         };
         let mut batch = Vec::new();
         // The first sessions go out at once; later ones in batches.
