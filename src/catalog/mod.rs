@@ -169,8 +169,8 @@ pub fn load(
     };
     let total = candidates.len();
     let caching = cache.is_enabled();
+    let usage = options.with_usage || caching;
     let read = |c: &Candidate, (plan, text): &(Plan, Option<Arc<MessageText>>)| {
-        let usage = options.with_usage || caching;
         summarise(c, plan, text.as_ref(), options.with_text, usage, caching)
     };
     // Each file's plan, on every core; a file unchanged since the cache saw
@@ -213,24 +213,15 @@ pub fn load(
             }
         }
     };
-    let mut plans: Vec<Option<(Plan, Option<Arc<MessageText>>)>> = Vec::with_capacity(total);
+    // The files to read, each with its plan.
     let mut to_read = Vec::new();
     for (i, p) in planned.into_iter().enumerate() {
         match p {
-            Planned::Done(r) => {
-                take(i, *r);
-                plans.push(None);
-            }
-            Planned::ToRead(plan) => {
-                to_read.push(i);
-                plans.push(Some(plan));
-            }
+            Planned::Done(r) => take(i, *r),
+            Planned::ToRead(plan) => to_read.push((i, plan)),
         }
     }
-    let read = |i: usize| match &plans[i] {
-        Some(plan) => read(&candidates[i], plan),
-        None => Err(CatalogProblem::new(&candidates[i].path, "read twice")),
-    };
+    let read = |(i, plan): &(usize, _)| (*i, read(&candidates[*i], plan));
     // This thread reads files too, taking what the others finished between
     // its own: a thread waiting on the channel would be woken (a system
     // call on each side) for every file.
@@ -244,8 +235,8 @@ pub fn load(
             let tx = tx.clone();
             let (next, to_read, read) = (&next, &to_read, &read);
             scope.spawn(move || {
-                while let Some(&i) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    if tx.send((i, read(i))).is_err() {
+                while let Some(file) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if tx.send(read(file)).is_err() {
                         break;
                     }
                 }
@@ -253,8 +244,9 @@ pub fn load(
         }
         drop(tx);
         crate::par::let_them_start();
-        while let Some(&i) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) {
-            take(i, read(i));
+        while let Some(file) = to_read.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let (i, r) = read(file);
+            take(i, r);
             while let Ok((i, r)) = rx.try_recv() {
                 take(i, r);
             }
