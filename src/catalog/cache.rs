@@ -13,8 +13,9 @@
 use super::discover::FileStamp;
 use super::records::{self, Head, StateAt};
 use super::summary::{SessionSummary, SummaryState};
-use super::text::{MessageText, Reread, Span, Stored, read_exact_at, read_span};
+use super::text::{MessageText, Reread, Stored, TextSpan as Span, read_exact_at, read_span};
 use crate::session::file::PrefixPrint;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 10;
+const FORMAT: u32 = 11;
 /// The texts file starts with `MAGIC`, the format (u32), the length of
 /// its table (u64) and the table's xxh3 (u64), little-endian. A byte
 /// flipped anywhere fails one of these checks or a block's own hash;
@@ -356,7 +357,8 @@ enum TextBody {
 #[derive(Default)]
 struct Texts {
     file: Option<Arc<std::fs::File>>,
-    entries: HashMap<PathBuf, TextEntry>,
+    /// By the paths' bytes (hashing a `Path` walks its components).
+    entries: FxHashMap<std::ffi::OsString, TextEntry>,
 }
 
 impl Texts {
@@ -510,7 +512,7 @@ impl Cache {
         reread: Reread,
     ) -> Option<Arc<MessageText>> {
         let texts = self.texts.as_ref()?;
-        let t = texts.entries.get(path)?;
+        let t = texts.entries.get(path.as_os_str())?;
         if t.offset != offset || t.header_hash != header_hash {
             return None;
         }
@@ -553,7 +555,7 @@ impl Cache {
         }
         if let Some(texts) = self.texts.as_mut().filter(|_| state.with_text) {
             texts.entries.insert(
-                path.to_path_buf(),
+                path.as_os_str().to_owned(),
                 TextEntry {
                     offset: state.offset,
                     header_hash: state.header_hash,
@@ -606,7 +608,7 @@ impl Cache {
                 self.records.remove(key);
             }
             if let Some(t) = &mut self.texts {
-                t.entries.remove(&p);
+                t.entries.remove(p.as_os_str());
                 self.texts_dirty = true;
             }
             self.index_dirty = true;
@@ -686,7 +688,7 @@ fn open_texts(path: &Path) -> Option<Texts> {
         };
         s.sound(file_len).then_some(s)
     };
-    let mut entries = HashMap::with_capacity(records.len());
+    let mut entries = FxHashMap::with_capacity_and_hasher(records.len(), Default::default());
     for mut r in records {
         let (folded, original) = (
             std::mem::take(&mut r.folded),
@@ -696,7 +698,7 @@ fn open_texts(path: &Path) -> Option<Texts> {
             return None;
         };
         let (path, entry) = r.stored_at(folded, original);
-        entries.insert(path, entry);
+        entries.insert(path.into_os_string(), entry);
     }
     Some(Texts {
         file: Some(Arc::new(file)),
@@ -722,7 +724,8 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<(Texts, Swaps)> {
     // Pass one: which texts are intact, and their spans (relative).
     let mut folded_at = 0u64;
     // (path, entry, folded span)
-    let mut kept: Vec<(&PathBuf, &TextEntry, Span)> = Vec::with_capacity(texts.entries.len());
+    let mut kept: Vec<(&std::ffi::OsString, &TextEntry, Span)> =
+        Vec::with_capacity(texts.entries.len());
     for (p, e) in &texts.entries {
         let folded = match &e.body {
             TextBody::Stored { folded, original } => {
@@ -751,7 +754,7 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<(Texts, Swaps)> {
         };
         original_at += original.len;
         records.push(TextRecord {
-            path: (*p).clone(),
+            path: PathBuf::from(*p),
             offset: e.offset,
             header_hash: e.header_hash,
             folded: folded.clone(),
@@ -803,7 +806,7 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<(Texts, Swaps)> {
     };
     let mut written = Texts {
         file: Some(Arc::new(file)),
-        entries: HashMap::with_capacity(records.len()),
+        entries: FxHashMap::with_capacity_and_hasher(records.len(), Default::default()),
     };
     let mut swaps = Swaps::default();
     for (r, (_, e, _)) in records.into_iter().zip(&kept) {
@@ -816,7 +819,7 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<(Texts, Swaps)> {
             }
         }
         let (path, entry) = r.stored_at(folded, original);
-        written.entries.insert(path, entry);
+        written.entries.insert(path.into_os_string(), entry);
     }
     Ok((written, swaps))
 }
@@ -938,8 +941,11 @@ mod tests {
         for cache in [&cache, &again] {
             let texts = cache.texts.as_ref().expect("texts");
             for (path, want) in [("/s/a.jsonl", text.as_str()), ("/s/b.jsonl", "of b")] {
-                let TextBody::Stored { folded, original } =
-                    &texts.entries.get(Path::new(path)).expect("entry").body
+                let TextBody::Stored { folded, original } = &texts
+                    .entries
+                    .get(std::ffi::OsStr::new(path))
+                    .expect("entry")
+                    .body
                 else {
                     panic!("{path} is not stored");
                 };

@@ -32,15 +32,27 @@ enum Source {
     Stored(Stored),
 }
 
-/// How many bytes of a stored text one hash covers, and one read brings in.
+/// How many bytes of a deep-search text one hash covers (see
+/// [`super::deep_index`]); its chunks are read whole or a block at a time.
 pub(crate) const BLOCK: usize = 1 << 20;
+
+/// How many bytes of a session's text in the texts file one hash covers:
+/// small, since a search mostly finds its word near the start, and reads
+/// and checks only as far as that (see [`Stored::folded_holds`]).
+pub(crate) const TEXT_BLOCK: usize = 1 << 12;
+
+/// A range of the texts file, hashed a [`TEXT_BLOCK`] at a time.
+pub(crate) type TextSpan = Span<TEXT_BLOCK>;
+
+/// The most bytes one read brings in.
+const MOST_READ: usize = 1 << 20;
 
 /// Two ranges of the cache's texts file; `path` is the session they came
 /// from, read again should a range not match its hashes.
 pub(crate) struct Stored {
     file: Arc<File>,
-    folded: Span,
-    original: Span,
+    folded: TextSpan,
+    original: TextSpan,
     path: PathBuf,
     /// A read came back short or a block did not match: use the fallback.
     damaged: AtomicBool,
@@ -65,16 +77,41 @@ impl Default for MessageText {
     }
 }
 
+/// One read buffer per thread, reused for every stored text scanned, and
+/// which checked blocks of which text it holds (from the text's start,
+/// nothing carried before them), so that the next word of a query looked
+/// for in the same text reads them no more.
+#[derive(Default)]
+struct Held {
+    buf: Vec<u8>,
+    /// The texts file (kept by a weak handle, so that its address names no
+    /// other file while held), where the span starts, and how many blocks.
+    blocks: Option<(std::sync::Weak<File>, u64, usize)>,
+}
+
+impl Held {
+    /// How many blocks of `span` it holds from the start (0 if none).
+    fn holds<const B: usize>(&self, file: &Arc<File>, span: &Span<B>) -> usize {
+        match &self.blocks {
+            Some((f, start, n))
+                if std::ptr::eq(f.as_ptr(), Arc::as_ptr(file)) && *start == span.start =>
+            {
+                *n
+            }
+            _ => 0,
+        }
+    }
+}
+
 thread_local! {
-    // One read buffer per thread, reused for every stored text scanned.
-    static BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static BUF: RefCell<Held> = RefCell::new(Held::default());
 }
 
 impl Stored {
     pub(crate) fn new(
         file: Arc<File>,
-        folded: Span,
-        original: Span,
+        folded: TextSpan,
+        original: TextSpan,
         path: PathBuf,
         reread: Reread,
     ) -> Stored {
@@ -89,31 +126,52 @@ impl Stored {
         }
     }
 
-    /// Whether the folded text holds `needle`, read a block at a time (the
-    /// end of each block kept before the next, so a match across the two is
-    /// seen); `None` when the stored text is damaged. A match is reported
-    /// as soon as a checked block shows it; "no match" needs every block.
+    /// Whether the folded text holds `needle`, read a few blocks at a
+    /// time, each read four times the last up to [`MOST_READ`] (the end of
+    /// each read kept before the next, so a match across the two is seen);
+    /// `None` when the stored text is damaged. A match is reported as soon
+    /// as checked blocks show it, so a word near the start costs a block;
+    /// "no match" needs every block.
     fn folded_holds(&self, needle: &[u8]) -> Option<bool> {
         if self.damaged.load(Ordering::Relaxed) {
             return None;
         }
         let finder = memchr::memmem::Finder::new(needle);
         let keep = needle.len().saturating_sub(1);
-        let r = BUF.with(|b| {
-            let mut buf = b.borrow_mut();
+        let span = &self.folded;
+        let blocks = span.blocks();
+        let r = BUF.with(|held| {
+            let held = &mut *held.borrow_mut();
+            let mut next = held.holds(&self.file, span).min(blocks);
+            if next > 0 && finder.find(&held.buf).is_some() {
+                return Some(true);
+            }
             let mut carried = 0;
-            for k in 0..self.folded.blocks() {
-                buf.resize(carried + self.folded.block(k).1, 0);
-                if !read_block(&self.file, &self.folded, k, &mut buf[carried..]) {
+            let mut run = 1;
+            while next < blocks {
+                if next > 0 {
+                    held.blocks = None;
+                    let buf = &mut held.buf;
+                    let tail = keep.min(buf.len());
+                    let from = buf.len() - tail;
+                    buf.copy_within(from.., 0);
+                    carried = tail;
+                }
+                let n = run.min(blocks - next);
+                let len = span.blocks_len(next..next + n);
+                held.buf.resize(carried + len, 0);
+                if !read_blocks(&self.file, span, next..next + n, &mut held.buf[carried..]) {
+                    held.blocks = None;
                     return None;
                 }
-                if finder.find(&buf).is_some() {
+                if next == 0 {
+                    held.blocks = Some((Arc::downgrade(&self.file), span.start, n));
+                }
+                if finder.find(&held.buf).is_some() {
                     return Some(true);
                 }
-                let tail = keep.min(buf.len());
-                let from = buf.len() - tail;
-                buf.copy_within(from.., 0);
-                carried = tail;
+                next += n;
+                run = (run * 4).min(MOST_READ / TEXT_BLOCK);
             }
             Some(false)
         });
@@ -121,7 +179,7 @@ impl Stored {
     }
 
     /// The whole of `span`, every block checked.
-    fn read_all(&self, span: &Span, into: &mut Vec<u8>) -> bool {
+    fn read_all(&self, span: &TextSpan, into: &mut Vec<u8>) -> bool {
         !self.damaged.load(Ordering::Relaxed)
             && self
                 .note(read_span(&self.file, span, into).then_some(()))
@@ -204,7 +262,11 @@ impl MessageText {
         match &self.source {
             Source::Owned(s) => f(s),
             Source::Stored(m) => {
-                let mut buf = BUF.with(|b| std::mem::take(&mut *b.borrow_mut()));
+                let mut buf = BUF.with(|b| {
+                    let mut held = b.borrow_mut();
+                    held.blocks = None;
+                    std::mem::take(&mut held.buf)
+                });
                 let text = m
                     .read_all(&m.original, &mut buf)
                     .then(|| std::str::from_utf8(&buf).ok())
@@ -213,7 +275,7 @@ impl MessageText {
                     Some(t) => f(t),
                     None => m.fallback().with_original(f),
                 };
-                BUF.with(|b| *b.borrow_mut() = buf);
+                BUF.with(|b| b.borrow_mut().buf = buf);
                 r
             }
         }
@@ -275,36 +337,41 @@ impl MessageText {
     }
 }
 
-/// A range of the texts file and the xxh3 of each [`BLOCK`] of it.
+/// A range of a cache file and the xxh3 of each `B` bytes of it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
-pub(crate) struct Span {
+pub(crate) struct Span<const B: usize = BLOCK> {
     pub start: u64,
     pub len: u64,
     pub hashes: Vec<u64>,
 }
 
-impl Span {
-    pub(crate) fn over(start: u64, bytes: &[u8]) -> Span {
+impl<const B: usize> Span<B> {
+    pub(crate) fn over(start: u64, bytes: &[u8]) -> Span<B> {
         Span {
             start,
             len: bytes.len() as u64,
-            hashes: bytes
-                .chunks(BLOCK)
-                .map(xxhash_rust::xxh3::xxh3_64)
-                .collect(),
+            hashes: bytes.chunks(B).map(xxhash_rust::xxh3::xxh3_64).collect(),
         }
     }
 
     /// How many blocks it has (as many as hashes, when it is sound).
     pub(crate) fn blocks(&self) -> usize {
-        usize::try_from(self.len.div_ceil(BLOCK as u64)).unwrap_or(usize::MAX)
+        usize::try_from(self.len.div_ceil(B as u64)).unwrap_or(usize::MAX)
     }
 
     /// Where block `k` starts in the file, and its length.
     fn block(&self, k: usize) -> (u64, usize) {
-        let from = k as u64 * BLOCK as u64;
-        let len = (self.len - from).min(BLOCK as u64) as usize;
+        let from = k as u64 * B as u64;
+        let len = (self.len - from).min(B as u64) as usize;
         (self.start + from, len)
+    }
+
+    /// How many bytes the blocks `ks` (of those it has) hold.
+    fn blocks_len(&self, ks: std::ops::Range<usize>) -> usize {
+        match ks.end.checked_sub(1) {
+            Some(last) if !ks.is_empty() => (last - ks.start) * B + self.block(last).1,
+            _ => 0,
+        }
     }
 
     /// Whether it has one hash per block and ends by `file_len`.
@@ -319,42 +386,148 @@ impl Span {
 
 /// Reads `span` of `file` whole, every block checked (used when the texts
 /// file is written again, to carry a text over only if it is intact).
-pub(crate) fn read_span(file: &File, span: &Span, into: &mut Vec<u8>) -> bool {
+pub(crate) fn read_span<const B: usize>(file: &File, span: &Span<B>, into: &mut Vec<u8>) -> bool {
     let Ok(len) = usize::try_from(span.len) else {
         return false;
     };
     // Every byte is read over: only growth needs filling first.
     into.resize(len, 0);
-    (0..span.blocks()).all(|k| {
-        let from = k * BLOCK;
-        let n = span.block(k).1;
-        read_block(file, span, k, &mut into[from..from + n])
+    let per_read = (MOST_READ / B).max(1);
+    let blocks = span.blocks();
+    (0..blocks).step_by(per_read).all(|k| {
+        let ks = k..(k + per_read).min(blocks);
+        let from = k * B;
+        let n = span.blocks_len(ks.clone());
+        read_blocks(file, span, ks, &mut into[from..from + n])
     })
 }
 
 /// Reads the blocks `blocks` of `span` into their places in `into` (as
 /// long as the span), each checked; for reading only what is needed.
-pub(crate) fn read_span_blocks(
+pub(crate) fn read_span_blocks<const B: usize>(
     file: &File,
-    span: &Span,
+    span: &Span<B>,
     blocks: std::ops::Range<usize>,
     into: &mut [u8],
 ) -> bool {
     blocks.into_iter().all(|k| {
-        let from = k * BLOCK;
+        let from = k * B;
         let n = span.block(k).1;
         k < span.blocks()
             && into
                 .get_mut(from..from + n)
-                .is_some_and(|b| read_block(file, span, k, b))
+                .is_some_and(|b| read_blocks(file, span, k..k + 1, b))
     })
 }
 
-/// Reads block `k` of `span` into `into` (its length) and checks its hash.
-fn read_block(file: &File, span: &Span, k: usize, into: &mut [u8]) -> bool {
-    read_exact_at(file, into, span.block(k).0)
-        && span
-            .hashes
-            .get(k)
-            .is_some_and(|&h| h == xxhash_rust::xxh3::xxh3_64(into))
+/// Reads the blocks `ks` of `span` (they are some of its blocks) into
+/// `into` (their length) with one read, and checks each block's hash.
+fn read_blocks<const B: usize>(
+    file: &File,
+    span: &Span<B>,
+    ks: std::ops::Range<usize>,
+    into: &mut [u8],
+) -> bool {
+    if ks.is_empty() {
+        return into.is_empty();
+    }
+    ks.end <= span.blocks()
+        && read_exact_at(file, into, span.block(ks.start).0)
+        && into
+            .chunks(B)
+            .zip(ks)
+            .all(|(b, k)| span.hashes.get(k) == Some(&xxhash_rust::xxh3::xxh3_64(b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Folded texts of many blocks, each stored after the other in one
+    /// file, as the texts file holds them.
+    fn stored_texts(texts: &[&[u8]]) -> (tempfile::NamedTempFile, Vec<MessageText>) {
+        let mut file = tempfile::NamedTempFile::new().expect("temp file");
+        let mut at = 0u64;
+        let mut spans = Vec::new();
+        for t in texts {
+            file.write_all(t).expect("write");
+            spans.push(TextSpan::over(at, t));
+            at += t.len() as u64;
+        }
+        let handle = Arc::new(File::open(file.path()).expect("open"));
+        let fallback: Reread = |_| Some("the fallback text".to_string());
+        let stored = spans
+            .into_iter()
+            .map(|s| {
+                let original = TextSpan { ..s.clone() };
+                let path = PathBuf::from("/s/a.jsonl");
+                MessageText::stored(Stored::new(handle.clone(), s, original, path, fallback))
+            })
+            .collect();
+        (file, stored)
+    }
+
+    /// Lower-case letters that never repeat a 4-letter word nearby.
+    fn text(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b'a' + (x % 26) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_word_is_found_wherever_it_lies_across_blocks_and_reads() {
+        let a = text(TEXT_BLOCK * 400 + 123, 7);
+        let b = text(TEXT_BLOCK * 3 + 5, 11);
+        let (_file, stored) = stored_texts(&[&a, &b]);
+        // Where blocks meet, and where reads of 1, 4, 16, 64 blocks meet.
+        let mut places: Vec<usize> = (1..400).map(|k| k * TEXT_BLOCK).collect();
+        places.extend([0, 1, a.len() - 9, a.len() - 1]);
+        for at in places {
+            for len in [1, 2, 9] {
+                for back in [0, len / 2, len - 1] {
+                    let from = at.saturating_sub(back);
+                    let Some(needle) = a.get(from..from + len) else {
+                        continue;
+                    };
+                    let want = memchr::memmem::find(&a, needle).is_some();
+                    // Each text in turn, as a query's words are looked for.
+                    assert_eq!(stored[0].folded_contains(needle), want, "{at} {len}");
+                    let in_b = memchr::memmem::find(&b, needle).is_some();
+                    assert_eq!(stored[1].folded_contains(needle), in_b, "{at} {len}");
+                    assert_eq!(stored[0].folded_contains(needle), want, "again {at}");
+                }
+            }
+        }
+        for absent in [&b"0"[..], b"abc0", b"zzzzzzzzzzzz"] {
+            assert!(!stored[0].folded_contains(absent));
+            assert!(!stored[1].folded_contains(absent));
+        }
+        assert_eq!(&*stored[0].folded(), &a[..]);
+        assert_eq!(&*stored[1].folded(), &b[..]);
+    }
+
+    #[test]
+    fn a_damaged_block_is_noticed_where_the_search_reaches_it() {
+        let a = text(TEXT_BLOCK * 40, 3);
+        let (file, stored) = stored_texts(&[&a]);
+        let early = a[10..20].to_vec();
+        let late = a[TEXT_BLOCK * 30..TEXT_BLOCK * 30 + 10].to_vec();
+        let mut bytes = a.clone();
+        bytes[TEXT_BLOCK * 20 + 7] ^= 1;
+        std::fs::write(file.path(), &bytes).expect("damage");
+        // Found before the damage: the damaged block is never read.
+        assert!(stored[0].folded_contains(&early));
+        // Past it: the text is read again from the session (here, the
+        // fallback), and the stored one is not believed again.
+        assert!(!stored[0].folded_contains(&late));
+        assert!(stored[0].folded_contains(b"fallback"));
+        assert!(!stored[0].folded_contains(&early));
+    }
 }
