@@ -19,33 +19,179 @@ fn golden(name: &str) -> Value {
     serde_json::from_str(&text).expect("golden JSON")
 }
 
-fn ls_json(args: &[&str], agent_dir: Option<&Path>) -> Value {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piscope"));
-    cmd.arg("ls").args(args).arg("--json").arg("--no-cache");
-    cmd.env_remove("PI_CODING_AGENT_SESSION_DIR");
-    if let Some(d) = agent_dir {
-        cmd.env("PI_CODING_AGENT_DIR", d);
-    }
-    let out = cmd.output().expect("run piscope");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+/// `ls ARGS --json` without the cache, then with an empty one (which it
+/// fills) and again with it warm (the rows from its records): the three
+/// byte for byte the same; the list as JSON.
+fn ls_json_every_way(args: &[&str], agent_dir: Option<&Path>) -> Value {
+    let cache = tempfile::tempdir().expect("cache home");
+    let run = |cached: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_piscope"));
+        cmd.arg("ls").args(args).arg("--json");
+        if !cached {
+            cmd.arg("--no-cache");
+        }
+        cmd.env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .env("XDG_CACHE_HOME", cache.path());
+        if let Some(d) = agent_dir {
+            cmd.env("PI_CODING_AGENT_DIR", d);
+        }
+        let out = cmd.output().expect("run piscope");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.stdout, out.stderr)
+    };
+    let uncached = run(false);
+    assert_eq!(run(true), uncached, "cold cache");
+    assert_eq!(run(true), uncached, "warm cache");
+    serde_json::from_slice(&uncached.0).expect("JSON on stdout")
 }
 
 #[test]
 fn list_of_default_layout_equals_pis() {
-    let got = ls_json(&["--all"], Some(&repo().join("tests/golden/corpus")));
+    let got = ls_json_every_way(&["--all"], Some(&repo().join("tests/golden/corpus")));
     assert_eq!(got, golden("list-root.json"));
 }
 
 #[test]
 fn list_of_flat_folder_equals_pis_including_edge_cases() {
     let flat = repo().join("tests/catalog/flat");
-    let got = ls_json(&["--all", "--session-dir", &flat.to_string_lossy()], None);
+    let got = ls_json_every_way(&["--all", "--session-dir", &flat.to_string_lossy()], None);
     assert_eq!(got, golden("list-flat.json"));
+}
+
+/// A warm list takes its rows from the cache's records only when every
+/// file is as the cache saw it whole, and the cache holds no other; its
+/// rows are then the ones a loaded catalog prints.
+#[test]
+fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
+    let root = tempfile::tempdir().expect("root");
+    for corpus in [
+        repo().join("tests/golden/corpus/sessions"),
+        repo().join("tests/catalog/flat"),
+    ] {
+        let layout = if corpus.ends_with("flat") {
+            Layout::Flat
+        } else {
+            Layout::PerProject
+        };
+        let dir = root.path().join(corpus.file_name().expect("name"));
+        copy_dir(&corpus, &dir);
+        // A last line without its newline is read again on every load (pi
+        // may be writing it): no list is printed from the records then.
+        let unfinished = dir.join("2026-02-01T10-00-00-010Z_unfinished.jsonl");
+        if unfinished.exists() {
+            let folder = SessionsFolder::at(dir.clone(), layout, repo());
+            let mut cache = Cache::open(root.path().join("unfinished-cache"));
+            let files = catalog::list(&folder, Scope::All, &mut cache);
+            let options = LoadOptions {
+                scope: Scope::All,
+                with_text: false,
+                with_usage: false,
+            };
+            catalog::load_listed(&folder, files, options, &mut cache, &mut |_| {});
+            let files = catalog::list(&folder, Scope::All, &mut cache);
+            assert!(catalog::cached_list_json(&folder, &files, &cache).is_none());
+            std::fs::remove_file(&unfinished).expect("remove");
+        }
+        let folder = SessionsFolder::at(dir.clone(), layout, repo());
+        let cache_dir = root
+            .path()
+            .join("cache")
+            .join(corpus.file_name().expect("name"));
+        let options = LoadOptions {
+            scope: Scope::All,
+            with_text: false,
+            with_usage: false,
+        };
+        let loaded_json = |cache: &mut Cache| {
+            let files = catalog::list(&folder, Scope::All, cache);
+            let cat = catalog::load_listed(&folder, files, options, cache, &mut |_| {});
+            let mut o = b"[".to_vec();
+            for s in cat.sessions.iter().filter(|s| s.skipped_by_pi.is_none()) {
+                if o.len() > 1 {
+                    o.push(b',');
+                }
+                catalog::list_json::push_session(s, &mut o);
+            }
+            o.extend_from_slice(b"]\n");
+            o
+        };
+        let same = |got: Option<Vec<u8>>, want: &[u8], what: &str| {
+            let at = got
+                .as_ref()
+                .map(|g| g.iter().zip(want).take_while(|(a, b)| a == b).count());
+            assert!(
+                got.as_deref() == Some(want),
+                "{}: {what}: differs from byte {at:?} ({})",
+                dir.display(),
+                String::from_utf8_lossy(
+                    &want[at.unwrap_or(0).saturating_sub(80)..]
+                        [..160.min(want.len() - at.unwrap_or(0).saturating_sub(80))]
+                )
+            );
+        };
+        let fast = || {
+            let mut cache = Cache::open(cache_dir.clone());
+            let files = catalog::list(&folder, Scope::All, &mut cache);
+            catalog::cached_list_json(&folder, &files, &cache)
+        };
+        assert!(fast().is_none(), "{}: an empty cache", dir.display());
+        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(fast(), &want, "warm");
+        // A file that grew, a new file, a file gone: read as usual.
+        let session = first_jsonl(&dir);
+        let bytes = std::fs::read(&session).expect("read");
+        let mut grown = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&session)
+            .expect("open");
+        std::io::Write::write_all(&mut grown, b"{\"type\":\"label\"").expect("append");
+        assert!(fast().is_none(), "{}: a file grew", dir.display());
+        std::fs::write(&session, &bytes).expect("restore");
+        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(fast(), &want, "restored");
+        let copy = session.with_file_name("zz-copy.jsonl");
+        std::fs::copy(&session, &copy).expect("copy");
+        assert!(fast().is_none(), "{}: a new file", dir.display());
+        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(fast(), &want, "with the copy");
+        std::fs::remove_file(&copy).expect("remove");
+        assert!(fast().is_none(), "{}: a file gone", dir.display());
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let e = e.expect("entry");
+        let ty = e.file_type().expect("type");
+        if ty.is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else if ty.is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
+/// The first session file under `dir` (by name), in it or a folder of it.
+fn first_jsonl(dir: &Path) -> PathBuf {
+    let mut all = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                all.push(p);
+            }
+        }
+    }
+    all.sort();
+    all.into_iter().next().expect("a session file")
 }
 
 fn load(dir: &Path, layout: Layout) -> catalog::Catalog {

@@ -9,6 +9,7 @@ pub mod delete;
 pub mod discover;
 pub mod in_use;
 pub mod journal;
+pub mod list_json;
 pub mod move_project;
 mod problem;
 mod records;
@@ -113,17 +114,28 @@ struct ToCache {
     text: Option<Arc<MessageText>>,
 }
 
-/// Summarises the sessions of `folder`, using and updating `cache`.
-pub fn load(
-    folder: &SessionsFolder,
-    options: LoadOptions,
-    cache: &mut Cache,
-    progress: &mut dyn FnMut(Progress),
-) -> Catalog {
+/// The session files of a folder, each with what `stat` said of it, in
+/// pi's order, and the problems listing them (see [`list`]).
+pub struct Files {
+    candidates: Vec<Candidate>,
+    problems: Vec<CatalogProblem>,
+    scope: Scope,
+}
+
+impl Files {
+    /// The problems listing them (reported by [`load_listed`] too).
+    pub fn problems(&self) -> &[CatalogProblem] {
+        &self.problems
+    }
+}
+
+/// Lists the session files of `folder` and stats them, the cache's
+/// summaries read meanwhile (for [`load_listed`] or [`cached_list_json`]).
+pub fn list(folder: &SessionsFolder, scope: Scope, cache: &mut Cache) -> Files {
     let mut problems = Vec::new();
     // The cache's summaries are read while a thread lists the folders,
     // and this thread helps stat their files once read.
-    let listing = discover::Listing::of(folder, options.scope);
+    let listing = discover::Listing::of(folder, scope);
     let candidates = std::thread::scope(|s| {
         let theirs = s.spawn(|| listing.work());
         crate::par::let_them_start();
@@ -136,6 +148,94 @@ pub fn load(
         vec![theirs, mine]
     });
     let candidates = listing.finish(candidates, &mut problems);
+    Files {
+        candidates,
+        problems,
+        scope,
+    }
+}
+
+/// pi's JSON list (`ls --json`: every session pi lists, newest first)
+/// taken straight from the cache's records, none decoded into a summary,
+/// when the cache saw every one of `files` whole as it is now and holds
+/// no other file, and nothing is left out by folder; `None` otherwise
+/// (then [`load_listed`] reads what it must). The problems listing the
+/// files are `files`'.
+pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -> Option<Vec<u8>> {
+    let candidates = &files.candidates;
+    if (folder.layout == Layout::Flat && files.scope == Scope::Current)
+        || candidates.len() != cache.record_count()
+    {
+        return None;
+    }
+    // Each file's row, in the files' order, on every core: its sort key,
+    // and its JSON (`None` for a file pi leaves out).
+    let rows = crate::par::map(candidates.len(), 64, |i| {
+        let c = &candidates[i];
+        let head = cache.get(&c.path)?.head();
+        if c.meta != Some(head.stamp) {
+            return None;
+        }
+        let Some(listed) = head.listed()? else {
+            // No session, whatever follows the line that said so.
+            return Some(None);
+        };
+        if !head.complete() {
+            // A last line without its newline: read again (as pi would).
+            return None;
+        }
+        if listed.skipped_by_pi.is_some() {
+            return Some(None);
+        }
+        let mut json = Vec::with_capacity(256 + listed.first_message.len());
+        list_json::push_row(&list_json::ListRow::of_listed(&c.path, &listed), &mut json);
+        Some(Some((listed.modified_ms, json)))
+    });
+    let rows: Vec<(Option<i64>, Vec<u8>)> = rows
+        .into_iter()
+        .collect::<Option<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+    crate::session::tree::sort_like_v8(&mut order, |i| rows[i as usize].0.map(|t| -t));
+    let mut out = Vec::with_capacity(rows.iter().map(|r| r.1.len() + 1).sum::<usize>() + 3);
+    out.push(b'[');
+    for (n, &i) in order.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(&rows[i as usize].1);
+    }
+    out.extend_from_slice(b"]\n");
+    Some(out)
+}
+
+/// Summarises the sessions of `folder`, using and updating `cache`.
+pub fn load(
+    folder: &SessionsFolder,
+    options: LoadOptions,
+    cache: &mut Cache,
+    progress: &mut dyn FnMut(Progress),
+) -> Catalog {
+    let files = list(folder, options.scope, cache);
+    load_listed(folder, files, options, cache, progress)
+}
+
+/// [`load`], of the files [`list`] found (with `options.scope`).
+pub fn load_listed(
+    folder: &SessionsFolder,
+    files: Files,
+    options: LoadOptions,
+    cache: &mut Cache,
+    progress: &mut dyn FnMut(Progress),
+) -> Catalog {
+    let Files {
+        candidates,
+        mut problems,
+        scope,
+    } = files;
+    debug_assert!(scope == options.scope);
     progress(Progress::Started {
         total: candidates.len(),
     });

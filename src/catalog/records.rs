@@ -144,29 +144,24 @@ impl<'a> Head<'a> {
         self.offset == self.stamp.size
     }
 
-    /// The summary the listing holds, for the file at `path`: `Some(None)`
-    /// when the file is no session, `None` when the bytes do not parse.
-    pub fn summary(
-        &self,
-        path: PathBuf,
-        text: Option<Arc<MessageText>>,
-    ) -> Option<Option<SessionSummary>> {
+    /// The listing's fields, borrowed where they lie: `Some(None)` when
+    /// the file is no session, `None` when the bytes do not parse.
+    pub fn listed(&self) -> Option<Option<Listed<'a>>> {
         let mut r = In(self.listing);
         if !r.flag()? {
             return r.0.is_empty().then_some(None);
         }
-        let s = SessionSummary {
-            path,
-            id: r.string()?,
-            cwd: r.string()?,
-            name: r.option(In::string)?,
-            parent_session_path: r.option(In::string)?,
+        let l = Listed {
+            id: r.str()?,
+            cwd: r.str()?,
+            name: r.option(In::str)?,
+            parent_session_path: r.option(In::str)?,
             created_ms: r.option(In::i64)?,
             modified_ms: r.option(In::i64)?,
             message_count: r.u64()?,
             user_messages: r.u64()?,
             assistant_messages: r.u64()?,
-            first_message: r.string()?,
+            first_message: r.str()?,
             entries: r.u64()?,
             leaves: r.u64()?,
             labels: r.u64()?,
@@ -176,24 +171,97 @@ impl<'a> Head<'a> {
             size: r.u64()?,
             models: {
                 let n = r.u32()?;
-                // Each model takes at least its four length bytes.
-                let mut models = Vec::with_capacity((n as usize).min(r.0.len() / 4));
+                let from = r.0;
                 for _ in 0..n {
-                    models.push(r.string()?);
+                    r.str()?;
                 }
-                models
+                Models(n, &from[..from.len() - r.0.len()])
             },
             tokens: f64::from_le_bytes(r.array()?),
             cost: f64::from_le_bytes(r.array()?),
-            skipped_by_pi: r.option(In::string)?,
+            skipped_by_pi: r.option(In::str)?,
             exact: r.option(|r| {
                 postcard::from_bytes::<ExactFields>(r.bytes()?)
                     .ok()
                     .map(Box::new)
             })?,
-            text,
         };
-        r.0.is_empty().then_some(Some(s))
+        r.0.is_empty().then_some(Some(l))
+    }
+
+    /// The summary the listing holds, for the file at `path`: `Some(None)`
+    /// when the file is no session, `None` when the bytes do not parse.
+    pub fn summary(
+        &self,
+        path: PathBuf,
+        text: Option<Arc<MessageText>>,
+    ) -> Option<Option<SessionSummary>> {
+        let Some(l) = self.listed()? else {
+            return Some(None);
+        };
+        Some(Some(SessionSummary {
+            path,
+            id: l.id.into(),
+            cwd: l.cwd.into(),
+            name: l.name.map(Into::into),
+            parent_session_path: l.parent_session_path.map(Into::into),
+            created_ms: l.created_ms,
+            modified_ms: l.modified_ms,
+            message_count: l.message_count,
+            user_messages: l.user_messages,
+            assistant_messages: l.assistant_messages,
+            first_message: l.first_message.into(),
+            entries: l.entries,
+            leaves: l.leaves,
+            labels: l.labels,
+            compactions: l.compactions,
+            damaged_lines: l.damaged_lines,
+            unfinished: l.unfinished,
+            size: l.size,
+            models: l.models.iter().map(Into::into).collect(),
+            tokens: l.tokens,
+            cost: l.cost,
+            skipped_by_pi: l.skipped_by_pi.map(Into::into),
+            exact: l.exact,
+            text,
+        }))
+    }
+}
+
+/// A record's listing (see [`Head::listed`]): a summary's fields, its
+/// texts borrowed from the record.
+pub(crate) struct Listed<'a> {
+    pub id: &'a str,
+    pub cwd: &'a str,
+    pub name: Option<&'a str>,
+    pub parent_session_path: Option<&'a str>,
+    pub created_ms: Option<i64>,
+    pub modified_ms: Option<i64>,
+    pub message_count: u64,
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    pub first_message: &'a str,
+    pub entries: u64,
+    pub leaves: u64,
+    pub labels: u64,
+    pub compactions: u64,
+    pub damaged_lines: u64,
+    pub unfinished: bool,
+    pub size: u64,
+    pub models: Models<'a>,
+    pub tokens: f64,
+    pub cost: f64,
+    pub skipped_by_pi: Option<&'a str>,
+    pub exact: Option<Box<ExactFields>>,
+}
+
+/// The models of a listing: how many, and their bytes (checked to parse).
+pub(crate) struct Models<'a>(u32, &'a [u8]);
+
+impl<'a> Models<'a> {
+    fn iter(&self) -> impl Iterator<Item = &'a str> {
+        let mut r = In(self.1);
+        (0..self.0).map_while(move |_| r.str())
     }
 }
 
@@ -322,9 +390,9 @@ impl<'a> In<'a> {
         self.take(usize::try_from(n).ok()?)
     }
 
-    fn string(&mut self) -> Option<String> {
+    fn str(&mut self) -> Option<&'a str> {
         let b = self.bytes()?;
-        simdutf8::basic::from_utf8(b).ok().map(str::to_owned)
+        simdutf8::basic::from_utf8(b).ok()
     }
 
     fn option<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {

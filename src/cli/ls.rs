@@ -9,9 +9,8 @@ use crate::catalog::usage::{self, UsageCache};
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
 };
-use crate::jstext::date::{format_iso, now_ms};
+use crate::jstext::date::now_ms;
 use crate::safe_text::{clean_line, fit, sanitize};
-use crate::session::jskey;
 use crate::session::raw::push_json_string;
 use crate::session::summary::shorten_home;
 use anyhow::Result;
@@ -35,7 +34,20 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         // The table's cost column; pi's JSON has none.
         with_usage: !args.json,
     };
-    let cat = catalog::load(&folder, options, &mut cache, &mut |_| {});
+    let files = catalog::list(&folder, options.scope, &mut cache);
+    let everything = matches!(query, Ok(Query::Everything));
+    if args.json && everything && !args.deep && !args.named {
+        // Every file as the cache saw it: the rows come from its records.
+        if let Some(json) = catalog::cached_list_json(&folder, &files, &cache) {
+            std::mem::forget(cache);
+            for p in problems.iter().chain(files.problems()) {
+                warn(p);
+            }
+            out.write_all(&json)?;
+            return Ok(());
+        }
+    }
+    let cat = catalog::load_listed(&folder, files, options, &mut cache, &mut |_| {});
     // Saved already; taking apart thousands of records on the way out
     // would cost the command a tenth of its time.
     std::mem::forget(cache);
@@ -289,7 +301,7 @@ fn write_json(
             o.push(b',');
         }
         first = false;
-        list_json(s, &mut o);
+        catalog::list_json::push_session(s, &mut o);
         if o.len() >= FLUSH {
             out.write_all(&o)?;
             o.clear();
@@ -298,55 +310,6 @@ fn write_json(
     o.extend_from_slice(b"]\n");
     out.write_all(&o)?;
     Ok(())
-}
-
-/// One session as pi's list holds it, as `JSON.stringify` writes it: an id
-/// pi's list does not have is left out, absent values are `null`.
-fn list_json(s: &SessionSummary, o: &mut Vec<u8>) {
-    let key = |o: &mut Vec<u8>, k: Option<&str>| match k {
-        Some(k) => jskey::push_json(o, k),
-        None => o.extend_from_slice(b"null"),
-    };
-    let date = |o: &mut Vec<u8>, t: Option<i64>| match t {
-        Some(t) => push_json_string(o, &format_iso(t)),
-        None => o.extend_from_slice(b"null"),
-    };
-    let plain = |k: &str| jskey::of_str(k);
-    o.extend_from_slice(b"{\"path\":");
-    push_json_string(o, &s.path.to_string_lossy());
-    let exact = s.exact.as_deref();
-    let id = exact.map_or_else(|| plain(&s.id), |e| e.id.as_str().into());
-    if id != jskey::UNDEFINED {
-        o.extend_from_slice(b",\"id\":");
-        jskey::push_json(o, &id);
-    }
-    o.extend_from_slice(b",\"cwd\":");
-    match exact {
-        Some(e) => key(o, Some(e.cwd.as_deref().unwrap_or(""))),
-        None => push_json_string(o, &s.cwd),
-    }
-    o.extend_from_slice(b",\"name\":");
-    match exact {
-        Some(e) => key(o, e.name.as_deref()),
-        None => key(o, s.name.as_deref().map(plain).as_deref()),
-    }
-    o.extend_from_slice(b",\"parentSessionPath\":");
-    match exact {
-        Some(e) => key(o, e.parent_session.as_deref().filter(|k| *k != "\0z")),
-        None => key(o, s.parent_session_path.as_deref().map(plain).as_deref()),
-    }
-    o.extend_from_slice(b",\"created\":");
-    date(o, s.created_ms);
-    o.extend_from_slice(b",\"modified\":");
-    date(o, s.modified_ms);
-    o.extend_from_slice(b",\"messageCount\":");
-    push_u64(o, s.message_count);
-    o.extend_from_slice(b",\"firstMessage\":");
-    match exact.and_then(|e| e.first_message.as_deref()) {
-        Some(k) => jskey::push_json(o, k),
-        None => push_json_string(o, &s.first_message),
-    }
-    o.push(b'}');
 }
 
 const TITLE_WIDTH: usize = 56;
