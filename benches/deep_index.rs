@@ -21,27 +21,14 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::session_files;
+
 /// One session's folded texts, each followed by `\n`, and where each starts.
 struct Folded {
     text: Vec<u8>,
     starts: Vec<usize>,
-}
-
-fn session_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("read folder").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn fold_file(path: &Path) -> Folded {

@@ -5,12 +5,11 @@
 
 use piscope::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder, SortMode};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+use common::{copy_tree, repo, session_files};
 
 fn golden(name: &str) -> Value {
     let path = repo().join("tests/golden/catalog").join(name);
@@ -78,7 +77,7 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
             Layout::PerProject
         };
         let dir = root.path().join(corpus.file_name().expect("name"));
-        copy_dir(&corpus, &dir);
+        copy_tree(&corpus, &dir);
         // A last line without its newline is read again on every load (pi
         // may be writing it): no list is printed from the records then.
         let unfinished = dir.join("2026-02-01T10-00-00-010Z_unfinished.jsonl");
@@ -142,7 +141,10 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
         let want = loaded_json(&mut Cache::open(cache_dir.clone()));
         same(fast(), &want, "warm");
         // A file that grew, a new file, a file gone: read as usual.
-        let session = first_jsonl(&dir);
+        let session = session_files(&dir)
+            .into_iter()
+            .next()
+            .expect("a session file");
         let bytes = std::fs::read(&session).expect("read");
         let mut grown = std::fs::OpenOptions::new()
             .append(true)
@@ -161,37 +163,6 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
         std::fs::remove_file(&copy).expect("remove");
         assert!(fast().is_none(), "{}: a file gone", dir.display());
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read dir") {
-        let e = e.expect("entry");
-        let ty = e.file_type().expect("type");
-        if ty.is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else if ty.is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
-        }
-    }
-}
-
-/// The first session file under `dir` (by name), in it or a folder of it.
-fn first_jsonl(dir: &Path) -> PathBuf {
-    let mut all = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                all.push(p);
-            }
-        }
-    }
-    all.sort();
-    all.into_iter().next().expect("a session file")
 }
 
 fn load(dir: &Path, layout: Layout) -> catalog::Catalog {

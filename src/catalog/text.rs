@@ -394,30 +394,27 @@ pub(crate) fn read_span<const B: usize>(file: &File, span: &Span<B>, into: &mut 
     into.resize(len, 0);
     let per_read = (MOST_READ / B).max(1);
     let blocks = span.blocks();
-    (0..blocks).step_by(per_read).all(|k| {
-        let ks = k..(k + per_read).min(blocks);
-        let from = k * B;
-        let n = span.blocks_len(ks.clone());
-        read_blocks(file, span, ks, &mut into[from..from + n])
-    })
+    (0..blocks)
+        .step_by(per_read)
+        .all(|k| read_span_blocks(file, span, k..(k + per_read).min(blocks), into))
 }
 
-/// Reads the blocks `blocks` of `span` into their places in `into` (as
-/// long as the span), each checked; for reading only what is needed.
+/// Reads the blocks `ks` of `span` into their places in `into` (as long
+/// as the span) with one read, each checked; for reading only what is
+/// needed.
 pub(crate) fn read_span_blocks<const B: usize>(
     file: &File,
     span: &Span<B>,
-    blocks: std::ops::Range<usize>,
+    ks: std::ops::Range<usize>,
     into: &mut [u8],
 ) -> bool {
-    blocks.into_iter().all(|k| {
-        let from = k * B;
-        let n = span.block(k).1;
-        k < span.blocks()
-            && into
-                .get_mut(from..from + n)
-                .is_some_and(|b| read_blocks(file, span, k..k + 1, b))
-    })
+    if ks.end > span.blocks() {
+        return false;
+    }
+    let from = ks.start * B;
+    let n = span.blocks_len(ks.clone());
+    into.get_mut(from..from + n)
+        .is_some_and(|b| read_blocks(file, span, ks, b))
 }
 
 /// Reads the blocks `ks` of `span` (they are some of its blocks) into

@@ -95,16 +95,22 @@ pub fn corpus() -> PathBuf {
 pub fn copy_corpus() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = tmp.path().join("sessions");
-    for project in std::fs::read_dir(corpus()).expect("corpus") {
-        let project = project.expect("entry").path();
-        let to = root.join(project.file_name().expect("name"));
-        std::fs::create_dir_all(&to).expect("mkdir");
-        for f in std::fs::read_dir(&project).expect("project") {
-            let f = f.expect("file").path();
-            std::fs::copy(&f, to.join(f.file_name().expect("name"))).expect("copy");
+    copy_tree(&corpus(), &root);
+    (tmp, root)
+}
+
+/// Copies the folder `from` to `to` with its files and folders.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read folder") {
+        let e = e.expect("entry");
+        let ty = e.file_type().expect("type");
+        if ty.is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else if ty.is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
         }
     }
-    (tmp, root)
 }
 
 /// pi's answers to many oracle requests (each an argument list) with one
@@ -224,16 +230,18 @@ impl KillWindow {
     }
 }
 
-/// The `.jsonl` files of a sessions folder in pi's layout (one folder a
-/// project), sorted.
+/// The `.jsonl` files of a sessions folder, in it or in its folders
+/// (pi's layout, one folder a project, or a flat one), sorted.
 pub fn session_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for d in std::fs::read_dir(root).expect("sessions folder") {
-        let d = d.expect("entry").path();
-        for f in std::fs::read_dir(&d).expect("project folder") {
-            let f = f.expect("entry").path();
-            if f.extension().is_some_and(|e| e == "jsonl") {
-                out.push(f);
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("sessions folder") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
             }
         }
     }
