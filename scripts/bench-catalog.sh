@@ -7,7 +7,8 @@
 # first fills the cache's texts), and a deep search (all hits, and the time
 # to the first 100). Every row prints its
 # median time, as a ratio against pi and `cat`, and its peak memory.
-# Checks that the JSON is pi's.
+# Checks that the JSON is pi's. Then, when tmux is there, the browser's
+# memory on the same sessions, with an empty cache and a warm one.
 #
 # usage: scripts/bench-catalog.sh             (from the repository root)
 # env:   RUNS=3  CORPUS=target/bench-catalog  PI_REF_DIR=target/pi-reference
@@ -96,3 +97,41 @@ echo "outputs equal as JSON (no cache, cold, warm); vs pi: times faster than pi;
 echo "deep search: $("$PISCOPE" ls --all --deep --query widget | wc -l) hits"
 echo "targets: no cache >= 25x pi and <= 1.5x cat's time; warm <= 20 ms; 'tree label' < 50 ms, < 40 MB;"
 echo "         deep: first 100 hits < 150 ms, all < 1 s"
+
+# The browser's memory on the same sessions, in a real terminal (tmux,
+# 200x50): once every session and their usage are shown, and after the
+# search 'tree label'; first with an empty cache, then with the one that
+# run filled. VmRSS is what it holds then, VmHWM its peak so far.
+if ! command -v tmux >/dev/null; then
+  echo "browser: not measured (needs tmux)"
+  exit 0
+fi
+browser_memory() {
+  local label=$1 sock="$WORK/tmux-$2" pid="" t
+  tmux -S "$sock" new -d -s bench -x 200 -y 50 -e HOME="$HOME" \
+    -e PI_CODING_AGENT_DIR="$PI_CODING_AGENT_DIR" -e XDG_CACHE_HOME="$XDG_CACHE_HOME" \
+    "exec '$PISCOPE'"
+  # Shown when the usage of every session is in: the status bar's total.
+  for ((t = 0; t < 600; t++)); do
+    pid=$(tmux -S "$sock" display -p -t bench '#{pane_pid}' 2>/dev/null || true)
+    tmux -S "$sock" capture-pane -p -t bench 2>/dev/null | grep -q ' spent' && break
+    sleep 0.2
+  done
+  ((t < 600)) || { echo "bench-catalog: the browser did not finish loading" >&2; exit 1; }
+  sleep 1
+  status() { awk -v k="$1" '$1 == k ":" { printf "%.0f", $2 / 1024 }' "/proc/$pid/status"; }
+  local loaded_rss loaded_hwm
+  loaded_rss=$(status VmRSS)
+  loaded_hwm=$(status VmHWM)
+  tmux -S "$sock" send-keys -t bench "tree label"
+  sleep 3
+  tmux -S "$sock" capture-pane -p -t bench | head -n 2 | grep -q 'tree label' ||
+    { echo "bench-catalog: the browser did not take the search" >&2; exit 1; }
+  printf "%-14s %-44s %8s MB resident, %s MB after the search, peak %s MB\n" \
+    browser "$label" "$loaded_rss" "$(status VmRSS)" "$(status VmHWM)"
+  tmux -S "$sock" kill-server 2>/dev/null || true
+}
+rm -rf "$XDG_CACHE_HOME"
+browser_memory "2,000+ sessions, empty cache" empty
+browser_memory "the same, warm cache" warm
+echo "target: the browser after one search <= 120 MB"

@@ -261,6 +261,9 @@ impl JobContext {
             _ => UsageCache::disabled(),
         };
         let book = catalog::usage::load(&folder, &mut cache);
+        // A first read of every file's usage leaves its reading states freed.
+        drop(cache);
+        crate::tui::model::sessions::release_freed_memory();
         send(AppEvent::UsageLoaded(Arc::new(book)));
     }
 

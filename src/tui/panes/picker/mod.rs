@@ -279,7 +279,7 @@ impl PickerPane {
                 // The batches' summaries held the texts as read; the final
                 // ones read them from the cache's texts file.
                 drop(std::mem::replace(&mut self.sessions, sessions));
-                release_freed_memory();
+                sessions::release_freed_memory();
                 self.problems = problems;
                 self.demo = demo;
                 self.progress = None;
@@ -675,20 +675,6 @@ impl PickerPane {
             .iter()
             .filter(|r| matches!(r, PickerRow::Session { .. }))
             .count()
-    }
-}
-
-/// Hands the heap's free pages back to the system. A first load with an
-/// empty cache holds every session's text (a hundred MB and more for a few
-/// thousand sessions) until the texts file is written; freed, those small
-/// blocks stay in the allocator's heap, counted in the process's memory,
-/// unless it is asked to let them go.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `malloc_trim` only returns free memory to the system; it
-    // touches no memory in use.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
 
