@@ -292,23 +292,24 @@ impl Records {
             states.extend_from_slice(&bytes);
             head.write(at, &mut region);
         }
-        let mut bytes = Vec::with_capacity(SUMMARIES_HEADER_LEN + region.len() + states.len());
-        bytes.extend_from_slice(&FRAME.header(&region));
-        bytes.extend_from_slice(&(states.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&region);
-        bytes.extend_from_slice(&states);
-        write_replacing(path, &bytes)
+        let states_len = (states.len() as u64).to_le_bytes();
+        write_replacing(
+            path,
+            &[&FRAME.header(&region), &states_len, &region, &states],
+        )
     }
 }
 
-/// Writes `bytes` to a new file beside `path`, synced, and renames it
-/// over: whatever was at `path` (a torn file, a FIFO) is replaced, never
-/// written through.
-fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `parts`, one after the other, to a new file beside `path`,
+/// synced, and renames it over: whatever was at `path` (a torn file, a
+/// FIFO) is replaced, never written through.
+fn write_replacing(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
+    for part in parts {
+        tmp.write_all(part)?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
@@ -449,10 +450,7 @@ impl Envelope {
     /// over: whatever was at `path` (a torn file, a FIFO) is replaced, never
     /// written through.
     pub(crate) fn write(&self, path: &Path, payload: &[u8]) -> std::io::Result<()> {
-        let mut bytes = Vec::with_capacity(Self::HEADER_LEN + payload.len());
-        bytes.extend_from_slice(&self.header(payload));
-        bytes.extend_from_slice(payload);
-        write_replacing(path, &bytes)
+        write_replacing(path, &[&self.header(payload), payload])
     }
 }
 
