@@ -304,15 +304,43 @@ impl Records {
 /// synced, and renames it over: whatever was at `path` (a torn file, a
 /// FIFO) is replaced, never written through.
 fn write_replacing(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    write_replacing_with(path, |file| {
+        parts.iter().try_for_each(|p| file.write_all(p))
+    })
+}
+
+/// Like [`write_replacing`], the new file's bytes written by `fill`.
+fn write_replacing_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    for part in parts {
-        tmp.write_all(part)?;
-    }
+    fill(tmp.as_file_mut())?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// A writer that counts and hashes (xxh3) what goes through it.
+struct Hashing<W> {
+    inner: W,
+    len: u64,
+    hash: xxhash_rust::xxh3::Xxh3,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The texts file: the envelope header (its length and hash are those of
@@ -429,11 +457,16 @@ impl Envelope {
 
     /// The header of a frame around `payload`.
     pub(crate) fn header(&self, payload: &[u8]) -> [u8; Self::HEADER_LEN] {
+        self.header_of(payload.len() as u64, xxhash_rust::xxh3::xxh3_64(payload))
+    }
+
+    /// The header of a frame around a payload of `len` bytes and xxh3 `hash`.
+    fn header_of(&self, len: u64, hash: u64) -> [u8; Self::HEADER_LEN] {
         let mut h = [0; Self::HEADER_LEN];
         h[..8].copy_from_slice(self.magic);
         h[8..12].copy_from_slice(&self.format.to_le_bytes());
-        h[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());
-        h[20..].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
+        h[12..20].copy_from_slice(&len.to_le_bytes());
+        h[20..].copy_from_slice(&hash.to_le_bytes());
         h
     }
 
@@ -451,6 +484,31 @@ impl Envelope {
     /// written through.
     pub(crate) fn write(&self, path: &Path, payload: &[u8]) -> std::io::Result<()> {
         write_replacing(path, &[&self.header(payload), payload])
+    }
+
+    /// Like [`Envelope::write`], the payload written by `fill` as it is
+    /// made (a payload of tens of MB is never held whole); the header,
+    /// left blank until then, is written last.
+    pub(crate) fn write_streamed(
+        &self,
+        path: &Path,
+        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        write_replacing_with(path, |file| {
+            file.write_all(&[0; Self::HEADER_LEN])?;
+            let mut out = Hashing {
+                inner: std::io::BufWriter::with_capacity(1 << 16, &mut *file),
+                len: 0,
+                hash: xxhash_rust::xxh3::Xxh3::new(),
+            };
+            fill(&mut out)?;
+            out.flush()?;
+            let header = self.header_of(out.len, out.hash.digest());
+            drop(out);
+            file.seek(SeekFrom::Start(0))?;
+            file.write_all(&header)
+        })
     }
 }
 
@@ -826,6 +884,34 @@ fn write_texts(path: &Path, texts: &Texts) -> std::io::Result<(Texts, Swaps)> {
 mod tests {
     use super::*;
     use crate::catalog::summary::HeaderFacts;
+
+    #[test]
+    fn a_streamed_frame_is_the_frame_written_whole() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let frame = Envelope {
+            magic: b"piscopeT",
+            format: 3,
+        };
+        // Longer than the writer's buffer, written in uneven pieces.
+        let payload: Vec<u8> = (0..200_003u32).map(|i| (i * 7 % 251) as u8).collect();
+        let (whole, streamed) = (dir.path().join("whole"), dir.path().join("streamed"));
+        frame.write(&whole, &payload).expect("write");
+        frame
+            .write_streamed(&streamed, |out| {
+                payload.chunks(977).try_for_each(|c| out.write_all(c))
+            })
+            .expect("write streamed");
+        let bytes = std::fs::read(&streamed).expect("read");
+        assert!(bytes == std::fs::read(&whole).expect("read"));
+        assert!(frame.payload(&bytes) == Some(&payload[..]));
+        // A fill that fails leaves what was there.
+        let failed = frame.write_streamed(&streamed, |out| {
+            out.write_all(b"partial")?;
+            Err(std::io::Error::other("no more"))
+        });
+        assert!(failed.is_err());
+        assert!(frame.payload(&std::fs::read(&streamed).expect("read")) == Some(&payload[..]));
+    }
 
     fn state(id: &str, offset: u64) -> SummaryState {
         SummaryState {

@@ -206,8 +206,11 @@ impl UsageCache {
                     usage: &k.usage,
                 })
                 .collect();
-            let payload = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
-            RECORDS.write(&dir.join(FILE_NAME), &payload)?;
+            RECORDS.write_streamed(&dir.join(FILE_NAME), |out| {
+                postcard::to_io(&stored, out)
+                    .map(drop)
+                    .map_err(std::io::Error::other)
+            })?;
             self.files_dirty = false;
         }
         if let Some(book) = self.book.take() {
