@@ -120,9 +120,8 @@ browser_memory() {
   ((t < 600)) || { echo "bench-catalog: the browser did not finish loading" >&2; exit 1; }
   sleep 1
   status() { awk -v k="$1" '$1 == k ":" { printf "%.0f", $2 / 1024 }' "/proc/$pid/status"; }
-  local loaded_rss loaded_hwm
+  local loaded_rss
   loaded_rss=$(status VmRSS)
-  loaded_hwm=$(status VmHWM)
   tmux -S "$sock" send-keys -t bench "tree label"
   sleep 3
   tmux -S "$sock" capture-pane -p -t bench | head -n 2 | grep -q 'tree label' ||
