@@ -21,7 +21,7 @@ fn sessions_root() -> (PathBuf, Option<tempfile::TempDir>) {
         return (PathBuf::from(dir), None);
     }
     let tmp = tempfile::tempdir().expect("temp dir");
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/corpus/sessions");
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden/corpus/sessions");
     for project in std::fs::read_dir(&golden).expect("golden corpus") {
         let project = project.expect("entry").path();
         for copy in 0..200 {

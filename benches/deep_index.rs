@@ -184,7 +184,7 @@ fn main() {
         return;
     }
     let root = std::env::var_os("PISCOPE_CATALOG_BENCH").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/corpus/sessions"),
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden/corpus/sessions"),
         PathBuf::from,
     );
     let files = session_files(&root);

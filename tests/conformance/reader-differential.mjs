@@ -539,7 +539,7 @@ function mapKey(row, field, unique) {
 /** piscope's tree without the subtrees it cut out of a parentId loop.
  * Where pi's tree leaves out every entry of a loop (none can be reached
  * from a root), piscope cuts the loop at its later line and shows that
- * entry as a root, with the rest of the loop below it (tests/damaged,
+ * entry as a root, with the rest of the loop below it (tests/data/damaged,
  * `parent_cycle`). Such a root is one whose parent is one of its own
  * descendants; a self-parent is a root in pi too. */
 function withoutCutLoops(rows) {
@@ -564,7 +564,7 @@ function withoutCutLoops(rows) {
   return out;
 }
 
-// Documented differences where pi throws (tests/damaged/README.md): each
+// Documented differences where pi throws (tests/data/damaged/README.md): each
 // names pi's error, and how a line is changed so that pi reads the file as
 // piscope does. When pi throws one of these, piscope's answer is compared
 // with pi's on the changed file; any other throw is compared as it stands.

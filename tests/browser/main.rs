@@ -1,0 +1,15 @@
+//! The browser in-process: keys, dialogs, panes, snapshots of the screen (a TestBackend).
+//! One test binary: `cargo test --test browser` runs this layer's tests alone.
+
+#[macro_use]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod actions_in_the_browser;
+mod keys_follow_the_keymap;
+mod preview_lets_no_escape_through;
+mod preview_shows_images;
+mod rendered_blocks_read_well;
+mod tui_behaviour;
+mod tui_snapshots;
+mod usage_view;

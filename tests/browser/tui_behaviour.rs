@@ -1,0 +1,357 @@
+//! How the browser behaves, driven through its one `update` on real
+//! pi-written sessions: selection by id, reloads, deep-search jumps, mouse,
+//! typing, and text that is safe for any terminal.
+
+use crate::support::tui as tui_common;
+
+use piscope::session::entry::Role;
+use piscope::tui::event::AppEvent;
+use piscope::tui::harness::Harness;
+use piscope::tui::look::layout::Pane;
+use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use std::io::Write;
+use tui_common::{big_demo, demo_folder};
+
+const WIDE: (u16, u16) = (150, 40);
+
+fn selected_id(h: &Harness) -> String {
+    let t = h.app.tree().loaded().expect("a session is shown");
+    let node = h.app.tree().selected_node().expect("a row is selected");
+    t.entry(node).id_str().unwrap_or("").to_string()
+}
+
+fn search(h: &mut Harness, text: &str) {
+    // Typing in the tree searches it, as in pi's /tree.
+    h.type_text(text);
+    h.key("enter");
+}
+
+#[test]
+fn a_hidden_selection_moves_to_its_nearest_visible_ancestor() {
+    let mut h = Harness::file(&big_demo(), WIDE);
+    search(&mut h, "[read: src/cart/useCart.ts");
+    let t = h.app.tree().loaded().unwrap().clone();
+    let tool = h.app.tree().selected_node().unwrap();
+    assert!(t.entry(tool).is_role(Role::ToolResult));
+    h.key("ctrl+u");
+    let user = h.app.tree().selected_node().unwrap();
+    assert!(t.entry(user).is_role(Role::User));
+    let path = t.session.tree.path_to(tool);
+    let nearest_user = path
+        .iter()
+        .rev()
+        .find(|&&n| t.entry(n).is_role(Role::User))
+        .copied();
+    assert_eq!(Some(user), nearest_user);
+    // Back to the default view: the cursor stays where it went.
+    h.key("ctrl+u");
+    assert_eq!(h.app.tree().selected_node(), Some(user));
+}
+
+#[test]
+fn selection_and_folds_survive_a_reload_and_new_entries_appear() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::copy(big_demo(), &path).unwrap();
+    let mut h = Harness::file(&path, WIDE);
+    h.keys(&["home", "ctrl+right", "ctrl+left"]);
+    let folded_before: Vec<String> = {
+        let t = h.app.tree().loaded().unwrap();
+        h.app
+            .tree()
+            .folded()
+            .iter()
+            .map(|&n| t.entry(n).id_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(folded_before.len(), 1);
+    search(&mut h, "Show the number of items");
+    let chosen = selected_id(&h);
+    let rows_before = h.app.tree().rows().len();
+    let leaf = {
+        let t = h.app.tree().loaded().unwrap();
+        t.entry(t.view.leaf.unwrap()).id_str().unwrap().to_string()
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    writeln!(
+        f,
+        r#"{{"type":"message","id":"feed0001","parentId":"{leaf}","timestamp":"2026-01-11T18:30:00.000Z","message":{{"role":"user","content":"a new question"}}}}"#
+    )
+    .unwrap();
+    drop(f);
+    h.send(AppEvent::FileChanged(path.clone()));
+    assert_eq!(selected_id(&h), chosen);
+    let t = h.app.tree().loaded().unwrap().clone();
+    let folded_after: Vec<String> = h
+        .app
+        .tree()
+        .folded()
+        .iter()
+        .map(|&n| t.entry(n).id_str().unwrap().to_string())
+        .collect();
+    assert_eq!(folded_after, folded_before);
+    assert_eq!(t.entry(t.view.leaf.unwrap()).id_str(), Some("feed0001"));
+    // Choosing a filter clears the folds (as in pi); the new entry is listed.
+    h.key("ctrl+d");
+    assert!(h.app.tree().rows().len() > rows_before);
+    h.key("ctrl+g");
+    assert_eq!(selected_id(&h), "feed0001");
+    assert!(h.screen().contains("◉ user: a new question"));
+}
+
+#[test]
+fn a_deep_search_hit_opens_its_session_at_the_entry() {
+    let (_d, folder) = demo_folder("/home/ada/src/web-shop");
+    let mut h = Harness::folder(folder, WIDE);
+    h.type_text("invoice");
+    h.key("ctrl+f");
+    let hits = h
+        .app
+        .picker()
+        .deep_search()
+        .expect("deep search")
+        .hits()
+        .to_vec();
+    assert!(hits.len() > 2, "{hits:?}");
+    assert_eq!(h.app.open_path(), Some(&hits[0].path));
+    assert_eq!(Some(selected_id(&h)), hits[0].entry_id);
+    h.key("down");
+    assert_eq!(h.app.open_path(), Some(&hits[1].path));
+    assert_eq!(Some(selected_id(&h)), hits[1].entry_id);
+    // Esc goes back to the list, on the session that was selected.
+    h.key("esc");
+    assert!(h.app.picker().deep_search().is_none());
+}
+
+#[test]
+fn plain_keys_type_in_the_sessions_pane_and_in_the_tree() {
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let mut h = Harness::folder(folder, WIDE);
+    h.type_text("q?j");
+    assert_eq!(h.app.picker().query(), "q?j");
+    assert!(!h.app.quits() && h.app.help().is_none());
+    h.key("backspace");
+    assert_eq!(h.app.picker().query(), "q?");
+    h.key("esc");
+    assert_eq!(h.app.picker().query(), "");
+    h.key("tab");
+    assert_eq!(h.app.focus(), Pane::Tree);
+    // In the tree, what used to be commands (q quit, ? help, e export,
+    // f fork) is typed into the search, as in pi's /tree: nothing runs.
+    let file = h.app.open_path().cloned().unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let files = std::fs::read_dir(file.parent().unwrap()).unwrap().count();
+    h.type_text("q?efix");
+    assert!(!h.app.quits() && h.app.help().is_none() && h.app.dialog().is_none());
+    assert_eq!(h.app.tree().search_state().0, "q?efix");
+    assert!(h.screen().contains("Type to search: q?efix"));
+    assert_eq!(std::fs::read(&file).unwrap(), before, "nothing written");
+    assert_eq!(
+        std::fs::read_dir(file.parent().unwrap()).unwrap().count(),
+        files,
+        "no fork made"
+    );
+    h.key("backspace");
+    assert_eq!(h.app.tree().search_state().0, "q?efi");
+    h.key("f1");
+    assert!(h.app.help().is_some());
+    h.key("esc");
+    assert!(h.app.help().is_none());
+    h.key("shift+tab");
+    assert_eq!(h.app.focus(), Pane::Picker);
+}
+
+#[test]
+fn esc_steps_back_out_of_search_and_panes_then_quits() {
+    let (_d, folder) = demo_folder("/home/ada/notes");
+    let mut h = Harness::folder(folder, WIDE);
+    let hints = |h: &mut Harness| h.screen().lines().last().unwrap_or_default().to_string();
+    h.keys(&["tab", "tab"]);
+    assert_eq!(h.app.focus(), Pane::Preview);
+    assert!(
+        hints(&mut h).contains("Esc back · Ctrl+C quit"),
+        "{}",
+        hints(&mut h)
+    );
+    h.key("esc");
+    assert_eq!(h.app.focus(), Pane::Tree);
+    h.type_text("user");
+    assert!(
+        hints(&mut h).starts_with(" F1 help · Enter keep · Esc cancel"),
+        "{}",
+        hints(&mut h)
+    );
+    h.key("enter");
+    assert!(
+        hints(&mut h).contains("Esc clear search"),
+        "{}",
+        hints(&mut h)
+    );
+    h.key("esc");
+    assert!(
+        !h.app.tree().has_search_line(),
+        "Esc dropped the kept search"
+    );
+    assert_eq!(h.app.focus(), Pane::Tree);
+    h.key("esc");
+    assert_eq!(h.app.focus(), Pane::Picker);
+    h.type_text("x");
+    assert!(hints(&mut h).contains("Esc clear"), "{}", hints(&mut h));
+    h.key("esc");
+    assert!(!h.app.quits(), "the first Esc clears the query");
+    assert!(
+        hints(&mut h).starts_with(" F1 help · Esc quit"),
+        "{}",
+        hints(&mut h)
+    );
+    h.key("esc");
+    assert!(h.app.quits());
+
+    // Without a sessions pane, Esc in the tree quits.
+    let mut h = Harness::file(&big_demo(), WIDE);
+    h.key("tab");
+    h.key("esc");
+    assert!(!h.app.quits());
+    h.key("esc");
+    assert!(h.app.quits());
+}
+
+#[test]
+fn ctrl_c_quits_from_anywhere() {
+    let mut h = Harness::file(&big_demo(), WIDE);
+    h.key("r");
+    assert!(h.app.tree().is_typing_search());
+    h.key("ctrl+c");
+    assert!(h.app.quits());
+}
+
+#[test]
+fn the_preview_follows_the_selection() {
+    let mut h = Harness::file(&big_demo(), WIDE);
+    h.key("up");
+    let node = h.app.tree().selected_node().unwrap();
+    let p = h.app.preview();
+    let doc = p.doc().expect("preview built");
+    assert_eq!(doc.key.node, node);
+    let first = doc.anchor().expect("the entry's own message is marked");
+    // The block cursor is on it, and it is in view.
+    assert_eq!(p.shown()[p.cursor()], first);
+    let (top, _) = p.scroll();
+    assert!(top <= p.cursor());
+    assert!(p.cursor_block().is_some_and(|b| b.selected));
+}
+
+fn click(h: &mut Harness, column: u16, row: u16) {
+    h.send(AppEvent::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }));
+}
+
+#[test]
+fn mouse_clicks_focus_panes_and_select_rows() {
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let mut h = Harness::folder(folder, WIDE);
+    let layout = h.app.layout();
+    let tree = layout.rect(Pane::Tree).unwrap();
+    click(&mut h, tree.x + 5, tree.y + 3);
+    assert_eq!(h.app.focus(), Pane::Tree);
+    assert_eq!(h.app.tree().selected_row(), h.app.tree().offset() + 2);
+    let picker = layout.rect(Pane::Picker).unwrap();
+    // The fourth list row (below the search box and settings) is a session.
+    let before = h.app.open_path().cloned();
+    click(&mut h, picker.x + 5, picker.y + 1 + 2 + 2);
+    assert_eq!(h.app.focus(), Pane::Picker);
+    assert_ne!(h.app.open_path().cloned(), before);
+    let preview = layout.rect(Pane::Preview).unwrap();
+    h.send(AppEvent::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: preview.x + 3,
+        row: preview.y + 3,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let scroll = h.app.preview().scroll();
+    h.send(AppEvent::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: preview.x + 3,
+        row: preview.y + 3,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert!(h.app.preview().scroll() >= scroll);
+}
+
+/// Characters that must never reach a terminal: they start escape
+/// sequences, move the cursor, or reorder the text around them.
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+#[test]
+fn hostile_text_never_reaches_the_terminal_raw() {
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let sessions = tui_common::demo_copies(&folder);
+    assert_eq!(
+        sessions.len(),
+        piscope::tui::work::demo::DEMO_SESSIONS.len()
+    );
+    let mut placeholders = 0;
+    for path in sessions {
+        let mut h = Harness::file(&path, (120, 30));
+        h.key("ctrl+a");
+        h.key("home");
+        for mode in ["", "O", "r"] {
+            if !mode.is_empty() {
+                h.keys(&["tab", mode, "tab"]);
+            }
+            let rows = h.app.tree().rows().len();
+            for _ in 0..rows {
+                let frame = h.frame();
+                for cell in frame.content() {
+                    let bad: Vec<char> =
+                        cell.symbol().chars().filter(|&c| unsafe_char(c)).collect();
+                    assert!(bad.is_empty(), "{}: {:?} on screen", path.display(), bad);
+                }
+                let text = piscope::tui::harness::buffer_text(&frame);
+                placeholders += text.matches('␛').count();
+                h.key("down");
+            }
+            h.key("home");
+        }
+    }
+    assert!(placeholders > 0, "the demo's escape sequences show as ␛");
+}
+
+/// pi echoes a model id or thinking level of any type; the preview header
+/// reads them as values, never as piscope's internal key encoding.
+#[test]
+fn the_preview_header_reads_odd_model_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            "\n",
+            r#"{"type":"model_change","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","provider":"p","modelId":42}"#,
+            "\n",
+            r#"{"type":"thinking_level_change","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","thinkingLevel":true}"#,
+            "\n",
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"hi","timestamp":1735689603000}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let mut h = Harness::file(&path, WIDE);
+    let screen = h.screen();
+    assert!(screen.contains("42 · thinking true"), "{screen}");
+    assert!(
+        !screen.contains('\u{0}') && !screen.contains("\\0"),
+        "{screen}"
+    );
+}

@@ -1,0 +1,369 @@
+//! The catalog cache never gives an answer a fresh read would not: a byte
+//! flipped anywhere in a cache file is caught by its checksum, and a session
+//! rewritten in place that then grew (same inode, so it looks appended to)
+//! is caught by the fingerprint of the bytes before the cached offset and
+//! read again in full. The open session's live reload makes the same check.
+
+use crate::support as common;
+
+use piscope::catalog::{self, Cache, Layout, LoadOptions, Scope, SessionSummary, SessionsFolder};
+use piscope::session::{Refresh, Session};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::Path;
+use std::process::Command;
+
+const SUMMARIES: &str = "catalog-summaries.bin";
+const TEXTS: &str = "catalog-texts.bin";
+const NEW_LINE: &str = r#"{"type":"message","id":"feedbeef","parentId":null,"timestamp":"2030-01-01T00:00:00.000Z","message":{"role":"user","content":"a brand new zebra question","timestamp":1893456000000}}"#;
+/// A session of the golden corpus whose first message is near its start.
+const NOTES: &str =
+    "--home-ada-notes--/2026-01-11T06-48-34-376Z_019babd0-4f48-76fa-aaa6-a341050aac46.jsonl";
+
+use common::{copy_corpus, corpus};
+
+fn load(root: &Path, cache: &mut Cache, with_text: bool) -> Vec<String> {
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text,
+        with_usage: true,
+    };
+    let folder = SessionsFolder::at(root.to_path_buf(), Layout::PerProject, root.to_path_buf());
+    let cat = catalog::load(&folder, options, cache, &mut |_| {});
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    cat.sessions.iter().map(describe).collect()
+}
+
+/// Everything a summary says, as text.
+fn describe(s: &SessionSummary) -> String {
+    format!(
+        "{:?}",
+        (
+            (&s.path, &s.id, &s.cwd, &s.name, &s.parent_session_path),
+            (
+                s.created_ms,
+                s.modified_ms,
+                s.message_count,
+                s.user_messages
+            ),
+            &s.first_message,
+            (
+                s.entries,
+                s.leaves,
+                s.labels,
+                s.compactions,
+                s.damaged_lines
+            ),
+            (s.unfinished, s.size, &s.models, s.tokens, s.cost),
+            &s.skipped_by_pi,
+            s.text.as_ref().map(|t| t.original().to_string()),
+            // What words are searched in, read in place from the cache.
+            s.text
+                .as_ref()
+                .map(|t| String::from_utf8_lossy(&t.folded()).into_owned()),
+        )
+    )
+}
+
+/// A small seeded generator: the same positions and values on every run.
+struct Seeded(u64);
+
+impl Seeded {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn flip(&mut self) -> u8 {
+        (self.next() % 255) as u8 + 1
+    }
+}
+
+#[test]
+fn every_flipped_byte_of_the_cache_is_caught() {
+    let (_tmp, root) = copy_corpus();
+    // Every rebuild syncs the cache to disk: in memory, thousands of them
+    // take seconds rather than minutes.
+    let shm = Path::new("/dev/shm");
+    let cache_dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    }
+    .expect("cache dir");
+    let dir = cache_dir.path().to_path_buf();
+    load(&root, &mut Cache::open(dir.clone()), true);
+    let expected = load(&root, &mut Cache::disabled(), true);
+    let expected_plain = load(&root, &mut Cache::disabled(), false);
+    let pristine = |name: &str| std::fs::read(dir.join(name)).expect("cache file");
+    let (summaries, texts) = (pristine(SUMMARIES), pristine(TEXTS));
+    let mut rng = Seeded(0x9e37_79b9_7f4a_7c15);
+    // Every byte of the summaries; of the texts (larger) the first 64 and
+    // 600 more at random.
+    let mut flips: Vec<(&str, usize)> = (0..summaries.len()).map(|i| (SUMMARIES, i)).collect();
+    flips.extend((0..64.min(texts.len())).map(|i| (TEXTS, i)));
+    flips.extend((0..600).map(|_| (TEXTS, rng.below(texts.len()))));
+    for (n, &(name, at)) in flips.iter().enumerate() {
+        // Each load saves a rebuilt cache: start from the pristine pair.
+        std::fs::write(dir.join(SUMMARIES), &summaries).expect("restore");
+        std::fs::write(dir.join(TEXTS), &texts).expect("restore");
+        let mut bytes = pristine(name);
+        let by = rng.flip();
+        bytes[at] ^= by;
+        std::fs::write(dir.join(name), &bytes).expect("flip");
+        let with_text = name == TEXTS || n % 2 == 0;
+        let got = load(&root, &mut Cache::open(dir.clone()), with_text);
+        let want = if with_text {
+            &expected
+        } else {
+            &expected_plain
+        };
+        assert_eq!(&got, want, "byte {at} of {name} xor {by:#04x}");
+    }
+}
+
+/// `ls --all --json` (and with a search) with the cache in `cache_home`.
+fn ls(agent: &Path, cache_home: Option<&Path>, query: bool) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piscope"));
+    cmd.args(["ls", "--all", "--json"]);
+    if query {
+        cmd.args(["--query", "the"]);
+    }
+    match cache_home {
+        Some(home) => cmd.env("XDG_CACHE_HOME", home),
+        None => cmd.arg("--no-cache"),
+    };
+    let out = common::run_ok(
+        cmd.env("PI_CODING_AGENT_DIR", agent)
+            .env_remove("PI_CODING_AGENT_SESSION_DIR"),
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn ls_with_a_flipped_cache_byte_answers_as_without_the_cache() {
+    let (tmp, _root) = copy_corpus();
+    let agent = tmp.path();
+    let cache_home = tempfile::tempdir().expect("cache home");
+    let dir = cache_home.path().join("piscope");
+    let want = [ls(agent, None, false), ls(agent, None, true)];
+    ls(agent, Some(cache_home.path()), true);
+    let summaries = std::fs::read(dir.join(SUMMARIES)).expect("summaries");
+    let texts = std::fs::read(dir.join(TEXTS)).expect("texts");
+    let mut rng = Seeded(0x2545_f491_4f6c_dd1d);
+    for round in 0..40 {
+        std::fs::write(dir.join(SUMMARIES), &summaries).expect("restore");
+        std::fs::write(dir.join(TEXTS), &texts).expect("restore");
+        let (name, pristine) = if round % 3 == 2 {
+            (TEXTS, &texts)
+        } else {
+            (SUMMARIES, &summaries)
+        };
+        let mut bytes = pristine.clone();
+        let at = rng.below(bytes.len());
+        bytes[at] ^= rng.flip();
+        std::fs::write(dir.join(name), &bytes).expect("flip");
+        let query = name == TEXTS || round % 2 == 0;
+        let got = ls(agent, Some(cache_home.path()), query);
+        assert_eq!(got, want[usize::from(query)], "byte {at} of {name}");
+    }
+}
+
+/// Overwrites `from` with `to` (first occurrence) in place: same inode.
+fn rewrite_in_place(path: &Path, from: &str, to: &str) {
+    let bytes = std::fs::read(path).expect("read");
+    let at = bytes
+        .windows(from.len())
+        .position(|w| w == from.as_bytes())
+        .unwrap_or_else(|| panic!("{from:?} in {}", path.display()));
+    let mut rest = bytes[at + from.len()..].to_vec();
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open");
+    f.seek(SeekFrom::Start(at as u64)).expect("seek");
+    let mut new = to.as_bytes().to_vec();
+    new.append(&mut rest);
+    f.write_all(&new).expect("write");
+    if to.len() < from.len() {
+        f.set_len((bytes.len() - from.len() + to.len()) as u64)
+            .expect("truncate");
+    }
+}
+
+fn append(path: &Path, line: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open");
+    writeln!(f, "{line}").expect("append");
+}
+
+#[cfg(unix)]
+fn inode(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).expect("stat").ino()
+}
+
+#[cfg(not(unix))]
+fn inode(_: &Path) -> u64 {
+    0
+}
+
+/// A session of more than 64 KB (whose prefix is fingerprinted by
+/// windows, not whole): the corpus file, then filler, then a name in the
+/// middle and (with `end_name`) a name near the end.
+fn big_session(path: &Path, end_name: bool) {
+    let mut text = std::fs::read_to_string(corpus().join(NOTES)).expect("corpus file");
+    let filler = format!(
+        r#"{{"type":"custom","customType":"filler","data":{{"pad":"{}"}},"id":"f{{N:07}}","parentId":null,"timestamp":"2026-01-11T07:00:00.000Z"}}"#,
+        "x".repeat(400)
+    );
+    for i in 0..150 {
+        text.push_str(&filler.replace("{N:07}", &format!("{i:07}")));
+        text.push('\n');
+        if i == 75 {
+            text.push_str(r#"{"type":"session_info","id":"a0000001","parentId":null,"timestamp":"2026-01-11T07:01:00.000Z","name":"middle beta"}"#);
+            text.push('\n');
+        }
+    }
+    if end_name {
+        text.push_str(r#"{"type":"session_info","id":"a0000002","parentId":null,"timestamp":"2026-01-11T07:02:00.000Z","name":"end alpha"}"#);
+        text.push('\n');
+    }
+    std::fs::write(path, text).expect("write");
+}
+
+#[test]
+fn a_session_rewritten_in_place_that_grew_is_read_again() {
+    // (file, what is rewritten, into what): the first message near the
+    // start of a small file; in a large file the name just before the
+    // offset (same length), and a line in the middle made longer.
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "small",
+            "pane compaction summary",
+            "PANE compaction SUMMARY",
+        ),
+        (
+            "small",
+            "pane compaction summary",
+            "pane compaction summary, longer",
+        ),
+        ("big", "end alpha", "end omega"),
+        ("big", "middle beta", "middle gamma"),
+    ];
+    let mut wrong = Vec::new();
+    for (which, from, to) in cases {
+        let (tmp, root) = copy_corpus();
+        let agent = tmp.path();
+        let file = root.join(NOTES);
+        if which == "big" {
+            // The middle name counts only when no name follows it.
+            big_session(&file, !from.starts_with("middle"));
+        }
+        let cache_home = tempfile::tempdir().expect("cache home");
+        for query in [false, true] {
+            assert_eq!(
+                ls(agent, Some(cache_home.path()), query),
+                ls(agent, None, query)
+            );
+        }
+        let before = inode(&file);
+        rewrite_in_place(&file, from, to);
+        append(&file, NEW_LINE);
+        assert_eq!(inode(&file), before, "rewritten in place");
+        for query in [false, true] {
+            if ls(agent, Some(cache_home.path()), query) != ls(agent, None, query) {
+                wrong.push(format!("{which}: {from:?} → {to:?}, query {query}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "the cache lied: {wrong:#?}");
+}
+
+#[test]
+fn a_grown_file_is_still_read_on_not_again() {
+    let (_tmp, root) = copy_corpus();
+    let file = root.join(NOTES);
+    big_session(&file, true);
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    load(&root, &mut Cache::open(cache_dir.path().into()), true);
+    append(&file, NEW_LINE);
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: true,
+        with_usage: true,
+    };
+    let folder = SessionsFolder::at(root.clone(), Layout::PerProject, root.clone());
+    let mut cache = Cache::open(cache_dir.path().into());
+    let cat = catalog::load(&folder, options, &mut cache, &mut |_| {});
+    assert_eq!(cat.stats.resumed, 1, "{:?}", cat.stats);
+    let got: Vec<String> = cat.sessions.iter().map(describe).collect();
+    assert_eq!(got, load(&root, &mut Cache::disabled(), true));
+}
+
+/// What a session says, for comparing a refreshed one with a fresh read.
+fn session_facts(s: &Session) -> String {
+    format!(
+        "{:?}",
+        (
+            &s.entries,
+            &s.problems,
+            s.name(),
+            s.leaf_id(),
+            s.read_to,
+            &s.header
+        )
+    )
+}
+
+#[test]
+fn the_open_session_reads_a_rewritten_file_again() {
+    let cases: [(&str, &str, &str); 3] = [
+        (
+            "small",
+            "pane compaction summary",
+            "PANE compaction SUMMARY",
+        ),
+        ("big", "end alpha", "end omega"),
+        ("big", "middle beta", "middle gamma"),
+    ];
+    let mut wrong = Vec::new();
+    for (which, from, to) in cases {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let file = tmp.path().join("s.jsonl");
+        if which == "big" {
+            big_session(&file, !from.starts_with("middle"));
+        } else {
+            std::fs::copy(corpus().join(NOTES), &file).expect("copy");
+        }
+        let mut open = Session::open(&file).expect("open");
+        rewrite_in_place(&file, from, to);
+        append(&file, NEW_LINE);
+        let how = open.refresh().expect("refresh");
+        let fresh = Session::open(&file).expect("open");
+        if how != Refresh::Reloaded || session_facts(&open) != session_facts(&fresh) {
+            wrong.push(format!("{which}: {from:?} → {to:?}: {how:?}"));
+            continue;
+        }
+        // An append alone is still read on.
+        append(&file, &NEW_LINE.replace("feedbeef", "feedbee2"));
+        assert_eq!(open.refresh().expect("refresh"), Refresh::Appended(1));
+        let fresh = Session::open(&file).expect("open");
+        assert_eq!(
+            session_facts(&open),
+            session_facts(&fresh),
+            "{which}: {from:?}"
+        );
+    }
+    assert!(wrong.is_empty(), "read on from stale bytes: {wrong:#?}");
+}

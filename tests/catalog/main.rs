@@ -1,0 +1,16 @@
+//! The catalog: discovering, summarising, caching, searching, deleting and restoring sessions across the sessions folder.
+//! One test binary: `cargo test --test catalog` runs this layer's tests alone.
+
+#[macro_use]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod cache_never_lies;
+mod catalog_cache;
+mod catalog_discovery;
+mod deep_index_matches_scan;
+mod deep_search_finds_entries;
+mod delete_goes_to_the_trash;
+mod delete_rechecks_at_the_moment;
+mod move_project_survives_sigkill;
+mod usage_counts_once;

@@ -1,0 +1,13 @@
+//! The command line: its output, its questions and its exports, as a user or a script sees them.
+//! One test binary: `cargo test --test cli` runs this layer's tests alone.
+
+#[macro_use]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod cli_output_is_terminal_safe;
+mod destructive_commands_ask_first;
+mod export_html_is_safe_to_share;
+mod export_one_branch;
+mod housekeeping_commands;
+mod ls_table_is_safe_and_readable;

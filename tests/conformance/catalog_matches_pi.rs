@@ -1,0 +1,248 @@
+//! The catalog gives pi's answers: `ls --json` equals pi's session list and
+//! every query selects and orders what pi's /resume
+//! search does, on pi-written sessions and on crafted edge cases.
+//! Expected answers: tests/data/golden/catalog/, from tests/data/golden/regenerate-catalog.mjs.
+
+use piscope::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder, SortMode};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+use crate::support as common;
+use common::{copy_tree, repo, session_files};
+
+fn golden(name: &str) -> Value {
+    let path = repo().join("tests/data/golden/catalog").join(name);
+    let text = std::fs::read_to_string(&path).expect("golden file");
+    let text = text.replace("$REPO", &repo().to_string_lossy());
+    serde_json::from_str(&text).expect("golden JSON")
+}
+
+/// `ls ARGS --json` without the cache, then with an empty one (which it
+/// fills) and again with it warm (the rows from its records): the three
+/// byte for byte the same; the list as JSON.
+fn ls_json_every_way(args: &[&str], agent_dir: Option<&Path>) -> Value {
+    let cache = tempfile::tempdir().expect("cache home");
+    let run = |cached: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_piscope"));
+        cmd.arg("ls").args(args).arg("--json");
+        if !cached {
+            cmd.arg("--no-cache");
+        }
+        cmd.env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .env("XDG_CACHE_HOME", cache.path());
+        if let Some(d) = agent_dir {
+            cmd.env("PI_CODING_AGENT_DIR", d);
+        }
+        let out = cmd.output().expect("run piscope");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.stdout, out.stderr)
+    };
+    let uncached = run(false);
+    assert_eq!(run(true), uncached, "cold cache");
+    assert_eq!(run(true), uncached, "warm cache");
+    serde_json::from_slice(&uncached.0).expect("JSON on stdout")
+}
+
+#[test]
+fn list_of_default_layout_equals_pis() {
+    let got = ls_json_every_way(&["--all"], Some(&repo().join("tests/data/golden/corpus")));
+    assert_eq!(got, golden("list-root.json"));
+}
+
+#[test]
+fn list_of_flat_folder_equals_pis_including_edge_cases() {
+    let flat = repo().join("tests/data/catalog-flat");
+    let got = ls_json_every_way(&["--all", "--session-dir", &flat.to_string_lossy()], None);
+    assert_eq!(got, golden("list-flat.json"));
+}
+
+/// A warm list takes its rows from the cache's records only when every
+/// file is as the cache saw it whole, and the cache holds no other; its
+/// rows are then the ones a loaded catalog prints.
+#[test]
+fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
+    let root = tempfile::tempdir().expect("root");
+    for corpus in [
+        repo().join("tests/data/golden/corpus/sessions"),
+        repo().join("tests/data/catalog-flat"),
+    ] {
+        let layout = if corpus.ends_with("catalog-flat") {
+            Layout::Flat
+        } else {
+            Layout::PerProject
+        };
+        let dir = root.path().join(corpus.file_name().expect("name"));
+        copy_tree(&corpus, &dir);
+        // A last line without its newline is read again on every load (pi
+        // may be writing it): no list is printed from the records then.
+        let unfinished = dir.join("2026-02-01T10-00-00-010Z_unfinished.jsonl");
+        if unfinished.exists() {
+            let folder = SessionsFolder::at(dir.clone(), layout, repo());
+            let mut cache = Cache::open(root.path().join("unfinished-cache"));
+            let files = catalog::list(&folder, Scope::All, &mut cache);
+            let options = LoadOptions {
+                scope: Scope::All,
+                with_text: false,
+                with_usage: false,
+            };
+            catalog::load_listed(&folder, files, options, &mut cache, &mut |_| {});
+            let files = catalog::list(&folder, Scope::All, &mut cache);
+            assert!(catalog::cached_list_json(&folder, &files, &cache).is_none());
+            std::fs::remove_file(&unfinished).expect("remove");
+        }
+        let folder = SessionsFolder::at(dir.clone(), layout, repo());
+        let cache_dir = root
+            .path()
+            .join("cache")
+            .join(corpus.file_name().expect("name"));
+        let options = LoadOptions {
+            scope: Scope::All,
+            with_text: false,
+            with_usage: false,
+        };
+        let loaded_json = |cache: &mut Cache| {
+            let files = catalog::list(&folder, Scope::All, cache);
+            let cat = catalog::load_listed(&folder, files, options, cache, &mut |_| {});
+            let mut o = b"[".to_vec();
+            for s in cat.sessions.iter().filter(|s| s.skipped_by_pi.is_none()) {
+                if o.len() > 1 {
+                    o.push(b',');
+                }
+                catalog::list_json::push_session(s, &mut o);
+            }
+            o.extend_from_slice(b"]\n");
+            o
+        };
+        let same = |got: Option<Vec<u8>>, want: &[u8], what: &str| {
+            let at = got
+                .as_ref()
+                .map(|g| g.iter().zip(want).take_while(|(a, b)| a == b).count());
+            assert!(
+                got.as_deref() == Some(want),
+                "{}: {what}: differs from byte {at:?} ({})",
+                dir.display(),
+                String::from_utf8_lossy(
+                    &want[at.unwrap_or(0).saturating_sub(80)..]
+                        [..160.min(want.len() - at.unwrap_or(0).saturating_sub(80))]
+                )
+            );
+        };
+        let fast = || {
+            let mut cache = Cache::open(cache_dir.clone());
+            let files = catalog::list(&folder, Scope::All, &mut cache);
+            catalog::cached_list_json(&folder, &files, &cache)
+        };
+        assert!(fast().is_none(), "{}: an empty cache", dir.display());
+        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(fast(), &want, "warm");
+        // A file that grew, a new file, a file gone: read as usual.
+        let session = session_files(&dir)
+            .into_iter()
+            .next()
+            .expect("a session file");
+        let bytes = std::fs::read(&session).expect("read");
+        let mut grown = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&session)
+            .expect("open");
+        std::io::Write::write_all(&mut grown, b"{\"type\":\"label\"").expect("append");
+        assert!(fast().is_none(), "{}: a file grew", dir.display());
+        std::fs::write(&session, &bytes).expect("restore");
+        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(fast(), &want, "restored");
+        let copy = session.with_file_name("zz-copy.jsonl");
+        std::fs::copy(&session, &copy).expect("copy");
+        assert!(fast().is_none(), "{}: a new file", dir.display());
+        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(fast(), &want, "with the copy");
+        std::fs::remove_file(&copy).expect("remove");
+        assert!(fast().is_none(), "{}: a file gone", dir.display());
+    }
+}
+
+fn load(dir: &Path, layout: Layout) -> catalog::Catalog {
+    let folder = SessionsFolder::at(dir.to_path_buf(), layout, repo());
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: true,
+        with_usage: true,
+    };
+    catalog::load(&folder, options, &mut Cache::disabled(), &mut |_| {})
+}
+
+#[test]
+fn every_query_selects_what_pi_selects() {
+    let corpus = load(
+        &repo().join("tests/data/golden/corpus/sessions"),
+        Layout::PerProject,
+    );
+    let flat = load(&repo().join("tests/data/catalog-flat"), Layout::Flat);
+    let Value::Array(cases) = golden("search.json") else {
+        panic!("search.json is a list")
+    };
+    assert!(cases.len() > 100);
+    let mut non_empty = 0;
+    for case in &cases {
+        let query = case["query"].as_str().expect("query");
+        let sort = match case["sort"].as_str() {
+            Some("recent") => SortMode::Recent,
+            _ => SortMode::Relevance,
+        };
+        let named = case["named"].as_bool().expect("named");
+        let cat = if case["where"] == "flat" {
+            &flat
+        } else {
+            &corpus
+        };
+        let want: Vec<&str> = case["paths"]
+            .as_array()
+            .expect("paths")
+            .iter()
+            .map(|p| p.as_str().expect("path"))
+            .collect();
+        let got: Vec<String> = match Query::parse(query) {
+            Ok(q) => catalog::filter_and_sort(&cat.sessions, &q, sort, named)
+                .into_iter()
+                .map(|i| &cat.sessions[i])
+                .filter(|s| s.skipped_by_pi.is_none())
+                .map(|s| s.path.to_string_lossy().into_owned())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let context = format!(
+            "query {query:?} sort {sort:?} named {named} in {}",
+            case["where"]
+        );
+        // pi's order exactly, for both sorts (relevance ties newest first).
+        assert_eq!(got, want, "{context}");
+        non_empty += usize::from(!want.is_empty());
+    }
+    assert!(
+        non_empty > 40,
+        "the queries should find something: {non_empty}"
+    );
+}
+
+#[test]
+fn invalid_regex_lists_nothing_and_says_why() {
+    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args([
+            "ls",
+            "--all",
+            "--no-cache",
+            "--query",
+            "re:(",
+            "--session-dir",
+        ])
+        .arg(repo().join("tests/data/catalog-flat"))
+        .output()
+        .expect("run piscope");
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty() || String::from_utf8_lossy(&out.stdout).contains("no sessions"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid regular expression"));
+}

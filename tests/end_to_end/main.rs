@@ -1,0 +1,12 @@
+//! End to end: the real binary in a real terminal (tmux), beside pi's own screens.
+//! One test binary: `cargo test --test end_to_end` runs this layer's tests alone.
+
+#[macro_use]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod actions_end_to_end;
+mod demo_leaves_no_copy;
+mod prune_and_undo_in_the_browser;
+mod tree_side_by_side_with_pi;
+mod tui_end_to_end;

@@ -1,0 +1,273 @@
+//! What the test binaries share: the repository's paths, pi's reference
+//! package (installed on first use), the outside tools a test needs
+//! (`tools`), a real terminal (`tmux`) and the browser's set-up (`tui`).
+
+#![allow(dead_code)]
+
+pub mod tmux;
+pub mod tools;
+#[macro_use]
+pub mod tui;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The folder of pi's reference package (`PI_REF_DIR`, else
+/// `target/pi-reference`, installed there by `../shared/conformance/install.sh`).
+pub fn pi_reference() -> PathBuf {
+    // A test that got here without asking [`have_node`] still fails
+    // clearly when node is missing.
+    assert!(
+        tools::Tool::Node.present(),
+        "node or npm is missing: pi's reference package needs them (node 22.19 or newer)"
+    );
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::var_os("PI_REF_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo().join("target/pi-reference"));
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            repo().join(dir)
+        };
+        let install = repo().join("../shared/conformance/install.sh");
+        let status = Command::new(&install)
+            .arg(&dir)
+            .status()
+            .unwrap_or_else(|e| panic!("{}: {e} (needs node and npm)", install.display()));
+        assert!(status.success(), "installing pi's reference package failed");
+        dir
+    })
+    .clone()
+}
+
+/// True when node and npm are here; without them the test fails, or is
+/// reported skipped when the run allows it (see [`tools`]).
+pub fn have_node() -> bool {
+    tools::have(tools::Tool::Node)
+}
+
+/// `node SCRIPT ARGS...` with the reference package available.
+pub fn node(script: &Path) -> Command {
+    let mut cmd = Command::new("node");
+    cmd.arg(script).env("PI_REF_DIR", pi_reference());
+    cmd
+}
+
+/// What pi's own code prints for `oracle.mjs ARGS...`, as JSON.
+pub fn oracle(args: &[&str]) -> serde_json::Value {
+    let out = node(&repo().join("../shared/conformance/oracle.mjs"))
+        .args(args)
+        .output()
+        .expect("run the oracle");
+    assert!(
+        out.status.success(),
+        "oracle {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("oracle JSON")
+}
+
+/// A new session written by pi's own SessionManager in `dir` for the
+/// project `cwd` (two messages); returns its path.
+pub fn pi_create(dir: &Path, cwd: &str) -> PathBuf {
+    let out = node(&repo().join("tests/conformance/pi-appender.mjs"))
+        .args(["create", &dir.to_string_lossy(), cwd])
+        .output()
+        .expect("create a session with pi");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The golden corpus: pi-written sessions in pi's per-project layout.
+pub fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden/corpus/sessions")
+}
+
+/// A copy of the golden corpus (pi's per-project layout) in a temp folder:
+/// the folder to drop and the sessions folder.
+pub fn copy_corpus() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path().join("sessions");
+    copy_tree(&corpus(), &root);
+    (tmp, root)
+}
+
+/// Copies the folder `from` to `to` with its files and folders.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read folder") {
+        let e = e.expect("entry");
+        let ty = e.file_type().expect("type");
+        if ty.is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else if ty.is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
+/// pi's answers to many oracle requests (each an argument list) with one
+/// node start, in order; an answer pi could not give fails the test.
+pub fn oracle_batch(requests: &[Vec<String>]) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut child = node(&repo().join("../shared/conformance/oracle.mjs"))
+        .arg("batch")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run the oracle");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        for r in requests {
+            writeln!(stdin, "{}", serde_json::to_string(r).expect("json")).expect("write");
+        }
+    }
+    let out = child.wait_with_output().expect("the oracle");
+    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an answer"))
+        .collect();
+    assert_eq!(answers.len(), requests.len(), "one answer per request");
+    answers
+        .into_iter()
+        .zip(requests)
+        .map(|(a, r)| {
+            assert!(a.get("error").is_none(), "oracle {r:?}: {a}");
+            a["ok"].clone()
+        })
+        .collect()
+}
+
+/// What pi reads of a session: its tree, the context at every entry and at
+/// the leaf, and its info without the header (which names its folder).
+pub fn pi_reading(file: &Path) -> serde_json::Value {
+    let f = file.to_string_lossy().to_string();
+    let first = oracle_batch(&[
+        vec!["tree".into(), f.clone()],
+        vec!["info".into(), f.clone()],
+    ]);
+    let ids: Vec<String> = first[0]
+        .as_array()
+        .expect("tree")
+        .iter()
+        .map(|n| n["id"].as_str().expect("id").to_string())
+        .collect();
+    let mut requests: Vec<Vec<String>> = ids
+        .iter()
+        .map(|id| vec!["context".into(), f.clone(), "--leaf".into(), id.clone()])
+        .collect();
+    requests.push(vec!["context".into(), f.clone()]);
+    let contexts = oracle_batch(&requests);
+    let mut info = first[1].clone();
+    info["header"] = serde_json::Value::Null;
+    serde_json::json!({
+        "tree": first[0],
+        "info": info,
+        "contexts": ids.iter().cloned().zip(contexts.iter().cloned()).collect::<serde_json::Map<_, _>>(),
+        "leaf": contexts.last().cloned(),
+    })
+}
+
+/// The kill trials of a SIGKILL test: at least `min` kills, each after a
+/// random wait within the window; then more (up to ten times as many), the
+/// window widened or narrowed, while every kill landed on one side of the
+/// change (a run's time varies with the machine's load, and a test that
+/// never saw both sides proved nothing).
+pub struct KillWindow {
+    span: u64,
+    widest: u64,
+    min: usize,
+    trial: usize,
+    seed: u64,
+}
+
+impl KillWindow {
+    /// `full_run`: how long one whole run took; the window starts a little
+    /// past it (`extra` of it more).
+    pub fn new(full_run: std::time::Duration, extra: f64, min: usize, seed: u64) -> KillWindow {
+        let run = full_run.as_micros() as u64 + 1;
+        KillWindow {
+            span: run + (run as f64 * extra) as u64,
+            widest: run * 20,
+            min,
+            trial: 0,
+            seed,
+        }
+    }
+
+    /// The next trial's number, given how many kills so far landed before
+    /// and after the change; `None` when enough have been seen.
+    pub fn next_trial(&mut self, before: usize, after: usize) -> Option<usize> {
+        let lopsided = before == 0 || after == 0;
+        if self.trial >= self.min {
+            if !lopsided || self.trial >= self.min * 10 {
+                return None;
+            }
+            self.span = if after == 0 {
+                (self.span * 3 / 2).min(self.widest)
+            } else {
+                self.span * 2 / 3 + 1
+            };
+        }
+        self.trial += 1;
+        Some(self.trial - 1)
+    }
+
+    /// A random wait within the window.
+    pub fn wait(&mut self) -> std::time::Duration {
+        self.seed = self
+            .seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        std::time::Duration::from_micros((self.seed >> 33) % self.span)
+    }
+}
+
+/// The `.jsonl` files of a sessions folder, in it or in its folders
+/// (pi's layout, one folder a project, or a flat one), sorted.
+pub fn session_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("sessions folder") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Runs `cmd`, failing the test with its stderr unless it succeeds, and
+/// returns what it printed.
+pub fn run_ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} did not run: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// [`run_ok`]'s standard output, as UTF-8.
+pub fn stdout_ok(cmd: &mut Command) -> String {
+    String::from_utf8(run_ok(cmd).stdout).expect("UTF-8 output")
+}
