@@ -21,9 +21,9 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-use common::session_files;
+#[path = "../tests/support/mod.rs"]
+mod support;
+use support::session_files;
 
 /// One session's folded texts, each followed by `\n`, and where each starts.
 struct Folded {

@@ -83,7 +83,7 @@ fn push_runs_as_space(out: &mut String, s: &str, in_class: impl Fn(char) -> bool
 
 /// `String.prototype.toLowerCase`: the full Unicode mapping of the root
 /// locale, final sigma included. Checked against node for every code point
-/// and for sigma in context (`tests/js_string_rules_match_node.rs`).
+/// and for sigma in context (`tests/conformance/js_string_rules_match_node.rs`).
 pub fn to_lower(s: &str) -> String {
     s.to_lowercase()
 }

@@ -1,5 +1,5 @@
 // The JavaScript string rules piscope re-implements (src/jstext), answered
-// by the runtime itself, for tests/js_string_rules_match_node.rs.
+// by the runtime itself, for tests/conformance/js_string_rules_match_node.rs.
 //
 // usage: node jstext-oracle.mjs
 // stdin: one JSON request per line; stdout: one JSON answer per line.

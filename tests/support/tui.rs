@@ -108,7 +108,10 @@ pub fn filters() -> Vec<(&'static str, &'static str)> {
         (r"[^ ]*/assets/demo/sessions/", "[DEMO]/"),
         // The repository's own files, wherever it is checked out (the
         // padding after a path depends on its length).
-        (r"(?:/[^/ ┃│]+)+/(tests/data/damaged/[^┃│]*?) *┃", "[REPO]/$1┃"),
+        (
+            r"(?:/[^/ ┃│]+)+/(tests/data/damaged/[^┃│]*?) *┃",
+            "[REPO]/$1┃",
+        ),
         // The demo copy's name holds the process id: its length varies, and
         // with it the padding after the status message that names it.
         (
