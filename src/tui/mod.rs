@@ -43,6 +43,8 @@
 //!   │
 //! look/                theme, strings, formats, safe text, layout
 //! clock.rs             now (fixed in tests)
+//! work/newest.rs       newest-wins slots: a stamp on each request, only the
+//!                      newest answer taken (held by whoever asks)
 //!   │
 //! watch.rs, catalog/, session/   below the browser; they know nothing of it
 //! ```

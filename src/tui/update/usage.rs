@@ -7,6 +7,7 @@ use crate::tui::input::keymap::Key;
 use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::overlays::usage::{UsageKey, UsageView};
 use crate::tui::state::App;
+use crate::tui::work::newest::Answer;
 use std::sync::Arc;
 
 impl App {
@@ -24,28 +25,20 @@ impl App {
         if !picker.query().is_empty() {
             scope = format!("{scope} · matching {}", picker.query());
         }
-        self.usage_generation += 1;
-        self.overlay.show_usage(UsageView {
-            generation: self.usage_generation,
-            scope,
-            ..UsageView::default()
-        });
+        self.overlay.show_usage(UsageView::new(scope));
         cmds.extend(self.usage_request());
     }
 
     /// The charts for the view as it is now; none until the book is read
     /// (its arrival asks again).
     fn usage_request(&mut self) -> Option<Command> {
-        let period = self.overlay.usage()?.period;
         let picker = self.catalog.picker();
         let book = picker.usage()?.clone();
-        self.usage_generation += 1;
-        let generation = self.usage_generation;
-        if let Some(v) = self.overlay.usage_mut() {
-            v.generation = generation;
-        }
+        let view = self.overlay.usage_mut()?;
+        let (period, stamp) = (view.period, view.ask());
+        let picker = self.catalog.picker();
         Some(Command::BuildUsage(Box::new(UsageRequest {
-            generation,
+            stamp,
             book,
             paths: picker.matching_paths(),
             period,
@@ -80,7 +73,7 @@ impl App {
         }
     }
 
-    pub(in crate::tui) fn on_usage_ready(&mut self, charts: Box<UsageCharts>) {
+    pub(in crate::tui) fn on_usage_ready(&mut self, charts: Answer<Box<UsageCharts>>) {
         if let Some(v) = self.overlay.usage_mut() {
             v.take(charts);
         }
