@@ -19,6 +19,8 @@ pub const COMPACTED_AWAY: &str = " (compacted away)";
 
 pub const BRANCH_TITLE: &str = "Branch here";
 pub const LABEL_TITLE: &str = "Label";
+/// What Enter does in the label dialog.
+pub const LABEL_YES: &str = "label";
 pub const RENAME_TITLE: &str = "Rename";
 pub const EXPORT_TITLE: &str = "Export";
 pub const DELETE_TITLE: &str = "Delete";

@@ -25,8 +25,9 @@ use crate::tui::look::layout::Pane;
 use crate::tui::look::strings::{self, file_name};
 use crate::tui::overlays::dialog::{Dialog, DialogKey};
 use crate::tui::state::{App, Then};
-use crate::tui::work::jobs::{ActionOutcome, Edit, Job};
+use crate::tui::work::jobs::{ActionOutcome, Edit, Job, Work};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 /// Widest an entry or session is quoted in a dialog.
 const QUOTE_WIDTH: usize = 60;
@@ -103,13 +104,7 @@ impl App {
         let given = text.filter(|t| !t.trim().is_empty());
         let job = match then {
             Then::Close => return,
-            Then::Label { path, target } => self.write(
-                path,
-                Edit::Label {
-                    target,
-                    label: given,
-                },
-            ),
+            Then::Label { path, target } => self.label_job(path, target, given),
             Then::Rename { path } => self.write(
                 path,
                 Edit::Rename {
@@ -145,6 +140,36 @@ impl App {
             Then::ResumeHere { session } => self.resume_here_job(session),
         };
         cmds.push(Command::Act(Box::new(job)));
+    }
+
+    /// The job that writes to the session at `path` with `work`, asking
+    /// first when pi may have the file open.
+    pub(in crate::tui) fn writing(
+        &self,
+        what: &'static str,
+        path: PathBuf,
+        work: impl Fn(&Path) -> ActionOutcome + Send + Sync + 'static,
+    ) -> Job {
+        let own_mtime = self.live.own_write(&path);
+        let at = path.clone();
+        Job::Run(Work::new(what, move || work(&at)).unless_pi_may_have(
+            vec![path],
+            own_mtime,
+            false,
+        ))
+    }
+
+    /// A write is done: its change is piscope's own, seen at once.
+    pub(in crate::tui) fn wrote(
+        &mut self,
+        path: &Path,
+        mtime: Option<SystemTime>,
+        cmds: &mut Vec<Command>,
+    ) {
+        if let Some(m) = mtime {
+            self.live.wrote(path.to_path_buf(), m);
+        }
+        self.file_changed(path, cmds);
     }
 
     pub(in crate::tui) fn write(&self, path: PathBuf, edit: Edit) -> Job {
@@ -193,6 +218,9 @@ impl App {
                     yes,
                     Then::Run(job),
                 ));
+            }
+            ActionOutcome::Labelled { path, label, mtime } => {
+                self.on_labelled(&path, label, mtime, cmds)
             }
             ActionOutcome::Forked { from: _, to } => self.on_forked(to, cmds),
             ActionOutcome::Exported { to } => self.on_exported(&to),

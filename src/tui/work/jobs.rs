@@ -20,11 +20,6 @@ pub const PI_MAY_BE_RUNNING: Duration = Duration::from_secs(60);
 /// An entry appended to a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Edit {
-    /// Set (or with `None` clear) the label of an entry.
-    Label {
-        target: String,
-        label: Option<String>,
-    },
     Rename {
         name: String,
     },
@@ -75,6 +70,8 @@ pub enum Job {
     Undo,
     /// The full text of entry `node`.
     Copy { session: Arc<Session>, node: u32 },
+    /// Work built by the operation that asks for it.
+    Run(Work),
     /// Checks that pi and the folder are there before leaving for pi.
     PrepareResume {
         session: PathBuf,
@@ -87,9 +84,109 @@ pub enum Job {
     },
 }
 
-/// What an action's work came to.
+/// One operation's work, built by the operation's own file (the call into
+/// the engine); it runs on the actions worker, one after another in the
+/// order asked.
+#[derive(Clone)]
+pub struct Work {
+    /// What it does, for the log.
+    what: &'static str,
+    /// Files a running pi may be writing: the work asks first.
+    near_pi: Option<NearPi>,
+    work: Arc<dyn Fn() -> ActionOutcome + Send + Sync>,
+}
+
+/// Files a job changes that a running pi may have open.
+#[derive(Debug, Clone)]
+struct NearPi {
+    files: Vec<PathBuf>,
+    /// The file's time after piscope's own last write to it: a change that
+    /// is ours is no sign of pi.
+    own_mtime: Option<SystemTime>,
+    /// The job deletes them (a running pi would write the file anew).
+    deletes: bool,
+}
+
+impl Work {
+    pub fn new(
+        what: &'static str,
+        work: impl Fn() -> ActionOutcome + Send + Sync + 'static,
+    ) -> Work {
+        Work {
+            what,
+            near_pi: None,
+            work: Arc::new(work),
+        }
+    }
+
+    /// The same work, asking first when one of `files` changed within
+    /// [`PI_MAY_BE_RUNNING`] (other than by piscope's own write, which left
+    /// the file's time at `own_mtime`): pi may have it open.
+    pub fn unless_pi_may_have(
+        mut self,
+        files: Vec<PathBuf>,
+        own_mtime: Option<SystemTime>,
+        deletes: bool,
+    ) -> Work {
+        self.near_pi = Some(NearPi {
+            files,
+            own_mtime,
+            deletes,
+        });
+        self
+    }
+
+    /// Does the work, or asks first when pi may have its files open (the
+    /// job handed back goes ahead without asking).
+    pub fn run(self) -> ActionOutcome {
+        if let Some(near) = &self.near_pi {
+            let recent = near
+                .files
+                .iter()
+                .filter_map(|f| changed_recently(f, near.own_mtime))
+                .min();
+            if let Some(seconds) = recent {
+                let deletes = near.deletes;
+                let agreed = Work {
+                    near_pi: None,
+                    ..self
+                };
+                return ActionOutcome::MayBeOpenInPi {
+                    job: Box::new(Job::Run(agreed)),
+                    seconds,
+                    deletes,
+                };
+            }
+        }
+        (self.work)()
+    }
+}
+
+impl std::fmt::Debug for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Work")
+            .field("what", &self.what)
+            .field("near_pi", &self.near_pi)
+            .finish()
+    }
+}
+
+/// The file's time now (after a write, to tell that change from pi's).
+pub fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// What an action's work came to: facts, which the operation that asked
+/// turns into changes and sentences.
 #[derive(Debug, Clone)]
 pub enum ActionOutcome {
+    /// A label entry was appended (`label`: `None` or empty cleared it).
+    Labelled {
+        path: PathBuf,
+        label: Option<String>,
+        /// The file's time after the write.
+        mtime: Option<SystemTime>,
+    },
     /// An entry was appended.
     Written {
         path: PathBuf,
@@ -230,6 +327,7 @@ pub fn run(job: Job) -> ActionOutcome {
             }
         }
         Job::Undo => undo(),
+        Job::Run(work) => work.run(),
         Job::Copy { session, node } => match entry_text(&session, node) {
             Ok(text) if clipboard::copy_to_system(&text) => ActionOutcome::Copied {
                 chars: text.chars().count(),
@@ -282,15 +380,6 @@ fn changed_recently(path: &Path, own_mtime: Option<SystemTime>) -> Option<u64> {
 
 fn write(path: &Path, edit: &Edit) -> ActionOutcome {
     let result = match edit {
-        Edit::Label { target, label } => {
-            session::append_label(path, target, label.as_deref()).map(|_| {
-                let message = match label.as_deref().filter(|l| !l.is_empty()) {
-                    Some(l) => strings::labelled(l),
-                    None => strings::LABEL_CLEARED.to_string(),
-                };
-                (message, None)
-            })
-        }
         Edit::Rename { name } => session::append_name(path, name).map(|_| {
             let name = crate::jstext::trim(name);
             let message = if name.is_empty() {
