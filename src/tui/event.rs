@@ -94,7 +94,7 @@ pub enum Command {
     /// Summarise one session file again (answered as `SessionChanged`).
     Summarise(PathBuf),
     /// An editing action's work (answered as `ActionDone`).
-    Act(Box<Job>),
+    Act(Job),
     /// Start watching for changes (one watcher at a time).
     Watch(crate::watch::Target),
     /// Bytes for the terminal itself (an OSC 52 copy), written between frames.

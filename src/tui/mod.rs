@@ -13,8 +13,9 @@
 //! update/              App::new and App::update: keys, mouse, worker results,
 //!                      live changes, the view's fit → new state + commands
 //! operations/          one file per thing a user does (label, rename, branch,
-//!                      fork, export, delete, copy, resume): its key, its
-//!                      dialog, the job it asks for, what its outcome changes
+//!                      fork, export, delete, clean, prune, undo, copy,
+//!                      resume): its key, its dialog, its job (the call into
+//!                      the engine), what its outcome changes and says
 //!   │
 //! state/               App as data, composed of the panes and the
 //!                      bookkeeping around them: the screen (size, panes,
@@ -31,9 +32,9 @@
 //!   │
 //! event.rs             AppEvent and Command: what update and workers share
 //!   │
-//! work/                jobs (the operations' worker side), clipboard,
-//!                      starting pi, the demo sessions, the terminal's
-//!                      graphics (asked once at start-up)
+//! work/                jobs (running an operation's job, the facts it
+//!                      reports), clipboard, starting pi, the demo sessions,
+//!                      the terminal's graphics (asked once at start-up)
 //! config.rs            the user's keymap, theme and pi command
 //!   │
 //! model/               data panes and workers share: a loaded session and

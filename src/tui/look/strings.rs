@@ -19,8 +19,6 @@ pub const COMPACTED_AWAY: &str = " (compacted away)";
 
 pub const BRANCH_TITLE: &str = "Branch here";
 pub const LABEL_TITLE: &str = "Label";
-/// What Enter does in the label dialog.
-pub const LABEL_YES: &str = "label";
 pub const RENAME_TITLE: &str = "Rename";
 pub const EXPORT_TITLE: &str = "Export";
 pub const DELETE_TITLE: &str = "Delete";
@@ -32,6 +30,28 @@ pub const PI_MISSING_TITLE: &str = "pi is not installed";
 
 /// The word a permanent delete must be confirmed with.
 pub const DELETE_WORD: &str = "delete";
+
+// What Enter does in each dialog, as its hint line says it.
+pub const LABEL_YES: &str = "label";
+pub const RENAME_YES: &str = "rename";
+pub const BRANCH_YES: &str = "branch";
+pub const EXPORT_YES: &str = "export";
+pub const DELETE_YES: &str = "move to the trash";
+pub const DELETE_EMPTY_YES: &str = "move them to the trash";
+pub const DELETE_FOR_GOOD_YES: &str = "delete for good";
+pub const PRUNE_YES: &str = "prune";
+pub const WRITE_ANYWAY: &str = "write anyway";
+pub const DELETE_ANYWAY: &str = "delete anyway";
+pub const RESUME_HERE_YES: &str = "open pi here";
+pub const CLOSE: &str = "close";
+
+/// The first of `n` problems, and how many more there are.
+pub fn first_of(first: &str, n: usize) -> String {
+    match n {
+        0 | 1 => first.to_string(),
+        n => format!("{first} (and {} more)", n - 1),
+    }
+}
 
 pub fn labelled(label: &str) -> String {
     format!("Labelled [{}]", clean_line(label))

@@ -1,15 +1,12 @@
-//! The sessions list as the app keeps it: the sessions pane (with the deep
-//! searches it asked for) and how the last delete asked for goes.
+//! The sessions list as the app keeps it: the sessions pane, with the deep
+//! searches it asked for.
 
-use crate::catalog::delete::DeleteMode;
 use crate::tui::event::Command;
 use crate::tui::panes::picker::PickerPane;
 
 #[derive(Debug, Default)]
 pub struct CatalogView {
     picker: PickerPane,
-    /// How the last delete asked for goes (the message says "for good").
-    last_delete_mode: Option<DeleteMode>,
 }
 
 impl CatalogView {
@@ -32,17 +29,5 @@ impl CatalogView {
             query,
             sessions: self.picker.listed_sessions(),
         }
-    }
-
-    /// A delete was agreed to: its marks are used up, its mode kept for
-    /// the message once it is done.
-    pub fn begin_delete(&mut self, mode: DeleteMode) {
-        self.picker.clear_marks();
-        self.last_delete_mode = Some(mode);
-    }
-
-    /// Whether the delete that is done went for good.
-    pub fn delete_done(&mut self) -> Option<DeleteMode> {
-        self.last_delete_mode.take()
     }
 }

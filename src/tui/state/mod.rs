@@ -28,7 +28,7 @@ use open::OpenSession;
 use overlay::Overlay;
 use screen::Screen;
 use std::path::PathBuf;
-pub use then::Then;
+pub use then::{ExportKind, Then};
 
 /// What the app was started on.
 #[derive(Debug, Clone)]

@@ -1,7 +1,6 @@
 //! The work behind each `Command` (reading a session, building a preview,
 //! loading the catalog, deep search), and the threads that run it.
 
-use super::jobs;
 use super::newest::{Latest, Stamp};
 use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::discover::FolderSource;
@@ -136,7 +135,7 @@ impl JobContext {
                     .map(Box::new);
                 send(AppEvent::SessionChanged { path, summary });
             }
-            Command::Act(job) => send(AppEvent::ActionDone(jobs::run(*job))),
+            Command::Act(job) => send(AppEvent::ActionDone(job.run())),
             Command::LoadUsage { demo } => self.load_usage(demo, send),
             Command::BuildUsage(req) => {
                 let charts = Box::new(usage_charts::build(&req));
