@@ -90,7 +90,7 @@ fn export(path: &Path, leaf: &str, to: &Path, kind: ExportKind) -> Result<(), St
         .write(true)
         .create_new(true)
         .open(to)
-        .map_err(|e| format!("{}: {e}", to.display()))?;
+        .map_err(|e| strings::file_failed(to, &e))?;
     f.write_all(text.as_bytes())
-        .map_err(|e| format!("{}: {e}", to.display()))
+        .map_err(|e| strings::file_failed(to, &e))
 }

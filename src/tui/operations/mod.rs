@@ -232,7 +232,7 @@ impl App {
     pub(in crate::tui) fn describe_session(&self, path: &Path) -> String {
         let file = text::clean_line(&file_name(path));
         match self.picker().sessions().iter().find(|s| s.path == path) {
-            Some(s) => format!("{} ({file})", quote(s.title())),
+            Some(s) => strings::session_named(&quote(s.title()), &file),
             None => file,
         }
     }

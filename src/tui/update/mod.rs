@@ -13,6 +13,7 @@ use crate::tui::clock::Clock;
 use crate::tui::config::Config;
 use crate::tui::event::{AppEvent, Command, SessionRead};
 use crate::tui::look::layout::Pane;
+use crate::tui::look::strings;
 use crate::tui::model::loaded::OpenError;
 use crate::tui::panes::status::StatusPane;
 use crate::tui::state::screen::Screen;
@@ -132,17 +133,11 @@ impl App {
                 self.tree.set_session(loaded);
                 if let Some(p) = self.open.take_pending() {
                     if p.path == path && !self.tree.select_id(&p.id, p.keeps_filter) {
-                        self.say(format!("Entry {} is not in this session", p.id), true);
+                        self.say(strings::entry_not_in_session(&p.id), true);
                     }
                 }
                 if damaged > 0 {
-                    self.say(
-                        format!(
-                            "{damaged} damaged line{} skipped, as pi skips them",
-                            if damaged == 1 { "" } else { "s" }
-                        ),
-                        false,
-                    );
+                    self.say(strings::damaged_lines(damaged), false);
                 }
             }
             Err(error) => {

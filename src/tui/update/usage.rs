@@ -4,6 +4,7 @@
 use crate::catalog::usage::UsageBook;
 use crate::tui::event::Command;
 use crate::tui::input::keymap::Key;
+use crate::tui::look::strings;
 use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::overlays::usage::{UsageKey, UsageView};
 use crate::tui::state::App;
@@ -14,16 +15,13 @@ impl App {
     /// F3: the usage view of what the sessions pane lets through.
     pub(in crate::tui) fn open_usage(&mut self, cmds: &mut Vec<Command>) {
         if !self.screen.has(crate::tui::look::layout::Pane::Picker) {
-            self.say(
-                "The usage view adds up the sessions list: start piscope without a file".into(),
-                false,
-            );
+            self.say(strings::USAGE_NEEDS_LIST.to_string(), false);
             return;
         }
         let picker = self.catalog.picker();
         let mut scope = picker.title_parts(&self.config.keymap)[1].clone();
         if !picker.query().is_empty() {
-            scope = format!("{scope} · matching {}", picker.query());
+            scope = strings::usage_scope_matching(&scope, picker.query());
         }
         self.overlay.show_usage(UsageView::new(scope));
         cmds.extend(self.usage_request());

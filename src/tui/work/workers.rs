@@ -8,6 +8,7 @@ use crate::catalog::usage::UsageCache;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
 use crate::tui::event::{AppEvent, Command, SessionRead};
+use crate::tui::look::strings;
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc;
 use crate::tui::model::preview_images;
@@ -174,7 +175,7 @@ impl JobContext {
                 Err(e) => {
                     send(AppEvent::Catalog(CatalogUpdate::Done {
                         sessions: Vec::new(),
-                        problems: vec![format!("cannot copy the demo sessions: {e}")],
+                        problems: vec![strings::demo_copy_failed(&e.to_string())],
                         demo: true,
                     }));
                     return;
@@ -186,7 +187,7 @@ impl JobContext {
                 None => {
                     send(AppEvent::Catalog(CatalogUpdate::Done {
                         sessions: Vec::new(),
-                        problems: vec!["no sessions folder".into()],
+                        problems: vec![strings::NO_SESSIONS_FOLDER.to_string()],
                         demo: false,
                     }));
                     return;
