@@ -27,8 +27,8 @@
 //!                      state changed only through methods that name the
 //!                      intent, on_action → outcome, draw(&self); never see App
 //! overlays/            dialog, text input, help
-//! work/workers.rs      worker threads and newest-wins slots: Command in,
-//!                      AppEvent out
+//! work/workers.rs      worker threads, a newest-wins one per kind of
+//!                      build and queues for the rest: Command in, AppEvent out
 //!   │
 //! event.rs             AppEvent and Command: what update and workers share
 //!   │
@@ -42,10 +42,11 @@
 //!                      and its pictures
 //! input/               keys, keymap, the action table
 //!   │
-//! look/                theme, strings, formats, safe text, layout
+//! look/                theme, strings (every sentence; hints name the user's
+//!                      keys), formats, safe text, layout
 //! clock.rs             now (fixed in tests)
-//! work/newest.rs       newest-wins slots: a stamp on each request, only the
-//!                      newest answer taken (held by whoever asks)
+//! work/newest.rs       newest-wins slots: whoever asks holds one; it stamps
+//!                      each request and takes only the newest answer
 //!   │
 //! watch.rs, catalog/, session/   below the browser; they know nothing of it
 //! ```
