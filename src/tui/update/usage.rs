@@ -12,7 +12,7 @@ use crate::tui::work::newest::Answer;
 use std::sync::Arc;
 
 impl App {
-    /// F3: the usage view of what the sessions pane lets through.
+    /// The usage key: the usage view of what the sessions pane lets through.
     pub(in crate::tui) fn open_usage(&mut self, cmds: &mut Vec<Command>) {
         if !self.screen.has(crate::tui::look::layout::Pane::Picker) {
             self.say(strings::USAGE_NEEDS_LIST.to_string(), false);
