@@ -8,6 +8,7 @@ use crate::tui::model::preview_images::{ImageRequest, PictureReady};
 use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
 use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::work::jobs::{ActionOutcome, Job};
+use crate::tui::work::newest::{Answer, Stamp, Stamped};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,11 +23,7 @@ pub enum AppEvent {
     /// Time passed (transient messages expire, ages move on).
     Tick,
     /// A session file was read (or could not be).
-    SessionOpened {
-        generation: u64,
-        path: PathBuf,
-        result: Result<Arc<LoadedSession>, OpenError>,
-    },
+    SessionOpened(Answer<SessionRead>),
     PreviewReady(Box<PreviewDoc>),
     /// Blocks of the preview laid out, as the pane asked.
     PreviewLaidOut(Box<LaidOut>),
@@ -36,16 +33,9 @@ pub enum AppEvent {
     Catalog(CatalogUpdate),
     /// More hits of a running deep search, in order (the first screen's
     /// worth as soon as it is found, then in batches).
-    DeepSearchFound {
-        generation: u64,
-        hits: Vec<DeepHit>,
-    },
-    /// A deep search finished; `result` holds the hits not sent before.
-    DeepSearchDone {
-        generation: u64,
-        query: String,
-        result: Result<Vec<DeepHit>, String>,
-    },
+    DeepSearchFound(Answer<Vec<DeepHit>>),
+    /// A deep search finished, with the hits not sent before.
+    DeepSearchDone(Answer<Result<Vec<DeepHit>, String>>),
     /// A session file changed, appeared or disappeared (live reload).
     FileChanged(PathBuf),
     /// How changes are being noticed.
@@ -61,7 +51,13 @@ pub enum AppEvent {
     /// Every session's usage, read (the cost column, the totals).
     UsageLoaded(Arc<crate::catalog::usage::UsageBook>),
     /// The usage view's charts.
-    UsageReady(Box<UsageCharts>),
+    UsageReady(Answer<Box<UsageCharts>>),
+}
+
+/// A session file read, or why it could not be.
+pub struct SessionRead {
+    pub path: PathBuf,
+    pub result: Result<Arc<LoadedSession>, OpenError>,
 }
 
 /// Work the app asks for; the runtime runs it on worker threads and sends
@@ -69,7 +65,7 @@ pub enum AppEvent {
 #[derive(Clone)]
 pub enum Command {
     OpenSession {
-        generation: u64,
+        stamp: Stamp,
         path: PathBuf,
     },
     BuildPreview(Box<PreviewRequest>),
@@ -86,19 +82,19 @@ pub enum Command {
     },
     /// Search inside every entry of these sessions.
     DeepSearch {
-        generation: u64,
+        stamp: Stamp,
         query: String,
         sessions: Vec<SessionSummary>,
     },
     /// Read on from where `loaded` stopped (answered as `SessionOpened`).
     RefreshSession {
-        generation: u64,
+        stamp: Stamp,
         loaded: Arc<LoadedSession>,
     },
     /// Summarise one session file again (answered as `SessionChanged`).
     Summarise(PathBuf),
     /// An editing action's work (answered as `ActionDone`).
-    Act(Box<Job>),
+    Act(Job),
     /// Start watching for changes (one watcher at a time).
     Watch(crate::watch::Target),
     /// Bytes for the terminal itself (an OSC 52 copy), written between frames.
@@ -124,25 +120,39 @@ impl From<crate::watch::WatchEvent> for AppEvent {
 impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Command::OpenSession { generation, path } => {
-                write!(f, "OpenSession({generation}, {})", path.display())
+            Command::OpenSession { stamp, path } => {
+                write!(f, "OpenSession({stamp:?}, {})", path.display())
             }
             Command::BuildPreview(r) => {
-                write!(f, "BuildPreview({}, node {})", r.generation, r.key.node)
+                write!(f, "BuildPreview({:?}, node {})", r.stamp, r.key.node)
             }
             Command::LayOutPreview(r) => write!(f, "LayOutPreview({} blocks)", r.wanted.len()),
             Command::DecodePictures(r) => write!(f, "DecodePictures({})", r.wanted.len()),
             Command::LoadCatalog { demo } => write!(f, "LoadCatalog(demo: {demo})"),
-            Command::DeepSearch {
-                generation, query, ..
-            } => write!(f, "DeepSearch({generation}, {query:?})"),
-            Command::RefreshSession { generation, .. } => write!(f, "RefreshSession({generation})"),
+            Command::DeepSearch { stamp, query, .. } => {
+                write!(f, "DeepSearch({stamp:?}, {query:?})")
+            }
+            Command::RefreshSession { stamp, .. } => write!(f, "RefreshSession({stamp:?})"),
             Command::Summarise(p) => write!(f, "Summarise({})", p.display()),
             Command::Act(job) => write!(f, "Act({job:?})"),
             Command::Watch(t) => write!(f, "Watch({})", t.root.display()),
             Command::Terminal(b) => write!(f, "Terminal({} bytes)", b.len()),
             Command::LoadUsage { demo } => write!(f, "LoadUsage(demo: {demo})"),
-            Command::BuildUsage(r) => write!(f, "BuildUsage({})", r.generation),
+            Command::BuildUsage(r) => write!(f, "BuildUsage({:?})", r.stamp),
+        }
+    }
+}
+
+/// The newest-wins slots skip a job whose request was overtaken.
+impl Stamped for Command {
+    fn stamp(&self) -> Option<&Stamp> {
+        match self {
+            Command::OpenSession { stamp, .. }
+            | Command::RefreshSession { stamp, .. }
+            | Command::DeepSearch { stamp, .. } => Some(stamp),
+            Command::BuildPreview(r) => Some(&r.stamp),
+            Command::BuildUsage(r) => Some(&r.stamp),
+            _ => None,
         }
     }
 }

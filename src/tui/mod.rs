@@ -13,8 +13,9 @@
 //! update/              App::new and App::update: keys, mouse, worker results,
 //!                      live changes, the view's fit → new state + commands
 //! operations/          one file per thing a user does (label, rename, branch,
-//!                      fork, export, delete, copy, resume): its key, its
-//!                      dialog, the job it asks for, what its outcome changes
+//!                      fork, export, delete, clean, prune, undo, copy,
+//!                      resume): its key, its dialog, its job (the call into
+//!                      the engine), what its outcome changes and says
 //!   │
 //! state/               App as data, composed of the panes and the
 //!                      bookkeeping around them: the screen (size, panes,
@@ -26,14 +27,14 @@
 //!                      state changed only through methods that name the
 //!                      intent, on_action → outcome, draw(&self); never see App
 //! overlays/            dialog, text input, help
-//! work/workers.rs      worker threads and newest-wins slots: Command in,
-//!                      AppEvent out
+//! work/workers.rs      worker threads, a newest-wins one per kind of
+//!                      build and queues for the rest: Command in, AppEvent out
 //!   │
 //! event.rs             AppEvent and Command: what update and workers share
 //!   │
-//! work/                jobs (the operations' worker side), clipboard,
-//!                      starting pi, the demo sessions, the terminal's
-//!                      graphics (asked once at start-up)
+//! work/                jobs (running an operation's job, the facts it
+//!                      reports), clipboard, starting pi, the demo sessions,
+//!                      the terminal's graphics (asked once at start-up)
 //! config.rs            the user's keymap, theme and pi command
 //!   │
 //! model/               data panes and workers share: a loaded session and
@@ -41,8 +42,11 @@
 //!                      and its pictures
 //! input/               keys, keymap, the action table
 //!   │
-//! look/                theme, strings, formats, safe text, layout
+//! look/                theme, strings (every sentence; hints name the user's
+//!                      keys), formats, safe text, layout
 //! clock.rs             now (fixed in tests)
+//! work/newest.rs       newest-wins slots: whoever asks holds one; it stamps
+//!                      each request and takes only the newest answer
 //!   │
 //! watch.rs, catalog/, session/   below the browser; they know nothing of it
 //! ```

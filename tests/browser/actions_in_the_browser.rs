@@ -265,7 +265,7 @@ fn copy_takes_the_entrys_full_text() {
     let mut h = Harness::file(&path, WIDE);
     let t = h.app.tree().loaded().unwrap().clone();
     let node = h.app.tree().selected_node().unwrap();
-    let text = piscope::tui::work::jobs::entry_text(&t.session, node).unwrap();
+    let text = piscope::tui::operations::copy::entry_text(&t.session, node).unwrap();
     assert!(!text.is_empty());
     h.key("ctrl+x");
     assert!(message(&h).starts_with("Copied"), "{}", message(&h));
@@ -346,7 +346,8 @@ fn deleting_names_each_session_and_offers_for_good_only_when_the_trash_fails() {
     // The trash failed (as reported by the work): a second, explicit question.
     let paths: Vec<PathBuf> = h.app.picker().marked().iter().cloned().collect();
     h.send(AppEvent::ActionDone(ActionOutcome::Deleted {
-        deleted: Vec::new(),
+        paths: Vec::new(),
+        to_trash: true,
         trash_failed: paths
             .iter()
             .map(|p| {

@@ -414,7 +414,8 @@ fn the_browser_refuses_a_file_replaced_before_it_deletes_for_good() {
     // The trash failed for it (as the job reports): the for-good question.
     let checked = check_deletable(&folder, &chosen).expect("a session");
     h.send(AppEvent::ActionDone(ActionOutcome::Deleted {
-        deleted: Vec::new(),
+        paths: Vec::new(),
+        to_trash: true,
         trash_failed: vec![(checked, "no trash folder on this device".to_string())],
         errors: Vec::new(),
     }));

@@ -1,5 +1,8 @@
-//! What the editing actions and live reload say, in one place: dialog
-//! titles and questions, status messages.
+//! Every sentence the browser says, in one place: dialog titles, questions
+//! and what Enter does, status messages and banners, what a pane says when
+//! it has nothing to show. A text that names a key takes it as the user's
+//! keymap binds it, so it never names a key the user rebound. The workers
+//! report facts; the sentences are made here from them.
 
 use crate::safe_text::clean_line;
 use crate::tui::look::format;
@@ -30,6 +33,28 @@ pub const PI_MISSING_TITLE: &str = "pi is not installed";
 
 /// The word a permanent delete must be confirmed with.
 pub const DELETE_WORD: &str = "delete";
+
+// What Enter does in each dialog, as its hint line says it.
+pub const LABEL_YES: &str = "label";
+pub const RENAME_YES: &str = "rename";
+pub const BRANCH_YES: &str = "branch";
+pub const EXPORT_YES: &str = "export";
+pub const DELETE_YES: &str = "move to the trash";
+pub const DELETE_EMPTY_YES: &str = "move them to the trash";
+pub const DELETE_FOR_GOOD_YES: &str = "delete for good";
+pub const PRUNE_YES: &str = "prune";
+pub const WRITE_ANYWAY: &str = "write anyway";
+pub const DELETE_ANYWAY: &str = "delete anyway";
+pub const RESUME_HERE_YES: &str = "open pi here";
+pub const CLOSE: &str = "close";
+
+/// The first of `n` problems, and how many more there are.
+pub fn first_of(first: &str, n: usize) -> String {
+    match n {
+        0 | 1 => first.to_string(),
+        n => format!("{first} (and {} more)", n - 1),
+    }
+}
 
 pub fn labelled(label: &str) -> String {
     format!("Labelled [{}]", clean_line(label))
@@ -222,6 +247,80 @@ pub fn watching_demo(dir: &Path, polling: Option<&str>) -> String {
     }
 }
 
+/// The status line after a read: lines pi skips too.
+pub fn damaged_lines(n: usize) -> String {
+    format!(
+        "{n} damaged line{} skipped, as pi skips them",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// A deep-search hit (or an entry to select) that the session lacks.
+pub fn entry_not_in_session(id: &str) -> String {
+    format!("Entry {id} is not in this session")
+}
+
+/// Over the panes while the demo sessions are shown.
+pub fn demo_banner(dir: &Path) -> String {
+    format!(
+        "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
+        dir.display()
+    )
+}
+
+/// The catalog's problem when the demo sessions cannot be copied.
+pub fn demo_copy_failed(why: &str) -> String {
+    format!("cannot copy the demo sessions: {why}")
+}
+
+/// The catalog's problem when there is no sessions folder at all.
+pub const NO_SESSIONS_FOLDER: &str = "no sessions folder";
+
+/// The usage view asked for with one session file open.
+pub const USAGE_NEEDS_LIST: &str =
+    "The usage view adds up the sessions list: start piscope without a file";
+
+/// The usage view's scope when the sessions pane has a search.
+pub fn usage_scope_matching(scope: &str, query: &str) -> String {
+    format!("{scope} · matching {query}")
+}
+
+/// A session as a dialog names it (both parts made safe already).
+pub fn session_named(title: &str, file: &str) -> String {
+    format!("{title} ({file})")
+}
+
+/// A file that could not be written, and why.
+pub fn file_failed(path: &Path, why: &dyn std::fmt::Display) -> String {
+    format!("{}: {why}", path.display())
+}
+
+// What a pane says when it has nothing to show.
+
+pub const TREE_NO_SESSION: &str = "Choose a session to see its entries.";
+pub const TREE_ONLY_HEADER: &str = "No entries yet: this session has only its header.";
+
+pub fn tree_reading(file: &str) -> String {
+    format!("Reading {file}…")
+}
+
+pub fn tree_cannot_show(file: &str) -> String {
+    format!("Cannot show {file}")
+}
+
+pub const PICKER_LOOKING: &str = "Looking for sessions…";
+pub const PICKER_PATTERN_INVALID: &str = "Nothing is listed until the pattern is valid.";
+pub const PICKER_CREATE_ONE: &str = "Run pi in a project to create one, or try piscope --demo.";
+pub const DEEP_NO_HITS: &str = "No entry holds it.";
+
+pub fn picker_no_sessions(dir: &str) -> String {
+    format!("No pi sessions in {dir}.")
+}
+
+pub fn picker_no_match(query: &str) -> String {
+    format!("No session matches \"{query}\".")
+}
+
 pub fn file_name(p: &Path) -> String {
     p.file_name().map_or_else(
         || p.display().to_string(),
@@ -348,6 +447,12 @@ pub fn clean_yes(n: usize) -> String {
 }
 
 pub const CLEAN_NONE: &str = "No listed session matches these rules.";
+
+/// One session the clean-up rules pick: its title, its project and why.
+pub fn clean_picked(title: &str, project: &str, why: &str) -> String {
+    format!("  • {title} · {project} · {why}")
+}
+
 /// After a compaction's row in the tree: what it replaced.
 pub fn replaced_entries(n: usize) -> String {
     match n {

@@ -13,13 +13,13 @@ use crate::tui::clock::Clock;
 use crate::tui::look::format;
 use crate::tui::look::theme::Theme;
 use crate::tui::model::loaded::LoadedSession;
+use crate::tui::work::newest::Stamp;
 use ratatui::text::{Line, Span as TuiSpan};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Context entries shown before the selected one, unless expanded: the
 /// context of an entry deep in a long session is long to read and to build.
@@ -193,7 +193,8 @@ pub fn lay_out(
 /// Everything a worker needs to build one preview.
 #[derive(Clone)]
 pub struct PreviewRequest {
-    pub generation: u64,
+    /// Overtaken once a newer preview is asked for: the build stops.
+    pub stamp: Stamp,
     pub key: PreviewKey,
     pub loaded: Arc<LoadedSession>,
     pub theme: Theme,
@@ -208,14 +209,11 @@ pub struct PreviewRequest {
     pub height: usize,
     /// Room kept for pictures, when the terminal draws them.
     pub images: Option<ImageRoom>,
-    /// The newest generation asked for; a build that falls behind stops.
-    pub latest: Arc<AtomicU64>,
 }
 
 /// A built preview.
 #[derive(Debug, Clone)]
 pub struct PreviewDoc {
-    pub generation: u64,
     pub key: PreviewKey,
     /// The session file (folds set by hand belong to one session).
     pub path: PathBuf,
@@ -280,7 +278,6 @@ pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
     let blocks = Arc::new(out.blocks);
     let laid = lay_out_near_anchor(&blocks, req);
     Some(PreviewDoc {
-        generation: req.generation,
         key: req.key,
         path: req.loaded.session.path.clone(),
         header,
@@ -474,7 +471,7 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
             cost += u.cost;
         }
     }
-    let stopped = || req.latest.load(Ordering::Relaxed) != req.generation;
+    let stopped = || req.stamp.is_overtaken();
     let mut file = match crate::session::file::open_regular(&s.path) {
         Ok(f) => f,
         Err(e) => {

@@ -5,6 +5,7 @@
 use crate::catalog::usage::{
     self, By, DateRange, Report, Spend, UsageBook, Zone, day_text, month_text, week_text,
 };
+use crate::tui::work::newest::Stamp;
 use rustc_hash::FxHashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,7 +44,8 @@ impl Period {
 /// What to build the charts of.
 #[derive(Clone)]
 pub struct UsageRequest {
-    pub generation: u64,
+    /// Overtaken once newer charts are asked for.
+    pub stamp: Stamp,
     pub book: Arc<UsageBook>,
     /// The sessions counted (the sessions pane's scope and search).
     pub paths: Vec<PathBuf>,
@@ -63,7 +65,6 @@ pub struct Bar {
 /// The charts and their totals.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsageCharts {
-    pub generation: u64,
     pub period: Period,
     pub sessions: usize,
     pub total: Spend,
@@ -137,7 +138,6 @@ pub fn build(req: &UsageRequest) -> UsageCharts {
     let models = usage::report(book, &pick, By::Model, all, &zone);
     let t = &projects.total;
     UsageCharts {
-        generation: req.generation,
         period: req.period,
         sessions: book.sessions.iter().filter(|s| pick(s)).count(),
         total: t.all,

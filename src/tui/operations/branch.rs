@@ -1,11 +1,19 @@
-//! Branch from an entry: the dialog for an optional summary, written by
-//! the workers as the new leaf (with a branch summary when given).
+//! Branch from an entry: the key asks in a dialog for an optional summary
+//! of the branch left behind, Enter has the worker write where pi resumes
+//! (with a branch summary when given), and the outcome says where that is
+//! and selects it.
 
+use crate::session::{self, BranchOutcome};
+use crate::tui::event::Command;
 use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::state::{App, Then};
+use crate::tui::work::jobs::{self, ActionOutcome, Job};
+use std::path::PathBuf;
+use std::time::SystemTime;
 
 impl App {
+    /// The branch key: asks for a summary, unless pi resumes there already.
     pub(in crate::tui) fn ask_branch(&mut self) {
         let Some((path, target, what)) = self.selected_entry() else {
             return;
@@ -14,8 +22,8 @@ impl App {
             (Some(t), Some(node)) => {
                 let e = t.entry(node);
                 (
-                    crate::session::already_there(&t.session, node),
-                    crate::session::write::resumes_before(e),
+                    session::already_there(&t.session, node),
+                    session::write::resumes_before(e),
                 )
             }
             _ => (false, false),
@@ -28,8 +36,48 @@ impl App {
             strings::BRANCH_TITLE,
             strings::branch_body(&what, resubmit),
             "",
-            "branch",
+            strings::BRANCH_YES,
             Then::Branch { path, target },
         ));
+    }
+
+    /// Enter in the dialog: the worker makes pi resume from `target`.
+    pub(in crate::tui) fn branch_job(
+        &self,
+        path: PathBuf,
+        target: String,
+        summary: Option<String>,
+    ) -> Job {
+        self.writing("branch", path, move |path| {
+            match session::branch_to(path, &target, summary.as_deref()) {
+                Ok(to) => ActionOutcome::Branched {
+                    path: path.to_path_buf(),
+                    to,
+                    mtime: jobs::modified(path),
+                },
+                Err(e) => ActionOutcome::Failed(e.to_string()),
+            }
+        })
+    }
+
+    /// pi resumes elsewhere now: say where, and select the new leaf once
+    /// the session is read on.
+    pub(in crate::tui) fn on_branched(
+        &mut self,
+        path: PathBuf,
+        to: BranchOutcome,
+        mtime: Option<SystemTime>,
+        cmds: &mut Vec<Command>,
+    ) {
+        match to {
+            BranchOutcome::AlreadyThere => self.say(strings::ALREADY_THERE.to_string(), false),
+            BranchOutcome::Moved { leaf, appended } => {
+                self.say(strings::branched(leaf.as_deref()), false);
+                // The new leaf may be piscope's branch marker, which the
+                // filter hides: its row is where pi resumes, as shown.
+                self.open.select_later(path.clone(), appended, true);
+            }
+        }
+        self.wrote(&path, mtime, cmds);
     }
 }

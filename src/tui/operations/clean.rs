@@ -101,11 +101,10 @@ fn clean_list(
     body.push(strings::clean_matches(picked.len(), listed.len()));
     body.extend(picked.iter().map(|p| {
         let s = p.summary;
-        format!(
-            "  • {} · {} · {}",
-            text::truncate(&quote(s.title()), TITLE_WIDTH),
-            text::clean_line(&shorten_home(&s.cwd, home)),
-            text::clean_line(&p.why.join(", "))
+        strings::clean_picked(
+            &text::truncate(&quote(s.title()), TITLE_WIDTH),
+            &text::clean_line(&shorten_home(&s.cwd, home)),
+            &text::clean_line(&p.why.join(", ")),
         )
     }));
     let paths = picked.into_iter().map(|p| p.summary.path.clone()).collect();

@@ -1,19 +1,23 @@
 //! Delete sessions (the marked ones, the selected one, or every empty one
-//! listed): the dialogs naming each, the workers' move to the trash, and
-//! deleting for good only when asked again after the trash failed.
+//! listed): the keys ask in a dialog naming each session, Enter has the
+//! worker move them to the trash (each checked again as it goes, one batch
+//! in the journal), and the outcome takes them off the list; when the
+//! trash fails, a second dialog offers to delete them for good.
 
 use crate::catalog::SessionSummary;
 use crate::catalog::delete::{self, Deletable, DeleteMode, empty_sessions};
-use crate::catalog::journal::Reason;
+use crate::catalog::journal::{Batch, Reason};
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::state::{App, Then};
-use crate::tui::work::jobs::Job;
+use crate::tui::work::jobs::{ActionOutcome, Job};
 use std::path::PathBuf;
 
 impl App {
+    /// The delete key: asks before moving the marked sessions (or the
+    /// selected one) to the trash.
     pub(in crate::tui) fn ask_delete(&mut self) {
         let mut paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
         if paths.is_empty() {
@@ -28,11 +32,13 @@ impl App {
         self.confirm_delete(
             strings::DELETE_TITLE,
             strings::delete_question,
-            "move to the trash",
+            strings::DELETE_YES,
             paths,
         );
     }
 
+    /// The delete-empty key: asks before moving every listed session
+    /// without a user message to the trash.
     pub(in crate::tui) fn ask_delete_empty(&mut self) {
         let listed: Vec<SessionSummary> = self.picker().listed_sessions();
         let empty: Vec<PathBuf> = empty_sessions(&listed)
@@ -46,7 +52,7 @@ impl App {
         self.confirm_delete(
             strings::DELETE_EMPTY_TITLE,
             strings::delete_empty_question,
-            "move them to the trash",
+            strings::DELETE_EMPTY_YES,
             empty,
         );
     }
@@ -54,7 +60,7 @@ impl App {
     /// Asks before moving `paths` to the trash, naming each session. Each
     /// is checked now, and what the user agrees to is what was checked: the
     /// job checks it again as it deletes.
-    pub(in crate::tui) fn confirm_delete(
+    fn confirm_delete(
         &mut self,
         title: &str,
         question: fn(usize) -> String,
@@ -93,43 +99,38 @@ impl App {
             }
         }
         if let Some(e) = refused.first() {
-            let more = match refused.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            self.say(format!("{e}{more}"), true);
+            self.say(strings::first_of(e, refused.len()), true);
         }
         files
     }
 
+    /// Enter in a delete (or clean-up) dialog: the marks are used up, and
+    /// the worker deletes the files as checked.
     pub(in crate::tui) fn delete_job(
         &mut self,
         files: Vec<Deletable>,
         mode: DeleteMode,
         reason: Reason,
     ) -> Job {
-        self.catalog.begin_delete(mode);
-        Job::Delete {
-            files,
-            mode,
-            reason,
-            confirmed: false,
-        }
+        self.catalog.picker_mut().clear_marks();
+        deleting(files, mode, reason)
     }
 
+    /// Sessions went: off the list at once; the trash's failures are
+    /// offered to be deleted for good.
     pub(in crate::tui) fn on_deleted(
         &mut self,
-        deleted: Vec<PathBuf>,
+        paths: Vec<PathBuf>,
+        to_trash: bool,
         trash_failed: Vec<(Deletable, String)>,
         errors: Vec<String>,
         cmds: &mut Vec<Command>,
     ) {
-        let for_good = matches!(self.catalog.delete_done(), Some(DeleteMode::Permanent));
-        if self.open.path().is_some_and(|o| deleted.contains(o)) {
+        if self.open.path().is_some_and(|o| paths.contains(o)) {
             // Deleted here, on purpose: no "this session was deleted" alarm.
             self.close_session();
         }
-        for p in &deleted {
+        for p in &paths {
             // Gone from the list at once (the watcher may tell us later).
             let outcome = self
                 .catalog
@@ -138,16 +139,8 @@ impl App {
             self.on_picker(outcome, cmds);
         }
         match errors.first() {
-            Some(e) => {
-                let more = match errors.len() {
-                    1 => String::new(),
-                    n => format!(" (and {} more)", n - 1),
-                };
-                self.say(format!("{e}{more}"), true);
-            }
-            None if !deleted.is_empty() => {
-                self.say(strings::deleted(deleted.len(), for_good), false)
-            }
+            Some(e) => self.say(strings::first_of(e, errors.len()), true),
+            None if !paths.is_empty() => self.say(strings::deleted(paths.len(), !to_trash), false),
             None => {}
         }
         if !trash_failed.is_empty() {
@@ -160,11 +153,86 @@ impl App {
                 Dialog::confirm(
                     strings::DELETE_FOR_GOOD_TITLE,
                     strings::delete_for_good_body(&listed),
-                    "delete for good",
+                    strings::DELETE_FOR_GOOD_YES,
                     Then::DeleteForGood { files },
                 )
                 .dangerous(strings::DELETE_WORD),
             );
         }
+    }
+}
+
+/// The worker's part: deletes the sessions as checked when the user was
+/// asked, each checked again as it goes, asking first when pi may have one
+/// of them open.
+fn deleting(files: Vec<Deletable>, mode: DeleteMode, reason: Reason) -> Job {
+    let paths = files.iter().map(|f| f.path().to_path_buf()).collect();
+    Job::new("delete", move || delete_checked(&files, mode, reason))
+        .unless_pi_may_have(paths, None, true)
+}
+
+fn delete_checked(files: &[Deletable], mode: DeleteMode, reason: Reason) -> ActionOutcome {
+    let mut paths = Vec::new();
+    let mut trash_failed = Vec::new();
+    let mut errors = Vec::new();
+    // One batch in the journal: undo puts them all back.
+    let batch = Batch::new(reason);
+    for file in files {
+        match delete::delete_checked_for(file, mode, &batch) {
+            Ok(()) => paths.push(file.path().to_path_buf()),
+            Err(delete::DeleteError::Trash { reason, .. }) => {
+                trash_failed.push((file.clone(), reason))
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    ActionOutcome::Deleted {
+        paths,
+        to_trash: mode == DeleteMode::Trash,
+        trash_failed,
+        errors,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Layout, SessionsFolder};
+    use std::time::{Duration, SystemTime};
+
+    const SESSION: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n";
+
+    #[test]
+    fn deleting_a_session_pi_may_have_open_asks_first() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, SESSION).expect("write");
+        let folder = SessionsFolder::at(
+            dir.path().to_path_buf(),
+            Layout::Flat,
+            dir.path().to_path_buf(),
+        );
+        let checked = delete::check_deletable(&folder, &file).expect("a session");
+        let job = || deleting(vec![checked.clone()], DeleteMode::Permanent, Reason::Delete);
+        // Just written: it may be open in pi.
+        match job().run() {
+            ActionOutcome::MayBeOpenInPi {
+                deletes, seconds, ..
+            } => assert!(deletes && seconds < 60),
+            _ => panic!("expected a question"),
+        }
+        assert!(file.exists());
+        // Quiet for two minutes: deleted without asking.
+        let old = SystemTime::now() - Duration::from_secs(120);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .expect("open")
+            .set_modified(old)
+            .expect("mtime");
+        assert!(
+            matches!(job().run(), ActionOutcome::Deleted { ref paths, .. } if paths.len() == 1)
+        );
+        assert!(!file.exists());
     }
 }

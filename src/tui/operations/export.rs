@@ -1,15 +1,21 @@
-//! Export: the dialog for the format (Markdown, an HTML page of the branch,
-//! or one of every branch) and the file to write, which the workers write;
-//! the outcome names it.
+//! Export the branch up to an entry: the key asks in a dialog for the
+//! format (Markdown, an HTML page of the branch, or one of every branch;
+//! the switch key goes through them) and the new file to write, Enter has
+//! the worker render and write it, and the outcome names the file.
 
+use crate::session::{self, Session};
 use crate::tui::input::keymap::{Action, Scope};
 use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
-use crate::tui::state::{App, Then};
-use crate::tui::work::jobs::ExportKind;
+use crate::tui::overlays::text_input::TextInput;
+use crate::tui::state::{App, ExportKind, Then};
+use crate::tui::work::jobs::{ActionOutcome, Job};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 impl App {
-    /// Asks where to export the branch ending at the selected entry.
+    /// The export key: asks where to export the branch ending at the
+    /// selected entry.
     pub(in crate::tui) fn ask_export(&mut self) {
         if let Some((path, leaf, what)) = self.selected_entry() {
             let kind = ExportKind::default();
@@ -19,7 +25,7 @@ impl App {
                 strings::EXPORT_TITLE,
                 strings::export_body(&what, kind.index(), &switch),
                 &to,
-                "export",
+                strings::EXPORT_YES,
                 Then::Export { path, leaf, kind },
             ));
         }
@@ -38,15 +44,53 @@ impl App {
             let what = d.body.first().cloned().unwrap_or_default();
             d.body = strings::export_body_after(what, kind.index(), &switch);
             if let Some(field) = d.input.as_mut() {
-                *field =
-                    crate::tui::overlays::text_input::TextInput::new(&kind.file_name(&field.text));
+                *field = TextInput::new(&kind.file_name(&field.text));
             }
         }
         self.ask(d);
     }
 
     /// The branch is written.
-    pub(in crate::tui) fn on_exported(&mut self, to: &std::path::Path) {
+    pub(in crate::tui) fn on_exported(&mut self, to: &Path) {
         self.say(strings::exported(to), false);
     }
+}
+
+/// Enter in the dialog: the worker writes the branch up to `leaf` (or
+/// every branch) of the session at `path` into the new file `to`.
+pub(in crate::tui) fn export_job(
+    path: PathBuf,
+    leaf: String,
+    to: PathBuf,
+    kind: ExportKind,
+) -> Job {
+    Job::new("export", move || match export(&path, &leaf, &to, kind) {
+        Ok(()) => ActionOutcome::Exported { to: to.clone() },
+        Err(e) => ActionOutcome::Failed(e),
+    })
+}
+
+fn export(path: &Path, leaf: &str, to: &Path, kind: ExportKind) -> Result<(), String> {
+    let s = Session::open(path).map_err(|e| e.to_string())?;
+    let at = s.find(leaf).ok_or_else(|| {
+        session::SessionError::NoSuchEntry {
+            path: path.to_path_buf(),
+            id: leaf.to_string(),
+        }
+        .to_string()
+    })?;
+    let text = match kind {
+        ExportKind::Markdown => crate::render::export_markdown(&s, Some(at)),
+        ExportKind::Html => crate::render::export_html(&s, Some(at)),
+        ExportKind::HtmlAllBranches => crate::render::export_html_all(&s),
+    }
+    .map_err(|e| e.to_string())?;
+    // A new file only: an export never replaces anything.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(|e| strings::file_failed(to, &e))?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| strings::file_failed(to, &e))
 }

@@ -1,19 +1,30 @@
-//! Fork a session at an entry: the workers write a new session file of the
-//! branch; the fork is selected (or opened) once written.
+//! Fork a session at an entry: the key has the worker write a new session
+//! file of the branch up to the selected entry; the outcome selects the
+//! fork in the list (or opens it).
 
+use crate::session;
 use crate::tui::event::Command;
 use crate::tui::look::layout::Pane;
 use crate::tui::look::strings;
 use crate::tui::state::App;
-use crate::tui::work::jobs::Job;
+use crate::tui::work::jobs::{ActionOutcome, Job};
 use crate::watch::Target;
 use std::path::PathBuf;
 
 impl App {
-    /// Asks the workers to fork the open session at the selected entry.
+    /// The fork key: the worker forks the open session at the selected entry.
     pub(in crate::tui) fn fork(&mut self, cmds: &mut Vec<Command>) {
         if let Some((path, leaf, _)) = self.selected_entry() {
-            cmds.push(Command::Act(Box::new(Job::Fork { path, leaf })));
+            cmds.push(Command::Act(Job::new(
+                "fork",
+                move || match session::fork::fork_session(&path, Some(&leaf)) {
+                    Ok(to) => ActionOutcome::Forked {
+                        from: path.clone(),
+                        to,
+                    },
+                    Err(e) => ActionOutcome::Failed(e.to_string()),
+                },
+            )));
         }
     }
 

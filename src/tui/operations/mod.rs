@@ -1,20 +1,23 @@
 //! The things a user does to sessions, one file each (label, rename,
-//! branch, fork, export, delete, clean, prune and undo, copy, resume): the
-//! key that starts one, its dialog, the job it hands the workers and what
-//! its outcome changes.
-//! This file routes actions, dialog answers and outcomes to them; the jobs
-//! themselves run in `work/jobs.rs`, below the app's state.
+//! branch, fork, export, delete, clean, prune, undo, copy, resume): the
+//! key that starts one, its dialog, the job it hands the actions worker
+//! (the call into the engine) and what its outcome changes and says.
+//! This file only routes: actions to the operation they start, a dialog's
+//! Enter to the operation that asked, an outcome to the operation it
+//! answers; and it asks, for every job alike, before writing next to a
+//! running pi. Jobs run in `work/jobs.rs`, below the app's state.
 
-mod branch;
-mod clean;
-mod copy;
-mod delete;
-mod export;
-mod fork;
-mod label;
-mod prune;
-mod rename;
-mod resume;
+pub mod branch;
+pub mod clean;
+pub mod copy;
+pub mod delete;
+pub mod export;
+pub mod fork;
+pub mod label;
+pub mod prune;
+pub mod rename;
+pub mod resume;
+pub mod undo;
 
 use crate::catalog::delete::DeleteMode;
 use crate::catalog::journal::Reason;
@@ -25,8 +28,9 @@ use crate::tui::look::layout::Pane;
 use crate::tui::look::strings::{self, file_name};
 use crate::tui::overlays::dialog::{Dialog, DialogKey};
 use crate::tui::state::{App, Then};
-use crate::tui::work::jobs::{ActionOutcome, Edit, Job};
+use crate::tui::work::jobs::{ActionOutcome, Job};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 /// Widest an entry or session is quoted in a dialog.
 const QUOTE_WIDTH: usize = 60;
@@ -63,7 +67,7 @@ impl App {
             (Pane::Tree, Action::Fork) => self.fork(cmds),
             (Pane::Tree, Action::Export) => self.ask_export(),
             (Pane::Tree, Action::Prune) => self.ask_prune(),
-            (_, Action::Undo) => cmds.push(Command::Act(Box::new(Job::Undo))),
+            (_, Action::Undo) => self.undo(cmds),
             (Pane::Tree, Action::Follow) => {
                 if self.tree.toggle_follow() {
                     self.say(strings::FOLLOW_ON.to_string(), false);
@@ -94,6 +98,8 @@ impl App {
         }
     }
 
+    /// Enter in a dialog: the job of the operation that asked, with what
+    /// was typed (blank counts as nothing).
     pub(in crate::tui) fn proceed(
         &mut self,
         then: Then,
@@ -102,105 +108,50 @@ impl App {
     ) {
         let given = text.filter(|t| !t.trim().is_empty());
         let job = match then {
-            Then::Close => return,
-            Then::Label { path, target } => self.write(
-                path,
-                Edit::Label {
-                    target,
-                    label: given,
-                },
-            ),
-            Then::Rename { path } => self.write(
-                path,
-                Edit::Rename {
-                    name: given.unwrap_or_default(),
-                },
-            ),
-            Then::Branch { path, target } => self.write(
-                path,
-                Edit::Branch {
-                    target,
-                    summary: given,
-                },
-            ),
-            Then::Export { path, leaf, kind } => match given {
-                Some(to) => Job::Export {
-                    path,
-                    leaf,
-                    to: PathBuf::from(to.trim()),
-                    kind,
-                },
-                None => return,
-            },
-            Then::Delete { files } => self.delete_job(files, DeleteMode::Trash, Reason::Delete),
-            Then::DeleteForGood { files } => {
-                self.delete_job(files, DeleteMode::Permanent, Reason::Delete)
+            Then::Close => None,
+            Then::Label { path, target } => Some(self.label_job(path, target, given)),
+            Then::Rename { path } => Some(self.rename_job(path, given.unwrap_or_default())),
+            Then::Branch { path, target } => Some(self.branch_job(path, target, given)),
+            Then::Export { path, leaf, kind } => {
+                given.map(|to| export::export_job(path, leaf, PathBuf::from(to.trim()), kind))
             }
-            Then::Prune { plan } => Job::Prune { plan },
-            Then::Clean { picked, .. } => match self.clean_job(&picked) {
-                Some(job) => job,
-                None => return,
-            },
-            Then::Run(job) => *job,
-            Then::ResumeHere { session } => self.resume_here_job(session),
+            Then::Delete { files } => {
+                Some(self.delete_job(files, DeleteMode::Trash, Reason::Delete))
+            }
+            Then::DeleteForGood { files } => {
+                Some(self.delete_job(files, DeleteMode::Permanent, Reason::Delete))
+            }
+            Then::Prune { plan } => Some(prune::prune_job(plan)),
+            Then::Clean { picked, .. } => self.clean_job(&picked),
+            Then::Run(job) => Some(*job),
+            Then::ResumeHere { session } => Some(self.resume_here_job(session)),
         };
-        cmds.push(Command::Act(Box::new(job)));
-    }
-
-    pub(in crate::tui) fn write(&self, path: PathBuf, edit: Edit) -> Job {
-        let own_mtime = self.live.own_write(&path);
-        Job::Write {
-            path,
-            edit,
-            confirmed: false,
-            own_mtime,
+        if let Some(job) = job {
+            cmds.push(Command::Act(job));
         }
     }
 
-    /// The work of an action is done.
+    /// The work of an action is done: the operation it answers takes it.
     pub(in crate::tui) fn on_outcome(&mut self, outcome: ActionOutcome, cmds: &mut Vec<Command>) {
         match outcome {
-            ActionOutcome::Written {
-                path,
-                message,
-                select,
-                mtime,
-            } => {
-                if let Some(m) = mtime {
-                    self.live.wrote(path.clone(), m);
-                }
-                self.say(message, false);
-                if let Some(id) = select {
-                    // The new leaf may be piscope's branch marker, which the
-                    // filter hides: its row is where pi resumes, as shown.
-                    self.open.select_later(path.clone(), id, true);
-                }
-                self.file_changed(&path, cmds);
+            ActionOutcome::Labelled { path, label, mtime } => {
+                self.on_labelled(&path, label, mtime, cmds)
             }
-            ActionOutcome::MayBeOpenInPi {
-                job,
-                seconds,
-                deletes,
-            } => {
-                let (body, yes) = if deletes {
-                    (strings::running_pi_delete_body(seconds), "delete anyway")
-                } else {
-                    (strings::running_pi_body(seconds), "write anyway")
-                };
-                self.ask(Dialog::confirm(
-                    strings::RUNNING_PI_TITLE,
-                    body,
-                    yes,
-                    Then::Run(job),
-                ));
+            ActionOutcome::Renamed { path, name, mtime } => {
+                self.on_renamed(&path, &name, mtime, cmds)
             }
+            ActionOutcome::Branched { path, to, mtime } => self.on_branched(path, to, mtime, cmds),
             ActionOutcome::Forked { from: _, to } => self.on_forked(to, cmds),
             ActionOutcome::Exported { to } => self.on_exported(&to),
             ActionOutcome::Deleted {
-                deleted,
+                paths,
+                to_trash,
                 trash_failed,
                 errors,
-            } => self.on_deleted(deleted, trash_failed, errors, cmds),
+            } => self.on_deleted(paths, to_trash, trash_failed, errors, cmds),
+            ActionOutcome::Pruned { path, removed } => self.on_pruned(&path, removed, cmds),
+            ActionOutcome::Restored { paths, errors } => self.on_restored(&paths, &errors, cmds),
+            ActionOutcome::NothingToUndo => self.say(strings::NOTHING_TO_UNDO.to_string(), true),
             ActionOutcome::Copied { chars } => self.on_copied(chars),
             ActionOutcome::CopyThroughTerminal { text } => self.copy_through_terminal(&text, cmds),
             ActionOutcome::ResumeReady(resume) => self.on_resume_ready(resume),
@@ -208,10 +159,58 @@ impl App {
                 self.ask_resume_here(session, &cwd, &here)
             }
             ActionOutcome::PiMissing { program, by_hand } => self.on_pi_missing(&program, &by_hand),
-            ActionOutcome::Pruned { path, removed } => self.on_pruned(&path, removed, cmds),
-            ActionOutcome::Restored { paths, errors } => self.on_restored(&paths, &errors, cmds),
+            ActionOutcome::MayBeOpenInPi {
+                job,
+                seconds,
+                deletes,
+            } => self.ask_near_pi(job, seconds, deletes),
             ActionOutcome::Failed(e) => self.say(e, true),
         }
+    }
+
+    /// A job would write (or delete) a file pi may have open: ask first;
+    /// Enter runs it as it is.
+    fn ask_near_pi(&mut self, job: Box<Job>, seconds: u64, deletes: bool) {
+        let (body, yes) = if deletes {
+            (
+                strings::running_pi_delete_body(seconds),
+                strings::DELETE_ANYWAY,
+            )
+        } else {
+            (strings::running_pi_body(seconds), strings::WRITE_ANYWAY)
+        };
+        self.ask(Dialog::confirm(
+            strings::RUNNING_PI_TITLE,
+            body,
+            yes,
+            Then::Run(job),
+        ));
+    }
+
+    /// The job that writes to the session at `path` with `work`, asking
+    /// first when pi may have the file open.
+    pub(in crate::tui) fn writing(
+        &self,
+        what: &'static str,
+        path: PathBuf,
+        work: impl Fn(&Path) -> ActionOutcome + Send + Sync + 'static,
+    ) -> Job {
+        let own_mtime = self.live.own_write(&path);
+        let at = path.clone();
+        Job::new(what, move || work(&at)).unless_pi_may_have(vec![path], own_mtime, false)
+    }
+
+    /// A write is done: its change is piscope's own, seen at once.
+    pub(in crate::tui) fn wrote(
+        &mut self,
+        path: &Path,
+        mtime: Option<SystemTime>,
+        cmds: &mut Vec<Command>,
+    ) {
+        if let Some(m) = mtime {
+            self.live.wrote(path.to_path_buf(), m);
+        }
+        self.file_changed(path, cmds);
     }
 
     /// The open session's path, the selected entry's id and its row text.
@@ -233,7 +232,7 @@ impl App {
     pub(in crate::tui) fn describe_session(&self, path: &Path) -> String {
         let file = text::clean_line(&file_name(path));
         match self.picker().sessions().iter().find(|s| s.path == path) {
-            Some(s) => format!("{} ({file})", quote(s.title())),
+            Some(s) => strings::session_named(&quote(s.title()), &file),
             None => file,
         }
     }

@@ -1,18 +1,21 @@
-//! Prune the selected entry's branch (the entry and all below it), after a
-//! confirmation that counts what goes; and undo, which puts back the last
-//! session deleted or pruned.
+//! Prune the selected entry's branch (the entry and all below it): the key
+//! asks in a dialog that counts what goes, Enter has the worker rewrite the
+//! session without it (the original to the trash first), and the outcome
+//! says how much went and which key undoes it.
 
-use crate::catalog::in_use;
+use crate::catalog::{in_use, journal};
 use crate::safe_text as text;
-use crate::session::prune;
+use crate::session::prune::{self, PrunePlan};
 use crate::tui::event::Command;
 use crate::tui::input::actions::{Action, Scope};
-use crate::tui::look::strings::{self, file_name};
+use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::state::{App, Then};
-use std::path::{Path, PathBuf};
+use crate::tui::work::jobs::{ActionOutcome, Job};
+use std::path::Path;
 
 impl App {
+    /// The prune key: plans the prune and asks, counting what goes.
     pub(in crate::tui) fn ask_prune(&mut self) {
         let Some((path, id, row)) = self.selected_entry() else {
             return;
@@ -36,11 +39,12 @@ impl App {
         self.ask(Dialog::confirm(
             strings::PRUNE_TITLE,
             body,
-            "prune",
+            strings::PRUNE_YES,
             Then::Prune { plan },
         ));
     }
 
+    /// The branch went: say how much, and the key that undoes it.
     pub(in crate::tui) fn on_pruned(
         &mut self,
         path: &Path,
@@ -51,30 +55,23 @@ impl App {
         self.say(strings::pruned(removed, &key), false);
         self.file_changed(path, cmds);
     }
+}
 
-    /// Undo put `paths` back (all the files of the last operation, but
-    /// those `errors` name).
-    pub(in crate::tui) fn on_restored(
-        &mut self,
-        paths: &[PathBuf],
-        errors: &[String],
-        cmds: &mut Vec<Command>,
-    ) {
-        for p in paths {
-            self.file_changed(p, cmds);
+/// Enter in the dialog: the worker prunes the branch as planned, the
+/// original going to the trash (journalled, for undo) first.
+pub(in crate::tui) fn prune_job(plan: PrunePlan) -> Job {
+    Job::new("prune", move || {
+        let done = prune::prune(&plan, &mut |original| {
+            journal::trash_pruned_original(original)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+        match done {
+            Ok(p) => ActionOutcome::Pruned {
+                path: plan.path.clone(),
+                removed: p.plan.removed.len(),
+            },
+            Err(e) => ActionOutcome::Failed(e.to_string()),
         }
-        if let Some(e) = errors.first() {
-            let more = match errors.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            self.say(format!("{}{more}", text::clean_line(e)), true);
-            return;
-        }
-        let what = match paths {
-            [one] => text::clean_line(&file_name(one)),
-            many => crate::tui::look::format::count(many.len(), "session", "sessions"),
-        };
-        self.say(strings::restored(&what), false);
-    }
+    })
 }

@@ -1,5 +1,7 @@
-//! Resume a session in pi (or print its path with `--print`): the workers
-//! find pi and the session's folder; a missing folder or pi asks first.
+//! Resume a session in pi (or print its path with `--print`): the key has
+//! the worker find pi and the session's folder, and the outcome leaves the
+//! screen for pi; a missing folder asks whether to start pi here instead,
+//! and a missing pi says how to resume by hand.
 
 use crate::catalog::SessionSummary;
 use crate::tui::event::Command;
@@ -7,9 +9,9 @@ use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::state::Exit;
 use crate::tui::state::{App, Then};
-use crate::tui::work::jobs::Job;
-use crate::tui::work::resume::Resume;
-use std::path::PathBuf;
+use crate::tui::work::jobs::{ActionOutcome, Job};
+use crate::tui::work::resume::{PiCommand, Resume, find_program};
+use std::path::{Path, PathBuf};
 
 impl App {
     /// Resumes the selected listed session; false when none is selected
@@ -51,24 +53,23 @@ impl App {
             self.leave(Exit::Print(path));
             return;
         }
-        cmds.push(Command::Act(Box::new(Job::PrepareResume {
-            session: path,
-            cwd: Some(cwd.to_string()).filter(|c| !c.is_empty()),
-            here: self.here().clone(),
-            in_here: false,
-            command: self.config.pi_command.clone(),
-        })));
+        let cwd = Some(cwd.to_string()).filter(|c| !c.is_empty());
+        cmds.push(Command::Act(self.prepare_resume(path, cwd, false)));
     }
 
-    /// The job of resuming in the folder piscope runs in.
+    /// Enter in the folder-gone dialog: resume in the folder piscope runs in.
     pub(in crate::tui) fn resume_here_job(&self, session: PathBuf) -> Job {
-        Job::PrepareResume {
-            session,
-            cwd: None,
-            here: self.here().clone(),
-            in_here: true,
-            command: self.config.pi_command.clone(),
-        }
+        self.prepare_resume(session, None, true)
+    }
+
+    /// The worker's part: checks that pi and the session's folder `cwd`
+    /// (or, `in_here`, the folder piscope runs in) are there.
+    fn prepare_resume(&self, session: PathBuf, cwd: Option<String>, in_here: bool) -> Job {
+        let here = self.here().clone();
+        let command = self.config.pi_command.clone();
+        Job::new("resume", move || {
+            ready_to_resume(&session, cwd.as_deref(), &here, in_here, &command)
+        })
     }
 
     /// pi is found and the folder is there: leave the screen and become pi.
@@ -77,16 +78,11 @@ impl App {
     }
 
     /// The session's folder is gone: ask to open pi here instead.
-    pub(in crate::tui) fn ask_resume_here(
-        &mut self,
-        session: PathBuf,
-        cwd: &str,
-        here: &std::path::Path,
-    ) {
+    pub(in crate::tui) fn ask_resume_here(&mut self, session: PathBuf, cwd: &str, here: &Path) {
         self.ask(Dialog::confirm(
             strings::FOLDER_GONE_TITLE,
             strings::folder_gone_body(cwd, here),
-            "open pi here",
+            strings::RESUME_HERE_YES,
             Then::ResumeHere { session },
         ));
     }
@@ -96,8 +92,51 @@ impl App {
         let body = strings::pi_missing_body(program, by_hand);
         let command = body.len() - 1;
         self.ask(
-            Dialog::confirm(strings::PI_MISSING_TITLE, body, "close", Then::Close)
+            Dialog::confirm(strings::PI_MISSING_TITLE, body, strings::CLOSE, Then::Close)
                 .keep_whole(command),
         );
     }
+}
+
+/// Whether pi can resume `session` now: pi first (without it, the folder
+/// does not matter), then the session's folder `cwd`, unless `in_here`.
+fn ready_to_resume(
+    session: &Path,
+    cwd: Option<&str>,
+    here: &Path,
+    in_here: bool,
+    command: &PiCommand,
+) -> ActionOutcome {
+    let own = cwd.filter(|c| !c.is_empty() && !in_here);
+    let resume = Resume {
+        argv: command.argv(session),
+        cwd: own.map_or_else(|| here.to_path_buf(), PathBuf::from),
+    };
+    let program = resume.argv.first().cloned().unwrap_or_default();
+    if find_program(&program).is_none() {
+        // The command to type by hand starts in a folder that is there.
+        let by_hand = if resume.cwd.is_dir() {
+            resume.by_hand()
+        } else {
+            Resume {
+                cwd: here.to_path_buf(),
+                ..resume
+            }
+            .by_hand()
+        };
+        return ActionOutcome::PiMissing {
+            program: program.to_string_lossy().into_owned(),
+            by_hand,
+        };
+    }
+    if let Some(c) = own {
+        if !resume.cwd.is_dir() {
+            return ActionOutcome::CwdMissing {
+                session: session.to_path_buf(),
+                cwd: c.to_string(),
+                here: here.to_path_buf(),
+            };
+        }
+    }
+    ActionOutcome::ResumeReady(resume)
 }

@@ -9,6 +9,7 @@ use crate::tui::input::keymap::{Action, Key, Keymap, Scope};
 use crate::tui::look::format;
 use crate::tui::look::theme::Theme;
 use crate::tui::model::usage_charts::{Bar, Period, UsageCharts};
+use crate::tui::work::newest::{Answer, Newest, Stamp};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -24,8 +25,8 @@ const TWO_COLUMNS: u16 = 120;
 pub struct UsageView {
     pub period: Period,
     pub scroll: usize,
-    /// The charts asked for most recently.
-    pub generation: u64,
+    /// The charts asked for: only the newest are shown.
+    asked: Newest,
     /// `None` while the charts are built.
     pub charts: Option<Box<UsageCharts>>,
     /// Which sessions: `all`, `this folder`, with the search if any.
@@ -43,6 +44,14 @@ pub enum UsageKey {
 }
 
 impl UsageView {
+    /// The view of `scope`'s sessions, its charts not asked for yet.
+    pub fn new(scope: String) -> UsageView {
+        UsageView {
+            scope,
+            ..UsageView::default()
+        }
+    }
+
     pub fn key(&mut self, k: Key, keymap: &Keymap) -> UsageKey {
         match keymap.own_action(Scope::Usage, k) {
             Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
@@ -66,9 +75,15 @@ impl UsageView {
         UsageKey::Stay
     }
 
+    /// Asks for charts of the view as it is now; those asked for before
+    /// are no longer shown.
+    pub fn ask(&mut self) -> Stamp {
+        self.asked.stamp()
+    }
+
     /// The newest charts, unless newer ones were asked for since.
-    pub fn take(&mut self, charts: Box<UsageCharts>) {
-        if charts.generation == self.generation {
+    pub fn take(&mut self, charts: Answer<Box<UsageCharts>>) {
+        if let Some(charts) = self.asked.take(charts) {
             self.charts = Some(charts);
         }
     }

@@ -1,6 +1,6 @@
 //! The application state as data: the panes (each keeps its own state),
 //! the screen they are drawn in (`screen.rs`), the sessions list with its
-//! pane (`catalog.rs`), the open session and its generations (`open.rs`),
+//! pane (`catalog.rs`), the open session and the reads asked for (`open.rs`),
 //! live reload's bookkeeping (`live.rs`), the overlay over the panes
 //! (`overlay.rs`), and how the run ends. `update/` changes it.
 
@@ -28,7 +28,7 @@ use open::OpenSession;
 use overlay::Overlay;
 use screen::Screen;
 use std::path::PathBuf;
-pub use then::Then;
+pub use then::{ExportKind, Then};
 
 /// What the app was started on.
 #[derive(Debug, Clone)]
@@ -87,8 +87,6 @@ pub struct App {
     pub(in crate::tui) overlay: Overlay,
     pub(in crate::tui) open: OpenSession,
     pub(in crate::tui) live: LiveReload,
-    /// Counts the usage charts asked for (only the newest are shown).
-    pub(in crate::tui) usage_generation: u64,
     leaving: Leaving,
 }
 
@@ -111,7 +109,6 @@ impl App {
             overlay: Overlay::default(),
             open: OpenSession::default(),
             live: LiveReload::default(),
-            usage_generation: 0,
             leaving: Leaving::default(),
         }
     }

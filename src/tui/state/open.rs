@@ -1,23 +1,20 @@
-//! The open session as the app tracks it: which file, the generation of
-//! each read asked for (an older answer is dropped), the preview asked for,
+//! The open session as the app tracks it: which file, the reads asked for
+//! (a newest-wins slot: an older answer is dropped), the preview asked for,
 //! and an entry to select once its session is read. The fields are private:
 //! the app asks for a read, takes an answer, or notes an entry to select.
 
 use crate::tui::model::preview_doc::PreviewKey;
+use crate::tui::work::newest::{Answer, Newest, Stamp};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Debug, Default)]
 pub struct OpenSession {
     /// The session shown in (or being read for) the tree.
     path: Option<PathBuf>,
-    /// Counts the reads asked for; only the newest one's answer is taken.
-    generation: u64,
-    /// The generation of the session the tree shows.
-    tree_generation: u64,
-    /// The newest preview asked for, seen by the workers (older builds stop).
-    preview_latest: Arc<AtomicU64>,
+    /// The reads asked for; only the newest one's answer is taken.
+    reads: Newest,
+    /// The previews asked for (older builds stop).
+    previews: Newest,
     preview_requested: Option<PreviewKey>,
     /// An entry to select once its session is open (a deep-search hit).
     pending: Option<Pending>,
@@ -33,13 +30,6 @@ pub struct Pending {
     pub keeps_filter: bool,
 }
 
-/// A preview build asked for: its generation and the counter that tells
-/// the worker when a newer one superseded it.
-pub struct PreviewTicket {
-    pub generation: u64,
-    pub latest: Arc<AtomicU64>,
-}
-
 impl OpenSession {
     /// The session shown in (or being read for) the tree.
     pub fn path(&self) -> Option<&PathBuf> {
@@ -51,49 +41,44 @@ impl OpenSession {
         self.path.as_deref() == Some(path)
     }
 
-    /// Shows `path` from now on; the generation of the read to ask for.
-    pub(in crate::tui) fn open(&mut self, path: PathBuf) -> u64 {
+    /// Shows `path` from now on; the stamp of the read to ask for.
+    pub(in crate::tui) fn open(&mut self, path: PathBuf) -> Stamp {
         self.path = Some(path);
         self.reread()
     }
 
-    /// A new read of the same file; the generation to ask with.
-    pub(in crate::tui) fn reread(&mut self) -> u64 {
-        self.generation += 1;
-        self.generation
+    /// A new read of the same file; the stamp to ask with.
+    pub(in crate::tui) fn reread(&mut self) -> Stamp {
+        self.reads.stamp()
     }
 
     /// Shows no session; a read under way is dropped when it arrives.
     pub(in crate::tui) fn close(&mut self) {
         if self.path.take().is_some() {
-            self.generation += 1;
+            self.reads.cancel();
         }
         self.pending = None;
     }
 
-    /// The generation of the newest read asked for.
-    pub(in crate::tui) fn generation(&self) -> u64 {
-        self.generation
+    /// The newest read once more: reading the shown file on answers it too.
+    pub(in crate::tui) fn read_on(&self) -> Stamp {
+        self.reads.again()
     }
 
-    /// Whether an answer of `generation` is the newest; it is then the one
-    /// the tree shows.
-    pub(in crate::tui) fn take_answer(&mut self, generation: u64) -> bool {
-        let newest = generation == self.generation;
-        if newest {
-            self.tree_generation = generation;
-        }
-        newest
+    /// The read answered, when it answers the newest read asked for; it is
+    /// then the one the tree shows.
+    pub(in crate::tui) fn take_answer<T>(&mut self, answer: Answer<T>) -> Option<T> {
+        self.reads.take(answer)
     }
 
-    /// The generation of the session the tree shows.
-    pub(in crate::tui) fn shown_generation(&self) -> u64 {
-        self.tree_generation
+    /// Tells apart the reads the tree showed one after another.
+    pub(in crate::tui) fn shown_read(&self) -> u64 {
+        self.reads.taken()
     }
 
     /// Whether a newer read was asked for than the one shown.
     pub(in crate::tui) fn is_behind(&self) -> bool {
-        self.tree_generation != self.generation
+        self.reads.is_waiting()
     }
 
     /// Selects `id` in `path` once its read arrives.
@@ -116,12 +101,8 @@ impl OpenSession {
     }
 
     /// Asks for the preview `key`; older builds under way stop.
-    pub(in crate::tui) fn ask_preview(&mut self, key: PreviewKey) -> PreviewTicket {
-        let generation = self.preview_latest.fetch_add(1, Ordering::Relaxed) + 1;
+    pub(in crate::tui) fn ask_preview(&mut self, key: PreviewKey) -> Stamp {
         self.preview_requested = Some(key);
-        PreviewTicket {
-            generation,
-            latest: self.preview_latest.clone(),
-        }
+        self.previews.stamp()
     }
 }

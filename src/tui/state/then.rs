@@ -1,5 +1,6 @@
-//! What a dialog's Enter leads to: the operation it starts, with what the
-//! user agreed to (the sessions as checked, the job as described).
+//! What a dialog's Enter leads to: the operation that asked, with what the
+//! user agreed to (the sessions as checked, the job as described, the
+//! export's format as chosen). The operation's own file takes it from there.
 
 use crate::catalog::delete::Deletable;
 use crate::tui::work::jobs::Job;
@@ -23,7 +24,7 @@ pub enum Then {
     Export {
         path: PathBuf,
         leaf: String,
-        kind: crate::tui::work::jobs::ExportKind,
+        kind: ExportKind,
     },
     /// The sessions as checked when the question was asked.
     Delete {
@@ -48,4 +49,54 @@ pub enum Then {
     ResumeHere {
         session: PathBuf,
     },
+}
+
+/// What an export writes, as chosen in its dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExportKind {
+    /// The branch as Markdown.
+    #[default]
+    Markdown,
+    /// The branch as one self-contained HTML page.
+    Html,
+    /// Every branch of the session as one HTML page, navigable.
+    HtmlAllBranches,
+}
+
+impl ExportKind {
+    /// The next choice, as the dialog's switch key goes through them.
+    pub fn next(self) -> ExportKind {
+        match self {
+            ExportKind::Markdown => ExportKind::Html,
+            ExportKind::Html => ExportKind::HtmlAllBranches,
+            ExportKind::HtmlAllBranches => ExportKind::Markdown,
+        }
+    }
+
+    /// Its place in the dialog's list of choices.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// How the file's name ends.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            ExportKind::Markdown => ".md",
+            ExportKind::Html => ".html",
+            ExportKind::HtmlAllBranches => ".branches.html",
+        }
+    }
+
+    /// `path` with its export suffix (any kind's) replaced by this kind's.
+    pub fn file_name(self, path: &str) -> String {
+        let stem = [
+            ExportKind::HtmlAllBranches,
+            ExportKind::Html,
+            ExportKind::Markdown,
+        ]
+        .iter()
+        .find_map(|k| path.strip_suffix(k.suffix()))
+        .unwrap_or(path);
+        format!("{stem}{}", self.suffix())
+    }
 }

@@ -35,14 +35,14 @@ impl App {
         match self.tree.content() {
             Content::Ready(t) if !self.tree_is_behind() && t.session.path == path => {
                 cmds.push(Command::RefreshSession {
-                    generation: self.open.generation(),
+                    stamp: self.open.read_on(),
                     loaded: t.clone(),
                 });
             }
             // Not shown yet, or could not be read: read it whole.
             Content::Failed { .. } | Content::Empty => {
-                let generation = self.open.reread();
-                cmds.push(Command::OpenSession { generation, path });
+                let stamp = self.open.reread();
+                cmds.push(Command::OpenSession { stamp, path });
             }
             _ => {}
         }

@@ -11,8 +11,9 @@ mod view;
 
 use crate::tui::clock::Clock;
 use crate::tui::config::Config;
-use crate::tui::event::{AppEvent, Command};
+use crate::tui::event::{AppEvent, Command, SessionRead};
 use crate::tui::look::layout::Pane;
+use crate::tui::look::strings;
 use crate::tui::model::loaded::OpenError;
 use crate::tui::panes::status::StatusPane;
 use crate::tui::state::screen::Screen;
@@ -70,41 +71,9 @@ impl App {
                 }
                 self.status.expire(self.clock.now_ms);
             }
-            AppEvent::SessionOpened {
-                generation,
-                path,
-                result,
-            } => {
-                if self.open.take_answer(generation) {
-                    match result {
-                        Ok(loaded) => {
-                            let damaged = loaded.session.damaged_lines();
-                            self.tree.set_session(loaded);
-                            if let Some(p) = self.open.take_pending() {
-                                if p.path == path && !self.tree.select_id(&p.id, p.keeps_filter) {
-                                    self.say(
-                                        format!("Entry {} is not in this session", p.id),
-                                        true,
-                                    );
-                                }
-                            }
-                            if damaged > 0 {
-                                self.say(
-                                    format!(
-                                        "{damaged} damaged line{} skipped, as pi skips them",
-                                        if damaged == 1 { "" } else { "s" }
-                                    ),
-                                    false,
-                                );
-                            }
-                        }
-                        Err(error) => {
-                            if error == OpenError::Deleted {
-                                self.say(error.to_string(), true);
-                            }
-                            self.tree.show_failed(path, error);
-                        }
-                    }
+            AppEvent::SessionOpened(answer) => {
+                if let Some(read) = self.open.take_answer(answer) {
+                    self.on_session_read(read);
                 }
             }
             AppEvent::PreviewReady(doc) => {
@@ -115,16 +84,12 @@ impl App {
             AppEvent::PreviewLaidOut(laid) => self.preview.laid_out(*laid),
             AppEvent::PictureReady(p) => self.preview.picture_ready(*p),
             AppEvent::Catalog(update) => self.on_catalog(update, &mut cmds),
-            AppEvent::DeepSearchFound { generation, hits } => {
-                let outcome = self.catalog.picker_mut().deep_found(generation, hits);
+            AppEvent::DeepSearchFound(hits) => {
+                let outcome = self.catalog.picker_mut().deep_found(hits);
                 self.on_picker(outcome, &mut cmds);
             }
-            AppEvent::DeepSearchDone {
-                generation,
-                query: _,
-                result,
-            } => {
-                let outcome = self.catalog.picker_mut().deep_done(generation, result);
+            AppEvent::DeepSearchDone(result) => {
+                let outcome = self.catalog.picker_mut().deep_done(result);
                 self.on_picker(outcome, &mut cmds);
             }
             AppEvent::FileChanged(path) => self.file_changed(&path, &mut cmds),
@@ -153,8 +118,34 @@ impl App {
         if self.open.is(&path) && !self.tree.has_failed() {
             return;
         }
-        let generation = self.open.open(path.clone());
+        let stamp = self.open.open(path.clone());
         self.tree.show_loading(path.clone());
-        cmds.push(Command::OpenSession { generation, path });
+        cmds.push(Command::OpenSession { stamp, path });
+    }
+
+    /// The newest read of the open session: the tree shows it, or why it
+    /// could not be read.
+    fn on_session_read(&mut self, read: SessionRead) {
+        let SessionRead { path, result } = read;
+        match result {
+            Ok(loaded) => {
+                let damaged = loaded.session.damaged_lines();
+                self.tree.set_session(loaded);
+                if let Some(p) = self.open.take_pending() {
+                    if p.path == path && !self.tree.select_id(&p.id, p.keeps_filter) {
+                        self.say(strings::entry_not_in_session(&p.id), true);
+                    }
+                }
+                if damaged > 0 {
+                    self.say(strings::damaged_lines(damaged), false);
+                }
+            }
+            Err(error) => {
+                if error == OpenError::Deleted {
+                    self.say(error.to_string(), true);
+                }
+                self.tree.show_failed(path, error);
+            }
+        }
     }
 }

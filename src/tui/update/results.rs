@@ -27,10 +27,7 @@ impl App {
             // What was said about watching the user's folder no longer holds.
             self.live.set_mode(None);
             self.status.forget_watching();
-            self.screen.show_banner(format!(
-                "Demo sessions: copies in {}, yours to edit. Your own sessions appear once pi has written some.",
-                dir.display()
-            ));
+            self.screen.show_banner(strings::demo_banner(&dir));
         }
         let outcome = self.catalog.picker_mut().on_catalog(update);
         self.on_picker(outcome, cmds);
@@ -40,14 +37,9 @@ impl App {
             if picker.sessions().is_empty() && !picker.is_demo() {
                 // Nothing at all: show the bundled demo sessions instead.
                 cmds.push(Command::LoadCatalog { demo: true });
-            } else if let Some(p) = picker.problems().first().cloned() {
-                let more = picker.problems().len() - 1;
-                let tail = if more > 0 {
-                    format!(" (and {more} more)")
-                } else {
-                    String::new()
-                };
-                self.say(format!("{p}{tail}"), true);
+            } else if let Some(p) = picker.problems().first() {
+                let said = strings::first_of(p, picker.problems().len());
+                self.say(said, true);
             }
         }
     }
@@ -62,7 +54,7 @@ impl App {
                 if let Some(id) = entry {
                     let found = here && self.tree.select_id(&id, false);
                     if here && !found {
-                        self.say(format!("Entry {id} is not in this session"), true);
+                        self.say(strings::entry_not_in_session(&id), true);
                     } else if !here {
                         self.open.select_later(path.clone(), id, false);
                     }

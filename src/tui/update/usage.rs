@@ -4,48 +4,39 @@
 use crate::catalog::usage::UsageBook;
 use crate::tui::event::Command;
 use crate::tui::input::keymap::Key;
+use crate::tui::look::strings;
 use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::overlays::usage::{UsageKey, UsageView};
 use crate::tui::state::App;
+use crate::tui::work::newest::Answer;
 use std::sync::Arc;
 
 impl App {
-    /// F3: the usage view of what the sessions pane lets through.
+    /// The usage key: the usage view of what the sessions pane lets through.
     pub(in crate::tui) fn open_usage(&mut self, cmds: &mut Vec<Command>) {
         if !self.screen.has(crate::tui::look::layout::Pane::Picker) {
-            self.say(
-                "The usage view adds up the sessions list: start piscope without a file".into(),
-                false,
-            );
+            self.say(strings::USAGE_NEEDS_LIST.to_string(), false);
             return;
         }
         let picker = self.catalog.picker();
         let mut scope = picker.title_parts(&self.config.keymap)[1].clone();
         if !picker.query().is_empty() {
-            scope = format!("{scope} · matching {}", picker.query());
+            scope = strings::usage_scope_matching(&scope, picker.query());
         }
-        self.usage_generation += 1;
-        self.overlay.show_usage(UsageView {
-            generation: self.usage_generation,
-            scope,
-            ..UsageView::default()
-        });
+        self.overlay.show_usage(UsageView::new(scope));
         cmds.extend(self.usage_request());
     }
 
     /// The charts for the view as it is now; none until the book is read
     /// (its arrival asks again).
     fn usage_request(&mut self) -> Option<Command> {
-        let period = self.overlay.usage()?.period;
         let picker = self.catalog.picker();
         let book = picker.usage()?.clone();
-        self.usage_generation += 1;
-        let generation = self.usage_generation;
-        if let Some(v) = self.overlay.usage_mut() {
-            v.generation = generation;
-        }
+        let view = self.overlay.usage_mut()?;
+        let (period, stamp) = (view.period, view.ask());
+        let picker = self.catalog.picker();
         Some(Command::BuildUsage(Box::new(UsageRequest {
-            generation,
+            stamp,
             book,
             paths: picker.matching_paths(),
             period,
@@ -80,7 +71,7 @@ impl App {
         }
     }
 
-    pub(in crate::tui) fn on_usage_ready(&mut self, charts: Box<UsageCharts>) {
+    pub(in crate::tui) fn on_usage_ready(&mut self, charts: Answer<Box<UsageCharts>>) {
         if let Some(v) = self.overlay.usage_mut() {
             v.take(charts);
         }

@@ -42,7 +42,7 @@ impl App {
         let width = preview_rect.map(|r| r.width);
         let wanted = match (node, width) {
             (Some(node), Some(width)) => Some(PreviewKey {
-                session: self.open.shown_generation(),
+                session: self.open.shown_read(),
                 node,
                 mode: self.preview.mode(),
                 width,
@@ -67,9 +67,9 @@ impl App {
         let (Some(key), Some(loaded)) = (wanted, self.tree.loaded().cloned()) else {
             return;
         };
-        let ticket = self.open.ask_preview(key);
+        let stamp = self.open.ask_preview(key);
         cmds.push(Command::BuildPreview(Box::new(PreviewRequest {
-            generation: ticket.generation,
+            stamp,
             key,
             loaded,
             theme: self.config.theme.clone(),
@@ -78,7 +78,6 @@ impl App {
             folds: self.preview.folds_snapshot(),
             height: self.preview.height(),
             images: self.preview.image_room(),
-            latest: ticket.latest,
         })));
     }
 }

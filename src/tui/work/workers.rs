@@ -1,13 +1,14 @@
 //! The work behind each `Command` (reading a session, building a preview,
 //! loading the catalog, deep search), and the threads that run it.
 
-use super::jobs;
+use super::newest::{Latest, Stamp};
 use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::discover::FolderSource;
 use crate::catalog::usage::UsageCache;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
-use crate::tui::event::{AppEvent, Command};
+use crate::tui::event::{AppEvent, Command, SessionRead};
+use crate::tui::look::strings;
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc;
 use crate::tui::model::preview_images;
@@ -17,7 +18,7 @@ use crate::tui::work::demo;
 use crate::watch::{self, Watch};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Catalog progress is sent at most this often, so a large folder does
@@ -77,15 +78,13 @@ impl JobContext {
     /// event it produces to `send`.
     pub fn run(&self, cmd: Command, send: &dyn Fn(AppEvent)) {
         match cmd {
-            Command::OpenSession { generation, path } => {
+            Command::OpenSession { stamp, path } => {
                 let result = Session::open(&path)
                     .map(|s| Arc::new(LoadedSession::new(s, self.home.as_deref())))
                     .map_err(|e| OpenError::Unreadable(e.to_string()));
-                send(AppEvent::SessionOpened {
-                    generation,
-                    path,
-                    result,
-                });
+                send(AppEvent::SessionOpened(
+                    stamp.answer(SessionRead { path, result }),
+                ));
             }
             Command::BuildPreview(req) => {
                 if let Some(doc) = preview_doc::build(&req) {
@@ -102,7 +101,7 @@ impl JobContext {
             }),
             Command::LoadCatalog { demo } => self.load_catalog(demo, send),
             Command::DeepSearch {
-                generation,
+                stamp,
                 query,
                 sessions,
             } => {
@@ -115,22 +114,17 @@ impl JobContext {
                 };
                 let result = Query::parse(&query)
                     .map_err(|e| e.to_string())
-                    .map(|q| deep_search_streamed(&sessions, &q, &index, generation, send));
+                    .map(|q| deep_search_streamed(&sessions, &q, &index, &stamp, send));
                 // Only an accelerator: a failed save costs the next search time.
                 let _ = index.save();
-                send(AppEvent::DeepSearchDone {
-                    generation,
-                    query,
-                    result,
-                });
+                send(AppEvent::DeepSearchDone(stamp.answer(result)));
             }
-            Command::RefreshSession { generation, loaded } => {
+            Command::RefreshSession { stamp, loaded } => {
                 if let Some(result) = self.refresh(&loaded) {
-                    send(AppEvent::SessionOpened {
-                        generation,
-                        path: loaded.session.path.clone(),
-                        result,
-                    });
+                    let path = loaded.session.path.clone();
+                    send(AppEvent::SessionOpened(
+                        stamp.answer(SessionRead { path, result }),
+                    ));
                 }
             }
             Command::Summarise(path) => {
@@ -142,10 +136,11 @@ impl JobContext {
                     .map(Box::new);
                 send(AppEvent::SessionChanged { path, summary });
             }
-            Command::Act(job) => send(AppEvent::ActionDone(jobs::run(*job))),
+            Command::Act(job) => send(AppEvent::ActionDone(job.run())),
             Command::LoadUsage { demo } => self.load_usage(demo, send),
             Command::BuildUsage(req) => {
-                send(AppEvent::UsageReady(Box::new(usage_charts::build(&req))));
+                let charts = Box::new(usage_charts::build(&req));
+                send(AppEvent::UsageReady(req.stamp.answer(charts)));
             }
             // The runtime's own business; nothing to do without one.
             Command::Watch(_) | Command::Terminal(_) => {}
@@ -180,7 +175,7 @@ impl JobContext {
                 Err(e) => {
                     send(AppEvent::Catalog(CatalogUpdate::Done {
                         sessions: Vec::new(),
-                        problems: vec![format!("cannot copy the demo sessions: {e}")],
+                        problems: vec![strings::demo_copy_failed(&e.to_string())],
                         demo: true,
                     }));
                     return;
@@ -192,7 +187,7 @@ impl JobContext {
                 None => {
                     send(AppEvent::Catalog(CatalogUpdate::Done {
                         sessions: Vec::new(),
-                        problems: vec!["no sessions folder".into()],
+                        problems: vec![strings::NO_SESSIONS_FOLDER.to_string()],
                         demo: false,
                     }));
                     return;
@@ -286,53 +281,6 @@ impl JobContext {
             source: FolderSource::Default,
             cwd: self.cwd.clone(),
         })
-    }
-}
-
-/// A job slot that keeps only the newest request: while a worker is busy,
-/// newer requests replace older ones, so a burst of key presses costs one
-/// build, not one per key.
-struct Latest<T> {
-    slot: Mutex<Option<T>>,
-    ready: Condvar,
-}
-
-impl<T: Send + 'static> Latest<T> {
-    fn spawn(name: &str, work: impl Fn(T) + Send + 'static) -> Arc<Latest<T>> {
-        let latest = Arc::new(Latest {
-            slot: Mutex::new(None),
-            ready: Condvar::new(),
-        });
-        let l = latest.clone();
-        let spawned = std::thread::Builder::new()
-            .name(name.to_string())
-            .spawn(move || {
-                loop {
-                    let job = {
-                        let Ok(mut slot) = l.slot.lock() else { return };
-                        loop {
-                            if let Some(job) = slot.take() {
-                                break job;
-                            }
-                            slot = match l.ready.wait(slot) {
-                                Ok(s) => s,
-                                Err(_) => return,
-                            };
-                        }
-                    };
-                    work(job);
-                }
-            });
-        // Without the thread the job is simply never done; the UI still runs.
-        drop(spawned);
-        latest
-    }
-
-    fn put(&self, job: T) {
-        if let Ok(mut slot) = self.slot.lock() {
-            *slot = Some(job);
-            self.ready.notify_one();
-        }
     }
 }
 
@@ -435,12 +383,13 @@ impl Workers {
 
 /// Runs a deep search, sending its hits in order as they are found: the
 /// first screen's worth at once, then a batch at most every tenth of a
-/// second. Returns the hits not sent yet.
+/// second; stops once a newer search overtook it. Returns the hits not
+/// sent yet.
 fn deep_search_streamed(
     sessions: &[crate::catalog::SessionSummary],
     query: &Query,
     index: &DeepIndex,
-    generation: u64,
+    stamp: &Stamp,
     send: &dyn Fn(AppEvent),
 ) -> Vec<crate::tui::model::sessions::DeepHit> {
     const FIRST_SCREEN: usize = 100;
@@ -458,12 +407,11 @@ fn deep_search_streamed(
         if due {
             sent += batch.len();
             last = std::time::Instant::now();
-            send(AppEvent::DeepSearchFound {
-                generation,
-                hits: std::mem::take(&mut batch),
-            });
+            send(AppEvent::DeepSearchFound(
+                stamp.answer(std::mem::take(&mut batch)),
+            ));
         }
-        true
+        !stamp.is_overtaken()
     });
     batch
 }

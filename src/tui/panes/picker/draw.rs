@@ -93,7 +93,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawCon
     } else if let Some(e) = &pane.query_error {
         vec![
             Line::styled(text::truncate(&text::clean_line(e), width), theme.error),
-            Line::styled("Nothing is listed until the pattern is valid.", theme.muted),
+            Line::styled(strings::PICKER_PATTERN_INVALID, theme.muted),
         ]
     } else if pane.rows.is_empty() {
         empty_lines(pane, keymap, theme)
@@ -261,7 +261,7 @@ fn empty_lines<'a>(pane: &PickerPane, keymap: &Keymap, theme: &Theme) -> Vec<Lin
     let key = |action| keymap.keys_for(Scope::Picker, action);
     let say = |s: String| Line::styled(s, theme.muted);
     if !pane.loaded && pane.sessions.is_empty() {
-        return vec![say("Looking for sessions…".into())];
+        return vec![say(strings::PICKER_LOOKING.into())];
     }
     if pane.sessions.is_empty() {
         let dir = pane
@@ -271,16 +271,15 @@ fn empty_lines<'a>(pane: &PickerPane, keymap: &Keymap, theme: &Theme) -> Vec<Lin
                 text::clean_line(&f.dir.display().to_string())
             });
         return vec![
-            say(format!("No pi sessions in {dir}.")),
-            say("Run pi in a project to create one, or try piscope --demo.".into()),
+            say(strings::picker_no_sessions(&dir)),
+            say(strings::PICKER_CREATE_ONE.into()),
         ];
     }
     let mut out = Vec::new();
     if !pane.query.trim().is_empty() {
-        out.push(say(format!(
-            "No session matches \"{}\".",
-            text::clean_line(&pane.query)
-        )));
+        out.push(say(strings::picker_no_match(&text::clean_line(
+            &pane.query,
+        ))));
         out.push(say(strings::no_session_matches_hint(
             &key(Action::PickerClear),
             &key(Action::PickerDeepSearch),
@@ -500,7 +499,7 @@ fn deep_lines<'a>(
         out.push(Line::styled(text::clean_line(e), theme.error));
     }
     if !d.running && d.hits.is_empty() && d.error.is_none() {
-        out.push(Line::styled("No entry holds it.", theme.muted));
+        out.push(Line::styled(strings::DEEP_NO_HITS, theme.muted));
     }
     let end = (d.offset + height.saturating_sub(1)).min(d.hits.len());
     let mut per_session: std::collections::HashMap<&std::path::Path, usize> =

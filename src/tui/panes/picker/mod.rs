@@ -8,6 +8,7 @@ use crate::tui::input::keymap::Action;
 use crate::tui::model::sessions::{
     self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow,
 };
+use crate::tui::work::newest::{Answer, Newest, Stamp};
 pub use draw::{DrawContext, HEADER_LINES};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -17,7 +18,6 @@ use std::path::PathBuf;
 /// A deep search and its hits.
 #[derive(Debug, Clone, Default)]
 pub struct DeepSearch {
-    generation: u64,
     query: String,
     running: bool,
     hits: Vec<DeepHit>,
@@ -82,6 +82,8 @@ pub struct PickerPane {
     /// The project heading the selection stays on, when it is on one.
     selected_project: Option<String>,
     deep: Option<DeepSearch>,
+    /// The deep searches asked for: only the newest one's hits count.
+    deep_asked: Newest,
     /// Sessions marked for deleting together.
     marked: BTreeSet<PathBuf>,
     /// A session to select as soon as it is listed (a fork just written).
@@ -313,7 +315,7 @@ impl PickerPane {
         if self.want.as_ref() == Some(&path) {
             self.want = None;
             self.touched = true;
-            self.deep = None;
+            self.leave_deep();
             self.selected_path = Some(path);
         }
         self.rebuild();
@@ -423,7 +425,7 @@ impl PickerPane {
     /// A character typed into the search box; `None` is Backspace.
     pub fn type_char(&mut self, c: Option<char>) -> PickerOutcome {
         if self.deep.is_some() {
-            self.deep = None;
+            self.leave_deep();
         }
         match c {
             Some(c) => self.query.push(c),
@@ -542,20 +544,30 @@ impl PickerPane {
             })
     }
 
-    /// Starts showing a deep search in progress.
-    pub fn begin_deep(&mut self, generation: u64, query: String) {
+    /// Starts showing a deep search in progress; the stamp to ask with
+    /// (a search asked for before it stops, its hits dropped).
+    pub fn begin_deep(&mut self, query: String) -> Stamp {
         self.deep = Some(DeepSearch {
-            generation,
             query,
             running: true,
             ..DeepSearch::default()
         });
+        self.deep_asked.stamp()
+    }
+
+    /// Shows the list again; the deep search under way stops.
+    fn leave_deep(&mut self) {
+        self.deep = None;
+        self.deep_asked.cancel();
     }
 
     /// Takes hits of a running deep search (they follow those it has);
     /// returns the first hit to show when these are the first.
-    pub fn deep_found(&mut self, generation: u64, hits: Vec<DeepHit>) -> PickerOutcome {
-        let Some(d) = self.deep.as_mut().filter(|d| d.generation == generation) else {
+    pub fn deep_found(&mut self, hits: Answer<Vec<DeepHit>>) -> PickerOutcome {
+        let Some(hits) = self.deep_asked.take(hits) else {
+            return PickerOutcome::Nothing;
+        };
+        let Some(d) = self.deep.as_mut() else {
             return PickerOutcome::Nothing;
         };
         let first = d.hits.is_empty();
@@ -569,12 +581,11 @@ impl PickerPane {
 
     /// Takes a finished deep search (the hits not sent before); returns
     /// the first hit to show, unless one is shown already.
-    pub fn deep_done(
-        &mut self,
-        generation: u64,
-        result: Result<Vec<DeepHit>, String>,
-    ) -> PickerOutcome {
-        let Some(d) = self.deep.as_mut().filter(|d| d.generation == generation) else {
+    pub fn deep_done(&mut self, result: Answer<Result<Vec<DeepHit>, String>>) -> PickerOutcome {
+        let Some(result) = self.deep_asked.take(result) else {
+            return PickerOutcome::Nothing;
+        };
+        let Some(d) = self.deep.as_mut() else {
             return PickerOutcome::Nothing;
         };
         d.running = false;
@@ -611,7 +622,7 @@ impl PickerPane {
             _ if moved.is_some() => d.selected = moved.unwrap_or(d.selected),
             Action::Resume => return PickerOutcome::FocusTree,
             Action::PickerClear => {
-                self.deep = None;
+                self.leave_deep();
                 return match &self.selected_path {
                     Some(p) => PickerOutcome::Show(p.clone()),
                     None => PickerOutcome::Nothing,
@@ -709,8 +720,9 @@ mod tests {
     fn deep_hits_show_as_they_come_and_the_end_adds_the_rest() {
         let all = hits(250);
         let mut p = PickerPane::default();
-        p.begin_deep(7, "gadget".into());
-        let first = p.deep_found(7, all[..100].to_vec());
+        let older = p.begin_deep("gadget".into());
+        let search = p.begin_deep("gadget".into());
+        let first = p.deep_found(search.answer(all[..100].to_vec()));
         assert_eq!(
             first,
             PickerOutcome::ShowEntry {
@@ -722,23 +734,31 @@ mod tests {
         assert!(d.running);
         assert_eq!(d.hits().len(), 100);
         // Hits of an older search are dropped.
-        assert_eq!(p.deep_found(6, all.clone()), PickerOutcome::Nothing);
         assert_eq!(
-            p.deep_found(7, all[100..200].to_vec()),
+            p.deep_found(older.answer(all.clone())),
             PickerOutcome::Nothing
         );
         assert_eq!(
-            p.deep_done(7, Ok(all[200..].to_vec())),
+            p.deep_found(search.answer(all[100..200].to_vec())),
+            PickerOutcome::Nothing
+        );
+        assert_eq!(
+            p.deep_done(search.answer(Ok(all[200..].to_vec()))),
             PickerOutcome::Nothing
         );
         let d = p.deep_search().expect("done");
         assert!(!d.running);
         assert_eq!(d.hits(), &all[..]);
         // A search whose hits all come at the end shows its first one then.
-        p.begin_deep(8, "gadget".into());
+        let next = p.begin_deep("gadget".into());
         assert!(matches!(
-            p.deep_done(8, Ok(all[..3].to_vec())),
+            p.deep_done(next.answer(Ok(all[..3].to_vec()))),
             PickerOutcome::ShowEntry { .. }
         ));
+        // Leaving the hits stops a search still under way.
+        let last = p.begin_deep("gadget".into());
+        p.on_action(Action::PickerClear);
+        assert!(p.deep_search().is_none());
+        assert!(last.is_overtaken());
     }
 }

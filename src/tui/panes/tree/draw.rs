@@ -81,21 +81,18 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawConte
         frame.render_widget(Paragraph::new(msg), list_area);
     };
     match &pane.content {
-        Content::Empty => message(
-            frame,
-            Line::styled("Choose a session to see its entries.", theme.muted),
-        ),
+        Content::Empty => message(frame, Line::styled(strings::TREE_NO_SESSION, theme.muted)),
         Content::Loading(path) => message(
             frame,
             Line::styled(
-                format!("Reading {}…", text::clean_line(&file_name(path))),
+                strings::tree_reading(&text::clean_line(&file_name(path))),
                 theme.muted,
             ),
         ),
         Content::Failed { path, error } => frame.render_widget(
             Paragraph::new(vec![
                 Line::styled(
-                    format!("Cannot show {}", text::clean_line(&file_name(path))),
+                    strings::tree_cannot_show(&text::clean_line(&file_name(path))),
                     theme.error,
                 ),
                 Line::raw(text::clean_line(&error.to_string())),
@@ -105,7 +102,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawConte
         ),
         Content::Ready(t) if pane.rows.is_empty() => {
             let hint = if pane.filter == Filter::Default {
-                "No entries yet: this session has only its header.".to_string()
+                strings::TREE_ONLY_HEADER.to_string()
             } else {
                 strings::no_filter_match(
                     &cx.keymap.keys_for(Scope::Tree, Action::TreeFilterDefault),

@@ -1,0 +1,62 @@
+//! Undo: the key has the worker put back, from the trash, every file of the
+//! last delete, clean-up or prune piscope journalled; the outcome reads the
+//! files again and says what came back.
+
+use crate::catalog::journal::{self, Reason};
+use crate::safe_text as text;
+use crate::tui::event::Command;
+use crate::tui::look::{format, strings};
+use crate::tui::state::App;
+use crate::tui::work::jobs::{ActionOutcome, Job};
+use std::path::PathBuf;
+
+impl App {
+    /// The undo key (in any pane).
+    pub(in crate::tui) fn undo(&mut self, cmds: &mut Vec<Command>) {
+        cmds.push(Command::Act(Job::new("undo", restore_latest)));
+    }
+
+    /// Undo put `paths` back (all the files of the last operation, but
+    /// those `errors` name).
+    pub(in crate::tui) fn on_restored(
+        &mut self,
+        paths: &[PathBuf],
+        errors: &[String],
+        cmds: &mut Vec<Command>,
+    ) {
+        for p in paths {
+            self.file_changed(p, cmds);
+        }
+        if let Some(e) = errors.first() {
+            self.say(strings::first_of(&text::clean_line(e), errors.len()), true);
+            return;
+        }
+        let what = match paths {
+            [one] => text::clean_line(&strings::file_name(one)),
+            many => format::count(many.len(), "session", "sessions"),
+        };
+        self.say(strings::restored(&what), false);
+    }
+}
+
+/// The worker's part: restores the latest delete, clean-up or prune
+/// piscope journalled whose files are still in the trash, every file of it.
+fn restore_latest() -> ActionOutcome {
+    let items = match journal::in_trash() {
+        Ok(items) => items,
+        Err(e) => return ActionOutcome::Failed(e.to_string()),
+    };
+    let last = journal::latest_operation(&items, &[Reason::Delete, Reason::Clean, Reason::Prune]);
+    if last.is_empty() {
+        return ActionOutcome::NothingToUndo;
+    }
+    let mut paths = Vec::new();
+    let mut errors = Vec::new();
+    for item in last {
+        match journal::restore(item) {
+            Ok(path) => paths.push(path),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    ActionOutcome::Restored { paths, errors }
+}
