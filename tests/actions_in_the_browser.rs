@@ -98,7 +98,10 @@ fn branching_moves_the_leaf_and_the_marks() {
     h.keys(&["up", "up", "up"]);
     let t = h.app.tree().loaded().unwrap().clone();
     let node = h.app.tree().selected_node().unwrap();
-    assert!(!t.entry(node).is_role(piscope::session::entry::Role::User));
+    assert!(
+        !t.entry(node)
+            .is_role(piscope::session::line::entry::Role::User)
+    );
     let target = selected_id(&h);
     let old_leaf = leaf_id(&h);
     h.key("enter");
@@ -526,7 +529,10 @@ fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
     h.key("up");
     let t = h.app.tree().loaded().unwrap().clone();
     let node = h.app.tree().selected_node().unwrap();
-    assert!(t.entry(node).is_role(piscope::session::entry::Role::User));
+    assert!(
+        t.entry(node)
+            .is_role(piscope::session::line::entry::Role::User)
+    );
     h.key("enter");
     let screen = h.screen();
     assert!(screen.contains("pi will resume just before:"), "{screen}");
@@ -542,7 +548,7 @@ fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
         let t = h.app.tree().loaded().unwrap();
         let node = h.app.tree().selected_node().unwrap();
         if t.entry(node)
-            .is_role(piscope::session::entry::Role::Assistant)
+            .is_role(piscope::session::line::entry::Role::Assistant)
         {
             break;
         }

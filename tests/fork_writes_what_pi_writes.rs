@@ -4,7 +4,7 @@
 
 mod common;
 
-use piscope::session::fork::fork_session;
+use piscope::session::write::fork::fork_session;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

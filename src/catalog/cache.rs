@@ -14,7 +14,7 @@ use super::discover::FileStamp;
 use super::records::{self, Head, StateAt};
 use super::summary::{SessionSummary, SummaryState};
 use super::text::{MessageText, Reread, Stored, TextSpan as Span, read_exact_at, read_span};
-use crate::session::file::PrefixPrint;
+use crate::session::read::file::PrefixPrint;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -169,7 +169,7 @@ impl Records {
     /// another format, or not a regular file (a FIFO there would block a
     /// read for ever; the next save renames a new file over it).
     fn read(path: &Path) -> Option<Records> {
-        let file = crate::session::file::open_regular(path).ok()?;
+        let file = crate::session::read::file::open_regular(path).ok()?;
         let file_len = file.metadata().ok()?.len();
         let mut header = [0u8; SUMMARIES_HEADER_LEN];
         read_exact_at(&file, &mut header, 0).then_some(())?;
@@ -721,7 +721,7 @@ impl Swaps {
 /// damaged, of another format, or not a regular file. The texts stay on
 /// disk, read by position when searched.
 fn open_texts(path: &Path) -> Option<Texts> {
-    let file = crate::session::file::open_regular(path).ok()?;
+    let file = crate::session::read::file::open_regular(path).ok()?;
     let file_len = file.metadata().ok()?.len();
     let mut header = [0u8; HEADER_LEN];
     let read = |buf: &mut [u8], at: u64| read_exact_at(&file, buf, at).then_some(());

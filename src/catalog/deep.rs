@@ -148,7 +148,7 @@ fn search_session(
         return search_file(s, query);
     }
     let problem = |e: std::io::Error| super::CatalogProblem::new(&s.path, e.to_string());
-    let file = crate::session::file::open_regular(&s.path).map_err(problem)?;
+    let file = crate::session::read::file::open_regular(&s.path).map_err(problem)?;
     let stamp = FileStamp::of(&file.metadata().map_err(problem)?);
     let mut hits = Vec::new();
     let served = index.serve(&s.path, &file, stamp, &mut |chunk| {
@@ -361,7 +361,7 @@ fn search_file(
     s: &SessionSummary,
     query: &Search<'_>,
 ) -> Result<Vec<DeepHit>, super::CatalogProblem> {
-    let file = crate::session::file::open_regular(&s.path)
+    let file = crate::session::read::file::open_regular(&s.path)
         .map_err(|e| super::CatalogProblem::new(&s.path, e.to_string()))?;
     let reader = BufReader::with_capacity(256 << 10, file);
     let mut hits = Vec::new();

@@ -27,7 +27,7 @@
 use super::cache::Envelope;
 use super::discover::FileStamp;
 use super::text::{BLOCK, Span, read_exact_at, read_span, read_span_blocks};
-use crate::session::file::{PrefixPrint, open_regular};
+use crate::session::read::file::{PrefixPrint, open_regular};
 use crate::session::{same_file, try_lock};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -302,7 +302,7 @@ fn new_generation() -> u64 {
 
 /// The table in `dir`, if it is intact.
 fn read_table(dir: &Path) -> Option<Table> {
-    let bytes = crate::session::file::read_regular(&dir.join(TABLE_FILE)).ok()?;
+    let bytes = crate::session::read::file::read_regular(&dir.join(TABLE_FILE)).ok()?;
     postcard::from_bytes(TABLE.payload(&bytes)?).ok()
 }
 
@@ -793,7 +793,7 @@ fn read_lines(
         let want = READ.min((to - at) as usize);
         let have = buf.len();
         buf.resize(have + want, 0);
-        let n = match crate::session::read::read_at(file, &mut buf[have..], at) {
+        let n = match crate::session::read::blocks::read_at(file, &mut buf[have..], at) {
             Ok(0) => {
                 buf.truncate(have);
                 break;

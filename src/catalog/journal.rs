@@ -244,7 +244,7 @@ pub fn read_all() -> Result<Vec<Record>, JournalError> {
 }
 
 fn read_from(path: &Path) -> Result<Vec<Record>, JournalError> {
-    let f = match crate::session::file::open_regular(path) {
+    let f = match crate::session::read::file::open_regular(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io(path)(e)),
@@ -286,9 +286,9 @@ pub fn trash_recorded(
 }
 
 /// The original of a pruned session to the trash, recorded with what the
-/// prune leaves in its place (the callback of `session::prune::prune`).
+/// prune leaves in its place (the callback of `session::write::prune::prune`).
 pub fn trash_pruned_original(
-    o: crate::session::rewrite::Original<'_>,
+    o: crate::session::write::rewrite::Original<'_>,
 ) -> Result<Record, JournalError> {
     let left = Left {
         size: o.new.len() as u64,
@@ -347,7 +347,7 @@ fn same_bytes(record: &Record, file: &Path) -> bool {
 }
 
 fn hash_of(path: &Path) -> Option<String> {
-    let bytes = crate::session::file::read_regular(path).ok()?;
+    let bytes = crate::session::read::file::read_regular(path).ok()?;
     Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
 }
 

@@ -5,8 +5,8 @@
 use super::records::Listed;
 use super::summary::{ExactFields, SessionSummary};
 use crate::jstext::date::format_iso;
-use crate::session::jskey;
-use crate::session::raw::push_json_string;
+use crate::session::line::jskey;
+use crate::session::line::raw_json::push_json_string;
 use std::path::Path;
 
 /// The fields pi's list shows of a session, borrowed.

@@ -25,7 +25,7 @@ pub use search::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, thread
 pub use summary::SessionSummary;
 pub use text::MessageText;
 
-use crate::session::file::{PrefixPrint, open_regular};
+use crate::session::read::file::{PrefixPrint, open_regular};
 use discover::{Candidate, FileStamp};
 
 use std::path::Path;

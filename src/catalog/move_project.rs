@@ -8,7 +8,7 @@
 use super::SessionSummary;
 use super::discover::{Layout, SessionsFolder, normalize, project_folder_name};
 use super::journal::{self, Reason};
-use crate::session::rewrite::{self, Moved};
+use crate::session::write::rewrite::{self, Moved};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -97,7 +97,7 @@ pub fn plan(
 pub fn carry_out(m: &Move) -> Result<Moved, crate::session::SessionError> {
     let new_cwd = m.new_cwd.clone();
     let parent = m.parent.as_ref().map(|(_, to)| to.clone());
-    let set = move |o: &mut crate::session::raw::RawObject| {
+    let set = move |o: &mut crate::session::line::raw_json::RawObject| {
         o.set("cwd", new_cwd.as_str());
         if let Some(p) = &parent {
             o.set("parentSession", p.as_str());

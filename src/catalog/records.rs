@@ -19,7 +19,7 @@
 use super::discover::FileStamp;
 use super::summary::{ExactFields, SessionSummary};
 use super::text::MessageText;
-use crate::session::file::PrefixPrint;
+use crate::session::read::file::PrefixPrint;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -2,16 +2,16 @@
 //! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
 
 use crate::jstext::{is_space, trim as js_trim};
-use crate::session::cursor::Field;
-use crate::session::entry::scalar_ms;
-use crate::session::fields::Scalar;
-use crate::session::jskey::{self, Key};
-use crate::session::jsvalue::{JsValue, may_differ};
-use crate::session::line::{
+use crate::session::line::cursor::Field;
+use crate::session::line::entry::scalar_ms;
+use crate::session::line::fast::{
     Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want,
     read_fast_into, read_slow,
 };
-use crate::session::read::{aligned_pad, keep_rest};
+use crate::session::line::fields::Scalar;
+use crate::session::line::jskey::{self, Key};
+use crate::session::line::jsvalue::{JsValue, may_differ};
+use crate::session::read::blocks::{aligned_pad, keep_rest};
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
@@ -815,8 +815,8 @@ mod tests {
 
     #[test]
     fn fast_path_reads_as_the_fallback_does() {
-        use crate::session::entry::UsageTotals;
-        use crate::session::line::{Content, LineFields, Message, Want, read_fast};
+        use crate::session::line::entry::UsageTotals;
+        use crate::session::line::fast::{Content, LineFields, Message, Want, read_fast};
         // What the fallback leaves unread, and a content the fallback reads
         // whole where the fast path was not asked for its text.
         // serde_json's float reading is not always correctly rounded (the
@@ -863,7 +863,7 @@ mod tests {
                 "{text}"
             );
         }
-        let files = crate::session::file::test_session_files();
+        let files = crate::session::read::file::test_session_files();
         assert!(files.len() > 20);
         let (mut lines, mut fast) = (0, 0);
         for path in files {

@@ -220,7 +220,7 @@ impl Stored {
 pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> bool {
     let mut done = 0;
     while done < buf.len() {
-        match crate::session::read::read_at(file, &mut buf[done..], at + done as u64) {
+        match crate::session::read::blocks::read_at(file, &mut buf[done..], at + done as u64) {
             Ok(0) => return false,
             Ok(n) => done += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

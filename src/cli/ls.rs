@@ -11,8 +11,8 @@ use crate::catalog::{
 };
 use crate::jstext::date::now_ms;
 use crate::safe_text::{clean_line, fit, sanitize};
-use crate::session::raw::push_json_string;
-use crate::session::summary::shorten_home;
+use crate::session::line::raw_json::push_json_string;
+use crate::session::tree::entry_line::shorten_home;
 use anyhow::Result;
 use std::io::Write;
 use std::path::PathBuf;

@@ -7,7 +7,7 @@ use crate::catalog::discover::normalize;
 use crate::catalog::move_project::{self, Move};
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;
-use crate::session::rewrite::Moved;
+use crate::session::write::rewrite::Moved;
 use anyhow::{Result, bail};
 use std::io::Write;
 use std::path::PathBuf;

@@ -7,8 +7,8 @@
 use super::doc::{Block, BlockKind, Class, Document, Fold, Line, Meta, Span, Usage};
 use super::message::{self, Message};
 use crate::safe_text;
-use crate::session::entry::Kind;
-use crate::session::{Context, LeafSelector, Session, SessionError, jskey};
+use crate::session::line::entry::Kind;
+use crate::session::{Context, LeafSelector, Session, SessionError, line::jskey};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::fs::File;

@@ -10,7 +10,7 @@ use super::message::{image_label, thousands};
 use crate::jstext::date as jsdate;
 use crate::safe_text;
 use crate::session::Session;
-use crate::session::tree_view::{self, Filter, TreeView};
+use crate::session::tree::view::{self, Filter, TreeView};
 use base64::Engine as _;
 use sha2::Digest as _;
 use std::collections::{HashMap, HashSet};
@@ -153,7 +153,7 @@ fn collect_entries(blocks: &[Block], into: &mut HashSet<u32>) {
 fn tree(out: &mut String, session: &Session, anchored: &HashSet<u32>) {
     let view = TreeView::new(session);
     let rows = view.rows(session, Filter::Default, &HashSet::new());
-    let texts = tree_view::texts(session, None);
+    let texts = view::texts(session, None);
     out.push_str("<details class=\"tree\"><summary>Entry tree</summary><pre>");
     for (row, connectors) in rows.rows.iter().zip(rows.gutter_rows(false)) {
         let node = row.node;

@@ -16,7 +16,7 @@
 use super::{FileUsage, SessionUsage};
 use crate::catalog::cache::Envelope;
 use crate::catalog::discover::{FileStamp, SessionsFolder};
-use crate::session::file::read_regular;
+use crate::session::read::file::read_regular;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

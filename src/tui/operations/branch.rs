@@ -15,7 +15,7 @@ impl App {
                 let e = t.entry(node);
                 (
                     crate::session::already_there(&t.session, node),
-                    crate::session::write::resumes_before(e),
+                    crate::session::write::append::resumes_before(e),
                 )
             }
             _ => (false, false),

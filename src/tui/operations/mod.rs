@@ -242,7 +242,7 @@ impl App {
 /// Text from a session, made safe and cut to fit a dialog line.
 pub(in crate::tui) fn quote(s: &str) -> String {
     text::truncate(
-        &text::clean_line(&crate::session::summary::normalize(s)),
+        &text::clean_line(&crate::session::tree::entry_line::normalize(s)),
         QUOTE_WIDTH,
     )
 }

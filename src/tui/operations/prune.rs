@@ -4,7 +4,7 @@
 
 use crate::catalog::in_use;
 use crate::safe_text as text;
-use crate::session::prune;
+use crate::session::write::prune;
 use crate::tui::event::Command;
 use crate::tui::input::actions::{Action, Scope};
 use crate::tui::look::strings::{self, file_name};

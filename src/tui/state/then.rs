@@ -40,7 +40,7 @@ pub enum Then {
     },
     /// The branch as planned when the question was asked.
     Prune {
-        plan: crate::session::prune::PrunePlan,
+        plan: crate::session::write::prune::PrunePlan,
     },
     /// Work already described (a write the user agreed to do next to pi).
     Run(Box<Job>),

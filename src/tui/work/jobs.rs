@@ -69,7 +69,7 @@ pub enum Job {
     },
     /// Prune the branch as planned (the original to the trash first).
     Prune {
-        plan: crate::session::prune::PrunePlan,
+        plan: crate::session::write::prune::PrunePlan,
     },
     /// Put back the last session piscope deleted or pruned.
     Undo,
@@ -178,7 +178,7 @@ pub fn run(job: Job) -> ActionOutcome {
             }
             write(&path, &edit)
         }
-        Job::Fork { path, leaf } => match session::fork::fork_session(&path, Some(&leaf)) {
+        Job::Fork { path, leaf } => match session::write::fork::fork_session(&path, Some(&leaf)) {
             Ok(to) => ActionOutcome::Forked { from: path, to },
             Err(e) => ActionOutcome::Failed(e.to_string()),
         },
@@ -216,7 +216,7 @@ pub fn run(job: Job) -> ActionOutcome {
             }
         }
         Job::Prune { plan } => {
-            let done = crate::session::prune::prune(&plan, &mut |o| {
+            let done = crate::session::write::prune::prune(&plan, &mut |o| {
                 crate::catalog::journal::trash_pruned_original(o)
                     .map(|_| ())
                     .map_err(|e| e.to_string())

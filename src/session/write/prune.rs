@@ -16,9 +16,9 @@
 //! disk first: its bytes as they are go to the trash, and the pruned file
 //! is what pi's migration makes of it, without the branch.
 
-use super::entry::{Info, Kind, Parent};
-use super::raw::RawObject;
-use super::{Detail, Session, SessionError};
+use crate::session::line::entry::{Info, Kind, Parent};
+use crate::session::line::raw_json::RawObject;
+use crate::session::{Detail, Session, SessionError};
 use rustc_hash::FxHashSet as HashSet;
 use std::path::{Path, PathBuf};
 
@@ -205,10 +205,12 @@ fn carried_entries(session: &Session, inside: &[bool]) -> HashSet<u32> {
 /// anything changes, to put in the trash.
 pub fn prune(
     plan: &PrunePlan,
-    keep_original: &mut dyn FnMut(super::rewrite::Original<'_>) -> Result<(), String>,
+    keep_original: &mut dyn FnMut(
+        crate::session::write::rewrite::Original<'_>,
+    ) -> Result<(), String>,
 ) -> Result<Pruned, SessionError> {
     let path = &plan.path;
-    let mut lock = super::write::lock_for_append(path)?;
+    let mut lock = crate::session::write::append::lock_for_append(path)?;
     let session = Session::open_with(path, Detail::Full)?;
     let now = plan_of(&session, &plan.entry)?;
     if now.removed != plan.removed || now.carried != plan.carried {
@@ -230,13 +232,19 @@ pub fn prune(
     // pruned (the migration keeps one line for each line).
     let migrated;
     let text: &[u8] = if session.is_legacy() {
-        migrated = super::write::migrated_text(&session, &original);
+        migrated = crate::session::write::append::migrated_text(&session, &original);
         &migrated
     } else {
         &original
     };
     let new = pruned_text(&session, &now, &original, text)?;
-    super::rewrite::replace_locked(&mut lock, path, &original, &new, keep_original)?;
+    crate::session::write::rewrite::replace_locked(
+        &mut lock,
+        path,
+        &original,
+        &new,
+        keep_original,
+    )?;
     Ok(Pruned {
         plan: now,
         old_size: original.len() as u64,
@@ -271,7 +279,7 @@ fn pruned_text(
     }
     let start = session.find(&plan.entry);
     let parent_json = match start.map(|s| &session.entry(s).parent) {
-        Some(Parent::Id(p)) => super::raw::json_string(p),
+        Some(Parent::Id(p)) => crate::session::line::raw_json::json_string(p),
         _ => "null".to_string(),
     };
     let lines_of = |b: &[u8]| b.split_inclusive(|&c| c == b'\n').count();

@@ -2,10 +2,12 @@
 //! `buildSessionContext`, with compactions (`firstKeptEntryId` or the newer
 //! `retainedTail`), context edits and branch summaries.
 
-use super::cursor::Cursor;
-use super::entry::{Entry, Info, Kind, Role, Span};
-use super::raw::{RawObject, ms_json};
-use super::{Session, SessionError, jskey, read};
+use crate::session::line::cursor::Cursor;
+use crate::session::line::entry::{Entry, Info, Kind, ModelRef, Role, Span};
+use crate::session::line::jskey;
+use crate::session::line::raw_json::{RawObject, ms_json};
+use crate::session::read::blocks;
+use crate::session::{Session, SessionError};
 use compact_str::CompactString;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -23,14 +25,6 @@ pub enum LeafSelector {
     Null,
     /// A given entry; an unknown id falls back to the last entry, as in pi.
     Id(String),
-}
-
-/// The model selected on the path: `provider` and `modelId` as
-/// [`super::jskey`] keys (pi echoes them whatever their type).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ModelRef {
-    pub provider: Option<CompactString>,
-    pub model_id: Option<CompactString>,
 }
 
 /// One entry that contributes to the context.
@@ -51,7 +45,7 @@ pub struct Context {
     pub path: Vec<u32>,
     pub items: Vec<ContextItem>,
     /// `None` when the latest change set no level (JavaScript `undefined`);
-    /// a [`super::jskey`] key.
+    /// a [`crate::session::line::jskey`] key.
     pub thinking_level: Option<CompactString>,
     pub model: Option<ModelRef>,
     /// The compaction whose summary opens the context, if any.
@@ -356,7 +350,7 @@ impl Session {
             }
             for m in messages {
                 let m = if echo {
-                    super::jsvalue::normalize(&m)
+                    crate::session::line::jsvalue::normalize(&m)
                 } else {
                     m
                 };
@@ -420,7 +414,7 @@ impl LineWindow {
         }
     }
 
-    /// The text at `span`, as [`read::read_span`] reads it.
+    /// The text at `span`, as [`blocks::read_span`] reads it.
     fn line(&mut self, span: Span) -> std::io::Result<Cow<'_, str>> {
         let end = span.offset.saturating_add(span.len);
         if span.offset < self.at {
@@ -431,7 +425,7 @@ impl LineWindow {
                 span.len,
                 span.len,
             )?;
-            return Ok(read::decode_span(&self.single, span.offset));
+            return Ok(blocks::decode_span(&self.single, span.offset));
         }
         if end > self.at + self.buf.len() as u64 {
             self.at = span.offset;
@@ -439,7 +433,7 @@ impl LineWindow {
             Self::fill(&mut self.file, &mut self.buf, span.offset, want, span.len)?;
         }
         let from = (span.offset - self.at) as usize;
-        Ok(read::decode_span(
+        Ok(blocks::decode_span(
             &self.buf[from..from + span.len as usize],
             span.offset,
         ))
@@ -731,7 +725,7 @@ mod tests {
                 k / 2
             };
             let span = spans[i];
-            let want = read::read_span(&mut plain, span.offset, span.len).unwrap();
+            let want = blocks::read_span(&mut plain, span.offset, span.len).unwrap();
             assert_eq!(window.line(span).unwrap(), want, "line {i}");
         }
     }

@@ -5,7 +5,7 @@
 //! live one and remove it. None of these names ends in `.jsonl`, so neither
 //! pi nor piscope ever lists one as a session.
 
-use super::lock::{same_file, try_lock};
+use crate::session::write::lock::{same_file, try_lock};
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -137,7 +137,10 @@ impl TempFile {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         for _ in 0..32 {
-            let path = dir.join(format!(".{name}{MARK}{}", super::ids::random_hex_id()));
+            let path = dir.join(format!(
+                ".{name}{MARK}{}",
+                crate::session::write::ids::random_hex_id()
+            ));
             let file = match create_new(&path, mode) {
                 Ok(f) => f,
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,

@@ -3,11 +3,14 @@
 //! `hookMessage` role renamed `custom`. Ids are derived from the file, so
 //! every read of the same file names its entries the same way.
 
-use super::entry::{Entry, Info, Kind, Parent, Role};
-use super::raw::RawObject;
-use super::{Header, Session};
+use crate::session::line::entry::Header;
+use crate::session::line::entry::{Entry, Info, Kind, Parent, Role};
+use crate::session::line::raw_json::RawObject;
 use compact_str::CompactString;
 use std::collections::HashSet;
+
+/// The version pi writes today.
+pub const CURRENT_VERSION: u32 = 3;
 
 /// Gives every entry of a v1 file an 8-hex id (a hash of the session id and
 /// the entry's position, unique in the file) and chains each to the one
@@ -98,8 +101,8 @@ pub(crate) fn rename_hook_messages(entries: &mut [Entry]) {
 pub(crate) fn migrated_header(header: &Header) -> String {
     match RawObject::parse(&header.raw) {
         Ok(mut o) => {
-            if header.version < super::CURRENT_VERSION {
-                o.set("version", &super::CURRENT_VERSION);
+            if header.version < CURRENT_VERSION {
+                o.set("version", &CURRENT_VERSION);
             }
             o.to_json()
         }
@@ -108,16 +111,14 @@ pub(crate) fn migrated_header(header: &Header) -> String {
 }
 
 /// An entry's line as pi's migration would write it. `line` is the line as
-/// read from the file.
-pub(crate) fn migrated_line(session: &Session, idx: usize, line: &str) -> String {
-    let e = &session.entries[idx];
-    let version = session.header.version;
+/// read from the file, `e` its entry in a session of `version`.
+pub(crate) fn migrated_line(e: &Entry, version: u32, line: &str) -> String {
     if e.kind == Kind::Header {
         let mut o = match RawObject::parse(line) {
             Ok(o) => o,
             Err(_) => return line.to_string(),
         };
-        o.set("version", &super::CURRENT_VERSION);
+        o.set("version", &CURRENT_VERSION);
         return o.to_json();
     }
     let Ok(mut o) = RawObject::parse(line) else {

@@ -1,9 +1,9 @@
 //! One line per entry, in the words of pi's `/tree`: `user: …`,
 //! `[read: path]`, `[compaction: 12k tokens]`, and so on.
 
-use super::Session;
-use super::entry::{Entry, Info, Role, ToolCall};
 use crate::jstext;
+use crate::session::Session;
+use crate::session::line::entry::{Entry, Info, Role, ToolCall};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -37,24 +37,24 @@ pub struct LazyTexts {
     /// By entry: an assistant turn pi's tree hides (see
     /// [`bare_turn`]).
     bare: Vec<bool>,
-    lines: super::read::SpanReader,
+    lines: crate::session::read::blocks::SpanReader,
 }
 
 impl LazyTexts {
     /// Reads what the texts need from `s`'s file (a session at outline
     /// depth: not a legacy one, whose messages migrate).
-    pub fn read(s: &Session) -> Result<LazyTexts, super::SessionError> {
+    pub fn read(s: &Session) -> Result<LazyTexts, crate::session::SessionError> {
         let mut calls = ToolCalls(HashMap::new());
         let mut bare = Vec::with_capacity(s.entries.len());
         let mut same = true;
         let file = s.open_file()?;
         let scanned = file
             .try_clone()
-            .map_err(|e| super::SessionError::io(&s.path, e))?;
+            .map_err(|e| crate::session::SessionError::io(&s.path, e))?;
         // Lines are matched to the session's entries by where they start:
         // the header, blank and damaged lines are no entry, and lines
         // appended since the session was read are not in it.
-        super::read::scan(scanned, 0, 1, turn_of, |meta, turn| {
+        crate::session::read::blocks::scan(scanned, 0, 1, turn_of, |meta, turn| {
             let Some(known) = s.entries.get(bare.len()) else {
                 return std::ops::ControlFlow::Break(());
             };
@@ -71,9 +71,9 @@ impl LazyTexts {
             }
             std::ops::ControlFlow::Continue(())
         })
-        .map_err(|e| super::SessionError::io(&s.path, e))?;
+        .map_err(|e| crate::session::SessionError::io(&s.path, e))?;
         if !same || bare.len() != s.entries.len() {
-            return Err(super::SessionError::Invalid {
+            return Err(crate::session::SessionError::Invalid {
                 path: s.path.clone(),
                 message: "the file changed while it was read; try again".to_string(),
             });
@@ -81,7 +81,7 @@ impl LazyTexts {
         Ok(LazyTexts {
             calls,
             bare,
-            lines: super::read::SpanReader::new(file),
+            lines: crate::session::read::blocks::SpanReader::new(file),
         })
     }
 
@@ -96,22 +96,24 @@ impl LazyTexts {
         s: &Session,
         i: u32,
         home: Option<&str>,
-    ) -> Result<String, super::SessionError> {
+    ) -> Result<String, crate::session::SessionError> {
         let e = s.entry(i);
-        let io = |err| super::SessionError::io(&s.path, err);
+        let io = |err| crate::session::SessionError::io(&s.path, err);
         let bytes = self.lines.bytes(e.span.offset, e.span.len).map_err(io)?;
         if let Some(text) = plain_row_text(bytes, &self.calls, home) {
             return Ok(text);
         }
-        let mut meta = super::read::LineMeta {
+        let mut meta = crate::session::read::blocks::LineMeta {
             offset: e.span.offset,
             len: e.span.len,
             number: e.line,
             terminated: true,
             lossy: false,
         };
-        use super::entry::LineParse;
-        match super::quick::parse_line_bytes::<super::entry::Full>(bytes, &mut meta) {
+        use crate::session::line::entry::LineParse;
+        match crate::session::line::to_entry::parse_line_bytes::<crate::session::line::entry::Full>(
+            bytes, &mut meta,
+        ) {
             LineParse::Entry(full) | LineParse::Header(_, full) | LineParse::NotObject(full) => {
                 Ok(entry_line(&full, &self.calls, home))
             }
@@ -130,12 +132,14 @@ struct Turn {
 
 /// [`Turn`] of a line: plain message lines by the one line reader's fast
 /// path, any other through the index's full read.
-fn turn_of(line: &[u8], meta: &mut super::read::LineMeta) -> Turn {
+fn turn_of(line: &[u8], meta: &mut crate::session::read::blocks::LineMeta) -> Turn {
     if let Some(turn) = plain_turn(line) {
         return turn;
     }
-    use super::entry::LineParse;
-    match super::quick::parse_line_bytes::<super::entry::Full>(line, meta) {
+    use crate::session::line::entry::LineParse;
+    match crate::session::line::to_entry::parse_line_bytes::<crate::session::line::entry::Full>(
+        line, meta,
+    ) {
         LineParse::Entry(e) | LineParse::Header(_, e) | LineParse::NotObject(e) => match e.info {
             Info::Message(m) => Turn {
                 bare: bare_turn(&m),
@@ -153,7 +157,7 @@ fn turn_of(line: &[u8], meta: &mut super::read::LineMeta) -> Turn {
 /// tree does, or a tool call anywhere a content is read (any line holding
 /// `"toolCall"`, where the fast path reads block types only unescaped).
 fn plain_turn(line: &[u8]) -> Option<Turn> {
-    use super::line::{Content, LineFacts, Message, Want, read_fast_into};
+    use crate::session::line::fast::{Content, LineFacts, Message, Want, read_fast_into};
     let want = Want {
         assistant_text: true,
         ..Want::default()
@@ -192,7 +196,7 @@ fn plain_turn(line: &[u8]) -> Option<Turn> {
 /// type or key, several text blocks, which pi's tree joins otherwise than
 /// the fast path, an assistant turn without text).
 fn plain_row_text(line: &[u8], calls: &ToolCalls<'_>, home: Option<&str>) -> Option<String> {
-    use super::line::{Content, LineFacts, Message, Want, read_fast_into};
+    use crate::session::line::fast::{Content, LineFacts, Message, Want, read_fast_into};
     let want = Want {
         user_text: true,
         assistant_text: true,
@@ -227,7 +231,7 @@ fn plain_row_text(line: &[u8], calls: &ToolCalls<'_>, home: Option<&str>) -> Opt
 
 /// An assistant turn with no text that neither failed nor was aborted (one
 /// that only calls tools): pi's tree hides it unless it is the leaf.
-pub fn bare_turn(m: &super::entry::MessageInfo) -> bool {
+pub fn bare_turn(m: &crate::session::line::entry::MessageInfo) -> bool {
     let failed = m
         .stop_reason
         .as_deref()
@@ -235,7 +239,7 @@ pub fn bare_turn(m: &super::entry::MessageInfo) -> bool {
     m.role == Role::Assistant && !m.content.text.has_text && !failed
 }
 
-pub use super::fields::normalize;
+pub use crate::session::line::fields::normalize;
 
 /// The first `units` UTF-16 units of a text, as pi's `slice(0, units)`.
 fn head(s: &str, units: i64) -> Cow<'_, str> {
@@ -287,11 +291,14 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             format!("[branch summary]: {}", normalize(&b.summary.text))
         }
         Info::ModelChange(c) => {
-            let id = c.model_id.as_deref().map(super::jskey::display);
+            let id = c
+                .model_id
+                .as_deref()
+                .map(crate::session::line::jskey::display);
             format!("[model: {}]", id.as_deref().unwrap_or("undefined"))
         }
         Info::ThinkingLevel(level) => {
-            let level = level.as_deref().map(super::jskey::display);
+            let level = level.as_deref().map(crate::session::line::jskey::display);
             format!("[thinking: {}]", level.as_deref().unwrap_or("undefined"))
         }
         Info::Custom { custom_type } => {
@@ -306,12 +313,12 @@ pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> S
             target.as_deref().unwrap_or("undefined")
         ),
         Info::Label(l) => {
-            let label = l.label.as_deref().map(super::jskey::display);
+            let label = l.label.as_deref().map(crate::session::line::jskey::display);
             format!("[label: {}]", label.as_deref().unwrap_or("(cleared)"))
         }
         Info::SessionInfo { name } => match name
             .as_deref()
-            .map(super::jskey::display)
+            .map(crate::session::line::jskey::display)
             .filter(|n| !n.is_empty())
         {
             Some(n) => format!("[title: {n}]"),
@@ -357,7 +364,7 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
             let cmd = call
                 .command
                 .clone()
-                .unwrap_or_else(|| super::fields::bash_command(""));
+                .unwrap_or_else(|| crate::session::line::fields::bash_command(""));
             format!(
                 "[bash: {}{}]",
                 cmd.text,
@@ -409,7 +416,7 @@ mod tests {
             writeln!(f, "{l}").unwrap();
         }
         let whole = Session::open(f.path()).unwrap();
-        let outline = Session::open_with(f.path(), super::super::Detail::Outline).unwrap();
+        let outline = Session::open_with(f.path(), crate::session::Detail::Outline).unwrap();
         writeln!(f, r#"{{"type":"message","id":"z","parentId":"e","message":{{"role":"user","content":"later"}}}}"#).unwrap();
         let mut lazy = LazyTexts::read(&outline).unwrap();
         let calls = ToolCalls::collect(&whole);
@@ -440,8 +447,8 @@ mod tests {
     /// them), or decline.
     #[test]
     fn fast_row_texts_agree_with_the_full_read() {
-        use crate::session::entry::{Full, LineParse};
-        use crate::session::read::LineMeta;
+        use crate::session::line::entry::{Full, LineParse};
+        use crate::session::read::blocks::LineMeta;
         let full = |line: &[u8]| {
             let mut meta = LineMeta {
                 offset: 0,
@@ -450,7 +457,7 @@ mod tests {
                 terminated: true,
                 lossy: false,
             };
-            match crate::session::quick::parse_line_bytes::<Full>(line, &mut meta) {
+            match crate::session::line::to_entry::parse_line_bytes::<Full>(line, &mut meta) {
                 LineParse::Entry(e) | LineParse::Header(_, e) | LineParse::NotObject(e) => Some(e),
                 _ => None,
             }
@@ -471,7 +478,7 @@ mod tests {
             r#"{"type":"message","id":"a","parentId":null,"message":{"content":"x","role":"user"}}"#,
             r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"},"name":"n"}"#,
         ];
-        let mut corpora: Vec<Vec<Vec<u8>>> = crate::session::file::test_session_files()
+        let mut corpora: Vec<Vec<Vec<u8>>> = crate::session::read::file::test_session_files()
             .into_iter()
             .map(|path| {
                 let bytes = std::fs::read(&path).unwrap();

@@ -13,9 +13,11 @@
 //! serde_json refuses a line JavaScript reads (lone surrogates, numbers
 //! beyond f64, repeated struct keys), so those rules live in one place.
 
-use super::cursor::{Cursor, Field, Guess};
-use super::fields::{Lenient, Obj, Scalar, Short, Whole, deserialize_lenient, lenient_deserialize};
-use super::jsvalue::{JsValue, js_number};
+use crate::session::line::cursor::{Cursor, Field, Guess};
+use crate::session::line::fields::{
+    Lenient, Obj, Scalar, Short, Whole, deserialize_lenient, lenient_deserialize,
+};
+use crate::session::line::jsvalue::{JsValue, js_number};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess};
 use std::borrow::Cow;

@@ -3,9 +3,9 @@
 //! connectors, the one-line texts and the marks for the leaf and its path.
 //! The browser's tree pane and `piscope tree` both lay their rows out here.
 
-use super::Session;
-use super::entry::{Kind, Role};
-use super::summary::{self, ToolCalls};
+use crate::session::Session;
+use crate::session::line::entry::{Kind, Role};
+use crate::session::tree::entry_line::{self, ToolCalls};
 use std::collections::HashSet;
 
 /// Deeper forks than this are drawn at this depth: a hostile file with
@@ -142,12 +142,12 @@ impl TreeView {
             filter,
             node,
             m.map(|m| &m.role),
-            m.is_some_and(summary::bare_turn),
+            m.is_some_and(entry_line::bare_turn),
         )
     }
 
     /// [`TreeView::shows`] for an entry whose message (if any) has `role`
-    /// and is a bare assistant turn (see [`summary::bare_turn`]) or not: for a
+    /// and is a bare assistant turn (see [`entry_line::bare_turn`]) or not: for a
     /// session read at outline depth, its messages read on the side.
     pub fn shows_as(
         &self,
@@ -341,7 +341,7 @@ pub fn texts_from(s: &Session, first: usize, home: Option<&str>) -> Vec<String> 
     };
     let calls = ToolCalls::collect(s);
     rest.iter()
-        .map(|e| summary::entry_line(e, &calls, home))
+        .map(|e| entry_line::entry_line(e, &calls, home))
         .collect()
 }
 
@@ -457,7 +457,7 @@ impl Rows {
             }
             // An entry the filter shows is hidden by a fold.
             folded_away |= view.shows(s, filter, n);
-            if !super::write::is_branch_marker(s.entry(n)) {
+            if !crate::session::write::append::is_branch_marker(s.entry(n)) {
                 point.carried.push(n);
             }
             cur = view.parent(n);

@@ -1,18 +1,18 @@
 //! The index pass's reading of one line: plain message lines through the
-//! one line reader's fast path ([`super::line`]), everything else through
-//! the one serde fallback ([`super::line::LineFields`]).
+//! one line reader's fast path ([`crate::session::line::fast`]), everything else through
+//! the one serde fallback ([`crate::session::line::fast::LineFields`]).
 //!
 //! The fast path reads the same fields as that struct and hands every
 //! line it is not sure about (another entry type, an escaped key or id, a
 //! repeated key, an unusual number, damage) to it, so answers cannot
 //! differ; a test holds the two paths equal over the test corpora.
 
-use super::entry::{
+use crate::session::line::entry::{
     Brief, Depth, Entry, Head, Info, Kind, LineParse, MessageInfo, Role, Span, Structure,
     parse_line_serde,
 };
-use super::line::{LineFacts, Message, MessageFacts, Want, read_fast_into};
-use super::read::LineMeta;
+use crate::session::line::fast::{LineFacts, Message, MessageFacts, Want, read_fast_into};
+use crate::session::read::blocks::LineMeta;
 use compact_str::CompactString;
 
 /// Parses one line for the index, from its bytes, which need not be UTF-8:
@@ -25,7 +25,7 @@ pub(crate) fn parse_line_bytes<M: Depth>(line: &[u8], meta: &mut LineMeta) -> Li
             return LineParse::Entry(entry);
         }
     }
-    let (text, lossy) = super::read::line_text(line, meta.offset);
+    let (text, lossy) = crate::session::read::blocks::line_text(line, meta.offset);
     meta.lossy = lossy;
     parse_text::<M>(&text, *meta)
 }
@@ -36,7 +36,7 @@ pub(crate) fn parse_line_outline(line: &[u8], meta: &mut LineMeta) -> LineParse 
     if let Some((entry, brief)) = outline_entry(line, *meta) {
         return LineParse::Outlined(entry, brief);
     }
-    let (text, lossy) = super::read::line_text(line, meta.offset);
+    let (text, lossy) = crate::session::read::blocks::line_text(line, meta.offset);
     meta.lossy = lossy;
     match parse_text::<Structure>(&text, *meta) {
         LineParse::Entry(mut e) => match std::mem::take(&mut e.info) {
@@ -149,8 +149,8 @@ fn info_of(m: &MessageFacts<'_>) -> MessageInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::LineFields;
-    use crate::session::line::LINE_KEYS;
+    use crate::session::line::entry::LineFields;
+    use crate::session::line::fast::LINE_KEYS;
     use serde::de::{self, Deserialize, Visitor};
 
     /// Captures the field names serde's derive gives `deserialize_struct`.
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn agrees_with_serde_on_the_test_corpora() {
-        let files = crate::session::file::test_session_files();
+        let files = crate::session::read::file::test_session_files();
         assert!(files.len() > 20);
         let (mut lines, mut fast) = (0, 0);
         for path in files {

@@ -4,8 +4,8 @@
 //! anything else is a tagged string starting with NUL, which no plain id
 //! read by the fast path can (a NUL in a JSON string is always escaped).
 
-use super::jsvalue::{JsValue, js_number, js_string_literal};
-use super::raw::push_json_string;
+use crate::session::line::jsvalue::{JsValue, js_number, js_string_literal};
+use crate::session::line::raw_json::push_json_string;
 use compact_str::{CompactString, format_compact};
 
 /// Starts every key that is not a plain string.
@@ -14,7 +14,7 @@ const TAG: char = '\0';
 /// The key of entries that have no id (`undefined`); only the tree uses it.
 pub(crate) const UNDEFINED: &str = "\0u";
 
-pub(crate) use super::jsvalue::Key;
+pub(crate) use crate::session::line::jsvalue::Key;
 
 impl Key {
     pub(crate) fn encode(&self) -> CompactString {
@@ -95,7 +95,7 @@ fn json(tagged: &str) -> String {
         "f" => "false".into(),
         "n" if rest.ends_with("Infinity") => "null".into(),
         "n" | "w" => rest.into(),
-        "s" => super::raw::json_string(rest),
+        "s" => crate::session::line::raw_json::json_string(rest),
         "o" => rest.split_once(':').map_or("null", |(_, j)| j).into(),
         _ => "null".into(),
     }
@@ -139,7 +139,7 @@ pub fn string_units(key: &str) -> Option<Vec<u16>> {
 pub fn property_json(key: &str) -> String {
     match key.strip_prefix(TAG) {
         Some(rest) if rest.starts_with('w') => rest[1..].to_string(),
-        _ => super::raw::json_string(&property_name(key)),
+        _ => crate::session::line::raw_json::json_string(&property_name(key)),
     }
 }
 

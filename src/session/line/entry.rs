@@ -1,14 +1,16 @@
 //! One session line, reduced to what the tree, the summaries and the context
 //! need; full bodies stay in the file and are read again on demand.
 
-use super::content::BlockKind;
-use super::fields::{Cut, Obj, SHORT_TEXT_CHARS, Scalar, Short, StrLen, WHOLE, Whole};
-use super::jsvalue::JsValue;
-pub(crate) use super::line::LineFields;
-pub use super::line::UsageTotals;
-use super::line::{MessageFields, MessageValue, Reading};
-use super::read::LineMeta;
 use crate::jstext::date as jsdate;
+use crate::session::content::BlockKind;
+pub(crate) use crate::session::line::fast::LineFields;
+pub use crate::session::line::fast::UsageTotals;
+use crate::session::line::fast::{MessageFields, MessageValue, Reading};
+use crate::session::line::fields::{
+    Cut, Obj, SHORT_TEXT_CHARS, Scalar, Short, StrLen, WHOLE, Whole,
+};
+use crate::session::line::jsvalue::JsValue;
+use crate::session::read::blocks::LineMeta;
 use compact_str::CompactString;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess};
@@ -35,7 +37,7 @@ pub enum Kind {
     /// A type pi does not know.
     Other,
     /// A `type` that is not a string (or holds a lone surrogate): its
-    /// [`super::jskey`] key is the info's, and pi's tree echoes it.
+    /// [`crate::session::line::jskey`] key is the info's, and pi's tree echoes it.
     Odd,
     Missing,
 }
@@ -204,7 +206,7 @@ impl PartialEq<&str> for Text {
 /// Bytes an [`Id`] keeps in place; longer ones are boxed.
 const ID_INLINE: usize = 14;
 
-/// An entry id (or any id-like key, see [`super::jskey`]) in 16 bytes: the
+/// An entry id (or any id-like key, see [`crate::session::line::jskey`]) in 16 bytes: the
 /// ids pi writes (eight hex digits) and the keys of numbers sit in place,
 /// so an entry's id and parent cost no allocation and no pointer. Reads as
 /// a `&str`.
@@ -362,7 +364,7 @@ pub struct ToolCall {
     pub offset: Option<f64>,
     pub limit: Option<f64>,
     /// A string `command` as pi's tree shows it (see
-    /// [`super::fields::bash_command`]): its start, and whether it is long.
+    /// [`crate::session::line::fields::bash_command`]): its start, and whether it is long.
     pub command: Option<Short>,
     pub pattern: Option<String>,
     /// The first 41 characters of the arguments as JSON.
@@ -401,7 +403,7 @@ pub struct MessageInfo {
     pub command: Option<Short>,
     /// `summary` of a branchSummary / compactionSummary message.
     pub summary: Option<Short>,
-    /// `provider` and `model` as [`super::jskey`] keys: pi's context echoes
+    /// `provider` and `model` as [`crate::session::line::jskey`] keys: pi's context echoes
     /// them whatever their type.
     pub provider: Option<CompactString>,
     pub model: Option<CompactString>,
@@ -433,7 +435,7 @@ pub enum Info {
     /// Bulky variants are boxed: most entries are messages, and an entry
     /// is as large as its largest variant.
     ModelChange(Box<ModelChangeInfo>),
-    /// The level as a [`super::jskey`] key; `None` when absent.
+    /// The level as a [`crate::session::line::jskey`] key; `None` when absent.
     ThinkingLevel(Option<Text>),
     Compaction(Box<CompactionInfo>),
     BranchSummary(Box<BranchSummaryInfo>),
@@ -442,7 +444,7 @@ pub enum Info {
     },
     CustomMessage(Box<CustomMessageInfo>),
     Label(Box<LabelChange>),
-    /// The name when it is a string, as a [`super::jskey`] key (it may
+    /// The name when it is a string, as a [`crate::session::line::jskey`] key (it may
     /// hold lone surrogates); `None` clears.
     SessionInfo {
         name: Option<Text>,
@@ -453,7 +455,7 @@ pub enum Info {
     },
     Usage(Box<UsageInfo>),
     /// The `type` of an [`Kind::Other`] entry as written, or of a
-    /// [`Kind::Odd`] one as its [`super::jskey`] key.
+    /// [`Kind::Odd`] one as its [`crate::session::line::jskey`] key.
     Type(Text),
 }
 
@@ -494,7 +496,16 @@ impl Info {
     }
 }
 
-/// A `model_change`: `provider` and `modelId` as [`super::jskey`] keys (pi
+/// A model as entries name it (the one selected on a path): `provider` and
+/// `modelId` as [`crate::session::line::jskey`] keys (pi echoes them whatever
+/// their type).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ModelRef {
+    pub provider: Option<CompactString>,
+    pub model_id: Option<CompactString>,
+}
+
+/// A `model_change`: `provider` and `modelId` as [`crate::session::line::jskey`] keys (pi
 /// echoes them whatever their type); `None` when absent.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelChangeInfo {
@@ -525,7 +536,7 @@ pub struct CustomMessageInfo {
 pub struct LabelChange {
     pub target: Option<CompactString>,
     /// The label when it is truthy (pi keeps any truthy value), as a
-    /// [`super::jskey`] key; `None` clears.
+    /// [`crate::session::line::jskey`] key; `None` clears.
     pub label: Option<CompactString>,
     /// The label entry's timestamp as written (pi's tree shows it).
     pub timestamp: Option<CompactString>,
@@ -657,7 +668,7 @@ struct ArgFields {
 #[derive(Default)]
 pub(crate) struct ContentFields<const N: usize>(ContentInfo);
 
-impl<'de, const N: usize> super::fields::Lenient<'de> for ContentFields<N> {
+impl<'de, const N: usize> crate::session::line::fields::Lenient<'de> for ContentFields<N> {
     fn from_str(v: &str) -> Self {
         ContentFields(ContentInfo {
             text: Short::cut(v, N),
@@ -691,7 +702,7 @@ impl<'de, const N: usize> super::fields::Lenient<'de> for ContentFields<N> {
 
 impl<'de, const N: usize> Deserialize<'de> for ContentFields<N> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::fields::deserialize_lenient(d)
+        crate::session::line::fields::deserialize_lenient(d)
     }
 }
 
@@ -713,7 +724,7 @@ fn tool_call<T>(block: BlockFields<'_, T>) -> ToolCall {
             .command
             .0
             .is_string
-            .then(|| super::fields::bash_command(&args.command.0.text)),
+            .then(|| crate::session::line::fields::bash_command(&args.command.0.text)),
         pattern: args.pattern.as_str().map(str::to_string),
         raw_args: raw.chars().take(41).collect(),
     }
@@ -726,11 +737,11 @@ pub(crate) trait Depth:
     const FULL: bool;
 }
 
-/// Everything (see [`super::Detail::Full`]).
+/// Everything (see [`crate::session::Detail::Full`]).
 #[derive(Default)]
 pub(crate) struct Full;
 
-/// Structure only (see [`super::Detail::Structure`]).
+/// Structure only (see [`crate::session::Detail::Structure`]).
 #[derive(Default)]
 pub(crate) struct Structure;
 
@@ -782,7 +793,7 @@ fn index_content<'de, M: Depth, A: MapAccess<'de>>(
 #[derive(Default)]
 struct IsNull(bool);
 
-impl super::fields::Lenient<'_> for IsNull {
+impl crate::session::line::fields::Lenient<'_> for IsNull {
     fn from_null() -> Self {
         IsNull(true)
     }
@@ -790,7 +801,7 @@ impl super::fields::Lenient<'_> for IsNull {
 
 impl<'de> Deserialize<'de> for IsNull {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::fields::deserialize_lenient(d)
+        crate::session::line::fields::deserialize_lenient(d)
     }
 }
 
@@ -850,7 +861,7 @@ pub(crate) fn parse_line_serde<M: Depth>(text: &str, meta: LineMeta) -> LinePars
         len: meta.len,
     };
     let exact = match &first {
-        Ok(f) => f.has_odd_keys() || super::jsvalue::may_differ(text.as_bytes()),
+        Ok(f) => f.has_odd_keys() || crate::session::line::jsvalue::may_differ(text.as_bytes()),
         Err(_) => true,
     };
     let value = if exact {
@@ -930,7 +941,7 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     e.id = key("id", 'i').map(Id::from);
     e.parent = match key("parentId", 'p') {
         None => Parent::Missing,
-        Some(k) if k == super::jskey::null() => Parent::Null,
+        Some(k) if k == crate::session::line::jskey::null() => Parent::Null,
         Some(k) => Parent::Id(k.into()),
     };
     // `new Date(array)` parses the array's joined text.
@@ -940,7 +951,8 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     // Echoed values: exact where a lone surrogate or an object hides in them.
     let echo = |path: &[&str]| v.path_key(path, &format!("{at}e:")).map(|k| k.encode());
     if let Some(k) = v.member_key("type", &format!("{at}y:")) {
-        if !matches!(&k, super::jskey::Key::Str(u) if String::from_utf16(u).is_ok()) {
+        if !matches!(&k, crate::session::line::jskey::Key::Str(u) if String::from_utf16(u).is_ok())
+        {
             e.kind = Kind::Odd;
             e.info = Info::Type(k.encode().into());
         }
@@ -948,7 +960,7 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     match &mut e.info {
         Info::Label(l) => {
             l.target = key("targetId", 't');
-            l.label = echo(&["label"]).filter(|l| super::jskey::is_truthy(l));
+            l.label = echo(&["label"]).filter(|l| crate::session::line::jskey::is_truthy(l));
         }
         Info::ContextEdit { target, .. } => *target = key("targetId", 't').map(Text::from),
         Info::Compaction(c) => c.first_kept = key("firstKeptEntryId", 'k'),
@@ -963,7 +975,7 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         }
         Info::SessionInfo { name } => {
             *name = match v.member_key("name", "") {
-                Some(k @ super::jskey::Key::Str(_)) => Some(k.encode().into()),
+                Some(k @ crate::session::line::jskey::Key::Str(_)) => Some(k.encode().into()),
                 _ => None,
             }
         }
@@ -1069,7 +1081,10 @@ impl<M: Depth> LineFields<M> {
                 usage: None,
             })),
             Kind::SessionInfo => Info::SessionInfo {
-                name: self.name.as_str().map(|n| super::jskey::of_str(n).into()),
+                name: self
+                    .name
+                    .as_str()
+                    .map(|n| crate::session::line::jskey::of_str(n).into()),
             },
             Kind::ContextEdit => Info::ContextEdit {
                 target: scalar_key(&self.target_id).map(Text::from),
@@ -1161,11 +1176,11 @@ fn message_info<M: Depth>(m: MessageFields<M>) -> (Info, Option<UsageTotals>) {
     (info, usage)
 }
 
-/// The `Map` key pi files an id-like field under (see [`super::jskey`]);
+/// The `Map` key pi files an id-like field under (see [`crate::session::line::jskey`]);
 /// `None` when the field is absent (`undefined`). Objects and arrays are
 /// made exact from the line by [`exact_keys`].
 pub(crate) fn scalar_key(s: &Scalar) -> Option<CompactString> {
-    use super::jskey;
+    use crate::session::line::jskey;
     match s {
         Scalar::Missing => None,
         Scalar::Null => Some(jskey::null()),
@@ -1209,9 +1224,9 @@ impl Header {
             id: f.header_id().unwrap_or_default().to_string(),
             // `version ?? 1`, compared with 2 and 3 as JavaScript compares;
             // arrays are read from the value itself (see `JsValue`).
-            version: super::jsvalue::version_from(match &f.version {
+            version: crate::session::line::jsvalue::version_from(match &f.version {
                 Scalar::Num(v) => *v,
-                Scalar::Str(s) => super::jsvalue::string_to_number(s),
+                Scalar::Str(s) => crate::session::line::jsvalue::string_to_number(s),
                 Scalar::Bool(b) => f64::from(u8::from(*b)),
                 Scalar::Missing | Scalar::Null => 1.0,
                 Scalar::Array | Scalar::Object => f64::NAN,
@@ -1302,11 +1317,14 @@ mod tests {
         let e = entry(r#"{"type":"label","id":7,"parentId":[1],"label":{"x":1},"targetId":"a"}"#);
         assert_eq!(e.kind, Kind::Label);
         // Keys as pi's Map has them: the number 7, and an array of its own.
-        assert_eq!(e.id, Some(Id::from(super::super::jskey::of_num(7.0))));
+        assert_eq!(
+            e.id,
+            Some(Id::from(crate::session::line::jskey::of_num(7.0)))
+        );
         let Parent::Id(p) = &e.parent else {
             panic!("{:?}", e.parent)
         };
-        assert_eq!(super::super::jskey::to_json(p), "[1]");
+        assert_eq!(crate::session::line::jskey::to_json(p), "[1]");
     }
 
     /// A role repeated after the content: pi reads the content for the

@@ -1,12 +1,16 @@
 //! Forking: a new session file beside the original holding one branch (the
-//! path from the root to a leaf), as pi's `createBranchedSession` writes it.
+//! path from the root to a leaf), as pi's `createBranchedSession` writes it;
+//! and the same text as an export of one branch (`piscope export --format
+//! jsonl`). The readable exports (Markdown, HTML) are rendered documents:
+//! see `crate::render`.
 
-use super::entry::Info;
-use super::jskey;
-use super::jsvalue::JsValue;
-use super::raw::RawObject;
-use super::{Detail, Kind, Session, SessionError, migrate};
 use crate::jstext::date as jsdate;
+use crate::session::line::entry::{Entry, Info, Kind};
+use crate::session::line::jskey;
+use crate::session::line::jsvalue::JsValue;
+use crate::session::line::raw_json::RawObject;
+use crate::session::write::migrate;
+use crate::session::{Detail, Session, SessionError};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use std::io::Write;
@@ -29,7 +33,7 @@ pub fn fork_session(path: &Path, leaf: Option<&str>) -> Result<PathBuf, SessionE
     );
     let new_path = path.with_file_name(name);
     let owner = std::fs::metadata(path).ok();
-    super::write::write_new_file_with(&new_path, owner.as_ref(), |out| {
+    crate::session::write::append::write_new_file_with(&new_path, owner.as_ref(), |out| {
         write_fork(&session, leaf, &head, out)
     })?;
     Ok(new_path)
@@ -53,6 +57,11 @@ impl ForkHead {
             timestamp: jsdate::format_iso(jsdate::now_ms()),
         }
     }
+}
+
+/// The branch to `leaf` as a session file of its own (what a fork writes).
+pub fn export_jsonl(session: &Session, leaf: Option<&str>) -> Result<String, SessionError> {
+    fork_text(session, leaf).map(|f| f.text)
 }
 
 /// The text of a new session holding the branch to `leaf`.
@@ -93,12 +102,18 @@ fn write_fork(
 ) -> Result<(), SessionError> {
     let path = session.path.as_path();
     let io = |e| SessionError::io(path, e);
-    let mut lines = super::read::SpanReader::new(session.open_file()?);
-    let line = |lines: &mut super::read::SpanReader, idx: u32| -> Result<RawObject, SessionError> {
+    let mut lines = crate::session::read::blocks::SpanReader::new(session.open_file()?);
+    let line = |lines: &mut crate::session::read::blocks::SpanReader,
+                idx: u32|
+     -> Result<RawObject, SessionError> {
         let span = session.entry(idx).span;
         let text = lines.text(span.offset, span.len).map_err(io)?;
         let parsed = if session.is_legacy() {
-            RawObject::parse(&migrate::migrated_line(session, idx as usize, &text))
+            RawObject::parse(&migrate::migrated_line(
+                &session.entries[idx as usize],
+                session.header.version,
+                &text,
+            ))
         } else {
             RawObject::parse(&text)
         };
@@ -130,7 +145,10 @@ fn write_fork(
             path: path.to_path_buf(),
             message: format!("line {}: the session's cwd: {why}", session.header.line),
         })?;
-    header.set_json("cwd", super::jsvalue::js_string_literal(&cwd));
+    header.set_json(
+        "cwd",
+        crate::session::line::jsvalue::js_string_literal(&cwd),
+    );
     header.set("parentSession", &source);
     let mut text = header.to_json();
     text.push('\n');
@@ -187,14 +205,16 @@ fn write_fork(
         }
         // As `JSON.stringify` writes what `JSON.parse` read: numbers beyond
         // f64 as null, a repeated key once.
-        buf.extend_from_slice(super::jsvalue::normalize(&o.to_json()).as_bytes());
+        buf.extend_from_slice(crate::session::line::jsvalue::normalize(&o.to_json()).as_bytes());
         buf.push(b'\n');
         parent = Link::of(entry);
     }
     out.write_all(&buf).map_err(io)?;
     // The labels hang on the last kept entry when its id is truthy.
     let mut parent = match parent {
-        Link::Id(id) if super::jskey::is_truthy(id) => super::jskey::to_json(id),
+        Link::Id(id) if crate::session::line::jskey::is_truthy(id) => {
+            crate::session::line::jskey::to_json(id)
+        }
         _ => "null".to_string(),
     };
     drop(replaced);
@@ -211,7 +231,7 @@ fn write_fork(
     // clear removes (labelling again later comes last). Keyed by target
     // (`undefined` for a label without one), each with its place and the
     // label entry that set it last.
-    let mut labels: HashMap<&str, (usize, &super::Entry, &str)> = HashMap::default();
+    let mut labels: HashMap<&str, (usize, &Entry, &str)> = HashMap::default();
     let mut places = 0;
     for (_, entry) in session.live_entries() {
         let (Kind::Label, Info::Label(change)) = (entry.kind, &entry.info) else {
@@ -245,10 +265,10 @@ fn write_fork(
             _ => None,
         };
         let time = match time {
-            Some(t) => Some(super::raw::json_string(t)),
+            Some(t) => Some(crate::session::line::raw_json::json_string(t)),
             None => {
                 let text = lines.text(entry.span.offset, entry.span.len).map_err(io)?;
-                JsValue::parse(text.trim_matches(super::entry::is_js_json_space))
+                JsValue::parse(text.trim_matches(crate::session::line::entry::is_js_json_space))
                     .ok()
                     .and_then(|v| v.member_key("timestamp", "t:"))
                     .map(|k| jskey::to_json(&k.encode()))
@@ -256,7 +276,7 @@ fn write_fork(
         };
         let label = jskey::to_json(label);
         let label_id = loop {
-            let candidate = super::ids::random_hex_id();
+            let candidate = crate::session::write::ids::random_hex_id();
             if !is_kept(&candidate) && new_ids.insert(candidate.clone()) {
                 break candidate;
             }
@@ -275,7 +295,7 @@ fn write_fork(
         let mut text = o.to_json();
         text.push('\n');
         out.write_all(text.as_bytes()).map_err(io)?;
-        parent = super::raw::json_string(&label_id);
+        parent = crate::session::line::raw_json::json_string(&label_id);
     }
     Ok(())
 }
@@ -288,12 +308,12 @@ fn write_fork(
 enum Link<'a> {
     Null,
     Undefined,
-    /// An id's key (see [`super::jskey`]).
+    /// An id's key (see [`crate::session::line::jskey`]).
     Id(&'a str),
 }
 
 impl<'a> Link<'a> {
-    fn of(entry: &'a super::Entry) -> Link<'a> {
+    fn of(entry: &'a crate::session::Entry) -> Link<'a> {
         entry.id_str().map_or(Link::Undefined, Link::Id)
     }
 
@@ -302,7 +322,7 @@ impl<'a> Link<'a> {
         match self {
             Link::Null => Some("null".to_string()),
             Link::Undefined => None,
-            Link::Id(id) => Some(super::jskey::to_json(id)),
+            Link::Id(id) => Some(crate::session::line::jskey::to_json(id)),
         }
     }
 }
@@ -451,7 +471,7 @@ fn splice_parent(line: &[u8], parent: Link<'_>, out: &mut Vec<u8>) -> bool {
         }
     }
     let push_parent = |out: &mut Vec<u8>| match parent {
-        Link::Id(id) => super::jskey::push_json(out, id),
+        Link::Id(id) => crate::session::line::jskey::push_json(out, id),
         Link::Null | Link::Undefined => out.extend_from_slice(b"null"),
     };
     match value_at {
@@ -477,14 +497,14 @@ fn splice_parent(line: &[u8], parent: Link<'_>, out: &mut Vec<u8>) -> bool {
 /// Where the JSON value starting at `at` ends (strings and brackets
 /// matched; the line was read as JSON already), or `None` when it does not
 /// look like one value without white space, or when JavaScript may read
-/// it otherwise than it stands (what [`super::jsvalue::may_differ`] looks
+/// it otherwise than it stands (what [`crate::session::line::jsvalue::may_differ`] looks
 /// for: a number with an exponent or of over 300 digits, a `\u` escape of
 /// a surrogate).
 fn value_end(b: &[u8], at: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = at;
     // Digits in a row, outside strings.
-    let mut run = super::jsvalue::DigitRun::default();
+    let mut run = crate::session::line::jsvalue::DigitRun::default();
     loop {
         let c = *b.get(i)?;
         match c {
@@ -493,7 +513,7 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
                 loop {
                     let next = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
                     if b[next] == b'\\' {
-                        if super::jsvalue::surrogate_escape(b, next) {
+                        if crate::session::line::jsvalue::surrogate_escape(b, next) {
                             return None;
                         }
                         i = next + 2;
@@ -566,7 +586,7 @@ mod tests {
     #[test]
     fn splicing_writes_what_the_raw_object_writes() {
         let mut lines: Vec<String> = Vec::new();
-        for path in crate::session::file::test_session_files() {
+        for path in crate::session::read::file::test_session_files() {
             let bytes = std::fs::read(&path).unwrap();
             lines.extend(String::from_utf8_lossy(&bytes).lines().map(str::to_string));
         }
@@ -606,7 +626,7 @@ mod tests {
                 if splice_parent(line.as_bytes(), parent, &mut out) {
                     spliced += 1;
                     assert!(
-                        !crate::session::jsvalue::may_differ(line.as_bytes()),
+                        !crate::session::line::jsvalue::may_differ(line.as_bytes()),
                         "{line}"
                     );
                     let written = String::from_utf8(out[6..].to_vec()).unwrap();

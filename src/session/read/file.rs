@@ -64,8 +64,8 @@ impl fmt::Display for FileKind {
 }
 
 /// The error inside the `io::Error` that [`open_regular`] returns for a
-/// path that is not a regular file; [`super::SessionError::io`] turns it
-/// into [`super::SessionError::NotRegular`].
+/// path that is not a regular file; [`crate::session::SessionError::io`] turns it
+/// into [`crate::session::SessionError::NotRegular`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("not a regular file ({kind}); not read")]
 pub struct NotRegular {
@@ -223,7 +223,7 @@ fn prefix_hash(file: &File, len: u64) -> io::Result<Option<u64>> {
 fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<bool> {
     let mut done = 0;
     while done < buf.len() {
-        match super::read::read_at(file, &mut buf[done..], at + done as u64) {
+        match crate::session::read::blocks::read_at(file, &mut buf[done..], at + done as u64) {
             Ok(0) => return Ok(false),
             Ok(n) => done += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -26,7 +26,7 @@ enum Node {
     },
 }
 
-/// An id-like value read from a line, as [`super::jskey`] keys it.
+/// An id-like value read from a line, as [`crate::session::line::jskey`] keys it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Key {
     Null,
@@ -352,7 +352,7 @@ impl JsValue {
             .map(|(_, v)| v)
     }
 
-    /// A top-level member, as a JavaScript value key (see [`super::jskey`]);
+    /// A top-level member, as a JavaScript value key (see [`crate::session::line::jskey`]);
     /// `None` when absent.
     pub(crate) fn member_key(&self, key: &str, unique: &str) -> Option<Key> {
         self.path_key(&[key], unique)

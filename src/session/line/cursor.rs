@@ -6,7 +6,7 @@
 //! may refuse more than serde does (lone surrogate escapes, deep nesting,
 //! unusual numbers), but must never accept less strictly.
 
-use super::fields::Scalar;
+use crate::session::line::fields::Scalar;
 use compact_str::CompactString;
 use std::borrow::Cow;
 

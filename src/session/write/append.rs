@@ -3,13 +3,14 @@
 //! in the file afterwards; legacy files are first migrated by an atomic
 //! rewrite that keeps owner, mode and symlinks.
 
-use super::entry::{Kind, Role};
-use super::ids::random_hex_id;
-use super::lock::{self, WriteLock};
-use super::raw::RawObject;
-use super::temp::{self, TempFile};
-use super::{Session, SessionError, migrate};
 use crate::jstext::date as jsdate;
+use crate::session::line::entry::{Kind, Role};
+use crate::session::line::raw_json::RawObject;
+use crate::session::write::ids::random_hex_id;
+use crate::session::write::lock::{self, WriteLock};
+use crate::session::write::migrate;
+use crate::session::write::temp::{self, TempFile};
+use crate::session::{Session, SessionError};
 use compact_str::CompactString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -80,11 +81,13 @@ struct Tail {
 fn scan_tail(path: &Path, target: Option<&str>, candidate: &str) -> Result<Tail, SessionError> {
     let mut leaf = None;
     let (mut target_found, mut candidate_taken) = (false, false);
-    let scanned = super::scan_entries(path, super::Detail::Outline, |e, _| {
+    let scanned = crate::session::scan_entries(path, crate::session::Detail::Outline, |e, _| {
         if e.kind == Kind::Header {
             return;
         }
-        let key = e.id.as_deref().unwrap_or(super::jskey::UNDEFINED);
+        let key =
+            e.id.as_deref()
+                .unwrap_or(crate::session::line::jskey::UNDEFINED);
         target_found |= target == Some(key);
         candidate_taken |= key == candidate;
         leaf = e.id.as_deref().map(CompactString::from);
@@ -110,7 +113,7 @@ fn append_on_leaf(
     let mut lock = lock_for_append(path)?;
     let mut id = random_hex_id();
     let mut tail = scan_tail(path, target, &id)?;
-    if tail.version < super::CURRENT_VERSION {
+    if tail.version < migrate::CURRENT_VERSION {
         migrate_in_place(path, &mut lock)?;
         tail = scan_tail(path, target, &id)?;
     }
@@ -191,7 +194,7 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
 
 /// pi's `/tree` rule: branching to a user or custom message resumes just
 /// before it (its text goes back to the editor).
-pub fn resumes_before(entry: &crate::session::entry::Entry) -> bool {
+pub fn resumes_before(entry: &crate::session::line::entry::Entry) -> bool {
     entry.is_role(Role::User) || entry.kind == Kind::CustomMessage
 }
 
@@ -220,8 +223,8 @@ pub const BRANCH_MARKER: &str = "piscope.branch";
 
 /// Whether `entry` is piscope's own branch marker (a `custom` entry pi
 /// keeps out of the context).
-pub fn is_branch_marker(entry: &crate::session::entry::Entry) -> bool {
-    matches!(&entry.info, crate::session::entry::Info::Custom { custom_type: Some(t) } if t == BRANCH_MARKER)
+pub fn is_branch_marker(entry: &crate::session::line::entry::Entry) -> bool {
+    matches!(&entry.info, crate::session::line::entry::Info::Custom { custom_type: Some(t) } if t == BRANCH_MARKER)
 }
 
 fn now() -> String {
@@ -566,7 +569,11 @@ pub(crate) fn migrated_text(session: &Session, original: &[u8]) -> Vec<u8> {
                 Some(&(o, i)) if o == start => {
                     let text = String::from_utf8_lossy(body);
                     let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-                    Some(migrate::migrated_line(session, i, text))
+                    Some(migrate::migrated_line(
+                        &session.entries[i],
+                        session.header.version,
+                        text,
+                    ))
                 }
                 _ => None,
             }
@@ -595,7 +602,7 @@ mod tests {
     #[test]
     fn the_tail_scan_reads_like_the_session() {
         let mut checked = 0;
-        for path in crate::session::file::test_session_files() {
+        for path in crate::session::read::file::test_session_files() {
             let Ok(session) = Session::open(&path) else {
                 assert!(scan_tail(&path, None, "x").is_err(), "{}", path.display());
                 continue;
@@ -631,6 +638,6 @@ mod tests {
     }
 
     fn jskey_undefined() -> String {
-        crate::session::jskey::UNDEFINED.to_string()
+        crate::session::line::jskey::UNDEFINED.to_string()
     }
 }

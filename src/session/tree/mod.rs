@@ -1,9 +1,20 @@
 //! The entry tree as pi's `getTree()` builds it: roots, children sorted by
-//! timestamp, labels in file order; plus what pi lacks, loops broken.
+//! timestamp, labels in file order; plus what pi lacks, loops broken. What
+//! is read along the tree lives beside it:
+//!
+//! ```text
+//! view.rs         pi's /tree view: order, filters, nesting, connectors
+//! entry_line.rs   one line per entry in the words of pi's /tree
+//! context.rs      what the model sees at a leaf (compactions, edits)
+//! ```
 
-use super::entry::{Entry, Info, Kind, Parent};
-use super::jskey;
-use super::{Problem, ProblemKind};
+pub mod context;
+pub mod entry_line;
+pub mod view;
+
+use crate::session::line::entry::{Entry, Info, Kind, Parent};
+use crate::session::line::jskey;
+use crate::session::{Problem, ProblemKind};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -424,7 +435,7 @@ impl Tree {
 
     /// Frees the links, keeping the labels and the last entry: for a
     /// one-shot listing that has laid out its view (see
-    /// [`super::tree_view::TreeView`]) and asks nothing else of the tree.
+    /// [`crate::session::tree::view::TreeView`]) and asks nothing else of the tree.
     /// Lookups, children and paths answer nothing afterwards.
     pub fn keep_labels_only(&mut self) {
         *self = Tree {
@@ -626,7 +637,7 @@ pub(crate) fn sort_like_v8(list: &mut [u32], key: impl Fn(u32) -> Option<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::{Id, Span};
+    use crate::session::line::entry::{Id, Span};
 
     fn entry(line: u32, id: Option<&str>, parent: Parent, header: bool) -> Entry {
         Entry {
@@ -815,7 +826,7 @@ mod tests {
                     };
                     let mut e = entry(i as u32 + 1, id.as_deref(), parent, next(1000) == 0);
                     if next(100) == 0 {
-                        e.info = Info::Label(Box::new(super::super::entry::LabelChange {
+                        e.info = Info::Label(Box::new(crate::session::line::entry::LabelChange {
                             target: Some(format!("e{}", next(ids)).into()),
                             label: (next(3) > 0).then(|| format!("l{i}").into()),
                             timestamp: None,

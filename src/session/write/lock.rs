@@ -13,7 +13,7 @@
 //! writer locks its new file before renaming it in, so nobody can slip in
 //! between the rename and its append.
 
-use super::SessionError;
+use crate::session::SessionError;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -38,7 +38,8 @@ impl WriteLock {
         let deadline = Instant::now() + LOCK_WAIT;
         loop {
             let real = fs::canonicalize(path).map_err(|e| SessionError::io(path, e))?;
-            let file = super::file::open_regular(&real).map_err(|e| SessionError::io(path, e))?;
+            let file = crate::session::read::file::open_regular(&real)
+                .map_err(|e| SessionError::io(path, e))?;
             loop {
                 match try_lock(&file) {
                     Ok(true) => break,

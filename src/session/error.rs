@@ -1,7 +1,62 @@
-//! What reading a session survived, line by line: damaged lines, bytes that
-//! are not UTF-8, an unfinished last line, loops cut, ids used twice.
+//! What can go wrong with a session: the errors that stop a read or a
+//! write ([`SessionError`]), and what reading survived, line by line
+//! ([`Problem`]: damaged lines, bytes that are not UTF-8, an unfinished last
+//! line, loops cut, ids used twice).
 
+use crate::session::read::file;
 use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Errors callers may want to tell apart.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A FIFO, socket, device or folder: never read (a read could block
+    /// for ever).
+    #[error("{path}: not a regular file ({kind}); not read")]
+    NotRegular { path: PathBuf, kind: file::FileKind },
+    #[error("{path}: not a pi session ({reason})")]
+    NotASession { path: PathBuf, reason: String },
+    #[error("{path}: no entry with id {id}")]
+    NoSuchEntry { path: PathBuf, id: String },
+    #[error(
+        "{path}: the last line has no line end (pi may be writing it); not appending, try again"
+    )]
+    UnfinishedLastLine { path: PathBuf },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    /// piscope will not change this file (read-only, another owner it
+    /// cannot keep, hard links, another piscope writing); nothing changed.
+    #[error("{path}: {reason}")]
+    Refused { path: PathBuf, reason: String },
+    /// The appended line did not land as one whole line at a line start.
+    #[error("{path}: line {line}: {reason}")]
+    AppendNotVerified {
+        path: PathBuf,
+        line: u64,
+        reason: String,
+    },
+}
+
+impl SessionError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> SessionError {
+        if let Some(kind) = file::NotRegular::in_io(&source) {
+            return SessionError::NotRegular {
+                path: path.to_path_buf(),
+                kind,
+            };
+        }
+        SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
 
 /// Something wrong with one line that reading survived.
 #[derive(Debug, Clone, PartialEq)]

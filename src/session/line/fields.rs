@@ -86,7 +86,7 @@ macro_rules! lenient_deserialize {
     ($($ty:ident $(<$param:ident>)?),*) => {$(
         impl<'de $(, $param: serde::Deserialize<'de>)?> serde::Deserialize<'de> for $ty $(<$param>)? {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::session::fields::deserialize_lenient(d)
+                $crate::session::line::fields::deserialize_lenient(d)
             }
         }
     )*};

@@ -12,9 +12,9 @@
 //! folder holds a second link to the live file, which the next rewrite in
 //! that folder removes.
 
-use super::SessionError;
-use super::lock::{self, WriteLock};
-use super::temp::TempFile;
+use crate::session::SessionError;
+use crate::session::write::lock::{self, WriteLock};
+use crate::session::write::temp::TempFile;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -97,7 +97,7 @@ pub(crate) fn replace_locked(
     unchanged()?;
     let new_file = tmp.rename_over(&real).map_err(io)?;
     lock.adopt(new_file);
-    super::write::sync_dir(&real);
+    crate::session::write::append::sync_dir(&real);
     held.finish();
     Ok(())
 }
@@ -115,7 +115,10 @@ impl OriginalLink {
             .file_name()
             .ok_or_else(|| std::io::Error::other("the file has no name"))?;
         for _ in 0..32 {
-            let dir = parent.join(format!("{ORIGINAL_DIR}{}", super::ids::random_hex_id()));
+            let dir = parent.join(format!(
+                "{ORIGINAL_DIR}{}",
+                crate::session::write::ids::random_hex_id()
+            ));
             match fs::create_dir(&dir) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -211,12 +214,12 @@ pub enum Moved {
 pub fn move_with_header(
     path: &Path,
     dest: &Path,
-    set: &dyn Fn(&mut super::raw::RawObject),
+    set: &dyn Fn(&mut crate::session::line::raw_json::RawObject),
     keep_original: &mut dyn FnMut(Original<'_>) -> Result<(), String>,
 ) -> Result<Moved, SessionError> {
-    let mut lock = super::write::lock_for_append(path)?;
+    let mut lock = crate::session::write::append::lock_for_append(path)?;
     let io = |e| SessionError::io(path, e);
-    let session = super::Session::open_with(path, super::Detail::Outline)?;
+    let session = crate::session::Session::open_with(path, crate::session::Detail::Outline)?;
     let original = fs::read(&lock.real).map_err(io)?;
     let new = with_header(&original, session.header.span.offset, set).ok_or_else(|| {
         SessionError::Invalid {
@@ -250,7 +253,7 @@ pub fn move_with_header(
             if let Some(dir) = dest.parent() {
                 fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
             }
-            super::write::write_new_file_with(dest, Some(&meta), |out| {
+            crate::session::write::append::write_new_file_with(dest, Some(&meta), |out| {
                 out.write_all(&new).map_err(|e| SessionError::io(dest, e))
             })?;
             Moved::Moved
@@ -290,7 +293,7 @@ pub fn move_with_header(
 fn with_header(
     original: &[u8],
     offset: u64,
-    set: &dyn Fn(&mut super::raw::RawObject),
+    set: &dyn Fn(&mut crate::session::line::raw_json::RawObject),
 ) -> Option<Vec<u8>> {
     let start = offset as usize;
     let rest = original.get(start..)?;
@@ -311,7 +314,7 @@ fn with_header(
         Some(t) => ("\u{FEFF}", t),
         None => ("", text),
     };
-    let mut o = super::raw::RawObject::parse(text).ok()?;
+    let mut o = crate::session::line::raw_json::RawObject::parse(text).ok()?;
     set(&mut o);
     let mut out = Vec::with_capacity(original.len() + 64);
     out.extend_from_slice(&original[..start]);
