@@ -4,13 +4,13 @@
 use crate::jstext::{is_space, trim as js_trim};
 use crate::session::line::cursor::Field;
 use crate::session::line::entry::scalar_ms;
-use crate::session::line::fast::{
-    Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want,
-    read_fast_into, read_slow,
-};
 use crate::session::line::fields::Scalar;
 use crate::session::line::jskey::{self, Key};
 use crate::session::line::jsvalue::{JsValue, may_differ};
+use crate::session::line::{
+    Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want,
+    read_fast_into, read_slow,
+};
 use crate::session::read::blocks::{aligned_pad, keep_rest};
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
@@ -816,7 +816,7 @@ mod tests {
     #[test]
     fn fast_path_reads_as_the_fallback_does() {
         use crate::session::line::entry::UsageTotals;
-        use crate::session::line::fast::{Content, LineFields, Message, Want, read_fast};
+        use crate::session::line::{Content, LineFields, Message, Want, read_fast};
         // What the fallback leaves unread, and a content the fallback reads
         // whole where the fast path was not asked for its text.
         // serde_json's float reading is not always correctly rounded (the

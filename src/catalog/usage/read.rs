@@ -5,9 +5,7 @@
 use super::{FileUsage, RecordKind, Spend, UsageRecord};
 use crate::session::line::cursor::Field;
 use crate::session::line::entry::scalar_ms;
-use crate::session::line::fast::{
-    LineFacts, Message, SkipText, Slow, Want, read_fast_into, read_slow,
-};
+use crate::session::line::{LineFacts, Message, SkipText, Slow, Want, read_fast_into, read_slow};
 use crate::session::read::blocks::{aligned_pad, keep_rest};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fs::File;

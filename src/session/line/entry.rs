@@ -3,9 +3,9 @@
 
 use crate::jstext::date as jsdate;
 use crate::session::content::BlockKind;
-pub(crate) use crate::session::line::fast::LineFields;
-pub use crate::session::line::fast::UsageTotals;
-use crate::session::line::fast::{MessageFields, MessageValue, Reading};
+pub(crate) use crate::session::line::LineFields;
+pub use crate::session::line::UsageTotals;
+use crate::session::line::fallback::{MessageFields, MessageValue, Reading};
 use crate::session::line::fields::{
     Cut, Obj, SHORT_TEXT_CHARS, Scalar, Short, StrLen, WHOLE, Whole,
 };

@@ -1,6 +1,6 @@
 //! The index pass's reading of one line: plain message lines through the
 //! one line reader's fast path ([`crate::session::line::fast`]), everything else through
-//! the one serde fallback ([`crate::session::line::fast::LineFields`]).
+//! the one serde fallback ([`crate::session::line::LineFields`]).
 //!
 //! The fast path reads the same fields as that struct and hands every
 //! line it is not sure about (another entry type, an escaped key or id, a
@@ -11,7 +11,7 @@ use crate::session::line::entry::{
     Brief, Depth, Entry, Head, Info, Kind, LineParse, MessageInfo, Role, Span, Structure,
     parse_line_serde,
 };
-use crate::session::line::fast::{LineFacts, Message, MessageFacts, Want, read_fast_into};
+use crate::session::line::{LineFacts, Message, MessageFacts, Want, read_fast_into};
 use crate::session::read::blocks::LineMeta;
 use compact_str::CompactString;
 
@@ -150,7 +150,7 @@ fn info_of(m: &MessageFacts<'_>) -> MessageInfo {
 mod tests {
     use super::*;
     use crate::session::line::entry::LineFields;
-    use crate::session::line::fast::LINE_KEYS;
+    use crate::session::line::facts::LINE_KEYS;
     use serde::de::{self, Deserialize, Visitor};
 
     /// Captures the field names serde's derive gives `deserialize_struct`.

@@ -157,7 +157,7 @@ fn turn_of(line: &[u8], meta: &mut crate::session::read::blocks::LineMeta) -> Tu
 /// tree does, or a tool call anywhere a content is read (any line holding
 /// `"toolCall"`, where the fast path reads block types only unescaped).
 fn plain_turn(line: &[u8]) -> Option<Turn> {
-    use crate::session::line::fast::{Content, LineFacts, Message, Want, read_fast_into};
+    use crate::session::line::{Content, LineFacts, Message, Want, read_fast_into};
     let want = Want {
         assistant_text: true,
         ..Want::default()
@@ -196,7 +196,7 @@ fn plain_turn(line: &[u8]) -> Option<Turn> {
 /// type or key, several text blocks, which pi's tree joins otherwise than
 /// the fast path, an assistant turn without text).
 fn plain_row_text(line: &[u8], calls: &ToolCalls<'_>, home: Option<&str>) -> Option<String> {
-    use crate::session::line::fast::{Content, LineFacts, Message, Want, read_fast_into};
+    use crate::session::line::{Content, LineFacts, Message, Want, read_fast_into};
     let want = Want {
         user_text: true,
         assistant_text: true,
