@@ -6,6 +6,7 @@
 use crate::jstext::date as jsdate;
 use crate::session::line::entry::{Kind, Role};
 use crate::session::line::raw_json::RawObject;
+use crate::session::read::index_pass::{self, Detail};
 use crate::session::write::ids::random_hex_id;
 use crate::session::write::lock::{self, WriteLock};
 use crate::session::write::migrate;
@@ -81,7 +82,7 @@ struct Tail {
 fn scan_tail(path: &Path, target: Option<&str>, candidate: &str) -> Result<Tail, SessionError> {
     let mut leaf = None;
     let (mut target_found, mut candidate_taken) = (false, false);
-    let scanned = crate::session::scan_entries(path, crate::session::Detail::Outline, |e, _| {
+    let scanned = index_pass::scan_entries(path, Detail::Outline, |e, _| {
         if e.kind == Kind::Header {
             return;
         }
