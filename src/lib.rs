@@ -18,8 +18,11 @@
 //!   │
 //! safe_text      terminal-safe text (sanitise, width, wrap, truncate):
 //!                  every string from a file passes it before a terminal
-//! catalog/       discovery, summaries (on the session reader), query,
-//!                  listing, deep search, cache, delete
+//! catalog/       discovery, whether pi may have a file open (in_use.rs),
+//!                  summary/ (on the session reader, pi's list JSON),
+//!                  search/ (pi's query and sort, deep search and its
+//!                  index), cache/, usage/, housekeeping/ (delete, clean,
+//!                  move a project, the trash journal)
 //! watch.rs       notify or polling → its own WatchEvent; no front end
 //!   │
 //! session/       the pi format and every pi rule, once; no UI:

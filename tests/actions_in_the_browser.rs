@@ -4,7 +4,7 @@
 
 mod tui_common;
 
-use piscope::catalog::delete::check_deletable;
+use piscope::catalog::housekeeping::delete::check_deletable;
 use piscope::session::Session;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
@@ -620,7 +620,7 @@ fn the_clean_up_dialog_lists_what_the_rules_pick_as_they_are_typed() {
     let ten_days = clean_listed(&h);
     assert_eq!(ten_days.len(), 5, "{ten_days:?}");
     screen_snapshot!("dialog_clean_live", h);
-    let rules = piscope::catalog::clean::parse_rules("--older-than 10d").unwrap();
+    let rules = piscope::catalog::housekeeping::clean::parse_rules("--older-than 10d").unwrap();
     let summaries: Vec<_> = h.app.picker().listed_sessions();
     let expected: Vec<PathBuf> = rules
         .pick(&summaries, piscope::tui::harness::DEMO_NOW_MS)

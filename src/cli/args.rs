@@ -298,10 +298,10 @@ pub struct CleanArgs {
     #[arg(long)]
     pub folder_gone: bool,
     /// Sessions last active longer ago than this (30d, 2w, 12h, 6mo, 1y).
-    #[arg(long, value_name = "DUR", value_parser = crate::catalog::clean::parse_age)]
+    #[arg(long, value_name = "DUR", value_parser = crate::catalog::housekeeping::clean::parse_age)]
     pub older_than: Option<std::time::Duration>,
     /// Sessions larger than this (500K, 10M, 1G; powers of 1024).
-    #[arg(long, value_name = "SIZE", value_parser = crate::catalog::clean::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::catalog::housekeeping::clean::parse_size)]
     pub larger_than: Option<u64>,
     /// Look in every project, not only the current folder's.
     #[arg(long)]

@@ -3,8 +3,8 @@
 
 use super::args::ListArgs;
 use super::warn;
-use crate::catalog::deep::{DeepHit, HitDetail, deep_search_mapped};
-use crate::catalog::deep_index::DeepIndex;
+use crate::catalog::search::deep::{DeepHit, HitDetail, deep_search_mapped};
+use crate::catalog::search::deep_index::DeepIndex;
 use crate::catalog::usage::{self, UsageCache};
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
@@ -71,7 +71,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     if args.deep {
         let chosen: Vec<SessionSummary> = sessions
             .iter()
-            .filter(|s| !args.named || catalog::search::has_name(s))
+            .filter(|s| !args.named || catalog::search::query::has_name(s))
             .cloned()
             .collect();
         // Hits are written as each session's are found, newest first.
@@ -301,7 +301,7 @@ fn write_json(
             o.push(b',');
         }
         first = false;
-        catalog::list_json::push_session(s, &mut o);
+        catalog::summary::list_json::push_session(s, &mut o);
         if o.len() >= FLUSH {
             out.write_all(&o)?;
             o.clear();

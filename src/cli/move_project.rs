@@ -4,7 +4,7 @@
 use super::args::MoveProjectArgs;
 use super::{confirm, shown};
 use crate::catalog::discover::normalize;
-use crate::catalog::move_project::{self, Move};
+use crate::catalog::housekeeping::move_project::{self, Move};
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;
 use crate::session::write::rewrite::Moved;

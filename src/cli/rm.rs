@@ -2,8 +2,8 @@
 //! only pi session files inside the sessions folder; `--dry-run` lists them.
 
 use super::args::RemoveArgs;
-use crate::catalog::delete::{self, DeleteMode};
-use crate::catalog::journal::{Batch, Reason};
+use crate::catalog::housekeeping::delete::{self, DeleteMode};
+use crate::catalog::housekeeping::journal::{Batch, Reason};
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;
 use anyhow::{Result, bail};

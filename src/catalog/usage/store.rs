@@ -14,7 +14,7 @@
 //! read only when it is a regular file.
 
 use super::{FileUsage, SessionUsage};
-use crate::catalog::cache::Envelope;
+use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::{FileStamp, SessionsFolder};
 use crate::session::read::file::read_regular;
 use serde::{Deserialize, Serialize};

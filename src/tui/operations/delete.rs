@@ -3,8 +3,8 @@
 //! deleting for good only when asked again after the trash failed.
 
 use crate::catalog::SessionSummary;
-use crate::catalog::delete::{self, Deletable, DeleteMode, empty_sessions};
-use crate::catalog::journal::Reason;
+use crate::catalog::housekeeping::delete::{self, Deletable, DeleteMode, empty_sessions};
+use crate::catalog::housekeeping::journal::Reason;
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::look::strings;

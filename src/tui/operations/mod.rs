@@ -16,8 +16,8 @@ mod prune;
 mod rename;
 mod resume;
 
-use crate::catalog::delete::DeleteMode;
-use crate::catalog::journal::Reason;
+use crate::catalog::housekeeping::delete::DeleteMode;
+use crate::catalog::housekeeping::journal::Reason;
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::input::keymap::{Action, Key};

@@ -2,7 +2,7 @@
 //! searches asked for (only the newest one's hits count) and how the last
 //! delete asked for goes.
 
-use crate::catalog::delete::DeleteMode;
+use crate::catalog::housekeeping::delete::DeleteMode;
 use crate::tui::event::Command;
 use crate::tui::panes::picker::PickerPane;
 

@@ -1,7 +1,7 @@
 //! What a dialog's Enter leads to: the operation it starts, with what the
 //! user agreed to (the sessions as checked, the job as described).
 
-use crate::catalog::delete::Deletable;
+use crate::catalog::housekeeping::delete::Deletable;
 use crate::tui::work::jobs::Job;
 use std::path::PathBuf;
 

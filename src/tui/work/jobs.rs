@@ -2,8 +2,8 @@
 //! engine and the catalog: writes, fork, export, delete, copy, and the checks
 //! before handing a session to pi. Each reports one [`ActionOutcome`].
 
-use crate::catalog::delete::{self, Deletable, DeleteMode};
-use crate::catalog::journal::Reason;
+use crate::catalog::housekeeping::delete::{self, Deletable, DeleteMode};
+use crate::catalog::housekeeping::journal::Reason;
 use crate::session::{self, BranchOutcome, Session};
 use crate::tui::look::strings;
 use crate::tui::work::clipboard;
@@ -217,7 +217,7 @@ pub fn run(job: Job) -> ActionOutcome {
         }
         Job::Prune { plan } => {
             let done = crate::session::write::prune::prune(&plan, &mut |o| {
-                crate::catalog::journal::trash_pruned_original(o)
+                crate::catalog::housekeeping::journal::trash_pruned_original(o)
                     .map(|_| ())
                     .map_err(|e| e.to_string())
             });
@@ -250,7 +250,7 @@ pub fn run(job: Job) -> ActionOutcome {
 /// Restores the latest delete, clean-up or prune piscope journalled whose
 /// files are still in the trash: every file of it.
 fn undo() -> ActionOutcome {
-    use crate::catalog::journal;
+    use crate::catalog::housekeeping::journal;
     let items = match journal::in_trash() {
         Ok(items) => items,
         Err(e) => return ActionOutcome::Failed(e.to_string()),
@@ -399,7 +399,7 @@ fn delete(files: &[Deletable], mode: DeleteMode, reason: Reason) -> ActionOutcom
     let mut trash_failed = Vec::new();
     let mut errors = Vec::new();
     // One batch in the journal: undo puts them all back.
-    let batch = crate::catalog::journal::Batch::new(reason);
+    let batch = crate::catalog::housekeeping::journal::Batch::new(reason);
     for file in files {
         match delete::delete_checked_for(file, mode, &batch) {
             Ok(()) => deleted.push(file.path().to_path_buf()),

@@ -2,8 +2,8 @@
 //! writes it (`piscope ls --json`): from a loaded summary, or from a cache
 //! record's listing where it lies (a warm list decodes no summary).
 
-use super::records::Listed;
-use super::summary::{ExactFields, SessionSummary};
+use crate::catalog::cache::records::Listed;
+use crate::catalog::summary::{ExactFields, SessionSummary};
 use crate::jstext::date::format_iso;
 use crate::session::line::jskey;
 use crate::session::line::raw_json::push_json_string;

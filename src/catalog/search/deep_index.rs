@@ -24,9 +24,9 @@
 //! (when its start is unchanged) or read again; a damaged or short range
 //! makes the search read that session's file instead, and forget its index.
 
-use super::cache::Envelope;
-use super::discover::FileStamp;
-use super::text::{BLOCK, Span, read_exact_at, read_span, read_span_blocks};
+use crate::catalog::cache::envelope::Envelope;
+use crate::catalog::cache::span::{BLOCK, Span, read_exact_at, read_span, read_span_blocks};
+use crate::catalog::discover::FileStamp;
 use crate::session::read::file::{PrefixPrint, open_regular};
 use crate::session::{same_file, try_lock};
 use serde::{Deserialize, Serialize};

@@ -3,13 +3,12 @@
 //! looked for in).
 //!
 //! The texts file is read with positional reads into a reused buffer, a
-//! block at a time, never mapped: a mapped file that another process
-//! truncates (another piscope, the user, a damaged disk) kills the reader
-//! with SIGBUS, where a read merely comes back short. Each block carries
-//! its own xxh3, checked on every read, so a short, changed or damaged
-//! file is noticed at the block it damaged and the session is read again.
+//! block at a time, never mapped (see [`crate::catalog::cache::span`]);
+//! each block's xxh3 is checked on every read, so a short, changed or
+//! damaged file is noticed at the block it damaged and the session is read
+//! again.
 
-use serde::{Deserialize, Serialize};
+use crate::catalog::cache::span::{MOST_READ, Span, read_blocks, read_span};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fs::File;
@@ -21,7 +20,7 @@ use std::sync::{Arc, OnceLock};
 /// see) and its folded form, lower case with white-space runs as one space
 /// and trimmed (pi's `normalizeWhitespaceLower`, what words and phrases are
 /// looked for in). Either held in memory, or read from the cache's texts
-/// file (see [`super::cache`]) each time it is searched.
+/// file (see [`crate::catalog::cache`]) each time it is searched.
 pub struct MessageText {
     source: Source,
     folded: OnceLock<String>,
@@ -32,10 +31,6 @@ enum Source {
     Stored(Stored),
 }
 
-/// How many bytes of a deep-search text one hash covers (see
-/// [`super::deep_index`]); its chunks are read whole or a block at a time.
-pub(crate) const BLOCK: usize = 1 << 20;
-
 /// How many bytes of a session's text in the texts file one hash covers:
 /// small, since a search mostly finds its word near the start, and reads
 /// and checks only as far as that (see [`Stored::folded_holds`]).
@@ -43,9 +38,6 @@ pub(crate) const TEXT_BLOCK: usize = 1 << 12;
 
 /// A range of the texts file, hashed a [`TEXT_BLOCK`] at a time.
 pub(crate) type TextSpan = Span<TEXT_BLOCK>;
-
-/// The most bytes one read brings in.
-const MOST_READ: usize = 1 << 20;
 
 /// Two ranges of the cache's texts file; `path` is the session they came
 /// from, read again should a range not match its hashes.
@@ -216,20 +208,6 @@ impl Stored {
     }
 }
 
-/// Fills `buf` from `at`; false when the file ends first or cannot be read.
-pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> bool {
-    let mut done = 0;
-    while done < buf.len() {
-        match crate::session::read::blocks::read_at(file, &mut buf[done..], at + done as u64) {
-            Ok(0) => return false,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
-        }
-    }
-    true
-}
-
 impl MessageText {
     pub fn new(original: String) -> MessageText {
         MessageText {
@@ -335,105 +313,6 @@ impl MessageText {
             Source::Owned(_) => memchr::memmem::find(&self.folded(), needle).is_some(),
         }
     }
-}
-
-/// A range of a cache file and the xxh3 of each `B` bytes of it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
-pub(crate) struct Span<const B: usize = BLOCK> {
-    pub start: u64,
-    pub len: u64,
-    pub hashes: Vec<u64>,
-}
-
-impl<const B: usize> Span<B> {
-    pub(crate) fn over(start: u64, bytes: &[u8]) -> Span<B> {
-        Span {
-            start,
-            len: bytes.len() as u64,
-            hashes: bytes.chunks(B).map(xxhash_rust::xxh3::xxh3_64).collect(),
-        }
-    }
-
-    /// How many blocks it has (as many as hashes, when it is sound).
-    pub(crate) fn blocks(&self) -> usize {
-        usize::try_from(self.len.div_ceil(B as u64)).unwrap_or(usize::MAX)
-    }
-
-    /// Where block `k` starts in the file, and its length.
-    fn block(&self, k: usize) -> (u64, usize) {
-        let from = k as u64 * B as u64;
-        let len = (self.len - from).min(B as u64) as usize;
-        (self.start + from, len)
-    }
-
-    /// How many bytes the blocks `ks` (of those it has) hold.
-    fn blocks_len(&self, ks: std::ops::Range<usize>) -> usize {
-        match ks.end.checked_sub(1) {
-            Some(last) if !ks.is_empty() => (last - ks.start) * B + self.block(last).1,
-            _ => 0,
-        }
-    }
-
-    /// Whether it has one hash per block and ends by `file_len`.
-    pub(crate) fn sound(&self, file_len: u64) -> bool {
-        self.hashes.len() == self.blocks()
-            && self
-                .start
-                .checked_add(self.len)
-                .is_some_and(|end| end <= file_len)
-    }
-}
-
-/// Reads `span` of `file` whole, every block checked (used when the texts
-/// file is written again, to carry a text over only if it is intact).
-pub(crate) fn read_span<const B: usize>(file: &File, span: &Span<B>, into: &mut Vec<u8>) -> bool {
-    let Ok(len) = usize::try_from(span.len) else {
-        return false;
-    };
-    // Every byte is read over: only growth needs filling first.
-    into.resize(len, 0);
-    let per_read = (MOST_READ / B).max(1);
-    let blocks = span.blocks();
-    (0..blocks)
-        .step_by(per_read)
-        .all(|k| read_span_blocks(file, span, k..(k + per_read).min(blocks), into))
-}
-
-/// Reads the blocks `ks` of `span` into their places in `into` (as long
-/// as the span) with one read, each checked; for reading only what is
-/// needed.
-pub(crate) fn read_span_blocks<const B: usize>(
-    file: &File,
-    span: &Span<B>,
-    ks: std::ops::Range<usize>,
-    into: &mut [u8],
-) -> bool {
-    if ks.end > span.blocks() {
-        return false;
-    }
-    let from = ks.start * B;
-    let n = span.blocks_len(ks.clone());
-    into.get_mut(from..from + n)
-        .is_some_and(|b| read_blocks(file, span, ks, b))
-}
-
-/// Reads the blocks `ks` of `span` (they are some of its blocks) into
-/// `into` (their length) with one read, and checks each block's hash.
-fn read_blocks<const B: usize>(
-    file: &File,
-    span: &Span<B>,
-    ks: std::ops::Range<usize>,
-    into: &mut [u8],
-) -> bool {
-    if ks.is_empty() {
-        return into.is_empty();
-    }
-    ks.end <= span.blocks()
-        && read_exact_at(file, into, span.block(ks.start).0)
-        && into
-            .chunks(B)
-            .zip(ks)
-            .all(|(b, k)| span.hashes.get(k) == Some(&xxhash_rust::xxh3::xxh3_64(b)))
 }
 
 #[cfg(test)]

@@ -16,9 +16,9 @@
 //! summary's fields in their declared order. Bytes are `u32` length and
 //! the bytes; an option is a tag byte, then the value when it is 1.
 
-use super::discover::FileStamp;
-use super::summary::{ExactFields, SessionSummary};
-use super::text::MessageText;
+use crate::catalog::discover::FileStamp;
+use crate::catalog::summary::message_text::MessageText;
+use crate::catalog::summary::{ExactFields, SessionSummary};
 use crate::session::read::file::PrefixPrint;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -5,9 +5,9 @@
 //! it went. Each file is written whole beside its new name before the
 //! original goes to the trash (journalled).
 
-use super::SessionSummary;
-use super::discover::{Layout, SessionsFolder, normalize, project_folder_name};
-use super::journal::{self, Reason};
+use crate::catalog::SessionSummary;
+use crate::catalog::discover::{Layout, SessionsFolder, normalize, project_folder_name};
+use crate::catalog::housekeeping::journal::{self, Reason};
 use crate::session::write::rewrite::{self, Moved};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! phrases, `re:` patterns, fuzzy names and folders), its sort orders and
 //! the threaded view of forks under the sessions they came from.
 
-use super::summary::SessionSummary;
+use crate::catalog::summary::SessionSummary;
 use crate::jstext::{is_space as is_js_space, normalize_whitespace_lower, trim as js_trim};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -130,7 +130,7 @@ fn tier(t: f64, score: f64) -> f64 {
 
 /// Words are looked for in the folded text: a word (never white space) is
 /// in it exactly when it is in the lower-case text; see
-/// [`super::MessageText::folded`].
+/// [`crate::catalog::MessageText::folded`].
 fn folded_contains(s: &SessionSummary, value: &str) -> bool {
     s.text
         .as_deref()

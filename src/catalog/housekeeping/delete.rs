@@ -10,7 +10,7 @@
 //! and refuses if the path no longer leads to the same file by the same
 //! folders.
 
-use super::SessionsFolder;
+use crate::catalog::SessionsFolder;
 use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 
@@ -250,7 +250,7 @@ fn open_no_follow(path: &Path) -> std::io::Result<File> {
 
 /// The first parsed line is a pi session header.
 fn is_session_file(file: &mut File) -> bool {
-    let mut state = super::summary::SummaryState::default();
+    let mut state = crate::catalog::summary::read::SummaryState::default();
     // Reading stops at the first parsed line when it is not a header.
     state
         .read_on(file)
@@ -262,7 +262,9 @@ fn is_session_file(file: &mut File) -> bool {
 /// through the same folders; if anything changed it is refused with
 /// [`DeleteError::Changed`].
 pub fn delete_checked(file: &Deletable, mode: DeleteMode) -> Result<(), DeleteError> {
-    let batch = super::journal::Batch::new(super::journal::Reason::Delete);
+    let batch = crate::catalog::housekeeping::journal::Batch::new(
+        crate::catalog::housekeeping::journal::Reason::Delete,
+    );
     delete_checked_for(file, mode, &batch)
 }
 
@@ -271,7 +273,7 @@ pub fn delete_checked(file: &Deletable, mode: DeleteMode) -> Result<(), DeleteEr
 pub fn delete_checked_for(
     file: &Deletable,
     mode: DeleteMode,
-    batch: &super::journal::Batch,
+    batch: &crate::catalog::housekeeping::journal::Batch,
 ) -> Result<(), DeleteError> {
     match mode {
         DeleteMode::Trash => {
@@ -281,10 +283,11 @@ pub fn delete_checked_for(
             // undo: the trash still takes the file, and a trash that fails
             // is reported as such, so the caller can offer what it offers.
             let recorded =
-                super::journal::describe(&file.real, batch.reason, None).and_then(|mut r| {
-                    r.batch = Some(batch.id.clone());
-                    super::journal::append(&r)
-                });
+                crate::catalog::housekeeping::journal::describe(&file.real, batch.reason, None)
+                    .and_then(|mut r| {
+                        r.batch = Some(batch.id.clone());
+                        crate::catalog::housekeeping::journal::append(&r)
+                    });
             // The trash moves by path: the resolved one, just verified.
             trash::delete(&file.real).map_err(|e| DeleteError::Trash {
                 path: file.real.clone(),
@@ -373,7 +376,9 @@ fn remove(file: &Deletable) -> Result<(), DeleteError> {
 
 /// Sessions without a single user message: what "delete empty sessions"
 /// offers, for review.
-pub fn empty_sessions(sessions: &[super::SessionSummary]) -> Vec<&super::SessionSummary> {
+pub fn empty_sessions(
+    sessions: &[crate::catalog::SessionSummary],
+) -> Vec<&crate::catalog::SessionSummary> {
     sessions.iter().filter(|s| s.user_messages == 0).collect()
 }
 

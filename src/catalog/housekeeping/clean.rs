@@ -2,7 +2,7 @@
 //! must hold), and why, from the catalog's summaries. A session whose file
 //! changed in the last minute is never picked: pi may be writing it.
 
-use super::SessionSummary;
+use crate::catalog::SessionSummary;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -66,7 +66,10 @@ impl Rules {
             if age < limit.as_millis() as i64 {
                 return None;
             }
-            why.push(format!("last active {} ago", super::summary::age(age)));
+            why.push(format!(
+                "last active {} ago",
+                crate::catalog::summary::age(age)
+            ));
         }
         if let Some(limit) = self.larger_than {
             if s.size <= limit {

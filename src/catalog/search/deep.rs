@@ -1,10 +1,10 @@
 //! Deep search: the query run over every entry's text, tool output, bash
 //! output, summaries and custom messages included, naming the entry of each hit.
 
-use super::deep_index::{ChunkSource, DeepIndex, Served, line_texts};
-use super::discover::FileStamp;
-use super::search::{Query, QueryParts};
-use super::summary::SessionSummary;
+use crate::catalog::discover::FileStamp;
+use crate::catalog::search::deep_index::{ChunkSource, DeepIndex, Served, line_texts};
+use crate::catalog::search::query::{Query, QueryParts};
+use crate::catalog::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
@@ -42,7 +42,7 @@ pub struct DeepHit {
 pub fn deep_search(
     sessions: &[SessionSummary],
     query: &Query,
-) -> (Vec<DeepHit>, Vec<super::CatalogProblem>) {
+) -> (Vec<DeepHit>, Vec<crate::catalog::CatalogProblem>) {
     let mut hits = Vec::new();
     let index = DeepIndex::disabled();
     let problems = deep_search_each(sessions, query, &index, HitDetail::Context, &mut |found| {
@@ -66,7 +66,7 @@ pub fn deep_search_each(
     index: &DeepIndex,
     detail: HitDetail,
     found: &mut dyn FnMut(&[DeepHit]) -> bool,
-) -> Vec<super::CatalogProblem> {
+) -> Vec<crate::catalog::CatalogProblem> {
     deep_search_mapped(sessions, query, index, detail, &|hits| hits, &mut |hits| {
         found(&hits)
     })
@@ -83,7 +83,7 @@ pub fn deep_search_mapped<T: Send>(
     detail: HitDetail,
     map: &(dyn Fn(Vec<DeepHit>) -> T + Sync),
     found: &mut dyn FnMut(T) -> bool,
-) -> Vec<super::CatalogProblem> {
+) -> Vec<crate::catalog::CatalogProblem> {
     let search = Search::new(query, detail);
     let search = &search;
     let next = AtomicUsize::new(0);
@@ -143,11 +143,11 @@ fn search_session(
     s: &SessionSummary,
     query: &Search<'_>,
     index: &DeepIndex,
-) -> Result<Vec<DeepHit>, super::CatalogProblem> {
+) -> Result<Vec<DeepHit>, crate::catalog::CatalogProblem> {
     if !index.is_enabled() {
         return search_file(s, query);
     }
-    let problem = |e: std::io::Error| super::CatalogProblem::new(&s.path, e.to_string());
+    let problem = |e: std::io::Error| crate::catalog::CatalogProblem::new(&s.path, e.to_string());
     let file = crate::session::read::file::open_regular(&s.path).map_err(problem)?;
     let stamp = FileStamp::of(&file.metadata().map_err(problem)?);
     let mut hits = Vec::new();
@@ -360,9 +360,9 @@ fn hit(
 fn search_file(
     s: &SessionSummary,
     query: &Search<'_>,
-) -> Result<Vec<DeepHit>, super::CatalogProblem> {
+) -> Result<Vec<DeepHit>, crate::catalog::CatalogProblem> {
     let file = crate::session::read::file::open_regular(&s.path)
-        .map_err(|e| super::CatalogProblem::new(&s.path, e.to_string()))?;
+        .map_err(|e| crate::catalog::CatalogProblem::new(&s.path, e.to_string()))?;
     let reader = BufReader::with_capacity(256 << 10, file);
     let mut hits = Vec::new();
     search_lines(reader, 0, &s.path, query, &mut hits)?;
@@ -377,7 +377,7 @@ fn search_lines(
     path: &std::path::Path,
     query: &Search<'_>,
     hits: &mut Vec<DeepHit>,
-) -> Result<(), super::CatalogProblem> {
+) -> Result<(), crate::catalog::CatalogProblem> {
     let needle = query.query.raw_prefilter();
     let mut buf = Vec::new();
     let mut lower = Vec::new();
@@ -386,7 +386,7 @@ fn search_lines(
         match reader.read_until(b'\n', &mut buf) {
             Ok(0) => break,
             Ok(_) => {}
-            Err(e) => return Err(super::CatalogProblem::new(path, e.to_string())),
+            Err(e) => return Err(crate::catalog::CatalogProblem::new(path, e.to_string())),
         }
         number += 1;
         if let Some(needle) = &needle {
