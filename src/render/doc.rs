@@ -151,7 +151,7 @@ impl From<Class> for Style {
 
 /// A run of text in one style, on one line. `link` is the target of a
 /// markdown link (whether it is safe to follow is the drawer's question,
-/// see [`super::html::safe_href`]).
+/// see [`super::to_html::safe_href`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {
     text: String,

@@ -5,7 +5,7 @@
 //! branch: a list of branches, the entry tree, and links at each fork.
 
 use super::doc::{Block, Class, CodeLine, Document, Fold, Line, LineKind, Meta, Node, Span};
-use super::document::Branch;
+use super::from_session::Branch;
 use super::message::{image_label, thousands};
 use crate::jstext::date as jsdate;
 use crate::safe_text;

@@ -4,8 +4,8 @@
 //! the document, so none of it holds a control character.
 
 use super::doc::{Block, Class, Document, Line, LineKind, Node, line_text};
-use super::html::safe_href;
 use super::message::image_label;
+use super::to_html::safe_href;
 use crate::jstext::date as jsdate;
 use std::fmt::Write as _;
 
