@@ -3,7 +3,7 @@
 //! inline code, fenced code highlighted by its language. Raw HTML in the
 //! text is kept as text; images in the text are never loaded.
 
-use super::doc::{Align, Class, Line, Node, Span, Style};
+use super::document::{Align, Class, Line, Node, Span, Style};
 use super::highlight::{self, Lang};
 use crate::safe_text;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
@@ -309,7 +309,7 @@ impl Builder {
             TagEnd::Link => {
                 if let Some(url) = self.links.pop() {
                     // The target is shown unless the text already says it.
-                    let text = super::doc::line_text(&self.inline);
+                    let text = super::document::line_text(&self.inline);
                     if !url.is_empty() && !text.ends_with(&safe_text::clean_line(&url)) {
                         self.push_text(&format!(" ({url})"), Class::LinkTarget);
                     }
@@ -349,7 +349,7 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::doc::line_text;
+    use crate::render::document::line_text;
 
     fn texts(nodes: &[Node]) -> Vec<String> {
         nodes

@@ -4,7 +4,7 @@
 //! name, model, tokens and cost; and for the whole tree, one section per
 //! branch, each from where it leaves the branches before it.
 
-use super::doc::{Block, BlockKind, Class, Document, Fold, Line, Meta, Span, Usage};
+use super::document::{Block, BlockKind, Class, Document, Fold, Line, Meta, Span, Usage};
 use super::message::{self, Message};
 use crate::safe_text;
 use crate::session::line::entry::Kind;
@@ -350,11 +350,11 @@ pub fn branches_document(session: &Session) -> Result<(Meta, Vec<Branch>), Sessi
             .find(|b| b.kind == BlockKind::User)
             .and_then(|b| b.body.first())
             .and_then(|n| match n {
-                super::doc::Node::Para(l) => Some(l.clone()),
+                super::document::Node::Para(l) => Some(l.clone()),
                 _ => None,
             })
             .map(|l| {
-                let text = super::doc::line_text(&l);
+                let text = super::document::line_text(&l);
                 vec![Span::clean(safe_text::truncate(&text, 80), Class::Text)]
             })
             .unwrap_or_else(|| {

@@ -6,7 +6,7 @@
 
 use super::ansi;
 use super::diff;
-use super::doc::{Block, BlockKind, Class, CodeLine, Fold, Line, LineKind, Node, Span};
+use super::document::{Block, BlockKind, Class, CodeLine, Fold, Line, LineKind, Node, Span};
 use super::from_markdown;
 use super::highlight::{self, Lang};
 use crate::jstext::date as jsdate;

@@ -14,7 +14,7 @@
 //! diff.rs            edit calls → diffs
 //! ansi.rs            program output → styled lines
 //! defer.rs           highlighting put off until a block is laid out
-//! doc.rs             the model: Document, blocks, nodes, spans
+//! document.rs        the model: Document, blocks, nodes, spans
 //! layout.rs          Document + width → rows
 //! to_html.rs         Document → one HTML page
 //! to_markdown.rs     Document → Markdown
@@ -23,7 +23,7 @@
 mod ansi;
 pub mod defer;
 mod diff;
-pub mod doc;
+pub mod document;
 mod from_markdown;
 pub mod from_session;
 pub mod highlight;
@@ -32,7 +32,7 @@ pub mod message;
 pub mod to_html;
 pub mod to_markdown;
 
-pub use doc::{Block, BlockKind, Class, Document, Fold, Line, Node, Span, Style};
+pub use document::{Block, BlockKind, Class, Document, Fold, Line, Node, Span, Style};
 pub use from_session::{
     Branch, Window, branches_document, context_document, context_window, document_at,
 };

@@ -4,7 +4,7 @@
 //! escaped, links followed only for http, https and mailto. With every
 //! branch: a list of branches, the entry tree, and links at each fork.
 
-use super::doc::{Block, Class, CodeLine, Document, Fold, Line, LineKind, Meta, Node, Span};
+use super::document::{Block, Class, CodeLine, Document, Fold, Line, LineKind, Meta, Node, Span};
 use super::from_session::Branch;
 use super::message::{image_label, thousands};
 use crate::jstext::date as jsdate;
@@ -303,8 +303,8 @@ impl Writer {
             }
             Node::Table { aligns, head, rows } => {
                 let align = |k: usize| match aligns.get(k) {
-                    Some(super::doc::Align::Right) => " class=\"right\"",
-                    Some(super::doc::Align::Center) => " class=\"center\"",
+                    Some(super::document::Align::Right) => " class=\"right\"",
+                    Some(super::document::Align::Center) => " class=\"center\"",
                     _ => "",
                 };
                 self.out.push_str("<table>\n<thead><tr>");

@@ -3,7 +3,7 @@
 //! what a compaction replaced under its own headings. All text comes from
 //! the document, so none of it holds a control character.
 
-use super::doc::{Block, Class, Document, Line, LineKind, Node, line_text};
+use super::document::{Block, Class, Document, Line, LineKind, Node, line_text};
 use super::message::image_label;
 use super::to_html::safe_href;
 use crate::jstext::date as jsdate;

@@ -363,7 +363,7 @@ impl Builder {
         role: BlockRole,
     ) -> usize {
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        render::doc::line_text(&block.title).hash(&mut h);
+        render::document::line_text(&block.title).hash(&mut h);
         block.also.hash(&mut h);
         block.children.len().hash(&mut h);
         self.blocks.push(PreviewBlock {
