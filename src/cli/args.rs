@@ -118,15 +118,27 @@ pub enum Command {
         /// Remove the entry's label.
         #[arg(long)]
         clear: bool,
+        /// Do not ask when pi may have the session open.
+        #[arg(long, short)]
+        yes: bool,
     },
     /// Name the session (an empty name clears it).
-    Rename { file: PathBuf, name: String },
+    Rename {
+        file: PathBuf,
+        name: String,
+        /// Do not ask when pi may have the session open.
+        #[arg(long, short)]
+        yes: bool,
+    },
     /// Make pi resume at an entry (pi's /tree rule), optionally summarising the branch left.
     Branch {
         file: PathBuf,
         entry: String,
         #[arg(long)]
         summary: Option<String>,
+        /// Do not ask when pi may have the session open.
+        #[arg(long, short)]
+        yes: bool,
     },
 }
 

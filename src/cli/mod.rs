@@ -1,6 +1,7 @@
 //! The scripting commands: inspect a session (`tree`, `context`, `info`)
-//! and edit it (`label`, `rename`, `branch`), as text or as pi's JSON;
-//! list and search all sessions (`ls`).
+//! and edit it (`label`, `rename`, `branch`; asking first, as the browser
+//! does, when pi may have it open), as text or as pi's JSON; list and
+//! search all sessions (`ls`).
 //!
 //! Readable output (everything but `--json` and JSONL) is written through
 //! [`SafeWriter`] and every message on stderr through [`warn`], so no string
@@ -222,7 +223,12 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             entry,
             text,
             clear,
+            yes,
         } => {
+            if !confirm::go_ahead_next_to_pi(out, &file, yes)? {
+                writeln!(out, "nothing changed")?;
+                return Ok(());
+            }
             let label = if clear { None } else { text.as_deref() };
             let id = session::append_label(&file, &entry, label)?;
             let what = label.map_or("cleared the label".to_string(), |l| {
@@ -236,7 +242,11 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 sanitize(&id)
             )?;
         }
-        Command::Rename { file, name } => {
+        Command::Rename { file, name, yes } => {
+            if !confirm::go_ahead_next_to_pi(out, &file, yes)? {
+                writeln!(out, "nothing changed")?;
+                return Ok(());
+            }
             let id = session::append_name(&file, &name)?;
             let id = sanitize(&id);
             match session::read_name(&file)? {
@@ -253,21 +263,28 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             file,
             entry,
             summary,
-        } => match session::branch_to(&file, &entry, summary.as_deref())? {
-            BranchOutcome::AlreadyThere => {
-                writeln!(out, "{}: already at this point", shown(&file))?
+            yes,
+        } => {
+            if !confirm::go_ahead_next_to_pi(out, &file, yes)? {
+                writeln!(out, "nothing changed")?;
+                return Ok(());
             }
-            BranchOutcome::Moved { leaf, appended } => writeln!(
-                out,
-                "{}: pi now resumes at {} (entry {})",
-                shown(&file),
-                sanitize(
-                    leaf.as_deref()
-                        .unwrap_or("the start, before the first entry")
-                ),
-                sanitize(&appended)
-            )?,
-        },
+            match session::branch_to(&file, &entry, summary.as_deref())? {
+                BranchOutcome::AlreadyThere => {
+                    writeln!(out, "{}: already at this point", shown(&file))?
+                }
+                BranchOutcome::Moved { leaf, appended } => writeln!(
+                    out,
+                    "{}: pi now resumes at {} (entry {})",
+                    shown(&file),
+                    sanitize(
+                        leaf.as_deref()
+                            .unwrap_or("the start, before the first entry")
+                    ),
+                    sanitize(&appended)
+                )?,
+            }
+        }
     }
     Ok(())
 }

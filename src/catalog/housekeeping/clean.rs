@@ -1,13 +1,10 @@
 //! Clean-up by rule: which sessions a set of rules picks (all given rules
 //! must hold), and why, from the catalog's summaries. A session whose file
-//! changed in the last minute is never picked: pi may be writing it.
+//! is not quiet ([`in_use::is_quiet`]) is never picked: pi may be writing it.
 
-use crate::catalog::SessionSummary;
+use crate::catalog::{SessionSummary, in_use};
 use std::path::Path;
-use std::time::{Duration, SystemTime};
-
-/// A file changed more recently than this is left alone, whatever the rules.
-pub const QUIET: Duration = Duration::from_secs(60);
+use std::time::Duration;
 
 /// The rules; each one given must hold.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -85,7 +82,7 @@ impl Rules {
     }
 
     /// The sessions the rules pick, in the order given, leaving out any
-    /// whose file changed within [`QUIET`] (or cannot be looked at). What
+    /// whose file is not quiet ([`in_use::is_quiet`]). What
     /// `piscope clean` and the browser's clean-up dialog both list.
     pub fn pick<'a>(&self, sessions: &'a [SessionSummary], now_ms: i64) -> Vec<Picked<'a>> {
         sessions
@@ -93,16 +90,9 @@ impl Rules {
             .filter_map(|s| self.why(s, now_ms).map(|why| Picked { summary: s, why }))
             // Looked at only once the rules hold: a stat per match, not per
             // session, as the dialog lists again at every key.
-            .filter(|p| is_quiet(&p.summary.path))
+            .filter(|p| in_use::is_quiet(&p.summary.path))
             .collect()
     }
-}
-
-/// The file has not changed for [`QUIET`].
-pub fn is_quiet(path: &Path) -> bool {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .is_ok_and(|t| SystemTime::now().duration_since(t).unwrap_or_default() >= QUIET)
 }
 
 /// Rules written as on the command line: `--empty --older-than 30d` (or

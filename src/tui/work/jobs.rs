@@ -4,6 +4,7 @@
 
 use crate::catalog::housekeeping::delete::{self, Deletable, DeleteMode};
 use crate::catalog::housekeeping::journal::Reason;
+use crate::catalog::in_use;
 use crate::session::{self, BranchOutcome, Session};
 use crate::tui::look::strings;
 use crate::tui::work::clipboard;
@@ -11,11 +12,7 @@ use crate::tui::work::resume::{PiCommand, Resume, find_program};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
-
-/// A session whose file changed more recently than this may be open in a
-/// running pi: writing to it asks first.
-pub const PI_MAY_BE_RUNNING: Duration = Duration::from_secs(60);
+use std::time::SystemTime;
 
 /// An entry appended to a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,7 +159,7 @@ pub fn run(job: Job) -> ActionOutcome {
             own_mtime,
         } => {
             if !confirmed {
-                if let Some(seconds) = changed_recently(&path, own_mtime) {
+                if let Some(seconds) = in_use::changed_recently(&path, own_mtime) {
                     let job = Job::Write {
                         path,
                         edit,
@@ -199,7 +196,7 @@ pub fn run(job: Job) -> ActionOutcome {
         } => {
             let recent = files
                 .iter()
-                .filter_map(|f| changed_recently(f.path(), None))
+                .filter_map(|f| in_use::changed_recently(f.path(), None))
                 .min();
             match recent {
                 Some(seconds) if !confirmed => ActionOutcome::MayBeOpenInPi {
@@ -268,16 +265,6 @@ fn undo() -> ActionOutcome {
         }
     }
     ActionOutcome::Restored { paths, errors }
-}
-
-/// Seconds since the file changed, when that is recent and not our own write.
-fn changed_recently(path: &Path, own_mtime: Option<SystemTime>) -> Option<u64> {
-    let mtime = std::fs::metadata(path).ok()?.modified().ok()?;
-    if Some(mtime) == own_mtime {
-        return None;
-    }
-    let age = SystemTime::now().duration_since(mtime).unwrap_or_default();
-    (age < PI_MAY_BE_RUNNING).then_some(age.as_secs())
 }
 
 fn write(path: &Path, edit: &Edit) -> ActionOutcome {
@@ -474,6 +461,7 @@ fn prepare_resume(
 mod tests {
     use super::*;
     use crate::catalog::{Layout, SessionsFolder};
+    use std::time::Duration;
 
     const SESSION: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n";
 
