@@ -199,7 +199,7 @@ pub struct ListArgs {
     pub query: Option<String>,
     /// Order of the list.
     #[arg(long, value_enum)]
-    pub sort: Option<SortMode>,
+    pub sort: Option<ListSort>,
     /// Only sessions with a name.
     #[arg(long)]
     pub named: bool,
@@ -213,6 +213,27 @@ pub struct ListArgs {
     /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
     #[arg(long, value_name = "DIR")]
     pub session_dir: Option<String>,
+}
+
+/// `--sort`: the order of the list, as the catalog's [`SortMode`] names it.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListSort {
+    /// Forks under the session they came from, newest activity first.
+    Threaded,
+    /// Newest first.
+    Recent,
+    /// Best match first (name, then text, then fuzzy), ties newest first.
+    Relevance,
+}
+
+impl From<ListSort> for SortMode {
+    fn from(s: ListSort) -> SortMode {
+        match s {
+            ListSort::Threaded => SortMode::Threaded,
+            ListSort::Recent => SortMode::Recent,
+            ListSort::Relevance => SortMode::Relevance,
+        }
+    }
 }
 
 impl ListArgs {

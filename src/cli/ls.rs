@@ -67,7 +67,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         }
     };
     let sessions = &cat.sessions;
-    let sort = args.sort.unwrap_or_default();
+    let sort = args.sort.map(SortMode::from).unwrap_or_default();
     if args.deep {
         let chosen: Vec<SessionSummary> = sessions
             .iter()
