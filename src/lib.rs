@@ -32,8 +32,10 @@
 //!                  line/ the one line reader (a validating fast path,
 //!                    one serde fallback, JSON.parse-exact jsvalue, ids as
 //!                    pi keys them) and the entry a line becomes,
-//!                  read/ regular files read in blocks on all cores,
-//!                  tree/ the tree, pi's /tree view, the context at a leaf,
+//!                  read/ regular files read in blocks on all cores, the
+//!                    index pass (a file into entries and problems),
+//!                  tree/ the tree, pi's /tree view and its one-line
+//!                    texts, the context at a leaf,
 //!                  write/ the writers under the write lock (append,
 //!                    migrate, fork, prune, rewrite)
 //!   │
