@@ -18,16 +18,26 @@
 //!   │
 //! safe_text      terminal-safe text (sanitise, width, wrap, truncate):
 //!                  every string from a file passes it before a terminal
-//! catalog/       discovery, summaries (on the session reader), query,
-//!                  listing, deep search, cache, delete
+//! catalog/       discovery, whether pi may have a file open (in_use.rs),
+//!                  summary/ (on the session reader, pi's list JSON),
+//!                  search/ (pi's query and sort, deep search and its
+//!                  index), cache/, usage/, housekeeping/ (delete, clean,
+//!                  move a project, the trash journal)
 //! watch.rs       notify or polling → its own WatchEvent; no front end
 //!   │
-//! session/       the pi format and every pi rule, once: the one line reader
-//!                  (line.rs over cursor.rs, serde and the JSON.parse-exact
-//!                  jsvalue.rs as fallbacks), ids as pi keys them (jskey.rs),
-//!                  the tree, the context, message content as text
-//!                  (content.rs), pi's /tree view (tree_view.rs), the
-//!                  writers under the write lock
+//! session/       the pi format and every pi rule, once; no UI:
+//!                  mod.rs Session (open, read on, leaf, branch, name),
+//!                  error.rs (errors, problems read past),
+//!                  content.rs (message content as text),
+//!                  line/ the one line reader (a validating fast path,
+//!                    one serde fallback, JSON.parse-exact jsvalue, ids as
+//!                    pi keys them) and the entry a line becomes,
+//!                  read/ regular files read in blocks on all cores, the
+//!                    index pass (a file into entries and problems),
+//!                  tree/ the tree, pi's /tree view and its one-line
+//!                    texts, the context at a leaf,
+//!                  write/ the writers under the write lock (append,
+//!                    migrate, fork, prune, rewrite)
 //!   │
 //! jstext/        JavaScript string semantics pi relies on: trim, white
 //!                  space, lower-casing, UTF-16 lengths and slices, Date.parse

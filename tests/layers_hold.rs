@@ -762,3 +762,46 @@ mod tests {
     ]);
     assert_eq!(circles(&g), vec![vec!["a", "b", "c"]]);
 }
+
+/// The command line's parser stays in the front ends: nothing below them
+/// derives or names a `clap` type (each front end maps its own arguments
+/// onto the engine's types).
+#[test]
+fn no_clap_below_the_front_ends() {
+    const BELOW: &[&str] = &[
+        "src/catalog/",
+        "src/session/",
+        "src/render/",
+        "src/jstext/",
+        "src/watch.rs",
+        "src/safe_text.rs",
+        "src/par.rs",
+    ];
+    let root = crate_root();
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut problems = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(&root)
+            .expect("under the crate root")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if !BELOW.iter().any(|place| under(&rel, place)) {
+            continue;
+        }
+        let src = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let clean = strip_noise(&src);
+        let names_clap = clean.match_indices("clap").any(|(i, _)| {
+            let before = clean[..i].chars().next_back();
+            let after = clean[i + 4..].chars().next();
+            !before.is_some_and(is_ident) && !after.is_some_and(|c| is_ident(c) && c != '_')
+        });
+        if names_clap {
+            problems.push(format!(
+                "{rel} names clap: the parser belongs to the front ends"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}

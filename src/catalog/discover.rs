@@ -141,7 +141,7 @@ pub fn locate(s: &Surroundings, problems: &mut Vec<CatalogProblem>) -> SessionsF
 
 /// `sessionDir` of one settings file, if it sets one.
 fn setting_session_dir(path: &Path, problems: &mut Vec<CatalogProblem>) -> Option<String> {
-    let text = match crate::session::file::read_regular_to_string(path) {
+    let text = match crate::session::read::file::read_regular_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
@@ -394,9 +394,9 @@ impl<'f> Listing<'f> {
                 Ok(m) if !m.is_file() => {
                     // A FIFO, socket or device would block the read; a folder
                     // has nothing to read. Each is named, never read.
-                    let kind = crate::session::file::FileKind::of(m.file_type());
-                    let kind = kind.unwrap_or(crate::session::file::FileKind::Other);
-                    let why = crate::session::file::NotRegular { kind };
+                    let kind = crate::session::read::file::FileKind::of(m.file_type());
+                    let kind = kind.unwrap_or(crate::session::read::file::FileKind::Other);
+                    let why = crate::session::read::file::NotRegular { kind };
                     problems.push(CatalogProblem::new(&path, why.to_string()));
                     None
                 }
@@ -453,8 +453,8 @@ fn jsonl_entries(
                         out.push((at, e));
                     }
                     // A killed piscope writer's leftover: never a session.
-                    Ok(e) if crate::session::temp::is_piscope_temp(&e.file_name()) => {
-                        crate::session::temp::remove_if_stale(&e.path());
+                    Ok(e) if crate::session::write::temp::is_piscope_temp(&e.file_name()) => {
+                        crate::session::write::temp::remove_if_stale(&e.path());
                     }
                     Ok(_) => {}
                     Err(e) => problems.push(CatalogProblem::new(dir, e.to_string())),

@@ -1,6 +1,9 @@
-//! Signs that pi may have a session open: a recent write, or (on Linux) a
-//! process holding the file open. pi opens its file only for each append,
-//! so the second sign is rare; the first is the one that usually tells.
+//! Whether pi may have a session open: the one rule every writer asks, in
+//! the browser and on the command line alike. The signs are a recent write
+//! and (on Linux) a process holding the file open; pi opens its file only
+//! for each append, so the second sign is rare, and the first is the one
+//! that usually tells. A file that shows neither is quiet: clean-up takes
+//! only quiet files.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -12,29 +15,49 @@ pub const RECENT: Duration = Duration::from_secs(60);
 /// suggests it.
 pub fn pi_may_have_open(path: &Path) -> Option<String> {
     let mut why = Vec::new();
-    if let Some(secs) = changed_seconds_ago(path).filter(|s| *s < RECENT.as_secs()) {
+    if let Some(secs) = changed_recently(path, None) {
         why.push(format!("it changed {secs}s ago"));
     }
-    let holders = processes_holding(path);
+    // Another piscope is no sign of pi: its writes take turns with ours
+    // under the write lock.
+    let me = own_name();
+    let holders: Vec<String> = processes_holding(path)
+        .iter()
+        .filter(|(_, name)| me.as_deref() != Some(name.as_str()))
+        .map(|(pid, name)| format!("{name} (pid {pid})"))
+        .collect();
     if !holders.is_empty() {
-        let list: Vec<String> = holders
-            .iter()
-            .map(|(pid, name)| format!("{name} (pid {pid})"))
-            .collect();
-        why.push(format!("{} has it open", list.join(", ")));
+        why.push(format!("{} has it open", holders.join(", ")));
     }
     (!why.is_empty()).then(|| why.join("; "))
 }
 
-/// Seconds since the file last changed.
-pub fn changed_seconds_ago(path: &Path) -> Option<u64> {
+/// Seconds since the file changed, when that is less than [`RECENT`] and
+/// the change is not the one that left the file with the time `own` (a
+/// write of our own is no sign of pi).
+pub fn changed_recently(path: &Path, own: Option<SystemTime>) -> Option<u64> {
     let mtime = std::fs::metadata(path).ok()?.modified().ok()?;
-    Some(
-        SystemTime::now()
-            .duration_since(mtime)
-            .unwrap_or_default()
-            .as_secs(),
-    )
+    if Some(mtime) == own {
+        return None;
+    }
+    let age = SystemTime::now().duration_since(mtime).unwrap_or_default();
+    (age < RECENT).then_some(age.as_secs())
+}
+
+/// The file has not changed for [`RECENT`]; false when it cannot be
+/// looked at.
+pub fn is_quiet(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| SystemTime::now().duration_since(t).unwrap_or_default() >= RECENT)
+}
+
+/// This program's command name as `/proc` gives it (what
+/// [`processes_holding`] names a process by); `None` elsewhere.
+fn own_name() -> Option<String> {
+    std::fs::read_to_string("/proc/self/comm")
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// Processes (pid, command name) with `path` open, as far as `/proc` tells

@@ -1,37 +1,43 @@
 //! The session catalog: every session file in the sessions folder, summarised
-//! in parallel (through the cache), then searched and sorted as pi's picker does.
+//! in parallel (through the cache), then searched and sorted as pi's picker
+//! does. This file loads and lists the catalog; the rest lives in:
+//!
+//! ```text
+//! discover.rs     where pi keeps its sessions, which files are candidates
+//! in_use.rs       whether pi may have a session open (the one rule)
+//! problem.rs      what could not be read, said with its path
+//! summary/        one file's summary with pi's rules, its searchable
+//!                 text, pi's session-list JSON
+//! search/         pi's search language and sort orders; deep search
+//!                 and its index
+//! cache/          the on-disk cache of summaries and texts
+//! usage/          tokens and money, each record counted once
+//! housekeeping/   delete, clean up, move a project, the trash journal
+//! ```
 
 pub mod cache;
-pub mod clean;
-pub mod deep;
-pub mod deep_index;
-pub mod delete;
 pub mod discover;
+pub mod housekeeping;
 pub mod in_use;
-pub mod journal;
-pub mod list_json;
-pub mod move_project;
 mod problem;
-mod records;
 pub mod search;
 pub mod summary;
-mod text;
 pub mod usage;
 
 pub use cache::Cache;
 pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
 pub use problem::CatalogProblem;
-pub use search::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, threaded};
-pub use summary::SessionSummary;
-pub use text::MessageText;
+pub use search::query::{Query, QueryError, SortMode, ThreadRow, filter_and_sort, threaded};
+pub use summary::{MessageText, SessionSummary};
 
-use crate::session::file::{PrefixPrint, open_regular};
+use crate::session::read::file::{PrefixPrint, open_regular};
 use discover::{Candidate, FileStamp};
+use summary::list_json;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use summary::SummaryState;
+use summary::read::SummaryState;
 
 /// How to load.
 #[derive(Debug, Clone, Copy)]

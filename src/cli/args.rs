@@ -118,15 +118,27 @@ pub enum Command {
         /// Remove the entry's label.
         #[arg(long)]
         clear: bool,
+        /// Do not ask when pi may have the session open.
+        #[arg(long, short)]
+        yes: bool,
     },
     /// Name the session (an empty name clears it).
-    Rename { file: PathBuf, name: String },
+    Rename {
+        file: PathBuf,
+        name: String,
+        /// Do not ask when pi may have the session open.
+        #[arg(long, short)]
+        yes: bool,
+    },
     /// Make pi resume at an entry (pi's /tree rule), optionally summarising the branch left.
     Branch {
         file: PathBuf,
         entry: String,
         #[arg(long)]
         summary: Option<String>,
+        /// Do not ask when pi may have the session open.
+        #[arg(long, short)]
+        yes: bool,
     },
 }
 
@@ -187,7 +199,7 @@ pub struct ListArgs {
     pub query: Option<String>,
     /// Order of the list.
     #[arg(long, value_enum)]
-    pub sort: Option<SortMode>,
+    pub sort: Option<ListSort>,
     /// Only sessions with a name.
     #[arg(long)]
     pub named: bool,
@@ -201,6 +213,27 @@ pub struct ListArgs {
     /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
     #[arg(long, value_name = "DIR")]
     pub session_dir: Option<String>,
+}
+
+/// `--sort`: the order of the list, as the catalog's [`SortMode`] names it.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListSort {
+    /// Forks under the session they came from, newest activity first.
+    Threaded,
+    /// Newest first.
+    Recent,
+    /// Best match first (name, then text, then fuzzy), ties newest first.
+    Relevance,
+}
+
+impl From<ListSort> for SortMode {
+    fn from(s: ListSort) -> SortMode {
+        match s {
+            ListSort::Threaded => SortMode::Threaded,
+            ListSort::Recent => SortMode::Recent,
+            ListSort::Relevance => SortMode::Relevance,
+        }
+    }
 }
 
 impl ListArgs {
@@ -298,10 +331,10 @@ pub struct CleanArgs {
     #[arg(long)]
     pub folder_gone: bool,
     /// Sessions last active longer ago than this (30d, 2w, 12h, 6mo, 1y).
-    #[arg(long, value_name = "DUR", value_parser = crate::catalog::clean::parse_age)]
+    #[arg(long, value_name = "DUR", value_parser = crate::catalog::housekeeping::clean::parse_age)]
     pub older_than: Option<std::time::Duration>,
     /// Sessions larger than this (500K, 10M, 1G; powers of 1024).
-    #[arg(long, value_name = "SIZE", value_parser = crate::catalog::clean::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::catalog::housekeeping::clean::parse_size)]
     pub larger_than: Option<u64>,
     /// Look in every project, not only the current folder's.
     #[arg(long)]

@@ -3,9 +3,9 @@
 
 use super::args::CleanArgs;
 use super::{confirm, shown};
-use crate::catalog::clean::{Picked, Rules, human_size};
-use crate::catalog::delete::{self, DeleteMode};
-use crate::catalog::journal::{Batch, Reason};
+use crate::catalog::housekeeping::clean::{Picked, Rules, human_size};
+use crate::catalog::housekeeping::delete::{self, DeleteMode};
+use crate::catalog::housekeeping::journal::{Batch, Reason};
 use crate::catalog::summary::age;
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;

@@ -3,16 +3,16 @@
 
 use super::args::ListArgs;
 use super::warn;
-use crate::catalog::deep::{DeepHit, HitDetail, deep_search_mapped};
-use crate::catalog::deep_index::DeepIndex;
+use crate::catalog::search::deep::{DeepHit, HitDetail, deep_search_mapped};
+use crate::catalog::search::deep_index::DeepIndex;
 use crate::catalog::usage::{self, UsageCache};
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
 };
 use crate::jstext::date::now_ms;
 use crate::safe_text::{clean_line, fit, sanitize};
-use crate::session::raw::push_json_string;
-use crate::session::summary::shorten_home;
+use crate::session::line::raw_json::push_json_string;
+use crate::session::tree::entry_line::shorten_home;
 use anyhow::Result;
 use std::io::Write;
 use std::path::PathBuf;
@@ -67,11 +67,11 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         }
     };
     let sessions = &cat.sessions;
-    let sort = args.sort.unwrap_or_default();
+    let sort = args.sort.map(SortMode::from).unwrap_or_default();
     if args.deep {
         let chosen: Vec<SessionSummary> = sessions
             .iter()
-            .filter(|s| !args.named || catalog::search::has_name(s))
+            .filter(|s| !args.named || catalog::search::query::has_name(s))
             .cloned()
             .collect();
         // Hits are written as each session's are found, newest first.
@@ -301,7 +301,7 @@ fn write_json(
             o.push(b',');
         }
         first = false;
-        catalog::list_json::push_session(s, &mut o);
+        catalog::summary::list_json::push_session(s, &mut o);
         if o.len() >= FLUSH {
             out.write_all(&o)?;
             o.clear();

@@ -1,6 +1,7 @@
 //! The scripting commands: inspect a session (`tree`, `context`, `info`)
-//! and edit it (`label`, `rename`, `branch`), as text or as pi's JSON;
-//! list and search all sessions (`ls`).
+//! and edit it (`label`, `rename`, `branch`; asking first, as the browser
+//! does, when pi may have it open), as text or as pi's JSON; list and
+//! search all sessions (`ls`).
 //!
 //! Readable output (everything but `--json` and JSONL) is written through
 //! [`SafeWriter`] and every message on stderr through [`warn`], so no string
@@ -22,8 +23,8 @@ pub use args::{Cli, Command, ExportFormat, TreeFilter};
 
 use crate::render;
 use crate::safe_text::{SafeWriter, sanitize, sanitize_block};
-use crate::session::raw::push_json_string;
-use crate::session::tree_view::{self, Filter, TreeView};
+use crate::session::line::raw_json::push_json_string;
+use crate::session::tree::view::{self, Filter, TreeView};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
 use anyhow::{Context as _, Result};
 use serde_json::Value;
@@ -139,7 +140,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             clap_mangen::Man::new(cmd).render(out)?;
         }
         Command::Fork { file, leaf } => {
-            let new = session::fork::fork_session(&file, leaf.as_deref())?;
+            let new = session::write::fork::fork_session(&file, leaf.as_deref())?;
             writeln!(out, "{}", shown(&new))?;
         }
         Command::Export {
@@ -168,7 +169,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 ExportFormat::Md => render::export_markdown(&s, at)?,
                 ExportFormat::Html if all_branches => render::export_html_all(&s)?,
                 ExportFormat::Html => render::export_html(&s, at)?,
-                ExportFormat::Jsonl => session::export::export_jsonl(&s, leaf.as_deref())?,
+                ExportFormat::Jsonl => session::write::fork::export_jsonl(&s, leaf.as_deref())?,
             };
             match output {
                 None => out.write_all(text.as_bytes())?,
@@ -222,7 +223,12 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             entry,
             text,
             clear,
+            yes,
         } => {
+            if !confirm::go_ahead_next_to_pi(out, &file, yes)? {
+                writeln!(out, "nothing changed")?;
+                return Ok(());
+            }
             let label = if clear { None } else { text.as_deref() };
             let id = session::append_label(&file, &entry, label)?;
             let what = label.map_or("cleared the label".to_string(), |l| {
@@ -236,7 +242,11 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 sanitize(&id)
             )?;
         }
-        Command::Rename { file, name } => {
+        Command::Rename { file, name, yes } => {
+            if !confirm::go_ahead_next_to_pi(out, &file, yes)? {
+                writeln!(out, "nothing changed")?;
+                return Ok(());
+            }
             let id = session::append_name(&file, &name)?;
             let id = sanitize(&id);
             match session::read_name(&file)? {
@@ -253,21 +263,28 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             file,
             entry,
             summary,
-        } => match session::branch_to(&file, &entry, summary.as_deref())? {
-            BranchOutcome::AlreadyThere => {
-                writeln!(out, "{}: already at this point", shown(&file))?
+            yes,
+        } => {
+            if !confirm::go_ahead_next_to_pi(out, &file, yes)? {
+                writeln!(out, "nothing changed")?;
+                return Ok(());
             }
-            BranchOutcome::Moved { leaf, appended } => writeln!(
-                out,
-                "{}: pi now resumes at {} (entry {})",
-                shown(&file),
-                sanitize(
-                    leaf.as_deref()
-                        .unwrap_or("the start, before the first entry")
-                ),
-                sanitize(&appended)
-            )?,
-        },
+            match session::branch_to(&file, &entry, summary.as_deref())? {
+                BranchOutcome::AlreadyThere => {
+                    writeln!(out, "{}: already at this point", shown(&file))?
+                }
+                BranchOutcome::Moved { leaf, appended } => writeln!(
+                    out,
+                    "{}: pi now resumes at {} (entry {})",
+                    shown(&file),
+                    sanitize(
+                        leaf.as_deref()
+                            .unwrap_or("the start, before the first entry")
+                    ),
+                    sanitize(&appended)
+                )?,
+            }
+        }
     }
     Ok(())
 }
@@ -287,7 +304,7 @@ fn write_new_file(to: &Path, bytes: &[u8]) -> Result<()> {
 
 /// `oracle tree`: `[{id, parentId, type, label, children}]` in pre-order.
 pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
-    use session::entry::{Kind, Parent};
+    use session::line::entry::{Kind, Parent};
     // Built in a buffer of our own: a hundred thousand nodes make millions
     // of small writes.
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
@@ -301,14 +318,14 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
         buf.push(b'{');
         if let Some(id) = e.id_str() {
             buf.extend_from_slice(b"\"id\":");
-            session::jskey::push_json(&mut buf, id);
+            session::line::jskey::push_json(&mut buf, id);
             buf.push(b',');
         }
         match &e.parent {
             Parent::Null => buf.extend_from_slice(b"\"parentId\":null,"),
             Parent::Id(p) => {
                 buf.extend_from_slice(b"\"parentId\":");
-                session::jskey::push_json(&mut buf, p);
+                session::line::jskey::push_json(&mut buf, p);
                 buf.push(b',');
             }
             _ => {}
@@ -317,7 +334,7 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
             Kind::Missing => {}
             Kind::Odd => {
                 buf.extend_from_slice(b"\"type\":");
-                session::jskey::push_json(&mut buf, e.type_str());
+                session::line::jskey::push_json(&mut buf, e.type_str());
                 buf.push(b',');
             }
             _ => {
@@ -328,7 +345,7 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
         }
         buf.extend_from_slice(b"\"label\":");
         match any_labels.then(|| s.label_of(node)).flatten() {
-            Some(l) => session::jskey::push_json(&mut buf, &l.value),
+            Some(l) => session::line::jskey::push_json(&mut buf, &l.value),
             None => buf.extend_from_slice(b"null"),
         }
         buf.extend_from_slice(b",\"children\":[");
@@ -337,7 +354,7 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
                 buf.push(b',');
             }
             match s.entry(*c).id_str() {
-                Some(id) => session::jskey::push_json(&mut buf, id),
+                Some(id) => session::line::jskey::push_json(&mut buf, id),
                 None => buf.extend_from_slice(b"null"),
             }
         }
@@ -353,10 +370,10 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
 }
 
 /// `oracle info`: `{header, leafId, name, entryCount, labels, branch}`,
-/// ids written as the values pi keeps (see `session::jskey`). Built in one
+/// ids written as the values pi keeps (see `session::line::jskey`). Built in one
 /// buffer: a branch of a million entries is a million ids.
 pub fn info_json(s: &Session) -> String {
-    use session::jskey;
+    use session::line::jskey;
     // pi's labels object: property names are `String(id)`, later ones win.
     let mut labels: indexmap::IndexMap<String, String> = indexmap::IndexMap::new();
     if !s.tree.labels().is_empty() {
@@ -436,7 +453,7 @@ fn write_tree_text(s: &mut Session, filter: TreeFilter, out: &mut dyn Write) -> 
     // line, and what pi's filter needs of them from one pass before.
     let mut lazy = None;
     let rows = if s.detail == Detail::Outline {
-        let texts = lazy.insert(session::summary::LazyTexts::read(s)?);
+        let texts = lazy.insert(session::tree::entry_line::LazyTexts::read(s)?);
         view.rows_where(s, &folded, |node| {
             let role = s.outline_fact(node).map(|(role, ..)| role);
             view.shows_as(s, filter, node, role, texts.bare(node))
@@ -446,7 +463,7 @@ fn write_tree_text(s: &mut Session, filter: TreeFilter, out: &mut dyn Write) -> 
     };
     let texts = match lazy {
         Some(_) => Vec::new(),
-        None => tree_view::texts(s, home.as_deref()),
+        None => view::texts(s, home.as_deref()),
     };
     for (row, connectors) in rows.rows.iter().zip(rows.gutter_rows(false)) {
         let node = row.node;
@@ -533,10 +550,10 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
             "{}/{}",
             m.provider
                 .as_deref()
-                .map_or("?".into(), session::jskey::display),
+                .map_or("?".into(), session::line::jskey::display),
             m.model_id
                 .as_deref()
-                .map_or("?".into(), session::jskey::display)
+                .map_or("?".into(), session::line::jskey::display)
         )
     });
     writeln!(
@@ -546,7 +563,7 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
         sanitize(
             &ctx.thinking_level
                 .as_deref()
-                .map_or("(unset)".into(), session::jskey::display)
+                .map_or("(unset)".into(), session::line::jskey::display)
         ),
         messages.len()
     )?;

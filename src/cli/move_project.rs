@@ -4,10 +4,10 @@
 use super::args::MoveProjectArgs;
 use super::{confirm, shown};
 use crate::catalog::discover::normalize;
-use crate::catalog::move_project::{self, Move};
-use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
+use crate::catalog::housekeeping::move_project::{self, Move};
+use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings, in_use};
 use crate::safe_text::sanitize;
-use crate::session::rewrite::Moved;
+use crate::session::write::rewrite::Moved;
 use anyhow::{Result, bail};
 use std::io::Write;
 use std::path::PathBuf;
@@ -86,6 +86,14 @@ pub fn run(args: MoveProjectArgs, out: &mut dyn Write) -> Result<()> {
 
 fn describe(m: &Move, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "  {}", shown(&m.from))?;
+    if let Some(why) = in_use::pi_may_have_open(&m.from) {
+        writeln!(
+            out,
+            "    Warning: pi may have it open ({}); a running pi keeps what it has in memory and \
+             goes on writing to the file it had. Close it there first.",
+            sanitize(&why)
+        )?;
+    }
     if m.to != m.from {
         writeln!(out, "    → {}", shown(&m.to))?;
     }

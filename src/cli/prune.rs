@@ -3,9 +3,9 @@
 
 use super::args::PruneArgs;
 use super::{confirm, shown};
-use crate::catalog::{in_use, journal};
+use crate::catalog::{housekeeping::journal, in_use};
 use crate::safe_text::sanitize;
-use crate::session::prune::{self, PrunePlan};
+use crate::session::write::prune::{self, PrunePlan};
 use anyhow::Result;
 use std::io::Write;
 

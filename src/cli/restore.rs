@@ -3,7 +3,7 @@
 
 use super::args::RestoreArgs;
 use super::shown;
-use crate::catalog::journal::{self, InTrash};
+use crate::catalog::housekeeping::journal::{self, InTrash};
 use anyhow::{Result, bail};
 use std::io::Write;
 
@@ -76,7 +76,7 @@ fn list(items: &[InTrash], json: bool, out: &mut dyn Write) -> Result<()> {
             "{}  {:<12}  {:>9}  {}",
             r.time,
             r.reason.as_str(),
-            crate::catalog::clean::human_size(r.size),
+            crate::catalog::housekeeping::clean::human_size(r.size),
             shown(&r.path)
         )?;
     }

@@ -3,7 +3,7 @@
 //! titles, hyperlinks, screen clears) is dropped, and whatever is left that
 //! is not text goes through the sanitiser like any other span.
 
-use super::doc::{Class, Line, Span, Style};
+use super::document::{Class, Line, Span, Style};
 
 /// Columns between tab stops in output.
 const TAB_STOP: usize = 4;
@@ -227,7 +227,7 @@ fn extended(rest: &[Option<u32>]) -> (Option<u8>, usize) {
 fn plain_lines(text: &str) -> Vec<String> {
     parse(text)
         .iter()
-        .map(|l| super::doc::line_text(l))
+        .map(|l| super::document::line_text(l))
         .map(|l| crate::safe_text::clean_line(&l))
         .collect()
 }

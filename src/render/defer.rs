@@ -4,7 +4,7 @@
 //! a long context is never looked at, and highlighting is the costly part
 //! of rendering).
 
-use super::doc::{Class, CodeLine, LineKind, Node, Span};
+use super::document::{Class, CodeLine, LineKind, Node, Span};
 use super::highlight::{self, Lang};
 use std::cell::Cell;
 

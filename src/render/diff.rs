@@ -2,7 +2,7 @@
 //! `oldText` → `newText` (pi's `edits` list, or the older single pair),
 //! with hunk headers and added, removed and context lines classed.
 
-use super::doc::{Class, CodeLine, LineKind, Span};
+use super::document::{Class, CodeLine, LineKind, Span};
 use crate::safe_text;
 use serde_json::Value;
 use similar::TextDiff;
@@ -103,7 +103,7 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<CodeLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::doc::line_text;
+    use crate::render::document::line_text;
     use serde_json::json;
 
     fn text(lines: &[CodeLine]) -> Vec<String> {

@@ -1,389 +1,371 @@
-//! A session's context rendered as a [`Document`]: the messages pi would
-//! send at a leaf, each compaction with what it replaced (the messages the
-//! model saw before it, folded and marked compacted away), the session's
-//! name, model, tokens and cost; and for the whole tree, one section per
-//! branch, each from where it leaves the branches before it.
+//! The rendered document: blocks (one per thing a reader tells apart: a
+//! user turn, a thinking block, a tool call and its result, a compaction)
+//! of semantic nodes (paragraphs, headings, code, lists, tables) of spans
+//! with a style class. Every span's text is sanitised when it is made, so
+//! no document can hold a control character, whoever draws it.
 
-use super::doc::{Block, BlockKind, Class, Document, Fold, Line, Meta, Span, Usage};
-use super::message::{self, Message};
 use crate::safe_text;
-use crate::session::entry::Kind;
-use crate::session::{Context, LeafSelector, Session, SessionError, jskey};
-use serde_json::Value;
-use std::collections::HashSet;
-use std::fs::File;
 
-/// The context at `leaf`, rendered.
-pub fn context_document(session: &Session, leaf: &LeafSelector) -> Result<Document, SessionError> {
-    render(session, session.context(leaf))
+/// What a span is, for whoever draws it: a terminal maps it to a colour, the
+/// HTML export to a CSS class (see [`Class::css`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    Text,
+    Dim,
+    Heading,
+    InlineCode,
+    Link,
+    LinkTarget,
+    ListMarker,
+    QuoteMarker,
+    TableBorder,
+    Rule,
+    CodeText,
+    CodeKeyword,
+    CodeString,
+    CodeComment,
+    CodeNumber,
+    CodeConstant,
+    CodeFunction,
+    CodeType,
+    CodeOperator,
+    CodeVariable,
+    CodePunctuation,
+    CodeTag,
+    CodeAttribute,
+    DiffAdd,
+    DiffDel,
+    DiffHunk,
+    DiffHeader,
+    DiffContext,
+    ToolName,
+    Path,
+    Prompt,
+    Command,
+    Error,
+    Warning,
+    RoleUser,
+    RoleAssistant,
+    RoleTool,
+    RoleSystem,
+    RoleCustom,
+    RoleSummary,
+    Thinking,
+    Compaction,
+    Image,
+    Label,
+    Time,
+    /// Program output whose colours come from its own escape sequences
+    /// (see [`Style::fg`]).
+    Output,
 }
 
-/// The context at the entry `leaf` (the current leaf when `None`), rendered.
-pub fn document_at(session: &Session, leaf: Option<u32>) -> Result<Document, SessionError> {
-    match leaf {
-        Some(l) => render(session, session.context_for_path(session.tree.path_to(l))),
-        None => context_document(session, &LeafSelector::Last),
-    }
-}
-
-fn render(session: &Session, ctx: Context) -> Result<Document, SessionError> {
-    let mut file = session.open_file()?;
-    let blocks = context_blocks(session, &ctx, &mut file, &HashSet::new(), &Window::ALL)?
-        .map_or_else(Vec::new, |(b, _)| b);
-    let mut meta = meta(session, &ctx.path, &mut file)?;
-    meta.model = model_name(&ctx);
-    meta.thinking = ctx
-        .thinking_level
-        .as_deref()
-        .map(|t| safe_text::clean_line(&jskey::display(t)));
-    meta.messages = count_messages(&blocks);
-    Ok(Document { meta, blocks })
-}
-
-fn model_name(ctx: &Context) -> Option<String> {
-    ctx.model.as_ref().map(|m| {
-        let part = |p: Option<&str>| p.map_or("?".into(), |p| jskey::display(p).to_string());
-        safe_text::clean_line(&format!(
-            "{}/{}",
-            part(m.provider.as_deref()),
-            part(m.model_id.as_deref())
-        ))
-    })
-}
-
-fn count_messages(blocks: &[Block]) -> usize {
-    let mut seen = HashSet::new();
-    blocks
-        .iter()
-        .filter(|b| b.entry.is_some_and(|e| seen.insert(e)))
-        .count()
-}
-
-/// Which part of a context to render, for a drawer that shows a window of
-/// a long one.
-pub struct Window<'a> {
-    /// The first context item rendered (those before it are left out).
-    pub from: usize,
-    /// At most this many of the entries a compaction replaced are rendered
-    /// inside it (the last ones).
-    pub replaced: usize,
-    /// Asked between items: true stops the work (its result is not wanted).
-    pub stop: &'a dyn Fn() -> bool,
-}
-
-impl Window<'static> {
-    /// The whole context.
-    pub const ALL: Window<'static> = Window {
-        from: 0,
-        replaced: usize::MAX,
-        stop: &|| false,
-    };
-}
-
-/// The blocks of the context's items from `window.from` on (a compaction
-/// among them holding what it replaced), with the number of messages they
-/// hold; `None` when `window.stop` said to stop.
-pub fn context_window(
-    session: &Session,
-    ctx: &Context,
-    window: &Window<'_>,
-) -> Result<Option<(Vec<Block>, usize)>, SessionError> {
-    let mut file = session.open_file()?;
-    context_blocks(session, ctx, &mut file, &HashSet::new(), window)
-}
-
-/// The messages of the context's items from `from` on, except items of
-/// entries in `skip`; `None` when `stop` said to stop.
-fn messages(
-    session: &Session,
-    ctx: &Context,
-    file: &mut File,
-    skip: &HashSet<u32>,
-    from: usize,
-    stop: &dyn Fn() -> bool,
-) -> Result<Option<Vec<Message>>, SessionError> {
-    let mut out = Vec::new();
-    for (k, item) in ctx.items.iter().enumerate().skip(from) {
-        if k % 64 == 0 && stop() {
-            return Ok(None);
-        }
-        if skip.contains(&item.entry) {
-            continue;
-        }
-        for m in session.context_messages(item, file)? {
-            // pi's own JSON, built by the session layer: it parses.
-            let value = serde_json::from_str(&m).unwrap_or(Value::Null);
-            out.push(Message {
-                entry: Some(item.entry),
-                value,
-            });
-        }
-    }
-    Ok(Some(out))
-}
-
-/// The context's blocks from `window.from` on (items of entries in `skip`
-/// left out), the compaction's block holding what it replaced, and the
-/// number of messages shown; `None` when stopped.
-fn context_blocks(
-    session: &Session,
-    ctx: &Context,
-    file: &mut File,
-    skip: &HashSet<u32>,
-    window: &Window<'_>,
-) -> Result<Option<(Vec<Block>, usize)>, SessionError> {
-    let Some(list) = messages(session, ctx, file, skip, window.from, window.stop)? else {
-        return Ok(None);
-    };
-    let mut blocks = message::blocks(&list);
-    label(session, &mut blocks);
-    let shown = list.len();
-    let Some(comp) = ctx.compaction.filter(|c| !skip.contains(c)) else {
-        return Ok(Some((blocks, shown)));
-    };
-    let Some(pos) = ctx.path.iter().position(|&e| e == comp) else {
-        return Ok(Some((blocks, shown)));
-    };
-    if !blocks
-        .iter()
-        .any(|b| b.kind == BlockKind::Compaction && b.entry == Some(comp))
-    {
-        return Ok(Some((blocks, shown)));
-    }
-    // What the model saw right before the compaction, less what it kept.
-    let kept: HashSet<u32> = ctx.items.iter().map(|i| i.entry).collect();
-    let before = session.context_for_path(ctx.path[..pos].to_vec());
-    let mut gone = before.clone();
-    gone.items.retain(|i| !kept.contains(&i.entry));
-    // Counted as the tree counts it, so both say the same number.
-    let replaced = session.replaced_by(comp);
-    let left_out = gone.items.len().saturating_sub(window.replaced);
-    gone.items.drain(..left_out);
-    let Some(hidden_list) = messages(session, &gone, file, &HashSet::new(), 0, window.stop)? else {
-        return Ok(None);
-    };
-    let mut hidden = message::blocks(&hidden_list);
-    label(session, &mut hidden);
-    for b in &mut hidden {
-        mark_hidden(b);
-    }
-    let carried_over = |m: &Message| {
-        m.entry == Some(comp)
-            && !matches!(
-                m.value.get("role").and_then(Value::as_str),
-                Some("compactionSummary" | "system")
-            )
-    };
-    let carried = list.iter().filter(|m| carried_over(m)).count();
-    let kept_before = before.items.len() - gone.items.len() - left_out;
-    for b in blocks.iter_mut().filter(|b| {
-        b.entry == Some(comp) && !matches!(b.kind, BlockKind::Compaction | BlockKind::System)
-    }) {
-        // The compaction's retained tail: messages from before it, kept.
-        b.title.push(Span::new(
-            "  · carried over by the compaction",
-            Class::Compaction,
-        ));
-    }
-    if let Some(b) = blocks
-        .iter_mut()
-        .find(|b| b.kind == BlockKind::Compaction && b.entry == Some(comp))
-    {
-        let messages = if left_out > 0 {
-            format!("the last {} shown", gone.items.len())
-        } else {
-            format!(
-                "{} message{}",
-                hidden_list.len(),
-                if hidden_list.len() == 1 { "" } else { "s" }
-            )
-        };
-        b.title.push(Span::new(
-            &format!(
-                " · replaced {replaced} entr{} ({messages})",
-                if replaced == 1 { "y" } else { "ies" },
-            ),
-            Class::Dim,
-        ));
-        if kept_before > 0 {
-            b.title
-                .push(Span::new(&format!(" · kept {kept_before}"), Class::Dim));
-        }
-        if carried > 0 {
-            b.title
-                .push(Span::new(&format!(" · {carried} carried over"), Class::Dim));
-        }
-        b.children = hidden;
-    }
-    Ok(Some((blocks, shown)))
-}
-
-/// The label of each block's entry, after its first block's title.
-fn label(session: &Session, blocks: &mut [Block]) {
-    let mut seen = HashSet::new();
-    for b in blocks {
-        let Some(e) = b.entry else { continue };
-        if !seen.insert(e) {
-            continue;
-        }
-        if let Some(l) = session.label_of(e) {
-            b.title
-                .push(Span::new(&format!("  [{}]", l.label), Class::Label));
+impl Class {
+    /// The class's name: a CSS class, and a theme key.
+    pub fn css(self) -> &'static str {
+        match self {
+            Class::Text => "text",
+            Class::Dim => "dim",
+            Class::Heading => "heading",
+            Class::InlineCode => "inline-code",
+            Class::Link => "link",
+            Class::LinkTarget => "link-target",
+            Class::ListMarker => "list-marker",
+            Class::QuoteMarker => "quote-marker",
+            Class::TableBorder => "table-border",
+            Class::Rule => "rule",
+            Class::CodeText => "code-text",
+            Class::CodeKeyword => "code-keyword",
+            Class::CodeString => "code-string",
+            Class::CodeComment => "code-comment",
+            Class::CodeNumber => "code-number",
+            Class::CodeConstant => "code-constant",
+            Class::CodeFunction => "code-function",
+            Class::CodeType => "code-type",
+            Class::CodeOperator => "code-operator",
+            Class::CodeVariable => "code-variable",
+            Class::CodePunctuation => "code-punctuation",
+            Class::CodeTag => "code-tag",
+            Class::CodeAttribute => "code-attribute",
+            Class::DiffAdd => "diff-add",
+            Class::DiffDel => "diff-del",
+            Class::DiffHunk => "diff-hunk",
+            Class::DiffHeader => "diff-header",
+            Class::DiffContext => "diff-context",
+            Class::ToolName => "tool-name",
+            Class::Path => "path",
+            Class::Prompt => "prompt",
+            Class::Command => "command",
+            Class::Error => "error",
+            Class::Warning => "warning",
+            Class::RoleUser => "role-user",
+            Class::RoleAssistant => "role-assistant",
+            Class::RoleTool => "role-tool",
+            Class::RoleSystem => "role-system",
+            Class::RoleCustom => "role-custom",
+            Class::RoleSummary => "role-summary",
+            Class::Thinking => "thinking",
+            Class::Compaction => "compaction",
+            Class::Image => "image",
+            Class::Label => "label",
+            Class::Time => "time",
+            Class::Output => "output",
         }
     }
 }
 
-fn mark_hidden(b: &mut Block) {
-    b.hidden = true;
-    for c in &mut b.children {
-        mark_hidden(c);
+/// A span's look: its class, emphasis, and (for program output) the colours
+/// its escape sequences chose, as xterm's 256 colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Style {
+    pub class: Class,
+    pub bold: bool,
+    pub italic: bool,
+    pub underline: bool,
+    pub strike: bool,
+    pub dim: bool,
+    pub fg: Option<u8>,
+    pub bg: Option<u8>,
+}
+
+impl Style {
+    pub const fn of(class: Class) -> Style {
+        Style {
+            class,
+            bold: false,
+            italic: false,
+            underline: false,
+            strike: false,
+            dim: false,
+            fg: None,
+            bg: None,
+        }
     }
 }
 
-/// The session's name and header, and the models, tokens and cost of the
-/// assistant messages on `entries`.
-fn meta(session: &Session, entries: &[u32], file: &mut File) -> Result<Meta, SessionError> {
-    let h = &session.header;
-    let mut meta = Meta {
-        title: safe_text::clean_line(
-            &session
-                .name()
-                .unwrap_or_else(|| format!("Session {}", h.id)),
-        ),
-        session_id: safe_text::clean_line(&h.id),
-        cwd: safe_text::clean_line(h.cwd.as_deref().unwrap_or("")),
-        created: safe_text::clean_line(h.timestamp.as_deref().unwrap_or("")),
-        ..Meta::default()
-    };
-    for &i in entries {
-        if session.entry(i).kind != Kind::Message {
-            continue;
-        }
-        let line = session.line_text_in(file, i)?;
-        let Ok(v) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        let m = &v["message"];
-        if m["role"] != "assistant" {
-            continue;
-        }
-        if let Some(model) = m["model"].as_str() {
-            let name = match m["provider"].as_str() {
-                Some(p) => format!("{p}/{model}"),
-                None => model.to_string(),
-            };
-            let name = safe_text::clean_line(&name);
-            if !meta.models.contains(&name) {
-                meta.models.push(name);
-            }
-        }
-        add_usage(&mut meta.usage, &m["usage"]);
+impl From<Class> for Style {
+    fn from(class: Class) -> Style {
+        Style::of(class)
     }
-    Ok(meta)
 }
 
-fn add_usage(total: &mut Usage, u: &Value) {
-    let n = |v: &Value| {
-        v.as_f64()
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .unwrap_or(0.0) as u64
-    };
-    total.input += n(&u["input"]);
-    total.output += n(&u["output"]);
-    total.cache_read += n(&u["cacheRead"]);
-    total.cache_write += n(&u["cacheWrite"]);
-    let cost = &u["cost"];
-    let f = |v: &Value| v.as_f64().filter(|x| x.is_finite()).unwrap_or(0.0);
-    total.cost += match cost.get("total").and_then(Value::as_f64) {
-        Some(t) if t.is_finite() => t,
-        _ => {
-            f(&cost["input"]) + f(&cost["output"]) + f(&cost["cacheRead"]) + f(&cost["cacheWrite"])
+/// A run of text in one style, on one line. `link` is the target of a
+/// markdown link (whether it is safe to follow is the drawer's question,
+/// see [`super::to_html::safe_href`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    text: String,
+    pub style: Style,
+    pub link: Option<String>,
+}
+
+impl Span {
+    /// A span of untrusted text: control characters, escape sequences and
+    /// line breaks become visible symbols here, so nothing made of spans can
+    /// let one through.
+    pub fn new(text: &str, style: impl Into<Style>) -> Span {
+        Span {
+            text: safe_text::clean_line(text),
+            style: style.into(),
+            link: None,
         }
-    };
+    }
+
+    /// Text already clean (from [`safe_text::clean_block`] or made here).
+    pub(crate) fn clean(text: String, style: impl Into<Style>) -> Span {
+        debug_assert!(!text.chars().any(char::is_control));
+        Span {
+            text,
+            style: style.into(),
+            link: None,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
 }
 
-/// One branch of the tree: the entries from where it leaves the branches
-/// before it to its last entry.
-#[derive(Debug, Clone)]
-pub struct Branch {
-    /// The branch's last entry.
-    pub leaf: u32,
-    /// The entry of an earlier branch it continues from (none for the
-    /// first branch, or a second root).
-    pub fork: Option<u32>,
-    /// Where pi resumes.
-    pub active: bool,
-    /// Its heading: the first user message of its own part, or its leaf.
+/// One line of spans.
+pub type Line = Vec<Span>;
+
+/// What a line of a code block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Plain,
+    Add,
+    Del,
+    Hunk,
+    Header,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeLine {
+    pub kind: LineKind,
+    pub spans: Line,
+}
+
+/// How a table column is aligned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Center,
+    Right,
+}
+
+/// The parts of a block's body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    /// Wrapped text.
+    Para(Line),
+    /// Plain text (thinking, a system prompt, raw HTML): its own lines,
+    /// each wrapped, none set apart.
+    Lines(Vec<Line>),
+    Heading(u8, Line),
+    /// Lines kept as they are (cut, not wrapped, by a narrow drawer):
+    /// fenced code, file contents, tool output, diffs. `lang` is what the
+    /// highlighter used; `more` counts lines left out.
+    Code {
+        lang: Option<String>,
+        lines: Vec<CodeLine>,
+        more: usize,
+    },
+    Quote(Vec<Node>),
+    List {
+        /// The first number of an ordered list.
+        start: Option<u64>,
+        items: Vec<Vec<Node>>,
+    },
+    Table {
+        aligns: Vec<Align>,
+        head: Vec<Line>,
+        rows: Vec<Vec<Line>>,
+    },
+    Rule,
+    /// An image: a placeholder with its type and size; `data` is the base64
+    /// of a raster image (for drawers that can show one).
+    Image {
+        mime: String,
+        bytes: usize,
+        data: Option<String>,
+    },
+}
+
+/// What a block shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    User,
+    Assistant,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Bash,
+    Compaction,
+    BranchSummary,
+    Custom,
+    System,
+    /// Anything else a message list holds.
+    Other,
+}
+
+impl BlockKind {
+    pub fn css(self) -> &'static str {
+        match self {
+            BlockKind::User => "user",
+            BlockKind::Assistant => "assistant",
+            BlockKind::Thinking => "thinking",
+            BlockKind::ToolCall => "tool-call",
+            BlockKind::ToolResult => "tool-result",
+            BlockKind::Bash => "bash",
+            BlockKind::Compaction => "compaction",
+            BlockKind::BranchSummary => "branch-summary",
+            BlockKind::Custom => "custom",
+            BlockKind::System => "system",
+            BlockKind::Other => "other",
+        }
+    }
+}
+
+/// Whether a block can be folded, and how it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fold {
+    /// Always shown whole.
+    Fixed,
+    /// Foldable, shown folded at first (thinking, tool output, extension
+    /// messages, what a compaction replaced).
+    Folded,
+    /// Foldable, shown open at first.
+    Open,
+}
+
+/// One block of the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub kind: BlockKind,
+    /// The entry (index in the session) the block comes from; `also` holds
+    /// other entries it shows (the tool result a call is drawn with).
+    pub entry: Option<u32>,
+    pub also: Vec<u32>,
+    /// The block's heading line (role, tool and path, counts); its
+    /// one-line stand-in when folded.
     pub title: Line,
-    pub blocks: Vec<Block>,
-    /// How many entries are its own.
-    pub entries: usize,
+    pub fold: Fold,
+    pub body: Vec<Node>,
+    /// Blocks inside this one: the messages a compaction replaced.
+    pub children: Vec<Block>,
+    /// Not part of what the model sees (compacted away).
+    pub hidden: bool,
 }
 
-/// Every branch of the session, the one pi resumes first, then the others
-/// in the tree's order; each entry's messages appear once, in the first
-/// branch that holds it. The meta covers the whole tree.
-pub fn branches_document(session: &Session) -> Result<(Meta, Vec<Branch>), SessionError> {
-    let mut file = session.open_file()?;
-    let order = session.tree.preorder();
-    let mut leaves: Vec<u32> = order
-        .iter()
-        .copied()
-        .filter(|&n| session.tree.children(n).is_empty())
-        .collect();
-    let active = session.leaf();
-    if let Some(a) = active {
-        leaves.retain(|&l| l != a);
-        leaves.insert(0, a);
-    }
-    let mut done: HashSet<u32> = HashSet::new();
-    let mut branches = Vec::new();
-    for leaf in leaves {
-        let path = session.tree.path_to(leaf);
-        let fork = path.iter().rev().find(|e| done.contains(e)).copied();
-        let ctx = session.context_for_path(path.clone());
-        let blocks = context_blocks(session, &ctx, &mut file, &done, &Window::ALL)?
-            .map_or_else(Vec::new, |(b, _)| b);
-        let own = path.iter().filter(|e| !done.contains(e)).count();
-        let title = blocks
-            .iter()
-            .find(|b| b.kind == BlockKind::User)
-            .and_then(|b| b.body.first())
-            .and_then(|n| match n {
-                super::doc::Node::Para(l) => Some(l.clone()),
-                _ => None,
-            })
-            .map(|l| {
-                let text = super::doc::line_text(&l);
-                vec![Span::clean(safe_text::truncate(&text, 80), Class::Text)]
-            })
-            .unwrap_or_else(|| {
-                let id = session.entry(leaf).id_str().unwrap_or("?");
-                vec![Span::new(&format!("ends at {id}"), Class::Dim)]
-            });
-        done.extend(path.iter().copied());
-        branches.push(Branch {
-            leaf,
-            fork,
-            active: Some(leaf) == active,
+impl Block {
+    pub fn new(kind: BlockKind, entry: Option<u32>, title: Line) -> Block {
+        Block {
+            kind,
+            entry,
+            also: Vec::new(),
             title,
-            blocks,
-            entries: own,
-        });
+            fold: Fold::Fixed,
+            body: Vec::new(),
+            children: Vec::new(),
+            hidden: false,
+        }
     }
-    let all: Vec<u32> = order;
-    let mut meta = meta(session, &all, &mut file)?;
-    let ctx = session.context(&LeafSelector::Last);
-    meta.model = model_name(&ctx);
-    meta.thinking = ctx
-        .thinking_level
-        .as_deref()
-        .map(|t| safe_text::clean_line(&jskey::display(t)));
-    meta.messages = branches.iter().map(|b| count_messages(&b.blocks)).sum();
-    Ok((meta, branches))
 }
 
-/// Whether a block starts folded, for drawers that keep no fold state.
-pub fn starts_folded(b: &Block) -> bool {
-    b.fold == Fold::Folded
+/// Token and cost totals of assistant messages.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub cost: f64,
+}
+
+/// What a document says about its session (all text sanitised).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Meta {
+    pub title: String,
+    pub session_id: String,
+    pub cwd: String,
+    pub created: String,
+    /// `provider/model` at the leaf.
+    pub model: Option<String>,
+    pub thinking: Option<String>,
+    /// Every model the assistant messages name, in order of first use.
+    pub models: Vec<String>,
+    pub messages: usize,
+    pub usage: Usage,
+}
+
+/// A rendered context.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    pub meta: Meta,
+    pub blocks: Vec<Block>,
+}
+
+/// Text of one line, without styles (for tests and plain output).
+pub fn line_text(line: &[Span]) -> String {
+    line.iter().map(Span::text).collect()
 }

@@ -5,7 +5,7 @@
 //! heavy as TypeScript's it is about seven times faster than the pure-Rust
 //! engine, which made exporting a long session take tens of seconds.
 
-use super::doc::{Class, CodeLine, LineKind, Span};
+use super::document::{Class, CodeLine, LineKind, Span};
 use std::path::Path;
 use std::sync::OnceLock;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
@@ -314,7 +314,7 @@ mod tests {
             let lines: Vec<String> = code.lines().map(str::to_string).collect();
             let got: Vec<String> = highlight(&lines, lang)
                 .iter()
-                .map(|l| super::super::doc::line_text(&l.spans))
+                .map(|l| super::super::document::line_text(&l.spans))
                 .collect();
             assert_eq!(got, lines);
         }

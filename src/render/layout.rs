@@ -5,7 +5,7 @@
 //! placeholder line ([`ImageRoom`], [`ImageSpot`]).
 
 use super::defer::{first_lines, with_code_highlighted};
-use super::doc::{Align, Block, Class, CodeLine, Document, Fold, Line, Node, Span, Style};
+use super::document::{Align, Block, Class, CodeLine, Document, Fold, Line, Node, Span, Style};
 use super::message::{image_label, is_raster};
 use crate::safe_text::width as text_width;
 use unicode_segmentation::UnicodeSegmentation;
@@ -492,7 +492,7 @@ fn break_anywhere(line: &[Span], width: usize) -> Vec<Line> {
 
 fn table(aligns: &[Align], head: &[Line], rows: &[Vec<Line>], width: usize) -> Vec<Line> {
     let cols = head.len().max(rows.iter().map(Vec::len).max().unwrap_or(0));
-    let cell_width = |c: &Line| text_width(&super::doc::line_text(c));
+    let cell_width = |c: &Line| text_width(&super::document::line_text(c));
     let mut widths = vec![0usize; cols];
     for row in std::iter::once(head).chain(rows.iter().map(Vec::as_slice)) {
         for (k, c) in row.iter().enumerate() {
@@ -559,7 +559,7 @@ pub fn pairs(line: &Line) -> Vec<(&str, Style)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::doc::line_text;
+    use crate::render::document::line_text;
 
     #[test]
     fn wrapping_keeps_styles_and_width() {
@@ -580,7 +580,7 @@ mod tests {
 
     #[test]
     fn images_get_rows_kept_for_their_pictures_when_asked() {
-        use crate::render::doc::{Block, BlockKind};
+        use crate::render::document::{Block, BlockKind};
         let para = |t: &str| Node::Para(vec![Span::new(t, Class::Text)]);
         let image = |mime: &str, bytes: usize, data: bool| Node::Image {
             mime: mime.to_string(),

@@ -6,9 +6,9 @@
 
 use super::ansi;
 use super::diff;
-use super::doc::{Block, BlockKind, Class, CodeLine, Fold, Line, LineKind, Node, Span};
+use super::document::{Block, BlockKind, Class, CodeLine, Fold, Line, LineKind, Node, Span};
+use super::from_markdown;
 use super::highlight::{self, Lang};
-use super::markdown;
 use crate::jstext::date as jsdate;
 use crate::safe_text;
 use crate::session::content::{Block as ContentBlock, Content};
@@ -95,20 +95,22 @@ fn cut(s: &str) -> String {
 /// Text and images of content, as markdown nodes and image placeholders.
 fn content_nodes(content: Option<&Value>) -> Vec<Node> {
     match Content::of(content) {
-        Content::Text(s) => markdown::parse(s),
+        Content::Text(s) => from_markdown::parse(s),
         c @ Content::Blocks(_) => {
             let mut out = Vec::new();
             for b in c.blocks() {
                 match b {
-                    ContentBlock::Text(t) => out.extend(markdown::parse(t)),
+                    ContentBlock::Text(t) => out.extend(from_markdown::parse(t)),
                     ContentBlock::Image { mime, data } => out.push(image(mime, data)),
-                    ContentBlock::Thinking(t) => out.extend(markdown::plain(t, Class::Thinking)),
-                    other => out.extend(markdown::plain(&other.readable(), Class::Dim)),
+                    ContentBlock::Thinking(t) => {
+                        out.extend(from_markdown::plain(t, Class::Thinking))
+                    }
+                    other => out.extend(from_markdown::plain(&other.readable(), Class::Dim)),
                 }
             }
             out
         }
-        Content::Other(v) => markdown::plain(&v.to_string(), Class::Dim),
+        Content::Other(v) => from_markdown::plain(&v.to_string(), Class::Dim),
         Content::None => Vec::new(),
     }
 }
@@ -212,7 +214,7 @@ fn assistant(
     match Content::of(v.get("content")) {
         Content::Text(s) => {
             let mut b = Block::new(BlockKind::Assistant, m.entry, heading());
-            b.body = markdown::parse(s);
+            b.body = from_markdown::parse(s);
             text = Some(b);
         }
         Content::Blocks(list) => {
@@ -230,7 +232,7 @@ fn assistant(
                             };
                             Block::new(BlockKind::Assistant, m.entry, t)
                         });
-                        b.body.extend(markdown::parse(t));
+                        b.body.extend(from_markdown::parse(t));
                     }
                     ContentBlock::Thinking(t) => {
                         if t.trim().is_empty() {
@@ -243,7 +245,7 @@ fn assistant(
                             title(&[("Thinking", Class::Thinking)]),
                         );
                         b.fold = Fold::Folded;
-                        b.body = markdown::plain(t, Class::Thinking);
+                        b.body = from_markdown::plain(t, Class::Thinking);
                         out.push(b);
                     }
                     ContentBlock::ToolCall { name, arguments } => {
@@ -277,14 +279,15 @@ fn assistant(
                         let b = text.get_or_insert_with(|| {
                             Block::new(BlockKind::Assistant, m.entry, heading())
                         });
-                        b.body.extend(markdown::plain(&o.to_string(), Class::Dim));
+                        b.body
+                            .extend(from_markdown::plain(&o.to_string(), Class::Dim));
                     }
                 }
             }
         }
         Content::Other(o) => {
             let mut b = Block::new(BlockKind::Assistant, m.entry, heading());
-            b.body = markdown::plain(&o.to_string(), Class::Dim);
+            b.body = from_markdown::plain(&o.to_string(), Class::Dim);
             text = Some(b);
         }
         Content::None => {}
@@ -300,7 +303,7 @@ fn assistant(
     };
     if let Some(e) = error {
         let b = text.get_or_insert_with(|| Block::new(BlockKind::Assistant, m.entry, heading()));
-        b.body.extend(markdown::plain(&e, Class::Error));
+        b.body.extend(from_markdown::plain(&e, Class::Error));
     }
     flush(&mut text, out);
 }
@@ -473,7 +476,7 @@ fn message(m: &Message) -> Vec<Block> {
             }
             if v.get("truncated") == Some(&Value::Bool(true)) {
                 b.body
-                    .extend(markdown::plain("(output truncated)", Class::Warning));
+                    .extend(from_markdown::plain("(output truncated)", Class::Warning));
             }
             b
         }
@@ -489,7 +492,7 @@ fn message(m: &Message) -> Vec<Block> {
                     Class::Dim,
                 ));
             }
-            b.body = markdown::parse(str_field(v, "summary").unwrap_or(""));
+            b.body = from_markdown::parse(str_field(v, "summary").unwrap_or(""));
             b
         }
         "branchSummary" => {
@@ -498,7 +501,7 @@ fn message(m: &Message) -> Vec<Block> {
                 m.entry,
                 title(&[("Branch summary", Class::RoleSummary)]),
             );
-            b.body = markdown::parse(str_field(v, "summary").unwrap_or(""));
+            b.body = from_markdown::parse(str_field(v, "summary").unwrap_or(""));
             b
         }
         "custom" => {
@@ -530,14 +533,14 @@ fn message(m: &Message) -> Vec<Block> {
                 Some(Value::String(s)) => s.clone(),
                 other => crate::session::content::plain_text(other),
             };
-            b.body = markdown::plain(&text, Class::Text);
+            b.body = from_markdown::plain(&text, Class::Text);
             if let Some(tools) = v.get("toolsAdded").and_then(Value::as_array) {
                 let names: Vec<&str> = tools
                     .iter()
                     .filter_map(|t| t.get("name").and_then(Value::as_str))
                     .collect();
                 if !names.is_empty() {
-                    b.body.extend(markdown::plain(
+                    b.body.extend(from_markdown::plain(
                         &format!("Tools: {}", names.join(", ")),
                         Class::Dim,
                     ));
@@ -551,7 +554,8 @@ fn message(m: &Message) -> Vec<Block> {
                 m.entry,
                 title(&[(if other.is_empty() { "message" } else { other }, Class::Dim)]),
             );
-            b.body = markdown::plain(&crate::session::content::readable_message(v), Class::Text);
+            b.body =
+                from_markdown::plain(&crate::session::content::readable_message(v), Class::Text);
             b
         }
     };

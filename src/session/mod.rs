@@ -1,108 +1,50 @@
 //! The pi session format: read a file into an index of entries, understand
-//! its tree and context, and append to it exactly as pi would.
+//! its tree and context, and append to it exactly as pi would. This file
+//! holds [`Session`], an opened file (read in full, then read on as it
+//! grows); the rest lives in:
+//!
+//! ```text
+//! error.rs     SessionError, and the problems reading survived
+//! content.rs   message content as text (export, context, copy, search)
+//! line/        one line read: the one line reader, JSON as pi's
+//!              JavaScript reads it, the entry a line becomes
+//! read/        regular files only, read in blocks on all cores; the
+//!              index pass (a whole file into entries and problems)
+//! tree/        the tree, pi's /tree view and its one-line texts, the
+//!              context at a leaf
+//! write/       the write lock, appends, migration, fork, prune, rewrites
+//! ```
 
 pub mod content;
-pub mod context;
-pub(crate) mod cursor;
-pub mod entry;
-pub mod export;
-pub mod fields;
-pub mod file;
-pub mod fork;
-mod ids;
-pub mod jskey;
-pub mod jsvalue;
-pub(crate) mod line;
-mod lock;
-pub mod migrate;
-mod problem;
-pub mod prune;
-mod quick;
-pub mod raw;
+pub mod error;
+pub mod line;
 pub mod read;
-pub mod rewrite;
-pub mod summary;
-pub mod temp;
 pub mod tree;
-pub mod tree_view;
 pub mod write;
 
 use compact_str::CompactString;
-use entry::{Entry, Kind, LineParse};
-use file::PrefixPrint;
-use read::LineMeta;
+use line::entry::{self, Entry, Kind};
+use line::jskey;
+use read::blocks;
+use read::file::PrefixPrint;
+use read::index_pass::{Scanned, ingest_line, scan_entries};
 use std::fs::File;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use tree::Tree;
+use write::migrate;
 
-pub use context::{Context, ContextItem, LeafSelector, Memory, Remembered};
-pub use entry::Header;
+pub use error::{Problem, ProblemKind, SessionError};
+pub use line::entry::Header;
+pub use read::index_pass::{Detail, open_file};
+pub use tree::context::{Context, ContextItem, LeafSelector, Memory, Remembered};
+pub use write::append::{
+    BranchOutcome, already_there, append_label, append_name, branch_leaf, branch_to,
+};
 /// The `flock` and file-identity checks piscope's writers use, for the
 /// catalog's own lock on its deep-search data.
-pub(crate) use lock::{same_file, try_lock};
-pub use problem::{Problem, ProblemKind};
-pub use write::{BranchOutcome, already_there, append_label, append_name, branch_leaf, branch_to};
-
-/// Opens a session file for reading: a regular file (or a symlink to
-/// one) only; anything else is [`SessionError::NotRegular`].
-pub fn open_file(path: &Path) -> Result<File, SessionError> {
-    file::open_regular(path).map_err(|e| SessionError::io(path, e))
-}
-
-/// The version pi writes today.
-pub const CURRENT_VERSION: u32 = 3;
-
-/// Errors callers may want to tell apart.
-#[derive(Debug, thiserror::Error)]
-pub enum SessionError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// A FIFO, socket, device or folder: never read (a read could block
-    /// for ever).
-    #[error("{path}: not a regular file ({kind}); not read")]
-    NotRegular { path: PathBuf, kind: file::FileKind },
-    #[error("{path}: not a pi session ({reason})")]
-    NotASession { path: PathBuf, reason: String },
-    #[error("{path}: no entry with id {id}")]
-    NoSuchEntry { path: PathBuf, id: String },
-    #[error(
-        "{path}: the last line has no line end (pi may be writing it); not appending, try again"
-    )]
-    UnfinishedLastLine { path: PathBuf },
-    #[error("{path}: {message}")]
-    Invalid { path: PathBuf, message: String },
-    /// piscope will not change this file (read-only, another owner it
-    /// cannot keep, hard links, another piscope writing); nothing changed.
-    #[error("{path}: {reason}")]
-    Refused { path: PathBuf, reason: String },
-    /// The appended line did not land as one whole line at a line start.
-    #[error("{path}: line {line}: {reason}")]
-    AppendNotVerified {
-        path: PathBuf,
-        line: u64,
-        reason: String,
-    },
-}
-
-impl SessionError {
-    pub(crate) fn io(path: &Path, source: std::io::Error) -> SessionError {
-        if let Some(kind) = file::NotRegular::in_io(&source) {
-            return SessionError::NotRegular {
-                path: path.to_path_buf(),
-                kind,
-            };
-        }
-        SessionError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    }
-}
+pub(crate) use write::lock::{same_file, try_lock};
+pub use write::migrate::CURRENT_VERSION;
 
 /// An opened session: header, entries in file order, tree, problems.
 #[derive(Debug, Clone)]
@@ -128,50 +70,6 @@ pub struct Session {
     outline: Outline,
 }
 
-/// How much of each entry an open session keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detail {
-    /// Everything summaries and the preview header need: texts, tool calls,
-    /// errors, usage.
-    Full,
-    /// Only the structure: ids, parents, types, roles, labels, names, and
-    /// what the context needs. Much faster on large files; for the scripting
-    /// commands, which read bodies from the file anyway.
-    Structure,
-    /// Like `Structure`, but message entries keep no [`entry::MessageInfo`]
-    /// (their `info` is `Info::None`): the tree and the context (which keeps
-    /// the little it needs of them aside) are all there is. The fastest, for
-    /// one-shot commands. A legacy file (version below 3) is read at
-    /// `Structure` depth instead.
-    Outline,
-}
-
-impl Detail {
-    /// Scans `file` with this detail's parser; each is its own instance of
-    /// the reader, so the parser inlines into its loop.
-    fn scan(
-        self,
-        file: File,
-        offset: u64,
-        first_line: u32,
-        sink: impl FnMut(LineMeta, LineParse) -> ControlFlow<()>,
-    ) -> std::io::Result<read::ScanEnd> {
-        use entry::{Full, Structure};
-        use quick::{parse_line_bytes, parse_line_outline};
-        match self {
-            Detail::Full => read::scan(file, offset, first_line, parse_line_bytes::<Full>, sink),
-            Detail::Structure => read::scan(
-                file,
-                offset,
-                first_line,
-                parse_line_bytes::<Structure>,
-                sink,
-            ),
-            Detail::Outline => read::scan(file, offset, first_line, parse_line_outline, sink),
-        }
-    }
-}
-
 /// What the context needs of each message, kept beside the entries at
 /// outline depth: a few bytes each, each role and model named once.
 #[derive(Debug, Clone, Default)]
@@ -180,8 +78,8 @@ struct Outline {
     /// entry (four bytes an entry).
     facts: Vec<Fact>,
     /// The roles and models messages have, each pair once.
-    kinds: Vec<(entry::Role, context::ModelRef)>,
-    kind_ids: rustc_hash::FxHashMap<(entry::Role, context::ModelRef), u32>,
+    kinds: Vec<(entry::Role, entry::ModelRef)>,
+    kind_ids: rustc_hash::FxHashMap<(entry::Role, entry::ModelRef), u32>,
 }
 
 /// An index into `Outline::kinds`, its top bit set when the content is
@@ -205,7 +103,7 @@ impl Fact {
 impl Outline {
     fn add(&mut self, brief: Option<entry::Brief>) {
         let fact = brief.map(|b| {
-            let model = context::ModelRef {
+            let model = entry::ModelRef {
                 provider: b.provider,
                 model_id: b.model,
             };
@@ -269,7 +167,7 @@ impl Session {
             // Migration edits message roles, which an outline does not keep.
             return Session::open_with(path, Detail::Structure);
         }
-        header.raw = read::read_span(&mut file, header.span.offset, header.span.len)
+        header.raw = blocks::read_span(&mut file, header.span.offset, header.span.len)
             .map_err(|e| SessionError::io(path, e))?
             .trim_end_matches('\r')
             .to_string();
@@ -351,7 +249,7 @@ impl Session {
     }
 
     fn header_unchanged(&self, file: &mut File) -> Result<bool, SessionError> {
-        let text = match read::read_span(file, self.header.span.offset, self.header.span.len) {
+        let text = match blocks::read_span(file, self.header.span.offset, self.header.span.len) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
             Err(e) => return Err(SessionError::io(&self.path, e)),
@@ -432,7 +330,8 @@ impl Session {
     /// The session name as a JSON string literal, as pi writes it (a lone
     /// surrogate escaped); `None` when there is none.
     pub fn name_json(&self) -> Option<String> {
-        self.name_units().map(|u| jsvalue::js_string_literal(&u))
+        self.name_units()
+            .map(|u| line::jsvalue::js_string_literal(&u))
     }
 
     /// The name's UTF-16 text, trimmed as JavaScript trims.
@@ -475,12 +374,12 @@ impl Session {
     /// Like [`Session::line_text`], reusing an open file.
     pub fn line_text_in(&self, file: &mut File, idx: u32) -> Result<String, SessionError> {
         let span = self.entry(idx).span;
-        read::read_span(file, span.offset, span.len).map_err(|e| SessionError::io(&self.path, e))
+        blocks::read_span(file, span.offset, span.len).map_err(|e| SessionError::io(&self.path, e))
     }
 
     /// What was kept of message entry `i` at outline depth: its role, whether
     /// its content is null, and its model.
-    pub(crate) fn outline_fact(&self, i: u32) -> Option<(&entry::Role, bool, &context::ModelRef)> {
+    pub(crate) fn outline_fact(&self, i: u32) -> Option<(&entry::Role, bool, &entry::ModelRef)> {
         let fact = *self.outline.facts.get(i as usize)?;
         let (role, model) = self.outline.kinds.get(fact.kind()?)?;
         Some((role, fact.nullish(), model))
@@ -489,8 +388,8 @@ impl Session {
     /// The header as pi sees it after migration (version 3).
     pub fn header_json(&self) -> String {
         let json = migrate::migrated_header(&self.header);
-        if jsvalue::may_differ(json.as_bytes()) {
-            return jsvalue::normalize(&json);
+        if line::jsvalue::may_differ(json.as_bytes()) {
+            return line::jsvalue::normalize(&json);
         }
         json
     }
@@ -525,142 +424,6 @@ fn name_units(key: &str) -> Option<Vec<u16>> {
     Some(units[start..end].to_vec())
 }
 
-/// What a scan of a whole session file found besides its entries.
-pub(crate) struct Scanned {
-    pub(crate) header: Header,
-    /// The file the scan read (a file renamed over the path meanwhile is
-    /// not mixed in).
-    pub(crate) file: File,
-    /// Problems found by reading lines (no tree problems).
-    pub(crate) problems: Vec<Problem>,
-    /// The end of the last complete line.
-    pub(crate) read_to: u64,
-    pub(crate) next_line: u32,
-}
-
-/// Reads the session file at `path` at `detail` depth and hands each entry
-/// past the header to `each` in file order (with, at outline depth, what the
-/// context needs of a message), keeping none of them: [`Session::open_with`]
-/// keeps them all, a one-shot command only what it needs. The header's raw
-/// text is not read.
-pub(crate) fn scan_entries(
-    path: &Path,
-    detail: Detail,
-    mut each: impl FnMut(Entry, Option<entry::Brief>),
-) -> Result<Scanned, SessionError> {
-    // One open file for the scan, the header and the fingerprint.
-    let file = open_file(path)?;
-    let scanned = file.try_clone().map_err(|e| SessionError::io(path, e))?;
-    let mut header: Option<Header> = None;
-    let mut not_a_session: Option<u32> = None;
-    let mut problems = Vec::new();
-    let mut read_to = 0;
-    let mut next_line = 1;
-    let end = detail
-        .scan(scanned, 0, 1, |meta, parsed| {
-            if header.is_some() {
-                if ingest_line(&mut each, &mut problems, meta, parsed) {
-                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                    next_line = meta.number + 1;
-                }
-                return ControlFlow::Continue(());
-            }
-            match parsed {
-                LineParse::Header(mut h, _) => {
-                    h.line = meta.number;
-                    if meta.lossy {
-                        problems.push(Problem {
-                            line: meta.number,
-                            kind: ProblemKind::NotUtf8,
-                        });
-                    }
-                    header = Some(*h);
-                    read_to = meta.offset + meta.len + u64::from(meta.terminated);
-                    next_line = meta.number + 1;
-                }
-                LineParse::Entry(_) | LineParse::Outlined(..) | LineParse::NotObject(_) => {
-                    not_a_session = Some(meta.number);
-                    return ControlFlow::Break(());
-                }
-                // Blank, skipped or damaged lines before the header: no entry.
-                other => {
-                    ingest_line(&mut |_, _| {}, &mut problems, meta, other);
-                }
-            }
-            ControlFlow::Continue(())
-        })
-        .map_err(|e| SessionError::io(path, e))?;
-    let header = match (header, not_a_session) {
-        (Some(h), None) => h,
-        (_, Some(line)) => {
-            return Err(SessionError::NotASession {
-                path: path.to_path_buf(),
-                reason: format!("line {line} is not a session header"),
-            });
-        }
-        (None, None) => {
-            return Err(SessionError::NotASession {
-                path: path.to_path_buf(),
-                reason: if end.offset == 0 {
-                    "the file is empty".to_string()
-                } else {
-                    "no session header line".to_string()
-                },
-            });
-        }
-    };
-    Ok(Scanned {
-        header,
-        file,
-        problems,
-        read_to,
-        next_line,
-    })
-}
-
-/// Hands one line past the header to `each` as an entry (or adds it to
-/// `problems`). Returns false for an unfinished last line, which is read
-/// again later.
-#[inline]
-fn ingest_line(
-    each: &mut impl FnMut(Entry, Option<entry::Brief>),
-    problems: &mut Vec<Problem>,
-    meta: LineMeta,
-    parsed: LineParse,
-) -> bool {
-    let problem = |kind| Problem {
-        line: meta.number,
-        kind,
-    };
-    let (mut e, brief) = match parsed {
-        LineParse::Entry(e) | LineParse::Header(_, e) => (e, None),
-        LineParse::Outlined(e, brief) => (e, Some(brief)),
-        LineParse::Falsy | LineParse::Blank => return true,
-        LineParse::NotObject(e) => {
-            problems.push(problem(ProblemKind::NotAnObject));
-            (e, None)
-        }
-        LineParse::Invalid(_) if !meta.terminated => {
-            problems.push(problem(ProblemKind::Unfinished));
-            return false;
-        }
-        LineParse::Invalid(reason) => {
-            problems.push(problem(ProblemKind::Damaged { reason }));
-            return true;
-        }
-    };
-    // The reader numbers lines only for the sink.
-    e.line = meta.number;
-    if meta.lossy {
-        problems.push(problem(ProblemKind::NotUtf8));
-    }
-    if e.kind == Kind::Header {
-        problems.push(problem(ProblemKind::ExtraHeader));
-    }
-    each(e, brief);
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -670,7 +433,7 @@ mod tests {
     /// gives the same tree, problems and context at every leaf.
     #[test]
     fn outline_reads_like_structure() {
-        let files = crate::session::file::test_session_files();
+        let files = crate::session::read::file::test_session_files();
         let mut messages = 0;
         for path in files {
             let Ok(full) = Session::open_with(&path, Detail::Structure) else {

@@ -44,7 +44,7 @@ impl Config {
         let path = config_path();
         let mut config = match &path {
             None => Config::defaults(no_color),
-            Some(p) => match crate::session::file::read_regular_to_string(p) {
+            Some(p) => match crate::session::read::file::read_regular_to_string(p) {
                 Ok(text) => Config::from_text(&text, no_color),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::defaults(no_color),
                 Err(e) => {

@@ -4,7 +4,7 @@
 
 use crate::support::tui as tui_common;
 
-use piscope::catalog::delete::check_deletable;
+use piscope::catalog::housekeeping::delete::check_deletable;
 use piscope::session::Session;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
@@ -98,7 +98,10 @@ fn branching_moves_the_leaf_and_the_marks() {
     h.keys(&["up", "up", "up"]);
     let t = h.app.tree().loaded().unwrap().clone();
     let node = h.app.tree().selected_node().unwrap();
-    assert!(!t.entry(node).is_role(piscope::session::entry::Role::User));
+    assert!(
+        !t.entry(node)
+            .is_role(piscope::session::line::entry::Role::User)
+    );
     let target = selected_id(&h);
     let old_leaf = leaf_id(&h);
     h.key("enter");
@@ -527,7 +530,10 @@ fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
     h.key("up");
     let t = h.app.tree().loaded().unwrap().clone();
     let node = h.app.tree().selected_node().unwrap();
-    assert!(t.entry(node).is_role(piscope::session::entry::Role::User));
+    assert!(
+        t.entry(node)
+            .is_role(piscope::session::line::entry::Role::User)
+    );
     h.key("enter");
     let screen = h.screen();
     assert!(screen.contains("pi will resume just before:"), "{screen}");
@@ -543,7 +549,7 @@ fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
         let t = h.app.tree().loaded().unwrap();
         let node = h.app.tree().selected_node().unwrap();
         if t.entry(node)
-            .is_role(piscope::session::entry::Role::Assistant)
+            .is_role(piscope::session::line::entry::Role::Assistant)
         {
             break;
         }
@@ -615,7 +621,7 @@ fn the_clean_up_dialog_lists_what_the_rules_pick_as_they_are_typed() {
     let ten_days = clean_listed(&h);
     assert_eq!(ten_days.len(), 5, "{ten_days:?}");
     screen_snapshot!("dialog_clean_live", h);
-    let rules = piscope::catalog::clean::parse_rules("--older-than 10d").unwrap();
+    let rules = piscope::catalog::housekeeping::clean::parse_rules("--older-than 10d").unwrap();
     let summaries: Vec<_> = h.app.picker().listed_sessions();
     let expected: Vec<PathBuf> = rules
         .pick(&summaries, piscope::tui::harness::DEMO_NOW_MS)

@@ -7,7 +7,7 @@
 
 use crate::support as common;
 
-use piscope::render::doc::{Node, line_text};
+use piscope::render::document::{Node, line_text};
 use piscope::render::{self, Block, BlockKind, Line};
 use piscope::session::{LeafSelector, Session};
 use std::path::{Path, PathBuf};

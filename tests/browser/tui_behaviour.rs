@@ -4,7 +4,7 @@
 
 use crate::support::tui as tui_common;
 
-use piscope::session::entry::Role;
+use piscope::session::line::entry::Role;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
 use piscope::tui::look::layout::Pane;

@@ -916,7 +916,7 @@ fn cursor_to(h: &mut Harness, what: &str, pick: impl Fn(&PreviewBlock) -> bool) 
 }
 
 fn title_of(b: &PreviewBlock) -> String {
-    piscope::render::doc::line_text(&b.block.title)
+    piscope::render::document::line_text(&b.block.title)
 }
 
 #[test]

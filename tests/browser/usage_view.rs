@@ -129,7 +129,7 @@ fn the_cost_column_and_the_total_count_each_turn_once() {
         .max_by(|a, b| assistant_cost(a).total_cmp(&assistant_cost(b)))
         .expect("demo files")
         .clone();
-    let fork = piscope::session::fork::fork_session(&costly, None).expect("fork");
+    let fork = piscope::session::write::fork::fork_session(&costly, None).expect("fork");
     // Each turn once, wherever its copies are (the demo has a fork too).
     let mut seen = std::collections::HashSet::new();
     let once: f64 = files

@@ -7,8 +7,8 @@
 
 use crate::support as common;
 
-use piscope::catalog::deep::{DeepHit, HitDetail, deep_search_each};
-use piscope::catalog::deep_index::{DeepIndex, IndexStats};
+use piscope::catalog::search::deep::{DeepHit, HitDetail, deep_search_each};
+use piscope::catalog::search::deep_index::{DeepIndex, IndexStats};
 use piscope::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use piscope::safe_text::sanitize;
 use std::io::Write;

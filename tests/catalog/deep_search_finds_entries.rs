@@ -118,13 +118,13 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
     let cat = catalog::load(&folder, options, &mut Cache::disabled(), &mut |_| {});
     assert_eq!(cat.sessions.len(), 40);
     let q = Query::parse("gadget").expect("query");
-    let (all, problems) = catalog::deep::deep_search(&cat.sessions, &q);
+    let (all, problems) = catalog::search::deep::deep_search(&cat.sessions, &q);
     assert!(problems.is_empty());
     assert_eq!(all.len(), 40 * 25);
     let mut batches = Vec::new();
-    let index = catalog::deep_index::DeepIndex::open(tmp.path().join("cache"));
-    let detail = catalog::deep::HitDetail::Context;
-    catalog::deep::deep_search_each(&cat.sessions, &q, &index, detail, &mut |hits| {
+    let index = catalog::search::deep_index::DeepIndex::open(tmp.path().join("cache"));
+    let detail = catalog::search::deep::HitDetail::Context;
+    catalog::search::deep::deep_search_each(&cat.sessions, &q, &index, detail, &mut |hits| {
         batches.push(hits.to_vec());
         true
     });
@@ -137,7 +137,7 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
     assert_eq!(lines, (2..27).collect::<Vec<u64>>());
     // Stopped after the first session: no more hits are handed over.
     let mut calls = 0;
-    catalog::deep::deep_search_each(&cat.sessions, &q, &index, detail, &mut |_| {
+    catalog::search::deep::deep_search_each(&cat.sessions, &q, &index, detail, &mut |_| {
         calls += 1;
         false
     });

@@ -7,7 +7,7 @@
 
 use crate::support::tui as tui_common;
 
-use piscope::catalog::delete::check_deletable;
+use piscope::catalog::housekeeping::delete::check_deletable;
 use piscope::tui::event::AppEvent;
 use piscope::tui::harness::Harness;
 use piscope::tui::work::jobs::ActionOutcome;
@@ -311,9 +311,9 @@ fn a_given_path_that_now_resolves_elsewhere_is_refused() {
     let checked = check_deletable(&folder, &link.join("s.jsonl")).expect("a session");
     std::fs::remove_file(&link).expect("unlink");
     std::os::unix::fs::symlink(&other, &link).expect("symlink");
-    let err = piscope::catalog::delete::delete_checked(
+    let err = piscope::catalog::housekeeping::delete::delete_checked(
         &checked,
-        piscope::catalog::delete::DeleteMode::Permanent,
+        piscope::catalog::housekeeping::delete::DeleteMode::Permanent,
     )
     .expect_err("refused");
     assert!(

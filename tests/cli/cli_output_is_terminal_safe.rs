@@ -421,8 +421,18 @@ fn readable_output_and_errors_hold_no_raw_escapes() {
     readable(&c, &["info", junk], false, &["junk "]);
     readable(&c, &["context", junk, "--json"], false, &["junk "]);
     readable(&c, &["tree", junk, "--json"], false, &["junk "]);
-    readable(&c, &["label", pi, &nope, "x"], false, &["no such entry "]);
-    readable(&c, &["branch", pi, &nope], false, &["no such entry "]);
+    readable(
+        &c,
+        &["label", "--yes", pi, &nope, "x"],
+        false,
+        &["no such entry "],
+    );
+    readable(
+        &c,
+        &["branch", "--yes", pi, &nope],
+        false,
+        &["no such entry "],
+    );
     readable(
         &c,
         &["fork", pi, "--leaf", &nope],
@@ -435,7 +445,7 @@ fn readable_output_and_errors_hold_no_raw_escapes() {
         false,
         &["no such entry "],
     );
-    readable(&c, &["rename", junk, "x"], false, &["junk "]);
+    readable(&c, &["rename", "--yes", junk, "x"], false, &["junk "]);
     // A usage error quotes the argument (escape sequences dropped, the rest
     // made safe).
     let usage = readable(&c, &["tree", pi, &nope], false, &[]);
@@ -448,23 +458,33 @@ fn readable_output_and_errors_hold_no_raw_escapes() {
     // Writing: every confirmation.
     readable(
         &c,
-        &["label", pi, &q, &format!("new label {H}")],
+        &["label", "--yes", pi, &q, &format!("new label {H}")],
         true,
         &["project ", "new label ", "hand question "],
     );
     readable(&c, &["tree", pi], true, &["[new label "]);
-    readable(&c, &["label", pi, &q, "--clear"], true, &["hand question "]);
     readable(
         &c,
-        &["rename", pi, &format!("renamed {H}")],
+        &["label", "--yes", pi, &q, "--clear"],
+        true,
+        &["hand question "],
+    );
+    readable(
+        &c,
+        &["rename", "--yes", pi, &format!("renamed {H}")],
         true,
         &["renamed "],
     );
-    readable(&c, &["branch", pi, &a], true, &["project ", "hand answer "]);
-    readable(&c, &["branch", pi, &a], true, &["project "]);
     readable(
         &c,
-        &["branch", pi, &q, "--summary", &format!("left {H}")],
+        &["branch", "--yes", pi, &a],
+        true,
+        &["project ", "hand answer "],
+    );
+    readable(&c, &["branch", "--yes", pi, &a], true, &["project "]);
+    readable(
+        &c,
+        &["branch", "--yes", pi, &q, "--summary", &format!("left {H}")],
         true,
         &["project "],
     );

@@ -113,7 +113,7 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
                 if o.len() > 1 {
                     o.push(b',');
                 }
-                catalog::list_json::push_session(s, &mut o);
+                catalog::summary::list_json::push_session(s, &mut o);
             }
             o.extend_from_slice(b"]\n");
             o

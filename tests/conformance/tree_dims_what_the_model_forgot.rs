@@ -6,7 +6,7 @@
 
 use crate::support as common;
 
-use piscope::session::entry::Kind;
+use piscope::session::line::entry::Kind;
 use piscope::session::{ContextItem, LeafSelector, Memory, Session};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

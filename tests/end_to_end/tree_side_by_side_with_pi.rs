@@ -221,9 +221,9 @@ fn every_row_of_a_branched_session_reads_as_in_pi_tree() {
         .collect();
     assert!(ids.len() > 14 && ids.len() < 40, "{ids:?}");
     let f = file.to_string_lossy().to_string();
-    piscope(&["label", &f, &ids[1], "first answer"]);
-    piscope(&["label", &f, &ids[11], "other way"]);
-    piscope(&["branch", &f, &ids[12]]);
+    piscope(&["label", "--yes", &f, &ids[1], "first answer"]);
+    piscope(&["label", "--yes", &f, &ids[11], "other way"]);
+    piscope(&["branch", "--yes", &f, &ids[12]]);
 
     let pi = PiUi::start(dir.path());
     // Tall enough for every row (pi's tree shows half the terminal).

@@ -105,7 +105,10 @@ fn branch_follows_pis_tree_rule() {
     let user = *path
         .iter()
         .skip(1)
-        .find(|&&i| s.entry(i).is_role(piscope::session::entry::Role::User))
+        .find(|&&i| {
+            s.entry(i)
+                .is_role(piscope::session::line::entry::Role::User)
+        })
         .expect("a user message with a parent");
     let user_id = s.entry(user).id.clone().unwrap();
     let parent = s
@@ -158,7 +161,7 @@ fn branching_to_where_pi_already_resumes_writes_nothing() {
     let before = fs::read(&file).unwrap();
     let is_user = s
         .entry(s.leaf().unwrap())
-        .is_role(piscope::session::entry::Role::User);
+        .is_role(piscope::session::line::entry::Role::User);
     if !is_user {
         assert_eq!(
             session::branch_to(&file, &leaf, None).unwrap(),

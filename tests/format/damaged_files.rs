@@ -190,7 +190,7 @@ fn answers(file: &Path) -> String {
         if args.contains(&"--json") && code == 0 {
             // Valid as JavaScript reads JSON (any depth, lone surrogates), as
             // pi's own answers are.
-            if let Err(e) = piscope::session::jsvalue::JsValue::parse(out.stdout.trim_end()) {
+            if let Err(e) = piscope::session::line::jsvalue::JsValue::parse(out.stdout.trim_end()) {
                 panic!("{what}: output is not JSON ({e}):\n{}", out.stdout);
             }
             writeln!(text, "{}", pretty(&out.stdout, *levels)).unwrap();

@@ -4,7 +4,7 @@
 
 use crate::support as common;
 
-use piscope::session::fork::fork_session;
+use piscope::session::write::fork::fork_session;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

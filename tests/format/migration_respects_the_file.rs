@@ -29,7 +29,7 @@ fn label(file: &Path, text: &str) -> Output {
     let s = Session::open(file).expect("open");
     let target = s.entry(s.branch()[0]).id.clone().expect("an id");
     piscope()
-        .arg("label")
+        .args(["label", "--yes"])
         .arg(file)
         .arg(target.as_str())
         .arg(text)
@@ -277,7 +277,7 @@ fn sigkill_leftovers_are_swept() {
     for trial in 0..TRIALS {
         fs::write(&file, &original).expect("copy");
         let mut child = piscope()
-            .arg("label")
+            .args(["label", "--yes"])
             .arg(&file)
             .args([target.as_str(), "killed"])
             .stdout(std::process::Stdio::null())

@@ -35,7 +35,7 @@ fn sigkill_during_migration_leaves_original_or_complete_file() {
         .to_string();
     let started = Instant::now();
     let done = piscope()
-        .arg("label")
+        .args(["label", "--yes"])
         .arg(&reference)
         .args([&target, "killed?"])
         .output()
@@ -64,7 +64,7 @@ fn sigkill_during_migration_leaves_original_or_complete_file() {
         let file = dir.join("session.jsonl");
         std::fs::write(&file, &original).expect("copy");
         let mut child = piscope()
-            .arg("label")
+            .args(["label", "--yes"])
             .arg(&file)
             .args([&target, "killed?"])
             .spawn()

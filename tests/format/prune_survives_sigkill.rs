@@ -69,7 +69,7 @@ fn branched_base(tmp: &Path) -> (Vec<u8>, String) {
         .expect("id")
         .to_string();
     ok(piscope(&data)
-        .arg("branch")
+        .args(["branch", "--yes"])
         .arg(&base_file)
         .arg(&mid)
         .output()

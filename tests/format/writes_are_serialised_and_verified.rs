@@ -53,7 +53,7 @@ fn concurrent_labels_on_a_legacy_file_all_land() {
             .enumerate()
             .map(|(i, target)| {
                 piscope()
-                    .arg("label")
+                    .args(["label", "--yes"])
                     .arg(&file)
                     .arg(target)
                     .arg(format!("writer {i}"))
@@ -178,7 +178,7 @@ fn an_append_inside_a_line_being_written_is_reported_never_silent() {
     let mut unfinished = 0;
     for i in 0..TRIES {
         let out = piscope()
-            .arg("label")
+            .args(["label", "--yes"])
             .arg(&file)
             .arg(&target)
             .arg(format!("try {i}"))

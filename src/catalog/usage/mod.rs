@@ -17,7 +17,7 @@ pub use store::UsageCache;
 
 use super::discover::{self, Candidate, FileStamp, Layout, Scope, SessionsFolder};
 use super::problem::CatalogProblem;
-use crate::session::file::open_regular;
+use crate::session::read::file::open_regular;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

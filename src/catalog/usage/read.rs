@@ -3,10 +3,10 @@
 //! summaries), each with the key that tells a copy from a new entry.
 
 use super::{FileUsage, RecordKind, Spend, UsageRecord};
-use crate::session::cursor::Field;
-use crate::session::entry::scalar_ms;
+use crate::session::line::cursor::Field;
+use crate::session::line::entry::scalar_ms;
 use crate::session::line::{LineFacts, Message, SkipText, Slow, Want, read_fast_into, read_slow};
-use crate::session::read::{aligned_pad, keep_rest};
+use crate::session::read::blocks::{aligned_pad, keep_rest};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fs::File;
 use std::io::{self, Read};

@@ -14,9 +14,9 @@
 //! read only when it is a regular file.
 
 use super::{FileUsage, SessionUsage};
-use crate::catalog::cache::Envelope;
+use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::{FileStamp, SessionsFolder};
-use crate::session::file::read_regular;
+use crate::session::read::file::read_regular;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

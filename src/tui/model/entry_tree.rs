@@ -1,8 +1,8 @@
 //! The entry tree's rows for the pane: pi's `/tree` layout comes from
-//! `session::tree_view`; here only what the browser adds, the search and
+//! `session::tree::view`; here only what the browser adds, the search and
 //! where its words show in a row's drawn text.
 
-pub use crate::session::tree_view::{Filter, MAX_DEPTH, Mark, ResumePoint, Row, Rows, TreeView};
+pub use crate::session::tree::view::{Filter, MAX_DEPTH, Mark, ResumePoint, Row, Rows, TreeView};
 pub use crate::tui::model::loaded::{LoadedSession, RowKind};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -99,7 +99,7 @@ mod tests {
     #[test]
     fn search_matches_every_token() {
         // a → b → {c → d, e → f}, the leaf f.
-        let t = LoadedSession::new(crate::session::tree_view::tests::forked(), None);
+        let t = LoadedSession::new(crate::session::tree::view::tests::forked(), None);
         let rows = rows(&t, Filter::Default, &HashSet::new());
         assert_eq!(search(&rows, &t, "RIGHT answer"), vec![3]);
         assert_eq!(search(&rows, &t, "user"), vec![0, 2, 4]);

@@ -3,9 +3,9 @@
 
 use crate::safe_text as text;
 use crate::session::Session;
-use crate::session::entry::{Entry, Info, Role};
-use crate::session::summary;
-use crate::session::tree_view::{self, TreeView};
+use crate::session::line::entry::{Entry, Info, Role};
+use crate::session::tree::entry_line;
+use crate::session::tree::view::{self, TreeView};
 use std::sync::Arc;
 
 /// How a row's text is coloured.
@@ -99,7 +99,7 @@ impl LoadedSession {
         }
         for (e, line) in session.entries[kept..]
             .iter()
-            .zip(tree_view::texts_from(&session, kept, home))
+            .zip(view::texts_from(&session, kept, home))
         {
             texts.push(text::clean_line(&line).into_boxed_str());
             kinds.push(row_kind(e));
@@ -138,7 +138,9 @@ fn row_kind(e: &Entry) -> RowKind {
         Info::Message(m) => match m.role {
             Role::User => RowKind::User,
             Role::Assistant => {
-                if m.content.text.has_text && !summary::normalize(&m.content.text.text).is_empty() {
+                if m.content.text.has_text
+                    && !entry_line::normalize(&m.content.text.text).is_empty()
+                {
                     RowKind::Assistant
                 } else if m.stop_reason.as_deref() != Some("aborted")
                     && m.error.as_ref().is_some_and(|e| !e.text.is_empty())

@@ -7,8 +7,8 @@
 
 use crate::render::{self, Block, BlockKind, Class, Fold, ImageRoom, Node, Span};
 use crate::safe_text as text;
-use crate::session::entry::Kind;
-use crate::session::jskey;
+use crate::session::line::entry::Kind;
+use crate::session::line::jskey;
 use crate::tui::clock::Clock;
 use crate::tui::look::format;
 use crate::tui::look::theme::Theme;
@@ -360,7 +360,7 @@ impl Builder {
         role: BlockRole,
     ) -> usize {
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        render::doc::line_text(&block.title).hash(&mut h);
+        render::document::line_text(&block.title).hash(&mut h);
         block.also.hash(&mut h);
         block.children.len().hash(&mut h);
         self.blocks.push(PreviewBlock {
@@ -472,7 +472,7 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
         }
     }
     let stopped = || req.stamp.is_overtaken();
-    let mut file = match crate::session::file::open_regular(&s.path) {
+    let mut file = match crate::session::read::file::open_regular(&s.path) {
         Ok(f) => f,
         Err(e) => {
             out.note(

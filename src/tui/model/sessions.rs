@@ -1,8 +1,8 @@
 //! The picker's view of the catalog: progress updates from the loading
 //! worker, and the rows (projects and sessions) for a query, sort and scope.
 
-pub use crate::catalog::deep::DeepHit;
 use crate::catalog::discover::{normalize, project_folder_name};
+pub use crate::catalog::search::deep::DeepHit;
 use crate::catalog::{self, Layout, Query, SessionSummary, SessionsFolder, SortMode};
 use std::collections::HashSet;
 use std::path::Path;

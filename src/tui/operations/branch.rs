@@ -23,7 +23,7 @@ impl App {
                 let e = t.entry(node);
                 (
                     session::already_there(&t.session, node),
-                    session::write::resumes_before(e),
+                    session::write::append::resumes_before(e),
                 )
             }
             _ => (false, false),

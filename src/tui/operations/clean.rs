@@ -5,11 +5,11 @@
 
 use super::quote;
 use crate::catalog::SessionSummary;
-use crate::catalog::clean;
-use crate::catalog::delete::DeleteMode;
-use crate::catalog::journal::Reason;
+use crate::catalog::housekeeping::clean;
+use crate::catalog::housekeeping::delete::DeleteMode;
+use crate::catalog::housekeeping::journal::Reason;
 use crate::safe_text as text;
-use crate::session::summary::shorten_home;
+use crate::session::tree::entry_line::shorten_home;
 use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::state::{App, Then};

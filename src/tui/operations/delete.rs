@@ -5,8 +5,8 @@
 //! trash fails, a second dialog offers to delete them for good.
 
 use crate::catalog::SessionSummary;
-use crate::catalog::delete::{self, Deletable, DeleteMode, empty_sessions};
-use crate::catalog::journal::{Batch, Reason};
+use crate::catalog::housekeeping::delete::{self, Deletable, DeleteMode, empty_sessions};
+use crate::catalog::housekeeping::journal::{Batch, Reason};
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::look::strings;

@@ -17,7 +17,7 @@ impl App {
         if let Some((path, leaf, _)) = self.selected_entry() {
             cmds.push(Command::Act(Job::new(
                 "fork",
-                move || match session::fork::fork_session(&path, Some(&leaf)) {
+                move || match session::write::fork::fork_session(&path, Some(&leaf)) {
                     Ok(to) => ActionOutcome::Forked {
                         from: path.clone(),
                         to,

@@ -19,8 +19,8 @@ pub mod rename;
 pub mod resume;
 pub mod undo;
 
-use crate::catalog::delete::DeleteMode;
-use crate::catalog::journal::Reason;
+use crate::catalog::housekeeping::delete::DeleteMode;
+use crate::catalog::housekeeping::journal::Reason;
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::input::keymap::{Action, Key};
@@ -241,7 +241,7 @@ impl App {
 /// Text from a session, made safe and cut to fit a dialog line.
 pub(in crate::tui) fn quote(s: &str) -> String {
     text::truncate(
-        &text::clean_line(&crate::session::summary::normalize(s)),
+        &text::clean_line(&crate::session::tree::entry_line::normalize(s)),
         QUOTE_WIDTH,
     )
 }

@@ -3,9 +3,10 @@
 //! session without it (the original to the trash first), and the outcome
 //! says how much went and which key undoes it.
 
-use crate::catalog::{in_use, journal};
+use crate::catalog::housekeeping::journal;
+use crate::catalog::in_use;
 use crate::safe_text as text;
-use crate::session::prune::{self, PrunePlan};
+use crate::session::write::prune::{self, PrunePlan};
 use crate::tui::event::Command;
 use crate::tui::input::actions::{Action, Scope};
 use crate::tui::look::strings;

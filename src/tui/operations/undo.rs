@@ -2,7 +2,7 @@
 //! last delete, clean-up or prune piscope journalled; the outcome reads the
 //! files again and says what came back.
 
-use crate::catalog::journal::{self, Reason};
+use crate::catalog::housekeeping::journal::{self, Reason};
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::look::{format, strings};

@@ -4,7 +4,7 @@
 
 use crate::catalog::usage::Spend;
 use crate::safe_text as text;
-use crate::session::summary::shorten_home;
+use crate::session::tree::entry_line::shorten_home;
 use crate::tui::input::keymap::{Action, Key, Keymap, Scope};
 use crate::tui::look::format;
 use crate::tui::look::theme::Theme;

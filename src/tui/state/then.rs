@@ -2,7 +2,7 @@
 //! user agreed to (the sessions as checked, the job as described, the
 //! export's format as chosen). The operation's own file takes it from there.
 
-use crate::catalog::delete::Deletable;
+use crate::catalog::housekeeping::delete::Deletable;
 use crate::tui::work::jobs::Job;
 use std::path::PathBuf;
 
@@ -41,7 +41,7 @@ pub enum Then {
     },
     /// The branch as planned when the question was asked.
     Prune {
-        plan: crate::session::prune::PrunePlan,
+        plan: crate::session::write::prune::PrunePlan,
     },
     /// Work already described (a write the user agreed to do next to pi).
     Run(Box<Job>),

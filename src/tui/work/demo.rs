@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use crate::jstext::date as jsdate;
-use crate::session::raw::RawObject;
+use crate::session::line::raw_json::RawObject;
 
 /// The start of a copy's folder name in the temp folder. The process id
 /// follows (`piscope-demo-<pid>-<random>`): a resumed pi keeps piscope's

@@ -4,16 +4,13 @@
 //! sentences; this file only runs jobs, and has every job that writes or
 //! deletes a session ask first when pi may have the file open.
 
-use crate::catalog::delete::Deletable;
+use crate::catalog::housekeeping::delete::Deletable;
+use crate::catalog::in_use;
 use crate::session::BranchOutcome;
 use crate::tui::work::resume::Resume;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
-
-/// A session whose file changed more recently than this may be open in a
-/// running pi: writing to it asks first.
-pub const PI_MAY_BE_RUNNING: Duration = Duration::from_secs(60);
+use std::time::SystemTime;
 
 /// One operation's work, built by the operation's own file; the actions
 /// worker runs jobs one after another, in the order asked.
@@ -51,7 +48,7 @@ impl Job {
     }
 
     /// The same job, asking first when one of `files` changed within
-    /// [`PI_MAY_BE_RUNNING`] (other than by piscope's own write, which left
+    /// [`in_use::RECENT`] (other than by piscope's own write, which left
     /// the file's time at `own_mtime`): pi may have it open.
     pub fn unless_pi_may_have(
         mut self,
@@ -74,7 +71,7 @@ impl Job {
             let recent = near
                 .files
                 .iter()
-                .filter_map(|f| changed_recently(f, near.own_mtime))
+                .filter_map(|f| in_use::changed_recently(f, near.own_mtime))
                 .min();
             if let Some(seconds) = recent {
                 let deletes = near.deletes;
@@ -100,16 +97,6 @@ impl std::fmt::Debug for Job {
             .field("near_pi", &self.near_pi)
             .finish()
     }
-}
-
-/// Seconds since the file changed, when that is recent and not our own write.
-fn changed_recently(path: &Path, own_mtime: Option<SystemTime>) -> Option<u64> {
-    let mtime = std::fs::metadata(path).ok()?.modified().ok()?;
-    if Some(mtime) == own_mtime {
-        return None;
-    }
-    let age = SystemTime::now().duration_since(mtime).unwrap_or_default();
-    (age < PI_MAY_BE_RUNNING).then_some(age.as_secs())
 }
 
 /// The file's time now (after a write, to tell that change from pi's).

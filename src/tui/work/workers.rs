@@ -2,8 +2,8 @@
 //! loading the catalog, deep search), and the threads that run it.
 
 use super::newest::{Latest, Stamp};
-use crate::catalog::deep_index::DeepIndex;
 use crate::catalog::discover::FolderSource;
+use crate::catalog::search::deep_index::DeepIndex;
 use crate::catalog::usage::UsageCache;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
@@ -396,8 +396,8 @@ fn deep_search_streamed(
     let mut batch = Vec::new();
     let mut sent = 0usize;
     let mut last = std::time::Instant::now();
-    let detail = catalog::deep::HitDetail::Context;
-    catalog::deep::deep_search_each(sessions, query, index, detail, &mut |hits| {
+    let detail = catalog::search::deep::HitDetail::Context;
+    catalog::search::deep::deep_search_each(sessions, query, index, detail, &mut |hits| {
         batch.extend_from_slice(hits);
         let due = if sent == 0 {
             batch.len() >= FIRST_SCREEN

@@ -4,7 +4,7 @@
 use super::{DeepSearch, PickerPane};
 use crate::catalog::SortMode;
 use crate::safe_text as text;
-use crate::session::summary::shorten_home;
+use crate::session::tree::entry_line::shorten_home;
 use crate::tui::clock::Clock;
 use crate::tui::input::keymap::{Action, Keymap, Scope};
 use crate::tui::look::format;
@@ -428,7 +428,7 @@ fn row_line<'a>(
                 aw = columns.age,
                 kw = columns.cost
             ));
-            let title = text::clean_line(&crate::session::summary::normalize(s.title()));
+            let title = text::clean_line(&crate::session::tree::entry_line::normalize(s.title()));
             // A marked session (for deleting several) shows a check mark.
             let indent = if pane.marked.contains(&s.path) {
                 "✓ "
@@ -518,7 +518,7 @@ fn deep_lines<'a>(
                 .iter()
                 .find(|s| s.path == h.path)
                 .map_or_else(|| h.path.display().to_string(), |s| s.title().to_string());
-            let title = text::clean_line(&crate::session::summary::normalize(&title));
+            let title = text::clean_line(&crate::session::tree::entry_line::normalize(&title));
             let count = format!(" ({})", per_session.get(h.path.as_path()).unwrap_or(&1));
             let t = text::truncate(&title, title_room.saturating_sub(text::width(&count)));
             format!("{t}{count}")

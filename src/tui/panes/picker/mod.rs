@@ -710,7 +710,7 @@ mod tests {
             .expect("read")
             .expect("a session");
         let q = Query::parse("gadget").expect("query");
-        crate::catalog::deep::deep_search(&[s], &q).0
+        crate::catalog::search::deep::deep_search(&[s], &q).0
     }
 
     /// The first hits of a running deep search are shown at once (the

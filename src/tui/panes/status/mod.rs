@@ -116,9 +116,9 @@ pub fn left_text(pane: &StatusPane, view: &StatusView) -> (String, bool) {
     }
     let mut parts = Vec::new();
     if let Some(s) = view.picker.and_then(|p| p.selected_session()) {
-        parts.push(text::clean_line(&crate::session::summary::normalize(
-            s.title(),
-        )));
+        parts.push(text::clean_line(
+            &crate::session::tree::entry_line::normalize(s.title()),
+        ));
     }
     match view.tree.content() {
         Content::Ready(t) => {

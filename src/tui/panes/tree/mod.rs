@@ -4,7 +4,7 @@
 //! entry; `draw.rs` draws it.
 
 use crate::session::Remembered;
-use crate::session::entry::Kind;
+use crate::session::line::entry::Kind;
 use crate::tui::input::keymap::Action;
 use crate::tui::model::entry_tree::{self, Filter, ResumePoint, Rows};
 use crate::tui::model::loaded::{LoadedSession, OpenError};

@@ -1,0 +1,649 @@
+//! piscope's journal of what it moved to the trash, and putting it back.
+//!
+//! Every file piscope trashes (a deleted session, one a clean-up took, the
+//! original of a pruned session or of a moved project) gets one line in
+//! `journal.jsonl` in piscope's data folder (`$XDG_DATA_HOME/piscope/`,
+//! else `~/.local/share/piscope/` on Linux): when, where it lived, what was
+//! given to the trash, its size, time, inode and xxh3, and why. The line is
+//! written before the file moves (a failed trash leaves a line whose file
+//! is not in the trash, which restore simply does not offer), in one append.
+//!
+//! Restoring finds the file in the trash (the trash crate's list where it
+//! has one, the freedesktop layout otherwise) by the path it was trashed
+//! from and its inode or its hash, and puts it back only where nothing is
+//! in the way: a file at the old place is never replaced, except by the
+//! original of a prune when the pruned file there is still exactly what the
+//! prune wrote.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+const JOURNAL_FILE: &str = "journal.jsonl";
+
+/// Why a file went to the trash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    Delete,
+    Clean,
+    Prune,
+    MoveProject,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Delete => "delete",
+            Reason::Clean => "clean",
+            Reason::Prune => "prune",
+            Reason::MoveProject => "move-project",
+        }
+    }
+}
+
+/// One trashed file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Record {
+    /// When, in ms since the epoch, and as ISO text.
+    pub time_ms: i64,
+    pub time: String,
+    pub reason: Reason,
+    /// Where the session lived: where restore puts it back.
+    pub path: PathBuf,
+    /// The path given to the trash, when not `path` (a prune's original
+    /// goes by a second name in a hidden folder beside it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trashed_as: Option<PathBuf>,
+    pub size: u64,
+    pub mtime_ms: Option<i64>,
+    #[serde(default)]
+    pub dev: u64,
+    #[serde(default)]
+    pub ino: u64,
+    /// xxh3 of the file's bytes, in hex.
+    pub xxh3: String,
+    /// After a prune: the size and xxh3 of the pruned file left at `path`;
+    /// restore replaces it only while it is still exactly that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<Left>,
+    /// After a move: where the session went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<PathBuf>,
+    /// Shared by the records of one operation (the sessions one delete or
+    /// one clean-up took): undo puts them back together. Older lines have
+    /// none; each is then an operation of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Left {
+    pub size: u64,
+    pub xxh3: String,
+}
+
+impl Record {
+    /// The path the trash knows the file by.
+    pub fn trashed_path(&self) -> &Path {
+        self.trashed_as.as_deref().unwrap_or(&self.path)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("piscope has no data folder (no home folder); cannot keep its journal")]
+    NoDataFolder,
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: line {line}: not a journal record ({why})")]
+    Damaged {
+        path: PathBuf,
+        line: usize,
+        why: String,
+    },
+    #[error("{path}: {why}; not restored")]
+    Refused { path: PathBuf, why: String },
+    #[error("{path}: not in the trash any more; not restored")]
+    NotInTrash { path: PathBuf },
+    #[error("{path}: the trash failed: {why}")]
+    Trash { path: PathBuf, why: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JournalError + '_ {
+    move |source| JournalError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// piscope's data folder (`$XDG_DATA_HOME/piscope` on Linux).
+pub fn data_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "piscope").map(|d| d.data_dir().to_path_buf())
+}
+
+/// The journal's path.
+pub fn journal_path() -> Option<PathBuf> {
+    data_dir().map(|d| d.join(JOURNAL_FILE))
+}
+
+/// The facts of a file about to be trashed (it is read whole for its hash).
+pub fn describe(
+    path: &Path,
+    reason: Reason,
+    trashed_as: Option<&Path>,
+) -> Result<Record, JournalError> {
+    let read_from = trashed_as.unwrap_or(path);
+    let mut f = File::open(read_from).map_err(io(read_from))?;
+    let meta = f.metadata().map_err(io(read_from))?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).map_err(io(read_from))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let now = crate::jstext::date::now_ms();
+    let (dev, ino) = identity(&meta);
+    Ok(Record {
+        time_ms: now,
+        time: crate::jstext::date::format_iso(now),
+        reason,
+        path: path.to_path_buf(),
+        trashed_as: trashed_as.map(Path::to_path_buf),
+        size: meta.len(),
+        mtime_ms: meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_millis() as i64),
+        dev,
+        ino,
+        xxh3: format!("{:016x}", hasher.digest()),
+        left: None,
+        moved_to: None,
+        batch: None,
+    })
+}
+
+/// One operation that trashes files: why, and the id its records share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    pub reason: Reason,
+    pub id: String,
+}
+
+impl Batch {
+    /// A new operation, with an id of its own.
+    pub fn new(reason: Reason) -> Batch {
+        Batch {
+            reason,
+            id: format!("{:08x}{:08x}", rand_u32(), rand_u32()),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn identity(meta: &fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn identity(_meta: &fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+/// Appends one record, as one write of one line.
+pub fn append(record: &Record) -> Result<(), JournalError> {
+    let path = journal_path().ok_or(JournalError::NoDataFolder)?;
+    append_to(&path, record)
+}
+
+fn append_to(path: &Path, record: &Record) -> Result<(), JournalError> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    let mut line = serde_json::to_string(record).map_err(|e| JournalError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    line.push('\n');
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut f = options.open(path).map_err(io(path))?;
+    if !f.metadata().map_err(io(path))?.is_file() {
+        return Err(JournalError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other("not a regular file"),
+        });
+    }
+    f.write_all(line.as_bytes()).map_err(io(path))?;
+    f.sync_data().map_err(io(path))
+}
+
+/// Every record, oldest first. A missing journal is empty; a damaged line
+/// is an error naming it.
+pub fn read_all() -> Result<Vec<Record>, JournalError> {
+    let Some(path) = journal_path() else {
+        return Ok(Vec::new());
+    };
+    read_from(&path)
+}
+
+fn read_from(path: &Path) -> Result<Vec<Record>, JournalError> {
+    let f = match crate::session::read::file::open_regular(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(path)(e)),
+    };
+    let mut out = Vec::new();
+    for (n, line) in BufReader::new(f).lines().enumerate() {
+        let line = line.map_err(io(path))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let r = serde_json::from_str(&line).map_err(|e| JournalError::Damaged {
+            path: path.to_path_buf(),
+            line: n + 1,
+            why: e.to_string(),
+        })?;
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// Records the file and moves it to the trash: `path` is where it lives
+/// (what the journal remembers), `trashed_as` another name of it to give
+/// the trash instead. Returns the record written.
+pub fn trash_recorded(
+    path: &Path,
+    reason: Reason,
+    trashed_as: Option<&Path>,
+    fill: impl FnOnce(&mut Record),
+) -> Result<Record, JournalError> {
+    let mut record = describe(path, reason, trashed_as)?;
+    fill(&mut record);
+    append(&record)?;
+    let target = record.trashed_path().to_path_buf();
+    trash::delete(&target).map_err(|e| JournalError::Trash {
+        path: target.clone(),
+        why: e.to_string(),
+    })?;
+    Ok(record)
+}
+
+/// The original of a pruned session to the trash, recorded with what the
+/// prune leaves in its place (the callback of `session::write::prune::prune`).
+pub fn trash_pruned_original(
+    o: crate::session::write::rewrite::Original<'_>,
+) -> Result<Record, JournalError> {
+    let left = Left {
+        size: o.new.len() as u64,
+        xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(o.new)),
+    };
+    trash_recorded(o.real, Reason::Prune, Some(o.link), |r| r.left = Some(left))
+}
+
+/// A journal record whose file is in the trash now.
+#[derive(Debug, Clone)]
+pub struct InTrash {
+    pub record: Record,
+    /// The file inside the trash, and its `.trashinfo`.
+    pub file: PathBuf,
+    pub info: PathBuf,
+}
+
+/// The records whose files are still in the trash, oldest first (each
+/// trashed file once: the latest record that names it).
+pub fn in_trash() -> Result<Vec<InTrash>, JournalError> {
+    let records = read_all()?;
+    let items = trash_items();
+    let mut out: Vec<InTrash> = Vec::new();
+    let mut taken: std::collections::HashSet<PathBuf> = Default::default();
+    for record in records.into_iter().rev() {
+        let found = items.iter().find(|(original, file, _)| {
+            original == record.trashed_path() && !taken.contains(file) && same_bytes(&record, file)
+        });
+        if let Some((_, file, info)) = found {
+            taken.insert(file.clone());
+            out.push(InTrash {
+                record,
+                file: file.clone(),
+                info: info.clone(),
+            });
+        }
+    }
+    out.reverse();
+    Ok(out)
+}
+
+/// Whether the file in the trash is the one recorded: the same inode on
+/// the same device (a rename into the trash keeps it), else the same size
+/// and hash (a trash on another device copied it).
+fn same_bytes(record: &Record, file: &Path) -> bool {
+    let Ok(meta) = fs::symlink_metadata(file) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() != record.size {
+        return false;
+    }
+    if (record.dev, record.ino) != (0, 0) && identity(&meta) == (record.dev, record.ino) {
+        return true;
+    }
+    hash_of(file).is_some_and(|h| h == record.xxh3)
+}
+
+fn hash_of(path: &Path) -> Option<String> {
+    let bytes = crate::session::read::file::read_regular(path).ok()?;
+    Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
+}
+
+/// Every item in the trash: its original path, the file in the trash and
+/// its `.trashinfo`. The trash crate's list where it has one, and the
+/// freedesktop layout of the home trash in any case (the crate may not look
+/// where `$XDG_DATA_HOME` points).
+fn trash_items() -> Vec<(PathBuf, PathBuf, PathBuf)> {
+    let mut items: Vec<(PathBuf, PathBuf, PathBuf)> = Vec::new();
+    #[cfg(all(
+        unix,
+        not(target_os = "macos"),
+        not(target_os = "ios"),
+        not(target_os = "android")
+    ))]
+    if let Ok(list) = trash::os_limited::list() {
+        for item in list {
+            let info = PathBuf::from(&item.id);
+            if let Some(file) = file_of_info(&info) {
+                items.push((item.original_path(), file, info));
+            }
+        }
+    }
+    for (original, file, info) in freedesktop_home_items() {
+        if !items.iter().any(|(_, _, i)| *i == info) {
+            items.push((original, file, info));
+        }
+    }
+    items
+}
+
+/// `Trash/info/NAME.trashinfo` → `Trash/files/NAME`.
+fn file_of_info(info: &Path) -> Option<PathBuf> {
+    let name = info.file_name()?.to_str()?.strip_suffix(".trashinfo")?;
+    Some(info.parent()?.parent()?.join("files").join(name))
+}
+
+/// The home trash as the freedesktop specification lays it out.
+fn home_trash() -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+    Some(data.join("Trash"))
+}
+
+fn freedesktop_home_items() -> Vec<(PathBuf, PathBuf, PathBuf)> {
+    let Some(trash) = home_trash() else {
+        return Vec::new();
+    };
+    let Ok(entries) = fs::read_dir(trash.join("info")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let info = e.path();
+        let (Some(file), Some(original)) = (file_of_info(&info), original_of_info(&info)) else {
+            continue;
+        };
+        out.push((original, file, info));
+    }
+    out
+}
+
+/// The `Path=` of a `.trashinfo` (percent-encoded, as the spec says).
+fn original_of_info(info: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(info).ok()?;
+    let raw = text.lines().find_map(|l| l.strip_prefix("Path="))?;
+    let bytes = percent_decode(raw.trim());
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+    }
+    #[cfg(not(unix))]
+    {
+        Some(PathBuf::from(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+}
+
+fn percent_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The latest operation of one of `reasons` whose files are in the trash:
+/// every file it trashed that is still there (one, for a record without a
+/// batch), oldest first.
+pub fn latest_operation<'a>(items: &'a [InTrash], reasons: &[Reason]) -> Vec<&'a InTrash> {
+    let Some(last) = items
+        .iter()
+        .rev()
+        .find(|i| reasons.contains(&i.record.reason))
+    else {
+        return Vec::new();
+    };
+    match &last.record.batch {
+        Some(b) => items
+            .iter()
+            .filter(|i| i.record.batch.as_ref() == Some(b) && i.record.reason == last.record.reason)
+            .collect(),
+        None => vec![last],
+    }
+}
+
+/// Puts one trashed file back where it lived. Refuses to replace anything:
+/// a file at the old place stays, unless this is a prune's original and the
+/// file there is still exactly what the prune left (then the original
+/// replaces it, atomically).
+pub fn restore(item: &InTrash) -> Result<PathBuf, JournalError> {
+    let r = &item.record;
+    let to = &r.path;
+    let refused = |why: String| JournalError::Refused {
+        path: to.clone(),
+        why,
+    };
+    match fs::symlink_metadata(to) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if r.left.is_some() {
+                return Err(refused(
+                    "the pruned session is no longer there (moved or deleted since)".to_string(),
+                ));
+            }
+            put_back(item, to)?;
+        }
+        Err(e) => return Err(io(to)(e)),
+        Ok(meta) => {
+            let Some(left) = &r.left else {
+                return Err(refused(
+                    "a file is there now; piscope replaces nothing".to_string(),
+                ));
+            };
+            let unchanged = meta.is_file()
+                && meta.len() == left.size
+                && hash_of(to).is_some_and(|h| h == left.xxh3);
+            if !unchanged {
+                return Err(refused(
+                    "the session changed since it was pruned; piscope replaces nothing".to_string(),
+                ));
+            }
+            // Back beside it under a temporary name, then renamed over it.
+            let parent = to.parent().unwrap_or(Path::new("."));
+            let name = to
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let beside = parent.join(format!(".{name}.piscope-restore-{:08x}", rand_u32()));
+            put_back(item, &beside)?;
+            let still = fs::metadata(to).is_ok_and(|m| m.len() == left.size)
+                && hash_of(to).is_some_and(|h| h == left.xxh3);
+            if !still {
+                return Err(refused(format!(
+                    "the session changed while it was being restored; the original is at {}",
+                    beside.display()
+                )));
+            }
+            fs::rename(&beside, to).map_err(io(to))?;
+        }
+    }
+    Ok(to.clone())
+}
+
+fn rand_u32() -> u32 {
+    let mut b = [0u8; 4];
+    let _ = getrandom::fill(&mut b);
+    u32::from_ne_bytes(b)
+}
+
+/// Moves the trashed file to `to` (which must not exist) and drops its
+/// `.trashinfo`: by rename, so nothing at `to` is replaced (a new empty
+/// file claims the name first, as the trash crate does).
+fn put_back(item: &InTrash, to: &Path) -> Result<(), JournalError> {
+    if let Some(dir) = to.parent() {
+        if !dir.is_dir() {
+            return Err(JournalError::Refused {
+                path: to.to_path_buf(),
+                why: format!("its folder {} is gone", dir.display()),
+            });
+        }
+    }
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => JournalError::Refused {
+                path: to.to_path_buf(),
+                why: "a file is there now; piscope replaces nothing".to_string(),
+            },
+            _ => io(to)(e),
+        })?;
+    if let Err(e) = fs::rename(&item.file, to) {
+        let _ = fs::remove_file(to);
+        return Err(io(&item.file)(e));
+    }
+    let _ = fs::remove_file(&item.info);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_reads_back_as_written() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("s.jsonl");
+        fs::write(&file, "{}\n").expect("write");
+        let journal = dir.path().join("j/journal.jsonl");
+        let r = describe(&file, Reason::Clean, None).expect("describe");
+        append_to(&journal, &r).expect("append");
+        append_to(&journal, &r).expect("append");
+        assert_eq!(read_from(&journal).expect("read"), vec![r.clone(), r]);
+        fs::write(&journal, "{}\nnot json\n").expect("write");
+        let e = read_from(&journal).expect_err("damaged");
+        assert!(e.to_string().contains("line 1"), "{e}");
+    }
+
+    /// A line as piscope wrote it before clean-ups and batches had names
+    /// of their own (a browser clean-up said "delete").
+    #[test]
+    fn older_lines_read_as_operations_of_their_own() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let journal = dir.path().join("journal.jsonl");
+        let old = r#"{"time_ms":1767225600000,"time":"2026-01-01T00:00:00.000Z","reason":"delete","path":"/s/a.jsonl","size":10,"mtime_ms":1767225500000,"dev":1,"ino":2,"xxh3":"00000000000000aa"}"#;
+        fs::write(&journal, format!("{old}\n")).expect("write");
+        let records = read_from(&journal).expect("read");
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].reason, Reason::Delete);
+        assert_eq!(records[0].batch, None);
+        // Written again, it is the same line (nothing new is added to it).
+        assert_eq!(serde_json::to_string(&records[0]).expect("json"), old);
+    }
+
+    fn in_trash(reason: Reason, path: &str, batch: Option<&str>) -> InTrash {
+        InTrash {
+            record: Record {
+                time_ms: 0,
+                time: String::new(),
+                reason,
+                path: PathBuf::from(path),
+                trashed_as: None,
+                size: 0,
+                mtime_ms: None,
+                dev: 0,
+                ino: 0,
+                xxh3: String::new(),
+                left: None,
+                moved_to: None,
+                batch: batch.map(str::to_string),
+            },
+            file: PathBuf::from(path),
+            info: PathBuf::from(path),
+        }
+    }
+
+    #[test]
+    fn the_latest_operation_is_its_whole_batch() {
+        let undoable = [Reason::Delete, Reason::Clean, Reason::Prune];
+        let items = vec![
+            in_trash(Reason::Clean, "/a", Some("1")),
+            in_trash(Reason::Delete, "/old", None),
+            in_trash(Reason::Clean, "/b", Some("1")),
+            in_trash(Reason::Clean, "/c", Some("1")),
+            in_trash(Reason::MoveProject, "/m", Some("2")),
+        ];
+        let paths = |v: Vec<&InTrash>| -> Vec<PathBuf> {
+            v.iter().map(|i| i.record.path.clone()).collect()
+        };
+        assert_eq!(
+            paths(latest_operation(&items, &undoable)),
+            [PathBuf::from("/a"), "/b".into(), "/c".into()]
+        );
+        assert_eq!(
+            paths(latest_operation(&items[..2], &undoable)),
+            [PathBuf::from("/old")]
+        );
+        assert!(latest_operation(&items[4..], &undoable).is_empty());
+    }
+
+    #[test]
+    fn trashinfo_paths_are_percent_decoded() {
+        assert_eq!(percent_decode("/a%20b/c%25d"), b"/a b/c%d".to_vec());
+        assert_eq!(percent_decode("/x%2"), b"/x%2".to_vec());
+    }
+}

@@ -1,0 +1,1138 @@
+//! Deep search: the query run over every entry's text, tool output, bash
+//! output, summaries and custom messages included, naming the entry of each hit.
+
+use crate::catalog::discover::FileStamp;
+use crate::catalog::search::deep_index::{ChunkSource, DeepIndex, Served, line_texts};
+use crate::catalog::search::query::{Query, QueryParts};
+use crate::catalog::summary::SessionSummary;
+use crate::jstext::normalize_whitespace_lower;
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One entry that matches.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeepHit {
+    pub path: PathBuf,
+    pub entry_id: Option<String>,
+    /// 1-based line of the entry in its file.
+    pub line: u64,
+    /// What matched: `user`, `assistant`, `toolResult`, `bashExecution`,
+    /// `compaction`, `branch_summary`, `custom_message`, ...
+    pub kind: String,
+    /// A short piece of text around the match, on one line.
+    pub snippet: String,
+    /// The entry is on the current branch but a compaction cut it away:
+    /// the model no longer sees it where pi resumes.
+    pub compacted_away: bool,
+    /// A wider piece around the match, on one line, for a screen that
+    /// centres the match in whatever width it has.
+    #[serde(skip)]
+    pub context: String,
+    /// Where the query's words match in `context`, as byte ranges in order.
+    #[serde(skip)]
+    pub matched: Vec<Range<usize>>,
+}
+
+/// Searches `sessions` (in parallel) by reading their files, and returns
+/// hits in session order, then file order. Files that cannot be read are
+/// skipped and named in the error list.
+pub fn deep_search(
+    sessions: &[SessionSummary],
+    query: &Query,
+) -> (Vec<DeepHit>, Vec<crate::catalog::CatalogProblem>) {
+    let mut hits = Vec::new();
+    let index = DeepIndex::disabled();
+    let problems = deep_search_each(sessions, query, &index, HitDetail::Context, &mut |found| {
+        hits.extend_from_slice(found);
+        true
+    });
+    (hits, problems)
+}
+
+/// Searches `sessions` on every core and hands each session's hits to
+/// `found` in session order (newest first, as the list is given), each as
+/// soon as it and every session before it are searched: the first screen
+/// of hits is shown while later sessions are still being read. `found`
+/// returns false to stop the search. Each session is searched in `index`
+/// (built or extended there as needed), or its file read when the index
+/// cannot serve it. Files that cannot be read are skipped and named in the
+/// returned list.
+pub fn deep_search_each(
+    sessions: &[SessionSummary],
+    query: &Query,
+    index: &DeepIndex,
+    detail: HitDetail,
+    found: &mut dyn FnMut(&[DeepHit]) -> bool,
+) -> Vec<crate::catalog::CatalogProblem> {
+    deep_search_mapped(sessions, query, index, detail, &|hits| hits, &mut |hits| {
+        found(&hits)
+    })
+}
+
+/// [`deep_search_each`], with each session's hits (never none) first
+/// turned by `map` into what `found` takes, on the thread that searched
+/// the session: what is made of the hits (the lines or the JSON a command
+/// prints) is made on every core, and still handed over in session order.
+pub fn deep_search_mapped<T: Send>(
+    sessions: &[SessionSummary],
+    query: &Query,
+    index: &DeepIndex,
+    detail: HitDetail,
+    map: &(dyn Fn(Vec<DeepHit>) -> T + Sync),
+    found: &mut dyn FnMut(T) -> bool,
+) -> Vec<crate::catalog::CatalogProblem> {
+    let search = Search::new(query, detail);
+    let search = &search;
+    let next = AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut problems = Vec::new();
+    std::thread::scope(|scope| {
+        // Bounded: workers far ahead of the writer wait rather than hold
+        // every hit of the sessions they searched.
+        let (tx, rx) = std::sync::mpsc::sync_channel(threads * 4);
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(s) = sessions.get(i) else { break };
+                    let r = search_session(s, search, index)
+                        .map(|hits| (!hits.is_empty()).then(|| map(hits)));
+                    if tx.send((i, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Sessions done out of turn wait here until those before them are.
+        let mut waiting: std::collections::BTreeMap<usize, Option<T>> = Default::default();
+        let mut due = 0;
+        for (i, r) in rx {
+            match r {
+                Ok(made) => {
+                    waiting.insert(i, made);
+                }
+                Err(p) => {
+                    problems.push(p);
+                    waiting.insert(i, None);
+                }
+            }
+            while let Some(made) = waiting.remove(&due) {
+                due += 1;
+                if let Some(made) = made
+                    && !stop.load(Ordering::Relaxed)
+                    && !found(made)
+                {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    problems
+}
+
+/// Searches one session in the index, or in its file when the index cannot
+/// serve it (disabled, damaged).
+fn search_session(
+    s: &SessionSummary,
+    query: &Search<'_>,
+    index: &DeepIndex,
+) -> Result<Vec<DeepHit>, crate::catalog::CatalogProblem> {
+    if !index.is_enabled() {
+        return search_file(s, query);
+    }
+    let problem = |e: std::io::Error| crate::catalog::CatalogProblem::new(&s.path, e.to_string());
+    let file = crate::session::read::file::open_regular(&s.path).map_err(problem)?;
+    let stamp = FileStamp::of(&file.metadata().map_err(problem)?);
+    let mut hits = Vec::new();
+    let served = index.serve(&s.path, &file, stamp, &mut |chunk| {
+        search_chunk(&chunk, query, &s.path, &mut hits)
+    });
+    let Some(Served { record }) = served else {
+        index.note_fallback();
+        return search_file(s, query);
+    };
+    // What the index does not cover: an unfinished last line, or lines
+    // written since the file's stamp was taken.
+    let mut tail = &file;
+    tail.seek(SeekFrom::Start(record.offset)).map_err(problem)?;
+    let reader = BufReader::with_capacity(64 << 10, tail);
+    search_lines(reader, record.lines, &s.path, query, &mut hits)?;
+    if hits.is_empty() {
+        return Ok(hits);
+    }
+    let unchanged = || {
+        file.metadata()
+            .is_ok_and(|m| FileStamp::of(&m) == record.stamp)
+    };
+    if let Some(runs) = record.compacted.as_ref().filter(|_| unchanged()) {
+        mark_from_runs(runs, &mut hits);
+        return Ok(hits);
+    }
+    let stable = unchanged();
+    if let Some(runs) = compacted_runs(&s.path) {
+        mark_from_runs(&runs, &mut hits);
+        // Kept only when the file read is the one the index was built from.
+        if stable && std::fs::metadata(&s.path).is_ok_and(|m| FileStamp::of(&m) == record.stamp) {
+            index.note_compacted(&record, runs);
+        }
+    }
+    Ok(hits)
+}
+
+/// Searches one chunk of the index, adding its hits to `hits`; false when
+/// a part of it is damaged (nothing is added then).
+fn search_chunk(
+    chunk: &ChunkSource<'_>,
+    query: &Search<'_>,
+    path: &std::path::Path,
+    hits: &mut Vec<DeepHit>,
+) -> bool {
+    thread_local! {
+        static BUFS: std::cell::RefCell<(Vec<u8>, Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new()))
+        };
+    }
+    let Some(parts) = &query.parts else {
+        return true;
+    };
+    let (mut fbuf, mut obuf, mut ebuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let bufs = (&mut fbuf, &mut obuf, &mut ebuf);
+    let r = search_chunk_in(chunk, query, parts, path, hits, bufs);
+    BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf, ebuf));
+    r
+}
+
+fn search_chunk_in(
+    chunk: &ChunkSource<'_>,
+    query: &Search<'_>,
+    parts: &QueryParts<'_>,
+    path: &std::path::Path,
+    hits: &mut Vec<DeepHit>,
+    (fbuf, obuf, ebuf): (&mut Vec<u8>, &mut Vec<u8>, &mut Vec<u8>),
+) -> bool {
+    // The entries worth checking, as indices into the chunk's entries.
+    let (entries, candidates) = match parts {
+        QueryParts::Regex(_) => {
+            let Some(entries) = chunk.entry_refs(ebuf) else {
+                return false;
+            };
+            let all: Vec<usize> = (0..entries.len()).collect();
+            (entries, all)
+        }
+        QueryParts::Words(words) => {
+            // Every word and phrase must be in the entry's folded text; see
+            // `MessageText::folded` for why the folded text answers both.
+            let Some(longest) = words.iter().map(|(_, w)| w).max_by_key(|w| w.len()) else {
+                return true;
+            };
+            let Some(folded) = chunk.folded(fbuf) else {
+                return false;
+            };
+            let finder = memchr::memmem::Finder::new(longest.as_bytes());
+            let Some(mut pos) = finder.find(folded) else {
+                return true;
+            };
+            let Some(entries) = chunk.entry_refs(ebuf) else {
+                return false;
+            };
+            let total: u64 = entries.iter().map(|e| e.folded_len + 1).sum();
+            if total != folded.len() as u64 {
+                return false;
+            }
+            let mut candidates = Vec::new();
+            let (mut k, mut start) = (0usize, 0usize);
+            loop {
+                while start + entries[k].folded_len as usize <= pos {
+                    start += entries[k].folded_len as usize + 1;
+                    k += 1;
+                }
+                let end = start + entries[k].folded_len as usize;
+                let text = &folded[start..end];
+                if words.iter().all(|(_, w)| {
+                    w == longest || memchr::memmem::find(text, w.as_bytes()).is_some()
+                }) {
+                    candidates.push(k);
+                }
+                let next = end + 1;
+                match folded.get(next..).and_then(|rest| finder.find(rest)) {
+                    Some(p) => pos = next + p,
+                    None => break,
+                }
+            }
+            (entries, candidates)
+        }
+    };
+    if candidates.is_empty() {
+        return true;
+    }
+    let mut starts = Vec::with_capacity(entries.len() + 1);
+    let mut at = 0usize;
+    for e in entries.iter() {
+        starts.push(at);
+        at += e.original_len as usize;
+    }
+    if at as u64 != chunk.original_len() {
+        return false;
+    }
+    // Only the blocks that hold a candidate are read (each checked), one
+    // after the other: a block is still in the cache when its texts are.
+    let mut loaded = Vec::new();
+    let mut found = Vec::new();
+    let mut last_line = None;
+    for k in candidates {
+        let e = &entries[k];
+        if last_line == Some(e.line) {
+            continue;
+        }
+        let range = starts[k]..starts[k] + e.original_len as usize;
+        let Some(bytes) = chunk.original_range(range, obuf, &mut loaded) else {
+            return false;
+        };
+        // Every word and phrase is in the entry (a regex is yet to be run).
+        let Ok(located) = query.find_in_stored(bytes) else {
+            return false;
+        };
+        if let Some(located) = located {
+            let line = e.line;
+            last_line = Some(line);
+            let (id, kind) = (e.id.map(str::to_string), e.kind.to_string());
+            found.push(match located {
+                Stored::Text(field, at) => hit(path, id, line, kind, field, at, query),
+                Stored::Bytes(at) => {
+                    let Some(snippet) = snippet_stored(bytes, at) else {
+                        return false;
+                    };
+                    DeepHit {
+                        path: path.to_path_buf(),
+                        entry_id: id,
+                        line,
+                        kind,
+                        snippet,
+                        compacted_away: false,
+                        context: String::new(),
+                        matched: Vec::new(),
+                    }
+                }
+            });
+        }
+    }
+    hits.append(&mut found);
+    true
+}
+
+fn hit(
+    path: &std::path::Path,
+    entry_id: Option<String>,
+    line: u64,
+    kind: String,
+    field: &str,
+    at: usize,
+    query: &Search<'_>,
+) -> DeepHit {
+    let (context, matched) = match query.detail {
+        HitDetail::Snippet => (String::new(), Vec::new()),
+        HitDetail::Context => {
+            let context = context(field, at);
+            let matched = query.match_ranges(&context);
+            (context, matched)
+        }
+    };
+    DeepHit {
+        path: path.to_path_buf(),
+        entry_id,
+        line,
+        kind,
+        snippet: snippet(field, at),
+        compacted_away: false,
+        context,
+        matched,
+    }
+}
+
+/// Searches a session by reading its file, every line.
+fn search_file(
+    s: &SessionSummary,
+    query: &Search<'_>,
+) -> Result<Vec<DeepHit>, crate::catalog::CatalogProblem> {
+    let file = crate::session::read::file::open_regular(&s.path)
+        .map_err(|e| crate::catalog::CatalogProblem::new(&s.path, e.to_string()))?;
+    let reader = BufReader::with_capacity(256 << 10, file);
+    let mut hits = Vec::new();
+    search_lines(reader, 0, &s.path, query, &mut hits)?;
+    mark_compacted_away(&s.path, &mut hits);
+    Ok(hits)
+}
+
+/// Searches the lines `reader` gives, numbered on from `number`.
+fn search_lines(
+    mut reader: impl BufRead,
+    mut number: u64,
+    path: &std::path::Path,
+    query: &Search<'_>,
+    hits: &mut Vec<DeepHit>,
+) -> Result<(), crate::catalog::CatalogProblem> {
+    let needle = query.query.raw_prefilter();
+    let mut buf = Vec::new();
+    let mut lower = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(crate::catalog::CatalogProblem::new(path, e.to_string())),
+        }
+        number += 1;
+        if let Some(needle) = &needle {
+            lower.clear();
+            lower.extend(buf.iter().map(u8::to_ascii_lowercase));
+            if !may_hide(&buf) && memchr::memmem::find(&lower, needle.as_bytes()).is_none() {
+                continue;
+            }
+        }
+        let Some((id, texts)) = line_texts(&buf) else {
+            continue;
+        };
+        for (kind, field) in texts {
+            if let Some(at) = query.find_in(&field) {
+                hits.push(hit(path, id, number, kind, &field, at, query));
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a line's text may hold a lower-case ASCII word its raw bytes,
+/// lower-cased byte by byte, do not: JSON escapes (`\u0078`, `\/`), and the
+/// two characters whose lower case is, or begins with, ASCII letters (the
+/// Kelvin sign lower-cases to `k`, `İ` to `i` and a combining dot).
+fn may_hide(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\\u").is_some()
+        || memchr::memmem::find(line, b"\\/").is_some()
+        || memchr::memmem::find(line, "\u{212a}".as_bytes()).is_some()
+        || memchr::memmem::find(line, "\u{130}".as_bytes()).is_some()
+}
+
+/// Marks the hits the model no longer sees where pi resumes. The tree is
+/// read only for a file with hits; one that cannot be read leaves them
+/// unmarked (the hits themselves stand).
+fn mark_compacted_away(path: &std::path::Path, hits: &mut [DeepHit]) {
+    if hits.is_empty() {
+        return;
+    }
+    if let Some(runs) = compacted_runs(path) {
+        mark_from_runs(&runs, hits);
+    }
+}
+
+/// The lines of the entries a compaction cut away where pi resumes, as
+/// `[start, end)` runs of consecutive lines; `None` when the file cannot
+/// be read as a session.
+fn compacted_runs(path: &std::path::Path) -> Option<Vec<(u64, u64)>> {
+    use crate::session::{Detail, Memory, Session};
+    let session = Session::open_with(path, Detail::Outline).ok()?;
+    let memory = session.remembered_at(session.leaf());
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for (i, e) in session.entries.iter().enumerate() {
+        if memory.memory(i as u32) != Memory::CompactedAway {
+            continue;
+        }
+        let line = u64::from(e.line);
+        match runs.last_mut() {
+            Some(last) if last.1 == line => last.1 = line + 1,
+            _ => runs.push((line, line + 1)),
+        }
+    }
+    Some(runs)
+}
+
+fn mark_from_runs(runs: &[(u64, u64)], hits: &mut [DeepHit]) {
+    for h in hits {
+        let i = runs.partition_point(|r| r.1 <= h.line);
+        h.compacted_away = runs.get(i).is_some_and(|r| r.0 <= h.line);
+    }
+}
+
+const SNIPPET_CHARS: usize = 80;
+
+/// About [`SNIPPET_CHARS`] characters around byte `at`, white space collapsed.
+fn snippet(text: &str, at: usize) -> String {
+    snippet_of(text, at, (false, false))
+}
+
+/// [`snippet`] of `text`, a piece of a longer text when `goes_on` says
+/// that text goes on before it, or after it.
+fn snippet_of(text: &str, at: usize, goes_on: (bool, bool)) -> String {
+    let at = (0..=at.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    // A third before the match, the rest after.
+    let (start, before) = text[..at]
+        .char_indices()
+        .rev()
+        .take(SNIPPET_CHARS / 3)
+        .fold((at, 0), |(_, n), (i, _)| (i, n + 1));
+    let end = text[at..]
+        .char_indices()
+        .nth(SNIPPET_CHARS - before)
+        .map_or(text.len(), |(i, _)| at + i);
+    let mut out = String::with_capacity(end - start + 8);
+    if start > 0 || goes_on.0 {
+        out.push('…');
+    }
+    push_normalized(&mut out, &text[start..end]);
+    if end < text.len() || goes_on.1 {
+        out.push('…');
+    }
+    out
+}
+
+/// [`snippet`] of the stored text `bytes` at byte `at`, only the bytes it
+/// shows (and a few more) checked to be UTF-8: `None` if they are not.
+fn snippet_stored(bytes: &[u8], at: usize) -> Option<String> {
+    let starts = |i: usize| bytes.get(i).is_none_or(|b| b & 0xc0 != 0x80);
+    let mut at = at.min(bytes.len());
+    while !starts(at) {
+        at -= 1;
+    }
+    // The characters before and after the match that a snippet can show
+    // lie within these bytes (four at most to a character).
+    let mut from = at.saturating_sub(4 * (SNIPPET_CHARS / 3));
+    while !starts(from) {
+        from += 1;
+    }
+    let mut to = (at + 4 * (SNIPPET_CHARS + 1)).min(bytes.len());
+    while !starts(to) {
+        to += 1;
+    }
+    let window = std::str::from_utf8(&bytes[from..to]).ok()?;
+    Some(snippet_of(window, at - from, (from > 0, to < bytes.len())))
+}
+
+/// Characters kept on each side of the match in a hit's context.
+const CONTEXT_CHARS: usize = 150;
+
+/// Up to [`CONTEXT_CHARS`] characters each side of byte `at`, white space
+/// collapsed, `…` where the text goes on.
+fn context(text: &str, at: usize) -> String {
+    let at = (0..=at.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .nth(CONTEXT_CHARS - 1)
+        .map_or(0, |(i, _)| i);
+    let end = text[at..]
+        .char_indices()
+        .nth(CONTEXT_CHARS)
+        .map_or(text.len(), |(i, _)| at + i);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(&normalize_spaces(&text[start..end]));
+    if end < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` lower-cased character by character, and for each byte of it the
+/// byte of `text` it came from (one more at the end).
+fn lower_with_offsets(text: &str) -> (String, Vec<usize>) {
+    let mut lower = String::with_capacity(text.len());
+    let mut from = Vec::with_capacity(text.len() + 1);
+    for (i, c) in text.char_indices() {
+        for l in c.to_lowercase() {
+            lower.push(l);
+            from.extend(std::iter::repeat_n(i, l.len_utf8()));
+        }
+    }
+    from.push(text.len());
+    (lower, from)
+}
+
+fn normalize_spaces(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_normalized(&mut out, s);
+    out
+}
+
+/// Appends `s` with its white-space runs as one space, trimmed.
+fn push_normalized(out: &mut String, s: &str) {
+    if s.is_ascii() {
+        // The same on bytes, without a branch on where words end (they end
+        // anywhere, which no guess foresees): each byte is written, and
+        // kept by moving on past it, or not. The ASCII white space is
+        // these six.
+        let mut bytes = std::mem::take(out).into_bytes();
+        let base = bytes.len();
+        // Never more out than in, and one byte to spare for the writes.
+        bytes.resize(base + s.len() + 1, 0);
+        let out_bytes = &mut bytes[base..];
+        let (mut at, mut started, mut gap) = (0usize, false, false);
+        for &b in s.as_bytes() {
+            let space = b == b' ' || b.wrapping_sub(b'\t') < 5;
+            let word = !space;
+            out_bytes[at] = b' ';
+            at += usize::from(word & gap);
+            out_bytes[at] = b;
+            at += usize::from(word);
+            started |= word;
+            gap = space & started;
+        }
+        bytes.truncate(base + at);
+        // Only ASCII was added to a string: still UTF-8.
+        *out = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        return;
+    }
+    let mut first = true;
+    for w in s.split(crate::jstext::is_space).filter(|w| !w.is_empty()) {
+        if !std::mem::take(&mut first) {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+}
+
+impl Query {
+    /// A lower-case ASCII piece every matching line must contain in its raw
+    /// JSON bytes, when the query has one that JSON would not escape.
+    fn raw_prefilter(&self) -> Option<String> {
+        let tokens = self.literal_tokens()?;
+        tokens
+            .into_iter()
+            .filter(|t| {
+                t.bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+            })
+            .max_by_key(String::len)
+    }
+
+    /// Every place the query's words, phrases or pattern match in `text`,
+    /// as byte ranges in order (overlaps merged).
+    pub fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
+        Search::new(self, HitDetail::Context).match_ranges(text)
+    }
+
+    /// Where the query matches in `text` (a byte offset), if it does.
+    pub fn find_in(&self, text: &str) -> Option<usize> {
+        Search::new(self, HitDetail::Snippet).find_in(text)
+    }
+}
+
+/// How much each hit carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HitDetail {
+    /// The snippet only (`context` and `matched` empty): what a list prints.
+    Snippet,
+    /// The snippet, and the wider context with its matches marked.
+    Context,
+}
+
+/// A query made ready for many texts: its words lower-cased, its phrases
+/// folded and their patterns compiled, once.
+struct Search<'q> {
+    query: &'q Query,
+    parts: Option<QueryParts<'q>>,
+    /// Per phrase, the pattern that marks it across any white space.
+    phrases: Vec<Option<fancy_regex::Regex>>,
+    detail: HitDetail,
+    /// What [`Search::find_in_matching`] looks for first (the first word,
+    /// or the first word of the first phrase), made ready once.
+    first: Option<memchr::memmem::Finder<'static>>,
+}
+
+impl<'q> Search<'q> {
+    fn new(query: &'q Query, detail: HitDetail) -> Search<'q> {
+        let parts = query.parts();
+        let phrases = match (&parts, detail) {
+            (Some(QueryParts::Words(words)), HitDetail::Context) => words
+                .iter()
+                .filter(|(phrase, _)| *phrase)
+                .map(|(_, w)| {
+                    // A phrase matches across any run of white space.
+                    let pattern = w
+                        .split(' ')
+                        .map(|p| fancy_regex::escape(p).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(r"\s+");
+                    fancy_regex::RegexBuilder::new(&pattern)
+                        .case_insensitive(true)
+                        .build()
+                        .ok()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let first = match &parts {
+            Some(QueryParts::Words(words)) => words.first().map(|(phrase, w)| {
+                let w = if *phrase {
+                    w.split(' ').next().unwrap_or("")
+                } else {
+                    w
+                };
+                memchr::memmem::Finder::new(w.as_bytes()).into_owned()
+            }),
+            _ => None,
+        };
+        Search {
+            query,
+            parts,
+            phrases,
+            detail,
+            first,
+        }
+    }
+
+    /// See [`Query::match_ranges`].
+    fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
+        let mut found: Vec<Range<usize>> = Vec::new();
+        let add_regex = |re: &fancy_regex::Regex, found: &mut Vec<Range<usize>>| {
+            for m in re.find_iter(text).take(64).flatten() {
+                if !m.range().is_empty() {
+                    found.push(m.range());
+                }
+            }
+        };
+        match &self.parts {
+            None => {}
+            Some(QueryParts::Regex(re)) => add_regex(re, &mut found),
+            Some(QueryParts::Words(words)) => {
+                let mut phrases = self.phrases.iter();
+                // ASCII lower-cases byte for byte: the offsets are the text's.
+                let (lower, from) = if text.is_ascii() {
+                    (text.to_ascii_lowercase(), None)
+                } else {
+                    let (lower, from) = lower_with_offsets(text);
+                    (lower, Some(from))
+                };
+                let at = |i: usize| from.as_ref().map_or(i, |f| f[i]);
+                for (phrase, w) in words {
+                    if *phrase {
+                        if let Some(Some(re)) = phrases.next() {
+                            add_regex(re, &mut found);
+                        }
+                        continue;
+                    }
+                    let mut start = 0;
+                    while let Some(i) = lower[start..].find(w.as_str()) {
+                        let (a, b) = (start + i, start + i + w.len());
+                        found.push(at(a)..at(b));
+                        start = b;
+                    }
+                }
+            }
+        }
+        found.sort_by_key(|r| (r.start, r.end));
+        let mut merged: Vec<Range<usize>> = Vec::new();
+        for r in found {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        merged
+    }
+
+    /// See [`Query::find_in`].
+    fn find_in(&self, text: &str) -> Option<usize> {
+        match self.parts.as_ref()? {
+            QueryParts::Regex(re) => re.find(text).ok().flatten().map(|m| m.start()),
+            QueryParts::Words(words) => {
+                let lower = text.to_lowercase();
+                // Folded only when a phrase needs it (a word never does).
+                let normalized = if words.iter().any(|(phrase, _)| *phrase) {
+                    normalize_whitespace_lower(text)
+                } else {
+                    String::new()
+                };
+                let mut first = None;
+                for (phrase, w) in words {
+                    let hit = if *phrase {
+                        normalized
+                            .contains(w.as_str())
+                            .then(|| lower.find(w.split(' ').next().unwrap_or("")).unwrap_or(0))
+                    } else {
+                        lower.find(w.as_str())
+                    };
+                    let at = hit?;
+                    first.get_or_insert(at);
+                }
+                // Offsets in the lower-case copy are close enough for a snippet.
+                first.map(|a| a.min(text.len()))
+            }
+        }
+    }
+
+    /// [`Search::find_in`] for a text whose folded form holds every word
+    /// and phrase (so each is found): only where the first one starts is
+    /// worked out, reading the text only up to it when what comes before
+    /// it is ASCII.
+    fn find_in_matching(&self, text: &str) -> Option<usize> {
+        let (Some(QueryParts::Words(words)), Some(finder)) = (&self.parts, &self.first) else {
+            return self.find_in(text);
+        };
+        let found = lower_find_bytes(text.as_bytes(), finder)
+            .unwrap_or_else(|_| text.to_lowercase().find(first_needle(finder)));
+        let at = match (found, words.first()?) {
+            (Some(at), _) => at,
+            (None, (true, _)) => 0,
+            (None, (false, _)) => return self.find_in(text),
+        };
+        Some(at.min(text.len()))
+    }
+
+    /// [`Search::find_in_matching`] for an entry's text as the index holds
+    /// it, bytes not yet checked to be UTF-8: where the first match starts,
+    /// and the text when it had to be checked whole (a pattern, a context
+    /// wanted, a `Σ` or a word not found up front). For a snippet of words
+    /// only the bytes up to the match are checked here; the snippet checks
+    /// the few around it. `Err` when a checked piece is not UTF-8.
+    fn find_in_stored<'t>(&self, bytes: &'t [u8]) -> Result<Option<Stored<'t>>, NotUtf8> {
+        if let (HitDetail::Snippet, Some(QueryParts::Words(words)), Some(finder)) =
+            (self.detail, &self.parts, &self.first)
+        {
+            match (lower_find_bytes(bytes, finder), words.first()) {
+                (Ok(Some(at)), _) => return Ok(Some(Stored::Bytes(at.min(bytes.len())))),
+                (Ok(None), Some((true, _))) => return Ok(Some(Stored::Bytes(0))),
+                (Err(LowerFind::NotUtf8), _) => return Err(NotUtf8),
+                // Worked out on the whole text, as for a text in memory.
+                _ => {}
+            }
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| NotUtf8)?;
+        Ok(self.find_in_matching(text).map(|at| Stored::Text(text, at)))
+    }
+}
+
+/// Where a hit lies in an entry's stored text: a byte offset in its bytes
+/// (only those up to it checked), or in the text checked whole.
+enum Stored<'t> {
+    Bytes(usize),
+    Text(&'t str, usize),
+}
+
+/// A stored text, or a piece of it, that is not UTF-8: the index is damaged.
+#[derive(Debug)]
+struct NotUtf8;
+
+/// Why [`lower_find_bytes`] could not answer.
+#[derive(Debug, PartialEq)]
+enum LowerFind {
+    /// A piece it had to read is not UTF-8.
+    NotUtf8,
+    /// A `Σ` came first: only the whole text lower-cases it right.
+    Sigma,
+}
+
+/// What `finder` looks for, as text.
+fn first_needle<'f>(finder: &'f memchr::memmem::Finder<'_>) -> &'f str {
+    std::str::from_utf8(finder.needle()).unwrap_or("")
+}
+
+/// `text.to_lowercase().find(needle)`, lower-casing the text only up to
+/// the match (see [`lower_find_bytes`]).
+#[cfg(test)]
+fn lower_find(text: &str, needle: &str) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    lower_find_bytes(text.as_bytes(), &finder).unwrap_or_else(|_| text.to_lowercase().find(needle))
+}
+
+/// `text.to_lowercase().find(needle)` for the UTF-8 `text` (`finder`
+/// looks for `needle`), lower-casing it only up to the match: a piece at
+/// a time, each lower-cased alone, and each checked to be UTF-8 as it is
+/// reached (so bytes past the match are never read). That is exact
+/// because every character lower-cases the same whatever surrounds it,
+/// but for `Σ` (final or not by its neighbours): a piece holding one
+/// gives up, for the whole text to go through `to_lowercase`.
+fn lower_find_bytes(
+    text: &[u8],
+    finder: &memchr::memmem::Finder<'_>,
+) -> Result<Option<usize>, LowerFind> {
+    thread_local! {
+        static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let needle = finder.needle().len();
+    if needle == 0 {
+        return Ok(Some(0));
+    }
+    LOWER.with(|l| {
+        let mut lower = l.borrow_mut();
+        lower.clear();
+        // Small pieces first: most matches come early.
+        let mut step = 256;
+        let mut done = 0;
+        while done < text.len() {
+            let mut end = (done + step).min(text.len());
+            // On to the next character's start (in UTF-8, a byte that does
+            // not continue one).
+            while text.get(end).is_some_and(|b| b & 0xc0 == 0x80) {
+                end += 1;
+            }
+            step = (step * 2).min(64 << 10);
+            let piece = &text[done..end];
+            // A match ending in the new piece starts at most this far back
+            // (a match of UTF-8 in UTF-8 starts on a character).
+            let from = lower.len().saturating_sub(needle - 1);
+            if piece.is_ascii() {
+                lower.extend(piece.iter().map(u8::to_ascii_lowercase));
+            } else {
+                let piece = std::str::from_utf8(piece).map_err(|_| LowerFind::NotUtf8)?;
+                if piece.contains('\u{3a3}') {
+                    return Err(LowerFind::Sigma);
+                }
+                lower.extend_from_slice(piece.to_lowercase().as_bytes());
+            }
+            if let Some(i) = finder.find(&lower[from..]) {
+                return Ok(Some(from + i));
+            }
+            done = end;
+        }
+        Ok(None)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    /// The snippet as it was first written (collecting characters), to
+    /// check the one that counts bytes against.
+    fn snippet_by_chars(text: &str, at: usize) -> String {
+        let at = (0..=at.min(text.len()))
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        let before: String = {
+            let mut chars: Vec<char> = text[..at].chars().rev().take(SNIPPET_CHARS / 3).collect();
+            chars.reverse();
+            chars.into_iter().collect()
+        };
+        let after: String = text[at..]
+            .chars()
+            .take(SNIPPET_CHARS - before.chars().count())
+            .collect();
+        let joined = format!("{before}{after}")
+            .split(crate::jstext::is_space)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut out = String::new();
+        if before.chars().count() < text[..at].chars().count() {
+            out.push('…');
+        }
+        out.push_str(&joined);
+        if at + after.len() < text.len() {
+            out.push('…');
+        }
+        out
+    }
+
+    #[test]
+    fn lower_find_finds_as_the_lower_case_text_does() {
+        let texts = [
+            String::new(),
+            "plain WIDGET text".into(),
+            format!("{}WIDGET", "x".repeat(5000)),
+            format!("{}É widget", "a".repeat(4095)),
+            format!("{}ΑΣ ΣΑ widget ΑΣ", "é".repeat(3000)),
+            format!("{}\u{212a}elvin x\u{130}", "ü".repeat(2100)),
+            format!("{}İİ{}", "ab".repeat(2047), "Kİ".repeat(3000)),
+        ];
+        let needles = [
+            "",
+            "widget",
+            "w",
+            "é widget",
+            "σ",
+            "ς",
+            "ας",
+            "kelvin",
+            "xi",
+            "i\u{307}",
+            "ki",
+            "aé",
+            "ü\u{212a}",
+            "zz",
+        ];
+        for t in &texts {
+            for n in needles {
+                assert_eq!(lower_find(t, n), t.to_lowercase().find(n), "{n:?} in {t:?}");
+            }
+        }
+    }
+
+    /// Texts whose snippets are easy to get wrong: empty, short, padded,
+    /// multi-byte characters and wide ones on both sides of a cut.
+    fn snippet_texts() -> Vec<String> {
+        vec![
+            String::new(),
+            "x".into(),
+            "  lead and trail  ".into(),
+            format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100)),
+            format!("{}…{}…{}", "é".repeat(26), "x".repeat(80), "ü".repeat(90)),
+            format!(
+                "{}Ünïcødé\u{3000}项目 ΑΣ{}",
+                "é\t".repeat(40),
+                " ς".repeat(60)
+            ),
+            format!("{}{}{}", "😀".repeat(40), "w".repeat(81), "😀 ".repeat(40)),
+            format!("\u{feff} {} \r\n", "w".repeat(300)),
+        ]
+    }
+
+    #[test]
+    fn snippets_are_the_characters_around_the_match() {
+        let texts = snippet_texts();
+        for text in &texts {
+            for at in 0..=text.len() + 2 {
+                assert_eq!(
+                    snippet(text, at),
+                    snippet_by_chars(text, at),
+                    "{text:?} at {at}"
+                );
+            }
+        }
+    }
+
+    /// A snippet made from the few bytes around the match, as the index
+    /// holds them, is the one made from the whole text; bytes it shows
+    /// that are not UTF-8 give none.
+    #[test]
+    fn snippets_of_stored_bytes_are_the_texts() {
+        let texts = snippet_texts();
+        for text in &texts {
+            for at in 0..=text.len() + 2 {
+                assert_eq!(
+                    snippet_stored(text.as_bytes(), at).as_deref(),
+                    Some(snippet(text, at).as_str()),
+                    "{text:?} at {at}"
+                );
+            }
+        }
+        let mut bad = format!("{}widget{}", "a".repeat(300), "b".repeat(300)).into_bytes();
+        bad[310] = 0xff;
+        assert_eq!(snippet_stored(&bad, 300), None);
+        bad[310] = b'b';
+        bad[290] = 0xc3;
+        assert_eq!(snippet_stored(&bad, 300), None);
+    }
+
+    /// Looking for a word in stored bytes checks what it reads: bytes that
+    /// are not UTF-8 before the match are refused, a `Σ` gives up.
+    #[test]
+    fn lower_find_in_bytes_checks_what_it_reads() {
+        let finder = memchr::memmem::Finder::new(b"widget");
+        let mut bytes = format!("{}é WIDGET", "a".repeat(600)).into_bytes();
+        assert_eq!(lower_find_bytes(&bytes, &finder), Ok(Some(603)));
+        bytes[10] = 0xff;
+        assert_eq!(lower_find_bytes(&bytes, &finder), Err(LowerFind::NotUtf8));
+        let sigma = format!("{}Σ widget", "é".repeat(100));
+        assert_eq!(
+            lower_find_bytes(sigma.as_bytes(), &finder),
+            Err(LowerFind::Sigma)
+        );
+        assert_eq!(
+            lower_find(&sigma, "widget"),
+            sigma.to_lowercase().find("widget")
+        );
+    }
+
+    /// A word is looked for in a line's raw bytes before the line is read
+    /// as JSON; a character whose lower case holds ASCII must not let the
+    /// line be skipped.
+    #[test]
+    fn lines_whose_lower_case_holds_the_word_are_read() {
+        for c in (0x80..=0x10ffff).filter_map(char::from_u32) {
+            let lower = c.to_lowercase().to_string();
+            if lower.bytes().any(|b| b.is_ascii()) {
+                assert!(
+                    may_hide(c.to_string().as_bytes()),
+                    "{c:?} lower-cases to {lower:?}"
+                );
+            }
+        }
+        let line = |text: &str| {
+            let entry = serde_json::json!({"type": "message", "id": "a",
+                "message": {"role": "user", "content": text}});
+            format!("{entry}\n")
+        };
+        let found = |query: &str, text: &str| {
+            let q = Query::parse(query).expect("query");
+            let search = Search::new(&q, HitDetail::Snippet);
+            let mut hits = Vec::new();
+            let l = line(text);
+            search_lines(
+                l.as_bytes(),
+                0,
+                std::path::Path::new("s"),
+                &search,
+                &mut hits,
+            )
+            .expect("read");
+            hits.len()
+        };
+        assert_eq!(found("kelvin", "7 \u{212a}elvin"), 1);
+        assert_eq!(found("xi", "x\u{130}"), 1);
+        assert_eq!(found("kelvin", "7 elvin"), 0);
+    }
+
+    #[test]
+    fn snippets_are_short_and_on_one_line() {
+        let text = format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100));
+        let at = text.find("needle").expect("needle");
+        let s = snippet(&text, at);
+        assert!(s.starts_with('…') && s.ends_with('…'));
+        assert!(s.contains("needle after"));
+        assert!(s.chars().count() <= SNIPPET_CHARS + 2);
+    }
+
+    #[test]
+    fn contexts_mark_every_match_by_its_bytes() {
+        let text = format!(
+            "{}Ünïcode NEEDLE and needle{}",
+            "a ".repeat(200),
+            " b".repeat(200)
+        );
+        let at = text.find("NEEDLE").expect("needle");
+        let c = context(&text, at);
+        assert!(c.starts_with('…') && c.ends_with('…'));
+        let q = Query::parse("needle").expect("query");
+        let m = q.match_ranges(&c);
+        let words: Vec<&str> = m.iter().map(|r| &c[r.clone()]).collect();
+        assert_eq!(words, ["NEEDLE", "needle"]);
+        // Lower-casing that changes byte lengths keeps the ranges on the text.
+        let q = Query::parse("İx").expect("query");
+        let t = "aİxİx b";
+        let got: Vec<&str> = q.match_ranges(t).iter().map(|r| &t[r.clone()]).collect();
+        assert_eq!(got, ["İxİx"]);
+        let q = Query::parse("\"and  needle\"").expect("query");
+        let got: Vec<&str> = q.match_ranges(&c).iter().map(|r| &c[r.clone()]).collect();
+        assert_eq!(got, ["and needle"]);
+    }
+
+    #[test]
+    fn finds_in_tool_output() {
+        let q = Query::parse("Needle").expect("query");
+        let entry: serde_json::Map<String, Value> = serde_json::from_str(
+            r#"{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"x needle y"}]}}"#,
+        )
+        .expect("json");
+        let texts = crate::session::content::search_texts(&entry);
+        assert_eq!(texts[0].0, "toolResult");
+        assert_eq!(q.find_in(&texts[0].1), Some(2));
+    }
+}

@@ -1,0 +1,841 @@
+//! The deep-search index in the cache folder: for each session, the texts
+//! deep search looks in (one per entry that has any, as
+//! [`crate::session::content::search_texts`] gives them), as written and
+//! folded, with what a hit names (line, entry id, kind), built once and
+//! extended from where it stopped as the file grows.
+//!
+//! Two files. The data file (`catalog-deep-<generation>.data`) only ever
+//! grows: each build or extension of a session appends chunks to it, under
+//! an advisory lock, so piscopes running at once never write over each
+//! other. Each chunk is three ranges ([`Span`]s, an xxh3 per 1 MiB block,
+//! checked on every read): the entries (postcard), their folded texts (each
+//! followed by a line break, which no folded text holds, so no match runs
+//! from one entry into the next) and their texts as written. A search scans
+//! the folded part where it lies, decodes the entries only for a chunk that
+//! matches, and reads of the texts as written only the blocks that hold an
+//! entry the folded text chose. The table (`catalog-deep.bin`, one checksummed payload written
+//! to a temp file and renamed over) names the data file's generation and,
+//! per session, the file state it was read at and its chunks. When most of
+//! the data file is chunks no table names any more, the live ones are
+//! copied to a data file of a new generation.
+//!
+//! The store is only ever believed for the very file state it was built
+//! from: a changed stamp means the file is read on from the stored offset
+//! (when its start is unchanged) or read again; a damaged or short range
+//! makes the search read that session's file instead, and forget its index.
+
+use crate::catalog::cache::envelope::Envelope;
+use crate::catalog::cache::span::{BLOCK, Span, read_exact_at, read_span, read_span_blocks};
+use crate::catalog::discover::FileStamp;
+use crate::session::read::file::{PrefixPrint, open_regular};
+use crate::session::{same_file, try_lock};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const TABLE_FILE: &str = "catalog-deep.bin";
+const DATA_PREFIX: &str = "catalog-deep-";
+const DATA_SUFFIX: &str = ".data";
+/// Bump when the layout or the meaning of a stored field changes.
+const TABLE: Envelope = Envelope {
+    magic: b"piscopeD",
+    format: 1,
+};
+/// The data file starts with this and its generation (u64, little-endian).
+const DATA_MAGIC: &[u8; 8] = b"piscopeT";
+const DATA_HEADER: u64 = 16;
+/// A chunk is closed once its folded or its written texts reach this (an
+/// entry is never split): what one search thread holds at once.
+pub(crate) const CHUNK_BYTES: usize = 4 << 20;
+/// A session's last chunk smaller than this is rewritten with what the file
+/// gained, so a growing session does not collect a chunk per search.
+const SMALL_CHUNK: u64 = 1 << 20;
+/// Compact once the data file is past this and at least half of it is dead.
+const COMPACT_FROM: u64 = 32 << 20;
+/// How long an append or a save waits for another piscope's.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Table {
+    generation: u64,
+    sessions: Vec<SessionIndex>,
+}
+
+/// What the store holds for one session file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct SessionIndex {
+    pub path: PathBuf,
+    /// The file as it was read: the index serves only this state as is.
+    pub stamp: FileStamp,
+    /// The bytes of the complete lines read (the chunks cover them).
+    pub offset: u64,
+    /// How many lines those are.
+    pub lines: u64,
+    /// The bytes `offset` covers, checked before reading on from it.
+    pub prefix: PrefixPrint,
+    chunks: Vec<Chunk>,
+    /// The lines (1-based, `[start, end)` runs) a compaction cut away where
+    /// pi resumes, for the file as `stamp` says; `None` until a search with
+    /// hits needed them.
+    pub compacted: Option<Vec<(u64, u64)>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Chunk {
+    entries: Span,
+    folded: Span,
+    original: Span,
+}
+
+/// One searchable text of an entry.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct EntryText {
+    pub line: u64,
+    pub id: Option<String>,
+    pub kind: String,
+    pub folded_len: u64,
+    pub original_len: u64,
+}
+
+/// [`EntryText`] as a search reads it back: its strings borrowed from the
+/// bytes read (the same encoding), so that only a hit's are copied.
+#[derive(Debug, Deserialize)]
+pub(crate) struct EntryRef<'a> {
+    pub line: u64,
+    #[serde(borrow)]
+    pub id: Option<&'a str>,
+    pub kind: &'a str,
+    pub folded_len: u64,
+    pub original_len: u64,
+}
+
+/// A chunk in memory: just built, or read back.
+#[derive(Debug, Default)]
+pub(crate) struct ChunkData {
+    pub entries: Vec<EntryText>,
+    /// Each entry's folded text followed by `\n`.
+    pub folded: Vec<u8>,
+    /// Each entry's text as written, one after the other.
+    pub original: Vec<u8>,
+}
+
+impl ChunkData {
+    pub(crate) fn push(&mut self, line: u64, id: Option<&str>, kind: &str, text: &str) {
+        let folded = crate::jstext::normalize_whitespace_lower(text);
+        self.folded.extend_from_slice(folded.as_bytes());
+        self.folded.push(b'\n');
+        self.original.extend_from_slice(text.as_bytes());
+        self.entries.push(EntryText {
+            line,
+            id: id.map(str::to_string),
+            kind: kind.to_string(),
+            folded_len: folded.len() as u64,
+            original_len: text.len() as u64,
+        });
+    }
+
+    fn full(&self) -> bool {
+        self.folded.len() >= CHUNK_BYTES || self.original.len() >= CHUNK_BYTES
+    }
+}
+
+/// A chunk to search: one built in this run, or one in the data file, read
+/// (and checked) part by part as the search needs it.
+pub(crate) enum ChunkSource<'a> {
+    Built(&'a ChunkData),
+    Stored(&'a File, &'a Chunk),
+}
+
+impl ChunkSource<'_> {
+    /// The folded texts into `buf` (a built chunk's are borrowed); `None`
+    /// when the stored range is short or damaged.
+    pub(crate) fn folded<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<&'b [u8]> {
+        match self {
+            ChunkSource::Built(c) => Some(&c.folded),
+            ChunkSource::Stored(f, c) => read_span(f, &c.folded, buf).then_some(&buf[..]),
+        }
+    }
+
+    pub(crate) fn original<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<&'b [u8]> {
+        match self {
+            ChunkSource::Built(c) => Some(&c.original),
+            ChunkSource::Stored(f, c) => read_span(f, &c.original, buf).then_some(&buf[..]),
+        }
+    }
+
+    /// How many bytes the texts as written take.
+    pub(crate) fn original_len(&self) -> u64 {
+        match self {
+            ChunkSource::Built(c) => c.original.len() as u64,
+            ChunkSource::Stored(_, c) => c.original.len,
+        }
+    }
+
+    /// The bytes `range` of the texts as written, reading into `buf` (as
+    /// long as they all are) only the blocks it needs that `loaded` (the
+    /// blocks read into `buf` so far, none at first) lacks; `None` when
+    /// one is short or damaged, or `range` is past the end.
+    pub(crate) fn original_range<'b>(
+        &'b self,
+        range: std::ops::Range<usize>,
+        buf: &'b mut Vec<u8>,
+        loaded: &mut Vec<bool>,
+    ) -> Option<&'b [u8]> {
+        match self {
+            ChunkSource::Built(c) => c.original.get(range),
+            ChunkSource::Stored(f, c) => {
+                let len = usize::try_from(c.original.len).ok()?;
+                if range.start > range.end || range.end > len {
+                    return None;
+                }
+                if loaded.is_empty() {
+                    // Only growth needs filling: every byte used is read over.
+                    buf.resize(len, 0);
+                    loaded.resize(c.original.blocks(), false);
+                }
+                if range.end > range.start {
+                    let (first, last) = (range.start / BLOCK, (range.end - 1) / BLOCK);
+                    for k in first..=last {
+                        if !*loaded.get(k)? {
+                            if !read_span_blocks(f, &c.original, k..k + 1, buf) {
+                                return None;
+                            }
+                            loaded[k] = true;
+                        }
+                    }
+                }
+                buf.get(range)
+            }
+        }
+    }
+
+    /// The entries, read into `buf` (a built chunk's are borrowed);
+    /// `None` when the stored range is short or damaged.
+    pub(crate) fn entry_refs<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<Vec<EntryRef<'b>>> {
+        match self {
+            ChunkSource::Built(c) => Some(
+                c.entries
+                    .iter()
+                    .map(|e| EntryRef {
+                        line: e.line,
+                        id: e.id.as_deref(),
+                        kind: &e.kind,
+                        folded_len: e.folded_len,
+                        original_len: e.original_len,
+                    })
+                    .collect(),
+            ),
+            ChunkSource::Stored(f, c) => {
+                if !read_span(f, &c.entries, buf) {
+                    return None;
+                }
+                postcard::from_bytes(buf).ok()
+            }
+        }
+    }
+
+    pub(crate) fn entries(&self) -> Option<std::borrow::Cow<'_, [EntryText]>> {
+        match self {
+            ChunkSource::Built(c) => Some(std::borrow::Cow::Borrowed(&c.entries)),
+            ChunkSource::Stored(f, c) => {
+                let mut buf = Vec::new();
+                if !read_span(f, &c.entries, &mut buf) {
+                    return None;
+                }
+                postcard::from_bytes::<Vec<EntryText>>(&buf)
+                    .ok()
+                    .map(std::borrow::Cow::Owned)
+            }
+        }
+    }
+}
+
+/// What one session's search saw of the index: the record it searched
+/// (its chunks cover lines `1..=lines`, bytes `..offset`).
+pub(crate) struct Served {
+    pub record: SessionIndex,
+}
+
+/// The deep-search store, opened for one search (or several).
+#[derive(Default)]
+pub struct DeepIndex {
+    dir: Option<PathBuf>,
+    generation: u64,
+    records: HashMap<PathBuf, SessionIndex>,
+    /// The data file, read and appended to through one handle.
+    data: Mutex<Option<Arc<File>>>,
+    /// Records built, extended or found damaged in this run (`None`:
+    /// forget it), written by [`DeepIndex::save`].
+    changed: Mutex<HashMap<PathBuf, Option<SessionIndex>>>,
+    stats: Mutex<IndexStats>,
+}
+
+/// What the index did in this run, session by session.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Served as stored: the file had not changed.
+    pub reused: usize,
+    /// Read on from where the store stopped: the file grew.
+    pub extended: usize,
+    /// Read whole: new to the store, shrunk, replaced, or damaged before.
+    pub built: usize,
+    /// Searched by reading the file: the store could not serve it.
+    pub fallbacks: usize,
+    /// Bytes of session files read into the index.
+    pub bytes_read: u64,
+}
+
+fn data_name(generation: u64) -> String {
+    format!("{DATA_PREFIX}{generation:016x}{DATA_SUFFIX}")
+}
+
+fn new_generation() -> u64 {
+    getrandom::u64().unwrap_or_else(|_| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    })
+}
+
+/// The table in `dir`, if it is intact.
+fn read_table(dir: &Path) -> Option<Table> {
+    let bytes = crate::session::read::file::read_regular(&dir.join(TABLE_FILE)).ok()?;
+    postcard::from_bytes(TABLE.payload(&bytes)?).ok()
+}
+
+/// Opens a data file for reading and appending (never blocking: a FIFO put
+/// there is refused) and checks its header names `generation`.
+fn open_data(path: &Path, generation: u64) -> Option<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut header = [0u8; DATA_HEADER as usize];
+    if !read_exact_at(&file, &mut header, 0) {
+        return None;
+    }
+    (header[..8] == DATA_MAGIC[..] && header[8..] == generation.to_le_bytes()).then_some(file)
+}
+
+/// Creates an empty data file of `generation` in `dir` (a new name: it
+/// never replaces another's).
+fn create_data(dir: &Path, generation: u64) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut header = Vec::with_capacity(DATA_HEADER as usize);
+    header.extend_from_slice(DATA_MAGIC);
+    header.extend_from_slice(&generation.to_le_bytes());
+    write_all_at(tmp.as_file(), &header, 0)?;
+    let path = dir.join(data_name(generation));
+    tmp.persist_noclobber(&path).map_err(|e| e.error)?;
+    Ok(path)
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, at)
+}
+
+#[cfg(not(unix))]
+fn write_all_at(mut file: &File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    file.seek(SeekFrom::Start(at))?;
+    file.write_all(bytes)
+}
+
+/// Holds the data file's lock (another handle's `flock`, so that this
+/// process's own threads take turns too); released on drop.
+struct DataLock(#[allow(dead_code)] File);
+
+/// Locks the data file at `path`, if it is still `ours` (not replaced).
+fn lock_data(path: &Path, ours: &File) -> Option<DataLock> {
+    let handle = open_regular(path).ok()?;
+    let deadline = Instant::now() + LOCK_WAIT;
+    loop {
+        match try_lock(&handle) {
+            Ok(true) => break,
+            Ok(false) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            _ => return None,
+        }
+    }
+    same_file(&handle.metadata().ok()?, &ours.metadata().ok()?).then_some(DataLock(handle))
+}
+
+impl DeepIndex {
+    /// An index that keeps nothing: every search reads the files.
+    pub fn disabled() -> DeepIndex {
+        DeepIndex::default()
+    }
+
+    /// Opens the store in `dir` (an empty one when it is missing, damaged
+    /// or of another format: it is built as searches need it).
+    pub fn open(dir: PathBuf) -> DeepIndex {
+        let mut index = DeepIndex {
+            generation: new_generation(),
+            ..DeepIndex::default()
+        };
+        if let Some(table) = read_table(&dir) {
+            let path = dir.join(data_name(table.generation));
+            if let Some(file) = open_data(&path, table.generation) {
+                let len = file.metadata().map_or(0, |m| m.len());
+                index.generation = table.generation;
+                index.records = table
+                    .sessions
+                    .into_iter()
+                    .filter(|r| r.sound(len))
+                    .map(|r| (r.path.clone(), r))
+                    .collect();
+                index.data = Mutex::new(Some(Arc::new(file)));
+            }
+        }
+        index.dir = Some(dir);
+        index
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    /// What this run did so far.
+    pub fn stats(&self) -> IndexStats {
+        self.stats.lock().map(|s| *s).unwrap_or_default()
+    }
+
+    fn count(&self, f: impl FnOnce(&mut IndexStats)) {
+        if let Ok(mut s) = self.stats.lock() {
+            f(&mut s);
+        }
+    }
+
+    /// Notes a session searched by reading its file instead.
+    pub(crate) fn note_fallback(&self) {
+        self.count(|s| s.fallbacks += 1);
+    }
+
+    fn data_path(&self) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(data_name(self.generation)))
+    }
+
+    fn data_file(&self) -> Option<Arc<File>> {
+        let mut data = self.data.lock().ok()?;
+        if data.is_none() {
+            let dir = self.dir.as_ref()?;
+            let path = create_data(dir, self.generation).ok()?;
+            *data = Some(Arc::new(open_data(&path, self.generation)?));
+        }
+        data.clone()
+    }
+
+    /// Appends `chunk` to the data file; its spans, or `None` when it could
+    /// not be written (the search goes on; the index is not kept).
+    fn append(&self, chunk: &ChunkData) -> Option<Chunk> {
+        let file = self.data_file()?;
+        let entries = postcard::to_stdvec(&chunk.entries).ok()?;
+        let _lock = lock_data(&self.data_path()?, &file)?;
+        let at = file.metadata().ok()?.len();
+        let folded_at = at + entries.len() as u64;
+        let original_at = folded_at + chunk.folded.len() as u64;
+        let mut bytes = entries;
+        bytes.extend_from_slice(&chunk.folded);
+        bytes.extend_from_slice(&chunk.original);
+        write_all_at(&file, &bytes, at).ok()?;
+        let entries_len = (folded_at - at) as usize;
+        Some(Chunk {
+            entries: Span::over(at, &bytes[..entries_len]),
+            folded: Span::over(folded_at, &chunk.folded),
+            original: Span::over(original_at, &chunk.original),
+        })
+    }
+
+    /// Searches the index of the session `path` (open as `file`, its stamp
+    /// `stamp`): each chunk is handed to `search` in file order, those
+    /// stored first, then any built now from lines the store did not have
+    /// (appended to the store as they are built). `search` returns false
+    /// for a damaged chunk. `None` when the index cannot serve this file
+    /// (disabled, unreadable, damaged): the caller reads the file instead.
+    pub(crate) fn serve(
+        &self,
+        path: &Path,
+        file: &File,
+        stamp: FileStamp,
+        search: &mut dyn FnMut(ChunkSource<'_>) -> bool,
+    ) -> Option<Served> {
+        self.dir.as_ref()?;
+        let stored = self.current(path);
+        let reuse = stored.as_ref().filter(|r| {
+            r.stamp == stamp
+                || (stamp.size > r.stamp.size
+                    && stamp.inode == r.stamp.inode
+                    && stamp.device == r.stamp.device
+                    && r.prefix.matches(file).unwrap_or(false))
+        });
+        let read_on = reuse.is_none_or(|r| r.stamp != stamp);
+        let mut record = match reuse {
+            Some(r) => r.clone(),
+            None => SessionIndex {
+                path: path.to_path_buf(),
+                stamp,
+                offset: 0,
+                lines: 0,
+                prefix: PrefixPrint::default(),
+                chunks: Vec::new(),
+                compacted: None,
+            },
+        };
+        let mut stored_chunks = std::mem::take(&mut record.chunks);
+        // A small last chunk is read back and rebuilt with the new lines.
+        let mut carry = None;
+        if read_on
+            && stored_chunks
+                .last()
+                .is_some_and(|c| c.folded.len < SMALL_CHUNK && c.original.len < SMALL_CHUNK)
+        {
+            carry = stored_chunks.pop();
+        }
+        let data = if stored_chunks.is_empty() && carry.is_none() {
+            None
+        } else {
+            match self.data.lock().ok()?.clone() {
+                Some(d) => Some(d),
+                None => {
+                    self.forget(path);
+                    return None;
+                }
+            }
+        };
+        for c in &stored_chunks {
+            let data = data.as_deref()?;
+            if !search(ChunkSource::Stored(data, c)) {
+                self.forget(path);
+                return None;
+            }
+        }
+        record.chunks = stored_chunks;
+        if !read_on {
+            self.count(|s| s.reused += 1);
+            return Some(Served { record });
+        }
+        let from = record.offset;
+        // The file grew (or is new to the store): read on.
+        let mut current = ChunkData::default();
+        if let (Some(c), Some(data)) = (&carry, data.as_deref()) {
+            let source = ChunkSource::Stored(data, c);
+            let (mut f, mut o) = (Vec::new(), Vec::new());
+            let (Some(entries), Some(folded), Some(original)) = (
+                source.entries(),
+                source.folded(&mut f),
+                source.original(&mut o),
+            ) else {
+                self.forget(path);
+                return None;
+            };
+            current = ChunkData {
+                entries: entries.into_owned(),
+                folded: folded.to_vec(),
+                original: original.to_vec(),
+            };
+        }
+        let mut kept = true;
+        let mut finish = |chunk: &ChunkData, record: &mut SessionIndex| -> bool {
+            if !search(ChunkSource::Built(chunk)) {
+                return false;
+            }
+            match self.append(chunk).filter(|_| kept) {
+                Some(c) => record.chunks.push(c),
+                None => kept = false,
+            }
+            true
+        };
+        let (offset, lines) = read_lines(file, record.offset, stamp.size, record.lines, &mut {
+            |number, line: &[u8]| {
+                if let Some((id, texts)) = line_texts(line) {
+                    for (kind, text) in &texts {
+                        current.push(number, id.as_deref(), kind, text);
+                    }
+                }
+                if current.full() {
+                    let chunk = std::mem::take(&mut current);
+                    return finish(&chunk, &mut record);
+                }
+                true
+            }
+        })?;
+        if !current.entries.is_empty() && !finish(&current, &mut record) {
+            return None;
+        }
+        self.count(|s| {
+            if from == 0 {
+                s.built += 1;
+            } else {
+                s.extended += 1;
+            }
+            s.bytes_read += offset - from;
+        });
+        record.offset = offset;
+        record.lines = lines;
+        record.stamp = stamp;
+        record.compacted = None;
+        record.prefix = PrefixPrint::of(file, offset).ok()?;
+        if kept {
+            self.remember(record.clone());
+        }
+        Some(Served { record })
+    }
+
+    /// The record for `path`: this run's, else the stored one.
+    fn current(&self, path: &Path) -> Option<SessionIndex> {
+        if let Some(r) = self.changed.lock().ok()?.get(path) {
+            return r.clone();
+        }
+        self.records.get(path).cloned()
+    }
+
+    fn remember(&self, record: SessionIndex) {
+        if let Ok(mut c) = self.changed.lock() {
+            c.insert(record.path.clone(), Some(record));
+        }
+    }
+
+    /// Drops the index of `path` (damaged): the next search builds it again.
+    fn forget(&self, path: &Path) {
+        if let Ok(mut c) = self.changed.lock() {
+            c.insert(path.to_path_buf(), None);
+        }
+    }
+
+    /// Keeps the compacted-away lines found for `record`'s file state.
+    pub(crate) fn note_compacted(&self, record: &SessionIndex, runs: Vec<(u64, u64)>) {
+        let Some(current) = self.current(&record.path) else {
+            return;
+        };
+        if current.stamp == record.stamp && current.offset == record.offset {
+            let mut r = current;
+            r.compacted = Some(runs);
+            self.remember(r);
+        }
+    }
+
+    /// Writes what this run built or found damaged into the table (merged
+    /// with what other piscopes wrote meanwhile), and compacts the data
+    /// file when most of it is dead. Errors are returned for reporting; the
+    /// store is only an accelerator.
+    pub fn save(&self) -> std::io::Result<()> {
+        let Some(dir) = self.dir.as_ref() else {
+            return Ok(());
+        };
+        let changed = std::mem::take(&mut *self.changed.lock().map_err(|_| poisoned())?);
+        if changed.is_empty() {
+            return Ok(());
+        }
+        let Some(file) = self.data.lock().map_err(|_| poisoned())?.clone() else {
+            // Nothing was ever stored: only damage to forget, in a table
+            // that names no data file of ours.
+            return Ok(());
+        };
+        let data_path = dir.join(data_name(self.generation));
+        // Another piscope replaced the data file: what we appended is gone
+        // with the old one, and so is this run's index.
+        let Some(_lock) = lock_data(&data_path, &file) else {
+            return Ok(());
+        };
+        let mut sessions: HashMap<PathBuf, SessionIndex> = match read_table(dir) {
+            Some(t) if t.generation == self.generation => t
+                .sessions
+                .into_iter()
+                .map(|r| (r.path.clone(), r))
+                .collect(),
+            _ => self.records.clone(),
+        };
+        for (path, r) in changed {
+            match r {
+                Some(r) => sessions.insert(path, r),
+                None => sessions.remove(&path),
+            };
+        }
+        // Sessions deleted since they were indexed.
+        sessions.retain(|p, _| p.exists());
+        let len = file.metadata()?.len();
+        let live: u64 = sessions.values().map(SessionIndex::bytes).sum();
+        let table = if len > COMPACT_FROM && live * 2 < len {
+            compact(dir, &file, sessions)?
+        } else {
+            Table {
+                generation: self.generation,
+                sessions: sessions.into_values().collect(),
+            }
+        };
+        let payload = postcard::to_stdvec(&table).map_err(std::io::Error::other)?;
+        TABLE.write(&dir.join(TABLE_FILE), &payload)?;
+        remove_other_generations(dir, table.generation);
+        Ok(())
+    }
+}
+
+fn poisoned() -> std::io::Error {
+    std::io::Error::other("a search thread panicked")
+}
+
+/// Copies the chunks of `sessions` to a data file of a new generation (a
+/// damaged one drops its session, read again next time).
+fn compact(
+    dir: &Path,
+    old: &File,
+    sessions: HashMap<PathBuf, SessionIndex>,
+) -> std::io::Result<Table> {
+    use std::io::Write;
+    let generation = new_generation();
+    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut out = Vec::new();
+    let mut kept = Vec::with_capacity(sessions.len());
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        w.write_all(DATA_MAGIC)?;
+        w.write_all(&generation.to_le_bytes())?;
+        let mut at = DATA_HEADER;
+        'session: for mut r in sessions.into_values() {
+            let mut chunks = Vec::with_capacity(r.chunks.len());
+            for c in &r.chunks {
+                let mut moved = Vec::with_capacity(3);
+                for span in [&c.entries, &c.folded, &c.original] {
+                    if !read_span(old, span, &mut out) {
+                        continue 'session;
+                    }
+                    w.write_all(&out)?;
+                    moved.push(Span {
+                        start: at,
+                        ..span.clone()
+                    });
+                    at += span.len;
+                }
+                let [entries, folded, original]: [Span; 3] = moved
+                    .try_into()
+                    .map_err(|_| std::io::Error::other("three spans"))?;
+                chunks.push(Chunk {
+                    entries,
+                    folded,
+                    original,
+                });
+            }
+            r.chunks = chunks;
+            kept.push(r);
+        }
+        w.flush()?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist_noclobber(dir.join(data_name(generation)))
+        .map_err(|e| e.error)?;
+    Ok(Table {
+        generation,
+        sessions: kept,
+    })
+}
+
+/// Removes data files of other generations (left by a compaction, or by a
+/// piscope whose table lost the race to be written).
+fn remove_other_generations(dir: &Path, keep: u64) {
+    let Ok(list) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let keep = data_name(keep);
+    for e in list.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with(DATA_PREFIX) && name.ends_with(DATA_SUFFIX) && name != keep {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+impl SessionIndex {
+    fn sound(&self, file_len: u64) -> bool {
+        self.chunks.iter().all(|c| {
+            [&c.entries, &c.folded, &c.original]
+                .iter()
+                .all(|s| s.start >= DATA_HEADER && s.sound(file_len))
+        })
+    }
+
+    fn bytes(&self) -> u64 {
+        self.chunks
+            .iter()
+            .map(|c| c.entries.len + c.folded.len + c.original.len)
+            .sum()
+    }
+}
+
+/// Reads the complete lines of `file` from `from` up to `to`, numbered on
+/// from `lines`, handing each (with its line break, as deep search reads a line) to `line`; stops
+/// when it returns false. The end of the last complete line and the count
+/// of lines so far; `None` on a read error or a stop.
+fn read_lines(
+    file: &File,
+    from: u64,
+    to: u64,
+    lines: u64,
+    line: &mut dyn FnMut(u64, &[u8]) -> bool,
+) -> Option<(u64, u64)> {
+    const READ: usize = 1 << 20;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut at = from;
+    let mut number = lines;
+    let mut end = from;
+    while at < to {
+        let want = READ.min((to - at) as usize);
+        let have = buf.len();
+        buf.resize(have + want, 0);
+        let n = match crate::session::read::blocks::read_at(file, &mut buf[have..], at) {
+            Ok(0) => {
+                buf.truncate(have);
+                break;
+            }
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                buf.truncate(have);
+                continue;
+            }
+            Err(_) => return None,
+        };
+        buf.truncate(have + n);
+        at += n as u64;
+        let mut start = 0;
+        while let Some(i) = memchr::memchr(b'\n', &buf[start..]) {
+            number += 1;
+            if !line(number, &buf[start..start + i + 1]) {
+                return None;
+            }
+            start += i + 1;
+        }
+        end += start as u64;
+        buf.drain(..start);
+    }
+    Some((end, number))
+}
+
+/// A line's entry id, and each of its texts with what it is.
+pub(crate) type LineTexts = (Option<String>, Vec<(String, String)>);
+
+/// One entry's searchable texts as deep search reads a line of a session
+/// file (its bytes, line break included): its id and each text with what
+/// it is; `None` for a line that is not a JSON object.
+pub(crate) fn line_texts(line: &[u8]) -> Option<LineTexts> {
+    let text = String::from_utf8_lossy(line);
+    let Ok(serde_json::Value::Object(entry)) = serde_json::from_str::<serde_json::Value>(&text)
+    else {
+        return None;
+    };
+    let id = entry
+        .get("id")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string);
+    Some((id, crate::session::content::search_texts(&entry)))
+}

@@ -1,0 +1,459 @@
+//! Markdown (what users and the assistant write) read into document nodes:
+//! headings, emphasis, lists, quotes, tables, links with their target,
+//! inline code, fenced code highlighted by its language. Raw HTML in the
+//! text is kept as text; images in the text are never loaded.
+
+use super::document::{Align, Class, Line, Node, Span, Style};
+use super::highlight::{self, Lang};
+use crate::safe_text;
+use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+/// Markdown text as nodes.
+pub fn parse(text: &str) -> Vec<Node> {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES;
+    let mut b = Builder::default();
+    b.stack.push(Container::Root(Vec::new()));
+    for event in Parser::new_ext(text, options) {
+        b.event(event);
+    }
+    b.flush_inline();
+    while b.stack.len() > 1 {
+        b.close();
+    }
+    match b.stack.pop() {
+        Some(Container::Root(nodes)) => nodes,
+        _ => Vec::new(),
+    }
+}
+
+/// Plain text (no markdown) as paragraphs, one a line.
+pub fn plain(text: &str, class: Class) -> Vec<Node> {
+    let lines = safe_text::clean_block(text.trim_end_matches('\n'))
+        .into_iter()
+        .map(|l| vec![Span::clean(l, class)])
+        .collect();
+    vec![Node::Lines(lines)]
+}
+
+enum Container {
+    Root(Vec<Node>),
+    Quote(Vec<Node>),
+    List {
+        start: Option<u64>,
+        items: Vec<Vec<Node>>,
+    },
+    Item(Vec<Node>),
+    Footnote(Vec<Node>),
+}
+
+impl Container {
+    fn nodes(&mut self) -> Option<&mut Vec<Node>> {
+        match self {
+            Container::Root(n)
+            | Container::Quote(n)
+            | Container::Item(n)
+            | Container::Footnote(n) => Some(n),
+            Container::List { .. } => None,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Table {
+    aligns: Vec<Align>,
+    head: Vec<Line>,
+    rows: Vec<Vec<Line>>,
+    in_head: bool,
+}
+
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Container>,
+    inline: Line,
+    bold: u32,
+    italic: u32,
+    strike: u32,
+    heading: Option<u8>,
+    links: Vec<String>,
+    /// Inside an image: its alt text goes in brackets, the image is never fetched.
+    images: Vec<String>,
+    code: Option<(String, String)>,
+    table: Option<Table>,
+}
+
+impl Builder {
+    fn style(&self, class: Class) -> Style {
+        let mut s = Style::of(class);
+        s.bold = self.bold > 0;
+        s.italic = self.italic > 0;
+        s.strike = self.strike > 0;
+        s
+    }
+
+    fn text_class(&self) -> Class {
+        if !self.links.is_empty() {
+            Class::Link
+        } else if self.heading.is_some() {
+            Class::Heading
+        } else {
+            Class::Text
+        }
+    }
+
+    fn push_text(&mut self, text: &str, class: Class) {
+        let mut span = Span::new(&text.replace('\t', "    "), self.style(class));
+        span.link = self.links.last().cloned();
+        self.inline.push(span);
+    }
+
+    fn push_node(&mut self, node: Node) {
+        if let Some(nodes) = self.stack.iter_mut().rev().find_map(|c| c.nodes()) {
+            nodes.push(node);
+        }
+    }
+
+    /// Ends the paragraph being gathered (tight list items have no
+    /// paragraph events of their own).
+    fn flush_inline(&mut self) {
+        if self.inline.is_empty() {
+            return;
+        }
+        let line = std::mem::take(&mut self.inline);
+        match self.heading {
+            Some(level) => self.push_node(Node::Heading(level, line)),
+            None => self.push_node(Node::Para(line)),
+        }
+    }
+
+    /// Pops the innermost container into its parent.
+    fn close(&mut self) {
+        self.flush_inline();
+        let Some(top) = self.stack.pop() else { return };
+        match top {
+            Container::Quote(nodes) => self.push_node(Node::Quote(nodes)),
+            Container::Footnote(nodes) => {
+                for n in nodes {
+                    self.push_node(n);
+                }
+            }
+            Container::Item(nodes) => match self.stack.last_mut() {
+                Some(Container::List { items, .. }) => items.push(nodes),
+                _ => {
+                    for n in nodes {
+                        self.push_node(n);
+                    }
+                }
+            },
+            Container::List { start, items } => self.push_node(Node::List { start, items }),
+            Container::Root(nodes) => self.stack.push(Container::Root(nodes)),
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>) {
+        if let Some((_, code)) = &mut self.code {
+            match event {
+                Event::Text(t) => code.push_str(&t),
+                Event::End(TagEnd::CodeBlock) => self.end_code(),
+                _ => {}
+            }
+            return;
+        }
+        match event {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => {
+                let class = self.text_class();
+                self.push_text(&t, class);
+            }
+            Event::Code(t) | Event::InlineMath(t) => self.push_text(&t, Class::InlineCode),
+            Event::DisplayMath(t) => {
+                self.flush_inline();
+                self.push_code(None, &t);
+            }
+            Event::InlineHtml(t) => self.push_text(&t, Class::Dim),
+            Event::Html(t) => {
+                // A raw HTML block: shown as the text it is.
+                for node in plain(&t, Class::Dim) {
+                    self.push_node(node);
+                }
+            }
+            Event::FootnoteReference(r) => self.push_text(&format!("[^{r}]"), Class::LinkTarget),
+            Event::SoftBreak => self.push_text(" ", self.text_class()),
+            Event::HardBreak => {
+                let heading = self.heading;
+                self.flush_inline();
+                self.heading = heading;
+            }
+            Event::Rule => {
+                self.flush_inline();
+                self.push_node(Node::Rule);
+            }
+            Event::TaskListMarker(done) => {
+                self.push_text(if done { "[x] " } else { "[ ] " }, Class::ListMarker)
+            }
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph => self.flush_inline(),
+            Tag::Heading { level, .. } => {
+                self.flush_inline();
+                self.heading = Some(level as u8);
+            }
+            Tag::BlockQuote(_) => {
+                self.flush_inline();
+                self.stack.push(Container::Quote(Vec::new()));
+            }
+            Tag::CodeBlock(kind) => {
+                self.flush_inline();
+                let info = match kind {
+                    CodeBlockKind::Fenced(info) => info.to_string(),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                self.code = Some((info, String::new()));
+            }
+            Tag::List(start) => {
+                self.flush_inline();
+                self.stack.push(Container::List {
+                    start,
+                    items: Vec::new(),
+                });
+            }
+            Tag::Item => {
+                self.flush_inline();
+                self.stack.push(Container::Item(Vec::new()));
+            }
+            Tag::FootnoteDefinition(name) => {
+                self.flush_inline();
+                self.stack.push(Container::Footnote(Vec::new()));
+                self.push_text(&format!("[^{name}]: "), Class::LinkTarget);
+            }
+            Tag::Table(aligns) => {
+                self.flush_inline();
+                self.table = Some(Table {
+                    aligns: aligns
+                        .into_iter()
+                        .map(|a| match a {
+                            Alignment::Center => Align::Center,
+                            Alignment::Right => Align::Right,
+                            Alignment::Left | Alignment::None => Align::Left,
+                        })
+                        .collect(),
+                    ..Table::default()
+                });
+            }
+            Tag::TableHead => {
+                if let Some(t) = &mut self.table {
+                    t.in_head = true;
+                }
+            }
+            Tag::TableRow => {
+                if let Some(t) = &mut self.table {
+                    t.rows.push(Vec::new());
+                }
+            }
+            Tag::TableCell => self.inline.clear(),
+            Tag::Emphasis => self.italic += 1,
+            Tag::Strong => self.bold += 1,
+            Tag::Strikethrough => self.strike += 1,
+            Tag::Link { dest_url, .. } => self.links.push(dest_url.to_string()),
+            Tag::Image { dest_url, .. } => {
+                self.images.push(dest_url.to_string());
+                self.push_text("[image: ", Class::Dim);
+            }
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph => self.flush_inline(),
+            TagEnd::Heading(_) => {
+                self.flush_inline();
+                self.heading = None;
+            }
+            TagEnd::BlockQuote(_) | TagEnd::Item | TagEnd::List(_) | TagEnd::FootnoteDefinition => {
+                self.close()
+            }
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.inline);
+                if let Some(t) = &mut self.table {
+                    if t.in_head {
+                        t.head.push(cell);
+                    } else if let Some(row) = t.rows.last_mut() {
+                        row.push(cell);
+                    }
+                }
+            }
+            TagEnd::TableHead => {
+                if let Some(t) = &mut self.table {
+                    t.in_head = false;
+                }
+            }
+            TagEnd::Table => {
+                if let Some(t) = self.table.take() {
+                    self.push_node(Node::Table {
+                        aligns: t.aligns,
+                        head: t.head,
+                        rows: t.rows,
+                    });
+                }
+            }
+            TagEnd::Emphasis => self.italic = self.italic.saturating_sub(1),
+            TagEnd::Strong => self.bold = self.bold.saturating_sub(1),
+            TagEnd::Strikethrough => self.strike = self.strike.saturating_sub(1),
+            TagEnd::Link => {
+                if let Some(url) = self.links.pop() {
+                    // The target is shown unless the text already says it.
+                    let text = super::document::line_text(&self.inline);
+                    if !url.is_empty() && !text.ends_with(&safe_text::clean_line(&url)) {
+                        self.push_text(&format!(" ({url})"), Class::LinkTarget);
+                    }
+                }
+            }
+            TagEnd::Image => {
+                if let Some(url) = self.images.pop() {
+                    self.push_text(&format!("] ({url})"), Class::Dim);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn end_code(&mut self) {
+        if let Some((info, code)) = self.code.take() {
+            let lang = info.split_whitespace().next().map(str::to_string);
+            self.push_code(lang.as_deref(), &code);
+        }
+    }
+
+    fn push_code(&mut self, lang: Option<&str>, code: &str) {
+        let lines = safe_text::clean_block(code.strip_suffix('\n').unwrap_or(code));
+        let lang = lang.unwrap_or("");
+        let node = Node::Code {
+            lang: highlight::language(Lang::Fence(lang)).or_else(|| {
+                // A fence language without a grammar is still said.
+                (!lang.is_empty()).then(|| safe_text::clean_line(lang))
+            }),
+            lines: super::defer::code_lines(&lines, Lang::Fence(lang)),
+            more: 0,
+        };
+        self.push_node(node);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::document::line_text;
+
+    fn texts(nodes: &[Node]) -> Vec<String> {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::Para(l) => format!("p:{}", line_text(l)),
+                Node::Lines(ls) => format!(
+                    "lines:{}",
+                    ls.iter()
+                        .map(|l| line_text(l))
+                        .collect::<Vec<_>>()
+                        .join("|")
+                ),
+                Node::Heading(k, l) => format!("h{k}:{}", line_text(l)),
+                Node::Code { lang, lines, .. } => format!(
+                    "code({}):{}",
+                    lang.clone().unwrap_or_default(),
+                    lines
+                        .iter()
+                        .map(|l| line_text(&l.spans))
+                        .collect::<Vec<_>>()
+                        .join("|")
+                ),
+                Node::Quote(inner) => format!("quote[{}]", texts(inner).join(",")),
+                Node::List { start, items } => format!(
+                    "list({start:?})[{}]",
+                    items
+                        .iter()
+                        .map(|i| texts(i).join(","))
+                        .collect::<Vec<_>>()
+                        .join(";")
+                ),
+                Node::Table { head, rows, .. } => format!(
+                    "table[{}|{}]",
+                    head.iter()
+                        .map(|c| line_text(c))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    rows.len()
+                ),
+                Node::Rule => "rule".into(),
+                Node::Image { .. } => "image".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blocks_of_every_kind() {
+        let md = "# Title\n\nSome *em* and **strong** `code`.\n\n> quoted\n\n\
+                  1. one\n2. two\n   - nested\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n\n\
+                  ```rust\nfn x() {}\n```\n\n---\n[site](https://e.org) <b>raw</b>";
+        let nodes = parse(md);
+        assert_eq!(
+            texts(&nodes),
+            vec![
+                "h1:Title",
+                "p:Some em and strong code.",
+                "quote[p:quoted]",
+                "list(Some(1))[p:one;p:two,list(None)[p:nested]]",
+                "table[a,b|1]",
+                "code(rust):fn x() {}",
+                "rule",
+                "p:site (https://e.org) <b>raw</b>",
+            ]
+        );
+        let Node::Para(line) = &nodes[1] else {
+            panic!()
+        };
+        let styles: Vec<(bool, bool, Class)> = line
+            .iter()
+            .map(|s| (s.style.bold, s.style.italic, s.style.class))
+            .collect();
+        assert!(styles.contains(&(false, true, Class::Text)));
+        assert!(styles.contains(&(true, false, Class::Text)));
+        assert!(styles.contains(&(false, false, Class::InlineCode)));
+        let Node::Para(link) = &nodes[7] else {
+            panic!()
+        };
+        assert_eq!(link[0].link.as_deref(), Some("https://e.org"));
+        assert_eq!(link[1].style.class, Class::LinkTarget);
+    }
+
+    #[test]
+    fn escapes_in_markdown_stay_visible_text() {
+        let md = "a\u{1b}[31m **b\u{7}** `\u{1b}]0;t\u{7}`\n\n```\u{1b}[2J\nx\u{9b}y\n```";
+        for node in parse(md) {
+            let lines: Vec<String> = match &node {
+                Node::Para(l) => vec![line_text(l)],
+                Node::Lines(ls) => ls.iter().map(|l| line_text(l)).collect(),
+                Node::Code { lines, lang, .. } => {
+                    assert!(lang.as_deref().is_none_or(|l| !l.contains('\u{1b}')));
+                    lines.iter().map(|l| line_text(&l.spans)).collect()
+                }
+                other => panic!("{other:?}"),
+            };
+            for l in lines {
+                assert!(!l.chars().any(char::is_control), "{l:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn images_in_text_are_not_fetched_but_named() {
+        let nodes = parse("![alt](http://x/y.png)");
+        assert_eq!(texts(&nodes), vec!["p:[image: alt] (http://x/y.png)"]);
+    }
+}

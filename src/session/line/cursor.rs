@@ -1,0 +1,718 @@
+//! A validating JSON cursor over one line, for the index pass's fast path:
+//! it accepts only what serde_json accepts, and gives up (`None`) otherwise.
+//!
+//! Giving up is never an answer, only a hand-over: the caller then reads the
+//! line with serde, which decides validity and words the error. So the cursor
+//! may refuse more than serde does (lone surrogate escapes, deep nesting,
+//! unusual numbers), but must never accept less strictly.
+
+use crate::session::line::fields::Scalar;
+use compact_str::CompactString;
+use std::borrow::Cow;
+
+/// Deeper nesting is left to serde (its own limit is 128 levels, counted
+/// only where it decodes rather than skips).
+const MAX_DEPTH: u32 = 64;
+
+const ONES: u64 = u64::MAX / 255;
+const HIGH: u64 = ONES << 7;
+
+/// High bit set in each byte of `w` that is `"`, `\` or below 0x20. Borrows
+/// only travel upwards, so the lowest flagged byte is always a true one.
+#[inline(always)]
+fn specials(w: u64) -> u64 {
+    let ctrl = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * u64::from(b'"'));
+    let q = q.wrapping_sub(ONES) & !q;
+    let bs = w ^ (ONES * u64::from(b'\\'));
+    let bs = bs.wrapping_sub(ONES) & !bs;
+    (ctrl | q | bs) & HIGH
+}
+
+#[inline(always)]
+fn word(b: &[u8], i: usize) -> Option<u64> {
+    let chunk: [u8; 8] = b.get(i..i + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// Where a scan inside a string stopped: the first `"`, `\` or control
+/// byte at or after the start (`b.len()` when there is none), and whether a
+/// byte above 0x7f came before it (so the string needs a UTF-8 check).
+#[derive(Clone, Copy)]
+struct Stop {
+    at: usize,
+    high: bool,
+}
+
+/// Inside strings this is where the work is.
+#[inline]
+fn find_special(b: &[u8], i: usize) -> Stop {
+    #[cfg(target_arch = "x86_64")]
+    let (i, high) = match sse2::find_special(b, i) {
+        Ok(stop) => return stop,
+        Err(rest) => rest,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let high = false;
+    let stop = find_special_words(b, i);
+    Stop {
+        at: stop.at,
+        high: high || stop.high,
+    }
+}
+
+/// Eight bytes at a time, two words per round, then byte by byte.
+#[inline]
+fn find_special_words(b: &[u8], mut i: usize) -> Stop {
+    let mut high = 0;
+    while let (Some(w0), Some(w1)) = (word(b, i), word(b, i + 8)) {
+        let (m0, m1) = (specials(w0), specials(w1));
+        if m0 != 0 {
+            let k = m0.trailing_zeros() / 8;
+            let before = (1u64 << (8 * k)) - 1;
+            return Stop {
+                at: i + k as usize,
+                high: high | (w0 & HIGH & before) != 0,
+            };
+        }
+        if m1 != 0 {
+            let k = m1.trailing_zeros() / 8;
+            let before = (1u64 << (8 * k)) - 1;
+            return Stop {
+                at: i + 8 + k as usize,
+                high: high | (w0 & HIGH) | (w1 & HIGH & before) != 0,
+            };
+        }
+        high |= (w0 | w1) & HIGH;
+        i += 16;
+    }
+    let mut high = high != 0;
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            break;
+        }
+        high |= c >= 0x80;
+        i += 1;
+    }
+    Stop { at: i, high }
+}
+
+/// Sixteen bytes at a time with SSE2, which every x86-64 processor has.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use super::Stop;
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+
+    /// `Ok` where a special byte is found, or `Err` with where fewer than
+    /// 16 bytes are left to look at and whether high bytes came before.
+    #[inline]
+    pub(super) fn find_special(b: &[u8], mut i: usize) -> Result<Stop, (usize, bool)> {
+        let mut high = 0;
+        while let Some(chunk) = b.get(i..i + 16) {
+            // SAFETY: SSE2 is part of x86-64, and `chunk` holds the 16
+            // bytes the unaligned load reads.
+            let (mask, top) = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                // v <= 0x1f, unsigned: max(v, 0x1f) == 0x1f.
+                let limit = _mm_set1_epi8(0x1f);
+                let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit);
+                let special = _mm_or_si128(_mm_or_si128(quote, backslash), ctrl);
+                (_mm_movemask_epi8(special), _mm_movemask_epi8(v))
+            };
+            if mask != 0 {
+                let k = mask.trailing_zeros();
+                return Ok(Stop {
+                    at: i + k as usize,
+                    high: high | (top & ((1 << k) - 1)) != 0,
+                });
+            }
+            high |= top;
+            i += 16;
+        }
+        Err((i, high != 0))
+    }
+}
+
+/// `b` as text if it is UTF-8, checked with vectors: the strings checked
+/// at all are the ones with bytes above ASCII, where std's check is slow.
+#[inline]
+fn utf8(b: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(b).ok()
+}
+
+fn hex4(h: &[u8]) -> Option<u32> {
+    let mut v = 0;
+    for &c in h {
+        v = v * 16 + char::from(c).to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// A [`Scalar`] that borrows its string from the line.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) enum Field<'a> {
+    #[default]
+    Missing,
+    Null,
+    Str(&'a str),
+    Num(f64),
+    Bool(bool),
+    Array,
+    Object,
+}
+
+impl<'a> Field<'a> {
+    pub(crate) fn of(s: &'a Scalar) -> Field<'a> {
+        match s {
+            Scalar::Missing => Field::Missing,
+            Scalar::Null => Field::Null,
+            Scalar::Str(t) => Field::Str(t),
+            Scalar::Num(n) => Field::Num(*n),
+            Scalar::Bool(b) => Field::Bool(*b),
+            Scalar::Array => Field::Array,
+            Scalar::Object => Field::Object,
+        }
+    }
+
+    pub(crate) fn to_scalar(self) -> Scalar {
+        match self {
+            Field::Missing => Scalar::Missing,
+            Field::Null => Scalar::Null,
+            Field::Str(t) => Scalar::Str(CompactString::from(t)),
+            Field::Num(n) => Scalar::Num(n),
+            Field::Bool(b) => Scalar::Bool(b),
+            Field::Array => Scalar::Array,
+            Field::Object => Scalar::Object,
+        }
+    }
+
+    pub(crate) fn as_str(self) -> Option<&'a str> {
+        match self {
+            Field::Str(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// A key expected next, as the 16 bytes from its opening quote through the
+/// colon after it (`"id":`), masked to its length.
+pub(crate) struct Guess {
+    word: [u64; 2],
+    mask: [u64; 2],
+    /// Bytes from the opening quote through the colon; 0 guesses nothing.
+    len: usize,
+}
+
+/// Eight bytes from `at`, as [`word`] reads them.
+const fn half(b: [u8; 16], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    let mut j = 0;
+    while j < 8 {
+        w[j] = b[at + j];
+        j += 1;
+    }
+    u64::from_le_bytes(w)
+}
+
+impl Guess {
+    /// `key` (at most 13 bytes of ASCII without quotes).
+    pub(crate) const fn new(key: &[u8]) -> Guess {
+        let len = key.len() + 3;
+        assert!(len <= 16);
+        let mut bytes = [0u8; 16];
+        let mut mask = [0u8; 16];
+        let mut i = 0;
+        while i < len {
+            bytes[i] = if i == 0 || i == len - 2 {
+                b'"'
+            } else if i == len - 1 {
+                b':'
+            } else {
+                key[i - 1]
+            };
+            mask[i] = 0xff;
+            i += 1;
+        }
+        Guess {
+            word: [half(bytes, 0), half(bytes, 8)],
+            mask: [half(mask, 0), half(mask, 8)],
+            len,
+        }
+    }
+
+    pub(crate) const NONE: Guess = Guess {
+        word: [0; 2],
+        mask: [0; 2],
+        len: 0,
+    };
+}
+
+/// A cursor over the bytes of a line. Bytes above 0x7f may only stand in
+/// strings, and each string that holds any is checked as UTF-8: a line the
+/// cursor accepts is valid UTF-8 as a whole.
+pub(crate) struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(b: &'a [u8]) -> Cursor<'a> {
+        Cursor { b, i: 0 }
+    }
+
+    /// Skips JSON white space.
+    #[inline]
+    pub(crate) fn ws(&mut self) {
+        // Most places have none: pi writes no white space between tokens.
+        if self.b.get(self.i).is_some_and(|&c| c > b' ') {
+            return;
+        }
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    /// The next byte, consumed.
+    #[inline]
+    pub(crate) fn bump(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.i += 1;
+        Some(c)
+    }
+
+    #[inline]
+    pub(crate) fn eat(&mut self, c: u8) -> Option<()> {
+        (self.bump()? == c).then_some(())
+    }
+
+    pub(crate) fn at_end(&self) -> bool {
+        self.i == self.b.len()
+    }
+
+    /// The bytes from `start` up to where the cursor is.
+    pub(crate) fn bytes(&self, start: usize) -> Option<&'a [u8]> {
+        self.b.get(start..self.i)
+    }
+
+    /// The byte offset the cursor is at.
+    pub(crate) fn pos(&self) -> usize {
+        self.i
+    }
+
+    /// After a member of an object: `Some(true)` at a comma (white space
+    /// skipped up to the next key), `Some(false)` at the closing brace.
+    #[inline]
+    pub(crate) fn member_end(&mut self) -> Option<bool> {
+        self.ws();
+        match self.bump()? {
+            b',' => {
+                self.ws();
+                Some(true)
+            }
+            b'}' => Some(false),
+            _ => None,
+        }
+    }
+
+    /// At an object's opening brace: consumes it and reports whether the
+    /// object has members (the cursor is then on the first key).
+    #[inline]
+    pub(crate) fn open_object(&mut self) -> Option<bool> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Some(false);
+        }
+        Some(true)
+    }
+
+    /// An object key without escapes, and the colon after it.
+    #[inline]
+    pub(crate) fn key(&mut self) -> Option<&'a [u8]> {
+        let k = self.plain_bytes()?;
+        self.ws();
+        self.eat(b':')?;
+        self.ws();
+        Some(k)
+    }
+
+    /// Like [`Cursor::key`], checking `guess` (the key pi writes next)
+    /// first: two masked word compares are cheaper than scanning.
+    #[inline]
+    pub(crate) fn key_or(&mut self, guess: &Guess) -> Option<&'a [u8]> {
+        self.key_guessed(guess).map(|(key, _)| key)
+    }
+
+    /// Like [`Cursor::key_or`], also telling whether the key was `guess`'s.
+    #[inline]
+    pub(crate) fn key_guessed(&mut self, guess: &Guess) -> Option<(&'a [u8], bool)> {
+        if let (Some(lo), Some(hi)) = (word(self.b, self.i), word(self.b, self.i + 8)) {
+            if guess.len > 0
+                && lo & guess.mask[0] == guess.word[0]
+                && hi & guess.mask[1] == guess.word[1]
+            {
+                let key = self.b.get(self.i + 1..self.i + guess.len - 2)?;
+                self.i += guess.len;
+                self.ws();
+                return Some((key, true));
+            }
+        }
+        self.key().map(|key| (key, false))
+    }
+
+    /// The bytes of a string without escapes, in place (checked UTF-8).
+    #[inline]
+    pub(crate) fn plain_bytes(&mut self) -> Option<&'a [u8]> {
+        self.plain_str().map(str::as_bytes)
+    }
+
+    /// A string without escapes, in place.
+    #[inline]
+    pub(crate) fn plain_str(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let stop = find_special(self.b, start);
+        if *self.b.get(stop.at)? != b'"' {
+            return None;
+        }
+        self.i = stop.at + 1;
+        let text = self.b.get(start..stop.at)?;
+        if stop.high {
+            return utf8(text);
+        }
+        // Short strings (ids, times, names) are most of what is read here,
+        // and a general UTF-8 check on each costs as much as reading it.
+        debug_assert!(text.is_ascii());
+        // SAFETY: without `high`, no byte of `text` is above 0x7f (as
+        // `find_special` reports, tested at every position), so it is ASCII,
+        // which is UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(text) })
+    }
+
+    /// Any string, decoded: in place when it has no escapes. Surrogate
+    /// escapes (perhaps lone, which only `JSON.parse` keeps) are left to the
+    /// fallback.
+    pub(crate) fn string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.i;
+        if let Some(s) = self.plain_str() {
+            return Some(Cow::Borrowed(s));
+        }
+        self.i = start;
+        self.eat(b'"')?;
+        let mut out = String::new();
+        loop {
+            let from = self.i;
+            let j = find_special(self.b, from).at;
+            out.push_str(std::str::from_utf8(self.b.get(from..j)?).ok()?);
+            if *self.b.get(j)? == b'"' {
+                self.i = j + 1;
+                return Some(Cow::Owned(out));
+            }
+            if self.b[j] != b'\\' {
+                return None;
+            }
+            let (c, len) = match *self.b.get(j + 1)? {
+                c @ (b'"' | b'\\' | b'/') => (char::from(c), 2),
+                b'b' => ('\u{8}', 2),
+                b'f' => ('\u{c}', 2),
+                b'n' => ('\n', 2),
+                b'r' => ('\r', 2),
+                b't' => ('\t', 2),
+                // `from_u32` refuses surrogates.
+                b'u' => (char::from_u32(hex4(self.b.get(j + 2..j + 6)?)?)?, 6),
+                _ => return None,
+            };
+            out.push(c);
+            self.i = j + len;
+        }
+    }
+
+    /// Any string, validated and skipped.
+    fn skip_str(&mut self) -> Option<()> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let mut high = false;
+        loop {
+            let stop = find_special(self.b, self.i);
+            high |= stop.high;
+            let j = stop.at;
+            match *self.b.get(j)? {
+                b'"' => {
+                    self.i = j + 1;
+                    if high {
+                        utf8(self.b.get(start..j)?)?;
+                    }
+                    return Some(());
+                }
+                b'\\' => match *self.b.get(j + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i = j + 2,
+                    b'u' => {
+                        let v = hex4(self.b.get(j + 2..j + 6)?)?;
+                        // Surrogates: serde rejects some (lone ones, where it
+                        // decodes) and not others; let it decide.
+                        if (0xD800..0xE000).contains(&v) {
+                            return None;
+                        }
+                        self.i = j + 6;
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+    }
+
+    /// Exactly the bytes of `word`.
+    pub(crate) fn lit(&mut self, word: &[u8]) -> Option<()> {
+        if self.b.get(self.i..self.i + word.len())? != word {
+            return None;
+        }
+        self.i += word.len();
+        Some(())
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.i;
+        while let Some(b'0'..=b'9') = self.b.get(self.i) {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    /// A number, by JSON's grammar, without an exponent; integer parts of
+    /// more than 300 digits are left to serde too.
+    fn skip_number(&mut self) -> Option<()> {
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.bump()? {
+            b'0' => {}
+            b'1'..=b'9' => {
+                if self.digits() >= 300 {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        // An exponent may put the number beyond f64, which JavaScript reads
+        // as Infinity and echoes as null: serde's side decides (rare).
+        if let Some(b'e' | b'E') = self.peek() {
+            return None;
+        }
+        Some(())
+    }
+
+    /// Any value, validated and skipped.
+    pub(crate) fn skip_value(&mut self) -> Option<()> {
+        self.skip_nested(0)
+    }
+
+    fn skip_nested(&mut self, depth: u32) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.skip_str(),
+            b'{' => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                if !self.open_object()? {
+                    return Some(());
+                }
+                loop {
+                    self.skip_str()?;
+                    self.ws();
+                    self.eat(b':')?;
+                    self.ws();
+                    self.skip_nested(depth + 1)?;
+                    if !self.member_end()? {
+                        return Some(());
+                    }
+                }
+            }
+            b'[' => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                self.i += 1;
+                self.ws();
+                if self.peek()? == b']' {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    self.skip_nested(depth + 1)?;
+                    self.ws();
+                    match self.bump()? {
+                        b',' => self.ws(),
+                        b']' => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.lit(b"true"),
+            b'f' => self.lit(b"false"),
+            b'n' => self.lit(b"null"),
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            _ => None,
+        }
+    }
+
+    /// A value read as serde reads a [`Scalar`] (strings in place), when it
+    /// is a plain string, `null`, a boolean or a small non-negative integer.
+    #[inline]
+    pub(crate) fn field(&mut self) -> Option<Field<'a>> {
+        match self.peek()? {
+            b'"' => self.plain_str().map(Field::Str),
+            b'n' => self.lit(b"null").map(|_| Field::Null),
+            b't' => self.lit(b"true").map(|_| Field::Bool(true)),
+            b'f' => self.lit(b"false").map(|_| Field::Bool(false)),
+            b'0'..=b'9' => self.small_integer().map(|n| Field::Num(n as f64)),
+            _ => None,
+        }
+    }
+
+    /// Up to 15 digits, exact as an f64, with no fraction or exponent.
+    fn small_integer(&mut self) -> Option<u64> {
+        let start = self.i;
+        let n = self.digits();
+        let digits = self.b.get(start..self.i)?;
+        if n > 15 || (n > 1 && digits[0] == b'0') {
+            return None;
+        }
+        if let Some(b'.' | b'e' | b'E') = self.peek() {
+            return None;
+        }
+        Some(digits.iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0')))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skips(s: &str) -> bool {
+        let mut c = Cursor::new(s.as_bytes());
+        c.ws();
+        c.skip_value().is_some() && {
+            c.ws();
+            c.at_end()
+        }
+    }
+
+    #[test]
+    fn finds_specials_and_high_bytes_at_every_position() {
+        for len in 0..40usize {
+            for at in 0..len {
+                for special in [b'"', b'\\', 0x1f, 0] {
+                    for high in [None, Some(0), Some(at.saturating_sub(1)), Some(at + 1)] {
+                        let mut b = vec![b'a'; len];
+                        if let Some(h) = high.filter(|&h| h < len) {
+                            b[h] = 0xC3;
+                        }
+                        b[at] = special;
+                        let want = high.is_some_and(|h| h < at);
+                        for stop in [find_special(&b, 0), find_special_words(&b, 0)] {
+                            assert_eq!((stop.at, stop.high), (at, want), "{b:?}");
+                        }
+                    }
+                }
+            }
+            let stop = find_special(&vec![0xC3; len], 0);
+            assert_eq!((stop.at, stop.high), (len, len > 0));
+            let stop = find_special_words(&vec![0x7f; len], 0);
+            assert_eq!((stop.at, stop.high), (len, false));
+        }
+    }
+
+    #[test]
+    fn bytes_above_ascii_must_be_utf8_in_strings() {
+        let skips_bytes = |b: &[u8]| {
+            let mut c = Cursor::new(b);
+            c.skip_value().is_some() && c.at_end()
+        };
+        assert!(skips_bytes("[\"é😀\",{\"ключ\":\"x\"}]".as_bytes()));
+        assert!(!skips_bytes(b"[\"\xff\"]"));
+        assert!(!skips_bytes(b"[\"a\xc3\"]"));
+        assert!(!skips_bytes(b"{\"\xff\":1}"));
+        assert!(!skips_bytes(b"[1,\xc3\xa9]"));
+        let mut c = Cursor::new(b"\"\xe9t\xe9\"");
+        assert_eq!(c.plain_str(), None);
+        let long = [&b"[\""[..], &[b'a'; 40], b"\xff", &[b'b'; 40], b"\"]"].concat();
+        assert!(!skips_bytes(&long));
+    }
+
+    #[test]
+    fn accepts_exactly_what_serde_accepts_or_gives_up() {
+        let cases = [
+            r#"{}"#,
+            r#"[]"#,
+            r#"{"a":[1,2.5,-0.1,true,false,null,"x\n\u00e9\"\\\/"]}"#,
+            r#" { "a" : [ { } , [ ] ] } "#,
+            r#"{"a":1,}"#,
+            r#"[1,]"#,
+            r#"[01]"#,
+            r#"[1.]"#,
+            r#"[.5]"#,
+            r#"[1e]"#,
+            r#"[-]"#,
+            r#"["\x"]"#,
+            r#"["\u12g4"]"#,
+            "[\"a\tb\"]",
+            r#"[tru]"#,
+            r#"[nul]"#,
+            r#"{"a" 1}"#,
+            r#"{1:1}"#,
+            r#"["abc"#,
+            r#"[1 2]"#,
+            r#"{"a":1 "b":2}"#,
+            r#"["é😀"]"#,
+        ];
+        for case in cases {
+            let serde = serde_json::from_str::<serde::de::IgnoredAny>(case).is_ok();
+            assert_eq!(skips(case), serde, "{case}");
+        }
+        // Left to serde.
+        assert!(!skips(r#"["\ud800"]"#));
+        // Exponents and huge integers may be beyond f64 (JavaScript's Infinity).
+        assert!(!skips("[1e400]"));
+        assert!(!skips("[-0.1e-7]"));
+        assert!(!skips(&format!("[{}]", "9".repeat(400))));
+        assert!(!skips(&format!("{}{}", "[".repeat(100), "]".repeat(100))));
+    }
+
+    #[test]
+    fn scalars() {
+        let read = |s: &str| Cursor::new(s.as_bytes()).field().map(Field::to_scalar);
+        assert_eq!(read(r#""ab""#), Some(Scalar::Str("ab".into())));
+        assert_eq!(read("null"), Some(Scalar::Null));
+        assert_eq!(read("false"), Some(Scalar::Bool(false)));
+        assert_eq!(read("1768230723184"), Some(Scalar::Num(1768230723184.0)));
+        for unsure in [
+            r#""a\nb""#,
+            "-1",
+            "1.5",
+            "1e3",
+            "0123",
+            "1234567890123456",
+            "[1]",
+        ] {
+            assert_eq!(read(unsure), None, "{unsure}");
+        }
+    }
+}

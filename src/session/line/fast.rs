@@ -1,0 +1,743 @@
+//! The one line reader's fast path: a validating pass over the bytes of a
+//! line as pi writes it (with the engine's cursor), giving up on anything it
+//! is not sure of (escaped keys or ids, repeated keys it reads, unusual
+//! numbers, surrogate escapes, damage, headers) so that the serde fallback
+//! ([`crate::session::line::fallback`]) decides those.
+
+use crate::session::line::cursor::{Cursor, Guess};
+use crate::session::line::facts::{
+    Content, LINE_KEYS, LineFacts, Message, MessageFacts, NameField, Text, UsageParts, UsageTotals,
+    Want,
+};
+use std::borrow::Cow;
+
+// ---------------------------------------------------------------------------
+// The fast path.
+
+/// Sets bit `bit` in `seen`; `None` when it was set (a repeated key, whose
+/// rules the fallback knows).
+#[inline]
+fn first(seen: &mut u32, bit: u32) -> Option<()> {
+    let was = *seen & (1 << bit) != 0;
+    *seen |= 1 << bit;
+    (!was).then_some(())
+}
+
+/// [`read_fast_into`], the facts handed back (for tests).
+#[cfg(test)]
+pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
+    let mut f = LineFacts::default();
+    read_fast_into(line, want, &mut f)?;
+    Some(f)
+}
+
+/// Reads a line as pi writes it into `f` (a default one), or `None` when
+/// not certain (then use [`read_slow`]). A line read here is valid UTF-8
+/// and valid JSON. (The facts are some 500 bytes: filled where the caller
+/// keeps them, not handed back by value, which copied them at each step.)
+pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'a>) -> Option<()> {
+    let mut c = Cursor::new(line);
+    c.ws();
+    let mut seen = 0;
+    let mut more = c.open_object()?;
+    // The key pi writes next: its entries start with these, in this order.
+    const ID: Guess = Guess::new(b"id");
+    const PARENT: Guess = Guess::new(b"parentId");
+    const TIME: Guess = Guess::new(b"timestamp");
+    const MESSAGE: Guess = Guess::new(b"message");
+    let mut guess = &Guess::new(b"type");
+    while more {
+        let key = c.key_or(guess)?;
+        guess = match key {
+            b"type" => &ID,
+            b"id" => &PARENT,
+            b"parentId" => &TIME,
+            b"timestamp" => &MESSAGE,
+            _ => &Guess::NONE,
+        };
+        match key {
+            b"type" => {
+                first(&mut seen, 0)?;
+                f.kind = c.plain_str()?;
+            }
+            b"id" => {
+                first(&mut seen, 1)?;
+                f.id = c.field()?;
+            }
+            b"parentId" => {
+                first(&mut seen, 2)?;
+                f.parent = c.field()?;
+            }
+            b"timestamp" => {
+                first(&mut seen, 3)?;
+                f.timestamp = c.field()?;
+            }
+            b"message" => {
+                first(&mut seen, 4)?;
+                match c.peek()? {
+                    b'{' => {
+                        f.message = Message::Object(MessageFacts::default());
+                        if let Message::Object(m) = &mut f.message {
+                            message(&mut c, want, m)?;
+                        }
+                    }
+                    b'n' => f.message = c.lit(b"null").map(|_| Message::Null)?,
+                    _ => f.message = c.skip_value().map(|_| Message::Other)?,
+                }
+            }
+            key @ (b"name" | b"targetId" | b"label" | b"provider" | b"modelId" | b"usage"
+            | b"model") => {
+                f.other_keys = true;
+                match key {
+                    b"name" => {
+                        first(&mut seen, 5)?;
+                        f.name = match c.peek()? {
+                            b'"' => NameField::Text(c.string()?),
+                            b'n' => c.lit(b"null").map(|_| NameField::Clear)?,
+                            _ => c.skip_value().map(|_| NameField::NotText)?,
+                        };
+                    }
+                    b"targetId" => {
+                        first(&mut seen, 6)?;
+                        f.target = text_or_skip(&mut c)?;
+                    }
+                    b"label" => {
+                        first(&mut seen, 7)?;
+                        f.label_truthy = truthy(&mut c)?;
+                    }
+                    b"provider" => {
+                        first(&mut seen, 8)?;
+                        f.provider = text_or_skip(&mut c)?;
+                    }
+                    b"modelId" => {
+                        first(&mut seen, 9)?;
+                        f.model_id = text_or_skip(&mut c)?;
+                    }
+                    b"model" => {
+                        first(&mut seen, 11)?;
+                        f.model = text_or_skip(&mut c)?;
+                    }
+                    _ if want.usage => {
+                        first(&mut seen, 10)?;
+                        (f.usage, f.usage_parts) = usage(&mut c)?;
+                    }
+                    _ => {
+                        first(&mut seen, 10)?;
+                        c.skip_value()?;
+                    }
+                }
+            }
+            key => {
+                if LINE_KEYS.iter().any(|k| k.as_bytes() == key) {
+                    f.other_keys = true;
+                }
+                c.skip_value()?;
+            }
+        }
+        more = c.member_end()?;
+    }
+    c.ws();
+    // Headers (and lines without a type) are read by the fallback.
+    if !c.at_end() || seen & 1 == 0 || f.kind == "session" {
+        return None;
+    }
+    Some(())
+}
+
+/// The `message` object, into `m` (a default one).
+fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Option<()> {
+    let mut seen = 0;
+    let mut more = c.open_object()?;
+    // pi's order of a message's keys, by role.
+    const CONTENT: Guess = Guess::new(b"content");
+    const TOOL_CALL: Guess = Guess::new(b"toolCallId");
+    const TOOL_NAME: Guess = Guess::new(b"toolName");
+    const DETAILS: Guess = Guess::new(b"details");
+    const IS_ERROR: Guess = Guess::new(b"isError");
+    const API: Guess = Guess::new(b"api");
+    const PROVIDER: Guess = Guess::new(b"provider");
+    const MODEL: Guess = Guess::new(b"model");
+    const USAGE: Guess = Guess::new(b"usage");
+    const STOP: Guess = Guess::new(b"stopReason");
+    const TIME: Guess = Guess::new(b"timestamp");
+    let mut guess = &Guess::new(b"role");
+    while more {
+        let key = c.key_or(guess)?;
+        guess = match (m.role, key) {
+            (Some("toolResult"), b"toolCallId") => &TOOL_NAME,
+            (Some("toolResult"), b"toolName") => &CONTENT,
+            (Some("toolResult"), b"content") => &DETAILS,
+            (Some("toolResult"), b"details") => &IS_ERROR,
+            (Some("assistant"), b"content") => &API,
+            (Some("assistant"), b"api") => &PROVIDER,
+            (Some("assistant"), b"provider") => &MODEL,
+            (Some("assistant"), b"model") => &USAGE,
+            (Some("assistant"), b"usage") => &STOP,
+            (_, b"content" | b"isError" | b"stopReason") => &TIME,
+            _ => &Guess::NONE,
+        };
+        match key {
+            b"role" => {
+                first(&mut seen, 0)?;
+                m.role = text_or_skip(c)?;
+                guess = match m.role {
+                    Some("toolResult") => &TOOL_CALL,
+                    _ => &CONTENT,
+                };
+            }
+            b"content" => {
+                first(&mut seen, 1)?;
+                let text = match m.role {
+                    Some("user") => want.user_text,
+                    Some("assistant") => want.assistant_text,
+                    Some(_) => false,
+                    // The role comes later: whether the text is wanted is
+                    // not known yet.
+                    None if want.user_text || want.assistant_text => return None,
+                    None => false,
+                };
+                m.content = content(c, text, &mut m.joined)?;
+            }
+            b"timestamp" => {
+                first(&mut seen, 2)?;
+                m.time = number_or_skip(c)?;
+            }
+            // pi echoes a model of any type; only a string is read here.
+            b"provider" => {
+                first(&mut seen, 3)?;
+                m.provider = Some(text_only(c)?);
+            }
+            b"model" => {
+                first(&mut seen, 4)?;
+                m.model = Some(text_only(c)?);
+            }
+            b"usage" => {
+                first(&mut seen, 5)?;
+                if want.usage {
+                    (m.usage, m.usage_parts) = usage(c)?;
+                } else {
+                    c.skip_value()?;
+                }
+            }
+            b"stopReason" => {
+                first(&mut seen, 6)?;
+                m.stop_reason = text_or_skip(c)?;
+            }
+            b"toolCallId" => {
+                first(&mut seen, 7)?;
+                m.tool_call_id = text_or_skip(c)?;
+            }
+            b"toolName" => {
+                first(&mut seen, 8)?;
+                m.tool_name = text_or_skip(c)?;
+            }
+            b"customType" => {
+                first(&mut seen, 9)?;
+                m.custom_type = text_or_skip(c)?;
+            }
+            b"isError" => {
+                first(&mut seen, 10)?;
+                m.is_error = match c.peek()? {
+                    b't' => c.lit(b"true").map(|_| true)?,
+                    _ => c.skip_value().map(|_| false)?,
+                };
+            }
+            _ => c.skip_value()?,
+        }
+        more = c.member_end()?;
+    }
+    Some(())
+}
+
+/// A message's content, its text decoded when `text` is set. Tool output
+/// (most of a file's bytes) is only checked.
+/// `joined_more` is set when the text is two or more blocks joined.
+fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option<Content<'a>> {
+    match c.peek()? {
+        b'n' => c.lit(b"null").map(|_| Content::Null),
+        b'"' if text => c.string().map(Content::Text),
+        b'"' => c.skip_value().map(|_| Content::Unread),
+        b'[' => {
+            c.bump()?;
+            c.ws();
+            let mut joined: Option<Text<'a>> = None;
+            let mut throws = false;
+            if c.peek()? == b']' {
+                c.bump()?;
+            } else {
+                loop {
+                    match c.peek()? {
+                        b'n' => {
+                            c.lit(b"null")?;
+                            throws = true;
+                        }
+                        b'{' if text => {
+                            if let Some(t) = text_block(c)? {
+                                joined = Some(match joined {
+                                    None => t,
+                                    Some(before) => {
+                                        *joined_more = true;
+                                        let mut s = before.into_owned();
+                                        s.push(' ');
+                                        s.push_str(&t);
+                                        Cow::Owned(s)
+                                    }
+                                });
+                            }
+                        }
+                        _ => c.skip_value()?,
+                    }
+                    c.ws();
+                    match c.bump()? {
+                        b',' => c.ws(),
+                        b']' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            Some(match (throws, text) {
+                (true, _) => Content::Throws,
+                (false, true) => Content::Text(joined.unwrap_or_default()),
+                (false, false) => Content::Unread,
+            })
+        }
+        _ => c.skip_value().map(|_| Content::Throws),
+    }
+}
+
+/// A content block: its text when its type is `"text"` (a missing or null
+/// text joins as ""; any other value is left to the fallback).
+fn text_block<'a>(c: &mut Cursor<'a>) -> Option<Option<Text<'a>>> {
+    let mut is_text = false;
+    let mut text = None;
+    walk_object(c, &[b"type", b"text"], &BLOCK_ORDER, |key, c| {
+        match key {
+            Some(0) => {
+                is_text = match c.peek()? {
+                    b'"' => c.plain_str()? == "text",
+                    _ => c.skip_value().map(|_| false)?,
+                }
+            }
+            Some(1) => {
+                text = match c.peek()? {
+                    b'"' => Some(c.string()?),
+                    b'n' => c.lit(b"null").map(|_| None)?,
+                    _ => return None,
+                }
+            }
+            _ => c.skip_value()?,
+        }
+        Some(())
+    })?;
+    Some(is_text.then(|| text.unwrap_or_default()))
+}
+
+/// Whether a value is truthy in JavaScript.
+fn truthy(c: &mut Cursor<'_>) -> Option<bool> {
+    let start = c.pos();
+    let first = c.peek()?;
+    c.skip_value()?;
+    Some(match first {
+        b'"' => c.pos() - start > 2,
+        b'n' | b'f' => false,
+        b'-' | b'0'..=b'9' => {
+            let n = number_value(c.bytes(start)?)?;
+            n != 0.0 && !n.is_nan()
+        }
+        _ => true,
+    })
+}
+
+/// A number's value, or `None` for any other (valid) value.
+fn number_or_skip(c: &mut Cursor<'_>) -> Option<Option<f64>> {
+    let start = c.pos();
+    let is_number = matches!(c.peek()?, b'-' | b'0'..=b'9');
+    c.skip_value()?;
+    if !is_number {
+        return Some(None);
+    }
+    number_value(c.bytes(start)?).map(Some)
+}
+
+/// A string without escapes, or `None` for any other (valid) value that is
+/// not a string. A string with escapes is left to the fallback.
+/// A string value; anything else is left to the fallback.
+fn text_only<'a>(c: &mut Cursor<'a>) -> Option<&'a str> {
+    if c.peek()? == b'"' {
+        c.plain_str()
+    } else {
+        None
+    }
+}
+
+fn text_or_skip<'a>(c: &mut Cursor<'a>) -> Option<Option<&'a str>> {
+    if c.peek()? == b'"' {
+        c.plain_str().map(Some)
+    } else {
+        c.skip_value().map(|_| None)
+    }
+}
+
+/// Walks an object's keys: `visit(index in watched, cursor)` reads or
+/// skips the value. A repeated watched key sends the line to the fallback.
+/// `expected` is pi's order of the object's keys: the key after the last
+/// one is tried first, by two word compares, and names its index itself.
+fn walk_object<'a>(
+    c: &mut Cursor<'a>,
+    watched: &[&[u8]],
+    expected: &[Expected],
+    mut visit: impl FnMut(Option<usize>, &mut Cursor<'a>) -> Option<()>,
+) -> Option<()> {
+    if !c.open_object()? {
+        return Some(());
+    }
+    let mut seen = 0u32;
+    let mut next = 0;
+    loop {
+        let guess = expected.get(next).map_or(&Guess::NONE, |e| &e.guess);
+        let key = match c.key_guessed(guess)? {
+            (_, true) => {
+                next += 1;
+                expected[next - 1].watched
+            }
+            (key, false) => {
+                if let Some(at) = expected.iter().position(|e| e.key == key) {
+                    next = at + 1;
+                }
+                watched.iter().position(|w| *w == key)
+            }
+        };
+        if let Some(k) = key {
+            first(&mut seen, k as u32)?;
+        }
+        visit(key, c)?;
+        if !c.member_end()? {
+            return Some(());
+        }
+    }
+}
+
+/// A key pi writes, in its place among an object's keys (see
+/// [`walk_object`]), and its index among the watched keys.
+struct Expected {
+    key: &'static [u8],
+    guess: Guess,
+    watched: Option<usize>,
+}
+
+impl Expected {
+    const fn new(key: &'static [u8], watched: Option<usize>) -> Expected {
+        Expected {
+            key,
+            guess: Guess::new(key),
+            watched,
+        }
+    }
+}
+
+const USAGE_KEYS: [&[u8]; 6] = [
+    b"totalTokens",
+    b"input",
+    b"output",
+    b"cacheRead",
+    b"cacheWrite",
+    b"cost",
+];
+
+/// pi's order of a usage object's keys, and of its cost's.
+const USAGE_ORDER: [Expected; 6] = [
+    Expected::new(b"input", Some(1)),
+    Expected::new(b"output", Some(2)),
+    Expected::new(b"cacheRead", Some(3)),
+    Expected::new(b"cacheWrite", Some(4)),
+    Expected::new(b"totalTokens", Some(0)),
+    Expected::new(b"cost", Some(5)),
+];
+const COST_ORDER: [Expected; 5] = [
+    Expected::new(b"input", None),
+    Expected::new(b"output", None),
+    Expected::new(b"cacheRead", None),
+    Expected::new(b"cacheWrite", None),
+    Expected::new(b"total", Some(0)),
+];
+/// A content block's: its type first, then (text blocks) its text.
+const BLOCK_ORDER: [Expected; 2] = [
+    Expected::new(b"type", Some(0)),
+    Expected::new(b"text", Some(1)),
+];
+
+/// Usage totals as [`UsageFields::totals`] makes them, when `usage` is an
+/// object (read in place).
+fn usage(c: &mut Cursor<'_>) -> Option<(Option<UsageTotals>, UsageParts)> {
+    if c.peek()? != b'{' {
+        return c.skip_value().map(|_| (None, UsageParts::default()));
+    }
+    let mut parts = [None; 5];
+    let mut cost = None;
+    walk_object(c, &USAGE_KEYS, &USAGE_ORDER, |key, c| match key {
+        Some(5) if c.peek() == Some(b'{') => walk_object(c, &[b"total"], &COST_ORDER, |k, c| {
+            if k == Some(0) {
+                cost = number_or_skip(c)?;
+                Some(())
+            } else {
+                c.skip_value()
+            }
+        }),
+        Some(k) if k < 5 => {
+            parts[k] = number_or_skip(c)?;
+            Some(())
+        }
+        _ => c.skip_value(),
+    })?;
+    let tokens = parts[0].unwrap_or_else(|| parts[1..].iter().flatten().sum());
+    let n = |k: usize| parts[k].unwrap_or(0.0);
+    Some((
+        Some(UsageTotals {
+            tokens,
+            cost: cost.unwrap_or(0.0),
+        }),
+        UsageParts {
+            input: n(1),
+            output: n(2),
+            cache_read: n(3),
+            cache_write: n(4),
+        },
+    ))
+}
+
+/// The value of a valid JSON number without an exponent: plain integers
+/// directly, others through the standard (correctly rounded) parser.
+fn number_value(text: &[u8]) -> Option<f64> {
+    if text.len() <= 15 && text.iter().all(u8::is_ascii_digit) {
+        return Some(text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64);
+    }
+    std::str::from_utf8(text).ok()?.parse::<f64>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::line::cursor::Field;
+
+    const ALL: Want = Want {
+        user_text: true,
+        assistant_text: true,
+        usage: true,
+    };
+    const NONE: Want = Want {
+        user_text: false,
+        assistant_text: false,
+        usage: false,
+    };
+
+    #[test]
+    fn expected_keys_name_their_watched_index() {
+        let tables: [(&[&[u8]], &[Expected]); 3] = [
+            (&USAGE_KEYS, &USAGE_ORDER),
+            (&[b"total"], &COST_ORDER),
+            (&[b"type", b"text"], &BLOCK_ORDER),
+        ];
+        for (watched, expected) in tables {
+            for e in expected {
+                assert_eq!(watched.iter().position(|w| *w == e.key), e.watched);
+            }
+        }
+    }
+
+    #[test]
+    fn usage_reads_alike_in_any_key_order() {
+        let pi = r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0.5,"output":0.25,"cacheRead":0,"cacheWrite":0,"total":0.75}}"#;
+        let shuffled = r#"{"cost":{"total":0.75,"input":0.5},"totalTokens":10,"cacheWrite":4,"output":2,"cacheRead":3,"input":1}"#;
+        let read = |t: &str| usage(&mut Cursor::new(t.as_bytes()));
+        assert_eq!(read(pi), read(shuffled));
+        let (totals, parts) = read(pi).expect("usage");
+        assert_eq!(totals.map(|t| (t.tokens, t.cost)), Some((10.0, 0.75)));
+        assert_eq!((parts.input, parts.cache_write), (1.0, 4.0));
+        // A repeated key goes to the fallback, guessed or not.
+        assert_eq!(read(r#"{"input":1,"input":2}"#), None);
+        assert_eq!(read(r#"{"output":1,"input":2,"input":3}"#), None);
+    }
+
+    const TOOL: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x\n\"y\" \u00e9 ü"}],"details":{"n":-1.5,"ok":true,"z":null,"e":[],"o":{}},"isError":false,"timestamp":1}}"#;
+
+    fn message<'a>(f: &LineFacts<'a>) -> MessageFacts<'a> {
+        match &f.message {
+            Message::Object(m) => MessageFacts {
+                role: m.role,
+                content: match &m.content {
+                    Content::Text(t) => Content::Text(Cow::Owned(t.to_string())),
+                    Content::Missing => Content::Missing,
+                    Content::Null => Content::Null,
+                    Content::Unread => Content::Unread,
+                    Content::Throws => Content::Throws,
+                },
+                time: m.time,
+                usage: m.usage,
+                is_error: m.is_error,
+                tool_name: m.tool_name,
+                ..MessageFacts::default()
+            },
+            other => panic!("not a message object: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_tool_output_lines() {
+        let f = read_fast(TOOL.as_bytes(), ALL).expect("fast");
+        assert_eq!(f.kind, "message");
+        assert_eq!(f.id, Field::Str("a1"));
+        assert_eq!(f.parent, Field::Str("p0"));
+        assert!(!f.other_keys);
+        let m = message(&f);
+        assert_eq!(m.role, Some("toolResult"));
+        assert_eq!(m.tool_name, Some("bash"));
+        assert_eq!(
+            (m.content, m.time, m.is_error),
+            (Content::Unread, Some(1.0), false)
+        );
+        let null_parent = TOOL.replace(r#""parentId":"p0""#, r#""parentId":null"#);
+        let f = read_fast(null_parent.as_bytes(), NONE).expect("fast");
+        assert_eq!(f.parent, Field::Null);
+    }
+
+    #[test]
+    fn leaves_everything_uncertain_to_the_fallback() {
+        let cases = [
+            TOOL.replace(r#""isError":false"#, r#""timestamp":2"#),
+            TOOL.replace(r#""isError":false"#, r#""role":"user""#),
+            TOOL.replace(r#""a1""#, r#""a\u0031""#),
+            TOOL.replace(r#""type":"message""#, r#""type":"mess\u0061ge""#),
+            TOOL.replace(r#""type":"message""#, r#""type":"message","type":"label""#),
+            // Perhaps beyond f64: the fallback reads it as JavaScript does.
+            TOOL.replace("-1.5", "-1.5e+3"),
+            TOOL.replace("-1.5", "1e400"),
+            // Surrogate escapes, perhaps lone.
+            TOOL.replace(r#"\u00e9"#, r#"\ud800"#),
+            // Not valid JSON in many small ways.
+            TOOL.replace("-1.5", "-01"),
+            TOOL.replace("-1.5", "1."),
+            TOOL.replace("true", "tru"),
+            TOOL.replace(r#"\u00e9"#, r#"\u00g9"#),
+            TOOL.replace(r#"\n"#, r#"\x"#),
+            TOOL.replace(r#"\n"#, "\n"),
+            TOOL.replace(r#""e":[]"#, r#""e":[1,]"#),
+            TOOL.replace(r#""o":{}"#, r#""o":{"a":1,}"#),
+            format!("{TOOL} x"),
+            TOOL[..TOOL.len() - 1].to_string(),
+            TOOL[..TOOL.len() / 2].to_string(),
+            // Headers are the fallback's.
+            r#"{"type":"session","id":"s","cwd":"/p"}"#.to_string(),
+            r#"{"id":"a","parentId":null}"#.to_string(),
+        ];
+        for case in &cases {
+            assert_eq!(read_fast(case.as_bytes(), ALL), None, "{case}");
+        }
+        assert!(read_fast(format!(" {TOOL}  \r").as_bytes(), ALL).is_some());
+    }
+
+    #[test]
+    fn reads_texts_only_when_wanted() {
+        let line = r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"o\nk"},{"type":"image"},{"type":"text"},{"type":"text","text":"\u00e9"}],"provider":"p","model":"m","usage":{"input":3,"output":4,"cacheRead":1,"cacheWrite":0,"cost":{"input":0.1,"total":0.25}},"stopReason":"stop","timestamp":1767225600000}}"#;
+        let f = read_fast(line.as_bytes(), ALL).expect("fast");
+        let Message::Object(m) = &f.message else {
+            panic!("{f:?}")
+        };
+        // pi joins the text blocks with spaces, a missing text as "".
+        assert_eq!(m.content, Content::Text(Cow::Borrowed("o\nk  é")));
+        assert_eq!(
+            m.usage,
+            Some(UsageTotals {
+                tokens: 8.0,
+                cost: 0.25
+            })
+        );
+        assert_eq!((m.provider, m.model), (Some("p"), Some("m")));
+        assert_eq!(m.stop_reason, Some("stop"));
+        let f = read_fast(line.as_bytes(), NONE).expect("fast");
+        assert_eq!(message(&f).content, Content::Unread);
+        for (odd, content) in [
+            (r#""content":null"#, Content::Null),
+            (r#""content":5"#, Content::Throws),
+            (r#""content":{"text":"x"}"#, Content::Throws),
+            (
+                r#""content":[{"type":"text","text":"x"},null]"#,
+                Content::Throws,
+            ),
+            (r#""content":[]"#, Content::Text(Cow::Borrowed(""))),
+            (r#""content":"a\tb""#, Content::Text(Cow::Borrowed("a\tb"))),
+        ] {
+            let text = line.replace(
+                &line[line.find(r#""content":"#).unwrap()..line.find(r#","provider""#).unwrap()],
+                odd,
+            );
+            let f = read_fast(text.as_bytes(), ALL).expect("fast");
+            assert_eq!(message(&f).content, content, "{text}");
+        }
+        // A text pi would join in its own way is left to the fallback.
+        let odd = line.replace(r#""text":"o\nk""#, r#""text":5"#);
+        assert_eq!(read_fast(odd.as_bytes(), ALL), None);
+        assert!(read_fast(odd.as_bytes(), NONE).is_some());
+        // A role after the content: whether its text is wanted is not known.
+        let late = r#"{"type":"message","message":{"content":"x","role":"user"}}"#;
+        assert_eq!(read_fast(late.as_bytes(), ALL), None);
+        assert!(read_fast(late.as_bytes(), NONE).is_some());
+    }
+
+    #[test]
+    fn reads_other_entries() {
+        let f = read_fast(
+            br#"{"type":"label","id":"l","parentId":"a","targetId":"a","label":"x"}"#,
+            NONE,
+        )
+        .expect("fast");
+        assert_eq!(
+            (f.target, f.label_truthy, f.other_keys),
+            (Some("a"), true, true)
+        );
+        for (label, truthy) in [
+            ("\"\"", false),
+            ("0", false),
+            ("-0.0", false),
+            ("null", false),
+            ("false", false),
+            ("1", true),
+            ("[]", true),
+            ("{}", true),
+            ("\"\\n\"", true),
+        ] {
+            let line = format!(r#"{{"type":"label","id":"l","targetId":"a","label":{label}}}"#);
+            let f = read_fast(line.as_bytes(), NONE).expect("fast");
+            assert_eq!(f.label_truthy, truthy, "{line}");
+        }
+        let name = |v: &str| {
+            let line = format!(r#"{{"type":"session_info","id":"n","name":{v}}}"#);
+            read_fast(line.as_bytes(), NONE).map(|f| match f.name {
+                NameField::Text(t) => NameField::Text(Cow::Owned(t.into_owned())),
+                NameField::Clear => NameField::Clear,
+                NameField::NotText => NameField::NotText,
+            })
+        };
+        assert_eq!(name(r#"" a\tb ""#), Some(NameField::Text(" a\tb ".into())));
+        assert_eq!(name("null"), Some(NameField::Clear));
+        assert_eq!(name("5"), Some(NameField::NotText));
+        let usage_line =
+            br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"input":1,"cost":{"total":0.5}}}"#;
+        let f = read_fast(usage_line, ALL).expect("fast");
+        assert_eq!(
+            f.usage,
+            Some(UsageTotals {
+                tokens: 5.0,
+                cost: 0.5
+            })
+        );
+        // Unwanted, a usage is only checked.
+        let f = read_fast(usage_line, NONE).expect("fast");
+        assert_eq!((f.usage, f.other_keys), (None, true));
+        assert_eq!(
+            read_fast(br#"{"type":"usage","id":"u","usage":{"a":1,}}"#, NONE),
+            None
+        );
+        let twice = br#"{"type":"usage","id":"u","usage":{"totalTokens":5,"totalTokens":6}}"#;
+        assert_eq!(read_fast(twice, ALL), None);
+    }
+}

@@ -1,0 +1,762 @@
+//! What the model sees at a given leaf: pi's `buildContextEntries` and
+//! `buildSessionContext`, with compactions (`firstKeptEntryId` or the newer
+//! `retainedTail`), context edits and branch summaries.
+
+use crate::session::line::cursor::Cursor;
+use crate::session::line::entry::{Entry, Info, Kind, ModelRef, Role, Span};
+use crate::session::line::jskey;
+use crate::session::line::raw_json::{RawObject, ms_json};
+use crate::session::read::blocks;
+use crate::session::{Session, SessionError};
+use compact_str::CompactString;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+
+/// Which leaf to build the context for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeafSelector {
+    /// The last entry in file order (where pi resumes).
+    Last,
+    /// Before any entry: an empty context.
+    Null,
+    /// A given entry; an unknown id falls back to the last entry, as in pi.
+    Id(String),
+}
+
+/// One entry that contributes to the context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextItem {
+    pub entry: u32,
+    /// The latest `context_edit` on the branch that targets this entry.
+    pub edit: Option<u32>,
+    /// False for an older compaction kept inside the range: it adds nothing.
+    pub contributes: bool,
+}
+
+/// The context at one leaf. Message bodies are read from the file on demand
+/// with [`Session::context_messages`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Context {
+    /// Root to leaf.
+    pub path: Vec<u32>,
+    pub items: Vec<ContextItem>,
+    /// `None` when the latest change set no level (JavaScript `undefined`);
+    /// a [`crate::session::line::jskey`] key.
+    pub thinking_level: Option<CompactString>,
+    pub model: Option<ModelRef>,
+    /// The compaction whose summary opens the context, if any.
+    pub compaction: Option<u32>,
+}
+
+/// Whether the model sees an entry at one leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Memory {
+    /// In the context: its message is sent (or, for a setting, in force).
+    Seen,
+    /// On the path to the leaf but not sent: cut away by a compaction, an
+    /// older compaction's summary, or a message a context edit omits.
+    CompactedAway,
+    /// Not on the path to the leaf: another branch.
+    OffPath,
+}
+
+/// A set of entry indices as bits: 100,000 entries take 12.5 KB.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    fn set(&mut self, i: u32) {
+        if let Some(w) = self.0.get_mut(i as usize / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    fn get(&self, i: u32) -> bool {
+        self.0
+            .get(i as usize / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+}
+
+/// What the model remembers at one leaf, per entry (see
+/// [`Session::remembered`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Remembered {
+    /// The leaf it was built for; `None` before any entry.
+    pub leaf: Option<u32>,
+    on_path: Bits,
+    seen: Bits,
+}
+
+impl Remembered {
+    pub fn memory(&self, node: u32) -> Memory {
+        if self.seen.get(node) {
+            Memory::Seen
+        } else if self.on_path.get(node) {
+            Memory::CompactedAway
+        } else {
+            Memory::OffPath
+        }
+    }
+
+    /// Whether the model sees `node` at this leaf.
+    pub fn sees(&self, node: u32) -> bool {
+        self.seen.get(node)
+    }
+}
+
+impl Session {
+    /// Builds the context for a leaf.
+    pub fn context(&self, leaf: &LeafSelector) -> Context {
+        let start = match leaf {
+            LeafSelector::Null => None,
+            LeafSelector::Last => self.tree.last(),
+            // pi looks up only a truthy id.
+            LeafSelector::Id(id) if id.is_empty() => self.tree.last(),
+            LeafSelector::Id(id) => self.find(id).or(self.tree.last()),
+        };
+        let path = start.map(|s| self.tree.path_to(s)).unwrap_or_default();
+        self.context_for_path(path)
+    }
+
+    /// Builds the context for a path (root to leaf).
+    pub fn context_for_path(&self, path: Vec<u32>) -> Context {
+        let mut thinking_level = Some(CompactString::const_new("off"));
+        let mut model = None;
+        for &i in &path {
+            match &self.entry(i).info {
+                Info::ThinkingLevel(level) => {
+                    thinking_level = level.as_deref().map(CompactString::from)
+                }
+                Info::ModelChange(c) => {
+                    model = Some(ModelRef {
+                        provider: c.provider.clone(),
+                        model_id: c.model_id.clone(),
+                    })
+                }
+                _ => {
+                    if let Some(m) = self.message_view(i).filter(|m| *m.role == Role::Assistant) {
+                        model = Some(ModelRef {
+                            provider: m.provider.cloned(),
+                            model_id: m.model.cloned(),
+                        })
+                    }
+                }
+            }
+        }
+        let (selected, compaction_pos) = self.context_entries(&path);
+        let items = self.context_items(&selected);
+        Context {
+            path,
+            items,
+            thinking_level,
+            model,
+            compaction: compaction_pos.map(|_| selected[0]),
+        }
+    }
+
+    /// The context's items for pi's selected entries: the latest edit of
+    /// each, and whether it adds messages at all.
+    fn context_items(&self, selected: &[u32]) -> Vec<ContextItem> {
+        // pi's edits `Map`: an absent target is the key `undefined`, which
+        // an entry without id looks up.
+        let mut edits: HashMap<&str, u32> = HashMap::new();
+        for &i in selected {
+            if let Info::ContextEdit { target, .. } = &self.entry(i).info {
+                edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
+            }
+        }
+        selected
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let e = self.entry(i);
+                // Most sessions have no edit: no id to hash per entry.
+                let edit = match edits.is_empty() {
+                    true => None,
+                    false => edits.get(e.id_str().unwrap_or(jskey::UNDEFINED)).copied(),
+                };
+                ContextItem {
+                    entry: i,
+                    edit,
+                    contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
+                }
+            })
+            .collect()
+    }
+
+    /// pi's `buildContextEntries` on `path`: the entries whose messages
+    /// the context is built from, and where on the path the latest
+    /// compaction is (it opens the list).
+    fn context_entries(&self, path: &[u32]) -> (Vec<u32>, Option<usize>) {
+        let compaction_pos = path
+            .iter()
+            .rposition(|&i| self.entry(i).kind == Kind::Compaction);
+        let Some(pos) = compaction_pos else {
+            return (path.to_vec(), None);
+        };
+        let comp = self.entry(path[pos]);
+        let mut out = vec![path[pos]];
+        let (first_kept, tail) = match &comp.info {
+            Info::Compaction(c) => (c.first_kept.as_deref(), c.retained_tail),
+            _ => (None, false),
+        };
+        if !tail {
+            let mut found = false;
+            for &i in &path[..pos] {
+                let e = self.entry(i);
+                // `entry.id === firstKeptEntryId`: both absent is equal too.
+                found |= e.id_str() == first_kept;
+                let system = self
+                    .message_view(i)
+                    .is_some_and(|m| *m.role == Role::System);
+                if found && !system {
+                    out.push(i);
+                }
+            }
+        }
+        out.extend_from_slice(&path[pos + 1..]);
+        (out, compaction_pos)
+    }
+
+    /// What the model remembers with `leaf` as the leaf (`None`: before
+    /// any entry).
+    pub fn remembered_at(&self, leaf: Option<u32>) -> Remembered {
+        let path = leaf.map(|l| self.tree.path_to(l)).unwrap_or_default();
+        // The context's entries without its model and level: this runs on
+        // every move of the tree's selection.
+        let (selected, _) = self.context_entries(&path);
+        self.remembered_from(&path, &self.context_items(&selected))
+    }
+
+    /// How many entries with a message the compaction `comp` replaced: seen
+    /// by the model just before it, and no longer with it as the leaf.
+    pub fn replaced_by(&self, comp: u32) -> usize {
+        let path = self.tree.path_to(comp);
+        let Some((_, before)) = path.split_last() else {
+            return 0;
+        };
+        let then = self.remembered(&self.context_for_path(before.to_vec()));
+        let now = self.remembered(&self.context_for_path(path.clone()));
+        before
+            .iter()
+            .filter(|&&i| contributes(self.entry(i)) && then.sees(i) && !now.sees(i))
+            .count()
+    }
+
+    /// What the model remembers at the leaf of `ctx`: each entry seen,
+    /// forgotten on the way there, or off the path. Costs one pass over
+    /// the context, however large the session.
+    pub fn remembered(&self, ctx: &Context) -> Remembered {
+        self.remembered_from(&ctx.path, &ctx.items)
+    }
+
+    fn remembered_from(&self, path: &[u32], items: &[ContextItem]) -> Remembered {
+        let n = self.entries.len();
+        let mut r = Remembered {
+            leaf: path.last().copied(),
+            on_path: Bits::new(n),
+            seen: Bits::new(n),
+        };
+        for &i in path {
+            r.on_path.set(i);
+        }
+        for item in items {
+            let e = self.entry(item.entry);
+            let omitted = item.edit.is_some_and(|edit| {
+                matches!(self.entry(edit).info, Info::ContextEdit { omit: true, .. })
+            });
+            // A setting on the kept part is seen (it adds no message but is
+            // in force); a message whose summary or text is not sent is not.
+            let sent = !contributes(e) || (item.contributes && !omitted);
+            if sent {
+                r.seen.set(item.entry);
+            }
+        }
+        r
+    }
+
+    /// The messages one context item adds, as JSON objects, exactly as pi
+    /// builds them. `file` is the session file, open for reading.
+    pub fn context_messages(
+        &self,
+        item: &ContextItem,
+        file: &mut File,
+    ) -> Result<Vec<String>, SessionError> {
+        if !item.contributes {
+            return Ok(Vec::new());
+        }
+        let line = self.line_text_in(file, item.entry)?;
+        let messages = entry_messages(self, item.entry, &line);
+        match item.edit {
+            None => Ok(messages),
+            Some(edit) => {
+                let edit_line = self.line_text_in(file, edit)?;
+                Ok(apply_edit(messages, &edit_line))
+            }
+        }
+    }
+
+    /// Writes the whole context as pi's `{messages, thinkingLevel, model}`.
+    pub fn write_context_json(
+        &self,
+        ctx: &Context,
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), SessionError> {
+        let io = |e| SessionError::io(&self.path, e);
+        let mut lines = LineWindow::new(self.open_file()?);
+        out.write_all(b"{\"messages\":[").map_err(io)?;
+        let mut first = true;
+        let mut put = |out: &mut dyn std::io::Write, m: &str| {
+            if !std::mem::take(&mut first) {
+                out.write_all(b",")?;
+            }
+            out.write_all(m.as_bytes())
+        };
+        for item in &ctx.items {
+            if !item.contributes {
+                continue;
+            }
+            let e = self.entry(item.entry);
+            let line = lines.line(e.span).map_err(io)?;
+            // Most messages are copied as written: no need to build them.
+            let plain = item.edit.is_none()
+                && !e.js_echo
+                && self
+                    .message_view(item.entry)
+                    .is_some_and(|m| !needs_rebuild(self, &m));
+            if let Some(raw) = plain.then(|| message_raw(&line)).flatten() {
+                put(out, raw).map_err(io)?;
+                continue;
+            }
+            let line = line.into_owned();
+            let mut messages = entry_messages(self, item.entry, &line);
+            // A number beyond f64 is written as JavaScript writes it (null),
+            // whether the message had it or an edit's replacement brought it.
+            let mut echo = e.js_echo;
+            if let Some(edit) = item.edit {
+                let edit = self.entry(edit);
+                echo |= edit.js_echo;
+                let edit_line = lines.line(edit.span).map_err(io)?;
+                messages = apply_edit(messages, &edit_line);
+            }
+            for m in messages {
+                let m = if echo {
+                    crate::session::line::jsvalue::normalize(&m)
+                } else {
+                    m
+                };
+                put(out, &m).map_err(io)?;
+            }
+        }
+        out.write_all(b"]").map_err(io)?;
+        // The level and the model are echoed whatever their JSON type; an
+        // absent one (`undefined`) leaves its key out.
+        let mut tail = Vec::new();
+        if let Some(level) = &ctx.thinking_level {
+            tail.extend_from_slice(b",\"thinkingLevel\":");
+            jskey::push_json(&mut tail, level);
+        }
+        tail.extend_from_slice(b",\"model\":");
+        match &ctx.model {
+            None => tail.extend_from_slice(b"null"),
+            Some(m) => {
+                tail.push(b'{');
+                if let Some(p) = &m.provider {
+                    tail.extend_from_slice(b"\"provider\":");
+                    jskey::push_json(&mut tail, p);
+                }
+                if let Some(id) = &m.model_id {
+                    if m.provider.is_some() {
+                        tail.push(b',');
+                    }
+                    tail.extend_from_slice(b"\"modelId\":");
+                    jskey::push_json(&mut tail, id);
+                }
+                tail.push(b'}');
+            }
+        }
+        tail.push(b'}');
+        out.write_all(&tail).map_err(io)
+    }
+}
+
+/// Lines of the session file read through a window of it: a long context
+/// costs a few large reads rather than two calls per entry. The window only
+/// moves forward, each time past where it was, and a line behind it is read
+/// alone, so no order of lines reads the file more than about twice.
+struct LineWindow {
+    file: File,
+    buf: Vec<u8>,
+    /// File offset of `buf[0]`.
+    at: u64,
+    /// A line read alone.
+    single: Vec<u8>,
+}
+
+impl LineWindow {
+    const SIZE: u64 = 1 << 20;
+
+    fn new(file: File) -> LineWindow {
+        LineWindow {
+            file,
+            buf: Vec::new(),
+            at: 0,
+            single: Vec::new(),
+        }
+    }
+
+    /// The text at `span`, as [`blocks::read_span`] reads it.
+    fn line(&mut self, span: Span) -> std::io::Result<Cow<'_, str>> {
+        let end = span.offset.saturating_add(span.len);
+        if span.offset < self.at {
+            Self::fill(
+                &mut self.file,
+                &mut self.single,
+                span.offset,
+                span.len,
+                span.len,
+            )?;
+            return Ok(blocks::decode_span(&self.single, span.offset));
+        }
+        if end > self.at + self.buf.len() as u64 {
+            self.at = span.offset;
+            let want = span.len.max(Self::SIZE);
+            Self::fill(&mut self.file, &mut self.buf, span.offset, want, span.len)?;
+        }
+        let from = (span.offset - self.at) as usize;
+        Ok(blocks::decode_span(
+            &self.buf[from..from + span.len as usize],
+            span.offset,
+        ))
+    }
+
+    /// Reads up to `want` bytes at `offset` into `buf`; at least `need`.
+    fn fill(
+        file: &mut File,
+        buf: &mut Vec<u8>,
+        offset: u64,
+        want: u64,
+        need: u64,
+    ) -> std::io::Result<()> {
+        buf.clear();
+        file.seek(SeekFrom::Start(offset))?;
+        file.take(want).read_to_end(buf)?;
+        if (buf.len() as u64) < need {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the file is shorter than when it was read",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The raw `message` value of a plain entry line, read in place; `None`
+/// when serde should decide (damage, an escaped or repeated key, null).
+fn message_raw(line: &str) -> Option<&str> {
+    let mut c = Cursor::new(line.as_bytes());
+    c.ws();
+    let mut found = None;
+    let mut more = c.open_object()?;
+    while more {
+        let key = c.key()?;
+        let start = c.pos();
+        c.skip_value()?;
+        if key == b"message" {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(start..c.pos());
+        }
+        more = c.member_end()?;
+    }
+    c.ws();
+    if !c.at_end() {
+        return None;
+    }
+    // serde reads a null message as none at all.
+    line.get(found?).filter(|raw| *raw != "null")
+}
+
+/// What the context reads of a message entry, whichever detail was kept.
+pub(crate) struct MessageView<'a> {
+    pub(crate) role: &'a Role,
+    pub(crate) nullish: bool,
+    pub(crate) provider: Option<&'a CompactString>,
+    pub(crate) model: Option<&'a CompactString>,
+}
+
+impl Session {
+    /// The message entry `i` is, seen through its info or (at outline
+    /// depth) what was kept of it; `None` for other entries.
+    pub(crate) fn message_view(&self, i: u32) -> Option<MessageView<'_>> {
+        if let Info::Message(m) = &self.entry(i).info {
+            return Some(MessageView {
+                role: &m.role,
+                nullish: m.content.nullish,
+                provider: m.provider.as_ref(),
+                model: m.model.as_ref(),
+            });
+        }
+        let (role, nullish, model) = self.outline_fact(i)?;
+        Some(MessageView {
+            role,
+            nullish,
+            provider: model.provider.as_ref(),
+            model: model.model_id.as_ref(),
+        })
+    }
+}
+
+/// Whether pi builds this message anew (null content, a legacy hook
+/// message) rather than taking it as written.
+fn needs_rebuild(session: &Session, m: &MessageView<'_>) -> bool {
+    m.nullish
+        && matches!(
+            m.role,
+            Role::System | Role::User | Role::Assistant | Role::ToolResult
+        )
+        || (session.header.version < 3 && *m.role == Role::Custom)
+}
+
+/// Whether an entry type can add messages at all.
+fn contributes(e: &Entry) -> bool {
+    match &e.info {
+        // Messages have a message info at every depth but the outline.
+        _ if e.kind == Kind::Message => true,
+        Info::CustomMessage { .. } | Info::Compaction(_) => true,
+        // `if (entry.summary)`: any truthy value.
+        Info::BranchSummary(b) => b.summary.truthy,
+        _ => false,
+    }
+}
+
+#[derive(Deserialize)]
+struct MessageOnly<'a> {
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+}
+
+/// pi's `sessionEntryToContextMessages`.
+fn entry_messages(session: &Session, idx: u32, line: &str) -> Vec<String> {
+    let e = session.entry(idx);
+    if let Some(m) = session.message_view(idx) {
+        return message_messages(session, &m, line);
+    }
+    match &e.info {
+        Info::CustomMessage { .. } => {
+            let Ok(o) = RawObject::parse(line) else {
+                return Vec::new();
+            };
+            let mut msg = RawObject::new();
+            msg.set("role", "custom");
+            copy_field(&o, &mut msg, "customType");
+            match o.get("content").filter(|c| c.get() != "null") {
+                Some(c) => msg.set_raw("content", c),
+                None => msg.set_json("content", "[]".into()),
+            }
+            copy_field(&o, &mut msg, "display");
+            copy_field(&o, &mut msg, "details");
+            msg.set_json("timestamp", ms_json(e.time_ms()));
+            vec![msg.to_json()]
+        }
+        Info::BranchSummary { .. } => {
+            let Ok(o) = RawObject::parse(line) else {
+                return Vec::new();
+            };
+            let mut msg = RawObject::new();
+            msg.set("role", "branchSummary");
+            copy_field(&o, &mut msg, "summary");
+            copy_field(&o, &mut msg, "fromId");
+            msg.set_json("timestamp", ms_json(e.time_ms()));
+            vec![msg.to_json()]
+        }
+        Info::Compaction(c) => {
+            let Ok(o) = RawObject::parse(line) else {
+                return Vec::new();
+            };
+            let mut out = Vec::new();
+            if c.system_message {
+                if let Some(sys) = o.get("systemMessage") {
+                    out.push(sys.get().to_string());
+                }
+            }
+            let mut msg = RawObject::new();
+            msg.set("role", "compactionSummary");
+            copy_field(&o, &mut msg, "summary");
+            copy_field(&o, &mut msg, "tokensBefore");
+            msg.set_json("timestamp", ms_json(e.time_ms()));
+            out.push(msg.to_json());
+            if c.retained_tail {
+                if let Some(tail) = o.get("retainedTail") {
+                    if let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(tail.get()) {
+                        out.extend(items.iter().map(|m| m.get().to_string()));
+                    }
+                }
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The message a message entry adds: as written, or built anew.
+fn message_messages(session: &Session, m: &MessageView<'_>, line: &str) -> Vec<String> {
+    if !needs_rebuild(session, m) {
+        if let Ok(MessageOnly { message: Some(raw) }) = serde_json::from_str(line) {
+            return vec![raw.get().to_string()];
+        }
+    }
+    let Some(mut msg) = RawObject::parse(line).ok().and_then(|o| {
+        o.get("message")
+            .and_then(|m| RawObject::parse(m.get()).ok())
+    }) else {
+        return Vec::new();
+    };
+    if *m.role == Role::Custom && msg.get_str("role").as_deref() == Some("hookMessage") {
+        msg.set("role", "custom");
+    }
+    if m.nullish {
+        match m.role {
+            Role::System => msg.set("content", ""),
+            Role::User | Role::Assistant | Role::ToolResult => msg.set_json("content", "[]".into()),
+            _ => {}
+        }
+    }
+    vec![msg.to_json()]
+}
+
+/// Copies a field when present and not `undefined` (JSON has no undefined,
+/// so presence is enough).
+fn copy_field(from: &RawObject, to: &mut RawObject, key: &str) {
+    if let Some(v) = from.get(key) {
+        to.set_raw(key, v);
+    }
+}
+
+/// pi's `projectContextEntry`: a `null` replacement omits the entry's
+/// messages; otherwise their content is replaced (a string becomes one text
+/// block for assistant and tool-result messages), and left out when the
+/// replacement has none. An absent replacement is one without content
+/// (where pi crashes reading `undefined.content`).
+fn apply_edit(messages: Vec<String>, edit_line: &str) -> Vec<String> {
+    let Ok(edit) = RawObject::parse(edit_line) else {
+        return messages;
+    };
+    let replacement = edit.get("replacement");
+    if replacement.is_some_and(|r| r.get() == "null") {
+        return Vec::new();
+    }
+    let new_content = replacement
+        .and_then(|r| RawObject::parse(r.get()).ok())
+        .and_then(|r| r.get("content").map(ToOwned::to_owned));
+    messages
+        .into_iter()
+        .map(|m| {
+            let Ok(mut msg) = RawObject::parse(&m) else {
+                return m;
+            };
+            let role = msg.get_str("role");
+            if !matches!(
+                role.as_deref(),
+                Some("user" | "assistant" | "toolResult" | "custom")
+            ) {
+                return m;
+            }
+            match &new_content {
+                None => msg.remove("content"),
+                Some(c) => {
+                    let is_string = c.get().starts_with('"');
+                    if is_string && matches!(role.as_deref(), Some("assistant" | "toolResult")) {
+                        msg.set_json(
+                            "content",
+                            format!("[{{\"type\":\"text\",\"text\":{}}}]", c.get()),
+                        );
+                    } else {
+                        msg.set_raw("content", c);
+                    }
+                }
+            }
+            msg.to_json()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines in any order, long and short, come back as `read_span` reads
+    /// them.
+    #[test]
+    fn line_window_reads_any_order() {
+        use std::io::Write;
+        let mut data = Vec::new();
+        let mut spans = Vec::new();
+        for i in 0..3000u64 {
+            let len = if i % 500 == 7 { 1_500_000 } else { i % 900 };
+            let offset = data.len() as u64;
+            data.extend((0..len).map(|k| b'a' + ((i + k) % 26) as u8));
+            data.push(b'\n');
+            spans.push(Span { offset, len });
+        }
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&data).unwrap();
+        let mut window = LineWindow::new(File::open(f.path()).unwrap());
+        let mut plain = File::open(f.path()).unwrap();
+        let mut x: u64 = 3;
+        for k in 0..6000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Mostly forward, sometimes anywhere.
+            let i = if k % 5 == 0 {
+                (x >> 33) as usize % spans.len()
+            } else {
+                k / 2
+            };
+            let span = spans[i];
+            let want = blocks::read_span(&mut plain, span.offset, span.len).unwrap();
+            assert_eq!(window.line(span).unwrap(), want, "line {i}");
+        }
+    }
+
+    /// In place or by serde, the same message text, or none.
+    #[test]
+    fn message_raw_agrees_with_serde() {
+        let serde = |line: &str| match serde_json::from_str::<MessageOnly>(line) {
+            Ok(MessageOnly { message: Some(raw) }) => Some(raw.get().to_string()),
+            _ => None,
+        };
+        for line in [
+            r#"{"type":"message","message":{"role":"user","content":"hi"}}"#,
+            r#" { "message" : { "a" : [1, 2.5e-3] } , "x": null } "#,
+            r#"{"message":null}"#,
+            r#"{"message":5,"id":"a"}"#,
+            r#"{"message":"s"}"#,
+            r#"{"message":{},"message":{}}"#,
+            r#"{"messag\u0065":{"a":1}}"#,
+            r#"{"id":"a"}"#,
+            r#"{"message":{"a":1}"#,
+            r#"{"message":{"a":1}} x"#,
+            r#"{"message":{"a":"\ud83d\ude00"}}"#,
+            r#"[{"message":{}}]"#,
+        ] {
+            let fast = message_raw(line);
+            if let Some(fast) = fast {
+                assert_eq!(Some(fast.to_string()), serde(line), "{line}");
+            }
+        }
+        assert_eq!(message_raw(r#"{"message":{"a":1}}"#), Some(r#"{"a":1}"#));
+        assert_eq!(message_raw(r#"{"message":null}"#), None);
+    }
+}

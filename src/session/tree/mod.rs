@@ -1,0 +1,877 @@
+//! The entry tree as pi's `getTree()` builds it: roots, children sorted by
+//! timestamp, labels in file order; plus what pi lacks, loops broken. What
+//! is read along the tree lives beside it:
+//!
+//! ```text
+//! view.rs         pi's /tree view: order, filters, nesting, connectors
+//! entry_line.rs   one line per entry in the words of pi's /tree
+//! context.rs      what the model sees at a leaf (compactions, edits)
+//! ```
+
+pub mod context;
+pub mod entry_line;
+pub mod view;
+
+use crate::session::line::entry::{Entry, Info, Kind, Parent};
+use crate::session::line::jskey;
+use crate::session::{Problem, ProblemKind};
+use compact_str::CompactString;
+use rustc_hash::FxHashMap as HashMap;
+
+/// Below this many entries the tree is built on one thread.
+const PARALLEL_MIN: usize = 20_000;
+
+/// A resolved label on an entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelInfo {
+    /// The label as a person reads it.
+    pub label: String,
+    /// The label's value as pi keeps it (any truthy JSON value), as a
+    /// [`jskey`] key: `--json` output echoes it.
+    pub value: CompactString,
+    /// The label entry's timestamp string.
+    pub timestamp: Option<CompactString>,
+}
+
+/// Index over a session's entries. Entry indices (`u32`) point into the
+/// session's entry list. Like pi, an id that occurs twice names its last
+/// occurrence (the "node"), and each occurrence hangs that node under its own
+/// parent.
+#[derive(Debug, Default, Clone)]
+pub struct Tree {
+    by_id: IdMap,
+    /// For each entry (occurrence): its parent node, `None` for a root.
+    parent: Vec<Option<u32>>,
+    /// For each node: its children, sorted like pi's tree, at
+    /// `child_list[child_start[node]..child_start[node + 1]]`.
+    child_start: Vec<u32>,
+    child_list: Vec<u32>,
+    roots: Vec<u32>,
+    /// How many of `roots`, at the end, are loops cut open: pi's tree has
+    /// no root there, so it never shows them (piscope's views do).
+    cut_roots: usize,
+    labels: HashMap<CompactString, LabelInfo>,
+    /// The last entry in file order (what pi resumes at).
+    last: Option<u32>,
+    /// Entries whose `parentId` is falsy or absent: pi's walk up to the
+    /// root stops there, even where its tree hangs them under a parent.
+    walk_stops: Vec<bool>,
+    /// Edges cut to break a loop of the tree that pi's walk up to the root
+    /// still takes: the loop ran through an edge the walk does not follow
+    /// (a falsy or absent `parentId`), so the walk ends. Entry to parent.
+    walk_only: HashMap<u32, u32>,
+}
+
+/// Entry ids to entries: a table of entry indices hashed by id, the ids
+/// themselves left in the entries (four bytes a slot, where a map of keys
+/// to indices took sixteen).
+#[derive(Debug, Default, Clone)]
+struct IdMap(hashbrown::HashTable<u32>);
+
+/// The key an entry is filed under: its id, or pi's `undefined`.
+fn key_of(e: &Entry) -> &str {
+    e.id.as_deref().unwrap_or(jskey::UNDEFINED)
+}
+
+fn hash_id(id: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(id.as_bytes());
+    h.finish()
+}
+
+impl IdMap {
+    fn with_capacity(n: usize) -> IdMap {
+        IdMap(hashbrown::HashTable::with_capacity(n))
+    }
+
+    /// Maps `id` (the key of entry `i`) to `i`; returns what it mapped to
+    /// before.
+    fn insert(&mut self, entries: &[Entry], id: &str, i: u32) -> Option<u32> {
+        let key = |&j: &u32| hash_id(key_of(&entries[j as usize]));
+        match self
+            .0
+            .entry(hash_id(id), |&j| key_of(&entries[j as usize]) == id, key)
+        {
+            hashbrown::hash_table::Entry::Occupied(mut o) => {
+                Some(std::mem::replace(o.get_mut(), i))
+            }
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(i);
+                None
+            }
+        }
+    }
+
+    fn get(&self, entries: &[Entry], id: &str) -> Option<u32> {
+        self.0
+            .find(hash_id(id), |&j| {
+                entries.get(j as usize).is_some_and(|e| key_of(e) == id)
+            })
+            .copied()
+    }
+}
+
+/// Lists grouped by owner in one flat vector: `groups(owners)` puts each
+/// `(owner, item)` pair, in the order given, into its owner's group.
+fn groups(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for (owner, _) in pairs.clone() {
+        start[owner as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![0u32; start[n] as usize];
+    for (owner, item) in pairs {
+        let at = &mut fill[owner as usize];
+        list[*at as usize] = item;
+        *at += 1;
+    }
+    (start, list)
+}
+
+/// The ids of live entries: each id names its last occurrence.
+struct Ids {
+    map: IdMap,
+    /// Occurrences whose id a later entry took over.
+    superseded: Vec<bool>,
+    duplicates: Vec<Problem>,
+}
+
+fn index_ids(entries: &[Entry]) -> Ids {
+    let mut map = IdMap::with_capacity(entries.len());
+    let mut superseded = vec![false; entries.len()];
+    let mut first_line: HashMap<&str, u32> = HashMap::default();
+    let mut duplicates = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.kind == Kind::Header {
+            continue;
+        }
+        // Entries without an id share pi's `undefined` key: the last one is
+        // the node every one of them stands for.
+        let Some(id) = &e.id else {
+            if let Some(prev) = map.insert(entries, jskey::UNDEFINED, i as u32) {
+                superseded[prev as usize] = true;
+            }
+            continue;
+        };
+        if let Some(prev) = map.insert(entries, id, i as u32) {
+            superseded[prev as usize] = true;
+            let first = *first_line
+                .entry(id.as_str())
+                .or_insert(entries[prev as usize].line);
+            duplicates.push(Problem {
+                line: e.line,
+                kind: ProblemKind::DuplicateId {
+                    id: id.to_string(),
+                    first_line: first,
+                },
+            });
+        }
+    }
+    Ids {
+        map,
+        superseded,
+        duplicates,
+    }
+}
+
+/// How a live entry names its parent.
+#[derive(Clone, Copy, PartialEq)]
+enum Link {
+    /// No parent: none named, not a string, its own id, or a header.
+    Root,
+    /// The id of the entry just before it (most entries).
+    Previous,
+    /// Any other id, looked up.
+    Other,
+    /// No `parentId` at all: pi's tree looks up `undefined`, the key of the
+    /// last entry without an id.
+    Undefined,
+}
+
+/// What the tree needs besides ids, in one pass in file order.
+struct Shape {
+    live: Vec<bool>,
+    links: Vec<Link>,
+    labels: HashMap<CompactString, LabelInfo>,
+    last: Option<u32>,
+    walk_stops: Vec<bool>,
+    /// Entries whose truthy `parentId` is their own id: roots in pi's tree,
+    /// but pi's walk to the root goes on to the id's node (a later entry
+    /// with the same id), if it is another entry.
+    self_named: Vec<u32>,
+}
+
+fn shape(entries: &[Entry]) -> Shape {
+    let n = entries.len();
+    let mut live = vec![false; n];
+    let mut links = vec![Link::Root; n];
+    let mut labels = HashMap::default();
+    let mut last = None;
+    let mut walk_stops = vec![false; n];
+    let mut self_named = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.kind == Kind::Header {
+            continue;
+        }
+        live[i] = true;
+        last = Some(i as u32);
+        walk_stops[i] = match &e.parent {
+            Parent::Id(p) => !jskey::is_truthy(p),
+            _ => true,
+        };
+        if e.parent == Parent::Missing && e.id.is_some() {
+            links[i] = Link::Undefined;
+        }
+        if let Parent::Id(p) = &e.parent {
+            if Some(p) != e.id.as_ref() {
+                let before = i.checked_sub(1).filter(|&b| live[b]);
+                links[i] = match before {
+                    Some(b) if entries[b].id.as_ref() == Some(p) => Link::Previous,
+                    _ => Link::Other,
+                };
+            } else if !walk_stops[i] {
+                self_named.push(i as u32);
+            }
+        }
+        if let Some((t, change)) = match &e.info {
+            Info::Label(c) => c.target.as_ref().map(|t| (t, c)),
+            _ => None,
+        } {
+            match &change.label {
+                Some(l) => {
+                    labels.insert(
+                        t.clone(),
+                        LabelInfo {
+                            label: jskey::display(l).into_owned(),
+                            value: l.clone(),
+                            timestamp: change.timestamp.clone(),
+                        },
+                    );
+                }
+                None => {
+                    labels.remove(t);
+                }
+            }
+        }
+    }
+    Shape {
+        live,
+        links,
+        labels,
+        last,
+        walk_stops,
+        self_named,
+    }
+}
+
+impl Tree {
+    /// Builds the index; loops found are added to `problems`.
+    pub fn build(entries: &[Entry], problems: &mut Vec<Problem>) -> Tree {
+        let parallel = entries.len() >= PARALLEL_MIN
+            && std::thread::available_parallelism().is_ok_and(|t| t.get() > 1);
+        Tree::build_on(entries, problems, parallel)
+    }
+
+    fn build_on(entries: &[Entry], problems: &mut Vec<Problem>, parallel: bool) -> Tree {
+        // Entries are large: two passes over them (at once on two cores for
+        // a big session), the rest mostly on small arrays.
+        let n = entries.len();
+        let (ids, shape) = if parallel {
+            std::thread::scope(|s| {
+                let ids = s.spawn(|| index_ids(entries));
+                crate::par::let_them_start();
+                let shape = shape(entries);
+                let ids = ids.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (ids, shape)
+            })
+        } else {
+            (index_ids(entries), shape(entries))
+        };
+        let Ids {
+            map: by_id,
+            superseded,
+            duplicates,
+        } = ids;
+        let Shape {
+            live,
+            links,
+            labels,
+            last,
+            walk_stops,
+            self_named,
+        } = shape;
+        problems.extend(duplicates);
+        let node_of: Vec<u32> = (0..n)
+            .map(|i| {
+                let taken =
+                    superseded[i].then(|| entries[i].id.as_deref().unwrap_or(jskey::UNDEFINED));
+                taken
+                    .and_then(|id| by_id.get(entries, id))
+                    .unwrap_or(i as u32)
+            })
+            .collect();
+        let mut parent: Vec<Option<u32>> = links
+            .iter()
+            .enumerate()
+            .map(|(i, link)| match link {
+                Link::Root => None,
+                // The entry before is that id's node unless a later entry
+                // took the id over.
+                Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
+                Link::Undefined => by_id.get(entries, jskey::UNDEFINED),
+                _ => entries[i].parent_id().and_then(|p| by_id.get(entries, p)),
+            })
+            .collect();
+        drop(superseded);
+        // A parent node before its child's node everywhere means no loop.
+        let ordered = parent
+            .iter()
+            .zip(&node_of)
+            .all(|(p, &node)| p.is_none_or(|p| p < node));
+        let mut walk_only = HashMap::default();
+        let mut cut = Vec::new();
+        if !ordered {
+            let original = parent.clone();
+            cut = break_loops(entries, &node_of, &mut parent, problems);
+            walk_only = walks_that_end(&original, &parent, &walk_stops);
+        }
+        // Only the first step of a walk can start at an entry that is not
+        // its id's node, so these edges add no loop.
+        for &i in &self_named {
+            if node_of[i as usize] != i {
+                walk_only.insert(i, node_of[i as usize]);
+            }
+        }
+
+        let mut roots = Vec::new();
+        cut.sort_unstable();
+        for (i, p) in parent.iter().enumerate() {
+            if live[i] && p.is_none() && cut.binary_search(&(i as u32)).is_err() {
+                roots.push(node_of[i]);
+            }
+        }
+        let cut_roots = cut.len();
+        roots.extend(cut.iter().map(|&i| node_of[i as usize]));
+        // Only live entries have parents.
+        let (child_start, mut child_list) = groups(
+            n,
+            parent
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.map(|p| (p, i as u32))),
+        );
+        let key = |occ: u32| entries[node_of[occ as usize] as usize].time_ms();
+        for w in child_start.windows(2) {
+            let list = &mut child_list[w[0] as usize..w[1] as usize];
+            if list.len() > 1 {
+                sort_like_v8(list, key);
+            }
+        }
+        // Children are sorted as occurrences; the tree shows nodes.
+        for c in &mut child_list {
+            *c = node_of[*c as usize];
+        }
+        Tree {
+            by_id,
+            parent,
+            child_start,
+            child_list,
+            roots,
+            cut_roots,
+            labels,
+            last,
+            walk_stops,
+            walk_only,
+        }
+    }
+
+    /// The entry an id names (its last occurrence), among the `entries`
+    /// the tree was built from.
+    pub fn find(&self, entries: &[Entry], id: &str) -> Option<u32> {
+        self.by_id.get(entries, id)
+    }
+
+    /// Root nodes in file order (a node can appear twice when its id
+    /// does), then the loops cut open, which pi's tree cannot show.
+    pub fn roots(&self) -> &[u32] {
+        &self.roots
+    }
+
+    /// The roots pi's tree has: without the loops cut open.
+    pub fn pi_roots(&self) -> &[u32] {
+        &self.roots[..self.roots.len() - self.cut_roots]
+    }
+
+    /// Children of a node, oldest first.
+    pub fn children(&self, node: u32) -> &[u32] {
+        let at = |i: usize| self.child_start.get(i).map(|&s| s as usize);
+        match (at(node as usize), at(node as usize + 1)) {
+            (Some(from), Some(to)) => self.child_list.get(from..to).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// The parent node of an entry, after loops are broken.
+    pub fn parent(&self, node: u32) -> Option<u32> {
+        self.parent.get(node as usize).copied().flatten()
+    }
+
+    /// The last entry in file order.
+    pub fn last(&self) -> Option<u32> {
+        self.last
+    }
+
+    pub fn label(&self, id: &str) -> Option<&LabelInfo> {
+        self.labels.get(id)
+    }
+
+    pub fn labels(&self) -> &HashMap<CompactString, LabelInfo> {
+        &self.labels
+    }
+
+    /// Frees the links, keeping the labels and the last entry: for a
+    /// one-shot listing that has laid out its view (see
+    /// [`crate::session::tree::view::TreeView`]) and asks nothing else of the tree.
+    /// Lookups, children and paths answer nothing afterwards.
+    pub fn keep_labels_only(&mut self) {
+        *self = Tree {
+            labels: std::mem::take(&mut self.labels),
+            last: self.last,
+            ..Tree::default()
+        };
+    }
+
+    /// The path from the root down to `node`, inclusive, as pi walks it:
+    /// up through truthy `parentId`s only.
+    pub fn path_to(&self, node: u32) -> Vec<u32> {
+        let mut path = vec![node];
+        let mut cur = node;
+        while let Some(p) = self
+            .parent(cur)
+            .or_else(|| self.walk_only.get(&cur).copied())
+            .filter(|_| !self.walk_stops.get(cur as usize).copied().unwrap_or(false))
+        {
+            path.push(p);
+            cur = p;
+        }
+        path.reverse();
+        path
+    }
+
+    /// Nodes in depth-first pre-order, as pi's tree lists them (entries on
+    /// a loop, and below one, are in no tree of pi's). A node that hangs
+    /// under several parents (a duplicated id) is listed under each, as pi
+    /// does, within a budget that keeps hostile files linear.
+    pub fn preorder(&self) -> Vec<u32> {
+        let budget = self.parent.len().saturating_mul(4) + 1024;
+        let mut expanded = vec![false; self.parent.len()];
+        let mut out = Vec::with_capacity(self.parent.len());
+        let mut stack: Vec<u32> = self.pi_roots().iter().rev().copied().collect();
+        while let Some(node) = stack.pop() {
+            out.push(node);
+            let seen = std::mem::replace(&mut expanded[node as usize], true);
+            if seen && out.len() > budget {
+                continue;
+            }
+            stack.extend(self.children(node).iter().rev());
+        }
+        out
+    }
+}
+
+/// Makes the parent graph acyclic: each loop is cut at the occurrence, latest
+/// in the file, that closed it; that occurrence becomes a root. Returns the
+/// occurrences cut.
+fn break_loops(
+    entries: &[Entry],
+    node_of: &[u32],
+    parent: &mut [Option<u32>],
+    problems: &mut Vec<Problem>,
+) -> Vec<u32> {
+    let mut cut = Vec::new();
+    const WHITE: u8 = 0;
+    const GRAY: u8 = 1;
+    const BLACK: u8 = 2;
+    let n = parent.len();
+    let mut kids: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (occ, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            kids[*p as usize].push(occ as u32);
+        }
+    }
+    let mut color = vec![WHITE; n];
+    // Stack frames: (node, next child position, occurrence edge that led here).
+    let mut stack: Vec<(u32, usize, Option<u32>)> = Vec::new();
+    let mut start = 0;
+    while start < n {
+        if color[start] != WHITE || node_of[start] != start as u32 {
+            start += 1;
+            continue;
+        }
+        stack.clear();
+        stack.push((start as u32, 0, None));
+        color[start] = GRAY;
+        let mut restart = false;
+        while let Some(&mut (node, ref mut pos, _)) = stack.last_mut() {
+            let Some(&occ) = kids[node as usize].get(*pos) else {
+                color[node as usize] = BLACK;
+                stack.pop();
+                continue;
+            };
+            *pos += 1;
+            if parent[occ as usize].is_none() {
+                continue;
+            }
+            let child = node_of[occ as usize];
+            match color[child as usize] {
+                WHITE => {
+                    color[child as usize] = GRAY;
+                    stack.push((child, 0, Some(occ)));
+                }
+                GRAY => {
+                    let from = stack.iter().position(|f| f.0 == child).unwrap_or(0);
+                    let closer = stack[from + 1..]
+                        .iter()
+                        .filter_map(|f| f.2)
+                        .chain(std::iter::once(occ))
+                        .max()
+                        .unwrap_or(occ);
+                    parent[closer as usize] = None;
+                    cut.push(closer);
+                    let e = &entries[closer as usize];
+                    problems.push(Problem {
+                        line: e.line,
+                        kind: ProblemKind::ParentLoop {
+                            id: e.id.as_deref().unwrap_or("").to_string(),
+                        },
+                    });
+                    if closer != occ {
+                        restart = true;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if restart {
+            for f in &stack {
+                color[f.0 as usize] = WHITE;
+            }
+        }
+    }
+    cut
+}
+
+/// The edges `break_loops` cut (in `original`, not in `cut`) that pi's walk
+/// to the root takes and that lead to an end: the loop they closed ran
+/// through a `parentId` the walk does not follow. An edge on a loop the walk
+/// goes round forever (where pi hangs) stays cut. Linear: each entry's walk
+/// is settled once.
+fn walks_that_end(
+    original: &[Option<u32>],
+    cut: &[Option<u32>],
+    walk_stops: &[bool],
+) -> HashMap<u32, u32> {
+    const UNKNOWN: u8 = 0;
+    const ENDS: u8 = 1;
+    const LOOPS: u8 = 2;
+    const ON_TRAIL: u8 = 3;
+    let n = original.len();
+    let next = |i: usize| {
+        if walk_stops[i] {
+            None
+        } else {
+            original[i].map(|p| p as usize)
+        }
+    };
+    let mut state = vec![UNKNOWN; n];
+    let mut trail = Vec::new();
+    for start in 0..n {
+        if state[start] != UNKNOWN {
+            continue;
+        }
+        trail.clear();
+        let mut cur = Some(start);
+        let outcome = loop {
+            let Some(c) = cur.filter(|&c| c < n) else {
+                break ENDS;
+            };
+            match state[c] {
+                UNKNOWN => {
+                    state[c] = ON_TRAIL;
+                    trail.push(c);
+                    cur = next(c);
+                }
+                ON_TRAIL => break LOOPS,
+                settled => break settled,
+            }
+        };
+        for &t in &trail {
+            state[t] = outcome;
+        }
+    }
+    (0..n)
+        .filter(|&i| cut[i].is_none() && !walk_stops[i] && state[i] == ENDS)
+        .filter_map(|i| original[i].map(|p| (i as u32, p)))
+        .collect()
+}
+
+/// Sorts child occurrences oldest first, exactly as V8's `Array.prototype.sort`
+/// orders them with pi's comparator (`a - b` on times; NaN compares equal).
+pub(crate) fn sort_like_v8(list: &mut [u32], key: impl Fn(u32) -> Option<i64>) {
+    if list.iter().all(|&o| key(o).is_some()) {
+        // A consistent comparator: any stable sort gives V8's order.
+        list.sort_by_key(|&o| key(o));
+        return;
+    }
+    crate::jstext::sort::sort_like_v8(list, |a, b| match (key(a), key(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => std::cmp::Ordering::Equal,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::line::entry::{Id, Span};
+
+    fn entry(line: u32, id: Option<&str>, parent: Parent, header: bool) -> Entry {
+        Entry {
+            id: id.map(Id::from),
+            parent,
+            kind: if header { Kind::Header } else { Kind::Message },
+            time: i64::from(line % 7),
+            line,
+            span: Span::default(),
+            lossy: false,
+            js_echo: false,
+            info: Info::None,
+        }
+    }
+
+    /// Random graphs with repeated ids, forward and self references, and
+    /// headers: each live entry hangs under the node its parentId names
+    /// unless that edge was cut (and reported) to break a loop, and every
+    /// node is reached from a root.
+    #[test]
+    fn random_graphs_keep_pis_edges_and_have_no_loops() {
+        let mut x: u64 = 0x5eed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for round in 0..400 {
+            let n = 1 + next(40) as usize;
+            let ids = 1 + next(n as u64 + 3);
+            let name = |k: u64| format!("e{k}");
+            let entries: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let id = (next(10) > 0).then(|| name(next(ids)));
+                    let parent = match next(10) {
+                        0 => Parent::Null,
+                        1 => Parent::Missing,
+                        2 => Parent::Invalid,
+                        3 if i > 0 => Parent::Id(name(next(ids)).into()),
+                        _ if i > 0 && round % 2 == 0 => Parent::Id(likely_id(i - 1).into()),
+                        _ => Parent::Id(name(next(ids)).into()),
+                    };
+                    entry(i as u32 + 1, id.as_deref(), parent, next(25) == 0)
+                })
+                .collect();
+            let mut problems = Vec::new();
+            let tree = Tree::build(&entries, &mut problems);
+            let cut: Vec<u32> = problems
+                .iter()
+                .filter(|p| matches!(p.kind, ProblemKind::ParentLoop { .. }))
+                .map(|p| p.line)
+                .collect();
+            let live = |i: usize| entries[i].kind != Kind::Header;
+            // Entries without an id share pi's `undefined` key, and a missing
+            // parentId looks that key up.
+            let node = |i: usize| match &entries[i].id {
+                _ if !live(i) => i as u32,
+                Some(id) => tree.find(&entries, id).unwrap_or(i as u32),
+                None => tree.find(&entries, jskey::UNDEFINED).unwrap_or(i as u32),
+            };
+            for (i, e) in entries.iter().enumerate() {
+                let want = match &e.parent {
+                    Parent::Id(p) if live(i) && Some(p) != e.id.as_ref() => tree.find(&entries, p),
+                    Parent::Missing if live(i) && e.id.is_some() => {
+                        tree.find(&entries, jskey::UNDEFINED)
+                    }
+                    _ => None,
+                };
+                let got = tree.parent(i as u32);
+                if got != want {
+                    assert!(
+                        got.is_none() && cut.contains(&e.line),
+                        "round {round} entry {i}"
+                    );
+                }
+                if live(i) {
+                    let listed = match got {
+                        Some(p) => tree.children(p).contains(&node(i)),
+                        None => tree.roots().contains(&node(i)),
+                    };
+                    assert!(listed, "round {round} entry {i}");
+                }
+            }
+            // Every node is reached from a root (pi's, or a loop cut open).
+            let mut reached = Vec::new();
+            let mut stack: Vec<u32> = tree.roots().to_vec();
+            while let Some(r) = stack.pop() {
+                if !reached.contains(&r) {
+                    reached.push(r);
+                    stack.extend(tree.children(r));
+                }
+            }
+            for i in (0..n).filter(|&i| live(i)) {
+                assert!(reached.contains(&node(i)), "round {round} entry {i}");
+            }
+
+            // The path to each entry is pi's walk up through truthy parentIds
+            // (loops of the tree or not), wherever that walk ends.
+            for i in (0..n).filter(|&i| live(i)) {
+                let mut walk = vec![i as u32];
+                let mut cur = i;
+                while walk.len() <= n + 1 {
+                    let next = match &entries[cur].parent {
+                        Parent::Id(p) if jskey::is_truthy(p) => tree.find(&entries, p),
+                        _ => None,
+                    };
+                    let Some(next) = next else { break };
+                    walk.push(next);
+                    cur = next as usize;
+                }
+                if walk.len() > n + 1 {
+                    continue; // pi walks round forever
+                }
+                walk.reverse();
+                assert_eq!(
+                    tree.path_to(i as u32),
+                    walk,
+                    "round {round} entry {i}: {:?} {:?}",
+                    entries
+                        .iter()
+                        .map(|e| (&e.id, &e.parent))
+                        .collect::<Vec<_>>(),
+                    (0..n).map(|k| tree.parent(k as u32)).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn short_and_long_ids_stay_apart() {
+        let ids = [
+            "",
+            "a",
+            "a\0",
+            "\0",
+            "abcdefgh",
+            "abcdefghi",
+            "ab",
+            "ba",
+            "é",
+            "x\0\0",
+            "an id longer than fits in place",
+        ];
+        let mut entries: Vec<Entry> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| entry(i as u32 + 1, Some(id), Parent::Null, false))
+            .collect();
+        let mut map = IdMap::with_capacity(4);
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(map.insert(&entries, id, i as u32), None);
+        }
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(map.get(&entries, id), Some(i as u32), "{id:?}");
+        }
+        assert_eq!(map.get(&entries, "abcdefg"), None);
+        assert_eq!(map.get(&entries, "an id longer than fits"), None);
+        entries.push(entry(99, Some("a\0"), Parent::Null, false));
+        assert_eq!(map.insert(&entries, "a\0", 11), Some(2));
+        assert_eq!(map.get(&entries, "a\0"), Some(11));
+    }
+
+    /// The two passes give the same tree on one thread and on two, on big
+    /// random sessions with repeated ids, labels, headers and loops.
+    #[test]
+    fn threads_build_the_same_tree() {
+        let mut x: u64 = 0xfeed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for n in [30_000usize, 70_001] {
+            let ids = n as u64 - next(n as u64 / 10);
+            let entries: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let id = (next(50) > 0).then(|| format!("e{}", next(ids)));
+                    let parent = match next(20) {
+                        0 => Parent::Null,
+                        1 => Parent::Id(format!("e{}", next(ids)).into()),
+                        _ => Parent::Id(
+                            format!("e{}", i.saturating_sub(1 + next(3) as usize)).into(),
+                        ),
+                    };
+                    let mut e = entry(i as u32 + 1, id.as_deref(), parent, next(1000) == 0);
+                    if next(100) == 0 {
+                        e.info = Info::Label(Box::new(crate::session::line::entry::LabelChange {
+                            target: Some(format!("e{}", next(ids)).into()),
+                            label: (next(3) > 0).then(|| format!("l{i}").into()),
+                            timestamp: None,
+                            usage: None,
+                        }));
+                    }
+                    e
+                })
+                .collect();
+            let (mut p1, mut p2) = (Vec::new(), Vec::new());
+            let one = Tree::build_on(&entries, &mut p1, false);
+            let two = Tree::build_on(&entries, &mut p2, true);
+            assert_eq!(p1, p2);
+            assert!(p1.len() > 10);
+            assert_eq!(one.parent, two.parent);
+            assert_eq!(one.child_start, two.child_start);
+            assert_eq!(one.child_list, two.child_list);
+            assert_eq!((&one.roots, one.last), (&two.roots, two.last));
+            assert_eq!(one.labels, two.labels);
+            for e in &entries {
+                if let Some(id) = e.id_str() {
+                    assert_eq!(one.find(&entries, id), two.find(&entries, id));
+                }
+            }
+            assert_eq!(one.preorder(), two.preorder());
+        }
+    }
+
+    /// An id entry `i` may well have, so parents often name the entry just
+    /// before (the common case `Tree::build` shortcuts).
+    fn likely_id(i: usize) -> String {
+        format!("e{}", i % 5)
+    }
+
+    #[test]
+    fn v8_order_for_unparsable_times() {
+        // times: 3, NaN, 1 -> V8 keeps [a, b, c] as one "ascending" run
+        // (NaN compares equal), then c is inserted by binary search.
+        let times = [Some(3), None, Some(1)];
+        let mut list = vec![0, 1, 2];
+        sort_like_v8(&mut list, |o| times[o as usize]);
+        assert_eq!(list, vec![0, 1, 2]);
+        let times = [Some(3), Some(2), None, Some(1)];
+        let mut list = vec![0, 1, 2, 3];
+        sort_like_v8(&mut list, |o| times[o as usize]);
+        assert_eq!(list, vec![3, 1, 0, 2]);
+    }
+}

@@ -1,0 +1,836 @@
+//! pi's `/tree` view of a session: the display order (the branch holding the
+//! leaf first), the filters, nesting only at forks of visible rows, the
+//! connectors, the one-line texts and the marks for the leaf and its path.
+//! The browser's tree pane and `piscope tree` both lay their rows out here.
+
+use crate::session::Session;
+use crate::session::line::entry::{Kind, Role};
+use crate::session::tree::entry_line::{self, ToolCalls};
+use std::collections::HashSet;
+
+/// Deeper forks than this are drawn at this depth: a hostile file with
+/// thousands of nested forks stays readable and cheap to draw.
+pub const MAX_DEPTH: u16 = 48;
+
+const NO_ROW: u32 = u32::MAX;
+/// No node (a root's parent in [`TreeView`]).
+const NO_NODE: u32 = u32::MAX;
+
+/// pi's tree filters, in the order its filter-cycling key goes through them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Filter {
+    #[default]
+    Default,
+    NoTools,
+    UserOnly,
+    LabeledOnly,
+    All,
+}
+
+impl Filter {
+    const CYCLE: [Filter; 5] = [
+        Filter::Default,
+        Filter::NoTools,
+        Filter::UserOnly,
+        Filter::LabeledOnly,
+        Filter::All,
+    ];
+
+    pub fn next(self) -> Filter {
+        let i = Filter::CYCLE.iter().position(|f| *f == self).unwrap_or(0);
+        Filter::CYCLE[(i + 1) % Filter::CYCLE.len()]
+    }
+
+    pub fn previous(self) -> Filter {
+        let i = Filter::CYCLE.iter().position(|f| *f == self).unwrap_or(0);
+        Filter::CYCLE[(i + Filter::CYCLE.len() - 1) % Filter::CYCLE.len()]
+    }
+
+    /// pi's toggle: choosing the filter in force goes back to the default.
+    pub fn toggle(self, chosen: Filter) -> Filter {
+        if self == chosen {
+            Filter::Default
+        } else {
+            chosen
+        }
+    }
+
+    /// The tag pi shows after the position (`[no-tools]`); none for the default.
+    pub fn tag(self) -> Option<&'static str> {
+        match self {
+            Filter::Default => None,
+            Filter::NoTools => Some("no-tools"),
+            Filter::UserOnly => Some("user"),
+            Filter::LabeledOnly => Some("labeled"),
+            Filter::All => Some("all"),
+        }
+    }
+}
+
+/// What marks a row: where pi resumes, or the path to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Leaf,
+    Path,
+    None,
+}
+
+impl Mark {
+    /// The mark as pi's `/tree` draws it before a row's text.
+    pub fn text(self) -> &'static str {
+        match self {
+            Mark::Leaf => "◉ ",
+            Mark::Path => "• ",
+            Mark::None => "",
+        }
+    }
+}
+
+/// A session in pi's `/tree` order, with the leaf and the path to it.
+#[derive(Debug, Clone, Default)]
+pub struct TreeView {
+    /// Every node once, in pre-order, the branch holding the leaf first at
+    /// each fork (pi's `flattenTree`).
+    pub order: Vec<u32>,
+    /// Per entry index: the node it was reached from in `order`.
+    /// (`NO_NODE` for a root: four bytes a node.) See [`TreeView::parent`].
+    parent: Vec<u32>,
+    /// Per entry index: on the path from the root to the leaf.
+    pub active: Vec<bool>,
+    pub leaf: Option<u32>,
+}
+
+impl TreeView {
+    pub fn new(s: &Session) -> TreeView {
+        let n = s.entries.len();
+        let mut active = vec![false; n];
+        for node in s.branch() {
+            active[node as usize] = true;
+        }
+        let (order, parent) = display_order(s, &active);
+        TreeView {
+            order,
+            parent,
+            active,
+            leaf: s.leaf(),
+        }
+    }
+
+    /// The node `node` was reached from in `order` (`None` for a root).
+    pub fn parent(&self, node: u32) -> Option<u32> {
+        self.parent
+            .get(node as usize)
+            .copied()
+            .filter(|&p| p != NO_NODE)
+    }
+
+    pub fn mark(&self, node: u32) -> Mark {
+        if Some(node) == self.leaf {
+            Mark::Leaf
+        } else if self.active.get(node as usize).copied().unwrap_or(false) {
+            Mark::Path
+        } else {
+            Mark::None
+        }
+    }
+
+    /// Whether pi's `/tree` shows the entry `node` under `filter`.
+    pub fn shows(&self, s: &Session, filter: Filter, node: u32) -> bool {
+        let m = s.entry(node).message();
+        self.shows_as(
+            s,
+            filter,
+            node,
+            m.map(|m| &m.role),
+            m.is_some_and(entry_line::bare_turn),
+        )
+    }
+
+    /// [`TreeView::shows`] for an entry whose message (if any) has `role`
+    /// and is a bare assistant turn (see [`entry_line::bare_turn`]) or not: for a
+    /// session read at outline depth, its messages read on the side.
+    pub fn shows_as(
+        &self,
+        s: &Session,
+        filter: Filter,
+        node: u32,
+        role: Option<&Role>,
+        bare: bool,
+    ) -> bool {
+        let e = s.entry(node);
+        if e.kind == Kind::Usage {
+            return false;
+        }
+        // Tool-call-only assistant turns clutter the tree; pi keeps the
+        // leaf, errors and aborts.
+        if bare && Some(node) != self.leaf {
+            return false;
+        }
+        let setting = matches!(
+            e.kind,
+            Kind::Label
+                | Kind::ContextEdit
+                | Kind::Custom
+                | Kind::ModelChange
+                | Kind::ThinkingLevelChange
+                | Kind::SessionInfo
+        );
+        match filter {
+            Filter::Default => !setting,
+            Filter::NoTools => !setting && role != Some(&Role::ToolResult),
+            Filter::UserOnly => role == Some(&Role::User),
+            Filter::LabeledOnly => s.label_of(node).is_some(),
+            Filter::All => true,
+        }
+    }
+
+    /// Lays out the visible entries: pi's filter, then folds (a folded
+    /// entry hides everything below it), then nesting at forks.
+    pub fn rows(&self, s: &Session, filter: Filter, folded: &HashSet<u32>) -> Rows {
+        self.rows_where(s, folded, |node| self.shows(s, filter, node))
+    }
+
+    /// [`TreeView::rows`] with the filter given as which nodes it shows.
+    pub fn rows_where(
+        &self,
+        s: &Session,
+        folded: &HashSet<u32>,
+        shows: impl Fn(u32) -> bool,
+    ) -> Rows {
+        let n = s.entries.len();
+        let mut hidden = vec![false; n];
+        let mut visible = vec![false; n];
+        // Node indices, `NONE` for none (four bytes a node, where an
+        // `Option` takes eight: a million entries lay out here).
+        const NONE: u32 = u32::MAX;
+        let some = |v: u32| (v != NONE).then_some(v);
+        let mut nearest: Vec<u32> = vec![NONE; n];
+        let mut child_count = vec![0u32; n];
+        // Per node (and for the roots): its last visible child in order.
+        let mut last_child: Vec<u32> = vec![NONE; n];
+        let mut last_root = None;
+        let mut visible_roots = 0usize;
+        for &node in &self.order {
+            let i = node as usize;
+            let p = self.parent(node);
+            hidden[i] = p.is_some_and(|p| folded.contains(&p) || hidden[p as usize]);
+            visible[i] = !hidden[i] && shows(node);
+            nearest[i] = p.map_or(NONE, |p| {
+                if visible[p as usize] {
+                    p
+                } else {
+                    nearest[p as usize]
+                }
+            });
+            if visible[i] {
+                match some(nearest[i]) {
+                    Some(vp) => {
+                        child_count[vp as usize] += 1;
+                        last_child[vp as usize] = node;
+                    }
+                    None => {
+                        visible_roots += 1;
+                        last_root = Some(node);
+                    }
+                }
+            }
+        }
+        drop(hidden);
+        let shown = visible.iter().filter(|&&v| v).count();
+        let mut rows: Vec<Row> = Vec::with_capacity(shown);
+        let mut heads: Vec<bool> = Vec::with_capacity(shown);
+        let mut row_of = vec![NO_ROW; n];
+        for &node in &self.order {
+            let i = node as usize;
+            if !visible[i] {
+                continue;
+            }
+            let (container, depth, head, visible_parent) = match some(nearest[i]) {
+                None => (NO_ROW, 0, visible_roots > 1, NO_ROW),
+                Some(vp) => {
+                    let prow = row_of[vp as usize];
+                    let p = rows[prow as usize];
+                    let fork = child_count[vp as usize] > 1;
+                    let nest = fork || heads[prow as usize];
+                    if nest && p.depth < MAX_DEPTH {
+                        (prow, p.depth + 1, fork, prow)
+                    } else {
+                        (p.container, p.depth, fork, prow)
+                    }
+                }
+            };
+            let last = match some(nearest[i]) {
+                Some(vp) => last_child[vp as usize] == node,
+                None => last_root == Some(node),
+            };
+            row_of[i] = rows.len() as u32;
+            heads.push(head);
+            let children = child_count[i];
+            let is_folded = folded.contains(&node);
+            rows.push(Row {
+                node,
+                depth,
+                container,
+                visible_parent,
+                visible_children: children,
+                // pi draws a connector on the children of a fork only (not
+                // on roots, even when there are several).
+                connector: visible_parent != NO_ROW && head,
+                last,
+                foldable: is_folded || (children > 0 && (visible_parent == NO_ROW || head)),
+                folded: is_folded,
+            });
+        }
+        Rows { rows, row_of }
+    }
+}
+
+/// Pre-order with the active child first at every fork; each node listed
+/// once (a duplicated id can hang one node under two parents).
+fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    let n = s.entries.len();
+    let mut order = Vec::with_capacity(n);
+    let mut parent = vec![NO_NODE; n];
+    let mut seen = vec![false; n];
+    let active_first = |list: &[u32]| -> Vec<u32> {
+        let mut v: Vec<u32> = list.to_vec();
+        // A stable sort keeps pi's timestamp order within each group.
+        v.sort_by_key(|&c| !active.get(c as usize).copied().unwrap_or(false));
+        v
+    };
+    let mut stack: Vec<(u32, Option<u32>)> = active_first(s.tree.roots())
+        .into_iter()
+        .rev()
+        .map(|r| (r, None))
+        .collect();
+    while let Some((node, from)) = stack.pop() {
+        let Some(slot) = seen.get_mut(node as usize) else {
+            continue;
+        };
+        if std::mem::replace(slot, true) {
+            continue;
+        }
+        parent[node as usize] = from.unwrap_or(NO_NODE);
+        order.push(node);
+        let kids = s.tree.children(node);
+        if kids.len() == 1 {
+            stack.push((kids[0], Some(node)));
+        } else {
+            stack.extend(
+                active_first(kids)
+                    .into_iter()
+                    .rev()
+                    .map(|c| (c, Some(node))),
+            );
+        }
+    }
+    (order, parent)
+}
+
+/// pi's one-line text of every entry, by entry index (`home` shortens paths
+/// in tool rows to `~`). Not made safe for a terminal: the front end does.
+pub fn texts(s: &Session, home: Option<&str>) -> Vec<String> {
+    texts_from(s, 0, home)
+}
+
+/// The one-line texts of the entries from index `first` on (a session read
+/// on keeps the texts it had).
+pub fn texts_from(s: &Session, first: usize, home: Option<&str>) -> Vec<String> {
+    let Some(rest) = s.entries.get(first..).filter(|r| !r.is_empty()) else {
+        return Vec::new();
+    };
+    let calls = ToolCalls::collect(s);
+    rest.iter()
+        .map(|e| entry_line::entry_line(e, &calls, home))
+        .collect()
+}
+
+/// One visible row (24 bytes: a listing of a million entries holds a
+/// million of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub node: u32,
+    /// Indentation level: grows at forks only.
+    pub depth: u16,
+    /// The row this one nests under in the drawn tree (`NO_ROW`: none).
+    container: u32,
+    /// The nearest visible ancestor's row (`NO_ROW`: none).
+    visible_parent: u32,
+    /// How many rows have this one as their visible parent.
+    pub visible_children: u32,
+    /// One of several visible children: pi draws `├─` / `└─` before it.
+    pub connector: bool,
+    /// The last of its visible siblings (`└─`; no `│` below it).
+    pub last: bool,
+    /// pi's rule: a root or the first entry of a branch, with something under it.
+    pub foldable: bool,
+    pub folded: bool,
+}
+
+impl Row {
+    /// The row this one nests under in the drawn tree.
+    pub fn container(&self) -> Option<u32> {
+        (self.container != NO_ROW).then_some(self.container)
+    }
+
+    /// The nearest visible ancestor's row.
+    pub fn visible_parent(&self) -> Option<u32> {
+        (self.visible_parent != NO_ROW).then_some(self.visible_parent)
+    }
+}
+
+/// Where pi resumes, as the rows show it: the leaf's row, or the row of
+/// its nearest visible ancestor when the filter hides the leaf.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResumePoint {
+    /// The row to mark `◉` (none when no ancestor of the leaf shows).
+    pub row: Option<usize>,
+    /// The leaf, when the filter hides it (not when a fold does: the
+    /// folded row stands for its whole branch).
+    pub hidden_leaf: Option<u32>,
+    /// The hidden entries between that row and the leaf, the leaf first,
+    /// piscope's own branch markers left out (they carry nothing).
+    pub carried: Vec<u32>,
+}
+
+/// The rows for one filter and set of folds.
+#[derive(Debug, Clone, Default)]
+pub struct Rows {
+    pub rows: Vec<Row>,
+    /// Per entry index: its row, or `NO_ROW`.
+    row_of: Vec<u32>,
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn get(&self, row: usize) -> Option<&Row> {
+        self.rows.get(row)
+    }
+
+    /// The row showing `node`, if it is visible.
+    pub fn row_of(&self, node: u32) -> Option<usize> {
+        match self.row_of.get(node as usize) {
+            Some(&r) if r != NO_ROW => Some(r as usize),
+            _ => None,
+        }
+    }
+
+    /// The row of `node` or, when it is hidden, of its nearest visible
+    /// ancestor (pi keeps the cursor this way); else the last row.
+    pub fn nearest_row(&self, view: &TreeView, node: u32) -> Option<usize> {
+        let mut cur = Some(node);
+        let mut steps = 0;
+        while let Some(n) = cur {
+            if let Some(r) = self.row_of(n) {
+                return Some(r);
+            }
+            cur = view.parent(n);
+            steps += 1;
+            if steps > view.parent.len() {
+                break;
+            }
+        }
+        self.rows.len().checked_sub(1)
+    }
+
+    /// Where pi resumes in these rows (laid out by `view` under `filter`).
+    pub fn resume_point(&self, view: &TreeView, s: &Session, filter: Filter) -> ResumePoint {
+        let Some(leaf) = view.leaf else {
+            return ResumePoint::default();
+        };
+        let mut point = ResumePoint::default();
+        let mut cur = Some(leaf);
+        let mut folded_away = false;
+        // One step per entry up: bounded even if the links were to loop.
+        for _ in 0..=view.parent.len() {
+            let Some(n) = cur else { break };
+            if let Some(r) = self.row_of(n) {
+                point.row = Some(r);
+                break;
+            }
+            // An entry the filter shows is hidden by a fold.
+            folded_away |= view.shows(s, filter, n);
+            if !crate::session::write::append::is_branch_marker(s.entry(n)) {
+                point.carried.push(n);
+            }
+            cur = view.parent(n);
+        }
+        if self.row_of(leaf).is_some() || folded_away {
+            point.carried.clear();
+        } else {
+            point.hidden_leaf = Some(leaf);
+        }
+        point
+    }
+
+    /// The row of the branch start above `row` (pi's fold-or-up when the row
+    /// cannot fold): the first entry of the current branch, or of the one above.
+    pub fn segment_start_up(&self, row: usize) -> usize {
+        let mut cur = row;
+        loop {
+            let Some(parent) = self.rows[cur].visible_parent() else {
+                return cur;
+            };
+            let p = parent as usize;
+            if self.rows[p].visible_children > 1 && cur < row {
+                return cur;
+            }
+            cur = p;
+        }
+    }
+
+    /// The next branch point's first child below `row`, following first
+    /// children (pi's unfold-or-down when the row is not folded).
+    pub fn segment_start_down(&self, row: usize) -> usize {
+        let mut cur = row;
+        loop {
+            let r = &self.rows[cur];
+            match r.visible_children {
+                0 => return cur,
+                1 => cur += 1,
+                _ => return cur + 1,
+            }
+        }
+    }
+
+    /// pi's connectors before each row's text, three columns a level:
+    /// `├─ ` / `└─ ` before a child of a fork, `│  ` where a fork above has
+    /// more children further down. A listing shows no folds.
+    pub fn connectors(&self) -> Vec<String> {
+        self.gutters(false)
+    }
+
+    /// The connectors as pi's `/tree` draws them with folds (`folds`): a
+    /// foldable child of a fork takes `├⊟ ` (`├⊞ ` when folded), and a
+    /// folded row without a connector ends its gutter with `⊞ `.
+    pub fn gutters(&self, folds: bool) -> Vec<String> {
+        self.gutter_rows(folds).collect()
+    }
+
+    /// [`Rows::gutters`] one row at a time, in row order: a listing of a
+    /// million rows holds one gutter at a time, not a million.
+    pub fn gutter_rows(&self, folds: bool) -> GutterRows<'_> {
+        // Rows come in pre-order: a row's descendants are the rows after it
+        // up to `end`.
+        let mut end: Vec<u32> = (1..=self.rows.len() as u32).collect();
+        for (i, r) in self.rows.iter().enumerate().rev() {
+            if let Some(p) = r.visible_parent() {
+                let p = p as usize;
+                end[p] = end[p].max(end[i]);
+            }
+        }
+        GutterRows {
+            rows: self,
+            folds,
+            end,
+            above: Vec::new(),
+            next: 0,
+        }
+    }
+}
+
+/// The gutters of [`Rows`], row by row (see [`Rows::gutter_rows`]).
+pub struct GutterRows<'a> {
+    rows: &'a Rows,
+    folds: bool,
+    end: Vec<u32>,
+    /// The forks' children above the row, outermost first, one a level:
+    /// (row, level, whether its siblings go on below).
+    above: Vec<(usize, usize, bool)>,
+    next: usize,
+}
+
+impl Iterator for GutterRows<'_> {
+    type Item = String;
+
+    fn next(&mut self) -> Option<String> {
+        let i = self.next;
+        let r = self.rows.rows.get(i)?;
+        self.next += 1;
+        let (folds, end, above) = (self.folds, &self.end, &mut self.above);
+        while above.last().is_some_and(|&(a, _, _)| end[a] as usize <= i) {
+            above.pop();
+        }
+        let depth = usize::from(r.depth);
+        let mut cells: Vec<&str> = vec!["   "; depth];
+        for &(_, level, more) in above.iter() {
+            if let Some(c) = cells.get_mut(level) {
+                *c = if more { "│  " } else { "   " };
+            }
+        }
+        let level = depth.checked_sub(1).filter(|_| r.connector);
+        // pi marks the fold of a row with a connector in the connector
+        // (and not at all where a line from above takes its place).
+        let fold_in_connector = level.is_some();
+        if let Some(level) = level {
+            // A line from a fork above keeps its place (as pi draws it).
+            if !above.iter().any(|&(_, l, _)| l == level) {
+                cells[level] = match (r.last, folds && r.folded, folds && r.foldable) {
+                    (true, true, _) => "└⊞ ",
+                    (false, true, _) => "├⊞ ",
+                    (true, false, true) => "└⊟ ",
+                    (false, false, true) => "├⊟ ",
+                    (true, false, false) => "└─ ",
+                    (false, false, false) => "├─ ",
+                };
+            }
+            if above.last().is_none_or(|&(_, l, _)| l < level) {
+                above.push((i, level, !r.last));
+            }
+        }
+        if folds && r.folded && !fold_in_connector {
+            cells.push("⊞ ");
+        }
+        Some(cells.concat())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A session file from JSON lines after a header.
+    fn session(lines: &[&str]) -> Session {
+        let mut f = tempfile::NamedTempFile::new().expect("temp file");
+        writeln!(
+            f,
+            r#"{{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}}"#
+        )
+        .expect("write");
+        for l in lines {
+            writeln!(f, "{l}").expect("write");
+        }
+        Session::open(f.path()).expect("a session")
+    }
+
+    fn msg(id: &str, parent: Option<&str>, t: u32, role: &str, text: &str) -> String {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:{t:02}.000Z","message":{{"role":"{role}","content":"{text}"}}}}"#
+        )
+    }
+
+    fn layout(s: &Session, filter: Filter, folded: &HashSet<u32>) -> Vec<String> {
+        let view = TreeView::new(s);
+        let texts = texts(s, None);
+        let rows = view.rows(s, filter, folded);
+        rows.rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}{}{}",
+                    "  ".repeat(r.depth as usize),
+                    if r.foldable { "+" } else { "" },
+                    texts[r.node as usize]
+                )
+            })
+            .collect()
+    }
+
+    /// The rows with pi's connectors.
+    fn drawn(s: &Session, filter: Filter) -> Vec<String> {
+        let view = TreeView::new(s);
+        let texts = texts(s, None);
+        let rows = view.rows(s, filter, &HashSet::new());
+        rows.connectors()
+            .into_iter()
+            .zip(&rows.rows)
+            .map(|(c, r)| format!("{c}{}", texts[r.node as usize]))
+            .collect()
+    }
+
+    /// a → b → {c → d, e → f}; the leaf is f (written last), so e's branch
+    /// comes first although c is older.
+    pub(crate) fn forked() -> Session {
+        let lines = [
+            msg("a", None, 1, "user", "one"),
+            msg("b", Some("a"), 2, "assistant", "two"),
+            msg("c", Some("b"), 3, "user", "left"),
+            msg("d", Some("c"), 4, "assistant", "left answer"),
+            msg("e", Some("b"), 5, "user", "right"),
+            msg("f", Some("e"), 6, "assistant", "right answer"),
+        ];
+        session(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    /// What a row costs: a listing of a million entries holds a million.
+    #[test]
+    fn rows_are_small() {
+        assert_eq!(std::mem::size_of::<Row>(), 24);
+    }
+
+    #[test]
+    fn nests_only_at_forks_with_the_active_branch_first() {
+        let s = forked();
+        assert_eq!(
+            layout(&s, Filter::Default, &HashSet::new()),
+            vec![
+                "+user: one",
+                "assistant: two",
+                "  +user: right",
+                "    assistant: right answer",
+                "  +user: left",
+                "    assistant: left answer",
+            ]
+        );
+    }
+
+    #[test]
+    fn connectors_as_pi_draws_them() {
+        let s = forked();
+        assert_eq!(
+            drawn(&s, Filter::Default),
+            vec![
+                "user: one",
+                "assistant: two",
+                "├─ user: right",
+                "│     assistant: right answer",
+                "└─ user: left",
+                "      assistant: left answer",
+            ]
+        );
+    }
+
+    #[test]
+    fn gutters_carry_pi_s_fold_marks() {
+        let s = forked();
+        let view = TreeView::new(&s);
+        let right = s.find("e").expect("e");
+        let folded: HashSet<u32> = [right].into();
+        let rows = view.rows(&s, Filter::Default, &folded);
+        // The root folds without a connector: pi marks it only once folded.
+        assert_eq!(rows.gutters(true), vec!["", "", "├⊞ ", "└⊟ ", "      "]);
+        let rows = view.rows(&s, Filter::Default, &[s.find("a").expect("a")].into());
+        assert_eq!(rows.gutters(true), vec!["⊞ "]);
+        assert_eq!(rows.connectors(), vec![""]);
+    }
+
+    #[test]
+    fn a_fork_of_hidden_entries_does_not_nest() {
+        // b's second child is a label pi's default view hides: b is no
+        // fork there, but it is with every entry shown.
+        let label = r#"{"type":"label","id":"l","parentId":"b","timestamp":"2026-01-01T00:00:09.000Z","targetId":"a","label":"start"}"#;
+        let a = msg("a", None, 1, "user", "one");
+        let b = msg("b", Some("a"), 2, "assistant", "two");
+        let c = msg("c", Some("b"), 3, "user", "three");
+        let s = session(&[&a, &b, &c, label]);
+        assert_eq!(
+            drawn(&s, Filter::Default),
+            vec!["user: one", "assistant: two", "user: three"]
+        );
+        assert_eq!(
+            drawn(&s, Filter::All),
+            vec![
+                "user: one",
+                "assistant: two",
+                "├─ [label: start]",
+                "└─ user: three"
+            ]
+        );
+    }
+
+    #[test]
+    fn connectors_of_nested_forks_and_several_roots() {
+        // a → {b → {c, d}, e}, and a second root r.
+        let lines = [
+            msg("a", None, 1, "user", "a"),
+            msg("b", Some("a"), 2, "assistant", "b"),
+            msg("c", Some("b"), 3, "user", "c"),
+            msg("d", Some("b"), 4, "user", "d"),
+            msg("e", Some("a"), 5, "assistant", "e"),
+            msg("r", None, 6, "user", "r"),
+        ];
+        let s = session(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(
+            drawn(&s, Filter::Default),
+            vec![
+                // The leaf's root first; roots take no connector.
+                "user: r",
+                "user: a",
+                "├─ assistant: b",
+                "│  ├─ user: c",
+                "│  └─ user: d",
+                "└─ assistant: e",
+            ]
+        );
+    }
+
+    #[test]
+    fn marks_the_leaf_and_its_path() {
+        let s = forked();
+        let view = TreeView::new(&s);
+        let mark = |id: &str| view.mark(s.find(id).expect("entry"));
+        assert_eq!(mark("f"), Mark::Leaf);
+        assert_eq!(mark("e"), Mark::Path);
+        assert_eq!(mark("a"), Mark::Path);
+        assert_eq!(mark("c"), Mark::None);
+    }
+
+    #[test]
+    fn folding_hides_descendants_and_keeps_the_fold_mark() {
+        let s = forked();
+        let view = TreeView::new(&s);
+        let e = s.find("e").expect("e");
+        let folded: HashSet<u32> = [e].into();
+        let rows = view.rows(&s, Filter::Default, &folded);
+        let r = rows.row_of(e).expect("a row");
+        assert!(rows.rows[r].folded && rows.rows[r].foldable);
+        let f = s.find("f").expect("f");
+        assert_eq!(rows.row_of(f), None);
+        assert_eq!(rows.nearest_row(&view, f), Some(r));
+    }
+
+    #[test]
+    fn user_only_filter_reattaches_to_visible_ancestors() {
+        let s = forked();
+        assert_eq!(
+            layout(&s, Filter::UserOnly, &HashSet::new()),
+            vec!["+user: one", "  user: right", "  user: left"]
+        );
+        assert_eq!(
+            drawn(&s, Filter::UserOnly),
+            vec!["user: one", "├─ user: right", "└─ user: left"]
+        );
+    }
+
+    #[test]
+    fn branch_points_are_found_up_and_down() {
+        let s = forked();
+        let rows = TreeView::new(&s).rows(&s, Filter::Default, &HashSet::new());
+        // From the root, down goes to the first child of the fork.
+        assert_eq!(rows.segment_start_down(0), 2);
+        // From the answer under "right", up goes to "right".
+        assert_eq!(rows.segment_start_up(3), 2);
+        // From "right" itself, up goes on to the root.
+        assert_eq!(rows.segment_start_up(2), 0);
+    }
+
+    #[test]
+    fn tool_only_turns_hide_unless_they_are_the_leaf() {
+        let call = r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"x.rs"}}],"stopReason":"toolUse"}}"#;
+        let result = r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"fn main"}]}}"#;
+        let a = msg("a", None, 1, "user", "go");
+        let s = session(&[&a, call, result]);
+        assert_eq!(
+            layout(&s, Filter::Default, &HashSet::new()),
+            vec!["+user: go", "[read: x.rs]"]
+        );
+        assert_eq!(
+            layout(&s, Filter::NoTools, &HashSet::new()),
+            vec!["user: go"]
+        );
+        let s = session(&[&a, call]);
+        assert_eq!(
+            layout(&s, Filter::Default, &HashSet::new()),
+            vec!["+user: go", "assistant: (no content)"]
+        );
+    }
+}

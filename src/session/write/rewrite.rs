@@ -1,0 +1,326 @@
+//! Replacing a session file by a new version of itself (a pruned one), whole
+//! or not at all, with the original handed over first (to the trash).
+//!
+//! The new text goes to a locked temporary file beside the real file, gets
+//! the original's owner, group and mode, and is synced. The original is then
+//! hard-linked, under its own name, into a hidden folder beside it
+//! (`.piscope-original-<8 hex>/`) and that link is given to the caller (who
+//! moves it to the trash, so the trash shows the session's own name); only
+//! then is the temporary file renamed over the original. A kill at any
+//! moment leaves the path naming either the original or the new version,
+//! and the original's bytes are never without a name: at worst a hidden
+//! folder holds a second link to the live file, which the next rewrite in
+//! that folder removes.
+
+use crate::session::SessionError;
+use crate::session::write::lock::{self, WriteLock};
+use crate::session::write::temp::TempFile;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The hidden folders that hold an original on its way to the trash.
+const ORIGINAL_DIR: &str = ".piscope-original-";
+
+/// A leftover folder younger than this may belong to a rewrite still at work.
+const LEFTOVER_AGE: Duration = Duration::from_secs(60);
+
+/// The original of a file about to be replaced, for the caller to keep.
+pub struct Original<'a> {
+    /// The file's real path (symlinks resolved).
+    pub real: &'a Path,
+    /// A second name of it (same inode, same file name) to take away.
+    pub link: &'a Path,
+    /// What will replace it.
+    pub new: &'a [u8],
+}
+
+/// Replaces the file `lock` holds (its text was `original` when read under
+/// the lock) by `new`. `keep_original` gets a second name of the original
+/// file (same inode, same file name) and must take it away (to the trash);
+/// if it fails, nothing is changed. The file must still be what was read
+/// when the rename happens, or nothing is changed.
+pub(crate) fn replace_locked(
+    lock: &mut WriteLock,
+    shown: &Path,
+    original: &[u8],
+    new: &[u8],
+    keep_original: &mut dyn FnMut(Original<'_>) -> Result<(), String>,
+) -> Result<(), SessionError> {
+    let io = |e| SessionError::io(shown, e);
+    let real = lock.real.clone();
+    let meta = lock.original().metadata().map_err(io)?;
+    lock::refuse_hard_links(shown, &meta)?;
+    if let Some(dir) = real.parent() {
+        sweep_leftovers(dir);
+    }
+    let mut tmp = TempFile::beside(&real, 0o600).map_err(io)?;
+    lock::give_owner_of(tmp.file(), &meta).map_err(|e| SessionError::Refused {
+        path: shown.to_path_buf(),
+        reason: format!(
+            "the file belongs to {}; piscope cannot give its new version the same owner ({e}), \
+             so it changes nothing (run piscope as that user)",
+            lock::owner_text(&meta)
+        ),
+    })?;
+    tmp.file().write_all(new).map_err(io)?;
+    tmp.file().set_permissions(meta.permissions()).map_err(io)?;
+    tmp.file().sync_all().map_err(io)?;
+    let unchanged = || -> Result<(), SessionError> {
+        let now = fs::metadata(&real).map_err(io)?;
+        if lock::same_file(&now, &meta) && now.len() == original.len() as u64 {
+            Ok(())
+        } else {
+            Err(SessionError::Refused {
+                path: shown.to_path_buf(),
+                reason: "the file changed while piscope was rewriting it (pi may be writing); \
+                         nothing changed, try again"
+                    .to_string(),
+            })
+        }
+    };
+    unchanged()?;
+    let held = OriginalLink::make(&real).map_err(io)?;
+    if let Err(why) = keep_original(Original {
+        real: &real,
+        link: &held.link,
+        new,
+    }) {
+        held.undo();
+        return Err(SessionError::Refused {
+            path: shown.to_path_buf(),
+            reason: format!("the original could not be kept ({why}); nothing changed"),
+        });
+    }
+    // Lines pi appended meanwhile would be lost by the rename.
+    unchanged()?;
+    let new_file = tmp.rename_over(&real).map_err(io)?;
+    lock.adopt(new_file);
+    crate::session::write::append::sync_dir(&real);
+    held.finish();
+    Ok(())
+}
+
+/// A second name of the original, in a hidden folder of its own beside it.
+struct OriginalLink {
+    dir: PathBuf,
+    link: PathBuf,
+}
+
+impl OriginalLink {
+    fn make(real: &Path) -> std::io::Result<OriginalLink> {
+        let parent = real.parent().unwrap_or(Path::new("."));
+        let name = real
+            .file_name()
+            .ok_or_else(|| std::io::Error::other("the file has no name"))?;
+        for _ in 0..32 {
+            let dir = parent.join(format!(
+                "{ORIGINAL_DIR}{}",
+                crate::session::write::ids::random_hex_id()
+            ));
+            match fs::create_dir(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+            let link = dir.join(name);
+            if let Err(e) = fs::hard_link(real, &link) {
+                let _ = fs::remove_dir(&dir);
+                return Err(e);
+            }
+            return Ok(OriginalLink { dir, link });
+        }
+        Err(std::io::Error::other(
+            "could not make a folder for the original",
+        ))
+    }
+
+    /// Nothing changed: the second name goes again.
+    fn undo(self) {
+        let _ = fs::remove_file(&self.link);
+        let _ = fs::remove_dir(&self.dir);
+    }
+
+    /// The link was taken away: the empty folder goes.
+    fn finish(self) {
+        if !self.link.exists() {
+            let _ = fs::remove_dir(&self.dir);
+        }
+    }
+}
+
+/// Whether `name` is one of the hidden folders of [`replace_locked`].
+pub fn is_original_dir(name: &std::ffi::OsStr) -> bool {
+    name.to_str().is_some_and(|n| n.starts_with(ORIGINAL_DIR))
+}
+
+/// Removes what killed rewrites left in `dir`: hidden folders that are
+/// empty, or hold only second names of files still live beside them. A
+/// folder holding anything else (an original whose rewrite went through but
+/// never reached the trash) is kept: its bytes are the user's.
+pub fn sweep_leftovers(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !is_original_dir(&entry.file_name()) {
+            continue;
+        }
+        let path = entry.path();
+        let old = fs::symlink_metadata(&path).is_ok_and(|m| {
+            m.is_dir()
+                && m.modified()
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age >= LEFTOVER_AGE)
+        });
+        if !old {
+            continue;
+        }
+        let Ok(inside) = fs::read_dir(&path) else {
+            continue;
+        };
+        for f in inside.flatten() {
+            let live = dir.join(f.file_name());
+            let same = match (fs::symlink_metadata(f.path()), fs::symlink_metadata(&live)) {
+                (Ok(a), Ok(b)) => a.is_file() && lock::same_file(&a, &b),
+                _ => false,
+            };
+            if same {
+                let _ = fs::remove_file(f.path());
+            }
+        }
+        let _ = fs::remove_dir(&path);
+    }
+}
+
+/// What [`move_with_header`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Moved {
+    /// The new file is at the destination; the original was handed over.
+    Moved,
+    /// The destination already held exactly the new file (an earlier,
+    /// interrupted move); the original was handed over.
+    Finished,
+}
+
+/// Gives a session a new header (`set` changes its fields; every other
+/// byte stays) at `dest`: in place when `dest` is the file itself (an
+/// atomic rewrite, as [`replace_locked`]), else as a new file at `dest`
+/// (never replacing one), after which `keep_original` gets the original
+/// itself (`link` = `real`) to take away. Under piscope's write lock on
+/// the original, which must not change meanwhile.
+pub fn move_with_header(
+    path: &Path,
+    dest: &Path,
+    set: &dyn Fn(&mut crate::session::line::raw_json::RawObject),
+    keep_original: &mut dyn FnMut(Original<'_>) -> Result<(), String>,
+) -> Result<Moved, SessionError> {
+    let mut lock = crate::session::write::append::lock_for_append(path)?;
+    let io = |e| SessionError::io(path, e);
+    let session = crate::session::Session::open_with(path, crate::session::Detail::Outline)?;
+    let original = fs::read(&lock.real).map_err(io)?;
+    let new = with_header(&original, session.header.span.offset, set).ok_or_else(|| {
+        SessionError::Invalid {
+            path: path.to_path_buf(),
+            message: format!(
+                "line {}: the header is not a JSON object",
+                session.header.line
+            ),
+        }
+    })?;
+    let real = lock.real.clone();
+    let same_place = fs::canonicalize(dest.parent().unwrap_or(Path::new(".")))
+        .ok()
+        .zip(real.parent())
+        .is_some_and(|(d, r)| d == r)
+        && dest.file_name() == real.file_name();
+    if same_place {
+        replace_locked(&mut lock, path, &original, &new, keep_original)?;
+        return Ok(Moved::Moved);
+    }
+    let meta = lock.original().metadata().map_err(io)?;
+    let outcome = match fs::read(dest) {
+        Ok(there) if there == new => Moved::Finished,
+        Ok(_) => {
+            return Err(SessionError::Refused {
+                path: path.to_path_buf(),
+                reason: format!("{} already exists; nothing changed", dest.display()),
+            });
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = dest.parent() {
+                fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
+            }
+            crate::session::write::append::write_new_file_with(dest, Some(&meta), |out| {
+                out.write_all(&new).map_err(|e| SessionError::io(dest, e))
+            })?;
+            Moved::Moved
+        }
+        Err(e) => return Err(SessionError::io(dest, e)),
+    };
+    // pi may have appended meanwhile: then the new file lacks those lines.
+    let now = fs::metadata(&real).map_err(io)?;
+    if !(lock::same_file(&now, &meta) && now.len() == original.len() as u64) {
+        if outcome == Moved::Moved {
+            let _ = fs::remove_file(dest);
+        }
+        return Err(SessionError::Refused {
+            path: path.to_path_buf(),
+            reason: "the file changed while piscope was moving it (pi may be writing); nothing \
+                     changed, try again"
+                .to_string(),
+        });
+    }
+    keep_original(Original {
+        real: &real,
+        link: &real,
+        new: &new,
+    })
+    .map_err(|why| SessionError::Refused {
+        path: path.to_path_buf(),
+        reason: format!(
+            "moved to {}, but the original could not go to the trash ({why}); it is still there",
+            dest.display()
+        ),
+    })?;
+    Ok(outcome)
+}
+
+/// `original` with the header line at `offset` rewritten by `set` (its
+/// line ending and a BOM kept).
+fn with_header(
+    original: &[u8],
+    offset: u64,
+    set: &dyn Fn(&mut crate::session::line::raw_json::RawObject),
+) -> Option<Vec<u8>> {
+    let start = offset as usize;
+    let rest = original.get(start..)?;
+    let end = start
+        + rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(rest.len(), |n| n + 1);
+    let line = &original[start..end];
+    let body_len = line.len()
+        - line
+            .iter()
+            .rev()
+            .take_while(|b| matches!(b, b'\n' | b'\r'))
+            .count();
+    let text = std::str::from_utf8(&line[..body_len]).ok()?;
+    let (bom, text) = match text.strip_prefix('\u{FEFF}') {
+        Some(t) => ("\u{FEFF}", t),
+        None => ("", text),
+    };
+    let mut o = crate::session::line::raw_json::RawObject::parse(text).ok()?;
+    set(&mut o);
+    let mut out = Vec::with_capacity(original.len() + 64);
+    out.extend_from_slice(&original[..start]);
+    out.extend_from_slice(bom.as_bytes());
+    out.extend_from_slice(o.to_json().as_bytes());
+    out.extend_from_slice(&line[body_len..]);
+    out.extend_from_slice(&original[end..]);
+    Some(out)
+}
