@@ -1,5 +1,6 @@
-//! One session file's summary: the fields pi's `/resume` list computes (with
-//! pi's rules, line by line) plus piscope's totals, resumable as a file grows.
+//! Reading a session file into its summary, line by line with the rules of
+//! pi's `/resume` list (through the one line reader), into a state that is
+//! resumed with the lines the file gains and that the cache keeps per file.
 
 use crate::catalog::summary::{ExactFields, MessageText, SessionSummary};
 use crate::jstext::{is_space, trim as js_trim};
