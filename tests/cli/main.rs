@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod appends_ask_next_to_a_running_pi;
 mod cli_output_is_terminal_safe;
 mod destructive_commands_ask_first;
 mod export_html_is_safe_to_share;
