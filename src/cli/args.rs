@@ -4,11 +4,22 @@
 use crate::catalog::SortMode;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+use std::sync::LazyLock;
+
+/// What `--version` prints after the name: piscope's version and the pi
+/// release whose session rules it follows.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{} (follows pi {})",
+        env!("CARGO_PKG_VERSION"),
+        crate::session::PI_VERSION
+    )
+});
 
 #[derive(Parser, Debug)]
 #[command(
     name = "piscope",
-    version,
+    version = VERSION.as_str(),
     about = "Browse, search and edit pi coding-agent sessions",
     long_about = "Browse, search and edit pi coding-agent sessions.\n\n\
         Without a command, piscope opens the terminal browser on your sessions \

@@ -46,6 +46,11 @@ pub use write::append::{
 pub(crate) use write::lock::{same_file, try_lock};
 pub use write::migrate::CURRENT_VERSION;
 
+/// The pi release whose session rules piscope follows: the published
+/// package the conformance tests install and compare with (its install
+/// script pins the same one; a test holds the two equal).
+pub const PI_VERSION: &str = "1.6.0";
+
 /// An opened session: header, entries in file order, tree, problems.
 #[derive(Debug, Clone)]
 pub struct Session {
