@@ -173,7 +173,7 @@ fn hostile_text_never_changes_the_title_or_the_colours() {
 
 /// Writes a small corpus with pi's own session code.
 fn generate_corpus(sessions: &Path) {
-    let script = common::repo().join("../shared/conformance/gen-corpus.mjs");
+    let script = common::harness("gen-corpus.mjs");
     let agent = sessions.parent().expect("agent folder");
     let out = common::node(&script)
         .args([
