@@ -18,6 +18,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS="${RUNS:-3}"
 CORPUS="${CORPUS:-target/bench-catalog}"
 export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
+# pi's code runs on the node scripts/test installs when the machine's is older.
+[[ -x target/node/node_modules/.bin/node ]] && export PATH="$PWD/target/node/node_modules/.bin:$PATH"
 scripts/gen-catalog-corpus.sh "$CORPUS"
 if [[ -z "${PISCOPE:-}" ]]; then
   cargo build --release --quiet
@@ -46,7 +48,7 @@ median() { awk -v c="${2:-1}" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END 
 
 echo "== $(find "$ROOT" -name '*.jsonl' | wc -l) sessions, $(du -sm "$ROOT" | cut -f1) MB; $RUNS runs each" >&2
 for ((i = 1; i <= RUNS; i++)); do
-  timed pi node ../shared/conformance/oracle.mjs list-root "$ROOT"
+  timed pi node tests/pi/oracle.mjs list-root "$ROOT"
   timed_null cat sh -c 'find "$1" -name "*.jsonl" -print0 | xargs -0 cat' sh "$ROOT"
   timed nocache "$PISCOPE" ls --all --json --no-cache
   rm -rf "$XDG_CACHE_HOME"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures piscope against pi's own session code (the reference package,
-# run by ../shared/conformance/oracle.mjs) in the same run, on one 100 MB
+# run by tests/pi/oracle.mjs) in the same run, on one 100 MB
 # session: median wall time and peak RSS of `context` and `tree`, and checks
 # that both print the same JSON. Then, on one session of a million tiny
 # entries (scripts/gen-many-entries.mjs), `info --json` against pi's and
@@ -21,8 +21,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 RUNS="${RUNS:-5}"
-CONFORMANCE=../shared/conformance
+HARNESS=tests/pi
 export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
+# pi's code runs on the node scripts/test installs when the machine's is older.
+[[ -x target/node/node_modules/.bin/node ]] && export PATH="$PWD/target/node/node_modules/.bin:$PATH"
 CORPUS_DIR=target/bench-big
 TIME=/usr/bin/time
 
@@ -32,13 +34,13 @@ done
 PY=$(command -v python3 || true)
 
 echo "== pi reference in $PI_REF_DIR" >&2
-"$CONFORMANCE/install.sh" "$PI_REF_DIR"
+"$HARNESS/install.sh" "$PI_REF_DIR"
 
 if [[ -z "${BENCH_FILE:-}" ]]; then
   BENCH_FILE=$(find "$CORPUS_DIR" -name '*.jsonl' -type f 2>/dev/null | sort | head -n 1 || true)
   if [[ -z "$BENCH_FILE" ]]; then
     echo "== generating a 100 MB session in $CORPUS_DIR" >&2
-    node "$CONFORMANCE/gen-corpus.mjs" --out "$CORPUS_DIR" --sessions 1 --big 100 >&2
+    node "$HARNESS/gen-corpus.mjs" --out "$CORPUS_DIR" --sessions 1 --big 100 >&2
     BENCH_FILE=$(find "$CORPUS_DIR" -name '*.jsonl' -type f | sort | head -n 1)
   fi
 fi
@@ -93,7 +95,7 @@ for cmd in "${CMDS[@]}"; do
   # Alternate the two so neither gets a warmer cache throughout.
   for ((i = 1; i <= RUNS; i++)); do
     run "piscope-$cmd" "$WORK/piscope-$cmd.json" -- "$PISCOPE" "$cmd" "$BENCH_FILE" --json
-    run "pi-$cmd" "$WORK/pi-$cmd.json" -- node "$CONFORMANCE/oracle.mjs" "$cmd" "$BENCH_FILE"
+    run "pi-$cmd" "$WORK/pi-$cmd.json" -- node "$HARNESS/oracle.mjs" "$cmd" "$BENCH_FILE"
     echo "   run $i: piscope $(tail -n 1 "$WORK/piscope-$cmd") | pi $(tail -n 1 "$WORK/pi-$cmd")  (s KB)" >&2
   done
   if ! same_json "$WORK/piscope-$cmd.json" "$WORK/pi-$cmd.json"; then
@@ -168,15 +170,15 @@ many() {
 : >"$WORK/many-info"
 for ((i = 1; i <= RUNS; i++)); do
   run many-info "$WORK/piscope-info.json" -- "$PISCOPE" info "$MANY_FILE" --json
-  run many-pi-info "$WORK/pi-info.json" -- node "$CONFORMANCE/oracle.mjs" info "$MANY_FILE"
+  run many-pi-info "$WORK/pi-info.json" -- node "$HARNESS/oracle.mjs" info "$MANY_FILE"
 done
 same_json "$WORK/piscope-info.json" "$WORK/pi-info.json" || {
   echo "bench-vs-pi: info: piscope and pi print different JSON" >&2
   exit 1
 }
 many tree tree FILE
-many label label FILE "$TARGET_ID" bench
-many rename rename FILE bench
+many label label --yes FILE "$TARGET_ID" bench
+many rename rename --yes FILE bench
 many fork fork FILE
 
 # row NAME LIMIT_MB LIMIT_S PI: one line of the table; LIMIT_S 0 for none.

@@ -7,15 +7,17 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${1:-target/bench-catalog}"
-CONFORMANCE=../shared/conformance
+HARNESS=tests/pi
 export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
-"$CONFORMANCE/install.sh" "$PI_REF_DIR" >&2
+# pi's code runs on the node scripts/test installs when the machine's is older.
+[[ -x target/node/node_modules/.bin/node ]] && export PATH="$PWD/target/node/node_modules/.bin:$PATH"
+"$HARNESS/install.sh" "$PI_REF_DIR" >&2
 if [[ -d "$OUT/sessions" ]]; then
   echo "gen-catalog-corpus: $OUT exists; remove it to regenerate" >&2
   exit 0
 fi
-node "$CONFORMANCE/gen-corpus.mjs" --out "$OUT" --seed 2000 --sessions 1900 --turns 360 >/dev/null
+node "$HARNESS/gen-corpus.mjs" --out "$OUT" --seed 2000 --sessions 1900 --turns 360 >/dev/null
 for seed in 2001 2002 2003 2004; do
-  node "$CONFORMANCE/gen-corpus.mjs" --out "$OUT" --seed "$seed" --sessions 2 --big 60 >/dev/null
+  node "$HARNESS/gen-corpus.mjs" --out "$OUT" --seed "$seed" --sessions 2 --big 60 >/dev/null
 done
 echo "gen-catalog-corpus: $(find "$OUT/sessions" -name '*.jsonl' | wc -l) sessions, $(du -sm "$OUT/sessions" | cut -f1) MB in $OUT" >&2

@@ -51,7 +51,7 @@ export async function seededPi({ seed, start, repo }) {
   const piDir = resolve(process.env.PI_REF_DIR ?? join(repo, "target/pi-reference"), "node_modules/@earendil-works/pi-coding-agent");
   const smFile = join(piDir, "dist/core/session-manager.js");
   if (!existsSync(smFile)) {
-    console.error(`pi's reference package is not at ${piDir}: run ../shared/conformance/install.sh target/pi-reference`);
+    console.error(`pi's reference package is not at ${piDir}: run tests/pi/install.sh (or scripts/test)`);
     process.exit(3);
   }
   const { SessionManager } = await import(pathToFileURL(smFile).href);

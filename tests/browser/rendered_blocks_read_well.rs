@@ -1,5 +1,5 @@
 //! The rendered context, block by block, on a session pi wrote (every kind
-//! of block the renderer draws, from `tests/conformance/pi-rendering.mjs`):
+//! of block the renderer draws, from `tests/pi/pi-rendering.mjs`):
 //! markdown, code, diffs, bash, images, thinking, compactions and custom
 //! messages laid out for a width, with each span's class shown; and every
 //! pi-written session rendered without a control character or a row too
@@ -196,8 +196,7 @@ fn every_pi_session_renders_clean_and_fits() {
             files.push(f.expect("file").path());
         }
     }
-    for f in std::fs::read_dir(common::repo().join("../shared/fixtures/pi-mono")).expect("fixtures")
-    {
+    for f in std::fs::read_dir(common::repo().join("tests/data/pi-mono")).expect("fixtures") {
         let f = f.expect("file").path();
         if f.extension().is_some_and(|e| e == "jsonl") {
             files.push(f);

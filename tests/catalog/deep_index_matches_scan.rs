@@ -241,7 +241,7 @@ impl Writer {
 /// The golden corpus, pi's fixtures and the odd session, in a temp folder.
 fn corpus() -> (tempfile::TempDir, PathBuf) {
     let (tmp, root) = common::copy_corpus();
-    let fixtures = common::repo().join("../shared/fixtures/pi-mono");
+    let fixtures = common::repo().join("tests/data/pi-mono");
     let dir = root.join("--home-ada-fixtures--");
     std::fs::create_dir_all(&dir).expect("mkdir");
     for f in std::fs::read_dir(&fixtures).expect("pi's fixtures") {
@@ -431,7 +431,7 @@ fn on_pi_written_sessions_the_index_answers_as_the_files_do() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("corpus");
-    let generator = common::repo().join("../shared/conformance/gen-corpus.mjs");
+    let generator = common::harness("gen-corpus.mjs");
     for seed in ["31", "32"] {
         let o = common::node(&generator)
             .args(["--out", &out.to_string_lossy(), "--seed", seed])

@@ -51,7 +51,7 @@ fn move_project(data: &Path, l: &Layout) -> Command {
 
 #[test]
 fn sigkill_during_move_project_leaves_original_or_complete_files() {
-    let fixture = common::repo().join("../shared/fixtures/pi-mono/large-session.jsonl");
+    let fixture = common::pi_mono("large-session.jsonl");
     let original = std::fs::read(&fixture).expect("fixture");
     let tmp = tempfile::tempdir().expect("temp dir");
 

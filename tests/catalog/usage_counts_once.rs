@@ -20,7 +20,7 @@ const CCUSAGE_VERSION: &str = "18.0.11";
 /// `createBranchedSession`), then clones made by pi's `forkFrom`: one into
 /// the same project, one into another project, and a clone of that clone.
 fn pi_corpus(out: &Path) -> Vec<PathBuf> {
-    let generator = repo().join("../shared/conformance/gen-corpus.mjs");
+    let generator = repo().join("tests/pi/gen-corpus.mjs");
     for seed in ["21", "22", "23"] {
         let o = node(&generator)
             .args(["--out", &out.to_string_lossy(), "--seed", seed])
@@ -44,7 +44,7 @@ fn pi_clone(src: &Path, cwd: &str, out: &Path) -> PathBuf {
         "--{}--",
         cwd.trim_start_matches('/').replace('/', "-")
     ));
-    let o = node(&repo().join("tests/conformance/pi-clone.mjs"))
+    let o = node(&repo().join("tests/pi/pi-clone.mjs"))
         .args([&src.to_string_lossy(), cwd, &dir.to_string_lossy()])
         .output()
         .expect("clone with pi");
@@ -452,7 +452,7 @@ fn the_current_folder_counts_its_own_spend() {
         assert!(rows[0].trim_end().ends_with("$0.00"), "{table}");
     }
     // pi appends two turns (one assistant message with usage): now it owns them.
-    let o = node(&repo().join("tests/conformance/pi-appender.mjs"))
+    let o = node(&repo().join("tests/pi/pi-appender.mjs"))
         .args(["append", &clone.to_string_lossy(), "2"])
         .output()
         .expect("append with pi");
@@ -466,7 +466,7 @@ fn the_current_folder_counts_its_own_spend() {
     assert!(close(groups[0]["cost"].as_f64().unwrap_or(0.0), 0.001));
 }
 
-/// Where `.ci/run` and this test install the package.
+/// Where `scripts/test` and this test install the package.
 fn ccusage() -> PathBuf {
     let dir = repo().join("target/ccusage");
     let pkg = dir.join("node_modules/@ccusage/pi/package.json");
@@ -475,7 +475,14 @@ fn ccusage() -> PathBuf {
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
         .is_some_and(|p| p["version"] == CCUSAGE_VERSION);
     if !installed {
-        let status = Command::new("npm")
+        let status = common::tools::npm_command()
+            .unwrap_or_else(|| {
+                panic!(
+                    "@ccusage/pi is not in {} and npm, which installs it, is missing: \
+                     run scripts/test",
+                    dir.display()
+                )
+            })
             .args(["install", "--prefix", &dir.to_string_lossy()])
             .args(["--no-audit", "--no-fund", "--loglevel=error"])
             .arg(format!("@ccusage/pi@{CCUSAGE_VERSION}"))
@@ -501,7 +508,7 @@ fn assistant_totals_match_ccusage_per_day_and_model() {
     let script = ccusage();
     let tmp = tempfile::tempdir().expect("temp dir");
     pi_corpus(tmp.path());
-    let o = Command::new("node")
+    let o = common::tools::node_command()
         .arg(&script)
         .args(["daily", "--json", "-b", "-z", "UTC", "--piPath"])
         .arg(tmp.path().join("sessions"))

@@ -52,7 +52,7 @@ fn corpus() -> Corpus {
     let root = tmp.path().to_path_buf();
     let project = root.join(format!("project {H}"));
     std::fs::create_dir_all(&project).expect("project folder");
-    let out = common::node(&common::repo().join("tests/conformance/pi-hostile.mjs"))
+    let out = common::node(&common::harness("pi-hostile.mjs"))
         .arg(&project)
         .env("PI_CODING_AGENT_DIR", root.join("agent"))
         .env("HOSTILE", H)

@@ -202,7 +202,7 @@ fn output_goes_to_a_new_file_only() {
 }
 
 fn open_in_browser(page: &Path) -> serde_json::Value {
-    let out = Command::new("node")
+    let out = tools::node_command()
         .arg(common::repo().join("tests/support/check-page.mjs"))
         .arg(page)
         .env("PLAYWRIGHT_DIR", tools::playwright_dir())

@@ -295,7 +295,7 @@ fn move_project_makes_pi_list_the_sessions_under_the_new_folder() {
     let first = common::pi_create(&old_dir, &old.to_string_lossy());
     let sub = common::pi_create(&old_dir, &old.join("sub").to_string_lossy());
     // A fork of the first (its header names the first's file).
-    let out = common::node(&common::repo().join("tests/conformance/pi-appender.mjs"))
+    let out = common::node(&common::harness("pi-appender.mjs"))
         .arg("fork")
         .arg(&first)
         .arg(
@@ -438,7 +438,11 @@ fn version_completions_and_man_page() {
     assert!(o.status.success());
     assert_eq!(
         String::from_utf8_lossy(&o.stdout).trim(),
-        format!("piscope {}", env!("CARGO_PKG_VERSION"))
+        format!(
+            "piscope {} (follows pi {})",
+            env!("CARGO_PKG_VERSION"),
+            piscope::session::PI_VERSION
+        )
     );
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let o = piscope(&s, &["completions", shell]);

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 fn inputs() -> HashMap<String, PathBuf> {
     let mut out = HashMap::new();
     let mut dirs = vec![PathBuf::from("tests/data/golden/corpus")];
-    let fixtures = Path::new("../shared/fixtures/pi-mono");
+    let fixtures = Path::new("tests/data/pi-mono");
     assert!(
         fixtures.is_dir(),
-        "../shared/fixtures/pi-mono is missing: the golden tests need it beside the repository"
+        "tests/data/pi-mono is missing from the checkout: the golden tests read pi's real sessions there"
     );
     dirs.push(fixtures.to_path_buf());
     while let Some(d) = dirs.pop() {

@@ -320,7 +320,7 @@ fn pi_reads_each_copy_as_the_original() {
 /// pi's answers to `asks` (oracle batch lines), each one's `ok` value.
 fn oracle_batch(asks: &[String]) -> Vec<Value> {
     use std::io::Write as _;
-    let mut child = common::node(&common::repo().join("../shared/conformance/oracle.mjs"))
+    let mut child = common::node(&common::harness("oracle.mjs"))
         .arg("batch")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -4,14 +4,18 @@
 //! `Date.parse` over random date-like strings under several time zones.
 //!
 //! The seed is fresh each run (`PISCOPE_SEED=N` replays one) and printed on
-//! failure. Needs node; with `PISCOPE_ALLOW_MISSING_TOOLS=1` a missing node is
-//! reported and the cases skipped instead of failing.
+//! failure. Needs the node pi runs on (22.19 or newer: `target/node`'s when
+//! `scripts/test` installed one, else PATH's); with
+//! `PISCOPE_ALLOW_MISSING_TOOLS=1` a missing node is reported and the cases
+//! skipped instead of failing.
+
+use crate::support as common;
 
 use piscope::jstext::normalize_whitespace_lower;
 use piscope::jstext::{self, date};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 const STRING_CASES: usize = 4000;
 const DATE_CASES: usize = 3000;
@@ -334,16 +338,16 @@ fn date_string(rng: &mut Rng) -> String {
 /// Runs the oracle on `requests` (one JSON line each) with `TZ=zone`;
 /// `None` when node is missing and that is allowed.
 fn oracle(requests: &[String], zone: &str) -> Option<Vec<Value>> {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/conformance/jstext-oracle.mjs"
-    );
-    let child = Command::new("node")
-        .arg(script)
-        .env("TZ", zone)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn();
+    let script = common::harness("jstext-oracle.mjs");
+    let child = common::tools::node_program().and_then(|node| {
+        common::tools::with_local_node(node)
+            .arg(script)
+            .env("TZ", zone)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())
+    });
     let mut child = match child {
         Ok(c) => c,
         Err(e) if std::env::var_os("PISCOPE_ALLOW_MISSING_TOOLS").is_some() => {
@@ -354,7 +358,7 @@ fn oracle(requests: &[String], zone: &str) -> Option<Vec<Value>> {
             return None;
         }
         Err(e) => panic!(
-            "node is needed to check the JavaScript string rules ({e}); \
+            "the JavaScript string rules are checked against node: {e}; \
              set PISCOPE_ALLOW_MISSING_TOOLS=1 to skip"
         ),
     };

@@ -24,7 +24,7 @@ fn piscope(args: &[&str], zone: &str) -> Value {
 }
 
 fn pi(args: &[&str], zone: &str) -> Value {
-    let out = common::node(&common::repo().join("../shared/conformance/oracle.mjs"))
+    let out = common::node(&common::harness("oracle.mjs"))
         .args(args)
         .env("TZ", zone)
         .output()

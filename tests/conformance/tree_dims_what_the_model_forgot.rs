@@ -33,9 +33,7 @@ fn sessions(tmp: &Path) -> Vec<PathBuf> {
     out.push(demo);
     let legacy = tmp.join("before-compaction.jsonl");
     // Its bytes, not its read-only mode.
-    let bytes =
-        std::fs::read(common::repo().join("../shared/fixtures/pi-mono/before-compaction.jsonl"))
-            .expect("fixture");
+    let bytes = std::fs::read(common::pi_mono("before-compaction.jsonl")).expect("fixture");
     std::fs::write(&legacy, bytes).expect("copy");
     // Any write migrates a legacy file first, ids and all.
     piscope::session::append_name(&legacy, "migrated").expect("migrate");
@@ -66,7 +64,7 @@ fn leaves(s: &Session) -> Vec<u32> {
 /// pi's answers to `asks` (oracle batch lines), each one's `ok` value.
 fn oracle_batch(asks: &[String]) -> Vec<Value> {
     use std::io::Write as _;
-    let mut child = common::node(&common::repo().join("../shared/conformance/oracle.mjs"))
+    let mut child = common::node(&common::harness("oracle.mjs"))
         .arg("batch")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -103,7 +103,7 @@ fn piscope_row(row: &str) -> String {
 
 /// pi's own rows for `files` under `filter`.
 fn pi_tree(filter: &str, files: &[PathBuf]) -> serde_json::Value {
-    let script = common::repo().join("tests/conformance/pi-tree-view.mjs");
+    let script = common::harness("pi-tree-view.mjs");
     let out = common::node(&script)
         .arg(filter)
         .args(files)
@@ -119,7 +119,7 @@ fn pi_tree(filter: &str, files: &[PathBuf]) -> serde_json::Value {
 
 /// The demo sessions and a corpus written by pi's own session code.
 fn pi_written(dir: &Path) -> Vec<PathBuf> {
-    let script = common::repo().join("../shared/conformance/gen-corpus.mjs");
+    let script = common::harness("gen-corpus.mjs");
     let out = common::node(&script)
         .args(["--out", &dir.to_string_lossy()])
         .args(["--seed", "11", "--sessions", "8", "--turns", "30"])
@@ -273,7 +273,7 @@ fn long_texts_show_as_pi_shows_them() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = common::node(&common::repo().join("tests/conformance/pi-appender.mjs"))
+    let out = common::node(&common::harness("pi-appender.mjs"))
         .args(["long-texts", &dir.path().to_string_lossy(), "/proj"])
         .output()
         .expect("write a session with pi");

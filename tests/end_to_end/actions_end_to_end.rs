@@ -43,7 +43,7 @@ fn pi_session(dir: &Path, cwd: &str, extra: usize) -> PathBuf {
 }
 
 fn append_with_pi(file: &Path, n: usize, pause_ms: u64) {
-    let appender = common::repo().join("tests/conformance/pi-appender.mjs");
+    let appender = common::harness("pi-appender.mjs");
     let out = common::node(&appender)
         .args([
             "append",

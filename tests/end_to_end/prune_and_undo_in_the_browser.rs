@@ -18,7 +18,7 @@ fn prune_then_undo_in_the_tree() {
     let home = tempfile::tempdir().expect("home");
     let sessions = home.path().join("sessions");
     let out = common::run_ok(
-        common::node(&common::repo().join("tests/conformance/pi-prune-scene.mjs"))
+        common::node(&common::harness("pi-prune-scene.mjs"))
             .arg(&sessions)
             .arg("/home/ada/proj"),
     );

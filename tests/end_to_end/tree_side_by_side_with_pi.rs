@@ -2,8 +2,8 @@
 //! terminal (tmux): a branched session written by pi's session code, every
 //! filter, every row. Both must show the same rows in the same order, with
 //! the same nesting and the same connectors (`├─`, `│`, `└─`, `⊟`).
-//! pi runs as pi users run it (`../shared/conformance/pi-ui.sh`, node 22
-//! fetched by npm into `target/pi-ui` once).
+//! pi runs as pi users run it (`tests/pi/pi-ui.sh`, on the node the tests
+//! run: 22.19 or newer, as pi's command line wants).
 
 use crate::support as common;
 use crate::support::tmux;
@@ -31,19 +31,22 @@ impl PiUi {
     /// Starts pi's session picker on the sessions under `agent`.
     fn start(agent: &Path) -> PiUi {
         let tmpdir = tempfile::tempdir().expect("temp dir");
-        let script = common::repo().join("../shared/conformance/pi-ui.sh");
+        let script = common::harness("pi-ui.sh");
         let work = common::repo().join("target/pi-ui");
+        let node = common::tools::node_program().unwrap_or_else(|e| panic!("{e}"));
         let out = Command::new("bash")
             .arg(&script)
             .arg(agent)
             .arg("pi")
             .arg(&work)
             .env("TMUX_TMPDIR", tmpdir.path())
+            .env("PI_NODE", node)
+            .env("PI_REF_DIR", common::pi_reference())
             .output()
             .expect("run pi-ui.sh");
         assert!(
             out.status.success(),
-            "pi-ui.sh failed (it needs npm to fetch node 22 once): {}",
+            "pi-ui.sh failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         PiUi { tmpdir }
@@ -183,10 +186,10 @@ fn piscope(args: &[&str]) -> String {
 
 /// A branched session written by pi's own session code.
 fn branched_session(dir: &Path) -> PathBuf {
-    let script = common::repo().join("../shared/conformance/gen-corpus.mjs");
+    let script = common::harness("gen-corpus.mjs");
     let out = common::node(&script)
         .args(["--out", &dir.to_string_lossy()])
-        .args(["--seed", "7", "--sessions", "1", "--turns", "20"])
+        .args(["--seed", "56", "--sessions", "1", "--turns", "20"])
         .output()
         .expect("run the corpus generator");
     assert!(

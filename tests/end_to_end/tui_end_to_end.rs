@@ -173,7 +173,7 @@ fn hostile_text_never_changes_the_title_or_the_colours() {
 
 /// Writes a small corpus with pi's own session code.
 fn generate_corpus(sessions: &Path) {
-    let script = common::repo().join("../shared/conformance/gen-corpus.mjs");
+    let script = common::harness("gen-corpus.mjs");
     let agent = sessions.parent().expect("agent folder");
     let out = common::node(&script)
         .args([
@@ -240,8 +240,12 @@ fn with_no_sessions_the_demo_reads_like_a_real_history_and_says_what_it_watches(
     }
     // A home without pi's sessions folder: piscope falls back to the demo.
     let t = Tmux::start(&[], &[], (150, 40));
-    let s = t.wait_for("the demo and what it watches", |s| {
-        s.contains("Demo sessions") && s.contains("Watching the demo copies in")
+    // The list fills as the sessions are read: on a busy machine the footer
+    // is up while the picker still says `loading 1/8`.
+    let s = t.wait_for("the demo, loaded, and what it watches", |s| {
+        s.contains("Demo sessions")
+            && s.contains("Watching the demo copies in")
+            && !s.contains("loading")
     });
     assert!(!s.contains("No path was found"), "{s}");
     assert!(!s.contains("~/.pi/agent/sessions"), "{s}");

@@ -265,7 +265,7 @@ fn refresh_reads_only_what_was_appended() {
 #[test]
 fn legacy_files_are_migrated_atomically_with_the_ids_shown() {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new("../shared/fixtures/pi-mono/before-compaction.jsonl");
+    let src = Path::new("tests/data/pi-mono/before-compaction.jsonl");
     let file = dir.path().join("legacy.jsonl");
     fs::copy(src, &file).unwrap();
     // A damaged line survives the rewrite verbatim.

@@ -37,7 +37,7 @@ fn forks_like_pi_at_the_leaf_and_inside() {
         return;
     }
     let corpus = common::repo().join("tests/data/golden/corpus/sessions");
-    let appender = common::repo().join("tests/conformance/pi-appender.mjs");
+    let appender = common::harness("pi-appender.mjs");
     let mut checked = 0;
     let mut files: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .expect("corpus")

@@ -259,7 +259,7 @@ fn a_temp_still_being_written_is_left_alone() {
 #[test]
 fn sigkill_leftovers_are_swept() {
     const TRIALS: usize = 10;
-    let fixture = common::repo().join("../shared/fixtures/pi-mono/before-compaction.jsonl");
+    let fixture = common::pi_mono("before-compaction.jsonl");
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path().join("flat");
     fs::create_dir(&dir).expect("mkdir");

@@ -15,7 +15,7 @@ fn piscope() -> Command {
 
 #[test]
 fn sigkill_during_migration_leaves_original_or_complete_file() {
-    let fixture = common::repo().join("../shared/fixtures/pi-mono/large-session.jsonl");
+    let fixture = common::pi_mono("large-session.jsonl");
     let original = std::fs::read(&fixture).expect("fixture");
     let tmp = tempfile::tempdir().expect("temp dir");
 

@@ -21,7 +21,7 @@ fn piscope(data: &Path) -> Command {
 
 /// pi's answers to many requests with one node start.
 fn batch(requests: &[Vec<String>]) -> Vec<Value> {
-    let mut child = common::node(&common::repo().join("../shared/conformance/oracle.mjs"))
+    let mut child = common::node(&common::harness("oracle.mjs"))
         .arg("batch")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -244,7 +244,7 @@ fn a_side_branch_goes_and_the_name_and_labels_set_on_it_stay() {
     let sessions = tmp.path().join("sessions");
     std::fs::create_dir_all(&data).expect("mkdir");
     let out = common::run_ok(
-        common::node(&common::repo().join("tests/conformance/pi-prune-scene.mjs"))
+        common::node(&common::harness("pi-prune-scene.mjs"))
             .arg(&sessions)
             .arg("/home/ada/proj"),
     );
@@ -339,7 +339,7 @@ fn pruning_any_branch_of_a_pi_corpus_keeps_what_pi_reads() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let corpus = tmp.path().join("corpus");
-    let out = common::node(&common::repo().join("../shared/conformance/gen-corpus.mjs"))
+    let out = common::node(&common::harness("gen-corpus.mjs"))
         .args(["--out"])
         .arg(&corpus)
         .args(["--seed", "13", "--sessions", "6", "--turns", "30"])

@@ -44,7 +44,7 @@ fn holds(dir: &Path, bytes: &[u8]) -> bool {
 /// A version 3 copy of pi's large fixture with a long side branch, and the
 /// side branch's first entry.
 fn branched_base(tmp: &Path) -> (Vec<u8>, String) {
-    let fixture = common::repo().join("../shared/fixtures/pi-mono/large-session.jsonl");
+    let fixture = common::pi_mono("large-session.jsonl");
     let data = tmp.join("data");
     std::fs::create_dir(&data).expect("mkdir");
     // A version 3 file with a long side branch: migrated by a first write,

@@ -18,7 +18,7 @@ fn piscope() -> Command {
 }
 
 fn legacy_copy(dir: &Path, name: &str) -> PathBuf {
-    let src = common::repo().join("../shared/fixtures/pi-mono/large-session.jsonl");
+    let src = common::pi_mono("large-session.jsonl");
     let dst = dir.join(name);
     std::fs::write(&dst, std::fs::read(&src).expect("fixture")).expect("copy");
     dst
@@ -93,7 +93,7 @@ fn concurrent_labels_on_a_legacy_file_all_land() {
     }
 
     // pi reads the same labels.
-    let mut oracle = common::node(&common::repo().join("../shared/conformance/oracle.mjs"))
+    let mut oracle = common::node(&common::harness("oracle.mjs"))
         .arg("batch")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

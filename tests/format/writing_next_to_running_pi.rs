@@ -18,7 +18,7 @@ fn a_running_pi_and_piscope_share_a_file() {
         return;
     }
     let tmp = tempfile::tempdir().expect("temp dir");
-    let appender = common::repo().join("tests/conformance/pi-appender.mjs");
+    let appender = common::harness("pi-appender.mjs");
     let file = common::pi_create(tmp.path(), "/home/ada/app");
     let initial = std::fs::read_to_string(&file)
         .expect("read")

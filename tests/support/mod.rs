@@ -1,6 +1,8 @@
 //! What the test binaries share: the repository's paths, pi's reference
-//! package (installed on first use), the outside tools a test needs
-//! (`tools`), a real terminal (`tmux`) and the browser's set-up (`tui`).
+//! package (installed on first use by `tests/pi/install.sh`), how node runs
+//! the harness in `tests/pi/`, helpers over pi's answers, the outside tools
+//! a test needs (`tools`), a real terminal (`tmux`) and the browser's
+//! set-up (`tui`).
 
 #![allow(dead_code)]
 
@@ -17,52 +19,61 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A script of the project's pi harness, `tests/pi/NAME`.
+pub fn harness(name: &str) -> PathBuf {
+    repo().join("tests/pi").join(name)
+}
+
+/// A real session file pi wrote, from `tests/data/pi-mono/`.
+pub fn pi_mono(name: &str) -> PathBuf {
+    repo().join("tests/data/pi-mono").join(name)
+}
+
 /// The folder of pi's reference package (`PI_REF_DIR`, else
-/// `target/pi-reference`, installed there by `../shared/conformance/install.sh`).
+/// `target/pi-reference`), installed there by `tests/pi/install.sh` when
+/// it is not yet.
 pub fn pi_reference() -> PathBuf {
     // A test that got here without asking [`have_node`] still fails
     // clearly when node is missing.
-    assert!(
-        tools::Tool::Node.present(),
-        "node or npm is missing: pi's reference package needs them (node 22.19 or newer)"
-    );
+    if let Some(problem) = tools::Tool::Node.problem() {
+        panic!("pi's reference package cannot run: {problem}");
+    }
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::var_os("PI_REF_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| repo().join("target/pi-reference"));
-        let dir = if dir.is_absolute() {
-            dir
-        } else {
-            repo().join(dir)
-        };
-        let install = repo().join("../shared/conformance/install.sh");
-        let status = Command::new(&install)
+        let dir = tools::pi_dir();
+        let install = harness("install.sh");
+        let status = tools::with_local_node("bash")
+            .arg(&install)
             .arg(&dir)
             .status()
-            .unwrap_or_else(|e| panic!("{}: {e} (needs node and npm)", install.display()));
-        assert!(status.success(), "installing pi's reference package failed");
+            .unwrap_or_else(|e| panic!("bash {}: {e}", install.display()));
+        assert!(
+            status.success(),
+            "installing pi's reference package into {} failed (its error is above)",
+            dir.display()
+        );
         dir
     })
     .clone()
 }
 
-/// True when node and npm are here; without them the test fails, or is
-/// reported skipped when the run allows it (see [`tools`]).
+/// True when node (new enough for pi) and pi's package, or npm to install
+/// it, are here; without them the test fails, or is reported skipped when
+/// the run allows it (see [`tools`]).
 pub fn have_node() -> bool {
     tools::have(tools::Tool::Node)
 }
 
 /// `node SCRIPT ARGS...` with the reference package available.
 pub fn node(script: &Path) -> Command {
-    let mut cmd = Command::new("node");
+    let mut cmd = tools::node_command();
     cmd.arg(script).env("PI_REF_DIR", pi_reference());
     cmd
 }
 
 /// What pi's own code prints for `oracle.mjs ARGS...`, as JSON.
 pub fn oracle(args: &[&str]) -> serde_json::Value {
-    let out = node(&repo().join("../shared/conformance/oracle.mjs"))
+    let out = node(&harness("oracle.mjs"))
         .args(args)
         .output()
         .expect("run the oracle");
@@ -77,7 +88,7 @@ pub fn oracle(args: &[&str]) -> serde_json::Value {
 /// A new session written by pi's own SessionManager in `dir` for the
 /// project `cwd` (two messages); returns its path.
 pub fn pi_create(dir: &Path, cwd: &str) -> PathBuf {
-    let out = node(&repo().join("tests/conformance/pi-appender.mjs"))
+    let out = node(&harness("pi-appender.mjs"))
         .args(["create", &dir.to_string_lossy(), cwd])
         .output()
         .expect("create a session with pi");
@@ -121,7 +132,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 /// node start, in order; an answer pi could not give fails the test.
 pub fn oracle_batch(requests: &[Vec<String>]) -> Vec<serde_json::Value> {
     use std::io::Write;
-    let mut child = node(&repo().join("../shared/conformance/oracle.mjs"))
+    let mut child = node(&harness("oracle.mjs"))
         .arg("batch")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

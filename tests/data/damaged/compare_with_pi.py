@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares piscope's --json answers on the damaged corpus with pi's own
 (the conformance oracle). Run from the crate root after
-`cargo build --release` and `../shared/conformance/install.sh target/pi-reference`:
+`cargo build --release` and `tests/pi/install.sh` (or `scripts/test`):
 
     python3 tests/data/damaged/compare_with_pi.py [FILE.jsonl ...]
 
@@ -17,9 +17,13 @@ import subprocess
 import sys
 
 PISCOPE = "target/release/piscope"
-ORACLE = "../shared/conformance/oracle.mjs"
+ORACLE = "tests/pi/oracle.mjs"
 env = dict(os.environ)
 env.setdefault("PI_REF_DIR", os.path.abspath("target/pi-reference"))
+# The node scripts/test installs when the machine's is older than pi wants.
+LOCAL_NODE = os.path.abspath("target/node/node_modules/.bin")
+if os.path.isdir(LOCAL_NODE):
+    env["PATH"] = LOCAL_NODE + os.pathsep + env.get("PATH", "")
 
 
 def oracle(cmd, f):

@@ -3,20 +3,21 @@
 // per-project layout) and for tests/data/catalog-flat/ (a custom flat folder).
 // Paths are stored relative to the repository, as "$REPO/...".
 //
-// usage (from the repository root, after ../shared/conformance/install.sh):
+// usage (from the repository root, after tests/pi/install.sh; PI_REF_DIR
+// names another install than target/pi-reference):
 //   python3 tests/data/make_catalog_flat.py     (only when the flat cases change)
-//   PI_REF_DIR=target/pi-reference node tests/data/golden/regenerate-catalog.mjs
+//   node tests/data/golden/regenerate-catalog.mjs
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = process.cwd();
-const conformance = join(root, "../shared/conformance");
+const harness = join(root, "tests/pi");
 const out = join(root, "tests/data/golden/catalog");
 mkdirSync(out, { recursive: true });
 const rel = (v) => JSON.parse(JSON.stringify(v).split(root).join("$REPO"));
 const oracle = (...args) =>
-  JSON.parse(execFileSync("node", [join(conformance, "oracle.mjs"), ...args], { maxBuffer: 1 << 30 }));
+  JSON.parse(execFileSync(process.execPath, [join(harness, "oracle.mjs"), ...args], { maxBuffer: 1 << 30 }));
 
 // Queries exercise every part of the language: words, phrases, regexes,
 // fuzzy names and folders, unicode, unbalanced quotes, nothing found.

@@ -1,16 +1,17 @@
 // Regenerates the golden answers that `cargo test` compares piscope with:
 // what pi's own code (the reference oracle) prints for each input file.
-// Inputs: the real sessions in ../shared/fixtures/pi-mono/ and a small
-// corpus written by pi's SessionManager into tests/data/golden/corpus/.
+// Inputs: the real sessions in tests/data/pi-mono/ and a small corpus
+// written by pi's SessionManager into tests/data/golden/corpus/.
 //
-// usage (from the repository root, after ../shared/conformance/install.sh):
-//   PI_REF_DIR=target/pi-reference node tests/data/golden/regenerate.mjs
+// usage (from the repository root, after tests/pi/install.sh; PI_REF_DIR
+// names another install than target/pi-reference):
+//   node tests/data/golden/regenerate.mjs
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 
 const root = process.cwd();
-const conformance = join(root, "../shared/conformance");
+const harness = join(root, "tests/pi");
 const golden = join(root, "tests/data/golden");
 const corpus = join(golden, "corpus");
 const expected = join(golden, "expected");
@@ -18,7 +19,7 @@ const expected = join(golden, "expected");
 rmSync(corpus, { recursive: true, force: true });
 rmSync(expected, { recursive: true, force: true });
 mkdirSync(expected, { recursive: true });
-execFileSync("node", [join(conformance, "gen-corpus.mjs"), "--out", corpus, "--seed", "20261130", "--sessions", "10", "--turns", "24"], {
+execFileSync(process.execPath, [join(harness, "gen-corpus.mjs"), "--out", corpus, "--seed", "20261130", "--sessions", "10", "--turns", "24"], {
   stdio: "inherit",
 });
 
@@ -31,10 +32,9 @@ const walk = (d) => {
   }
 };
 walk(corpus);
-const fixtures = join(root, "../shared/fixtures/pi-mono");
-if (existsSync(fixtures)) walk(fixtures);
+walk(join(root, "tests/data/pi-mono"));
 
-const oracle = (...args) => JSON.parse(execFileSync("node", [join(conformance, "oracle.mjs"), ...args], { maxBuffer: 1 << 30 }));
+const oracle = (...args) => JSON.parse(execFileSync(process.execPath, [join(harness, "oracle.mjs"), ...args], { maxBuffer: 1 << 30 }));
 let n = 0;
 for (const file of inputs) {
   const name = basename(file, ".jsonl");

@@ -6,11 +6,9 @@
 // in the places a page or a terminal could be fooled by it.
 //
 // usage: node pi-rendering.mjs DIR CWD     prints the new session's path
-import { join } from "node:path";
+import { sessionModule } from "./reference.mjs";
 
-const ref = process.env.PI_REF_DIR;
-if (!ref) throw new Error("PI_REF_DIR is not set");
-const { SessionManager } = await import(join(ref, "node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js"));
+const { SessionManager } = await sessionModule();
 
 const [dir, cwd] = process.argv.slice(2);
 const sm = SessionManager.create(cwd, dir);

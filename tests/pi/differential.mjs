@@ -195,7 +195,7 @@ async function edits(oracle, files) {
       const target = pick(entries);
       // label
       const text = `checkpoint ${n} ✓`;
-      run(["label", file, target.id, text]);
+      run(["label", "--yes", file, target.id, text]);
       let info = (await oracle.ask(["info", file])).ok;
       if (info.labels[target.id] !== text) fail(file, `label ${target.id}`, `pi sees ${JSON.stringify(info.labels[target.id])}`);
       checks++;
@@ -209,7 +209,7 @@ async function edits(oracle, files) {
       }
       // rename
       const name = `  name ${n}\nwith newline  `;
-      run(["rename", file, name]);
+      run(["rename", "--yes", file, name]);
       info = (await oracle.ask(["info", file])).ok;
       if (info.name !== `name ${n} with newline`) fail(file, "rename", `pi sees ${JSON.stringify(info.name)}`);
       checks++;
@@ -226,7 +226,7 @@ async function edits(oracle, files) {
         const t = pick(pool);
         const resubmit = roles[t.id] === "user" || types[t.id] === "custom_message";
         const expectedLeaf = resubmit ? t.parentId : t.id;
-        const argv = ["branch", file, t.id, ...(withSummary ? ["--summary", `left branch ${n}`] : [])];
+        const argv = ["branch", "--yes", file, t.id, ...(withSummary ? ["--summary", `left branch ${n}`] : [])];
         const prev = (await oracle.ask(["info", file])).ok;
         run(argv);
         const after = (await oracle.ask(["info", file])).ok;

@@ -7,11 +7,9 @@
 // usage: node pi-prune-scene.mjs DIR CWD
 // prints {"file": PATH, "side": ID, "main": ID}: the side branch's first entry
 // and an entry on the main branch
-import { join } from "node:path";
+import { sessionModule } from "./reference.mjs";
 
-const ref = process.env.PI_REF_DIR;
-if (!ref) throw new Error("PI_REF_DIR is not set");
-const { SessionManager } = await import(join(ref, "node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js"));
+const { SessionManager } = await sessionModule();
 
 const [dir, cwd] = process.argv.slice(2);
 let clock = Date.UTC(2026, 0, 5, 9, 0, 0);

@@ -6,13 +6,11 @@
 //
 // usage: HOSTILE=... node pi-hostile.mjs CWD    prints the new session's path
 //        (the sessions folder is pi's default, under $PI_CODING_AGENT_DIR)
-import { join } from "node:path";
+import { sessionModule } from "./reference.mjs";
 
-const ref = process.env.PI_REF_DIR;
-if (!ref) throw new Error("PI_REF_DIR is not set");
 const h = process.env.HOSTILE;
 if (!h) throw new Error("HOSTILE is not set");
-const { SessionManager } = await import(join(ref, "node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js"));
+const { SessionManager } = await sessionModule();
 
 const [cwd] = process.argv.slice(2);
 const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0.001 } };

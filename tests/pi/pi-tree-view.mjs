@@ -8,13 +8,10 @@
 // reads a copy.
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { basename, join } from "node:path";
+import { loadPi } from "./reference.mjs";
 
-const ref = process.env.PI_REF_DIR;
-if (!ref) throw new Error("PI_REF_DIR is not set");
-const pi = (p) =>
-  import(pathToFileURL(resolve(ref, "node_modules/@earendil-works/pi-coding-agent/dist", p)).href);
+const pi = (p) => loadPi(`dist/${p}`);
 const { SessionManager } = await pi("core/session-manager.js");
 const { initTheme } = await pi("modes/interactive/theme/theme.js");
 const { TreeSelectorComponent } = await pi("modes/interactive/components/tree-selector.js");

@@ -10,10 +10,9 @@
 //                                                   a row: a branch summary, a custom message,
 //                                                   a bash run, an error, a bash call
 import { join } from "node:path";
+import { sessionModule } from "./reference.mjs";
 
-const ref = process.env.PI_REF_DIR;
-if (!ref) throw new Error("PI_REF_DIR is not set");
-const { SessionManager } = await import(join(ref, "node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js"));
+const { SessionManager } = await sessionModule();
 
 const [cmd, target, arg, pauseArg] = process.argv.slice(2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
