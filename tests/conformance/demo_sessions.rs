@@ -5,6 +5,7 @@
 
 use crate::support as common;
 use crate::support::tui as tui_common;
+use common::oracle_batch_lines as oracle_batch;
 
 use piscope::jstext::date::{format_iso, parse_ms};
 use piscope::tui::work::demo::{DEMO_SESSIONS, write_demo_sessions};
@@ -315,34 +316,6 @@ fn pi_reads_each_copy_as_the_original() {
             assert_eq!(got, want, "{rel}: pi's {what}");
         }
     }
-}
-
-/// pi's answers to `asks` (oracle batch lines), each one's `ok` value.
-fn oracle_batch(asks: &[String]) -> Vec<Value> {
-    use std::io::Write as _;
-    let mut child = common::node(&common::harness("oracle.mjs"))
-        .arg("batch")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("run the oracle");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(asks.join("\n").as_bytes()).expect("write");
-    stdin.write_all(b"\n").expect("write");
-    drop(stdin);
-    let out = child.wait_with_output().expect("the oracle's answers");
-    assert!(out.status.success());
-    let answers: Vec<Value> = String::from_utf8(out.stdout)
-        .expect("UTF-8")
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("JSON");
-            assert!(v.get("error").is_none(), "{v}");
-            v["ok"].clone()
-        })
-        .collect();
-    assert_eq!(answers.len(), asks.len());
-    answers
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! count of replaced entries is what pi's context lost at it.
 
 use crate::support as common;
+use common::oracle_batch_lines as oracle_batch;
 
 use piscope::session::line::entry::Kind;
 use piscope::session::{ContextItem, LeafSelector, Memory, Session};
@@ -59,34 +60,6 @@ fn leaves(s: &Session) -> Vec<u32> {
         }
     }
     out
-}
-
-/// pi's answers to `asks` (oracle batch lines), each one's `ok` value.
-fn oracle_batch(asks: &[String]) -> Vec<Value> {
-    use std::io::Write as _;
-    let mut child = common::node(&common::harness("oracle.mjs"))
-        .arg("batch")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("run the oracle");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(asks.join("\n").as_bytes()).expect("write");
-    stdin.write_all(b"\n").expect("write");
-    drop(stdin);
-    let out = child.wait_with_output().expect("the oracle's answers");
-    assert!(out.status.success());
-    let answers: Vec<Value> = String::from_utf8(out.stdout)
-        .expect("UTF-8")
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("JSON");
-            assert!(v.get("error").is_none(), "{v}");
-            v["ok"].clone()
-        })
-        .collect();
-    assert_eq!(answers.len(), asks.len());
-    answers
 }
 
 /// Messages in a fixed order, for comparing as multisets.

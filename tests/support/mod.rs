@@ -131,6 +131,15 @@ pub fn copy_tree(from: &Path, to: &Path) {
 /// pi's answers to many oracle requests (each an argument list) with one
 /// node start, in order; an answer pi could not give fails the test.
 pub fn oracle_batch(requests: &[Vec<String>]) -> Vec<serde_json::Value> {
+    let lines: Vec<String> = requests
+        .iter()
+        .map(|r| serde_json::to_string(r).expect("json"))
+        .collect();
+    oracle_batch_lines(&lines)
+}
+
+/// [`oracle_batch`] for requests already written as JSON lines.
+pub fn oracle_batch_lines(requests: &[String]) -> Vec<serde_json::Value> {
     use std::io::Write;
     let mut child = node(&harness("oracle.mjs"))
         .arg("batch")
@@ -141,10 +150,11 @@ pub fn oracle_batch(requests: &[Vec<String>]) -> Vec<serde_json::Value> {
     {
         let mut stdin = child.stdin.take().expect("stdin");
         for r in requests {
-            writeln!(stdin, "{}", serde_json::to_string(r).expect("json")).expect("write");
+            writeln!(stdin, "{r}").expect("write");
         }
     }
     let out = child.wait_with_output().expect("the oracle");
+    assert!(out.status.success(), "the oracle failed");
     let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("an answer"))
@@ -154,7 +164,7 @@ pub fn oracle_batch(requests: &[Vec<String>]) -> Vec<serde_json::Value> {
         .into_iter()
         .zip(requests)
         .map(|(a, r)| {
-            assert!(a.get("error").is_none(), "oracle {r:?}: {a}");
+            assert!(a.get("error").is_none(), "oracle {r}: {a}");
             a["ok"].clone()
         })
         .collect()
