@@ -42,15 +42,22 @@ impl App {
 /// The worker's part: restores the latest delete, clean-up or prune
 /// piscope journalled whose files are still in the trash, every file of it.
 fn restore_latest() -> ActionOutcome {
-    let items = match journal::in_trash() {
-        Ok(items) => items,
+    let found = match journal::in_trash() {
+        Ok(found) => found,
         Err(e) => return ActionOutcome::Failed(e.to_string()),
     };
-    let last = journal::latest_operation(&items, &[Reason::Delete, Reason::Clean, Reason::Prune]);
+    let last = journal::latest_operation(
+        &found.items,
+        &[Reason::Delete, Reason::Clean, Reason::Prune],
+    );
     if last.is_empty() {
-        return ActionOutcome::NothingToUndo;
+        return match found.skipped.into_iter().next() {
+            Some(note) => ActionOutcome::Failed(note),
+            None => ActionOutcome::NothingToUndo,
+        };
     }
     let mut paths = Vec::new();
+    // What was passed over is said after the outcome of the restore itself.
     let mut errors = Vec::new();
     for item in last {
         match journal::restore(item) {
@@ -58,5 +65,6 @@ fn restore_latest() -> ActionOutcome {
             Err(e) => errors.push(e.to_string()),
         }
     }
+    errors.extend(found.skipped);
     ActionOutcome::Restored { paths, errors }
 }
