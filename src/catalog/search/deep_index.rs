@@ -42,7 +42,7 @@ const DATA_SUFFIX: &str = ".data";
 /// Bump when the layout or the meaning of a stored field changes.
 const TABLE: Envelope = Envelope {
     magic: b"piscopeD",
-    format: 1,
+    format: 2,
 };
 /// The data file starts with this and its generation (u64, little-endian).
 const DATA_MAGIC: &[u8; 8] = b"piscopeT";
