@@ -22,6 +22,7 @@ impl App {
         &mut self,
         paths: &[PathBuf],
         errors: &[String],
+        skipped: &[String],
         cmds: &mut Vec<Command>,
     ) {
         for p in paths {
@@ -35,7 +36,17 @@ impl App {
             [one] => text::clean_line(&strings::file_name(one)),
             many => format::count(many.len(), "session", "sessions"),
         };
-        self.say(strings::restored(&what), false);
+        match skipped.first() {
+            Some(note) => self.say(
+                format!(
+                    "{}; passed over {}",
+                    strings::restored(&what),
+                    strings::first_of(&text::clean_line(note), skipped.len())
+                ),
+                false,
+            ),
+            None => self.say(strings::restored(&what), false),
+        }
     }
 }
 
@@ -57,7 +68,6 @@ fn restore_latest() -> ActionOutcome {
         };
     }
     let mut paths = Vec::new();
-    // What was passed over is said after the outcome of the restore itself.
     let mut errors = Vec::new();
     for item in last {
         match journal::restore(item) {
@@ -65,6 +75,9 @@ fn restore_latest() -> ActionOutcome {
             Err(e) => errors.push(e.to_string()),
         }
     }
-    errors.extend(found.skipped);
-    ActionOutcome::Restored { paths, errors }
+    ActionOutcome::Restored {
+        paths,
+        errors,
+        skipped: found.skipped,
+    }
 }
