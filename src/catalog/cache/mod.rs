@@ -1,5 +1,6 @@
 //! The catalog's on-disk cache: what each file's complete lines showed, keyed
-//! by path, size, mtime and inode, so unchanged files are never read again.
+//! by path, size, mtime, inode and ctime, so unchanged files are never read
+//! again.
 //!
 //! Two files in the user's cache folder: the summaries (small, read on every
 //! start) and the searchable texts (large, read by position and never

@@ -6,10 +6,12 @@
 //! else `~/.local/share/piscope/` on Linux): when, where it lived, what was
 //! given to the trash, its size, time, inode and xxh3, and why. The line is
 //! written before the file moves (a failed trash leaves a line whose file
-//! is not in the trash, which restore simply does not offer), in one append.
+//! is not in the trash, which restore simply does not offer), in one append
+//! that starts a line of its own; a line a crash tore is read past, named.
 //!
-//! Restoring finds the file in the trash (the trash crate's list where it
-//! has one, the freedesktop layout otherwise) by the path it was trashed
+//! Restoring finds the file in the trash (the freedesktop layout of the
+//! home trash and of the trash at the top of the file's mount, each
+//! `.trashinfo` read here as outside input) by the path it was trashed
 //! from and its inode or its hash, and puts it back only where nothing is
 //! in the way: a file at the old place is never replaced, except by the
 //! original of a prune when the pruned file there is still exactly what the

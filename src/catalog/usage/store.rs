@@ -1,7 +1,7 @@
 //! The usage cache, beside the catalog's, in two files:
 //!
 //! - `usage-records.bin`: each file's records keyed by its absolute path,
-//!   size, mtime and inode, so an unchanged file is never read again for
+//!   size, mtime, inode and ctime, so an unchanged file is never read again for
 //!   its usage;
 //! - `usage-book.bin`: the last book (every session's records folded, with
 //!   their owners decided) and the stamps of the very files it was made
