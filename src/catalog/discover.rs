@@ -183,13 +183,17 @@ pub struct Candidate {
     pub meta: Option<FileStamp>,
 }
 
-/// What identifies one version of a file.
+/// What identifies one version of a file. The mtime can be set back
+/// (`cp -p`, `touch -r`, `rsync -t`) and an inode reused, so neither tells
+/// a rewritten file from the one a cache read; the ctime (status change)
+/// moves on every write and no user call can set it, so it does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileStamp {
     pub size: u64,
     pub mtime_ns: i128,
     pub inode: u64,
     pub device: u64,
+    pub ctime_ns: i128,
 }
 
 impl FileStamp {
@@ -203,17 +207,19 @@ impl FileStamp {
             })
             .unwrap_or(0);
         #[cfg(unix)]
-        let (inode, device) = {
+        let (inode, device, ctime_ns) = {
             use std::os::unix::fs::MetadataExt;
-            (meta.ino(), meta.dev())
+            let ctime_ns = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
+            (meta.ino(), meta.dev(), ctime_ns)
         };
         #[cfg(not(unix))]
-        let (inode, device) = (0, 0);
+        let (inode, device, ctime_ns) = (0, 0, 0);
         FileStamp {
             size: meta.len(),
             mtime_ns,
             inode,
             device,
+            ctime_ns,
         }
     }
 
@@ -606,6 +612,7 @@ mod tests {
             mtime_ns,
             inode: 0,
             device: 0,
+            ctime_ns: 0,
         };
         // Node gives this file's `mtimeMs` as 1796114921312.627 and its
         // `mtime` as 08:48:41.313.

@@ -485,7 +485,11 @@ fn plan<'c>(c: &Candidate, cache: &'c Cache) -> Plan<'c> {
     let Some(state) = rec.state() else {
         return Plan::Whole;
     };
-    let grew = stamp.size >= state.offset
+    // Only a file that grew may have been appended to; one of the same
+    // size whose stamp moved was written over (or only touched): read
+    // whole, as a sampled print could miss a change in its middle.
+    let grew = stamp.size > head.stamp.size
+        && stamp.size >= state.offset
         && stamp.inode == head.stamp.inode
         && stamp.device == head.stamp.device
         && !state.not_a_session

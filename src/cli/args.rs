@@ -2,6 +2,7 @@
 //! before it picks the front end, the browser or one scripting command.
 
 use crate::catalog::SortMode;
+use crate::catalog::usage::{DateRange, Zone};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::sync::LazyLock;
@@ -263,14 +264,14 @@ pub struct StatsArgs {
     #[arg(long, value_enum, default_value = "day")]
     pub by: StatsBy,
     /// The first day counted (YYYY-MM-DD, in --tz).
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "DATE", value_parser = DateRange::parse_day)]
+    pub since: Option<i64>,
     /// The last day counted (YYYY-MM-DD, in --tz).
-    #[arg(long, value_name = "DATE")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "DATE", value_parser = DateRange::parse_day)]
+    pub until: Option<i64>,
     /// The time zone of days: an IANA name, UTC (the default) or local.
-    #[arg(long, value_name = "ZONE", default_value = "UTC")]
-    pub tz: String,
+    #[arg(long, value_name = "ZONE", default_value = "UTC", value_parser = Zone::named)]
+    pub tz: Zone,
     /// Print JSON (see the README for its fields).
     #[arg(long)]
     pub json: bool,

@@ -8,7 +8,11 @@ use anyhow::{Result, bail};
 use std::io::Write;
 
 pub fn run(args: RestoreArgs, out: &mut dyn Write) -> Result<()> {
-    let items = journal::in_trash()?;
+    let found = journal::in_trash()?;
+    for note in &found.skipped {
+        super::warn(note);
+    }
+    let items = found.items;
     if args.list {
         return list(&items, args.json, out);
     }

@@ -3,25 +3,19 @@
 
 use super::args::{StatsArgs, StatsBy};
 use super::warn;
-use crate::catalog::usage::{self, By, DateRange, Group, Report, Spend, UsageCache, Zone};
+use crate::catalog::usage::{self, By, DateRange, Group, Report, Spend, UsageCache};
 use crate::catalog::{self, Scope, Surroundings};
 use crate::safe_text::{clean_line, fit};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use std::io::Write;
 
 pub fn run(args: StatsArgs, out: &mut dyn Write) -> Result<()> {
-    let zone = match Zone::named(&args.tz) {
-        Ok(z) => z,
-        Err(e) => bail!("--tz: {e}"),
-    };
-    let day = |flag: &str, v: &Option<String>| -> Result<Option<i64>> {
-        v.as_deref()
-            .map(|t| DateRange::parse_day(t).map_err(|e| anyhow::anyhow!("{flag}: {e}")))
-            .transpose()
-    };
+    // The days and the zone were checked as arguments (a malformed one is
+    // a usage error, exit 2, before anything is read).
+    let zone = args.tz;
     let range = DateRange {
-        since: day("--since", &args.since)?,
-        until: day("--until", &args.until)?,
+        since: args.since,
+        until: args.until,
     };
     let mut problems = Vec::new();
     let folder = catalog::locate(

@@ -662,3 +662,27 @@ fn the_clean_up_dialog_lists_what_the_rules_pick_as_they_are_typed() {
     assert!(h.app.dialog().is_none());
     assert!(files.iter().all(|f| f.exists()));
 }
+
+/// Undo that passed over a damaged journal line or a trash entry that does
+/// not read says so beside what came back, and is no failure.
+#[test]
+fn undo_says_what_it_passed_over() {
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let mut h = Harness::folder(folder, WIDE);
+    let path = h.app.picker().sessions()[0].path.clone();
+    h.send(AppEvent::ActionDone(ActionOutcome::Restored {
+        paths: vec![path],
+        errors: Vec::new(),
+        skipped: vec![
+            "/t/info/odd.trashinfo: not a trash record (a malformed percent-encoding in its Path); skipped".to_string(),
+            "/d/journal.jsonl: line 2: not a journal record (EOF); skipped".to_string(),
+        ],
+    }));
+    let said = message(&h);
+    assert!(said.starts_with("Restored "), "{said}");
+    assert!(
+        said.contains("passed over /t/info/odd.trashinfo") && said.contains("(and 1 more)"),
+        "{said}"
+    );
+    assert!(!h.app.message().is_some_and(|m| m.error), "{said}");
+}

@@ -367,3 +367,63 @@ fn the_open_session_reads_a_rewritten_file_again() {
     }
     assert!(wrong.is_empty(), "read on from stale bytes: {wrong:#?}");
 }
+
+/// `piscope ARGS` over the corpus copy, with the caches in `cache_home`
+/// (else `--no-cache`): its output.
+fn piscope(agent: &Path, cache_home: Option<&Path>, args: &[&str]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piscope"));
+    cmd.args(args);
+    match cache_home {
+        Some(home) => cmd.env("XDG_CACHE_HOME", home),
+        None => cmd.arg("--no-cache"),
+    };
+    let out = common::run_ok(
+        cmd.env("PI_CODING_AGENT_DIR", agent)
+            .env_remove("PI_CODING_AGENT_SESSION_DIR"),
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// A session rewritten in place to the same size, its mtime put back (as
+/// `cp -p`, `rsync --inplace -t` or `touch -r` leave it), is read again by
+/// every cache: the list, the search, the deep search and the usage.
+#[test]
+fn a_same_size_rewrite_with_its_mtime_put_back_is_read_again() {
+    let (tmp, root) = copy_corpus();
+    let agent = tmp.path();
+    let cache_home = tempfile::tempdir().expect("cache home");
+    let commands: [&[&str]; 5] = [
+        &["ls", "--all", "--json"],
+        &["ls", "--all", "--json", "--query", "zany"],
+        &["ls", "--all", "--query", "zany", "--deep"],
+        &["ls", "--all", "--query", "pane", "--deep"],
+        &["stats", "--all", "--json", "--by", "session"],
+    ];
+    for args in commands {
+        piscope(agent, Some(cache_home.path()), args);
+    }
+    let path = root.join(NOTES);
+    let before = std::fs::metadata(&path).expect("stat");
+    let mtime = before.modified().expect("mtime");
+    // Past the coarsest clock tick, so the rewrite's ctime is a later one.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    rewrite_in_place(&path, "pane compaction summary", "zany compaction summary");
+    rewrite_in_place(&path, r#""total":0.0563667"#, r#""total":9.0563667"#);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open")
+        .set_modified(mtime)
+        .expect("mtime back");
+    let after = std::fs::metadata(&path).expect("stat");
+    assert_eq!(
+        (after.len(), after.modified().ok(), inode(&path)),
+        (before.len(), Some(mtime), inode(&path)),
+        "same size, mtime and inode"
+    );
+    for args in commands {
+        let want = piscope(agent, None, args);
+        let got = piscope(agent, Some(cache_home.path()), args);
+        assert_eq!(got, want, "{args:?}");
+    }
+}

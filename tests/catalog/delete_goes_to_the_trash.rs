@@ -160,3 +160,73 @@ fn empty_sessions_go_as_one_batch() {
     assert_eq!(trashed(&s), ["empty.jsonl"]);
     assert!(s.sessions.join("a.jsonl").exists() && s.sessions.join("b.jsonl").exists());
 }
+
+fn piscope(s: &Setup, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args(args)
+        .env("XDG_DATA_HOME", &s.data)
+        .env("HOME", &s.root)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run piscope")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Another program's `.trashinfo` with a malformed percent-encoding is
+/// skipped and named; what piscope trashed still comes back.
+#[test]
+fn a_foreign_trashinfo_that_does_not_read_is_skipped() {
+    let s = setup();
+    let a = s.sessions.join("a.jsonl");
+    ok(&rm(&s, &[p(&a), "--yes"]));
+    let trash = s.data.join("Trash");
+    std::fs::write(
+        trash.join("info/odd.trashinfo"),
+        "[Trash Info]\nPath=/tmp/50%a\u{e9}\nDeletionDate=2026-01-01T00:00:00\n",
+    )
+    .expect("write");
+    std::fs::write(trash.join("files/odd"), "x").expect("write");
+    let listed = piscope(&s, &["restore", "--list"]);
+    let stderr = ok(&listed);
+    assert!(stderr.contains("odd.trashinfo"), "{stderr}");
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("a.jsonl"));
+    let stderr = ok(&piscope(&s, &["restore", "--last"]));
+    assert!(stderr.contains("odd.trashinfo"), "{stderr}");
+    assert!(a.exists(), "restored");
+    assert!(trash.join("files/odd").exists(), "the foreign item stays");
+}
+
+/// A torn journal line (a crash mid-write) costs only itself: the record
+/// appended after it starts a line of its own, and every whole record
+/// restores.
+#[test]
+fn a_torn_journal_line_costs_only_itself() {
+    let s = setup();
+    let a = s.sessions.join("a.jsonl");
+    let c = s.sessions.join("c.jsonl");
+    std::fs::copy(&a, &c).expect("copy");
+    ok(&rm(&s, &[p(&a), "--yes"]));
+    let journal = s.data.join("piscope/journal.jsonl");
+    let mut bytes = std::fs::read(&journal).expect("journal");
+    let whole = bytes.clone();
+    bytes.extend_from_slice(&whole[..whole.len() / 2]);
+    std::fs::write(&journal, bytes).expect("tear");
+    ok(&rm(&s, &[p(&c), "--yes"]));
+    let stderr = ok(&piscope(&s, &["restore", "--last"]));
+    assert!(
+        stderr.contains("journal.jsonl") && stderr.contains("line 2"),
+        "{stderr}"
+    );
+    assert!(c.exists(), "the latest restores");
+    ok(&piscope(&s, &["restore", p(&a)]));
+    assert!(a.exists(), "the one before the torn line restores");
+}

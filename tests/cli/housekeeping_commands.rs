@@ -464,3 +464,86 @@ fn version_completions_and_man_page() {
     );
     assert!(man.contains("restore"));
 }
+
+/// Every malformed date, time zone, period or size is a usage error: exit
+/// 2, before anything is read, with a first line naming the argument.
+/// Well-formed values of the same arguments still run.
+#[test]
+fn malformed_arguments_are_usage_errors() {
+    let s = setup();
+    let dir = s.sessions.to_string_lossy().to_string();
+    let cases: &[(&[&str], &str, &[&str])] = &[
+        (
+            &["stats"],
+            "--since",
+            &[
+                "2026-02-30",
+                "2026-13-01",
+                "2026-00-10",
+                "2026-1-1",
+                "yesterday",
+                "",
+                "202\u{e9}--01-0",
+                "99999999",
+            ],
+        ),
+        (
+            &["stats"],
+            "--until",
+            &["2025-02-29", "2026/01/01", "2026-01-32"],
+        ),
+        (
+            &["stats"],
+            "--tz",
+            &["+05:30", "Mars/Olympus", "", "../../etc/passwd", "UTC+1"],
+        ),
+        (
+            &["clean", "--dry-run"],
+            "--older-than",
+            &["30", "d", "-1d", "30x", "1.5d", "99999999999999999999d"],
+        ),
+        (
+            &["clean", "--dry-run"],
+            "--larger-than",
+            &["M", "-1", "10X", "1.5M", "99999999999T"],
+        ),
+    ];
+    for (command, flag, values) in cases {
+        for value in *values {
+            // `--flag=value`: a value that starts with `-` is still its value.
+            let given = format!("{flag}={value}");
+            let mut args: Vec<&str> = command.to_vec();
+            args.extend(["--session-dir", &dir, &given]);
+            let o = piscope(&s, &args);
+            let err = String::from_utf8_lossy(&o.stderr).into_owned();
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+            let first = err.lines().next().unwrap_or_default();
+            assert!(first.contains(flag), "{args:?}: {err}");
+        }
+    }
+    for args in [
+        &[
+            "stats",
+            "--since",
+            "2024-02-29",
+            "--until",
+            "20261231",
+            "--tz",
+            "Asia/Kolkata",
+        ][..],
+        &["stats", "--tz", "local"],
+        &[
+            "clean",
+            "--dry-run",
+            "--older-than",
+            "30d",
+            "--larger-than",
+            "1M",
+        ],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--session-dir", &dir]);
+        let o = piscope(&s, &args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
+    }
+}

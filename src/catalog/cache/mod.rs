@@ -1,5 +1,6 @@
 //! The catalog's on-disk cache: what each file's complete lines showed, keyed
-//! by path, size, mtime and inode, so unchanged files are never read again.
+//! by path, size, mtime, inode and ctime, so unchanged files are never read
+//! again.
 //!
 //! Two files in the user's cache folder: the summaries (small, read on every
 //! start) and the searchable texts (large, read by position and never
@@ -36,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bump when the layout or the meaning of a cached field changes.
-const FORMAT: u32 = 11;
+const FORMAT: u32 = 12;
 /// The texts file starts with `MAGIC`, the format (u32), the length of
 /// its table (u64) and the table's xxh3 (u64), little-endian. A byte
 /// flipped anywhere fails one of these checks or a block's own hash;
@@ -822,6 +823,7 @@ mod tests {
             mtime_ns: 5,
             inode: 9,
             device: 1,
+            ctime_ns: 6,
         };
         let prefix = PrefixPrint {
             len: s.offset,
@@ -880,6 +882,7 @@ mod tests {
                 mtime_ns: 5,
                 inode: 9,
                 device: 1,
+                ctime_ns: 6,
             },
             PrefixPrint { len: 40, hash: 3 },
         );

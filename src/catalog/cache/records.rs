@@ -9,7 +9,7 @@
 //! not have, never a panic.
 //!
 //! A record, little-endian: the length of what follows (u32), the path
-//! (bytes), the stamp (size u64, mtime ns i128, inode u64, device u64), the
+//! (bytes), the stamp (size u64, mtime ns i128, inode u64, device u64, ctime ns i128), the
 //! prefix print (length, hash), where the state read to and its header's
 //! hash, whether it kept the text (u8), where its state lies in the states
 //! region (start, length, xxh3), then the listing: 0, or 1 and the
@@ -70,6 +70,7 @@ impl<'a> Head<'a> {
             mtime_ns: 0,
             inode: 0,
             device: 0,
+            ctime_ns: 0,
         },
         prefix: PrefixPrint { len: 0, hash: 0 },
         offset: u64::MAX,
@@ -91,6 +92,7 @@ impl<'a> Head<'a> {
             mtime_ns: i128::from_le_bytes(r.array()?),
             inode: r.u64()?,
             device: r.u64()?,
+            ctime_ns: i128::from_le_bytes(r.array()?),
         };
         let prefix = PrefixPrint {
             len: r.u64()?,
@@ -119,9 +121,11 @@ impl<'a> Head<'a> {
         put_bytes(out, self.path);
         out.extend_from_slice(&self.stamp.size.to_le_bytes());
         out.extend_from_slice(&self.stamp.mtime_ns.to_le_bytes());
+        for n in [self.stamp.inode, self.stamp.device] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out.extend_from_slice(&self.stamp.ctime_ns.to_le_bytes());
         for n in [
-            self.stamp.inode,
-            self.stamp.device,
             self.prefix.len,
             self.prefix.hash,
             self.offset,
@@ -474,6 +478,7 @@ mod tests {
                 mtime_ns: -5,
                 inode: 77,
                 device: 3,
+                ctime_ns: -7,
             },
             prefix: PrefixPrint { len: 10, hash: 11 },
             offset: 4000,

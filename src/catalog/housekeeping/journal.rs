@@ -6,10 +6,12 @@
 //! else `~/.local/share/piscope/` on Linux): when, where it lived, what was
 //! given to the trash, its size, time, inode and xxh3, and why. The line is
 //! written before the file moves (a failed trash leaves a line whose file
-//! is not in the trash, which restore simply does not offer), in one append.
+//! is not in the trash, which restore simply does not offer), in one append
+//! that starts a line of its own; a line a crash tore is read past, named.
 //!
-//! Restoring finds the file in the trash (the trash crate's list where it
-//! has one, the freedesktop layout otherwise) by the path it was trashed
+//! Restoring finds the file in the trash (the freedesktop layout of the
+//! home trash and of the trash at the top of the file's mount, each
+//! `.trashinfo` read here as outside input) by the path it was trashed
 //! from and its inode or its hash, and puts it back only where nothing is
 //! in the way: a file at the old place is never replaced, except by the
 //! original of a prune when the pruned file there is still exactly what the
@@ -223,44 +225,70 @@ fn append_to(path: &Path, record: &Record) -> Result<(), JournalError> {
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
+    options.read(true);
     let mut f = options.open(path).map_err(io(path))?;
-    if !f.metadata().map_err(io(path))?.is_file() {
+    let meta = f.metadata().map_err(io(path))?;
+    if !meta.is_file() {
         return Err(JournalError::Io {
             path: path.to_path_buf(),
             source: std::io::Error::other("not a regular file"),
         });
     }
+    // A crash mid-write leaves a line without its newline; the record
+    // appended next must not be glued onto it, so it starts a line of its
+    // own (in the same write, so it lands whole or not at all).
+    if meta.len() > 0 && !ends_in_newline(&mut f, meta.len()) {
+        line.insert(0, '\n');
+    }
     f.write_all(line.as_bytes()).map_err(io(path))?;
     f.sync_data().map_err(io(path))
 }
 
+fn ends_in_newline(f: &mut File, len: u64) -> bool {
+    use std::io::{Seek, SeekFrom};
+    let mut last = [0u8; 1];
+    f.seek(SeekFrom::Start(len - 1)).is_ok() && f.read_exact(&mut last).is_ok() && last[0] == b'\n'
+}
+
+/// What the journal holds: every whole record, oldest first, and a note
+/// for each line that is not one (a crash mid-write tears a line; the
+/// records around it stay usable).
+#[derive(Debug, Default)]
+pub struct Contents {
+    pub records: Vec<Record>,
+    pub damaged: Vec<JournalError>,
+}
+
 /// Every record, oldest first. A missing journal is empty; a damaged line
-/// is an error naming it.
-pub fn read_all() -> Result<Vec<Record>, JournalError> {
+/// is skipped and named in `damaged`.
+pub fn read_all() -> Result<Contents, JournalError> {
     let Some(path) = journal_path() else {
-        return Ok(Vec::new());
+        return Ok(Contents::default());
     };
     read_from(&path)
 }
 
-fn read_from(path: &Path) -> Result<Vec<Record>, JournalError> {
+fn read_from(path: &Path) -> Result<Contents, JournalError> {
     let f = match crate::session::read::file::open_regular(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Contents::default()),
         Err(e) => return Err(io(path)(e)),
     };
-    let mut out = Vec::new();
-    for (n, line) in BufReader::new(f).lines().enumerate() {
+    let mut out = Contents::default();
+    // Lines as bytes: a torn line may end inside a character.
+    for (n, line) in BufReader::new(f).split(b'\n').enumerate() {
         let line = line.map_err(io(path))?;
-        if line.trim().is_empty() {
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        let r = serde_json::from_str(&line).map_err(|e| JournalError::Damaged {
-            path: path.to_path_buf(),
-            line: n + 1,
-            why: e.to_string(),
-        })?;
-        out.push(r);
+        match serde_json::from_slice(&line) {
+            Ok(r) => out.records.push(r),
+            Err(e) => out.damaged.push(JournalError::Damaged {
+                path: path.to_path_buf(),
+                line: n + 1,
+                why: e.to_string(),
+            }),
+        }
     }
     Ok(out)
 }
@@ -306,14 +334,28 @@ pub struct InTrash {
     pub info: PathBuf,
 }
 
+/// What undo can offer: the records whose files are in the trash, and a
+/// note for everything passed over on the way (a damaged journal line, a
+/// trash entry whose `.trashinfo` does not read).
+#[derive(Debug, Default)]
+pub struct Found {
+    pub items: Vec<InTrash>,
+    pub skipped: Vec<String>,
+}
+
 /// The records whose files are still in the trash, oldest first (each
 /// trashed file once: the latest record that names it).
-pub fn in_trash() -> Result<Vec<InTrash>, JournalError> {
-    let records = read_all()?;
-    let items = trash_items();
+pub fn in_trash() -> Result<Found, JournalError> {
+    let contents = read_all()?;
+    let mut skipped: Vec<String> = contents
+        .damaged
+        .iter()
+        .map(|e| format!("{e}; skipped"))
+        .collect();
+    let items = trash_items(&contents.records, &mut skipped);
     let mut out: Vec<InTrash> = Vec::new();
     let mut taken: std::collections::HashSet<PathBuf> = Default::default();
-    for record in records.into_iter().rev() {
+    for record in contents.records.into_iter().rev() {
         let found = items.iter().find(|(original, file, _)| {
             original == record.trashed_path() && !taken.contains(file) && same_bytes(&record, file)
         });
@@ -327,7 +369,10 @@ pub fn in_trash() -> Result<Vec<InTrash>, JournalError> {
         }
     }
     out.reverse();
-    Ok(out)
+    Ok(Found {
+        items: out,
+        skipped,
+    })
 }
 
 /// Whether the file in the trash is the one recorded: the same inode on
@@ -351,29 +396,58 @@ fn hash_of(path: &Path) -> Option<String> {
     Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
 }
 
-/// Every item in the trash: its original path, the file in the trash and
-/// its `.trashinfo`. The trash crate's list where it has one, and the
-/// freedesktop layout of the home trash in any case (the crate may not look
-/// where `$XDG_DATA_HOME` points).
-fn trash_items() -> Vec<(PathBuf, PathBuf, PathBuf)> {
-    let mut items: Vec<(PathBuf, PathBuf, PathBuf)> = Vec::new();
-    #[cfg(all(
-        unix,
-        not(target_os = "macos"),
-        not(target_os = "ios"),
-        not(target_os = "android")
-    ))]
-    if let Ok(list) = trash::os_limited::list() {
-        for item in list {
-            let info = PathBuf::from(&item.id);
-            if let Some(file) = file_of_info(&info) {
-                items.push((item.original_path(), file, info));
+/// Every item in the trash folders a recorded file can be in: its
+/// original path, the file in the trash and its `.trashinfo`. The home
+/// trash, and the trash at the top of the mount of each recorded file's
+/// folder (where a file on another device is trashed). The `.trashinfo`
+/// files are other programs' writing too: each is read here, defensively,
+/// and one that does not read is skipped and noted, never trusted.
+fn trash_items(records: &[Record], skipped: &mut Vec<String>) -> Vec<(PathBuf, PathBuf, PathBuf)> {
+    let mut folders: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
+    if let Some(home) = home_trash() {
+        folders.push((home, None));
+    }
+    let mut seen_dirs: std::collections::HashSet<PathBuf> = Default::default();
+    for r in records {
+        let Some(dir) = r.trashed_path().parent() else {
+            continue;
+        };
+        if !seen_dirs.insert(dir.to_path_buf()) {
+            continue;
+        }
+        if let Some(top) = top_of_mount(dir) {
+            for t in topdir_trashes(&top) {
+                if !folders.iter().any(|(f, _)| *f == t) {
+                    folders.push((t, Some(top.clone())));
+                }
             }
         }
     }
-    for (original, file, info) in freedesktop_home_items() {
-        if !items.iter().any(|(_, _, i)| *i == info) {
-            items.push((original, file, info));
+    let mut items = Vec::new();
+    for (folder, top) in folders {
+        let Ok(entries) = fs::read_dir(folder.join("info")) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let info = e.path();
+            let Some(file) = file_of_info(&info) else {
+                continue;
+            };
+            match original_of_info(&info) {
+                Ok(original) => {
+                    let original = match &top {
+                        Some(top) if original.is_relative() => top.join(original),
+                        _ => original,
+                    };
+                    if original.is_absolute() {
+                        items.push((original, file, info));
+                    }
+                }
+                Err(why) => skipped.push(format!(
+                    "{}: not a trash record ({why}); skipped",
+                    info.display()
+                )),
+            }
         }
     }
     items
@@ -394,56 +468,91 @@ fn home_trash() -> Option<PathBuf> {
     Some(data.join("Trash"))
 }
 
-fn freedesktop_home_items() -> Vec<(PathBuf, PathBuf, PathBuf)> {
-    let Some(trash) = home_trash() else {
-        return Vec::new();
-    };
-    let Ok(entries) = fs::read_dir(trash.join("info")) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for e in entries.flatten() {
-        let info = e.path();
-        let (Some(file), Some(original)) = (file_of_info(&info), original_of_info(&info)) else {
-            continue;
-        };
-        out.push((original, file, info));
+/// The highest folder above `dir` on the same device: the top of its mount.
+#[cfg(unix)]
+fn top_of_mount(dir: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = fs::metadata(dir).ok()?.dev();
+    let mut top = dir;
+    while let Some(up) = top.parent() {
+        if fs::metadata(up).map(|m| m.dev()).ok() != Some(dev) {
+            break;
+        }
+        top = up;
     }
-    out
+    Some(top.to_path_buf())
 }
 
-/// The `Path=` of a `.trashinfo` (percent-encoded, as the spec says).
-fn original_of_info(info: &Path) -> Option<PathBuf> {
-    let text = fs::read_to_string(info).ok()?;
-    let raw = text.lines().find_map(|l| l.strip_prefix("Path="))?;
-    let bytes = percent_decode(raw.trim());
+#[cfg(not(unix))]
+fn top_of_mount(_dir: &Path) -> Option<PathBuf> {
+    None
+}
+
+/// A mount's own trash folders for this user (`.Trash/UID`, `.Trash-UID`),
+/// only those that are folders this user owns.
+#[cfg(unix)]
+fn topdir_trashes(top: &Path) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    [
+        top.join(".Trash").join(uid.to_string()),
+        top.join(format!(".Trash-{uid}")),
+    ]
+    .into_iter()
+    .filter(|t| fs::symlink_metadata(t).is_ok_and(|m| m.is_dir() && m.uid() == uid))
+    .collect()
+}
+
+#[cfg(not(unix))]
+fn topdir_trashes(_top: &Path) -> Vec<PathBuf> {
+    Vec::new()
+}
+
+/// The `Path=` of a `.trashinfo` (percent-encoded, as the spec says), or
+/// why it has none that reads.
+fn original_of_info(info: &Path) -> Result<PathBuf, String> {
+    let bytes = crate::session::read::file::read_regular(info).map_err(|e| e.to_string())?;
+    let mut lines = bytes.split(|&b| b == b'\n');
+    if lines.next().map(<[u8]>::trim_ascii) != Some(b"[Trash Info]".as_slice()) {
+        return Err("no [Trash Info] header".to_string());
+    }
+    let raw = lines
+        .find_map(|l| l.strip_prefix(b"Path="))
+        .ok_or("no Path= line")?;
+    let bytes = percent_decode(raw.trim_ascii())
+        .ok_or_else(|| "a malformed percent-encoding in its Path".to_string())?;
+    if bytes.is_empty() || bytes.contains(&0) {
+        return Err("an empty path".to_string());
+    }
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStringExt;
-        Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+        Ok(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
     }
     #[cfg(not(unix))]
     {
-        Some(PathBuf::from(String::from_utf8_lossy(&bytes).into_owned()))
+        Ok(PathBuf::from(String::from_utf8_lossy(&bytes).into_owned()))
     }
 }
 
-fn percent_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
+/// Decodes `%XX` escapes; `None` when a `%` is not followed by two hex
+/// digits (the text is not what the specification allows).
+fn percent_decode(b: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
+        if b[i] == b'%' {
+            let hi = (*b.get(i + 1)? as char).to_digit(16)?;
+            let lo = (*b.get(i + 2)? as char).to_digit(16)?;
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+            continue;
         }
         out.push(b[i]);
         i += 1;
     }
-    out
+    Some(out)
 }
 
 /// The latest operation of one of `reasons` whose files are in the trash:
@@ -573,10 +682,38 @@ mod tests {
         let r = describe(&file, Reason::Clean, None).expect("describe");
         append_to(&journal, &r).expect("append");
         append_to(&journal, &r).expect("append");
-        assert_eq!(read_from(&journal).expect("read"), vec![r.clone(), r]);
+        assert_eq!(
+            read_from(&journal).expect("read").records,
+            vec![r.clone(), r]
+        );
         fs::write(&journal, "{}\nnot json\n").expect("write");
-        let e = read_from(&journal).expect_err("damaged");
+        let read = read_from(&journal).expect("read");
+        assert!(read.records.is_empty());
+        let e = &read.damaged[0];
         assert!(e.to_string().contains("line 1"), "{e}");
+    }
+
+    /// A crash mid-write leaves a torn line; the next record still starts
+    /// a line of its own, and both whole records read around the torn one.
+    #[test]
+    fn a_torn_line_costs_only_itself() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("s.jsonl");
+        fs::write(&file, "{}\n").expect("write");
+        let journal = dir.path().join("journal.jsonl");
+        let r = describe(&file, Reason::Delete, None).expect("describe");
+        append_to(&journal, &r).expect("append");
+        let whole = serde_json::to_string(&r).expect("json");
+        let mut torn = fs::read(&journal).expect("read");
+        torn.extend_from_slice(&whole.as_bytes()[..whole.len() / 2]);
+        torn.extend_from_slice("\u{e9}".as_bytes().split_at(1).0);
+        fs::write(&journal, torn).expect("write");
+        append_to(&journal, &r).expect("append");
+        let read = read_from(&journal).expect("read");
+        assert_eq!(read.records, vec![r.clone(), r]);
+        assert_eq!(read.damaged.len(), 1);
+        let e = read.damaged[0].to_string();
+        assert!(e.contains("line 2") && e.contains("journal.jsonl"), "{e}");
     }
 
     /// A line as piscope wrote it before clean-ups and batches had names
@@ -587,7 +724,7 @@ mod tests {
         let journal = dir.path().join("journal.jsonl");
         let old = r#"{"time_ms":1767225600000,"time":"2026-01-01T00:00:00.000Z","reason":"delete","path":"/s/a.jsonl","size":10,"mtime_ms":1767225500000,"dev":1,"ino":2,"xxh3":"00000000000000aa"}"#;
         fs::write(&journal, format!("{old}\n")).expect("write");
-        let records = read_from(&journal).expect("read");
+        let records = read_from(&journal).expect("read").records;
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].reason, Reason::Delete);
         assert_eq!(records[0].batch, None);
@@ -643,7 +780,13 @@ mod tests {
 
     #[test]
     fn trashinfo_paths_are_percent_decoded() {
-        assert_eq!(percent_decode("/a%20b/c%25d"), b"/a b/c%d".to_vec());
-        assert_eq!(percent_decode("/x%2"), b"/x%2".to_vec());
+        assert_eq!(percent_decode(b"/a%20b/c%25d"), Some(b"/a b/c%d".to_vec()));
+        assert_eq!(
+            percent_decode("/é".as_bytes()),
+            Some("/é".as_bytes().to_vec())
+        );
+        for bad in ["/x%2", "/x%", "/x%zz", "50%a\u{e9}", "%\u{e9}a"] {
+            assert_eq!(percent_decode(bad.as_bytes()), None, "{bad}");
+        }
     }
 }

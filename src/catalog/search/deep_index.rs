@@ -42,7 +42,7 @@ const DATA_SUFFIX: &str = ".data";
 /// Bump when the layout or the meaning of a stored field changes.
 const TABLE: Envelope = Envelope {
     magic: b"piscopeD",
-    format: 1,
+    format: 2,
 };
 /// The data file starts with this and its generation (u64, little-endian).
 const DATA_MAGIC: &[u8; 8] = b"piscopeT";
@@ -472,12 +472,15 @@ impl DeepIndex {
     ) -> Option<Served> {
         self.dir.as_ref()?;
         let stored = self.current(path);
+        // The file is open here anyway, so even an unchanged stamp has its
+        // bytes checked against the print of what was indexed: a rewrite
+        // within one tick of the clock leaves the stamp as it was.
         let reuse = stored.as_ref().filter(|r| {
-            r.stamp == stamp
+            (r.stamp == stamp
                 || (stamp.size > r.stamp.size
                     && stamp.inode == r.stamp.inode
-                    && stamp.device == r.stamp.device
-                    && r.prefix.matches(file).unwrap_or(false))
+                    && stamp.device == r.stamp.device))
+                && r.prefix.matches(file).unwrap_or(false)
         });
         let read_on = reuse.is_none_or(|r| r.stamp != stamp);
         let mut record = match reuse {

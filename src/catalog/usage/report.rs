@@ -154,8 +154,9 @@ impl DateRange {
     pub fn parse_day(text: &str) -> Result<i64, String> {
         let digits: String = text.chars().filter(|c| *c != '-').collect();
         let bad = || format!("not a date: {text:?} (use YYYY-MM-DD)");
-        let shape =
-            text.len() == 8 || (text.len() == 10 && &text[4..5] == "-" && &text[7..8] == "-");
+        let b = text.as_bytes();
+        // By bytes: the text is the user's and may hold any character.
+        let shape = b.len() == 8 || (b.len() == 10 && b[4] == b'-' && b[7] == b'-');
         if !shape || digits.len() != 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
         }

@@ -1,7 +1,7 @@
 //! The usage cache, beside the catalog's, in two files:
 //!
 //! - `usage-records.bin`: each file's records keyed by its absolute path,
-//!   size, mtime and inode, so an unchanged file is never read again for
+//!   size, mtime, inode and ctime, so an unchanged file is never read again for
 //!   its usage;
 //! - `usage-book.bin`: the last book (every session's records folded, with
 //!   their owners decided) and the stamps of the very files it was made
@@ -27,11 +27,11 @@ use std::sync::Arc;
 /// cached field changes.
 const RECORDS: Envelope = Envelope {
     magic: b"piscopeU",
-    format: 4,
+    format: 5,
 };
 const BOOK: Envelope = Envelope {
     magic: b"piscopeB",
-    format: 1,
+    format: 2,
 };
 pub(super) const FILE_NAME: &str = "usage-records.bin";
 const BOOK_FILE: &str = "usage-book.bin";
@@ -230,6 +230,7 @@ mod tests {
             mtime_ns: 5,
             inode: 7,
             device: 1,
+            ctime_ns: 6,
         }
     }
 

@@ -150,7 +150,11 @@ impl App {
                 errors,
             } => self.on_deleted(paths, to_trash, trash_failed, errors, cmds),
             ActionOutcome::Pruned { path, removed } => self.on_pruned(&path, removed, cmds),
-            ActionOutcome::Restored { paths, errors } => self.on_restored(&paths, &errors, cmds),
+            ActionOutcome::Restored {
+                paths,
+                errors,
+                skipped,
+            } => self.on_restored(&paths, &errors, &skipped, cmds),
             ActionOutcome::NothingToUndo => self.say(strings::NOTHING_TO_UNDO.to_string(), true),
             ActionOutcome::Copied { chars } => self.on_copied(chars),
             ActionOutcome::CopyThroughTerminal { text } => self.copy_through_terminal(&text, cmds),

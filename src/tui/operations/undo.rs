@@ -22,6 +22,7 @@ impl App {
         &mut self,
         paths: &[PathBuf],
         errors: &[String],
+        skipped: &[String],
         cmds: &mut Vec<Command>,
     ) {
         for p in paths {
@@ -35,20 +36,36 @@ impl App {
             [one] => text::clean_line(&strings::file_name(one)),
             many => format::count(many.len(), "session", "sessions"),
         };
-        self.say(strings::restored(&what), false);
+        match skipped.first() {
+            Some(note) => self.say(
+                format!(
+                    "{}; passed over {}",
+                    strings::restored(&what),
+                    strings::first_of(&text::clean_line(note), skipped.len())
+                ),
+                false,
+            ),
+            None => self.say(strings::restored(&what), false),
+        }
     }
 }
 
 /// The worker's part: restores the latest delete, clean-up or prune
 /// piscope journalled whose files are still in the trash, every file of it.
 fn restore_latest() -> ActionOutcome {
-    let items = match journal::in_trash() {
-        Ok(items) => items,
+    let found = match journal::in_trash() {
+        Ok(found) => found,
         Err(e) => return ActionOutcome::Failed(e.to_string()),
     };
-    let last = journal::latest_operation(&items, &[Reason::Delete, Reason::Clean, Reason::Prune]);
+    let last = journal::latest_operation(
+        &found.items,
+        &[Reason::Delete, Reason::Clean, Reason::Prune],
+    );
     if last.is_empty() {
-        return ActionOutcome::NothingToUndo;
+        return match found.skipped.into_iter().next() {
+            Some(note) => ActionOutcome::Failed(note),
+            None => ActionOutcome::NothingToUndo,
+        };
     }
     let mut paths = Vec::new();
     let mut errors = Vec::new();
@@ -58,5 +75,9 @@ fn restore_latest() -> ActionOutcome {
             Err(e) => errors.push(e.to_string()),
         }
     }
-    ActionOutcome::Restored { paths, errors }
+    ActionOutcome::Restored {
+        paths,
+        errors,
+        skipped: found.skipped,
+    }
 }

@@ -152,6 +152,9 @@ pub enum ActionOutcome {
     Restored {
         paths: Vec<PathBuf>,
         errors: Vec<String>,
+        /// What undo passed over on its way (a damaged journal line, a
+        /// trash entry that does not read): said, but no failure.
+        skipped: Vec<String>,
     },
     /// No delete, clean-up or prune of piscope's is in the trash.
     NothingToUndo,
