@@ -122,7 +122,7 @@ impl App {
                 Some(self.delete_job(files, DeleteMode::Permanent, Reason::Delete))
             }
             Then::Prune { plan } => Some(prune::prune_job(plan)),
-            Then::Clean { picked, .. } => self.clean_job(&picked),
+            Then::Clean { rules, picked } => self.clean_job(&rules, &picked),
             Then::Run(job) => Some(*job),
             Then::ResumeHere { session } => Some(self.resume_here_job(session)),
         };
