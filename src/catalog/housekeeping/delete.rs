@@ -14,6 +14,7 @@
 //! wrote into while the question waited is kept.
 
 use crate::catalog::housekeeping::clean::Rules;
+use crate::catalog::housekeeping::confine::{self, ConfineError};
 use crate::catalog::{SessionsFolder, in_use};
 use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
@@ -236,17 +237,17 @@ pub fn check_deletable(folder: &SessionsFolder, path: &Path) -> Result<Deletable
         path: path.to_path_buf(),
         source,
     };
-    let real = std::fs::canonicalize(path).map_err(io)?;
+    let real = confine::inside(folder, path).map_err(|e| match e {
+        ConfineError::Outside { .. } => DeleteError::Outside {
+            path: path.to_path_buf(),
+            folder: folder.dir.clone(),
+        },
+        ConfineError::Io { path, source } => DeleteError::Io { path, source },
+    })?;
     let root = std::fs::canonicalize(&folder.dir).map_err(|source| DeleteError::Io {
         path: folder.dir.clone(),
         source,
     })?;
-    if !real.starts_with(&root) || real == root {
-        return Err(DeleteError::Outside {
-            path: path.to_path_buf(),
-            folder: folder.dir.clone(),
-        });
-    }
     let not_a_session = || DeleteError::NotASession {
         path: path.to_path_buf(),
     };
