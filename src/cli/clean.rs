@@ -56,7 +56,9 @@ pub fn run(args: CleanArgs, out: &mut dyn Write) -> Result<()> {
     let mut checked = Vec::new();
     for p in &picked {
         match delete::check_deletable(&folder, &p.summary.path) {
-            Ok(file) => checked.push((file, p)),
+            // What the question lists may change while it waits: each file
+            // goes only if the rules still pick it when its turn comes.
+            Ok(file) => checked.push((file.while_picked_by(&rules), p)),
             Err(e) => {
                 super::warn(&e);
                 failed += 1;

@@ -68,7 +68,7 @@ pub fn run(args: MoveProjectArgs, out: &mut dyn Write) -> Result<()> {
     }
     let mut failed = 0;
     for m in &moves {
-        match move_project::carry_out(m) {
+        match move_project::carry_out(&folder, m) {
             Ok(Moved::Moved | Moved::Finished) => {
                 writeln!(out, "moved {}", shown(&m.to))?;
             }

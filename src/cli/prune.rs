@@ -3,13 +3,15 @@
 
 use super::args::PruneArgs;
 use super::{confirm, shown};
-use crate::catalog::{housekeeping::journal, in_use};
+use crate::catalog::housekeeping::{confine, journal};
+use crate::catalog::in_use;
 use crate::safe_text::sanitize;
 use crate::session::write::prune::{self, PrunePlan};
 use anyhow::Result;
 use std::io::Write;
 
 pub fn run(args: PruneArgs, out: &mut dyn Write) -> Result<()> {
+    confine::given_file(None, &args.file)?;
     let plan = prune::plan_prune(&args.file, &args.entry)?;
     describe(&plan, out)?;
     if let Some(why) = in_use::pi_may_have_open(&args.file) {
@@ -28,6 +30,8 @@ pub fn run(args: PruneArgs, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "nothing changed")?;
         return Ok(());
     }
+    // Checked again at the moment: a symlink put in its place meanwhile.
+    confine::given_file(None, &args.file)?;
     let done = prune::prune(&plan, &mut |o| {
         journal::trash_pruned_original(o)
             .map(|_| ())

@@ -3,6 +3,7 @@
 
 use super::args::RestoreArgs;
 use super::shown;
+use crate::catalog::housekeeping::confine;
 use crate::catalog::housekeeping::journal::{self, InTrash};
 use anyhow::{Result, bail};
 use std::io::Write;
@@ -49,7 +50,10 @@ pub fn run(args: RestoreArgs, out: &mut dyn Write) -> Result<()> {
     }
     let mut failed = 0;
     for item in chosen {
-        match journal::restore(item) {
+        let back = confine::given_file(None, &item.record.path)
+            .map_err(|e| e.to_string())
+            .and_then(|_| journal::restore(item).map_err(|e| e.to_string()));
+        match back {
             Ok(to) => writeln!(out, "restored {}", shown(&to))?,
             Err(e) => {
                 super::warn(&e);

@@ -35,19 +35,19 @@ fn other_session() -> PathBuf {
     fixture("2026-02-01T10-00-00-009Z_damaged.jsonl")
 }
 
-struct Setup {
+pub(crate) struct Setup {
     _tmp: tempfile::TempDir,
-    root: PathBuf,
-    sessions: PathBuf,
+    pub(crate) root: PathBuf,
+    pub(crate) sessions: PathBuf,
     project: PathBuf,
     /// The session `rm` is asked to delete.
-    file: PathBuf,
+    pub(crate) file: PathBuf,
     /// A folder outside the sessions folder, with a session of the same name.
     outside: PathBuf,
-    data: PathBuf,
+    pub(crate) data: PathBuf,
 }
 
-fn setup() -> Setup {
+pub(crate) fn setup() -> Setup {
     let tmp = tempfile::tempdir().expect("temp dir");
     // Resolved, so that paths compare with what piscope prints.
     let root = std::fs::canonicalize(tmp.path()).expect("resolve");
@@ -92,7 +92,7 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     all
 }
 
-fn trashed(data: &Path) -> Vec<String> {
+pub(crate) fn trashed(data: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(data.join("Trash/files"))
         .map(|rd| {
             rd.flatten()
@@ -128,19 +128,29 @@ fn pty() -> (std::fs::File, OwnedFd) {
     }
 }
 
-struct Ran {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Ran {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 /// `piscope rm FILE ARGS`, its question answered "y" on a terminal once
 /// `meanwhile` has run (while the question waits).
 fn rm_answering_yes(s: &Setup, args: &[&str], meanwhile: impl FnOnce()) -> Ran {
+    let mut all = vec![std::ffi::OsString::from("rm"), s.file.clone().into()];
+    all.extend(args.iter().map(std::ffi::OsString::from));
+    answering_yes(s, &all, meanwhile)
+}
+
+/// `piscope ARGS --session-dir SESSIONS`, its question answered "y" on a
+/// terminal once `meanwhile` has run (while the question waits).
+pub(crate) fn answering_yes(
+    s: &Setup,
+    args: &[std::ffi::OsString],
+    meanwhile: impl FnOnce(),
+) -> Ran {
     let (mut typing, tty) = pty();
     let mut child = Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .arg("rm")
-        .arg(&s.file)
         .args(args)
         .arg("--session-dir")
         .arg(&s.sessions)
@@ -328,7 +338,7 @@ fn a_given_path_that_now_resolves_elsewhere_is_refused() {
 
 /// A trash of the test's own for this process (the browser's job runs
 /// here, not in a child).
-fn own_trash() -> &'static Path {
+pub(crate) fn own_trash() -> &'static Path {
     static DATA: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DATA.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir").keep();
@@ -346,7 +356,7 @@ fn message(h: &Harness) -> String {
 }
 
 /// Makes a file look untouched for two hours (no pi running on it).
-fn age(path: &Path) {
+pub(crate) fn age(path: &Path) {
     let f = std::fs::OpenOptions::new()
         .write(true)
         .open(path)

@@ -8,6 +8,7 @@ mod support;
 mod cache_never_lies;
 mod catalog_cache;
 mod catalog_discovery;
+mod clean_rechecks_its_rules;
 mod deep_index_matches_scan;
 mod deep_search_finds_entries;
 mod delete_goes_to_the_trash;

@@ -547,3 +547,108 @@ fn malformed_arguments_are_usage_errors() {
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
     }
 }
+
+/// Every trashed name under the test's trash (none when it was never made).
+fn trash_names(data: &Path) -> Vec<String> {
+    std::fs::read_dir(data.join("Trash/files"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn move_project_refuses_a_session_that_is_a_symlink_out_of_the_sessions_folder() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(tmp.path()).expect("resolve");
+    let agent = root.join("agent");
+    let project = agent.join("sessions/--home-ada-old--");
+    let outside = root.join("outside");
+    let data = root.join("data");
+    for d in [&project, &outside, &data] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let text = std::fs::read_to_string(flat("2026-02-01T10-00-00-001Z_plain.jsonl"))
+        .expect("read")
+        .replace("/home/ada/flat", "/home/ada/old");
+    let target = outside.join("s.jsonl");
+    std::fs::write(&target, &text).expect("write");
+    age(&target, Duration::from_secs(3600));
+    let link = project.join("s.jsonl");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let o = Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args(["move-project", "/home/ada/old", "/home/ada/new", "--yes"])
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", &root)
+        .current_dir(&root)
+        .stdin(Stdio::null())
+        .output()
+        .expect("move-project");
+    assert_eq!(o.status.code(), Some(1), "{}", self::text(&o));
+    assert!(
+        self::text(&o).contains("outside the sessions folder"),
+        "{}",
+        self::text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("the target is kept"),
+        text
+    );
+    assert_eq!(std::fs::read_link(&link).expect("still a link"), target);
+    assert!(trash_names(&data).is_empty(), "{:?}", trash_names(&data));
+    assert!(!agent.join("sessions/--home-ada-new--/s.jsonl").exists());
+}
+
+#[test]
+fn prune_refuses_a_session_that_is_a_symlink_leading_out_of_its_folder() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(tmp.path()).expect("resolve");
+    let (folder, outside, data) = (
+        root.join("sessions"),
+        root.join("outside"),
+        root.join("data"),
+    );
+    for d in [&folder, &outside, &data] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let line = |id: &str, parent: &str, role: &str| {
+        format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"message\":{{\"role\":\"{role}\",\"content\":\"{id}\",\"timestamp\":1767225600000}}}}\n"
+        )
+    };
+    let text = [
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n".to_string(),
+        line("u1", "null", "user"),
+        line("a1", "\"u1\"", "assistant"),
+        line("u2", "\"u1\"", "user"),
+        line("u3", "\"a1\"", "user"),
+    ]
+    .concat();
+    let target = outside.join("s.jsonl");
+    std::fs::write(&target, &text).expect("write");
+    let link = folder.join("s.jsonl");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let o = Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .arg("prune")
+        .arg(&link)
+        .args(["u2", "--yes"])
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", &root)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .current_dir(&root)
+        .stdin(Stdio::null())
+        .output()
+        .expect("prune");
+    assert_eq!(o.status.code(), Some(1), "{}", self::text(&o));
+    assert!(
+        self::text(&o).contains("outside the sessions folder"),
+        "{}",
+        self::text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&target).expect("kept"), text);
+    assert_eq!(std::fs::read_link(&link).expect("still a link"), target);
+    assert!(trash_names(&data).is_empty(), "{:?}", trash_names(&data));
+}

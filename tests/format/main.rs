@@ -15,5 +15,6 @@ mod non_regular_files_are_refused;
 mod prune_keeps_what_pi_reads;
 mod prune_survives_sigkill;
 mod prune_trashes_the_legacy_original;
+mod rewrite_keeps_late_appends;
 mod writes_are_serialised_and_verified;
 mod writing_next_to_running_pi;

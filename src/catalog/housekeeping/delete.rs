@@ -8,9 +8,14 @@
 //! way to it. Between the question and the answer anything may change, so
 //! [`delete_checked`] resolves and compares again just before it deletes,
 //! and refuses if the path no longer leads to the same file by the same
-//! folders.
+//! folders. A file picked by clean-up rules carries them
+//! ([`Deletable::while_picked_by`]): at the moment it goes, it is read again
+//! and must still match every rule and still be quiet, so a session pi
+//! wrote into while the question waited is kept.
 
-use crate::catalog::SessionsFolder;
+use crate::catalog::housekeeping::clean::Rules;
+use crate::catalog::housekeeping::confine::{self, ConfineError};
+use crate::catalog::{SessionsFolder, in_use};
 use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 
@@ -92,6 +97,9 @@ pub struct Deletable {
     root: PathBuf,
     /// Each folder from the top of `real` down, then the file itself.
     chain: Vec<(PathBuf, Identity)>,
+    /// The clean-up rules that picked it, if any: they must still hold when
+    /// it goes.
+    picked_by: Option<Rules>,
 }
 
 impl Deletable {
@@ -103,6 +111,46 @@ impl Deletable {
     /// The resolved path, which is what gets deleted.
     pub fn real(&self) -> &Path {
         &self.real
+    }
+
+    /// Keeps the file only while `rules` pick it: at the moment of the
+    /// delete it is read again, and refused unless every rule still holds
+    /// and it has not changed within [`in_use::RECENT`].
+    pub fn while_picked_by(mut self, rules: &Rules) -> Deletable {
+        self.picked_by = Some(rules.clone());
+        self
+    }
+
+    /// The rules it was picked by still pick it, read afresh now, and it
+    /// is quiet.
+    fn still_picked(&self) -> Result<(), DeleteError> {
+        let Some(rules) = &self.picked_by else {
+            return Ok(());
+        };
+        if !in_use::is_quiet(&self.real) {
+            let why = match in_use::changed_recently(&self.real, None) {
+                Some(secs) => format!("it changed {secs}s ago; pi may be writing it"),
+                None => "it changed within the last minute; pi may be writing it".to_string(),
+            };
+            return Err(self.changed(why));
+        }
+        let fresh = match crate::catalog::summarise_file(&self.real) {
+            Ok(Some(s)) => s,
+            Ok(None) => return Err(self.changed("it is no longer a pi session".to_string())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(self.changed("it is no longer there".to_string()));
+            }
+            Err(source) => {
+                return Err(DeleteError::Io {
+                    path: self.real.clone(),
+                    source,
+                });
+            }
+        };
+        if rules.why(&fresh, crate::jstext::date::now_ms()).is_none() {
+            return Err(self.changed("the clean-up rules no longer pick it".to_string()));
+        }
+        Ok(())
     }
 
     /// The file's own identity (the chain ends with it).
@@ -189,17 +237,17 @@ pub fn check_deletable(folder: &SessionsFolder, path: &Path) -> Result<Deletable
         path: path.to_path_buf(),
         source,
     };
-    let real = std::fs::canonicalize(path).map_err(io)?;
+    let real = confine::inside(folder, path).map_err(|e| match e {
+        ConfineError::Outside { .. } => DeleteError::Outside {
+            path: path.to_path_buf(),
+            folder: folder.dir.clone(),
+        },
+        ConfineError::Io { path, source } => DeleteError::Io { path, source },
+    })?;
     let root = std::fs::canonicalize(&folder.dir).map_err(|source| DeleteError::Io {
         path: folder.dir.clone(),
         source,
     })?;
-    if !real.starts_with(&root) || real == root {
-        return Err(DeleteError::Outside {
-            path: path.to_path_buf(),
-            folder: folder.dir.clone(),
-        });
-    }
     let not_a_session = || DeleteError::NotASession {
         path: path.to_path_buf(),
     };
@@ -226,6 +274,7 @@ pub fn check_deletable(folder: &SessionsFolder, path: &Path) -> Result<Deletable
         folder: folder.dir.clone(),
         root,
         chain,
+        picked_by: None,
     };
     if checked.file() != Some(identity(&opened)) {
         return Err(checked.changed("another file took its place while it was read".to_string()));
@@ -275,6 +324,7 @@ pub fn delete_checked_for(
     mode: DeleteMode,
     batch: &crate::catalog::housekeeping::journal::Batch,
 ) -> Result<(), DeleteError> {
+    file.still_picked()?;
     match mode {
         DeleteMode::Trash => {
             file.verify()?;

@@ -3,6 +3,7 @@
 //! folder that moved, and the journal that puts any of them back.
 //!
 //! ```text
+//! confine.rs        the one check: nothing resolved outside the sessions folder
 //! delete.rs         deleting sessions safely (trash by default)
 //! clean.rs          which sessions a set of clean-up rules picks
 //! move_project.rs   sessions following a project folder that moved
@@ -10,6 +11,7 @@
 //! ```
 
 pub mod clean;
+pub mod confine;
 pub mod delete;
 pub mod journal;
 pub mod move_project;

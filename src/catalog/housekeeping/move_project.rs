@@ -7,6 +7,7 @@
 
 use crate::catalog::SessionSummary;
 use crate::catalog::discover::{Layout, SessionsFolder, normalize, project_folder_name};
+use crate::catalog::housekeeping::confine;
 use crate::catalog::housekeeping::journal::{self, Reason};
 use crate::session::write::rewrite::{self, Moved};
 use std::collections::HashMap;
@@ -93,8 +94,16 @@ pub fn plan(
 }
 
 /// Carries out one move: the new file whole at `to` (or the header
-/// rewritten in place), then the original to the trash, journalled.
-pub fn carry_out(m: &Move) -> Result<Moved, crate::session::SessionError> {
+/// rewritten in place), then the original to the trash, journalled. Both
+/// ends must lie inside the sessions folder, symlinks resolved at this
+/// moment: a session that is a symlink to a file elsewhere is refused.
+pub fn carry_out(folder: &SessionsFolder, m: &Move) -> Result<Moved, crate::session::SessionError> {
+    for p in [&m.from, &m.to] {
+        confine::inside(folder, p).map_err(|e| crate::session::SessionError::Refused {
+            path: m.from.clone(),
+            reason: e.to_string(),
+        })?;
+    }
     let new_cwd = m.new_cwd.clone();
     let parent = m.parent.as_ref().map(|(_, to)| to.clone());
     let set = move |o: &mut crate::session::line::raw_json::RawObject| {

@@ -99,7 +99,116 @@ pub(crate) fn replace_locked(
     lock.adopt(new_file);
     crate::session::write::append::sync_dir(&real);
     held.finish();
+    // pi appends by path: a line it wrote between the check above and the
+    // rename went to the original, which is no longer at the path.
+    carry_late_lines(lock.original(), original.len() as u64, new, &real).map_err(|why| {
+        SessionError::Refused {
+            path: shown.to_path_buf(),
+            reason: why,
+        }
+    })
+}
+
+/// How long the original is watched for a late append after the rename.
+const SETTLE: Duration = Duration::from_millis(2);
+
+/// Lines appended to the `old` file past the `copied` bytes the rewrite
+/// read are carried to the new file at `real` (whose text was `new`) when
+/// each hangs on the kept tree: its `parentId` is an id of the new file or
+/// of a line carried before it. Otherwise the original is put back at
+/// `real` whole (with anything appended to the new file since), and the
+/// error says so: nothing pi wrote is lost either way.
+fn carry_late_lines(old: &fs::File, copied: u64, new: &[u8], real: &Path) -> Result<(), String> {
+    let mut carried = copied;
+    let mut ids: Option<std::collections::HashSet<String>> = None;
+    let mut quiet_rounds = 0;
+    while quiet_rounds < 2 {
+        let late = read_from(old, carried).map_err(|e| e.to_string())?;
+        if late.is_empty() {
+            quiet_rounds += 1;
+            std::thread::sleep(SETTLE);
+            continue;
+        }
+        quiet_rounds = 0;
+        let ids = ids.get_or_insert_with(|| ids_of(new));
+        let whole = late.ends_with(b"\n");
+        let chains = whole
+            && late
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .all(|line| hangs_on(line, ids));
+        if !chains {
+            return put_back(old, new.len() as u64 + (carried - copied), real);
+        }
+        let mut out = fs::OpenOptions::new()
+            .append(true)
+            .open(real)
+            .map_err(|e| e.to_string())?;
+        out.write_all(&late).map_err(|e| e.to_string())?;
+        out.sync_all().map_err(|e| e.to_string())?;
+        carried += late.len() as u64;
+    }
     Ok(())
+}
+
+/// The bytes of `file` from `offset` to its end.
+fn read_from(file: &fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut out = Vec::new();
+    f.read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// Every entry id in a session's text.
+fn ids_of(text: &[u8]) -> std::collections::HashSet<String> {
+    text.split(|&b| b == b'\n')
+        .filter_map(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.get("id").and_then(|i| i.as_str()).map(str::to_string))
+        .collect()
+}
+
+/// The line is an entry whose parent is in `ids`; its own id joins them.
+fn hangs_on(line: &[u8], ids: &mut std::collections::HashSet<String>) -> bool {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+        return false;
+    };
+    let (Some(id), Some(parent)) = (
+        v.get("id").and_then(|i| i.as_str()),
+        v.get("parentId").and_then(|p| p.as_str()),
+    ) else {
+        return false;
+    };
+    if !ids.contains(parent) {
+        return false;
+    }
+    ids.insert(id.to_string());
+    true
+}
+
+/// The original goes back at `real`, whole, followed by what was appended
+/// to the new file past its `new_len` bytes.
+fn put_back(old: &fs::File, new_len: u64, real: &Path) -> Result<(), String> {
+    let mut text = read_from(old, 0).map_err(|e| e.to_string())?;
+    let since = fs::File::open(real)
+        .and_then(|f| read_from(&f, new_len))
+        .unwrap_or_default();
+    text.extend_from_slice(&since);
+    let meta = old.metadata().map_err(|e| e.to_string())?;
+    let mut tmp = TempFile::beside(real, 0o600).map_err(|e| e.to_string())?;
+    let _ = lock::give_owner_of(tmp.file(), &meta);
+    tmp.file().write_all(&text).map_err(|e| e.to_string())?;
+    let _ = tmp.file().set_permissions(meta.permissions());
+    tmp.file().sync_all().map_err(|e| e.to_string())?;
+    tmp.rename_over(real).map_err(|e| e.to_string())?;
+    crate::session::write::append::sync_dir(real);
+    Err(
+        "pi wrote to the session while piscope rewrote it, and its lines do not hang on the \
+         entries kept; the original is back in place, with what pi wrote (the trash holds a copy \
+         as it was)"
+            .to_string(),
+    )
 }
 
 /// A second name of the original, in a hidden folder of its own beside it.
@@ -285,6 +394,14 @@ pub fn move_with_header(
             dest.display()
         ),
     })?;
+    // A line pi appended after the check above went to the original, now
+    // in the trash: it follows the session to its new place.
+    carry_late_lines(lock.original(), original.len() as u64, &new, dest).map_err(|why| {
+        SessionError::Refused {
+            path: path.to_path_buf(),
+            reason: why,
+        }
+    })?;
     Ok(outcome)
 }
 
@@ -323,4 +440,49 @@ fn with_header(
     out.extend_from_slice(&line[body_len..]);
     out.extend_from_slice(&original[end..]);
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEPT: &str = "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null}\n";
+
+    /// The original (`copied` then `late`) open as the old file, and the
+    /// new text at `real`.
+    fn setup(late: &str) -> (tempfile::TempDir, fs::File, PathBuf, String) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let old = dir.path().join("old.jsonl");
+        let original =
+            format!("{KEPT}{{\"type\":\"message\",\"id\":\"gone\",\"parentId\":\"a\"}}\n");
+        fs::write(&old, format!("{original}{late}")).expect("write");
+        let real = dir.path().join("s.jsonl");
+        fs::write(&real, KEPT).expect("write");
+        let file = fs::File::open(&old).expect("open");
+        (dir, file, real, original)
+    }
+
+    #[test]
+    fn late_lines_that_hang_on_the_kept_tree_are_carried() {
+        let late = "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\"}\n{\"type\":\"message\",\"id\":\"c\",\"parentId\":\"b\"}\n";
+        let (_d, old, real, original) = setup(late);
+        carry_late_lines(&old, original.len() as u64, KEPT.as_bytes(), &real).expect("carried");
+        assert_eq!(
+            fs::read_to_string(&real).expect("read"),
+            format!("{KEPT}{late}")
+        );
+    }
+
+    #[test]
+    fn late_lines_on_the_removed_branch_put_the_original_back() {
+        let late = "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"gone\"}\n";
+        let (_d, old, real, original) = setup(late);
+        let err = carry_late_lines(&old, original.len() as u64, KEPT.as_bytes(), &real)
+            .expect_err("put back");
+        assert!(err.contains("the original is back in place"), "{err}");
+        assert_eq!(
+            fs::read_to_string(&real).expect("read"),
+            format!("{original}{late}")
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! Clean up by rule: a dialog whose field takes `piscope clean`'s rules and
 //! lists, as they are typed, the listed sessions they pick (by the
-//! catalog's one matching code); Enter trashes exactly the list shown,
-//! journalled as a clean-up.
+//! catalog's one matching code); Enter trashes the list shown, each
+//! session only if the rules still pick it at that moment, journalled as a
+//! clean-up.
 
 use super::quote;
 use crate::catalog::SessionSummary;
@@ -64,10 +65,16 @@ impl App {
         }
     }
 
-    /// The job that trashes the sessions the dialog listed, each checked
-    /// now and again as it goes; `None` when none may go.
-    pub(in crate::tui) fn clean_job(&mut self, picked: &[PathBuf]) -> Option<Job> {
-        let files = self.check_deletable(picked);
+    /// The job that trashes the sessions the dialog listed for `rules`,
+    /// each checked now and again as it goes (the rules too: a session pi
+    /// wrote into since the list was made is kept); `None` when none may go.
+    pub(in crate::tui) fn clean_job(&mut self, rules: &str, picked: &[PathBuf]) -> Option<Job> {
+        let rules = clean::parse_rules(rules).ok()?;
+        let files: Vec<_> = self
+            .check_deletable(picked)
+            .into_iter()
+            .map(|f| f.while_picked_by(&rules))
+            .collect();
         if files.is_empty() {
             return None;
         }

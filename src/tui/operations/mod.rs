@@ -121,8 +121,11 @@ impl App {
             Then::DeleteForGood { files } => {
                 Some(self.delete_job(files, DeleteMode::Permanent, Reason::Delete))
             }
-            Then::Prune { plan } => Some(prune::prune_job(plan)),
-            Then::Clean { picked, .. } => self.clean_job(&picked),
+            Then::Prune { plan } => {
+                let sessions = self.picker().folder().map(|f| f.dir.clone());
+                Some(prune::prune_job(plan, sessions))
+            }
+            Then::Clean { rules, picked } => self.clean_job(&rules, &picked),
             Then::Run(job) => Some(*job),
             Then::ResumeHere { session } => Some(self.resume_here_job(session)),
         };

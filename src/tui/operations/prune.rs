@@ -3,7 +3,7 @@
 //! session without it (the original to the trash first), and the outcome
 //! says how much went and which key undoes it.
 
-use crate::catalog::housekeeping::journal;
+use crate::catalog::housekeeping::{confine, journal};
 use crate::catalog::in_use;
 use crate::safe_text as text;
 use crate::session::write::prune::{self, PrunePlan};
@@ -13,7 +13,7 @@ use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::state::{App, Then};
 use crate::tui::work::jobs::{ActionOutcome, Job};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 impl App {
     /// The prune key: plans the prune and asks, counting what goes.
@@ -59,9 +59,14 @@ impl App {
 }
 
 /// Enter in the dialog: the worker prunes the branch as planned, the
-/// original going to the trash (journalled, for undo) first.
-pub(in crate::tui) fn prune_job(plan: PrunePlan) -> Job {
+/// original going to the trash (journalled, for undo) first; only while
+/// the file, symlinks resolved, stays inside the sessions folder
+/// (`sessions`, when the browser has one).
+pub(in crate::tui) fn prune_job(plan: PrunePlan, sessions: Option<PathBuf>) -> Job {
     Job::new("prune", move || {
+        if let Err(e) = confine::given_file(sessions.as_deref(), &plan.path) {
+            return ActionOutcome::Failed(e.to_string());
+        }
         let done = prune::prune(&plan, &mut |original| {
             journal::trash_pruned_original(original)
                 .map(|_| ())

@@ -2,18 +2,22 @@
 //! last delete, clean-up or prune piscope journalled; the outcome reads the
 //! files again and says what came back.
 
+use crate::catalog::housekeeping::confine;
 use crate::catalog::housekeeping::journal::{self, Reason};
 use crate::safe_text as text;
 use crate::tui::event::Command;
 use crate::tui::look::{format, strings};
 use crate::tui::state::App;
 use crate::tui::work::jobs::{ActionOutcome, Job};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 impl App {
     /// The undo key (in any pane).
     pub(in crate::tui) fn undo(&mut self, cmds: &mut Vec<Command>) {
-        cmds.push(Command::Act(Job::new("undo", restore_latest)));
+        let sessions = self.picker().folder().map(|f| f.dir.clone());
+        cmds.push(Command::Act(Job::new("undo", move || {
+            restore_latest(sessions.as_deref())
+        })));
     }
 
     /// Undo put `paths` back (all the files of the last operation, but
@@ -51,8 +55,9 @@ impl App {
 }
 
 /// The worker's part: restores the latest delete, clean-up or prune
-/// piscope journalled whose files are still in the trash, every file of it.
-fn restore_latest() -> ActionOutcome {
+/// piscope journalled whose files are still in the trash, every file of it,
+/// each only where it stays inside the sessions folder (`sessions`).
+fn restore_latest(sessions: Option<&Path>) -> ActionOutcome {
     let found = match journal::in_trash() {
         Ok(found) => found,
         Err(e) => return ActionOutcome::Failed(e.to_string()),
@@ -70,9 +75,12 @@ fn restore_latest() -> ActionOutcome {
     let mut paths = Vec::new();
     let mut errors = Vec::new();
     for item in last {
-        match journal::restore(item) {
+        let back = confine::given_file(sessions, &item.record.path)
+            .map_err(|e| e.to_string())
+            .and_then(|_| journal::restore(item).map_err(|e| e.to_string()));
+        match back {
             Ok(path) => paths.push(path),
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.push(e),
         }
     }
     ActionOutcome::Restored {
