@@ -8,6 +8,12 @@ use super::highlight::{self, Lang};
 use crate::safe_text;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+/// Quotes and lists nested deeper than this are shown as their markers in
+/// text. Every walk of the document (layout, the exports, even dropping it)
+/// recurses on this nesting, and a few kilobytes of `>` would otherwise
+/// overflow the stack, an abort nothing can catch.
+pub const MAX_NESTING: usize = 24;
+
 /// Markdown text as nodes.
 pub fn parse(text: &str) -> Vec<Node> {
     let options = Options::ENABLE_TABLES
@@ -19,6 +25,7 @@ pub fn parse(text: &str) -> Vec<Node> {
     for event in Parser::new_ext(text, options) {
         b.event(event);
     }
+    b.push_marker();
     b.flush_inline();
     while b.stack.len() > 1 {
         b.close();
@@ -82,6 +89,11 @@ struct Builder {
     images: Vec<String>,
     code: Option<(String, String)>,
     table: Option<Table>,
+    /// Quotes, lists and items opened past [`MAX_NESTING`] and not closed
+    /// yet: they make no container, only their markers in `marker`.
+    flattened: usize,
+    /// Markers of flattened containers, put before the next text.
+    marker: String,
 }
 
 impl Builder {
@@ -103,7 +115,35 @@ impl Builder {
         }
     }
 
+    /// How deep the open containers nest (an item counts with its list).
+    fn depth(&self) -> usize {
+        self.stack
+            .iter()
+            .filter(|c| matches!(c, Container::Quote(_) | Container::List { .. }))
+            .count()
+    }
+
+    /// Whether a container starting now is kept as text: past the cap, or
+    /// inside one that already is.
+    fn flatten(&mut self) -> bool {
+        if self.flattened > 0 || self.depth() >= MAX_NESTING {
+            self.flattened += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn push_marker(&mut self) {
+        if !self.marker.is_empty() {
+            let marker = std::mem::take(&mut self.marker);
+            self.inline
+                .push(Span::clean(marker, self.style(Class::ListMarker)));
+        }
+    }
+
     fn push_text(&mut self, text: &str, class: Class) {
+        self.push_marker();
         let mut span = Span::new(&text.replace('\t', "    "), self.style(class));
         span.link = self.links.last().cloned();
         self.inline.push(span);
@@ -204,6 +244,7 @@ impl Builder {
                 self.flush_inline();
                 self.heading = Some(level as u8);
             }
+            Tag::BlockQuote(_) if self.flatten() => self.marker.push_str("> "),
             Tag::BlockQuote(_) => {
                 self.flush_inline();
                 self.stack.push(Container::Quote(Vec::new()));
@@ -215,6 +256,11 @@ impl Builder {
                     CodeBlockKind::Indented => String::new(),
                 };
                 self.code = Some((info, String::new()));
+            }
+            Tag::List(_) if self.flatten() => {}
+            Tag::Item if self.flattened > 0 => {
+                self.flattened += 1;
+                self.marker.push_str("- ");
             }
             Tag::List(start) => {
                 self.flush_inline();
@@ -275,6 +321,9 @@ impl Builder {
             TagEnd::Heading(_) => {
                 self.flush_inline();
                 self.heading = None;
+            }
+            TagEnd::BlockQuote(_) | TagEnd::Item | TagEnd::List(_) if self.flattened > 0 => {
+                self.flattened -= 1;
             }
             TagEnd::BlockQuote(_) | TagEnd::Item | TagEnd::List(_) | TagEnd::FootnoteDefinition => {
                 self.close()
@@ -448,6 +497,54 @@ mod tests {
             for l in lines {
                 assert!(!l.chars().any(char::is_control), "{l:?}");
             }
+        }
+    }
+
+    fn depth(nodes: &[Node]) -> usize {
+        // A loop, not recursion: the test must not overflow on what it checks.
+        let mut deepest = 0;
+        let mut todo: Vec<(&Node, usize)> = nodes.iter().map(|n| (n, 1)).collect();
+        while let Some((n, d)) = todo.pop() {
+            deepest = deepest.max(d);
+            match n {
+                Node::Quote(inner) => todo.extend(inner.iter().map(|n| (n, d + 1))),
+                Node::List { items, .. } => todo.extend(items.iter().flatten().map(|n| (n, d + 1))),
+                _ => {}
+            }
+        }
+        deepest
+    }
+
+    #[test]
+    fn nesting_past_the_cap_is_text_and_every_walk_stays_shallow() {
+        for md in [
+            format!("{}deep", "> ".repeat(3000)),
+            format!("{}deep", "- ".repeat(3000)),
+            format!("{}deep", ">".repeat(20_000)),
+            format!("{}deep", "1. > ".repeat(2000)),
+        ] {
+            // A small stack, as a worker thread has: deep recursion anywhere
+            // in parsing, laying out, exporting or dropping overflows it.
+            let walked = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || {
+                    let nodes = parse(&md);
+                    let d = depth(&nodes);
+                    let rows = crate::render::layout::nodes(&nodes, 80);
+                    let text: String = rows.iter().map(|r| line_text(r)).collect();
+                    let markers = text.matches("> ").count() + text.matches("- ").count();
+                    (d, text.contains("deep"), markers > 1000)
+                })
+                .expect("thread")
+                .join()
+                .expect("no overflow");
+            assert!(
+                walked.0 <= MAX_NESTING.saturating_add(1),
+                "nested {} deep",
+                walked.0
+            );
+            assert!(walked.1, "the text below the cap is kept");
+            assert!(walked.2, "the markers below the cap are shown as text");
         }
     }
 
