@@ -383,13 +383,15 @@ impl Builder {
     fn push_code(&mut self, lang: Option<&str>, code: &str) {
         let lines = safe_text::clean_block(code.strip_suffix('\n').unwrap_or(code));
         let lang = lang.unwrap_or("");
+        let (code_lines, note) = super::defer::code_lines(&lines, Lang::Fence(lang));
         let node = Node::Code {
             lang: highlight::language(Lang::Fence(lang)).or_else(|| {
                 // A fence language without a grammar is still said.
                 (!lang.is_empty()).then(|| safe_text::clean_line(lang))
             }),
-            lines: super::defer::code_lines(&lines, Lang::Fence(lang)),
+            lines: code_lines,
             more: 0,
+            note,
         };
         self.push_node(node);
     }
