@@ -14,6 +14,14 @@ use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagE
 /// overflow the stack, an abort nothing can catch.
 pub const MAX_NESTING: usize = 24;
 
+/// Table rows past this many are kept as plain lines, one a row: a
+/// laid-out cell costs a hundred times its text, and a table of megabytes
+/// took gigabytes.
+pub const MAX_TABLE_ROWS: usize = 200;
+
+/// Cells of a row past this many are joined, as text, into its last cell.
+pub const MAX_TABLE_COLUMNS: usize = 32;
+
 /// Markdown text as nodes.
 pub fn parse(text: &str) -> Vec<Node> {
     let options = Options::ENABLE_TABLES
@@ -74,6 +82,42 @@ struct Table {
     head: Vec<Line>,
     rows: Vec<Vec<Line>>,
     in_head: bool,
+    /// Rows past [`MAX_TABLE_ROWS`], as text.
+    past: Vec<Line>,
+    /// The text of the row's cells past [`MAX_TABLE_COLUMNS`].
+    spill: String,
+}
+
+impl Table {
+    /// The row being read.
+    fn row(&mut self) -> Option<&mut Vec<Line>> {
+        if self.in_head {
+            Some(&mut self.head)
+        } else {
+            self.rows.last_mut()
+        }
+    }
+
+    fn add_cell(&mut self, cell: Line) {
+        let Some(row) = self.row() else { return };
+        if row.len() < MAX_TABLE_COLUMNS {
+            row.push(cell);
+            return;
+        }
+        self.spill.push_str(" | ");
+        self.spill.push_str(&super::document::line_text(&cell));
+    }
+
+    /// Puts the text of the cells past the cap into the row's last cell.
+    fn end_row(&mut self) {
+        if self.spill.is_empty() {
+            return;
+        }
+        let spill = std::mem::take(&mut self.spill);
+        if let Some(last) = self.row().and_then(|r| r.last_mut()) {
+            last.push(Span::clean(spill, Class::Text));
+        }
+    }
 }
 
 #[derive(Default)]
@@ -331,16 +375,27 @@ impl Builder {
             TagEnd::TableCell => {
                 let cell = std::mem::take(&mut self.inline);
                 if let Some(t) = &mut self.table {
-                    if t.in_head {
-                        t.head.push(cell);
-                    } else if let Some(row) = t.rows.last_mut() {
-                        row.push(cell);
-                    }
+                    t.add_cell(cell);
                 }
             }
             TagEnd::TableHead => {
                 if let Some(t) = &mut self.table {
+                    t.end_row();
                     t.in_head = false;
+                }
+            }
+            TagEnd::TableRow => {
+                if let Some(t) = &mut self.table {
+                    t.end_row();
+                    if t.rows.len() > MAX_TABLE_ROWS {
+                        let cells = t.rows.pop().unwrap_or_default();
+                        let text: Vec<String> = cells
+                            .iter()
+                            .map(|c| super::document::line_text(c))
+                            .collect();
+                        let row = format!("| {} |", text.join(" | "));
+                        t.past.push(vec![Span::clean(row, Class::Text)]);
+                    }
                 }
             }
             TagEnd::Table => {
@@ -350,6 +405,15 @@ impl Builder {
                         head: t.head,
                         rows: t.rows,
                     });
+                    if !t.past.is_empty() {
+                        let note = format!(
+                            "The table is drawn to its first {MAX_TABLE_ROWS} rows; \
+                             its other {} follow as text.",
+                            t.past.len()
+                        );
+                        self.push_node(Node::Para(vec![Span::clean(note, Class::Dim)]));
+                        self.push_node(Node::Lines(t.past));
+                    }
                 }
             }
             TagEnd::Emphasis => self.italic = self.italic.saturating_sub(1),
@@ -548,6 +612,41 @@ mod tests {
             assert!(walked.1, "the text below the cap is kept");
             assert!(walked.2, "the markers below the cap are shown as text");
         }
+    }
+
+    #[test]
+    fn a_long_table_is_drawn_to_its_cap_and_the_rest_kept_as_text() {
+        let mut md = String::from("| a | b |\n|---|---|\n");
+        for k in 0..5000 {
+            md.push_str(&format!("| r{k} | **x{k}** |\n"));
+        }
+        let nodes = parse(&md);
+        let got = texts(&nodes);
+        assert_eq!(got.len(), 3, "{:?}", &got[..got.len().min(4)]);
+        assert_eq!(got[0], format!("table[a,b|{MAX_TABLE_ROWS}]"));
+        assert!(got[1].contains("first 200 rows") && got[1].contains("other 4800"));
+        assert!(
+            got[2].starts_with("lines:| r200 | x200 |"),
+            "{}",
+            &got[2][..40]
+        );
+        assert!(got[2].ends_with("| r4999 | x4999 |"));
+
+        // A row of many cells: those past the cap join its last cell.
+        let wide = format!(
+            "|{}\n|{}\n|{}\n",
+            "h|".repeat(5000),
+            "-|".repeat(5000),
+            "c|".repeat(5000)
+        );
+        let nodes = parse(&wide);
+        let Some(Node::Table { head, rows, .. }) = nodes.first() else {
+            panic!("{:?}", texts(&nodes));
+        };
+        assert_eq!(head.len(), MAX_TABLE_COLUMNS);
+        assert_eq!(rows[0].len(), MAX_TABLE_COLUMNS);
+        let last = line_text(&rows[0][MAX_TABLE_COLUMNS - 1]);
+        assert_eq!(last.matches('c').count(), 5000 - MAX_TABLE_COLUMNS + 1);
     }
 
     #[test]
