@@ -129,6 +129,8 @@ struct Builder {
     strike: u32,
     heading: Option<u8>,
     links: Vec<String>,
+    /// Where in `inline` each open link's text starts.
+    link_starts: Vec<usize>,
     /// Inside an image: its alt text goes in brackets, the image is never fetched.
     images: Vec<String>,
     code: Option<(String, String)>,
@@ -350,7 +352,10 @@ impl Builder {
             Tag::Emphasis => self.italic += 1,
             Tag::Strong => self.bold += 1,
             Tag::Strikethrough => self.strike += 1,
-            Tag::Link { dest_url, .. } => self.links.push(dest_url.to_string()),
+            Tag::Link { dest_url, .. } => {
+                self.links.push(dest_url.to_string());
+                self.link_starts.push(self.inline.len());
+            }
             Tag::Image { dest_url, .. } => {
                 self.images.push(dest_url.to_string());
                 self.push_text("[image: ", Class::Dim);
@@ -421,8 +426,12 @@ impl Builder {
             TagEnd::Strikethrough => self.strike = self.strike.saturating_sub(1),
             TagEnd::Link => {
                 if let Some(url) = self.links.pop() {
-                    // The target is shown unless the text already says it.
-                    let text = super::document::line_text(&self.inline);
+                    // The target is shown unless the link's text already
+                    // says it (its own text only: the whole paragraph each
+                    // time made a paragraph of links quadratic).
+                    let start = self.link_starts.pop().unwrap_or(0);
+                    let text =
+                        super::document::line_text(self.inline.get(start..).unwrap_or_default());
                     if !url.is_empty() && !text.ends_with(&safe_text::clean_line(&url)) {
                         self.push_text(&format!(" ({url})"), Class::LinkTarget);
                     }
