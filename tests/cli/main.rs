@@ -12,3 +12,4 @@ mod export_html_is_safe_to_share;
 mod export_one_branch;
 mod housekeeping_commands;
 mod ls_table_is_safe_and_readable;
+mod rendering_stays_bounded;
