@@ -21,5 +21,18 @@ fn main() {
             poll: args.poll,
         }),
     };
-    std::process::exit(cli::exit_status(result));
+    let status = cli::exit_status(result);
+    if std::env::var_os("PISCOPE_PEAK_MEMORY").is_some() {
+        report_peak_memory();
+    }
+    std::process::exit(status);
+}
+
+/// Writes the process's peak resident memory, as the kernel counted it, to
+/// stderr: the rendering tests hold each run to a bound on it.
+fn report_peak_memory() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+        eprintln!("peak memory: {}", line.trim_start_matches("VmHWM:").trim());
+    }
 }

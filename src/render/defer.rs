@@ -27,17 +27,19 @@ pub fn highlighting_deferred<T>(make: impl FnOnce() -> T) -> T {
 
 /// Clean lines as code in `lang`: highlighted now, or, while highlighting
 /// is deferred, as plain lines that [`super::layout::layout_own`] highlights.
-pub(crate) fn code_lines(lines: &[String], lang: Lang<'_>) -> Vec<CodeLine> {
+/// The note says where highlighting gave up, if it did.
+pub(crate) fn code_lines(lines: &[String], lang: Lang<'_>) -> (Vec<CodeLine>, Option<String>) {
     if DEFER_HIGHLIGHTING.with(Cell::get) && highlight::language(lang).is_some() {
-        return lines
+        let plain = lines
             .iter()
             .map(|l| CodeLine {
                 kind: LineKind::Plain,
                 spans: vec![Span::clean(l.clone(), Class::CodeText)],
             })
             .collect();
+        return (plain, None);
     }
-    highlight::highlight(lines, lang)
+    highlight::highlight_within(lines, lang)
 }
 
 /// Whether a code node's lines are still plain (highlighting deferred).
@@ -71,10 +73,12 @@ pub(crate) fn first_lines(list: &[Node], lines: usize) -> Vec<Node> {
                 lang,
                 lines: l,
                 more,
+                note,
             } if l.len() > lines => Node::Code {
                 lang: lang.clone(),
                 lines: l[..lines].to_vec(),
                 more: *more + l.len() - lines,
+                note: note.clone(),
             },
             other => other.clone(),
         })
@@ -112,6 +116,7 @@ fn highlighted(n: &Node) -> Option<Node> {
             lang: Some(lang),
             lines,
             more,
+            note: None,
         } if lang != "diff" && unhighlighted(lines) => {
             let text: Vec<String> = lines
                 .iter()
@@ -121,14 +126,15 @@ fn highlighted(n: &Node) -> Option<Node> {
             // it): the numbers are not code, and the grammars read them
             // badly (one of them never finishes on such a line).
             let gutter: Option<Vec<usize>> = text.iter().map(|l| number_gutter(l)).collect();
-            let lines = match gutter {
+            let (lines, note) = match gutter {
                 Some(cut) if !text.is_empty() => {
                     let code: Vec<String> = text
                         .iter()
                         .zip(&cut)
                         .map(|(l, &c)| l[c..].to_string())
                         .collect();
-                    highlight::highlight(&code, Lang::Fence(lang))
+                    let (lines, note) = highlight::highlight_within(&code, Lang::Fence(lang));
+                    let lines = lines
                         .into_iter()
                         .zip(text.iter().zip(&cut))
                         .map(|(mut line, (l, &c))| {
@@ -136,14 +142,16 @@ fn highlighted(n: &Node) -> Option<Node> {
                                 .insert(0, Span::clean(l[..c].to_string(), Class::Dim));
                             line
                         })
-                        .collect()
+                        .collect();
+                    (lines, note)
                 }
-                _ => highlight::highlight(&text, Lang::Fence(lang)),
+                _ => highlight::highlight_within(&text, Lang::Fence(lang)),
             };
             Some(Node::Code {
                 lang: Some(lang.clone()),
                 lines,
                 more: *more,
+                note,
             })
         }
         Node::Quote(inner) => inner.iter().any(|n| highlighted(n).is_some()).then(|| {

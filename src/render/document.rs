@@ -224,11 +224,13 @@ pub enum Node {
     Heading(u8, Line),
     /// Lines kept as they are (cut, not wrapped, by a narrow drawer):
     /// fenced code, file contents, tool output, diffs. `lang` is what the
-    /// highlighter used; `more` counts lines left out.
+    /// highlighter used; `more` counts lines left out; `note` says where
+    /// highlighting gave up (past its budget) and why.
     Code {
         lang: Option<String>,
         lines: Vec<CodeLine>,
         more: usize,
+        note: Option<String>,
     },
     Quote(Vec<Node>),
     List {

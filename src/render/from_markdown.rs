@@ -8,6 +8,20 @@ use super::highlight::{self, Lang};
 use crate::safe_text;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+/// Quotes and lists nested deeper than this are shown as their markers in
+/// text. Every walk of the document (layout, the exports, even dropping it)
+/// recurses on this nesting, and a few kilobytes of `>` would otherwise
+/// overflow the stack, an abort nothing can catch.
+pub const MAX_NESTING: usize = 24;
+
+/// Table rows past this many are kept as plain lines, one a row: a
+/// laid-out cell costs a hundred times its text, and a table of megabytes
+/// took gigabytes.
+pub const MAX_TABLE_ROWS: usize = 200;
+
+/// Cells of a row past this many are joined, as text, into its last cell.
+pub const MAX_TABLE_COLUMNS: usize = 32;
+
 /// Markdown text as nodes.
 pub fn parse(text: &str) -> Vec<Node> {
     let options = Options::ENABLE_TABLES
@@ -19,6 +33,7 @@ pub fn parse(text: &str) -> Vec<Node> {
     for event in Parser::new_ext(text, options) {
         b.event(event);
     }
+    b.push_marker();
     b.flush_inline();
     while b.stack.len() > 1 {
         b.close();
@@ -67,6 +82,42 @@ struct Table {
     head: Vec<Line>,
     rows: Vec<Vec<Line>>,
     in_head: bool,
+    /// Rows past [`MAX_TABLE_ROWS`], as text.
+    past: Vec<Line>,
+    /// The text of the row's cells past [`MAX_TABLE_COLUMNS`].
+    spill: String,
+}
+
+impl Table {
+    /// The row being read.
+    fn row(&mut self) -> Option<&mut Vec<Line>> {
+        if self.in_head {
+            Some(&mut self.head)
+        } else {
+            self.rows.last_mut()
+        }
+    }
+
+    fn add_cell(&mut self, cell: Line) {
+        let Some(row) = self.row() else { return };
+        if row.len() < MAX_TABLE_COLUMNS {
+            row.push(cell);
+            return;
+        }
+        self.spill.push_str(" | ");
+        self.spill.push_str(&super::document::line_text(&cell));
+    }
+
+    /// Puts the text of the cells past the cap into the row's last cell.
+    fn end_row(&mut self) {
+        if self.spill.is_empty() {
+            return;
+        }
+        let spill = std::mem::take(&mut self.spill);
+        if let Some(last) = self.row().and_then(|r| r.last_mut()) {
+            last.push(Span::clean(spill, Class::Text));
+        }
+    }
 }
 
 #[derive(Default)]
@@ -78,10 +129,17 @@ struct Builder {
     strike: u32,
     heading: Option<u8>,
     links: Vec<String>,
+    /// Where in `inline` each open link's text starts.
+    link_starts: Vec<usize>,
     /// Inside an image: its alt text goes in brackets, the image is never fetched.
     images: Vec<String>,
     code: Option<(String, String)>,
     table: Option<Table>,
+    /// Quotes, lists and items opened past [`MAX_NESTING`] and not closed
+    /// yet: they make no container, only their markers in `marker`.
+    flattened: usize,
+    /// Markers of flattened containers, put before the next text.
+    marker: String,
 }
 
 impl Builder {
@@ -103,7 +161,35 @@ impl Builder {
         }
     }
 
+    /// How deep the open containers nest (an item counts with its list).
+    fn depth(&self) -> usize {
+        self.stack
+            .iter()
+            .filter(|c| matches!(c, Container::Quote(_) | Container::List { .. }))
+            .count()
+    }
+
+    /// Whether a container starting now is kept as text: past the cap, or
+    /// inside one that already is.
+    fn flatten(&mut self) -> bool {
+        if self.flattened > 0 || self.depth() >= MAX_NESTING {
+            self.flattened += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn push_marker(&mut self) {
+        if !self.marker.is_empty() {
+            let marker = std::mem::take(&mut self.marker);
+            self.inline
+                .push(Span::clean(marker, self.style(Class::ListMarker)));
+        }
+    }
+
     fn push_text(&mut self, text: &str, class: Class) {
+        self.push_marker();
         let mut span = Span::new(&text.replace('\t', "    "), self.style(class));
         span.link = self.links.last().cloned();
         self.inline.push(span);
@@ -204,6 +290,7 @@ impl Builder {
                 self.flush_inline();
                 self.heading = Some(level as u8);
             }
+            Tag::BlockQuote(_) if self.flatten() => self.marker.push_str("> "),
             Tag::BlockQuote(_) => {
                 self.flush_inline();
                 self.stack.push(Container::Quote(Vec::new()));
@@ -215,6 +302,11 @@ impl Builder {
                     CodeBlockKind::Indented => String::new(),
                 };
                 self.code = Some((info, String::new()));
+            }
+            Tag::List(_) if self.flatten() => {}
+            Tag::Item if self.flattened > 0 => {
+                self.flattened += 1;
+                self.marker.push_str("- ");
             }
             Tag::List(start) => {
                 self.flush_inline();
@@ -260,7 +352,10 @@ impl Builder {
             Tag::Emphasis => self.italic += 1,
             Tag::Strong => self.bold += 1,
             Tag::Strikethrough => self.strike += 1,
-            Tag::Link { dest_url, .. } => self.links.push(dest_url.to_string()),
+            Tag::Link { dest_url, .. } => {
+                self.links.push(dest_url.to_string());
+                self.link_starts.push(self.inline.len());
+            }
             Tag::Image { dest_url, .. } => {
                 self.images.push(dest_url.to_string());
                 self.push_text("[image: ", Class::Dim);
@@ -276,22 +371,36 @@ impl Builder {
                 self.flush_inline();
                 self.heading = None;
             }
+            TagEnd::BlockQuote(_) | TagEnd::Item | TagEnd::List(_) if self.flattened > 0 => {
+                self.flattened -= 1;
+            }
             TagEnd::BlockQuote(_) | TagEnd::Item | TagEnd::List(_) | TagEnd::FootnoteDefinition => {
                 self.close()
             }
             TagEnd::TableCell => {
                 let cell = std::mem::take(&mut self.inline);
                 if let Some(t) = &mut self.table {
-                    if t.in_head {
-                        t.head.push(cell);
-                    } else if let Some(row) = t.rows.last_mut() {
-                        row.push(cell);
-                    }
+                    t.add_cell(cell);
                 }
             }
             TagEnd::TableHead => {
                 if let Some(t) = &mut self.table {
+                    t.end_row();
                     t.in_head = false;
+                }
+            }
+            TagEnd::TableRow => {
+                if let Some(t) = &mut self.table {
+                    t.end_row();
+                    if t.rows.len() > MAX_TABLE_ROWS {
+                        let cells = t.rows.pop().unwrap_or_default();
+                        let text: Vec<String> = cells
+                            .iter()
+                            .map(|c| super::document::line_text(c))
+                            .collect();
+                        let row = format!("| {} |", text.join(" | "));
+                        t.past.push(vec![Span::clean(row, Class::Text)]);
+                    }
                 }
             }
             TagEnd::Table => {
@@ -301,6 +410,15 @@ impl Builder {
                         head: t.head,
                         rows: t.rows,
                     });
+                    if !t.past.is_empty() {
+                        let note = format!(
+                            "The table is drawn to its first {MAX_TABLE_ROWS} rows; \
+                             its other {} follow as text.",
+                            t.past.len()
+                        );
+                        self.push_node(Node::Para(vec![Span::clean(note, Class::Dim)]));
+                        self.push_node(Node::Lines(t.past));
+                    }
                 }
             }
             TagEnd::Emphasis => self.italic = self.italic.saturating_sub(1),
@@ -308,8 +426,12 @@ impl Builder {
             TagEnd::Strikethrough => self.strike = self.strike.saturating_sub(1),
             TagEnd::Link => {
                 if let Some(url) = self.links.pop() {
-                    // The target is shown unless the text already says it.
-                    let text = super::document::line_text(&self.inline);
+                    // The target is shown unless the link's text already
+                    // says it (its own text only: the whole paragraph each
+                    // time made a paragraph of links quadratic).
+                    let start = self.link_starts.pop().unwrap_or(0);
+                    let text =
+                        super::document::line_text(self.inline.get(start..).unwrap_or_default());
                     if !url.is_empty() && !text.ends_with(&safe_text::clean_line(&url)) {
                         self.push_text(&format!(" ({url})"), Class::LinkTarget);
                     }
@@ -334,13 +456,15 @@ impl Builder {
     fn push_code(&mut self, lang: Option<&str>, code: &str) {
         let lines = safe_text::clean_block(code.strip_suffix('\n').unwrap_or(code));
         let lang = lang.unwrap_or("");
+        let (code_lines, note) = super::defer::code_lines(&lines, Lang::Fence(lang));
         let node = Node::Code {
             lang: highlight::language(Lang::Fence(lang)).or_else(|| {
                 // A fence language without a grammar is still said.
                 (!lang.is_empty()).then(|| safe_text::clean_line(lang))
             }),
-            lines: super::defer::code_lines(&lines, Lang::Fence(lang)),
+            lines: code_lines,
             more: 0,
+            note,
         };
         self.push_node(node);
     }
@@ -449,6 +573,89 @@ mod tests {
                 assert!(!l.chars().any(char::is_control), "{l:?}");
             }
         }
+    }
+
+    fn depth(nodes: &[Node]) -> usize {
+        // A loop, not recursion: the test must not overflow on what it checks.
+        let mut deepest = 0;
+        let mut todo: Vec<(&Node, usize)> = nodes.iter().map(|n| (n, 1)).collect();
+        while let Some((n, d)) = todo.pop() {
+            deepest = deepest.max(d);
+            match n {
+                Node::Quote(inner) => todo.extend(inner.iter().map(|n| (n, d + 1))),
+                Node::List { items, .. } => todo.extend(items.iter().flatten().map(|n| (n, d + 1))),
+                _ => {}
+            }
+        }
+        deepest
+    }
+
+    #[test]
+    fn nesting_past_the_cap_is_text_and_every_walk_stays_shallow() {
+        for md in [
+            format!("{}deep", "> ".repeat(3000)),
+            format!("{}deep", "- ".repeat(3000)),
+            format!("{}deep", ">".repeat(20_000)),
+            format!("{}deep", "1. > ".repeat(2000)),
+        ] {
+            // A small stack, as a worker thread has: deep recursion anywhere
+            // in parsing, laying out, exporting or dropping overflows it.
+            let walked = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || {
+                    let nodes = parse(&md);
+                    let d = depth(&nodes);
+                    let rows = crate::render::layout::nodes(&nodes, 80);
+                    let text: String = rows.iter().map(|r| line_text(r)).collect();
+                    let markers = text.matches("> ").count() + text.matches("- ").count();
+                    (d, text.contains("deep"), markers > 1000)
+                })
+                .expect("thread")
+                .join()
+                .expect("no overflow");
+            assert!(
+                walked.0 <= MAX_NESTING.saturating_add(1),
+                "nested {} deep",
+                walked.0
+            );
+            assert!(walked.1, "the text below the cap is kept");
+            assert!(walked.2, "the markers below the cap are shown as text");
+        }
+    }
+
+    #[test]
+    fn a_long_table_is_drawn_to_its_cap_and_the_rest_kept_as_text() {
+        let mut md = String::from("| a | b |\n|---|---|\n");
+        for k in 0..5000 {
+            md.push_str(&format!("| r{k} | **x{k}** |\n"));
+        }
+        let nodes = parse(&md);
+        let got = texts(&nodes);
+        assert_eq!(got.len(), 3, "{:?}", &got[..got.len().min(4)]);
+        assert_eq!(got[0], format!("table[a,b|{MAX_TABLE_ROWS}]"));
+        assert!(got[1].contains("first 200 rows") && got[1].contains("other 4800"));
+        assert!(
+            got[2].starts_with("lines:| r200 | x200 |"),
+            "{}",
+            &got[2][..40]
+        );
+        assert!(got[2].ends_with("| r4999 | x4999 |"));
+
+        // A row of many cells: those past the cap join its last cell.
+        let wide = format!(
+            "|{}\n|{}\n|{}\n",
+            "h|".repeat(5000),
+            "-|".repeat(5000),
+            "c|".repeat(5000)
+        );
+        let nodes = parse(&wide);
+        let Some(Node::Table { head, rows, .. }) = nodes.first() else {
+            panic!("{:?}", texts(&nodes));
+        };
+        assert_eq!(head.len(), MAX_TABLE_COLUMNS);
+        assert_eq!(rows[0].len(), MAX_TABLE_COLUMNS);
+        let last = line_text(&rows[0][MAX_TABLE_COLUMNS - 1]);
+        assert_eq!(last.matches('c').count(), 5000 - MAX_TABLE_COLUMNS + 1);
     }
 
     #[test]

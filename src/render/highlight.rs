@@ -15,6 +15,17 @@ use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet
 /// colour.
 pub const MAX_HIGHLIGHTED_LINES: usize = 1500;
 
+/// A grammar's time grows with the square of a line's length on some
+/// input (a long run of `[` in JSON or Markdown), so a longer line, and
+/// everything after it, is shown plain.
+pub const MAX_HIGHLIGHTED_LINE: usize = 4096;
+
+/// Code past this many bytes in one block is shown plain.
+pub const MAX_HIGHLIGHTED_BYTES: usize = 256 * 1024;
+
+/// Highlighting one block stops after this long; the rest is plain.
+pub const MAX_HIGHLIGHT_TIME: std::time::Duration = std::time::Duration::from_millis(250);
+
 fn syntaxes() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
     SET.get_or_init(two_face::syntax::extra_newlines)
@@ -105,20 +116,64 @@ fn grammar(lang: Lang<'_>) -> Option<&'static SyntaxReference> {
 /// Clean lines (see [`crate::safe_text::clean_block`]) as highlighted code
 /// lines; plain when there is no grammar.
 pub fn highlight(lines: &[String], lang: Lang<'_>) -> Vec<CodeLine> {
+    highlight_within(lines, lang).0
+}
+
+/// Why highlighting stopped before `line` (0-based), as the note a reader
+/// sees.
+fn gave_up(line: usize, why: &str) -> String {
+    format!(
+        "highlighting stopped at line {}: {why}; the rest is plain text",
+        line + 1
+    )
+}
+
+/// Clean lines as highlighted code lines, within the budget of a block
+/// (bytes, time, line length): past it the rest is plain, and the note
+/// says where and why.
+pub fn highlight_within(lines: &[String], lang: Lang<'_>) -> (Vec<CodeLine>, Option<String>) {
     let plain = |l: &String| CodeLine {
         kind: LineKind::Plain,
         spans: vec![Span::clean(l.clone(), Class::CodeText)],
     };
     let Some(syntax) = grammar(lang) else {
-        return lines.iter().map(plain).collect();
+        return (lines.iter().map(plain).collect(), None);
     };
     let set = syntaxes();
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
     let mut out = Vec::with_capacity(lines.len());
     let mut failed = false;
+    let mut note = None;
+    let mut bytes = 0;
+    let started = std::time::Instant::now();
     for (n, line) in lines.iter().enumerate() {
         if failed || n >= MAX_HIGHLIGHTED_LINES {
+            out.push(plain(line));
+            continue;
+        }
+        bytes += line.len() + 1;
+        let over = if line.len() > MAX_HIGHLIGHTED_LINE {
+            Some(format!(
+                "a line longer than {} KB",
+                MAX_HIGHLIGHTED_LINE / 1024
+            ))
+        } else if bytes > MAX_HIGHLIGHTED_BYTES {
+            Some(format!(
+                "more than {} KB of code",
+                MAX_HIGHLIGHTED_BYTES / 1024
+            ))
+        } else if started.elapsed() > MAX_HIGHLIGHT_TIME {
+            Some(format!(
+                "it took longer than {} ms",
+                MAX_HIGHLIGHT_TIME.as_millis()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = over {
+            note = Some(gave_up(n, &why));
+            failed = true;
             out.push(plain(line));
             continue;
         }
@@ -134,7 +189,7 @@ pub fn highlight(lines: &[String], lang: Lang<'_>) -> Vec<CodeLine> {
             }
         }
     }
-    out
+    (out, note)
 }
 
 fn highlight_line(
@@ -279,6 +334,40 @@ mod tests {
             got.iter()
                 .any(|(t, c)| t == "main" && *c == Class::CodeFunction)
         );
+    }
+
+    #[test]
+    fn highlighting_keeps_to_its_budget_and_says_where_it_stopped() {
+        // One long line whose grammar time grows with its square, after a
+        // short one; then a block too large in all.
+        let cases = [
+            (vec!["{}".to_string(), "[".repeat(600_000)], "a.json", 2),
+            (vec!["[".repeat(200_000)], "notes.md", 1),
+            (vec!["let x = 1;".repeat(30); 1000], "a.rs", 871),
+        ];
+        for (lines, path, stop) in cases {
+            let started = std::time::Instant::now();
+            let (out, note) = highlight_within(&lines, Lang::File(path));
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(2),
+                "{path}: {:?}",
+                started.elapsed()
+            );
+            let note = note.expect("a note");
+            // Past the byte budget at the latest (sooner if past the time).
+            let at: usize = note
+                .split_once("line ")
+                .and_then(|(_, r)| r.split(':').next()?.parse().ok())
+                .expect("a line number");
+            assert!(at <= stop && (at == stop || stop > 2), "{note}");
+            let text: Vec<String> = out
+                .iter()
+                .map(|l| super::super::document::line_text(&l.spans))
+                .collect();
+            assert_eq!(text, lines, "the text is kept whole");
+        }
+        let (_, note) = highlight_within(&["fn main() {}".to_string()], Lang::File("a.rs"));
+        assert_eq!(note, None);
     }
 
     #[test]

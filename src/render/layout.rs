@@ -339,7 +339,9 @@ fn node(n: &Node, width: usize) -> Vec<Line> {
             }));
             wrap(&l, width)
         }
-        Node::Code { lines, more, .. } => code(lines, *more, width),
+        Node::Code {
+            lines, more, note, ..
+        } => code(lines, *more, note.as_deref(), width),
         Node::Quote(inner) => prefixed(nodes(inner, width - 2), "│ ", "│ ", Class::QuoteMarker),
         Node::List { start, items } => {
             let mut out = Vec::new();
@@ -362,7 +364,7 @@ fn node(n: &Node, width: usize) -> Vec<Line> {
     }
 }
 
-fn code(lines: &[CodeLine], more: usize, width: usize) -> Vec<Line> {
+fn code(lines: &[CodeLine], more: usize, note: Option<&str>, width: usize) -> Vec<Line> {
     let mut out = Vec::new();
     let bar = Span::clean("│ ".to_string(), Class::Dim);
     for l in lines {
@@ -372,11 +374,11 @@ fn code(lines: &[CodeLine], more: usize, width: usize) -> Vec<Line> {
             out.push(r);
         }
     }
-    if more > 0 {
-        let note = vec![Span::clean(
-            format!("… {more} more line{}", if more == 1 { "" } else { "s" }),
-            Class::Dim,
-        )];
+    let notes = note.map(str::to_string).into_iter().chain(
+        (more > 0).then(|| format!("… {more} more line{}", if more == 1 { "" } else { "s" })),
+    );
+    for note in notes {
+        let note = vec![Span::clean(note, Class::Dim)];
         for row in wrap(&note, width - 2) {
             let mut r = vec![bar.clone()];
             r.extend(row);

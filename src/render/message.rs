@@ -173,6 +173,7 @@ fn output(text: &str) -> Node {
             })
             .collect(),
         more,
+        note: None,
     }
 }
 
@@ -180,10 +181,12 @@ fn output(text: &str) -> Node {
 fn code(text: &str, lang: Lang<'_>, keep: usize) -> Node {
     let lines = safe_text::clean_block(text.trim_end_matches('\n'));
     let more = lines.len().saturating_sub(keep);
+    let (lines, note) = super::defer::code_lines(&lines[..lines.len().min(keep)], lang);
     Node::Code {
         lang: highlight::language(lang),
-        lines: super::defer::code_lines(&lines[..lines.len().min(keep)], lang),
+        lines,
         more,
+        note,
     }
 }
 
@@ -389,6 +392,7 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
                 lang: Some("diff".into()),
                 lines: diff::edit_diff(p, &pairs),
                 more: 0,
+                note: None,
             });
             block.fold = Fold::Open;
             show_result = is_error;

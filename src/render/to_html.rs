@@ -272,7 +272,12 @@ impl Writer {
                 let s = self.spans(l);
                 let _ = writeln!(self.out, "<h{h}>{s}</h{h}>");
             }
-            Node::Code { lang, lines, more } => self.code(lang.as_deref(), lines, *more),
+            Node::Code {
+                lang,
+                lines,
+                more,
+                note,
+            } => self.code(lang.as_deref(), lines, *more, note.as_deref()),
             Node::Quote(inner) => {
                 self.out.push_str("<blockquote>\n");
                 for n in inner {
@@ -344,7 +349,7 @@ impl Writer {
         }
     }
 
-    fn code(&mut self, lang: Option<&str>, lines: &[CodeLine], more: usize) {
+    fn code(&mut self, lang: Option<&str>, lines: &[CodeLine], more: usize, note: Option<&str>) {
         let diff = lines.iter().any(|l| l.kind != LineKind::Plain);
         let _ = write!(
             self.out,
@@ -367,6 +372,9 @@ impl Writer {
             let _ = writeln!(self.out, "<span class=\"line{kind}\">{s}</span>");
         }
         self.out.push_str("</code></pre>\n");
+        if let Some(note) = note {
+            let _ = writeln!(self.out, "<p class=\"more\">{}</p>", escape(note));
+        }
         if more > 0 {
             let _ = writeln!(
                 self.out,

@@ -85,7 +85,12 @@ fn node(out: &mut String, n: &Node, level: usize) {
                 inline(l)
             );
         }
-        Node::Code { lang, lines, more } => {
+        Node::Code {
+            lang,
+            lines,
+            more,
+            note,
+        } => {
             let texts: Vec<String> = lines.iter().map(|l| line_text(&l.spans)).collect();
             let longest = texts
                 .iter()
@@ -105,6 +110,9 @@ fn node(out: &mut String, n: &Node, level: usize) {
                 let _ = writeln!(out, "{t}");
             }
             let _ = writeln!(out, "{fence}");
+            if let Some(note) = note {
+                let _ = writeln!(out, "_{note}_");
+            }
             if *more > 0 {
                 let _ = writeln!(out, "_… {more} more lines_");
             }

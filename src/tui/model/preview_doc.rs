@@ -165,6 +165,23 @@ impl LayoutKey {
 /// where pictures go among them.
 pub type Rows = Arc<render::Laid>;
 
+/// About how many bytes a block's rows hold (what a cache of them is
+/// bounded by: a block's rows run from a few bytes to megabytes).
+pub fn rows_bytes(rows: &render::Laid) -> usize {
+    let span = std::mem::size_of::<render::Span>();
+    let line = std::mem::size_of::<render::Line>();
+    let spans: usize = rows
+        .rows
+        .iter()
+        .flatten()
+        .map(|s| span + s.text().len() + s.link.as_ref().map_or(0, String::len))
+        .sum();
+    std::mem::size_of::<render::Laid>()
+        + rows.rows.len() * line
+        + spans
+        + rows.images.len() * std::mem::size_of::<render::ImageSpot>()
+}
+
 /// One block laid out for the preview's `width` (its gutter and nesting
 /// taken off), with `images` rows kept for pictures; the notes of what a
 /// folded block leaves out name `key`.

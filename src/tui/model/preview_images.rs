@@ -84,6 +84,13 @@ pub struct ImageKey {
 }
 
 impl ImageKey {
+    /// About how many bytes its picture holds: its pixels at the size
+    /// drawn, as the terminal is sent them.
+    pub fn picture_bytes(&self, cell: (u16, u16)) -> usize {
+        let px = |cells: u16, size: u16| usize::from(cells) * usize::from(size.max(1));
+        px(self.cols, cell.0) * px(self.rows, cell.1) * 4
+    }
+
     pub fn of(b: &PreviewBlock, spot: &ImageSpot) -> ImageKey {
         ImageKey {
             block: b.id.clone(),

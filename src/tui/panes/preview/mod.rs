@@ -23,12 +23,14 @@ use ratatui::widgets::Block;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Laid-out blocks kept; past this the cache starts again (a block is laid
-/// out again in well under a millisecond).
-const CACHE_LIMIT: usize = 20_000;
-/// Pictures kept; past this, those out of view are let go (each holds the
-/// picture's pixels as the terminal is sent them).
-const PICTURE_LIMIT: usize = 48;
+/// Bytes of laid-out rows kept; past this the cache starts again (a block
+/// is laid out again in well under a millisecond). Bounded by bytes, not
+/// blocks: following a session pi writes makes a new layout of each block
+/// it changes, and one block's rows can be megabytes.
+const CACHE_BYTES: usize = 24 * 1024 * 1024;
+/// Bytes of pictures kept; past this, those out of view are let go (each
+/// holds the picture's pixels as the terminal is sent them).
+const PICTURE_BYTES: usize = 96 * 1024 * 1024;
 
 #[derive(Debug, Clone, Default)]
 pub struct PreviewPane {
@@ -43,6 +45,10 @@ pub struct PreviewPane {
     /// Folds set by hand, for the open session.
     folds: Folds,
     cache: HashMap<LayoutKey, Rows>,
+    /// What `cache` holds, in bytes (see [`preview_doc::rows_bytes`]).
+    cache_bytes: usize,
+    /// What `pictures` holds, in bytes (see [`ImageKey::picture_bytes`]).
+    picture_bytes: usize,
     /// The layouts last asked of the worker.
     asked: Vec<LayoutKey>,
     /// The document's blocks shown (inside open blocks), in order.
@@ -127,14 +133,12 @@ impl PreviewPane {
         let same_file = self.doc.as_ref().is_some_and(|d| d.path == doc.path);
         if !same_file {
             self.folds.clear();
-            self.cache.clear();
-            self.pictures.clear();
-        }
-        if self.cache.len() > CACHE_LIMIT {
-            self.cache.clear();
+            self.clear_cache();
+            self.pictures = HashMap::new();
+            self.picture_bytes = 0;
         }
         for (k, rows) in &doc.laid {
-            self.cache.insert(k.clone(), rows.clone());
+            self.cache_rows(k.clone(), rows.clone());
         }
         // The marked block and its place on screen, to keep.
         let kept = self
@@ -167,14 +171,37 @@ impl PreviewPane {
 
     /// Takes blocks the worker laid out.
     pub fn laid_out(&mut self, laid: LaidOut) {
-        if self.cache.len() > CACHE_LIMIT {
-            self.cache.clear();
-        }
         for (k, rows) in laid.rows {
             self.asked.retain(|a| a != &k);
-            self.cache.insert(k, rows);
+            self.cache_rows(k, rows);
         }
         self.clamp();
+    }
+
+    /// Keeps a block's rows, starting the cache again when it would hold
+    /// more than [`CACHE_BYTES`].
+    fn cache_rows(&mut self, key: LayoutKey, rows: Rows) {
+        let bytes = preview_doc::rows_bytes(&rows);
+        if self.cache_bytes + bytes > CACHE_BYTES {
+            self.clear_cache();
+        }
+        self.cache_bytes += bytes;
+        if let Some(old) = self.cache.insert(key, rows) {
+            self.cache_bytes = self
+                .cache_bytes
+                .saturating_sub(preview_doc::rows_bytes(&old));
+        }
+    }
+
+    /// Empties the layout cache and gives its memory back.
+    fn clear_cache(&mut self) {
+        self.cache = HashMap::new();
+        self.cache_bytes = 0;
+    }
+
+    /// How many bytes the layout and picture caches hold.
+    pub fn cached_bytes(&self) -> (usize, usize) {
+        (self.cache_bytes, self.picture_bytes)
     }
 
     /// The blocks near the view not laid out yet, as a request for the
@@ -235,9 +262,10 @@ impl PreviewPane {
         self.doc = None;
         self.shown.clear();
         (self.top, self.top_row, self.cursor) = (0, 0, 0);
-        self.cache.clear();
+        self.clear_cache();
         self.asked.clear();
-        self.pictures.clear();
+        self.pictures = HashMap::new();
+        self.picture_bytes = 0;
         self.pictures_asked.clear();
     }
 
@@ -292,11 +320,16 @@ impl PreviewPane {
     /// Takes a picture the worker decoded (or the reason there is none).
     pub fn picture_ready(&mut self, ready: PictureReady) {
         self.pictures_asked.retain(|a| a != &ready.key);
-        if self.pictures.len() >= PICTURE_LIMIT {
+        let cell = self.graphics.as_ref().map_or((1, 1), |g| g.cell());
+        let bytes = ready.key.picture_bytes(cell);
+        if self.picture_bytes + bytes > PICTURE_BYTES {
             let near = self.pictures_near();
             self.pictures.retain(|k, _| near.contains(k));
+            self.picture_bytes = self.pictures.keys().map(|k| k.picture_bytes(cell)).sum();
         }
-        self.pictures.insert(ready.key, ready.picture);
+        if self.pictures.insert(ready.key, ready.picture).is_none() {
+            self.picture_bytes += bytes;
+        }
     }
 
     /// The picture decoded for `key`, if it has arrived.
@@ -624,5 +657,49 @@ impl PreviewPane {
     /// The folds set by hand, for a worker laying out blocks.
     pub fn folds_snapshot(&self) -> Arc<Folds> {
         Arc::new(self.folds.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{Class, Laid, Span};
+    use crate::tui::model::preview_doc::BlockId;
+
+    #[test]
+    fn the_layout_cache_is_bounded_by_bytes_not_blocks() {
+        // A session pi keeps writing: each new revision of a long block is
+        // laid out again under a new key.
+        let mut pane = PreviewPane::default();
+        let key = PreviewKey {
+            session: 1,
+            node: 0,
+            mode: PreviewMode::default(),
+            width: 80,
+        };
+        let row = vec![Span::new(&"x".repeat(2000), Class::Text)];
+        for revision in 0..400u64 {
+            let rows = Arc::new(Laid {
+                rows: vec![row.clone(); 200],
+                images: Vec::new(),
+            });
+            let k = LayoutKey {
+                id: BlockId {
+                    entry: "e".into(),
+                    index: 0,
+                    nested: false,
+                },
+                revision,
+                width: 80,
+                open: true,
+            };
+            pane.laid_out(LaidOut {
+                key,
+                rows: vec![(k, rows)],
+            });
+            let (bytes, _) = pane.cached_bytes();
+            assert!(bytes <= CACHE_BYTES, "{bytes} bytes cached");
+        }
+        assert!(!pane.cache.is_empty() && pane.cache.len() < 400);
     }
 }
