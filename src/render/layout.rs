@@ -563,6 +563,35 @@ mod tests {
     use super::*;
     use crate::render::document::line_text;
 
+    /// Markdown nested past the parser's cap is laid out on a small stack,
+    /// as a worker thread has, with the text below the cap kept.
+    #[test]
+    fn deep_nesting_lays_out_on_a_small_stack() {
+        for md in [
+            format!("{}deep", "> ".repeat(3000)),
+            format!("{}deep", "- ".repeat(3000)),
+            format!("{}deep", ">".repeat(20_000)),
+            format!("{}deep", "1. > ".repeat(2000)),
+        ] {
+            let text = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || {
+                    let nodes = crate::render::from_markdown::parse(&md);
+                    let rows = super::nodes(&nodes, 80);
+                    rows.iter().map(|r| line_text(r)).collect::<String>()
+                })
+                .expect("thread")
+                .join()
+                .expect("no overflow");
+            assert!(text.contains("deep"), "the text below the cap is kept");
+            let markers = text.matches("> ").count() + text.matches("- ").count();
+            assert!(
+                markers > 1000,
+                "the markers below the cap are shown as text"
+            );
+        }
+    }
+
     #[test]
     fn wrapping_keeps_styles_and_width() {
         let line = vec![
