@@ -431,14 +431,8 @@ fn on_pi_written_sessions_the_index_answers_as_the_files_do() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("corpus");
-    let generator = common::harness("gen-corpus.mjs");
-    for seed in ["31", "32"] {
-        let o = common::node(&generator)
-            .args(["--out", &out.to_string_lossy(), "--seed", seed])
-            .args(["--sessions", "8", "--turns", "60"])
-            .output()
-            .expect("run pi's corpus generator");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for seed in [31, 32] {
+        common::pi_corpus(&out, seed, 8, 60);
     }
     let root = out.join("sessions");
     let cache = tmp.path().join("cache");
@@ -446,12 +440,7 @@ fn on_pi_written_sessions_the_index_answers_as_the_files_do() {
     assert!(want[0].len() > 100, "widget is in pi's generated text");
     check_indexed(&root, &cache, &want, HitDetail::Context);
     // Another run of pi's generator adds sessions; the indexed ones stay.
-    let o = common::node(&generator)
-        .args(["--out", &out.to_string_lossy(), "--seed", "33"])
-        .args(["--sessions", "3", "--turns", "40"])
-        .output()
-        .expect("run pi's corpus generator");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::pi_corpus(&out, 33, 3, 40);
     let want = scans(&root, HitDetail::Context);
     let s = check_indexed(&root, &cache, &want, HitDetail::Context);
     assert!(s.built > 0 && s.fallbacks == 0, "{s:?}");

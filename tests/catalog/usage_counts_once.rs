@@ -20,14 +20,8 @@ const CCUSAGE_VERSION: &str = "18.0.11";
 /// `createBranchedSession`), then clones made by pi's `forkFrom`: one into
 /// the same project, one into another project, and a clone of that clone.
 fn pi_corpus(out: &Path) -> Vec<PathBuf> {
-    let generator = repo().join("tests/pi/gen-corpus.mjs");
-    for seed in ["21", "22", "23"] {
-        let o = node(&generator)
-            .args(["--out", &out.to_string_lossy(), "--seed", seed])
-            .args(["--sessions", "14", "--turns", "30"])
-            .output()
-            .expect("run pi's corpus generator");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for seed in [21, 22, 23] {
+        crate::support::pi_corpus(out, seed, 14, 30);
     }
     let mut files = session_files(&out.join("sessions"));
     // The biggest files make the clones.

@@ -119,17 +119,7 @@ fn pi_tree(filter: &str, files: &[PathBuf]) -> serde_json::Value {
 
 /// The demo sessions and a corpus written by pi's own session code.
 fn pi_written(dir: &Path) -> Vec<PathBuf> {
-    let script = common::harness("gen-corpus.mjs");
-    let out = common::node(&script)
-        .args(["--out", &dir.to_string_lossy()])
-        .args(["--seed", "11", "--sessions", "8", "--turns", "30"])
-        .output()
-        .expect("run the corpus generator");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::pi_corpus(dir, 11, 8, 30);
     let mut files = Vec::new();
     for root in [
         dir.join("sessions"),

@@ -186,17 +186,7 @@ fn piscope(args: &[&str]) -> String {
 
 /// A branched session written by pi's own session code.
 fn branched_session(dir: &Path) -> PathBuf {
-    let script = common::harness("gen-corpus.mjs");
-    let out = common::node(&script)
-        .args(["--out", &dir.to_string_lossy()])
-        .args(["--seed", "56", "--sessions", "1", "--turns", "20"])
-        .output()
-        .expect("run the corpus generator");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::pi_corpus(dir, 56, 1, 20);
     let sessions = dir.join("sessions");
     for project in std::fs::read_dir(&sessions).expect("sessions") {
         for f in std::fs::read_dir(project.expect("entry").path()).expect("project") {

@@ -173,27 +173,8 @@ fn hostile_text_never_changes_the_title_or_the_colours() {
 
 /// Writes a small corpus with pi's own session code.
 fn generate_corpus(sessions: &Path) {
-    let script = common::harness("gen-corpus.mjs");
     let agent = sessions.parent().expect("agent folder");
-    let out = common::node(&script)
-        .args([
-            "--out",
-            agent.to_str().unwrap_or("."),
-            "--seed",
-            "7",
-            "--sessions",
-            "10",
-            "--turns",
-            "12",
-        ])
-        .output()
-        .expect("run the corpus generator");
-    assert!(
-        out.status.success(),
-        "{}: {}",
-        script.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::pi_corpus(agent, 7, 10, 12);
     assert!(sessions.is_dir(), "no sessions in {}", sessions.display());
 }
 

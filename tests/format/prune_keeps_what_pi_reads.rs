@@ -339,17 +339,7 @@ fn pruning_any_branch_of_a_pi_corpus_keeps_what_pi_reads() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let corpus = tmp.path().join("corpus");
-    let out = common::node(&common::harness("gen-corpus.mjs"))
-        .args(["--out"])
-        .arg(&corpus)
-        .args(["--seed", "13", "--sessions", "6", "--turns", "30"])
-        .output()
-        .expect("corpus");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::pi_corpus(&corpus, 13, 6, 30);
     let mut files = Vec::new();
     for project in std::fs::read_dir(corpus.join("sessions"))
         .expect("sessions")

@@ -85,6 +85,27 @@ pub fn oracle(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("oracle JSON")
 }
 
+/// A corpus written by pi's own session code (`tests/pi/gen-corpus.mjs`)
+/// into `out/sessions`, pi's per-project layout; a second call with the
+/// same `out` adds to it.
+pub fn pi_corpus(out: &Path, seed: u64, sessions: usize, turns: usize) {
+    let script = harness("gen-corpus.mjs");
+    let o = node(&script)
+        .arg("--out")
+        .arg(out)
+        .args(["--seed", &seed.to_string()])
+        .args(["--sessions", &sessions.to_string()])
+        .args(["--turns", &turns.to_string()])
+        .output()
+        .expect("run pi's corpus generator");
+    assert!(
+        o.status.success(),
+        "{}: {}",
+        script.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// A new session written by pi's own SessionManager in `dir` for the
 /// project `cwd` (two messages); returns its path.
 pub fn pi_create(dir: &Path, cwd: &str) -> PathBuf {
