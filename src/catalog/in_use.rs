@@ -36,20 +36,27 @@ pub fn pi_may_have_open(path: &Path) -> Option<String> {
 /// the change is not the one that left the file with the time `own` (a
 /// write of our own is no sign of pi).
 pub fn changed_recently(path: &Path, own: Option<SystemTime>) -> Option<u64> {
-    let mtime = std::fs::metadata(path).ok()?.modified().ok()?;
+    let (mtime, age) = last_change(path)?;
     if Some(mtime) == own {
         return None;
     }
-    let age = SystemTime::now().duration_since(mtime).unwrap_or_default();
     (age < RECENT).then_some(age.as_secs())
 }
 
 /// The file has not changed for [`RECENT`]; false when it cannot be
 /// looked at.
 pub fn is_quiet(path: &Path) -> bool {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .is_ok_and(|t| SystemTime::now().duration_since(t).unwrap_or_default() >= RECENT)
+    last_change(path).is_some_and(|(_, age)| age >= RECENT)
+}
+
+/// When the file last changed, and how long ago (none for a time ahead of
+/// the clock); `None` when it cannot be looked at.
+fn last_change(path: &Path) -> Option<(SystemTime, Duration)> {
+    let mtime = std::fs::metadata(path).ok()?.modified().ok()?;
+    Some((
+        mtime,
+        SystemTime::now().duration_since(mtime).unwrap_or_default(),
+    ))
 }
 
 /// This program's command name as `/proc` gives it (what
