@@ -47,12 +47,13 @@ pub fn clean_line(s: &str) -> String {
 /// A block of text (a message body, tool output) as clean lines: line ends
 /// (LF or CRLF) split it, tabs become spaces to the next tab stop.
 pub fn clean_block(s: &str) -> Vec<String> {
-    s.split('\n')
-        .map(|line| {
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            clean_line(&expand_tabs(line))
-        })
-        .collect()
+    s.split('\n').map(clean_block_line).collect()
+}
+
+/// One line of a block, cleaned as [`clean_block`] cleans it.
+pub fn clean_block_line(line: &str) -> String {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    clean_line(&expand_tabs(line))
 }
 
 fn expand_tabs(line: &str) -> std::borrow::Cow<'_, str> {
@@ -263,6 +264,24 @@ impl<W: Write> Write for SafeWriter<W> {
             self.inner.write_all("\u{fffd}".as_bytes())?;
         }
         self.inner.flush()
+    }
+}
+
+/// A size for reading: `812 B`, `12 KB`, `3.4 MB` (powers of 1024).
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else if v < 10.0 {
+        format!("{v:.1} {}", UNITS[u])
+    } else {
+        format!("{v:.0} {}", UNITS[u])
     }
 }
 

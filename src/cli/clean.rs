@@ -3,11 +3,12 @@
 
 use super::args::CleanArgs;
 use super::{confirm, shown};
-use crate::catalog::housekeeping::clean::{Picked, Rules, human_size};
+use crate::catalog::housekeeping::clean::{Picked, Rules};
 use crate::catalog::housekeeping::delete::{self, DeleteMode};
 use crate::catalog::housekeeping::journal::{Batch, Reason};
 use crate::catalog::summary::age;
 use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
+use crate::safe_text::human_size;
 use crate::safe_text::sanitize;
 use anyhow::{Result, bail};
 use std::io::Write;

@@ -84,7 +84,7 @@ fn list(items: &[InTrash], json: bool, out: &mut dyn Write) -> Result<()> {
             "{}  {:<12}  {:>9}  {}",
             r.time,
             r.reason.as_str(),
-            crate::catalog::housekeeping::clean::human_size(r.size),
+            crate::safe_text::human_size(r.size),
             shown(&r.path)
         )?;
     }

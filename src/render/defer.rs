@@ -80,6 +80,10 @@ pub(crate) fn first_lines(list: &[Node], lines: usize) -> Vec<Node> {
                 more: *more + l.len() - lines,
                 note: note.clone(),
             },
+            Node::Text { text, class } => Node::Text {
+                text: text.split('\n').take(lines).collect::<Vec<_>>().join("\n"),
+                class: *class,
+            },
             other => other.clone(),
         })
         .collect()
@@ -107,6 +111,19 @@ fn number_gutter(line: &str) -> Option<usize> {
     } else {
         None
     }
+}
+
+/// Nodes with their code highlighted, when any was left plain. Each node
+/// is walked once: walking twice (once to ask, once to make) doubled the
+/// work at every level of nesting.
+fn highlighted_all(list: &[Node]) -> Option<Vec<Node>> {
+    let done: Vec<Option<Node>> = list.iter().map(highlighted).collect();
+    done.iter().any(Option::is_some).then(|| {
+        done.into_iter()
+            .zip(list)
+            .map(|(d, n)| d.unwrap_or_else(|| n.clone()))
+            .collect()
+    })
 }
 
 /// A node with its code highlighted, when it was left plain.
@@ -154,29 +171,18 @@ fn highlighted(n: &Node) -> Option<Node> {
                 note,
             })
         }
-        Node::Quote(inner) => inner.iter().any(|n| highlighted(n).is_some()).then(|| {
-            Node::Quote(
-                inner
-                    .iter()
-                    .map(|n| highlighted(n).unwrap_or_else(|| n.clone()))
-                    .collect(),
-            )
-        }),
-        Node::List { start, items } => items
-            .iter()
-            .flatten()
-            .any(|n| highlighted(n).is_some())
-            .then(|| Node::List {
+        Node::Quote(inner) => highlighted_all(inner).map(Node::Quote),
+        Node::List { start, items } => {
+            let done: Vec<Option<Vec<Node>>> = items.iter().map(|i| highlighted_all(i)).collect();
+            done.iter().any(Option::is_some).then(|| Node::List {
                 start: *start,
-                items: items
-                    .iter()
-                    .map(|item| {
-                        item.iter()
-                            .map(|n| highlighted(n).unwrap_or_else(|| n.clone()))
-                            .collect()
-                    })
+                items: done
+                    .into_iter()
+                    .zip(items)
+                    .map(|(d, item)| d.unwrap_or_else(|| item.clone()))
                     .collect(),
-            }),
+            })
+        }
         _ => None,
     }
 }

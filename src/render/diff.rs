@@ -10,6 +10,16 @@ use similar::TextDiff;
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
 
+/// Lines of diff an edit is shown with at most; the others are counted. A
+/// line costs a hundred bytes or so, and an edit of megabytes of short
+/// lines took fifty times its size.
+pub const MAX_DIFF_LINES: usize = 5_000;
+
+/// How long the diff may look for the smallest change; past it, it
+/// settles for a larger one (two texts of a million different lines took
+/// minutes).
+const DIFF_TIME: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// The `(oldText, newText)` pairs of an edit call's arguments: its `edits`
 /// list, else the top-level pair. Fields that are not strings count as
 /// empty; an entry without either is left out.
@@ -29,9 +39,10 @@ pub fn edit_pairs(args: &Value) -> Vec<(String, String)> {
     }
 }
 
-/// The unified diff of the pairs, under `--- path` / `+++ path`.
-pub fn edit_diff(path: &str, pairs: &[(String, String)]) -> Vec<CodeLine> {
-    let mut out = Vec::new();
+/// The unified diff of the pairs, under `--- path` / `+++ path`: its first
+/// [`MAX_DIFF_LINES`] lines, and how many more it has.
+pub fn edit_diff(path: &str, pairs: &[(String, String)]) -> (Vec<CodeLine>, usize) {
+    let (mut out, mut more) = (Vec::new(), 0);
     let header = |sign: &str| CodeLine {
         kind: LineKind::Header,
         spans: vec![Span::new(&format!("{sign} {path}"), Class::DiffHeader)],
@@ -39,7 +50,9 @@ pub fn edit_diff(path: &str, pairs: &[(String, String)]) -> Vec<CodeLine> {
     out.push(header("---"));
     out.push(header("+++"));
     for (n, (old, new)) in pairs.iter().enumerate() {
-        if pairs.len() > 1 {
+        if pairs.len() > 1 && out.len() >= MAX_DIFF_LINES {
+            more += 1;
+        } else if pairs.len() > 1 {
             out.push(CodeLine {
                 kind: LineKind::Hunk,
                 spans: vec![Span::new(
@@ -48,13 +61,16 @@ pub fn edit_diff(path: &str, pairs: &[(String, String)]) -> Vec<CodeLine> {
                 )],
             });
         }
-        out.extend(diff_lines(old, new));
+        let (lines, past) = diff_lines(old, new, MAX_DIFF_LINES.saturating_sub(out.len()));
+        out.extend(lines);
+        more += past;
     }
-    out
+    (out, more)
 }
 
-/// The hunks of one change; line numbers count from the snippet's start.
-pub fn diff_lines(old: &str, new: &str) -> Vec<CodeLine> {
+/// The hunks of one change, their first `room` lines and how many more
+/// there are; line numbers count from the snippet's start.
+pub fn diff_lines(old: &str, new: &str, room: usize) -> (Vec<CodeLine>, usize) {
     // A last line without its line break is still the same line.
     let ended = |s: &str| {
         if s.is_empty() || s.ends_with('\n') {
@@ -64,9 +80,18 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<CodeLine> {
         }
     };
     let (old, new) = (ended(old), ended(new));
-    let diff = TextDiff::from_lines(&old, &new);
-    let mut out = Vec::new();
+    let diff = TextDiff::configure()
+        .timeout(DIFF_TIME)
+        .diff_lines(&old, &new);
+    let (mut out, mut more) = (Vec::new(), 0);
     for group in diff.grouped_ops(CONTEXT) {
+        if out.len() >= room {
+            more += 1 + group
+                .iter()
+                .map(|op| diff.iter_changes(op).count())
+                .sum::<usize>();
+            continue;
+        }
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;
         };
@@ -81,6 +106,10 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<CodeLine> {
         });
         for op in &group {
             for change in diff.iter_changes(op) {
+                if out.len() >= room {
+                    more += 1;
+                    continue;
+                }
                 let (sign, kind, class) = match change.tag() {
                     similar::ChangeTag::Delete => ("-", LineKind::Del, Class::DiffDel),
                     similar::ChangeTag::Insert => ("+", LineKind::Add, Class::DiffAdd),
@@ -97,7 +126,7 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<CodeLine> {
             }
         }
     }
-    out
+    (out, more)
 }
 
 #[cfg(test)]
@@ -115,7 +144,7 @@ mod tests {
         let pairs =
             edit_pairs(&json!({"path": "a.rs", "oldText": "a\nb\nc\n", "newText": "a\nB\nc\n"}));
         assert_eq!(
-            text(&edit_diff("a.rs", &pairs)),
+            text(&edit_diff("a.rs", &pairs).0),
             vec![
                 "--- a.rs",
                 "+++ a.rs",
@@ -130,7 +159,7 @@ mod tests {
 
     #[test]
     fn a_last_line_without_a_break_is_the_same_line() {
-        let lines = diff_lines("impl P {", "impl P {\n    fn new() {}");
+        let (lines, _) = diff_lines("impl P {", "impl P {\n    fn new() {}", usize::MAX);
         assert_eq!(
             text(&lines),
             vec!["@@ -1,1 +1,2 @@", " impl P {", "+    fn new() {}"]
@@ -146,7 +175,8 @@ mod tests {
         ]});
         let pairs = edit_pairs(&args);
         assert_eq!(pairs.len(), 2);
-        let lines = edit_diff("x", &pairs);
+        let (lines, more) = edit_diff("x", &pairs);
+        assert_eq!(more, 0);
         assert_eq!(
             text(&lines),
             vec![
@@ -163,5 +193,15 @@ mod tests {
         );
         assert_eq!(lines[4].kind, LineKind::Del);
         assert_eq!(lines[5].kind, LineKind::Add);
+    }
+
+    #[test]
+    fn a_long_diff_is_drawn_to_its_cap_and_the_rest_counted() {
+        let new = "b\n".repeat(3 * MAX_DIFF_LINES);
+        let pairs = vec![("a\n".to_string(), new)];
+        let (lines, more) = edit_diff("x", &pairs);
+        assert_eq!(lines.len(), MAX_DIFF_LINES);
+        // The headers, one hunk header, one line removed, every line added.
+        assert_eq!(lines.len() + more, 2 + 1 + 1 + 3 * MAX_DIFF_LINES);
     }
 }

@@ -152,11 +152,14 @@ impl From<Class> for Style {
 /// A run of text in one style, on one line. `link` is the target of a
 /// markdown link (whether it is safe to follow is the drawer's question,
 /// see [`super::to_html::safe_href`]).
+///
+/// A span is small (56 bytes, with text of up to 24 bytes inline) because a
+/// document holds one for every styled run its text has.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {
-    text: String,
+    text: compact_str::CompactString,
     pub style: Style,
-    pub link: Option<String>,
+    pub link: Option<Box<str>>,
 }
 
 impl Span {
@@ -165,7 +168,7 @@ impl Span {
     /// let one through.
     pub fn new(text: &str, style: impl Into<Style>) -> Span {
         Span {
-            text: safe_text::clean_line(text),
+            text: safe_text::clean_line(text).into(),
             style: style.into(),
             link: None,
         }
@@ -175,7 +178,7 @@ impl Span {
     pub(crate) fn clean(text: String, style: impl Into<Style>) -> Span {
         debug_assert!(!text.chars().any(char::is_control));
         Span {
-            text,
+            text: text.into(),
             style: style.into(),
             link: None,
         }
@@ -218,9 +221,15 @@ pub enum Align {
 pub enum Node {
     /// Wrapped text.
     Para(Line),
-    /// Plain text (thinking, a system prompt, raw HTML): its own lines,
-    /// each wrapped, none set apart.
-    Lines(Vec<Line>),
+    /// Plain text in one class (thinking, a system prompt, raw HTML, rows
+    /// of a table past its cap, what a message holds past its budget of
+    /// formatting): its own lines, each wrapped, none set apart. Kept as
+    /// one string of clean lines joined by `\n`, since a span a line costs
+    /// a hundred bytes for each line of two. Made by [`Node::text`] only.
+    Text {
+        text: String,
+        class: Class,
+    },
     Heading(u8, Line),
     /// Lines kept as they are (cut, not wrapped, by a narrow drawer):
     /// fenced code, file contents, tool output, diffs. `lang` is what the
@@ -251,6 +260,21 @@ pub enum Node {
         bytes: usize,
         data: Option<String>,
     },
+}
+
+impl Node {
+    /// Untrusted text as a [`Node::Text`]: each line cleaned as a span's
+    /// text is (tabs expanded, a `\r` before the line break dropped).
+    pub fn text(raw: &str, class: Class) -> Node {
+        let mut text = String::with_capacity(raw.len());
+        for (k, line) in raw.split('\n').enumerate() {
+            if k > 0 {
+                text.push('\n');
+            }
+            text.push_str(&safe_text::clean_block_line(line));
+        }
+        Node::Text { text, class }
+    }
 }
 
 /// What a block shows.

@@ -7,6 +7,7 @@ use super::document::{Align, Class, Line, Node, Span, Style};
 use super::highlight::{self, Lang};
 use crate::safe_text;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use std::fmt::Write as _;
 
 /// Quotes and lists nested deeper than this are shown as their markers in
 /// text. Every walk of the document (layout, the exports, even dropping it)
@@ -22,35 +23,149 @@ pub const MAX_TABLE_ROWS: usize = 200;
 /// Cells of a row past this many are joined, as text, into its last cell.
 pub const MAX_TABLE_COLUMNS: usize = 32;
 
+/// Styled runs (spans, lines of code) one text makes at most: about one
+/// for every eight bytes, never more than this. What lies past them is
+/// shown as written ([`Node::Text`]). A run costs some sixty bytes, so
+/// without a budget a megabyte of `**a** ` held fifty.
+pub const MAX_RUNS: usize = 50_000;
+
+/// Markdown is read in pieces of about this many bytes, cut at blank lines
+/// outside code fences where it can be: the reader holds fifty times what
+/// it reads until its piece is done.
+const PIECE: usize = 64 * 1024;
+
 /// Markdown text as nodes.
 pub fn parse(text: &str) -> Vec<Node> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES;
-    let mut b = Builder::default();
+    let budget = MAX_RUNS.min(512 + text.len() / 8);
+    let mut b = Builder {
+        runs_left: budget,
+        ..Builder::default()
+    };
     b.stack.push(Container::Root(Vec::new()));
-    for event in Parser::new_ext(text, options) {
-        b.event(event);
+    let mut rest = None;
+    'pieces: for (at, piece) in pieces(text) {
+        for (event, range) in Parser::new_ext(piece, options).into_offset_iter() {
+            let leaf = !matches!(event, Event::Start(_) | Event::End(_));
+            let code_end = matches!(event, Event::End(TagEnd::CodeBlock));
+            b.event(event);
+            if leaf || code_end {
+                b.shown_to = b.shown_to.max(at + range.end);
+            }
+            if b.runs_left == 0 {
+                rest = Some(b.shown_to);
+                break 'pieces;
+            }
+        }
     }
     b.push_marker();
+    if b.table.is_some() {
+        // Stopped inside a table: the rows read so far are drawn.
+        for end in [TagEnd::TableCell, TagEnd::TableRow, TagEnd::Table] {
+            b.end(end);
+        }
+    }
     b.flush_inline();
     while b.stack.len() > 1 {
         b.close();
     }
-    match b.stack.pop() {
+    let mut nodes = match b.stack.pop() {
         Some(Container::Root(nodes)) => nodes,
         _ => Vec::new(),
+    };
+    let rest = rest
+        .and_then(|at| text.get(at..))
+        .map(|r| r.trim_matches('\n'))
+        .filter(|r| !r.is_empty());
+    if let Some(rest) = rest {
+        let note = format!(
+            "Formatting stops here, past {budget} styled runs; the other {} follow as written.",
+            crate::safe_text::human_size(rest.len() as u64)
+        );
+        nodes.push(Node::Para(vec![Span::clean(note, Class::Dim)]));
+        nodes.push(Node::text(rest, Class::Text));
+    }
+    nodes
+}
+
+/// `text` in pieces of about [`PIECE`] bytes, each with where it starts:
+/// cut after a blank line outside a code fence (the last before the size,
+/// else the first within four times it, so that a table or a list stays
+/// whole), else at a line's end, else (one long line) wherever a character
+/// ends.
+fn pieces(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = 0;
+    let mut fence: Option<(char, usize)> = None;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let limit = start + PIECE;
+        if text.len() <= limit {
+            let piece = (start, &text[start..]);
+            start = text.len();
+            return Some(piece);
+        }
+        let (mut blank, mut line_end) = (None, None);
+        let (mut at, mut open) = (start, fence);
+        while at < text.len() && at < start + 4 * PIECE {
+            let end = text[at..].find('\n').map_or(text.len(), |k| at + k + 1);
+            if end > limit && blank.is_some() {
+                break;
+            }
+            open = fence_after(open, &text[at..end]);
+            let ends_block =
+                end <= start + 4 * PIECE && (end == text.len() || text[at..end].trim().is_empty());
+            if open.is_none() && ends_block {
+                blank = Some((end, None));
+            }
+            if end <= limit {
+                line_end = Some((end, open));
+            }
+            at = end;
+        }
+        let (mut cut, open) = blank.or(line_end).unwrap_or((limit, fence));
+        if cut <= start {
+            cut = limit;
+        }
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        fence = open;
+        let piece = (start, &text[start..cut]);
+        start = cut;
+        Some(piece)
+    })
+}
+
+/// Whether a code fence is open after `line`: a line of three or more
+/// backticks or tildes (indented at most three spaces) opens one, and one
+/// of the same character at least as long closes it.
+fn fence_after(open: Option<(char, usize)>, line: &str) -> Option<(char, usize)> {
+    let t = line.trim_start_matches(' ');
+    if line.len() - t.len() > 3 {
+        return open;
+    }
+    let Some(c) = t.chars().next().filter(|c| *c == '`' || *c == '~') else {
+        return open;
+    };
+    let n = t.chars().take_while(|x| *x == c).count();
+    if n < 3 {
+        return open;
+    }
+    match open {
+        None => Some((c, n)),
+        Some((o, m)) if o == c && n >= m && t[n..].trim().is_empty() => None,
+        other => other,
     }
 }
 
-/// Plain text (no markdown) as paragraphs, one a line.
+/// Plain text (no markdown), its lines as they are.
 pub fn plain(text: &str, class: Class) -> Vec<Node> {
-    let lines = safe_text::clean_block(text.trim_end_matches('\n'))
-        .into_iter()
-        .map(|l| vec![Span::clean(l, class)])
-        .collect();
-    vec![Node::Lines(lines)]
+    vec![Node::text(text.trim_end_matches('\n'), class)]
 }
 
 enum Container {
@@ -82,8 +197,10 @@ struct Table {
     head: Vec<Line>,
     rows: Vec<Vec<Line>>,
     in_head: bool,
-    /// Rows past [`MAX_TABLE_ROWS`], as text.
-    past: Vec<Line>,
+    /// Rows past [`MAX_TABLE_ROWS`], as text, one a line.
+    past: String,
+    /// How many rows `past` holds.
+    past_rows: usize,
     /// The text of the row's cells past [`MAX_TABLE_COLUMNS`].
     spill: String,
 }
@@ -98,14 +215,18 @@ impl Table {
         }
     }
 
-    fn add_cell(&mut self, cell: Line) {
-        let Some(row) = self.row() else { return };
+    /// Adds a cell to the row; says how many of its spans were kept as
+    /// spans (none when it joins the row's last cell as text).
+    fn add_cell(&mut self, cell: Line) -> usize {
+        let Some(row) = self.row() else { return 0 };
         if row.len() < MAX_TABLE_COLUMNS {
+            let kept = cell.len();
             row.push(cell);
-            return;
+            return kept;
         }
         self.spill.push_str(" | ");
         self.spill.push_str(&super::document::line_text(&cell));
+        0
     }
 
     /// Puts the text of the cells past the cap into the row's last cell.
@@ -140,6 +261,10 @@ struct Builder {
     flattened: usize,
     /// Markers of flattened containers, put before the next text.
     marker: String,
+    /// Styled runs still to be made (see [`MAX_RUNS`]).
+    runs_left: usize,
+    /// The end (in the whole text) of the last text read.
+    shown_to: usize,
 }
 
 impl Builder {
@@ -180,8 +305,13 @@ impl Builder {
         }
     }
 
+    fn spend(&mut self, runs: usize) {
+        self.runs_left = self.runs_left.saturating_sub(runs);
+    }
+
     fn push_marker(&mut self) {
         if !self.marker.is_empty() {
+            self.spend(1);
             let marker = std::mem::take(&mut self.marker);
             self.inline
                 .push(Span::clean(marker, self.style(Class::ListMarker)));
@@ -190,8 +320,9 @@ impl Builder {
 
     fn push_text(&mut self, text: &str, class: Class) {
         self.push_marker();
+        self.spend(1);
         let mut span = Span::new(&text.replace('\t', "    "), self.style(class));
-        span.link = self.links.last().cloned();
+        span.link = self.links.last().map(|l| l.as_str().into());
         self.inline.push(span);
     }
 
@@ -207,7 +338,8 @@ impl Builder {
         if self.inline.is_empty() {
             return;
         }
-        let line = std::mem::take(&mut self.inline);
+        let mut line = std::mem::take(&mut self.inline);
+        line.shrink_to_fit();
         match self.heading {
             Some(level) => self.push_node(Node::Heading(level, line)),
             None => self.push_node(Node::Para(line)),
@@ -262,6 +394,7 @@ impl Builder {
             Event::InlineHtml(t) => self.push_text(&t, Class::Dim),
             Event::Html(t) => {
                 // A raw HTML block: shown as the text it is.
+                self.spend(t.lines().count());
                 for node in plain(&t, Class::Dim) {
                     self.push_node(node);
                 }
@@ -379,9 +512,10 @@ impl Builder {
             }
             TagEnd::TableCell => {
                 let cell = std::mem::take(&mut self.inline);
-                if let Some(t) = &mut self.table {
-                    t.add_cell(cell);
-                }
+                let made = cell.len();
+                let kept = self.table.as_mut().map_or(0, |t| t.add_cell(cell));
+                // Only the spans kept count against the budget.
+                self.runs_left += made - kept;
             }
             TagEnd::TableHead => {
                 if let Some(t) = &mut self.table {
@@ -394,12 +528,16 @@ impl Builder {
                     t.end_row();
                     if t.rows.len() > MAX_TABLE_ROWS {
                         let cells = t.rows.pop().unwrap_or_default();
+                        self.runs_left += cells.iter().map(Vec::len).sum::<usize>();
                         let text: Vec<String> = cells
                             .iter()
                             .map(|c| super::document::line_text(c))
                             .collect();
-                        let row = format!("| {} |", text.join(" | "));
-                        t.past.push(vec![Span::clean(row, Class::Text)]);
+                        if t.past_rows > 0 {
+                            t.past.push('\n');
+                        }
+                        let _ = write!(t.past, "| {} |", text.join(" | "));
+                        t.past_rows += 1;
                     }
                 }
             }
@@ -414,10 +552,10 @@ impl Builder {
                         let note = format!(
                             "The table is drawn to its first {MAX_TABLE_ROWS} rows; \
                              its other {} follow as text.",
-                            t.past.len()
+                            t.past_rows
                         );
                         self.push_node(Node::Para(vec![Span::clean(note, Class::Dim)]));
-                        self.push_node(Node::Lines(t.past));
+                        self.push_node(Node::text(&t.past, Class::Text));
                     }
                 }
             }
@@ -454,7 +592,14 @@ impl Builder {
     }
 
     fn push_code(&mut self, lang: Option<&str>, code: &str) {
-        let lines = safe_text::clean_block(code.strip_suffix('\n').unwrap_or(code));
+        let code = code.strip_suffix('\n').unwrap_or(code);
+        // Lines past the budget follow the block as written.
+        let (code, past) = match code.match_indices('\n').nth(self.runs_left) {
+            Some((k, _)) => (&code[..k], Some(&code[k + 1..])),
+            None => (code, None),
+        };
+        let lines = safe_text::clean_block(code);
+        self.spend(lines.len());
         let lang = lang.unwrap_or("");
         let (code_lines, note) = super::defer::code_lines(&lines, Lang::Fence(lang));
         let node = Node::Code {
@@ -467,6 +612,9 @@ impl Builder {
             note,
         };
         self.push_node(node);
+        if let Some(past) = past {
+            self.push_node(Node::text(past, Class::CodeText));
+        }
     }
 }
 
@@ -480,13 +628,7 @@ mod tests {
             .iter()
             .map(|n| match n {
                 Node::Para(l) => format!("p:{}", line_text(l)),
-                Node::Lines(ls) => format!(
-                    "lines:{}",
-                    ls.iter()
-                        .map(|l| line_text(l))
-                        .collect::<Vec<_>>()
-                        .join("|")
-                ),
+                Node::Text { text, .. } => format!("lines:{}", text.replace('\n', "|")),
                 Node::Heading(k, l) => format!("h{k}:{}", line_text(l)),
                 Node::Code { lang, lines, .. } => format!(
                     "code({}):{}",
@@ -562,7 +704,7 @@ mod tests {
         for node in parse(md) {
             let lines: Vec<String> = match &node {
                 Node::Para(l) => vec![line_text(l)],
-                Node::Lines(ls) => ls.iter().map(|l| line_text(l)).collect(),
+                Node::Text { text, .. } => text.split('\n').map(str::to_string).collect(),
                 Node::Code { lines, lang, .. } => {
                     assert!(lang.as_deref().is_none_or(|l| !l.contains('\u{1b}')));
                     lines.iter().map(|l| line_text(&l.spans)).collect()

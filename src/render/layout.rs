@@ -324,7 +324,7 @@ fn image_line(mime: &str, bytes: usize, has_data: bool, room: ImageRoom) -> (Lin
 fn node(n: &Node, width: usize) -> Vec<Line> {
     match n {
         Node::Para(line) => wrap(line, width),
-        Node::Lines(lines) => lines.iter().flat_map(|l| wrap(l, width)).collect(),
+        Node::Text { text, class } => plain_text(text, *class, width),
         Node::Heading(level, line) => {
             let mut l = vec![Span::clean(
                 format!("{} ", "#".repeat(*level as usize)),
@@ -362,6 +362,31 @@ fn node(n: &Node, width: usize) -> Vec<Line> {
             vec![vec![Span::new(&image_label(mime, *bytes), Class::Image)]]
         }
     }
+}
+
+/// Rows a [`Node::Text`] is laid out in at most: a terminal shows a few
+/// screens of a long text, and the rows of megabytes of it would take
+/// hundreds of megabytes. An export has every line.
+pub const MAX_TEXT_ROWS: usize = 5_000;
+
+fn plain_text(text: &str, class: Class, width: usize) -> Vec<Line> {
+    let mut rows = Vec::new();
+    let mut lines = text.split('\n');
+    for line in lines.by_ref() {
+        rows.extend(wrap(&[Span::clean(line.to_string(), class)], width));
+        if rows.len() >= MAX_TEXT_ROWS {
+            break;
+        }
+    }
+    let more = lines.count();
+    if more > 0 {
+        let note = format!(
+            "… {more} more line{} (an export of the session has them all)",
+            if more == 1 { "" } else { "s" }
+        );
+        rows.extend(wrap(&[Span::clean(note, Class::Dim)], width));
+    }
+    rows
 }
 
 fn code(lines: &[CodeLine], more: usize, note: Option<&str>, width: usize) -> Vec<Line> {

@@ -388,10 +388,11 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
             let removed: usize = pairs.iter().map(|(o, _)| o.lines().count()).sum();
             head.push(Span::new(&format!(" +{added}"), Class::DiffAdd));
             head.push(Span::new(&format!(" -{removed}"), Class::DiffDel));
+            let (lines, more) = diff::edit_diff(p, &pairs);
             body.push(Node::Code {
                 lang: Some("diff".into()),
-                lines: diff::edit_diff(p, &pairs),
-                more: 0,
+                lines,
+                more,
                 note: None,
             });
             block.fold = Fold::Open;

@@ -259,11 +259,14 @@ impl Writer {
                 let s = self.spans(l);
                 let _ = writeln!(self.out, "<p>{s}</p>");
             }
-            Node::Lines(lines) => {
-                self.out.push_str("<div class=\"lines\">");
-                for l in lines {
-                    let s = self.spans(l);
-                    let _ = writeln!(self.out, "<div>{s}</div>");
+            Node::Text { text, class } => {
+                let _ = write!(self.out, "<div class=\"lines");
+                if *class != Class::Text {
+                    let _ = write!(self.out, " c-{}", class.css());
+                }
+                self.out.push_str("\">");
+                for l in text.split('\n') {
+                    let _ = writeln!(self.out, "<div>{}</div>", escape(l));
                 }
                 self.out.push_str("</div>\n");
             }

@@ -3,7 +3,7 @@
 //! what a compaction replaced under its own headings. All text comes from
 //! the document, so none of it holds a control character.
 
-use super::document::{Block, Class, Document, Line, LineKind, Node, line_text};
+use super::document::{Block, Class, Document, Line, LineKind, Node, Span, line_text};
 use super::message::image_label;
 use super::to_html::safe_href;
 use crate::jstext::date as jsdate;
@@ -72,10 +72,17 @@ fn node(out: &mut String, n: &Node, level: usize) {
         Node::Para(l) => {
             let _ = writeln!(out, "{}", line_start(inline(l)));
         }
-        Node::Lines(lines) => {
-            // Each line its own: a backslash at the end breaks the line.
-            let texts: Vec<String> = lines.iter().map(|l| line_start(inline(l))).collect();
-            let _ = writeln!(out, "{}", texts.join("\\\n"));
+        Node::Text { text, class } => {
+            for (k, l) in text.split('\n').enumerate() {
+                if k > 0 {
+                    out.push_str("\\\n");
+                }
+                out.push_str(&line_start(inline(&vec![Span::clean(
+                    l.to_string(),
+                    *class,
+                )])));
+            }
+            out.push('\n');
         }
         Node::Heading(h, l) => {
             let _ = writeln!(

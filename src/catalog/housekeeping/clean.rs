@@ -3,6 +3,7 @@
 //! is not quiet ([`in_use::is_quiet`]) is never picked: pi may be writing it.
 
 use crate::catalog::{SessionSummary, in_use};
+use crate::safe_text::human_size;
 use std::path::Path;
 use std::time::Duration;
 
@@ -183,24 +184,6 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     };
     n.checked_mul(1u64 << shift)
         .ok_or_else(|| format!("{text:?}: too large"))
-}
-
-/// A size for reading: `812 B`, `12 KB`, `3.4 MB` (powers of 1024).
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else if v < 10.0 {
-        format!("{v:.1} {}", UNITS[u])
-    } else {
-        format!("{v:.0} {}", UNITS[u])
-    }
 }
 
 #[cfg(test)]

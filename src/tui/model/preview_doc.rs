@@ -174,7 +174,7 @@ pub fn rows_bytes(rows: &render::Laid) -> usize {
         .rows
         .iter()
         .flatten()
-        .map(|s| span + s.text().len() + s.link.as_ref().map_or(0, String::len))
+        .map(|s| span + s.text().len() + s.link.as_ref().map_or(0, |l| l.len()))
         .sum();
     std::mem::size_of::<render::Laid>()
         + rows.rows.len() * line
@@ -440,9 +440,7 @@ fn raw_json(req: &PreviewRequest, out: &mut Builder) -> Line<'static> {
         Err(e) => (e.to_string(), Class::Error),
     };
     let mut b = Block::new(BlockKind::Other, None, Vec::new());
-    b.body = vec![Node::Lines(
-        body.lines().map(|l| vec![Span::new(l, class)]).collect(),
-    )];
+    b.body = vec![Node::text(&body, class)];
     let id = out.next_id("", false);
     // Selected: the view starts at its top.
     out.push(b, id, 0, None, true, BlockRole::Note);
