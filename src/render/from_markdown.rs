@@ -24,9 +24,10 @@ pub const MAX_TABLE_ROWS: usize = 200;
 pub const MAX_TABLE_COLUMNS: usize = 32;
 
 /// Styled runs (spans, lines of code) one text makes at most: about one
-/// for every eight bytes, never more than this. What lies past them is
-/// shown as written ([`Node::Text`]). A run costs some sixty bytes, so
-/// without a budget a megabyte of `**a** ` held fifty.
+/// for every eight bytes (sixty more for a short text), never more than
+/// this. What lies past them is shown as written ([`Node::Text`]). A run
+/// costs some sixty bytes, so without a budget a megabyte of `**a** ` held
+/// fifty.
 pub const MAX_RUNS: usize = 50_000;
 
 /// Markdown is read in pieces of about this many bytes, cut at blank lines
@@ -40,7 +41,7 @@ pub fn parse(text: &str) -> Vec<Node> {
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES;
-    let budget = MAX_RUNS.min(512 + text.len() / 8);
+    let budget = MAX_RUNS.min(64 + text.len() / 8);
     let mut b = Builder {
         runs_left: budget,
         ..Builder::default()

@@ -157,11 +157,21 @@ fn size(bytes: usize) -> String {
     }
 }
 
+/// The first `keep` lines of `text` (only those are read: output can
+/// have millions), and how many lines follow them.
+fn head_lines(text: &str, keep: usize) -> (&str, usize) {
+    match text.match_indices('\n').nth(keep.saturating_sub(1)) {
+        Some((k, _)) if keep > 0 => (&text[..k], text[k + 1..].split('\n').count()),
+        _ if keep == 0 => ("", text.split('\n').count()),
+        _ => (text, 0),
+    }
+}
+
 /// Output text as code lines, escape sequences read as colours, cut at
 /// [`OUTPUT_LINES`].
 fn output(text: &str) -> Node {
-    let lines = ansi::parse(text.trim_end_matches('\n'));
-    let more = lines.len().saturating_sub(OUTPUT_LINES);
+    let (head, more) = head_lines(text.trim_end_matches('\n'), OUTPUT_LINES);
+    let lines = ansi::parse(head);
     Node::Code {
         lang: None,
         lines: lines
@@ -179,9 +189,9 @@ fn output(text: &str) -> Node {
 
 /// Text as code highlighted by `lang`, cut at `keep` lines.
 fn code(text: &str, lang: Lang<'_>, keep: usize) -> Node {
-    let lines = safe_text::clean_block(text.trim_end_matches('\n'));
-    let more = lines.len().saturating_sub(keep);
-    let (lines, note) = super::defer::code_lines(&lines[..lines.len().min(keep)], lang);
+    let (head, more) = head_lines(text.trim_end_matches('\n'), keep);
+    let lines = safe_text::clean_block(head);
+    let (lines, note) = super::defer::code_lines(&lines, lang);
     Node::Code {
         lang: highlight::language(lang),
         lines,

@@ -143,8 +143,24 @@ fn entries(r: &mut Rng, n: usize) -> (Vec<Value>, &'static str) {
             "toolName": name, "content": content, "isError": false, "timestamp": 1}})
     };
     let user = |content: Value| json!({"type": "message", "message": {"role": "user", "content": content, "timestamp": 1}});
-    match r.below(10) {
+    match r.below(11) {
         0 => (vec![user(json!(markdown(r, n)))], "user markdown"),
+        10 => {
+            // Many small messages, each dense with markup.
+            let size = 1 + r.size(4096);
+            let count = (n / size).clamp(1, 20_000);
+            let unit = r.pick(&["**a** ", "[c](d) ", "`e` ", "> - x\n", "| a |\n", "_b_ "]);
+            let messages = (0..count)
+                .map(|k| {
+                    if k % 2 == 0 {
+                        user(json!(repeat(unit, size)))
+                    } else {
+                        asst(json!([{"type": "text", "text": repeat(unit, size)}]))
+                    }
+                })
+                .collect();
+            (messages, "many small messages")
+        }
         1 => (
             vec![asst(
                 json!([{"type": "text", "text": markdown(r, n)}, {"type": "thinking", "thinking": markdown(r, n / 4)}]),
