@@ -117,3 +117,69 @@ fn no_line_appended_during_a_rewrite_is_lost() {
     );
     eprintln!("{rounds} rounds: {pruned} prunes went through, {refused} refused");
 }
+
+/// Undoing a prune puts the original back over the pruned file, a rewrite
+/// too: a writer appending to the pruned file in a tight loop while the
+/// restore runs loses no line either, restored or refused.
+#[test]
+fn no_line_appended_during_a_restore_is_lost() {
+    use piscope::catalog::housekeeping::journal::{self, InTrash, Left, Reason};
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let trash = tmp.path().join("trash");
+    std::fs::create_dir(&trash).expect("trash");
+    let (mut restored, mut refused) = (0, 0);
+    let rounds = 300;
+    for round in 0..rounds {
+        let path = tmp.path().join(format!("r{round}.jsonl"));
+        std::fs::write(&path, session()).expect("write");
+        let mut record = journal::describe(&path, Reason::Prune, None).expect("describe");
+        let kept = trash.join(format!("r{round}.jsonl"));
+        let plan = prune::plan_prune(&path, "u2").expect("plan");
+        prune::prune(&plan, &mut |o| {
+            std::fs::rename(o.link, &kept).map_err(|e| e.to_string())
+        })
+        .expect("prune");
+        let left = std::fs::read(&path).expect("pruned");
+        record.left = Some(Left {
+            size: left.len() as u64,
+            xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&left)),
+        });
+        let info = trash.join(format!("r{round}.jsonl.trashinfo"));
+        std::fs::write(&info, "[Trash Info]\n").expect("info");
+        let item = InTrash {
+            record,
+            file: kept.clone(),
+            info,
+        };
+        let go = Arc::new(Barrier::new(2));
+        let delay = Duration::from_micros((round as u64 * 7) % 3000);
+        let w = {
+            let (path, go) = (path.clone(), go.clone());
+            std::thread::spawn(move || {
+                go.wait();
+                writer(&path, round, delay, 8)
+            })
+        };
+        go.wait();
+        let went = journal::restore(&item).is_ok();
+        let lines = w.join().expect("writer");
+        let text = std::fs::read_to_string(&path).expect("read");
+        for line in &lines {
+            assert_eq!(
+                text.matches(line.as_str()).count(),
+                1,
+                "round {round}: a line pi appended is lost or doubled: {line}"
+            );
+        }
+        if went {
+            restored += 1;
+            assert!(text.contains("\"id\":\"u2\""), "the branch is back");
+            assert!(!kept.exists(), "the trashed original was used up");
+        } else {
+            refused += 1;
+            assert!(kept.exists(), "a refused restore leaves the trash alone");
+        }
+    }
+    assert!(restored > 0, "no restore went through");
+    eprintln!("{rounds} rounds: {restored} restores went through, {refused} refused");
+}

@@ -610,23 +610,29 @@ pub fn restore(item: &InTrash) -> Result<PathBuf, JournalError> {
                     "the session changed since it was pruned; piscope replaces nothing".to_string(),
                 ));
             }
-            // Back beside it under a temporary name, then renamed over it.
-            let parent = to.parent().unwrap_or(Path::new("."));
-            let name = to
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let beside = parent.join(format!(".{name}.piscope-restore-{:08x}", rand_u32()));
-            put_back(item, &beside)?;
-            let still = fs::metadata(to).is_ok_and(|m| m.len() == left.size)
-                && hash_of(to).is_some_and(|h| h == left.xxh3);
-            if !still {
-                return Err(refused(format!(
-                    "the session changed while it was being restored; the original is at {}",
-                    beside.display()
-                )));
-            }
-            fs::rename(&beside, to).map_err(io(to))?;
+            // The original replaces the pruned file atomically, under the
+            // write lock, and what pi appends to the pruned file meanwhile
+            // is carried over (its lines hang on entries the original has).
+            let original =
+                crate::session::read::file::read_regular(&item.file).map_err(io(&item.file))?;
+            let still = |now: &[u8]| {
+                let same = now.len() as u64 == left.size
+                    && format!("{:016x}", xxhash_rust::xxh3::xxh3_64(now)) == left.xxh3;
+                same.then_some(()).ok_or_else(|| {
+                    "the session changed since it was pruned; piscope replaces nothing".to_string()
+                })
+            };
+            // The pruned version holds nothing the original lacks.
+            let mut drop_pruned = |o: crate::session::write::rewrite::Original<'_>| {
+                fs::remove_file(o.link).map_err(|e| e.to_string())
+            };
+            crate::session::write::rewrite::replace_if(to, &still, &original, &mut drop_pruned)
+                .map_err(|e| match e {
+                    crate::session::SessionError::Refused { reason, .. } => refused(reason),
+                    other => refused(other.to_string()),
+                })?;
+            let _ = fs::remove_file(&item.file);
+            let _ = fs::remove_file(&item.info);
         }
     }
     Ok(to.clone())

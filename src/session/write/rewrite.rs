@@ -122,10 +122,17 @@ fn carry_late_lines(old: &fs::File, copied: u64, new: &[u8], real: &Path) -> Res
     let mut carried = copied;
     let mut ids: Option<std::collections::HashSet<String>> = None;
     let mut quiet_rounds = 0;
+    let started = std::time::Instant::now();
     while quiet_rounds < 2 {
         let late = read_from(old, carried).map_err(|e| e.to_string())?;
         if late.is_empty() {
-            quiet_rounds += 1;
+            // A writer that opened the original before the rename may not
+            // have written yet, however long it was held up.
+            if open_elsewhere(old) && started.elapsed() < HELD_OPEN {
+                quiet_rounds = 0;
+            } else {
+                quiet_rounds += 1;
+            }
             std::thread::sleep(SETTLE);
             continue;
         }
@@ -149,6 +156,57 @@ fn carry_late_lines(old: &fs::File, copied: u64, new: &[u8], real: &Path) -> Res
         carried += late.len() as u64;
     }
     Ok(())
+}
+
+/// How long a rewrite waits, at most, for another program to close the
+/// original it opened before the rename (a viewer may hold it for hours;
+/// pi holds it for one append).
+const HELD_OPEN: Duration = Duration::from_secs(2);
+
+/// Whether the file is open anywhere but in this handle: in another
+/// process, or in another of this process's descriptors (pi opens the
+/// session for each append, and one that opened it before the rename
+/// writes to the original). Read from `/proc`, where this user's
+/// processes show their open files.
+#[cfg(target_os = "linux")]
+fn open_elsewhere(file: &fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
+    let me = std::process::id().to_string();
+    let own = file.as_raw_fd().to_string();
+    let Ok(procs) = fs::read_dir("/proc") else {
+        return false;
+    };
+    for p in procs.flatten() {
+        let pid = p.file_name();
+        let Some(pid) = pid
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if pid == me && fd.file_name().to_str() == Some(own.as_str()) {
+                continue;
+            }
+            if fs::metadata(fd.path()).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_elsewhere(_file: &fs::File) -> bool {
+    false
 }
 
 /// The bytes of `file` from `offset` to its end.
@@ -302,6 +360,27 @@ pub fn sweep_leftovers(dir: &Path) {
         }
         let _ = fs::remove_dir(&path);
     }
+}
+
+/// Replaces the session at `path` by `new` when its bytes, read under
+/// piscope's write lock, still pass `still` (a restore puts a pruned
+/// session's original back only over exactly what the prune left), as
+/// [`replace_locked`] does: atomically, the replaced version given to
+/// `keep_original`, and lines pi appends meanwhile carried over (or the
+/// replaced version put back, and the error says so).
+pub fn replace_if(
+    path: &Path,
+    still: &dyn Fn(&[u8]) -> Result<(), String>,
+    new: &[u8],
+    keep_original: &mut dyn FnMut(Original<'_>) -> Result<(), String>,
+) -> Result<(), SessionError> {
+    let mut lock = crate::session::write::append::lock_for_append(path)?;
+    let original = fs::read(&lock.real).map_err(|e| SessionError::io(path, e))?;
+    still(&original).map_err(|reason| SessionError::Refused {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    replace_locked(&mut lock, path, &original, new, keep_original)
 }
 
 /// What [`move_with_header`] did.
