@@ -427,3 +427,62 @@ fn a_same_size_rewrite_with_its_mtime_put_back_is_read_again() {
         assert_eq!(got, want, "{args:?}");
     }
 }
+
+/// A session deleted and written anew at its path, to the same size and
+/// with the same mtime, on the inode the old one freed (the file system
+/// hands a freed inode to the next file made, which the test waits for),
+/// is read again by every cache: only the ctime tells the two apart.
+#[test]
+fn a_session_made_again_on_a_reused_inode_is_read_again() {
+    let (tmp, root) = copy_corpus();
+    let agent = tmp.path();
+    let cache_home = tempfile::tempdir().expect("cache home");
+    let commands: [&[&str]; 4] = [
+        &["ls", "--all", "--json"],
+        &["ls", "--all", "--json", "--query", "zany"],
+        &["ls", "--all", "--query", "zany", "--deep"],
+        &["stats", "--all", "--json", "--by", "session"],
+    ];
+    for args in commands {
+        piscope(agent, Some(cache_home.path()), args);
+    }
+    let path = root.join(NOTES);
+    let old = std::fs::metadata(&path).expect("stat");
+    let want_inode = inode(&path);
+    let text = std::fs::read_to_string(&path)
+        .expect("read")
+        .replacen("pane compaction summary", "zany compaction summary", 1)
+        .replacen(r#""total":0.0563667"#, r#""total":9.0563667"#, 1);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::remove_file(&path).expect("delete");
+    let mut reused = false;
+    for k in 0..200 {
+        std::fs::write(&path, &text).expect("write");
+        if inode(&path) == want_inode {
+            reused = true;
+            break;
+        }
+        // Not the freed inode: keep this one taken, try the next.
+        std::fs::rename(&path, root.join(format!("taken-{k}"))).expect("set aside");
+    }
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open")
+        .set_modified(old.modified().expect("mtime"))
+        .expect("mtime back");
+    let new = std::fs::metadata(&path).expect("stat");
+    assert_eq!(new.len(), old.len(), "same size");
+    assert_eq!(new.modified().ok(), old.modified().ok(), "same mtime");
+    if cfg!(unix) {
+        assert!(
+            reused,
+            "the file system never handed the freed inode out again"
+        );
+    }
+    for args in commands {
+        let want = piscope(agent, None, args);
+        let got = piscope(agent, Some(cache_home.path()), args);
+        assert_eq!(got, want, "{args:?}");
+    }
+}
