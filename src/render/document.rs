@@ -219,8 +219,9 @@ pub enum Align {
 /// The parts of a block's body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
-    /// Wrapped text.
-    Para(Line),
+    /// Wrapped text: its lines (a line break in the text starts one, as
+    /// pi keeps them), each wrapped.
+    Para(Vec<Line>),
     /// Plain text in one class (thinking, a system prompt, raw HTML, rows
     /// of a table past its cap, what a message holds past its budget of
     /// formatting): its own lines, each wrapped, none set apart. Kept as
@@ -263,6 +264,11 @@ pub enum Node {
 }
 
 impl Node {
+    /// A paragraph of one line.
+    pub fn para(line: Line) -> Node {
+        Node::Para(vec![line])
+    }
+
     /// Untrusted text as a [`Node::Text`]: each line cleaned as a span's
     /// text is (tabs expanded, a `\r` before the line break dropped).
     pub fn text(raw: &str, class: Class) -> Node {
@@ -341,6 +347,9 @@ pub struct Block {
     pub children: Vec<Block>,
     /// Not part of what the model sees (compacted away).
     pub hidden: bool,
+    /// Folded, it shows the last rows of its body, not the first (program
+    /// output ends with what matters: the error, the summary).
+    pub tail: bool,
 }
 
 impl Block {
@@ -354,6 +363,7 @@ impl Block {
             body: Vec::new(),
             children: Vec::new(),
             hidden: false,
+            tail: false,
         }
     }
 }

@@ -86,7 +86,7 @@ pub fn parse(text: &str) -> Vec<Node> {
             "Formatting stops here, past {budget} styled runs; the other {} follow as written.",
             crate::safe_text::human_size(rest.len() as u64)
         );
-        nodes.push(Node::Para(vec![Span::clean(note, Class::Dim)]));
+        nodes.push(Node::para(vec![Span::clean(note, Class::Dim)]));
         nodes.push(Node::text(rest, Class::Text));
     }
     nodes
@@ -262,6 +262,8 @@ struct Builder {
     flattened: usize,
     /// Markers of flattened containers, put before the next text.
     marker: String,
+    /// The lines of the paragraph being gathered before `inline`.
+    lines: Vec<Line>,
     /// Styled runs still to be made (see [`MAX_RUNS`]).
     runs_left: usize,
     /// The end (in the whole text) of the last text read.
@@ -336,15 +338,28 @@ impl Builder {
     /// Ends the paragraph being gathered (tight list items have no
     /// paragraph events of their own).
     fn flush_inline(&mut self) {
-        if self.inline.is_empty() {
+        if !self.inline.is_empty() {
+            self.break_line();
+        }
+        if self.lines.is_empty() {
             return;
         }
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.shrink_to_fit();
+        match self.heading {
+            Some(level) => {
+                let line = lines.into_iter().flatten().collect();
+                self.push_node(Node::Heading(level, line))
+            }
+            None => self.push_node(Node::Para(lines)),
+        }
+    }
+
+    /// Ends a line of the paragraph being gathered.
+    fn break_line(&mut self) {
         let mut line = std::mem::take(&mut self.inline);
         line.shrink_to_fit();
-        match self.heading {
-            Some(level) => self.push_node(Node::Heading(level, line)),
-            None => self.push_node(Node::Para(line)),
-        }
+        self.lines.push(line);
     }
 
     /// Pops the innermost container into its parent.
@@ -401,12 +416,14 @@ impl Builder {
                 }
             }
             Event::FootnoteReference(r) => self.push_text(&format!("[^{r}]"), Class::LinkTarget),
-            Event::SoftBreak => self.push_text(" ", self.text_class()),
-            Event::HardBreak => {
-                let heading = self.heading;
-                self.flush_inline();
-                self.heading = heading;
+            // A line break is kept as pi keeps it; a heading and a table
+            // cell are one line each, where it is a space.
+            Event::SoftBreak | Event::HardBreak
+                if self.table.is_some() || self.heading.is_some() =>
+            {
+                self.push_text(" ", self.text_class())
             }
+            Event::SoftBreak | Event::HardBreak => self.break_line(),
             Event::Rule => {
                 self.flush_inline();
                 self.push_node(Node::Rule);
@@ -555,7 +572,7 @@ impl Builder {
                              its other {} follow as text.",
                             t.past_rows
                         );
-                        self.push_node(Node::Para(vec![Span::clean(note, Class::Dim)]));
+                        self.push_node(Node::para(vec![Span::clean(note, Class::Dim)]));
                         self.push_node(Node::text(&t.past, Class::Text));
                     }
                 }
@@ -628,7 +645,13 @@ mod tests {
         nodes
             .iter()
             .map(|n| match n {
-                Node::Para(l) => format!("p:{}", line_text(l)),
+                Node::Para(ls) => format!(
+                    "p:{}",
+                    ls.iter()
+                        .map(|l| line_text(l))
+                        .collect::<Vec<_>>()
+                        .join("/")
+                ),
                 Node::Text { text, .. } => format!("lines:{}", text.replace('\n', "|")),
                 Node::Heading(k, l) => format!("h{k}:{}", line_text(l)),
                 Node::Code { lang, lines, .. } => format!(
@@ -682,19 +705,20 @@ mod tests {
                 "p:site (https://e.org) <b>raw</b>",
             ]
         );
-        let Node::Para(line) = &nodes[1] else {
+        let Node::Para(lines) = &nodes[1] else {
             panic!()
         };
-        let styles: Vec<(bool, bool, Class)> = line
+        let styles: Vec<(bool, bool, Class)> = lines[0]
             .iter()
             .map(|s| (s.style.bold, s.style.italic, s.style.class))
             .collect();
         assert!(styles.contains(&(false, true, Class::Text)));
         assert!(styles.contains(&(true, false, Class::Text)));
         assert!(styles.contains(&(false, false, Class::InlineCode)));
-        let Node::Para(link) = &nodes[7] else {
+        let Node::Para(lines) = &nodes[7] else {
             panic!()
         };
+        let link = &lines[0];
         assert_eq!(link[0].link.as_deref(), Some("https://e.org"));
         assert_eq!(link[1].style.class, Class::LinkTarget);
     }
@@ -704,7 +728,7 @@ mod tests {
         let md = "a\u{1b}[31m **b\u{7}** `\u{1b}]0;t\u{7}`\n\n```\u{1b}[2J\nx\u{9b}y\n```";
         for node in parse(md) {
             let lines: Vec<String> = match &node {
-                Node::Para(l) => vec![line_text(l)],
+                Node::Para(ls) => ls.iter().map(|l| line_text(l)).collect(),
                 Node::Text { text, .. } => text.split('\n').map(str::to_string).collect(),
                 Node::Code { lines, lang, .. } => {
                     assert!(lang.as_deref().is_none_or(|l| !l.contains('\u{1b}')));

@@ -350,7 +350,7 @@ pub fn branches_document(session: &Session) -> Result<(Meta, Vec<Branch>), Sessi
             .find(|b| b.kind == BlockKind::User)
             .and_then(|b| b.body.first())
             .and_then(|n| match n {
-                super::document::Node::Para(l) => Some(l.clone()),
+                super::document::Node::Para(l) => l.first().cloned(),
                 _ => None,
             })
             .map(|l| {

@@ -184,6 +184,29 @@ pub fn layout_own_with(
             col: s.col + INDENT,
             ..s
         }));
+    } else if peek > 0 && b.tail && !b.body.is_empty() {
+        // The last rows, as pi shows a command's output folded.
+        let all = nodes(&b.body, width - INDENT);
+        let end = all.len() - all.iter().rev().take_while(|l| l.is_empty()).count();
+        let start = all.iter().take_while(|l| l.is_empty()).count().min(end);
+        let shown = (end - start).min(peek);
+        let earlier = end - start - shown;
+        if earlier > 0 {
+            rows.push(indent(
+                vec![Span::clean(
+                    format!(
+                        "… {earlier} earlier line{}{}",
+                        if earlier == 1 { "" } else { "s" },
+                        key.map(|k| format!(" ({k} unfolds)")).unwrap_or_default()
+                    ),
+                    Class::Dim,
+                )],
+                INDENT,
+            ));
+        }
+        for line in &all[end - shown..end] {
+            rows.push(indent(line.clone(), INDENT));
+        }
     } else if peek > 0 && !b.body.is_empty() {
         // Only the rows shown are highlighted; the rest are counted.
         let all = nodes(&b.body, width - INDENT);
@@ -323,15 +346,24 @@ fn image_line(mime: &str, bytes: usize, has_data: bool, room: ImageRoom) -> (Lin
 
 fn node(n: &Node, width: usize) -> Vec<Line> {
     match n {
-        Node::Para(line) => wrap(line, width),
+        Node::Para(lines) => lines.iter().flat_map(|l| wrap(l, width)).collect(),
         Node::Text { text, class } => plain_text(text, *class, width),
         Node::Heading(level, line) => {
-            let mut l = vec![Span::clean(
-                format!("{} ", "#".repeat(*level as usize)),
-                Class::Heading,
-            )];
+            // As pi shows them: the first two levels by their style alone
+            // (the first underlined too), the others after their marks.
+            let mut l = Vec::new();
+            if *level >= 3 {
+                l.push(Span::clean(
+                    format!("{} ", "#".repeat(*level as usize)),
+                    Style {
+                        bold: true,
+                        ..Style::of(Class::Heading)
+                    },
+                ));
+            }
             l.extend(line.iter().cloned().map(|mut s| {
                 s.style.bold = true;
+                s.style.underline |= *level == 1;
                 if s.style.class == Class::Text {
                     s.style.class = Class::Heading;
                 }
@@ -429,39 +461,49 @@ fn push(row: &mut Line, text: &str, from: &Span) {
     row.push(s);
 }
 
-/// Styled text wrapped to `width`: at word boundaries where it can (a
-/// space at the break is dropped), inside a word where it must.
+/// Styled text wrapped to `width` as pi wraps it: at spaces (a space at
+/// the break is dropped), a word kept whole even where its style changes,
+/// and broken inside only when it is longer than a row.
 pub fn wrap(line: &[Span], width: usize) -> Vec<Line> {
     let width = width.max(1);
     let mut rows = Vec::new();
     let mut row: Line = Vec::new();
     let mut used = 0;
-    for span in line {
-        for piece in span.text().split_word_bounds() {
-            let w = text_width(piece);
-            if used + w <= width {
-                push(&mut row, piece, span);
-                used += w;
-                continue;
+    for (space, parts) in words(line) {
+        let w: usize = parts.iter().map(|(_, t)| text_width(t)).sum();
+        if used + w <= width {
+            for (k, t) in &parts {
+                push(&mut row, t, &line[*k]);
             }
-            if piece.trim().is_empty() {
-                end_row(&mut rows, &mut row);
-                used = 0;
-                continue;
+            used += w;
+            continue;
+        }
+        if space {
+            end_row(&mut rows, &mut row);
+            used = 0;
+            continue;
+        }
+        if w <= width && used > 0 {
+            end_row(&mut rows, &mut row);
+            for (k, t) in &parts {
+                push(&mut row, t, &line[*k]);
             }
-            if w <= width && used > 0 {
-                end_row(&mut rows, &mut row);
-                push(&mut row, piece, span);
-                used = w;
-                continue;
-            }
-            for g in piece.graphemes(true) {
+            used = w;
+            continue;
+        }
+        // Longer than a row: it starts one, and is broken where rows end.
+        if used > 0 {
+            end_row(&mut rows, &mut row);
+            used = 0;
+        }
+        for (k, t) in &parts {
+            for g in t.graphemes(true) {
                 let gw = text_width(g);
                 if used + gw > width && used > 0 {
                     end_row(&mut rows, &mut row);
                     used = 0;
                 }
-                push(&mut row, g, span);
+                push(&mut row, g, &line[*k]);
                 used += gw;
             }
         }
@@ -470,6 +512,30 @@ pub fn wrap(line: &[Span], width: usize) -> Vec<Line> {
         rows.push(row);
     }
     rows
+}
+
+/// A line's runs of spaces and of other characters (words), in order,
+/// each as its pieces in the spans it runs through (span index, text), and
+/// whether it is spaces.
+fn words(line: &[Span]) -> Vec<(bool, Vec<(usize, &str)>)> {
+    let mut out: Vec<(bool, Vec<(usize, &str)>)> = Vec::new();
+    for (k, span) in line.iter().enumerate() {
+        let text = span.text();
+        let mut start = 0;
+        while start < text.len() {
+            let space = text[start..].starts_with(' ');
+            let len = text[start..]
+                .find(|c: char| (c == ' ') != space)
+                .unwrap_or(text.len() - start);
+            let piece = (k, &text[start..start + len]);
+            match out.last_mut() {
+                Some((s, parts)) if *s == space => parts.push(piece),
+                _ => out.push((space, vec![piece])),
+            }
+            start += len;
+        }
+    }
+    out
 }
 
 /// Ends a wrapped row: the spaces before the break are not kept.
@@ -634,10 +700,55 @@ mod tests {
         }
     }
 
+    /// As pi wraps: at spaces only, a word whole across a change of style,
+    /// broken inside only when longer than a row.
+    #[test]
+    fn wrapping_breaks_at_spaces_only() {
+        let line = vec![
+            Span::new("User 2026-01-11 17:39:04 see the docs (", Class::Text),
+            Span::new("https://e.org/a", Class::LinkTarget),
+            Span::new(")", Class::Text),
+        ];
+        let texts: Vec<String> = wrap(&line, 20).iter().map(|r| line_text(r)).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "User 2026-01-11",
+                "17:39:04 see the",
+                "docs",
+                "(https://e.org/a)"
+            ]
+        );
+        let long = vec![Span::new("ab abcdefghij", Class::Text)];
+        let texts: Vec<String> = wrap(&long, 4).iter().map(|r| line_text(r)).collect();
+        assert_eq!(texts, vec!["ab", "abcd", "efgh", "ij"]);
+    }
+
+    /// Line breaks in markdown are kept; headings read as pi shows them.
+    #[test]
+    fn line_breaks_are_kept_and_headings_lose_their_first_marks() {
+        let nodes = crate::render::from_markdown::parse(
+            "Index 0: hdr\nIndex 1: cmp\n\n# One\n\n## Two\n\n### Three",
+        );
+        let rows: Vec<String> = super::nodes(&nodes, 80)
+            .iter()
+            .map(|r| line_text(r))
+            .collect();
+        let rows: Vec<&str> = rows
+            .iter()
+            .map(String::as_str)
+            .filter(|r| !r.is_empty())
+            .collect();
+        assert_eq!(
+            rows,
+            vec!["Index 0: hdr", "Index 1: cmp", "One", "Two", "### Three"]
+        );
+    }
+
     #[test]
     fn images_get_rows_kept_for_their_pictures_when_asked() {
         use crate::render::document::{Block, BlockKind};
-        let para = |t: &str| Node::Para(vec![Span::new(t, Class::Text)]);
+        let para = |t: &str| Node::para(vec![Span::new(t, Class::Text)]);
         let image = |mime: &str, bytes: usize, data: bool| Node::Image {
             mime: mime.to_string(),
             bytes,

@@ -167,12 +167,32 @@ fn head_lines(text: &str, keep: usize) -> (&str, usize) {
     }
 }
 
-/// Output text as code lines, escape sequences read as colours, cut at
-/// [`OUTPUT_LINES`].
-fn output(text: &str) -> Node {
-    let (head, more) = head_lines(text.trim_end_matches('\n'), OUTPUT_LINES);
-    let lines = ansi::parse(head);
-    Node::Code {
+/// The last `keep` lines of `text` (only those are read), and how many
+/// lines come before them.
+fn tail_lines(text: &str, keep: usize) -> (usize, &str) {
+    if keep == 0 {
+        return (text.split('\n').count(), "");
+    }
+    match text.rmatch_indices('\n').nth(keep - 1) {
+        Some((k, _)) => (text[..k].split('\n').count(), &text[k + 1..]),
+        None => (0, text),
+    }
+}
+
+/// Output text as code lines, escape sequences read as colours, its last
+/// [`OUTPUT_LINES`] (the end is what matters: the error, the summary).
+fn output(text: &str) -> Vec<Node> {
+    let (earlier, tail) = tail_lines(text.trim_end_matches('\n'), OUTPUT_LINES);
+    let lines = ansi::parse(tail);
+    let mut out = Vec::new();
+    if earlier > 0 {
+        let note = format!(
+            "… {earlier} earlier line{} not shown",
+            if earlier == 1 { "" } else { "s" }
+        );
+        out.push(Node::para(vec![Span::clean(note, Class::Dim)]));
+    }
+    out.push(Node::Code {
         lang: None,
         lines: lines
             .into_iter()
@@ -182,9 +202,10 @@ fn output(text: &str) -> Node {
                 spans,
             })
             .collect(),
-        more,
+        more: 0,
         note: None,
-    }
+    });
+    out
 }
 
 /// Text as code highlighted by `lang`, cut at `keep` lines.
@@ -350,9 +371,14 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
             let command = arg("command").unwrap_or("");
             head.push(Span::new(" $ ", Class::Prompt));
             head.push(Span::new(&cut(command), Class::Command));
-            body.push(code(command, Lang::Fence("bash"), usize::MAX));
+            // The command once, as pi shows it: in the body only when the
+            // title cannot hold it whole.
+            if cut(command) != command {
+                body.push(code(command, Lang::Fence("bash"), usize::MAX));
+            }
+            block.tail = true;
             if result.is_some() && !result_text.trim().is_empty() {
-                body.push(output(&result_text));
+                body.extend(output(&result_text));
             }
             show_result = false;
         }
@@ -421,7 +447,7 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
         head.push(Span::new("  error", Class::Error));
     }
     if show_result && !result_text.trim().is_empty() {
-        body.push(output(&result_text));
+        body.extend(output(&result_text));
     }
     block.title = head;
     block.body = body;
@@ -454,7 +480,7 @@ fn message(m: &Message) -> Vec<Block> {
             }
             b.fold = Fold::Folded;
             let text = crate::session::content::plain_text(v.get("content"));
-            b.body.push(output(&text));
+            b.body.extend(output(&text));
             for cb in Content::of(v.get("content")).blocks() {
                 if let ContentBlock::Image { mime, data } = cb {
                     b.body.push(image(mime, data));
@@ -477,10 +503,13 @@ fn message(m: &Message) -> Vec<Block> {
                 ),
             );
             b.fold = Fold::Folded;
-            b.body.push(code(command, Lang::Fence("bash"), usize::MAX));
+            b.tail = true;
+            if cut(command) != command {
+                b.body.push(code(command, Lang::Fence("bash"), usize::MAX));
+            }
             let out = str_field(v, "output").unwrap_or("");
             if !out.is_empty() {
-                b.body.push(output(out));
+                b.body.extend(output(out));
             }
             let exit = v.get("exitCode").and_then(Value::as_i64);
             if v.get("cancelled") == Some(&Value::Bool(true)) {

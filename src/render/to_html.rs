@@ -255,9 +255,9 @@ impl Writer {
 
     fn node(&mut self, n: &Node) {
         match n {
-            Node::Para(l) => {
-                let s = self.spans(l);
-                let _ = writeln!(self.out, "<p>{s}</p>");
+            Node::Para(lines) => {
+                let s: Vec<String> = lines.iter().map(|l| self.spans(l)).collect();
+                let _ = writeln!(self.out, "<p>{}</p>", s.join("<br>\n"));
             }
             Node::Text { text, class } => {
                 let _ = write!(self.out, "<div class=\"lines");

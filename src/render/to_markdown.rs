@@ -69,8 +69,10 @@ fn nodes(out: &mut String, list: &[Node], level: usize) {
 
 fn node(out: &mut String, n: &Node, level: usize) {
     match n {
-        Node::Para(l) => {
-            let _ = writeln!(out, "{}", line_start(inline(l)));
+        Node::Para(lines) => {
+            // Each line its own: a backslash at the end breaks the line.
+            let texts: Vec<String> = lines.iter().map(|l| line_start(inline(l))).collect();
+            let _ = writeln!(out, "{}", texts.join("\\\n"));
         }
         Node::Text { text, class } => {
             for (k, l) in text.split('\n').enumerate() {

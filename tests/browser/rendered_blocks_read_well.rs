@@ -180,7 +180,7 @@ fn hostile_text_is_shown_not_obeyed() {
         title(b).starts_with("User")
             && b.body
                 .iter()
-                .any(|n| matches!(n, Node::Para(l) if line_text(l).contains("Hostile")))
+                .any(|n| matches!(n, Node::Para(ls) if ls.iter().any(|l| line_text(l).contains("Hostile"))))
     });
     assert!(text.contains("␛]0;terminal title␇"), "{text}");
     insta::assert_snapshot!(text);

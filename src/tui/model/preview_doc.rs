@@ -26,6 +26,8 @@ use std::sync::Arc;
 const WINDOW_ITEMS: usize = 400;
 /// Rows a folded tool call, tool result or command shows of its output.
 pub const PEEK_ROWS: usize = 4;
+/// Rows a folded command shows of the end of its output, as pi shows it.
+pub const TAIL_ROWS: usize = 5;
 /// Columns left of every row for the block cursor's mark.
 pub const GUTTER: u16 = 1;
 /// Columns a block inside another (what a compaction replaced) is indented.
@@ -194,6 +196,7 @@ pub fn lay_out(
 ) -> Rows {
     let cols = width.saturating_sub(GUTTER + NEST_INDENT * u16::from(b.depth));
     let peek = match b.block.kind {
+        _ if b.block.tail => TAIL_ROWS,
         BlockKind::ToolCall | BlockKind::ToolResult | BlockKind::Bash => PEEK_ROWS,
         _ => 0,
     };
