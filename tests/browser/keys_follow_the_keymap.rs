@@ -328,7 +328,7 @@ fn the_preview_names_the_expand_key_the_keymap_binds() {
     // A folded block says which key shows the rest.
     let mut h = open(&big_demo(), config.clone());
     let screen = h.screen();
-    assert!(screen.contains("more lines (Ctrl+E unfolds)"), "{screen}");
+    assert!(screen.contains(" lines (Ctrl+E unfolds)"), "{screen}");
     assert!(!screen.contains("(o unfolds)"), "{screen}");
 
     // A context too long to show whole says which key shows all of it.

@@ -931,8 +931,10 @@ fn preview_renders_markdown() {
     assert!(pane.contains("▌User"), "{pane}");
     assert!(!pane.contains("**fix**"), "{pane}");
     assert!(pane.contains("(https://example.com/docs)"), "{pane}");
+    // A first-level heading as pi shows it: its text, styled.
+    assert!(!pane.contains("# Plan"), "{pane}");
     assert_eq!(
-        colour_of_row(&mut h, "# Plan"),
+        colour_of_row(&mut h, "Plan"),
         Theme::defaults(false).heading.fg
     );
     insta::assert_snapshot!("preview_markdown", pane);
@@ -969,13 +971,15 @@ fn preview_shows_an_edit_as_a_coloured_diff() {
 fn preview_keeps_the_colours_of_bash_output() {
     let mut h = before_the_compaction();
     cursor_to(&mut h, "bash", |b| title_of(b).starts_with("bash $ cargo"));
-    // Folded: the first rows of the output, its own colours kept.
+    // Folded: the last rows of the output (as pi shows them: the end is
+    // what matters), its own colours kept, the command once.
     assert_eq!(
         colour_of_row(&mut h, "error"),
         Some(ratatui::style::Color::Indexed(1))
     );
     let folded = preview_pane(&mut h);
-    assert!(folded.contains("more line"), "{folded}");
+    assert!(folded.contains("test result: FAILED"), "{folded}");
+    assert!(!folded.contains("│ cargo test --color"), "{folded}");
     assert!(!folded.contains("owned title"), "{folded}");
     insta::assert_snapshot!("preview_bash_folded", folded);
     h.key("o");
