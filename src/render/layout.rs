@@ -30,6 +30,22 @@ pub fn layout(
     out
 }
 
+/// The row under a folded body that counts the lines it leaves out
+/// (`which`: "more", "earlier") and names the key that shows them.
+fn left_out(n: usize, which: &str, key: Option<&str>) -> Line {
+    indent(
+        vec![Span::clean(
+            format!(
+                "… {n} {which} line{}{}",
+                if n == 1 { "" } else { "s" },
+                key.map(|k| format!(" ({k} unfolds)")).unwrap_or_default()
+            ),
+            Class::Dim,
+        )],
+        INDENT,
+    )
+}
+
 /// Whether a block starts open.
 pub fn opens_at_first(b: &Block) -> bool {
     b.fold != Fold::Folded
@@ -192,17 +208,7 @@ pub fn layout_own_with(
         let shown = (end - start).min(peek);
         let earlier = end - start - shown;
         if earlier > 0 {
-            rows.push(indent(
-                vec![Span::clean(
-                    format!(
-                        "… {earlier} earlier line{}{}",
-                        if earlier == 1 { "" } else { "s" },
-                        key.map(|k| format!(" ({k} unfolds)")).unwrap_or_default()
-                    ),
-                    Class::Dim,
-                )],
-                INDENT,
-            ));
+            rows.push(left_out(earlier, "earlier", key));
         }
         for line in &all[end - shown..end] {
             rows.push(indent(line.clone(), INDENT));
@@ -219,17 +225,7 @@ pub fn layout_own_with(
         }
         let more = all.len() - start - shown;
         if more > 0 {
-            rows.push(indent(
-                vec![Span::clean(
-                    format!(
-                        "… {more} more line{}{}",
-                        if more == 1 { "" } else { "s" },
-                        key.map(|k| format!(" ({k} unfolds)")).unwrap_or_default()
-                    ),
-                    Class::Dim,
-                )],
-                INDENT,
-            ));
+            rows.push(left_out(more, "more", key));
         }
     }
     if !open && !b.children.is_empty() {

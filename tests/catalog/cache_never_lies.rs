@@ -384,24 +384,44 @@ fn piscope(agent: &Path, cache_home: Option<&Path>, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
+/// The commands each cache answers: the list, the search, the deep search
+/// and the usage.
+const CACHED_COMMANDS: [&[&str]; 5] = [
+    &["ls", "--all", "--json"],
+    &["ls", "--all", "--json", "--query", "zany"],
+    &["ls", "--all", "--query", "zany", "--deep"],
+    &["ls", "--all", "--query", "pane", "--deep"],
+    &["stats", "--all", "--json", "--by", "session"],
+];
+
+/// A copy of the corpus (its agent folder, its sessions root) and a cache
+/// folder each of [`CACHED_COMMANDS`] has filled.
+fn cached_corpus() -> (tempfile::TempDir, std::path::PathBuf, tempfile::TempDir) {
+    let (tmp, root) = copy_corpus();
+    let cache_home = tempfile::tempdir().expect("cache home");
+    for args in CACHED_COMMANDS {
+        piscope(tmp.path(), Some(cache_home.path()), args);
+    }
+    (tmp, root, cache_home)
+}
+
+/// Each of [`CACHED_COMMANDS`] answers with the caches in `cache_home` as it
+/// answers without them.
+fn answers_as_without_the_cache(agent: &Path, cache_home: &Path) {
+    for args in CACHED_COMMANDS {
+        let want = piscope(agent, None, args);
+        let got = piscope(agent, Some(cache_home), args);
+        assert_eq!(got, want, "{args:?}");
+    }
+}
+
 /// A session rewritten in place to the same size, its mtime put back (as
 /// `cp -p`, `rsync --inplace -t` or `touch -r` leave it), is read again by
 /// every cache: the list, the search, the deep search and the usage.
 #[test]
 fn a_same_size_rewrite_with_its_mtime_put_back_is_read_again() {
-    let (tmp, root) = copy_corpus();
+    let (tmp, root, cache_home) = cached_corpus();
     let agent = tmp.path();
-    let cache_home = tempfile::tempdir().expect("cache home");
-    let commands: [&[&str]; 5] = [
-        &["ls", "--all", "--json"],
-        &["ls", "--all", "--json", "--query", "zany"],
-        &["ls", "--all", "--query", "zany", "--deep"],
-        &["ls", "--all", "--query", "pane", "--deep"],
-        &["stats", "--all", "--json", "--by", "session"],
-    ];
-    for args in commands {
-        piscope(agent, Some(cache_home.path()), args);
-    }
     let path = root.join(NOTES);
     let before = std::fs::metadata(&path).expect("stat");
     let mtime = before.modified().expect("mtime");
@@ -421,11 +441,7 @@ fn a_same_size_rewrite_with_its_mtime_put_back_is_read_again() {
         (before.len(), Some(mtime), inode(&path)),
         "same size, mtime and inode"
     );
-    for args in commands {
-        let want = piscope(agent, None, args);
-        let got = piscope(agent, Some(cache_home.path()), args);
-        assert_eq!(got, want, "{args:?}");
-    }
+    answers_as_without_the_cache(agent, cache_home.path());
 }
 
 /// A session deleted and written anew at its path, to the same size and
@@ -434,18 +450,8 @@ fn a_same_size_rewrite_with_its_mtime_put_back_is_read_again() {
 /// is read again by every cache: only the ctime tells the two apart.
 #[test]
 fn a_session_made_again_on_a_reused_inode_is_read_again() {
-    let (tmp, root) = copy_corpus();
+    let (tmp, root, cache_home) = cached_corpus();
     let agent = tmp.path();
-    let cache_home = tempfile::tempdir().expect("cache home");
-    let commands: [&[&str]; 4] = [
-        &["ls", "--all", "--json"],
-        &["ls", "--all", "--json", "--query", "zany"],
-        &["ls", "--all", "--query", "zany", "--deep"],
-        &["stats", "--all", "--json", "--by", "session"],
-    ];
-    for args in commands {
-        piscope(agent, Some(cache_home.path()), args);
-    }
     let path = root.join(NOTES);
     let old = std::fs::metadata(&path).expect("stat");
     let want_inode = inode(&path);
@@ -480,9 +486,5 @@ fn a_session_made_again_on_a_reused_inode_is_read_again() {
             "the file system never handed the freed inode out again"
         );
     }
-    for args in commands {
-        let want = piscope(agent, None, args);
-        let got = piscope(agent, Some(cache_home.path()), args);
-        assert_eq!(got, want, "{args:?}");
-    }
+    answers_as_without_the_cache(agent, cache_home.path());
 }

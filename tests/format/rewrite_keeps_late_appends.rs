@@ -57,6 +57,36 @@ fn writer(path: &Path, round: usize, delay: Duration, n: usize) -> Vec<String> {
     lines
 }
 
+/// Starts [`writer`] on its own thread, its burst `delay` after both
+/// sides are ready; joined, it gives the lines it wrote.
+fn start_writer(
+    path: &Path,
+    round: usize,
+    delay: Duration,
+) -> std::thread::JoinHandle<Vec<String>> {
+    let go = Arc::new(Barrier::new(2));
+    let w = {
+        let (path, go) = (path.to_path_buf(), go.clone());
+        std::thread::spawn(move || {
+            go.wait();
+            writer(&path, round, delay, 8)
+        })
+    };
+    go.wait();
+    w
+}
+
+/// Every line the writer wrote is in `text` exactly once.
+fn each_once(text: &str, lines: &[String], round: usize) {
+    for line in lines {
+        assert_eq!(
+            text.matches(line.as_str()).count(),
+            1,
+            "round {round}: a line pi appended is lost or doubled: {line}"
+        );
+    }
+}
+
 #[test]
 fn no_line_appended_during_a_rewrite_is_lost() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -68,16 +98,11 @@ fn no_line_appended_during_a_rewrite_is_lost() {
     for round in 0..rounds {
         let path = tmp.path().join(format!("r{round}.jsonl"));
         std::fs::write(&path, session()).expect("write");
-        let go = Arc::new(Barrier::new(2));
-        let delay = Duration::from_micros((round as u64 * 3) % 4000);
-        let w = {
-            let (path, go) = (path.clone(), go.clone());
-            std::thread::spawn(move || {
-                go.wait();
-                writer(&path, round, delay, 8)
-            })
-        };
-        go.wait();
+        let w = start_writer(
+            &path,
+            round,
+            Duration::from_micros((round as u64 * 3) % 4000),
+        );
         let mut went = false;
         for _ in 0..1000 {
             let Ok(plan) = prune::plan_prune(&path, "u2") else {
@@ -99,13 +124,7 @@ fn no_line_appended_during_a_rewrite_is_lost() {
             pruned += 1;
         }
         let text = std::fs::read_to_string(&path).expect("read");
-        for line in &lines {
-            assert_eq!(
-                text.matches(line.as_str()).count(),
-                1,
-                "round {round}: a line pi appended is lost or doubled: {line}"
-            );
-        }
+        each_once(&text, &lines, round);
         if went {
             assert!(!text.contains("\"id\":\"u2\""), "the branch went");
         }
@@ -151,26 +170,15 @@ fn no_line_appended_during_a_restore_is_lost() {
             file: kept.clone(),
             info,
         };
-        let go = Arc::new(Barrier::new(2));
-        let delay = Duration::from_micros((round as u64 * 7) % 3000);
-        let w = {
-            let (path, go) = (path.clone(), go.clone());
-            std::thread::spawn(move || {
-                go.wait();
-                writer(&path, round, delay, 8)
-            })
-        };
-        go.wait();
+        let w = start_writer(
+            &path,
+            round,
+            Duration::from_micros((round as u64 * 7) % 3000),
+        );
         let went = journal::restore(&item).is_ok();
         let lines = w.join().expect("writer");
         let text = std::fs::read_to_string(&path).expect("read");
-        for line in &lines {
-            assert_eq!(
-                text.matches(line.as_str()).count(),
-                1,
-                "round {round}: a line pi appended is lost or doubled: {line}"
-            );
-        }
+        each_once(&text, &lines, round);
         if went {
             restored += 1;
             assert!(text.contains("\"id\":\"u2\""), "the branch is back");
