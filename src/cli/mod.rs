@@ -556,9 +556,13 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
                 .map_or("?".into(), session::line::jskey::display)
         )
     });
+    let size = match s.context_tokens(ctx)? {
+        Some(t) => format!("{t} tokens"),
+        None => "unknown until the next answer".to_string(),
+    };
     writeln!(
         out,
-        "model: {} · thinking: {} · {} messages",
+        "model: {} · thinking: {} · {} messages · context: {size}",
         sanitize(&model),
         sanitize(
             &ctx.thinking_level

@@ -532,13 +532,17 @@ fn press(
 }
 
 #[test]
-fn the_preview_header_keeps_tokens_and_cost_at_160_columns() {
+fn the_preview_header_keeps_model_context_and_cost_at_160_columns() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop");
     h.resize(160, 40);
     let screen = h.screen();
     let header = screen.lines().nth(1).unwrap();
     let preview = &header[header.rfind("││").unwrap()..];
-    assert!(preview.contains(" tokens · $"), "{preview}");
+    // The model whole, the context's size and the cost; what no longer
+    // fits (the count of messages, the tokens used) left out.
+    assert!(preview.contains("claude-sonnet-4-5 · "), "{preview}");
+    assert!(preview.contains("context "), "{preview}");
+    assert!(preview.contains(" · $"), "{preview}");
     screen_snapshot!("preview_header_160", h);
 }
 

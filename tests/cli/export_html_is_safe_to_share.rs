@@ -150,7 +150,8 @@ fn markdown_renders_the_same_way() {
         "```rust\n",
         "```diff\n",
         "```python\n",
-        "```bash\n",
+        // A command once, in its block's heading, as pi shows it.
+        "bash $ cargo test --color=always",
         "+    pos: usize,",
         "_[image png 70 B\\]_",
     ] {

@@ -7,6 +7,7 @@ mod support;
 
 mod answers_match_pi_reference;
 mod catalog_matches_pi;
+mod context_size_matches_pi;
 mod demo_sessions;
 mod js_string_rules_match_node;
 mod names_and_times_read_like_pi;

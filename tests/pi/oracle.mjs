@@ -2,6 +2,9 @@
 // printed as JSON: the answers piscope's `--json` output is held to.
 //
 //   node oracle.mjs context FILE [--leaf ID|null]   buildSessionContext(): {messages, thinkingLevel, model}
+//   node oracle.mjs context-tokens FILE [--leaf ID]  the context's size in tokens as pi's footer
+//                                                   computes it (getContextUsage(), the window left
+//                                                   out): {tokens} (null: unknown after a compaction)
 //   node oracle.mjs tree FILE                       getTree() flattened in pre-order:
 //                                                   [{id, parentId, type, label, children: [ids]}]
 //   node oracle.mjs info FILE                       {header, leafId, name, entryCount, labels, branch}
@@ -26,6 +29,7 @@ import { loadPi, sessionModule } from "./reference.mjs";
 const session = await sessionModule();
 const { filterAndSortSessions } = await loadPi("dist/modes/interactive/components/session-selector-search.js");
 const { SessionManager } = session;
+const compaction = await loadPi("dist/core/compaction/compaction.js");
 
 class Usage extends Error {}
 
@@ -99,6 +103,45 @@ const commands = {
       return all.filter((e) => e.type !== "session");
     });
     return session.buildSessionContext(entries, leaf === "null" ? null : leaf);
+  },
+  "context-tokens"(file, rest) {
+    const leaf = option(rest, "leaf");
+    const entries = onCopy(file, (copy) => {
+      const all = session.loadEntriesFromFile(copy);
+      session.migrateSessionEntries(all);
+      return all.filter((e) => e.type !== "session");
+    });
+    const leafId = leaf ?? undefined;
+    const projection = session.buildSessionProjection(entries, leafId);
+    // The branch as the session manager walks it: from the leaf (the last
+    // entry unless one is named) up to the root.
+    const byId = new Map(entries.map((e) => [e.id, e]));
+    const branch = [];
+    for (let e = leafId ? byId.get(leafId) : entries[entries.length - 1]; e; ) {
+      branch.push(e);
+      e = e.parentId ? byId.get(e.parentId) : undefined;
+    }
+    branch.reverse();
+    // What agent-session's getContextUsage() does once it knows the window.
+    const latest = session.getLatestCompactionEntry(branch);
+    if (latest) {
+      const assistants = new Set(
+        projection.entries.flatMap((entry) =>
+          entry.messages.some(
+            (m) =>
+              m.role === "assistant" &&
+              m.stopReason !== "aborted" &&
+              m.stopReason !== "error" &&
+              compaction.calculateContextTokens(m.usage) > 0,
+          )
+            ? [entry.sourceEntry.id]
+            : [],
+        ),
+      );
+      const at = branch.findIndex((e) => e.id === latest.id);
+      if (!branch.slice(at + 1).some((e) => assistants.has(e.id))) return { tokens: null };
+    }
+    return { tokens: compaction.estimateProjectedContextTokens(projection, branch).tokens };
   },
   tree(file) {
     return onCopy(file, (copy, folder) => flatten(SessionManager.open(copy, folder).getTree()));

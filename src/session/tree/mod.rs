@@ -6,10 +6,12 @@
 //! view.rs         pi's /tree view: order, filters, nesting, connectors
 //! entry_line.rs   one line per entry in the words of pi's /tree
 //! context.rs      what the model sees at a leaf (compactions, edits)
+//! tokens.rs       how big that context is, in tokens, as pi's footer says
 //! ```
 
 pub mod context;
 pub mod entry_line;
+pub mod tokens;
 pub mod view;
 
 use crate::session::line::entry::{Entry, Info, Kind, Parent};

@@ -569,46 +569,75 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
         .map_or("thinking unset".to_string(), |l| {
             format!("thinking {}", text::clean_line(&jskey::display(l)))
         });
-    let numbers = format!(
-        "{} · {} tokens · {}",
-        format::count(messages, "message", "messages"),
-        format::tokens(tokens),
-        format::cost(cost)
-    );
-    Some(header_line(
-        &model,
-        &thinking,
-        &numbers,
-        usize::from(req.key.width),
-        theme,
-    ))
+    // The context's size as pi's footer gives it; the tokens and cost the
+    // branch used so far, labelled as such (they are not the context).
+    let size = match s.context_tokens(&ctx) {
+        Ok(Some(t)) => format!("context {}", format::tokens(t)),
+        Ok(None) => "context ? (until the next answer)".to_string(),
+        Err(_) => "context ?".to_string(),
+    };
+    let parts = Header {
+        model: &model,
+        thinking: &thinking,
+        size: &size,
+        messages: &format::count(messages, "message", "messages"),
+        used: &format!("{} tokens used", format::tokens(tokens)),
+        cost: &format::cost(cost),
+    };
+    Some(parts.line(usize::from(req.key.width), theme))
 }
 
-/// The context's header in `width` columns: the numbers whole, the model's
-/// name cut first, then the thinking level left out.
-fn header_line(
-    model: &str,
-    thinking: &str,
-    numbers: &str,
-    width: usize,
-    theme: &Theme,
-) -> Line<'static> {
-    /// Narrower than this, a model's name says nothing.
-    const MODEL_MIN: usize = 8;
-    let with_thinking = format!(" · {thinking} · {numbers}");
-    let rest = if text::width(model) + text::width(&with_thinking) <= width
-        || width.saturating_sub(text::width(&with_thinking)) >= MODEL_MIN
-    {
-        with_thinking
-    } else {
-        format!(" · {numbers}")
-    };
-    let room = width.saturating_sub(text::width(&rest));
-    if room < MODEL_MIN.min(text::width(model)) {
-        return Line::styled(text::truncate(numbers, width), theme.muted);
+/// The parts of the context's header.
+struct Header<'a> {
+    model: &'a str,
+    thinking: &'a str,
+    size: &'a str,
+    messages: &'a str,
+    used: &'a str,
+    cost: &'a str,
+}
+
+impl Header<'_> {
+    /// The header in `width` columns: the model, its thinking level, the
+    /// context's size, then what the branch used. Until the model's name
+    /// fits whole, the message count goes first, then the thinking level,
+    /// then the tokens used; then the name is cut, never below a few
+    /// columns.
+    fn line(&self, width: usize, theme: &Theme) -> Line<'static> {
+        /// Narrower than this, a model's name says nothing.
+        const MODEL_MIN: usize = 8;
+        let mut keep = [true; 3];
+        let rest = |keep: &[bool; 3]| {
+            let mut parts = Vec::new();
+            if keep[1] {
+                parts.push(self.thinking);
+            }
+            parts.push(self.size);
+            if keep[0] {
+                parts.push(self.messages);
+            }
+            if keep[2] {
+                parts.push(self.used);
+            }
+            parts.push(self.cost);
+            format!(" · {}", parts.join(" · "))
+        };
+        let fits = |rest: &str| text::width(rest) + text::width(self.model) <= width;
+        for drop in 0..3 {
+            if fits(&rest(&keep)) {
+                break;
+            }
+            keep[drop] = false;
+        }
+        let rest = rest(&keep);
+        let room = width.saturating_sub(text::width(&rest));
+        if room < MODEL_MIN.min(text::width(self.model)) {
+            let bare = rest.trim_start_matches(" · ");
+            return Line::styled(text::truncate(bare, width), theme.muted);
+        }
+        Line::from(vec![
+            TuiSpan::styled(text::truncate(self.model, room), theme.title),
+            TuiSpan::styled(rest, theme.muted),
+        ])
     }
-    Line::from(vec![
-        TuiSpan::styled(text::truncate(model, room), theme.title),
-        TuiSpan::styled(rest, theme.muted),
-    ])
 }
