@@ -68,6 +68,32 @@ pub fn edit_diff(path: &str, pairs: &[(String, String)]) -> (Vec<CodeLine>, usiz
     (out, more)
 }
 
+/// A diff as the edit tool tells it in its result (`details.diff`): each
+/// line a sign (`+`, `-` or a space), the file's line number and the text,
+/// `...` where unchanged lines are left out. Its first [`MAX_DIFF_LINES`]
+/// lines, and how many more it has.
+pub fn told_diff(text: &str) -> (Vec<CodeLine>, usize) {
+    let mut out = Vec::new();
+    let mut more = 0;
+    for line in text.trim_end_matches('\n').split('\n') {
+        if out.len() >= MAX_DIFF_LINES {
+            more += 1;
+            continue;
+        }
+        let (kind, class) = match line.chars().next() {
+            Some('+') => (LineKind::Add, Class::DiffAdd),
+            Some('-') => (LineKind::Del, Class::DiffDel),
+            _ if line.trim() == "..." => (LineKind::Hunk, Class::DiffHunk),
+            _ => (LineKind::Plain, Class::DiffContext),
+        };
+        out.push(CodeLine {
+            kind,
+            spans: vec![Span::clean(safe_text::clean_block_line(line), class)],
+        });
+    }
+    (out, more)
+}
+
 /// The hunks of one change, their first `room` lines and how many more
 /// there are; line numbers count from the snippet's start.
 pub fn diff_lines(old: &str, new: &str, room: usize) -> (Vec<CodeLine>, usize) {
@@ -203,5 +229,33 @@ mod tests {
         assert_eq!(lines.len(), MAX_DIFF_LINES);
         // The headers, one hunk header, one line removed, every line added.
         assert_eq!(lines.len() + more, 2 + 1 + 1 + 3 * MAX_DIFF_LINES);
+    }
+
+    #[test]
+    fn the_tools_own_diff_keeps_its_line_numbers() {
+        let told = "      ...\n   83   get state();\n-  87   get messages();\n+  87   get all();\n      ...\n";
+        let (lines, more) = told_diff(told);
+        assert_eq!(more, 0);
+        assert_eq!(
+            text(&lines),
+            vec![
+                "      ...",
+                "   83   get state();",
+                "-  87   get messages();",
+                "+  87   get all();",
+                "      ..."
+            ]
+        );
+        let kinds: Vec<LineKind> = lines.iter().map(|l| l.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                LineKind::Hunk,
+                LineKind::Plain,
+                LineKind::Del,
+                LineKind::Add,
+                LineKind::Hunk
+            ]
+        );
     }
 }

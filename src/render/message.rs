@@ -419,12 +419,23 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
             let p = path.unwrap_or("?");
             head.push(Span::new(" ", Class::Text));
             head.push(Span::new(&cut(p), Class::Path));
-            let pairs = diff::edit_pairs(args);
-            let added: usize = pairs.iter().map(|(_, n)| n.lines().count()).sum();
-            let removed: usize = pairs.iter().map(|(o, _)| o.lines().count()).sum();
+            // The tool's own diff (the file's line numbers, its context)
+            // when its result has one, as pi draws it; else one made from
+            // the arguments.
+            let told = result
+                .and_then(|r| r.get("details"))
+                .and_then(|d| d.get("diff"))
+                .and_then(Value::as_str)
+                .filter(|d| !d.trim().is_empty());
+            let (lines, more) = match told {
+                Some(d) => diff::told_diff(d),
+                None => diff::edit_diff(p, &diff::edit_pairs(args)),
+            };
+            // What changed, in lines added and removed.
+            let count = |kind| lines.iter().filter(|l| l.kind == kind).count();
+            let (added, removed) = (count(LineKind::Add), count(LineKind::Del));
             head.push(Span::new(&format!(" +{added}"), Class::DiffAdd));
             head.push(Span::new(&format!(" -{removed}"), Class::DiffDel));
-            let (lines, more) = diff::edit_diff(p, &pairs);
             body.push(Node::Code {
                 lang: Some("diff".into()),
                 lines,

@@ -229,3 +229,37 @@ fn check_file(f: &Path, blocks: &mut usize) {
     }
     *blocks += all_blocks(&doc.blocks).len();
 }
+
+/// An edit whose result carries the tool's own diff (`details.diff`, in a
+/// session pi wrote) is drawn from it, as pi draws it: the file's line
+/// numbers and context, and the lines added and removed counted from it.
+#[test]
+fn an_edit_is_drawn_from_the_tools_own_diff() {
+    let s = Session::open(common::repo().join("tests/data/pi-mono/before-compaction.jsonl"))
+        .expect("opens");
+    let doc = render::context_document(&s, &LeafSelector::Last).expect("renders");
+    let b = all_blocks(&doc.blocks)
+        .into_iter()
+        .find(|b| title(b).starts_with("edit ") && title(b).contains("refactor.md"))
+        .unwrap_or_else(|| panic!("no edit of refactor.md"));
+    let rows: Vec<String> = render::layout_block(b, 120, true)
+        .iter()
+        .map(|r| line_text(r))
+        .collect();
+    let shown = rows.join("\n");
+    // `│ -1393 - [ ] Copy main.ts…`: a sign, the file's line number, the text.
+    let numbered = |sign: char| {
+        rows.iter().any(|r| {
+            r.trim_start()
+                .strip_prefix("│ ")
+                .and_then(|r| r.strip_prefix(sign))
+                .is_some_and(|r| r.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        })
+    };
+    assert!(numbered('-') && numbered('+') && numbered(' '), "{shown}");
+    assert!(shown.contains("│       ..."), "{shown}");
+    assert!(
+        !shown.contains("--- "),
+        "no diff header of its own: {shown}"
+    );
+}
