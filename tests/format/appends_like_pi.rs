@@ -171,6 +171,36 @@ fn branching_to_where_pi_already_resumes_writes_nothing() {
     }
 }
 
+/// A label or a name as the leaf (entries the tree's default filter hides)
+/// changes nothing pi resumes with: branching to the entry under them, or
+/// to themselves, writes nothing.
+#[test]
+fn a_label_or_a_name_as_the_leaf_is_already_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = corpus_copy(dir.path());
+    let s = Session::open(&file).unwrap();
+    let under = s.leaf().unwrap();
+    assert!(
+        !s.entry(under)
+            .is_role(piscope::session::line::entry::Role::User),
+        "the corpus ends on an answer"
+    );
+    let under_id = s.entry(under).id.clone().unwrap().to_string();
+    session::append_label(&file, &under_id, Some("keep")).unwrap();
+    session::append_name(&file, "a name").unwrap();
+    let before = fs::read(&file).unwrap();
+    let s = Session::open(&file).unwrap();
+    let last = s.leaf_id().unwrap().to_string();
+    for target in [&under_id, &last] {
+        assert_eq!(
+            session::branch_to(&file, target, None).unwrap(),
+            BranchOutcome::AlreadyThere,
+            "branching to {target}"
+        );
+        assert_eq!(fs::read(&file).unwrap(), before, "nothing written");
+    }
+}
+
 #[test]
 fn bad_requests_change_nothing() {
     let dir = tempfile::tempdir().unwrap();

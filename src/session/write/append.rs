@@ -200,23 +200,28 @@ pub fn resumes_before(entry: &crate::session::line::entry::Entry) -> bool {
 }
 
 /// Whether branching to entry `idx` would leave pi where it already
-/// resumes ("Already at this point").
-/// A leaf that is piscope's own branch marker resumes where the marker
-/// hangs: branching there again would only write a second marker.
+/// resumes ("Already at this point"): the two points are the same once
+/// entries that change nothing pi resumes with are passed over upwards (a
+/// label, a session name, piscope's own branch marker), so a label as the
+/// leaf, or a second marker, never makes a write.
 pub fn already_there(session: &Session, idx: u32) -> bool {
-    let target = branch_leaf(session, idx);
-    let Some(leaf) = session.leaf() else {
-        return target.is_none();
-    };
-    let resumes_at = if is_branch_marker(session.entry(leaf)) {
-        session
-            .tree
-            .parent(leaf)
-            .and_then(|p| session.entry(p).id.as_deref().map(CompactString::from))
-    } else {
-        session.entry(leaf).id.as_deref().map(CompactString::from)
-    };
-    target == resumes_at
+    let target = branch_leaf(session, idx).and_then(|id| session.find(&id));
+    settled(session, target) == settled(session, session.leaf())
+}
+
+/// The first entry at or above `idx` that is not a label, a session name
+/// or piscope's branch marker (`None`: before the first entry).
+fn settled(session: &Session, mut idx: Option<u32>) -> Option<u32> {
+    // A chain of such entries is as long as the file at most.
+    for _ in 0..=session.entries.len() {
+        let i = idx?;
+        let e = session.entry(i);
+        if !(matches!(e.kind, Kind::Label | Kind::SessionInfo) || is_branch_marker(e)) {
+            return Some(i);
+        }
+        idx = session.tree.parent(i);
+    }
+    idx
 }
 
 /// The `customType` of the entry piscope writes to move pi's leaf.
