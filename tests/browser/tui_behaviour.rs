@@ -219,11 +219,27 @@ fn esc_steps_back_out_of_search_and_panes_then_quits() {
     assert!(h.app.quits());
 }
 
+/// As in pi: Ctrl+C cancels the dialog, the overlay or the search it is
+/// in, writing nothing; it quits only from the panes.
 #[test]
-fn ctrl_c_quits_from_anywhere() {
+fn ctrl_c_cancels_what_it_is_in_and_quits_from_the_panes() {
     let mut h = Harness::file(&big_demo(), WIDE);
+    let file = h.app.open_path().cloned().unwrap();
+    let before = std::fs::read(&file).unwrap();
     h.key("r");
     assert!(h.app.tree().is_typing_search());
+    h.key("ctrl+c");
+    assert!(!h.app.quits() && !h.app.tree().is_typing_search());
+    h.key("alt+l");
+    assert!(h.app.dialog().is_some(), "the label dialog opens");
+    h.type_text("half typed");
+    h.key("ctrl+c");
+    assert!(!h.app.quits() && h.app.dialog().is_none());
+    assert_eq!(std::fs::read(&file).unwrap(), before, "nothing written");
+    h.key("f1");
+    assert!(h.app.help().is_some());
+    h.key("ctrl+c");
+    assert!(!h.app.quits() && h.app.help().is_none());
     h.key("ctrl+c");
     assert!(h.app.quits());
 }

@@ -88,7 +88,6 @@ impl App {
         match answer {
             DialogKey::Stay => self.refresh_clean(),
             DialogKey::Switch => self.switch_export(),
-            DialogKey::Quit => self.quit(),
             DialogKey::Cancel => self.overlay.close(),
             DialogKey::Submit(text) => {
                 if let Some(d) = self.overlay.take_dialog() {

@@ -43,7 +43,6 @@ pub enum DialogKey {
     /// Enter: the field's text (or `None` without a field).
     Submit(Option<String>),
     Cancel,
-    Quit,
     Stay,
     /// The switch key: the opener changes what the dialog offers.
     Switch,
@@ -127,8 +126,10 @@ impl<T> Dialog<T> {
                 };
             }
             _ => {
+                // As in pi: the quit key cancels a dialog; it quits only
+                // from the panes.
                 if keymap.own_action(Scope::Global, k) == Some(Action::Quit) {
-                    return DialogKey::Quit;
+                    return DialogKey::Cancel;
                 }
                 if let Some(i) = self.input.as_mut() {
                     match (keymap.own_action(Scope::Text, k), k.typed_char()) {

@@ -25,7 +25,6 @@ pub struct Help {
 pub enum HelpKey {
     Stay,
     Close,
-    Quit,
 }
 
 impl Help {
@@ -40,7 +39,6 @@ impl Help {
             Some(Action::PageDown) => self.scroll += PAGE,
             Some(Action::First) => self.scroll = 0,
             Some(Action::Last) => self.scroll = last,
-            _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => return HelpKey::Quit,
             _ => return HelpKey::Close,
         }
         self.scroll = self.scroll.min(last);

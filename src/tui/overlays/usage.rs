@@ -40,7 +40,6 @@ pub enum UsageKey {
     /// The period changed: build the charts again.
     Rebuild,
     Close,
-    Quit,
 }
 
 impl UsageView {
@@ -66,11 +65,15 @@ impl UsageView {
                 return UsageKey::Rebuild;
             }
             Some(Action::Close) => return UsageKey::Close,
-            _ => match keymap.own_action(Scope::Global, k) {
-                Some(Action::Quit) => return UsageKey::Quit,
-                Some(Action::Usage) => return UsageKey::Close,
-                _ => {}
-            },
+            // The quit key closes the overlay; it quits only from the panes.
+            _ if matches!(
+                keymap.own_action(Scope::Global, k),
+                Some(Action::Quit | Action::Usage)
+            ) =>
+            {
+                return UsageKey::Close;
+            }
+            _ => {}
         }
         UsageKey::Stay
     }

@@ -54,7 +54,6 @@ impl App {
             match answer {
                 HelpKey::Stay => {}
                 HelpKey::Close => self.overlay.close(),
-                HelpKey::Quit => self.quit(),
             }
             return;
         }
@@ -123,7 +122,11 @@ impl App {
             Some(a @ (Action::TreeNextHit | Action::TreePreviousHit)) => {
                 self.tree.on_action(a);
             }
-            _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => self.quit(),
+            // The quit key ends the search, as in pi; it quits only from
+            // the panes.
+            _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => {
+                self.tree.finish_search(false)
+            }
             _ if keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack) => {
                 self.tree.edit_search(None);
             }

@@ -55,7 +55,6 @@ impl App {
             UsageKey::Stay => {}
             UsageKey::Rebuild => cmds.extend(self.usage_request()),
             UsageKey::Close => self.overlay.close(),
-            UsageKey::Quit => self.quit(),
         }
         true
     }
