@@ -78,8 +78,12 @@ fn the_tree_search_keys_and_their_hints_follow_the_keymap() {
     assert!(!hints.contains("Enter"), "{hints}");
     assert!(!hints.contains("Ctrl+N"), "{hints}");
 
-    // Enter is no longer the search's: the query is still being typed.
+    // Enter is no longer the search's: it is the tree's (branching from
+    // the first hit, which the search lands on, as in pi), and once its
+    // question is cancelled the query is still being typed.
     h.key("enter");
+    assert!(h.app.dialog().is_some(), "{}", h.screen());
+    h.key("ctrl+c");
     h.type_text("x");
     assert!(
         h.screen().contains("Type to search: cartx▏"),

@@ -242,7 +242,7 @@ pub fn hints(view: &StatusView, width: usize) -> Vec<(String, String)> {
             "next/previous hit".into(),
             2,
         );
-        push(quit, "quit".into(), 3);
+        // The quit key cancels the search too (as in pi): no quit hint.
         return fit(out, width);
     }
     let back_key = match scope {

@@ -384,15 +384,9 @@ impl TreePane {
             return false;
         };
         self.search.hits = entry_tree::search(&self.rows, &t, &self.search.query);
-        // As in a pager, the cursor goes to the first hit at or after it.
+        // As in pi's `/tree`, the cursor goes to the first hit from the top.
         let before = self.selected_node();
-        if let Some(&hit) = self
-            .search
-            .hits
-            .iter()
-            .find(|&&h| h as usize >= self.selected)
-            .or(self.search.hits.first())
-        {
+        if let Some(&hit) = self.search.hits.first() {
             self.selected = hit as usize;
             self.center();
         }
