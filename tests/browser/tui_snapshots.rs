@@ -230,6 +230,27 @@ fn tree_label_times() {
     screen_snapshot!("tree_label_times", h);
 }
 
+/// pi's `/tree` keys: Shift+L labels the selected entry and Shift+T shows
+/// label times; while a search is typed, capitals are typed into it.
+#[test]
+fn shift_l_and_shift_t_act_as_in_pi() {
+    let mut h = file(&labelled_demo());
+    let plain = h.screen();
+    h.key("T");
+    let timed = h.screen();
+    assert_ne!(timed, plain, "Shift+T shows label times");
+    assert_eq!(h.app.tree().search_state().0, "", "nothing typed");
+    h.key("T");
+    assert_eq!(h.screen(), plain, "and hides them again");
+    h.key("L");
+    assert!(h.app.dialog().is_some(), "Shift+L asks for a label");
+    h.key("esc");
+    h.type_text("cart");
+    h.type_text("LT");
+    assert_eq!(h.app.tree().search_state().0, "cartLT");
+    assert!(h.app.dialog().is_none());
+}
+
 #[test]
 fn tree_of_a_file_that_is_not_a_session() {
     // A copy in a temporary folder: the message wraps by the path's length,

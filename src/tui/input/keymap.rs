@@ -81,7 +81,14 @@ impl Keymap {
         let mut by_key = HashMap::new();
         for info in ACTIONS {
             for key in chosen.get(&(info.scope, info.action)).into_iter().flatten() {
-                if info.scope.types_text() && !info.action.is_answer() && key.typed_char().is_some()
+                // pi's `/tree` keys Shift+L and Shift+T act where typing
+                // searches: a capital letter may be a tree key.
+                let capital = info.scope == Scope::Tree
+                    && key.typed_char().is_some_and(|c| c.is_ascii_uppercase());
+                if info.scope.types_text()
+                    && !info.action.is_answer()
+                    && key.typed_char().is_some()
+                    && !capital
                 {
                     errors.push(format!(
                         "[keys.{}] {}: {key} types into the text; use a key with Ctrl or Alt",
