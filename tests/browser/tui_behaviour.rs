@@ -371,3 +371,60 @@ fn the_preview_header_reads_odd_model_values() {
         "{screen}"
     );
 }
+
+/// At 80 columns the help screen wraps its descriptions at spaces: paged
+/// through, every description reads whole, no word cut at the frame.
+#[test]
+fn help_wraps_its_lines_at_80_columns() {
+    let mut h = Harness::file(&big_demo(), (80, 24));
+    h.key("f1");
+    assert!(h.app.help().is_some());
+    let mut text = String::new();
+    let mut last = String::new();
+    for _ in 0..400 {
+        let screen = h.screen();
+        if screen == last {
+            break;
+        }
+        // The help frame's inside: the columns between its corners.
+        let rows: Vec<Vec<char>> = screen.lines().map(|r| r.chars().collect()).collect();
+        let top = screen
+            .lines()
+            .position(|r| r.contains("╭ Help "))
+            .expect("the help frame");
+        let title: String = rows[top].iter().collect();
+        let left = title[..title.find("╭ Help ").unwrap()].chars().count();
+        let right = left + rows[top][left..].iter().position(|&c| c == '╮').unwrap();
+        for row in &rows[top + 1..] {
+            if row.get(left) == Some(&'╰') {
+                break;
+            }
+            text.extend(row.get(left + 1..right).unwrap_or_default());
+            text.push(' ');
+        }
+        last = screen;
+        h.key("down");
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let joined = format!(" {} ", words.join(" "));
+    let mut checked = 0;
+    for info in piscope::tui::input::keymap::ACTIONS {
+        let want = format!(
+            " {} ",
+            info.help.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        if h.app
+            .help_lines()
+            .iter()
+            .any(|l| l.to_string().contains(info.help))
+        {
+            assert!(
+                joined.contains(&want),
+                "{:?} is not whole on the help screen",
+                info.help
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked} descriptions read");
+}

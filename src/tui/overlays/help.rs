@@ -62,13 +62,49 @@ fn frame_rect(area: Rect) -> Rect {
 /// the bottom, never past it.
 pub fn last_scroll(config: &Config, scopes: &[Scope], area: Rect) -> usize {
     let inner = Block::bordered().inner(frame_rect(area));
-    lines(config, scopes)
+    lines(config, scopes, usize::from(inner.width))
         .len()
         .saturating_sub(usize::from(inner.height))
 }
 
-/// The lines of the help screen.
-pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
+/// Columns a key takes before its description.
+const KEY_COLUMNS: usize = 25;
+
+/// One key and what it does, the description wrapped at spaces to `width`
+/// under itself.
+fn entry(key: &str, what: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(KEY_COLUMNS).max(12);
+    let mut rows = wrap_words(what, room).into_iter();
+    let mut out = vec![Line::from(vec![
+        Span::styled(format!("  {} ", text::fit(key, 22)), theme.key),
+        Span::raw(rows.next().unwrap_or_default()),
+    ])];
+    out.extend(rows.map(|r| Line::raw(format!("{}{r}", " ".repeat(KEY_COLUMNS)))));
+    out
+}
+
+/// `s` in rows of at most `room` columns, broken at spaces (a longer word
+/// keeps a row of its own).
+fn wrap_words(s: &str, room: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut row = String::new();
+    for word in s.split(' ') {
+        if !row.is_empty() && text::width(&row) + 1 + text::width(word) > room {
+            out.push(std::mem::take(&mut row));
+        }
+        if !row.is_empty() {
+            row.push(' ');
+        }
+        row.push_str(word);
+    }
+    if !row.is_empty() || out.is_empty() {
+        out.push(row);
+    }
+    out
+}
+
+/// The lines of the help screen for `width` columns.
+pub fn lines(config: &Config, scopes: &[Scope], width: usize) -> Vec<Line<'static>> {
     let theme = &config.theme;
     let mut out = Vec::new();
     for &scope in scopes {
@@ -78,19 +114,18 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
             if keys.is_empty() {
                 continue;
             }
-            out.push(Line::from(vec![
-                Span::styled(format!("  {} ", text::fit(&keys, 22)), theme.key),
-                Span::raw(info.help),
-            ]));
+            out.extend(entry(&keys, info.help, width, theme));
         }
         out.push(Line::default());
     }
     // Typing a character is no binding: it is what a field is for.
     out.push(Line::styled("Typing", theme.title));
-    out.push(Line::from(vec![
-        Span::styled(format!("  {} ", text::fit("characters", 22)), theme.key),
-        Span::raw("Sessions: search (words, \"a phrase\", re:pattern); entry tree: search it, as in pi's /tree; dialog fields: their text"),
-    ]));
+    out.extend(entry(
+        "characters",
+        "Sessions: search (words, \"a phrase\", re:pattern); entry tree: search it, as in pi's /tree; dialog fields: their text",
+        width,
+        theme,
+    ));
     // Stepping back is bound per pane; the keys as the user bound them.
     let mut back: Vec<String> = Vec::new();
     for (scope, action) in [
@@ -104,10 +139,12 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
         }
     }
     if !back.is_empty() {
-        out.push(Line::from(vec![
-            Span::styled(format!("  {} ", text::fit(&back.join(", "), 22)), theme.key),
-            Span::raw("Steps back: out of a dialog or search, to the pane before, then quits"),
-        ]));
+        out.extend(entry(
+            &back.join(", "),
+            "Steps back: out of a dialog or search, to the pane before, then quits",
+            width,
+            theme,
+        ));
     }
     out.push(Line::default());
     out.push(Line::styled("Marks in the tree", theme.title));
@@ -122,10 +159,7 @@ pub fn lines(config: &Config, scopes: &[Scope]) -> Vec<Line<'static>> {
         ("├⊟ / ├⊞", "a branch that folds / a folded branch"),
         ("[name]", "a label"),
     ] {
-        out.push(Line::from(vec![
-            Span::styled(format!("  {} ", text::fit(k, 22)), theme.key),
-            Span::raw(what),
-        ]));
+        out.extend(entry(k, what, width, theme));
     }
     out.push(Line::default());
     let file = config.path.as_ref().map_or_else(
@@ -169,7 +203,7 @@ pub fn draw(frame: &mut Frame, area: Rect, help: Help, config: &Config, scopes: 
         .title_bottom(Span::styled(footer(config), theme.muted));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    let all = lines(config, scopes);
+    let all = lines(config, scopes, usize::from(inner.width));
     let start = help
         .scroll
         .min(all.len().saturating_sub(usize::from(inner.height)));

@@ -253,8 +253,8 @@ impl App {
         v
     }
 
-    /// The help screen's lines (for tests and drawing).
+    /// The help screen's lines, unwrapped (for tests).
     pub fn help_lines(&self) -> Vec<ratatui::text::Line<'static>> {
-        help::lines(&self.config, &self.help_scopes())
+        help::lines(&self.config, &self.help_scopes(), usize::MAX)
     }
 }
