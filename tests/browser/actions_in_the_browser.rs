@@ -686,3 +686,25 @@ fn undo_says_what_it_passed_over() {
     );
     assert!(!h.app.message().is_some_and(|m| m.error), "{said}");
 }
+
+/// After a delete to the trash, the message names the key that undoes it,
+/// as the keymap binds it.
+#[test]
+fn after_a_delete_the_undo_key_is_named() {
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let mut h = Harness::folder(folder, WIDE);
+    let gone = h
+        .app
+        .picker()
+        .selected_session()
+        .map(|s| s.path.clone())
+        .expect("a session selected");
+    h.send(AppEvent::ActionDone(ActionOutcome::Deleted {
+        paths: vec![gone.clone()],
+        to_trash: true,
+        trash_failed: Vec::new(),
+        errors: Vec::new(),
+    }));
+    assert_eq!(message(&h), "Moved 1 session to the trash (Alt+U undoes)");
+    assert!(h.app.picker().sessions().iter().all(|s| s.path != gone));
+}

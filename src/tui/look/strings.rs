@@ -168,12 +168,14 @@ pub fn delete_for_good_body(failures: &[(String, String)]) -> Vec<String> {
     body
 }
 
-pub fn deleted(n: usize, for_good: bool) -> String {
+/// What a delete did; the key that takes a delete to the trash back, when
+/// one is bound.
+pub fn deleted(n: usize, for_good: bool, undo: Option<&str>) -> String {
     let what = format::count(n, "session", "sessions");
-    if for_good {
-        format!("Deleted {what} for good")
-    } else {
-        format!("Moved {what} to the trash")
+    match (for_good, undo) {
+        (true, _) => format!("Deleted {what} for good"),
+        (false, Some(key)) => format!("Moved {what} to the trash ({key} undoes)"),
+        (false, None) => format!("Moved {what} to the trash"),
     }
 }
 

@@ -9,6 +9,7 @@ use crate::catalog::housekeeping::delete::{self, Deletable, DeleteMode, empty_se
 use crate::catalog::housekeeping::journal::{Batch, Reason};
 use crate::safe_text as text;
 use crate::tui::event::Command;
+use crate::tui::input::keymap::{Action, Scope};
 use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::state::{App, Then};
@@ -140,7 +141,17 @@ impl App {
         }
         match errors.first() {
             Some(e) => self.say(strings::first_of(e, errors.len()), true),
-            None if !paths.is_empty() => self.say(strings::deleted(paths.len(), !to_trash), false),
+            None if !paths.is_empty() => {
+                let undo = self
+                    .config
+                    .keymap
+                    .first_key(Scope::Global, Action::Undo)
+                    .map(|k| k.to_string());
+                self.say(
+                    strings::deleted(paths.len(), !to_trash, undo.as_deref()),
+                    false,
+                )
+            }
             None => {}
         }
         if !trash_failed.is_empty() {
