@@ -8,25 +8,6 @@
 use crate::support as common;
 use piscope::session::line::entry::Kind;
 use piscope::session::{LeafSelector, Session};
-use std::path::PathBuf;
-
-/// Every session file under `dir`.
-fn files(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// Leaves worth asking about: the last entry, each entry next to a
 /// compaction or a context edit, and every 23rd.
@@ -54,9 +35,11 @@ fn leaves(s: &Session) -> Vec<Option<String>> {
 fn the_context_size_is_pis() {
     let generated = tempfile::tempdir().expect("dir");
     common::pi_corpus(generated.path(), 4242, 12, 30);
-    let mut all = files(std::path::Path::new("tests/data/pi-mono"));
-    all.extend(files(std::path::Path::new("tests/data/golden/corpus")));
-    all.extend(files(generated.path()));
+    let mut all = common::session_files(std::path::Path::new("tests/data/pi-mono"));
+    all.extend(common::session_files(std::path::Path::new(
+        "tests/data/golden/corpus",
+    )));
+    all.extend(common::session_files(generated.path()));
     let mut requests = Vec::new();
     let mut ours = Vec::new();
     for file in &all {
