@@ -9,6 +9,7 @@
 //! crash. A fresh seed each run, printed; `PISCOPE_SEED=N` replays one,
 //! and `PISCOPE_CASES=DIR` keeps its sessions.
 
+use crate::support::{Rng, seed};
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -18,42 +19,6 @@ use std::time::{Duration, Instant};
 const BUDGET_BYTES: u64 = 24 << 20;
 const MAX_CASES: usize = 40;
 const MB: f64 = 1024.0 * 1024.0;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    /// Log-uniform in 1..=max: small sizes often, the largest now and then.
-    fn size(&mut self, max: u64) -> usize {
-        let bits = 64 - max.max(1).leading_zeros() as u64;
-        let top = 1u64 << self.below(bits + 1);
-        (1 + self.below(top)).min(max) as usize
-    }
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len() as u64) as usize]
-    }
-}
-
-fn seed() -> u64 {
-    if let Some(s) = std::env::var("PISCOPE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        return s;
-    }
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).expect("random seed");
-    u64::from_le_bytes(b) | 1
-}
 
 /// Text of about `n` bytes made of `unit` repeated.
 fn repeat(unit: &str, n: usize) -> String {
@@ -297,7 +262,7 @@ fn rendering_keeps_to_its_bounds_on_random_hostile_sessions() {
     let mut left = BUDGET_BYTES;
     let (mut cases, mut bytes, mut deepest) = (0, 0u64, 0usize);
     while cases < MAX_CASES && left > 0 {
-        let n = r.size(left.min(50 << 20));
+        let n = r.size(left.min(50 << 20) as usize);
         let (entries, kind) = entries(&mut r, n);
         let text = session(entries);
         let file = folder.join(format!("case{cases}.jsonl"));

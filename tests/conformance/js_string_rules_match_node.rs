@@ -10,6 +10,7 @@
 //! skipped instead of failing.
 
 use crate::support as common;
+use common::{Rng, seed};
 
 use piscope::jstext::normalize_whitespace_lower;
 use piscope::jstext::{self, date};
@@ -23,42 +24,6 @@ const SORT_CASES: usize = 300;
 /// Zones the dates are read in: no offset, US rules, and a half-hour summer
 /// shift south of the equator.
 const ZONES: [&str; 3] = ["UTC", "America/New_York", "Australia/Lord_Howe"];
-
-/// xorshift64*: small, seedable, good enough to pick test cases.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo + 1) as u64) as i64
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
-
-fn seed() -> u64 {
-    std::env::var("PISCOPE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-                | 1
-        })
-}
 
 /// Characters the rules treat specially, and their near misses.
 const SPECIAL: &[u32] = &[

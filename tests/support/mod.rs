@@ -313,3 +313,48 @@ pub fn run_ok(cmd: &mut Command) -> std::process::Output {
 pub fn stdout_ok(cmd: &mut Command) -> String {
     String::from_utf8(run_ok(cmd).stdout).expect("UTF-8 output")
 }
+
+/// xorshift64*: small, seedable, good enough to pick test cases.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % (n as u64).max(1)) as usize
+    }
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i64
+    }
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+    /// Log-uniform in 1..=max: small sizes often, the largest now and then.
+    pub fn size(&mut self, max: usize) -> usize {
+        let bits = (usize::BITS - max.max(1).leading_zeros()) as usize;
+        let top = 1usize << self.below(bits + 1);
+        (1 + self.below(top)).min(max)
+    }
+}
+
+/// A property test's seed: `PISCOPE_SEED` when set (to replay a run),
+/// else a fresh one each run.
+pub fn seed() -> u64 {
+    if let Some(s) = std::env::var("PISCOPE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        return s;
+    }
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).expect("random seed");
+    u64::from_le_bytes(b) | 1
+}
