@@ -556,7 +556,7 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
                 .map_or("?".into(), session::line::jskey::display)
         )
     });
-    let size = match s.context_tokens(ctx)? {
+    let size = match s.context_tokens(ctx, &mut file)? {
         Some(t) => format!("{t} tokens"),
         None => "unknown until the next answer".to_string(),
     };

@@ -48,7 +48,10 @@ fn the_context_size_is_pis() {
         };
         for leaf in leaves(&s) {
             let selector = leaf.clone().map_or(LeafSelector::Last, LeafSelector::Id);
-            let tokens = s.context_tokens(&s.context(&selector)).expect("tokens");
+            let mut handle = s.open_file().expect("open");
+            let tokens = s
+                .context_tokens(&s.context(&selector), &mut handle)
+                .expect("tokens");
             let mut r = vec!["context-tokens".to_string(), file.display().to_string()];
             if let Some(id) = &leaf {
                 r.extend(["--leaf".to_string(), id.clone()]);

@@ -10,6 +10,7 @@ use crate::jstext::len_utf16;
 use crate::session::line::entry::Kind;
 use crate::session::{Session, SessionError};
 use serde_json::Value;
+use std::fs::File;
 
 /// The characters an image counts for.
 const IMAGE_CHARS: f64 = 4800.0;
@@ -18,9 +19,13 @@ impl Session {
     /// The context's size in tokens at `ctx`, as pi's footer computes it
     /// (`None`: unknown, after a compaction no assistant has answered yet).
     /// Only the messages after the last usage are read, unless that usage
-    /// predates an edit or a compaction.
-    pub fn context_tokens(&self, ctx: &Context) -> Result<Option<f64>, SessionError> {
-        let mut file = self.open_file()?;
+    /// predates an edit or a compaction. `file` is the session file, open
+    /// for reading.
+    pub fn context_tokens(
+        &self,
+        ctx: &Context,
+        file: &mut File,
+    ) -> Result<Option<f64>, SessionError> {
         let at = |entry: u32| ctx.path.iter().position(|&e| e == entry);
         let last_of = |kinds: &[Kind]| {
             ctx.path
@@ -32,7 +37,7 @@ impl Session {
         let mut trailing = 0.0;
         let mut usage = None;
         'items: for item in ctx.items.iter().rev() {
-            for m in self.context_messages(item, &mut file)?.iter().rev() {
+            for m in self.context_messages(item, file)?.iter().rev() {
                 let Ok(v) = serde_json::from_str::<Value>(m) else {
                     continue;
                 };
@@ -59,7 +64,7 @@ impl Session {
         // messages as the one they make together.
         let mut all = Vec::new();
         for item in &ctx.items {
-            for m in self.context_messages(item, &mut file)? {
+            for m in self.context_messages(item, file)? {
                 if let Ok(v) = serde_json::from_str::<Value>(&m) {
                     all.push(v);
                 }

@@ -571,7 +571,7 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
         });
     // The context's size as pi's footer gives it; the tokens and cost the
     // branch used so far, labelled as such (they are not the context).
-    let size = match s.context_tokens(&ctx) {
+    let size = match s.context_tokens(&ctx, &mut file) {
         Ok(Some(t)) => format!("context {}", format::tokens(t)),
         Ok(None) => "context ? (until the next answer)".to_string(),
         Err(_) => "context ?".to_string(),
