@@ -16,6 +16,7 @@ import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
+import { canonicalIds, firstDiff } from "./compare.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
@@ -83,31 +84,6 @@ function piscope(argv, env = process.env) {
   }
 }
 
-/** The first path at which two JSON values differ, or null. */
-function firstDiff(a, b, path = "$") {
-  if (a === b) return null;
-  if (typeof a !== typeof b || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
-    return `${path}: piscope ${JSON.stringify(a)?.slice(0, 120)} vs pi ${JSON.stringify(b)?.slice(0, 120)}`;
-  }
-  if (typeof a !== "object") return `${path}: piscope ${JSON.stringify(a).slice(0, 120)} vs pi ${JSON.stringify(b).slice(0, 120)}`;
-  if (Array.isArray(a)) {
-    if (a.length !== b.length) return `${path}.length: piscope ${a.length} vs pi ${b.length}`;
-    for (let i = 0; i < a.length; i++) {
-      const d = firstDiff(a[i], b[i], `${path}[${i}]`);
-      if (d) return d;
-    }
-    return null;
-  }
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of [...keys].sort()) {
-    if (!(k in a)) return `${path}.${k}: missing in piscope (pi: ${JSON.stringify(b[k])?.slice(0, 120)})`;
-    if (!(k in b)) return `${path}.${k}: extra in piscope (${JSON.stringify(a[k])?.slice(0, 120)})`;
-    const d = firstDiff(a[k], b[k], `${path}.${k}`);
-    if (d) return d;
-  }
-  return null;
-}
-
 const failures = [];
 function fail(file, what, detail) {
   failures.push(`seed ${SEED}: ${file}: ${what}: ${detail}`);
@@ -121,18 +97,6 @@ function isLegacy(file) {
   } catch {
     return false;
   }
-}
-
-/** Replaces 8-hex ids by their order of first appearance: pi gives a legacy
- * file's entries random ids on every read, so only the shape can match. */
-function canonicalIds(value) {
-  const names = new Map();
-  return JSON.parse(
-    JSON.stringify(value).replace(/"([0-9a-f]{8})"/g, (_, id) => {
-      if (!names.has(id)) names.set(id, `#${names.size}`);
-      return `"${names.get(id)}"`;
-    }),
-  );
 }
 
 async function compare(oracle, file, argv) {

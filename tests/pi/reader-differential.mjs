@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import { canonicalIds, firstDiff } from "./compare.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
@@ -488,43 +489,6 @@ function piscope(argv) {
   } catch (e) {
     return { error: `unparsable output: ${e.message}` };
   }
-}
-
-/** The first path at which two JSON values differ, or null. */
-function firstDiff(a, b, path = "$") {
-  if (Object.is(a, b) || (a === 0 && b === 0)) return null;
-  const show = (v) => JSON.stringify(v)?.slice(0, 160);
-  if (typeof a !== typeof b || a === null || b === null || Array.isArray(a) !== Array.isArray(b) || typeof a !== "object") {
-    return `${path}: piscope ${show(a)} vs pi ${show(b)}`;
-  }
-  if (Array.isArray(a)) {
-    if (a.length !== b.length) return `${path}.length: piscope ${a.length} vs pi ${b.length}`;
-    for (let i = 0; i < a.length; i++) {
-      const d = firstDiff(a[i], b[i], `${path}[${i}]`);
-      if (d) return d;
-    }
-    return null;
-  }
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of [...keys].sort()) {
-    if (!(k in a)) return `${path}.${k}: missing in piscope (pi: ${show(b[k])})`;
-    if (!(k in b)) return `${path}.${k}: extra in piscope (${show(a[k])})`;
-    const d = firstDiff(a[k], b[k], `${path}.${k}`);
-    if (d) return d;
-  }
-  return null;
-}
-
-/** Replaces 8-hex ids by their order of first appearance (pi gives a
- * version 1 file's entries random ids on every read). */
-function canonicalIds(value) {
-  const names = new Map();
-  return JSON.parse(
-    JSON.stringify(value).replace(/"([0-9a-f]{8})"/g, (_, id) => {
-      if (!names.has(id)) names.set(id, `#${names.size}`);
-      return `"${names.get(id)}"`;
-    }),
-  );
 }
 
 /** The value a tree row's field names as a key of pi's `Map`: an absent
