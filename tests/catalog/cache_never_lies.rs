@@ -125,21 +125,14 @@ fn every_flipped_byte_of_the_cache_is_caught() {
     }
 }
 
-/// `ls --all --json` (and with a search) with the cache in `cache_home`.
+/// `ls --all --json` (and with a search) with the cache in `cache_home`:
+/// its output, with nothing on stderr.
 fn ls(agent: &Path, cache_home: Option<&Path>, query: bool) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piscope"));
-    cmd.args(["ls", "--all", "--json"]);
+    let mut args = vec!["ls", "--all", "--json"];
     if query {
-        cmd.args(["--query", "the"]);
+        args.extend(["--query", "the"]);
     }
-    match cache_home {
-        Some(home) => cmd.env("XDG_CACHE_HOME", home),
-        None => cmd.arg("--no-cache"),
-    };
-    let out = common::run_ok(
-        cmd.env("PI_CODING_AGENT_DIR", agent)
-            .env_remove("PI_CODING_AGENT_SESSION_DIR"),
-    );
+    let out = run(agent, cache_home, &args);
     assert!(
         out.stderr.is_empty(),
         "{}",
@@ -369,19 +362,24 @@ fn the_open_session_reads_a_rewritten_file_again() {
 }
 
 /// `piscope ARGS` over the corpus copy, with the caches in `cache_home`
-/// (else `--no-cache`): its output.
-fn piscope(agent: &Path, cache_home: Option<&Path>, args: &[&str]) -> String {
+/// (else `--no-cache`): what it printed, failing the test unless it
+/// succeeds.
+fn run(agent: &Path, cache_home: Option<&Path>, args: &[&str]) -> std::process::Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_piscope"));
     cmd.args(args);
     match cache_home {
         Some(home) => cmd.env("XDG_CACHE_HOME", home),
         None => cmd.arg("--no-cache"),
     };
-    let out = common::run_ok(
+    common::run_ok(
         cmd.env("PI_CODING_AGENT_DIR", agent)
             .env_remove("PI_CODING_AGENT_SESSION_DIR"),
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
+    )
+}
+
+/// [`run`]'s output.
+fn piscope(agent: &Path, cache_home: Option<&Path>, args: &[&str]) -> String {
+    String::from_utf8(run(agent, cache_home, args).stdout).expect("UTF-8")
 }
 
 /// The commands each cache answers: the list, the search, the deep search
