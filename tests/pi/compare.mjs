@@ -1,4 +1,5 @@
-// Comparing piscope's JSON answers with pi's, shared by the differentials.
+// What the differentials share: their seeded randomness, and comparing
+// piscope's JSON answers with pi's.
 
 /** The first path at which two JSON values differ, or null. */
 export function firstDiff(a, b, path = "$") {
@@ -35,4 +36,17 @@ export function canonicalIds(value) {
       return `"${names.get(id)}"`;
     }),
   );
+}
+
+/** A seeded xorshift32: numbers in [0, 1), the same for the same seed. */
+export function xorshift32(seed) {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 4294967296;
+  };
 }

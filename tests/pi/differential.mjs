@@ -16,7 +16,7 @@ import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
-import { canonicalIds, firstDiff } from "./compare.mjs";
+import { canonicalIds, firstDiff, xorshift32 } from "./compare.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
@@ -32,15 +32,7 @@ if (!BIN || !ORACLE || !CORPUS) {
   process.exit(2);
 }
 
-let state = SEED >>> 0 || 1;
-function rnd() {
-  state ^= state << 13;
-  state >>>= 0;
-  state ^= state >>> 17;
-  state ^= state << 5;
-  state >>>= 0;
-  return state / 4294967296;
-}
+const rnd = xorshift32(SEED);
 const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
 
 function sessionFiles(dirs) {

@@ -25,7 +25,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
-import { canonicalIds, firstDiff } from "./compare.mjs";
+import { canonicalIds, firstDiff, xorshift32 } from "./compare.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
@@ -51,15 +51,7 @@ console.log(`reader differential seed: ${SEED} (${FILES} files)`);
 
 // ---------------------------------------------------------------------------
 // Seeded randomness (xorshift32).
-let state = SEED >>> 0 || 1;
-function rnd() {
-  state ^= state << 13;
-  state >>>= 0;
-  state ^= state >>> 17;
-  state ^= state << 5;
-  state >>>= 0;
-  return state / 4294967296;
-}
+const rnd = xorshift32(SEED);
 const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
 const chance = (p) => rnd() < p;
 const int = (n) => Math.floor(rnd() * n);
