@@ -8,7 +8,6 @@ use crate::tui::panes::tree::Content;
 use crate::tui::panes::{picker, status, tree};
 use crate::tui::state::App;
 use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph};
 
@@ -42,7 +41,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     for &(pane, rect) in &layout.panes {
         let focused = pane == screen.focus();
-        let block = pane_block(app, pane, focused, rect.width);
+        let block = pane_block(app, pane, focused, rect.width).borders(layout.borders());
         match pane {
             Pane::Picker => app.picker().draw(
                 frame,
@@ -77,6 +76,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
         scope: app.scope(),
         tree_search_typing: app.tree.is_typing_search() && screen.focus() == Pane::Tree,
         back: app.back().word(),
+        brings_in: {
+            let next = screen.next_pane(true);
+            (layout.rect(next).is_none()).then(|| next.title())
+        },
         keymap: &app.config.keymap,
         theme,
     };
@@ -153,9 +156,4 @@ fn pane_block(app: &App, pane: Pane, focused: bool, width: u16) -> Block<'static
         ));
     }
     block
-}
-
-/// The area a pane's rows start in (inside its border).
-pub fn inner(rect: Rect) -> Rect {
-    Block::bordered().inner(rect)
 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 use tui_common::{big_demo, demo_folder};
 
-const WIDE: (u16, u16) = (150, 40);
+const WIDE: (u16, u16) = (160, 40);
 
 /// A temporary folder whose name the snapshot filters blank out.
 fn tmp() -> tempfile::TempDir {

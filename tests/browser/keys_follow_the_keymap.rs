@@ -15,7 +15,7 @@ use piscope::tui::work::workers::JobContext;
 use std::path::{Path, PathBuf};
 use tui_common::{big_demo, bug_hunt_demo};
 
-const WIDE: (u16, u16) = (150, 40);
+const WIDE: (u16, u16) = (160, 40);
 
 /// A config file's text rebinding keys of every kind.
 const REBOUND: &str = r#"

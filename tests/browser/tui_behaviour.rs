@@ -12,7 +12,7 @@ use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEven
 use std::io::Write;
 use tui_common::{big_demo, demo_folder};
 
-const WIDE: (u16, u16) = (150, 40);
+const WIDE: (u16, u16) = (160, 40);
 
 fn selected_id(h: &Harness) -> String {
     let t = h.app.tree().loaded().expect("a session is shown");
@@ -273,17 +273,14 @@ fn click(h: &mut Harness, column: u16, row: u16) {
 fn mouse_clicks_focus_panes_and_select_rows() {
     let (_d, folder) = demo_folder("/home/ada/dotfiles");
     let mut h = Harness::folder(folder, WIDE);
+    // The sessions pane, focused, is alone; the tree focused shows all three.
+    assert!(h.app.layout().rect(Pane::Tree).is_none());
+    h.key("tab");
     let layout = h.app.layout();
     let tree = layout.rect(Pane::Tree).unwrap();
     click(&mut h, tree.x + 5, tree.y + 3);
     assert_eq!(h.app.focus(), Pane::Tree);
     assert_eq!(h.app.tree().selected_row(), h.app.tree().offset() + 2);
-    let picker = layout.rect(Pane::Picker).unwrap();
-    // The fourth list row (below the search box and settings) is a session.
-    let before = h.app.open_path().cloned();
-    click(&mut h, picker.x + 5, picker.y + 1 + 2 + 2);
-    assert_eq!(h.app.focus(), Pane::Picker);
-    assert_ne!(h.app.open_path().cloned(), before);
     let preview = layout.rect(Pane::Preview).unwrap();
     h.send(AppEvent::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollUp,
@@ -299,6 +296,12 @@ fn mouse_clicks_focus_panes_and_select_rows() {
         modifiers: KeyModifiers::NONE,
     }));
     assert!(h.app.preview().scroll() >= scroll);
+    let picker = layout.rect(Pane::Picker).unwrap();
+    // The fourth list row (below the search box and settings) is a session.
+    let before = h.app.open_path().cloned();
+    click(&mut h, picker.x + 5, picker.y + 1 + 2 + 2);
+    assert_eq!(h.app.focus(), Pane::Picker);
+    assert_ne!(h.app.open_path().cloned(), before);
 }
 
 /// Characters that must never reach a terminal: they start escape

@@ -9,7 +9,7 @@ use piscope::tui::harness::Harness;
 use piscope::tui::model::sessions::CatalogUpdate;
 use tui_common::{big_demo, bug_hunt_demo, compaction_demo, damaged, demo_folder, labelled_demo};
 
-const WIDE: (u16, u16) = (150, 40);
+const WIDE: (u16, u16) = (160, 40);
 
 fn catalog(cwd: &str) -> (tempfile::TempDir, Harness) {
     let (dir, folder) = demo_folder(cwd);
@@ -22,6 +22,9 @@ fn catalog(cwd: &str) -> (tempfile::TempDir, Harness) {
 #[test]
 fn three_panes_open_on_the_current_folders_project() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop");
+    screen_snapshot!("sessions_alone", h);
+    // The tree focused: the sessions beside the entries and the context.
+    h.key("tab");
     screen_snapshot!("three_panes", h);
 }
 
@@ -306,16 +309,22 @@ fn preview_of_an_entry_that_adds_nothing() {
 // --- Sessions pane: searching, paths, headings ----------------------------
 
 /// The sessions pane's rows (the left pane's text inside its border).
+/// The sessions pane's rows (search box and settings first): inside its
+/// side borders beside other panes, whole lines when it is alone.
 fn picker_rows(screen: &str) -> Vec<String> {
-    screen
-        .lines()
-        .skip(1)
-        .filter_map(|l| {
-            let l = l.strip_prefix('┃')?;
-            let end = l.find('┃')?;
-            Some(l[..end].to_string())
-        })
-        .collect()
+    let body = screen.lines().skip(1);
+    if screen.starts_with(" Sessions") {
+        return body
+            .take_while(|l| !l.starts_with('━'))
+            .map(str::to_string)
+            .collect();
+    }
+    body.filter_map(|l| {
+        let l = l.strip_prefix('┃')?;
+        let end = l.find('┃')?;
+        Some(l[..end].to_string())
+    })
+    .collect()
 }
 
 #[test]
@@ -383,10 +392,13 @@ fn deep_search_highlights_the_matched_words() {
     h.key("ctrl+f");
     let buf = h.frame();
     let theme = piscope::tui::look::theme::Theme::defaults(false);
-    // Row 4 is the first hit; its "cart" cells carry the hit style.
-    let row: String = (1..44).map(|x| buf[(x, 4)].symbol().to_string()).collect();
+    // Row 4 is the first hit; its "cart" cells carry the hit style (the
+    // sessions pane, focused, has the whole width).
+    let row: String = (0..buf.area.width)
+        .map(|x| buf[(x, 4)].symbol().to_string())
+        .collect();
     let at = row.rfind("cart").expect("cart in the first hit");
-    let x = 1 + row[..at].chars().count() as u16;
+    let x = row[..at].chars().count() as u16;
     assert_eq!(buf[(x, 4)].bg, theme.hit.bg.unwrap(), "{row}");
     assert_ne!(buf[(x - 2, 4)].bg, theme.hit.bg.unwrap(), "{row}");
 }
@@ -399,10 +411,11 @@ fn paths_tell_the_sessions_apart_in_aligned_columns() {
     h.key("ctrl+p");
     let screen = h.screen();
     let rows: Vec<String> = picker_rows(&screen).into_iter().skip(2).collect();
-    // A label: the folder's tail from its "…", then "/…" and the file name.
+    // A label: the folder (its tail, from a "…", when cut), then "/…" and
+    // the file name.
     let label_start = |r: &str| -> Option<usize> {
         let slash = r.find("/…")?;
-        r[..slash].rfind(" …").map(|i| i + 1)
+        r[..slash].rfind(' ').map(|i| i + 1)
     };
     let labels: Vec<&str> = rows
         .iter()
@@ -439,6 +452,9 @@ fn a_project_heading_or_an_empty_list_shows_no_session() {
     h.key("home");
     let screen = h.screen();
     assert!(picker_rows(&screen)[2].starts_with("› ▾"), "{screen}");
+    // The entries and the context, brought in beside the sessions.
+    h.key("tab");
+    let screen = h.screen();
     assert!(
         screen.contains("Choose a session to see its entries."),
         "{screen}"
@@ -448,9 +464,11 @@ fn a_project_heading_or_an_empty_list_shows_no_session() {
         "{screen}"
     );
     screen_snapshot!("picker_heading_selected", h);
-    h.key("down");
+    h.keys(&["shift+tab", "down", "tab"]);
     assert!(!h.screen().contains("Choose a session"));
+    h.key("shift+tab");
     h.type_text("zzqqxx");
+    h.key("tab");
     let screen = h.screen();
     assert!(
         screen.contains("Choose a session to see its entries."),
@@ -491,13 +509,13 @@ fn the_title_names_the_scope_and_its_key() {
     let (_d, mut h) = catalog("/home/ada/dotfiles");
     let screen = h.screen();
     assert!(
-        screen.starts_with("┏ Sessions · all (Ctrl+A: this folder) "),
+        screen.starts_with(" Sessions · all (Ctrl+A: this folder) "),
         "{screen}"
     );
     h.key("ctrl+a");
     let screen = h.screen();
     assert!(
-        screen.starts_with("┏ Sessions · this folder (Ctrl+A: all) "),
+        screen.starts_with(" Sessions · this folder (Ctrl+A: all) "),
         "{screen}"
     );
 }
@@ -556,9 +574,10 @@ fn press(
 fn the_preview_header_keeps_model_context_and_cost_at_160_columns() {
     let (_d, mut h) = catalog("/home/ada/src/web-shop");
     h.resize(160, 40);
+    h.key("tab");
     let screen = h.screen();
     let header = screen.lines().nth(1).unwrap();
-    let preview = &header[header.rfind("││").unwrap()..];
+    let preview = &header[header.rfind("┃│").unwrap()..];
     // The model whole, the context's size and the cost; what no longer
     // fits (the count of messages, the tokens used) left out.
     assert!(preview.contains("claude-sonnet-4-5 · "), "{preview}");
@@ -658,9 +677,10 @@ fn unfocused_panes_draw_their_selection_dimmer() {
             *bg == theme.selected.bg.unwrap() || *bg == theme.selected_unfocused.bg.unwrap()
         })
     };
-    // Column 10 is in the sessions pane, 60 in the tree.
+    // The sessions pane, focused, alone.
     assert_eq!(row_bg(&mut h, 10), theme.selected.bg);
-    assert_eq!(row_bg(&mut h, 60), theme.selected_unfocused.bg);
+    assert_eq!(row_bg(&mut h, 60), theme.selected.bg);
+    // The tree focused: column 10 is in the sessions pane, 60 in the tree.
     h.key("tab");
     assert_eq!(row_bg(&mut h, 10), theme.selected_unfocused.bg);
     assert_eq!(row_bg(&mut h, 60), theme.selected.bg);
@@ -692,7 +712,9 @@ fn toggles_read_without_colour() {
         screen.contains("Sessions · all (Ctrl+A: this folder)"),
         "{screen}"
     );
-    // The selection: reversed where the keys act, underlined elsewhere.
+    // The selection: reversed where the keys act, underlined elsewhere
+    // (the tree focused, with the sessions beside it).
+    h.key("tab");
     let buf = h.frame();
     use ratatui::style::Modifier;
     let mods = |x: u16| {
@@ -701,15 +723,15 @@ fn toggles_read_without_colour() {
             .find(|m| m.intersects(Modifier::REVERSED | Modifier::UNDERLINED))
     };
     assert!(
-        mods(10).is_some_and(|m| m.contains(Modifier::REVERSED)),
+        mods(60).is_some_and(|m| m.contains(Modifier::REVERSED)),
         "{:?}",
-        (0..40).map(|y| buf[(10, y)].modifier).collect::<Vec<_>>()
+        (0..40).map(|y| buf[(60, y)].modifier).collect::<Vec<_>>()
     );
     assert!(
-        mods(60)
+        mods(10)
             .is_some_and(|m| m.contains(Modifier::UNDERLINED) && !m.contains(Modifier::REVERSED))
     );
-    h.keys(&["ctrl+n", "ctrl+s", "ctrl+a"]);
+    h.keys(&["shift+tab", "ctrl+n", "ctrl+s", "ctrl+a"]);
     let screen = h.screen();
     assert!(
         screen.contains("sort: recent · named: on · paths: off"),
@@ -737,10 +759,10 @@ fn counts_read_right_and_titles_are_cut_with_an_ellipsis() {
     let screen = h.screen();
     assert!(screen.contains("1 session in 1 project"), "{screen}");
     // A long query keeps its end in view, cut in front with "…".
-    h.type_text(&"long ".repeat(12));
+    h.type_text(&"long ".repeat(40));
     let screen = h.screen();
     assert!(
-        screen.lines().nth(1).unwrap().starts_with("┃> …"),
+        screen.lines().nth(1).unwrap().starts_with("> …"),
         "{screen}"
     );
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::path::Path;
 use tui_common::{demo_copies, demo_folder};
 
-const WIDE: (u16, u16) = (150, 44);
+const WIDE: (u16, u16) = (160, 44);
 
 fn catalog(cwd: &str, size: (u16, u16)) -> (tempfile::TempDir, Harness) {
     let (dir, folder) = demo_folder(cwd);

@@ -2,11 +2,14 @@
 //! width, then the status bar and the hint line. Shared by update and draw.
 
 use ratatui::layout::Rect;
+use ratatui::widgets::{Block, Borders};
 
-/// Terminals at least this wide show all three panes.
-pub const THREE_PANES: u16 = 120;
-/// Terminals at least this wide show two panes.
-pub const TWO_PANES: u16 = 80;
+/// Terminals at least this wide show the sessions beside the entries and
+/// the context while the entries or the context have the focus.
+pub const THREE_PANES: u16 = 160;
+/// Terminals at least this wide show the entries and the context side by
+/// side.
+pub const TWO_PANES: u16 = 100;
 
 /// The three panes, in their left-to-right order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,6 +70,23 @@ impl Layout {
         self.panes.iter().find(|(p, _)| *p == pane).map(|(_, r)| *r)
     }
 
+    /// The panes' borders: a pane alone has the whole width, so it keeps
+    /// only the rules above and below (as pi's full-screen views do), and
+    /// its rows get the side borders' two columns.
+    pub fn borders(&self) -> Borders {
+        if self.panes.len() == 1 {
+            Borders::TOP | Borders::BOTTOM
+        } else {
+            Borders::ALL
+        }
+    }
+
+    /// The area inside a shown pane's border.
+    pub fn inner(&self, pane: Pane) -> Option<Rect> {
+        let r = self.rect(pane)?;
+        Some(Block::new().borders(self.borders()).inner(r))
+    }
+
     /// The pane under a screen position.
     pub fn pane_at(&self, x: u16, y: u16) -> Option<Pane> {
         self.panes
@@ -76,41 +96,47 @@ impl Layout {
     }
 }
 
-/// Which panes fit: all of them when wide; otherwise the focused pane and
-/// its neighbour (two), or the focused pane alone.
+/// Which panes are shown. The sessions list, focused, has the whole width,
+/// as pi's `/resume` has: its titles get the room that pi gives them. The
+/// entries or the context, focused, show side by side when they fit (and
+/// with the sessions on wide terminals); below that the focused pane alone.
+/// The key to the next pane names the one it brings in (the hint line).
 fn visible_panes(width: u16, panes: &[Pane], focus: Pane) -> Vec<Pane> {
-    let max = if width >= THREE_PANES {
-        3
-    } else if width >= TWO_PANES {
-        2
-    } else {
-        1
-    };
-    if panes.len() <= max {
+    if panes.len() <= 1 {
         return panes.to_vec();
     }
-    let at = panes.iter().position(|p| *p == focus).unwrap_or(0);
-    if max == 1 {
-        return vec![panes[at]];
+    let focus = if panes.contains(&focus) {
+        focus
+    } else {
+        panes[0]
+    };
+    if focus == Pane::Picker {
+        return vec![Pane::Picker];
     }
-    // Two of three: the focused pane with the one it feeds (picker → tree,
-    // tree → preview), the preview with the tree that drives it.
-    let start = at.min(panes.len() - max);
-    panes[start..start + max].to_vec()
+    if width >= THREE_PANES {
+        return panes.to_vec();
+    }
+    if width >= TWO_PANES {
+        return panes
+            .iter()
+            .copied()
+            .filter(|p| *p != Pane::Picker)
+            .collect();
+    }
+    vec![focus]
 }
 
-/// Widths: sessions 30 %, entries 35 %, context the rest; entries 45 % and
+/// Widths: sessions 25 %, entries 35 %, context the rest; entries 45 % and
 /// context the rest without the picker.
 fn split(body: Rect, panes: &[Pane]) -> Vec<Rect> {
     let weights: Vec<u32> = panes
         .iter()
         .map(|p| match (p, panes.len()) {
             (_, 1) => 1,
-            (Pane::Picker, _) => 30,
+            (Pane::Picker, _) => 25,
             (Pane::Tree, 3) => 35,
-            (Pane::Tree, _) if panes.contains(&Pane::Picker) => 50,
             (Pane::Tree, _) => 45,
-            (Pane::Preview, 3) => 35,
+            (Pane::Preview, 3) => 40,
             (Pane::Preview, _) => 55,
         })
         .collect();
@@ -159,23 +185,30 @@ mod tests {
 
     #[test]
     fn panes_by_width() {
-        assert_eq!(shown(150, Pane::Tree), ALL.to_vec());
-        assert_eq!(shown(100, Pane::Picker), vec![Pane::Picker, Pane::Tree]);
+        assert_eq!(shown(160, Pane::Tree), ALL.to_vec());
+        assert_eq!(shown(200, Pane::Picker), vec![Pane::Picker]);
+        assert_eq!(shown(150, Pane::Tree), vec![Pane::Tree, Pane::Preview]);
+        assert_eq!(shown(100, Pane::Picker), vec![Pane::Picker]);
         assert_eq!(shown(100, Pane::Tree), vec![Pane::Tree, Pane::Preview]);
         assert_eq!(shown(100, Pane::Preview), vec![Pane::Tree, Pane::Preview]);
-        assert_eq!(shown(60, Pane::Preview), vec![Pane::Preview]);
+        assert_eq!(shown(99, Pane::Preview), vec![Pane::Preview]);
+        assert_eq!(shown(80, Pane::Tree), vec![Pane::Tree]);
+        let one_file = [Pane::Tree, Pane::Preview];
+        let l = Layout::compute(Rect::new(0, 0, 80, 24), &one_file, Pane::Preview, false);
+        assert_eq!(l.panes.len(), 1);
     }
 
     #[test]
     fn rects_cover_the_body_and_bars_sit_below() {
-        let l = Layout::compute(Rect::new(0, 0, 121, 40), &ALL, Pane::Tree, true);
-        assert_eq!(l.banner, Some(Rect::new(0, 0, 121, 1)));
+        let l = Layout::compute(Rect::new(0, 0, 161, 40), &ALL, Pane::Tree, true);
+        assert_eq!(l.banner, Some(Rect::new(0, 0, 161, 1)));
         let widths: u16 = l.panes.iter().map(|(_, r)| r.width).sum();
-        assert_eq!(widths, 121);
+        assert_eq!(widths, 161);
         assert_eq!(l.panes[0].1.height, 37);
-        assert_eq!(l.status, Rect::new(0, 38, 121, 1));
-        assert_eq!(l.hints, Rect::new(0, 39, 121, 1));
+        assert_eq!(l.status, Rect::new(0, 38, 161, 1));
+        assert_eq!(l.hints, Rect::new(0, 39, 161, 1));
         assert_eq!(l.pane_at(60, 5), Some(Pane::Tree));
+        assert_eq!(l.pane_at(2, 5), Some(Pane::Picker));
     }
 
     #[test]

@@ -65,7 +65,13 @@ impl Screen {
 
     /// Moves the focus to the next (or previous) pane, round.
     pub fn cycle_focus(&mut self, forward: bool) {
-        let n = self.panes.len();
+        self.focus = self.next_pane(forward);
+    }
+
+    /// The pane the next-pane key (`forward`) or the previous-pane key
+    /// moves the focus to.
+    pub fn next_pane(&self, forward: bool) -> Pane {
+        let n = self.panes.len().max(1);
         let at = self
             .panes
             .iter()
@@ -76,7 +82,7 @@ impl Screen {
         } else {
             (at + n - 1) % n
         };
-        self.focus = self.panes[next];
+        self.panes.get(next).copied().unwrap_or(self.focus)
     }
 
     /// The keymap scope of the focused pane.

@@ -8,31 +8,22 @@ use crate::tui::model::preview_doc::{PreviewKey, PreviewRequest};
 use crate::tui::panes::picker::{self};
 use crate::tui::panes::preview::{self};
 use crate::tui::state::App;
-use ratatui::layout::Rect;
 
 impl App {
     /// Fits the panes to the layout and asks for the preview the tree's
     /// selection needs.
     pub(in crate::tui) fn sync_view(&mut self, cmds: &mut Vec<Command>) {
         let layout = self.layout();
-        let inner = |r: Rect| Rect {
-            x: r.x + 1,
-            y: r.y + 1,
-            width: r.width.saturating_sub(2),
-            height: r.height.saturating_sub(2),
-        };
-        if let Some(r) = layout.rect(Pane::Picker) {
-            let h = inner(r).height.saturating_sub(picker::HEADER_LINES);
+        if let Some(r) = layout.inner(Pane::Picker) {
+            let h = r.height.saturating_sub(picker::HEADER_LINES);
             self.catalog.picker_mut().set_height(usize::from(h));
         }
-        if let Some(r) = layout.rect(Pane::Tree) {
+        if let Some(r) = layout.inner(Pane::Tree) {
             let search = self.tree.has_search_line();
-            let h = inner(r).height.saturating_sub(u16::from(search));
+            let h = r.height.saturating_sub(u16::from(search));
             self.tree.set_height(usize::from(h));
         }
-        let preview_rect = layout
-            .rect(Pane::Preview)
-            .map(|r| preview::text_area(inner(r)));
+        let preview_rect = layout.inner(Pane::Preview).map(preview::text_area);
         if let Some(r) = preview_rect {
             self.preview.set_height(usize::from(r.height));
         }

@@ -2,6 +2,7 @@
 //! headings and session rows, deep-search hits, and the empty states.
 
 use super::{DeepSearch, PickerPane};
+use crate::catalog::SessionSummary;
 use crate::catalog::SortMode;
 use crate::safe_text as text;
 use crate::session::tree::entry_line::shorten_home;
@@ -332,12 +333,13 @@ fn columns(
     width: usize,
     at: (Clock, Option<&str>),
 ) -> Columns {
-    let indices: Vec<usize> = rows
+    let in_view: Vec<(usize, &str)> = rows
         .filter_map(|r| match &pane.rows[r] {
-            PickerRow::Session { index, .. } => Some(*index),
+            PickerRow::Session { index, prefix } => Some((*index, prefix.as_str())),
             PickerRow::Project { .. } => None,
         })
         .collect();
+    let indices: Vec<usize> = in_view.iter().map(|(i, _)| *i).collect();
     let mut shared = Shared::of(indices.iter().map(|&i| pane.sessions[i].path.as_path()));
     // Under a project's heading the folder goes without saying.
     shared.one_folder |= !pane.flat();
@@ -361,7 +363,19 @@ fn columns(
     if c.path > 0 && !c.shared.one_folder {
         c.project = 0;
     }
-    let numbers = c.count + c.age + c.cost + 2;
+    // The cost is piscope's own column: it stays while every title in view
+    // fits beside it, and gives way to the titles otherwise (the selected
+    // session's cost is in the status line).
+    let title_room = |right: usize| width.saturating_sub(2 + mark_width(pane) + right + 1);
+    let right_without_cost = c.count + c.age + 1 + c.path + c.project;
+    let cut = in_view.iter().any(|(index, prefix)| {
+        let title = text::width(&row_title(&pane.sessions[*index]));
+        text::width(prefix) + title > title_room(right_without_cost + 1 + c.cost)
+    });
+    if cut {
+        c.cost = 0;
+    }
+    let numbers = c.count + c.age + c.cost + 1 + usize::from(c.cost > 0);
     let room = (width * 2 / 3).saturating_sub(numbers + 1);
     let gaps = usize::from(c.path > 0) * 2 + usize::from(c.project > 0);
     if c.path + c.project + gaps > room {
@@ -373,6 +387,18 @@ fn columns(
         }
     }
     c
+}
+
+/// The columns a session row's mark takes: none until a session is marked
+/// (for deleting several), then two on every row, so titles line up.
+fn mark_width(pane: &PickerPane) -> usize {
+    if pane.marked.is_empty() { 0 } else { 2 }
+}
+
+/// A session's title as its row shows it: its name or first message, on
+/// one line.
+fn row_title(s: &SessionSummary) -> String {
+    text::clean_line(&crate::session::tree::entry_line::normalize(s.title()))
 }
 
 fn row_line<'a>(
@@ -423,17 +449,19 @@ fn row_line<'a>(
                 right.push(' ');
             }
             right.push_str(&format!(
-                "{count:>cw$} {age:>aw$} {cost:>kw$}",
+                "{count:>cw$} {age:>aw$}",
                 cw = columns.count,
                 aw = columns.age,
-                kw = columns.cost
             ));
-            let title = text::clean_line(&crate::session::tree::entry_line::normalize(s.title()));
+            if columns.cost > 0 {
+                right.push_str(&format!(" {cost:>kw$}", kw = columns.cost));
+            }
+            let title = row_title(s);
             // A marked session (for deleting several) shows a check mark.
-            let indent = if pane.marked.contains(&s.path) {
-                "✓ "
-            } else {
-                "  "
+            let indent = match mark_width(pane) {
+                0 => "",
+                _ if pane.marked.contains(&s.path) => "✓ ",
+                _ => "  ",
             };
             let used_left = 2 + text::width(indent) + text::width(prefix);
             let room = width

@@ -105,6 +105,9 @@ pub struct StatusView<'a> {
     pub tree_search_typing: bool,
     /// What Esc does now: `back`, `clear`, `quit` …
     pub back: &'static str,
+    /// The pane the next-pane key brings in, when the terminal's width
+    /// leaves it out of view (its title).
+    pub brings_in: Option<&'static str>,
     pub keymap: &'a Keymap,
     pub theme: &'a Theme,
 }
@@ -295,6 +298,11 @@ pub fn hints(view: &StatusView, width: usize) -> Vec<(String, String)> {
         let Some(k) = keymap.first_key(scope, info.action) else {
             continue;
         };
+        // A pane out of view: the hint names it, and stays on the line.
+        if let (Action::FocusNext, Some(pane)) = (info.action, view.brings_in) {
+            push(k.to_string(), pane.to_lowercase(), 1);
+            continue;
+        }
         let key = match info.action {
             // The filters share one hint: their keys, compacted.
             Action::TreeFilterDefault => compact(
