@@ -143,7 +143,8 @@ fn hostile_text_never_changes_the_title_or_the_colours() {
     let home = tempfile::tempdir().expect("temp home");
     let sessions = home.path().join("agent").join("sessions");
     generate_corpus(&sessions);
-    let t = Tmux::start_in(home, &[], &[("NO_COLOR", "1")], (150, 40));
+    // Wide enough for the sessions beside the entries and the context.
+    let t = Tmux::start_in(home, &[], &[("NO_COLOR", "1")], (160, 40));
     let before = t.title();
     let s = t.wait_for("the sessions", |s| {
         s.contains(" sessions") && !s.contains("loading")
@@ -189,28 +190,35 @@ fn demo_mode_shows_the_banner_and_adapts_to_the_width() {
     if !have_tmux() {
         return;
     }
-    let t = Tmux::start(&["--demo"], &[], (150, 40));
+    let t = Tmux::start(&["--demo"], &[], (160, 40));
+    // The sessions alone, with the key that brings the entries in.
     let s = t.wait_for("the demo", |s| {
         s.contains("Demo sessions") && s.contains("8 sessions")
     });
-    assert!(s.contains("Sessions") && s.contains("Entries") && s.contains("Context"));
+    assert!(s.contains("Sessions") && !s.contains("Entries"), "{s}");
+    assert!(s.contains("Tab entries"), "{s}");
     t.keys(&["v", "a", "t"]);
     t.wait_for("the search", |s| {
         s.lines()
             .any(|l| l.contains("> vat") && l.contains(" sessions") && !l.contains("8 sessions"))
     });
-    t.tmux(&["resize-window", "-x", "90", "-y", "30"]);
-    let s = t.wait_for("two panes", |s| {
-        !s.contains("Context") && s.contains("Entries")
-    });
-    assert!(s.contains("Sessions"));
+    // The entries focused: all three panes at 160 columns.
     t.keys(&["Tab"]);
-    t.wait_for("tree and context", |s| {
-        s.contains("Context") && !s.contains("> vat")
+    t.wait_for("three panes", |s| {
+        s.contains("> vat") && s.contains("Entries") && s.contains("Context")
     });
-    t.tmux(&["resize-window", "-x", "60", "-y", "30"]);
-    t.wait_for("one pane", |s| {
+    t.tmux(&["resize-window", "-x", "120", "-y", "30"]);
+    t.wait_for("the entries and the context", |s| {
+        s.contains("Entries") && s.contains("Context") && !s.contains("> vat")
+    });
+    t.tmux(&["resize-window", "-x", "90", "-y", "30"]);
+    let s = t.wait_for("one pane", |s| {
         s.contains("Entries") && !s.contains("Context")
+    });
+    assert!(s.contains("Tab context"), "{s}");
+    t.keys(&["Tab"]);
+    t.wait_for("the context alone", |s| {
+        s.contains("Context") && !s.contains("Entries")
     });
     t.keys(&["F1"]);
     t.wait_for("the help", |s| {
@@ -237,10 +245,13 @@ fn with_no_sessions_the_demo_reads_like_a_real_history_and_says_what_it_watches(
     assert!(!s.contains("No path was found"), "{s}");
     assert!(!s.contains("~/.pi/agent/sessions"), "{s}");
     // Dated back from now: the newest minutes ago, the oldest weeks ago.
+    // The ages: the words of the rows that end in a number and a unit.
     let ages: Vec<&str> = s
-        .lines()
-        .filter_map(|l| l.split('┃').nth(1))
-        .filter_map(|row| row.split_whitespace().rev().nth(1))
+        .split_whitespace()
+        .filter(|w| {
+            w.strip_suffix(['m', 'h', 'd', 'w'])
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
         .collect();
     let minutes = |a: &str| a.strip_suffix('m').and_then(|n| n.parse::<u32>().ok());
     assert!(
