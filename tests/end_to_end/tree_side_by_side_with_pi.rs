@@ -8,6 +8,7 @@
 use crate::support as common;
 use crate::support::tmux;
 
+use crate::support::pi_ui::PiUi;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -21,88 +22,6 @@ const FILTERS: [(&str, &str); 5] = [
     ("C-l", "[labeled]"),
     ("C-a", "[all]"),
 ];
-
-/// pi's interactive mode in a tmux server of its own.
-struct PiUi {
-    tmpdir: tempfile::TempDir,
-}
-
-impl PiUi {
-    /// Starts pi's session picker on the sessions under `agent`.
-    fn start(agent: &Path) -> PiUi {
-        let tmpdir = tempfile::tempdir().expect("temp dir");
-        let script = common::harness("pi-ui.sh");
-        let work = common::repo().join("target/pi-ui");
-        let node = common::tools::node_program().unwrap_or_else(|e| panic!("{e}"));
-        let out = Command::new("bash")
-            .arg(&script)
-            .arg(agent)
-            .arg("pi")
-            .arg(&work)
-            .env("TMUX_TMPDIR", tmpdir.path())
-            .env("PI_NODE", node)
-            .env("PI_REF_DIR", common::pi_reference())
-            .output()
-            .expect("run pi-ui.sh");
-        assert!(
-            out.status.success(),
-            "pi-ui.sh failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        PiUi { tmpdir }
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(args)
-            .env("TMUX_TMPDIR", self.tmpdir.path())
-            .output()
-            .expect("tmux runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            self.tmux(&["send-keys", "-t", "pi", k]);
-        }
-    }
-
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.tmux(&["capture-pane", "-p", "-t", "pi"]);
-            if ok(&s) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "timed out waiting for {what} in pi; the screen was:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// Like `wait_for`, and then until two screens 300 ms apart are the
-    /// same: on a busy machine pi's half-redrawn screen can already pass.
-    fn wait_for_steady(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        let mut last = self.wait_for(what, &ok);
-        loop {
-            std::thread::sleep(Duration::from_millis(300));
-            let s = self.wait_for(what, &ok);
-            if s == last || start.elapsed() > Duration::from_secs(60) {
-                return s;
-            }
-            last = s;
-        }
-    }
-}
-
-impl Drop for PiUi {
-    fn drop(&mut self) {
-        self.tmux(&["kill-server"]);
-    }
-}
 
 /// pi's tree rows on its screen, after the cursor's two columns.
 fn pi_rows(screen: &str) -> Vec<String> {

@@ -17,6 +17,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, StatefulWidget};
 use std::collections::HashSet;
 use tui_tree_widget::{Tree, TreeItem, TreeState};
+use unicode_segmentation::UnicodeSegmentation;
 
 /// What drawing the pane needs besides the pane itself.
 pub struct DrawContext<'a> {
@@ -147,6 +148,7 @@ fn draw_rows(
     };
     // Columns for a row's text, after the cursor's gutter.
     let width = usize::from(area.width).saturating_sub(2);
+    let shift = pan(pane, start..end, width);
     let items: Vec<TreeItem<'_, usize>> = (start..end)
         .map(|r| {
             let words: &[String] = if hits.contains(&(r as u32)) {
@@ -154,7 +156,8 @@ fn draw_rows(
             } else {
                 &[]
             };
-            TreeItem::new_leaf(r, row_line(pane, t, r, words, width, theme, clock))
+            let line = row_line(pane, t, r, words, width + shift, theme, clock);
+            TreeItem::new_leaf(r, skip_columns(line, shift))
         })
         .collect();
     let Ok(tree) = Tree::new(&items) else {
@@ -181,6 +184,61 @@ fn draw_rows(
         state.select(vec![pane.selected]);
     }
     StatefulWidget::render(tree, area, buf, &mut state);
+}
+
+/// How far the rows in view are panned left, so that the selected row's
+/// text stays in view however deep its gutter (as pi's `/tree` pans): none
+/// while at least a third of the width (4 to 20 columns) is left after the
+/// gutter; then the gutter's end moves to a quarter of the width (2 to 12
+/// columns) from the left.
+fn pan(pane: &TreePane, rows: std::ops::Range<usize>, width: usize) -> usize {
+    let gutter = |r: usize| pane.gutters.get(r).map_or(0, |g| text::width(g));
+    if !rows.contains(&pane.selected) {
+        return 0;
+    }
+    // Where the selected row's text starts: after its gutter and its mark.
+    let anchor = gutter(pane.selected) + 2;
+    let keep = (width / 3).clamp(4, 20);
+    if anchor + keep <= width {
+        return 0;
+    }
+    let context = (width / 4).clamp(2, 12);
+    anchor.saturating_sub(context)
+}
+
+/// `line` without its first `n` columns (a wide character cut in two
+/// leaves a blank).
+fn skip_columns(line: Line<'_>, n: usize) -> Line<'_> {
+    if n == 0 {
+        return line;
+    }
+    let mut left = n;
+    let mut spans = Vec::with_capacity(line.spans.len());
+    for span in line.spans {
+        if left == 0 {
+            spans.push(span);
+            continue;
+        }
+        let w = text::width(&span.content);
+        if w <= left {
+            left -= w;
+            continue;
+        }
+        let mut rest = String::new();
+        for g in span.content.graphemes(true) {
+            if left > 0 {
+                let gw = text::width(g);
+                if gw > left {
+                    rest.push_str(&" ".repeat(gw - left));
+                }
+                left = left.saturating_sub(gw);
+                continue;
+            }
+            rest.push_str(g);
+        }
+        spans.push(Span::styled(rest, span.style));
+    }
+    Line::from(spans).style(line.style)
 }
 
 /// Widest the note of what a hidden leaf carries is drawn.
