@@ -111,9 +111,7 @@ impl Harness {
 
     /// Presses a key given as in the keymap (`down`, `ctrl+d`, `N`, `/`).
     pub fn key(&mut self, spec: &str) {
-        let Ok(k) = Key::parse(spec) else {
-            return;
-        };
+        let k = Key::parse(spec).unwrap_or_else(|e| panic!("a key the keymap knows: {spec}: {e}"));
         self.send(AppEvent::Key(KeyEvent {
             code: k.code,
             modifiers: k.mods,

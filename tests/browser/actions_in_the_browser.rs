@@ -4,6 +4,7 @@
 
 use crate::support::tui as tui_common;
 
+use crate::support::age;
 use piscope::catalog::housekeeping::delete::check_deletable;
 use piscope::session::Session;
 use piscope::tui::event::AppEvent;
@@ -14,7 +15,6 @@ use piscope::tui::work::jobs::ActionOutcome;
 use piscope::tui::work::resume::PiCommand;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 use tui_common::{big_demo, demo_folder};
 
 const WIDE: (u16, u16) = (160, 40);
@@ -33,13 +33,6 @@ fn quiet_copy(dir: &Path) -> PathBuf {
     std::fs::copy(big_demo(), &path).unwrap();
     age(&path);
     path
-}
-
-/// Makes a file look untouched for two hours.
-fn age(path: &Path) {
-    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(7200))
-        .unwrap();
 }
 
 fn selected_id(h: &Harness) -> String {

@@ -35,7 +35,9 @@ next_hit = "ctrl+j"
 previous_hit = "ctrl+k"
 
 [keys.text]
-clear = "ctrl+z"
+delete_to_start = "ctrl+z"
+delete_word_back = "alt+w"
+delete_to_end = "alt+k"
 
 [keys.dialog]
 confirm = "ctrl+o"
@@ -158,13 +160,7 @@ fn a_dialog_takes_and_names_its_rebound_keys() {
         .unwrap();
     let path = dir.path().join("s.jsonl");
     std::fs::copy(big_demo(), &path).unwrap();
-    // Untouched for two hours: no pi may be writing to it.
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(7200))
-        .unwrap();
+    crate::support::age(&path);
     let mut h = open(&path, rebound());
     let target = h
         .app
@@ -182,8 +178,8 @@ fn a_dialog_takes_and_names_its_rebound_keys() {
     assert!(!screen.contains("Enter label"), "{screen}");
     assert!(!screen.contains("Esc cancel"), "{screen}");
 
-    // Esc and Enter are not the dialog's keys any more; Ctrl+U is not the
-    // field's clear key.
+    // Esc and Enter are not the dialog's keys any more; Ctrl+U no longer
+    // deletes to the field's start (Ctrl+Z does).
     h.key("esc");
     h.key("enter");
     assert!(h.app.dialog().is_some(), "still asking");
@@ -227,10 +223,10 @@ fn the_help_screen_lists_and_takes_the_rebound_keys() {
     assert!(has("Ctrl+Y", "Keep the query"), "{help:#?}");
     assert!(has("Ctrl+W", "Drop the query"), "{help:#?}");
     assert!(has("Ctrl+O", "Go ahead"), "{help:#?}");
-    assert!(has("Ctrl+Z", "Clear the field"), "{help:#?}");
+    assert!(has("Ctrl+Z", "Delete to the start"), "{help:#?}");
     assert!(has("Ctrl+W", "Close"), "{help:#?}");
     assert!(has("F2", "Show this help"), "{help:#?}");
-    assert!(!has("Ctrl+U", "Clear the field"), "{help:#?}");
+    assert!(!has("Ctrl+U", "Delete to the start"), "{help:#?}");
     assert!(!help.iter().any(|l| l.contains("n / N")), "{help:#?}");
     // Scrolling is still ↓; the close key closes.
     h.key("down");

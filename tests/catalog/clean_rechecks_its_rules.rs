@@ -4,7 +4,8 @@
 //! command line (its question answered on a real terminal) and in the
 //! browser's clean-up dialog (through the app's own dialog and job).
 
-use super::delete_rechecks_at_the_moment::{age, answering_yes, own_trash, setup, trashed};
+use super::delete_rechecks_at_the_moment::{answering_yes, own_trash, setup, trashed};
+use crate::support::age;
 use crate::support::tui as tui_common;
 
 use piscope::tui::harness::Harness;

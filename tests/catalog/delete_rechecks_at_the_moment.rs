@@ -5,6 +5,7 @@
 //! question on a real terminal) and by the browser's delete (through the
 //! app's own dialogs and job), and nothing outside is touched.
 
+use crate::support::age;
 use crate::support::tui as tui_common;
 
 use piscope::catalog::housekeeping::delete::check_deletable;
@@ -353,16 +354,6 @@ const WIDE: (u16, u16) = (150, 40);
 
 fn message(h: &Harness) -> String {
     h.app.message().map(|m| m.text.clone()).unwrap_or_default()
-}
-
-/// Makes a file look untouched for two hours (no pi running on it).
-pub(crate) fn age(path: &Path) {
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .expect("open");
-    f.set_modified(SystemTime::now() - Duration::from_secs(7200))
-        .expect("mtime");
 }
 
 #[test]

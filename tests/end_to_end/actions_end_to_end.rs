@@ -4,11 +4,12 @@
 //! through the terminal, and live reload while pi's SessionManager appends.
 
 use crate::support as common;
+use crate::support::age;
 use crate::support::tmux;
 
 use piscope::session::Session;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 use tmux::{EXIT_MARK, Tmux, have_tmux};
 
 const SIZE: (u16, u16) = (150, 40);
@@ -18,16 +19,6 @@ fn home() -> tempfile::TempDir {
         .prefix("piscope-e2e-")
         .tempdir()
         .expect("temp home")
-}
-
-/// Makes a file look untouched for two hours (no pi running on it).
-fn age(path: &Path) {
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .expect("open");
-    f.set_modified(SystemTime::now() - Duration::from_secs(7200))
-        .expect("set the time");
 }
 
 /// A session pi's own SessionManager wrote: "question N" / "answer N"

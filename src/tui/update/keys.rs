@@ -8,6 +8,7 @@ use crate::tui::event::Command;
 use crate::tui::input::keymap::{Action, Key, Scope};
 use crate::tui::look::layout::Pane;
 use crate::tui::overlays::help::HelpKey;
+use crate::tui::overlays::text_input::Edit;
 use crate::tui::state::App;
 use ratatui::crossterm::event::{KeyEvent, KeyEventKind};
 
@@ -92,23 +93,36 @@ impl App {
         }
     }
 
-    /// A key that is no action: in the sessions pane and the tree, a
-    /// character typed into its search (Backspace takes one back).
+    /// A key that is no action of the pane: in the sessions pane and the
+    /// tree, a character typed into its search, or a text-editing key.
     fn on_typed(&mut self, k: Key, cmds: &mut Vec<Command>) {
-        let deletes = self.config.keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack);
-        let typed = if deletes { None } else { k.typed_char() };
-        if !deletes && typed.is_none() {
+        let Some(edit) = self.text_edit(self.scope(), k) else {
             return;
-        }
+        };
         match self.focus() {
             Pane::Picker => {
-                let outcome = self.catalog.picker_mut().type_char(typed);
+                let outcome = self.catalog.picker_mut().edit_query(edit);
                 self.on_picker(outcome, cmds);
             }
             Pane::Tree => {
-                self.tree.edit_search(typed);
+                self.tree.edit_search(edit);
             }
             Pane::Preview => {}
+        }
+    }
+
+    /// What `k` does to the text field of `scope`: an editing action of
+    /// the text scope that `scope` takes, or a typed character.
+    fn text_edit(&self, scope: Scope, k: Key) -> Option<Edit> {
+        let edits = |a: Action| {
+            scope
+                .beneath()
+                .iter()
+                .any(|(s, actions)| *s == Scope::Text && actions.contains(&a))
+        };
+        match self.config.keymap.own_action(Scope::Text, k) {
+            Some(a) if edits(a) => Some(Edit::Do(a)),
+            _ => k.typed_char().map(Edit::Type),
         }
     }
 
@@ -127,14 +141,17 @@ impl App {
             _ if keymap.own_action(Scope::Global, k) == Some(Action::Quit) => {
                 self.tree.finish_search(false)
             }
-            _ if keymap.own_action(Scope::Text, k) == Some(Action::DeleteBack) => {
-                self.tree.edit_search(None);
-            }
-            _ => match k.typed_char() {
-                Some(c) => {
-                    self.tree.edit_search(Some(c));
+            // Characters type (a capital L too); an editing key edits,
+            // unless the tree binds it: then it acts in the tree (its
+            // filters, as in pi).
+            _ => match self.text_edit(Scope::Search, k) {
+                Some(edit @ Edit::Type(_)) => {
+                    self.tree.edit_search(edit);
                 }
-                None => return false,
+                Some(edit @ Edit::Do(_)) if keymap.own_action(Scope::Tree, k).is_none() => {
+                    self.tree.edit_search(edit);
+                }
+                _ => return false,
             },
         }
         true

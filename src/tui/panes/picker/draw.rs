@@ -55,14 +55,18 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &PickerPane, cx: DrawCon
     };
     let cursor = if focused { "▏" } else { "" };
     let room = width.saturating_sub(text::width(&status) + 4);
-    let query = text::clean_line(&pane.query);
-    // Keep the end of a long query in view, where typing happens.
-    let shown_query = tail(&query, room);
-    let used = 2 + text::width(&shown_query) + text::width(cursor);
+    let (before, after) = pane.query.split();
+    let (before, after) = (text::clean_line(before), text::clean_line(after));
+    // Keep the cursor in view, where typing happens: the end of what is
+    // before it, then as much of what follows as fits.
+    let shown_before = tail(&before, room);
+    let shown_after = text::truncate(&after, room.saturating_sub(text::width(&shown_before)));
+    let used = 2 + text::width(&shown_before) + text::width(&shown_after) + text::width(cursor);
     let search = Line::from(vec![
         Span::styled("> ", theme.accent),
-        Span::raw(shown_query),
+        Span::raw(shown_before),
         Span::styled(cursor, theme.accent),
+        Span::raw(shown_after),
         Span::raw(" ".repeat(width.saturating_sub(used + text::width(&status)))),
         Span::styled(status, theme.muted),
     ]);
@@ -277,9 +281,9 @@ fn empty_lines<'a>(pane: &PickerPane, keymap: &Keymap, theme: &Theme) -> Vec<Lin
         ];
     }
     let mut out = Vec::new();
-    if !pane.query.trim().is_empty() {
+    if !pane.query.text.trim().is_empty() {
         out.push(say(strings::picker_no_match(&text::clean_line(
-            &pane.query,
+            &pane.query.text,
         ))));
         out.push(say(strings::no_session_matches_hint(
             &key(Action::PickerClear),

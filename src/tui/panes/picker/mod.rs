@@ -8,6 +8,7 @@ use crate::tui::input::keymap::Action;
 use crate::tui::model::sessions::{
     self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow,
 };
+use crate::tui::overlays::text_input::{Edit, TextInput};
 use crate::tui::work::newest::{Answer, Newest, Stamp};
 pub use draw::{DrawContext, HEADER_LINES};
 use ratatui::Frame;
@@ -64,7 +65,8 @@ pub struct PickerPane {
     progress: Option<(usize, usize)>,
     loaded: bool,
     problems: Vec<String>,
-    query: String,
+    /// The search box, with its cursor.
+    query: TextInput,
     query_error: Option<String>,
     options: ListOptions,
     show_path: bool,
@@ -198,7 +200,7 @@ impl PickerPane {
         if self.flat || self.collapsed.is_empty() {
             return paths(&self.rows);
         }
-        let query = Query::parse(&self.query).unwrap_or(Query::Everything);
+        let query = Query::parse(&self.query.text).unwrap_or(Query::Everything);
         let unfolded = sessions::rows(
             &self.sessions,
             self.folder.as_ref(),
@@ -226,7 +228,7 @@ impl PickerPane {
 
     /// The search box's text.
     pub fn query(&self) -> &str {
-        &self.query
+        &self.query.text
     }
 
     /// The deep search shown instead of the list, if any.
@@ -345,7 +347,7 @@ impl PickerPane {
 
     /// Recomputes the rows and puts the selection back on its session.
     fn rebuild(&mut self) {
-        let query = match Query::parse(&self.query) {
+        let query = match Query::parse(&self.query.text) {
             Ok(q) => {
                 self.query_error = None;
                 q
@@ -422,18 +424,14 @@ impl PickerPane {
         }
     }
 
-    /// A character typed into the search box; `None` is Backspace.
-    pub fn type_char(&mut self, c: Option<char>) -> PickerOutcome {
+    /// A character typed into the search box, or an editing key.
+    pub fn edit_query(&mut self, edit: Edit) -> PickerOutcome {
+        let before = self.query.text.clone();
+        if !self.query.apply(edit) || self.query.text == before {
+            return PickerOutcome::Nothing;
+        }
         if self.deep.is_some() {
             self.leave_deep();
-        }
-        match c {
-            Some(c) => self.query.push(c),
-            None => {
-                if self.query.pop().is_none() {
-                    return PickerOutcome::Nothing;
-                }
-            }
         }
         // A new query starts from its best match, as in pi.
         self.touched = true;
@@ -484,14 +482,14 @@ impl PickerPane {
             }
             Action::PickerPath => self.show_path = !self.show_path,
             Action::PickerDeepSearch => {
-                if self.query.trim().is_empty() {
+                if self.query.text.trim().is_empty() {
                     return PickerOutcome::NeedQuery;
                 }
-                return PickerOutcome::StartDeepSearch(self.query.clone());
+                return PickerOutcome::StartDeepSearch(self.query.text.clone());
             }
             Action::PickerClear => {
-                if !self.query.is_empty() {
-                    self.query.clear();
+                if !self.query.text.is_empty() {
+                    self.query.take();
                     self.rebuild();
                 }
             }

@@ -44,7 +44,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawConte
     };
     let inner = cx.block.inner(area);
     frame.render_widget(cx.block, area);
-    let (list_area, search_area) = if pane.search.editing || !pane.search.query.is_empty() {
+    let (list_area, search_area) = if pane.search.editing || !pane.search.query.text.is_empty() {
         let h = inner.height.saturating_sub(1);
         (
             Rect { height: h, ..inner },
@@ -69,11 +69,17 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawConte
                 &cx.keymap.keys_for(Scope::Tree, Action::TreePreviousHit),
             ),
         };
+        let (before, after) = if pane.search.editing {
+            pane.search.query.split()
+        } else {
+            (query, "")
+        };
         let cursor = if pane.search.editing { "▏" } else { "" };
         let line = Line::from(vec![
             Span::styled(strings::SEARCH_PROMPT, theme.muted),
-            Span::styled(text::clean_line(query), theme.accent),
+            Span::styled(text::clean_line(before), theme.accent),
             Span::styled(cursor, theme.accent),
+            Span::styled(text::clean_line(after), theme.accent),
             Span::styled(count, theme.muted),
         ]);
         frame.render_widget(Paragraph::new(line), r);
@@ -144,7 +150,7 @@ fn draw_rows(
     let tokens = if hits.is_empty() {
         Vec::new()
     } else {
-        entry_tree::tokens(&pane.search.query)
+        entry_tree::tokens(&pane.search.query.text)
     };
     // Columns for a row's text, after the cursor's gutter.
     let width = usize::from(area.width).saturating_sub(2);

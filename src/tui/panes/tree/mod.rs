@@ -8,6 +8,7 @@ use crate::session::line::entry::Kind;
 use crate::tui::input::keymap::Action;
 use crate::tui::model::entry_tree::{self, Filter, ResumePoint, Rows};
 use crate::tui::model::loaded::{LoadedSession, OpenError};
+use crate::tui::overlays::text_input::{Edit, TextInput};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::collections::{HashMap, HashSet};
@@ -37,7 +38,8 @@ pub enum Content {
 pub struct Search {
     /// True while the query is being typed.
     editing: bool,
-    query: String,
+    /// The query, with its cursor.
+    query: TextInput,
     /// Rows that match, in order.
     hits: Vec<u32>,
 }
@@ -183,7 +185,7 @@ impl TreePane {
             .hits
             .iter()
             .position(|&h| h as usize == self.selected);
-        (&self.search.query, &self.search.hits, at)
+        (&self.search.query.text, &self.search.hits, at)
     }
 
     /// The rows shown, in order.
@@ -213,7 +215,7 @@ impl TreePane {
 
     /// Whether the search line is shown (typed, or kept for the hit keys).
     pub fn has_search_line(&self) -> bool {
-        self.search.editing || !self.search.query.is_empty()
+        self.search.editing || !self.search.query.text.is_empty()
     }
 
     /// Turns following the leaf on or off; on, the cursor goes to the
@@ -296,7 +298,7 @@ impl TreePane {
         self.selected = target
             .and_then(|n| self.rows.nearest_row(&t.view, n))
             .unwrap_or(0);
-        self.search.hits = entry_tree::search(&self.rows, &t, &self.search.query);
+        self.search.hits = entry_tree::search(&self.rows, &t, &self.search.query.text);
         self.keep_visible();
     }
 
@@ -369,21 +371,19 @@ impl TreePane {
 
     /// A character typed in the tree (or Backspace as `None`): it goes into
     /// the search, as in pi's `/tree`, on from a query kept before.
-    pub fn edit_search(&mut self, c: Option<char>) -> bool {
-        if c.is_none() && self.search.query.is_empty() {
+    pub fn edit_search(&mut self, edit: Edit) -> bool {
+        if matches!(edit, Edit::Do(_)) && self.search.query.text.is_empty() {
             return false;
         }
         self.search.editing = true;
-        match c {
-            Some(c) => self.search.query.push(c),
-            None => {
-                self.search.query.pop();
-            }
+        let before = self.search.query.text.clone();
+        if !self.search.query.apply(edit) || self.search.query.text == before {
+            return false;
         }
         let Some(t) = self.loaded().cloned() else {
             return false;
         };
-        self.search.hits = entry_tree::search(&self.rows, &t, &self.search.query);
+        self.search.hits = entry_tree::search(&self.rows, &t, &self.search.query.text);
         // As in pi's `/tree`, the cursor goes to the first hit from the top.
         let before = self.selected_node();
         if let Some(&hit) = self.search.hits.first() {
@@ -397,7 +397,7 @@ impl TreePane {
     pub fn finish_search(&mut self, keep: bool) {
         self.search.editing = false;
         if !keep {
-            self.search.query.clear();
+            self.search.query.take();
             self.search.hits.clear();
         }
     }
