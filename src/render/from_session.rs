@@ -36,7 +36,8 @@ fn render(session: &Session, ctx: Context) -> Result<Document, SessionError> {
         .thinking_level
         .as_deref()
         .map(|t| safe_text::clean_line(&jskey::display(t)));
-    meta.messages = count_messages(&blocks);
+    // Counted as the preview counts: the messages pi would send.
+    meta.messages = session.context_message_count(&ctx, &mut file)?;
     Ok(Document { meta, blocks })
 }
 

@@ -178,21 +178,36 @@ fn export_writes_markdown_where_the_user_confirms() {
     let dir = tmp();
     let path = quiet_copy(dir.path());
     let mut h = Harness::file(&path, WIDE);
+    // Into the folder piscope runs in, as pi's /export, by its whole path.
+    let here = tmp();
+    h.app.set_here(here.path().to_path_buf());
+    let to = here.path().join("s.md");
     h.key("ctrl+e");
     let field = h.app.dialog().unwrap().input.clone().unwrap();
-    assert_eq!(PathBuf::from(&field.text), path.with_extension("md"));
+    assert_eq!(PathBuf::from(&field.text), to);
     screen_snapshot!("dialog_export", h);
     h.key("enter");
-    let md = std::fs::read_to_string(path.with_extension("md")).unwrap();
+    let md = std::fs::read_to_string(&to).unwrap();
     assert!(md.starts_with("# "), "{md}");
-    assert!(message(&h).contains("s.md"));
+    assert_eq!(message(&h), format!("Exported to {}", to.display()));
+    // It counts the messages as the preview's header counts them (wide
+    // enough to give the count).
+    h.resize(250, 40);
+    let header = h.screen();
+    let count = header
+        .split(" · ")
+        .find_map(|p| p.strip_suffix(" messages"))
+        .and_then(|n| n.rsplit(' ').next())
+        .unwrap_or_else(|| panic!("the preview counts its messages:\n{header}"))
+        .to_string();
+    assert!(
+        md.contains(&format!("{count} messages")),
+        "{count}: {md:.600}"
+    );
     // An existing file is never replaced.
     h.keys(&["ctrl+e", "enter"]);
     assert!(h.app.message().unwrap().error);
-    assert_eq!(
-        std::fs::read_to_string(path.with_extension("md")).unwrap(),
-        md
-    );
+    assert_eq!(std::fs::read_to_string(&to).unwrap(), md);
 }
 
 #[test]
@@ -200,6 +215,7 @@ fn export_offers_an_html_page_of_the_branch_or_of_every_branch() {
     let dir = tmp();
     let path = quiet_copy(dir.path());
     let mut h = Harness::file(&path, WIDE);
+    h.app.set_here(dir.path().to_path_buf());
     let field = |h: &Harness| h.app.dialog().unwrap().input.clone().unwrap().text;
     let body = |h: &Harness| h.app.dialog().unwrap().body.join("\n");
     h.key("ctrl+e");

@@ -331,7 +331,7 @@ fn copy_reaches_the_terminal_clipboard() {
 }
 
 #[test]
-fn fork_and_export_write_beside_the_session() {
+fn fork_writes_beside_the_session_and_export_into_the_current_folder() {
     if !have_tmux() || !common::have_node() {
         return;
     }
@@ -347,7 +347,15 @@ fn fork_and_export_write_beside_the_session() {
     });
     t.keys(&["Enter"]);
     t.wait_for("the result", |s| s.contains("Exported to"));
-    let md = std::fs::read_to_string(file.with_extension("md")).expect("the export");
+    // Into the folder piscope was started in (its home here), as pi's
+    // /export writes.
+    let stem = file
+        .file_stem()
+        .expect("a stem")
+        .to_string_lossy()
+        .to_string();
+    let here = t.home().to_path_buf();
+    let md = std::fs::read_to_string(here.join(format!("{stem}.md"))).expect("the export");
     assert!(md.contains("answer 1"));
     // Ctrl+F in the dialog: an HTML page instead, beside it.
     t.keys(&["C-e", "C-f"]);
@@ -358,7 +366,7 @@ fn fork_and_export_write_beside_the_session() {
         s.lines()
             .any(|l| l.contains("Exported to") && l.contains(".html"))
     });
-    let page = std::fs::read_to_string(file.with_extension("html")).expect("the page");
+    let page = std::fs::read_to_string(here.join(format!("{stem}.html"))).expect("the page");
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("answer 1"));
     t.keys(&["Up", "M-f"]);
     t.wait_for("the fork", |s| s.contains("Forked into"));

@@ -305,6 +305,20 @@ impl Session {
         }
     }
 
+    /// How many messages the context sends, as pi builds them (the count
+    /// the preview's header and the exports give).
+    pub fn context_message_count(
+        &self,
+        ctx: &Context,
+        file: &mut File,
+    ) -> Result<usize, SessionError> {
+        let mut n = 0;
+        for item in &ctx.items {
+            n += self.context_messages(item, file)?.len();
+        }
+        Ok(n)
+    }
+
     /// Writes the whole context as pi's `{messages, thinkingLevel, model}`.
     pub fn write_context_json(
         &self,

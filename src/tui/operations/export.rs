@@ -19,7 +19,12 @@ impl App {
     pub(in crate::tui) fn ask_export(&mut self) {
         if let Some((path, leaf, what)) = self.selected_entry() {
             let kind = ExportKind::default();
-            let to = kind.file_name(&path.with_extension("").to_string_lossy());
+            // Into the folder piscope runs in, as pi's `/export` writes,
+            // named after the session's file; the whole path, so the user
+            // sees where it goes.
+            let stem = path.file_stem().unwrap_or_default();
+            let here = std::path::absolute(self.here()).unwrap_or_else(|_| self.here().clone());
+            let to = kind.file_name(&here.join(stem).to_string_lossy());
             let switch = self.config.keymap.keys_for(Scope::Dialog, Action::Switch);
             self.ask(Dialog::ask(
                 strings::EXPORT_TITLE,
