@@ -717,3 +717,35 @@ fn after_a_delete_the_undo_key_is_named() {
     assert_eq!(message(&h), "Moved 1 session to the trash (Alt+U undoes)");
     assert!(h.app.picker().sessions().iter().all(|s| s.path != gone));
 }
+
+#[test]
+fn after_a_delete_the_cursor_stays_at_the_neighbour() {
+    let (_d, folder) = demo_folder("/home/ada/dotfiles");
+    let mut h = Harness::folder(folder, WIDE);
+    let selected = |h: &Harness| h.app.picker().selected_session().map(|s| s.path.clone());
+    let listed = |h: &Harness| -> Vec<PathBuf> {
+        h.app
+            .picker()
+            .listed_sessions()
+            .iter()
+            .map(|s| s.path.clone())
+            .collect()
+    };
+    // A session in the middle of the list: its neighbour below takes its
+    // place; the last one's neighbour is the one above.
+    h.keys(&["home", "down", "down", "down", "down"]);
+    for _ in 0..2 {
+        let gone = selected(&h).expect("a session selected");
+        let list = listed(&h);
+        let at = list.iter().position(|p| *p == gone).unwrap();
+        let neighbour = list.get(at + 1).or(list.get(at.wrapping_sub(1))).cloned();
+        h.send(AppEvent::ActionDone(ActionOutcome::Deleted {
+            paths: vec![gone.clone()],
+            to_trash: true,
+            trash_failed: Vec::new(),
+            errors: Vec::new(),
+        }));
+        assert_eq!(selected(&h), neighbour, "{}", h.screen());
+        h.key("end");
+    }
+}

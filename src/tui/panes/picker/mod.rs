@@ -79,6 +79,9 @@ pub struct PickerPane {
     touched: bool,
     /// The session the selection stays on across reloads.
     selected_path: Option<PathBuf>,
+    /// The sessions listed just below and just above it: the selection
+    /// goes to the first still listed when its own session leaves the list.
+    beside: Vec<PathBuf>,
     /// A query is in force: the list is flat, in pi's order, no headings.
     flat: bool,
     /// The project heading the selection stays on, when it is on one.
@@ -384,10 +387,19 @@ impl PickerPane {
                     .iter()
                     .position(|r| matches!(r, PickerRow::Project { cwd: c, .. } if c == cwd))
             });
+            // A session gone from the list (deleted, or filtered out): the
+            // one that was below it, else the one above.
+            let neighbour = || {
+                self.selected_path.as_ref()?;
+                self.beside
+                    .iter()
+                    .find_map(|p| by_path(p, &self.rows, &self.sessions))
+            };
             self.selected_path
                 .as_ref()
                 .and_then(|p| by_path(p, &self.rows, &self.sessions))
                 .or(heading)
+                .or_else(neighbour)
         } else {
             // Until the user moves, stay with the current folder's newest session.
             let current = self.folder.as_ref().and_then(|f| {
@@ -408,9 +420,22 @@ impl PickerPane {
         self.keep_visible();
     }
 
+    /// The paths of the sessions listed just below row `at`, then just
+    /// above it.
+    fn sessions_beside(&self, at: usize) -> Vec<PathBuf> {
+        let path = |r: &PickerRow| match r {
+            PickerRow::Session { index, .. } => self.sessions.get(*index).map(|s| s.path.clone()),
+            PickerRow::Project { .. } => None,
+        };
+        let below = self.rows.iter().skip(at + 1).find_map(path);
+        let above = self.rows.iter().take(at).rev().find_map(path);
+        below.into_iter().chain(above).collect()
+    }
+
     /// Remembers what the selection is on, to find it again after a reload.
     fn note_selection(&mut self) {
         self.selected_path = self.selected_session().map(|s| s.path.clone());
+        self.beside = self.sessions_beside(self.selected);
         self.selected_project = match self.rows.get(self.selected) {
             Some(PickerRow::Project { cwd, .. }) => Some(cwd.clone()),
             _ => None,
