@@ -361,3 +361,117 @@ fn the_preview_names_the_expand_key_the_keymap_binds() {
     assert!(!screen.contains("shows everything"), "{screen}");
     assert!(screen.contains("question 0"), "{screen}");
 }
+
+/// The keys one cell of the README's key table names: groups parted by
+/// ` · ` or `, `; in a group, `Ctrl+D / T / U` is three keys (the bare
+/// ones take the modifiers of the one before), `(Alt+L)` an alternative,
+/// `(or Alt)` the same keys with Alt; `type` is typing, no key.
+fn readme_keys(cell: &str) -> Vec<String> {
+    let arrows = |t: &str| {
+        t.replace('←', "left")
+            .replace('→', "right")
+            .replace('↑', "up")
+            .replace('↓', "down")
+    };
+    let mut out = Vec::new();
+    for group in cell.split(" · ").flat_map(|g| g.split(", ")) {
+        let or_alt = group.contains("(or Alt)");
+        let group = group.replace("(or Alt)", "");
+        let mut prefix = String::new();
+        for token in group.split_whitespace() {
+            let token = token.trim_matches(['(', ')']);
+            if token == "/" || token == "type" || token.is_empty() {
+                continue;
+            }
+            let key = match token.rfind('+') {
+                Some(at) if token.len() > 1 => {
+                    prefix = token[..=at].to_string();
+                    token.to_string()
+                }
+                _ => format!("{prefix}{token}"),
+            };
+            let mut key = arrows(&key);
+            // `Ctrl+C` is written with a capital, and is Ctrl and c.
+            if !key.contains("Shift+") && key.contains('+') {
+                key = key.to_lowercase();
+            }
+            if or_alt {
+                out.push(key.replace("ctrl+", "alt+"));
+            }
+            out.push(key);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_readmes_key_table_is_the_keymaps() {
+    use piscope::tui::input::keymap::{ACTIONS, Action, Key, Keymap, Scope};
+    let readme = std::fs::read_to_string(crate::support::repo().join("README.md")).unwrap();
+    let table = readme
+        .split("## Keys at a glance")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .expect("the README's key table");
+    let keymap = Keymap::defaults();
+    // Where a row's keys act, by the table's first column.
+    let scopes = |place: &str| -> Vec<Scope> {
+        match place {
+            "anywhere" => Scope::ALL.to_vec(),
+            "sessions" => vec![Scope::Picker, Scope::Global, Scope::Text],
+            "entry tree" => vec![Scope::Tree, Scope::Search, Scope::Global],
+            "preview" => vec![Scope::Preview, Scope::Global],
+            "text fields" => vec![Scope::Text],
+            other => panic!("a place the table names: {other:?}"),
+        }
+    };
+    let mut place = String::new();
+    let mut named: Vec<(Scope, Key)> = Vec::new();
+    let mut errors = Vec::new();
+    for row in table
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| where"))
+    {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        if !cells[1].is_empty() {
+            place = cells[1].to_string();
+        }
+        for text in readme_keys(cells[2]) {
+            let key = Key::parse(&text).unwrap_or_else(|e| panic!("{row}: {e}"));
+            let bound: Vec<Scope> = scopes(&place)
+                .into_iter()
+                .filter(|s| keymap.own_action(*s, key).is_some())
+                .collect();
+            if bound.is_empty() {
+                errors.push(format!("{place}: {text} is no key of the keymap there"));
+            }
+            named.extend(bound.into_iter().map(|s| (s, key)));
+        }
+    }
+    // Every action of the panes but the plain moves is in the table.
+    let moves = [
+        Action::Up,
+        Action::Down,
+        Action::PageUp,
+        Action::PageDown,
+        Action::First,
+        Action::Last,
+    ];
+    for info in ACTIONS.iter().filter(|i| {
+        matches!(
+            i.scope,
+            Scope::Global | Scope::Picker | Scope::Tree | Scope::Preview
+        ) && !moves.contains(&i.action)
+    }) {
+        let keys = keymap.keys(info.scope, info.action);
+        if !keys.iter().any(|k| named.contains(&(info.scope, *k))) {
+            errors.push(format!(
+                "[{}] {} ({}) is not in the README's table",
+                info.scope.table(),
+                info.name,
+                keymap.label(info.scope, info.action)
+            ));
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
