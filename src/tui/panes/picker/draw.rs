@@ -432,7 +432,8 @@ fn row_line<'a>(
             Line::from(vec![
                 Span::styled(cursor, theme.accent),
                 Span::styled(mark, theme.project),
-                Span::styled(text::truncate(&name, room), theme.project),
+                // A long folder keeps its end, which tells projects apart.
+                Span::styled(tail(&name, room), theme.project),
                 Span::styled(count, theme.muted),
             ])
         }
