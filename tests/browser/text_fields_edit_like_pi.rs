@@ -51,6 +51,14 @@ fn word_and_line_edits(h: &mut Harness, field: &dyn Fn(&Harness) -> String, curs
     );
 }
 
+/// Every editing key, in a dialog's field emptied beforehand; the dialog
+/// is then left open.
+fn edit_a_dialog_field(h: &mut Harness) {
+    h.type_text("fix the parser now");
+    word_and_line_edits(h, &dialog_field, true);
+    line_ends(h);
+}
+
 /// Home, End, Ctrl+A and Ctrl+E, in a field that has them.
 fn line_ends(h: &mut Harness) {
     h.key("home");
@@ -76,9 +84,7 @@ fn dialog_fields_take_every_editing_key() {
     // The label field (Shift+L, as in pi).
     h.keys(&["up", "shift+l"]);
     h.keys(&["ctrl+a", "ctrl+k"]);
-    h.type_text("fix the parser now");
-    word_and_line_edits(&mut h, &dialog_field, true);
-    line_ends(&mut h);
+    edit_a_dialog_field(&mut h);
     h.key("enter");
     assert!(h.app.dialog().is_none());
     assert!(h.screen().contains("[01the parse3]"), "{}", h.screen());
@@ -86,9 +92,7 @@ fn dialog_fields_take_every_editing_key() {
     // The rename field.
     h.key("ctrl+r");
     h.keys(&["end", "ctrl+u"]);
-    h.type_text("fix the parser now");
-    word_and_line_edits(&mut h, &dialog_field, true);
-    line_ends(&mut h);
+    edit_a_dialog_field(&mut h);
     h.key("esc");
 }
 
@@ -104,9 +108,7 @@ fn the_clean_up_rules_field_takes_every_editing_key() {
     h.key("ctrl+w");
     assert_eq!(dialog_field(&h), "--empty --older|than 30d");
     h.keys(&["ctrl+e", "ctrl+u"]);
-    h.type_text("fix the parser now");
-    word_and_line_edits(&mut h, &dialog_field, true);
-    line_ends(&mut h);
+    edit_a_dialog_field(&mut h);
     h.key("esc");
 }
 

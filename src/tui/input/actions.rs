@@ -78,23 +78,17 @@ impl Scope {
     /// actions taken from each: a key bound in this scope hides them there.
     pub fn beneath(self) -> &'static [(Scope, &'static [Action])] {
         const DELETE: &[Action] = &[Action::DeleteBack];
-        const EDITING: &[Action] = &[
+        // Moving the cursor by a character or to either end.
+        const CURSOR: &[Action] = &[
             Action::CursorLeft,
             Action::CursorRight,
             Action::CursorStart,
             Action::CursorEnd,
-            Action::WordLeft,
-            Action::WordRight,
-            Action::DeleteBack,
-            Action::DeleteForward,
-            Action::DeleteWordBack,
-            Action::DeleteWordForward,
-            Action::DeleteToStart,
-            Action::DeleteToEnd,
         ];
-        // The sessions search box: the keys its pane leaves free (Home,
-        // End, ←, → and Ctrl+A, Ctrl+E act on the list there).
-        const SEARCH_BOX: &[Action] = &[
+        // By a word, and deleting: the sessions search box has these, the
+        // keys its pane leaves free (Home, End, ←, →, Ctrl+A and Ctrl+E act
+        // on the list there).
+        const WORDS: &[Action] = &[
             Action::WordLeft,
             Action::WordRight,
             Action::DeleteBack,
@@ -106,10 +100,10 @@ impl Scope {
         ];
         match self {
             Scope::Tree => &[(Scope::Text, DELETE)],
-            Scope::Picker => &[(Scope::Text, SEARCH_BOX)],
+            Scope::Picker => &[(Scope::Text, WORDS)],
             // The tree's search line edits with the keys the tree leaves
             // free too: its filters act while a search is typed, as in pi.
-            Scope::Search | Scope::Dialog => &[(Scope::Text, EDITING)],
+            Scope::Search | Scope::Dialog => &[(Scope::Text, CURSOR), (Scope::Text, WORDS)],
             _ => &[],
         }
     }
