@@ -350,6 +350,10 @@ pub struct Block {
     /// Folded, it shows the last rows of its body, not the first (program
     /// output ends with what matters: the error, the summary).
     pub tail: bool,
+    /// Folded, the rows of its body it still shows (pi's own counts for
+    /// its tools: none of a file read, 15 of a grep, 10 of a write); the
+    /// drawer's own when `None`.
+    pub peek: Option<usize>,
 }
 
 impl Block {
@@ -364,6 +368,7 @@ impl Block {
             children: Vec::new(),
             hidden: false,
             tail: false,
+            peek: None,
         }
     }
 }

@@ -36,7 +36,8 @@ fn left_out(n: usize, which: &str, key: Option<&str>) -> Line {
     indent(
         vec![Span::clean(
             format!(
-                "… {n} {which} line{}{}",
+                "… {n} {which}{}line{}{}",
+                if which.is_empty() { "" } else { " " },
                 if n == 1 { "" } else { "s" },
                 key.map(|k| format!(" ({k} unfolds)")).unwrap_or_default()
             ),
@@ -213,7 +214,7 @@ pub fn layout_own_with(
         for line in &all[end - shown..end] {
             rows.push(indent(line.clone(), INDENT));
         }
-    } else if peek > 0 && !b.body.is_empty() {
+    } else if (peek > 0 || b.peek == Some(0)) && !b.body.is_empty() {
         // Only the rows shown are highlighted; the rest are counted.
         let all = nodes(&b.body, width - INDENT);
         let start = all.iter().take_while(|l| l.is_empty()).count();
@@ -225,7 +226,7 @@ pub fn layout_own_with(
         }
         let more = all.len() - start - shown;
         if more > 0 {
-            rows.push(left_out(more, "more", key));
+            rows.push(left_out(more, if shown == 0 { "" } else { "more" }, key));
         }
     }
     if !open && !b.children.is_empty() {

@@ -54,7 +54,7 @@ struct Deliberate {
 }
 
 /// The hint of a long context's first block, its older part left out.
-const SHOWS_EVERYTHING: &str = "(o shows everything)";
+const SHOWS_EVERYTHING: &str = "shows everything)";
 
 /// The differences from pi's chat kept on purpose.
 const DELIBERATE: &[Deliberate] = &[
@@ -84,7 +84,37 @@ const DELIBERATE: &[Deliberate] = &[
         side: Side::Pi,
         what: "fold hints: \"... (N more lines, ctrl+o to expand)\", \"(ctrl+o to expand)\"",
         why: "the same hints with pi's key, see above",
-        line: |l| l.contains("ctrl+o to expand") || l.contains("to expand)"),
+        line: |l| l.starts_with("... (") && l.contains("to expand)"),
+    },
+    Deliberate {
+        side: Side::Piscope,
+        what: "a long branch shows its last entries: \"… N entries before these are in the \
+               context too (o shows everything)\"",
+        why: "a preview is built each time an entry is selected, and must be quick on \
+              sessions of any length; the older part is a key away. pi's chat is then \
+              compared from where the preview starts",
+        line: |l| l.contains(SHOWS_EVERYTHING),
+    },
+    Deliberate {
+        side: Side::Piscope,
+        what: "times in titles (a bash command the user ran)",
+        why: "see the title row above: when something happened is part of what the \
+              preview is read for; words that read as a date or a time are left out",
+        line: |_| false, // words, see `kept`
+    },
+    Deliberate {
+        side: Side::Piscope,
+        what: "the title row of a thinking block: \"Thinking\"",
+        why: "pi sets thinking apart in italics and colour alone; the preview names it, \
+              so that it can be folded and reads without colour",
+        line: |l| l == "Thinking",
+    },
+    Deliberate {
+        side: Side::Piscope,
+        what: "custom messages an extension hid from the chat (\"hidden in pi\")",
+        why: "pi's chat leaves them out, but the model sees them: the preview shows what \
+              the model saw, folded and marked",
+        line: |l| l.contains("hidden in pi"),
     },
     Deliberate {
         side: Side::Piscope,
@@ -131,6 +161,15 @@ fn is_role_title(line: &str) -> bool {
     matches!(first, "User" | "Assistant")
         && t.split_whitespace()
             .any(|w| w.len() == 10 && w.as_bytes()[4] == b'-' && w.as_bytes()[7] == b'-')
+}
+
+/// `2026-02-03`, `08:33:41`: a date or a time of piscope's titles.
+fn is_date_or_time(w: &str) -> bool {
+    let shape: String = w
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '9' } else { c })
+        .collect();
+    matches!(shape.as_str(), "9999-99-99" | "99:99:99" | "99:99")
 }
 
 /// pi's interactive mode, on one session, in a tmux server of its own.
@@ -294,12 +333,6 @@ fn piscope_preview(file: &Path) -> (Vec<String>, usize) {
     t.keys(&["Tab"]);
     t.wait_for("the preview's focus", |s| s.contains("n/p block"));
     t.keys(&["Home"]);
-    // A long context starts with its older part left out: shown all.
-    let s = steady(&t);
-    if s.contains(SHOWS_EVERYTHING) {
-        t.keys(&["o"]);
-        t.wait_for("the whole context", |s| !s.contains(SHOWS_EVERYTHING));
-    }
     let mut pages: Vec<Vec<String>> = Vec::new();
     let mut screen = steady(&t);
     loop {
@@ -316,14 +349,22 @@ fn piscope_preview(file: &Path) -> (Vec<String>, usize) {
     (stitch(&pages), inner - 4)
 }
 
-/// The screen once it holds still (the preview lays blocks out as it goes).
+/// The screen once it holds still for a while (the preview lays blocks
+/// out around the view as it goes; a block not laid out yet shows its
+/// title alone).
 fn steady(t: &Tmux) -> String {
     let mut last = t.screen();
+    let mut same = 0;
     loop {
-        std::thread::sleep(Duration::from_millis(120));
+        std::thread::sleep(Duration::from_millis(150));
         let s = t.screen();
         if s == last {
-            return s;
+            same += 1;
+            if same == 3 {
+                return s;
+            }
+        } else {
+            same = 0;
         }
         last = s;
     }
@@ -359,9 +400,18 @@ fn kept(lines: &[String], side: Side) -> Vec<String> {
     lines
         .iter()
         .map(|l| {
-            l.trim_start_matches(|c: char| c == ' ' || is_drawing(c))
-                .trim_end_matches(|c: char| c == ' ' || is_drawing(c))
-                .to_string()
+            let l = l
+                .trim_start_matches(|c: char| c == ' ' || is_drawing(c))
+                .trim_end_matches(|c: char| c == ' ' || is_drawing(c));
+            match side {
+                // A folded block's hint at the end of its title.
+                Side::Pi => l.replace(" (ctrl+o to expand)", ""),
+                Side::Piscope => l
+                    .split(' ')
+                    .filter(|w| !is_date_or_time(w))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            }
         })
         .filter(|l| {
             !DELIBERATE
@@ -459,6 +509,26 @@ fn sessions(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// pi's lines from the last place where piscope's first words (of a
+/// preview that shows a long branch's last entries) start.
+fn from_where_ours_starts(pi: &[String], ours: &[String]) -> Vec<String> {
+    let first: Vec<String> = ours.iter().flat_map(|l| words(l)).take(8).collect();
+    let mut at: Vec<(usize, String)> = Vec::new();
+    for (n, l) in pi.iter().enumerate() {
+        at.extend(words(l).map(|w| (n, w)));
+    }
+    let start = (0..at.len().saturating_sub(first.len()))
+        .rev()
+        .find(|&k| {
+            at[k..k + first.len()]
+                .iter()
+                .map(|(_, w)| w)
+                .eq(first.iter())
+        })
+        .map_or(0, |k| at[k].0);
+    pi[start..].to_vec()
+}
+
 /// One session's agreement: words both ways and hard line breaks.
 struct Agreement {
     name: String,
@@ -481,8 +551,14 @@ fn compare(file: &Path, work: &Path) -> Agreement {
         std::fs::write(dump.join(format!("{name}.pi.txt")), pi_raw.join("\n")).expect("dump");
         std::fs::write(dump.join(format!("{name}.piscope.txt")), ours.join("\n")).expect("dump");
     }
-    let theirs = kept(&pi_raw, Side::Pi);
+    let windowed = ours.iter().any(|l| l.contains(SHOWS_EVERYTHING));
     let ours = kept(&ours, Side::Piscope);
+    let pi_raw = if windowed {
+        from_where_ours_starts(&pi_raw, &ours)
+    } else {
+        pi_raw
+    };
+    let theirs = kept(&pi_raw, Side::Pi);
     let (pi_words, piscope_words, differences) = word_agreement(&theirs, &ours);
     let (total, found, lost_breaks) = break_agreement(&pi_raw, &ours, width);
     Agreement {

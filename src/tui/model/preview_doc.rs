@@ -196,6 +196,7 @@ pub fn lay_out(
 ) -> Rows {
     let cols = width.saturating_sub(GUTTER + NEST_INDENT * u16::from(b.depth));
     let peek = match b.block.kind {
+        _ if b.block.peek.is_some() => b.block.peek.unwrap_or(0),
         _ if b.block.tail => TAIL_ROWS,
         BlockKind::ToolCall | BlockKind::ToolResult | BlockKind::Bash => PEEK_ROWS,
         _ => 0,
