@@ -125,6 +125,13 @@ const DELIBERATE: &[Deliberate] = &[
     },
     Deliberate {
         side: Side::Pi,
+        what: "the fences of a code block (```rust, ```)",
+        why: "piscope draws a code block with a bar down its side and highlights it by \
+              its language, as its other code (tool output, files) is drawn",
+        line: |l| l.starts_with("```"),
+    },
+    Deliberate {
+        side: Side::Pi,
         what: "the compaction's and the branch summary's own title rows",
         why: "piscope names them in its title row with what they hold (the tokens \
               before, the entries replaced)",
@@ -470,7 +477,7 @@ fn break_agreement(pi: &[String], ours: &[String], width: usize) -> (usize, usiz
     for pair in pi.windows(2) {
         let (before, line) = (&pair[0], &pair[1]);
         let w: Vec<String> = words(line).collect();
-        if before.trim().is_empty() || w.is_empty() {
+        if before.trim().is_empty() || w.is_empty() || kept(&[line.clone()], Side::Pi).is_empty() {
             continue;
         }
         let first = line.split_whitespace().next().unwrap_or("");
@@ -510,23 +517,25 @@ fn sessions(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// pi's lines from the last place where piscope's first words (of a
-/// preview that shows a long branch's last entries) start.
+/// preview that shows a long branch's last entries) start: five words in
+/// a row, from the first of piscope's twenty that pi has (a title piscope
+/// cuts short has none).
 fn from_where_ours_starts(pi: &[String], ours: &[String]) -> Vec<String> {
-    let first: Vec<String> = ours.iter().flat_map(|l| words(l)).take(8).collect();
+    let b: Vec<String> = ours.iter().flat_map(|l| words(l)).take(25).collect();
     let mut at: Vec<(usize, String)> = Vec::new();
     for (n, l) in pi.iter().enumerate() {
         at.extend(words(l).map(|w| (n, w)));
     }
-    let start = (0..at.len().saturating_sub(first.len()))
-        .rev()
-        .find(|&k| {
-            at[k..k + first.len()]
-                .iter()
-                .map(|(_, w)| w)
-                .eq(first.iter())
-        })
-        .map_or(0, |k| at[k].0);
-    pi[start..].to_vec()
+    for from in 0..b.len().saturating_sub(5) {
+        let run = &b[from..from + 5];
+        let found = (0..at.len().saturating_sub(run.len()))
+            .rev()
+            .find(|&k| at[k..k + run.len()].iter().map(|(_, w)| w).eq(run.iter()));
+        if let Some(k) = found {
+            return pi[at[k].0..].to_vec();
+        }
+    }
+    pi.to_vec()
 }
 
 /// One session's agreement: words both ways and hard line breaks.
