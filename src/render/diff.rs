@@ -1,6 +1,9 @@
-//! An `edit` tool call shown as the change it makes: a unified diff of each
-//! `oldText` → `newText` (pi's `edits` list, or the older single pair),
-//! with hunk headers and added, removed and context lines classed.
+//! An `edit` tool call shown as the change it makes: the tool's own diff
+//! from its result (`details.diff`, the file's line numbers and context)
+//! as pi draws it, else a diff of each `oldText` → `newText` (pi's `edits`
+//! list, or the older single pair) drawn the same way but without line
+//! numbers (the file is not at hand to count them): added, removed and
+//! context lines classed, `...` where lines are left out.
 
 use super::document::{Class, CodeLine, LineKind, Span};
 use crate::safe_text;
@@ -39,27 +42,24 @@ pub fn edit_pairs(args: &Value) -> Vec<(String, String)> {
     }
 }
 
-/// The unified diff of the pairs, under `--- path` / `+++ path`: its first
-/// [`MAX_DIFF_LINES`] lines, and how many more it has.
-pub fn edit_diff(path: &str, pairs: &[(String, String)]) -> (Vec<CodeLine>, usize) {
+/// The line that stands for lines left out between two changes, as pi
+/// draws it.
+fn gap() -> CodeLine {
+    CodeLine {
+        kind: LineKind::Hunk,
+        spans: vec![Span::new("    ...", Class::DiffHunk)],
+    }
+}
+
+/// The diff of the pairs, one after the other with `...` between them:
+/// its first [`MAX_DIFF_LINES`] lines, and how many more it has.
+pub fn edit_diff(pairs: &[(String, String)]) -> (Vec<CodeLine>, usize) {
     let (mut out, mut more) = (Vec::new(), 0);
-    let header = |sign: &str| CodeLine {
-        kind: LineKind::Header,
-        spans: vec![Span::new(&format!("{sign} {path}"), Class::DiffHeader)],
-    };
-    out.push(header("---"));
-    out.push(header("+++"));
     for (n, (old, new)) in pairs.iter().enumerate() {
-        if pairs.len() > 1 && out.len() >= MAX_DIFF_LINES {
+        if n > 0 && out.len() >= MAX_DIFF_LINES {
             more += 1;
-        } else if pairs.len() > 1 {
-            out.push(CodeLine {
-                kind: LineKind::Hunk,
-                spans: vec![Span::new(
-                    &format!("@@ edit {} of {} @@", n + 1, pairs.len()),
-                    Class::DiffHunk,
-                )],
-            });
+        } else if n > 0 {
+            out.push(gap());
         }
         let (lines, past) = diff_lines(old, new, MAX_DIFF_LINES.saturating_sub(out.len()));
         out.extend(lines);
@@ -110,26 +110,18 @@ pub fn diff_lines(old: &str, new: &str, room: usize) -> (Vec<CodeLine>, usize) {
         .timeout(DIFF_TIME)
         .diff_lines(&old, &new);
     let (mut out, mut more) = (Vec::new(), 0);
-    for group in diff.grouped_ops(CONTEXT) {
+    for (n, group) in diff.grouped_ops(CONTEXT).into_iter().enumerate() {
         if out.len() >= room {
-            more += 1 + group
-                .iter()
-                .map(|op| diff.iter_changes(op).count())
-                .sum::<usize>();
+            more += usize::from(n > 0)
+                + group
+                    .iter()
+                    .map(|op| diff.iter_changes(op).count())
+                    .sum::<usize>();
             continue;
         }
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
-            continue;
-        };
-        let (o, n) = (first.old_range().start, first.new_range().start);
-        let (o_end, n_end) = (last.old_range().end, last.new_range().end);
-        out.push(CodeLine {
-            kind: LineKind::Hunk,
-            spans: vec![Span::new(
-                &format!("@@ -{},{} +{},{} @@", o + 1, o_end - o, n + 1, n_end - n),
-                Class::DiffHunk,
-            )],
-        });
+        if n > 0 {
+            out.push(gap());
+        }
         for op in &group {
             for change in diff.iter_changes(op) {
                 if out.len() >= room {
@@ -147,7 +139,7 @@ pub fn diff_lines(old: &str, new: &str, room: usize) -> (Vec<CodeLine>, usize) {
                 let clean = safe_text::clean_block(text).join("␊");
                 out.push(CodeLine {
                     kind,
-                    spans: vec![Span::clean(format!("{sign}{clean}"), class)],
+                    spans: vec![Span::clean(format!("{sign} {clean}"), class)],
                 });
             }
         }
@@ -166,30 +158,28 @@ mod tests {
     }
 
     #[test]
-    fn one_change_as_a_unified_diff() {
+    fn one_change_as_pi_draws_a_diff() {
         let pairs =
             edit_pairs(&json!({"path": "a.rs", "oldText": "a\nb\nc\n", "newText": "a\nB\nc\n"}));
-        assert_eq!(
-            text(&edit_diff("a.rs", &pairs).0),
-            vec![
-                "--- a.rs",
-                "+++ a.rs",
-                "@@ -1,3 +1,3 @@",
-                " a",
-                "-b",
-                "+B",
-                " c"
-            ]
+        assert_eq!(text(&edit_diff(&pairs).0), vec!["  a", "- b", "+ B", "  c"]);
+    }
+
+    #[test]
+    fn changes_far_apart_have_a_gap_between_them() {
+        let old: String = (0..20).map(|i| format!("{i}\n")).collect();
+        let new = old.replace("1\n", "one\n").replace("18\n", "eighteen\n");
+        let (lines, _) = diff_lines(&old, &new, usize::MAX);
+        assert!(
+            text(&lines).contains(&"    ...".to_string()),
+            "{:?}",
+            text(&lines)
         );
     }
 
     #[test]
     fn a_last_line_without_a_break_is_the_same_line() {
         let (lines, _) = diff_lines("impl P {", "impl P {\n    fn new() {}", usize::MAX);
-        assert_eq!(
-            text(&lines),
-            vec!["@@ -1,1 +1,2 @@", " impl P {", "+    fn new() {}"]
-        );
+        assert_eq!(text(&lines), vec!["  impl P {", "+     fn new() {}"]);
     }
 
     #[test]
@@ -201,34 +191,22 @@ mod tests {
         ]});
         let pairs = edit_pairs(&args);
         assert_eq!(pairs.len(), 2);
-        let (lines, more) = edit_diff("x", &pairs);
+        let (lines, more) = edit_diff(&pairs);
         assert_eq!(more, 0);
-        assert_eq!(
-            text(&lines),
-            vec![
-                "--- x",
-                "+++ x",
-                "@@ edit 1 of 2 @@",
-                "@@ -1,1 +1,1 @@",
-                "-one",
-                "+uno",
-                "@@ edit 2 of 2 @@",
-                "@@ -1,1 +1,0 @@",
-                "-two␛[2J",
-            ]
-        );
-        assert_eq!(lines[4].kind, LineKind::Del);
-        assert_eq!(lines[5].kind, LineKind::Add);
+        assert_eq!(text(&lines), vec!["- one", "+ uno", "    ...", "- two␛[2J"]);
+        assert_eq!(lines[0].kind, LineKind::Del);
+        assert_eq!(lines[1].kind, LineKind::Add);
+        assert_eq!(lines[2].kind, LineKind::Hunk);
     }
 
     #[test]
     fn a_long_diff_is_drawn_to_its_cap_and_the_rest_counted() {
         let new = "b\n".repeat(3 * MAX_DIFF_LINES);
         let pairs = vec![("a\n".to_string(), new)];
-        let (lines, more) = edit_diff("x", &pairs);
+        let (lines, more) = edit_diff(&pairs);
         assert_eq!(lines.len(), MAX_DIFF_LINES);
-        // The headers, one hunk header, one line removed, every line added.
-        assert_eq!(lines.len() + more, 2 + 1 + 1 + 3 * MAX_DIFF_LINES);
+        // One line removed, every line added.
+        assert_eq!(lines.len() + more, 1 + 3 * MAX_DIFF_LINES);
     }
 
     #[test]

@@ -446,13 +446,19 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
                 (None, None) => String::new(),
             };
             head.push(Span::new(&range, Class::Dim));
-            body.extend(result_images.iter().cloned());
-            if !result_text.is_empty() && !is_error {
-                body.push(code(&result_text, Lang::File(p), OUTPUT_LINES));
+            if !result_images.is_empty() && !is_error {
+                // An image read is shown, as pi shows it (its text only
+                // names the image's type).
+                body.extend(result_images.iter().cloned());
+                block.fold = Fold::Open;
+            } else {
+                if !result_text.is_empty() && !is_error {
+                    body.push(code(&result_text, Lang::File(p), OUTPUT_LINES));
+                }
+                // Folded as pi folds a read: the file's lines all left
+                // out, an error's first ten shown.
+                block.peek = Some(if is_error { 10 } else { 0 });
             }
-            // Folded as pi folds a read: the file's lines all left out, an
-            // error's first ten shown.
-            block.peek = Some(if is_error { 10 } else { 0 });
             show_result = is_error;
         }
         "grep" | "find" | "ls" => {
@@ -496,7 +502,7 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
             if !is_error {
                 let (lines, more) = match told {
                     Some(d) => diff::told_diff(d),
-                    None => diff::edit_diff(p, &diff::edit_pairs(args)),
+                    None => diff::edit_diff(&diff::edit_pairs(args)),
                 };
                 body.push(Node::Code {
                     lang: Some("diff".into()),

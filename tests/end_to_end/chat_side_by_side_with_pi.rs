@@ -477,7 +477,10 @@ fn break_agreement(pi: &[String], ours: &[String], width: usize) -> (usize, usiz
     for pair in pi.windows(2) {
         let (before, line) = (&pair[0], &pair[1]);
         let w: Vec<String> = words(line).collect();
-        if before.trim().is_empty() || w.is_empty() || kept(&[line.clone()], Side::Pi).is_empty() {
+        if before.trim().is_empty()
+            || w.is_empty()
+            || kept(std::slice::from_ref(line), Side::Pi).is_empty()
+        {
             continue;
         }
         let first = line.split_whitespace().next().unwrap_or("");
