@@ -354,6 +354,9 @@ pub struct Block {
     /// its tools: none of a file read, 15 of a grep, 10 of a write); the
     /// drawer's own when `None`.
     pub peek: Option<usize>,
+    /// A line under the body, shown folded or open: pi's warning that a
+    /// tool cut its output short (`[Truncated: 30 matches limit]`).
+    pub after: Option<Line>,
 }
 
 impl Block {
@@ -369,6 +372,7 @@ impl Block {
             hidden: false,
             tail: false,
             peek: None,
+            after: None,
         }
     }
 }

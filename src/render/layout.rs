@@ -229,6 +229,11 @@ pub fn layout_own_with(
             rows.push(left_out(more, if shown == 0 { "" } else { "more" }, key));
         }
     }
+    if let Some(after) = &b.after {
+        for line in wrap(after, width - INDENT) {
+            rows.push(indent(line, INDENT));
+        }
+    }
     if !open && !b.children.is_empty() {
         // How many is the title's to say: its count is of messages, these
         // are blocks (a tool call holds its result).

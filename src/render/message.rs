@@ -19,6 +19,10 @@ use std::collections::HashMap;
 /// counted.
 pub const OUTPUT_LINES: usize = 400;
 
+/// Lines of a command the user ran shown while it is folded: its last
+/// (pi's count).
+pub const USER_BASH_TAIL: usize = 20;
+
 /// Lines of a written file shown while it is folded (pi's count).
 pub const WRITE_HEAD: usize = 10;
 
@@ -240,6 +244,7 @@ fn assistant(
     };
     let mut text: Option<Block> = None;
     let mut first = true;
+    let mut calls = 0usize;
     let flush = |text: &mut Option<Block>, out: &mut Vec<Block>| {
         if let Some(b) = text.take() {
             out.push(b);
@@ -281,7 +286,8 @@ fn assistant(
                         // Open, as pi shows it (its "hide thinking" is off
                         // by default); it folds on its own.
                         b.fold = Fold::Open;
-                        b.body = from_markdown::plain(t, Class::Thinking);
+                        b.body = from_markdown::parse(t);
+                        as_thinking(&mut b.body);
                         out.push(b);
                     }
                     ContentBlock::ToolCall { name, arguments } => {
@@ -294,10 +300,26 @@ fn assistant(
                         if let Some(k) = result {
                             used[k] = true;
                         }
+                        calls += 1;
+                        // A call of a turn that was stopped never ran: pi
+                        // shows the turn's error as its result.
+                        let stopped = match str_field(v, "stopReason") {
+                            Some("aborted") => Some("Operation aborted".to_string()),
+                            Some("error") => {
+                                Some(str_field(v, "errorMessage").unwrap_or("Error").to_string())
+                            }
+                            _ => None,
+                        }
+                        .map(|text| {
+                            serde_json::json!({
+                                "content": [{"type": "text", "text": text}],
+                                "isError": true,
+                            })
+                        });
                         let mut b = tool_call(
                             name.unwrap_or("?"),
                             arguments.unwrap_or(&Value::Null),
-                            result.map(|k| &all[k].value),
+                            stopped.as_ref().or(result.map(|k| &all[k].value)),
                         );
                         b.entry = m.entry;
                         if let Some(k) = result {
@@ -329,13 +351,19 @@ fn assistant(
         Content::None => {}
     }
     let stop = str_field(v, "stopReason");
-    let error = match stop {
-        Some("aborted") => Some("Operation aborted".to_string()),
-        Some("error") => Some(format!(
-            "Error: {}",
-            str_field(v, "errorMessage").unwrap_or("unknown error")
-        )),
-        _ => str_field(v, "errorMessage").map(|e| format!("Error: {e}")),
+    let error = if calls > 0 && matches!(stop, Some("aborted" | "error")) {
+        // Its tool calls carry the error, as pi shows them.
+        None
+    } else {
+        match stop {
+            Some("aborted") => Some(aborted_text(v)),
+            Some("error") => Some(format!(
+                "Error: {}",
+                str_field(v, "errorMessage").unwrap_or("Unknown error")
+            )),
+            Some("length") => Some("Response was truncated before completion.".to_string()),
+            _ => str_field(v, "errorMessage").map(|e| format!("Error: {e}")),
+        }
     };
     if let Some(e) = error {
         let b = text.get_or_insert_with(|| Block::new(BlockKind::Assistant, m.entry, heading()));
@@ -375,6 +403,9 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
             let command = arg("command").unwrap_or("");
             head.push(Span::new("$ ", Class::Prompt));
             head.push(Span::new(&cut(command), Class::Command));
+            if let Some(t) = args.get("timeout").filter(|t| t.is_number()) {
+                head.push(Span::new(&format!(" (timeout {t}s)"), Class::Dim));
+            }
             // The command once, as pi shows it: in the body only when the
             // title cannot hold it whole.
             if cut(command) != command {
@@ -426,17 +457,31 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
                 }
             }
             if !warnings.is_empty() {
-                body.extend(from_markdown::plain(
+                block.after = Some(vec![Span::new(
                     &format!("[{}]", warnings.join(". ")),
                     Class::Warning,
-                ));
+                )]);
             }
             show_result = false;
         }
         "read" => {
             let p = path.unwrap_or("?");
-            head.push(Span::new(" ", Class::Text));
-            head.push(Span::new(&cut(p), Class::Path));
+            match compact_read(p) {
+                Some(("skill", name)) => {
+                    head = vec![
+                        Span::new("[skill] ", Class::RoleCustom),
+                        Span::new(&cut(&name), Class::Text),
+                    ];
+                }
+                Some((kind, _)) => {
+                    head.push(Span::new(&format!(" {kind} "), Class::ToolName));
+                    head.push(Span::new(&cut(p), Class::Path));
+                }
+                None => {
+                    head.push(Span::new(" ", Class::Text));
+                    head.push(Span::new(&cut(p), Class::Path));
+                }
+            }
             let offset = args.get("offset").and_then(Value::as_f64);
             let limit = args.get("limit").and_then(Value::as_f64);
             let range = match (offset, limit) {
@@ -464,9 +509,7 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
         "grep" | "find" | "ls" => {
             head = listing_title(name, args);
             let warning = listing_warning(name, result.and_then(|r| r.get("details")));
-            if let Some(w) = warning {
-                head.push(Span::new(&format!("  {w}"), Class::Warning));
-            }
+            block.after = warning.map(|w| vec![Span::new(&w, Class::Warning)]);
             let text = result_text.trim();
             if !text.is_empty() {
                 body.extend(output(text));
@@ -532,6 +575,74 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
     block.title = head;
     block.body = body;
     block
+}
+
+/// What pi says of a turn that was stopped: its error, unless that is the
+/// plain "Request was aborted".
+fn aborted_text(v: &Value) -> String {
+    match str_field(v, "errorMessage") {
+        Some(e) if e != "Request was aborted" => e.to_string(),
+        _ => "Operation aborted".to_string(),
+    }
+}
+
+/// Markdown drawn as thinking: its plain text in the thinking class (its
+/// emphasis, code and links keep theirs). Walks the nodes with a stack of
+/// its own: their nesting is bounded by the parser, not by the stack.
+fn as_thinking(nodes: &mut [Node]) {
+    fn recolour(line: &mut Line) {
+        for span in line.iter_mut() {
+            if span.style.class == Class::Text {
+                span.style.class = Class::Thinking;
+            }
+        }
+    }
+    let mut stack: Vec<&mut Node> = nodes.iter_mut().collect();
+    while let Some(node) = stack.pop() {
+        match node {
+            Node::Para(lines) => lines.iter_mut().for_each(recolour),
+            Node::Text { class, .. } if *class == Class::Text => *class = Class::Thinking,
+            Node::Heading(_, line) => recolour(line),
+            Node::Quote(inner) => stack.extend(inner.iter_mut()),
+            Node::List { items, .. } => {
+                stack.extend(items.iter_mut().flat_map(|item| item.iter_mut()));
+            }
+            Node::Table { head, rows, .. } => {
+                head.iter_mut().for_each(recolour);
+                rows.iter_mut().flatten().for_each(recolour);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The files pi shows a read of in a short form while folded: instructions
+/// it loads itself (`read resource AGENTS.md`), and a skill's own file
+/// (`[skill] NAME`, the skill's folder).
+fn compact_read(path: &str) -> Option<(&'static str, String)> {
+    let clean = path.trim_end_matches('/');
+    let (dir, file) = match clean.rsplit_once('/') {
+        Some((d, f)) => (d, f),
+        None => ("", clean),
+    };
+    if file == "SKILL.md" {
+        let name = dir
+            .rsplit('/')
+            .next()
+            .filter(|n| !n.is_empty())
+            .unwrap_or(file);
+        return Some(("skill", name.to_string()));
+    }
+    const RESOURCES: [&str; 5] = [
+        "AGENTS.override.md",
+        "AGENTS.md",
+        "AGENTS.MD",
+        "CLAUDE.md",
+        "CLAUDE.MD",
+    ];
+    RESOURCES
+        .contains(&file)
+        .then(|| ("resource", path.to_string()))
 }
 
 /// A user message that invokes a skill, as pi reads one: the whole text
@@ -726,6 +837,8 @@ fn message(m: &Message) -> Vec<Block> {
             );
             b.fold = Fold::Folded;
             b.tail = true;
+            // pi shows the last twenty lines of a command the user ran.
+            b.peek = Some(USER_BASH_TAIL);
             if cut(command) != command {
                 b.body.push(code(command, Lang::Fence("bash"), usize::MAX));
             }
@@ -733,16 +846,28 @@ fn message(m: &Message) -> Vec<Block> {
             if !out.is_empty() {
                 b.body.extend(output(out));
             }
+            // How it ended, under the output, as pi says it.
             let exit = v.get("exitCode").and_then(Value::as_i64);
+            let mut status = Vec::new();
             if v.get("cancelled") == Some(&Value::Bool(true)) {
-                b.title.push(Span::new("  cancelled", Class::Warning));
+                status.push(Span::new("(cancelled)", Class::Warning));
             } else if let Some(code) = exit.filter(|&c| c != 0) {
-                b.title
-                    .push(Span::new(&format!("  (exit {code})"), Class::Error));
+                status.push(Span::new(&format!("(exit {code})"), Class::Error));
             }
             if v.get("truncated") == Some(&Value::Bool(true)) {
-                b.body
-                    .extend(from_markdown::plain("(output truncated)", Class::Warning));
+                if !status.is_empty() {
+                    status.push(Span::new(" ", Class::Text));
+                }
+                let full = str_field(v, "fullOutputPath")
+                    .map(|p| format!(" Full output: {p}"))
+                    .unwrap_or_default();
+                status.push(Span::new(
+                    &format!("Output truncated.{full}"),
+                    Class::Warning,
+                ));
+            }
+            if !status.is_empty() {
+                b.after = Some(status);
             }
             b
         }

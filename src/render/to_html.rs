@@ -234,6 +234,9 @@ impl Writer {
         for n in &b.body {
             self.node(n);
         }
+        if let Some(after) = &b.after {
+            self.node(&Node::para(after.clone()));
+        }
         if !b.children.is_empty() {
             let _ = writeln!(
                 self.out,

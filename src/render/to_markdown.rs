@@ -47,6 +47,9 @@ fn block(out: &mut String, b: &Block, level: usize) {
     let gone = if b.hidden { "(compacted away) " } else { "" };
     let _ = writeln!(out, "{hashes} {gone}{}\n", escape(&line_text(&b.title)));
     nodes(out, &b.body, level);
+    if let Some(after) = &b.after {
+        let _ = writeln!(out, "{}\n", escape(&line_text(after)));
+    }
     if !b.children.is_empty() {
         let _ = writeln!(
             out,

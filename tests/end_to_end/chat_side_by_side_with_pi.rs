@@ -121,7 +121,21 @@ const DELIBERATE: &[Deliberate] = &[
         what: "what a compaction replaced: its title row and its count of entries",
         why: "piscope shows what the model no longer sees (folded under the \
               compaction); pi shows only the summary",
-        line: |l| l.starts_with("▸ Compaction") || l.starts_with("▾ Compaction"),
+        line: |l| l == "Compaction" || l.starts_with("Compaction ·"),
+    },
+    Deliberate {
+        side: Side::Pi,
+        what: "pi's status line under the chat: \"Session compacted 1 time\"",
+        why: "a note pi prints on opening a session, not part of the chat; the preview \
+              shows each compaction where it is",
+        line: |l| l.starts_with("Session compacted "),
+    },
+    Deliberate {
+        side: Side::Piscope,
+        what: "\"error\" at the end of a failed tool's title",
+        why: "pi marks a failed tool by its red background alone; the preview must read \
+              without colour (in a copy, to a reader who cannot tell the colours apart)",
+        line: |_| false, // a word, see `kept`
     },
     Deliberate {
         side: Side::Pi,
@@ -400,30 +414,61 @@ fn stitch(pages: &[Vec<String>]) -> Vec<String> {
     out
 }
 
+/// Lines as they were before a terminal's width cut them: a line that
+/// fills all `full` columns goes on in the next (code and output are cut
+/// at the width, mid-word; text wraps at spaces and never fills a line to
+/// its last column but by chance). The two sides cut at different columns
+/// (piscope's code has a bar down its side), so both are joined.
+fn uncut(lines: &[String], full: usize, side: Side) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut joining = false;
+    for l in lines {
+        if joining {
+            let last = out.last_mut().expect("a line to join");
+            last.push_str(l.trim_start_matches(|c: char| c == ' ' || is_drawing(c)));
+        } else {
+            out.push(l.clone());
+        }
+        // piscope's text never needs it: its code and output rows have
+        // the bar.
+        joining = columns(l) >= full && (side == Side::Pi || l.trim_start().starts_with('│'));
+    }
+    out
+}
+
 /// The lines of one side with the deliberate differences of that side
 /// dropped (and with them the lines pi folds under a bash command's
 /// border, which are the same words).
 fn kept(lines: &[String], side: Side) -> Vec<String> {
     lines
         .iter()
-        .map(|l| {
+        .filter_map(|l| {
+            let title = l.trim_start().starts_with(['▸', '▾']);
             let l = l
                 .trim_start_matches(|c: char| c == ' ' || is_drawing(c))
                 .trim_end_matches(|c: char| c == ' ' || is_drawing(c));
-            match side {
+            if DELIBERATE.iter().any(|d| d.side == side && (d.line)(l)) {
+                return None;
+            }
+            Some(match side {
                 // A folded block's hint at the end of its title.
                 Side::Pi => l.replace(" (ctrl+o to expand)", ""),
-                Side::Piscope => l
-                    .split(' ')
-                    .filter(|w| !is_date_or_time(w))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            }
-        })
-        .filter(|l| {
-            !DELIBERATE
-                .iter()
-                .any(|d| d.side == side && (d.line)(l.as_str()))
+                Side::Piscope => {
+                    let l = if title {
+                        l.strip_suffix("  error").unwrap_or(l)
+                    } else {
+                        l
+                    };
+                    if title {
+                        l.split(' ')
+                            .filter(|w| !is_date_or_time(w))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    } else {
+                        l.to_string()
+                    }
+                }
+            })
         })
         .collect()
 }
@@ -554,8 +599,10 @@ struct Agreement {
 fn compare(file: &Path, work: &Path) -> Agreement {
     let (ours, width) = piscope_preview(file);
     let pi = PiChat::start(file, work, u16::try_from(width + 2).expect("a width"));
-    let pi_raw = pi_lines(&pi.chat());
+    let pi_raw = uncut(&pi_lines(&pi.chat()), width, Side::Pi);
     drop(pi);
+    // A row of the preview: the block's indent, then its text.
+    let ours = uncut(&ours, width + 2, Side::Piscope);
     if let Some(dump) = std::env::var_os("PISCOPE_CHAT_DUMP") {
         let name = file.file_name().unwrap_or_default().to_string_lossy();
         let dump = Path::new(&dump);
