@@ -357,6 +357,9 @@ pub struct Block {
     /// A line under the body, shown folded or open: pi's warning that a
     /// tool cut its output short (`[Truncated: 30 matches limit]`).
     pub after: Option<Line>,
+    /// Lines that go on from the title, shown folded or open: the rest of
+    /// a command of several lines, as pi shows a command whole.
+    pub lead: Vec<Line>,
 }
 
 impl Block {
@@ -373,6 +376,7 @@ impl Block {
             tail: false,
             peek: None,
             after: None,
+            lead: Vec::new(),
         }
     }
 }

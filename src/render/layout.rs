@@ -189,6 +189,11 @@ pub fn layout_own_with(
     }
     title.extend(b.title.iter().cloned());
     rows.extend(wrap(&title, width));
+    for line in &b.lead {
+        for row in wrap(line, width - INDENT) {
+            rows.push(indent(row, INDENT));
+        }
+    }
     if body_open {
         let start = rows.len();
         let body = with_code_highlighted(&b.body);

@@ -402,13 +402,16 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
             head.clear();
             let command = arg("command").unwrap_or("");
             head.push(Span::new("$ ", Class::Prompt));
-            head.push(Span::new(&cut(command), Class::Command));
+            let (first, lead) = command_lines(command);
+            head.push(Span::new(&first, Class::Command));
+            block.lead = lead;
             if let Some(t) = args.get("timeout").filter(|t| t.is_number()) {
-                head.push(Span::new(&format!(" (timeout {t}s)"), Class::Dim));
+                let line = block.lead.last_mut().unwrap_or(&mut head);
+                line.push(Span::new(&format!(" (timeout {t}s)"), Class::Dim));
             }
             // The command once, as pi shows it: in the body only when the
-            // title cannot hold it whole.
-            if cut(command) != command {
+            // title and the lines under it cannot hold it whole.
+            if command_shown_whole(command).is_none() {
                 body.push(code(command, Lang::Fence("bash"), usize::MAX));
             }
             block.tail = true;
@@ -575,6 +578,39 @@ pub fn tool_call(name: &str, args: &Value, result: Option<&Value>) -> Block {
     block.title = head;
     block.body = body;
     block
+}
+
+/// Lines of a command shown under its title at most, and the widest.
+const COMMAND_LINES: usize = 100;
+const COMMAND_LINE_CHARS: usize = 1000;
+
+/// A command's lines when they are few and short enough to show whole
+/// under its title, as pi shows a command.
+fn command_shown_whole(command: &str) -> Option<Vec<&str>> {
+    let lines: Vec<&str> = command
+        .trim_end_matches('\n')
+        .split('\n')
+        .take(COMMAND_LINES + 1)
+        .collect();
+    (lines.len() <= COMMAND_LINES && lines.iter().all(|l| l.len() <= COMMAND_LINE_CHARS))
+        .then_some(lines)
+}
+
+/// A command's first line for its title and its other lines to go under
+/// it; a command too long for that: its first line cut, and no more.
+fn command_lines(command: &str) -> (String, Vec<Line>) {
+    match command_shown_whole(command) {
+        Some(lines) => {
+            let first = lines.first().copied().unwrap_or("").to_string();
+            let rest = lines
+                .iter()
+                .skip(1)
+                .map(|l| vec![Span::new(l, Class::Command)])
+                .collect();
+            (first, rest)
+        }
+        None => (cut(command), Vec::new()),
+    }
 }
 
 /// What pi says of a turn that was stopped: its error, unless that is the
@@ -831,15 +867,19 @@ fn message(m: &Message) -> Vec<Block> {
                 BlockKind::Bash,
                 m.entry,
                 with_time(
-                    title(&[("$ ", Class::Prompt), (&cut(command), Class::Command)]),
+                    title(&[
+                        ("$ ", Class::Prompt),
+                        (&command_lines(command).0, Class::Command),
+                    ]),
                     v,
                 ),
             );
+            b.lead = command_lines(command).1;
             b.fold = Fold::Folded;
             b.tail = true;
             // pi shows the last twenty lines of a command the user ran.
             b.peek = Some(USER_BASH_TAIL);
-            if cut(command) != command {
+            if command_shown_whole(command).is_none() {
                 b.body.push(code(command, Lang::Fence("bash"), usize::MAX));
             }
             let out = str_field(v, "output").unwrap_or("");

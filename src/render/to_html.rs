@@ -231,6 +231,9 @@ impl Writer {
             }
         }
         self.out.push_str("<div class=\"body\">\n");
+        if !b.lead.is_empty() {
+            self.node(&Node::Para(b.lead.clone()));
+        }
         for n in &b.body {
             self.node(n);
         }
