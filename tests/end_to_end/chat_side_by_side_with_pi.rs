@@ -690,3 +690,20 @@ fn the_preview_reads_like_pis_own_chat() {
         "the preview reads unlike pi's chat in {failed:?} (the differences are above)"
     );
 }
+
+/// The preview's header gives the context's share of its model's window
+/// from a table made of pi's own model catalog: the table is pi's.
+#[test]
+fn the_context_windows_are_pis_own() {
+    if !common::have_node() {
+        return;
+    }
+    let made = common::stdout_ok(&mut common::node(&common::harness("context-windows.mjs")));
+    let kept = std::fs::read_to_string(common::repo().join("src/render/context_windows.tsv"))
+        .expect("the table");
+    assert!(
+        made == kept,
+        "src/render/context_windows.tsv is not pi's: regenerate it with \
+         `node tests/pi/context-windows.mjs > src/render/context_windows.tsv`"
+    );
+}
