@@ -65,6 +65,7 @@ pub fn edit_diff(pairs: &[(String, String)]) -> (Vec<CodeLine>, usize) {
         out.extend(lines);
         more += past;
     }
+    mark_changed_words(&mut out);
     (out, more)
 }
 
@@ -91,7 +92,115 @@ pub fn told_diff(text: &str) -> (Vec<CodeLine>, usize) {
             spans: vec![Span::clean(safe_text::clean_block_line(line), class)],
         });
     }
+    mark_changed_words(&mut out);
     (out, more)
+}
+
+/// Lines longer than this are not compared word by word.
+const WORD_DIFF_CHARS: usize = 2_000;
+
+/// A line of a diff as its sign and line number (with the space after
+/// them) and its text: `-  87   get messages();` is `-  87 ` and
+/// `  get messages();`.
+fn split_diff_line(line: &str) -> Option<(&str, &str)> {
+    let mut chars = line.char_indices();
+    let (_, sign) = chars.next()?;
+    if !matches!(sign, '+' | '-' | ' ') {
+        return None;
+    }
+    let rest = &line[1..];
+    let digits_from = rest.len() - rest.trim_start_matches(' ').len();
+    let after_spaces = &rest[digits_from..];
+    let digits = after_spaces.len()
+        - after_spaces
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .len();
+    let mut head = 1 + digits_from + digits;
+    if digits == 0 {
+        // No number: the sign's own space only.
+        head = 1;
+    }
+    let tail = &line[head..];
+    let tail = tail.strip_prefix(' ')?;
+    Some((&line[..line.len() - tail.len()], tail))
+}
+
+/// Where one line is removed and one added in its place, the words that
+/// changed are marked (colours swapped), as pi draws a line's change; the
+/// indent the two lines share is never marked.
+fn mark_changed_words(lines: &mut [CodeLine]) {
+    let mut k = 0;
+    while k < lines.len() {
+        let single = lines[k].kind == LineKind::Del
+            && k + 1 < lines.len()
+            && lines[k + 1].kind == LineKind::Add
+            && (k == 0 || lines[k - 1].kind != LineKind::Del)
+            && (k + 2 >= lines.len() || lines[k + 2].kind != LineKind::Add);
+        if single {
+            let old = super::document::line_text(&lines[k].spans);
+            let new = super::document::line_text(&lines[k + 1].spans);
+            if old.len() <= WORD_DIFF_CHARS && new.len() <= WORD_DIFF_CHARS {
+                if let (Some((oh, ot)), Some((nh, nt))) =
+                    (split_diff_line(&old), split_diff_line(&new))
+                {
+                    let (del, add) = word_marks(ot, nt);
+                    let mut spans = vec![Span::clean(oh.to_string(), Class::DiffDel)];
+                    spans.extend(del);
+                    lines[k].spans = spans;
+                    let mut spans = vec![Span::clean(nh.to_string(), Class::DiffAdd)];
+                    spans.extend(add);
+                    lines[k + 1].spans = spans;
+                }
+            }
+            k += 2;
+        } else {
+            k += 1;
+        }
+    }
+}
+
+/// The spans of a removed and an added text with the words each changed
+/// marked.
+fn word_marks(old: &str, new: &str) -> (Vec<Span>, Vec<Span>) {
+    let indent = old
+        .chars()
+        .zip(new.chars())
+        .take_while(|(a, b)| a == b && a.is_whitespace())
+        .map(|(a, _)| a.len_utf8())
+        .sum::<usize>();
+    let diff = TextDiff::configure()
+        .timeout(DIFF_TIME)
+        .diff_words(&old[indent..], &new[indent..]);
+    let mut del = vec![Span::clean(old[..indent].to_string(), Class::DiffDel)];
+    let mut add = vec![Span::clean(new[..indent].to_string(), Class::DiffAdd)];
+    let marked = |text: &str, class: Class, first: &mut bool, out: &mut Vec<Span>| {
+        let mut text = text;
+        if std::mem::take(first) {
+            let lead = text.len() - text.trim_start().len();
+            out.push(Span::clean(text[..lead].to_string(), class));
+            text = &text[lead..];
+        }
+        if !text.is_empty() {
+            let mut s = Span::clean(text.to_string(), class);
+            s.style.inverse = true;
+            out.push(s);
+        }
+    };
+    let (mut first_del, mut first_add) = (true, true);
+    for change in diff.iter_all_changes() {
+        let text = change.value();
+        match change.tag() {
+            similar::ChangeTag::Equal => {
+                del.push(Span::clean(text.to_string(), Class::DiffDel));
+                add.push(Span::clean(text.to_string(), Class::DiffAdd));
+            }
+            similar::ChangeTag::Delete => marked(text, Class::DiffDel, &mut first_del, &mut del),
+            similar::ChangeTag::Insert => marked(text, Class::DiffAdd, &mut first_add, &mut add),
+        }
+    }
+    let keep =
+        |v: Vec<Span>| -> Vec<Span> { v.into_iter().filter(|s| !s.text().is_empty()).collect() };
+    (keep(del), keep(add))
 }
 
 /// The hunks of one change, their first `room` lines and how many more
@@ -207,6 +316,26 @@ mod tests {
         assert_eq!(lines.len(), MAX_DIFF_LINES);
         // One line removed, every line added.
         assert_eq!(lines.len() + more, 1 + 3 * MAX_DIFF_LINES);
+    }
+
+    #[test]
+    fn a_changed_line_marks_the_words_it_changed() {
+        let told = "   1 a\n-  2     let strict = false;\n+  2     let strict = true;\n";
+        let (lines, _) = told_diff(told);
+        let marked = |l: &CodeLine| -> Vec<String> {
+            l.spans
+                .iter()
+                .filter(|s| s.style.inverse)
+                .map(|s| s.text().to_string())
+                .collect()
+        };
+        assert_eq!(marked(&lines[1]), vec!["false;"]);
+        assert_eq!(marked(&lines[2]), vec!["true;"]);
+        assert_eq!(text(&lines)[1], "-  2     let strict = false;");
+        assert_eq!(text(&lines)[2], "+  2     let strict = true;");
+        // Two lines replaced by one: shown as they are.
+        let (lines, _) = told_diff("-1 a\n-2 b\n+1 c\n");
+        assert!(lines.iter().all(|l| marked(l).is_empty()));
     }
 
     #[test]

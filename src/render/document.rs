@@ -124,6 +124,8 @@ pub struct Style {
     pub underline: bool,
     pub strike: bool,
     pub dim: bool,
+    /// Colours swapped: the words a diff's line changed, as pi marks them.
+    pub inverse: bool,
     pub fg: Option<u8>,
     pub bg: Option<u8>,
 }
@@ -137,6 +139,7 @@ impl Style {
             underline: false,
             strike: false,
             dim: false,
+            inverse: false,
             fg: None,
             bg: None,
         }
