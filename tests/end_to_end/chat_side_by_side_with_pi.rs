@@ -138,6 +138,35 @@ const DELIBERATE: &[Deliberate] = &[
         line: |_| false, // a word, see `kept`
     },
     Deliberate {
+        side: Side::Piscope,
+        what: "images: \"[image png 70 B]\" (and the picture, where the terminal draws one)",
+        why: "pi's chat leaves a user's images out of the transcript; the model saw them, \
+              and the preview shows what it saw",
+        line: |l| l.starts_with("[image "),
+    },
+    Deliberate {
+        side: Side::Piscope,
+        what: "an edit whose result has no diff (`details.diff`): the change drawn from the \
+               call's arguments, without line numbers",
+        why: "pi, opening a session, draws no diff for it (it would diff against the file \
+              on disk, which may have changed since); the change is what the model asked \
+              for, so the preview shows it. Counted, not left out: a few words",
+        line: |_| false,
+    },
+    Deliberate {
+        side: Side::Piscope,
+        what: "\"(no result)\" after a tool call that never got its result",
+        why: "pi shows such a call as pending, without a word; the preview says so",
+        line: |_| false, // counted, not left out
+    },
+    Deliberate {
+        side: Side::Piscope,
+        what: "code, diffs and output cut at the width one or two columns before pi cuts them",
+        why: "piscope draws code with a bar down its side; a line cut mid-word is joined \
+              again on both sides before the comparison (`uncut`)",
+        line: |_| false,
+    },
+    Deliberate {
         side: Side::Pi,
         what: "the fences of a code block (```rust, ```)",
         why: "piscope draws a code block with a bar down its side and highlights it by \
@@ -146,14 +175,14 @@ const DELIBERATE: &[Deliberate] = &[
     },
     Deliberate {
         side: Side::Pi,
-        what: "the compaction's and the branch summary's own title rows",
-        why: "piscope names them in its title row with what they hold (the tokens \
-              before, the entries replaced)",
+        what: "the compaction's and the branch summary's own title rows: \"[compaction]\", \
+               \"Compacted from N tokens\", \"[branch]\"",
+        why: "piscope names them in one title row with what they hold (the tokens \
+              before, the entries replaced, what was kept)",
         line: |l| {
             l.starts_with("[compaction]")
                 || l.starts_with("[branch]")
                 || l.starts_with("Compacted from")
-                || l.starts_with("Branch summary")
         },
     },
 ];
@@ -549,17 +578,22 @@ fn break_agreement(pi: &[String], ours: &[String], width: usize) -> (usize, usiz
 
 /// The sessions to compare: the generated ones and copies of the real
 /// ones (pi may rewrite a file of an older version when it opens it).
-fn sessions(dir: &Path) -> Vec<PathBuf> {
+fn sessions(dir: &Path) -> Vec<(String, PathBuf)> {
     let out = common::stdout_ok(
         common::node(&common::harness("pi-chat-kinds.mjs"))
             .arg(dir.join("generated"))
             .arg("/tmp"),
     );
-    let mut files: Vec<PathBuf> = out.lines().map(PathBuf::from).collect();
+    let mut files: Vec<(String, PathBuf)> = out
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(name, path)| (format!("{name} (generated)"), PathBuf::from(path)))
+        .collect();
+    assert_eq!(files.len(), 2, "the generator wrote two sessions:\n{out}");
     for name in ["before-compaction.jsonl", "large-session.jsonl"] {
         let to = dir.join(name);
         std::fs::copy(common::pi_mono(name), &to).expect("copy a fixture");
-        files.push(to);
+        files.push((name.to_string(), to));
     }
     files
 }
@@ -596,7 +630,7 @@ struct Agreement {
     lost_breaks: Vec<String>,
 }
 
-fn compare(file: &Path, work: &Path) -> Agreement {
+fn compare(name: &str, file: &Path, work: &Path) -> Agreement {
     let (ours, width) = piscope_preview(file);
     let pi = PiChat::start(file, work, u16::try_from(width + 2).expect("a width"));
     let pi_raw = uncut(&pi_lines(&pi.chat()), width, Side::Pi);
@@ -604,7 +638,7 @@ fn compare(file: &Path, work: &Path) -> Agreement {
     // A row of the preview: the block's indent, then its text.
     let ours = uncut(&ours, width + 2, Side::Piscope);
     if let Some(dump) = std::env::var_os("PISCOPE_CHAT_DUMP") {
-        let name = file.file_name().unwrap_or_default().to_string_lossy();
+        let name = name.replace(' ', "-");
         let dump = Path::new(&dump);
         std::fs::create_dir_all(dump).expect("the dump folder");
         std::fs::write(dump.join(format!("{name}.pi.txt")), pi_raw.join("\n")).expect("dump");
@@ -621,10 +655,7 @@ fn compare(file: &Path, work: &Path) -> Agreement {
     let (pi_words, piscope_words, differences) = word_agreement(&theirs, &ours);
     let (total, found, lost_breaks) = break_agreement(&pi_raw, &ours, width);
     Agreement {
-        name: file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        name: name.to_string(),
         pi_words,
         piscope_words,
         breaks: (found, total),
@@ -649,9 +680,9 @@ fn the_preview_reads_like_pis_own_chat() {
             let handles: Vec<_> = pair
                 .iter()
                 .enumerate()
-                .map(|(n, f)| {
+                .map(|(n, (name, f))| {
                     let work = dir.path().join(format!("pi-{k}-{n}"));
-                    s.spawn(move || compare(f, &work))
+                    s.spawn(move || compare(name, f, &work))
                 })
                 .collect();
             handles

@@ -7,7 +7,8 @@
 // executions, custom messages, a skill invocation and a branch summary;
 // and a second session whose context starts at a compaction.
 //
-// usage: node pi-chat-kinds.mjs DIR CWD     prints the sessions' paths, one a line
+// usage: node pi-chat-kinds.mjs DIR CWD
+//   prints each session's name and path, one session a line: NAME<TAB>PATH
 import { loadPi, sessionModule } from "./reference.mjs";
 
 const { SessionManager } = await sessionModule();
@@ -28,6 +29,7 @@ const result = (id, name, text, extra = {}) => ({
   role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError: false, timestamp: t(), ...extra,
 });
 const lines = (n, f) => Array.from({ length: n }, (_, i) => f(i + 1)).join("\n");
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 let calls = 0;
 /** One assistant turn calling `name` with `args`, and its result. */
 function tool(sm, name, args, text, extra = {}) {
@@ -114,12 +116,12 @@ function tool(sm, name, args, text, extra = {}) {
   // An aborted turn and an error turn.
   sm.appendMessage(assistant([{ type: "text", text: "Tagging v0.2.0" }], "aborted", { errorMessage: "Request was aborted" }));
   sm.appendMessage(assistant([{ type: "text", text: "" }], "error", { errorMessage: "overloaded_error: the service is busy, retry later" }));
-  sm.appendMessage({ role: "user", timestamp: t(), content: [{ type: "text", text: "Go on.\nThen summarise." }] });
+  sm.appendMessage({ role: "user", timestamp: t(), content: [{ type: "text", text: "Go on.\nThen summarise." }, { type: "image", mimeType: "image/png", data: PNG }] });
   sm.appendMessage(assistant([
     { type: "thinking", thinking: "Summarise briefly." },
     { type: "text", text: "### Summary\n\n1. The loader now strips `\\r`.\n2. A test covers CRLF input; it passes.\n\nA very long closing sentence follows here so that it wraps at the preview's width, with words like configuration, serialisation and reproducibility that must not split." },
   ], "stop"));
-  console.log(sm.getSessionFile());
+  console.log(`every-kind\t${sm.getSessionFile()}`);
 }
 
 // The second session: the context starts at a compaction.
@@ -134,5 +136,5 @@ function tool(sm, name, args, text, extra = {}) {
   sm.appendMessage({ role: "user", timestamp: t(), content: "Run the benchmarks." });
   tool(sm, "bash", { command: "cargo bench" }, "loader  time: 1.2 ms\nwriter  time: 0.8 ms");
   sm.appendMessage(assistant([{ type: "text", text: "Both are faster than before." }], "stop"));
-  console.log(sm.getSessionFile());
+  console.log(`compacted\t${sm.getSessionFile()}`);
 }
