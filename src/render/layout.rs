@@ -599,7 +599,8 @@ fn table(aligns: &[Align], head: &[Line], rows: &[Vec<Line>], width: usize) -> V
             widths[k] = widths[k].max(cell_width(c));
         }
     }
-    let total: usize = widths.iter().sum::<usize>() + 3 * cols.saturating_sub(1);
+    // The cells, the bars between them and the border round them.
+    let total: usize = widths.iter().sum::<usize>() + 3 * cols.saturating_sub(1) + 4;
     let sep = || Span::clean(" │ ".to_string(), Class::TableBorder);
     if total > width || cols == 0 {
         // Too wide for columns: each row on its own, cells separated.
@@ -617,7 +618,7 @@ fn table(aligns: &[Align], head: &[Line], rows: &[Vec<Line>], width: usize) -> V
         return out;
     }
     let draw = |row: &[Line], bold: bool| {
-        let mut line: Line = Vec::new();
+        let mut line: Line = vec![Span::clean("│ ".to_string(), Class::TableBorder)];
         for (k, w) in widths.iter().enumerate() {
             if k > 0 {
                 line.push(sep());
@@ -636,18 +637,30 @@ fn table(aligns: &[Align], head: &[Line], rows: &[Vec<Line>], width: usize) -> V
                 s.style.bold |= bold;
                 s
             }));
-            if right > 0 && k + 1 < cols {
+            if right > 0 {
                 line.push(Span::clean(" ".repeat(right), Class::Text));
             }
         }
+        line.push(Span::clean(" │".to_string(), Class::TableBorder));
         line
     };
-    let mut out = vec![draw(head, true)];
-    let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-    out.push(vec![Span::clean(rule.join("─┼─"), Class::TableBorder)]);
-    for row in rows {
+    // Drawn as pi draws a table: a border round it, a rule under the head
+    // and between the rows.
+    let rule = |left: &str, mid: &str, right: &str| {
+        let cells: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+        vec![Span::clean(
+            format!("{left}─{}─{right}", cells.join(&format!("─{mid}─"))),
+            Class::TableBorder,
+        )]
+    };
+    let mut out = vec![rule("┌", "┬", "┐"), draw(head, true), rule("├", "┼", "┤")];
+    for (k, row) in rows.iter().enumerate() {
+        if k > 0 {
+            out.push(rule("├", "┼", "┤"));
+        }
         out.push(draw(row, false));
     }
+    out.push(rule("└", "┴", "┘"));
     out
 }
 
@@ -865,9 +878,19 @@ mod tests {
             .iter()
             .map(|r| line_text(r))
             .collect();
+        // As pi draws a table: a border round it, a rule under the head
+        // and between the rows.
         assert_eq!(
             got,
-            vec!["name   │  n", "───────┼───", "a      │ 10", "bbbbbb │  2"]
+            vec![
+                "┌────────┬────┐",
+                "│ name   │  n │",
+                "├────────┼────┤",
+                "│ a      │ 10 │",
+                "├────────┼────┤",
+                "│ bbbbbb │  2 │",
+                "└────────┴────┘"
+            ]
         );
         let narrow: Vec<String> = table(&aligns, &head, &rows, 6)
             .iter()
