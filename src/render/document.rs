@@ -124,6 +124,8 @@ pub struct Style {
     pub underline: bool,
     pub strike: bool,
     pub dim: bool,
+    /// Colours swapped: the words a diff's line changed, as pi marks them.
+    pub inverse: bool,
     pub fg: Option<u8>,
     pub bg: Option<u8>,
 }
@@ -137,6 +139,7 @@ impl Style {
             underline: false,
             strike: false,
             dim: false,
+            inverse: false,
             fg: None,
             bg: None,
         }
@@ -350,6 +353,16 @@ pub struct Block {
     /// Folded, it shows the last rows of its body, not the first (program
     /// output ends with what matters: the error, the summary).
     pub tail: bool,
+    /// Folded, the rows of its body it still shows (pi's own counts for
+    /// its tools: none of a file read, 15 of a grep, 10 of a write); the
+    /// drawer's own when `None`.
+    pub peek: Option<usize>,
+    /// A line under the body, shown folded or open: pi's warning that a
+    /// tool cut its output short (`[Truncated: 30 matches limit]`).
+    pub after: Option<Line>,
+    /// Lines that go on from the title, shown folded or open: the rest of
+    /// a command of several lines, as pi shows a command whole.
+    pub lead: Vec<Line>,
 }
 
 impl Block {
@@ -364,6 +377,9 @@ impl Block {
             children: Vec::new(),
             hidden: false,
             tail: false,
+            peek: None,
+            after: None,
+            lead: Vec::new(),
         }
     }
 }

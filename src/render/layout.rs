@@ -36,7 +36,8 @@ fn left_out(n: usize, which: &str, key: Option<&str>) -> Line {
     indent(
         vec![Span::clean(
             format!(
-                "… {n} {which} line{}{}",
+                "… {n} {which}{}line{}{}",
+                if which.is_empty() { "" } else { " " },
                 if n == 1 { "" } else { "s" },
                 key.map(|k| format!(" ({k} unfolds)")).unwrap_or_default()
             ),
@@ -188,6 +189,11 @@ pub fn layout_own_with(
     }
     title.extend(b.title.iter().cloned());
     rows.extend(wrap(&title, width));
+    for line in &b.lead {
+        for row in wrap(line, width - INDENT) {
+            rows.push(indent(row, INDENT));
+        }
+    }
     if body_open {
         let start = rows.len();
         let body = with_code_highlighted(&b.body);
@@ -213,7 +219,7 @@ pub fn layout_own_with(
         for line in &all[end - shown..end] {
             rows.push(indent(line.clone(), INDENT));
         }
-    } else if peek > 0 && !b.body.is_empty() {
+    } else if (peek > 0 || b.peek == Some(0)) && !b.body.is_empty() {
         // Only the rows shown are highlighted; the rest are counted.
         let all = nodes(&b.body, width - INDENT);
         let start = all.iter().take_while(|l| l.is_empty()).count();
@@ -225,7 +231,12 @@ pub fn layout_own_with(
         }
         let more = all.len() - start - shown;
         if more > 0 {
-            rows.push(left_out(more, "more", key));
+            rows.push(left_out(more, if shown == 0 { "" } else { "more" }, key));
+        }
+    }
+    if let Some(after) = &b.after {
+        for line in wrap(after, width - INDENT) {
+            rows.push(indent(line, INDENT));
         }
     }
     if !open && !b.children.is_empty() {
@@ -588,7 +599,8 @@ fn table(aligns: &[Align], head: &[Line], rows: &[Vec<Line>], width: usize) -> V
             widths[k] = widths[k].max(cell_width(c));
         }
     }
-    let total: usize = widths.iter().sum::<usize>() + 3 * cols.saturating_sub(1);
+    // The cells, the bars between them and the border round them.
+    let total: usize = widths.iter().sum::<usize>() + 3 * cols.saturating_sub(1) + 4;
     let sep = || Span::clean(" │ ".to_string(), Class::TableBorder);
     if total > width || cols == 0 {
         // Too wide for columns: each row on its own, cells separated.
@@ -606,7 +618,7 @@ fn table(aligns: &[Align], head: &[Line], rows: &[Vec<Line>], width: usize) -> V
         return out;
     }
     let draw = |row: &[Line], bold: bool| {
-        let mut line: Line = Vec::new();
+        let mut line: Line = vec![Span::clean("│ ".to_string(), Class::TableBorder)];
         for (k, w) in widths.iter().enumerate() {
             if k > 0 {
                 line.push(sep());
@@ -625,18 +637,30 @@ fn table(aligns: &[Align], head: &[Line], rows: &[Vec<Line>], width: usize) -> V
                 s.style.bold |= bold;
                 s
             }));
-            if right > 0 && k + 1 < cols {
+            if right > 0 {
                 line.push(Span::clean(" ".repeat(right), Class::Text));
             }
         }
+        line.push(Span::clean(" │".to_string(), Class::TableBorder));
         line
     };
-    let mut out = vec![draw(head, true)];
-    let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-    out.push(vec![Span::clean(rule.join("─┼─"), Class::TableBorder)]);
-    for row in rows {
+    // Drawn as pi draws a table: a border round it, a rule under the head
+    // and between the rows.
+    let rule = |left: &str, mid: &str, right: &str| {
+        let cells: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+        vec![Span::clean(
+            format!("{left}─{}─{right}", cells.join(&format!("─{mid}─"))),
+            Class::TableBorder,
+        )]
+    };
+    let mut out = vec![rule("┌", "┬", "┐"), draw(head, true), rule("├", "┼", "┤")];
+    for (k, row) in rows.iter().enumerate() {
+        if k > 0 {
+            out.push(rule("├", "┼", "┤"));
+        }
         out.push(draw(row, false));
     }
+    out.push(rule("└", "┴", "┘"));
     out
 }
 
@@ -854,9 +878,19 @@ mod tests {
             .iter()
             .map(|r| line_text(r))
             .collect();
+        // As pi draws a table: a border round it, a rule under the head
+        // and between the rows.
         assert_eq!(
             got,
-            vec!["name   │  n", "───────┼───", "a      │ 10", "bbbbbb │  2"]
+            vec![
+                "┌────────┬────┐",
+                "│ name   │  n │",
+                "├────────┼────┤",
+                "│ a      │ 10 │",
+                "├────────┼────┤",
+                "│ bbbbbb │  2 │",
+                "└────────┴────┘"
+            ]
         );
         let narrow: Vec<String> = table(&aligns, &head, &rows, 6)
             .iter()

@@ -29,6 +29,7 @@ pub mod from_session;
 pub mod highlight;
 pub mod layout;
 pub mod message;
+pub mod model_windows;
 pub mod to_html;
 pub mod to_markdown;
 

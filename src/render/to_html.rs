@@ -231,8 +231,14 @@ impl Writer {
             }
         }
         self.out.push_str("<div class=\"body\">\n");
+        if !b.lead.is_empty() {
+            self.node(&Node::Para(b.lead.clone()));
+        }
         for n in &b.body {
             self.node(n);
+        }
+        if let Some(after) = &b.after {
+            self.node(&Node::para(after.clone()));
         }
         if !b.children.is_empty() {
             let _ = writeln!(
@@ -412,6 +418,7 @@ fn spans(line: &[Span]) -> String {
             (st.underline, "u"),
             (st.strike, "s"),
             (st.dim, "dim"),
+            (st.inverse, "inv"),
         ] {
             if on {
                 classes.push(name.to_string());
@@ -626,7 +633,7 @@ table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid var(--border)
 th.right,td.right{text-align:right}th.center,td.center{text-align:center}
 figure.image{margin:6px 0}figure.image img{max-width:100%;max-height:480px;border:1px solid var(--border)}
 footer{color:var(--dim);font-size:12px;border-top:1px solid var(--border);margin-top:24px;padding-top:8px}
-.b{font-weight:700}.i{font-style:italic}.u{text-decoration:underline}.s{text-decoration:line-through}.dim{color:var(--dim)}
+.b{font-weight:700}.i{font-style:italic}.u{text-decoration:underline}.s{text-decoration:line-through}.dim{color:var(--dim)}.inv{filter:invert(1);background:currentColor}
 .c-dim,.c-time,.c-link-target,.c-list-marker,.c-quote-marker,.c-table-border{color:var(--dim)}
 .c-heading{font-weight:700}
 .c-inline-code{background:var(--code);border:1px solid var(--border);border-radius:3px;padding:0 3px}

@@ -46,7 +46,13 @@ fn block(out: &mut String, b: &Block, level: usize) {
     let hashes = "#".repeat(level.min(6));
     let gone = if b.hidden { "(compacted away) " } else { "" };
     let _ = writeln!(out, "{hashes} {gone}{}\n", escape(&line_text(&b.title)));
+    if !b.lead.is_empty() {
+        nodes(out, &[Node::Para(b.lead.clone())], level);
+    }
     nodes(out, &b.body, level);
+    if let Some(after) = &b.after {
+        let _ = writeln!(out, "{}\n", escape(&line_text(after)));
+    }
     if !b.children.is_empty() {
         let _ = writeln!(
             out,

@@ -130,11 +130,9 @@ fn a_picture_is_drawn_from_the_images_pixels_in_the_rows_kept_for_it() {
     }
 
     insta::assert_snapshot!("image_picture_block", preview_with_pictures(&mut h));
-    // The tool's image, further on, once its block is open: green.
+    // The image a tool read, further on: shown at once, as pi shows a
+    // tool's images: green.
     let mut h = at(&fixture(), "plain green", halfblocks());
-    assert!(!picture_colours(&mut h).contains(&GREEN));
-    h.key("tab");
-    h.key("O");
     assert!(
         picture_colours(&mut h).contains(&GREEN),
         "{}",

@@ -124,7 +124,7 @@ fn the_page_matches_what_pi_shows_and_more() {
         "<dt>Cost</dt><dd>$0.087</dd>",
         // Tool calls as pi draws them, diffs from the call itself.
         "<span class=\"c-tool-name\">edit</span>",
-        "<span class=\"line add\"><span class=\"c-diff-add\">+    pos: usize,</span></span>",
+        "<span class=\"line add\"><span class=\"c-diff-add\">+     pos: usize,</span></span>",
         "<span class=\"c-code-keyword\">fn</span>",
         "data-lang=\"python\"",
         "<img src=\"data:image/png;base64,",
@@ -151,8 +151,8 @@ fn markdown_renders_the_same_way() {
         "```diff\n",
         "```python\n",
         // A command once, in its block's heading, as pi shows it.
-        "bash $ cargo test --color=always",
-        "+    pos: usize,",
+        "$ cargo test --color=always",
+        "+     pos: usize,",
         "_[image png 70 B\\]_",
     ] {
         assert!(md.contains(want), "missing {want:?}\n{md}");
@@ -298,7 +298,7 @@ fn a_real_browser_shows_the_session_and_runs_nothing() {
         "Start by reading the file.",
         "Please fix the parser",
         "edit src/lib.rs",
-        "+    pos: usize,",
+        "+     pos: usize,",
     ] {
         assert!(!shown.contains(folded), "{folded:?} should start folded");
         assert!(opened.contains(folded), "{folded:?} should open");

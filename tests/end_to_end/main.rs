@@ -6,6 +6,7 @@
 mod support;
 
 mod actions_end_to_end;
+mod chat_side_by_side_with_pi;
 mod demo_leaves_no_copy;
 mod fits_every_terminal;
 mod prune_and_undo_in_the_browser;

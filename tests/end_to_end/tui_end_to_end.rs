@@ -336,7 +336,7 @@ fn the_preview_colours_code_and_diffs_and_o_folds_only_the_marked_block() {
     std::fs::write(&path, text).unwrap();
     let t = Tmux::start(&[path.to_str().unwrap()], &[], (150, 40));
     t.wait_for("the preview", |s| {
-        s.contains("-    let x = 1;") && s.contains("fn main")
+        s.contains("-     let x") && s.contains("fn main")
     });
     t.keys(&["Tab"]);
     t.wait_for("the preview focused", |s| s.contains("o fold"));
@@ -360,33 +360,34 @@ fn the_preview_colours_code_and_diffs_and_o_folds_only_the_marked_block() {
         .unwrap_or_else(|| panic!("no code line:\n{attrs}"));
     let keyword = &code[code.find("fn").expect("the keyword")..];
     assert!(fg_at(code, "fn").is_some(), "no colour on {keyword:?}");
-    // Added and removed lines in two different colours.
-    let add = fg_at(line_with(&attrs, "+    let x = 2;"), "+    let x = 2;");
-    let del = fg_at(line_with(&attrs, "-    let x = 1;"), "-    let x = 1;");
+    // Added and removed lines in two different colours (as pi draws a
+    // diff: the sign, a space, the line; the changed word marked apart).
+    let add = fg_at(line_with(&attrs, "+     let x"), "+     let x");
+    let del = fg_at(line_with(&attrs, "-     let x"), "-     let x");
     assert!(add.is_some() && del.is_some(), "{add:?} {del:?}\n{attrs}");
     assert_ne!(add, del, "{attrs}");
     // `o` folds the marked block (the edit, the selected entry's) and
-    // nothing else: the thinking stays folded, the code stays shown.
+    // nothing else: the thinking stays open (as pi shows it), the code
+    // stays shown.
     let before = t.screen();
     assert!(
-        before.contains("▸ Thinking") && !before.contains("Secret plan"),
+        before.contains("▾ Thinking") && before.contains("Secret plan"),
         "{before}"
     );
     assert!(before.contains("▌▾ edit src/main.rs"), "{before}");
     t.keys(&["o"]);
     let after = t.wait_for("the edit folded", |s| s.contains("▌▸ edit src/main.rs"));
-    // Folded, a diff keeps its first rows and says how many more it has.
-    assert!(!after.contains("+    let x = 2;"), "{after}");
-    assert!(after.contains("1 more line"), "{after}");
+    // Folded, a diff keeps its first rows: this one's two.
+    assert!(after.contains("+     let x"), "{after}");
     assert!(
-        after.contains("fn main") && after.contains("▸ Thinking"),
+        after.contains("fn main") && after.contains("▾ Thinking"),
         "{after}"
     );
-    assert!(!after.contains("Secret plan"), "{after}");
-    // Another block, another fold: the thinking opens, the edit stays folded.
+    assert!(after.contains("Secret plan"), "{after}");
+    // Another block, another fold: the thinking folds, the edit stays folded.
     t.keys(&["p", "o"]);
-    let open = t.wait_for("the thinking open", |s| s.contains("Secret plan"));
-    assert!(open.contains("▸ edit src/main.rs"), "{open}");
+    let folded = t.wait_for("the thinking folded", |s| !s.contains("Secret plan"));
+    assert!(folded.contains("▸ edit src/main.rs"), "{folded}");
     t.keys(&["C-q"]);
     assert_eq!(t.wait_for_exit(), format!("{EXIT_MARK}0"));
 }

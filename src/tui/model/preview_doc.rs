@@ -196,6 +196,7 @@ pub fn lay_out(
 ) -> Rows {
     let cols = width.saturating_sub(GUTTER + NEST_INDENT * u16::from(b.depth));
     let peek = match b.block.kind {
+        _ if b.block.peek.is_some() => b.block.peek.unwrap_or(0),
         _ if b.block.tail => TAIL_ROWS,
         BlockKind::ToolCall | BlockKind::ToolResult | BlockKind::Bash => PEEK_ROWS,
         _ => 0,
@@ -571,8 +572,20 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
         });
     // The context's size as pi's footer gives it; the tokens and cost the
     // branch used so far, labelled as such (they are not the context).
+    let window = ctx.model.as_ref().and_then(|m| {
+        render::model_windows::context_window(m.provider.as_deref(), m.model_id.as_deref()?)
+    });
     let size = match s.context_tokens(&ctx, &mut file) {
-        Ok(Some(t)) => format!("context {}", format::tokens(t)),
+        Ok(Some(t)) => match window {
+            // Its share of the model's window, as pi's footer gives it.
+            Some(w) => format!(
+                "context {} ({:.1}%/{})",
+                format::tokens(t),
+                t / w as f64 * 100.0,
+                format::tokens(w as f64)
+            ),
+            None => format!("context {}", format::tokens(t)),
+        },
         Ok(None) => "context ? (until the next answer)".to_string(),
         Err(_) => "context ?".to_string(),
     };

@@ -62,6 +62,7 @@ pub fn span_style(s: &render::Style, theme: &Theme) -> Style {
         (s.underline, Modifier::UNDERLINED),
         (s.strike, Modifier::CROSSED_OUT),
         (s.dim && !theme.no_color, Modifier::DIM),
+        (s.inverse, Modifier::REVERSED),
     ] {
         if on {
             st = st.add_modifier(m);
