@@ -425,9 +425,18 @@ fn rename_from_the_sessions_list_is_prefilled() {
         .unwrap();
     let s = h.app.picker().sessions()[named].clone();
     age(&s.path);
-    while h.app.picker().selected_session().map(|x| &x.path) != Some(&s.path) {
+    // Down to it (a bounded walk: a key that stopped moving fails here
+    // rather than hanging).
+    for _ in 0..h.app.picker().sessions().len() * 2 {
+        if h.app.picker().selected_session().map(|x| &x.path) == Some(&s.path) {
+            break;
+        }
         h.key("down");
     }
+    assert_eq!(
+        h.app.picker().selected_session().map(|x| &x.path),
+        Some(&s.path)
+    );
     h.key("ctrl+r");
     let field = h.app.dialog().unwrap().input.clone().unwrap();
     assert_eq!(Some(field.text), s.name);
