@@ -19,10 +19,10 @@
 //! `PISCOPE_CHAT_DUMP=DIR` writes both sides' lines there.
 
 use crate::support as common;
+use crate::support::pi_ui::PiUi;
 use crate::support::tmux::{Tmux, have_tmux};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 use unicode_width::UnicodeWidthChar as _;
 
@@ -222,43 +222,20 @@ fn is_date_or_time(w: &str) -> bool {
     matches!(shape.as_str(), "9999-99-99" | "99:99:99" | "99:99")
 }
 
-/// pi's interactive mode, on one session, in a tmux server of its own.
+/// pi's interactive chat on one session, in a tmux server of its own.
 struct PiChat {
-    tmpdir: tempfile::TempDir,
+    ui: PiUi,
 }
 
 impl PiChat {
     fn start(file: &Path, work: &Path, width: u16) -> PiChat {
-        let tmpdir = tempfile::tempdir().expect("temp dir");
-        let script = common::harness("pi-ui.sh");
-        let node = common::tools::node_program().unwrap_or_else(|e| panic!("{e}"));
-        let out = Command::new("bash")
-            .arg(&script)
-            .arg("--session")
-            .arg(file)
-            .arg("pi")
-            .arg(work)
-            .env("TMUX_TMPDIR", tmpdir.path())
-            .env("PI_NODE", node)
-            .env("PI_REF_DIR", common::pi_reference())
-            .env("PI_UI_SIZE", format!("{width}x50"))
-            .output()
-            .expect("run pi-ui.sh");
-        assert!(
-            out.status.success(),
-            "pi-ui.sh failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        PiChat { tmpdir }
+        PiChat {
+            ui: PiUi::chat(file, work, width),
+        }
     }
 
     fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(args)
-            .env("TMUX_TMPDIR", self.tmpdir.path())
-            .output()
-            .expect("tmux runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        self.ui.tmux(args)
     }
 
     /// The whole chat, once pi has drawn it and its screen holds still.
@@ -280,12 +257,6 @@ impl PiChat {
             last = s;
             std::thread::sleep(Duration::from_millis(300));
         }
-    }
-}
-
-impl Drop for PiChat {
-    fn drop(&mut self) {
-        self.tmux(&["kill-server"]);
     }
 }
 

@@ -1,5 +1,6 @@
 //! pi's own interactive mode in a real terminal: `tests/pi/pi-ui.sh`
-//! starts pi's session picker (`pi --resume`) in a tmux server of its own,
+//! starts pi's session picker (`pi --resume`) or its chat on one session
+//! (`pi --session FILE`) in a tmux server of its own,
 //! on the node the tests run (22.19 or newer, as pi's command line wants),
 //! so that piscope's screens can be put beside pi's.
 
@@ -17,18 +18,37 @@ pub struct PiUi {
 impl PiUi {
     /// Starts pi's session picker on the sessions under `agent`.
     pub fn start(agent: &Path) -> PiUi {
+        let work = common::repo().join("target/pi-ui");
+        PiUi::run(&[agent.as_os_str(), "pi".as_ref(), work.as_os_str()], &[])
+    }
+
+    /// Starts pi's interactive chat on the session `file` (pi's home in
+    /// `work`), `width` columns wide.
+    pub fn chat(file: &Path, work: &Path, width: u16) -> PiUi {
+        let size = format!("{width}x50");
+        PiUi::run(
+            &[
+                "--session".as_ref(),
+                file.as_os_str(),
+                "pi".as_ref(),
+                work.as_os_str(),
+            ],
+            &[("PI_UI_SIZE", &size)],
+        )
+    }
+
+    /// `tests/pi/pi-ui.sh ARGS` with `env`, in a tmux server of its own.
+    fn run(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> PiUi {
         let tmpdir = tempfile::tempdir().expect("temp dir");
         let script = common::harness("pi-ui.sh");
-        let work = common::repo().join("target/pi-ui");
         let node = common::tools::node_program().unwrap_or_else(|e| panic!("{e}"));
         let out = Command::new("bash")
             .arg(&script)
-            .arg(agent)
-            .arg("pi")
-            .arg(&work)
+            .args(args)
             .env("TMUX_TMPDIR", tmpdir.path())
             .env("PI_NODE", node)
             .env("PI_REF_DIR", common::pi_reference())
+            .envs(env.iter().copied())
             .output()
             .expect("run pi-ui.sh");
         assert!(
