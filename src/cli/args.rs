@@ -2,6 +2,7 @@
 //! before it picks the front end, the browser or one scripting command.
 
 use crate::catalog::SortMode;
+use crate::catalog::search::span::{Bound, Span};
 use crate::catalog::usage::{DateRange, Zone};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -219,6 +220,18 @@ pub struct ListArgs {
     /// prints each matching entry.
     #[arg(long, requires = "query")]
     pub deep: bool,
+    /// Only sessions last active since then: a day (YYYY-MM-DD, in --tz,
+    /// from its start) or an age back from now (2d, 3w, 12h).
+    #[arg(long, value_name = "WHEN", value_parser = Bound::parse)]
+    pub since: Option<Bound>,
+    /// Only sessions last active until then: a day (YYYY-MM-DD, in --tz, to
+    /// its end) or an age back from now (2d, 3w, 12h).
+    #[arg(long, value_name = "WHEN", value_parser = Bound::parse)]
+    pub until: Option<Bound>,
+    /// The time zone of --since and --until days: an IANA name, UTC (the
+    /// default) or local.
+    #[arg(long, value_name = "ZONE", default_value = "UTC", value_parser = Zone::named)]
+    pub tz: Zone,
     /// Neither read nor write the cache.
     #[arg(long)]
     pub no_cache: bool,
@@ -252,6 +265,16 @@ impl ListArgs {
     /// Prints pi's JSON rather than a table.
     pub fn json(&self) -> bool {
         self.json
+    }
+
+    /// The time span of --since and --until, from `now_ms`.
+    pub fn span(&self, now_ms: i64) -> Span {
+        Span {
+            since: self.since,
+            until: self.until,
+            zone: self.tz.clone(),
+            now_ms,
+        }
     }
 }
 

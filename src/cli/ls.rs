@@ -36,7 +36,11 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     };
     let files = catalog::list(&folder, options.scope, &mut cache);
     let everything = matches!(query, Ok(Query::Everything));
-    if args.json && everything && !args.deep && !args.named {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let span = args.span(now_ms);
+    if args.json && everything && !args.deep && !args.named && span.is_all() {
         // Every file as the cache saw it: the rows come from its records.
         if let Some(json) = catalog::cached_list_json(&folder, &files, &cache) {
             std::mem::forget(cache);
@@ -66,7 +70,20 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             return Ok(());
         }
     };
-    let sessions = &cat.sessions;
+    // The time span, a filter of its own beside pi's query: the sessions
+    // last active in it.
+    let in_span: Vec<SessionSummary>;
+    let sessions = if span.is_all() {
+        &cat.sessions
+    } else {
+        in_span = cat
+            .sessions
+            .iter()
+            .filter(|s| span.holds(s.modified_ms))
+            .cloned()
+            .collect();
+        &in_span
+    };
     let sort = args.sort.map(SortMode::from).unwrap_or_default();
     if args.deep {
         let chosen: Vec<SessionSummary> = sessions

@@ -12,5 +12,6 @@ mod export_html_is_safe_to_share;
 mod export_one_branch;
 mod housekeeping_commands;
 mod ls_table_is_safe_and_readable;
+mod ls_time_filters;
 mod rendering_stays_bounded;
 mod version_names_pi;

@@ -11,3 +11,4 @@
 pub mod deep;
 pub mod deep_index;
 pub mod query;
+pub mod span;
