@@ -54,6 +54,13 @@ impl Clock {
         }
     }
 
+    /// The moment the local day of `ms` began.
+    pub fn start_of_day(&self, ms: i64) -> i64 {
+        let offset = self.offset_at(ms) * 1000;
+        let local = ms.saturating_add(offset);
+        local - local.rem_euclid(86_400_000) - offset
+    }
+
     /// The local calendar fields of `ms`, if it is a representable date.
     pub fn local(&self, ms: i64) -> Option<LocalTime> {
         let iso = jsdate::format_iso(ms.checked_add(self.offset_at(ms) * 1000)?);

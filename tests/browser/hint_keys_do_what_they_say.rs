@@ -160,7 +160,7 @@ fn did(word: &str, key: &str, before: &State, after: &State) -> Result<(), Strin
                 || (after.message.is_some() && after.message != before.message)
         }
         "rename" | "delete" | "label" | "export" => after.dialog.is_some(),
-        "scope" | "sort" | "named" | "path" | "filters" | "fold" | "label time" => {
+        "scope" | "sort" | "named" | "span" | "path" | "filters" | "fold" | "label time" => {
             after.screen != before.screen
         }
         "raw" => after.mode != before.mode,

@@ -1146,3 +1146,43 @@ fn folds_stay_across_reselection_and_live_reloads() {
     let pane = preview_pane(&mut h);
     assert!(!pane.contains("The user wants a fix."), "{pane}");
 }
+
+#[test]
+fn the_span_key_cycles_the_time_span_in_the_title() {
+    let (_d, mut h) = catalog("/home/ada/dotfiles");
+    let clock = piscope::tui::clock::Clock::fixed(piscope::tui::harness::DEMO_NOW_MS, 0);
+    // Each span lists the sessions last active in it, as worked out here
+    // from their times.
+    let in_span = |h: &Harness, since: Option<i64>| -> (usize, usize) {
+        let all = h.app.picker().sessions();
+        let want = all
+            .iter()
+            .filter(|s| since.is_none_or(|t| s.modified_ms.is_some_and(|m| m >= t)))
+            .count();
+        (h.app.picker().listed_sessions().len(), want)
+    };
+    let day = 86_400_000;
+    let spans = [
+        ("today", Some(clock.start_of_day(clock.now_ms))),
+        ("7 days", Some(clock.now_ms - 7 * day)),
+        ("30 days", Some(clock.now_ms - 30 * day)),
+        ("", None),
+    ];
+    let mut counts = Vec::new();
+    for (label, since) in spans {
+        h.key("ctrl+t");
+        let screen = h.screen();
+        let title = screen.lines().next().unwrap_or_default().to_string();
+        if label.is_empty() {
+            assert!(title.starts_with(" Sessions · all (Ctrl+A"), "{title}");
+        } else {
+            assert!(title.contains(&format!("all · {label} (")), "{title}");
+        }
+        let (listed, want) = in_span(&h, since);
+        assert_eq!(listed, want, "{label}: {screen}");
+        counts.push(listed);
+    }
+    // The demo's sessions span weeks: the spans list more and more.
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    assert!(counts[0] < counts[3], "{counts:?}");
+}

@@ -143,6 +143,7 @@ pub enum Action {
     PickerScope,
     PickerSort,
     PickerNamed,
+    PickerSpan,
     PickerPath,
     PickerDeepSearch,
     /// Esc in the sessions pane: clear the search, else quit.
@@ -329,6 +330,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         A::PickerNamed,
         "Only named sessions",
         Some("named"),
+    ),
+    info(
+        S::Picker,
+        "span",
+        A::PickerSpan,
+        "Time span: any time / today / 7 days / 30 days (last activity)",
+        Some("span"),
     ),
     info(
         S::Picker,

@@ -59,6 +59,51 @@ pub struct ListOptions {
     pub scope: ListScope,
     pub sort: SortMode,
     pub named_only: bool,
+    /// Only sessions last active from this moment on (the time span).
+    pub since_ms: Option<i64>,
+}
+
+/// The sessions pane's time span, over sessions' last activity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeSpan {
+    #[default]
+    AnyTime,
+    Today,
+    Week,
+    Month,
+}
+
+impl TimeSpan {
+    /// The span the span key goes to next.
+    pub fn next(self) -> TimeSpan {
+        match self {
+            TimeSpan::AnyTime => TimeSpan::Today,
+            TimeSpan::Today => TimeSpan::Week,
+            TimeSpan::Week => TimeSpan::Month,
+            TimeSpan::Month => TimeSpan::AnyTime,
+        }
+    }
+
+    /// Its words in the pane's title; none for any time.
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            TimeSpan::AnyTime => None,
+            TimeSpan::Today => Some("today"),
+            TimeSpan::Week => Some("7 days"),
+            TimeSpan::Month => Some("30 days"),
+        }
+    }
+
+    /// The moment it starts, seen at `clock`'s now (today: local midnight).
+    pub fn since(self, clock: crate::tui::clock::Clock) -> Option<i64> {
+        const DAY: i64 = 86_400_000;
+        match self {
+            TimeSpan::AnyTime => None,
+            TimeSpan::Today => Some(clock.start_of_day(clock.now_ms)),
+            TimeSpan::Week => Some(clock.now_ms - 7 * DAY),
+            TimeSpan::Month => Some(clock.now_ms - 30 * DAY),
+        }
+    }
 }
 
 /// Whether a session belongs to the folder piscope was started in.
@@ -91,6 +136,9 @@ pub fn rows(
         if let Some(f) = folder {
             picked.retain(|&i| in_current_folder(f, &sessions[i]));
         }
+    }
+    if let Some(since) = options.since_ms {
+        picked.retain(|&i| sessions[i].modified_ms.is_some_and(|m| m >= since));
     }
     if !matches!(query, Query::Everything) {
         return picked

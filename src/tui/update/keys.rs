@@ -79,7 +79,12 @@ impl App {
             Some(action) if self.on_edit_action(action, cmds) => {}
             Some(action) => match self.focus() {
                 Pane::Picker => {
-                    let outcome = self.catalog.picker_mut().on_action(action);
+                    let outcome = if action == Action::PickerSpan {
+                        self.clock = self.clock.tick();
+                        self.catalog.picker_mut().cycle_span(self.clock)
+                    } else {
+                        self.catalog.picker_mut().on_action(action)
+                    };
                     self.on_picker(outcome, cmds);
                 }
                 Pane::Tree => {

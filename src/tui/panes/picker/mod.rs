@@ -6,7 +6,7 @@ mod draw;
 use crate::catalog::{Query, SessionSummary, SessionsFolder, SortMode};
 use crate::tui::input::keymap::Action;
 use crate::tui::model::sessions::{
-    self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow,
+    self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow, TimeSpan,
 };
 use crate::tui::overlays::text_input::{Edit, TextInput};
 use crate::tui::work::newest::{Answer, Newest, Stamp};
@@ -77,6 +77,8 @@ pub struct PickerPane {
     height: usize,
     /// The user moved the selection; until then it follows the current folder.
     touched: bool,
+    /// The time span of the list (the span key cycles it).
+    span: TimeSpan,
     /// The session the selection stays on across reloads.
     selected_path: Option<PathBuf>,
     /// The sessions listed just below and just above it: the selection
@@ -142,11 +144,16 @@ impl PickerPane {
             ListScope::All => ("all", "this folder"),
             ListScope::CurrentFolder => ("this folder", "all"),
         };
+        // The time span, when it leaves sessions out.
+        let now = match self.span.label() {
+            Some(span) => format!("{now} · {span}"),
+            None => now.to_string(),
+        };
         let key = keymap.keys_for(
             crate::tui::input::keymap::Scope::Picker,
             Action::PickerScope,
         );
-        [format!("{now} ({key}: {other})"), now.to_string()]
+        [format!("{now} ({key}: {other})"), now]
     }
 
     /// Every session's usage, once read.
@@ -337,6 +344,15 @@ impl PickerPane {
             None if !self.loaded => PickerOutcome::Nothing,
             None => PickerOutcome::Clear,
         }
+    }
+
+    /// The span key: the next time span, from `clock`'s now.
+    pub fn cycle_span(&mut self, clock: crate::tui::clock::Clock) -> PickerOutcome {
+        let before = self.selected_path.clone();
+        self.span = self.span.next();
+        self.options.since_ms = self.span.since(clock);
+        self.rebuild();
+        self.moved_from(before)
     }
 
     /// Marks or unmarks the selected session.

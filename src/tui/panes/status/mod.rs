@@ -212,7 +212,7 @@ fn rank(action: Action) -> u8 {
         Action::FocusNext => 5,
         Action::TreeJumpToLeaf | Action::PickerScope | Action::PreviewSelected => 6,
         Action::Label | Action::PickerSort | Action::PreviewRaw => 7,
-        Action::Copy | Action::PickerNamed => 8,
+        Action::Copy | Action::PickerNamed | Action::PickerSpan => 8,
         Action::TreeFoldOrUp | Action::Rename => 9,
         Action::Fork | Action::Delete => 10,
         Action::Export | Action::PickerPath => 11,
