@@ -48,8 +48,8 @@ fn session(dir: &Path, name: &str, text: &str, ms: i64) {
     std::fs::write(dir.join(format!("{name}.jsonl")), lines.join("\n") + "\n").unwrap();
 }
 
-/// The names `ls --all --json ARGS` lists.
-fn listed(agent: &Path, args: &[&str]) -> BTreeSet<String> {
+/// `ls --all --json --no-cache ARGS`'s answer.
+fn ls_json(agent: &Path, args: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
         .args(["ls", "--all", "--json", "--no-cache"])
         .args(args)
@@ -61,29 +61,24 @@ fn listed(agent: &Path, args: &[&str]) -> BTreeSet<String> {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    list.as_array()
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The names `ls ARGS` lists.
+fn listed(agent: &Path, args: &[&str]) -> BTreeSet<String> {
+    ls_json(agent, args)
+        .as_array()
         .unwrap()
         .iter()
         .map(|s| s["name"].as_str().unwrap_or_default().to_string())
         .collect()
 }
 
-/// The session files `ls --deep` finds hits in.
+/// The session files `ls --deep ARGS` finds hits in.
 fn deep_hits(agent: &Path, args: &[&str]) -> BTreeSet<String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .args(["ls", "--all", "--json", "--no-cache", "--deep"])
-        .args(args)
-        .env("PI_CODING_AGENT_DIR", agent)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    hits.as_array()
+    let args: Vec<&str> = ["--deep"].iter().chain(args).copied().collect();
+    ls_json(agent, &args)
+        .as_array()
         .unwrap()
         .iter()
         .filter_map(|h| h["path"].as_str())
