@@ -20,14 +20,15 @@ impl CatalogView {
         &mut self.picker
     }
 
-    /// Starts a deep search for `query` over the listed sessions; the
-    /// work it needs.
+    /// Starts a deep search for `query` over every session in the list's
+    /// scope (not only those the quick search lists, as `piscope ls
+    /// --deep` searches them all); the work it needs.
     pub fn start_deep_search(&mut self, query: String) -> Command {
         let stamp = self.picker.begin_deep(query.clone());
         Command::DeepSearch {
             stamp,
             query,
-            sessions: self.picker.listed_sessions(),
+            sessions: self.picker.sessions_in_scope(),
         }
     }
 }

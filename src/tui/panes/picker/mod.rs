@@ -221,6 +221,27 @@ impl PickerPane {
         paths(&unfolded)
     }
 
+    /// The sessions of the list's scope (this folder or all), named only
+    /// and time span applied, whatever the query: what a deep search
+    /// searches, newest first, as `piscope ls --deep` does.
+    pub fn sessions_in_scope(&self) -> Vec<SessionSummary> {
+        self.sessions
+            .iter()
+            .filter(|s| {
+                let here = match (self.options.scope, self.folder.as_ref()) {
+                    (ListScope::CurrentFolder, Some(f)) => sessions::in_current_folder(f, s),
+                    _ => true,
+                };
+                here && (!self.options.named_only || crate::catalog::search::query::has_name(s))
+                    && self
+                        .options
+                        .since_ms
+                        .is_none_or(|t| s.modified_ms.is_some_and(|m| m >= t))
+            })
+            .cloned()
+            .collect()
+    }
+
     /// The sessions folder being listed, once reading it started.
     pub fn folder(&self) -> Option<&SessionsFolder> {
         self.folder.as_ref()
