@@ -202,7 +202,6 @@ pub enum LineKind {
     Add,
     Del,
     Hunk,
-    Header,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -375,7 +375,6 @@ impl Writer {
                 LineKind::Add => " add",
                 LineKind::Del => " del",
                 LineKind::Hunk => " hunk",
-                LineKind::Header => " header",
             };
             let s = self.spans(&l.spans);
             let _ = writeln!(self.out, "<span class=\"line{kind}\">{s}</span>");
@@ -626,7 +625,7 @@ details.replaced>summary{cursor:pointer;color:var(--dim)}
 pre.code{background:var(--code);border:1px solid var(--border);border-radius:4px;padding:6px 8px;overflow-x:auto;margin:6px 0}
 pre.code .line{display:block;white-space:pre;min-height:1.2em}
 pre.diff .add{background:var(--add-bg)}pre.diff .del{background:var(--del-bg)}
-pre.diff .hunk{color:var(--dim)}pre.diff .header{font-weight:600}
+pre.diff .hunk{color:var(--dim)}
 .more{color:var(--dim);font-size:12px;margin:0}
 blockquote{margin:6px 0;padding-left:10px;border-left:3px solid var(--border);color:var(--dim)}
 table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid var(--border);padding:2px 8px}
