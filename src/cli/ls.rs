@@ -36,10 +36,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     };
     let files = catalog::list(&folder, options.scope, &mut cache);
     let everything = matches!(query, Ok(Query::Everything));
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    let span = args.span(now_ms);
+    let span = args.span(crate::jstext::date::now_ms());
     if args.json && everything && !args.deep && !args.named && span.is_all() {
         // Every file as the cache saw it: the rows come from its records.
         if let Some(json) = catalog::cached_list_json(&folder, &files, &cache) {

@@ -106,6 +106,19 @@ impl TimeSpan {
     }
 }
 
+/// Whether a session is in the list's scope (the folder piscope was
+/// started in, when that is the scope) and its time span, whatever the
+/// query and the named-only setting.
+pub fn in_scope(s: &SessionSummary, folder: Option<&SessionsFolder>, options: ListOptions) -> bool {
+    let here = match (options.scope, folder) {
+        (ListScope::CurrentFolder, Some(f)) => in_current_folder(f, s),
+        _ => true,
+    };
+    here && options
+        .since_ms
+        .is_none_or(|t| s.modified_ms.is_some_and(|m| m >= t))
+}
+
 /// Whether a session belongs to the folder piscope was started in.
 pub fn in_current_folder(folder: &SessionsFolder, s: &SessionSummary) -> bool {
     match folder.layout {
@@ -132,14 +145,7 @@ pub fn rows(
     collapsed: &HashSet<String>,
 ) -> Vec<PickerRow> {
     let mut picked = catalog::filter_and_sort(sessions, query, options.sort, options.named_only);
-    if options.scope == ListScope::CurrentFolder {
-        if let Some(f) = folder {
-            picked.retain(|&i| in_current_folder(f, &sessions[i]));
-        }
-    }
-    if let Some(since) = options.since_ms {
-        picked.retain(|&i| sessions[i].modified_ms.is_some_and(|m| m >= since));
-    }
+    picked.retain(|&i| in_scope(&sessions[i], folder, options));
     if !matches!(query, Query::Everything) {
         return picked
             .into_iter()

@@ -35,16 +35,16 @@ impl TextInput {
         self.cursor += 1;
     }
 
-    /// Applies an edit; false when it is no editing action or changes
-    /// nothing.
+    /// Applies an edit; whether it changed the text (a move of the cursor
+    /// alone does not; an editing action that deletes changes its length).
     pub fn apply(&mut self, edit: Edit) -> bool {
-        let before = (self.text.len(), self.cursor);
+        let before = self.text.len();
         match edit {
             Edit::Type(c) => {
                 self.type_char(c);
                 true
             }
-            Edit::Do(action) => self.edit(action) && before != (self.text.len(), self.cursor),
+            Edit::Do(action) => self.edit(action) && self.text.len() != before,
         }
     }
 
@@ -117,10 +117,10 @@ impl TextInput {
         true
     }
 
-    /// The text, the cursor at its end.
-    pub fn take(&mut self) -> String {
+    /// Empties the field.
+    pub fn clear(&mut self) {
+        self.text.clear();
         self.cursor = 0;
-        std::mem::take(&mut self.text)
     }
 
     /// The text before and after the cursor.
@@ -200,6 +200,9 @@ mod tests {
         t.edit(Action::DeleteToStart);
         assert_eq!(at(&t), "|é");
         assert!(!t.apply(Edit::Do(Action::DeleteWordBack)));
+        // A move alone changes no text.
+        assert!(!t.apply(Edit::Do(Action::CursorRight)));
+        t.edit(Action::CursorStart);
         assert!(t.apply(Edit::Do(Action::DeleteToEnd)));
         assert_eq!(t.text, "");
     }

@@ -228,15 +228,8 @@ impl PickerPane {
         self.sessions
             .iter()
             .filter(|s| {
-                let here = match (self.options.scope, self.folder.as_ref()) {
-                    (ListScope::CurrentFolder, Some(f)) => sessions::in_current_folder(f, s),
-                    _ => true,
-                };
-                here && (!self.options.named_only || crate::catalog::search::query::has_name(s))
-                    && self
-                        .options
-                        .since_ms
-                        .is_none_or(|t| s.modified_ms.is_some_and(|m| m >= t))
+                sessions::in_scope(s, self.folder.as_ref(), self.options)
+                    && (!self.options.named_only || crate::catalog::search::query::has_name(s))
             })
             .cloned()
             .collect()
@@ -488,8 +481,7 @@ impl PickerPane {
 
     /// A character typed into the search box, or an editing key.
     pub fn edit_query(&mut self, edit: Edit) -> PickerOutcome {
-        let before = self.query.text.clone();
-        if !self.query.apply(edit) || self.query.text == before {
+        if !self.query.apply(edit) {
             return PickerOutcome::Nothing;
         }
         if self.deep.is_some() {
@@ -551,7 +543,7 @@ impl PickerPane {
             }
             Action::PickerClear => {
                 if !self.query.text.is_empty() {
-                    self.query.take();
+                    self.query.clear();
                     self.rebuild();
                 }
             }

@@ -376,8 +376,7 @@ impl TreePane {
             return false;
         }
         self.search.editing = true;
-        let before = self.search.query.text.clone();
-        if !self.search.query.apply(edit) || self.search.query.text == before {
+        if !self.search.query.apply(edit) {
             return false;
         }
         let Some(t) = self.loaded().cloned() else {
@@ -397,7 +396,7 @@ impl TreePane {
     pub fn finish_search(&mut self, keep: bool) {
         self.search.editing = false;
         if !keep {
-            self.search.query.take();
+            self.search.query.clear();
             self.search.hits.clear();
         }
     }
