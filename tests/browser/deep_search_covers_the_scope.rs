@@ -8,7 +8,6 @@ use piscope::catalog::discover::FolderSource;
 use piscope::tui::harness::{DEMO_NOW_MS, Harness};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const WIDE: (u16, u16) = (160, 40);
 
@@ -16,26 +15,8 @@ const WIDE: (u16, u16) = (160, 40);
 type Hit = (PathBuf, Option<String>, String);
 
 fn cli_hits(agent: &Path, query: &str) -> Vec<Hit> {
-    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .args([
-            "ls",
-            "--all",
-            "--deep",
-            "--json",
-            "--no-cache",
-            "--query",
-            query,
-        ])
-        .env("PI_CODING_AGENT_DIR", agent)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    hits.as_array()
+    crate::support::ls_json(agent, &["--deep", "--query", query])
+        .as_array()
         .unwrap()
         .iter()
         .map(|h| {

@@ -3,6 +3,7 @@
 //! pi's query and deep search. Each answer is held to the set worked out
 //! here from the sessions' own times.
 
+use crate::support::ls_json;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
@@ -46,22 +47,6 @@ fn session(dir: &Path, name: &str, text: &str, ms: i64) {
         ),
     ];
     std::fs::write(dir.join(format!("{name}.jsonl")), lines.join("\n") + "\n").unwrap();
-}
-
-/// `ls --all --json --no-cache ARGS`'s answer.
-fn ls_json(agent: &Path, args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .args(["ls", "--all", "--json", "--no-cache"])
-        .args(args)
-        .env("PI_CODING_AGENT_DIR", agent)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// The names `ls ARGS` lists.

@@ -315,6 +315,18 @@ pub fn stdout_ok(cmd: &mut Command) -> String {
     String::from_utf8(run_ok(cmd).stdout).expect("UTF-8 output")
 }
 
+/// `piscope ls --all --json --no-cache ARGS`'s answer, for the sessions of
+/// the agent folder `agent` (a list, or deep-search hits with `--deep`).
+pub fn ls_json(agent: &Path, args: &[&str]) -> serde_json::Value {
+    let out = stdout_ok(
+        Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .args(["ls", "--all", "--json", "--no-cache"])
+            .args(args)
+            .env("PI_CODING_AGENT_DIR", agent),
+    );
+    serde_json::from_str(&out).expect("ls --json")
+}
+
 /// xorshift64*: small, seedable, good enough to pick test cases.
 pub struct Rng(pub u64);
 
