@@ -152,7 +152,7 @@ fn reach_the_context(t: &Tmux, size: (u16, u16)) {
 /// its first line (the panes' top rules) as wide as the window.
 fn resize(t: &Tmux, (w, h): (u16, u16)) -> String {
     t.tmux(&["resize-window", "-x", &w.to_string(), "-y", &h.to_string()]);
-    t.wait_for("the new size", |s| {
+    t.wait_for_steady("the new size", |s| {
         s.lines().count() == usize::from(h)
             && s.lines()
                 .next()

@@ -89,19 +89,15 @@ impl PiUi {
         }
     }
 
-    /// Like `wait_for`, and then until two screens 300 ms apart are the
-    /// same: on a busy machine pi's half-redrawn screen can already pass.
+    /// Like `wait_for`, and then until the screen holds still: pi redraws
+    /// in pieces on a busy machine.
     pub fn wait_for_steady(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        let mut last = self.wait_for(what, &ok);
-        loop {
-            std::thread::sleep(Duration::from_millis(300));
-            let s = self.wait_for(what, &ok);
-            if s == last || start.elapsed() > Duration::from_secs(60) {
-                return s;
-            }
-            last = s;
-        }
+        crate::support::tmux::steady(
+            &format!("{what} in pi"),
+            Duration::from_secs(60),
+            || self.tmux(&["capture-pane", "-p", "-t", "pi"]),
+            ok,
+        )
     }
 }
 

@@ -20,6 +20,37 @@ pub fn have_tmux() -> bool {
     crate::support::tools::have(crate::support::tools::Tool::Tmux)
 }
 
+/// Captures with `capture` until the screen satisfies `ok` and two
+/// captures 300 ms apart are the same: on a busy machine a half-redrawn
+/// screen can already pass `ok`, as tmux may take in one frame's bytes in
+/// several reads. Gives up after `limit`, with the last screen.
+pub fn steady(
+    what: &str,
+    limit: Duration,
+    mut capture: impl FnMut() -> String,
+    ok: impl Fn(&str) -> bool,
+) -> String {
+    let start = Instant::now();
+    let mut last: Option<String> = None;
+    loop {
+        let s = capture();
+        if ok(&s) {
+            if last.as_deref() == Some(s.as_str()) {
+                return s;
+            }
+            last = Some(s);
+            std::thread::sleep(Duration::from_millis(300));
+            continue;
+        }
+        last = None;
+        assert!(
+            start.elapsed() < limit,
+            "timed out waiting for {what}; the screen was:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 pub fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
@@ -153,6 +184,11 @@ impl Tmux {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Like `wait_for`, and then until the screen holds still (`steady`).
+    pub fn wait_for_steady(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        steady(what, TIMEOUT, || self.screen(), ok)
     }
 
     /// Presses `key` and checks that piscope exits with status 0 and the
