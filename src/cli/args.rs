@@ -295,6 +295,10 @@ pub struct StatsArgs {
     /// The time zone of days: an IANA name, UTC (the default) or local.
     #[arg(long, value_name = "ZONE", default_value = "UTC", value_parser = Zone::named)]
     pub tz: Zone,
+    /// Leave out the turns a delete, clean-up or prune gave to the trash
+    /// (counted, marked as removed, while the trash holds them).
+    #[arg(long)]
+    pub exclude_removed: bool,
     /// Print JSON (see the README for its fields).
     #[arg(long)]
     pub json: bool,

@@ -158,8 +158,12 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             (false, Some(dir)) => UsageCache::open(dir),
             _ => UsageCache::disabled(),
         };
-        let book = usage::load(&cat.folder, &mut usage_cache);
-        let own = |s: &SessionSummary| book.session(&s.path).map_or(s.cost, |u| u.own.cost);
+        // What the trash still holds of a session counts too: money spent
+        // stays spent after a prune.
+        let (removed, trash_problems) = usage::removed_in_trash(&cat.folder);
+        trash_problems.iter().for_each(|p| warn(p));
+        let book = usage::load(&cat.folder, &mut usage_cache, &removed);
+        let own = |s: &SessionSummary| book.spent(&s.path).map_or(s.cost, |(all, _)| all.cost);
         write_table(
             &cat.folder,
             sessions,

@@ -26,8 +26,13 @@ pub fn run(args: StatsArgs, out: &mut dyn Write) -> Result<()> {
         (false, Some(dir)) => UsageCache::open(dir),
         _ => UsageCache::disabled(),
     };
-    let book = usage::load(&folder, &mut cache);
-    for p in problems.iter().chain(&book.problems) {
+    let (removed, trash_problems) = if args.exclude_removed {
+        Default::default()
+    } else {
+        usage::removed_in_trash(&folder)
+    };
+    let book = usage::load(&folder, &mut cache, &removed);
+    for p in problems.iter().chain(&trash_problems).chain(&book.problems) {
         warn(p);
     }
     let scope = if args.all { Scope::All } else { Scope::Current };
@@ -39,7 +44,10 @@ pub fn run(args: StatsArgs, out: &mut dyn Write) -> Result<()> {
         StatsBy::Model => By::Model,
         StatsBy::Session => By::Session,
     };
-    let report = usage::report(&book, &|s| book.in_scope(s, scope), by, range, &zone);
+    let mut report = usage::report(&book, &|s| book.in_scope(s, scope), by, range, &zone);
+    if by == By::Session {
+        name_sessions(&mut report, &folder, args.no_cache);
+    }
     if args.json {
         serde_json::to_writer(&mut *out, &report.to_json())?;
         writeln!(out)?;
@@ -47,6 +55,28 @@ pub fn run(args: StatsArgs, out: &mut dyn Write) -> Result<()> {
         write_table(&report, args.by, out)?;
     }
     Ok(())
+}
+
+/// Gives each session its title as the catalog lists it (its name, else
+/// its first message); the trash's sessions have theirs from the book.
+fn name_sessions(report: &mut Report, folder: &catalog::SessionsFolder, no_cache: bool) {
+    let mut cache = match (no_cache, catalog::cache::default_dir()) {
+        (false, Some(dir)) => catalog::cache::Cache::open(dir),
+        _ => catalog::cache::Cache::disabled(),
+    };
+    let options = catalog::LoadOptions {
+        scope: Scope::All,
+        with_text: false,
+        with_usage: false,
+    };
+    // Files that do not read were named by the usage book already.
+    let cat = catalog::load(folder, options, &mut cache, &mut |_| {});
+    let titles: std::collections::HashMap<String, String> = cat
+        .sessions
+        .iter()
+        .map(|s| (s.path.display().to_string(), s.title().to_string()))
+        .collect();
+    report.name_sessions(&|path| titles.get(path).cloned());
 }
 
 /// The key column is as wide as its longest key, within these bounds;
@@ -99,12 +129,90 @@ fn percent(part: f64, of: f64) -> String {
     }
 }
 
-fn row(out: &mut dyn Write, key: &str, width: usize, g: &Group) -> std::io::Result<()> {
+/// The title and project columns of `stats --by session`, as wide as their
+/// longest within these bounds.
+const TITLE_MAX: usize = 40;
+const PROJECT_MAX: usize = 32;
+
+/// The columns before the numbers: the key, or a session's title and
+/// project.
+struct Keys {
+    by_session: bool,
+    key: usize,
+    project: usize,
+}
+
+impl Keys {
+    fn of(report: &Report, by: StatsBy) -> Keys {
+        let widest = |f: &dyn Fn(&Group) -> String, max: usize| {
+            report
+                .groups
+                .iter()
+                .map(|g| crate::safe_text::width(&clean_line(&f(g))))
+                .max()
+                .unwrap_or(0)
+                .clamp(KEY_MIN, max)
+        };
+        if by == StatsBy::Session {
+            Keys {
+                by_session: true,
+                key: widest(&title, TITLE_MAX),
+                project: widest(&|g| project(g), PROJECT_MAX),
+            }
+        } else {
+            Keys {
+                by_session: false,
+                key: widest(&|g| g.key.clone(), KEY_MAX),
+                project: 0,
+            }
+        }
+    }
+
+    /// The heading's or a row's first columns.
+    fn cells(&self, key: &str, project: &str) -> String {
+        if self.by_session {
+            format!(
+                "{}  {}",
+                fit(&clean_line(key), self.key),
+                fit_end(project, self.project)
+            )
+        } else {
+            fit_end(key, self.key)
+        }
+    }
+}
+
+/// A session's title as the table shows it: a deleted one says so.
+fn title(g: &Group) -> String {
+    let facts = g.session.as_ref();
+    let title = facts.and_then(|f| f.title.as_deref()).unwrap_or("");
+    if facts.is_some_and(|f| f.deleted) {
+        format!("(deleted) {title}")
+    } else {
+        title.to_string()
+    }
+}
+
+fn project(g: &Group) -> String {
+    g.session
+        .as_ref()
+        .map_or(String::new(), |f| f.project.clone())
+}
+
+fn row(out: &mut dyn Write, keys: &Keys, g: Option<&Group>, total: &Group) -> std::io::Result<()> {
+    let (cells, file) = match g {
+        Some(g) if keys.by_session => (
+            keys.cells(&title(g), &project(g)),
+            format!("  {}", clean_line(&g.key)),
+        ),
+        Some(g) => (keys.cells(&g.key, ""), String::new()),
+        None => (keys.cells("total", ""), String::new()),
+    };
+    let g = g.unwrap_or(total);
     let s = &g.all;
     writeln!(
         out,
-        "{}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}",
-        fit_end(key, width),
+        "{cells}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}{file}",
         grouped(s.input),
         grouped(s.output),
         grouped(s.cache_read),
@@ -125,29 +233,24 @@ fn write_table(report: &Report, by: StatsBy, out: &mut dyn Write) -> std::io::Re
         StatsBy::Model => "MODEL",
         StatsBy::Session => "SESSION",
     };
-    let width = report
-        .groups
-        .iter()
-        .map(|g| crate::safe_text::width(&clean_line(&g.key)))
-        .max()
-        .unwrap_or(0)
-        .clamp(KEY_MIN, KEY_MAX);
+    let keys = Keys::of(report, by);
     writeln!(
         out,
-        "{}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}",
-        fit(head, width),
+        "{}  {:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {:>6}  {:>5}{}",
+        keys.cells(head, "PROJECT"),
         "INPUT",
         "OUTPUT",
         "CACHE READ",
         "CACHE WRITE",
         "COST",
         "TURNS",
-        "CACHE"
+        "CACHE",
+        if keys.by_session { "  FILE" } else { "" }
     )?;
     for g in &report.groups {
-        row(out, &g.key, width, g)?;
+        row(out, &keys, Some(g), &report.total)?;
     }
-    row(out, "total", width, &report.total)?;
+    row(out, &keys, None, &report.total)?;
     let t = &report.total;
     let summaries: Spend = {
         let mut s = t.all;
@@ -176,6 +279,14 @@ fn write_table(report: &Report, by: StatsBy, out: &mut dyn Write) -> std::io::Re
             out,
             "copies in forks and clones, counted once with the session they came from: {}",
             dollars(t.inherited.cost)
+        )?;
+    }
+    if t.removed.cost > 0.0 || t.removed.tokens > 0.0 {
+        writeln!(
+            out,
+            "removed by deletes and prunes, still in the trash: {} ({} of the cost; --exclude-removed leaves it out)",
+            dollars(t.removed.cost),
+            percent(t.removed.cost, t.all.cost)
         )?;
     }
     Ok(())

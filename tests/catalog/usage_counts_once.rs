@@ -211,6 +211,8 @@ fn stats(agent_dir: &Path, cache: &Path, cwd: &Path, args: &[&str]) -> Value {
         .env("PI_CODING_AGENT_DIR", agent_dir)
         .env_remove("PI_CODING_AGENT_SESSION_DIR")
         .env("XDG_CACHE_HOME", cache)
+        // piscope's journal and the trash: the test's own.
+        .env("XDG_DATA_HOME", cache.with_file_name("data"))
         .current_dir(cwd)
         .output()
         .expect("run piscope stats");
@@ -458,6 +460,273 @@ fn the_current_folder_counts_its_own_spend() {
     assert_eq!(groups[0]["input"].as_f64(), Some(1.0));
     assert_eq!(groups[0]["records"]["assistant"].as_u64(), Some(1));
     assert!(close(groups[0]["cost"].as_f64().unwrap_or(0.0), 0.001));
+}
+
+/// Runs a housekeeping command with the test's trash and journal.
+fn housekeep(tmp: &Path, args: &[&str]) {
+    let o = Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args(args)
+        .env("PI_CODING_AGENT_DIR", tmp)
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env("XDG_CACHE_HOME", tmp.join("cache"))
+        .env("XDG_DATA_HOME", tmp.join("data"))
+        .env("HOME", tmp)
+        .current_dir(tmp)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run piscope");
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The first entry of an abandoned branch of `f` that holds a turn only `f`
+/// holds (its parent on the branch pi resumes on): what a prune removes.
+fn prunable(f: &File, files: &[File]) -> Option<String> {
+    let text = std::fs::read_to_string(&f.path).expect("read");
+    let parent: HashMap<String, Option<String>> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|e| {
+            let id = e["id"].as_str()?.to_string();
+            Some((id, e["parentId"].as_str().map(str::to_string)))
+        })
+        .collect();
+    let elsewhere = |key: &str| {
+        files
+            .iter()
+            .any(|o| o.path != f.path && o.records.iter().any(|r| r.key == key))
+    };
+    let r = f.records.iter().find(|r| {
+        r.cost > 0.0
+            && !elsewhere(&r.key)
+            && r.entry.as_ref().is_some_and(|e| !f.on_branch.contains(e))
+    })?;
+    let mut at = r.entry.clone()?;
+    while let Some(Some(up)) = parent.get(&at) {
+        if f.on_branch.contains(up) {
+            return Some(at);
+        }
+        at = up.clone();
+    }
+    None
+}
+
+/// Sums per session as the rule counts them with files in the trash: the
+/// files in the folder own first, then those in the trash; a file in the
+/// trash is grouped under the path it lived at, its owned spend also
+/// counted apart as removed.
+fn expected_with_trash(live: &[File], trash: &[(File, PathBuf)]) -> BTreeMap<String, (f64, f64)> {
+    let mut order: Vec<&File> = live.iter().collect();
+    order.sort_by(|a, b| (&a.created, &a.path).cmp(&(&b.created, &b.path)));
+    let mut seen = HashSet::new();
+    let mut out: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for f in order {
+        for r in &f.records {
+            if seen.insert(r.key.clone()) {
+                out.entry(f.path.display().to_string()).or_default().0 += r.cost;
+            }
+        }
+    }
+    for (f, lived) in trash {
+        for r in &f.records {
+            if seen.insert(r.key.clone()) {
+                let s = out.entry(lived.display().to_string()).or_default();
+                s.0 += r.cost;
+                s.1 += r.cost;
+            }
+        }
+    }
+    out.retain(|_, s| s.0 != 0.0);
+    out
+}
+
+/// Money spent stays spent: the turns a prune or a delete gave to the
+/// trash stay counted, marked removed, while the trash holds them; undo
+/// puts everything back as it was, and `--exclude-removed` leaves them out.
+#[test]
+fn spend_stays_after_a_prune_and_a_delete_while_the_trash_holds_them() {
+    if !have_node() {
+        return;
+    }
+    pi_reference();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path();
+    crate::support::pi_corpus(root, 41, 12, 30);
+    let paths = session_files(&root.join("sessions"));
+    let files: Vec<File> = paths.iter().map(|p| walk(p)).collect();
+    let cache = root.join("cache");
+    let by_session = |args: &[&str]| {
+        let mut all = vec!["--all", "--by", "session"];
+        all.extend_from_slice(args);
+        stats(root, &cache, root, &all)
+    };
+    let before = by_session(&[]);
+    let total = |r: &Value| r["total"]["cost"].as_f64().expect("total cost");
+    // The sessions' titles and projects, as `ls --json` lists them.
+    let listed = crate::support::ls_json(root, &[]);
+    let title_of = |path: &Path| -> String {
+        let s = listed
+            .as_array()
+            .expect("a list")
+            .iter()
+            .find(|s| s["path"].as_str() == Some(&*path.to_string_lossy()))
+            .expect("listed");
+        s["name"]
+            .as_str()
+            .or(s["firstMessage"].as_str())
+            .expect("a title")
+            .to_string()
+    };
+    for g in before["groups"].as_array().expect("groups") {
+        let path = Path::new(g["key"].as_str().expect("key"));
+        assert_eq!(g["path"], g["key"]);
+        assert_eq!(g["title"].as_str(), Some(&*title_of(path)), "{g}");
+        let f = files.iter().find(|f| f.path == path).expect("a file");
+        assert_eq!(g["project"].as_str(), Some(&*f.cwd));
+        assert_eq!(g["deleted"], false);
+        assert_eq!(g["removed"]["cost"].as_f64(), Some(0.0));
+    }
+
+    // Prune an abandoned branch of one session, delete another.
+    let (pruned, entry) = files
+        .iter()
+        .find_map(|f| prunable(f, &files).map(|e| (f, e)))
+        .expect("a session with an abandoned branch of its own");
+    let deleted = files
+        .iter()
+        .filter(|f| f.path != pruned.path && f.records.iter().any(|r| r.cost > 0.0))
+        .max_by_key(|f| f.records.len())
+        .expect("a session to delete");
+    let deleted_title = title_of(&deleted.path);
+    let prune_cost = by_session(&[])["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .find(|g| g["key"].as_str() == Some(&*pruned.path.to_string_lossy()))
+        .and_then(|g| g["cost"].as_f64())
+        .expect("the pruned session's cost");
+    housekeep(
+        root,
+        &["prune", &pruned.path.to_string_lossy(), &entry, "--yes"],
+    );
+    housekeep(root, &["rm", &deleted.path.to_string_lossy(), "--yes"]);
+    assert!(!deleted.path.exists());
+    let pruned_now = walk(&pruned.path);
+    assert!(pruned_now.records.len() < pruned.records.len());
+
+    // What the trash holds, read here, under where each file lived.
+    let trash_dir = root.join("data/Trash/files");
+    let mut trash: Vec<(File, PathBuf)> = Vec::new();
+    for item in std::fs::read_dir(&trash_dir).expect("the trash") {
+        let file = item.expect("an item").path();
+        let f = walk(&file);
+        let lived = [pruned, deleted]
+            .into_iter()
+            .find(|o| o.created == f.created && o.cwd == f.cwd)
+            .expect("a trashed session of the two")
+            .path
+            .clone();
+        trash.push((f, lived));
+    }
+    assert_eq!(
+        trash.len(),
+        2,
+        "the pruned original and the deleted session"
+    );
+    trash.sort_by(|a, b| (&a.0.created, &a.1).cmp(&(&b.0.created, &b.1)));
+    let live: Vec<File> = session_files(&root.join("sessions"))
+        .iter()
+        .map(|p| walk(p))
+        .collect();
+    let want = expected_with_trash(&live, &trash);
+    for round in ["cold", "warm"] {
+        let after = by_session(&[]);
+        assert!(
+            close(total(&after), total(&before)),
+            "{round}: money spent stays spent: {} then {}",
+            total(&before),
+            total(&after)
+        );
+        let groups = after["groups"].as_array().expect("groups");
+        let got: BTreeMap<String, (f64, f64)> = groups
+            .iter()
+            .map(|g| {
+                let cost = |v: &Value| v.as_f64().expect("a cost");
+                let key = g["key"].as_str().expect("key").to_string();
+                (key, (cost(&g["cost"]), cost(&g["removed"]["cost"])))
+            })
+            // A fork that owns nothing is listed for what it holds.
+            .filter(|(_, (cost, _))| *cost != 0.0)
+            .collect();
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>()
+        );
+        for (k, (cost, removed)) in &want {
+            assert!(
+                close(got[k].0, *cost) && close(got[k].1, *removed),
+                "{round} {k}: {:?} vs {cost} {removed}",
+                got[k]
+            );
+        }
+        // The pruned session kept its spend, part of it now removed.
+        let p = &got[&pruned.path.display().to_string()];
+        assert!(close(p.0, prune_cost) && p.1 > 0.0, "{p:?} vs {prune_cost}");
+        let d = groups
+            .iter()
+            .find(|g| g["key"].as_str() == Some(&*deleted.path.to_string_lossy()))
+            .expect("the deleted session, still counted");
+        assert_eq!(d["deleted"], true);
+        assert_eq!(d["title"].as_str(), Some(&*deleted_title));
+        assert_eq!(d["project"].as_str(), Some(&*deleted.cwd));
+        assert!(close(
+            d["removed"]["cost"].as_f64().unwrap_or(0.0),
+            d["cost"].as_f64().unwrap_or(1.0)
+        ));
+        assert!(total(&after) > 0.0 && after["total"]["removed"]["cost"].as_f64() > Some(0.0));
+        // The table says so too.
+        let o = Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .args(["stats", "--all", "--by", "session"])
+            .env("PI_CODING_AGENT_DIR", root)
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .env("XDG_CACHE_HOME", &cache)
+            .env("XDG_DATA_HOME", root.join("data"))
+            .current_dir(root)
+            .output()
+            .expect("stats as a table");
+        let table = String::from_utf8_lossy(&o.stdout);
+        assert!(table.contains("(deleted) "), "{table}");
+        assert!(
+            table.contains("removed by deletes and prunes, still in the trash"),
+            "{table}"
+        );
+    }
+    // Left out on request: what the folder's files own, as before.
+    let without = by_session(&["--exclude-removed"]);
+    let live_only = expected(&live, &|f, _| f.path.display().to_string());
+    let live_total: f64 = live_only.values().map(|s| s.cost).sum();
+    assert!(
+        close(total(&without), live_total),
+        "{} vs {live_total}",
+        total(&without)
+    );
+    assert!(total(&without) < total(&before));
+    assert_eq!(without["total"]["removed"]["cost"].as_f64(), Some(0.0));
+
+    // Undo both: everything as it was, nothing removed.
+    housekeep(root, &["restore", "--last"]);
+    housekeep(root, &["restore", "--last"]);
+    let again = by_session(&[]);
+    assert!(close(total(&again), total(&before)));
+    assert_eq!(again["total"]["removed"]["cost"].as_f64(), Some(0.0));
+    check(
+        &again,
+        &expected(&files, &|f, _| f.path.display().to_string()),
+        "restored",
+    );
 }
 
 /// Where `scripts/test` and this test install the package.

@@ -7,6 +7,12 @@
 //! the session that holds a key earliest (by header time, then path) owns
 //! it, and every other copy is *inherited*. A session's own spend is what it
 //! owns; sums over sessions add own spend only.
+//!
+//! Money spent stays spent: the files a delete, a clean-up or a prune gave
+//! to the trash (as piscope's journal names them) are read too, for as long
+//! as the trash holds them, and marked *removed*. They own only what no
+//! session in the sessions folder holds, so a pruned session's removed turns
+//! are counted once, beside what its file still holds.
 
 mod read;
 pub mod report;
@@ -96,6 +102,11 @@ pub struct FileUsage {
     pub created_ms: Option<i64>,
     /// The model ids the records name, first use first.
     pub models: Vec<String>,
+    /// A removed session's title (its name, else its first message), read
+    /// with its records; `None` for the sessions in the folder, whose
+    /// titles the catalog gives.
+    #[serde(default)]
+    pub title: Option<String>,
     /// Kept as one block of fixed-size records in the cache: hundreds of
     /// thousands of them load in milliseconds.
     #[serde(with = "packed")]
@@ -239,11 +250,35 @@ pub struct SessionUsage {
     pub own: Spend,
     pub inherited: Spend,
     pub abandoned: Spend,
+    /// Set when this is a file in the trash (then `path` is where the
+    /// session lived, and `own` is what no session in the folder holds).
+    pub removed: Option<Removed>,
+}
+
+/// A session file a delete, clean-up or prune gave to the trash, still there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Removed {
+    /// The file in the trash.
+    pub file: PathBuf,
+    /// Where the session lived.
+    pub original: PathBuf,
+    /// Why: `delete`, `clean` or `prune`.
+    pub reason: String,
+    /// When it went to the trash, ms since the epoch.
+    pub time_ms: i64,
+    /// The session's name, else its first message (see [`FileUsage::title`]).
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 impl SessionUsage {
     /// Folds `usage`'s records, each owned or not as `owned` says.
-    fn of(path: PathBuf, usage: &FileUsage, owned: &[bool]) -> SessionUsage {
+    fn of(
+        path: PathBuf,
+        usage: &FileUsage,
+        owned: &[bool],
+        removed: Option<Removed>,
+    ) -> SessionUsage {
         let (mut own, mut inherited, mut abandoned) = <(Spend, Spend, Spend)>::default();
         let mut rollups: Vec<Rollup> = Vec::new();
         // Quarter, kind, model, owned, abandoned: what a rollup holds alike.
@@ -275,14 +310,19 @@ impl SessionUsage {
             rollups[i].count += 1;
             rollups[i].spend.add(&r.spend);
         }
+        let removed = removed.map(|r| Removed {
+            title: usage.title.clone(),
+            ..r
+        });
         SessionUsage {
-            path,
+            path: removed.as_ref().map_or(path, |r| r.original.clone()),
             cwd: usage.cwd.clone(),
             models: usage.models.clone(),
             rollups,
             own,
             inherited,
             abandoned,
+            removed,
         }
     }
 }
@@ -297,8 +337,12 @@ pub struct UsageLoadStats {
 /// Every session's usage in one sessions folder.
 pub struct UsageBook {
     pub folder: SessionsFolder,
+    /// The sessions in the folder, then the removed ones still in the trash.
     pub sessions: Vec<SessionUsage>,
+    /// The sessions in the folder by path.
     by_path: HashMap<PathBuf, usize>,
+    /// The removed files by the path their session lived at.
+    removed_at: HashMap<PathBuf, Vec<usize>>,
     pub problems: Vec<CatalogProblem>,
     pub stats: UsageLoadStats,
 }
@@ -310,8 +354,28 @@ impl std::fmt::Debug for UsageBook {
 }
 
 impl UsageBook {
+    /// The session at `path` in the sessions folder (not what the trash
+    /// holds of it: see [`UsageBook::spent`]).
     pub fn session(&self, path: &Path) -> Option<&SessionUsage> {
         self.by_path.get(path).map(|&i| &self.sessions[i])
+    }
+
+    /// What the session at `path` spent: its own spend, and what the trash
+    /// still holds of it (the turns a prune removed, or the whole session
+    /// when it was deleted), the latter also apart.
+    pub fn spent(&self, path: &Path) -> Option<(Spend, Spend)> {
+        let live = self.session(path);
+        let mut removed = Spend::default();
+        let mut any = live.is_some();
+        for &i in self.removed_at.get(path).into_iter().flatten() {
+            removed.add(&self.sessions[i].own);
+            any = true;
+        }
+        any.then(|| {
+            let mut all = live.map(|s| s.own).unwrap_or_default();
+            all.add(&removed);
+            (all, removed)
+        })
     }
 
     /// Whether a session is in `scope` as the catalog lists it: in the
@@ -343,13 +407,58 @@ impl UsageBook {
     }
 }
 
+/// The files a delete, a clean-up or a prune of a session in `folder` gave
+/// to the trash and the trash still holds, as piscope's journal names them,
+/// oldest first; and what stood in the way of reading the journal.
+pub fn removed_in_trash(folder: &SessionsFolder) -> (Vec<Removed>, Vec<CatalogProblem>) {
+    use super::housekeeping::journal::{self, Reason};
+    let found = match journal::in_trash() {
+        Ok(found) => found,
+        Err(e) => {
+            let at = journal::journal_path().unwrap_or_default();
+            return (Vec::new(), vec![CatalogProblem::new(&at, e.to_string())]);
+        }
+    };
+    // What the trash holds of this folder only, by where it lived; the
+    // journal's lines are outside input, so a path is compared as given.
+    let dir = std::path::absolute(&folder.dir).unwrap_or_else(|_| folder.dir.clone());
+    let removed = found
+        .items
+        .into_iter()
+        .filter(|item| {
+            matches!(
+                item.record.reason,
+                Reason::Delete | Reason::Clean | Reason::Prune
+            ) && item.record.path.starts_with(&dir)
+        })
+        .map(|item| Removed {
+            file: item.file,
+            original: item.record.path,
+            reason: item.record.reason.as_str().to_string(),
+            time_ms: item.record.time_ms,
+            title: None,
+        })
+        .collect();
+    (removed, Vec::new())
+}
+
 /// Reads the usage of every session in `folder` (all projects: a copy in
-/// one project may come from another), through `cache`, and decides who
-/// owns each record. When no file changed since the cache kept its book,
-/// the book is taken as it was and no record is read.
-pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
+/// one project may come from another), and of the `removed` files in the
+/// trash, through `cache`, and decides who owns each record. When no file
+/// changed since the cache kept its book, the book is taken as it was and
+/// no record is read.
+pub fn load(folder: &SessionsFolder, cache: &mut UsageCache, removed: &[Removed]) -> UsageBook {
     let mut problems = Vec::new();
-    let candidates = discover::candidates(folder, Scope::All, &mut problems);
+    let mut candidates = discover::candidates(folder, Scope::All, &mut problems);
+    let live = candidates.len();
+    candidates.extend(removed.iter().map(|r| {
+        Candidate {
+            path: r.file.clone(),
+            meta: std::fs::symlink_metadata(&r.file)
+                .ok()
+                .map(|m| FileStamp::of(&m)),
+        }
+    }));
     let stamps: Option<Vec<(PathBuf, FileStamp)>> = candidates
         .iter()
         .map(|c| c.meta.map(|m| (c.path.clone(), m)))
@@ -375,7 +484,7 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
     // The book is kept only when every file was read whole from the very
     // version its stamp names.
     let mut keep = stamps.is_some();
-    for (i, r) in read_all(&candidates, &todo) {
+    for (i, r) in read_all(&candidates, &todo, live) {
         match r {
             Ok((u, steady)) => {
                 let u = Arc::new(u);
@@ -393,11 +502,20 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
         }
     }
     let present: Vec<&Path> = candidates.iter().map(|c| c.path.as_path()).collect();
-    cache.forget_missing_under(&folder.dir, &present);
-    let sessions: Vec<(PathBuf, Arc<FileUsage>)> = candidates
+    cache.forget_missing_under(&folder.dir, &present[..live]);
+    for r in removed {
+        if let Some(trash) = r.file.parent() {
+            cache.forget_missing_under(trash, &present[live..]);
+        }
+    }
+    let sessions: Vec<(PathBuf, Arc<FileUsage>, Option<Removed>)> = candidates
         .into_iter()
         .zip(files)
-        .filter_map(|(c, u)| u.filter(|u| u.is_session).map(|u| (c.path, u)))
+        .enumerate()
+        .filter_map(|(i, (c, u))| {
+            let gone = i.checked_sub(live).map(|k| removed[k].clone());
+            u.filter(|u| u.is_session).map(|u| (c.path, u, gone))
+        })
         .collect();
     let sessions = decide_owners(sessions);
     if let (true, Some(stamps)) = (keep, stamps) {
@@ -414,16 +532,21 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache) -> UsageBook {
 }
 
 /// Each session's usage with the owner of every record decided: the
-/// session that holds a key earliest (by header time, then path) owns it.
-fn decide_owners(sessions: Vec<(PathBuf, Arc<FileUsage>)>) -> Vec<SessionUsage> {
+/// session that holds a key earliest (by header time, then path) owns it,
+/// the sessions in the folder before the removed ones in the trash.
+fn decide_owners(sessions: Vec<(PathBuf, Arc<FileUsage>, Option<Removed>)>) -> Vec<SessionUsage> {
     let mut order: Vec<usize> = (0..sessions.len()).collect();
     order.sort_by(|&a, &b| {
-        let (pa, ua) = &sessions[a];
-        let (pb, ub) = &sessions[b];
+        let (pa, ua, ra) = &sessions[a];
+        let (pb, ub, rb) = &sessions[b];
         let time = |u: &FileUsage| u.created_ms.unwrap_or(i64::MAX);
-        time(ua).cmp(&time(ub)).then_with(|| pa.cmp(pb))
+        let when = |r: &Option<Removed>| r.as_ref().map(|r| r.time_ms);
+        (ra.is_some(), time(ua))
+            .cmp(&(rb.is_some(), time(ub)))
+            .then_with(|| when(ra).cmp(&when(rb)))
+            .then_with(|| pa.cmp(pb))
     });
-    let records: usize = sessions.iter().map(|(_, u)| u.records.len()).sum();
+    let records: usize = sessions.iter().map(|(_, u, _)| u.records.len()).sum();
     let mut seen = FxHashSet::with_capacity_and_hasher(records, Default::default());
     let mut owned: Vec<Vec<bool>> = vec![Vec::new(); sessions.len()];
     for &i in &order {
@@ -437,7 +560,7 @@ fn decide_owners(sessions: Vec<(PathBuf, Arc<FileUsage>)>) -> Vec<SessionUsage> 
     sessions
         .into_iter()
         .zip(owned)
-        .map(|((path, usage), owned)| SessionUsage::of(path, &usage, &owned))
+        .map(|((path, usage, removed), owned)| SessionUsage::of(path, &usage, &owned, removed))
         .collect()
 }
 
@@ -448,24 +571,42 @@ impl UsageBook {
         problems: Vec<CatalogProblem>,
         stats: UsageLoadStats,
     ) -> UsageBook {
-        let by_path = sessions
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.path.clone(), i))
-            .collect();
+        let mut by_path = HashMap::new();
+        let mut removed_at: HashMap<PathBuf, Vec<usize>> = HashMap::new();
+        for (i, s) in sessions.iter().enumerate() {
+            if s.removed.is_some() {
+                removed_at.entry(s.path.clone()).or_default().push(i);
+            } else {
+                by_path.insert(s.path.clone(), i);
+            }
+        }
         UsageBook {
             folder,
             sessions,
             by_path,
+            removed_at,
             problems,
             stats,
         }
     }
 }
 
-/// Reads the files `todo` names, in parallel.
-fn read_all(candidates: &[Candidate], todo: &[usize]) -> Vec<(usize, ReadResult)> {
-    crate::par::map(todo.len(), 1, |k| (todo[k], read_one(&candidates[todo[k]])))
+/// Reads the files `todo` names, in parallel; those from `live` on are in
+/// the trash, and their titles are read too.
+fn read_all(candidates: &[Candidate], todo: &[usize], live: usize) -> Vec<(usize, ReadResult)> {
+    crate::par::map(todo.len(), 1, |k| {
+        let i = todo[k];
+        let read = read_one(&candidates[i]).map(|(mut u, steady)| {
+            if i >= live && u.is_session {
+                u.title = super::summarise_file(&candidates[i].path)
+                    .ok()
+                    .flatten()
+                    .map(|s| s.title().to_string());
+            }
+            (u, steady)
+        });
+        (i, read)
+    })
 }
 
 /// A file's usage, and whether the file stayed as it was stat'ed while it

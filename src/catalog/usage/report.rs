@@ -200,17 +200,38 @@ pub struct Group {
     pub abandoned: Spend,
     /// Copies the group's sessions hold but do not own (not in `all`).
     pub inherited: Spend,
+    /// The part of `all` that a delete, clean-up or prune gave to the trash
+    /// (still there).
+    pub removed: Spend,
     pub counts: Counts,
+    /// Grouped by session: which one.
+    pub session: Option<SessionFacts>,
+}
+
+/// A session group's session, beside its path (the group's key).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionFacts {
+    /// The header's `cwd`.
+    pub project: String,
+    /// Its name, else its first message: known here for a session in the
+    /// trash; the catalog gives the others' (see [`Report::name_sessions`]).
+    pub title: Option<String>,
+    /// The whole session is in the trash (deleted or cleaned up).
+    pub deleted: bool,
 }
 
 impl Group {
-    fn add(&mut self, r: &Rollup) {
+    /// Adds a rollup of a session, one in the trash when `removed`.
+    fn add(&mut self, r: &Rollup, removed: bool) {
         let s = &r.spend;
         if !r.owned {
             self.inherited.add(s);
             return;
         }
         self.all.add(s);
+        if removed {
+            self.removed.add(s);
+        }
         if r.abandoned {
             self.abandoned.add(s);
         }
@@ -233,6 +254,7 @@ impl Group {
         self.assistant.add(&o.assistant);
         self.abandoned.add(&o.abandoned);
         self.inherited.add(&o.inherited);
+        self.removed.add(&o.removed);
         let (c, d) = (&mut self.counts, &o.counts);
         c.assistant += d.assistant;
         c.usage += d.usage;
@@ -304,7 +326,7 @@ pub fn report(
                 Ok(i) => &mut local[i],
                 Err(key) => groups.entry(key).or_default(),
             };
-            g.add(r);
+            g.add(r, s.removed.is_some());
         }
         for (i, g) in local.iter().enumerate() {
             if g == &Group::default() {
@@ -319,7 +341,29 @@ pub fn report(
                     .map_or("(unknown)", String::as_str)
                     .to_string(),
             };
-            groups.entry(Key::Text(key)).or_default().merge(g);
+            let group = groups.entry(Key::Text(key)).or_default();
+            group.merge(g);
+            if by == By::Session {
+                // A pruned session's file and its original in the trash are
+                // one group; the file in the folder names it.
+                let facts = group.session.get_or_insert_with(|| SessionFacts {
+                    project: u.cwd.clone(),
+                    title: None,
+                    deleted: true,
+                });
+                match &s.removed {
+                    Some(r) => {
+                        if facts.deleted && facts.title.is_none() {
+                            facts.title.clone_from(&r.title);
+                        }
+                    }
+                    None => {
+                        facts.deleted = false;
+                        facts.project.clone_from(&u.cwd);
+                        facts.title = None;
+                    }
+                }
+            }
         }
     }
     let mut list: Vec<(Key, Group)> = groups.into_iter().collect();
@@ -401,10 +445,27 @@ fn group_json(g: &Group, with_key: bool) -> Value {
     );
     m.insert("abandoned".into(), Value::Object(five(&g.abandoned)));
     m.insert("inherited".into(), Value::Object(five(&g.inherited)));
+    m.insert("removed".into(), Value::Object(five(&g.removed)));
+    if let Some(f) = &g.session {
+        m.insert("path".into(), json!(g.key));
+        m.insert("project".into(), json!(f.project));
+        m.insert("title".into(), json!(f.title));
+        m.insert("deleted".into(), json!(f.deleted));
+    }
     Value::Object(m)
 }
 
 impl Report {
+    /// Gives each session group of a session in the folder its title, as
+    /// `title_of` (the catalog) gives it by path.
+    pub fn name_sessions(&mut self, title_of: &dyn Fn(&str) -> Option<String>) {
+        for g in &mut self.groups {
+            if let Some(f) = g.session.as_mut().filter(|f| !f.deleted) {
+                f.title = title_of(&g.key);
+            }
+        }
+    }
+
     /// `{"groups": [...], "total": {...}}` as the README documents it.
     pub fn to_json(&self) -> Value {
         json!({

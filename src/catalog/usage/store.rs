@@ -27,11 +27,11 @@ use std::sync::Arc;
 /// cached field changes.
 const RECORDS: Envelope = Envelope {
     magic: b"piscopeU",
-    format: 5,
+    format: 6,
 };
 const BOOK: Envelope = Envelope {
     magic: b"piscopeB",
-    format: 2,
+    format: 3,
 };
 pub(super) const FILE_NAME: &str = "usage-records.bin";
 const BOOK_FILE: &str = "usage-book.bin";
@@ -318,6 +318,7 @@ mod tests {
                 ..FileUsage::default()
             },
             &[],
+            None,
         );
         let mut c = UsageCache::open(dir.path().to_path_buf());
         c.keep_book(&folder, files.clone(), std::slice::from_ref(&session));

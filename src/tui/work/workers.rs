@@ -255,7 +255,14 @@ impl JobContext {
             (true, Some(dir)) => UsageCache::open(dir),
             _ => UsageCache::disabled(),
         };
-        let book = catalog::usage::load(&folder, &mut cache);
+        // The demo's sessions were never trashed; the user's may have been.
+        let (removed, trash_problems) = if demo {
+            Default::default()
+        } else {
+            catalog::usage::removed_in_trash(&folder)
+        };
+        let mut book = catalog::usage::load(&folder, &mut cache, &removed);
+        book.problems.extend(trash_problems);
         // A first read of every file's usage leaves its reading states freed.
         drop(cache);
         crate::tui::model::sessions::release_freed_memory();

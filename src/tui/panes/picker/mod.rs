@@ -167,12 +167,13 @@ impl PickerPane {
     }
 
     /// A session's cost: its own spend once the usage is read (copies a
-    /// fork or clone holds count with the session they came from).
+    /// fork or clone holds count with the session they came from), with
+    /// what a prune gave to the trash.
     pub fn cost_of(&self, s: &SessionSummary) -> f64 {
         self.usage
             .as_ref()
-            .and_then(|b| b.session(&s.path))
-            .map_or(s.cost, |u| u.own.cost)
+            .and_then(|b| b.spent(&s.path))
+            .map_or(s.cost, |(all, _)| all.cost)
     }
 
     /// The own spend of every session in scope, once the usage is read.
@@ -190,8 +191,8 @@ impl PickerPane {
             self.sessions
                 .iter()
                 .filter(in_scope)
-                .filter_map(|s| book.session(&s.path))
-                .map(|u| u.own.cost)
+                .filter_map(|s| book.spent(&s.path))
+                .map(|(all, _)| all.cost)
                 .sum(),
         )
     }
