@@ -210,3 +210,133 @@ fn the_status_bar_tells_a_branchs_cost() {
     let want = format!("below {}", short_cost(below));
     assert!(screen.contains(&want), "{want} not in\n{screen}");
 }
+
+/// Each session's own spend, read here: files in order of their header
+/// time, then path; the first to hold a turn (entry id and time) owns it.
+fn own_costs(files: &[std::path::PathBuf]) -> Vec<(std::path::PathBuf, f64)> {
+    let created = |p: &Path| -> String {
+        let text = std::fs::read_to_string(p).expect("read");
+        let header: Value =
+            serde_json::from_str(text.lines().next().expect("a header")).expect("json");
+        header["timestamp"].as_str().unwrap_or_default().to_string()
+    };
+    let mut order: Vec<&std::path::PathBuf> = files.iter().collect();
+    order.sort_by_key(|p| (created(p), p.to_path_buf()));
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for p in order {
+        let mut own = 0.0;
+        let mut any = false;
+        for (key, cost) in assistant_turns(p) {
+            if seen.insert(key) {
+                own += cost;
+                any = true;
+            }
+        }
+        if any {
+            out.push((p.clone(), own));
+        }
+    }
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+/// F3's sessions page: every session the pane lists, with its own spend,
+/// costliest first, titled as the list titles it; Enter opens one in the
+/// panes.
+#[test]
+fn the_sessions_page_lists_own_spend_costliest_first_and_opens_a_session() {
+    let (dir, folder) = demo_folder("/home/ada/src/web-shop");
+    let want = own_costs(&demo_copies(&folder));
+    let mut h = Harness::folder(folder, WIDE);
+    h.keys(&["f3", "s"]);
+    let view = h.app.usage_view().expect("the usage view");
+    let rows = view.charts.as_ref().expect("built").by_session.clone();
+    let got: Vec<&Path> = rows.iter().map(|r| r.path.as_path()).collect();
+    let wanted: Vec<&Path> = want.iter().map(|(p, _)| p.as_path()).collect();
+    assert_eq!(got, wanted);
+    for (r, (_, cost)) in rows.iter().zip(&want) {
+        assert!((r.spend.cost - cost).abs() < 1e-9, "{r:?} vs {cost}");
+        let listed = h
+            .app
+            .picker()
+            .sessions()
+            .iter()
+            .find(|s| s.path == r.path)
+            .expect("listed");
+        assert_eq!(r.title, listed.title());
+        assert_eq!(r.project, listed.cwd);
+        assert!(!r.deleted);
+    }
+    screen_snapshot!("usage_sessions", h);
+    // Enter on the second opens it in the tree.
+    h.keys(&["down", "enter"]);
+    assert!(h.app.usage_view().is_none());
+    assert_eq!(h.app.focus(), piscope::tui::look::layout::Pane::Tree);
+    assert_eq!(h.app.open_path(), Some(&rows[1].path));
+    let selected = h.app.picker().selected_session().expect("a session");
+    assert_eq!(selected.path, rows[1].path);
+    // The page follows the search: the matching sessions that spent.
+    h.keys(&["esc", "esc"]);
+    h.key("ctrl+a");
+    h.type_text("cart badge");
+    h.keys(&["f3", "s"]);
+    let view = h.app.usage_view().expect("the usage view");
+    let rows = &view.charts.as_ref().expect("built").by_session;
+    let matching = h.app.picker().matching_paths();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| matching.contains(&r.path)), "{rows:?}");
+    drop(dir);
+}
+
+/// A deleted session still in the trash counts in F3 while the pane lists
+/// its whole scope, marked deleted; it cannot be opened, and the message
+/// says how to bring it back.
+#[test]
+fn a_deleted_sessions_spend_stays_on_the_sessions_page() {
+    use piscope::catalog::usage::{self, Removed, UsageCache};
+    let (dir, folder) = demo_folder("/home/ada/src/web-shop");
+    let files = demo_copies(&folder);
+    let before = own_costs(&files);
+    let (gone, gone_cost) = before[0].clone();
+    let trash = tempfile::tempdir().expect("a trash");
+    let trashed = trash.path().join("gone.jsonl");
+    std::fs::rename(&gone, &trashed).expect("to the trash");
+    let removed = Removed {
+        file: trashed,
+        original: gone.clone(),
+        reason: "delete".into(),
+        time_ms: 0,
+        title: None,
+    };
+    let book = usage::load(&folder, &mut UsageCache::disabled(), &[removed]);
+    let mut h = Harness::folder(folder, WIDE);
+    h.send(AppEvent::UsageLoaded(std::sync::Arc::new(book)));
+    h.keys(&["f3", "s"]);
+    let view = h.app.usage_view().expect("the usage view");
+    let charts = view.charts.as_ref().expect("built");
+    let total: f64 = before.iter().map(|(_, c)| c).sum();
+    assert!((charts.total.cost - total).abs() < 1e-9);
+    assert!((charts.removed.cost - gone_cost).abs() < 1e-9);
+    let row = &charts.by_session[0];
+    assert_eq!(row.path, gone);
+    assert!(row.deleted && (row.spend.cost - gone_cost).abs() < 1e-9);
+    assert!(!row.title.is_empty());
+    screen_snapshot!("usage_sessions_deleted", h);
+    h.key("enter");
+    let screen = h.screen();
+    assert!(
+        screen.contains("In the trash (its spend still counts): Alt+U undoes"),
+        "{screen}"
+    );
+    assert!(h.app.usage_view().is_some());
+    // A search lists only what it finds: the deleted session is not counted.
+    h.keys(&["esc", "esc"]);
+    h.type_text("cart badge");
+    h.keys(&["f3", "s"]);
+    let view = h.app.usage_view().expect("the usage view");
+    let charts = view.charts.as_ref().expect("built");
+    assert!(charts.by_session.iter().all(|r| !r.deleted));
+    assert_eq!(charts.removed.cost, 0.0);
+    drop(dir);
+}

@@ -211,6 +211,8 @@ pub struct Group {
 /// A session group's session, beside its path (the group's key).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionFacts {
+    /// Where the session lives (or lived); the key is its text.
+    pub path: std::path::PathBuf,
     /// The header's `cwd`.
     pub project: String,
     /// Its name, else its first message: known here for a session in the
@@ -347,6 +349,7 @@ pub fn report(
                 // A pruned session's file and its original in the trash are
                 // one group; the file in the folder names it.
                 let facts = group.session.get_or_insert_with(|| SessionFacts {
+                    path: s.path.clone(),
                     project: u.cwd.clone(),
                     title: None,
                     deleted: true,

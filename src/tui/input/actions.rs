@@ -118,6 +118,10 @@ pub enum Action {
     Usage,
     /// The usage view: days, weeks, months.
     UsagePeriod,
+    /// The usage view: the charts, or the sessions one per line.
+    UsageSessions,
+    /// The usage view: open the selected session in the panes.
+    UsageOpen,
     FocusNext,
     FocusPrev,
     Up,
@@ -733,6 +737,20 @@ pub const ACTIONS: &[ActionInfo] = &[
         "period",
         A::UsagePeriod,
         "Spend per day, week or month",
+        None,
+    ),
+    info(
+        S::Usage,
+        "sessions",
+        A::UsageSessions,
+        "The sessions by what they spent, or the charts",
+        None,
+    ),
+    info(
+        S::Usage,
+        "open",
+        A::UsageOpen,
+        "Open the selected session",
         None,
     ),
     info(S::Usage, "close", A::Close, "Back to the panes", None),

@@ -282,6 +282,14 @@ pub const NO_SESSIONS_FOLDER: &str = "no sessions folder";
 pub const USAGE_NEEDS_LIST: &str =
     "The usage view adds up the sessions list: start piscope without a file";
 
+/// The session chosen in the usage view is no longer listed.
+pub const USAGE_SESSION_GONE: &str = "That session is no longer in the sessions list";
+
+/// The session chosen in the usage view is in the trash.
+pub fn usage_session_deleted(undo: &str) -> String {
+    format!("In the trash (its spend still counts): {undo} undoes the last delete")
+}
+
 /// The usage view's scope when the sessions pane has a search.
 pub fn usage_scope_matching(scope: &str, query: &str) -> String {
     format!("{scope} · matching {query}")

@@ -1,6 +1,7 @@
 //! The usage view: bar charts of spend per day (week, month), per project
 //! and per model of the sessions the sessions pane lets through, with the
-//! numbers beside the bars, so they read without colour.
+//! numbers beside the bars, so they read without colour; and those
+//! sessions one per line, costliest first, each opened with Enter.
 
 use crate::catalog::usage::Spend;
 use crate::safe_text as text;
@@ -8,23 +9,38 @@ use crate::session::tree::entry_line::shorten_home;
 use crate::tui::input::keymap::{Action, Key, Keymap, Scope};
 use crate::tui::look::format;
 use crate::tui::look::theme::Theme;
-use crate::tui::model::usage_charts::{Bar, Period, UsageCharts};
+use crate::tui::model::usage_charts::{Bar, Period, SessionSpend, UsageCharts};
 use crate::tui::work::newest::{Answer, Newest, Stamp};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+use std::path::PathBuf;
 
 /// How far a page key scrolls.
 const PAGE: usize = 10;
 /// Two columns (time on the left) from this width on.
 const TWO_COLUMNS: u16 = 120;
 
+/// The view's two pages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UsagePage {
+    #[default]
+    Charts,
+    /// One line per session, costliest first.
+    Sessions,
+}
+
 /// The view's state: what it shows and how far it is scrolled.
 #[derive(Debug, Clone, Default)]
 pub struct UsageView {
     pub period: Period,
+    pub page: UsagePage,
     pub scroll: usize,
+    /// The sessions page's selected line.
+    pub selected: usize,
+    /// Said in place of the keys, until the next key.
+    pub note: Option<String>,
     /// The charts asked for: only the newest are shown.
     asked: Newest,
     /// `None` while the charts are built.
@@ -34,12 +50,16 @@ pub struct UsageView {
 }
 
 /// What a key did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UsageKey {
     Stay,
     /// The period changed: build the charts again.
     Rebuild,
     Close,
+    /// Open this session in the panes.
+    Open(PathBuf),
+    /// The chosen session is in the trash: it cannot be opened.
+    Deleted,
 }
 
 impl UsageView {
@@ -52,17 +72,44 @@ impl UsageView {
     }
 
     pub fn key(&mut self, k: Key, keymap: &Keymap) -> UsageKey {
+        self.note = None;
+        let on_sessions = self.page == UsagePage::Sessions;
+        let lines = self.charts.as_ref().map_or(0, |c| c.by_session.len());
+        // On the sessions page the moves move the selection.
+        let (at, last) = if on_sessions {
+            (&mut self.selected, lines.saturating_sub(1))
+        } else {
+            (&mut self.scroll, usize::MAX / 2)
+        };
         match keymap.own_action(Scope::Usage, k) {
-            Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
-            Some(Action::Down) => self.scroll += 1,
-            Some(Action::PageUp) => self.scroll = self.scroll.saturating_sub(PAGE),
-            Some(Action::PageDown) => self.scroll += PAGE,
-            Some(Action::First) => self.scroll = 0,
-            Some(Action::Last) => self.scroll = usize::MAX / 2,
+            Some(Action::Up) => *at = at.saturating_sub(1),
+            Some(Action::Down) => *at = (*at + 1).min(last),
+            Some(Action::PageUp) => *at = at.saturating_sub(PAGE),
+            Some(Action::PageDown) => *at = (*at + PAGE).min(last),
+            Some(Action::First) => *at = 0,
+            Some(Action::Last) => *at = last,
             Some(Action::UsagePeriod) => {
                 self.period = self.period.next();
                 self.scroll = 0;
                 return UsageKey::Rebuild;
+            }
+            Some(Action::UsageSessions) => {
+                self.page = if on_sessions {
+                    UsagePage::Charts
+                } else {
+                    UsagePage::Sessions
+                };
+            }
+            Some(Action::UsageOpen) if on_sessions => {
+                let chosen = self
+                    .charts
+                    .as_ref()
+                    .and_then(|c| c.by_session.get(self.selected));
+                match chosen {
+                    Some(s) if s.deleted => return UsageKey::Deleted,
+                    Some(s) => return UsageKey::Open(s.path.clone()),
+                    None => {}
+                }
             }
             Some(Action::Close) => return UsageKey::Close,
             // The quit key closes the overlay; it quits only from the panes.
@@ -84,9 +131,19 @@ impl UsageView {
         self.asked.stamp()
     }
 
-    /// The newest charts, unless newer ones were asked for since.
+    /// The newest charts, unless newer ones were asked for since; the
+    /// selection stays on its session.
     pub fn take(&mut self, charts: Answer<Box<UsageCharts>>) {
         if let Some(charts) = self.asked.take(charts) {
+            let was = self
+                .charts
+                .as_ref()
+                .and_then(|c| c.by_session.get(self.selected))
+                .map(|s| s.path.clone());
+            self.selected = was
+                .and_then(|p| charts.by_session.iter().position(|s| s.path == p))
+                .unwrap_or(self.selected)
+                .min(charts.by_session.len().saturating_sub(1));
             self.charts = Some(charts);
         }
     }
@@ -241,6 +298,13 @@ fn summary(c: &UsageCharts, theme: &Theme) -> Vec<Line<'static>> {
             pct(c.abandoned.cost),
         )),
     ];
+    if c.removed.cost > 0.0 {
+        lines.push(Line::raw(format!(
+            "Removed by deletes and prunes, still in the trash: {}{}",
+            format::cost(c.removed.cost),
+            pct(c.removed.cost),
+        )));
+    }
     if c.inherited.cost > 0.0 {
         lines.push(Line::styled(
             format!(
@@ -254,19 +318,92 @@ fn summary(c: &UsageCharts, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
-fn footer(keymap: &Keymap, period: Period) -> String {
+fn footer(keymap: &Keymap, view: &UsageView) -> String {
     let key = |a| keymap.keys_for(Scope::Usage, a);
-    let next = match period.next() {
+    let updown = keymap.up_down(Scope::Usage).unwrap_or_default();
+    if view.page == UsagePage::Sessions {
+        return format!(
+            " {updown} move · {} open · {} charts · {} back ",
+            key(Action::UsageOpen),
+            key(Action::UsageSessions),
+            key(Action::Close)
+        );
+    }
+    let next = match view.period.next() {
         Period::Days => "days",
         Period::Weeks => "weeks",
         Period::Months => "months",
     };
-    let scroll = keymap.up_down(Scope::Usage).unwrap_or_default();
     format!(
-        " {} {next} · {scroll} scroll · {} back ",
+        " {} {next} · {} sessions · {updown} scroll · {} back ",
         key(Action::UsagePeriod),
+        key(Action::UsageSessions),
         key(Action::Close)
     )
+}
+
+/// The sessions page: a heading and a line per session, costliest first:
+/// `cost  tokens  turns  title  project`.
+fn session_lines(
+    sessions: &[SessionSpend],
+    selected: usize,
+    width: usize,
+    theme: &Theme,
+    home: Option<&str>,
+) -> Vec<Line<'static>> {
+    const NUMBERS: usize = 8 + 2 + 7 + 2 + 5 + 2;
+    let projects: Vec<String> = sessions
+        .iter()
+        .map(|s| text::clean_line(&shorten_home(&s.project, home)))
+        .collect();
+    let room = width.saturating_sub(NUMBERS);
+    // The project takes up to a third of what is left, the title the rest.
+    let project_w = projects
+        .iter()
+        .map(|p| text::width(p))
+        .max()
+        .unwrap_or(0)
+        .min(room / 3);
+    let title_w = room.saturating_sub(project_w + 2);
+    let mut out = vec![Line::styled(
+        format!(
+            "{:>8}  {:>7}  {:>5}  {}  {}",
+            "cost",
+            "tokens",
+            "turns",
+            text::fit("session", title_w),
+            "project"
+        ),
+        theme.muted,
+    )];
+    if sessions.is_empty() {
+        out.push(Line::styled("  nothing spent", theme.muted));
+    }
+    for (i, (s, project)) in sessions.iter().zip(&projects).enumerate() {
+        let mut title = text::clean_line(&s.title);
+        if s.deleted {
+            title = format!("(deleted) {title}");
+        } else if s.removed.cost > 0.0 {
+            title = format!("{title} (pruned {})", format::cost(s.removed.cost));
+        }
+        let line = format!(
+            "{:>8}  {:>7}  {:>5}  {}  {}",
+            format::cost(s.spend.cost),
+            format::tokens(s.spend.tokens),
+            s.turns,
+            text::fit(&title, title_w),
+            text::fit(project, project_w),
+        );
+        let style = if i == selected {
+            theme.selected
+        } else if s.deleted {
+            theme.muted
+        } else {
+            ratatui::style::Style::default()
+        };
+        out.push(Line::styled(line, style));
+    }
+    out
 }
 
 /// What the frame shows: its lines in one column, or two columns.
@@ -286,7 +423,10 @@ pub fn draw(
             format!(" Usage · {} ", text::clean_line(&view.scope)),
             theme.title,
         ))
-        .title_bottom(Span::styled(footer(keymap, view.period), theme.muted));
+        .title_bottom(match &view.note {
+            Some(note) => Span::styled(format!(" {note} "), theme.accent),
+            None => Span::styled(footer(keymap, view), theme.muted),
+        });
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(c) = &view.charts else {
@@ -313,6 +453,23 @@ pub fn draw(
         let start = scroll.min(lines.len().saturating_sub(rows));
         lines.into_iter().skip(start).take(rows).collect()
     };
+    if view.page == UsagePage::Sessions {
+        let mut lines = session_lines(
+            &c.by_session,
+            view.selected,
+            usize::from(body.width),
+            theme,
+            home,
+        );
+        // The heading stays; the selected line is kept in view below it.
+        let head = lines.remove(0);
+        let shown = rows.saturating_sub(1);
+        let start = (view.selected + 1).saturating_sub(shown);
+        let mut page = vec![head];
+        page.extend(lines.into_iter().skip(start).take(shown));
+        frame.render_widget(Paragraph::new(page), body);
+        return;
+    }
     if area.width >= TWO_COLUMNS {
         let half = body.width / 2;
         let (left, right) = halves(c, usize::from(half.saturating_sub(2)), theme, home);

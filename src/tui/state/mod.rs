@@ -136,6 +136,11 @@ impl App {
         &self.tree
     }
 
+    /// The usage view, when it is shown.
+    pub fn usage_view(&self) -> Option<&crate::tui::overlays::usage::UsageView> {
+        self.overlay.usage()
+    }
+
     pub fn preview(&self) -> &PreviewPane {
         &self.preview
     }

@@ -3,7 +3,8 @@
 
 use crate::catalog::usage::UsageBook;
 use crate::tui::event::Command;
-use crate::tui::input::keymap::Key;
+use crate::tui::input::keymap::{Action, Key, Scope};
+use crate::tui::look::layout::Pane;
 use crate::tui::look::strings;
 use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::overlays::usage::{UsageKey, UsageView};
@@ -34,11 +35,12 @@ impl App {
         let book = picker.usage()?.clone();
         let view = self.overlay.usage_mut()?;
         let (period, stamp) = (view.period, view.ask());
-        let picker = self.catalog.picker();
+        let (sessions, deleted_in) = self.catalog.picker().usage_sessions();
         Some(Command::BuildUsage(Box::new(UsageRequest {
             stamp,
             book,
-            paths: picker.matching_paths(),
+            sessions,
+            deleted_in,
             period,
             now_ms: self.clock.tick().now_ms,
             utc_offset: self.clock.utc_offset,
@@ -55,6 +57,23 @@ impl App {
             UsageKey::Stay => {}
             UsageKey::Rebuild => cmds.extend(self.usage_request()),
             UsageKey::Close => self.overlay.close(),
+            UsageKey::Open(path) => {
+                self.overlay.close();
+                let outcome = self.catalog.picker_mut().select(&path);
+                self.on_picker(outcome, cmds);
+                if self.catalog.picker().selected_session().map(|s| &s.path) == Some(&path) {
+                    self.open_session(path, cmds);
+                    if self.screen.has(Pane::Tree) {
+                        self.screen.focus_on(Pane::Tree);
+                    }
+                } else {
+                    self.say(strings::USAGE_SESSION_GONE.to_string(), true);
+                }
+            }
+            UsageKey::Deleted => {
+                let undo = keymap.keys_for(Scope::Global, Action::Undo);
+                view.note = Some(strings::usage_session_deleted(&undo));
+            }
         }
         true
     }

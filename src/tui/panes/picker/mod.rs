@@ -14,7 +14,7 @@ pub use draw::{DrawContext, HEADER_LINES};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::collections::{BTreeSet, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A deep search and its hits.
 #[derive(Debug, Clone, Default)]
@@ -200,26 +200,78 @@ impl PickerPane {
     /// The sessions the scope and the search let through, folded projects
     /// included (what the usage view adds up).
     pub fn matching_paths(&self) -> Vec<PathBuf> {
-        let paths = |rows: &[PickerRow]| -> Vec<PathBuf> {
-            rows.iter()
-                .filter_map(|r| match r {
-                    PickerRow::Session { index, .. } => Some(self.sessions[*index].path.clone()),
-                    PickerRow::Project { .. } => None,
-                })
-                .collect()
+        self.matching().map(|s| s.path.clone()).collect()
+    }
+
+    /// [`PickerPane::matching_paths`] with each session's title; and, when
+    /// the list holds every session of its scope (no search, no time span,
+    /// not only named ones), that scope, whose deleted sessions count in
+    /// the usage view too.
+    pub fn usage_sessions(&self) -> (Vec<(PathBuf, String)>, Option<crate::catalog::Scope>) {
+        let listed = self
+            .matching()
+            .map(|s| (s.path.clone(), s.title().to_string()))
+            .collect();
+        let whole = self.query.text.trim().is_empty()
+            && self.options.since_ms.is_none()
+            && !self.options.named_only;
+        let scope = match self.options.scope {
+            ListScope::CurrentFolder => crate::catalog::Scope::Current,
+            ListScope::All => crate::catalog::Scope::All,
         };
-        if self.flat || self.collapsed.is_empty() {
-            return paths(&self.rows);
+        (listed, whole.then_some(scope))
+    }
+
+    fn matching(&self) -> impl Iterator<Item = &SessionSummary> {
+        let unfolded;
+        let rows = if self.flat || self.collapsed.is_empty() {
+            &self.rows
+        } else {
+            let query = Query::parse(&self.query.text).unwrap_or(Query::Everything);
+            unfolded = sessions::rows(
+                &self.sessions,
+                self.folder.as_ref(),
+                &query,
+                self.options,
+                &HashSet::new(),
+            );
+            &unfolded
+        };
+        let picked: Vec<&SessionSummary> = rows
+            .iter()
+            .filter_map(|r| match r {
+                PickerRow::Session { index, .. } => self.sessions.get(*index),
+                PickerRow::Project { .. } => None,
+            })
+            .collect();
+        picked.into_iter()
+    }
+
+    /// Selects the session at `path`, its project unfolded and any deep
+    /// search left (the usage view's sessions open this way).
+    pub fn select(&mut self, path: &Path) -> PickerOutcome {
+        let Some(cwd) = self
+            .sessions
+            .iter()
+            .find(|s| s.path == path)
+            .map(|s| s.cwd.clone())
+        else {
+            return PickerOutcome::Nothing;
+        };
+        let before = self.selected_path.clone();
+        self.collapsed.remove(&cwd);
+        self.leave_deep();
+        self.touched = true;
+        self.selected_project = None;
+        self.selected_path = Some(path.to_path_buf());
+        self.rebuild();
+        if self.selected_path.as_deref() != Some(path) {
+            // Its heading is folded under another name: unfold them all.
+            self.collapsed.clear();
+            self.selected_path = Some(path.to_path_buf());
+            self.rebuild();
         }
-        let query = Query::parse(&self.query.text).unwrap_or(Query::Everything);
-        let unfolded = sessions::rows(
-            &self.sessions,
-            self.folder.as_ref(),
-            &query,
-            self.options,
-            &HashSet::new(),
-        );
-        paths(&unfolded)
+        self.moved_from(before)
     }
 
     /// The sessions of the list's scope (this folder or all), named only
