@@ -346,12 +346,25 @@ pub struct Found {
 /// The records whose files are still in the trash, oldest first (each
 /// trashed file once: the latest record that names it).
 pub fn in_trash() -> Result<Found, JournalError> {
-    let contents = read_all()?;
+    in_trash_of(|_| true)
+}
+
+/// [`in_trash`] of the records `keep` accepts; the trash is not even
+/// listed when the journal holds none.
+pub fn in_trash_of(keep: impl Fn(&Record) -> bool) -> Result<Found, JournalError> {
+    let mut contents = read_all()?;
     let mut skipped: Vec<String> = contents
         .damaged
         .iter()
         .map(|e| format!("{e}; skipped"))
         .collect();
+    contents.records.retain(|r| keep(r));
+    if contents.records.is_empty() {
+        return Ok(Found {
+            items: Vec::new(),
+            skipped,
+        });
+    }
     let items = trash_items(&contents.records, &mut skipped);
     let mut out: Vec<InTrash> = Vec::new();
     let mut taken: std::collections::HashSet<PathBuf> = Default::default();

@@ -309,6 +309,16 @@ fn search_chunk_in(
                     let Some(snippet) = snippet_stored(bytes, at) else {
                         return false;
                     };
+                    let (context, matched) = match query.detail {
+                        HitDetail::Snippet => (String::new(), Vec::new()),
+                        HitDetail::Context => {
+                            let Some(context) = context_stored(bytes, at) else {
+                                return false;
+                            };
+                            let matched = query.match_ranges(&context);
+                            (context, matched)
+                        }
+                    };
                     DeepHit {
                         path: path.to_path_buf(),
                         entry_id: id,
@@ -316,8 +326,8 @@ fn search_chunk_in(
                         kind,
                         snippet,
                         compacted_away: false,
-                        context: String::new(),
-                        matched: Vec::new(),
+                        context,
+                        matched,
                     }
                 }
             });
@@ -498,23 +508,43 @@ fn snippet_of(text: &str, at: usize, goes_on: (bool, bool)) -> String {
 /// [`snippet`] of the stored text `bytes` at byte `at`, only the bytes it
 /// shows (and a few more) checked to be UTF-8: `None` if they are not.
 fn snippet_stored(bytes: &[u8], at: usize) -> Option<String> {
+    let (window, at, goes_on) = window_stored(bytes, at, SNIPPET_CHARS / 3, SNIPPET_CHARS + 1)?;
+    Some(snippet_of(window, at, goes_on))
+}
+
+/// [`context`] of the stored text `bytes` at byte `at`, as
+/// [`snippet_stored`] makes a snippet: from the bytes it shows alone.
+fn context_stored(bytes: &[u8], at: usize) -> Option<String> {
+    let (window, at, goes_on) = window_stored(bytes, at, CONTEXT_CHARS, CONTEXT_CHARS + 1)?;
+    Some(context_of(window, at, goes_on))
+}
+
+/// The bytes of `bytes` that hold the `before` characters before byte
+/// `at` and the `after` after it (four bytes at most to a character), cut
+/// at character starts and checked to be UTF-8: the piece, `at` in it, and
+/// whether `bytes` goes on before it and after it. `None` when the piece
+/// is not UTF-8.
+fn window_stored(
+    bytes: &[u8],
+    at: usize,
+    before: usize,
+    after: usize,
+) -> Option<(&str, usize, (bool, bool))> {
     let starts = |i: usize| bytes.get(i).is_none_or(|b| b & 0xc0 != 0x80);
     let mut at = at.min(bytes.len());
     while !starts(at) {
         at -= 1;
     }
-    // The characters before and after the match that a snippet can show
-    // lie within these bytes (four at most to a character).
-    let mut from = at.saturating_sub(4 * (SNIPPET_CHARS / 3));
+    let mut from = at.saturating_sub(4 * before);
     while !starts(from) {
         from += 1;
     }
-    let mut to = (at + 4 * (SNIPPET_CHARS + 1)).min(bytes.len());
+    let mut to = (at + 4 * after).min(bytes.len());
     while !starts(to) {
         to += 1;
     }
     let window = std::str::from_utf8(&bytes[from..to]).ok()?;
-    Some(snippet_of(window, at - from, (from > 0, to < bytes.len())))
+    Some((window, at - from, (from > 0, to < bytes.len())))
 }
 
 /// Characters kept on each side of the match in a hit's context.
@@ -523,6 +553,12 @@ const CONTEXT_CHARS: usize = 150;
 /// Up to [`CONTEXT_CHARS`] characters each side of byte `at`, white space
 /// collapsed, `…` where the text goes on.
 fn context(text: &str, at: usize) -> String {
+    context_of(text, at, (false, false))
+}
+
+/// [`context`] of `text`, a piece of a longer text when `goes_on` says
+/// that text goes on before it, or after it.
+fn context_of(text: &str, at: usize, goes_on: (bool, bool)) -> String {
     let at = (0..=at.min(text.len()))
         .rev()
         .find(|&i| text.is_char_boundary(i))
@@ -537,11 +573,11 @@ fn context(text: &str, at: usize) -> String {
         .nth(CONTEXT_CHARS)
         .map_or(text.len(), |(i, _)| at + i);
     let mut out = String::new();
-    if start > 0 {
+    if start > 0 || goes_on.0 {
         out.push('…');
     }
     out.push_str(&normalize_spaces(&text[start..end]));
-    if end < text.len() {
+    if end < text.len() || goes_on.1 {
         out.push('…');
     }
     out
@@ -796,14 +832,12 @@ impl<'q> Search<'q> {
 
     /// [`Search::find_in_matching`] for an entry's text as the index holds
     /// it, bytes not yet checked to be UTF-8: where the first match starts,
-    /// and the text when it had to be checked whole (a pattern, a context
-    /// wanted, a `Σ` or a word not found up front). For a snippet of words
-    /// only the bytes up to the match are checked here; the snippet checks
-    /// the few around it. `Err` when a checked piece is not UTF-8.
+    /// and the text when it had to be checked whole (a pattern, a `Σ` or a
+    /// word not found up front). For words only the bytes up to the match
+    /// are checked here; the snippet and the context check the few around
+    /// it. `Err` when a checked piece is not UTF-8.
     fn find_in_stored<'t>(&self, bytes: &'t [u8]) -> Result<Option<Stored<'t>>, NotUtf8> {
-        if let (HitDetail::Snippet, Some(QueryParts::Words(words)), Some(finder)) =
-            (self.detail, &self.parts, &self.first)
-        {
+        if let (Some(QueryParts::Words(words)), Some(finder)) = (&self.parts, &self.first) {
             match (lower_find_bytes(bytes, finder), words.first()) {
                 (Ok(Some(at)), _) => return Ok(Some(Stored::Bytes(at.min(bytes.len())))),
                 (Ok(None), Some((true, _))) => return Ok(Some(Stored::Bytes(0))),
@@ -1088,6 +1122,32 @@ mod tests {
         assert_eq!(found("kelvin", "7 \u{212a}elvin"), 1);
         assert_eq!(found("xi", "x\u{130}"), 1);
         assert_eq!(found("kelvin", "7 elvin"), 0);
+    }
+
+    /// A context made from the bytes around the match is the one made from
+    /// the whole text, on texts longer than the widest window.
+    #[test]
+    fn contexts_of_stored_bytes_are_the_texts() {
+        let mut texts = snippet_texts();
+        texts.push(format!("{}widget{}", "é ".repeat(400), "😀x".repeat(300)));
+        texts.push(format!(
+            "{}\n\n{}",
+            "a\tb ".repeat(250),
+            "ünï  ".repeat(200)
+        ));
+        texts.push("x".repeat(1500));
+        for text in &texts {
+            for at in (0..=text.len() + 2).step_by(7) {
+                assert_eq!(
+                    context_stored(text.as_bytes(), at).as_deref(),
+                    Some(context(text, at).as_str()),
+                    "{text:?} at {at}"
+                );
+            }
+        }
+        let mut bad = format!("{}widget{}", "a".repeat(900), "b".repeat(900)).into_bytes();
+        bad[1000] = 0xff;
+        assert_eq!(context_stored(&bad, 900), None);
     }
 
     #[test]

@@ -412,25 +412,28 @@ impl UsageBook {
 /// oldest first; and what stood in the way of reading the journal.
 pub fn removed_in_trash(folder: &SessionsFolder) -> (Vec<Removed>, Vec<CatalogProblem>) {
     use super::housekeeping::journal::{self, Reason};
-    let found = match journal::in_trash() {
-        Ok(found) => found,
-        Err(e) => {
-            let at = journal::journal_path().unwrap_or_default();
-            return (Vec::new(), vec![CatalogProblem::new(&at, e.to_string())]);
-        }
-    };
     // What the trash holds of this folder only, by where it lived; the
     // journal's lines are outside input, so a path is compared as given.
     let dir = std::path::absolute(&folder.dir).unwrap_or_else(|_| folder.dir.clone());
+    let found = journal::in_trash_of(|r| {
+        matches!(r.reason, Reason::Delete | Reason::Clean | Reason::Prune)
+            && r.path.starts_with(&dir)
+    });
+    let at = journal::journal_path().unwrap_or_default();
+    let found = match found {
+        Ok(found) => found,
+        Err(e) => return (Vec::new(), vec![CatalogProblem::new(&at, e.to_string())]),
+    };
+    // A damaged line or trash entry is named, not passed over in silence.
+    let named = format!("{}: ", at.display());
+    let problems = found
+        .skipped
+        .iter()
+        .map(|s| CatalogProblem::new(&at, s.strip_prefix(&named).unwrap_or(s)))
+        .collect();
     let removed = found
         .items
         .into_iter()
-        .filter(|item| {
-            matches!(
-                item.record.reason,
-                Reason::Delete | Reason::Clean | Reason::Prune
-            ) && item.record.path.starts_with(&dir)
-        })
         .map(|item| Removed {
             file: item.file,
             original: item.record.path,
@@ -439,7 +442,7 @@ pub fn removed_in_trash(folder: &SessionsFolder) -> (Vec<Removed>, Vec<CatalogPr
             title: None,
         })
         .collect();
-    (removed, Vec::new())
+    (removed, problems)
 }
 
 /// Reads the usage of every session in `folder` (all projects: a copy in

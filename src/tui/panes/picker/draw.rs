@@ -535,12 +535,10 @@ fn deep_lines<'a>(
         out.push(Line::styled(strings::DEEP_NO_HITS, theme.muted));
     }
     let end = (d.offset + height.saturating_sub(1)).min(d.hits.len());
-    let mut per_session: std::collections::HashMap<&std::path::Path, usize> =
-        std::collections::HashMap::new();
-    for h in &d.hits {
-        *per_session.entry(h.path.as_path()).or_default() += 1;
-    }
     let title_room = (width / 3).max(8);
+    // The hits carry their snippets; the matches are marked here, in the
+    // rows on screen only (of hundreds of thousands of hits).
+    let query = crate::catalog::search::query::Query::parse(&d.query).ok();
     for (i, h) in d.hits.iter().enumerate().take(end).skip(d.offset) {
         // The session is named on its first hit in view, with its count;
         // its further hits leave the column blank, so the snippets line up.
@@ -552,7 +550,7 @@ fn deep_lines<'a>(
                 .find(|s| s.path == h.path)
                 .map_or_else(|| h.path.display().to_string(), |s| s.title().to_string());
             let title = text::clean_line(&crate::session::tree::entry_line::normalize(&title));
-            let count = format!(" ({})", per_session.get(h.path.as_path()).unwrap_or(&1));
+            let count = format!(" ({})", d.hits_of_session_at(i));
             let t = text::truncate(&title, title_room.saturating_sub(text::width(&count)));
             format!("{t}{count}")
         } else {
@@ -577,7 +575,16 @@ fn deep_lines<'a>(
             Span::styled(head, theme.text),
             Span::styled(kind, theme.muted),
         ];
-        spans.extend(centred(&h.context, &h.matched, room, theme));
+        let (shown, matched) = if h.context.is_empty() {
+            let matched = query
+                .as_ref()
+                .map(|q| q.match_ranges(&h.snippet))
+                .unwrap_or_default();
+            (&h.snippet, matched)
+        } else {
+            (&h.context, h.matched.clone())
+        };
+        spans.extend(centred(shown, &matched, room, theme));
         let spans = spans
             .into_iter()
             .map(|s| {

@@ -22,6 +22,10 @@ pub struct DeepSearch {
     query: String,
     running: bool,
     hits: Vec<DeepHit>,
+    /// The hits in runs of one session each (a session's hits come
+    /// together): where each run starts, counted as the hits arrive, so a
+    /// frame never counts the hits of hundreds of thousands again.
+    runs: Vec<usize>,
     error: Option<String>,
     selected: usize,
     offset: usize,
@@ -31,6 +35,24 @@ impl DeepSearch {
     /// The entries found, best first.
     pub fn hits(&self) -> &[DeepHit] {
         &self.hits
+    }
+
+    /// Adds hits that follow those found so far.
+    fn extend(&mut self, hits: Vec<DeepHit>) {
+        for h in hits {
+            if self.hits.last().is_none_or(|last| last.path != h.path) {
+                self.runs.push(self.hits.len());
+            }
+            self.hits.push(h);
+        }
+    }
+
+    /// The hits in the run of session hits that hit `i` is in.
+    pub fn hits_of_session_at(&self, i: usize) -> usize {
+        let run = self.runs.partition_point(|&start| start <= i);
+        let start = run.checked_sub(1).map_or(0, |r| self.runs[r]);
+        let end = self.runs.get(run).copied().unwrap_or(self.hits.len());
+        end - start
     }
 }
 
@@ -676,7 +698,7 @@ impl PickerPane {
             return PickerOutcome::Nothing;
         };
         let first = d.hits.is_empty();
-        d.hits.extend(hits);
+        d.extend(hits);
         if first {
             self.deep_outcome()
         } else {
@@ -696,7 +718,7 @@ impl PickerPane {
         d.running = false;
         let first = d.hits.is_empty();
         match result {
-            Ok(hits) => d.hits.extend(hits),
+            Ok(hits) => d.extend(hits),
             Err(e) => d.error = Some(e),
         }
         if first {
@@ -816,6 +838,24 @@ mod tests {
             .expect("a session");
         let q = Query::parse("gadget").expect("query");
         crate::catalog::search::deep::deep_search(&[s], &q).0
+    }
+
+    /// Each hit knows how many hits its session has, a session's run of
+    /// hits split across batches counted whole.
+    #[test]
+    fn a_sessions_hits_are_counted_across_batches() {
+        let all = hits(6);
+        let mut moved = all.clone();
+        for (h, name) in moved.iter_mut().zip(["a", "a", "b", "c", "c", "c"]) {
+            h.path = PathBuf::from(name);
+        }
+        let mut p = PickerPane::default();
+        let search = p.begin_deep("gadget".into());
+        p.deep_found(search.answer(moved[..1].to_vec()));
+        p.deep_done(search.answer(Ok(moved[1..].to_vec())));
+        let d = p.deep_search().expect("done");
+        let counts: Vec<usize> = (0..6).map(|i| d.hits_of_session_at(i)).collect();
+        assert_eq!(counts, [2, 2, 1, 3, 3, 3]);
     }
 
     /// The first hits of a running deep search are shown at once (the
