@@ -127,3 +127,207 @@ pub(crate) fn read_blocks<const B: usize>(
             .zip(ks)
             .all(|(b, k)| span.hashes.get(k) == Some(&xxhash_rust::xxh3::xxh3_64(b)))
 }
+
+/// A range of a cache file holding bytes compressed block by block: each
+/// `BLOCK` bytes of the text (the last one shorter) stored as one zstd
+/// frame, with the length and xxh3 of each frame as stored. A block is read
+/// back, checked and decompressed alone, so a search that needs one entry's
+/// text reads only the frames that hold it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub(crate) struct PackedSpan {
+    pub start: u64,
+    /// The bytes as read back (decompressed).
+    pub len: u64,
+    /// Each block's frame: its length as stored.
+    pub stored: Vec<u32>,
+    /// And its xxh3 as stored.
+    pub hashes: Vec<u64>,
+}
+
+/// zstd's level for the cache: its fastest, which still stores text in a
+/// third of its bytes or less.
+const PACK_LEVEL: i32 = 1;
+
+impl PackedSpan {
+    /// Compresses `bytes` to be stored from `start`: the span and the bytes
+    /// to write there. `None` if the compressor fails.
+    pub(crate) fn pack(start: u64, bytes: &[u8]) -> Option<(PackedSpan, Vec<u8>)> {
+        let mut out = Vec::with_capacity(bytes.len() / 3 + 64);
+        let mut span = PackedSpan {
+            start,
+            len: bytes.len() as u64,
+            stored: Vec::new(),
+            hashes: Vec::new(),
+        };
+        let mut compressor = zstd::bulk::Compressor::new(PACK_LEVEL).ok()?;
+        for block in bytes.chunks(BLOCK) {
+            let frame = compressor.compress(block).ok()?;
+            span.stored.push(u32::try_from(frame.len()).ok()?);
+            span.hashes.push(xxhash_rust::xxh3::xxh3_64(&frame));
+            out.extend_from_slice(&frame);
+        }
+        Some((span, out))
+    }
+
+    /// How many blocks it has (as many as frames, when it is sound).
+    pub(crate) fn blocks(&self) -> usize {
+        usize::try_from(self.len.div_ceil(BLOCK as u64)).unwrap_or(usize::MAX)
+    }
+
+    /// The bytes it takes in the file.
+    pub(crate) fn stored_len(&self) -> u64 {
+        self.stored.iter().map(|&n| u64::from(n)).sum()
+    }
+
+    /// Whether it has one frame and one hash per block and ends by
+    /// `file_len`.
+    pub(crate) fn sound(&self, file_len: u64) -> bool {
+        self.stored.len() == self.blocks()
+            && self.hashes.len() == self.blocks()
+            && self
+                .start
+                .checked_add(self.stored_len())
+                .is_some_and(|end| end <= file_len)
+    }
+
+    /// Where the frames of blocks `ks` start in the file, and their length.
+    fn frames(&self, ks: &std::ops::Range<usize>) -> (u64, usize) {
+        let before: u64 = self.stored[..ks.start].iter().map(|&n| u64::from(n)).sum();
+        let len: usize = self.stored[ks.clone()].iter().map(|&n| n as usize).sum();
+        (self.start + before, len)
+    }
+
+    /// The bytes block `k` holds once decompressed.
+    fn block_len(&self, k: usize) -> usize {
+        let from = k as u64 * BLOCK as u64;
+        (self.len.saturating_sub(from)).min(BLOCK as u64) as usize
+    }
+}
+
+/// Reads the frames of `span` as stored, each checked (for copying them
+/// elsewhere as they are).
+pub(crate) fn read_stored(file: &File, span: &PackedSpan, into: &mut Vec<u8>) -> bool {
+    if span.stored.len() != span.blocks() || span.hashes.len() != span.blocks() {
+        return false;
+    }
+    let ks = 0..span.blocks();
+    let (at, len) = span.frames(&ks);
+    into.resize(len, 0);
+    read_exact_at(file, into, at) && frames_sound(span, ks, into)
+}
+
+/// Whether each frame of blocks `ks`, one after the other in `stored`, has
+/// its hash.
+fn frames_sound(span: &PackedSpan, ks: std::ops::Range<usize>, stored: &[u8]) -> bool {
+    let mut at = 0usize;
+    ks.into_iter().all(|k| {
+        let n = span.stored[k] as usize;
+        let ok = stored
+            .get(at..at + n)
+            .is_some_and(|f| span.hashes[k] == xxhash_rust::xxh3::xxh3_64(f));
+        at += n;
+        ok
+    })
+}
+
+/// Reads `span` whole into `into`, every frame checked and decompressed.
+pub(crate) fn read_packed(file: &File, span: &PackedSpan, into: &mut Vec<u8>) -> bool {
+    let Ok(len) = usize::try_from(span.len) else {
+        return false;
+    };
+    // Every byte is written over: only growth needs filling first.
+    into.resize(len, 0);
+    let per_read = (MOST_READ / BLOCK).max(1);
+    let blocks = span.blocks();
+    (0..blocks)
+        .step_by(per_read)
+        .all(|k| read_packed_blocks(file, span, k..(k + per_read).min(blocks), into))
+}
+
+/// Reads the frames of blocks `ks` of `span` with one read, checks each
+/// and decompresses it into its place in `into` (as long as the span's
+/// bytes): for reading only what is needed.
+pub(crate) fn read_packed_blocks(
+    file: &File,
+    span: &PackedSpan,
+    ks: std::ops::Range<usize>,
+    into: &mut [u8],
+) -> bool {
+    let blocks = span.blocks();
+    if ks.end > blocks || span.stored.len() != blocks || span.hashes.len() != blocks {
+        return false;
+    }
+    if ks.is_empty() {
+        return true;
+    }
+    let (at, len) = span.frames(&ks);
+    let mut stored = vec![0u8; len];
+    if !read_exact_at(file, &mut stored, at) || !frames_sound(span, ks.clone(), &stored) {
+        return false;
+    }
+    let Ok(mut d) = zstd::bulk::Decompressor::new() else {
+        return false;
+    };
+    let mut from = 0usize;
+    ks.into_iter().all(|k| {
+        let frame = &stored[from..from + span.stored[k] as usize];
+        from += frame.len();
+        let start = k * BLOCK;
+        let want = span.block_len(k);
+        into.get_mut(start..start + want)
+            .is_some_and(|out| d.decompress_to_buffer(frame, out).ok() == Some(want))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Packed bytes read back whole and block by block are the bytes; a
+    /// flipped stored byte, a short file or a frame that lies about its
+    /// length reads as nothing.
+    #[test]
+    fn packed_spans_read_back_as_written_and_refuse_damage() {
+        let text: Vec<u8> = (0..BLOCK * 2 + 12345)
+            .map(|i| b"the widget renders twice\n"[i % 25] ^ (i / 7919) as u8)
+            .collect();
+        let (span, stored) = PackedSpan::pack(16, &text).expect("packed");
+        assert!(
+            stored.len() < text.len() / 3,
+            "{} of {}",
+            stored.len(),
+            text.len()
+        );
+        let mut tmp = tempfile::tempfile().expect("temp file");
+        std::io::Write::write_all(&mut tmp, &[7u8; 16]).expect("header");
+        std::io::Write::write_all(&mut tmp, &stored).expect("frames");
+        let file_len = 16 + stored.len() as u64;
+        assert!(span.sound(file_len));
+        assert!(!span.sound(file_len - 1));
+        let mut back = Vec::new();
+        assert!(read_packed(&tmp, &span, &mut back));
+        assert_eq!(back, text);
+        let mut part = vec![0u8; text.len()];
+        assert!(read_packed_blocks(&tmp, &span, 2..3, &mut part));
+        assert_eq!(part[2 * BLOCK..], text[2 * BLOCK..]);
+        let mut copy = Vec::new();
+        assert!(read_stored(&tmp, &span, &mut copy));
+        assert_eq!(copy, stored);
+        // The empty text is no frames, and reads back empty.
+        let (empty, none) = PackedSpan::pack(0, b"").expect("packed");
+        assert!(none.is_empty() && empty.blocks() == 0);
+        // Damage.
+        let mut flipped = stored.clone();
+        flipped[stored.len() / 2] ^= 1;
+        let mut bad = tempfile::tempfile().expect("temp file");
+        std::io::Write::write_all(&mut bad, &[7u8; 16]).expect("header");
+        std::io::Write::write_all(&mut bad, &flipped).expect("frames");
+        assert!(!read_packed(&bad, &span, &mut back));
+        let mut lying = span.clone();
+        lying.len += 1;
+        assert!(!read_packed(&tmp, &lying, &mut back));
+        let mut short = span.clone();
+        short.stored.pop();
+        assert!(!read_packed(&tmp, &short, &mut back));
+    }
+}

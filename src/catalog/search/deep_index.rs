@@ -7,13 +7,15 @@
 //! Two files. The data file (`catalog-deep-<generation>.data`) only ever
 //! grows: each build or extension of a session appends chunks to it, under
 //! an advisory lock, so piscopes running at once never write over each
-//! other. Each chunk is three ranges ([`Span`]s, an xxh3 per 1 MiB block,
-//! checked on every read): the entries (postcard), their folded texts (each
+//! other. Each chunk is three ranges ([`PackedSpan`]s: each 1 MiB block
+//! stored as a zstd frame, its xxh3 checked on every read before it is
+//! decompressed): the entries (postcard), their folded texts (each
 //! followed by a line break, which no folded text holds, so no match runs
-//! from one entry into the next) and their texts as written. A search scans
-//! the folded part where it lies, decodes the entries only for a chunk that
-//! matches, and reads of the texts as written only the blocks that hold an
-//! entry the folded text chose. The table (`catalog-deep.bin`, one checksummed payload written
+//! from one entry into the next) and their texts as written. Compressed,
+//! the store takes about a third of the texts' bytes. A search scans the
+//! folded part, decodes the entries only for a chunk that matches, and
+//! reads and decompresses of the texts as written only the blocks that
+//! hold an entry the folded text chose. The table (`catalog-deep.bin`, one checksummed payload written
 //! to a temp file and renamed over) names the data file's generation and,
 //! per session, the file state it was read at and its chunks. When most of
 //! the data file is chunks no table names any more, the live ones are
@@ -25,7 +27,9 @@
 //! makes the search read that session's file instead, and forget its index.
 
 use crate::catalog::cache::envelope::Envelope;
-use crate::catalog::cache::span::{BLOCK, Span, read_exact_at, read_span, read_span_blocks};
+use crate::catalog::cache::span::{
+    BLOCK, PackedSpan, read_exact_at, read_packed, read_packed_blocks, read_stored,
+};
 use crate::catalog::discover::FileStamp;
 use crate::session::read::file::{PrefixPrint, open_regular};
 use crate::session::{same_file, try_lock};
@@ -42,7 +46,7 @@ const DATA_SUFFIX: &str = ".data";
 /// Bump when the layout or the meaning of a stored field changes.
 const TABLE: Envelope = Envelope {
     magic: b"piscopeD",
-    format: 2,
+    format: 3,
 };
 /// The data file starts with this and its generation (u64, little-endian).
 const DATA_MAGIC: &[u8; 8] = b"piscopeT";
@@ -85,9 +89,9 @@ pub(crate) struct SessionIndex {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Chunk {
-    entries: Span,
-    folded: Span,
-    original: Span,
+    entries: PackedSpan,
+    folded: PackedSpan,
+    original: PackedSpan,
 }
 
 /// One searchable text of an entry.
@@ -155,14 +159,14 @@ impl ChunkSource<'_> {
     pub(crate) fn folded<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<&'b [u8]> {
         match self {
             ChunkSource::Built(c) => Some(&c.folded),
-            ChunkSource::Stored(f, c) => read_span(f, &c.folded, buf).then_some(&buf[..]),
+            ChunkSource::Stored(f, c) => read_packed(f, &c.folded, buf).then_some(&buf[..]),
         }
     }
 
     pub(crate) fn original<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<&'b [u8]> {
         match self {
             ChunkSource::Built(c) => Some(&c.original),
-            ChunkSource::Stored(f, c) => read_span(f, &c.original, buf).then_some(&buf[..]),
+            ChunkSource::Stored(f, c) => read_packed(f, &c.original, buf).then_some(&buf[..]),
         }
     }
 
@@ -200,7 +204,7 @@ impl ChunkSource<'_> {
                     let (first, last) = (range.start / BLOCK, (range.end - 1) / BLOCK);
                     for k in first..=last {
                         if !*loaded.get(k)? {
-                            if !read_span_blocks(f, &c.original, k..k + 1, buf) {
+                            if !read_packed_blocks(f, &c.original, k..k + 1, buf) {
                                 return None;
                             }
                             loaded[k] = true;
@@ -229,7 +233,7 @@ impl ChunkSource<'_> {
                     .collect(),
             ),
             ChunkSource::Stored(f, c) => {
-                if !read_span(f, &c.entries, buf) {
+                if !read_packed(f, &c.entries, buf) {
                     return None;
                 }
                 postcard::from_bytes(buf).ok()
@@ -242,7 +246,7 @@ impl ChunkSource<'_> {
             ChunkSource::Built(c) => Some(std::borrow::Cow::Borrowed(&c.entries)),
             ChunkSource::Stored(f, c) => {
                 let mut buf = Vec::new();
-                if !read_span(f, &c.entries, &mut buf) {
+                if !read_packed(f, &c.entries, &mut buf) {
                     return None;
                 }
                 postcard::from_bytes::<Vec<EntryText>>(&buf)
@@ -436,24 +440,30 @@ impl DeepIndex {
         data.clone()
     }
 
-    /// Appends `chunk` to the data file; its spans, or `None` when it could
-    /// not be written (the search goes on; the index is not kept).
+    /// Appends `chunk` to the data file, compressed; its spans, or `None`
+    /// when it could not be written (the search goes on; the index is not
+    /// kept).
     fn append(&self, chunk: &ChunkData) -> Option<Chunk> {
         let file = self.data_file()?;
         let entries = postcard::to_stdvec(&chunk.entries).ok()?;
+        // Compressed before the lock is taken: other piscopes wait only for
+        // the write.
+        let (mut entries, e) = PackedSpan::pack(0, &entries)?;
+        let (mut folded, f) = PackedSpan::pack(0, &chunk.folded)?;
+        let (mut original, o) = PackedSpan::pack(0, &chunk.original)?;
         let _lock = lock_data(&self.data_path()?, &file)?;
         let at = file.metadata().ok()?.len();
-        let folded_at = at + entries.len() as u64;
-        let original_at = folded_at + chunk.folded.len() as u64;
-        let mut bytes = entries;
-        bytes.extend_from_slice(&chunk.folded);
-        bytes.extend_from_slice(&chunk.original);
+        entries.start = at;
+        folded.start = at + e.len() as u64;
+        original.start = folded.start + f.len() as u64;
+        let mut bytes = e;
+        bytes.extend_from_slice(&f);
+        bytes.extend_from_slice(&o);
         write_all_at(&file, &bytes, at).ok()?;
-        let entries_len = (folded_at - at) as usize;
         Some(Chunk {
-            entries: Span::over(at, &bytes[..entries_len]),
-            folded: Span::over(folded_at, &chunk.folded),
-            original: Span::over(original_at, &chunk.original),
+            entries,
+            folded,
+            original,
         })
     }
 
@@ -710,17 +720,18 @@ fn compact(
             for c in &r.chunks {
                 let mut moved = Vec::with_capacity(3);
                 for span in [&c.entries, &c.folded, &c.original] {
-                    if !read_span(old, span, &mut out) {
+                    // The frames move as they are stored, each checked.
+                    if !read_stored(old, span, &mut out) {
                         continue 'session;
                     }
                     w.write_all(&out)?;
-                    moved.push(Span {
+                    moved.push(PackedSpan {
                         start: at,
                         ..span.clone()
                     });
-                    at += span.len;
+                    at += out.len() as u64;
                 }
-                let [entries, folded, original]: [Span; 3] = moved
+                let [entries, folded, original]: [PackedSpan; 3] = moved
                     .try_into()
                     .map_err(|_| std::io::Error::other("three spans"))?;
                 chunks.push(Chunk {
@@ -768,10 +779,11 @@ impl SessionIndex {
         })
     }
 
+    /// The bytes its chunks take in the data file.
     fn bytes(&self) -> u64 {
         self.chunks
             .iter()
-            .map(|c| c.entries.len + c.folded.len + c.original.len)
+            .map(|c| c.entries.stored_len() + c.folded.stored_len() + c.original.stored_len())
             .sum()
     }
 }
