@@ -8,11 +8,13 @@
 //! grows: each build or extension of a session appends chunks to it, under
 //! an advisory lock, so piscopes running at once never write over each
 //! other. Each chunk is three ranges ([`PackedSpan`]s: each 1 MiB block
-//! stored as a zstd frame, its xxh3 checked on every read before it is
-//! decompressed): the entries (postcard), their folded texts (each
+//! stored compressed, its xxh3 checked on every read before it is
+//! decompressed): the entries (postcard) and their folded texts (each
 //! followed by a line break, which no folded text holds, so no match runs
-//! from one entry into the next) and their texts as written. Compressed,
-//! the store takes about a third of the texts' bytes. A search scans the
+//! from one entry into the next), in lz4, which every search reads and
+//! which decompresses fastest; and their texts as written, in zstd, which
+//! take least room and are read only where a search found something. The
+//! store takes about a third of the sessions' bytes. A search scans the
 //! folded part, decodes the entries only for a chunk that matches, and
 //! reads and decompresses of the texts as written only the blocks that
 //! hold an entry the folded text chose. The table (`catalog-deep.bin`, one checksummed payload written
@@ -28,7 +30,7 @@
 
 use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::cache::span::{
-    BLOCK, PackedSpan, read_exact_at, read_packed, read_packed_blocks, read_stored,
+    BLOCK, Codec, PackedSpan, read_exact_at, read_packed, read_packed_blocks, read_stored,
 };
 use crate::catalog::discover::FileStamp;
 use crate::session::read::file::{PrefixPrint, open_regular};
@@ -448,9 +450,11 @@ impl DeepIndex {
         let entries = postcard::to_stdvec(&chunk.entries).ok()?;
         // Compressed before the lock is taken: other piscopes wait only for
         // the write.
-        let (mut entries, e) = PackedSpan::pack(0, &entries)?;
-        let (mut folded, f) = PackedSpan::pack(0, &chunk.folded)?;
-        let (mut original, o) = PackedSpan::pack(0, &chunk.original)?;
+        // What every search reads decompresses fastest; the texts as
+        // written, read only where a search found something, take least.
+        let (mut entries, e) = PackedSpan::pack(Codec::Lz4, 0, &entries)?;
+        let (mut folded, f) = PackedSpan::pack(Codec::Lz4, 0, &chunk.folded)?;
+        let (mut original, o) = PackedSpan::pack(Codec::Zstd, 0, &chunk.original)?;
         let _lock = lock_data(&self.data_path()?, &file)?;
         let at = file.metadata().ok()?.len();
         entries.start = at;
