@@ -357,7 +357,19 @@ impl FilePattern {
     pub fn in_cwd(&self, cwd: Option<&str>, home: Option<&str>) -> Matcher {
         let resolved = resolve_tool_path(&self.text, cwd, home).unwrap_or_default();
         if resolved.contains(['*', '?', '[']) {
-            Matcher::Glob(compile(&resolved))
+            let tokens = compile(&resolved);
+            let literal = |t: &Token| match t {
+                Token::Char(c) => Some(*c),
+                _ => None,
+            };
+            let prefix: String = tokens.iter().map_while(literal).collect();
+            let mut suffix: Vec<char> = tokens.iter().rev().map_while(literal).collect();
+            suffix.reverse();
+            Matcher::Glob(Glob {
+                prefix,
+                suffix: suffix.into_iter().collect(),
+                tokens,
+            })
         } else {
             Matcher::Exact(resolved)
         }
@@ -368,14 +380,28 @@ impl FilePattern {
 #[derive(Debug, Clone)]
 pub enum Matcher {
     Exact(String),
-    Glob(Vec<Token>),
+    Glob(Glob),
+}
+
+/// A glob, with the text every match starts and ends with (most files are
+/// told apart by those alone).
+#[derive(Debug, Clone)]
+pub struct Glob {
+    prefix: String,
+    suffix: String,
+    tokens: Vec<Token>,
 }
 
 impl Matcher {
     pub fn matches(&self, file: &str) -> bool {
         match self {
             Matcher::Exact(p) => p == file,
-            Matcher::Glob(tokens) => glob_matches(tokens, file),
+            Matcher::Glob(g) => {
+                file.len() >= g.prefix.len().max(g.suffix.len())
+                    && file.starts_with(&g.prefix)
+                    && file.ends_with(&g.suffix)
+                    && glob_matches(&g.tokens, file)
+            }
         }
     }
 }
@@ -470,8 +496,9 @@ fn glob_matches(tokens: &[Token], text: &str) -> bool {
     // `can[j]`: the pattern so far matches the first `j` characters.
     let mut can = vec![false; n + 1];
     can[0] = true;
+    let mut next = vec![false; n + 1];
     for t in tokens {
-        let mut next = vec![false; n + 1];
+        next.fill(false);
         match t {
             Token::Star | Token::Deep => {
                 let mut on = false;
@@ -499,7 +526,7 @@ fn glob_matches(tokens: &[Token], text: &str) -> bool {
                 }
             }
         }
-        can = next;
+        std::mem::swap(&mut can, &mut next);
         if !can.iter().any(|&c| c) {
             return false;
         }

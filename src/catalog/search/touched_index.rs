@@ -30,6 +30,11 @@ const TABLE: Envelope = Envelope {
 };
 /// The longest unfinished last line read (it is never stored).
 const TAIL_BYTES: u64 = 16 << 20;
+/// What a run must have read on of session files (as bytes, each session
+/// read on counted as [`SESSION_COST`] more) for its findings to be saved:
+/// reading that again costs about what writing the table does.
+const SAVE_FROM: u64 = 4 << 20;
+const SESSION_COST: u64 = 64 << 10;
 
 #[derive(Debug, Default, Deserialize)]
 struct Table {
@@ -353,12 +358,22 @@ impl TouchedIndex {
     }
 
     /// Writes what this run built into the table (merged with what other
-    /// piscopes wrote meanwhile; sessions since deleted are dropped).
-    /// Errors are returned for reporting; the store is only an accelerator.
+    /// piscopes wrote meanwhile; sessions since deleted are dropped), when
+    /// it is worth it: the table is written whole, so a run that only read
+    /// on a little (a few sessions grew by some lines) leaves it as it
+    /// was, and the next run reads those lines again, until what the runs
+    /// read adds up to [`SAVE_FROM`]. A session read whole (new, replaced)
+    /// is always kept. Errors are returned for reporting; the store is
+    /// only an accelerator.
     pub fn save(&self) -> std::io::Result<()> {
         let Some(dir) = self.dir.as_ref() else {
             return Ok(());
         };
+        let stats = self.stats();
+        let read = stats.bytes_read + stats.extended as u64 * SESSION_COST;
+        if stats.built == 0 && read < SAVE_FROM {
+            return Ok(());
+        }
         let changed = std::mem::take(
             &mut *self
                 .changed
@@ -643,4 +658,95 @@ pub fn files_touched(
     let mut out: Vec<(String, usize)> = count.into_iter().collect();
     out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str, path: &str) -> String {
+        format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"timestamp\":\"2026-03-01T10:00:00.000Z\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"toolCall\",\"id\":\"c{id}\",\"name\":\"edit\",\"arguments\":{{\"path\":\"{path}\"}}}}]}}}}\n"
+        )
+    }
+
+    fn files(index: &TouchedIndex, path: &Path) -> Vec<String> {
+        index
+            .serve(path)
+            .unwrap()
+            .files()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Built once, served as stored, read on as the file grows (a small
+    /// growth read on again until a save is worth it), read again when
+    /// the file is replaced.
+    #[test]
+    fn the_store_follows_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = tmp.path().join("cache");
+        let session = tmp.path().join("s.jsonl");
+        let header = "{\"type\":\"session\",\"id\":\"s\",\"cwd\":\"/w\"}\n";
+        std::fs::write(&session, format!("{header}{}", call("a", "x.rs"))).unwrap();
+        let index = TouchedIndex::open(cache.clone());
+        assert_eq!(files(&index, &session), ["/w/x.rs"]);
+        assert_eq!(index.stats().built, 1);
+        index.save().unwrap();
+        let index = TouchedIndex::open(cache.clone());
+        assert_eq!(files(&index, &session), ["/w/x.rs"]);
+        assert_eq!(index.stats().reused, 1);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&session)
+            .unwrap();
+        std::io::Write::write_all(&mut f, call("b", "/y.rs").as_bytes()).unwrap();
+        for _ in 0..2 {
+            let index = TouchedIndex::open(cache.clone());
+            assert_eq!(files(&index, &session), ["/w/x.rs", "/y.rs"]);
+            assert_eq!(index.stats().extended, 1);
+            // Too little read to be worth writing the table again.
+            index.save().unwrap();
+        }
+        // An unfinished last line counts, and is not kept.
+        std::io::Write::write_all(&mut f, call("c", "z.rs").trim_end().as_bytes()).unwrap();
+        let index = TouchedIndex::open(cache.clone());
+        assert_eq!(files(&index, &session), ["/w/x.rs", "/y.rs", "/w/z.rs"]);
+        std::fs::write(&session, format!("{header}{}", call("d", "q.rs"))).unwrap();
+        let index = TouchedIndex::open(cache.clone());
+        assert_eq!(files(&index, &session), ["/w/q.rs"]);
+        assert_eq!(index.stats().built, 1);
+        let touches = index.serve(&session).unwrap().all().unwrap().touches;
+        assert_eq!(touches.len(), 1);
+        assert_eq!(touches[0].entry_id.as_deref(), Some("d"));
+        assert_eq!(touches[0].line, 2);
+    }
+
+    /// A failed result marks its call's touches, even one read in a later
+    /// run; a result that is no error leaves them.
+    #[test]
+    fn failed_results_mark_their_calls() {
+        let tmp = tempfile::tempdir().unwrap();
+        let session = tmp.path().join("s.jsonl");
+        let result = |id: &str, error: bool| {
+            format!(
+                "{{\"type\":\"message\",\"id\":\"r{id}\",\"message\":{{\"role\":\"toolResult\",\"toolCallId\":\"c{id}\",\"isError\":{error}}}}}\n"
+            )
+        };
+        let text = format!(
+            "{{\"type\":\"session\",\"cwd\":\"/w\"}}\n{}{}{}",
+            call("a", "x.rs"),
+            call("b", "x.rs"),
+            result("a", true)
+        );
+        std::fs::write(&session, &text).unwrap();
+        let index = TouchedIndex::open(tmp.path().join("cache"));
+        let failed = |index: &TouchedIndex| -> Vec<bool> {
+            let t = index.serve(&session).unwrap().all().unwrap().touches;
+            t.iter().map(|t| t.failed).collect()
+        };
+        assert_eq!(failed(&index), [true, false]);
+        std::fs::write(&session, format!("{text}{}", result("b", true))).unwrap();
+        assert_eq!(failed(&index), [true, true]);
+    }
 }
