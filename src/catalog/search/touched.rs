@@ -104,9 +104,16 @@ pub(crate) struct LineFacts {
 /// Whether a line may say anything about touched files: a header, a tool
 /// call or a tool result (a cheap look before it is read as JSON).
 pub(crate) fn may_touch(line: &[u8]) -> bool {
-    memchr::memmem::find(line, b"\"toolCall\"").is_some()
-        || memchr::memmem::find(line, b"\"toolResult\"").is_some()
-        || memchr::memmem::find(line, b"\"session\"").is_some()
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    static WORDS: LazyLock<[Finder<'static>; 3]> = LazyLock::new(|| {
+        [
+            Finder::new(b"\"toolCall\""),
+            Finder::new(b"\"toolResult\""),
+            Finder::new(b"\"session\""),
+        ]
+    });
+    WORDS.iter().any(|w| w.find(line).is_some())
 }
 
 /// What one line (its bytes) says about touched files; `cwd` is the
@@ -114,81 +121,250 @@ pub(crate) fn may_touch(line: &[u8]) -> bool {
 /// a JSON object. Work is bounded: at most [`CALLS_PER_ENTRY`] calls, each
 /// path and command cut as the constants above say.
 pub(crate) fn line_facts(line: &[u8], cwd: Option<&str>, home: Option<&str>) -> Option<LineFacts> {
-    use serde_json::Value;
-    let text = String::from_utf8_lossy(line);
-    let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(&text) else {
+    let text = match simdutf8::basic::from_utf8(line) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(line),
+    };
+    // Only an object is an entry (the fast reading would take an array's
+    // items for its fields, in order).
+    if !text.trim_start().starts_with('{') {
         return None;
-    };
-    let str_of = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-    let mut facts = LineFacts::default();
-    match entry.get("type").and_then(Value::as_str) {
-        Some("session") => {
-            facts.cwd = str_of(entry.get("cwd"));
-            return Some(facts);
-        }
-        Some("message") => {}
-        _ => return Some(facts),
     }
-    facts.entry_id = str_of(entry.get("id"));
-    facts.time_ms = entry
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(crate::jstext::date::parse_ms);
-    let Some(message) = entry.get("message").and_then(Value::as_object) else {
-        return Some(facts);
+    let fields = match serde_json::from_str::<fast::Line<'_>>(&text)
+        .ok()
+        .and_then(fast::Line::fields)
+    {
+        Some(f) => f,
+        // Not a plain pi line (a duplicate key, say): read as JSON.parse
+        // would, the last of a duplicate key winning.
+        None => Fields::of_value(serde_json::from_str(&text).ok()?)?,
     };
-    match message.get("role").and_then(Value::as_str) {
-        Some("toolResult") => {
-            let failed = message.get("isError").and_then(Value::as_bool) == Some(true);
-            facts.result = str_of(message.get("toolCallId")).map(|c| (c, failed));
-        }
-        Some("assistant") => {
-            let Some(blocks) = message.get("content").and_then(Value::as_array) else {
-                return Some(facts);
-            };
-            let calls = blocks
-                .iter()
-                .filter_map(Value::as_object)
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-                .take(CALLS_PER_ENTRY);
-            for call in calls {
-                let Some(tool) = call.get("name").and_then(Value::as_str).and_then(Tool::of) else {
-                    continue;
-                };
-                let call_id = str_of(call.get("id"));
+    Some(fields.facts(cwd, home))
+}
+
+/// The fields of a line that say what it touched.
+#[derive(Debug, Default)]
+struct Fields {
+    kind: Option<String>,
+    cwd: Option<String>,
+    id: Option<String>,
+    timestamp: Option<String>,
+    role: Option<String>,
+    tool_call_id: Option<String>,
+    is_error: Option<bool>,
+    /// The content's `toolCall` blocks, at most [`CALLS_PER_ENTRY`].
+    calls: Vec<Call>,
+}
+
+#[derive(Debug, Default)]
+struct Call {
+    name: Option<String>,
+    id: Option<String>,
+    path: Option<String>,
+    file_path: Option<String>,
+    command: Option<String>,
+}
+
+impl Fields {
+    /// The fields of a line read whole as JSON; `None` for one that is no
+    /// object.
+    fn of_value(value: serde_json::Value) -> Option<Fields> {
+        use serde_json::Value;
+        let Value::Object(entry) = value else {
+            return None;
+        };
+        let str_of = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        let message = entry.get("message").and_then(Value::as_object);
+        let field = |name: &str| message.and_then(|m| m.get(name));
+        let calls = field("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+            .take(CALLS_PER_ENTRY)
+            .map(|call| {
                 let args = call.get("arguments").and_then(Value::as_object);
-                let arg = |name: &str| args.and_then(|a| a.get(name)).and_then(Value::as_str);
-                let mut push = |file: String| {
-                    if !facts
-                        .touches
-                        .iter()
-                        .any(|t| t.tool == tool && t.file == file && t.call_id == call_id)
-                    {
-                        facts.touches.push(LineTouch {
-                            tool,
-                            file,
-                            call_id: call_id.clone(),
-                        });
-                    }
-                };
-                if tool == Tool::Bash {
-                    if let Some(command) = arg("command") {
-                        for word in command_paths(command) {
-                            if let Some(file) = resolve_word(word, cwd, home) {
-                                push(file);
+                let arg = |name: &str| str_of(args.and_then(|a| a.get(name)));
+                Call {
+                    name: str_of(call.get("name")),
+                    id: str_of(call.get("id")),
+                    path: arg("path"),
+                    file_path: arg("file_path"),
+                    command: arg("command"),
+                }
+            })
+            .collect();
+        Some(Fields {
+            kind: str_of(entry.get("type")),
+            cwd: str_of(entry.get("cwd")),
+            id: str_of(entry.get("id")),
+            timestamp: str_of(entry.get("timestamp")),
+            role: str_of(field("role")),
+            tool_call_id: str_of(field("toolCallId")),
+            is_error: field("isError").and_then(Value::as_bool),
+            calls,
+        })
+    }
+
+    fn facts(self, cwd: Option<&str>, home: Option<&str>) -> LineFacts {
+        let mut facts = LineFacts::default();
+        match self.kind.as_deref() {
+            Some("session") => {
+                facts.cwd = self.cwd;
+                return facts;
+            }
+            Some("message") => {}
+            _ => return facts,
+        }
+        facts.entry_id = self.id;
+        facts.time_ms = self
+            .timestamp
+            .as_deref()
+            .and_then(crate::jstext::date::parse_ms);
+        match self.role.as_deref() {
+            Some("toolResult") => {
+                let failed = self.is_error == Some(true);
+                facts.result = self.tool_call_id.map(|c| (c, failed));
+            }
+            Some("assistant") => {
+                for call in self.calls {
+                    let Some(tool) = call.name.as_deref().and_then(Tool::of) else {
+                        continue;
+                    };
+                    let call_id = call.id;
+                    let mut push = |file: String| {
+                        if !facts
+                            .touches
+                            .iter()
+                            .any(|t| t.tool == tool && t.file == file && t.call_id == call_id)
+                        {
+                            facts.touches.push(LineTouch {
+                                tool,
+                                file,
+                                call_id: call_id.clone(),
+                            });
+                        }
+                    };
+                    if tool == Tool::Bash {
+                        if let Some(command) = &call.command {
+                            for word in command_paths(command) {
+                                if let Some(file) = resolve_word(word, cwd, home) {
+                                    push(file);
+                                }
                             }
                         }
-                    }
-                } else if let Some(p) = arg("path").or_else(|| arg("file_path")) {
-                    if let Some(file) = resolve_tool_path(p, cwd, home) {
-                        push(file);
+                    } else if let Some(p) = call.path.or(call.file_path) {
+                        if let Some(file) = resolve_tool_path(&p, cwd, home) {
+                            push(file);
+                        }
                     }
                 }
             }
+            _ => {}
         }
-        _ => {}
+        facts
     }
-    Some(facts)
+}
+
+/// A line read for just the fields above: every other value is skipped
+/// where it lies (a tool's output, a written file's content), never copied.
+/// A field of another type than pi writes fails the reading, and the line
+/// is then read whole as JSON (which leaves that field out).
+mod fast {
+    use super::{CALLS_PER_ENTRY, Call, Fields};
+    use serde::Deserialize;
+    use serde_json::value::RawValue;
+
+    #[derive(Deserialize)]
+    pub(super) struct Line<'a> {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        cwd: Option<String>,
+        id: Option<String>,
+        timestamp: Option<String>,
+        #[serde(borrow)]
+        message: Option<Message<'a>>,
+    }
+
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        role: Option<String>,
+        #[serde(rename = "toolCallId")]
+        tool_call_id: Option<String>,
+        #[serde(rename = "isError")]
+        is_error: Option<bool>,
+        /// Its blocks are read only when it is a list, each only when it
+        /// is a call.
+        #[serde(borrow)]
+        content: Option<&'a RawValue>,
+    }
+
+    #[derive(Deserialize)]
+    struct Block {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        name: Option<String>,
+        id: Option<String>,
+        arguments: Option<Arguments>,
+    }
+
+    #[derive(Deserialize)]
+    struct Arguments {
+        path: Option<String>,
+        file_path: Option<String>,
+        command: Option<String>,
+    }
+
+    impl Line<'_> {
+        /// The fields, or `None` when a block of the content is not one pi
+        /// writes (the line is then read whole).
+        pub(super) fn fields(self) -> Option<Fields> {
+            let (role, tool_call_id, is_error, content) = match self.message {
+                Some(m) => (m.role, m.tool_call_id, m.is_error, m.content),
+                None => (None, None, None, None),
+            };
+            let blocks: Vec<&RawValue> = match content {
+                Some(c) if c.get().starts_with('[') => serde_json::from_str(c.get()).ok()?,
+                _ => Vec::new(),
+            };
+            let mut calls = Vec::new();
+            for raw in blocks {
+                // Only a call needs its fields (the rest is skipped).
+                if memchr::memmem::find(raw.get().as_bytes(), b"toolCall").is_none() {
+                    continue;
+                }
+                let b: Block = serde_json::from_str(raw.get()).ok()?;
+                if b.kind.as_deref() != Some("toolCall") {
+                    continue;
+                }
+                let (path, file_path, command) = match b.arguments {
+                    Some(a) => (a.path, a.file_path, a.command),
+                    None => (None, None, None),
+                };
+                calls.push(Call {
+                    name: b.name,
+                    id: b.id,
+                    path,
+                    file_path,
+                    command,
+                });
+                if calls.len() == CALLS_PER_ENTRY {
+                    break;
+                }
+            }
+            Some(Fields {
+                kind: self.kind,
+                cwd: self.cwd,
+                id: self.id,
+                timestamp: self.timestamp,
+                role,
+                tool_call_id,
+                is_error,
+                calls,
+            })
+        }
+    }
 }
 
 /// The words of a bash command that look like paths, at most
@@ -640,6 +816,61 @@ mod tests {
         let facts = line_facts(line.as_bytes(), Some("/w"), None).unwrap();
         assert_eq!(facts.touches.len(), CALLS_PER_ENTRY);
         assert_eq!(facts.touches[0].file, "/w/f0");
+    }
+
+    /// The fast reading of a line finds what reading it whole as JSON
+    /// finds, on every line of the test corpora and on odd ones.
+    #[test]
+    fn the_fast_reading_finds_what_the_json_reading_finds() {
+        let odd = [
+            r#"{"type":"message","id":7,"timestamp":["x"],"message":{"role":"assistant","content":[{"type":"toolCall","name":"read","arguments":{"path":3,"file_path":"b\u00e9.rs"}},"text",{"type":"toolCall","name":"bash","id":"c","arguments":{"command":"cat \"a b.rs\" x/y"}}]}}"#,
+            r#"{"type":"message","message":{"role":"toolResult","toolCallId":"c","isError":"yes"}}"#,
+            r#"{"type":"message","message":{"role":"toolResult","toolCallId":"c","isError":true,"content":[{"type":"text","text":"\n"}]}}"#,
+            r#"{"type":"session","cwd":"/w","cwd":"/v"}"#,
+            r#"{"type":"message","message":"assistant"}"#,
+        ];
+        let mut lines: Vec<String> = odd.iter().map(|l| l.to_string()).collect();
+        for f in crate::session::read::file::test_session_files() {
+            let Ok(text) = std::fs::read(&f) else {
+                continue;
+            };
+            lines.extend(
+                text.split(|&b| b == b'\n')
+                    .take(2000)
+                    .map(|l| String::from_utf8_lossy(l).into_owned()),
+            );
+        }
+        let mut compared = 0;
+        for line in &lines {
+            let whole = serde_json::from_str(line)
+                .ok()
+                .and_then(Fields::of_value)
+                .map(|f| f.facts(Some("/w"), Some("/h")));
+            let fast = match serde_json::from_str::<fast::Line<'_>>(line)
+                .ok()
+                .and_then(fast::Line::fields)
+            {
+                Some(f) => Some(f.facts(Some("/w"), Some("/h"))),
+                None => continue,
+            };
+            if whole.is_some() {
+                compared += 1;
+                assert_eq!(fast, whole, "{line}");
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+    }
+
+    #[test]
+    fn a_line_nested_deep_is_refused_not_followed() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(line_facts(deep.as_bytes(), None, None), None);
+        let deep = format!(
+            "{{\"type\":\"message\",\"message\":{}1{}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(line_facts(deep.as_bytes(), None, None).is_none_or(|f| f.touches.is_empty()));
     }
 
     #[test]
