@@ -264,7 +264,10 @@ impl TouchedIndex {
     /// [`TouchedIndex::save`]).
     pub fn serve(&self, path: &Path) -> std::io::Result<Served> {
         let stored = self.current(path);
+        // As stored, when the file is as it was and ends in a whole line
+        // (an unfinished last line is read each time, never stored).
         if let Some(r) = &stored
+            && r.offset == r.stamp.size
             && std::fs::metadata(path).is_ok_and(|m| m.is_file() && FileStamp::of(&m) == r.stamp)
         {
             self.count(|s| s.reused += 1);
@@ -712,10 +715,24 @@ mod tests {
         std::io::Write::write_all(&mut f, call("c", "z.rs").trim_end().as_bytes()).unwrap();
         let index = TouchedIndex::open(cache.clone());
         assert_eq!(files(&index, &session), ["/w/x.rs", "/y.rs", "/w/z.rs"]);
+        // Replaced by a shorter file: read again, and kept; its unfinished
+        // last line is read again each time.
+        std::fs::write(
+            &session,
+            format!("{header}{}", call("e", "z.rs").trim_end()),
+        )
+        .unwrap();
+        let index = TouchedIndex::open(cache.clone());
+        assert_eq!(files(&index, &session), ["/w/z.rs"]);
+        assert_eq!(index.stats().built, 1);
+        index.save().unwrap();
+        let index = TouchedIndex::open(cache.clone());
+        assert_eq!(files(&index, &session), ["/w/z.rs"]);
+        // Its whole lines as stored, the rest read on.
         std::fs::write(&session, format!("{header}{}", call("d", "q.rs"))).unwrap();
         let index = TouchedIndex::open(cache.clone());
         assert_eq!(files(&index, &session), ["/w/q.rs"]);
-        assert_eq!(index.stats().built, 1);
+        assert_eq!(index.stats().extended, 1);
         let touches = index.serve(&session).unwrap().all().unwrap().touches;
         assert_eq!(touches.len(), 1);
         assert_eq!(touches[0].entry_id.as_deref(), Some("d"));
