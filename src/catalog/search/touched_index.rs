@@ -4,11 +4,11 @@
 //! index is.
 //!
 //! One file, `catalog-touched.bin`: one checksummed payload (see
-//! [`Envelope`]) written to a temp file and renamed over, holding per
-//! session the file state it was read at (stamp, offset, lines, a print of
-//! the bytes read), its cwd, the distinct files it touched, and the
-//! touches themselves as one encoded part, decoded only for a session one
-//! of whose files is asked for. An unchanged stamp serves the record as
+//! `catalog/cache/envelope.rs`) written to a temp file and renamed over,
+//! holding per session the file state it was read at (stamp, offset,
+//! lines, a print of the bytes read), its cwd, the distinct files it
+//! touched, and each file's touches encoded apart, decoded only for a file
+//! that is asked for. An unchanged stamp serves the record as
 //! is; a grown file whose start still prints the same is read on from the
 //! stored offset; anything else (shorter, replaced, damaged) is read again.
 
@@ -365,7 +365,7 @@ impl TouchedIndex {
     /// it is worth it: the table is written whole, so a run that only read
     /// on a little (a few sessions grew by some lines) leaves it as it
     /// was, and the next run reads those lines again, until what the runs
-    /// read adds up to [`SAVE_FROM`]. A session read whole (new, replaced)
+    /// read adds up to `SAVE_FROM` (4 MB). A session read whole (new, replaced)
     /// is always kept. Errors are returned for reporting; the store is
     /// only an accelerator.
     pub fn save(&self) -> std::io::Result<()> {
