@@ -3,6 +3,7 @@
 
 use crate::catalog::SortMode;
 use crate::catalog::search::span::{Bound, Span};
+use crate::catalog::search::touched::FilePattern;
 use crate::catalog::usage::{DateRange, Zone};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -220,6 +221,11 @@ pub struct ListArgs {
     /// prints each matching entry.
     #[arg(long, requires = "query")]
     pub deep: bool,
+    /// Only sessions whose tool calls read, edited or wrote PATH (a path or a
+    /// quoted glob, resolved against each session's cwd; bash commands that
+    /// name it count as weaker evidence); prints each such entry, newest first.
+    #[arg(long, value_name = "PATH", conflicts_with = "deep", value_parser = FilePattern::new)]
+    pub touched: Option<FilePattern>,
     /// Only sessions last active since then: a day (YYYY-MM-DD, in --tz,
     /// from its start) or an age back from now (2d, 3w, 12h).
     #[arg(long, value_name = "WHEN", value_parser = Bound::parse)]

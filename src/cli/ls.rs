@@ -5,6 +5,8 @@ use super::args::ListArgs;
 use super::warn;
 use crate::catalog::search::deep::{DeepHit, HitDetail, deep_search_mapped};
 use crate::catalog::search::deep_index::DeepIndex;
+use crate::catalog::search::touched::{FilePattern, shown_path};
+use crate::catalog::search::touched_index::{TouchedIndex, TouchedSession, sessions_touching};
 use crate::catalog::usage::{self, UsageCache};
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
@@ -37,7 +39,13 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let files = catalog::list(&folder, options.scope, &mut cache);
     let everything = matches!(query, Ok(Query::Everything));
     let span = args.span(crate::jstext::date::now_ms());
-    if args.json && everything && !args.deep && !args.named && span.is_all() {
+    if args.json
+        && everything
+        && !args.deep
+        && args.touched.is_none()
+        && !args.named
+        && span.is_all()
+    {
         // Every file as the cache saw it: the rows come from its records.
         if let Some(json) = catalog::cached_list_json(&folder, &files, &cache) {
             std::mem::forget(cache);
@@ -133,6 +141,27 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         return Ok(());
     }
     let picked = catalog::filter_and_sort(sessions, &query, sort, args.named);
+    if let Some(pattern) = &args.touched {
+        // The sessions listed, in the list's order, that touched the file.
+        let chosen: Vec<SessionSummary> = picked.iter().map(|&i| sessions[i].clone()).collect();
+        let index = match (args.no_cache, catalog::cache::default_dir()) {
+            (false, Some(dir)) => TouchedIndex::open(dir),
+            _ => TouchedIndex::disabled(),
+        };
+        let (found, problems) = sessions_touching(&chosen, pattern, &index);
+        if let Err(e) = index.save() {
+            warn(&format!("could not save the touched-files index: {e}"));
+        }
+        for p in &problems {
+            warn(p);
+        }
+        if args.json {
+            write_touched_json(&chosen, &found, out)?;
+        } else {
+            write_touched_text(&chosen, &found, pattern, out)?;
+        }
+        return Ok(());
+    }
     let rows: Vec<catalog::ThreadRow> =
         if sort == SortMode::Threaded && matches!(query, Query::Everything) && !args.json {
             catalog::threaded(sessions, &picked)
@@ -327,6 +356,121 @@ fn write_json(
     }
     o.extend_from_slice(b"]\n");
     out.write_all(&o)?;
+    Ok(())
+}
+
+/// One session of `ls --touched --json`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TouchedJson<'a> {
+    path: &'a std::path::Path,
+    id: &'a str,
+    cwd: &'a str,
+    name: Option<&'a str>,
+    modified: Option<String>,
+    touches: Vec<TouchJson<'a>>,
+}
+
+/// One entry's touch of a file, in `ls --touched --json`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TouchJson<'a> {
+    line: u64,
+    entry_id: Option<&'a str>,
+    timestamp: Option<String>,
+    tool: &'static str,
+    file: &'a str,
+    /// The call's result is an error.
+    failed: bool,
+    /// Only named in a bash command.
+    weak: bool,
+}
+
+/// `ls --touched --json`: every session that touched the file, in the
+/// list's order, with every entry that touched it, newest first.
+fn write_touched_json(
+    sessions: &[SessionSummary],
+    found: &[TouchedSession],
+    out: &mut dyn Write,
+) -> Result<()> {
+    let iso = |ms: Option<i64>| ms.map(crate::jstext::date::format_iso);
+    let rows: Vec<TouchedJson> = found
+        .iter()
+        .map(|t| {
+            let s = &sessions[t.index];
+            TouchedJson {
+                path: &s.path,
+                id: &s.id,
+                cwd: &s.cwd,
+                name: s.name.as_deref(),
+                modified: iso(s.modified_ms),
+                touches: t
+                    .touches
+                    .iter()
+                    .map(|h| TouchJson {
+                        line: h.line,
+                        entry_id: h.entry_id.as_deref(),
+                        timestamp: iso(h.time_ms),
+                        tool: h.tool.name(),
+                        file: &h.file,
+                        failed: h.failed,
+                        weak: h.tool.weak(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    serde_json::to_writer(&mut *out, &rows)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// `ls --touched`: each session that touched the file (its path, title
+/// and project), then one line per entry that touched it, newest first:
+/// when (UTC), the entry, the tool (`bash?` for a command that only names
+/// it, `failed` when the call's result is an error) and the file, relative
+/// to the session's cwd when inside it.
+fn write_touched_text(
+    sessions: &[SessionSummary],
+    found: &[TouchedSession],
+    pattern: &FilePattern,
+    out: &mut dyn Write,
+) -> Result<()> {
+    if found.is_empty() {
+        writeln!(out, "no session touched {}", sanitize(pattern.text()))?;
+        return Ok(());
+    }
+    let home = std::env::var("HOME").ok();
+    let mut text = String::new();
+    for t in found {
+        let s = &sessions[t.index];
+        text.push_str(&sanitize(&s.path.display().to_string()));
+        text.push_str("  ");
+        text.push_str(&clean_line(&one_line(s.title())));
+        text.push_str("  (");
+        text.push_str(&clean_line(&shorten_home(&s.cwd, home.as_deref())));
+        text.push_str(")\n");
+        for h in &t.touches {
+            let when = h.time_ms.map_or("-".repeat(16), |ms| {
+                crate::jstext::date::format_iso(ms)
+                    .get(..16)
+                    .unwrap_or("")
+                    .replace('T', " ")
+            });
+            let tool = match (h.tool.weak(), h.failed) {
+                (true, _) => "bash?".to_string(),
+                (false, true) => format!("{} failed", h.tool.name()),
+                (false, false) => h.tool.name().to_string(),
+            };
+            let shown = shown_path(&h.file, t.cwd.as_deref().unwrap_or(""));
+            text.push_str(&format!(
+                "  {when}  {:<8}  {tool:<12}  {}\n",
+                sanitize(h.entry_id.as_deref().unwrap_or("-")),
+                sanitize(shown)
+            ));
+        }
+    }
+    out.write_all(text.as_bytes())?;
     Ok(())
 }
 

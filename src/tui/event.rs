@@ -6,6 +6,7 @@ use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc::{LaidOut, LayoutRequest, PreviewDoc, PreviewRequest};
 use crate::tui::model::preview_images::{ImageRequest, PictureReady};
 use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
+use crate::tui::model::touched::{TouchedAnswer, TouchedAsk};
 use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::work::jobs::{ActionOutcome, Job};
 use crate::tui::work::newest::{Answer, Stamp, Stamped};
@@ -52,6 +53,8 @@ pub enum AppEvent {
     UsageLoaded(Arc<crate::catalog::usage::UsageBook>),
     /// The usage view's charts.
     UsageReady(Answer<Box<UsageCharts>>),
+    /// What the touched-files worker was asked.
+    TouchedReady(Answer<TouchedAnswer>),
 }
 
 /// A session file read, or why it could not be.
@@ -105,6 +108,11 @@ pub enum Command {
     },
     /// Build the usage view's charts (answered as `UsageReady`).
     BuildUsage(Box<UsageRequest>),
+    /// Which files sessions touched (answered as `TouchedReady`).
+    Touched {
+        stamp: Stamp,
+        ask: TouchedAsk,
+    },
 }
 
 /// The watcher's reports, as the app receives them.
@@ -139,6 +147,7 @@ impl std::fmt::Debug for Command {
             Command::Terminal(b) => write!(f, "Terminal({} bytes)", b.len()),
             Command::LoadUsage { demo } => write!(f, "LoadUsage(demo: {demo})"),
             Command::BuildUsage(r) => write!(f, "BuildUsage({:?})", r.stamp),
+            Command::Touched { stamp, .. } => write!(f, "Touched({stamp:?})"),
         }
     }
 }
@@ -149,7 +158,8 @@ impl Stamped for Command {
         match self {
             Command::OpenSession { stamp, .. }
             | Command::RefreshSession { stamp, .. }
-            | Command::DeepSearch { stamp, .. } => Some(stamp),
+            | Command::DeepSearch { stamp, .. }
+            | Command::Touched { stamp, .. } => Some(stamp),
             Command::BuildPreview(r) => Some(&r.stamp),
             Command::BuildUsage(r) => Some(&r.stamp),
             _ => None,

@@ -13,6 +13,7 @@ mod preview_lets_no_escape_through;
 mod preview_shows_images;
 mod rendered_blocks_read_well;
 mod text_fields_edit_like_pi;
+mod touched_files;
 mod tui_behaviour;
 mod tui_snapshots;
 mod usage_view;

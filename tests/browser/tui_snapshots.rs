@@ -1186,3 +1186,25 @@ fn the_span_key_cycles_the_time_span_in_the_title() {
     assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
     assert!(counts[0] < counts[3], "{counts:?}");
 }
+
+// --- Files sessions touched ----------------------------------------------
+
+#[test]
+fn picker_lists_the_files_touched_in_scope_and_filters_by_one() {
+    let (_d, mut h) = catalog("/home/ada/src/compiler");
+    h.key("alt+t");
+    screen_snapshot!("picker_touched_files", h);
+    h.type_text("src/*.rs");
+    h.key("enter");
+    screen_snapshot!("picker_touched_filter", h);
+}
+
+#[test]
+fn tree_lists_the_files_the_session_touched_and_steps_through_their_edits() {
+    let (_d, mut h) = catalog("/home/ada/src/compiler");
+    h.key("tab");
+    h.key("ctrl+f");
+    screen_snapshot!("tree_touched_files", h);
+    h.key("enter");
+    screen_snapshot!("tree_touched_first_edit", h);
+}

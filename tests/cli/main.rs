@@ -13,5 +13,6 @@ mod export_one_branch;
 mod housekeeping_commands;
 mod ls_table_is_safe_and_readable;
 mod ls_time_filters;
+mod ls_touched;
 mod rendering_stays_bounded;
 mod version_names_pi;

@@ -6,9 +6,13 @@
 //! query.rs        pi's search language, sort orders, threaded forks
 //! deep.rs         deep search: the query over every entry's texts
 //! deep_index.rs   the deep-search index in the cache folder
+//! touched.rs       the files a session's tool calls touched; path patterns
+//! touched_index.rs the touched-files index in the cache folder
 //! ```
 
 pub mod deep;
 pub mod deep_index;
 pub mod query;
 pub mod span;
+pub mod touched;
+pub mod touched_index;

@@ -150,6 +150,8 @@ pub enum Action {
     PickerSpan,
     PickerPath,
     PickerDeepSearch,
+    /// Keep the sessions that touched a file (typed or picked), or stop.
+    PickerTouched,
     /// Esc in the sessions pane: clear the search, else quit.
     PickerClear,
     TreeFoldOrUp,
@@ -165,6 +167,11 @@ pub enum Action {
     TreePreviousHit,
     TreeJumpToLeaf,
     TreeLabelTimes,
+    /// List the files the session's tool calls touched.
+    TreeTouchedFiles,
+    /// The next (older) / previous entry that changed the file chosen.
+    TreeNextTouch,
+    TreePreviousTouch,
     Branch,
     Label,
     Copy,
@@ -358,6 +365,13 @@ pub const ACTIONS: &[ActionInfo] = &[
     ),
     info(
         S::Picker,
+        "touched",
+        A::PickerTouched,
+        "Only sessions that touched a file (type a path or a glob, or pick one); again: all",
+        None,
+    ),
+    info(
+        S::Picker,
         "back",
         A::PickerClear,
         "Back: clear the search (or leave the deep search), else quit",
@@ -488,6 +502,27 @@ pub const ACTIONS: &[ActionInfo] = &[
         A::TreeLabelTimes,
         "Show label times",
         Some("label time"),
+    ),
+    info(
+        S::Tree,
+        "touched_files",
+        A::TreeTouchedFiles,
+        "Files the session touched: pick one to step through the entries that changed it",
+        None,
+    ),
+    info(
+        S::Tree,
+        "next_touch",
+        A::TreeNextTouch,
+        "Next entry that changed the file picked (older)",
+        None,
+    ),
+    info(
+        S::Tree,
+        "previous_touch",
+        A::TreePreviousTouch,
+        "Previous entry that changed the file picked (newer)",
+        None,
     ),
     info(
         S::Tree,

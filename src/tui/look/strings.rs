@@ -470,3 +470,44 @@ pub fn replaced_entries(n: usize) -> String {
         n => format!(" · replaced {n} entries"),
     }
 }
+
+// The files sessions touched: the tree's list, the sessions pane's filter.
+pub const TOUCHED_FILES_TITLE: &str = "Files this session touched";
+pub const TOUCHED_SCOPE_TITLE: &str =
+    "Sessions that touched a file: type a path or a glob, or pick";
+pub const TOUCHED_READING: &str = "Reading the tool calls…";
+pub const TOUCHED_NONE: &str = "No tool call touched a file";
+pub const TOUCHED_NO_WALK: &str = "Choose a file from the session's touched files first";
+
+/// The file chosen in the tree, and the keys that step through its entries.
+pub fn touched_walk(file: &str, n: usize, changed: bool, next: &str, previous: &str) -> String {
+    let what = if changed { "changed" } else { "touched" };
+    let entries = if n == 1 { "entry" } else { "entries" };
+    format!(
+        "{n} {entries} {what} {}: {next} next, {previous} previous",
+        clean_line(file)
+    )
+}
+
+/// Where the step through a file's entries is.
+pub fn touched_step(at: usize, n: usize, file: &str) -> String {
+    format!("{}/{n} of {}", at + 1, clean_line(file))
+}
+
+/// The sessions pane's title part for its file filter.
+pub fn touched_filter(pattern: &str) -> String {
+    format!("touched {}", clean_line(pattern))
+}
+
+pub fn touched_failed(why: &str) -> String {
+    format!("Could not read the touched files: {}", clean_line(why))
+}
+
+/// How many sessions the filter keeps, and the key that clears it.
+pub fn touched_filtered(n: usize, pattern: &str, clear: &str) -> String {
+    let sessions = if n == 1 { "session" } else { "sessions" };
+    format!(
+        "{n} {sessions} touched {}; {clear} clears the filter",
+        clean_line(pattern)
+    )
+}

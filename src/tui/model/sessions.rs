@@ -132,7 +132,8 @@ pub fn in_current_folder(folder: &SessionsFolder, s: &SessionSummary) -> bool {
     }
 }
 
-/// The rows for a query. Browsing (no query): sessions grouped by project,
+/// The rows for a query (of the sessions `keep` holds, when given: those
+/// that touched a file). Browsing (no query): sessions grouped by project,
 /// projects in the order of their newest session, forks under their origin
 /// when threaded. Searching: one flat list in pi's order (best match first,
 /// or newest first when sorted by recent), as grouping would bury the best
@@ -143,9 +144,13 @@ pub fn rows(
     query: &Query,
     options: ListOptions,
     collapsed: &HashSet<String>,
+    keep: Option<&HashSet<std::path::PathBuf>>,
 ) -> Vec<PickerRow> {
     let mut picked = catalog::filter_and_sort(sessions, query, options.sort, options.named_only);
-    picked.retain(|&i| in_scope(&sessions[i], folder, options));
+    picked.retain(|&i| {
+        in_scope(&sessions[i], folder, options)
+            && keep.is_none_or(|k| k.contains(&sessions[i].path))
+    });
     if !matches!(query, Query::Everything) {
         return picked
             .into_iter()
@@ -269,6 +274,7 @@ mod tests {
             &Query::Everything,
             ListOptions::default(),
             &HashSet::new(),
+            None,
         );
         let project = |cwd: &str, count| PickerRow::Project {
             cwd: cwd.into(),
@@ -300,7 +306,15 @@ mod tests {
             ..ListOptions::default()
         };
         assert_eq!(
-            rows(&s, Some(&f), &Query::Everything, current, &HashSet::new()).len(),
+            rows(
+                &s,
+                Some(&f),
+                &Query::Everything,
+                current,
+                &HashSet::new(),
+                None
+            )
+            .len(),
             2
         );
         let named = ListOptions {
@@ -308,7 +322,15 @@ mod tests {
             ..ListOptions::default()
         };
         assert_eq!(
-            rows(&s, Some(&f), &Query::Everything, named, &HashSet::new()).len(),
+            rows(
+                &s,
+                Some(&f),
+                &Query::Everything,
+                named,
+                &HashSet::new(),
+                None
+            )
+            .len(),
             2
         );
         let collapsed: HashSet<String> = ["/w/a".to_string()].into();
@@ -318,6 +340,7 @@ mod tests {
             &Query::Everything,
             ListOptions::default(),
             &collapsed,
+            None,
         );
         assert_eq!(r.len(), 3);
     }
@@ -340,6 +363,7 @@ mod tests {
             &q,
             ListOptions::default(),
             &HashSet::new(),
+            None,
         );
         let order: Vec<usize> = got
             .iter()

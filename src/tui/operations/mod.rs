@@ -1,5 +1,6 @@
 //! The things a user does to sessions, one file each (label, rename,
-//! branch, fork, export, delete, clean, prune, undo, copy, resume): the
+//! branch, fork, export, delete, clean, prune, undo, copy, resume, the
+//! files sessions touched): the
 //! key that starts one, its dialog, the job it hands the actions worker
 //! (the call into the engine) and what its outcome changes and says.
 //! This file only routes: actions to the operation they start, a dialog's
@@ -17,6 +18,7 @@ pub mod label;
 pub mod prune;
 pub mod rename;
 pub mod resume;
+pub mod touched;
 pub mod undo;
 
 use crate::catalog::housekeeping::delete::DeleteMode;
@@ -62,6 +64,10 @@ impl App {
                     self.say(strings::NO_ENTRY.to_string(), true);
                 }
             }
+            (Pane::Tree, Action::TreeTouchedFiles) => self.ask_touched_files(cmds),
+            (Pane::Tree, Action::TreeNextTouch) => self.step_touch(true),
+            (Pane::Tree, Action::TreePreviousTouch) => self.step_touch(false),
+            (Pane::Picker, Action::PickerTouched) => self.toggle_touched_filter(cmds),
             (Pane::Tree, Action::Label) => self.ask_label(),
             (Pane::Tree | Pane::Preview, Action::Copy) => self.copy(cmds),
             (Pane::Tree, Action::Fork) => self.fork(cmds),

@@ -1,7 +1,9 @@
 //! Screens drawn over the panes: the help screen, and the dialogs of the
-//! editing actions (a question, optionally with a text field).
+//! editing actions (a question, optionally with a text field), the list
+//! of files sessions touched.
 
 pub mod dialog;
+pub mod file_list;
 pub mod help;
 pub mod text_input;
 pub mod usage;

@@ -2,7 +2,8 @@
 //! the screen they are drawn in (`screen.rs`), the sessions list with its
 //! pane (`catalog.rs`), the open session and the reads asked for (`open.rs`),
 //! live reload's bookkeeping (`live.rs`), the overlay over the panes
-//! (`overlay.rs`), and how the run ends. `update/` changes it.
+//! (`overlay.rs`), the files sessions touched (`touched.rs`), and how the
+//! run ends. `update/` changes it.
 
 pub mod catalog;
 pub mod live;
@@ -10,6 +11,7 @@ pub mod open;
 pub mod overlay;
 pub mod screen;
 mod then;
+pub mod touched;
 
 use crate::tui::clock::Clock;
 use crate::tui::config::Config;
@@ -87,6 +89,9 @@ pub struct App {
     pub(in crate::tui) overlay: Overlay,
     pub(in crate::tui) open: OpenSession,
     pub(in crate::tui) live: LiveReload,
+    /// The files sessions touched: what was asked, the tree's step
+    /// through one file's entries.
+    pub(in crate::tui) touched: touched::Touched,
     leaving: Leaving,
 }
 
@@ -109,6 +114,7 @@ impl App {
             overlay: Overlay::default(),
             open: OpenSession::default(),
             live: LiveReload::default(),
+            touched: touched::Touched::default(),
             leaving: Leaving::default(),
         }
     }

@@ -1,9 +1,11 @@
 //! What is drawn over the panes: nothing, the help screen, the usage view,
-//! or a dialog (one at a time: a dialog that opens replaces the others).
+//! a list of files to choose from, or a dialog (one at a time: a dialog
+//! that opens replaces the others).
 
 use super::then::Then;
 use crate::tui::input::keymap::{Key, Keymap};
 use crate::tui::overlays::dialog::{Dialog, DialogKey};
+use crate::tui::overlays::file_list::{FileList, FileListKey};
 use crate::tui::overlays::help::{Help, HelpKey};
 use crate::tui::overlays::usage::UsageView;
 
@@ -19,6 +21,7 @@ enum Shown {
     Help(Help),
     Usage(Box<UsageView>),
     Dialog(Box<Dialog<Then>>),
+    Files(Box<FileList>),
 }
 
 impl Overlay {
@@ -43,6 +46,35 @@ impl Overlay {
     pub fn usage_mut(&mut self) -> Option<&mut UsageView> {
         match &mut self.shown {
             Shown::Usage(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// Shows a list of files to choose from.
+    pub fn show_files(&mut self, list: FileList) {
+        self.shown = Shown::Files(Box::new(list));
+    }
+
+    /// The list of files, if it is shown.
+    pub fn files(&self) -> Option<&FileList> {
+        match &self.shown {
+            Shown::Files(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The list of files, to fill it in.
+    pub fn files_mut(&mut self) -> Option<&mut FileList> {
+        match &mut self.shown {
+            Shown::Files(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Hands a key to the list of files; `None` when it is not shown.
+    pub fn files_key(&mut self, k: Key, keymap: &Keymap, rows: usize) -> Option<FileListKey> {
+        match &mut self.shown {
+            Shown::Files(f) => Some(f.key(k, keymap, rows)),
             _ => None,
         }
     }

@@ -58,6 +58,9 @@ impl App {
             }
             return;
         }
+        if self.on_files_key(k, cmds) {
+            return;
+        }
         if self.dialog().is_some() {
             self.on_dialog_key(k, cmds);
             return;

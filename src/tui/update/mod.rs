@@ -101,6 +101,7 @@ impl App {
             AppEvent::ActionDone(outcome) => self.on_outcome(outcome, &mut cmds),
             AppEvent::UsageLoaded(book) => self.on_usage_loaded(book, &mut cmds),
             AppEvent::UsageReady(charts) => self.on_usage_ready(charts),
+            AppEvent::TouchedReady(answer) => self.on_touched(answer, &mut cmds),
         }
         self.sync_view(&mut cmds);
         cmds

@@ -4,6 +4,7 @@
 use super::newest::{Latest, Stamp};
 use crate::catalog::discover::FolderSource;
 use crate::catalog::search::deep_index::DeepIndex;
+use crate::catalog::search::touched_index::TouchedIndex;
 use crate::catalog::usage::UsageCache;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use crate::session::{Refresh, Session, SessionError};
@@ -137,6 +138,18 @@ impl JobContext {
                 send(AppEvent::SessionChanged { path, summary });
             }
             Command::Act(job) => send(AppEvent::ActionDone(job.run())),
+            Command::Touched { stamp, ask } => {
+                // The index lives in the cache folder, as deep search's does.
+                let demo = self.demo_dir.lock().is_ok_and(|d| d.is_some());
+                let index = match (self.use_cache && !demo, self.cache_dir()) {
+                    (true, Some(dir)) => TouchedIndex::open(dir),
+                    _ => TouchedIndex::disabled(),
+                };
+                let answer = crate::tui::model::touched::answer(ask, &index);
+                // Only an accelerator: a failed save costs the next answer time.
+                let _ = index.save();
+                send(AppEvent::TouchedReady(stamp.answer(answer)));
+            }
             Command::LoadUsage { demo } => self.load_usage(demo, send),
             Command::BuildUsage(req) => {
                 let charts = Box::new(usage_charts::build(&req));
@@ -305,6 +318,7 @@ pub struct Workers {
     layouts: Arc<Latest<Command>>,
     /// Pictures coming into view, decoded (newest request wins, likewise).
     pictures: Arc<Latest<Command>>,
+    touched: Arc<Latest<Command>>,
     /// Editing actions, one after another in the order asked.
     actions: Sender<Command>,
     /// Changed files summarised again, one after another.
@@ -344,6 +358,7 @@ impl Workers {
             usage_charts: slot("piscope-usage-charts"),
             layouts: slot("piscope-layout"),
             pictures: slot("piscope-pictures"),
+            touched: slot("piscope-touched"),
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Mutex::new(None),
@@ -374,6 +389,7 @@ impl Workers {
             Command::BuildUsage(_) => self.usage_charts.put(cmd),
             Command::LayOutPreview(_) => self.layouts.put(cmd),
             Command::DecodePictures(_) => self.pictures.put(cmd),
+            Command::Touched { .. } => self.touched.put(cmd),
             Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());
                 let _ = std::thread::Builder::new()

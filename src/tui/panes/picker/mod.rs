@@ -121,6 +121,16 @@ pub struct PickerPane {
     usage: Option<std::sync::Arc<crate::catalog::usage::UsageBook>>,
     /// The own spend of the sessions in scope, for the status bar.
     scope_spend: Option<f64>,
+    /// Only the sessions that touched a file (a path or a glob).
+    file_filter: Option<FileFilter>,
+}
+
+/// The sessions pane's file filter: the pattern, and the sessions that
+/// touched a file it matches.
+#[derive(Debug, Clone)]
+struct FileFilter {
+    pattern: String,
+    sessions: HashSet<PathBuf>,
 }
 
 impl PickerPane {
@@ -170,6 +180,14 @@ impl PickerPane {
         let now = match self.span.label() {
             Some(span) => format!("{now} · {span}"),
             None => now.to_string(),
+        };
+        // The file filter, when one is in force.
+        let now = match &self.file_filter {
+            Some(f) => format!(
+                "{now} · {}",
+                crate::tui::look::strings::touched_filter(&f.pattern)
+            ),
+            None => now,
         };
         let key = keymap.keys_for(
             crate::tui::input::keymap::Scope::Picker,
@@ -236,7 +254,8 @@ impl PickerPane {
             .collect();
         let whole = self.query.text.trim().is_empty()
             && self.options.since_ms.is_none()
-            && !self.options.named_only;
+            && !self.options.named_only
+            && self.file_filter.is_none();
         let scope = match self.options.scope {
             ListScope::CurrentFolder => crate::catalog::Scope::Current,
             ListScope::All => crate::catalog::Scope::All,
@@ -256,6 +275,7 @@ impl PickerPane {
                 &query,
                 self.options,
                 &HashSet::new(),
+                self.file_filter.as_ref().map(|f| &f.sessions),
             );
             &unfolded
         };
@@ -305,9 +325,38 @@ impl PickerPane {
             .filter(|s| {
                 sessions::in_scope(s, self.folder.as_ref(), self.options)
                     && (!self.options.named_only || crate::catalog::search::query::has_name(s))
+                    && self
+                        .file_filter
+                        .as_ref()
+                        .is_none_or(|f| f.sessions.contains(&s.path))
             })
             .cloned()
             .collect()
+    }
+
+    /// The file filter's pattern, when one is in force.
+    pub fn file_filter(&self) -> Option<&str> {
+        self.file_filter.as_ref().map(|f| f.pattern.as_str())
+    }
+
+    /// Lists only `sessions` (those that touched a file `pattern` matches).
+    pub fn set_file_filter(
+        &mut self,
+        pattern: String,
+        sessions: HashSet<PathBuf>,
+    ) -> PickerOutcome {
+        let before = self.selected_path.clone();
+        self.file_filter = Some(FileFilter { pattern, sessions });
+        self.rebuild();
+        self.moved_from(before)
+    }
+
+    /// Lists every session again, whatever it touched.
+    pub fn clear_file_filter(&mut self) -> PickerOutcome {
+        let before = self.selected_path.clone();
+        self.file_filter = None;
+        self.rebuild();
+        self.moved_from(before)
     }
 
     /// The sessions folder being listed, once reading it started.
@@ -475,6 +524,7 @@ impl PickerPane {
             &query,
             self.options,
             &self.collapsed,
+            self.file_filter.as_ref().map(|f| &f.sessions),
         );
         let by_path = |p: &PathBuf, rows: &[PickerRow], sessions: &[SessionSummary]| {
             rows.iter().position(|r| match r {
