@@ -16,72 +16,24 @@
 //! PISCOPE_CATALOG_BENCH=target/bench-catalog/sessions cargo bench --bench browser_search
 //! ```
 
+mod common;
+use common::{key, write_catalog};
 use piscope::catalog::discover::FolderSource;
 use piscope::catalog::{Layout, SessionsFolder};
 use piscope::tui::clock::Clock;
 use piscope::tui::config::Config;
 use piscope::tui::draw::draw;
 use piscope::tui::event::{AppEvent, Command};
-use piscope::tui::input::keymap::Key;
 use piscope::tui::state::{App, Start};
 use piscope::tui::work::workers::JobContext;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyEventState};
 use ratatui::layout::Rect;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const SIZE: (u16, u16) = (160, 48);
-
-fn key(spec: &str) -> AppEvent {
-    let k = Key::parse(spec).expect("a key");
-    AppEvent::Key(KeyEvent {
-        code: k.code,
-        modifiers: k.mods,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    })
-}
-
-/// 2,000 sessions of 40 entries in 40 projects, every tenth entry naming
-/// a widget.
-fn write_corpus(root: &Path) {
-    for s in 0..2000 {
-        let project = root.join(format!("--home-ada-p{}--", s % 40));
-        std::fs::create_dir_all(&project).expect("project folder");
-        let path = project.join(format!("2026-01-11T00-00-00-000Z_{s:08}.jsonl"));
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("file"));
-        writeln!(
-            out,
-            r#"{{"type":"session","version":3,"id":"s{s}","timestamp":"2026-01-11T00:00:00.000Z","cwd":"/home/ada/p{}"}}"#,
-            s % 40
-        )
-        .expect("write");
-        for i in 1..=40 {
-            let id = s * 100 + i;
-            let parent = if i == 1 {
-                "null".to_string()
-            } else {
-                format!("\"{:08x}\"", id - 1)
-            };
-            let role = if i % 2 == 1 { "user" } else { "assistant" };
-            let text = if i % 10 == 0 {
-                "the widget renders twice"
-            } else {
-                "the parser and the tree"
-            };
-            writeln!(
-                out,
-                r#"{{"type":"message","id":"{id:08x}","parentId":{parent},"timestamp":"2026-01-11T00:00:{:02}.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"timestamp":{i}}}}}"#,
-                i % 60
-            )
-            .expect("write");
-        }
-    }
-}
 
 /// The browser with every session listed (all projects), as a user sees
 /// it before typing.
@@ -184,7 +136,14 @@ fn main() {
         Some(root) => PathBuf::from(root),
         None => {
             let root = tmp.path().join("agent/sessions");
-            write_corpus(&root);
+            // Every tenth message names a widget.
+            write_catalog(&root, 40, &|i| {
+                if i % 10 == 0 {
+                    "the widget renders twice"
+                } else {
+                    "the parser and the tree"
+                }
+            });
             root
         }
     };

@@ -16,14 +16,14 @@ use piscope::tui::clock::Clock;
 use piscope::tui::config::Config;
 use piscope::tui::draw::draw;
 use piscope::tui::event::{AppEvent, Command};
-use piscope::tui::input::keymap::Key;
 use piscope::tui::model::sessions::CatalogUpdate;
 use piscope::tui::state::{App, Start};
 use piscope::tui::work::workers::JobContext;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyEventState};
 use ratatui::layout::Rect;
+mod common;
+use common::{key, message, write_catalog};
 use std::hint::black_box;
 use std::io::Write;
 use std::path::Path;
@@ -32,17 +32,6 @@ use std::time::{Duration, Instant};
 
 const SIZE: (u16, u16) = (160, 48);
 const NOW: i64 = 1_768_158_000_000;
-
-/// One message line.
-fn message(id: usize, parent: Option<usize>, t: usize, role: &str, text: &str) -> String {
-    let parent = parent.map_or("null".to_string(), |p| format!("\"{p:08x}\""));
-    let secs = t % 60;
-    let mins = (t / 60) % 60;
-    let hours = (t / 3600) % 24;
-    format!(
-        r#"{{"type":"message","id":"{id:08x}","parentId":{parent},"timestamp":"2026-01-11T{hours:02}:{mins:02}:{secs:02}.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"timestamp":{t}}}}}"#
-    )
-}
 
 /// A session of `n` entries: one long conversation with a side branch of
 /// three entries every 500 entries, so the tree has forks all the way down.
@@ -79,16 +68,6 @@ fn write_session(path: &Path, n: usize) {
         id += 1;
     }
     out.flush().expect("write");
-}
-
-fn key(spec: &str) -> AppEvent {
-    let k = Key::parse(spec).expect("a key");
-    AppEvent::Key(KeyEvent {
-        code: k.code,
-        modifiers: k.mods,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    })
 }
 
 fn terminal() -> Terminal<TestBackend> {
@@ -205,36 +184,9 @@ fn key_press(c: &mut Criterion) {
     group.finish();
 }
 
-/// 2,000 small sessions in 40 projects.
-fn write_catalog(root: &Path) {
-    for s in 0..2000 {
-        let project = root.join(format!("--home-ada-p{}--", s % 40));
-        std::fs::create_dir_all(&project).expect("project folder");
-        let path = project.join(format!("2026-01-11T00-00-00-000Z_{s:08}.jsonl"));
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("file"));
-        writeln!(
-            out,
-            r#"{{"type":"session","version":3,"id":"s{s}","timestamp":"2026-01-11T00:00:00.000Z","cwd":"/home/ada/p{}"}}"#,
-            s % 40
-        )
-        .expect("write");
-        let mut parent = None;
-        for i in 1..=20 {
-            let role = if i % 2 == 1 { "user" } else { "assistant" };
-            writeln!(
-                out,
-                "{}",
-                message(s * 100 + i, parent, s + i, role, "session text to search")
-            )
-            .expect("write");
-            parent = Some(s * 100 + i);
-        }
-    }
-}
-
 fn first_frames(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
-    write_catalog(dir.path());
+    write_catalog(dir.path(), 20, &|_| "session text to search");
     let folder = SessionsFolder {
         dir: dir.path().to_path_buf(),
         layout: Layout::PerProject,

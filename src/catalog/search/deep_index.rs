@@ -33,6 +33,7 @@ use crate::catalog::cache::span::{
     BLOCK, Codec, PackedSpan, read_exact_at, read_packed, read_packed_blocks, read_stored,
 };
 use crate::catalog::discover::FileStamp;
+use crate::session::read::blocks::read_lines;
 use crate::session::read::file::{PrefixPrint, open_regular};
 use crate::session::{same_file, try_lock};
 use serde::{Deserialize, Serialize};
@@ -292,6 +293,19 @@ pub struct IndexStats {
     pub fallbacks: usize,
     /// Bytes of session files read into the index.
     pub bytes_read: u64,
+}
+
+impl IndexStats {
+    /// Counts a session read into the index from byte `from` to `to`:
+    /// built when read from its start, else extended.
+    pub(crate) fn read(&mut self, from: u64, to: u64) {
+        if from == 0 {
+            self.built += 1;
+        } else {
+            self.extended += 1;
+        }
+        self.bytes_read += to - from;
+    }
 }
 
 fn data_name(generation: u64) -> String {
@@ -573,7 +587,7 @@ impl DeepIndex {
             }
             true
         };
-        let (offset, lines) = read_lines(file, record.offset, stamp.size, record.lines, &mut {
+        let read = read_lines(file, record.offset, stamp.size, record.lines, &mut {
             |number, line: &[u8]| {
                 if let Some((id, texts)) = line_texts(line) {
                     for (kind, text) in &texts {
@@ -586,18 +600,12 @@ impl DeepIndex {
                 }
                 true
             }
-        })?;
+        });
+        let (offset, lines) = read.ok().flatten()?;
         if !current.entries.is_empty() && !finish(&current, &mut record) {
             return None;
         }
-        self.count(|s| {
-            if from == 0 {
-                s.built += 1;
-            } else {
-                s.extended += 1;
-            }
-            s.bytes_read += offset - from;
-        });
+        self.count(|s| s.read(from, offset));
         record.offset = offset;
         record.lines = lines;
         record.stamp = stamp;
@@ -790,54 +798,6 @@ impl SessionIndex {
             .map(|c| c.entries.stored_len() + c.folded.stored_len() + c.original.stored_len())
             .sum()
     }
-}
-
-/// Reads the complete lines of `file` from `from` up to `to`, numbered on
-/// from `lines`, handing each (with its line break, as deep search reads a line) to `line`; stops
-/// when it returns false. The end of the last complete line and the count
-/// of lines so far; `None` on a read error or a stop.
-fn read_lines(
-    file: &File,
-    from: u64,
-    to: u64,
-    lines: u64,
-    line: &mut dyn FnMut(u64, &[u8]) -> bool,
-) -> Option<(u64, u64)> {
-    const READ: usize = 1 << 20;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut at = from;
-    let mut number = lines;
-    let mut end = from;
-    while at < to {
-        let want = READ.min((to - at) as usize);
-        let have = buf.len();
-        buf.resize(have + want, 0);
-        let n = match crate::session::read::blocks::read_at(file, &mut buf[have..], at) {
-            Ok(0) => {
-                buf.truncate(have);
-                break;
-            }
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                buf.truncate(have);
-                continue;
-            }
-            Err(_) => return None,
-        };
-        buf.truncate(have + n);
-        at += n as u64;
-        let mut start = 0;
-        while let Some(i) = memchr::memchr(b'\n', &buf[start..]) {
-            number += 1;
-            if !line(number, &buf[start..start + i + 1]) {
-                return None;
-            }
-            start += i + 1;
-        }
-        end += start as u64;
-        buf.drain(..start);
-    }
-    Some((end, number))
 }
 
 /// A line's entry id, and each of its texts with what it is.

@@ -15,10 +15,10 @@
 use super::touched::{LineFacts, Tool, line_facts, may_touch};
 use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::FileStamp;
+use crate::session::read::blocks::read_lines;
 use crate::session::read::file::{PrefixPrint, open_regular};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -131,18 +131,9 @@ pub struct SessionTouches {
     pub touches: Vec<Touch>,
 }
 
-/// What the index did in this run, session by session.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct TouchedStats {
-    /// Served as stored: the file had not changed.
-    pub reused: usize,
-    /// Read on from where the store stopped: the file grew.
-    pub extended: usize,
-    /// Read whole: new to the store, shrunk, replaced, or damaged before.
-    pub built: usize,
-    /// Bytes of session files read.
-    pub bytes_read: u64,
-}
+/// What the index did in this run, session by session, counted as the
+/// deep-search index counts (it never falls back to the files).
+pub type TouchedStats = super::deep_index::IndexStats;
 
 /// The touched-files store, opened for one question (or several).
 #[derive(Default)]
@@ -309,16 +300,11 @@ impl TouchedIndex {
                     }
                     body.add(&mut places, number, facts);
                 }
+                true
             },
-        )?;
-        self.count(|s| {
-            if from == 0 {
-                s.built += 1;
-            } else {
-                s.extended += 1;
-            }
-            s.bytes_read += offset - from;
-        });
+        )?
+        .ok_or_else(|| std::io::Error::other("the lines stopped"))?;
+        self.count(|s| s.read(from, offset));
         record.cwd = cwd;
         record.offset = offset;
         record.lines = lines;
@@ -524,51 +510,6 @@ impl Body {
             }
         }
     }
-}
-
-/// Reads the complete lines of `file` from `from` up to `to`, numbered on
-/// from `lines`, handing each (line break included) to `line`. The end of
-/// the last complete line and the count of lines so far.
-fn read_lines(
-    file: &File,
-    from: u64,
-    to: u64,
-    lines: u64,
-    line: &mut dyn FnMut(u64, &[u8]),
-) -> std::io::Result<(u64, u64)> {
-    const READ: usize = 1 << 20;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut at = from;
-    let mut number = lines;
-    let mut end = from;
-    while at < to {
-        let want = READ.min((to - at) as usize);
-        let have = buf.len();
-        buf.resize(have + want, 0);
-        let n = match crate::session::read::blocks::read_at(file, &mut buf[have..], at) {
-            Ok(0) => {
-                buf.truncate(have);
-                break;
-            }
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                buf.truncate(have);
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        buf.truncate(have + n);
-        at += n as u64;
-        let mut start = 0;
-        while let Some(i) = memchr::memchr(b'\n', &buf[start..]) {
-            number += 1;
-            line(number, &buf[start..start + i + 1]);
-            start += i + 1;
-        }
-        end += start as u64;
-        buf.drain(..start);
-    }
-    Ok((end, number))
 }
 
 /// One session that touched the file asked for.

@@ -588,6 +588,54 @@ impl SpanReader {
     }
 }
 
+/// Reads the complete lines of `file` from `from` up to `to`, numbered on
+/// from `lines`, handing each (line break included) to `line`, which
+/// returns false to stop. The end of the last complete line and the count
+/// of lines so far; `None` when `line` stopped the reading.
+pub(crate) fn read_lines(
+    file: &File,
+    from: u64,
+    to: u64,
+    lines: u64,
+    line: &mut dyn FnMut(u64, &[u8]) -> bool,
+) -> io::Result<Option<(u64, u64)>> {
+    const READ: usize = 1 << 20;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut at = from;
+    let mut number = lines;
+    let mut end = from;
+    while at < to {
+        let want = READ.min((to - at) as usize);
+        let have = buf.len();
+        buf.resize(have + want, 0);
+        let n = match read_at(file, &mut buf[have..], at) {
+            Ok(0) => {
+                buf.truncate(have);
+                break;
+            }
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                buf.truncate(have);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        buf.truncate(have + n);
+        at += n as u64;
+        let mut start = 0;
+        while let Some(i) = memchr::memchr(b'\n', &buf[start..]) {
+            number += 1;
+            if !line(number, &buf[start..start + i + 1]) {
+                return Ok(None);
+            }
+            start += i + 1;
+        }
+        end += start as u64;
+        buf.drain(..start);
+    }
+    Ok(Some((end, number)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@ use crate::tui::look::theme::Theme;
 use crate::tui::overlays::text_input::TextInput;
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
 
@@ -192,13 +193,6 @@ pub fn draw<T>(
         .map(|l| rows(l))
         .sum();
     let h = (body_rows.min(body_room) + input_rows + 2).min(usize::from(area.height)) as u16;
-    let rect = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height.saturating_sub(h)) / 2,
-        w,
-        h,
-    );
-    frame.render_widget(Clear, rect);
     let border = if dialog.danger {
         theme.error
     } else {
@@ -215,21 +209,8 @@ pub fn draw<T>(
         Some(scroll) if body_rows > body_room => format!(" · {scroll} scroll"),
         _ => String::new(),
     };
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(border)
-        .title(Span::styled(format!(" {} ", dialog.title), theme.title))
-        .title_bottom(Span::styled(
-            format!(" {enter}{} cancel{more} ", keys.cancel),
-            theme.muted,
-        ));
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let inner = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
+    let hint = format!("{enter}{} cancel{more}", keys.cancel);
+    let inner = dialog_box(frame, area, (w, h), &dialog.title, &hint, border, theme);
     let input_h = input_rows as u16;
     let body_area = Rect {
         height: inner.height.saturating_sub(input_h),
@@ -294,6 +275,39 @@ fn wrapped_rows(line: &str, width: usize) -> usize {
         }
     }
     rows
+}
+
+/// Clears a `w` × `h` box in the middle of `area` and draws a dialog's
+/// rounded frame on it, `title` at its top and `hint` (its keys) at its
+/// bottom; the area inside it, a column of padding each side.
+pub fn dialog_box(
+    frame: &mut Frame,
+    area: Rect,
+    (w, h): (u16, u16),
+    title: &str,
+    hint: &str,
+    border: Style,
+    theme: &Theme,
+) -> Rect {
+    let rect = Rect::new(
+        area.x + area.width.saturating_sub(w) / 2,
+        area.y + area.height.saturating_sub(h) / 2,
+        w,
+        h,
+    );
+    frame.render_widget(Clear, rect);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(border)
+        .title(Span::styled(format!(" {title} "), theme.title))
+        .title_bottom(Span::styled(format!(" {hint} "), theme.muted));
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    Rect {
+        x: inner.x + 1,
+        width: inner.width.saturating_sub(2),
+        ..inner
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::tui::overlays::text_input::TextInput;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 use std::path::PathBuf;
 
 /// Widest the list gets.
@@ -141,30 +141,18 @@ pub fn draw(frame: &mut Frame, area: Rect, list: &FileList, keymap: &Keymap, the
     let shown = list.shown();
     let rows = list_rows(area.height);
     let h = (shown.len().clamp(1, rows) + 4).min(usize::from(area.height)) as u16;
-    let rect = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + area.height.saturating_sub(h) / 2,
-        w,
-        h,
-    );
-    frame.render_widget(Clear, rect);
     let confirm = keymap.keys_for(Scope::Dialog, Action::Confirm);
     let cancel = keymap.keys_for(Scope::Dialog, Action::Cancel);
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(theme.border_focused)
-        .title(Span::styled(format!(" {} ", list.title), theme.title))
-        .title_bottom(Span::styled(
-            format!(" {confirm} choose · {cancel} cancel · type to narrow "),
-            theme.muted,
-        ));
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let inner = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
+    let hint = format!("{confirm} choose · {cancel} cancel · type to narrow");
+    let inner = super::dialog::dialog_box(
+        frame,
+        area,
+        (w, h),
+        &list.title,
+        &hint,
+        theme.border_focused,
+        theme,
+    );
     let width = usize::from(inner.width);
     let mut lines: Vec<Line<'_>> = Vec::new();
     if shown.is_empty() {
