@@ -476,29 +476,18 @@ fn file_url_path(p: &str) -> Option<String> {
 }
 
 /// `p` made absolute under `cwd` (when it is relative and `cwd` is given)
-/// and normalised: `.` and empty parts dropped, `..` taking the part before
-/// it (never past the root).
+/// and normalised as the catalog normalises a folder
+/// ([`crate::catalog::discover::normalize`]: `.` and empty parts dropped,
+/// `..` taking the part before it, never past the root); nothing left is
+/// the empty path.
 fn join_and_normalize(p: &str, cwd: Option<&str>) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    let absolute = p.starts_with('/');
-    let base = match cwd {
-        Some(c) if !absolute => c,
-        _ => "",
-    };
-    let rooted = absolute || base.starts_with('/');
-    for part in base.split('/').chain(p.split('/')) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() && !rooted {
-                    parts.push("..");
-                }
-            }
-            _ => parts.push(part),
-        }
+    let joined = std::path::Path::new(cwd.unwrap_or("")).join(p);
+    let normal = crate::catalog::discover::normalize(&joined);
+    if normal.as_os_str() == "." {
+        return String::new();
     }
-    let joined = parts.join("/");
-    if rooted { format!("/{joined}") } else { joined }
+    // Made of `str`s, so it is UTF-8 and nothing is replaced.
+    normal.to_string_lossy().into_owned()
 }
 
 /// A file to look for: a path or a glob (`*` and `?` within a part of the
