@@ -17,7 +17,7 @@
 //! ```
 
 mod common;
-use common::{key, write_catalog};
+use common::{key, settle, write_catalog};
 use piscope::catalog::discover::FolderSource;
 use piscope::catalog::{Layout, SessionsFolder};
 use piscope::tui::clock::Clock;
@@ -45,19 +45,9 @@ fn loaded_app(cx: &JobContext) -> App {
         None,
         Rect::new(0, 0, SIZE.0, SIZE.1),
     );
-    let mut cmds = first;
-    while let Some(cmd) = cmds.pop() {
-        if !matches!(cmd, Command::LoadCatalog { .. }) {
-            continue;
-        }
-        let (tx, rx) = mpsc::channel();
-        cx.run(cmd, &|ev| {
-            let _ = tx.send(ev);
-        });
-        for ev in rx.try_iter() {
-            cmds.extend(app.update(ev));
-        }
-    }
+    settle(&mut app, first, cx, &|c| {
+        matches!(c, Command::LoadCatalog { .. })
+    });
     assert!(!app.picker().sessions().is_empty(), "no sessions listed");
     app
 }

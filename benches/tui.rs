@@ -23,7 +23,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 mod common;
-use common::{key, message, write_catalog};
+use common::{key, message, settle, write_catalog};
 use std::hint::black_box;
 use std::io::Write;
 use std::path::Path;
@@ -87,19 +87,9 @@ fn open(path: &Path) -> App {
         Rect::new(0, 0, SIZE.0, SIZE.1),
     );
     let cx = JobContext::new(None, None, false, "/".into());
-    let mut cmds = first;
-    while let Some(cmd) = cmds.pop() {
-        if matches!(cmd, Command::BuildPreview(_)) {
-            continue;
-        }
-        let (tx, rx) = mpsc::channel();
-        cx.run(cmd, &|ev| {
-            let _ = tx.send(ev);
-        });
-        for ev in rx.try_iter() {
-            cmds.extend(app.update(ev));
-        }
-    }
+    settle(&mut app, first, &cx, &|c| {
+        !matches!(c, Command::BuildPreview(_))
+    });
     app
 }
 

@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
-use piscope::tui::event::AppEvent;
+use piscope::tui::event::{AppEvent, Command};
 use piscope::tui::input::keymap::Key;
+use piscope::tui::state::App;
+use piscope::tui::work::workers::JobContext;
 use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyEventState};
 use std::io::Write;
 use std::path::Path;
@@ -18,6 +20,30 @@ pub fn key(spec: &str) -> AppEvent {
         kind: KeyEventKind::Press,
         state: KeyEventState::NONE,
     })
+}
+
+/// Runs `cmds` and the commands their answers bring, one after the other
+/// on this thread (as workers would run them), those `wanted` accepts;
+/// the others are dropped.
+pub fn settle(
+    app: &mut App,
+    cmds: Vec<Command>,
+    cx: &JobContext,
+    wanted: &dyn Fn(&Command) -> bool,
+) {
+    let mut cmds = cmds;
+    while let Some(cmd) = cmds.pop() {
+        if !wanted(&cmd) {
+            continue;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        cx.run(cmd, &|ev| {
+            let _ = tx.send(ev);
+        });
+        for ev in rx.try_iter() {
+            cmds.extend(app.update(ev));
+        }
+    }
 }
 
 /// One message line.
