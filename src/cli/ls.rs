@@ -3,7 +3,7 @@
 
 use super::args::ListArgs;
 use super::warn;
-use crate::catalog::search::deep::{DeepHit, HitDetail, deep_search_mapped};
+use crate::catalog::search::deep::{DeepHit, deep_search_mapped};
 use crate::catalog::search::deep_index::DeepIndex;
 use crate::catalog::search::touched::{FilePattern, shown_path};
 use crate::catalog::search::touched_index::{TouchedIndex, TouchedSession, sessions_touching};
@@ -115,17 +115,10 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
                 hits_text(hits)
             }
         };
-        let problems = deep_search_mapped(
-            &chosen,
-            &query,
-            &index,
-            HitDetail::Snippet,
-            &print,
-            &mut |printed| {
-                let r = write_printed(printed, &mut written, out);
-                r.map_err(|e| failed = Some(e)).is_ok()
-            },
-        );
+        let problems = deep_search_mapped(&chosen, &query, &index, &print, &mut |printed| {
+            let r = write_printed(printed, &mut written, out);
+            r.map_err(|e| failed = Some(e)).is_ok()
+        });
         if let Err(e) = index.save() {
             warn(&format!("could not save the deep-search index: {e}"));
         }
@@ -556,8 +549,6 @@ mod tests {
             kind: kind.to_string(),
             snippet: snippet.to_string(),
             compacted_away: cut,
-            context: String::new(),
-            matched: Vec::new(),
         }
     }
 

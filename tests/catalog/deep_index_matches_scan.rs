@@ -7,7 +7,7 @@
 
 use crate::support as common;
 
-use piscope::catalog::search::deep::{DeepHit, HitDetail, deep_search_each};
+use piscope::catalog::search::deep::{DeepHit, deep_search_each};
 use piscope::catalog::search::deep_index::{DeepIndex, IndexStats};
 use piscope::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
 use piscope::safe_text::sanitize;
@@ -68,10 +68,10 @@ fn summaries(root: &Path) -> Vec<catalog::SessionSummary> {
     cat.sessions
 }
 
-fn search(root: &Path, query: &str, index: &DeepIndex, detail: HitDetail) -> Vec<DeepHit> {
+fn search(root: &Path, query: &str, index: &DeepIndex) -> Vec<DeepHit> {
     let q = Query::parse(query).expect("query");
     let mut hits = Vec::new();
-    let problems = deep_search_each(&summaries(root), &q, index, detail, &mut |h| {
+    let problems = deep_search_each(&summaries(root), &q, index, &mut |h| {
         hits.extend_from_slice(h);
         true
     });
@@ -80,25 +80,20 @@ fn search(root: &Path, query: &str, index: &DeepIndex, detail: HitDetail) -> Vec
 }
 
 /// Every query's hits by reading the files.
-fn scans(root: &Path, detail: HitDetail) -> Vec<Vec<DeepHit>> {
+fn scans(root: &Path) -> Vec<Vec<DeepHit>> {
     QUERIES
         .iter()
-        .map(|q| search(root, q, &DeepIndex::disabled(), detail))
+        .map(|q| search(root, q, &DeepIndex::disabled()))
         .collect()
 }
 
 /// Runs every query through an index opened on `cache` (and saved after),
 /// asserting each answer equals `want`; what the index did.
-fn check_indexed(
-    root: &Path,
-    cache: &Path,
-    want: &[Vec<DeepHit>],
-    detail: HitDetail,
-) -> IndexStats {
+fn check_indexed(root: &Path, cache: &Path, want: &[Vec<DeepHit>]) -> IndexStats {
     let mut total = IndexStats::default();
     for (q, want) in QUERIES.iter().zip(want) {
         let index = DeepIndex::open(cache.to_path_buf());
-        let got = search(root, q, &index, detail);
+        let got = search(root, q, &index);
         if got != *want {
             let first = got.iter().zip(want).position(|(a, b)| a != b);
             panic!(
@@ -268,22 +263,18 @@ fn append(path: &Path, lines: &[String]) {
 fn the_index_answers_as_the_files_do_as_they_grow_shrink_and_change() {
     let (tmp, root) = corpus();
     let cache = tmp.path().join("cache");
-    for detail in [HitDetail::Context, HitDetail::Snippet] {
-        let _ = std::fs::remove_dir_all(&cache);
-        let want = scans(&root, detail);
-        assert!(want.iter().filter(|h| !h.is_empty()).count() > QUERIES.len() / 2);
-        // Built, then served as stored.
-        let built = check_indexed(&root, &cache, &want, detail);
-        assert!(built.built > 0 && built.fallbacks == 0, "{built:?}");
-        let warm = check_indexed(&root, &cache, &want, detail);
-        assert_eq!(
-            (warm.built, warm.extended, warm.fallbacks),
-            (0, 0, 0),
-            "{warm:?}"
-        );
-        assert!(warm.reused > 0);
-    }
-    let detail = HitDetail::Context;
+    let want = scans(&root);
+    assert!(want.iter().filter(|h| !h.is_empty()).count() > QUERIES.len() / 2);
+    // Built, then served as stored.
+    let built = check_indexed(&root, &cache, &want);
+    assert!(built.built > 0 && built.fallbacks == 0, "{built:?}");
+    let warm = check_indexed(&root, &cache, &want);
+    assert_eq!(
+        (warm.built, warm.extended, warm.fallbacks),
+        (0, 0, 0),
+        "{warm:?}"
+    );
+    assert!(warm.reused > 0);
     // The odd session grows: its unfinished line is finished, and more come,
     // with a compaction that cuts away what was seen before.
     let odd = common::session_files(&root)
@@ -307,8 +298,8 @@ fn the_index_answers_as_the_files_do_as_they_grow_shrink_and_change() {
     more.push(comp.to_string());
     append(&odd, &more);
     let grown = std::fs::metadata(&odd).expect("stat").len();
-    let want = scans(&root, detail);
-    let s = check_indexed(&root, &cache, &want, detail);
+    let want = scans(&root);
+    let s = check_indexed(&root, &cache, &want);
     assert_eq!(s.built, 0, "{s:?}");
     assert_eq!(s.extended, 1, "only the first search reads on: {s:?}");
     assert_eq!(s.fallbacks, 0, "{s:?}");
@@ -335,13 +326,13 @@ fn the_index_answers_as_the_files_do_as_they_grow_shrink_and_change() {
     let tmp_file = replaced.with_extension("new");
     std::fs::write(&tmp_file, swapped.as_bytes()).expect("write");
     std::fs::rename(&tmp_file, replaced).expect("replace");
-    let want = scans(&root, detail);
-    let s = check_indexed(&root, &cache, &want, detail);
+    let want = scans(&root);
+    let s = check_indexed(&root, &cache, &want);
     assert!(s.built >= 2 && s.fallbacks == 0, "{s:?}");
     // A session deleted: its hits go, its index is forgotten on save.
     std::fs::remove_file(cut).expect("remove");
-    let want = scans(&root, detail);
-    check_indexed(&root, &cache, &want, detail);
+    let want = scans(&root);
+    check_indexed(&root, &cache, &want);
 }
 
 /// The data file of the store in `cache`.
@@ -359,17 +350,11 @@ type Damage = Box<dyn Fn(&mut Vec<u8>)>;
 #[test]
 fn a_damaged_store_reads_the_files_instead() {
     // A snippet reads only the blocks that hold candidates, and checks
-    // only the bytes it shows are UTF-8; a context reads them whole.
-    for detail in [HitDetail::Context, HitDetail::Snippet] {
-        damaged_store_reads_the_files(detail);
-    }
-}
-
-fn damaged_store_reads_the_files(detail: HitDetail) {
+    // only the bytes it shows are UTF-8.
     let (tmp, root) = corpus();
     let cache = tmp.path().join("cache");
-    let want = scans(&root, detail);
-    check_indexed(&root, &cache, &want, detail);
+    let want = scans(&root);
+    check_indexed(&root, &cache, &want);
     let data = data_file(&cache);
     let pristine = std::fs::read(&data).expect("read");
     let table = cache.join("catalog-deep.bin");
@@ -407,10 +392,10 @@ fn damaged_store_reads_the_files(detail: HitDetail) {
         std::fs::write(&table, &pristine_table).expect("table");
         // The damage is met (a fallback, or a rebuild of what it hid) and
         // every answer is still the files'.
-        let s = check_indexed(&root, &cache, &want, detail);
+        let s = check_indexed(&root, &cache, &want);
         assert!(s.fallbacks + s.built > 0, "{what}: {s:?}");
         // Healed: the next round is served from the store again.
-        let s = check_indexed(&root, &cache, &want, detail);
+        let s = check_indexed(&root, &cache, &want);
         assert_eq!((s.fallbacks, s.built), (0, 0), "{what}: {s:?}");
     }
     // A damaged table is ignored and the store built again.
@@ -418,7 +403,7 @@ fn damaged_store_reads_the_files(detail: HitDetail) {
     let at = t.len() / 2;
     t[at] ^= 0xff;
     std::fs::write(&table, &t).expect("damage");
-    let s = check_indexed(&root, &cache, &want, detail);
+    let s = check_indexed(&root, &cache, &want);
     assert!(s.built > 0 && s.fallbacks == 0, "{s:?}");
 }
 
@@ -436,13 +421,13 @@ fn on_pi_written_sessions_the_index_answers_as_the_files_do() {
     }
     let root = out.join("sessions");
     let cache = tmp.path().join("cache");
-    let want = scans(&root, HitDetail::Context);
+    let want = scans(&root);
     assert!(want[0].len() > 100, "widget is in pi's generated text");
-    check_indexed(&root, &cache, &want, HitDetail::Context);
+    check_indexed(&root, &cache, &want);
     // Another run of pi's generator adds sessions; the indexed ones stay.
     common::pi_corpus(&out, 33, 3, 40);
-    let want = scans(&root, HitDetail::Context);
-    let s = check_indexed(&root, &cache, &want, HitDetail::Context);
+    let want = scans(&root);
+    let s = check_indexed(&root, &cache, &want);
     assert!(s.built > 0 && s.fallbacks == 0, "{s:?}");
 }
 
@@ -456,7 +441,7 @@ fn the_browsers_deep_search_uses_the_index() {
     let cache = tmp.path().join("cache");
     let query = "widget";
     // The browser's hits carry snippets; its screen marks the matches.
-    let want = search(&root, query, &DeepIndex::disabled(), HitDetail::Snippet);
+    let want = search(&root, query, &DeepIndex::disabled());
     assert!(want.len() > 3000, "{}", want.len());
     let browse = || {
         let mut h = Harness::folder_cached(folder(&root), (160, 50), &cache);
@@ -525,7 +510,7 @@ fn ls_prints_the_files_hits_in_order() {
         "ü",
         "zzzz-not-there",
     ] {
-        let want = search(&root, query, &DeepIndex::disabled(), HitDetail::Snippet);
+        let want = search(&root, query, &DeepIndex::disabled());
         let mut paths: Vec<&Path> = want.iter().map(|h| h.path.as_path()).collect();
         paths.dedup();
         sessions_with_hits = sessions_with_hits.max(paths.len());

@@ -123,8 +123,7 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
     assert_eq!(all.len(), 40 * 25);
     let mut batches = Vec::new();
     let index = catalog::search::deep_index::DeepIndex::open(tmp.path().join("cache"));
-    let detail = catalog::search::deep::HitDetail::Context;
-    catalog::search::deep::deep_search_each(&cat.sessions, &q, &index, detail, &mut |hits| {
+    catalog::search::deep::deep_search_each(&cat.sessions, &q, &index, &mut |hits| {
         batches.push(hits.to_vec());
         true
     });
@@ -137,7 +136,7 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
     assert_eq!(lines, (2..27).collect::<Vec<u64>>());
     // Stopped after the first session: no more hits are handed over.
     let mut calls = 0;
-    catalog::search::deep::deep_search_each(&cat.sessions, &q, &index, detail, &mut |_| {
+    catalog::search::deep::deep_search_each(&cat.sessions, &q, &index, &mut |_| {
         calls += 1;
         false
     });

@@ -27,13 +27,6 @@ pub struct DeepHit {
     /// The entry is on the current branch but a compaction cut it away:
     /// the model no longer sees it where pi resumes.
     pub compacted_away: bool,
-    /// A wider piece around the match, on one line, for a screen that
-    /// centres the match in whatever width it has.
-    #[serde(skip)]
-    pub context: String,
-    /// Where the query's words match in `context`, as byte ranges in order.
-    #[serde(skip)]
-    pub matched: Vec<Range<usize>>,
 }
 
 /// Searches `sessions` (in parallel) by reading their files, and returns
@@ -45,7 +38,7 @@ pub fn deep_search(
 ) -> (Vec<DeepHit>, Vec<crate::catalog::CatalogProblem>) {
     let mut hits = Vec::new();
     let index = DeepIndex::disabled();
-    let problems = deep_search_each(sessions, query, &index, HitDetail::Context, &mut |found| {
+    let problems = deep_search_each(sessions, query, &index, &mut |found| {
         hits.extend_from_slice(found);
         true
     });
@@ -64,10 +57,9 @@ pub fn deep_search_each(
     sessions: &[SessionSummary],
     query: &Query,
     index: &DeepIndex,
-    detail: HitDetail,
     found: &mut dyn FnMut(&[DeepHit]) -> bool,
 ) -> Vec<crate::catalog::CatalogProblem> {
-    deep_search_mapped(sessions, query, index, detail, &|hits| hits, &mut |hits| {
+    deep_search_mapped(sessions, query, index, &|hits| hits, &mut |hits| {
         found(&hits)
     })
 }
@@ -80,11 +72,10 @@ pub fn deep_search_mapped<T: Send>(
     sessions: &[SessionSummary],
     query: &Query,
     index: &DeepIndex,
-    detail: HitDetail,
     map: &(dyn Fn(Vec<DeepHit>) -> T + Sync),
     found: &mut dyn FnMut(T) -> bool,
 ) -> Vec<crate::catalog::CatalogProblem> {
-    let search = Search::new(query, detail);
+    let search = Search::new(query, false);
     let search = &search;
     let next = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
@@ -304,20 +295,10 @@ fn search_chunk_in(
             last_line = Some(line);
             let (id, kind) = (e.id.map(str::to_string), e.kind.to_string());
             found.push(match located {
-                Stored::Text(field, at) => hit(path, id, line, kind, field, at, query),
+                Stored::Text(field, at) => hit(path, id, line, kind, field, at),
                 Stored::Bytes(at) => {
                     let Some(snippet) = snippet_stored(bytes, at) else {
                         return false;
-                    };
-                    let (context, matched) = match query.detail {
-                        HitDetail::Snippet => (String::new(), Vec::new()),
-                        HitDetail::Context => {
-                            let Some(context) = context_stored(bytes, at) else {
-                                return false;
-                            };
-                            let matched = query.match_ranges(&context);
-                            (context, matched)
-                        }
                     };
                     DeepHit {
                         path: path.to_path_buf(),
@@ -326,8 +307,6 @@ fn search_chunk_in(
                         kind,
                         snippet,
                         compacted_away: false,
-                        context,
-                        matched,
                     }
                 }
             });
@@ -344,16 +323,7 @@ fn hit(
     kind: String,
     field: &str,
     at: usize,
-    query: &Search<'_>,
 ) -> DeepHit {
-    let (context, matched) = match query.detail {
-        HitDetail::Snippet => (String::new(), Vec::new()),
-        HitDetail::Context => {
-            let context = context(field, at);
-            let matched = query.match_ranges(&context);
-            (context, matched)
-        }
-    };
     DeepHit {
         path: path.to_path_buf(),
         entry_id,
@@ -361,8 +331,6 @@ fn hit(
         kind,
         snippet: snippet(field, at),
         compacted_away: false,
-        context,
-        matched,
     }
 }
 
@@ -411,7 +379,7 @@ fn search_lines(
         };
         for (kind, field) in texts {
             if let Some(at) = query.find_in(&field) {
-                hits.push(hit(path, id, number, kind, &field, at, query));
+                hits.push(hit(path, id, number, kind, &field, at));
                 break;
             }
         }
@@ -512,13 +480,6 @@ fn snippet_stored(bytes: &[u8], at: usize) -> Option<String> {
     Some(snippet_of(window, at, goes_on))
 }
 
-/// [`context`] of the stored text `bytes` at byte `at`, as
-/// [`snippet_stored`] makes a snippet: from the bytes it shows alone.
-fn context_stored(bytes: &[u8], at: usize) -> Option<String> {
-    let (window, at, goes_on) = window_stored(bytes, at, CONTEXT_CHARS, CONTEXT_CHARS + 1)?;
-    Some(context_of(window, at, goes_on))
-}
-
 /// The bytes of `bytes` that hold the `before` characters before byte
 /// `at` and the `after` after it (four bytes at most to a character), cut
 /// at character starts and checked to be UTF-8: the piece, `at` in it, and
@@ -547,42 +508,6 @@ fn window_stored(
     Some((window, at - from, (from > 0, to < bytes.len())))
 }
 
-/// Characters kept on each side of the match in a hit's context.
-const CONTEXT_CHARS: usize = 150;
-
-/// Up to [`CONTEXT_CHARS`] characters each side of byte `at`, white space
-/// collapsed, `…` where the text goes on.
-fn context(text: &str, at: usize) -> String {
-    context_of(text, at, (false, false))
-}
-
-/// [`context`] of `text`, a piece of a longer text when `goes_on` says
-/// that text goes on before it, or after it.
-fn context_of(text: &str, at: usize, goes_on: (bool, bool)) -> String {
-    let at = (0..=at.min(text.len()))
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    let start = text[..at]
-        .char_indices()
-        .rev()
-        .nth(CONTEXT_CHARS - 1)
-        .map_or(0, |(i, _)| i);
-    let end = text[at..]
-        .char_indices()
-        .nth(CONTEXT_CHARS)
-        .map_or(text.len(), |(i, _)| at + i);
-    let mut out = String::new();
-    if start > 0 || goes_on.0 {
-        out.push('…');
-    }
-    out.push_str(&normalize_spaces(&text[start..end]));
-    if end < text.len() || goes_on.1 {
-        out.push('…');
-    }
-    out
-}
-
 /// `text` lower-cased character by character, and for each byte of it the
 /// byte of `text` it came from (one more at the end).
 fn lower_with_offsets(text: &str) -> (String, Vec<usize>) {
@@ -596,12 +521,6 @@ fn lower_with_offsets(text: &str) -> (String, Vec<usize>) {
     }
     from.push(text.len());
     (lower, from)
-}
-
-fn normalize_spaces(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    push_normalized(&mut out, s);
-    out
 }
 
 /// Appends `s` with its white-space runs as one space, trimmed.
@@ -659,22 +578,30 @@ impl Query {
     /// Every place the query's words, phrases or pattern match in `text`,
     /// as byte ranges in order (overlaps merged).
     pub fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
-        Search::new(self, HitDetail::Context).match_ranges(text)
+        self.marks().match_ranges(text)
+    }
+
+    /// The query made ready to mark its matches in many texts (the rows
+    /// of a screen): [`Query::match_ranges`] without making it ready each
+    /// time.
+    pub fn marks(&self) -> Marks<'_> {
+        Marks(Search::new(self, true))
     }
 
     /// Where the query matches in `text` (a byte offset), if it does.
     pub fn find_in(&self, text: &str) -> Option<usize> {
-        Search::new(self, HitDetail::Snippet).find_in(text)
+        Search::new(self, false).find_in(text)
     }
 }
 
-/// How much each hit carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HitDetail {
-    /// The snippet only (`context` and `matched` empty): what a list prints.
-    Snippet,
-    /// The snippet, and the wider context with its matches marked.
-    Context,
+/// A query made ready to mark its matches (see [`Query::marks`]).
+pub struct Marks<'q>(Search<'q>);
+
+impl Marks<'_> {
+    /// See [`Query::match_ranges`].
+    pub fn match_ranges(&self, text: &str) -> Vec<Range<usize>> {
+        self.0.match_ranges(text)
+    }
 }
 
 /// A query made ready for many texts: its words lower-cased, its phrases
@@ -682,19 +609,19 @@ pub enum HitDetail {
 struct Search<'q> {
     query: &'q Query,
     parts: Option<QueryParts<'q>>,
-    /// Per phrase, the pattern that marks it across any white space.
+    /// Per phrase, the pattern that marks it across any white space (made
+    /// only for marking matches).
     phrases: Vec<Option<fancy_regex::Regex>>,
-    detail: HitDetail,
     /// What [`Search::find_in_matching`] looks for first (the first word,
     /// or the first word of the first phrase), made ready once.
     first: Option<memchr::memmem::Finder<'static>>,
 }
 
 impl<'q> Search<'q> {
-    fn new(query: &'q Query, detail: HitDetail) -> Search<'q> {
+    fn new(query: &'q Query, marks: bool) -> Search<'q> {
         let parts = query.parts();
-        let phrases = match (&parts, detail) {
-            (Some(QueryParts::Words(words)), HitDetail::Context) => words
+        let phrases = match (&parts, marks) {
+            (Some(QueryParts::Words(words)), true) => words
                 .iter()
                 .filter(|(phrase, _)| *phrase)
                 .map(|(_, w)| {
@@ -727,7 +654,6 @@ impl<'q> Search<'q> {
             query,
             parts,
             phrases,
-            detail,
             first,
         }
     }
@@ -1106,7 +1032,7 @@ mod tests {
         };
         let found = |query: &str, text: &str| {
             let q = Query::parse(query).expect("query");
-            let search = Search::new(&q, HitDetail::Snippet);
+            let search = Search::new(&q, false);
             let mut hits = Vec::new();
             let l = line(text);
             search_lines(
@@ -1124,32 +1050,6 @@ mod tests {
         assert_eq!(found("kelvin", "7 elvin"), 0);
     }
 
-    /// A context made from the bytes around the match is the one made from
-    /// the whole text, on texts longer than the widest window.
-    #[test]
-    fn contexts_of_stored_bytes_are_the_texts() {
-        let mut texts = snippet_texts();
-        texts.push(format!("{}widget{}", "é ".repeat(400), "😀x".repeat(300)));
-        texts.push(format!(
-            "{}\n\n{}",
-            "a\tb ".repeat(250),
-            "ünï  ".repeat(200)
-        ));
-        texts.push("x".repeat(1500));
-        for text in &texts {
-            for at in (0..=text.len() + 2).step_by(7) {
-                assert_eq!(
-                    context_stored(text.as_bytes(), at).as_deref(),
-                    Some(context(text, at).as_str()),
-                    "{text:?} at {at}"
-                );
-            }
-        }
-        let mut bad = format!("{}widget{}", "a".repeat(900), "b".repeat(900)).into_bytes();
-        bad[1000] = 0xff;
-        assert_eq!(context_stored(&bad, 900), None);
-    }
-
     #[test]
     fn snippets_are_short_and_on_one_line() {
         let text = format!("{}needle\n\nafter{}", "a ".repeat(100), " b".repeat(100));
@@ -1161,15 +1061,12 @@ mod tests {
     }
 
     #[test]
-    fn contexts_mark_every_match_by_its_bytes() {
-        let text = format!(
+    fn matches_are_marked_by_their_bytes() {
+        let c = format!(
             "{}Ünïcode NEEDLE and needle{}",
             "a ".repeat(200),
             " b".repeat(200)
         );
-        let at = text.find("NEEDLE").expect("needle");
-        let c = context(&text, at);
-        assert!(c.starts_with('…') && c.ends_with('…'));
         let q = Query::parse("needle").expect("query");
         let m = q.match_ranges(&c);
         let words: Vec<&str> = m.iter().map(|r| &c[r.clone()]).collect();

@@ -419,11 +419,7 @@ fn deep_search_streamed(
     let mut batch = Vec::new();
     let mut sent = 0usize;
     let mut last = std::time::Instant::now();
-    // Snippets only: the screen marks the matches of the hits it shows, and
-    // a wider context for each of hundreds of thousands of hits would take
-    // most of the search's time and memory.
-    let detail = catalog::search::deep::HitDetail::Snippet;
-    catalog::search::deep::deep_search_each(sessions, query, index, detail, &mut |hits| {
+    catalog::search::deep::deep_search_each(sessions, query, index, &mut |hits| {
         batch.extend_from_slice(hits);
         let due = if sent == 0 {
             batch.len() >= FIRST_SCREEN

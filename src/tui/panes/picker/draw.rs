@@ -537,8 +537,10 @@ fn deep_lines<'a>(
     let end = (d.offset + height.saturating_sub(1)).min(d.hits.len());
     let title_room = (width / 3).max(8);
     // The hits carry their snippets; the matches are marked here, in the
-    // rows on screen only (of hundreds of thousands of hits).
+    // rows on screen only (of hundreds of thousands of hits), the query
+    // made ready for it once.
     let query = crate::catalog::search::query::Query::parse(&d.query).ok();
+    let marks = query.as_ref().map(|q| q.marks());
     for (i, h) in d.hits.iter().enumerate().take(end).skip(d.offset) {
         // The session is named on its first hit in view, with its count;
         // its further hits leave the column blank, so the snippets line up.
@@ -575,16 +577,11 @@ fn deep_lines<'a>(
             Span::styled(head, theme.text),
             Span::styled(kind, theme.muted),
         ];
-        let (shown, matched) = if h.context.is_empty() {
-            let matched = query
-                .as_ref()
-                .map(|q| q.match_ranges(&h.snippet))
-                .unwrap_or_default();
-            (&h.snippet, matched)
-        } else {
-            (&h.context, h.matched.clone())
-        };
-        spans.extend(centred(shown, &matched, room, theme));
+        let matched = marks
+            .as_ref()
+            .map(|m| m.match_ranges(&h.snippet))
+            .unwrap_or_default();
+        spans.extend(centred(&h.snippet, &matched, room, theme));
         let spans = spans
             .into_iter()
             .map(|s| {
@@ -602,10 +599,10 @@ fn deep_lines<'a>(
     out
 }
 
-/// `context` in `room` columns with its first match in the middle (as far
-/// as the text allows), `…` where it is cut, the matches highlighted.
+/// `shown` (a hit's snippet) in `room` columns with its first match in the
+/// middle (as far as it allows), `…` where it is cut, the matches highlighted.
 fn centred<'a>(
-    context: &str,
+    shown: &str,
     matched: &[std::ops::Range<usize>],
     room: usize,
     theme: &Theme,
@@ -616,14 +613,14 @@ fn centred<'a>(
     let mut pieces: Vec<(String, bool)> = Vec::new();
     let mut at = 0;
     for r in matched {
-        let (Some(before), Some(hit)) = (context.get(at..r.start), context.get(r.clone())) else {
+        let (Some(before), Some(hit)) = (shown.get(at..r.start), shown.get(r.clone())) else {
             break;
         };
         pieces.push((text::clean_line(before), false));
         pieces.push((text::clean_line(hit), true));
         at = r.end;
     }
-    pieces.push((text::clean_line(context.get(at..).unwrap_or("")), false));
+    pieces.push((text::clean_line(shown.get(at..).unwrap_or("")), false));
     let total: usize = pieces.iter().map(|(p, _)| text::width(p)).sum();
     let (hit_start, hit_width) = {
         let mut col = 0;
