@@ -305,7 +305,6 @@ fn a_deleted_sessions_spend_stays_on_the_sessions_page() {
     let removed = Removed {
         file: trashed,
         original: gone.clone(),
-        reason: "delete".into(),
         time_ms: 0,
         title: None,
     };

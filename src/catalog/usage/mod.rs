@@ -262,8 +262,6 @@ pub struct Removed {
     pub file: PathBuf,
     /// Where the session lived.
     pub original: PathBuf,
-    /// Why: `delete`, `clean` or `prune`.
-    pub reason: String,
     /// When it went to the trash, ms since the epoch.
     pub time_ms: i64,
     /// The session's name, else its first message (see [`FileUsage::title`]).
@@ -437,7 +435,6 @@ pub fn removed_in_trash(folder: &SessionsFolder) -> (Vec<Removed>, Vec<CatalogPr
         .map(|item| Removed {
             file: item.file,
             original: item.record.path,
-            reason: item.record.reason.as_str().to_string(),
             time_ms: item.record.time_ms,
             title: None,
         })
@@ -506,10 +503,11 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache, removed: &[Removed]
     }
     let present: Vec<&Path> = candidates.iter().map(|c| c.path.as_path()).collect();
     cache.forget_missing_under(&folder.dir, &present[..live]);
-    for r in removed {
-        if let Some(trash) = r.file.parent() {
-            cache.forget_missing_under(trash, &present[live..]);
-        }
+    // Each trash folder once (a clean-up can trash hundreds of files into one).
+    let trashes: std::collections::BTreeSet<&Path> =
+        removed.iter().filter_map(|r| r.file.parent()).collect();
+    for trash in trashes {
+        cache.forget_missing_under(trash, &present[live..]);
     }
     let sessions: Vec<(PathBuf, Arc<FileUsage>, Option<Removed>)> = candidates
         .into_iter()

@@ -31,7 +31,7 @@ const RECORDS: Envelope = Envelope {
 };
 const BOOK: Envelope = Envelope {
     magic: b"piscopeB",
-    format: 3,
+    format: 4,
 };
 pub(super) const FILE_NAME: &str = "usage-records.bin";
 const BOOK_FILE: &str = "usage-book.bin";
