@@ -71,12 +71,12 @@ fn name_sessions(report: &mut Report, folder: &catalog::SessionsFolder, no_cache
     };
     // Files that do not read were named by the usage book already.
     let cat = catalog::load(folder, options, &mut cache, &mut |_| {});
-    let titles: std::collections::HashMap<String, String> = cat
+    let titles: std::collections::HashMap<&std::path::Path, &str> = cat
         .sessions
         .iter()
-        .map(|s| (s.path.display().to_string(), s.title().to_string()))
+        .map(|s| (s.path.as_path(), s.title()))
         .collect();
-    report.name_sessions(&|path| titles.get(path).cloned());
+    report.name_sessions(&|path| titles.get(path).map(|t| t.to_string()));
 }
 
 /// The key column is as wide as its longest key, within these bounds;

@@ -461,10 +461,10 @@ fn group_json(g: &Group, with_key: bool) -> Value {
 impl Report {
     /// Gives each session group of a session in the folder its title, as
     /// `title_of` (the catalog) gives it by path.
-    pub fn name_sessions(&mut self, title_of: &dyn Fn(&str) -> Option<String>) {
-        for g in &mut self.groups {
-            if let Some(f) = g.session.as_mut().filter(|f| !f.deleted) {
-                f.title = title_of(&g.key);
+    pub fn name_sessions(&mut self, title_of: &dyn Fn(&std::path::Path) -> Option<String>) {
+        for f in self.groups.iter_mut().filter_map(|g| g.session.as_mut()) {
+            if !f.deleted {
+                f.title = title_of(&f.path);
             }
         }
     }
