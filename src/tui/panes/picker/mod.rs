@@ -240,7 +240,7 @@ impl PickerPane {
     /// The sessions the scope and the search let through, folded projects
     /// included (what the usage view adds up).
     pub fn matching_paths(&self) -> Vec<PathBuf> {
-        self.matching().map(|s| s.path.clone()).collect()
+        self.matching().iter().map(|s| s.path.clone()).collect()
     }
 
     /// [`PickerPane::matching_paths`] with each session's title; and, when
@@ -250,6 +250,7 @@ impl PickerPane {
     pub fn usage_sessions(&self) -> (Vec<(PathBuf, String)>, Option<crate::catalog::Scope>) {
         let listed = self
             .matching()
+            .iter()
             .map(|s| (s.path.clone(), s.title().to_string()))
             .collect();
         let whole = self.query.text.trim().is_empty()
@@ -263,7 +264,9 @@ impl PickerPane {
         (listed, whole.then_some(scope))
     }
 
-    fn matching(&self) -> impl Iterator<Item = &SessionSummary> {
+    /// The sessions the scope, the search and the filters let through,
+    /// folded projects included.
+    fn matching(&self) -> Vec<&SessionSummary> {
         let unfolded;
         let rows = if self.flat || self.collapsed.is_empty() {
             &self.rows
@@ -279,14 +282,12 @@ impl PickerPane {
             );
             &unfolded
         };
-        let picked: Vec<&SessionSummary> = rows
-            .iter()
+        rows.iter()
             .filter_map(|r| match r {
                 PickerRow::Session { index, .. } => self.sessions.get(*index),
                 PickerRow::Project { .. } => None,
             })
-            .collect();
-        picked.into_iter()
+            .collect()
     }
 
     /// Selects the session at `path`, its project unfolded and any deep
