@@ -79,16 +79,30 @@ impl<const B: usize> Span<B> {
 /// Reads `span` of `file` whole, every block checked (used when the texts
 /// file is written again, to carry a text over only if it is intact).
 pub(crate) fn read_span<const B: usize>(file: &File, span: &Span<B>, into: &mut Vec<u8>) -> bool {
-    let Ok(len) = usize::try_from(span.len) else {
+    read_whole(span.len, span.blocks(), B, into, &mut |ks, into| {
+        read_span_blocks(file, span, ks, into)
+    })
+}
+
+/// Fills `into` with the `len` bytes of a span of `blocks` blocks of `b`
+/// bytes, as `read` reads runs of them into their places, at most
+/// [`MOST_READ`] bytes a read; false when one fails.
+fn read_whole(
+    len: u64,
+    blocks: usize,
+    b: usize,
+    into: &mut Vec<u8>,
+    read: &mut dyn FnMut(std::ops::Range<usize>, &mut [u8]) -> bool,
+) -> bool {
+    let Ok(len) = usize::try_from(len) else {
         return false;
     };
-    // Every byte is read over: only growth needs filling first.
+    // Every byte is written over: only growth needs filling first.
     into.resize(len, 0);
-    let per_read = (MOST_READ / B).max(1);
-    let blocks = span.blocks();
+    let per_read = (MOST_READ / b).max(1);
     (0..blocks)
         .step_by(per_read)
-        .all(|k| read_span_blocks(file, span, k..(k + per_read).min(blocks), into))
+        .all(|k| read(k..(k + per_read).min(blocks), into))
 }
 
 /// Reads the blocks `ks` of `span` into their places in `into` (as long
@@ -252,16 +266,9 @@ fn frames_sound(span: &PackedSpan, ks: std::ops::Range<usize>, stored: &[u8]) ->
 
 /// Reads `span` whole into `into`, every frame checked and decompressed.
 pub(crate) fn read_packed(file: &File, span: &PackedSpan, into: &mut Vec<u8>) -> bool {
-    let Ok(len) = usize::try_from(span.len) else {
-        return false;
-    };
-    // Every byte is written over: only growth needs filling first.
-    into.resize(len, 0);
-    let per_read = (MOST_READ / BLOCK).max(1);
-    let blocks = span.blocks();
-    (0..blocks)
-        .step_by(per_read)
-        .all(|k| read_packed_blocks(file, span, k..(k + per_read).min(blocks), into))
+    read_whole(span.len, span.blocks(), BLOCK, into, &mut |ks, into| {
+        read_packed_blocks(file, span, ks, into)
+    })
 }
 
 /// Reads the frames of blocks `ks` of `span` with one read, checks each
