@@ -75,19 +75,23 @@ impl UsageView {
         self.note = None;
         let on_sessions = self.page == UsagePage::Sessions;
         let lines = self.charts.as_ref().map_or(0, |c| c.by_session.len());
-        // On the sessions page the moves move the selection.
-        let (at, last) = if on_sessions {
-            (&mut self.selected, lines.saturating_sub(1))
-        } else {
-            (&mut self.scroll, usize::MAX / 2)
-        };
         match keymap.own_action(Scope::Usage, k) {
-            Some(Action::Up) => *at = at.saturating_sub(1),
-            Some(Action::Down) => *at = (*at + 1).min(last),
-            Some(Action::PageUp) => *at = at.saturating_sub(PAGE),
-            Some(Action::PageDown) => *at = (*at + PAGE).min(last),
-            Some(Action::First) => *at = 0,
-            Some(Action::Last) => *at = last,
+            // On the sessions page the moves move the selection; on the
+            // charts they scroll (as far as the drawing lets them).
+            Some(
+                a @ (Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::First
+                | Action::Last),
+            ) => {
+                if on_sessions {
+                    self.selected = a.moved(self.selected, lines, PAGE).unwrap_or(0);
+                } else {
+                    self.scroll = a.moved(self.scroll, usize::MAX / 2 + 1, PAGE).unwrap_or(0);
+                }
+            }
             Some(Action::UsagePeriod) => {
                 self.period = self.period.next();
                 self.scroll = 0;
