@@ -17,21 +17,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS="${RUNS:-3}"
 CORPUS="${CORPUS:-target/bench-catalog}"
-export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
-# pi's code runs on the node scripts/test installs when the machine's is older.
-[[ -x target/node/node_modules/.bin/node ]] && export PATH="$PWD/target/node/node_modules/.bin:$PATH"
-scripts/gen-catalog-corpus.sh "$CORPUS"
-if [[ -z "${PISCOPE:-}" ]]; then
-  cargo build --release --quiet
-  PISCOPE="$PWD/target/release/piscope"
-fi
+source scripts/timed.sh
+bench_corpus_and_binary
 ROOT="$(cd "$CORPUS" && pwd)/sessions"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-catalog.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export PI_CODING_AGENT_DIR="$(dirname "$ROOT")"
 export XDG_CACHE_HOME="$WORK/cache"
 
-source scripts/timed.sh
 # timed NAME CMD...: one run, stdout to $WORK/NAME.json, "secs kb" appended to $WORK/NAME.
 timed() {
   local name=$1

@@ -13,13 +13,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS="${RUNS:-5}"
 CORPUS="${CORPUS:-target/bench-catalog}"
-export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
-[[ -x target/node/node_modules/.bin/node ]] && export PATH="$PWD/target/node/node_modules/.bin:$PATH"
-scripts/gen-catalog-corpus.sh "$CORPUS"
-if [[ -z "${PISCOPE:-}" ]]; then
-  cargo build --release --quiet
-  PISCOPE="$PWD/target/release/piscope"
-fi
+source scripts/timed.sh
+bench_corpus_and_binary
 # The corpus is copied: one of its sessions is made to grow.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-touched.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -30,7 +25,6 @@ export XDG_CACHE_HOME="$WORK/cache"
 INDEX="$XDG_CACHE_HOME/piscope/catalog-touched.bin"
 GROWS=$(find "$ROOT" -name '*.jsonl' | sort | sed -n 1p)
 
-source scripts/timed.sh
 timed() {
   local name=$1
   shift

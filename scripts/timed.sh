@@ -19,3 +19,19 @@ timed_run() {
   echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') $(tail -n 1 "$err.kb")" >>"$record"
   rm -f "$err" "$err.kb"
 }
+
+# bench_corpus_and_binary: the catalog corpus in $CORPUS, written by
+# scripts/gen-catalog-corpus.sh when it is missing (pi's code on the node
+# scripts/test installs when the machine's is older), and $PISCOPE, the
+# release build unless another binary is given.
+bench_corpus_and_binary() {
+  export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
+  if [[ -x target/node/node_modules/.bin/node ]]; then
+    export PATH="$PWD/target/node/node_modules/.bin:$PATH"
+  fi
+  scripts/gen-catalog-corpus.sh "$CORPUS"
+  if [[ -z "${PISCOPE:-}" ]]; then
+    cargo build --release --quiet
+    PISCOPE="$PWD/target/release/piscope"
+  fi
+}
