@@ -59,14 +59,14 @@ impl SessionError {
 }
 
 /// Something wrong with one line that reading survived.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Problem {
     /// 1-based line number.
     pub line: u32,
     pub kind: ProblemKind,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ProblemKind {
     /// Not valid JSON: skipped, as pi skips it.
     Damaged { reason: String },

@@ -10,6 +10,7 @@
 //!              JavaScript reads it, the entry a line becomes
 //! read/        regular files only, read in blocks on all cores; the
 //!              index pass (a whole file into entries and problems)
+//! stored.rs    a session at outline depth, stored and read back
 //! tree/        the tree, pi's /tree view and its one-line texts, the
 //!              context at a leaf
 //! write/       the write lock, appends, migration, fork, prune, rewrites
@@ -19,6 +20,7 @@ pub mod content;
 pub mod error;
 pub mod line;
 pub mod read;
+pub mod stored;
 pub mod tree;
 pub mod write;
 
@@ -89,7 +91,8 @@ struct Outline {
 
 /// An index into `Outline::kinds`, its top bit set when the content is
 /// null.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 struct Fact(u32);
 
 impl Fact {

@@ -19,7 +19,7 @@ use serde_json::value::RawValue;
 /// The entry types pi knows; anything else is kept under `Other`. One
 /// byte: the `type` text of an `Other` or `Odd` entry is its info's
 /// ([`Info::Type`], read through [`Entry::type_str`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Kind {
     Message,
     ModelChange,
@@ -89,7 +89,7 @@ impl Kind {
 }
 
 /// Message roles; `HookMessage` is the legacy (v2) name of `Custom`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub enum Role {
     User,
     Assistant,
@@ -145,7 +145,7 @@ impl Role {
 }
 
 /// How an entry names its parent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Parent {
     Null,
     Missing,
@@ -203,6 +203,18 @@ impl PartialEq<&str> for Text {
     }
 }
 
+impl serde::Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+        CompactString::deserialize(d).map(Text::from)
+    }
+}
+
 /// Bytes an [`Id`] keeps in place; longer ones are boxed.
 const ID_INLINE: usize = 14;
 
@@ -247,6 +259,29 @@ impl Id {
             }
             IdRepr::Heap(s) => s,
         }
+    }
+}
+
+impl serde::Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Id {
+    /// Borrowed where the format allows, so an id costs no allocation.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Id, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Id;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an id")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Id, E> {
+                Ok(Id::new(v))
+            }
+        }
+        d.deserialize_str(Visit)
     }
 }
 
@@ -348,7 +383,7 @@ impl PartialEq<Id> for &str {
 }
 
 /// Where a line sits in the file, so its body can be read again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Span {
     pub offset: u64,
     pub len: u64,
@@ -356,7 +391,7 @@ pub struct Span {
 
 /// A tool call inside an assistant message, with the arguments pi's
 /// one-line summaries show.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     pub id: Option<CompactString>,
     pub name: Option<CompactString>,
@@ -365,6 +400,7 @@ pub struct ToolCall {
     pub limit: Option<f64>,
     /// A string `command` as pi's tree shows it (see
     /// [`crate::session::line::fields::bash_command`]): its start, and whether it is long.
+    #[serde(with = "crate::session::line::fields::short_stored::opt")]
     pub command: Option<Short>,
     pub pattern: Option<String>,
     /// The first 41 characters of the arguments as JSON.
@@ -372,16 +408,17 @@ pub struct ToolCall {
 }
 
 /// An image block: its type and the size of its base64 data.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ImageRef {
     pub mime: Option<CompactString>,
     pub data_len: usize,
 }
 
 /// The content of a message or custom message, reduced.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ContentInfo {
     /// Text blocks joined (or the string content), shortened.
+    #[serde(with = "crate::session::line::fields::short_stored")]
     pub text: Short,
     /// The content field was absent or null.
     pub nullish: bool,
@@ -390,18 +427,21 @@ pub struct ContentInfo {
     pub has_thinking: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct MessageInfo {
     pub role: Role,
     pub content: ContentInfo,
     pub stop_reason: Option<CompactString>,
+    #[serde(with = "crate::session::line::fields::short_stored::opt")]
     pub error: Option<Short>,
     pub tool_call_id: Option<CompactString>,
     pub tool_name: Option<CompactString>,
     pub is_error: bool,
     /// `command` of a bashExecution message.
+    #[serde(with = "crate::session::line::fields::short_stored::opt")]
     pub command: Option<Short>,
     /// `summary` of a branchSummary / compactionSummary message.
+    #[serde(with = "crate::session::line::fields::short_stored::opt")]
     pub summary: Option<Short>,
     /// `provider` and `model` as [`crate::session::line::jskey`] keys: pi's context echoes
     /// them whatever their type.
@@ -414,8 +454,9 @@ pub struct MessageInfo {
     pub usage: Option<UsageTotals>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CompactionInfo {
+    #[serde(with = "crate::session::line::fields::short_stored")]
     pub summary: Short,
     pub tokens_before: Option<f64>,
     pub first_kept: Option<CompactString>,
@@ -427,7 +468,7 @@ pub struct CompactionInfo {
 }
 
 /// The per-type part of an entry.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Info {
     #[default]
     None,
@@ -499,7 +540,7 @@ impl Info {
 /// A model as entries name it (the one selected on a path): `provider` and
 /// `modelId` as [`crate::session::line::jskey`] keys (pi echoes them whatever
 /// their type).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ModelRef {
     pub provider: Option<CompactString>,
     pub model_id: Option<CompactString>,
@@ -507,7 +548,7 @@ pub struct ModelRef {
 
 /// A `model_change`: `provider` and `modelId` as [`crate::session::line::jskey`] keys (pi
 /// echoes them whatever their type); `None` when absent.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ModelChangeInfo {
     pub provider: Option<CompactString>,
     pub model_id: Option<CompactString>,
@@ -515,15 +556,16 @@ pub struct ModelChangeInfo {
     pub usage: Option<UsageTotals>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct BranchSummaryInfo {
     pub from_id: Option<CompactString>,
+    #[serde(with = "crate::session::line::fields::short_stored")]
     pub summary: Short,
     /// The entry's usage (see [`Entry::usage`]).
     pub usage: Option<UsageTotals>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CustomMessageInfo {
     pub custom_type: Option<CompactString>,
     pub content: ContentInfo,
@@ -532,7 +574,7 @@ pub struct CustomMessageInfo {
     pub usage: Option<UsageTotals>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct LabelChange {
     pub target: Option<CompactString>,
     /// The label when it is truthy (pi keeps any truthy value), as a
@@ -544,7 +586,7 @@ pub struct LabelChange {
     pub usage: Option<UsageTotals>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UsageInfo {
     pub kind: Option<CompactString>,
     pub provider: Option<CompactString>,
@@ -554,7 +596,7 @@ pub struct UsageInfo {
 }
 
 /// One parsed line of a session file (not the header).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     pub id: Option<Id>,
     pub parent: Parent,
@@ -1203,7 +1245,7 @@ pub(crate) fn scalar_ms(s: &Scalar) -> Option<i64> {
 }
 
 /// The session header (first line).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Header {
     /// The header line as written.
     pub raw: String,

@@ -158,7 +158,7 @@ pub(crate) struct LineFacts<'a> {
 // Usage: pi's totals (`totalTokens`, else the sum of the parts; `cost.total`).
 
 /// Token and cost totals one entry adds to the session.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct UsageTotals {
     pub tokens: f64,
     pub cost: f64,

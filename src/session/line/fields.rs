@@ -179,6 +179,65 @@ pub struct Short {
     pub truthy: bool,
 }
 
+/// A [`Short`] as a stored index keeps it, field by field (its own
+/// `Deserialize` reads a session line's JSON value leniently): for
+/// `#[serde(with = "short_stored")]`.
+pub(crate) mod short_stored {
+    use super::Short;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Stored<T> {
+        text: T,
+        truncated: bool,
+        has_text: bool,
+        is_string: bool,
+        truthy: bool,
+    }
+
+    fn stored(s: &Short) -> Stored<&str> {
+        Stored {
+            text: &s.text,
+            truncated: s.truncated,
+            has_text: s.has_text,
+            is_string: s.is_string,
+            truthy: s.truthy,
+        }
+    }
+
+    fn short(s: Stored<String>) -> Short {
+        Short {
+            text: s.text,
+            truncated: s.truncated,
+            has_text: s.has_text,
+            is_string: s.is_string,
+            truthy: s.truthy,
+        }
+    }
+
+    pub fn serialize<S: Serializer>(v: &Short, s: S) -> Result<S::Ok, S::Error> {
+        stored(v).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Short, D::Error> {
+        Stored::deserialize(d).map(short)
+    }
+
+    /// The same for an `Option<Short>`.
+    pub mod opt {
+        use super::{Short, Stored, short, stored};
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        pub fn serialize<S: Serializer>(v: &Option<Short>, s: S) -> Result<S::Ok, S::Error> {
+            v.as_ref().map(stored).serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Short>, D::Error> {
+            Option::<Stored<String>>::deserialize(d).map(|v| v.map(short))
+        }
+    }
+}
+
 impl Short {
     pub fn new(v: &str) -> Short {
         Short::cut(v, SHORT_TEXT_CHARS)
