@@ -211,7 +211,8 @@ mod tests {
         let bytes = postcard::to_allocvec(&s.stored().unwrap()).unwrap();
         let fresh = || postcard::from_bytes::<Stored>(&bytes).unwrap();
         assert!(Session::from_stored(path.clone(), fresh()).is_some());
-        let mut spoiled: Vec<Box<dyn Fn(&mut Stored)>> = vec![
+        type Spoil = Box<dyn Fn(&mut Stored)>;
+        let mut spoiled: Vec<Spoil> = vec![
             Box::new(|s| s.read_to -= 1),
             Box::new(|s| {
                 s.facts.pop();
