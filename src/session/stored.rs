@@ -146,6 +146,46 @@ impl Session {
         Some(session)
     }
 
+    /// Entries `from..` as a whole read gives them (with their message
+    /// infos), read again from the file: for a session at outline depth,
+    /// what its newest entries' rows need. Fails when the file no longer
+    /// holds those lines where they were.
+    pub fn full_entries_from(&self, from: usize) -> Result<Vec<Entry>, super::SessionError> {
+        let Some(first) = self.entries.get(from) else {
+            return Ok(Vec::new());
+        };
+        if self.detail == Detail::Full {
+            return Ok(self.entries[from..].to_vec());
+        }
+        let want = &self.entries[from..];
+        let io = |e| super::SessionError::io(&self.path, e);
+        let file = self.open_file()?;
+        let mut got: Vec<Entry> = Vec::with_capacity(want.len());
+        let mut problems = Vec::new();
+        Detail::Full
+            .scan(file, first.span.offset, first.line, |meta, parsed| {
+                let mut keep = |e: Entry, _| {
+                    if want.get(got.len()).is_some_and(|w| w.span == e.span) {
+                        got.push(e);
+                    }
+                };
+                super::read::index_pass::ingest_line(&mut keep, &mut problems, meta, parsed);
+                if meta.offset + meta.len >= self.read_to || got.len() == want.len() {
+                    std::ops::ControlFlow::Break(())
+                } else {
+                    std::ops::ControlFlow::Continue(())
+                }
+            })
+            .map_err(io)?;
+        if got.len() != want.len() {
+            return Err(super::SessionError::Invalid {
+                path: self.path.clone(),
+                message: "the file changed while it was read; try again".to_string(),
+            });
+        }
+        Ok(got)
+    }
+
     /// The role of message entry `i`, at any depth.
     pub fn role_of(&self, i: u32) -> Option<&Role> {
         match self.entries.get(i as usize)?.message() {

@@ -91,9 +91,9 @@ fn branching_moves_the_leaf_and_the_marks() {
     h.keys(&["up", "up", "up"]);
     let t = h.app.tree().loaded().unwrap().clone();
     let node = h.app.tree().selected_node().unwrap();
-    assert!(
-        !t.entry(node)
-            .is_role(piscope::session::line::entry::Role::User)
+    assert_ne!(
+        t.session.role_of(node),
+        Some(&piscope::session::line::entry::Role::User)
     );
     let target = selected_id(&h);
     let old_leaf = leaf_id(&h);
@@ -548,9 +548,9 @@ fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
     h.key("up");
     let t = h.app.tree().loaded().unwrap().clone();
     let node = h.app.tree().selected_node().unwrap();
-    assert!(
-        t.entry(node)
-            .is_role(piscope::session::line::entry::Role::User)
+    assert_eq!(
+        t.session.role_of(node),
+        Some(&piscope::session::line::entry::Role::User)
     );
     h.key("enter");
     let screen = h.screen();
@@ -566,9 +566,7 @@ fn branch_here_says_what_pi_does_keeps_the_filter_and_never_writes_twice() {
         h.key("down");
         let t = h.app.tree().loaded().unwrap();
         let node = h.app.tree().selected_node().unwrap();
-        if t.entry(node)
-            .is_role(piscope::session::line::entry::Role::Assistant)
-        {
+        if t.session.role_of(node) == Some(&piscope::session::line::entry::Role::Assistant) {
             break;
         }
     }

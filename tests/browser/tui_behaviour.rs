@@ -32,15 +32,15 @@ fn a_hidden_selection_moves_to_its_nearest_visible_ancestor() {
     search(&mut h, "[read: src/cart/useCart.ts");
     let t = h.app.tree().loaded().unwrap().clone();
     let tool = h.app.tree().selected_node().unwrap();
-    assert!(t.entry(tool).is_role(Role::ToolResult));
+    assert_eq!(t.session.role_of(tool), Some(&Role::ToolResult));
     h.key("ctrl+u");
     let user = h.app.tree().selected_node().unwrap();
-    assert!(t.entry(user).is_role(Role::User));
+    assert_eq!(t.session.role_of(user), Some(&Role::User));
     let path = t.session.tree.path_to(tool);
     let nearest_user = path
         .iter()
         .rev()
-        .find(|&&n| t.entry(n).is_role(Role::User))
+        .find(|&&n| t.session.role_of(n) == Some(&Role::User))
         .copied();
     assert_eq!(Some(user), nearest_user);
     // Back to the default view: the cursor stays where it went.

@@ -28,6 +28,62 @@ impl<'a> ToolCalls<'a> {
     }
 }
 
+impl ToolCalls<'static> {
+    /// No calls yet: owned ones are added with [`ToolCalls::add_from`].
+    pub fn owned() -> ToolCalls<'static> {
+        ToolCalls(HashMap::new())
+    }
+
+    /// Keeps the tool calls of `e` (a message read at full depth), as
+    /// [`ToolCalls::collect`] does: a later call with the same id wins.
+    pub fn add_from(&mut self, e: &Entry) {
+        for call in e.message().map_or(&[][..], |m| &m.content.tool_calls) {
+            if let Some(id) = &call.id {
+                self.0
+                    .insert(Cow::Owned(id.to_string()), Cow::Owned(call.clone()));
+            }
+        }
+    }
+
+    /// The calls, for a stored index (in no particular order).
+    pub fn to_pairs(&self) -> Vec<(&str, &ToolCall)> {
+        self.0
+            .iter()
+            .map(|(k, v)| (k.as_ref(), v.as_ref()))
+            .collect()
+    }
+
+    /// The calls a stored index kept.
+    pub fn from_pairs(pairs: Vec<(String, ToolCall)>) -> ToolCalls<'static> {
+        ToolCalls(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v)))
+                .collect(),
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for ToolCalls<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ToolCalls({} calls)", self.0.len())
+    }
+}
+
+impl Clone for ToolCalls<'static> {
+    fn clone(&self) -> Self {
+        ToolCalls(self.0.clone())
+    }
+}
+
 /// The one-line texts of a session read at outline depth (whose messages
 /// keep no texts), each read from its line when it is asked for: a listing
 /// of a million entries keeps no million texts. One pass over the file

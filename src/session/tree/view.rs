@@ -440,8 +440,14 @@ impl Rows {
         self.rows.len().checked_sub(1)
     }
 
-    /// Where pi resumes in these rows (laid out by `view` under `filter`).
-    pub fn resume_point(&self, view: &TreeView, s: &Session, filter: Filter) -> ResumePoint {
+    /// Where pi resumes in these rows (laid out by `view` with the filter
+    /// that `shows` the entries it shows).
+    pub fn resume_point(
+        &self,
+        view: &TreeView,
+        s: &Session,
+        shows: impl Fn(u32) -> bool,
+    ) -> ResumePoint {
         let Some(leaf) = view.leaf else {
             return ResumePoint::default();
         };
@@ -456,7 +462,7 @@ impl Rows {
                 break;
             }
             // An entry the filter shows is hidden by a fold.
-            folded_away |= view.shows(s, filter, n);
+            folded_away |= shows(n);
             if !crate::session::write::append::is_branch_marker(s.entry(n)) {
                 point.carried.push(n);
             }

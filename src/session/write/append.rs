@@ -183,7 +183,7 @@ pub fn branch_to(
 /// otherwise the entry itself. `None`: before the first entry.
 pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
     let entry = session.entry(idx);
-    if resumes_before(entry) {
+    if resumes_before(session, idx) {
         session
             .tree
             .parent(idx)
@@ -195,8 +195,8 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
 
 /// pi's `/tree` rule: branching to a user or custom message resumes just
 /// before it (its text goes back to the editor).
-pub fn resumes_before(entry: &crate::session::line::entry::Entry) -> bool {
-    entry.is_role(Role::User) || entry.kind == Kind::CustomMessage
+pub fn resumes_before(session: &Session, idx: u32) -> bool {
+    session.role_of(idx) == Some(&Role::User) || session.entry(idx).kind == Kind::CustomMessage
 }
 
 /// Whether branching to entry `idx` would leave pi where it already

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 /// The rows of `t` for one filter and set of folds.
 pub fn rows(t: &LoadedSession, filter: Filter, folded: &HashSet<u32>) -> Rows {
-    t.view.rows(&t.session, filter, folded)
+    t.rows(filter, folded)
 }
 
 /// A query's words, lower case (pi splits its tree search on white space).

@@ -2,14 +2,17 @@
 //! entry's clean one-line text, row colour and pi's `/tree` view of it.
 
 use crate::safe_text as text;
-use crate::session::Session;
 use crate::session::line::entry::{Entry, Info, Role};
-use crate::session::tree::entry_line;
-use crate::session::tree::view::{self, TreeView};
+use crate::session::line::facts::UsageTotals;
+use crate::session::tree::entry_line::{self, ToolCalls};
+use crate::session::tree::view::{self, Filter, TreeView};
+use crate::session::{Session, SessionError};
+use std::collections::HashSet;
+use std::path::Path;
 use std::sync::Arc;
 
 /// How a row's text is coloured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RowKind {
     User,
     Assistant,
@@ -60,14 +63,116 @@ impl std::fmt::Display for OpenError {
     }
 }
 
-/// A session read for the tree pane: the engine's session plus, per entry,
-/// the clean one-line text and pi's display order. Built off the UI thread.
+/// The rows' one-line texts of a session, one string for all of them (a
+/// session of a million entries makes no million allocations).
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RowTexts {
+    text: String,
+    /// Where each row's text ends in `text`.
+    ends: Vec<u64>,
+}
+
+impl RowTexts {
+    pub fn push(&mut self, row: &str) {
+        self.text.push_str(row);
+        self.ends.push(self.text.len() as u64);
+    }
+
+    /// Row `i`'s text; empty past the end.
+    pub fn get(&self, i: usize) -> &str {
+        let Some(&end) = self.ends.get(i) else {
+            return "";
+        };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.text.get(start as usize..end as usize).unwrap_or("")
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Whether the ends rise and stay inside the text, each on a character
+    /// boundary (so [`RowTexts::get`] gives each row's text): for a stored
+    /// index.
+    pub fn fits(&self) -> bool {
+        let mut last = 0;
+        self.ends.iter().all(|&end| {
+            let ok = end >= last && self.text.is_char_boundary(end as usize);
+            last = end;
+            ok
+        }) && last as usize <= self.text.len()
+    }
+}
+
+/// What the rows need of each entry beyond the session at outline depth,
+/// which keeps no message's text: its row's text and colour, whether pi's
+/// tree hides it, its usage, and the tool calls a later tool result's row
+/// names.
+#[derive(Debug, Clone)]
+pub struct Rows {
+    /// Per entry index: pi's one-line summary, made safe for the terminal.
+    pub texts: RowTexts,
+    pub kinds: Vec<RowKind>,
+    /// Per entry: an assistant turn pi's tree hides (see
+    /// [`entry_line::bare_turn`]).
+    pub bare: Vec<bool>,
+    /// The entries that carry usage, by entry index, rising.
+    pub usage: Vec<(u32, UsageTotals)>,
+    pub calls: ToolCalls<'static>,
+}
+
+impl Rows {
+    fn with_capacity(n: usize) -> Rows {
+        Rows {
+            texts: RowTexts::default(),
+            kinds: Vec::with_capacity(n),
+            bare: Vec::with_capacity(n),
+            usage: Vec::new(),
+            calls: ToolCalls::owned(),
+        }
+    }
+
+    /// Adds the rows of `entries` (read at full depth), the first being
+    /// entry `first`.
+    fn extend(&mut self, first: usize, entries: &[Entry], home: Option<&str>) {
+        for e in entries {
+            self.calls.add_from(e);
+        }
+        for (k, e) in entries.iter().enumerate() {
+            let line = entry_line::entry_line(e, &self.calls, home);
+            self.texts.push(&text::clean_line(&line));
+            self.kinds.push(row_kind(e));
+            self.bare
+                .push(e.message().is_some_and(entry_line::bare_turn));
+            if let Some(&u) = e.usage() {
+                self.usage.push(((first + k) as u32, u));
+            }
+        }
+    }
+
+    /// Whether every column has a row per entry, and the usage rises
+    /// within them: for a stored index.
+    pub fn fits(&self, entries: usize) -> bool {
+        self.texts.len() == entries
+            && self.texts.fits()
+            && self.kinds.len() == entries
+            && self.bare.len() == entries
+            && self.usage.windows(2).all(|w| w[0].0 < w[1].0)
+            && self.usage.last().is_none_or(|u| (u.0 as usize) < entries)
+    }
+}
+
+/// A session read for the tree pane: the engine's session at outline depth
+/// (a legacy file's at full depth) plus, per entry, what its row needs and
+/// pi's display order. Built off the UI thread.
 #[derive(Debug)]
 pub struct LoadedSession {
     pub session: Arc<Session>,
-    /// Per entry index: pi's one-line summary, made safe for the terminal.
-    pub texts: Vec<Box<str>>,
-    pub kinds: Vec<RowKind>,
+    pub rows: Rows,
     /// pi's `/tree` order, leaf and path.
     pub view: TreeView,
     /// The session's name, made safe (read once: finding it walks the file's entries).
@@ -77,33 +182,21 @@ pub struct LoadedSession {
 }
 
 impl LoadedSession {
-    /// Prepares a session for display. `home` shortens paths in tool rows to `~`.
-    pub fn new(session: Session, home: Option<&str>) -> LoadedSession {
-        LoadedSession::grown(None, session, home)
+    /// Reads the session file at `path` for display. `home` shortens
+    /// paths in tool rows to `~`.
+    pub fn open(path: &Path, home: Option<&str>) -> Result<LoadedSession, SessionError> {
+        Session::open(path).map(|s| LoadedSession::new(s, home))
     }
 
-    /// Prepares a session that was read on from where `before` stopped: the
-    /// texts of the entries `before` had are kept, only new ones are made.
-    pub fn grown(
-        before: Option<&LoadedSession>,
-        session: Session,
-        home: Option<&str>,
-    ) -> LoadedSession {
-        let n = session.entries.len();
-        let kept = before.map_or(0, |b| b.texts.len().min(n));
-        let mut texts: Vec<Box<str>> = Vec::with_capacity(n);
-        let mut kinds: Vec<RowKind> = Vec::with_capacity(n);
-        if let Some(b) = before {
-            texts.extend_from_slice(&b.texts[..kept]);
-            kinds.extend_from_slice(&b.kinds[..kept]);
-        }
-        for (e, line) in session.entries[kept..]
-            .iter()
-            .zip(view::texts_from(&session, kept, home))
-        {
-            texts.push(text::clean_line(&line).into_boxed_str());
-            kinds.push(row_kind(e));
-        }
+    /// Prepares a session read at full depth for display.
+    pub fn new(session: Session, home: Option<&str>) -> LoadedSession {
+        let mut rows = Rows::with_capacity(session.entries.len());
+        rows.extend(0, &session.entries, home);
+        LoadedSession::with_rows(session.into_outline(), rows)
+    }
+
+    /// A session and its rows, as a stored index kept them.
+    pub fn with_rows(session: Session, rows: Rows) -> LoadedSession {
         let view = TreeView::new(&session);
         let name = session.name().map(|n| text::clean_line(&n));
         let entry_count = session.live_entries().count();
@@ -111,10 +204,29 @@ impl LoadedSession {
             name,
             entry_count,
             session: Arc::new(session),
-            texts,
-            kinds,
+            rows,
             view,
         }
+    }
+
+    /// Prepares a session that was read on from where `before` stopped:
+    /// the rows of the entries `before` had are kept, only new ones are
+    /// made, from their lines read again at full depth.
+    pub fn grown(
+        before: &LoadedSession,
+        session: Session,
+        home: Option<&str>,
+    ) -> Result<LoadedSession, SessionError> {
+        let kept = before.rows.kinds.len().min(session.entries.len());
+        if kept < before.rows.kinds.len() {
+            // Fewer entries than before: not a growth.
+            return LoadedSession::open(&session.path, home);
+        }
+        let mut rows = before.rows.clone();
+        let added = session.full_entries_from(kept)?;
+        rows.extend(kept, &added, home);
+        drop(added);
+        Ok(LoadedSession::with_rows(session, rows))
     }
 
     pub fn entry(&self, node: u32) -> &Entry {
@@ -122,7 +234,33 @@ impl LoadedSession {
     }
 
     pub fn text(&self, node: u32) -> &str {
-        self.texts.get(node as usize).map_or("", |t| t)
+        self.rows.texts.get(node as usize)
+    }
+
+    /// The usage entry `node` carries.
+    pub fn usage(&self, node: u32) -> Option<&UsageTotals> {
+        let u = &self.rows.usage;
+        u.binary_search_by_key(&node, |(i, _)| *i)
+            .ok()
+            .map(|k| &u[k].1)
+    }
+
+    /// Whether pi's `/tree` shows entry `node` under `filter`.
+    pub fn shows(&self, filter: Filter, node: u32) -> bool {
+        let bare = self.rows.bare.get(node as usize).copied().unwrap_or(false);
+        self.view.shows_as(
+            &self.session,
+            filter,
+            node,
+            self.session.role_of(node),
+            bare,
+        )
+    }
+
+    /// The rows for one filter and set of folds.
+    pub fn rows(&self, filter: Filter, folded: &HashSet<u32>) -> view::Rows {
+        self.view
+            .rows_where(&self.session, folded, |node| self.shows(filter, node))
     }
 
     /// The entry's label, made safe.

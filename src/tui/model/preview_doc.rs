@@ -485,7 +485,7 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
     let ctx = s.context_for_path(path);
     let (mut tokens, mut cost) = (0.0, 0.0);
     for &i in &ctx.path {
-        if let Some(&u) = s.entry(i).usage() {
+        if let Some(&u) = req.loaded.usage(i) {
             tokens += u.tokens;
             cost += u.cost;
         }

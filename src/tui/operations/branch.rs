@@ -19,13 +19,10 @@ impl App {
             return;
         };
         let (there, resubmit) = match (self.tree.loaded(), self.tree.selected_node()) {
-            (Some(t), Some(node)) => {
-                let e = t.entry(node);
-                (
-                    session::already_there(&t.session, node),
-                    session::write::append::resumes_before(e),
-                )
-            }
+            (Some(t), Some(node)) => (
+                session::already_there(&t.session, node),
+                session::write::append::resumes_before(&t.session, node),
+            ),
             _ => (false, false),
         };
         if there {

@@ -164,21 +164,22 @@ impl JobContext {
     fn refresh(&self, loaded: &LoadedSession) -> Option<Result<Arc<LoadedSession>, OpenError>> {
         let mut session = (*loaded.session).clone();
         let home = self.home.as_deref();
-        match session.refresh() {
-            Ok(Refresh::Unchanged) => None,
-            Ok(Refresh::Appended(_)) => Some(Ok(Arc::new(LoadedSession::grown(
-                Some(loaded),
-                session,
-                home,
-            )))),
-            Ok(Refresh::Reloaded) => Some(Ok(Arc::new(LoadedSession::new(session, home)))),
+        let read = match session.refresh() {
+            Ok(Refresh::Unchanged) => return None,
+            Ok(Refresh::Appended(_)) => LoadedSession::grown(loaded, session, home),
+            // Read again at full depth: the rows need the messages' texts.
+            Ok(Refresh::Reloaded) => LoadedSession::open(&session.path, home),
+            Err(e) => Err(e),
+        };
+        Some(match read {
+            Ok(l) => Ok(Arc::new(l)),
             Err(SessionError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::NotFound =>
             {
-                Some(Err(OpenError::Deleted))
+                Err(OpenError::Deleted)
             }
-            Err(e) => Some(Err(OpenError::Unreadable(e.to_string()))),
-        }
+            Err(e) => Err(OpenError::Unreadable(e.to_string())),
+        })
     }
 
     fn load_catalog(&self, demo: bool, send: &dyn Fn(AppEvent)) {

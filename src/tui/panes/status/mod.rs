@@ -135,11 +135,11 @@ pub fn left_text(pane: &StatusPane, view: &StatusView) -> (String, bool) {
             if let Some(node) = view.tree.selected_node() {
                 let e = t.entry(node);
                 let id = e.id_str().map(text::clean_line).unwrap_or_default();
-                let kind = match e.role() {
+                let kind = match t.session.role_of(node) {
                     Some(r) => r.as_str().to_string(),
                     None => e.type_str().replace('_', " "),
                 };
-                let spend = pane.branch.text(&t.session, node);
+                let spend = pane.branch.text(t, node);
                 let spend = if spend.is_empty() {
                     spend
                 } else {

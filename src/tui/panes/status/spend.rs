@@ -2,8 +2,8 @@
 //! from the root to the selected entry, and everything below it (the
 //! subtree a fork starts), remembered per selection.
 
-use crate::session::Session;
 use crate::tui::look::format;
+use crate::tui::model::loaded::LoadedSession;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -23,31 +23,31 @@ impl BranchSpend {
     /// `path $0.12 · below $0.05` for `node` of `session`; the part below
     /// only when something was spent below the entry. Empty when nothing
     /// was spent on the path nor below.
-    pub fn text(&self, session: &Arc<Session>, node: u32) -> String {
-        let id = Arc::as_ptr(session) as usize;
+    pub fn text(&self, loaded: &LoadedSession, node: u32) -> String {
+        let id = Arc::as_ptr(&loaded.session) as usize;
         if let Some((s, n, t)) = &*self.last.borrow() {
             if (*s, *n) == (id, node) {
                 return t.clone();
             }
         }
-        let t = describe(session, node);
+        let t = describe(loaded, node);
         *self.last.borrow_mut() = Some((id, node, t.clone()));
         t
     }
 }
 
-fn cost_of(session: &Session, node: u32) -> (f64, f64) {
-    session
-        .entry(node)
-        .usage()
+fn cost_of(loaded: &LoadedSession, node: u32) -> (f64, f64) {
+    loaded
+        .usage(node)
         .map_or((0.0, 0.0), |u| (u.cost, u.tokens))
 }
 
-fn describe(session: &Session, node: u32) -> String {
+fn describe(loaded: &LoadedSession, node: u32) -> String {
+    let session = &loaded.session;
     let tree = &session.tree;
     let (mut cost, mut tokens) = (0.0, 0.0);
     for n in tree.path_to(node) {
-        let (c, t) = cost_of(session, n);
+        let (c, t) = cost_of(loaded, n);
         cost += c;
         tokens += t;
     }
@@ -66,7 +66,7 @@ fn describe(session: &Session, node: u32) -> String {
                 Some(s) if !*s => *s = true,
                 _ => continue,
             }
-            let (dc, dt) = cost_of(session, n);
+            let (dc, dt) = cost_of(loaded, n);
             c += dc;
             t += dt;
             stack.extend_from_slice(tree.children(n));

@@ -298,6 +298,7 @@ fn row_line<'a>(
         }
     }
     let kind = t
+        .rows
         .kinds
         .get(node as usize)
         .copied()

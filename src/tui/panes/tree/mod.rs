@@ -294,7 +294,10 @@ impl TreePane {
         };
         self.rows = entry_tree::rows(&t, self.filter, &self.folded);
         self.gutters = self.rows.gutters(true);
-        self.resume = self.rows.resume_point(&t.view, &t.session, self.filter);
+        let filter = self.filter;
+        self.resume = self
+            .rows
+            .resume_point(&t.view, &t.session, |n| t.shows(filter, n));
         self.selected = target
             .and_then(|n| self.rows.nearest_row(&t.view, n))
             .unwrap_or(0);
@@ -456,7 +459,7 @@ impl TreePane {
         if self.rows.row_of(node).is_none() {
             // Show it even if the filter or a fold hid it.
             self.folded.clear();
-            self.filter = if t.view.shows(&t.session, self.filter, node) {
+            self.filter = if t.shows(self.filter, node) {
                 self.filter
             } else {
                 Filter::All
