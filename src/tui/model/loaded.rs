@@ -2,7 +2,7 @@
 //! entry's clean one-line text, row colour and pi's `/tree` view of it.
 
 use crate::safe_text as text;
-use crate::session::line::entry::{Entry, Info, Role};
+use crate::session::line::entry::{Entry, Info, Role, ToolCall};
 use crate::session::line::facts::UsageTotals;
 use crate::session::tree::entry_line::{self, ToolCalls};
 use crate::session::tree::view::{self, Filter, TreeView};
@@ -122,7 +122,39 @@ pub struct Rows {
     pub bare: Vec<bool>,
     /// The entries that carry usage, by entry index, rising.
     pub usage: Vec<(u32, UsageTotals)>,
-    pub calls: ToolCalls<'static>,
+    pub calls: Calls,
+}
+
+/// The session's tool calls by id, which only the rows of entries read
+/// later need: kept as a stored index holds them until then.
+#[derive(Debug, Clone)]
+pub enum Calls {
+    Ready(ToolCalls<'static>),
+    /// The calls as a stored index keeps them (see [`Calls::stored`]).
+    Stored(Vec<u8>),
+}
+
+impl Calls {
+    /// The calls, read from their stored form first if need be; `None`
+    /// when that form does not read.
+    fn ready(&mut self) -> Option<&mut ToolCalls<'static>> {
+        if let Calls::Stored(bytes) = self {
+            let pairs: Vec<(String, ToolCall)> = postcard::from_bytes(bytes).ok()?;
+            *self = Calls::Ready(ToolCalls::from_pairs(pairs));
+        }
+        match self {
+            Calls::Ready(calls) => Some(calls),
+            Calls::Stored(_) => None,
+        }
+    }
+
+    /// The calls in their stored form.
+    pub fn stored(&self) -> Vec<u8> {
+        match self {
+            Calls::Ready(calls) => postcard::to_allocvec(&calls.to_pairs()).unwrap_or_default(),
+            Calls::Stored(bytes) => bytes.clone(),
+        }
+    }
 }
 
 impl Rows {
@@ -132,18 +164,19 @@ impl Rows {
             kinds: Vec::with_capacity(n),
             bare: Vec::with_capacity(n),
             usage: Vec::new(),
-            calls: ToolCalls::owned(),
+            calls: Calls::Ready(ToolCalls::owned()),
         }
     }
 
     /// Adds the rows of `entries` (read at full depth), the first being
-    /// entry `first`.
-    fn extend(&mut self, first: usize, entries: &[Entry], home: Option<&str>) {
+    /// entry `first`; `None` when the stored calls do not read.
+    fn extend(&mut self, first: usize, entries: &[Entry], home: Option<&str>) -> Option<()> {
+        let calls = self.calls.ready()?;
         for e in entries {
-            self.calls.add_from(e);
+            calls.add_from(e);
         }
         for (k, e) in entries.iter().enumerate() {
-            let line = entry_line::entry_line(e, &self.calls, home);
+            let line = entry_line::entry_line(e, calls, home);
             self.texts.push(&text::clean_line(&line));
             self.kinds.push(row_kind(e));
             self.bare
@@ -152,6 +185,7 @@ impl Rows {
                 self.usage.push(((first + k) as u32, u));
             }
         }
+        Some(())
     }
 
     /// Whether every column has a row per entry, and the usage rises
@@ -191,7 +225,8 @@ impl LoadedSession {
     /// Prepares a session read at full depth for display.
     pub fn new(session: Session, home: Option<&str>) -> LoadedSession {
         let mut rows = Rows::with_capacity(session.entries.len());
-        rows.extend(0, &session.entries, home);
+        // Fresh calls are ready.
+        let _ = rows.extend(0, &session.entries, home);
         LoadedSession::with_rows(session.into_outline(), rows)
     }
 
@@ -217,14 +252,26 @@ impl LoadedSession {
         session: Session,
         home: Option<&str>,
     ) -> Result<LoadedSession, SessionError> {
-        let kept = before.rows.kinds.len().min(session.entries.len());
-        if kept < before.rows.kinds.len() {
+        LoadedSession::read_on(before.rows.clone(), session, home)
+    }
+
+    /// A session read on from where `rows` (the rows of its first entries)
+    /// stopped: the rows of the new entries are made from their lines, read
+    /// again at full depth.
+    pub fn read_on(
+        mut rows: Rows,
+        session: Session,
+        home: Option<&str>,
+    ) -> Result<LoadedSession, SessionError> {
+        let kept = rows.kinds.len();
+        if kept > session.entries.len() {
             // Fewer entries than before: not a growth.
             return LoadedSession::open(&session.path, home);
         }
-        let mut rows = before.rows.clone();
         let added = session.full_entries_from(kept)?;
-        rows.extend(kept, &added, home);
+        if rows.extend(kept, &added, home).is_none() {
+            return LoadedSession::open(&session.path, home);
+        }
         drop(added);
         Ok(LoadedSession::with_rows(session, rows))
     }

@@ -6,6 +6,7 @@ pub mod entry_tree;
 pub mod loaded;
 pub mod preview_doc;
 pub mod preview_images;
+pub mod session_index;
 pub mod sessions;
 pub mod touched;
 pub mod usage_charts;

@@ -7,12 +7,13 @@ use crate::catalog::search::deep_index::DeepIndex;
 use crate::catalog::search::touched_index::TouchedIndex;
 use crate::catalog::usage::UsageCache;
 use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
-use crate::session::{Refresh, Session, SessionError};
+use crate::session::{Refresh, SessionError};
 use crate::tui::event::{AppEvent, Command, SessionRead};
 use crate::tui::look::strings;
 use crate::tui::model::loaded::{LoadedSession, OpenError};
 use crate::tui::model::preview_doc;
 use crate::tui::model::preview_images;
+use crate::tui::model::session_index;
 use crate::tui::model::sessions::CatalogUpdate;
 use crate::tui::model::usage_charts;
 use crate::tui::work::demo;
@@ -69,6 +70,14 @@ impl JobContext {
         self.cache_dir.clone().or_else(catalog::cache::default_dir)
     }
 
+    /// Where indexes are kept (deep search's, touched files', sessions'):
+    /// the cache folder, unless the cache is off or the demo sessions are
+    /// shown (their copy comes and goes).
+    fn index_dir(&self) -> Option<PathBuf> {
+        let demo = self.demo_dir.lock().is_ok_and(|d| d.is_some());
+        self.cache_dir().filter(|_| self.use_cache && !demo)
+    }
+
     /// The same, watching by polling.
     pub fn polling(mut self, poll: bool) -> JobContext {
         self.poll = poll;
@@ -80,12 +89,37 @@ impl JobContext {
     pub fn run(&self, cmd: Command, send: &dyn Fn(AppEvent)) {
         match cmd {
             Command::OpenSession { stamp, path } => {
-                let result = Session::open(&path)
-                    .map(|s| Arc::new(LoadedSession::new(s, self.home.as_deref())))
-                    .map_err(|e| OpenError::Unreadable(e.to_string()));
+                let home = self.home.as_deref();
+                let index = self.index_dir();
+                let opened = index
+                    .as_deref()
+                    .and_then(|dir| session_index::load(dir, &path, home));
+                let (result, stale) = match opened {
+                    Some(o) => {
+                        // Much appended since the index was written: write it again.
+                        let stale = o.read_on > session_index::MIN_BYTES
+                            || o.read_on > o.loaded.session.read_to / 8;
+                        (Ok(Arc::new(o.loaded)), stale)
+                    }
+                    None => (
+                        LoadedSession::open(&path, home)
+                            .map(Arc::new)
+                            .map_err(|e| OpenError::Unreadable(e.to_string())),
+                        true,
+                    ),
+                };
+                let keep = result
+                    .as_ref()
+                    .ok()
+                    .filter(|l| stale && session_index::worth_keeping(l))
+                    .cloned();
                 send(AppEvent::SessionOpened(
                     stamp.answer(SessionRead { path, result }),
                 ));
+                // Written once the session is on screen; only an accelerator.
+                if let (Some(dir), Some(loaded)) = (index, keep) {
+                    let _ = session_index::save(&dir, &loaded, home);
+                }
             }
             Command::BuildPreview(req) => {
                 if let Some(doc) = preview_doc::build(&req) {
@@ -108,11 +142,9 @@ impl JobContext {
             } => {
                 // The index lives in the cache folder (never for the demo,
                 // whose copy comes and goes).
-                let demo = self.demo_dir.lock().is_ok_and(|d| d.is_some());
-                let index = match (self.use_cache && !demo, self.cache_dir()) {
-                    (true, Some(dir)) => DeepIndex::open(dir),
-                    _ => DeepIndex::disabled(),
-                };
+                let index = self
+                    .index_dir()
+                    .map_or_else(DeepIndex::disabled, DeepIndex::open);
                 let result = Query::parse(&query)
                     .map_err(|e| e.to_string())
                     .map(|q| deep_search_streamed(&sessions, &q, &index, &stamp, send));
@@ -140,11 +172,9 @@ impl JobContext {
             Command::Act(job) => send(AppEvent::ActionDone(job.run())),
             Command::Touched { stamp, ask } => {
                 // The index lives in the cache folder, as deep search's does.
-                let demo = self.demo_dir.lock().is_ok_and(|d| d.is_some());
-                let index = match (self.use_cache && !demo, self.cache_dir()) {
-                    (true, Some(dir)) => TouchedIndex::open(dir),
-                    _ => TouchedIndex::disabled(),
-                };
+                let index = self
+                    .index_dir()
+                    .map_or_else(TouchedIndex::disabled, TouchedIndex::open);
                 let answer = crate::tui::model::touched::answer(ask, &index);
                 // Only an accelerator: a failed save costs the next answer time.
                 let _ = index.save();

@@ -1,0 +1,200 @@
+//! A session's stored index, so the browser opens a large session without
+//! reading it: the session at outline depth and its rows' columns (see
+//! [`LoadedSession`]), one checksummed file per session in the cache
+//! folder. Opening reads the index and then only what was appended since;
+//! the rows on screen and the preview read their lines from the session.
+//!
+//! An index never answers for a file it was not made from: it names the
+//! file's path, device and inode; a file that is shorter than what was
+//! read, or the same length with a new change time (rewritten in place),
+//! or whose first bytes, header or sampled prefix differ, is read again in
+//! full. Only sessions of [`MIN_BYTES`] or more are indexed (smaller ones
+//! read as fast as an index), and the [`KEEP`] most recently opened are
+//! kept.
+
+use crate::catalog::cache::envelope::Envelope;
+use crate::catalog::discover::FileStamp;
+use crate::session::line::facts::UsageTotals;
+use crate::session::stored::{Stored, StoredRef};
+use crate::session::{Detail, Refresh, Session};
+use crate::tui::model::loaded::{Calls, LoadedSession, RowKind, RowTexts, Rows};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The frame of an index file. The format changes with any change to what
+/// the entry types keep (a test pins the layout).
+const ENVELOPE: Envelope = Envelope {
+    magic: b"PISCSIDX",
+    format: 1,
+};
+
+/// Sessions smaller than this are read whole each time.
+pub const MIN_BYTES: u64 = 4 << 20;
+
+/// How many indexes are kept; the least recently opened go first.
+pub const KEEP: usize = 24;
+
+/// Where the indexes live in the cache folder.
+pub fn folder(cache: &Path) -> PathBuf {
+    cache.join("session-index")
+}
+
+/// The index file of the session at `path`.
+fn file_of(cache: &Path, path: &Path) -> PathBuf {
+    let hash = xxhash_rust::xxh3::xxh3_64(&path_bytes(path));
+    folder(cache).join(format!("{hash:016x}.bin"))
+}
+
+fn path_bytes(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+#[derive(Serialize)]
+struct PayloadRef<'a> {
+    #[serde(with = "serde_bytes")]
+    path: &'a [u8],
+    home: Option<&'a str>,
+    stamp: FileStamp,
+    session: StoredRef<'a>,
+    texts: &'a RowTexts,
+    kinds: &'a [RowKind],
+    bare: &'a [bool],
+    usage: &'a [(u32, UsageTotals)],
+    #[serde(with = "serde_bytes")]
+    calls: &'a [u8],
+}
+
+#[derive(Deserialize)]
+struct Payload {
+    #[serde(with = "serde_bytes")]
+    path: Vec<u8>,
+    home: Option<String>,
+    stamp: FileStamp,
+    session: Stored,
+    texts: RowTexts,
+    kinds: Vec<RowKind>,
+    bare: Vec<bool>,
+    usage: Vec<(u32, UsageTotals)>,
+    #[serde(with = "serde_bytes")]
+    calls: Vec<u8>,
+}
+
+/// A session opened from its index.
+pub struct Opened {
+    pub loaded: LoadedSession,
+    /// Bytes read from the session because they were appended after the
+    /// index was written.
+    pub read_on: u64,
+}
+
+/// The session at `path` from its index in `cache`, read on to the file's
+/// end; `None` when there is no index for it or the index no longer fits
+/// the file (then the file must be read in full).
+pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
+    let index = file_of(cache, path);
+    let bytes = std::fs::read(&index).ok()?;
+    let payload: Payload = postcard::from_bytes(ENVELOPE.payload(&bytes)?).ok()?;
+    drop(bytes);
+    if payload.path != path_bytes(path) || payload.home.as_deref() != home {
+        return None;
+    }
+    let now = FileStamp::of(&std::fs::metadata(path).ok()?);
+    let was = payload.stamp;
+    let same_file = (now.device, now.inode) == (was.device, was.inode);
+    let rewritten = now.size == was.size && now != was;
+    if !same_file || rewritten || now.size < payload.session.read_to() {
+        return None;
+    }
+    let rows = Rows {
+        texts: payload.texts,
+        kinds: payload.kinds,
+        bare: payload.bare,
+        usage: payload.usage,
+        calls: Calls::Stored(payload.calls),
+    };
+    let mut session = Session::from_stored(path.to_path_buf(), payload.session)?;
+    if !rows.fits(session.entries.len()) {
+        return None;
+    }
+    let read_to = session.read_to;
+    let loaded = match session.refresh().ok()? {
+        Refresh::Unchanged => LoadedSession::with_rows(session, rows),
+        Refresh::Appended(_) => LoadedSession::read_on(rows, session, home).ok()?,
+        Refresh::Reloaded => return None,
+    };
+    // The index's bytes and what reading them left over.
+    crate::tui::model::sessions::release_freed_memory();
+    // Opened now: the last to go.
+    let _ = std::fs::File::options()
+        .write(true)
+        .open(&index)
+        .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    let read_on = loaded.session.read_to - read_to;
+    Some(Opened { loaded, read_on })
+}
+
+/// Whether `loaded` is worth an index: a session at outline depth (not a
+/// legacy one) of [`MIN_BYTES`] or more.
+pub fn worth_keeping(loaded: &LoadedSession) -> bool {
+    loaded.session.detail == Detail::Outline && loaded.session.read_to >= MIN_BYTES
+}
+
+/// Writes the index of `loaded` into `cache` (beside, then renamed over),
+/// then lets only the [`KEEP`] most recently opened indexes stay.
+pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io::Result<()> {
+    let s = &loaded.session;
+    let Some(session) = s.stored() else {
+        return Ok(());
+    };
+    // The file as it is now: the index says what it was made from.
+    let stamp = FileStamp::of(&std::fs::metadata(&s.path)?);
+    let path = path_bytes(&s.path);
+    let rows = &loaded.rows;
+    let calls = rows.calls.stored();
+    let payload = PayloadRef {
+        path: &path,
+        home,
+        stamp,
+        session,
+        texts: &rows.texts,
+        kinds: &rows.kinds,
+        bare: &rows.bare,
+        usage: &rows.usage,
+        calls: &calls,
+    };
+    let index = file_of(cache, &s.path);
+    ENVELOPE.write_streamed(&index, |w| {
+        postcard::to_io(&payload, w)
+            .map(drop)
+            .map_err(std::io::Error::other)
+    })?;
+    keep_newest(&folder(cache), KEEP);
+    Ok(())
+}
+
+/// Removes all but the `keep` most recently changed index files.
+fn keep_newest(dir: &Path, keep: usize) {
+    let Ok(list) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = list
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if files.len() <= keep {
+        return;
+    }
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    for (_, f) in files.drain(keep..) {
+        let _ = std::fs::remove_file(f);
+    }
+}
