@@ -28,7 +28,7 @@ pub enum Filter {
 }
 
 impl Filter {
-    const CYCLE: [Filter; 5] = [
+    pub const CYCLE: [Filter; 5] = [
         Filter::Default,
         Filter::NoTools,
         Filter::UserOnly,

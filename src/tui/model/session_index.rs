@@ -198,3 +198,51 @@ fn keep_newest(dir: &Path, keep: usize) {
         let _ = std::fs::remove_file(f);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What an index holds of a session is laid out as when its format was
+    /// set: a change to the entry types, the rows' columns or the session's
+    /// stored parts changes these bytes, and then [`ENVELOPE`]'s format
+    /// must change with this hash, so an older index is refused, never
+    /// misread.
+    #[test]
+    fn the_stored_layout_is_the_formats() {
+        let path = Path::new(
+            "tests/data/golden/corpus/sessions/--home-ada-src-compiler--/2026-01-11T07-13-55-973Z_019babe7-8705-76fa-aaa6-a3483b60438e.jsonl",
+        );
+        let loaded = LoadedSession::open(path, Some("/home/ada")).unwrap();
+        let rows = &loaded.rows;
+        let mut calls = rows.calls.stored();
+        // The calls are a map: their order is not the layout's.
+        let mut pairs: Vec<(String, crate::session::line::entry::ToolCall)> =
+            postcard::from_bytes(&calls).unwrap();
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        calls = postcard::to_allocvec(&pairs).unwrap();
+        let payload = PayloadRef {
+            path: b"/s.jsonl",
+            home: Some("/home/ada"),
+            stamp: FileStamp {
+                size: 1,
+                mtime_ns: 2,
+                inode: 3,
+                device: 4,
+                ctime_ns: 5,
+            },
+            session: loaded.session.stored().unwrap(),
+            texts: &rows.texts,
+            kinds: &rows.kinds,
+            bare: &rows.bare,
+            usage: &rows.usage,
+            calls: &calls,
+        };
+        let bytes = postcard::to_allocvec(&payload).unwrap();
+        assert_eq!(
+            (ENVELOPE.format, xxhash_rust::xxh3::xxh3_64(&bytes)),
+            (1, 17128196918960872028),
+            "the layout changed: raise ENVELOPE.format and set the new hash here"
+        );
+    }
+}
