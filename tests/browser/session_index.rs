@@ -362,14 +362,10 @@ fn the_browser_opens_a_large_session_from_its_index() {
     let last = full(&path);
     let leaf = last.session.leaf_id().unwrap().to_string();
     let call = last.session.entries.len() - 1;
-    append(
-        &path,
-        format!(
-            "{}\n",
-            format!(r#"{{"type":"message","id":"zz000001","parentId":"{leaf}","timestamp":"2026-01-05T10:00:00.000Z","message":{{"role":"toolResult","toolCallId":"c{call}","toolName":"read","content":[{{"type":"text","text":"fn main() {{}}"}}],"isError":false,"timestamp":4}}}}"#)
-        )
-        .as_bytes(),
+    let answer = format!(
+        r#"{{"type":"message","id":"zz000001","parentId":"{leaf}","timestamp":"2026-01-05T10:00:00.000Z","message":{{"role":"toolResult","toolCallId":"c{call}","toolName":"read","content":[{{"type":"text","text":"fn main() {{}}"}}],"isError":false,"timestamp":4}}}}"#
     );
+    append(&path, format!("{answer}\n").as_bytes());
     let o = session_index::load(cache.path(), &path, HOME).expect("the index");
     assert!(o.read_on > 0);
     assert_same(&o.loaded, &full(&path), "a tool result appended");
