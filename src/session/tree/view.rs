@@ -560,42 +560,87 @@ impl Iterator for GutterRows<'_> {
         let i = self.next;
         let r = self.rows.rows.get(i)?;
         self.next += 1;
-        let (folds, end, above) = (self.folds, &self.end, &mut self.above);
+        let (end, above) = (&self.end, &mut self.above);
         while above.last().is_some_and(|&(a, _, _)| end[a] as usize <= i) {
             above.pop();
         }
-        let depth = usize::from(r.depth);
-        let mut cells: Vec<&str> = vec!["   "; depth];
-        for &(_, level, more) in above.iter() {
-            if let Some(c) = cells.get_mut(level) {
-                *c = if more { "│  " } else { "   " };
-            }
-        }
-        let level = depth.checked_sub(1).filter(|_| r.connector);
-        // pi marks the fold of a row with a connector in the connector
-        // (and not at all where a line from above takes its place).
-        let fold_in_connector = level.is_some();
-        if let Some(level) = level {
-            // A line from a fork above keeps its place (as pi draws it).
-            if !above.iter().any(|&(_, l, _)| l == level) {
-                cells[level] = match (r.last, folds && r.folded, folds && r.foldable) {
-                    (true, true, _) => "└⊞ ",
-                    (false, true, _) => "├⊞ ",
-                    (true, false, true) => "└⊟ ",
-                    (false, false, true) => "├⊟ ",
-                    (true, false, false) => "└─ ",
-                    (false, false, false) => "├─ ",
-                };
-            }
+        let levels: Vec<(usize, bool)> = above.iter().map(|&(_, l, more)| (l, more)).collect();
+        if let Some(level) = usize::from(r.depth).checked_sub(1).filter(|_| r.connector) {
             if above.last().is_none_or(|&(_, l, _)| l < level) {
                 above.push((i, level, !r.last));
             }
         }
-        if folds && r.folded && !fold_in_connector {
-            cells.push("⊞ ");
-        }
-        Some(cells.concat())
+        Some(gutter_of(r, &levels, self.folds))
     }
+}
+
+impl Rows {
+    /// Row `i`'s gutter, as [`Rows::gutter_rows`] gives it, worked out from
+    /// its ancestors alone (a few dozen steps): the browser draws the
+    /// gutters of the rows in view, and keeps none.
+    pub fn gutter(&self, i: usize, folds: bool) -> String {
+        let Some(r) = self.rows.get(i) else {
+            return String::new();
+        };
+        // The forks' children above the row: its ancestors with a
+        // connector, outermost first, each deeper than the one before.
+        let mut chain = Vec::new();
+        let mut at = r.visible_parent();
+        // Bounded by the rows, whatever the links say.
+        for _ in 0..self.rows.len() {
+            let Some(a) = at else { break };
+            let Some(ar) = self.rows.get(a as usize) else {
+                break;
+            };
+            if let Some(level) = usize::from(ar.depth)
+                .checked_sub(1)
+                .filter(|_| ar.connector)
+            {
+                chain.push((level, !ar.last));
+            }
+            at = ar.visible_parent();
+        }
+        let mut levels: Vec<(usize, bool)> = Vec::with_capacity(chain.len());
+        for (level, more) in chain.into_iter().rev() {
+            if levels.last().is_none_or(|&(l, _)| l < level) {
+                levels.push((level, more));
+            }
+        }
+        gutter_of(r, &levels, folds)
+    }
+}
+
+/// A row's gutter, given the forks' children above it (level, whether
+/// their siblings go on below), outermost first.
+fn gutter_of(r: &Row, above: &[(usize, bool)], folds: bool) -> String {
+    let depth = usize::from(r.depth);
+    let mut cells: Vec<&str> = vec!["   "; depth];
+    for &(level, more) in above {
+        if let Some(c) = cells.get_mut(level) {
+            *c = if more { "│  " } else { "   " };
+        }
+    }
+    let level = depth.checked_sub(1).filter(|_| r.connector);
+    // pi marks the fold of a row with a connector in the connector
+    // (and not at all where a line from above takes its place).
+    let fold_in_connector = level.is_some();
+    if let Some(level) = level {
+        // A line from a fork above keeps its place (as pi draws it).
+        if !above.iter().any(|&(l, _)| l == level) {
+            cells[level] = match (r.last, folds && r.folded, folds && r.foldable) {
+                (true, true, _) => "└⊞ ",
+                (false, true, _) => "├⊞ ",
+                (true, false, true) => "└⊟ ",
+                (false, false, true) => "├⊟ ",
+                (true, false, false) => "└─ ",
+                (false, false, false) => "├─ ",
+            };
+        }
+    }
+    if folds && r.folded && !fold_in_connector {
+        cells.push("⊞ ");
+    }
+    cells.concat()
 }
 
 #[cfg(test)]
@@ -665,6 +710,45 @@ pub(crate) mod tests {
             msg("f", Some("e"), 6, "assistant", "right answer"),
         ];
         session(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    /// A row's gutter worked out from its ancestors is the one the row by
+    /// row pass gives, in every test session, under every filter, with
+    /// and without folds (every foldable row folded, and every third).
+    #[test]
+    fn one_rows_gutter_is_the_passes() {
+        let mut checked = 0;
+        for path in crate::session::read::file::test_session_files() {
+            let Ok(s) = Session::open(&path) else {
+                continue;
+            };
+            let view = TreeView::new(&s);
+            let all = view.rows(&s, Filter::All, &HashSet::new());
+            let foldable: Vec<u32> = all
+                .rows
+                .iter()
+                .filter(|r| r.foldable)
+                .map(|r| r.node)
+                .collect();
+            let folds = [
+                HashSet::new(),
+                foldable.iter().copied().collect(),
+                foldable.iter().step_by(3).copied().collect(),
+            ];
+            for filter in Filter::CYCLE {
+                for folded in &folds {
+                    let rows = view.rows(&s, filter, folded);
+                    for marks in [true, false] {
+                        let pass: Vec<String> = rows.gutter_rows(marks).collect();
+                        for (i, g) in pass.iter().enumerate() {
+                            assert_eq!(&rows.gutter(i, marks), g, "{} row {i}", path.display());
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     /// What a row costs: a listing of a million entries holds a million.

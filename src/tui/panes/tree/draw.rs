@@ -198,7 +198,7 @@ fn draw_rows(
 /// gutter; then the gutter's end moves to a quarter of the width (2 to 12
 /// columns) from the left.
 fn pan(pane: &TreePane, rows: std::ops::Range<usize>, width: usize) -> usize {
-    let gutter = |r: usize| pane.gutters.get(r).map_or(0, |g| text::width(g));
+    let gutter = |r: usize| text::width(&pane.gutter(r));
     if !rows.contains(&pane.selected) {
         return 0;
     }
@@ -264,8 +264,9 @@ fn row_line<'a>(
     let row = &pane.rows.rows[r];
     let node = row.node;
     let mut spans: Vec<Span<'a>> = Vec::with_capacity(8);
-    if let Some(g) = pane.gutters.get(r).filter(|g| !g.is_empty()) {
-        spans.push(Span::styled(g.clone(), theme.muted));
+    let g = pane.gutter(r);
+    if !g.is_empty() {
+        spans.push(Span::styled(g, theme.muted));
     }
     let resume = pane.resume_point();
     if resume.row == Some(r) {

@@ -51,8 +51,6 @@ pub struct TreePane {
     /// Folded entries (node indices of the loaded session).
     folded: HashSet<u32>,
     rows: Rows,
-    /// Per row: pi's gutter (connectors and fold marks).
-    gutters: Vec<String>,
     resume: ResumePoint,
     selected: usize,
     /// The first row shown.
@@ -114,7 +112,6 @@ impl TreePane {
 
     fn clear_rows(&mut self) {
         self.rows = Rows::default();
-        self.gutters.clear();
         self.resume = ResumePoint::default();
         self.memory = None;
         self.replaced.clear();
@@ -153,9 +150,11 @@ impl TreePane {
         }
     }
 
-    /// Per row: pi's gutter before the row's text.
-    pub fn gutters(&self) -> &[String] {
-        &self.gutters
+    /// Row `r`'s gutter, pi's connectors and fold marks before its text
+    /// (worked out for the rows drawn: a deep tree's gutters for every row
+    /// took more memory than the session).
+    pub fn gutter(&self, r: usize) -> String {
+        self.rows.gutter(r, true)
     }
 
     /// Where pi resumes, as the rows show it.
@@ -293,7 +292,6 @@ impl TreePane {
             return;
         };
         self.rows = entry_tree::rows(&t, self.filter, &self.folded);
-        self.gutters = self.rows.gutters(true);
         let filter = self.filter;
         self.resume = self
             .rows
