@@ -183,7 +183,11 @@ pub fn branch_to(
 /// otherwise the entry itself. `None`: before the first entry.
 pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
     let entry = session.entry(idx);
-    if resumes_before(entry) {
+    // The role as the session kept it (at outline depth, beside the entry).
+    let user = session
+        .message_view(idx)
+        .is_some_and(|m| *m.role == Role::User);
+    if user || entry.kind == Kind::CustomMessage {
         session
             .tree
             .parent(idx)
@@ -194,7 +198,8 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
 }
 
 /// pi's `/tree` rule: branching to a user or custom message resumes just
-/// before it (its text goes back to the editor).
+/// before it (its text goes back to the editor). For an entry read in full
+/// ([`branch_leaf`] asks the session, which knows roles at any depth).
 pub fn resumes_before(entry: &crate::session::line::entry::Entry) -> bool {
     entry.is_role(Role::User) || entry.kind == Kind::CustomMessage
 }
@@ -262,11 +267,12 @@ struct Writing {
 /// lock is taken, so a writer that waited sees what the one before it wrote.
 fn prepare(path: &Path) -> Result<Writing, SessionError> {
     let mut lock = lock_for_append(path)?;
-    let session = Session::open(path)?;
+    // A branch needs ids, parents, types and roles: the outline has them.
+    let session = Session::open_with(path, Detail::Outline)?;
     if session.is_legacy() {
         drop(session);
         migrate_in_place(path, &mut lock)?;
-        let session = Session::open(path)?;
+        let session = Session::open_with(path, Detail::Outline)?;
         return Ok(Writing { lock, session });
     }
     Ok(Writing { lock, session })
