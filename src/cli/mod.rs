@@ -153,6 +153,9 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             if all_branches && !matches!(format, ExportFormat::Html) {
                 anyhow::bail!("--all-branches needs --format html");
             }
+            if let ExportFormat::Jsonl = format {
+                return export_jsonl(&file, leaf.as_deref(), output.as_deref(), out);
+            }
             let s = Session::open(&file)?;
             let at = match leaf.as_deref() {
                 Some(id) => Some(
@@ -166,10 +169,10 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             };
             let text = match format {
                 // Read in a terminal too: it passes the SafeWriter.
-                ExportFormat::Md => render::export_markdown(&s, at)?,
                 ExportFormat::Html if all_branches => render::export_html_all(&s)?,
                 ExportFormat::Html => render::export_html(&s, at)?,
-                ExportFormat::Jsonl => session::write::fork::export_jsonl(&s, leaf.as_deref())?,
+                // (jsonl was written above)
+                ExportFormat::Md | ExportFormat::Jsonl => render::export_markdown(&s, at)?,
             };
             match output {
                 None => out.write_all(text.as_bytes())?,
@@ -289,14 +292,53 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Writes a new file: an export never replaces one (nor follows a link
-/// left where it is to go).
-fn write_new_file(to: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = std::fs::OpenOptions::new()
+/// `export --format jsonl`: the branch's lines, copied from the file
+/// as they are (the outline finds them), streamed to `out` or to a new
+/// file at `to` (removed again when the export fails part way).
+fn export_jsonl(
+    file: &Path,
+    leaf: Option<&str>,
+    to: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    use session::write::fork::{resolve_leaf, write_export_jsonl};
+    let s = Session::open_with(file, Detail::Outline)?;
+    let leaf = resolve_leaf(&s, leaf)?;
+    let Some(to) = to else {
+        write_export_jsonl(&s, leaf, out)?;
+        keep_until_exit(s);
+        return Ok(());
+    };
+    let f = new_file(to)?;
+    let mut w = BufWriter::new(&f);
+    let written = write_export_jsonl(&s, leaf, &mut w)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| w.flush().map_err(anyhow::Error::from));
+    drop(w);
+    let done = written.and_then(|()| f.sync_all().map_err(anyhow::Error::from));
+    if let Err(e) = done {
+        drop(f);
+        let _ = std::fs::remove_file(to);
+        return Err(e.context(format!("{}: not written whole", shown(to))));
+    }
+    writeln!(out, "{}", shown(to))?;
+    keep_until_exit(s);
+    Ok(())
+}
+
+/// A new file: an export never replaces one (nor follows a link left where
+/// it is to go).
+fn new_file(to: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(to)
-        .with_context(|| format!("{}: not written", shown(to)))?;
+        .with_context(|| format!("{}: not written", shown(to)))
+}
+
+/// Writes a new file whole (see [`new_file`]).
+fn write_new_file(to: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = new_file(to)?;
     f.write_all(bytes)
         .and_then(|()| f.sync_all())
         .with_context(|| format!("{}: not written whole", shown(to)))
@@ -541,10 +583,9 @@ fn write_info_text(s: &Session, out: &mut dyn Write) -> Result<()> {
 
 fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) -> Result<()> {
     let mut file = std::fs::File::open(&s.path).with_context(|| s.path.display().to_string())?;
-    let mut messages = Vec::new();
-    for item in &ctx.items {
-        messages.extend(s.context_messages(item, &mut file)?);
-    }
+    // Counted first, then read again one entry at a time: a branch of
+    // millions of messages is never held whole.
+    let count = s.context_message_count(ctx, &mut file)?;
     let model = ctx.model.as_ref().map_or("(none)".to_string(), |m| {
         format!(
             "{}/{}",
@@ -569,14 +610,16 @@ fn write_context_text(s: &Session, ctx: &session::Context, out: &mut dyn Write) 
                 .as_deref()
                 .map_or("(unset)".into(), session::line::jskey::display)
         ),
-        messages.len()
+        count
     )?;
-    for m in messages {
-        let v: Value = serde_json::from_str(&m).unwrap_or(Value::Null);
-        let role = v.get("role").and_then(Value::as_str).unwrap_or("?");
-        writeln!(out, "\n── {} ──", sanitize(role))?;
-        // A block: the SafeWriter cleans it and keeps its line breaks.
-        writeln!(out, "{}", session::content::readable_message(&v))?;
+    for item in &ctx.items {
+        for m in s.context_messages(item, &mut file)? {
+            let v: Value = serde_json::from_str(&m).unwrap_or(Value::Null);
+            let role = v.get("role").and_then(Value::as_str).unwrap_or("?");
+            writeln!(out, "\n── {} ──", sanitize(role))?;
+            // A block: the SafeWriter cleans it and keeps its line breaks.
+            writeln!(out, "{}", session::content::readable_message(&v))?;
+        }
     }
     Ok(())
 }

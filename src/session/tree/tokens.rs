@@ -62,19 +62,25 @@ impl Session {
         }
         // Nothing to trust: the whole context estimated, its system
         // messages as the one they make together.
-        let mut all = Vec::new();
+        // Only the system messages are kept; the others are counted as
+        // they are read (each estimate is a whole number, so the sum is
+        // the same in any order).
+        let mut systems = Vec::new();
+        let mut others = 0.0;
         for item in &ctx.items {
             for m in self.context_messages(item, file)? {
                 if let Ok(v) = serde_json::from_str::<Value>(&m) {
-                    all.push(v);
+                    if role(&v) == Some("system") {
+                        systems.push(v);
+                    } else {
+                        others += estimate(&v);
+                    }
                 }
             }
         }
-        let mut tokens = current_system(&all).map_or(0.0, |s| estimate(&s));
-        for v in all.iter().filter(|v| role(v) != Some("system")) {
-            tokens += estimate(v);
-        }
-        Ok(Some(tokens))
+        Ok(Some(
+            current_system(&systems).map_or(0.0, |s| estimate(&s)) + others,
+        ))
     }
 }
 

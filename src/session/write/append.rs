@@ -194,7 +194,8 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
 }
 
 /// pi's `/tree` rule: branching to a user or custom message resumes just
-/// before it (its text goes back to the editor).
+/// before it (its text goes back to the editor). The role as the session
+/// keeps it, at any depth.
 pub fn resumes_before(session: &Session, idx: u32) -> bool {
     session.role_of(idx) == Some(&Role::User) || session.entry(idx).kind == Kind::CustomMessage
 }
@@ -262,11 +263,12 @@ struct Writing {
 /// lock is taken, so a writer that waited sees what the one before it wrote.
 fn prepare(path: &Path) -> Result<Writing, SessionError> {
     let mut lock = lock_for_append(path)?;
-    let session = Session::open(path)?;
+    // A branch needs ids, parents, types and roles: the outline has them.
+    let session = Session::open_with(path, Detail::Outline)?;
     if session.is_legacy() {
         drop(session);
         migrate_in_place(path, &mut lock)?;
-        let session = Session::open(path)?;
+        let session = Session::open_with(path, Detail::Outline)?;
         return Ok(Writing { lock, session });
     }
     Ok(Writing { lock, session })

@@ -64,6 +64,17 @@ pub fn export_jsonl(session: &Session, leaf: Option<&str>) -> Result<String, Ses
     fork_text(session, leaf).map(|f| f.text)
 }
 
+/// Writes what [`export_jsonl`] returns to `out` as it goes, line by line:
+/// a branch of millions of entries is never held whole.
+/// `leaf` is the entry [`resolve_leaf`] found.
+pub fn write_export_jsonl(
+    session: &Session,
+    leaf: u32,
+    out: &mut dyn Write,
+) -> Result<(), SessionError> {
+    write_fork(session, leaf, &ForkHead::new(), out)
+}
+
 /// The text of a new session holding the branch to `leaf`.
 pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkText, SessionError> {
     let leaf = resolve_leaf(session, leaf)?;
@@ -77,7 +88,7 @@ pub(crate) fn fork_text(session: &Session, leaf: Option<&str>) -> Result<ForkTex
 }
 
 /// The entry a fork ends at: `leaf`'s, or the session's leaf.
-fn resolve_leaf(session: &Session, leaf: Option<&str>) -> Result<u32, SessionError> {
+pub fn resolve_leaf(session: &Session, leaf: Option<&str>) -> Result<u32, SessionError> {
     let path = session.path.as_path();
     match leaf {
         Some(id) => session.find(id).ok_or_else(|| SessionError::NoSuchEntry {

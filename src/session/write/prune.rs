@@ -64,7 +64,8 @@ fn refused(path: &Path, reason: impl Into<String>) -> SessionError {
 /// Works out what pruning the branch at `entry` would do, refusing what it
 /// must (the branch holds pi's resume point, ids are not unique).
 pub fn plan_prune(path: &Path, entry: &str) -> Result<PrunePlan, SessionError> {
-    let session = Session::open_with(path, Detail::Full)?;
+    // The outline has the tree; the usage is read in a scan of its own.
+    let session = Session::open_with(path, Detail::Outline)?;
     plan_of(&session, entry)
 }
 
@@ -77,6 +78,7 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
             path: path.clone(),
             id: entry.to_string(),
         })?;
+    // Freed before the plan is made.
     let mut seen: HashSet<&str> = HashSet::default();
     for (_, e) in session.live_entries() {
         let Some(id) = e.id_str() else {
@@ -98,6 +100,7 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
             ));
         }
     }
+    drop(seen);
     // The branch: the entry and everything below it.
     let mut inside = vec![false; session.entries.len()];
     let mut stack = vec![start];
@@ -138,17 +141,16 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
         let id = e.id_str().unwrap_or_default().to_string();
         if carried.contains(&i) {
             plan.carried.push(id);
+            // Left inside only what goes.
+            inside[i as usize] = false;
             continue;
         }
         plan.removed.push(id);
         if e.kind == Kind::Message {
             plan.messages += 1;
         }
-        if let Some(u) = e.usage() {
-            plan.tokens += u.tokens;
-            plan.cost += u.cost;
-        }
     }
+    (plan.tokens, plan.cost) = usage_of(session, &inside)?;
     if plan.removed.is_empty() {
         return Err(refused(
             path,
@@ -157,6 +159,40 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
         ));
     }
     Ok(plan)
+}
+
+/// Tokens and cost of the entries marked in `removed` (by entry index),
+/// summed in file order. Usage is read at full depth only: a session read
+/// at another depth is read again in a scan that keeps no entry, each
+/// entry matched to the session's by where its line starts.
+fn usage_of(session: &Session, removed: &[bool]) -> Result<(f64, f64), SessionError> {
+    let (mut tokens, mut cost) = (0.0, 0.0);
+    let mut add = |i: usize, e: &crate::session::line::entry::Entry| {
+        if removed.get(i).copied().unwrap_or(false) {
+            if let Some(u) = e.usage() {
+                tokens += u.tokens;
+                cost += u.cost;
+            }
+        }
+    };
+    if session.detail == Detail::Full {
+        for (i, e) in session.live_entries() {
+            add(i as usize, e);
+        }
+    } else {
+        let mut i = 0;
+        crate::session::read::index_pass::scan_entries(&session.path, Detail::Full, |e, _| {
+            let same = session
+                .entries
+                .get(i)
+                .is_some_and(|s| s.span.offset == e.span.offset && s.kind != Kind::Header);
+            if same {
+                add(i, &e);
+            }
+            i += 1;
+        })?;
+    }
+    Ok((tokens, cost))
 }
 
 /// The entries on the branch that pi reads from elsewhere: the latest
@@ -211,7 +247,8 @@ pub fn prune(
 ) -> Result<Pruned, SessionError> {
     let path = &plan.path;
     let mut lock = crate::session::write::append::lock_for_append(path)?;
-    let session = Session::open_with(path, Detail::Full)?;
+    // Lines are copied or re-hung as they are: the outline finds them.
+    let session = Session::open_with(path, Detail::Outline)?;
     let now = plan_of(&session, &plan.entry)?;
     if now.removed != plan.removed || now.carried != plan.carried {
         return Err(refused(
