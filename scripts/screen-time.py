@@ -6,11 +6,15 @@ with the process's resident memory then (VmRSS) and its peak (VmHWM); then
 quits it. Several commands (or one several times) run in turn, interleaved.
 
 usage: scripts/screen-time.py [--runs N] [--size COLSxROWS] [--env K=V ...]
-                              --marker TEXT [--marker TEXT ...] -- CMD [ARGS...]
+                              [--wait-glob PATTERN] --marker TEXT [--marker TEXT ...]
+                              -- CMD [ARGS...]
+--wait-glob keeps the program running, once the markers are drawn, until a
+file matching PATTERN exists (what it writes after drawing, e.g. an index).
 prints one line per run: "ms rss_kb hwm_kb", then the medians.
 """
 import argparse
 import fcntl
+import glob
 import os
 import pty
 import select
@@ -36,13 +40,14 @@ def memory(pid):
     return rss, hwm
 
 
-def run(cmd, env, cols, rows, markers, timeout):
+def run(cmd, env, cols, rows, markers, timeout, wait_glob=None):
     start = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:
+        # The size is set before the program starts, so it never reads
+        # another one.
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         os.execvpe(cmd[0], cmd, env)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-    os.kill(pid, signal.SIGWINCH)
     seen = b""
     left = [m.encode() for m in markers]
     elapsed = None
@@ -73,6 +78,13 @@ def run(cmd, env, cols, rows, markers, timeout):
             elapsed = time.perf_counter() - start
             break
     rss, hwm = memory(pid)
+    while wait_glob and not glob.glob(wait_glob) and time.perf_counter() - start < timeout:
+        # Keep reading, so the program never blocks on a full terminal.
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                os.read(fd, 1 << 16)
+            except OSError:
+                break
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     os.close(fd)
@@ -88,6 +100,7 @@ def main():
     p.add_argument("--env", action="append", default=[])
     p.add_argument("--marker", action="append", required=True)
     p.add_argument("--timeout", type=float, default=120)
+    p.add_argument("--wait-glob")
     p.add_argument("cmd", nargs=argparse.REMAINDER)
     a = p.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -98,7 +111,7 @@ def main():
         env[k] = v
     results = []
     for _ in range(a.runs):
-        ms, rss, hwm = run(cmd, env, cols, rows, a.marker, a.timeout)
+        ms, rss, hwm = run(cmd, env, cols, rows, a.marker, a.timeout, a.wait_glob)
         print(f"{ms:.1f} {rss} {hwm}", flush=True)
         results.append((ms, rss, hwm))
     med = [statistics.median(r[i] for r in results) for i in range(3)]

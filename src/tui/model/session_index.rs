@@ -180,16 +180,24 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
     Ok(())
 }
 
-/// Removes all but the `keep` most recently changed index files.
+/// Removes all but the `keep` most recently changed index files, and what
+/// a writer stopped half way left behind (a temporary file an hour old).
 fn keep_newest(dir: &Path, keep: usize) {
     let Ok(list) = std::fs::read_dir(dir) else {
         return;
     };
-    let mut files: Vec<(std::time::SystemTime, PathBuf)> = list
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .collect();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    for e in list.flatten() {
+        let Some(modified) = e.metadata().ok().and_then(|m| m.modified().ok()) else {
+            continue;
+        };
+        if e.path().extension().is_some_and(|x| x == "bin") {
+            files.push((modified, e.path()));
+        } else if modified < hour_ago {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
     if files.len() <= keep {
         return;
     }
