@@ -314,9 +314,35 @@ impl Session {
     ) -> Result<usize, SessionError> {
         let mut n = 0;
         for item in &ctx.items {
-            n += self.context_messages(item, file)?.len();
+            n += self.context_message_count_of(item, file)?;
         }
         Ok(n)
+    }
+
+    /// How many messages one context item adds ([`Session::context_messages`]'
+    /// count), its line read only where the entry does not say: a plain
+    /// message (its role read from its message object, nothing to rebuild
+    /// or edit) adds one. A branch of a million messages is counted without
+    /// reading a million lines.
+    pub fn context_message_count_of(
+        &self,
+        item: &ContextItem,
+        file: &mut File,
+    ) -> Result<usize, SessionError> {
+        if !item.contributes {
+            return Ok(0);
+        }
+        let e = self.entry(item.entry);
+        let plain = item.edit.is_none()
+            && !e.js_echo
+            && !e.lossy
+            && self
+                .message_view(item.entry)
+                .is_some_and(|m| *m.role != Role::Missing && !needs_rebuild(self, &m));
+        if plain {
+            return Ok(1);
+        }
+        Ok(self.context_messages(item, file)?.len())
     }
 
     /// Writes the whole context as pi's `{messages, thinkingLevel, model}`.
@@ -708,6 +734,41 @@ fn apply_edit(messages: Vec<String>, edit_line: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A context item's message count without its line is the count of the
+    /// messages its line gives, for every item of the context at every
+    /// entry of every test session (hostile ones included), at full and at
+    /// outline depth.
+    #[test]
+    fn counted_messages_are_the_messages_read() {
+        let (mut items, mut counted) = (0, 0);
+        for path in crate::session::read::file::test_session_files() {
+            for detail in [
+                crate::session::Detail::Full,
+                crate::session::Detail::Outline,
+            ] {
+                let Ok(s) = Session::open_with(&path, detail) else {
+                    continue;
+                };
+                let mut file = s.open_file().unwrap();
+                let mut probe = s.open_file().unwrap();
+                for i in 0..s.entries.len() as u32 {
+                    let ctx = s.context_for_path(s.tree.path_to(i));
+                    for item in &ctx.items {
+                        let read = s.context_messages(item, &mut file).unwrap().len();
+                        let count = s.context_message_count_of(item, &mut probe).unwrap();
+                        assert_eq!(count, read, "{} entry {}", path.display(), item.entry);
+                        items += 1;
+                        counted += usize::from(item.edit.is_none() && read == 1);
+                    }
+                }
+            }
+        }
+        assert!(
+            items > 10_000 && counted > 5_000,
+            "{items} items, {counted} plain"
+        );
+    }
 
     /// Lines in any order, long and short, come back as `read_span` reads
     /// them.

@@ -515,7 +515,7 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
         if k % 256 == 0 && stopped() {
             return None;
         }
-        messages += s.context_messages(item, &mut file).map_or(0, |l| l.len());
+        messages += s.context_message_count_of(item, &mut file).unwrap_or(0);
     }
     if skip > 0 {
         out.note(
