@@ -135,6 +135,15 @@ impl Outline {
     }
 }
 
+/// How far a file was read: to the end of its last complete line, what
+/// those bytes were, the next line's number, and the lines' problems.
+struct Read {
+    read_to: u64,
+    prefix: PrefixPrint,
+    next_line: u32,
+    problems: Vec<Problem>,
+}
+
 /// What [`Session::refresh`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refresh {
@@ -180,22 +189,46 @@ impl Session {
             .trim_end_matches('\r')
             .to_string();
         let prefix = PrefixPrint::of(&file, read_to).map_err(|e| SessionError::io(path, e))?;
+        Ok(Session::assemble(
+            path.to_path_buf(),
+            header,
+            entries,
+            Read {
+                read_to,
+                prefix,
+                next_line,
+                problems,
+            },
+            detail,
+            outline,
+        ))
+    }
+
+    /// A session of these parts, its tree built.
+    fn assemble(
+        path: PathBuf,
+        header: Header,
+        entries: Vec<Entry>,
+        read: Read,
+        detail: Detail,
+        outline: Outline,
+    ) -> Session {
         let mut session = Session {
-            path: path.to_path_buf(),
+            path,
             header,
             entries,
             problems: Vec::new(),
             tree: Tree::default(),
-            read_to,
-            prefix,
-            next_line,
-            line_problems: problems,
+            read_to: read.read_to,
+            prefix: read.prefix,
+            next_line: read.next_line,
+            line_problems: read.problems,
             legacy_ids: Vec::new(),
             detail,
             outline,
         };
         session.reindex();
-        Ok(session)
+        session
     }
 
     /// Reads what was appended since the last read; reloads in full when the

@@ -5,7 +5,7 @@
 
 use super::line::entry::{Entry, ModelRef, Role};
 use super::read::file::PrefixPrint;
-use super::{CURRENT_VERSION, Detail, Fact, Header, Outline, Problem, Session, Tree};
+use super::{CURRENT_VERSION, Detail, Fact, Header, Outline, Problem, Read, Session};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -124,26 +124,23 @@ impl Session {
             .enumerate()
             .map(|(i, k)| (k.clone(), i as u32))
             .collect();
-        let mut session = Session {
+        Some(Session::assemble(
             path,
             header,
             entries,
-            problems: Vec::new(),
-            tree: Tree::default(),
-            read_to,
-            prefix,
-            next_line,
-            line_problems,
-            legacy_ids: Vec::new(),
-            detail: Detail::Outline,
-            outline: Outline {
+            Read {
+                read_to,
+                prefix,
+                next_line,
+                problems: line_problems,
+            },
+            Detail::Outline,
+            Outline {
                 facts,
                 kinds,
                 kind_ids,
             },
-        };
-        session.reindex();
-        Some(session)
+        ))
     }
 
     /// Entries `from..` as a whole read gives them (with their message

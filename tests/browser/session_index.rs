@@ -159,6 +159,16 @@ fn a_grown_session_reads_on_from_its_index() {
     assert!(steps > 10);
 }
 
+/// Changes the first lower-case letter at or after `from`.
+fn flip_a_letter(bytes: &mut [u8], from: usize) {
+    let at = from
+        + bytes[from..]
+            .iter()
+            .position(u8::is_ascii_lowercase)
+            .unwrap();
+    bytes[at] = if bytes[at] == b'a' { b'b' } else { b'a' };
+}
+
 /// A file that is no longer what was indexed is read whole: cut short,
 /// replaced by another file, rewritten in place at the same length, or
 /// with lines changed before where it was read.
@@ -203,12 +213,7 @@ fn an_index_never_answers_for_a_changed_file() {
     // Rewritten in place at the same length: one letter of a message.
     index_again(&original);
     let mut changed = original.clone();
-    let at = changed.len() / 2
-        + changed[changed.len() / 2..]
-            .iter()
-            .position(u8::is_ascii_lowercase)
-            .unwrap();
-    changed[at] = if changed[at] == b'a' { b'b' } else { b'a' };
+    flip_a_letter(&mut changed, original.len() / 2);
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(&path, &changed).unwrap();
     assert!(
@@ -220,12 +225,7 @@ fn an_index_never_answers_for_a_changed_file() {
     let mut grown = original.clone();
     // A letter of the first message.
     let second_line = grown.iter().position(|&b| b == b'\n').unwrap() + 1;
-    let at = second_line
-        + grown[second_line..]
-            .iter()
-            .position(u8::is_ascii_lowercase)
-            .unwrap();
-    grown[at] = if grown[at] == b'a' { b'b' } else { b'a' };
+    flip_a_letter(&mut grown, second_line);
     grown.extend_from_slice(&lines_of(&support::pi_mono("large-session.jsonl"))[3]);
     std::fs::File::options()
         .write(true)

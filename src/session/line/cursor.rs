@@ -107,6 +107,20 @@ mod sse2 {
         _mm_set1_epi8,
     };
 
+    /// Where the first special byte of a round starting at `i` is (`mask`
+    /// marks them, `top` the high bytes), and whether a high byte came
+    /// before it (`high`: in earlier rounds).
+    #[inline(always)]
+    fn stop(i: usize, mask: u32, top: u32, high: u32) -> Option<Stop> {
+        (mask != 0).then(|| {
+            let k = mask.trailing_zeros();
+            Stop {
+                at: i + k as usize,
+                high: high | (top & ((1u32 << k) - 1)) != 0,
+            }
+        })
+    }
+
     /// `Ok` where a special byte is found, or `Err` with where fewer than
     /// 16 bytes are left to look at and whether high bytes came before.
     #[inline]
@@ -127,12 +141,8 @@ mod sse2 {
                     (t_lo as u32) | ((t_hi as u32) << 16),
                 )
             };
-            if mask != 0 {
-                let k = mask.trailing_zeros();
-                return Ok(Stop {
-                    at: i + k as usize,
-                    high: high | (top & ((1u32 << k) - 1)) != 0,
-                });
+            if let Some(stop) = stop(i, mask, top, high) {
+                return Ok(stop);
             }
             high |= top;
             i += 32;
@@ -144,12 +154,8 @@ mod sse2 {
                 let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
                 (special(v) as u32, _mm_movemask_epi8(v) as u32)
             };
-            if mask != 0 {
-                let k = mask.trailing_zeros();
-                return Ok(Stop {
-                    at: i + k as usize,
-                    high: high | (top & ((1u32 << k) - 1)) != 0,
-                });
+            if let Some(stop) = stop(i, mask, top, high) {
+                return Ok(stop);
             }
             high |= top;
             i += 16;
