@@ -106,13 +106,16 @@ impl Session {
         } = stored;
         let fits = header.version == CURRENT_VERSION
             && prefix.len == read_to
-            && header.span.offset + header.span.len <= read_to
+            && header.span.offset.saturating_add(header.span.len) <= read_to
             && facts.len() == entries.len()
             && facts.iter().all(|f| f.kind().is_none_or(|k| k < kinds.len()))
             && entries.windows(2).all(|w| {
-                w[0].span.offset + w[0].span.len <= w[1].span.offset && w[0].line < w[1].line
+                w[0].span.offset.saturating_add(w[0].span.len) <= w[1].span.offset
+                    && w[0].line < w[1].line
             })
-            && entries.iter().all(|e| e.span.offset + e.span.len <= read_to)
+            && entries
+                .iter()
+                .all(|e| e.span.offset.saturating_add(e.span.len) <= read_to)
             && entries.last().is_none_or(|e| e.line < next_line)
             // A last line still being written is a problem at `next_line`.
             && line_problems.iter().all(|p| p.line <= next_line);

@@ -137,7 +137,7 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
         .write(true)
         .open(&index)
         .and_then(|f| f.set_modified(std::time::SystemTime::now()));
-    let read_on = loaded.session.read_to - read_to;
+    let read_on = loaded.session.read_to.saturating_sub(read_to);
     Some(Opened { loaded, read_on })
 }
 
