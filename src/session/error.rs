@@ -56,6 +56,14 @@ impl SessionError {
             source,
         }
     }
+
+    /// The file's lines were not where a second read of them expected.
+    pub(crate) fn changed_while_read(path: &Path) -> SessionError {
+        SessionError::Invalid {
+            path: path.to_path_buf(),
+            message: "the file changed while it was read; try again".to_string(),
+        }
+    }
 }
 
 /// Something wrong with one line that reading survived.

@@ -40,15 +40,6 @@ impl Stored {
     pub fn read_to(&self) -> u64 {
         self.read_to
     }
-
-    /// Entries the stored session holds.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
 }
 
 impl Session {
@@ -178,20 +169,15 @@ impl Session {
             })
             .map_err(io)?;
         if got.len() != want.len() {
-            return Err(super::SessionError::Invalid {
-                path: self.path.clone(),
-                message: "the file changed while it was read; try again".to_string(),
-            });
+            return Err(super::SessionError::changed_while_read(&self.path));
         }
         Ok(got)
     }
 
     /// The role of message entry `i`, at any depth.
     pub fn role_of(&self, i: u32) -> Option<&Role> {
-        match self.entries.get(i as usize)?.message() {
-            Some(m) => Some(&m.role),
-            None => self.outline_fact(i).map(|(role, _, _)| role),
-        }
+        self.entries.get(i as usize)?;
+        self.message_view(i).map(|m| m.role)
     }
 }
 

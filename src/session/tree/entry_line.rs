@@ -38,10 +38,14 @@ impl ToolCalls<'static> {
     /// [`ToolCalls::collect`] does: a later call with the same id wins.
     pub fn add_from(&mut self, e: &Entry) {
         for call in e.message().map_or(&[][..], |m| &m.content.tool_calls) {
-            if let Some(id) = &call.id {
-                self.0
-                    .insert(Cow::Owned(id.to_string()), Cow::Owned(call.clone()));
-            }
+            self.keep(call.clone());
+        }
+    }
+
+    /// Keeps one call under its id (a call without one names nothing).
+    fn keep(&mut self, call: ToolCall) {
+        if let Some(id) = &call.id {
+            self.0.insert(Cow::Owned(id.to_string()), Cow::Owned(call));
         }
     }
 
@@ -61,14 +65,6 @@ impl ToolCalls<'static> {
                 .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v)))
                 .collect(),
         )
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
 
@@ -100,7 +96,7 @@ impl LazyTexts {
     /// Reads what the texts need from `s`'s file (a session at outline
     /// depth: not a legacy one, whose messages migrate).
     pub fn read(s: &Session) -> Result<LazyTexts, crate::session::SessionError> {
-        let mut calls = ToolCalls(HashMap::new());
+        let mut calls = ToolCalls::owned();
         let mut bare = Vec::with_capacity(s.entries.len());
         let mut same = true;
         let file = s.open_file()?;
@@ -121,18 +117,13 @@ impl LazyTexts {
             same &= known.span.len == meta.len;
             bare.push(turn.bare);
             for call in turn.calls {
-                if let Some(id) = &call.id {
-                    calls.0.insert(Cow::Owned(id.to_string()), Cow::Owned(call));
-                }
+                calls.keep(call);
             }
             std::ops::ControlFlow::Continue(())
         })
         .map_err(|e| crate::session::SessionError::io(&s.path, e))?;
         if !same || bare.len() != s.entries.len() {
-            return Err(crate::session::SessionError::Invalid {
-                path: s.path.clone(),
-                message: "the file changed while it was read; try again".to_string(),
-            });
+            return Err(crate::session::SessionError::changed_while_read(&s.path));
         }
         Ok(LazyTexts {
             calls,
@@ -545,15 +536,9 @@ mod tests {
         let (mut lines, mut rows, mut turns) = (0, 0, 0);
         for file in corpora {
             let entries: Vec<_> = file.iter().map(|l| full(l)).collect();
-            let mut calls = ToolCalls(HashMap::new());
+            let mut calls = ToolCalls::owned();
             for e in entries.iter().flatten() {
-                for call in e.message().map_or(&[][..], |m| &m.content.tool_calls) {
-                    if let Some(id) = &call.id {
-                        calls
-                            .0
-                            .insert(Cow::Owned(id.to_string()), Cow::Owned(call.clone()));
-                    }
-                }
+                calls.add_from(e);
             }
             for (line, e) in file.iter().zip(&entries) {
                 lines += 1;

@@ -330,17 +330,9 @@ fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<u32>) {
 /// pi's one-line text of every entry, by entry index (`home` shortens paths
 /// in tool rows to `~`). Not made safe for a terminal: the front end does.
 pub fn texts(s: &Session, home: Option<&str>) -> Vec<String> {
-    texts_from(s, 0, home)
-}
-
-/// The one-line texts of the entries from index `first` on (a session read
-/// on keeps the texts it had).
-pub fn texts_from(s: &Session, first: usize, home: Option<&str>) -> Vec<String> {
-    let Some(rest) = s.entries.get(first..).filter(|r| !r.is_empty()) else {
-        return Vec::new();
-    };
     let calls = ToolCalls::collect(s);
-    rest.iter()
+    s.entries
+        .iter()
         .map(|e| entry_line::entry_line(e, &calls, home))
         .collect()
 }
@@ -564,13 +556,13 @@ impl Iterator for GutterRows<'_> {
         while above.last().is_some_and(|&(a, _, _)| end[a] as usize <= i) {
             above.pop();
         }
-        let levels: Vec<(usize, bool)> = above.iter().map(|&(_, l, more)| (l, more)).collect();
+        let gutter = gutter_of(r, above.iter().map(|&(_, l, more)| (l, more)), self.folds);
         if let Some(level) = usize::from(r.depth).checked_sub(1).filter(|_| r.connector) {
             if above.last().is_none_or(|&(_, l, _)| l < level) {
                 above.push((i, level, !r.last));
             }
         }
-        Some(gutter_of(r, &levels, self.folds))
+        Some(gutter)
     }
 }
 
@@ -606,16 +598,16 @@ impl Rows {
                 levels.push((level, more));
             }
         }
-        gutter_of(r, &levels, folds)
+        gutter_of(r, levels.iter().copied(), folds)
     }
 }
 
 /// A row's gutter, given the forks' children above it (level, whether
 /// their siblings go on below), outermost first.
-fn gutter_of(r: &Row, above: &[(usize, bool)], folds: bool) -> String {
+fn gutter_of(r: &Row, above: impl Iterator<Item = (usize, bool)> + Clone, folds: bool) -> String {
     let depth = usize::from(r.depth);
     let mut cells: Vec<&str> = vec!["   "; depth];
-    for &(level, more) in above {
+    for (level, more) in above.clone() {
         if let Some(c) = cells.get_mut(level) {
             *c = if more { "│  " } else { "   " };
         }
@@ -626,7 +618,7 @@ fn gutter_of(r: &Row, above: &[(usize, bool)], folds: bool) -> String {
     let fold_in_connector = level.is_some();
     if let Some(level) = level {
         // A line from a fork above keeps its place (as pi draws it).
-        if !above.iter().any(|&(l, _)| l == level) {
+        if !above.clone().any(|(l, _)| l == level) {
             cells[level] = match (r.last, folds && r.folded, folds && r.foldable) {
                 (true, true, _) => "└⊞ ",
                 (false, true, _) => "├⊞ ",
