@@ -73,16 +73,6 @@ fn main() {
         let o = session_index::load(cache.path(), path, home).expect("the index reads");
         indexed.push(t.elapsed());
         index_mb = resident_mb() - before;
-        let l = &o.loaded;
-        eprintln!(
-            "SIZES entries {} x {} ; texts {} ; rows {} ; usage {} ; problems {}",
-            l.session.entries.len(),
-            std::mem::size_of::<piscope::session::line::entry::Entry>(),
-            l.text(0).len() + l.rows.texts.len(),
-            l.rows.kinds.len(),
-            l.rows.usage.len(),
-            l.session.problems.len()
-        );
         drop(o);
     }
     let file = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);

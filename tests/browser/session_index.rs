@@ -37,11 +37,11 @@ fn assert_same(a: &LoadedSession, b: &LoadedSession, what: &str) {
     for i in 0..n {
         assert_eq!(a.text(i), b.text(i), "{what}: row {i}");
         assert_eq!(
-            a.rows.kinds[i as usize], b.rows.kinds[i as usize],
+            a.columns.kinds[i as usize], b.columns.kinds[i as usize],
             "{what}: {i}"
         );
         assert_eq!(
-            a.rows.bare[i as usize], b.rows.bare[i as usize],
+            a.columns.bare[i as usize], b.columns.bare[i as usize],
             "{what}: {i}"
         );
         assert_eq!(a.usage(i), b.usage(i), "{what}: usage of {i}");

@@ -113,7 +113,7 @@ impl RowTexts {
 /// tree hides it, its usage, and the tool calls a later tool result's row
 /// names.
 #[derive(Debug, Clone)]
-pub struct Rows {
+pub struct RowColumns {
     /// Per entry index: pi's one-line summary, made safe for the terminal.
     pub texts: RowTexts,
     pub kinds: Vec<RowKind>,
@@ -157,9 +157,9 @@ impl Calls {
     }
 }
 
-impl Rows {
-    fn with_capacity(n: usize) -> Rows {
-        Rows {
+impl RowColumns {
+    fn with_capacity(n: usize) -> RowColumns {
+        RowColumns {
             texts: RowTexts::default(),
             kinds: Vec::with_capacity(n),
             bare: Vec::with_capacity(n),
@@ -206,7 +206,7 @@ impl Rows {
 #[derive(Debug)]
 pub struct LoadedSession {
     pub session: Arc<Session>,
-    pub rows: Rows,
+    pub columns: RowColumns,
     /// pi's `/tree` order, leaf and path.
     pub view: TreeView,
     /// The session's name, made safe (read once: finding it walks the file's entries).
@@ -224,14 +224,14 @@ impl LoadedSession {
 
     /// Prepares a session read at full depth for display.
     pub fn new(session: Session, home: Option<&str>) -> LoadedSession {
-        let mut rows = Rows::with_capacity(session.entries.len());
+        let mut columns = RowColumns::with_capacity(session.entries.len());
         // Fresh calls are ready.
-        let _ = rows.extend(0, &session.entries, home);
-        LoadedSession::with_rows(session.into_outline(), rows)
+        let _ = columns.extend(0, &session.entries, home);
+        LoadedSession::with_columns(session.into_outline(), columns)
     }
 
-    /// A session and its rows, as a stored index kept them.
-    pub fn with_rows(session: Session, rows: Rows) -> LoadedSession {
+    /// A session and its rows' columns, as a stored index kept them.
+    pub fn with_columns(session: Session, columns: RowColumns) -> LoadedSession {
         let view = TreeView::new(&session);
         let name = session.name().map(|n| text::clean_line(&n));
         let entry_count = session.live_entries().count();
@@ -239,7 +239,7 @@ impl LoadedSession {
             name,
             entry_count,
             session: Arc::new(session),
-            rows,
+            columns,
             view,
         }
     }
@@ -252,28 +252,28 @@ impl LoadedSession {
         session: Session,
         home: Option<&str>,
     ) -> Result<LoadedSession, SessionError> {
-        LoadedSession::read_on(before.rows.clone(), session, home)
+        LoadedSession::read_on(before.columns.clone(), session, home)
     }
 
-    /// A session read on from where `rows` (the rows of its first entries)
-    /// stopped: the rows of the new entries are made from their lines, read
-    /// again at full depth.
+    /// A session read on from where `columns` (the rows of its first
+    /// entries) stopped: the rows of the new entries are made from their
+    /// lines, read again at full depth.
     pub fn read_on(
-        mut rows: Rows,
+        mut columns: RowColumns,
         session: Session,
         home: Option<&str>,
     ) -> Result<LoadedSession, SessionError> {
-        let kept = rows.kinds.len();
+        let kept = columns.kinds.len();
         if kept > session.entries.len() {
             // Fewer entries than before: not a growth.
             return LoadedSession::open(&session.path, home);
         }
         let added = session.full_entries_from(kept)?;
-        if rows.extend(kept, &added, home).is_none() {
+        if columns.extend(kept, &added, home).is_none() {
             return LoadedSession::open(&session.path, home);
         }
         drop(added);
-        Ok(LoadedSession::with_rows(session, rows))
+        Ok(LoadedSession::with_columns(session, columns))
     }
 
     pub fn entry(&self, node: u32) -> &Entry {
@@ -281,12 +281,12 @@ impl LoadedSession {
     }
 
     pub fn text(&self, node: u32) -> &str {
-        self.rows.texts.get(node as usize)
+        self.columns.texts.get(node as usize)
     }
 
     /// The usage entry `node` carries.
     pub fn usage(&self, node: u32) -> Option<&UsageTotals> {
-        let u = &self.rows.usage;
+        let u = &self.columns.usage;
         u.binary_search_by_key(&node, |(i, _)| *i)
             .ok()
             .map(|k| &u[k].1)
@@ -294,7 +294,12 @@ impl LoadedSession {
 
     /// Whether pi's `/tree` shows entry `node` under `filter`.
     pub fn shows(&self, filter: Filter, node: u32) -> bool {
-        let bare = self.rows.bare.get(node as usize).copied().unwrap_or(false);
+        let bare = self
+            .columns
+            .bare
+            .get(node as usize)
+            .copied()
+            .unwrap_or(false);
         self.view.shows_as(
             &self.session,
             filter,

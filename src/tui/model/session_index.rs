@@ -17,7 +17,7 @@ use crate::catalog::discover::FileStamp;
 use crate::session::line::facts::UsageTotals;
 use crate::session::stored::{Stored, StoredRef};
 use crate::session::{Detail, Refresh, Session};
-use crate::tui::model::loaded::{Calls, LoadedSession, RowKind, RowTexts, Rows};
+use crate::tui::model::loaded::{Calls, LoadedSession, RowColumns, RowKind, RowTexts};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -113,7 +113,7 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     if !same_file || rewritten || now.size < payload.session.read_to() {
         return None;
     }
-    let rows = Rows {
+    let columns = RowColumns {
         texts: payload.texts,
         kinds: payload.kinds,
         bare: payload.bare,
@@ -121,13 +121,13 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
         calls: Calls::Stored(payload.calls),
     };
     let mut session = Session::from_stored(path.to_path_buf(), payload.session)?;
-    if !rows.fits(session.entries.len()) {
+    if !columns.fits(session.entries.len()) {
         return None;
     }
     let read_to = session.read_to;
     let loaded = match session.refresh().ok()? {
-        Refresh::Unchanged => LoadedSession::with_rows(session, rows),
-        Refresh::Appended(_) => LoadedSession::read_on(rows, session, home).ok()?,
+        Refresh::Unchanged => LoadedSession::with_columns(session, columns),
+        Refresh::Appended(_) => LoadedSession::read_on(columns, session, home).ok()?,
         Refresh::Reloaded => return None,
     };
     // The index's bytes and what reading them left over.
@@ -157,7 +157,7 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
     // The file as it is now: the index says what it was made from.
     let stamp = FileStamp::of(&std::fs::metadata(&s.path)?);
     let path = path_bytes(&s.path);
-    let rows = &loaded.rows;
+    let rows = &loaded.columns;
     let calls = rows.calls.stored();
     let payload = PayloadRef {
         path: &path,
@@ -222,7 +222,7 @@ mod tests {
             "tests/data/golden/corpus/sessions/--home-ada-src-compiler--/2026-01-11T07-13-55-973Z_019babe7-8705-76fa-aaa6-a3483b60438e.jsonl",
         );
         let loaded = LoadedSession::open(path, Some("/home/ada")).unwrap();
-        let rows = &loaded.rows;
+        let rows = &loaded.columns;
         let mut calls = rows.calls.stored();
         // The calls are a map: their order is not the layout's.
         let mut pairs: Vec<(String, crate::session::line::entry::ToolCall)> =

@@ -299,7 +299,7 @@ fn row_line<'a>(
         }
     }
     let kind = t
-        .rows
+        .columns
         .kinds
         .get(node as usize)
         .copied()
