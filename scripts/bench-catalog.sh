@@ -37,7 +37,6 @@ timed_null() {
   shift
   timed_run /dev/null "$WORK/$name" "$@" || exit 1
 }
-median() { awk -v c="${2:-1}" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 echo "== $(find "$ROOT" -name '*.jsonl' | wc -l) sessions, $(du -sm "$ROOT" | cut -f1) MB; $RUNS runs each" >&2
 for ((i = 1; i <= RUNS; i++)); do

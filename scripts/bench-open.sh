@@ -19,13 +19,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS="${RUNS:-5}"
-export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
-[[ -x target/node/node_modules/.bin/node ]] && export PATH="$PWD/target/node/node_modules/.bin:$PATH"
 source scripts/timed.sh
-if [[ -z "${PISCOPE:-}" ]]; then
-  cargo build --release --quiet
-  PISCOPE="$PWD/target/release/piscope"
-fi
+bench_binary
 FILE="${1:-}"
 if [[ -z "$FILE" ]]; then
   if [[ ! -d target/bench-big/sessions ]]; then
@@ -37,7 +32,6 @@ fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-open.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 MARKER="${MARKER:-tokens used}"
-median() { awk -v c="${2:-1}" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 # The first open writes the index once the preview is on screen: it is
 # left running until the index is there.
 screen() {

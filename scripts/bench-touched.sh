@@ -30,7 +30,6 @@ timed() {
   shift
   timed_run "$WORK/$name.out" "$WORK/$name" "$@" || exit 1
 }
-median() { awk -v c="${2:-1}" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 grow() {
   printf '%s\n' "{\"type\":\"message\",\"id\":\"bench$1\",\"parentId\":null,\"timestamp\":\"2027-06-01T10:00:00.000Z\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\",\"id\":\"bench_$1\",\"name\":\"edit\",\"arguments\":{\"path\":\"src/parser.rs\",\"edits\":[]}}],\"timestamp\":1811844000000}}" >>"$GROWS"
 }

@@ -64,11 +64,6 @@ run() {
   timed_run "$out" "$WORK/$name" "$@" || exit 1
 }
 
-# median FILE COLUMN: the median of one column (the lower middle for an even count).
-median() {
-  awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
-}
-
 # same_json A B: equal as parsed JSON (object key order ignored, as in JSON).
 same_json() {
   if [[ -n "$PY" ]]; then

@@ -20,18 +20,28 @@ timed_run() {
   rm -f "$err" "$err.kb"
 }
 
-# bench_corpus_and_binary: the catalog corpus in $CORPUS, written by
-# scripts/gen-catalog-corpus.sh when it is missing (pi's code on the node
-# scripts/test installs when the machine's is older), and $PISCOPE, the
+# median FILE [COLUMN]: the median of one column (the lower middle for an
+# even count).
+median() { awk -v c="${2:-1}" '{print $c}' "$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# bench_binary: pi's reference package where the scripts look for it, the
+# node scripts/test installs when the machine's is older, and $PISCOPE, the
 # release build unless another binary is given.
-bench_corpus_and_binary() {
+bench_binary() {
   export PI_REF_DIR="${PI_REF_DIR:-target/pi-reference}"
   if [[ -x target/node/node_modules/.bin/node ]]; then
     export PATH="$PWD/target/node/node_modules/.bin:$PATH"
   fi
-  scripts/gen-catalog-corpus.sh "$CORPUS"
   if [[ -z "${PISCOPE:-}" ]]; then
     cargo build --release --quiet
     PISCOPE="$PWD/target/release/piscope"
   fi
+}
+
+# bench_corpus_and_binary: as bench_binary, and the catalog corpus in
+# $CORPUS, written by scripts/gen-catalog-corpus.sh (pi's code) when it is
+# missing.
+bench_corpus_and_binary() {
+  bench_binary
+  scripts/gen-catalog-corpus.sh "$CORPUS"
 }
