@@ -299,7 +299,26 @@ impl FileFound {
 
 /// What one [`Listing::work`] found: each file by its place in the listing,
 /// its path and what `stat` says of it.
-pub struct Found(Vec<(usize, PathBuf, std::io::Result<std::fs::Metadata>)>);
+pub struct Found(Vec<(usize, PathBuf, Stat)>);
+
+/// What `stat` said of a listed file, taken down where it was asked.
+enum Stat {
+    File(FileStamp),
+    NotRegular(crate::session::read::file::FileKind),
+    /// Gone, or not to be asked: reading it says why.
+    Failed,
+}
+
+impl Stat {
+    fn of(meta: std::io::Result<std::fs::Metadata>) -> Stat {
+        use crate::session::read::file::FileKind;
+        match meta {
+            Ok(m) if m.is_file() => Stat::File(FileStamp::of(&m)),
+            Ok(m) => Stat::NotRegular(FileKind::of(m.file_type()).unwrap_or(FileKind::Other)),
+            Err(_) => Stat::Failed,
+        }
+    }
+}
 
 /// Files a [`Listing::work`] takes at a time: enough that taking them costs
 /// nothing, few enough that two threads finish together.
@@ -378,7 +397,7 @@ impl<'f> Listing<'f> {
                     },
                     FileFound::Named(_) => std::fs::metadata(&path),
                 };
-                found.push((start + i, path, meta));
+                found.push((start + i, path, Stat::of(meta)));
             }
         }
         Found(found)
@@ -396,30 +415,25 @@ impl<'f> Listing<'f> {
         let (folder, scope) = (self.folder, self.scope);
         let mut out: Vec<Candidate> = files
             .into_iter()
-            .filter_map(|(_, path, meta)| match meta {
-                Ok(m) if !m.is_file() => {
+            .filter_map(|(_, path, stat)| match stat {
+                Stat::NotRegular(kind) => {
                     // A FIFO, socket or device would block the read; a folder
                     // has nothing to read. Each is named, never read.
-                    let kind = crate::session::read::file::FileKind::of(m.file_type());
-                    let kind = kind.unwrap_or(crate::session::read::file::FileKind::Other);
                     let why = crate::session::read::file::NotRegular { kind };
                     problems.push(CatalogProblem::new(&path, why.to_string()));
                     None
                 }
-                Ok(m) => Some(Candidate {
-                    meta: Some(FileStamp::of(&m)),
+                Stat::File(stamp) => Some(Candidate {
+                    meta: Some(stamp),
                     path,
                 }),
-                Err(_) => Some(Candidate { path, meta: None }),
+                Stat::Failed => Some(Candidate { path, meta: None }),
             })
             .collect();
-        let name = |c: &Candidate| {
-            c.path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned()
-        };
+        // Borrowed, not copied: a sort compares names thousands of times.
+        fn name(c: &Candidate) -> std::borrow::Cow<'_, str> {
+            c.path.file_name().unwrap_or_default().to_string_lossy()
+        }
         if folder.layout == Layout::Flat {
             out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
         } else if scope == Scope::Current {
