@@ -308,6 +308,10 @@ impl SessionUsage {
             rollups[i].count += 1;
             rollups[i].spend.add(&r.spend);
         }
+        // Kept for the browser's whole run, for every session: a copy of
+        // just their length, the grown vector's room freed for the next
+        // session to grow in (shrinking in place would leave holes).
+        let rollups = rollups.as_slice().to_vec();
         let removed = removed.map(|r| Removed {
             title: usage.title.clone(),
             ..r
