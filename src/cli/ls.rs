@@ -56,11 +56,18 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             return Ok(());
         }
     }
-    let cat = catalog::load_listed(&folder, files, options, &mut cache, &mut |_| {});
-    // Saved already; taking apart thousands of records on the way out
-    // would cost the command a tenth of its time.
+    // Neither is taken apart on the way out: the cache is saved already,
+    // and freeing thousands of records and summaries would cost the command
+    // a tenth of its time.
+    let mut cat = std::mem::ManuallyDrop::new(catalog::load_listed(
+        &folder,
+        files,
+        options,
+        &mut cache,
+        &mut |_| {},
+    ));
     std::mem::forget(cache);
-    problems.extend(cat.problems);
+    problems.append(&mut cat.problems);
     for p in &problems {
         warn(p);
     }
@@ -91,11 +98,17 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     };
     let sort = args.sort.map(SortMode::from).unwrap_or_default();
     if args.deep {
-        let chosen: Vec<SessionSummary> = sessions
-            .iter()
-            .filter(|s| !args.named || catalog::search::query::has_name(s))
-            .cloned()
-            .collect();
+        let named: Vec<SessionSummary>;
+        let chosen = if args.named {
+            named = sessions
+                .iter()
+                .filter(|s| catalog::search::query::has_name(s))
+                .cloned()
+                .collect();
+            &named
+        } else {
+            sessions
+        };
         // Hits are written as each session's are found, newest first.
         let mut written = 0usize;
         let mut failed = None;
@@ -115,7 +128,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
                 hits_text(hits)
             }
         };
-        let problems = deep_search_mapped(&chosen, &query, &index, &print, &mut |printed| {
+        let problems = deep_search_mapped(chosen, &query, &index, &print, &mut |printed| {
             let r = write_printed(printed, &mut written, out);
             r.map_err(|e| failed = Some(e)).is_ok()
         });
