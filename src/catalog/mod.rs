@@ -174,44 +174,53 @@ pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -
     {
         return None;
     }
-    // Each file's row, in the files' order, on every core: its sort key,
-    // and its JSON (`None` for a file pi leaves out).
-    let rows = crate::par::map(candidates.len(), 64, |i| {
-        let c = &candidates[i];
-        let head = cache.get(&c.path)?.head();
-        if c.meta != Some(head.stamp) {
-            return None;
+    // The files' rows, a run of files at a time on every core, each run's
+    // rows written into one buffer: each row's sort key and where its JSON
+    // lies (a file pi leaves out has none). `None`: a file to read again.
+    const RUN: usize = 64;
+    type Row = (Option<i64>, u32, u32);
+    let runs = crate::par::map(candidates.len().div_ceil(RUN), 1, |run| {
+        let mut json = Vec::with_capacity(RUN * 512);
+        let mut rows: Vec<Row> = Vec::with_capacity(RUN);
+        for c in candidates.iter().skip(run * RUN).take(RUN) {
+            let head = cache.get(&c.path)?.head();
+            if c.meta != Some(head.stamp) {
+                return None;
+            }
+            let Some(listed) = head.listed()? else {
+                // No session, whatever follows the line that said so.
+                continue;
+            };
+            if !head.complete() {
+                // A last line without its newline: read again (as pi would).
+                return None;
+            }
+            if listed.skipped_by_pi.is_some() {
+                continue;
+            }
+            let start = u32::try_from(json.len()).ok()?;
+            list_json::push_row(&list_json::ListRow::of_listed(&c.path, &listed), &mut json);
+            rows.push((listed.modified_ms, start, u32::try_from(json.len()).ok()?));
         }
-        let Some(listed) = head.listed()? else {
-            // No session, whatever follows the line that said so.
-            return Some(None);
-        };
-        if !head.complete() {
-            // A last line without its newline: read again (as pi would).
-            return None;
-        }
-        if listed.skipped_by_pi.is_some() {
-            return Some(None);
-        }
-        let mut json = Vec::with_capacity(256 + listed.first_message.len());
-        list_json::push_row(&list_json::ListRow::of_listed(&c.path, &listed), &mut json);
-        Some(Some((listed.modified_ms, json)))
+        Some((json, rows))
     });
-    let rows: Vec<(Option<i64>, Vec<u8>)> = rows
-        .into_iter()
-        .collect::<Option<Vec<_>>>()?
-        .into_iter()
-        .flatten()
+    let runs = runs.into_iter().collect::<Option<Vec<_>>>()?;
+    let rows: Vec<(usize, Row)> = runs
+        .iter()
+        .enumerate()
+        .flat_map(|(run, (_, rows))| rows.iter().map(move |&r| (run, r)))
         .collect();
     let mut order: Vec<u32> = (0..rows.len() as u32).collect();
-    crate::session::tree::sort_like_v8(&mut order, |i| rows[i as usize].0.map(|t| -t));
-    let mut out = Vec::with_capacity(rows.iter().map(|r| r.1.len() + 1).sum::<usize>() + 3);
+    crate::session::tree::sort_like_v8(&mut order, |i| rows[i as usize].1.0.map(|t| -t));
+    let all = runs.iter().map(|(json, rows)| json.len() + rows.len()).sum::<usize>();
+    let mut out = Vec::with_capacity(all + 3);
     out.push(b'[');
     for (n, &i) in order.iter().enumerate() {
         if n > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(&rows[i as usize].1);
+        let (run, (_, start, end)) = rows[i as usize];
+        out.extend_from_slice(&runs[run].0[start as usize..end as usize]);
     }
     out.extend_from_slice(b"]\n");
     Some(out)

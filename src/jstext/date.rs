@@ -163,37 +163,43 @@ pub fn value_ms(value: &serde_json::Value) -> Option<i64> {
 
 /// `toISOString()`: `2024-12-03T14:00:00.000Z`.
 pub fn format_iso(ms: i64) -> String {
+    let mut out = Vec::with_capacity(27);
+    push_iso(&mut out, ms);
+    // Only ASCII digits and separators were written.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`format_iso`], appended to `out` (lists write thousands of dates).
+pub fn push_iso(out: &mut Vec<u8>, ms: i64) {
     let days = ms.div_euclid(MS_PER_DAY);
     let rem = ms.rem_euclid(MS_PER_DAY);
     let (y, m, d) = civil_from_days(days);
-    // Digit by digit, not through `format!`: lists write thousands of dates.
-    let mut out = String::with_capacity(27);
+    // Digit by digit, not through `format!`.
     if (0..=9999).contains(&y) {
-        push_digits(&mut out, y.unsigned_abs(), 4);
+        push_digits(out, y.unsigned_abs(), 4);
     } else {
-        out.push(if y < 0 { '-' } else { '+' });
-        push_digits(&mut out, y.unsigned_abs(), 6);
+        out.push(if y < 0 { b'-' } else { b'+' });
+        push_digits(out, y.unsigned_abs(), 6);
     }
     let rem = rem.unsigned_abs();
     for (sep, v, width) in [
-        ('-', m.unsigned_abs(), 2),
-        ('-', d.unsigned_abs(), 2),
-        ('T', rem / 3_600_000, 2),
-        (':', rem / 60_000 % 60, 2),
-        (':', rem / 1000 % 60, 2),
-        ('.', rem % 1000, 3),
+        (b'-', m.unsigned_abs(), 2),
+        (b'-', d.unsigned_abs(), 2),
+        (b'T', rem / 3_600_000, 2),
+        (b':', rem / 60_000 % 60, 2),
+        (b':', rem / 1000 % 60, 2),
+        (b'.', rem % 1000, 3),
     ] {
         out.push(sep);
-        push_digits(&mut out, v, width);
+        push_digits(out, v, width);
     }
-    out.push('Z');
-    out
+    out.push(b'Z');
 }
 
 /// `v` in decimal, zero-padded to at least `width` digits (at most 20).
-fn push_digits(out: &mut String, v: u64, width: usize) {
+fn push_digits(out: &mut Vec<u8>, v: u64, width: usize) {
     let (digits, from) = decimal(v, width);
-    out.extend(digits[from..].iter().map(|&c| char::from(c)));
+    out.extend_from_slice(&digits[from..]);
 }
 
 /// `v`'s decimal digits, zero-padded to at least `width` (at most 20): the

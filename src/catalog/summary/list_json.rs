@@ -4,7 +4,7 @@
 
 use crate::catalog::cache::records::Listed;
 use crate::catalog::summary::{ExactFields, SessionSummary};
-use crate::jstext::date::format_iso;
+use crate::jstext::date::push_iso;
 use crate::session::line::jskey;
 use crate::session::line::raw_json::push_json_string;
 use std::path::Path;
@@ -70,7 +70,7 @@ pub(crate) fn push_row(s: &ListRow, o: &mut Vec<u8>) {
         // Never anything to escape.
         Some(t) => {
             o.push(b'"');
-            o.extend_from_slice(format_iso(t).as_bytes());
+            push_iso(o, t);
             o.push(b'"');
         }
         None => o.extend_from_slice(b"null"),
