@@ -212,7 +212,10 @@ pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -
         .collect();
     let mut order: Vec<u32> = (0..rows.len() as u32).collect();
     crate::session::tree::sort_like_v8(&mut order, |i| rows[i as usize].1.0.map(|t| -t));
-    let all = runs.iter().map(|(json, rows)| json.len() + rows.len()).sum::<usize>();
+    let all = runs
+        .iter()
+        .map(|(json, rows)| json.len() + rows.len())
+        .sum::<usize>();
     let mut out = Vec::with_capacity(all + 3);
     out.push(b'[');
     for (n, &i) in order.iter().enumerate() {

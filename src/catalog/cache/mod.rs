@@ -281,10 +281,22 @@ impl Records {
         let old = self.states.as_ref().and_then(StatesRegion::read_all);
         let mut region = Vec::with_capacity(self.region.len() + 512 * self.fresh.len());
         let mut states = Vec::with_capacity(old.as_ref().map_or(0, Vec::len));
-        for &slot in self.table.iter() {
-            let Some(head) = body(&self.region, &self.fresh, slot).and_then(Head::parse) else {
-                continue;
-            };
+        // Newest first, as listings ask for them: a list then reads the
+        // records front to back, not all over the region.
+        let mut heads: Vec<(Slot, Head)> = self
+            .table
+            .iter()
+            .filter_map(|&slot| {
+                Some((
+                    slot,
+                    body(&self.region, &self.fresh, slot).and_then(Head::parse)?,
+                ))
+            })
+            .collect();
+        heads.sort_unstable_by(|(_, a), (_, b)| {
+            (b.stamp.mtime_ns.cmp(&a.stamp.mtime_ns)).then_with(|| a.path.cmp(b.path))
+        });
+        for (slot, head) in heads {
             let bytes = match slot {
                 Slot::Read(_) => old.as_deref().and_then(|o| {
                     let at = head.state;
