@@ -60,7 +60,15 @@ pub enum Progress<'a> {
         total: usize,
         summary: Option<&'a SessionSummary>,
     },
+    /// The newest files the cache holds as they are now, before anything
+    /// else is done, without their texts: a first screen to show. Each is
+    /// then loaded as usual.
+    Glimpse(&'a [SessionSummary]),
 }
+
+/// How many of the newest files [`load_listed`] reports before it plans
+/// the rest: more than a screen holds.
+pub const FIRST_SCREEN: usize = 200;
 
 /// How the summaries were obtained.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -258,6 +266,18 @@ pub fn load_listed(
         total: candidates.len(),
     });
     if options.with_text {
+        // Opening the texts takes a while on a large history.
+        let glimpse: Vec<SessionSummary> = candidates
+            .iter()
+            .take(FIRST_SCREEN)
+            .filter_map(|c| match plan(c, cache) {
+                Plan::Cached(r) if r.head().complete() => r.summary(c.path.clone(), None)?,
+                _ => None,
+            })
+            .collect();
+        if !glimpse.is_empty() {
+            progress(Progress::Glimpse(&glimpse));
+        }
         cache.prepare_texts();
     }
     let cache_read: &Cache = cache;
@@ -294,20 +314,14 @@ pub fn load_listed(
     // Each file's plan, on every core; a file unchanged since the cache saw
     // it is not even opened: its summary is taken from the cache there and
     // then (a warm list spends a good part of its time on these).
-    let planned: Vec<Planned> = crate::par::map(total, 64, |i| {
+    let plan_file = |i: usize| {
         let c = &candidates[i];
         let plan = plan_of(c);
         match &plan.0 {
             Plan::Cached(r) if r.head().complete() => Planned::Done(Box::new(read(c, &plan))),
             _ => Planned::ToRead(plan),
         }
-    });
-    // Every record the cache holds is one of these files: none is missing.
-    let none_missing = planned
-        .iter()
-        .filter(|p| !matches!(p, Planned::ToRead((Plan::Whole, _))))
-        .count()
-        == cache_read.record_count();
+    };
     let mut results: Vec<Option<Loaded>> = (0..total).map(|_| None).collect();
     let mut done = 0;
     let mut take = |i: usize, r: Result<Loaded, CatalogProblem>| {
@@ -331,14 +345,25 @@ pub fn load_listed(
             }
         }
     };
-    // The files to read, each with its plan.
-    let mut to_read = Vec::new();
-    for (i, p) in planned.into_iter().enumerate() {
-        match p {
-            Planned::Done(r) => take(i, *r),
-            Planned::ToRead(plan) => to_read.push((i, plan)),
+    // The newest files first, on their own: a screen's worth is reported
+    // before the thousands after them are planned. Then the files to read,
+    // each with its plan, and whether the cache holds a record of each.
+    let (mut to_read, mut recorded) = (Vec::new(), 0);
+    let first = total.min(FIRST_SCREEN);
+    for (from, to) in [(0, first), (first, total)] {
+        let planned = crate::par::map(to - from, 64, |i| plan_file(from + i));
+        for (i, p) in (from..).zip(planned) {
+            if !matches!(p, Planned::ToRead((Plan::Whole, _))) {
+                recorded += 1;
+            }
+            match p {
+                Planned::Done(r) => take(i, *r),
+                Planned::ToRead(plan) => to_read.push((i, plan)),
+            }
         }
     }
+    // Every record the cache holds is one of these files: none is missing.
+    let none_missing = recorded == cache_read.record_count();
     let read = |(i, plan): &(usize, _)| (*i, read(&candidates[*i], plan));
     // This thread reads files too, taking what the others finished between
     // its own: a thread waiting on the channel would be woken (a system

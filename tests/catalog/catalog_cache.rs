@@ -372,6 +372,7 @@ fn progress_reports_every_file_newest_first() {
                 dones.push(done);
                 seen.extend(summary.map(|s| s.path.clone()));
             }
+            catalog::Progress::Glimpse(_) => panic!("a glimpse without a cache"),
         },
     );
     assert_eq!(total, Some(files.len()));
@@ -390,6 +391,64 @@ fn progress_reports_every_file_newest_first() {
     assert!(by_time.windows(2).all(|w| w[0] >= w[1]));
     by_time.dedup();
     assert_eq!(by_time.len(), files.len());
+}
+
+/// With a warm cache, the browser's load first reports a glimpse: before
+/// any file is loaded, the newest sessions the cache holds exactly as they
+/// are now, each as its load then reports it, without its text. A file
+/// changed since is left out of it.
+#[test]
+fn a_warm_load_first_glimpses_the_newest_unchanged_sessions() {
+    let (_tmp, root) = copy_corpus();
+    let cache_dir = tempfile::tempdir().expect("cache dir");
+    load(&root, &mut Cache::open(cache_dir.path().into()), true);
+    let changed = newest_file(&root);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&changed)
+        .expect("open");
+    writeln!(f, "{NEW_LINE}").expect("append");
+    drop(f);
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: true,
+        with_usage: true,
+    };
+    let (mut glimpses, mut loaded_before) = (Vec::new(), 0);
+    let mut loaded = Vec::new();
+    let cat = catalog::load(
+        &folder(&root),
+        options,
+        &mut Cache::open(cache_dir.path().into()),
+        &mut |p| match p {
+            catalog::Progress::Started { .. } => {}
+            catalog::Progress::Glimpse(g) => {
+                loaded_before = loaded.len();
+                glimpses.push(g.to_vec());
+            }
+            catalog::Progress::Loaded { summary, .. } => loaded.extend(summary.cloned()),
+        },
+    );
+    assert_eq!(glimpses.len(), 1, "one glimpse");
+    assert_eq!(loaded_before, 0, "the glimpse comes before any load");
+    let glimpse = &glimpses[0];
+    let n = cat.sessions.len();
+    assert!(n > 2, "{n} sessions");
+    assert_eq!(glimpse.len(), (n - 1).min(catalog::FIRST_SCREEN));
+    assert!(
+        glimpse
+            .iter()
+            .all(|s| s.path != changed && s.text.is_none())
+    );
+    for g in glimpse {
+        let final_one = cat.sessions.iter().find(|s| s.path == g.path);
+        let final_one = final_one.expect("a glimpsed session is loaded");
+        assert!(final_one.text.is_some(), "{}", g.path.display());
+        let mut without_text = final_one.clone();
+        without_text.text = None;
+        assert_eq!(describe(g), describe(&without_text));
+    }
+    assert_eq!(loaded.len(), n);
 }
 
 /// A search of a large cached text reads it in place a window at a time:

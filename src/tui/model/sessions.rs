@@ -15,6 +15,9 @@ pub enum CatalogUpdate {
         total: usize,
         demo: bool,
     },
+    /// The newest sessions as the cache last saw them, shown until the
+    /// first batch takes their place (it holds them again).
+    Glimpse { sessions: Vec<SessionSummary> },
     /// More sessions were summarised (in the order they finished).
     Batch {
         done: usize,

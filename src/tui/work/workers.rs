@@ -247,11 +247,8 @@ impl JobContext {
             with_text: true,
             with_usage: true,
         };
-        let mut batch = Vec::new();
-        // The first sessions go out at once; later ones in batches.
-        let mut last_sent = Instant::now()
-            .checked_sub(BATCH_EVERY)
-            .unwrap_or_else(Instant::now);
+        let (mut batch, mut sent_any) = (Vec::new(), false);
+        let mut last_sent = Instant::now();
         let started_folder = folder.clone();
         let cat = catalog::load(&folder, options, &mut cache, &mut |p| match p {
             catalog::Progress::Started { total } => {
@@ -261,13 +258,21 @@ impl JobContext {
                     demo,
                 }))
             }
+            catalog::Progress::Glimpse(first) => send(AppEvent::Catalog(CatalogUpdate::Glimpse {
+                sessions: first.to_vec(),
+            })),
             catalog::Progress::Loaded {
                 done,
                 total,
                 summary,
             } => {
                 batch.extend(summary.cloned());
-                if last_sent.elapsed() >= BATCH_EVERY && !batch.is_empty() {
+                // The first screen at once, as soon as it is in; then a
+                // batch at most every BATCH_EVERY.
+                let first = !sent_any && done >= catalog::FIRST_SCREEN.min(total);
+                let due = sent_any && last_sent.elapsed() >= BATCH_EVERY;
+                if (first || due) && !batch.is_empty() {
+                    sent_any = true;
                     last_sent = Instant::now();
                     send(AppEvent::Catalog(CatalogUpdate::Batch {
                         done,
@@ -354,7 +359,9 @@ pub struct Workers {
     actions: Sender<Command>,
     /// Changed files summarised again, one after another.
     summaries: Sender<Command>,
-    watch: Mutex<Option<Watch>>,
+    /// The watch of the newest target, and that target's number: a watch
+    /// started for an older one is dropped (which stops it).
+    watch: Arc<Mutex<(u64, Option<Watch>)>>,
 }
 
 impl Workers {
@@ -392,7 +399,7 @@ impl Workers {
             touched: slot("piscope-touched"),
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
-            watch: Mutex::new(None),
+            watch: Arc::new(Mutex::new((0, None))),
             context,
             tx,
         }
@@ -408,10 +415,26 @@ impl Workers {
                 let _ = self.summaries.send(cmd);
             }
             Command::Watch(target) => {
-                let w = watch::start(target, self.context.poll, self.tx.clone());
-                if let Ok(mut slot) = self.watch.lock() {
-                    *slot = Some(w);
-                }
+                // Started on a thread of its own: watching a folder tree
+                // walks it, thousands of files on a large history, and the
+                // screen must not wait for that.
+                let Ok(mut slot) = self.watch.lock() else {
+                    return;
+                };
+                slot.0 += 1;
+                let number = slot.0;
+                drop(slot);
+                let (holder, poll, tx) = (self.watch.clone(), self.context.poll, self.tx.clone());
+                let _ = std::thread::Builder::new()
+                    .name("piscope-watch-start".into())
+                    .spawn(move || {
+                        let w = watch::start(target, poll, tx);
+                        if let Ok(mut slot) = holder.lock()
+                            && slot.0 == number
+                        {
+                            slot.1 = Some(w);
+                        }
+                    });
             }
             // Written by the runtime, which owns the terminal.
             Command::Terminal(_) => {}

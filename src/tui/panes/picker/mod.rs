@@ -86,6 +86,8 @@ pub struct PickerPane {
     /// `(done, total)` while loading.
     progress: Option<(usize, usize)>,
     loaded: bool,
+    /// The sessions are a glimpse (see [`CatalogUpdate::Glimpse`]).
+    glimpsed: bool,
     problems: Vec<String>,
     /// The search box, with its cursor.
     query: TextInput,
@@ -413,7 +415,13 @@ impl PickerPane {
                 self.demo = demo;
                 self.progress = Some((0, total));
                 self.loaded = false;
+                self.glimpsed = false;
                 self.sessions.clear();
+            }
+            CatalogUpdate::Glimpse { sessions } => {
+                self.sessions = sessions;
+                self.glimpsed = true;
+                crate::catalog::sort_newest_first(&mut self.sessions);
             }
             CatalogUpdate::Batch {
                 done,
@@ -421,6 +429,9 @@ impl PickerPane {
                 sessions,
             } => {
                 self.progress = Some((done, total));
+                if std::mem::take(&mut self.glimpsed) {
+                    self.sessions.clear();
+                }
                 self.sessions.extend(sessions);
                 crate::catalog::sort_newest_first(&mut self.sessions);
             }
@@ -432,6 +443,7 @@ impl PickerPane {
                 // The batches' summaries held the texts as read; the final
                 // ones read them from the cache's texts file.
                 drop(std::mem::replace(&mut self.sessions, sessions));
+                self.glimpsed = false;
                 sessions::release_freed_memory();
                 self.problems = problems;
                 self.demo = demo;
