@@ -288,7 +288,14 @@ fn an_archived_branch_grafted_back_reads_in_pi_as_before() {
 #[test]
 fn a_sigkill_during_an_archive_leaves_the_session_whole() {
     const TRIALS: usize = 6;
-    let fixture = std::fs::read(common::pi_mono("large-session.jsonl")).expect("fixture");
+    // pi's large session, its entries written out again until the copy
+    // across file systems takes most of a run, so that kills land in it.
+    let one = std::fs::read(common::pi_mono("large-session.jsonl")).expect("fixture");
+    let header_end = one.iter().position(|&b| b == b'\n').expect("a header line") + 1;
+    let mut fixture = one.clone();
+    for _ in 0..15 {
+        fixture.extend_from_slice(&one[header_end..]);
+    }
     let tmp = tempfile::tempdir().expect("temp dir");
     let shm = data_elsewhere(tmp.path());
     let setup = |name: &str| {
@@ -373,6 +380,9 @@ fn a_sigkill_during_an_archive_leaves_the_session_whole() {
             fixture,
             "trial {trial}"
         );
+        // The copies are large, and /dev/shm is memory.
+        let _ = std::fs::remove_dir_all(&data);
+        let _ = std::fs::remove_dir_all(&agent);
     }
     eprintln!("{before} before the archived copy, {after} after; a full run takes {full_run:?}");
     assert!(
