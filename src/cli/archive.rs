@@ -147,6 +147,7 @@ pub fn unarchive(args: UnarchiveArgs, out: &mut dyn Write) -> Result<()> {
     }
     let paths: Vec<std::path::PathBuf> = if args.last {
         archive::latest_archive()?
+            .1
             .into_iter()
             .map(|(archived, _)| archived)
             .collect()

@@ -259,8 +259,9 @@ pub fn unarchive_checked(m: &Movable, batch: &Batch) -> Result<PathBuf, ArchiveE
 }
 
 /// The latest archive (one command, one browser action) whose sessions
-/// are still in the archive: each archived file and where it lived.
-pub fn latest_archive() -> Result<Vec<(PathBuf, PathBuf)>, ArchiveError> {
+/// are still in the archive: when (ms since the epoch), and each archived
+/// file and where it lived.
+pub fn latest_archive() -> Result<(i64, Vec<(PathBuf, PathBuf)>), ArchiveError> {
     let records = journal::read_all()
         .map_err(|e| refused(Path::new("journal"), e.to_string()))?
         .records;
@@ -270,13 +271,14 @@ pub fn latest_archive() -> Result<Vec<(PathBuf, PathBuf)>, ArchiveError> {
         .rev()
         .find(|r| r.reason == Reason::Archive && still(r))
     else {
-        return Ok(Vec::new());
+        return Ok((0, Vec::new()));
     };
-    Ok(records
+    let moved = records
         .iter()
         .filter(|r| r.reason == Reason::Archive && r.batch == last.batch && still(r))
         .filter_map(|r| Some((r.moved_to.clone()?, r.path.clone())))
-        .collect())
+        .collect();
+    Ok((last.time_ms, moved))
 }
 
 /// Moves the checked file to its new place whole: see the module's doc.
