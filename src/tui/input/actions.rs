@@ -418,7 +418,7 @@ pub const ACTIONS: &[ActionInfo] = &[
         S::Picker,
         "archive",
         A::Archive,
-        "Archive the marked sessions, or this one (out of pi's list, kept; Alt+U undoes)",
+        "Archive the marked sessions, or this one (out of pi's list, kept)",
         None,
     ),
     info(S::Tree, "up", A::Up, "Previous entry", None),
