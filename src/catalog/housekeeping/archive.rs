@@ -357,6 +357,10 @@ fn same_bytes(a: &Path, b: &Path) -> Result<bool, ArchiveError> {
 /// `.jsonl` name), the bytes, mode, owner and modification time, synced,
 /// then linked in as `to`, which must not exist.
 fn copy_in(from: &Path, to: &Path, meta: &fs::Metadata) -> Result<(), ArchiveError> {
+    // What a killed copy left here goes first.
+    if let Some(dir) = to.parent() {
+        crate::session::write::temp::sweep_stale_temps(dir);
+    }
     let mut tmp = crate::session::write::temp::TempFile::beside(to, 0o600).map_err(io(to))?;
     let mut src = crate::session::read::file::open_regular(from).map_err(io(from))?;
     let mut buf = vec![0u8; 1 << 16];
