@@ -67,6 +67,11 @@ pub enum Command {
     Clean(CleanArgs),
     /// Put sessions piscope moved to the trash back where they were.
     Restore(RestoreArgs),
+    /// Move sessions out of pi's folder into piscope's archive (pi no longer
+    /// lists them; `ls --archived` does), or one branch into an archive file.
+    Archive(ArchiveArgs),
+    /// Put archived sessions, or an archived branch, back as they were.
+    Unarchive(UnarchiveArgs),
     /// Follow a project folder that moved: its sessions' cwd rewritten, files moved to pi's folder for NEW.
     MoveProject(MoveProjectArgs),
     /// Print a shell completion script (install: see the README).
@@ -171,6 +176,7 @@ impl Command {
             | Command::Info { json, .. } => *json,
             Command::Clean(args) => args.json,
             Command::Restore(args) => args.json,
+            Command::Unarchive(args) => args.json,
             Command::Completions { .. } | Command::Man => true,
             _ => false,
         }
@@ -241,8 +247,11 @@ pub struct ListArgs {
     /// Neither read nor write the cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// The sessions piscope archived (`piscope archive`) instead of pi's.
+    #[arg(long)]
+    pub archived: bool,
     /// The sessions folder (else pi's: PI_CODING_AGENT_SESSION_DIR, settings, ~/.pi/agent/sessions).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "archived")]
     pub session_dir: Option<String>,
 }
 
@@ -390,9 +399,52 @@ pub struct CleanArgs {
     /// With --dry-run: the list as JSON.
     #[arg(long, requires = "dry_run")]
     pub json: bool,
+    /// Move them to piscope's archive instead of the trash.
+    #[arg(long)]
+    pub archive: bool,
     /// Do not ask.
     #[arg(long, short)]
     pub yes: bool,
+    /// The sessions folder (else pi's).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ArchiveArgs {
+    /// Session files to archive.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Archive only the branch this entry starts (it and everything below
+    /// it), of the one FILE given, to an archive file of its own.
+    #[arg(long, value_name = "ENTRY")]
+    pub branch: Option<String>,
+    /// Show what would move; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask.
+    #[arg(long, short)]
+    pub yes: bool,
+    /// The sessions folder (else pi's).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct UnarchiveArgs {
+    /// Archived sessions (in the archive, or by the path they had) or
+    /// archived branch files (as `unarchive --list` shows them).
+    #[arg(conflicts_with_all = ["last", "list"])]
+    pub paths: Vec<PathBuf>,
+    /// The sessions archived last (one command's).
+    #[arg(long, conflicts_with = "list")]
+    pub last: bool,
+    /// List the archived branches and sessions.
+    #[arg(long)]
+    pub list: bool,
+    /// With --list: as JSON.
+    #[arg(long, requires = "list")]
+    pub json: bool,
     /// The sessions folder (else pi's).
     #[arg(long, value_name = "DIR")]
     pub session_dir: Option<String>,

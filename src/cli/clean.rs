@@ -1,8 +1,10 @@
 //! `piscope clean`: the sessions every given rule picks, to the trash after
-//! one question for the whole list (`--dry-run` lists them, `--json` too).
+//! one question for the whole list (`--dry-run` lists them, `--json` too);
+//! with `--archive`, to piscope's archive instead.
 
 use super::args::CleanArgs;
 use super::{confirm, shown};
+use crate::catalog::housekeeping::archive;
 use crate::catalog::housekeeping::clean::{Picked, Rules};
 use crate::catalog::housekeeping::delete::{self, DeleteMode};
 use crate::catalog::housekeeping::journal::{Batch, Reason};
@@ -54,6 +56,23 @@ pub fn run(args: CleanArgs, out: &mut dyn Write) -> Result<()> {
         return Ok(());
     }
     let mut failed = 0;
+    if args.archive {
+        let mut checked = Vec::new();
+        for p in &picked {
+            match archive::check_archivable(&folder, &p.summary.path) {
+                Ok(m) => checked.push(m.while_picked_by(&rules)),
+                Err(e) => {
+                    super::warn(&e);
+                    failed += 1;
+                }
+            }
+        }
+        super::archive::archive_sessions(&checked, false, args.yes, out, &mut failed)?;
+        if failed > 0 {
+            bail!("{failed} session(s) not archived");
+        }
+        return Ok(());
+    }
     let mut checked = Vec::new();
     for p in &picked {
         match delete::check_deletable(&folder, &p.summary.path) {

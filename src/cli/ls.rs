@@ -21,10 +21,22 @@ use std::path::PathBuf;
 
 pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let mut problems = Vec::new();
-    let folder = catalog::locate(
+    let mut folder = catalog::locate(
         &Surroundings::of_process(args.session_dir.clone()),
         &mut problems,
     );
+    if args.archived {
+        // piscope's archive, in pi's layout, seen from the same folder.
+        match crate::catalog::housekeeping::archive::archived_folder(&folder.cwd) {
+            Some(f) if f.dir.is_dir() => folder = f,
+            _ => {
+                if args.json {
+                    writeln!(out, "[]")?;
+                }
+                return Ok(());
+            }
+        }
+    }
     let query = Query::parse(args.query.as_deref().unwrap_or(""));
     let mut cache = match (args.no_cache, catalog::cache::default_dir()) {
         (false, Some(dir)) => Cache::open(dir),

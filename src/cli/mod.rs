@@ -9,6 +9,7 @@
 //! command printed it; one-line fields are also [`sanitize`]d where they are
 //! formatted, so a line break in one cannot start a fake line.
 
+mod archive;
 pub mod args;
 mod clean;
 mod confirm;
@@ -130,6 +131,8 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
         Command::Prune(args) => prune::run(args, out)?,
         Command::Clean(args) => clean::run(args, out)?,
         Command::Restore(args) => restore::run(args, out)?,
+        Command::Archive(args) => archive::run(args, out)?,
+        Command::Unarchive(args) => archive::unarchive(args, out)?,
         Command::MoveProject(args) => move_project::run(args, out)?,
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();

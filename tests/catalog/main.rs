@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod archive_round_trip;
 mod cache_never_lies;
 mod catalog_cache;
 mod catalog_discovery;

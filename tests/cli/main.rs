@@ -6,6 +6,7 @@
 mod support;
 
 mod appends_ask_next_to_a_running_pi;
+mod archive_commands;
 mod cli_output_is_terminal_safe;
 mod destructive_commands_ask_first;
 mod export_html_is_safe_to_share;

@@ -199,3 +199,55 @@ fn clean_up_by_rule_then_undo_in_the_sessions_pane() {
     });
     t.quit_with("C-c");
 }
+
+/// The sessions pane's archive key asks, naming the session, then moves it
+/// to piscope's archive (a temporary XDG_DATA_HOME) and off the list; the
+/// undo key puts it back, byte for byte.
+#[test]
+fn archive_then_undo_in_the_sessions_pane() {
+    if !have_tmux() || !common::have_node() {
+        return;
+    }
+    let home = tempfile::tempdir().expect("home");
+    let here = std::fs::canonicalize(home.path()).expect("home");
+    let folder_name = format!(
+        "--{}--",
+        here.to_string_lossy()
+            .trim_start_matches('/')
+            .replace('/', "-")
+    );
+    let project = here.join("agent/sessions").join(&folder_name);
+    let file = common::pi_create(&project, &here.to_string_lossy());
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .expect("open")
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .expect("mtime");
+    let original = std::fs::read(&file).expect("read");
+    let archived = here
+        .join("data/piscope/archive/sessions")
+        .join(&folder_name)
+        .join(file.file_name().expect("name"));
+    let t = Tmux::start_in(home, &[], &[], (140, 40));
+    t.wait_for("the session", |s| s.contains("question 0"));
+    t.keys(&["M-a"]);
+    let d = t.wait_for("the archive dialog", |s| {
+        s.contains("to piscope's archive?")
+    });
+    assert!(d.contains("question 0"), "{d}");
+    t.keys(&["Enter"]);
+    t.wait_for("the archive done", |s| {
+        s.contains("Archived 1 session (Alt+U undoes)")
+    });
+    t.wait_for("the session off the list", |s| !s.contains("question 0"));
+    assert!(!file.exists());
+    assert_eq!(std::fs::read(&archived).expect("archived"), original);
+
+    t.keys(&["M-u"]);
+    t.wait_for("the undo", |s| s.contains("back from the archive"));
+    t.wait_for("the session listed again", |s| s.contains("question 0"));
+    assert_eq!(std::fs::read(&file).expect("back"), original);
+    assert!(!archived.exists());
+    t.quit_with("C-c");
+}

@@ -153,6 +153,21 @@ impl Deletable {
         Ok(())
     }
 
+    /// Everything it was confirmed on, checked again now: the rules that
+    /// picked it (when any) and every step of its path (see
+    /// [`delete_checked`]). An archive moves it after this check.
+    pub(crate) fn recheck(&self) -> Result<(), DeleteError> {
+        self.still_picked()?;
+        self.verify()
+    }
+
+    /// Unlinks the file by name inside the confirmed folder, refusing if
+    /// the folder or the file is another now (an archive's last step, once
+    /// the file has its new name).
+    pub(crate) fn unlink(&self) -> Result<(), DeleteError> {
+        remove(self)
+    }
+
     /// The file's own identity (the chain ends with it).
     fn file(&self) -> Option<Identity> {
         self.chain.last().map(|(_, id)| *id)

@@ -31,6 +31,14 @@ pub enum Reason {
     Clean,
     Prune,
     MoveProject,
+    /// A session moved into piscope's archive folder (not to the trash).
+    Archive,
+    /// An archived session moved back (not to the trash).
+    Unarchive,
+    /// The original of a session a branch was archived from.
+    ArchiveBranch,
+    /// A session as it was before an archived branch was grafted back.
+    UnarchiveBranch,
 }
 
 impl Reason {
@@ -40,7 +48,17 @@ impl Reason {
             Reason::Clean => "clean",
             Reason::Prune => "prune",
             Reason::MoveProject => "move-project",
+            Reason::Archive => "archive",
+            Reason::Unarchive => "unarchive",
+            Reason::ArchiveBranch => "archive-branch",
+            Reason::UnarchiveBranch => "unarchive-branch",
         }
+    }
+
+    /// The file went to the trash (an archive or unarchive record names a
+    /// move between folders instead).
+    pub fn trashes(self) -> bool {
+        !matches!(self, Reason::Archive | Reason::Unarchive)
     }
 }
 
@@ -69,7 +87,8 @@ pub struct Record {
     /// restore replaces it only while it is still exactly that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left: Option<Left>,
-    /// After a move: where the session went.
+    /// After a move or an archive: where the session (or the archived
+    /// branch) went.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved_to: Option<PathBuf>,
     /// Shared by the records of one operation (the sessions one delete or
@@ -358,7 +377,7 @@ pub fn in_trash_of(keep: impl Fn(&Record) -> bool) -> Result<Found, JournalError
         .iter()
         .map(|e| format!("{e}; skipped"))
         .collect();
-    contents.records.retain(|r| keep(r));
+    contents.records.retain(|r| r.reason.trashes() && keep(r));
     if contents.records.is_empty() {
         return Ok(Found {
             items: Vec::new(),

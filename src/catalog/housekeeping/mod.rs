@@ -1,6 +1,7 @@
 //! Tidying the sessions folder, never losing a file: deletes to the trash
 //! (checked again at the moment), clean-up by rule, following a project
-//! folder that moved, and the journal that puts any of them back.
+//! folder that moved, the archive, and the journal that puts any of them
+//! back.
 //!
 //! ```text
 //! confine.rs        the one check: nothing resolved outside the sessions folder
@@ -8,8 +9,10 @@
 //! clean.rs          which sessions a set of clean-up rules picks
 //! move_project.rs   sessions following a project folder that moved
 //! journal.rs        what piscope trashed, and restoring it
+//! archive.rs        sessions and branches out of pi's way, and back
 //! ```
 
+pub mod archive;
 pub mod clean;
 pub mod confine;
 pub mod delete;

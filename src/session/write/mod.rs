@@ -8,12 +8,14 @@
 //! migrate.rs   versions 1 and 2 brought to 3 (in memory and as text)
 //! fork.rs      one branch into a new session file (and its export)
 //! prune.rs     a branch taken out, what pi reads of it carried over
+//! branch_archive.rs  a pruned branch's lines with their places, grafted back
 //! rewrite.rs   a file replaced by a new version, the original handed over
 //! temp.rs      piscope's temporary files and their leftovers
 //! ids.rs       fresh ids as pi makes them
 //! ```
 
 pub mod append;
+pub mod branch_archive;
 pub mod fork;
 mod ids;
 pub(crate) mod lock;

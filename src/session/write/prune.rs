@@ -18,6 +18,7 @@
 
 use crate::session::line::entry::{Info, Kind, Parent};
 use crate::session::line::raw_json::RawObject;
+use crate::session::write::branch_archive::{ArchivedLine, archived_lines};
 use crate::session::{Detail, Session, SessionError};
 use rustc_hash::FxHashSet as HashSet;
 use std::path::{Path, PathBuf};
@@ -245,6 +246,19 @@ pub fn prune(
         crate::session::write::rewrite::Original<'_>,
     ) -> Result<(), String>,
 ) -> Result<Pruned, SessionError> {
+    prune_keeping(plan, &mut |_| Ok(()), keep_original)
+}
+
+/// [`prune`], handing `keep_branch` the lines that go (and the re-hung
+/// ones as they were), each with its place, before anything changes: an
+/// archive writes them away first. If it fails, nothing changes.
+pub fn prune_keeping(
+    plan: &PrunePlan,
+    keep_branch: &mut dyn FnMut(&[ArchivedLine]) -> Result<(), String>,
+    keep_original: &mut dyn FnMut(
+        crate::session::write::rewrite::Original<'_>,
+    ) -> Result<(), String>,
+) -> Result<Pruned, SessionError> {
     let path = &plan.path;
     let mut lock = crate::session::write::append::lock_for_append(path)?;
     // Lines are copied or re-hung as they are: the outline finds them.
@@ -275,6 +289,14 @@ pub fn prune(
         &original
     };
     let new = pruned_text(&session, &now, &original, text)?;
+    let kept = kept_lines(text, &new, &session, &now, &original);
+    let branch = archived_lines(path, kept.into_iter())?;
+    keep_branch(&branch).map_err(|why| {
+        refused(
+            path,
+            format!("the branch could not be kept ({why}); nothing changed"),
+        )
+    })?;
     crate::session::write::rewrite::replace_locked(
         &mut lock,
         path,
@@ -370,6 +392,41 @@ fn pruned_text(
         ));
     }
     Ok(out)
+}
+
+/// Each line of `text` (the original, or its migration) with what the
+/// prune made of it: `None` for a line that went, else the line it left
+/// (the same, or re-hung). The pruned text `new` holds the kept lines in
+/// order, so they are matched one by one.
+fn kept_lines<'a>(
+    text: &'a [u8],
+    new: &'a [u8],
+    session: &Session,
+    plan: &PrunePlan,
+    original: &[u8],
+) -> Vec<(&'a [u8], Option<&'a [u8]>)> {
+    let removed: HashSet<&str> = plan.removed.iter().map(String::as_str).collect();
+    let mut drop_at: HashSet<u64> = HashSet::default();
+    for (_, e) in session.live_entries() {
+        if e.id_str().is_some_and(|id| removed.contains(id)) {
+            drop_at.insert(e.span.offset);
+        }
+    }
+    let mut left = new.split_inclusive(|&b| b == b'\n');
+    let mut offset = 0u64;
+    original
+        .split_inclusive(|&b| b == b'\n')
+        .zip(text.split_inclusive(|&b| b == b'\n'))
+        .map(|(read, line)| {
+            let at = offset;
+            offset += read.len() as u64;
+            if drop_at.contains(&at) {
+                (line, None)
+            } else {
+                (line, left.next())
+            }
+        })
+        .collect()
 }
 
 fn invalid(session: &Session, line: u32) -> SessionError {

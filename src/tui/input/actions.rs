@@ -140,6 +140,8 @@ pub enum Action {
     Prune,
     /// Trash the listed sessions that clean-up rules pick.
     Clean,
+    /// Move the marked sessions (or the selected one) to piscope's archive.
+    Archive,
     /// Put back what the last delete or prune sent to the trash.
     Undo,
     PickerCollapse,
@@ -410,6 +412,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "clean",
         A::Clean,
         "Clean up: the listed sessions every rule picks, to the trash",
+        None,
+    ),
+    info(
+        S::Picker,
+        "archive",
+        A::Archive,
+        "Archive the marked sessions, or this one (out of pi's list, kept)",
         None,
     ),
     info(S::Tree, "up", A::Up, "Previous entry", None),

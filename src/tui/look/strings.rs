@@ -425,6 +425,29 @@ pub fn restored(name: &str) -> String {
     format!("Restored {name} from the trash")
 }
 
+pub const ARCHIVE_TITLE: &str = "Archive";
+pub const ARCHIVE_YES: &str = "archive";
+pub const NOTHING_TO_ARCHIVE: &str = "No session here to archive";
+
+pub fn archive_question(n: usize) -> String {
+    format!(
+        "Move {} to piscope's archive? pi will no longer list them; piscope keeps them (ls --archived).",
+        format::count(n, "session", "sessions")
+    )
+}
+
+pub fn archived(n: usize, undo: Option<&str>) -> String {
+    let what = format::count(n, "session", "sessions");
+    match undo {
+        Some(key) => format!("Archived {what} ({key} undoes)"),
+        None => format!("Archived {what}"),
+    }
+}
+
+pub fn unarchived(name: &str) -> String {
+    format!("Put {name} back from the archive")
+}
+
 pub const CLEAN_TITLE: &str = "Clean up";
 pub const CLEAN_RULES: &str = "--empty --older-than 30d";
 

@@ -1,5 +1,5 @@
 //! The things a user does to sessions, one file each (label, rename,
-//! branch, fork, export, delete, clean, prune, undo, copy, resume, the
+//! branch, fork, export, delete, archive, clean, prune, undo, copy, resume, the
 //! files sessions touched): the
 //! key that starts one, its dialog, the job it hands the actions worker
 //! (the call into the engine) and what its outcome changes and says.
@@ -8,6 +8,7 @@
 //! answers; and it asks, for every job alike, before writing next to a
 //! running pi. Jobs run in `work/jobs.rs`, below the app's state.
 
+pub mod archive;
 pub mod branch;
 pub mod clean;
 pub mod copy;
@@ -57,6 +58,7 @@ impl App {
             (Pane::Picker, Action::Mark) => self.catalog.picker_mut().toggle_mark(),
             (Pane::Picker, Action::Delete) => self.ask_delete(),
             (Pane::Picker, Action::DeleteEmpty) => self.ask_delete_empty(),
+            (Pane::Picker, Action::Archive) => self.ask_archive(),
             (Pane::Picker, Action::Clean) => self.ask_clean(),
             (Pane::Tree, Action::Branch) => self.ask_branch(),
             (Pane::Tree, Action::Resume) => {
@@ -131,6 +133,7 @@ impl App {
                 Some(prune::prune_job(plan, sessions))
             }
             Then::Clean { rules, picked } => self.clean_job(&rules, &picked),
+            Then::Archive { files } => Some(self.archive_job(files)),
             Then::Run(job) => Some(*job),
             Then::ResumeHere { session } => Some(self.resume_here_job(session)),
         };
@@ -158,11 +161,15 @@ impl App {
                 errors,
             } => self.on_deleted(paths, to_trash, trash_failed, errors, cmds),
             ActionOutcome::Pruned { path, removed } => self.on_pruned(&path, removed, cmds),
+            ActionOutcome::Archived { paths, errors } => self.on_archived(paths, errors, cmds),
             ActionOutcome::Restored {
                 paths,
                 errors,
                 skipped,
             } => self.on_restored(&paths, &errors, &skipped, cmds),
+            ActionOutcome::Unarchived { paths, errors } => {
+                self.on_unarchived(&paths, &errors, cmds)
+            }
             ActionOutcome::NothingToUndo => self.say(strings::NOTHING_TO_UNDO.to_string(), true),
             ActionOutcome::Copied { chars } => self.on_copied(chars),
             ActionOutcome::CopyThroughTerminal { text } => self.copy_through_terminal(&text, cmds),

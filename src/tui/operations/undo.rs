@@ -1,7 +1,10 @@
-//! Undo: the key has the worker put back, from the trash, every file of the
-//! last delete, clean-up or prune piscope journalled; the outcome reads the
+//! Undo: the key has the worker put back every file of the last delete,
+//! clean-up or prune piscope journalled (from the trash), or of the last
+//! archive when that came later (from the archive); the outcome reads the
 //! files again and says what came back.
 
+use crate::catalog::SessionsFolder;
+use crate::catalog::housekeeping::archive;
 use crate::catalog::housekeeping::confine;
 use crate::catalog::housekeeping::journal::{self, Reason};
 use crate::safe_text as text;
@@ -9,15 +12,36 @@ use crate::tui::event::Command;
 use crate::tui::look::{format, strings};
 use crate::tui::state::App;
 use crate::tui::work::jobs::{ActionOutcome, Job};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 impl App {
     /// The undo key (in any pane).
     pub(in crate::tui) fn undo(&mut self, cmds: &mut Vec<Command>) {
-        let sessions = self.picker().folder().map(|f| f.dir.clone());
+        let folder = self.picker().folder().cloned();
         cmds.push(Command::Act(Job::new("undo", move || {
-            restore_latest(sessions.as_deref())
+            restore_latest(folder.as_ref())
         })));
+    }
+
+    /// Undo put `paths` back from the archive.
+    pub(in crate::tui) fn on_unarchived(
+        &mut self,
+        paths: &[PathBuf],
+        errors: &[String],
+        cmds: &mut Vec<Command>,
+    ) {
+        for p in paths {
+            self.file_changed(p, cmds);
+        }
+        if let Some(e) = errors.first() {
+            self.say(strings::first_of(&text::clean_line(e), errors.len()), true);
+            return;
+        }
+        let what = match paths {
+            [one] => text::clean_line(&strings::file_name(one)),
+            many => format::count(many.len(), "session", "sessions"),
+        };
+        self.say(strings::unarchived(&what), false);
     }
 
     /// Undo put `paths` back (all the files of the last operation, but
@@ -57,7 +81,8 @@ impl App {
 /// The worker's part: restores the latest delete, clean-up or prune
 /// piscope journalled whose files are still in the trash, every file of it,
 /// each only where it stays inside the sessions folder (`sessions`).
-fn restore_latest(sessions: Option<&Path>) -> ActionOutcome {
+fn restore_latest(folder: Option<&SessionsFolder>) -> ActionOutcome {
+    let sessions = folder.map(|f| f.dir.as_path());
     let found = match journal::in_trash() {
         Ok(found) => found,
         Err(e) => return ActionOutcome::Failed(e.to_string()),
@@ -66,6 +91,13 @@ fn restore_latest(sessions: Option<&Path>) -> ActionOutcome {
         &found.items,
         &[Reason::Delete, Reason::Clean, Reason::Prune],
     );
+    // An archive after the last trashing is what undo puts back.
+    let trashed_at = last.iter().map(|i| i.record.time_ms).max();
+    if let (Some(folder), Ok((at, moved))) = (folder, archive::latest_archive()) {
+        if !moved.is_empty() && trashed_at.is_none_or(|t| at > t) {
+            return unarchive_latest(folder, &moved);
+        }
+    }
     if last.is_empty() {
         return match found.skipped.into_iter().next() {
             Some(note) => ActionOutcome::Failed(note),
@@ -88,4 +120,20 @@ fn restore_latest(sessions: Option<&Path>) -> ActionOutcome {
         errors,
         skipped: found.skipped,
     }
+}
+
+/// Puts back every session of the latest archive that is still there.
+fn unarchive_latest(folder: &SessionsFolder, moved: &[(PathBuf, PathBuf)]) -> ActionOutcome {
+    let batch = journal::Batch::new(Reason::Unarchive);
+    let mut paths = Vec::new();
+    let mut errors = Vec::new();
+    for (archived, _) in moved {
+        let back = archive::check_unarchivable(folder, archived)
+            .and_then(|m| archive::unarchive_checked(&m, &batch));
+        match back {
+            Ok(to) => paths.push(to),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    ActionOutcome::Unarchived { paths, errors }
 }

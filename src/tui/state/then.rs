@@ -39,6 +39,10 @@ pub enum Then {
         rules: String,
         picked: Vec<PathBuf>,
     },
+    /// The sessions to archive, as checked when the question was asked.
+    Archive {
+        files: Vec<crate::catalog::housekeeping::archive::Movable>,
+    },
     /// The branch as planned when the question was asked.
     Prune {
         plan: crate::session::write::prune::PrunePlan,

@@ -143,6 +143,11 @@ pub enum ActionOutcome {
         /// Other failures, as the engine words them.
         errors: Vec<String>,
     },
+    /// Sessions went to piscope's archive (and why others did not).
+    Archived {
+        paths: Vec<PathBuf>,
+        errors: Vec<String>,
+    },
     /// A branch went; the original is in the trash.
     Pruned {
         path: PathBuf,
@@ -155,6 +160,11 @@ pub enum ActionOutcome {
         /// What undo passed over on its way (a damaged journal line, a
         /// trash entry that does not read): said, but no failure.
         skipped: Vec<String>,
+    },
+    /// Sessions are back from the archive (and why others are not).
+    Unarchived {
+        paths: Vec<PathBuf>,
+        errors: Vec<String>,
     },
     /// No delete, clean-up or prune of piscope's is in the trash.
     NothingToUndo,

@@ -1,0 +1,112 @@
+//! Archive sessions (the marked ones, or the selected one): the key asks in
+//! a dialog naming each, Enter has the worker move them to piscope's
+//! archive (each checked again as it goes, one batch in the journal, see
+//! `catalog::housekeeping::archive`), and the outcome takes them off the
+//! list; the undo key puts the latest archive back (`operations/undo.rs`).
+
+use crate::catalog::housekeeping::archive::{self, Movable};
+use crate::catalog::housekeeping::journal::{Batch, Reason};
+use crate::tui::event::Command;
+use crate::tui::input::keymap::{Action, Scope};
+use crate::tui::look::strings;
+use crate::tui::overlays::dialog::Dialog;
+use crate::tui::state::{App, Then};
+use crate::tui::work::jobs::{ActionOutcome, Job};
+use std::path::PathBuf;
+
+impl App {
+    /// The archive key: asks before moving the marked sessions (or the
+    /// selected one) to piscope's archive.
+    pub(in crate::tui) fn ask_archive(&mut self) {
+        let mut paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
+        if paths.is_empty() {
+            match self.picker().selected_session() {
+                Some(s) => paths.push(s.path.clone()),
+                None => {
+                    self.say(strings::NOTHING_TO_ARCHIVE.to_string(), true);
+                    return;
+                }
+            }
+        }
+        let Some(folder) = self.picker().folder().cloned() else {
+            return;
+        };
+        let mut files = Vec::new();
+        let mut refused = Vec::new();
+        for p in &paths {
+            match archive::check_archivable(&folder, p) {
+                Ok(m) => files.push(m),
+                Err(e) => refused.push(e.to_string()),
+            }
+        }
+        if let Some(e) = refused.first() {
+            self.say(strings::first_of(e, refused.len()), true);
+        }
+        if files.is_empty() {
+            return;
+        }
+        let listed: Vec<String> = files
+            .iter()
+            .map(|f| self.describe_session(f.path()))
+            .collect();
+        self.ask(Dialog::confirm(
+            strings::ARCHIVE_TITLE,
+            strings::with_sessions(strings::archive_question(files.len()), &listed),
+            strings::ARCHIVE_YES,
+            Then::Archive { files },
+        ));
+    }
+
+    /// Enter in the archive dialog: the marks are used up, and the worker
+    /// archives the files as checked.
+    pub(in crate::tui) fn archive_job(&mut self, files: Vec<Movable>) -> Job {
+        self.catalog.picker_mut().clear_marks();
+        let paths = files.iter().map(|f| f.path().to_path_buf()).collect();
+        Job::new("archive", move || archiving(&files)).unless_pi_may_have(paths, None, true)
+    }
+
+    /// Sessions went to the archive: off the list at once.
+    pub(in crate::tui) fn on_archived(
+        &mut self,
+        paths: Vec<PathBuf>,
+        errors: Vec<String>,
+        cmds: &mut Vec<Command>,
+    ) {
+        if self.open.path().is_some_and(|o| paths.contains(o)) {
+            self.close_session();
+        }
+        for p in &paths {
+            let outcome = self
+                .catalog
+                .picker_mut()
+                .on_session_changed(p.clone(), None);
+            self.on_picker(outcome, cmds);
+        }
+        match errors.first() {
+            Some(e) => self.say(strings::first_of(e, errors.len()), true),
+            None if !paths.is_empty() => {
+                let undo = self
+                    .config
+                    .keymap
+                    .first_key(Scope::Global, Action::Undo)
+                    .map(|k| k.to_string());
+                self.say(strings::archived(paths.len(), undo.as_deref()), false)
+            }
+            None => {}
+        }
+    }
+}
+
+/// The worker's part: each session checked again and moved, one batch.
+fn archiving(files: &[Movable]) -> ActionOutcome {
+    let batch = Batch::new(Reason::Archive);
+    let mut paths = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        match archive::archive_checked(f, &batch) {
+            Ok(_) => paths.push(f.path().to_path_buf()),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    ActionOutcome::Archived { paths, errors }
+}
