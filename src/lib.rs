@@ -50,6 +50,7 @@ pub mod jstext;
 pub mod par;
 pub mod render;
 pub mod safe_text;
+pub mod secrets;
 pub mod session;
 pub mod tui;
 pub mod watch;
