@@ -332,6 +332,23 @@ mod tests {
     }
 
     #[test]
+    fn secrets_in_json_text_are_found_whole() {
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7";
+        let json = format!(
+            "{{\"private_key\": \"-----BEGIN PRIVATE KEY-----\\n{body}\\n{body}\\n-----END PRIVATE KEY-----\\n\"}}"
+        );
+        let s = Scanner::builtin();
+        let hits = s.find(&json);
+        assert_eq!(hits.len(), 1, "{json}");
+        assert_eq!(s.kind(&hits[0]), "private-key");
+        assert!(json[hits[0].start..hits[0].end].ends_with("-----END PRIVATE KEY-----"));
+        assert_eq!(
+            kinds(r#"{"command":"echo \"client_secret\": \"f9Kq2xLm8RtZ4vNwQ7\""}"#),
+            ["secret-assignment"]
+        );
+    }
+
+    #[test]
     fn a_secret_is_replaced_by_its_marker_and_masked_in_the_preview() {
         let s = Scanner::builtin();
         let text = "use sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD now";

@@ -203,8 +203,31 @@ fn the_real_sessions_flag_only_what_is_listed() {
             }
         }
     }
+    // And what an export of the sessions that open would write (the
+    // rendered text: diffs, tool calls as shown, lines joined).
+    let mut exported = 0;
+    for f in &files {
+        let Ok(s) = piscope::session::Session::open(f) else {
+            continue;
+        };
+        let name = f
+            .strip_prefix(common::repo())
+            .unwrap_or(f)
+            .display()
+            .to_string();
+        let mut export = piscope::render::Export::new(
+            std::sync::Arc::new(s),
+            None,
+            piscope::render::Shape::Markdown,
+        )
+        .expect("render a fixture");
+        for finding in export.redact(scanner, &|_| false) {
+            flagged.push((name.clone(), finding.kind, finding.preview));
+        }
+        exported += 1;
+    }
     println!(
-        "{} files, {bytes} bytes, {} flagged",
+        "{} files, {bytes} bytes, {exported} exported, {} flagged",
         files.len(),
         flagged.len()
     );

@@ -13,31 +13,13 @@ use crate::tui::look::strings;
 use crate::tui::state::App;
 use crate::tui::work::clipboard;
 use crate::tui::work::jobs::{ActionOutcome, Job, Reviewed};
+use std::sync::Arc;
 
 impl App {
     /// The copy key: the worker copies the selected entry's text.
     pub(in crate::tui) fn copy(&mut self, cmds: &mut Vec<Command>) {
         match (self.tree.loaded(), self.tree.selected_node()) {
-            (Some(t), Some(node)) => {
-                let session = t.session.clone();
-                cmds.push(Command::Act(Job::new("copy", move || {
-                    let text = match entry_text(&session, node) {
-                        Ok(text) => text,
-                        Err(e) => return ActionOutcome::Failed(e),
-                    };
-                    let role = entry_role(&session, node);
-                    let id = session.entry(node).id_str();
-                    let (hits, findings) = text_findings(Scanner::builtin(), &text, id, &role);
-                    if findings.is_empty() {
-                        copied(text, 0, 0)
-                    } else {
-                        ActionOutcome::ReviewSecrets {
-                            findings,
-                            then: Box::new(Reviewed::Copy { text, hits }),
-                        }
-                    }
-                })))
-            }
+            (Some(t), Some(node)) => cmds.push(Command::Act(copy_job(t.session.clone(), node))),
             _ => self.say(strings::NO_ENTRY.to_string(), true),
         }
     }
@@ -63,20 +45,52 @@ impl App {
     }
 }
 
+/// The worker's part of the copy key: the entry's text, scanned; copied
+/// at once when it holds no secret, else handed back for review.
+pub fn copy_job(session: Arc<Session>, node: u32) -> Job {
+    Job::new("copy", move || {
+        let text = match entry_text(&session, node) {
+            Ok(text) => text,
+            Err(e) => return ActionOutcome::Failed(e),
+        };
+        let role = entry_role(&session, node);
+        let id = session.entry(node).id_str();
+        let (hits, findings) = text_findings(Scanner::builtin(), &text, id, &role);
+        if findings.is_empty() {
+            copied(text, 0, 0)
+        } else {
+            ActionOutcome::ReviewSecrets {
+                findings,
+                then: Box::new(Reviewed::Copy { text, hits }),
+            }
+        }
+    })
+}
+
 /// Enter in the review: the worker copies `text`, each secret redacted
 /// unless `keep` says.
 pub(in crate::tui) fn reviewed_copy_job(text: String, hits: Vec<Hit>, keep: Vec<bool>) -> Job {
     Job::new("copy", move || {
-        let scanner = Scanner::builtin();
-        let mut n = 0;
-        let redacted = secrets::redact(scanner, &text, &hits, |_| {
-            let kept = keep.get(n).copied().unwrap_or(false);
-            n += 1;
-            !kept
-        });
-        let kept = keep.iter().filter(|k| **k).count();
-        copied(redacted, hits.len() - kept, kept)
+        let (text, redacted, kept) = redacted_copy(&text, &hits, &keep);
+        copied(text, redacted, kept)
     })
+}
+
+/// The text a reviewed copy puts on the clipboard: each hit replaced by
+/// its marker unless `keep` says; with how many were redacted and kept.
+pub fn redacted_copy(text: &str, hits: &[Hit], keep: &[bool]) -> (String, usize, usize) {
+    let mut n = 0;
+    let out = secrets::redact(Scanner::builtin(), text, hits, |_| {
+        let kept = keep.get(n).copied().unwrap_or(false);
+        n += 1;
+        !kept
+    });
+    let kept = hits
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep.get(*i).copied().unwrap_or(false))
+        .count();
+    (out, hits.len() - kept, kept)
 }
 
 /// `text` on the system clipboard, or handed back for the terminal.
