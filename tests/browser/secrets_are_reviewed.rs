@@ -87,10 +87,7 @@ fn export_and_copy_show_the_review_and_write_what_it_chose() {
         screen.contains(&format!("{n} found: redacted unless kept")),
         "{screen}"
     );
-    assert!(
-        screen.contains(&format!("[redacted] private-key")),
-        "{screen}"
-    );
+    assert!(screen.contains("[redacted] private-key"), "{screen}");
     assert!(screen.contains("Ctrl+Space keep / redact"), "{screen}");
     // Keep the first one (a private key in the user's prompt).
     h.keys(&["ctrl+space", "enter"]);
