@@ -152,10 +152,11 @@ impl Scanner {
     /// overlap, the earlier rule's is kept, then the earlier one's).
     pub fn find(&self, text: &str) -> Vec<Hit> {
         let bytes = text.as_bytes();
-        let matched = self.set.matches(bytes);
-        if !matched.matched_any() {
+        // Most texts hold none: one pass that keeps nothing says so.
+        if !self.set.is_match(bytes) {
             return Vec::new();
         }
+        let matched = self.set.matches(bytes);
         let mut hits = Vec::new();
         for k in matched.iter() {
             let rule = &self.rules[k];
@@ -179,8 +180,9 @@ impl Scanner {
                     });
                     pos = all.end().max(all.start() + 1);
                 } else {
-                    // Not a secret: a match starting later may be one.
-                    pos = all.start() + 1;
+                    // Not a secret; its value may be the start of one (a
+                    // name matched with the next name as its value).
+                    pos = secret.map_or(all.end(), |m| m.start()).max(all.start() + 1);
                 }
             }
         }
