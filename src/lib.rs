@@ -18,6 +18,8 @@
 //!   │
 //! safe_text      terminal-safe text (sanitise, width, wrap, truncate):
 //!                  every string from a file passes it before a terminal
+//! secrets        secrets in text (assets/secret-rules.toml, one pass):
+//!                  what an export or a copy writes is scanned through it
 //! catalog/       discovery, whether pi may have a file open (in_use.rs),
 //!                  summary/ (on the session reader, pi's list JSON),
 //!                  search/ (pi's query and sort, deep search and its
@@ -50,6 +52,7 @@ pub mod jstext;
 pub mod par;
 pub mod render;
 pub mod safe_text;
+pub mod secrets;
 pub mod session;
 pub mod tui;
 pub mod watch;

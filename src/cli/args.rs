@@ -102,6 +102,10 @@ pub enum Command {
         /// Write to this new file instead of printing (an existing file is never replaced).
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
+        /// Keep the secrets found (API keys, tokens, private keys, passwords) instead of
+        /// redacting them; they are still listed on stderr. JSONL is never redacted, only listed.
+        #[arg(long)]
+        no_redact: bool,
     },
     /// Print the entry tree as pi's /tree shows it (--json as pi's getTree()).
     Tree {

@@ -24,6 +24,7 @@ pub use args::{Cli, Command, ExportFormat, TreeFilter};
 
 use crate::render;
 use crate::safe_text::{SafeWriter, sanitize, sanitize_block};
+use crate::secrets::Scanner;
 use crate::session::line::raw_json::push_json_string;
 use crate::session::tree::view::{self, Filter, TreeView};
 use crate::session::{self, BranchOutcome, Detail, LeafSelector, Session};
@@ -152,6 +153,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             format,
             all_branches,
             output,
+            no_redact,
         } => {
             if all_branches && !matches!(format, ExportFormat::Html) {
                 anyhow::bail!("--all-branches needs --format html");
@@ -170,13 +172,17 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 ),
                 None => None,
             };
-            let text = match format {
-                // Read in a terminal too: it passes the SafeWriter.
-                ExportFormat::Html if all_branches => render::export_html_all(&s)?,
-                ExportFormat::Html => render::export_html(&s, at)?,
+            let shape = match format {
+                ExportFormat::Html if all_branches => render::Shape::HtmlAllBranches,
+                ExportFormat::Html => render::Shape::Html,
                 // (jsonl was written above)
-                ExportFormat::Md | ExportFormat::Jsonl => render::export_markdown(&s, at)?,
+                ExportFormat::Md | ExportFormat::Jsonl => render::Shape::Markdown,
             };
+            let mut export = render::Export::new(std::sync::Arc::new(s), at, shape)?;
+            let findings = export.redact(Scanner::builtin(), &|_| !no_redact);
+            report_findings(&findings);
+            // Read in a terminal too: it passes the SafeWriter.
+            let text = export.write();
             match output {
                 None => out.write_all(text.as_bytes())?,
                 Some(to) => {
@@ -295,9 +301,35 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+/// What an export found, on stderr: how many secrets were redacted or
+/// kept, then each with its place and masked preview.
+fn report_findings(findings: &[render::Finding]) {
+    if findings.is_empty() {
+        return;
+    }
+    let redacted = findings.iter().filter(|f| f.redacted).count();
+    let kept = findings.len() - redacted;
+    let n = |k: usize| format!("{k} secret{}", if k == 1 { "" } else { "s" });
+    let head = match (redacted, kept) {
+        (r, 0) => format!("redacted {} (--no-redact keeps them):", n(r)),
+        (0, k) => format!("{} left as they are (--no-redact):", n(k)),
+        (r, k) => format!("redacted {}, kept {k}:", n(r)),
+    };
+    warn(&head);
+    for f in findings {
+        warn(&format!(
+            "  {} {}",
+            if f.redacted { "redacted" } else { "kept" },
+            f.describe()
+        ));
+    }
+}
+
 /// `export --format jsonl`: the branch's lines, copied from the file
 /// as they are (the outline finds them), streamed to `out` or to a new
-/// file at `to` (removed again when the export fails part way).
+/// file at `to` (removed again when the export fails part way). A copy of
+/// the session's own data is never changed: the secrets in its strings
+/// are listed on stderr, not redacted.
 fn export_jsonl(
     file: &Path,
     leaf: Option<&str>,
@@ -308,15 +340,21 @@ fn export_jsonl(
     let s = Session::open_with(file, Detail::Outline)?;
     let leaf = resolve_leaf(&s, leaf)?;
     let Some(to) = to else {
-        write_export_jsonl(&s, leaf, out)?;
+        let mut scan = JsonlScan::new(out);
+        write_export_jsonl(&s, leaf, &mut scan)?;
+        scan.report();
         keep_until_exit(s);
         return Ok(());
     };
     let f = new_file(to)?;
-    let mut w = BufWriter::new(&f);
+    let mut w = JsonlScan::new(BufWriter::new(&f));
     let written = write_export_jsonl(&s, leaf, &mut w)
         .map_err(anyhow::Error::from)
         .and_then(|()| w.flush().map_err(anyhow::Error::from));
+    let scanned = JsonlScan {
+        findings: std::mem::take(&mut w.findings),
+        ..JsonlScan::new(io::sink())
+    };
     drop(w);
     let done = written.and_then(|()| f.sync_all().map_err(anyhow::Error::from));
     if let Err(e) = done {
@@ -324,9 +362,109 @@ fn export_jsonl(
         let _ = std::fs::remove_file(to);
         return Err(e.context(format!("{}: not written whole", shown(to))));
     }
+    scanned.report();
     writeln!(out, "{}", shown(to))?;
     keep_until_exit(s);
     Ok(())
+}
+
+/// A writer that passes JSONL on as it is and scans each line's strings
+/// (decoded, so a key whose line breaks JSON escapes is found whole) for
+/// secrets, to list them.
+struct JsonlScan<W: Write> {
+    inner: W,
+    line: Vec<u8>,
+    number: usize,
+    findings: Vec<render::Finding>,
+}
+
+impl<W: Write> JsonlScan<W> {
+    fn new(inner: W) -> JsonlScan<W> {
+        JsonlScan {
+            inner,
+            line: Vec::new(),
+            number: 0,
+            findings: Vec::new(),
+        }
+    }
+
+    fn scan_line(&mut self) {
+        self.number += 1;
+        let Ok(v) = serde_json::from_slice::<Value>(&self.line) else {
+            return;
+        };
+        let entry = v.get("id").and_then(Value::as_str).map(sanitize);
+        let role = v
+            .pointer("/message/role")
+            .or_else(|| v.get("type"))
+            .and_then(Value::as_str)
+            .map_or_else(|| "line".to_string(), sanitize);
+        let scanner = Scanner::builtin();
+        let mut strings = Vec::new();
+        json_strings(&v, &mut strings);
+        for text in strings {
+            for h in scanner.find(text) {
+                self.findings.push(render::Finding {
+                    kind: scanner.kind(&h).to_string(),
+                    entry: entry.clone(),
+                    role: role.clone(),
+                    line: self.number,
+                    preview: crate::secrets::mask(&text[h.start..h.end]),
+                    redacted: false,
+                });
+            }
+        }
+    }
+
+    /// The secrets the lines hold, on stderr.
+    fn report(&self) {
+        if self.findings.is_empty() {
+            return;
+        }
+        let n = self.findings.len();
+        warn(&format!(
+            "{n} secret{} in the JSONL, left as they are (a copy of the session is not redacted; \
+             line is the line of the export):",
+            if n == 1 { "" } else { "s" }
+        ));
+        for f in &self.findings {
+            warn(&format!("  {}", f.describe()));
+        }
+    }
+}
+
+impl<W: Write> Write for JsonlScan<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                self.scan_line();
+                self.line.clear();
+            } else {
+                self.line.push(b);
+            }
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Every string in a JSON value, its keys' too.
+fn json_strings<'a>(v: &'a Value, into: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => into.push(s),
+        Value::Array(a) => a.iter().for_each(|x| json_strings(x, into)),
+        Value::Object(o) => {
+            for (k, x) in o {
+                into.push(k);
+                json_strings(x, into);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A new file: an export never replaces one (nor follows a link left where

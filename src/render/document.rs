@@ -190,6 +190,12 @@ impl Span {
     pub fn text(&self) -> &str {
         &self.text
     }
+
+    /// Replaces the text with text as clean (a secret's marker in place).
+    pub(crate) fn set_text(&mut self, text: String) {
+        debug_assert!(!text.chars().any(char::is_control));
+        self.text = text.into();
+    }
 }
 
 /// One line of spans.

@@ -18,6 +18,7 @@
 //! layout.rs          Document + width → rows
 //! to_html.rs         Document → one HTML page
 //! to_markdown.rs     Document → Markdown
+//! redact.rs          Document → its secrets, found and replaced
 //! ```
 
 mod ansi;
@@ -30,6 +31,7 @@ pub mod highlight;
 pub mod layout;
 pub mod message;
 pub mod model_windows;
+pub mod redact;
 pub mod to_html;
 pub mod to_markdown;
 
@@ -41,20 +43,127 @@ pub use layout::{
     ImageRoom, ImageSpot, Laid, foldable, layout, layout_block, layout_own, layout_own_with,
 };
 
+use crate::secrets::Scanner;
 use crate::session::{Session, SessionError};
+use std::sync::Arc;
 
-/// The branch to `leaf` (the current leaf when `None`) as Markdown.
+pub use redact::Finding;
+
+/// What an export writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One branch as Markdown.
+    Markdown,
+    /// One branch as an HTML page.
+    Html,
+    /// Every branch as one HTML page, navigable.
+    HtmlAllBranches,
+}
+
+/// An export rendered, to be scanned for secrets (and redacted) before it
+/// is written: the document holds every text the file will.
+#[derive(Debug, Clone)]
+pub struct Export {
+    session: Arc<Session>,
+    shape: Shape,
+    part: Part,
+}
+
+#[derive(Debug, Clone)]
+enum Part {
+    One(Document),
+    All {
+        meta: document::Meta,
+        branches: Vec<Branch>,
+        nav: Vec<to_html::NavRow>,
+    },
+}
+
+impl Export {
+    /// The branch to `leaf` (the current leaf when `None`), or every branch,
+    /// rendered.
+    pub fn new(
+        session: Arc<Session>,
+        leaf: Option<u32>,
+        shape: Shape,
+    ) -> Result<Export, SessionError> {
+        let part = match shape {
+            Shape::Markdown | Shape::Html => Part::One(document_at(&session, leaf)?),
+            Shape::HtmlAllBranches => {
+                let (meta, branches) = branches_document(&session)?;
+                let nav = to_html::nav_rows(&session);
+                Part::All {
+                    meta,
+                    branches,
+                    nav,
+                }
+            }
+        };
+        Ok(Export {
+            session,
+            shape,
+            part,
+        })
+    }
+
+    /// Scans every text the export writes; the findings numbered (from 0,
+    /// in the order written) for which `redact` is true are replaced by
+    /// their markers. Every finding is returned, redacted or kept.
+    pub fn redact(&mut self, scanner: &Scanner, redact: &dyn Fn(usize) -> bool) -> Vec<Finding> {
+        let session = &self.session;
+        let id_of = |e: u32| {
+            ((e as usize) < session.entries.len())
+                .then(|| session.entry(e).id_str().map(crate::safe_text::clean_line))
+                .flatten()
+        };
+        let mut walk = redact::Walk::new(scanner, &id_of, redact);
+        match &mut self.part {
+            Part::One(doc) => {
+                walk.meta(&mut doc.meta);
+                for b in &mut doc.blocks {
+                    walk.block(b);
+                }
+            }
+            Part::All {
+                meta,
+                branches,
+                nav,
+            } => {
+                walk.meta(meta);
+                walk.nav(nav);
+                for b in branches {
+                    walk.branch(b);
+                }
+            }
+        }
+        walk.findings
+    }
+
+    /// The file's text.
+    pub fn write(&self) -> String {
+        match (&self.part, self.shape) {
+            (Part::One(doc), Shape::Markdown) => to_markdown::markdown(doc),
+            (Part::One(doc), _) => to_html::page(doc),
+            (
+                Part::All {
+                    meta,
+                    branches,
+                    nav,
+                },
+                _,
+            ) => to_html::branches_page(&self.session, meta, branches, nav),
+        }
+    }
+}
+
+/// The branch to `leaf` (the current leaf when `None`) as Markdown, nothing
+/// redacted.
 pub fn export_markdown(session: &Session, leaf: Option<u32>) -> Result<String, SessionError> {
     Ok(to_markdown::markdown(&document_at(session, leaf)?))
 }
 
-/// The branch to `leaf` (the current leaf when `None`) as an HTML page.
+/// The branch to `leaf` (the current leaf when `None`) as an HTML page,
+/// nothing redacted.
 pub fn export_html(session: &Session, leaf: Option<u32>) -> Result<String, SessionError> {
     Ok(to_html::page(&document_at(session, leaf)?))
-}
-
-/// Every branch of the session as an HTML page.
-pub fn export_html_all(session: &Session) -> Result<String, SessionError> {
-    let (meta, branches) = branches_document(session)?;
-    Ok(to_html::branches_page(session, &meta, &branches))
 }

@@ -29,7 +29,12 @@ pub fn page(doc: &Document) -> String {
 
 /// The page for the whole tree: the branches listed, the entry tree, then
 /// each branch from where it leaves the ones before it.
-pub fn branches_page(session: &Session, meta: &Meta, branches: &[Branch]) -> String {
+pub fn branches_page(
+    session: &Session,
+    meta: &Meta,
+    branches: &[Branch],
+    nav_rows: &[NavRow],
+) -> String {
     let mut w = Writer::default();
     // Which branch holds each entry as its own, and where each fork goes.
     let mut home: HashMap<u32, usize> = HashMap::new();
@@ -73,7 +78,7 @@ pub fn branches_page(session: &Session, meta: &Meta, branches: &[Branch]) -> Str
         nav.push_str("</span></li>\n");
     }
     nav.push_str("</ol>\n");
-    tree(&mut nav, session, &anchored);
+    tree(&mut nav, nav_rows, &anchored);
     nav.push_str("</nav>\n");
 
     w.out.push_str("<main>\n");
@@ -149,28 +154,54 @@ fn collect_entries(blocks: &[Block], into: &mut HashSet<u32>) {
     }
 }
 
-/// pi's `/tree` rows, each linked to its entry's block where it has one.
-fn tree(out: &mut String, session: &Session, anchored: &HashSet<u32>) {
+/// One row of the entry tree a page of every branch shows: its entry,
+/// pi's `/tree` connectors and mark, its label and its one-line text
+/// (clean, and cut to fit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NavRow {
+    pub node: u32,
+    pub gutter: String,
+    pub mark: String,
+    pub label: Option<String>,
+    pub text: String,
+}
+
+/// pi's `/tree` rows of the session, for the page of every branch.
+pub fn nav_rows(session: &Session) -> Vec<NavRow> {
     let view = TreeView::new(session);
     let rows = view.rows(session, Filter::Default, &HashSet::new());
     let texts = view::texts(session, None);
+    rows.rows
+        .iter()
+        .zip(rows.gutter_rows(false))
+        .map(|(row, gutter)| {
+            let node = row.node;
+            let text = texts.get(node as usize).map_or("", String::as_str);
+            NavRow {
+                node,
+                gutter,
+                mark: view.mark(node).text().to_string(),
+                label: session
+                    .label_of(node)
+                    .map(|l| safe_text::clean_line(&l.label)),
+                text: safe_text::truncate(&safe_text::clean_line(text), 100),
+            }
+        })
+        .collect()
+}
+
+/// The entry tree's rows, each linked to its entry's block where it has one.
+fn tree(out: &mut String, rows: &[NavRow], anchored: &HashSet<u32>) {
     out.push_str("<details class=\"tree\"><summary>Entry tree</summary><pre>");
-    for (row, connectors) in rows.rows.iter().zip(rows.gutter_rows(false)) {
-        let node = row.node;
-        let mark = view.mark(node).text();
-        out.push_str(&escape(&connectors));
-        out.push_str(mark);
-        if let Some(l) = session.label_of(node) {
-            let _ = write!(
-                out,
-                "<span class=\"c-label\">[{}]</span> ",
-                escape(&safe_text::clean_line(&l.label))
-            );
+    for row in rows {
+        out.push_str(&escape(&row.gutter));
+        out.push_str(&row.mark);
+        if let Some(l) = &row.label {
+            let _ = write!(out, "<span class=\"c-label\">[{}]</span> ", escape(l));
         }
-        let text = texts.get(node as usize).map_or("", String::as_str);
-        let text = escape(&safe_text::truncate(&safe_text::clean_line(text), 100));
-        if anchored.contains(&node) {
-            let _ = write!(out, "<a href=\"#e{node}\">{text}</a>");
+        let text = escape(&row.text);
+        if anchored.contains(&row.node) {
+            let _ = write!(out, "<a href=\"#e{}\">{text}</a>", row.node);
         } else {
             out.push_str(&text);
         }

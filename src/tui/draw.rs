@@ -3,7 +3,7 @@
 
 use crate::safe_text as text;
 use crate::tui::look::layout::Pane;
-use crate::tui::overlays::{dialog, file_list, help, usage};
+use crate::tui::overlays::{dialog, file_list, help, secret_review, usage};
 use crate::tui::panes::tree::Content;
 use crate::tui::panes::{picker, status, tree};
 use crate::tui::state::App;
@@ -92,6 +92,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     if let Some(list) = app.overlay.files() {
         file_list::draw(frame, area, list, &app.config.keymap, theme);
+    }
+    if let Some(r) = app.overlay.review() {
+        secret_review::draw(frame, area, r, &app.config.keymap, theme);
     }
     if let Some(d) = app.dialog() {
         let keys = dialog::DialogKeys::from_keymap(&app.config.keymap);

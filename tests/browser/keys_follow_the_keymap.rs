@@ -422,6 +422,7 @@ fn the_readmes_key_table_is_the_keymaps() {
             "entry tree" => vec![Scope::Tree, Scope::Search, Scope::Global],
             "preview" => vec![Scope::Preview, Scope::Global],
             "text fields" => vec![Scope::Text],
+            "dialogs" => vec![Scope::Dialog, Scope::Global],
             other => panic!("a place the table names: {other:?}"),
         }
     };

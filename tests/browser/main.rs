@@ -12,6 +12,7 @@ mod keys_follow_the_keymap;
 mod preview_lets_no_escape_through;
 mod preview_shows_images;
 mod rendered_blocks_read_well;
+mod secrets_are_reviewed;
 mod session_index;
 mod text_fields_edit_like_pi;
 mod touched_files;

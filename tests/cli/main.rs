@@ -11,6 +11,7 @@ mod cli_output_is_terminal_safe;
 mod destructive_commands_ask_first;
 mod export_html_is_safe_to_share;
 mod export_one_branch;
+mod exports_redact_secrets;
 mod housekeeping_commands;
 mod ls_table_is_safe_and_readable;
 mod ls_time_filters;

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod pi_ui;
+pub mod planted;
 pub mod tmux;
 pub mod tools;
 #[macro_use]

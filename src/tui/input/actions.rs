@@ -199,6 +199,8 @@ pub enum Action {
     Confirm,
     /// A dialog's other choice (the export's format).
     Switch,
+    /// The review of secrets: keep the highlighted one, or redact it again.
+    Keep,
     /// Answer yes / no to a question without a text field.
     AnswerYes,
     AnswerNo,
@@ -737,6 +739,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "switch",
         A::Switch,
         "Another choice (the export's format)",
+        None,
+    ),
+    info(
+        S::Dialog,
+        "keep",
+        A::Keep,
+        "Keep the secret highlighted, or redact it again (the review before an export or a copy)",
         None,
     ),
     info(

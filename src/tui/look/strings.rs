@@ -220,18 +220,46 @@ pub fn forked(to: &Path) -> String {
     format!("Forked into {}", clean_line(&file_name(to)))
 }
 
-pub fn exported(to: &Path) -> String {
-    format!("Exported to {}", clean_line(&to.display().to_string()))
+pub fn exported(to: &Path, redacted: usize, kept: usize) -> String {
+    format!(
+        "Exported to {}{}",
+        clean_line(&to.display().to_string()),
+        secrets_said(redacted, kept)
+    )
 }
 
-pub fn copied(chars: usize, terminal: bool) -> String {
+pub fn copied(chars: usize, terminal: bool, redacted: usize, kept: usize) -> String {
     let what = format::count(chars, "character", "characters");
+    let secrets = secrets_said(redacted, kept);
     if terminal {
-        format!("Copied {what} through the terminal (OSC 52; no system clipboard here)")
+        format!("Copied {what}{secrets} through the terminal (OSC 52; no system clipboard here)")
     } else {
-        format!("Copied {what}")
+        format!("Copied {what}{secrets}")
     }
 }
+
+/// What was done with the secrets found, after what was written.
+fn secrets_said(redacted: usize, kept: usize) -> String {
+    match (redacted, kept) {
+        (0, 0) => String::new(),
+        (r, 0) => format!(" ({} redacted)", format::count(r, "secret", "secrets")),
+        (0, k) => format!(
+            " ({} kept as they are)",
+            format::count(k, "secret", "secrets")
+        ),
+        (r, k) => format!(
+            " ({} redacted, {k} kept)",
+            format::count(r, "secret", "secrets")
+        ),
+    }
+}
+
+/// The review of the secrets an export would write.
+pub const REVIEW_EXPORT_TITLE: &str = "Secrets in the export";
+/// The review of the secrets a copy would carry.
+pub const REVIEW_COPY_TITLE: &str = "Secrets in the copy";
+pub const REVIEW_COPY_YES: &str = "copy";
+pub const REVIEW_CANCELLED: &str = "Nothing written: the secrets stay where they are";
 
 pub fn polling(reason: &str) -> String {
     format!("Watching for changes by polling: {}", clean_line(reason))

@@ -1,15 +1,20 @@
 //! Export the branch up to an entry: the key asks in a dialog for the
 //! format (Markdown, an HTML page of the branch, or one of every branch;
 //! the switch key goes through them) and the new file to write, Enter has
-//! the worker render and write it, and the outcome names the file.
+//! the worker render it and scan it for secrets. With none it is written at
+//! once; else the review lists them (each redacted unless kept) and its
+//! Enter writes the export so. The outcome names the file and what was
+//! redacted.
 
+use crate::render::{Export, Finding};
+use crate::secrets::Scanner;
 use crate::session::{self, Session};
 use crate::tui::input::keymap::{Action, Scope};
 use crate::tui::look::strings;
 use crate::tui::overlays::dialog::Dialog;
 use crate::tui::overlays::text_input::TextInput;
 use crate::tui::state::{App, ExportKind, Then};
-use crate::tui::work::jobs::{ActionOutcome, Job};
+use crate::tui::work::jobs::{ActionOutcome, Job, Reviewed};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -56,26 +61,57 @@ impl App {
     }
 
     /// The branch is written.
-    pub(in crate::tui) fn on_exported(&mut self, to: &Path) {
-        self.say(strings::exported(to), false);
+    pub(in crate::tui) fn on_exported(&mut self, to: &Path, redacted: usize, kept: usize) {
+        self.say(strings::exported(to, redacted, kept), false);
     }
 }
 
-/// Enter in the dialog: the worker writes the branch up to `leaf` (or
-/// every branch) of the session at `path` into the new file `to`.
+/// Enter in the dialog: the worker renders the branch up to `leaf` (or
+/// every branch) of the session at `path` and scans it; with no secret in
+/// it, writes it into the new file `to`.
 pub(in crate::tui) fn export_job(
     path: PathBuf,
     leaf: String,
     to: PathBuf,
     kind: ExportKind,
 ) -> Job {
-    Job::new("export", move || match export(&path, &leaf, &to, kind) {
-        Ok(()) => ActionOutcome::Exported { to: to.clone() },
+    Job::new("export", move || match render(&path, &leaf, kind) {
+        Ok(mut export) => {
+            let findings = export.redact(Scanner::builtin(), &|_| false);
+            if findings.is_empty() {
+                write_export(&export, &to, 0, 0)
+            } else {
+                ActionOutcome::ReviewSecrets {
+                    findings,
+                    then: Box::new(Reviewed::Export {
+                        export: Box::new(export),
+                        to: to.clone(),
+                    }),
+                }
+            }
+        }
         Err(e) => ActionOutcome::Failed(e),
     })
 }
 
-fn export(path: &Path, leaf: &str, to: &Path, kind: ExportKind) -> Result<(), String> {
+/// Enter in the review: the worker writes the export into the new file
+/// `to`, each finding redacted unless `keep` says.
+pub(in crate::tui) fn reviewed_export_job(
+    export: Box<Export>,
+    to: PathBuf,
+    keep: Vec<bool>,
+) -> Job {
+    Job::new("export", move || {
+        let mut export = export.clone();
+        let findings: Vec<Finding> = export.redact(Scanner::builtin(), &|i| {
+            !keep.get(i).copied().unwrap_or(false)
+        });
+        let redacted = findings.iter().filter(|f| f.redacted).count();
+        write_export(&export, &to, redacted, findings.len() - redacted)
+    })
+}
+
+fn render(path: &Path, leaf: &str, kind: ExportKind) -> Result<Export, String> {
     let s = Session::open(path).map_err(|e| e.to_string())?;
     let at = s.find(leaf).ok_or_else(|| {
         session::SessionError::NoSuchEntry {
@@ -84,18 +120,23 @@ fn export(path: &Path, leaf: &str, to: &Path, kind: ExportKind) -> Result<(), St
         }
         .to_string()
     })?;
-    let text = match kind {
-        ExportKind::Markdown => crate::render::export_markdown(&s, Some(at)),
-        ExportKind::Html => crate::render::export_html(&s, Some(at)),
-        ExportKind::HtmlAllBranches => crate::render::export_html_all(&s),
-    }
-    .map_err(|e| e.to_string())?;
+    Export::new(std::sync::Arc::new(s), Some(at), kind.shape()).map_err(|e| e.to_string())
+}
+
+fn write_export(export: &Export, to: &Path, redacted: usize, kept: usize) -> ActionOutcome {
+    let text = export.write();
     // A new file only: an export never replaces anything.
-    let mut f = std::fs::OpenOptions::new()
+    let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(to)
-        .map_err(|e| strings::file_failed(to, &e))?;
-    f.write_all(text.as_bytes())
-        .map_err(|e| strings::file_failed(to, &e))
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+    match written {
+        Ok(()) => ActionOutcome::Exported {
+            to: to.to_path_buf(),
+            redacted,
+            kept,
+        },
+        Err(e) => ActionOutcome::Failed(strings::file_failed(to, &e)),
+    }
 }

@@ -1,6 +1,7 @@
 //! The things a user does to sessions, one file each (label, rename,
-//! branch, fork, export, delete, archive, clean, prune, undo, copy, resume, the
-//! files sessions touched): the
+//! branch, fork, export, delete, archive, clean, prune, undo, copy, resume,
+//! the files sessions touched, the review of secrets before an export or a
+//! copy): the
 //! key that starts one, its dialog, the job it hands the actions worker
 //! (the call into the engine) and what its outcome changes and says.
 //! This file only routes: actions to the operation they start, a dialog's
@@ -19,6 +20,7 @@ pub mod label;
 pub mod prune;
 pub mod rename;
 pub mod resume;
+pub mod review;
 pub mod touched;
 pub mod undo;
 
@@ -153,7 +155,8 @@ impl App {
             }
             ActionOutcome::Branched { path, to, mtime } => self.on_branched(path, to, mtime, cmds),
             ActionOutcome::Forked { from: _, to } => self.on_forked(to, cmds),
-            ActionOutcome::Exported { to } => self.on_exported(&to),
+            ActionOutcome::Exported { to, redacted, kept } => self.on_exported(&to, redacted, kept),
+            ActionOutcome::ReviewSecrets { findings, then } => self.review_secrets(findings, *then),
             ActionOutcome::Deleted {
                 paths,
                 to_trash,
@@ -171,8 +174,16 @@ impl App {
                 self.on_unarchived(&paths, &errors, cmds)
             }
             ActionOutcome::NothingToUndo => self.say(strings::NOTHING_TO_UNDO.to_string(), true),
-            ActionOutcome::Copied { chars } => self.on_copied(chars),
-            ActionOutcome::CopyThroughTerminal { text } => self.copy_through_terminal(&text, cmds),
+            ActionOutcome::Copied {
+                chars,
+                redacted,
+                kept,
+            } => self.on_copied(chars, redacted, kept),
+            ActionOutcome::CopyThroughTerminal {
+                text,
+                redacted,
+                kept,
+            } => self.copy_through_terminal(&text, redacted, kept, cmds),
             ActionOutcome::ResumeReady(resume) => self.on_resume_ready(resume),
             ActionOutcome::CwdMissing { session, cwd, here } => {
                 self.ask_resume_here(session, &cwd, &here)

@@ -243,6 +243,14 @@ impl App {
         self.overlay.dialog()
     }
 
+    /// The review of the secrets an export or a copy would carry, if shown.
+    pub fn review(
+        &self,
+    ) -> Option<&crate::tui::overlays::secret_review::SecretReview<crate::tui::work::jobs::Reviewed>>
+    {
+        self.overlay.review()
+    }
+
     /// The help screen, if it is shown.
     pub fn help(&self) -> Option<Help> {
         self.overlay.help()

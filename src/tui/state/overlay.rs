@@ -1,13 +1,16 @@
 //! What is drawn over the panes: nothing, the help screen, the usage view,
-//! a list of files to choose from, or a dialog (one at a time: a dialog
-//! that opens replaces the others).
+//! a list of files to choose from, the review of the secrets an export or
+//! a copy would carry, or a dialog (one at a time: a dialog that opens
+//! replaces the others).
 
 use super::then::Then;
 use crate::tui::input::keymap::{Key, Keymap};
 use crate::tui::overlays::dialog::{Dialog, DialogKey};
 use crate::tui::overlays::file_list::{FileList, FileListKey};
 use crate::tui::overlays::help::{Help, HelpKey};
+use crate::tui::overlays::secret_review::{ReviewKey, SecretReview};
 use crate::tui::overlays::usage::UsageView;
+use crate::tui::work::jobs::Reviewed;
 
 #[derive(Debug, Default)]
 pub struct Overlay {
@@ -22,6 +25,7 @@ enum Shown {
     Usage(Box<UsageView>),
     Dialog(Box<Dialog<Then>>),
     Files(Box<FileList>),
+    Review(Box<SecretReview<Reviewed>>),
 }
 
 impl Overlay {
@@ -76,6 +80,38 @@ impl Overlay {
         match &mut self.shown {
             Shown::Files(f) => Some(f.key(k, keymap, rows)),
             _ => None,
+        }
+    }
+
+    /// Shows the secrets found, for review.
+    pub fn show_review(&mut self, review: SecretReview<Reviewed>) {
+        self.shown = Shown::Review(Box::new(review));
+    }
+
+    /// The review of secrets, if it is shown.
+    pub fn review(&self) -> Option<&SecretReview<Reviewed>> {
+        match &self.shown {
+            Shown::Review(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Hands a key to the review; `None` when it is not shown.
+    pub fn review_key(&mut self, k: Key, keymap: &Keymap, rows: usize) -> Option<ReviewKey> {
+        match &mut self.shown {
+            Shown::Review(r) => Some(r.key(k, keymap, rows)),
+            _ => None,
+        }
+    }
+
+    /// Closes the review and hands it over.
+    pub fn take_review(&mut self) -> Option<SecretReview<Reviewed>> {
+        match std::mem::take(&mut self.shown) {
+            Shown::Review(r) => Some(*r),
+            other => {
+                self.shown = other;
+                None
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 //! export's format as chosen). The operation's own file takes it from there.
 
 use crate::catalog::housekeeping::delete::Deletable;
+
 use crate::tui::work::jobs::Job;
 use std::path::PathBuf;
 
@@ -68,6 +69,15 @@ pub enum ExportKind {
 }
 
 impl ExportKind {
+    /// The export's shape.
+    pub fn shape(self) -> crate::render::Shape {
+        match self {
+            ExportKind::Markdown => crate::render::Shape::Markdown,
+            ExportKind::Html => crate::render::Shape::Html,
+            ExportKind::HtmlAllBranches => crate::render::Shape::HtmlAllBranches,
+        }
+    }
+
     /// The next choice, as the dialog's switch key goes through them.
     pub fn next(self) -> ExportKind {
         match self {

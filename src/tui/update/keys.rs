@@ -58,7 +58,7 @@ impl App {
             }
             return;
         }
-        if self.on_files_key(k, cmds) {
+        if self.on_files_key(k, cmds) || self.on_review_key(k, cmds) {
             return;
         }
         if self.dialog().is_some() {

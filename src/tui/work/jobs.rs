@@ -104,6 +104,20 @@ pub fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
+/// What the review of secrets leads to: the export or the copy it holds
+/// back, rendered and scanned, to be written with the user's choices.
+#[derive(Debug, Clone)]
+pub enum Reviewed {
+    Export {
+        export: Box<crate::render::Export>,
+        to: PathBuf,
+    },
+    Copy {
+        text: String,
+        hits: Vec<crate::secrets::Hit>,
+    },
+}
+
 /// What an action's work came to: facts, which the operation that asked
 /// for the work turns into changes and sentences.
 #[derive(Debug, Clone)]
@@ -133,6 +147,15 @@ pub enum ActionOutcome {
     },
     Exported {
         to: PathBuf,
+        /// Secrets replaced by their markers, and kept as they were.
+        redacted: usize,
+        kept: usize,
+    },
+    /// Secrets found in what an export or a copy would write: the user
+    /// reviews them first.
+    ReviewSecrets {
+        findings: Vec<crate::render::Finding>,
+        then: Box<Reviewed>,
     },
     Deleted {
         paths: Vec<PathBuf>,
@@ -171,10 +194,14 @@ pub enum ActionOutcome {
     /// On the system clipboard.
     Copied {
         chars: usize,
+        redacted: usize,
+        kept: usize,
     },
     /// No system clipboard: the terminal is to be asked (OSC 52).
     CopyThroughTerminal {
         text: String,
+        redacted: usize,
+        kept: usize,
     },
     ResumeReady(Resume),
     /// The session's folder is gone: ask whether to use `here`.
@@ -208,7 +235,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("s.jsonl");
         std::fs::write(&file, "{}\n").expect("write");
-        let job = Job::new("test", || ActionOutcome::Exported { to: "x".into() });
+        let job = Job::new("test", || ActionOutcome::Exported {
+            to: "x".into(),
+            redacted: 0,
+            kept: 0,
+        });
         let near = job.unless_pi_may_have(vec![file.clone()], None, false);
         let agreed = match near.clone().run() {
             ActionOutcome::MayBeOpenInPi { job, seconds, .. } => {
@@ -220,7 +251,11 @@ mod tests {
         assert!(matches!(agreed.run(), ActionOutcome::Exported { .. }));
         // piscope's own write is no sign of pi.
         let ours = modified(&file);
-        let job = Job::new("test", || ActionOutcome::Exported { to: "x".into() });
+        let job = Job::new("test", || ActionOutcome::Exported {
+            to: "x".into(),
+            redacted: 0,
+            kept: 0,
+        });
         let ours = job.unless_pi_may_have(vec![file], ours, false);
         assert!(matches!(ours.run(), ActionOutcome::Exported { .. }));
     }
