@@ -13,6 +13,7 @@
 //! cache/          the on-disk cache of summaries and texts
 //! usage/          tokens and money, each record counted once
 //! housekeeping/   delete, clean up, move a project, the trash journal
+//! subagents.rs    child sessions subagent extensions write, under their parent
 //! ```
 
 pub mod cache;
@@ -21,6 +22,7 @@ pub mod housekeeping;
 pub mod in_use;
 mod problem;
 pub mod search;
+pub mod subagents;
 pub mod summary;
 pub mod usage;
 
@@ -126,12 +128,20 @@ pub struct Files {
     candidates: Vec<Candidate>,
     problems: Vec<CatalogProblem>,
     scope: Scope,
+    /// The folders inside the listed project folders.
+    subfolders: Vec<std::path::PathBuf>,
 }
 
 impl Files {
     /// The problems listing them (reported by [`load_listed`] too).
     pub fn problems(&self) -> &[CatalogProblem] {
         &self.problems
+    }
+
+    /// The folders found inside the listed folders (where child sessions
+    /// of the nested layout are; see [`subagents`]).
+    pub fn subfolders(&self) -> &[std::path::PathBuf] {
+        &self.subfolders
     }
 }
 
@@ -153,11 +163,12 @@ pub fn list(folder: &SessionsFolder, scope: Scope, cache: &mut Cache) -> Files {
         };
         vec![theirs, mine]
     });
-    let candidates = listing.finish(candidates, &mut problems);
+    let (candidates, subfolders) = listing.finish_with_subfolders(candidates, &mut problems);
     Files {
         candidates,
         problems,
         scope,
+        subfolders,
     }
 }
 
@@ -240,6 +251,7 @@ pub fn load_listed(
         candidates,
         mut problems,
         scope,
+        subfolders: _,
     } = files;
     debug_assert!(scope == options.scope);
     progress(Progress::Started {
