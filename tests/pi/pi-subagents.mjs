@@ -67,10 +67,16 @@ const result = (id, name, text, details) => ({
   isError: false,
   timestamp: now(),
 });
-// A child's conversation: the task it was given, and its answer.
-const work = (sm, task, cost) => {
+// A child's conversation: the task it was given, and its answer. pi
+// stamps each entry with the time it is appended: each step waits a
+// little, as a child's work takes time, so a call comes before the child
+// it starts and its result after.
+const pause = () => new Promise((r) => setTimeout(r, 15));
+const work = async (sm, task, cost) => {
+  await pause();
   sm.appendMessage(user(task));
   sm.appendMessage(answer(`Done: ${task}`, cost));
+  await pause();
 };
 
 const parent = SessionManager.create(cwd, projectDir);
@@ -85,29 +91,31 @@ const children = [];
   const id = "toolu_nested";
   const runId = "5f0c2a9e";
   const tasks = ["scan the lexer", "scan the grammar"];
+  await pause();
   parent.appendMessage(call(id, "subagent", { tasks: tasks.map((task) => ({ agent: "scout", task })) }));
   const results = [];
-  tasks.forEach((task, n) => {
+  for (const [n, task] of tasks.entries()) {
     const file = join(stem, runId, `run-${n}`, "session.jsonl");
     mkdirSync(join(stem, runId, `run-${n}`), { recursive: true });
     const sm = SessionManager.open(file, join(stem, runId, `run-${n}`), cwd);
-    work(sm, task, 0.1 + n / 10);
+    await work(sm, task, 0.1 + n / 10);
     results.push({ agent: "scout", sessionFile: file });
     children.push({ path: file, layout: "nested", toolCallId: id });
-  });
+  }
   parent.appendMessage(result(id, "subagent", "2 tasks done", { mode: "parallel", runId, results }));
 }
 
 // Nested fork: the child starts from a branch of the parent's conversation.
 {
   const id = "toolu_fork";
+  await pause();
   parent.appendMessage(call(id, "subagent", { agent: "worker", task: "apply the plan", context: "fork" }));
   const forksDir = join(stem, "forks");
   mkdirSync(forksDir, { recursive: true });
   const source = SessionManager.open(parentFile, forksDir);
   const file = source.createBranchedSession(parent.getLeafId());
   const sm = SessionManager.open(file);
-  work(sm, "apply the plan", 0.5);
+  await work(sm, "apply the plan", 0.5);
   children.push({ path: file, layout: "nested", toolCallId: id });
   parent.appendMessage(result(id, "subagent", "applied", { mode: "single", results: [{ agent: "worker", sessionFile: file }] }));
 }
@@ -115,10 +123,11 @@ const children = [];
 // Agent folder, flat, header-linked; the result names only an agent id.
 {
   const id = "toolu_agent_flat";
+  await pause();
   parent.appendMessage(call(id, "Agent", { subagent_type: "Explore", prompt: "find the tests" }));
   const dir = join(agentDir, "subagent-sessions");
   const sm = SessionManager.create(cwd, dir, { parentSession: parentFile });
-  work(sm, "find the tests", 0.3);
+  await work(sm, "find the tests", 0.3);
   children.push({ path: sm.getSessionFile(), layout: "agent-folder", toolCallId: id });
   parent.appendMessage(result(id, "Agent", "found them", { agentId: "a1", status: "completed" }));
 }
@@ -126,10 +135,11 @@ const children = [];
 // Agent folder, in a folder named by the parent's id, no header link.
 {
   const id = "toolu_agent_by_id";
+  await pause();
   parent.appendMessage(call(id, "subagent", { name: "reviewer", task: "review the plan" }));
   const dir = join(agentDir, "subagent-sessions", parent.getSessionId());
   const sm = SessionManager.create(cwd, dir);
-  work(sm, "review the plan", 0.2);
+  await work(sm, "review the plan", 0.2);
   children.push({ path: sm.getSessionFile(), layout: "agent-folder", toolCallId: id });
   parent.appendMessage(result(id, "subagent", "reviewed", { agentId: "r1" }));
 }
@@ -137,9 +147,10 @@ const children = [];
 // Top level, beside the parent, header-linked.
 {
   const id = "toolu_top";
+  await pause();
   parent.appendMessage(call(id, "Agent", { subagent_type: "Plan", prompt: "write the plan down" }));
   const sm = SessionManager.create(cwd, projectDir, { parentSession: parentFile });
-  work(sm, "write the plan down", 0.4);
+  await work(sm, "write the plan down", 0.4);
   children.push({ path: sm.getSessionFile(), layout: "top-level", toolCallId: id });
   parent.appendMessage(result(id, "Agent", "written", { agentId: "p1" }));
 }

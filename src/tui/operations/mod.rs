@@ -1,6 +1,6 @@
 //! The things a user does to sessions, one file each (label, rename,
 //! branch, fork, export, delete, clean, prune, undo, copy, resume, the
-//! files sessions touched): the
+//! files sessions touched, a subagent's session from its tool call): the
 //! key that starts one, its dialog, the job it hands the actions worker
 //! (the call into the engine) and what its outcome changes and says.
 //! This file only routes: actions to the operation they start, a dialog's
@@ -18,6 +18,7 @@ pub mod label;
 pub mod prune;
 pub mod rename;
 pub mod resume;
+pub mod subagent;
 pub mod touched;
 pub mod undo;
 
@@ -74,6 +75,7 @@ impl App {
             (Pane::Tree, Action::Export) => self.ask_export(),
             (Pane::Tree, Action::Prune) => self.ask_prune(),
             (_, Action::Undo) => self.undo(cmds),
+            (Pane::Tree, Action::OpenSubagent) => self.open_subagent(cmds),
             (Pane::Tree, Action::Follow) => {
                 if self.tree.toggle_follow() {
                     self.say(strings::FOLLOW_ON.to_string(), false);
@@ -165,6 +167,7 @@ impl App {
             } => self.on_restored(&paths, &errors, &skipped, cmds),
             ActionOutcome::NothingToUndo => self.say(strings::NOTHING_TO_UNDO.to_string(), true),
             ActionOutcome::Copied { chars } => self.on_copied(chars),
+            ActionOutcome::SubagentsOfCall { paths } => self.on_subagents_of_call(paths, cmds),
             ActionOutcome::CopyThroughTerminal { text } => self.copy_through_terminal(&text, cmds),
             ActionOutcome::ResumeReady(resume) => self.on_resume_ready(resume),
             ActionOutcome::CwdMissing { session, cwd, here } => {
