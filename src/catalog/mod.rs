@@ -138,10 +138,25 @@ impl Files {
         &self.problems
     }
 
-    /// The folders found inside the listed folders (where child sessions
-    /// of the nested layout are; see [`subagents`]).
-    pub fn subfolders(&self) -> &[std::path::PathBuf] {
-        &self.subfolders
+    /// The folders found inside the listed folders that are named as a
+    /// session file beside them: where child sessions of the nested layout
+    /// are (see [`subagents`]). Other folders (an extension's artifacts)
+    /// are left out, so they cost a warm list nothing.
+    pub fn subfolders(&self) -> Vec<std::path::PathBuf> {
+        if self.subfolders.is_empty() {
+            return Vec::new();
+        }
+        let files: rustc_hash::FxHashSet<&std::ffi::OsStr> =
+            self.candidates.iter().map(|c| c.path.as_os_str()).collect();
+        self.subfolders
+            .iter()
+            .filter(|d| {
+                let mut name = d.as_os_str().to_os_string();
+                name.push(".jsonl");
+                files.contains(name.as_os_str())
+            })
+            .cloned()
+            .collect()
     }
 }
 

@@ -275,8 +275,8 @@ pub fn cache_dir(catalog_cache: &Path) -> PathBuf {
 }
 
 /// Whether `folder` may hold children at all: its listing saw folders
-/// inside the project folders, or the agent folder has
-/// `subagent-sessions/` (one stat). When not, nothing is walked or read.
+/// named as session files inside the project folders, or the agent folder
+/// has `subagent-sessions/` (one stat). When not, nothing is walked or read.
 pub fn may_have(folder: &SessionsFolder, subfolders: &[PathBuf]) -> bool {
     !subfolders.is_empty() || agent_folder(folder).is_some_and(|d| d.is_dir())
 }

@@ -38,7 +38,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         with_usage: !args.json,
     };
     let files = catalog::list(&folder, options.scope, &mut cache);
-    let subfolders = files.subfolders().to_vec();
+    let subfolders = files.subfolders();
     let may_have_children = subagents::may_have(&folder, &subfolders);
     let everything = matches!(query, Ok(Query::Everything));
     let span = args.span(crate::jstext::date::now_ms());

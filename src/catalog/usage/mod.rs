@@ -452,10 +452,21 @@ pub fn load(folder: &SessionsFolder, cache: &mut UsageCache, removed: &[Removed]
     let listing = discover::Listing::of(folder, Scope::All);
     let found = listing.work();
     let (mut candidates, subfolders) = listing.finish_with_subfolders(vec![found], &mut problems);
+    let listed: std::collections::HashSet<PathBuf> = if subfolders.is_empty() {
+        std::collections::HashSet::new()
+    } else {
+        candidates.iter().map(|c| c.path.clone()).collect()
+    };
+    let subfolders: Vec<PathBuf> = subfolders
+        .into_iter()
+        .filter(|d| {
+            let mut name = d.as_os_str().to_os_string();
+            name.push(".jsonl");
+            listed.contains(&PathBuf::from(name))
+        })
+        .collect();
     // The child sessions subagents wrote outside pi's list are spend too.
     if super::subagents::may_have(folder, &subfolders) {
-        let listed: std::collections::HashSet<PathBuf> =
-            candidates.iter().map(|c| c.path.clone()).collect();
         let walks = cache.dir().map(super::subagents::cache_dir);
         let children = super::subagents::find_files(
             folder,

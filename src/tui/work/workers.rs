@@ -256,7 +256,7 @@ impl JobContext {
             .unwrap_or_else(Instant::now);
         let started_folder = folder.clone();
         let files = catalog::list(&folder, options.scope, &mut cache);
-        let subfolders = files.subfolders().to_vec();
+        let subfolders = files.subfolders();
         let cat = catalog::load_listed(&folder, files, options, &mut cache, &mut |p| match p {
             catalog::Progress::Started { total } => {
                 send(AppEvent::Catalog(CatalogUpdate::Started {
