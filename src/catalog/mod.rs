@@ -194,6 +194,21 @@ pub fn list(folder: &SessionsFolder, scope: Scope, cache: &mut Cache) -> Files {
 /// (then [`load_listed`] reads what it must). The problems listing the
 /// files are `files`'.
 pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -> Option<Vec<u8>> {
+    cached_list_json_with(folder, files, cache, &|_, _| {})
+}
+
+/// What [`cached_list_json_with`] adds to a session's row: given its path
+/// and its row, written so far up to its closing `}`.
+pub type RowExtra<'a> = dyn Fn(&Path, &mut Vec<u8>) + Sync + 'a;
+
+/// [`cached_list_json`], each row handed to `extra` once written (the
+/// subagent sessions under it are added so).
+pub fn cached_list_json_with(
+    folder: &SessionsFolder,
+    files: &Files,
+    cache: &Cache,
+    extra: &RowExtra,
+) -> Option<Vec<u8>> {
     let candidates = &files.candidates;
     if (folder.layout == Layout::Flat && files.scope == Scope::Current)
         || candidates.len() != cache.record_count()
@@ -221,6 +236,7 @@ pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -
         }
         let mut json = Vec::with_capacity(256 + listed.first_message.len());
         list_json::push_row(&list_json::ListRow::of_listed(&c.path, &listed), &mut json);
+        extra(&c.path, &mut json);
         Some(Some((listed.modified_ms, json)))
     });
     let rows: Vec<(Option<i64>, Vec<u8>)> = rows
@@ -240,6 +256,32 @@ pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -
         out.extend_from_slice(&rows[i as usize].1);
     }
     out.extend_from_slice(b"]\n");
+    Some(out)
+}
+
+/// The sessions of `files` as the cache saw them, each with only what
+/// finding its subagent sessions needs (path, id, cwd, times), when the
+/// cache saw every one whole as it is now (as [`cached_list_json`] needs);
+/// `None` otherwise.
+pub fn cached_parents(files: &Files, cache: &Cache) -> Option<Vec<SessionSummary>> {
+    let mut out = Vec::with_capacity(files.candidates.len());
+    for c in &files.candidates {
+        let head = cache.get(&c.path)?.head();
+        if c.meta != Some(head.stamp) || !head.complete() {
+            return None;
+        }
+        // `Some(None)`: no session at all.
+        if let Some(l) = head.listed()? {
+            out.push(SessionSummary {
+                path: c.path.clone(),
+                id: l.id.to_string(),
+                cwd: l.cwd.to_string(),
+                created_ms: l.created_ms,
+                modified_ms: l.modified_ms,
+                ..SessionSummary::default()
+            });
+        }
+    }
     Some(out)
 }
 

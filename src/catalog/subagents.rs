@@ -73,21 +73,39 @@ pub struct Child {
 /// The child sessions found, and what stood in the way.
 #[derive(Debug, Default)]
 pub struct Children {
-    /// Oldest parent first is not promised: in the order found.
+    /// In the order found.
     pub children: Vec<Child>,
     pub problems: Vec<CatalogProblem>,
+    /// Each parent's children (indices into `children`), newest first.
+    by_parent: HashMap<PathBuf, Vec<usize>>,
 }
 
 impl Children {
+    fn new(children: Vec<Child>, problems: Vec<CatalogProblem>) -> Children {
+        let mut by_parent: HashMap<PathBuf, Vec<usize>> = HashMap::new();
+        for (i, c) in children.iter().enumerate() {
+            if let Some(p) = &c.parent {
+                by_parent.entry(p.clone()).or_default().push(i);
+            }
+        }
+        for list in by_parent.values_mut() {
+            list.sort_by_key(|&i| std::cmp::Reverse(children[i].summary.modified_ms));
+        }
+        Children {
+            children,
+            problems,
+            by_parent,
+        }
+    }
+
     /// The children whose parent is `parent`, newest first.
     pub fn of(&self, parent: &Path) -> Vec<&Child> {
-        let mut out: Vec<&Child> = self
-            .children
-            .iter()
-            .filter(|c| c.parent.as_deref() == Some(parent))
-            .collect();
-        out.sort_by_key(|c| std::cmp::Reverse(c.summary.modified_ms));
-        out
+        self.by_parent
+            .get(parent)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.children[i])
+            .collect()
     }
 
     /// Every session below `parent`, at any depth (each once, even round
@@ -97,11 +115,7 @@ impl Children {
         let mut seen: HashSet<&Path> = HashSet::from([parent]);
         let mut todo = vec![parent];
         while let Some(p) = todo.pop() {
-            for c in self
-                .children
-                .iter()
-                .filter(|c| c.parent.as_deref() == Some(p))
-            {
+            for c in self.of(p) {
                 if seen.insert(&c.summary.path) {
                     out.push(c);
                     todo.push(&c.summary.path);
@@ -224,7 +238,7 @@ pub fn load(
         .filter(|(c, k)| *k || (all && c.parent.is_none()))
         .map(|(c, _)| c)
         .collect();
-    Children { children, problems }
+    Children::new(children, problems)
 }
 
 /// The child session files of `folder`, each with its layout: below each

@@ -48,10 +48,33 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         && args.touched.is_none()
         && !args.named
         && span.is_all()
-        && !may_have_children
     {
-        // Every file as the cache saw it: the rows come from its records.
-        if let Some(json) = catalog::cached_list_json(&folder, &files, &cache) {
+        // Every file as the cache saw it: the rows come from its records,
+        // each parent's with its subagent sessions.
+        let children = match may_have_children {
+            false => Some(subagents::Children::default()),
+            true => catalog::cached_parents(&files, &cache).map(|parents| {
+                let dir = match (args.no_cache, catalog::cache::default_dir()) {
+                    (false, Some(dir)) => Some(subagents::cache_dir(&dir)),
+                    _ => None,
+                };
+                subagents::load(
+                    &folder,
+                    options.scope,
+                    &subfolders,
+                    &parents,
+                    dir.as_deref(),
+                )
+            }),
+        };
+        let json = children.as_ref().and_then(|children| {
+            let extra = |path: &Path, row: &mut Vec<u8>| {
+                push_children(children, path, row, &mut vec![path]);
+            };
+            catalog::cached_list_json_with(&folder, &files, &cache, &extra)
+        });
+        if let (Some(json), Some(children)) = (json, &children) {
+            problems.extend(children.problems.iter().cloned());
             std::mem::forget(cache);
             for p in problems.iter().chain(files.problems()) {
                 warn(p);
