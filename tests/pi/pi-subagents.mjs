@@ -10,7 +10,8 @@
 // - agent folder: `subagent-sessions/` in the agent folder, either flat
 //   (pi's own file names, header `parentSession` naming the parent) or in a
 //   folder named by the parent session's id (no header link);
-// - top level: in the project's own folder, header `parentSession`.
+// - top level: in the project's own folder, header `parentSession`;
+// and one child in the agent folder that names no parent at all.
 //
 // Each child is started from a tool call of the parent: the call is
 // appended first, the child written, then the call's result, whose details
@@ -156,4 +157,13 @@ const children = [];
 }
 
 parent.appendMessage(answer("All done.", 0.02, "claude-sonnet-4-5"));
+
+// Agent folder, flat, of another project and no header link: a child whose
+// parent cannot be told.
+{
+  await pause();
+  const sm = SessionManager.create("/home/ada/elsewhere", join(agentDir, "subagent-sessions"));
+  await work(sm, "a task of unknown origin", 0.05);
+  children.push({ path: sm.getSessionFile(), layout: "orphan", toolCallId: null });
+}
 console.log(JSON.stringify({ parent: parentFile, children }));

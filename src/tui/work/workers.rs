@@ -287,6 +287,7 @@ impl JobContext {
         // The child sessions subagents wrote outside pi's list, each under
         // the session that started it.
         let mut problems: Vec<String> = cat.problems.iter().map(ToString::to_string).collect();
+        let mut sessions = Vec::new();
         let children = if catalog::subagents::may_have(&folder, &subfolders) {
             let dir = match (self.use_cache && !demo, self.cache_dir()) {
                 (true, Some(dir)) => Some(catalog::subagents::cache_dir(&dir)),
@@ -300,16 +301,28 @@ impl JobContext {
                 dir.as_deref(),
             );
             problems.extend(found.problems.iter().map(ToString::to_string));
-            found
-                .children
+            // One whose parent could not be told is listed as a session of
+            // its own project.
+            let (linked, orphans): (Vec<_>, Vec<_>) =
+                found.children.into_iter().partition(|c| c.parent.is_some());
+            sessions.extend(orphans.into_iter().map(|c| c.summary));
+            linked
                 .into_iter()
                 .filter_map(|c| Some((c.summary, c.parent?)))
                 .collect()
         } else {
             Vec::new()
         };
+        let sessions = if sessions.is_empty() {
+            cat.sessions
+        } else {
+            let mut all = cat.sessions;
+            all.append(&mut sessions);
+            catalog::sort_newest_first(&mut all);
+            all
+        };
         send(AppEvent::Catalog(CatalogUpdate::Done {
-            sessions: cat.sessions,
+            sessions,
             children,
             problems,
             demo,
