@@ -274,6 +274,9 @@ struct Listed {
     bases: Vec<PathBuf>,
     entries: Vec<(usize, FileFound)>,
     problems: Vec<CatalogProblem>,
+    /// The folders inside the listed folders (where subagent extensions
+    /// put child sessions), seen in the same listing at no extra cost.
+    subfolders: Vec<PathBuf>,
 }
 
 /// One file found. An entry holds its folder open (to stat the file
@@ -358,20 +361,26 @@ impl<'f> Listing<'f> {
             },
         }
         let (mut bases, mut entries) = (Vec::with_capacity(dirs.len()), Vec::new());
+        let mut subfolders = Vec::new();
         for (dir, report_missing) in dirs {
+            let base = normalize(&dir);
+            let mut inner = Vec::new();
             jsonl_entries(
                 &dir,
                 bases.len(),
                 &mut entries,
                 &mut problems,
                 report_missing,
+                &mut inner,
             );
-            bases.push(normalize(&dir));
+            subfolders.extend(inner.into_iter().map(|name| base.join(name)));
+            bases.push(base);
         }
         Listed {
             bases,
             entries,
             problems,
+            subfolders,
         }
     }
 
@@ -407,8 +416,20 @@ impl<'f> Listing<'f> {
     /// folders, in their order, then one for each file that is not a
     /// regular one.
     pub fn finish(self, founds: Vec<Found>, problems: &mut Vec<CatalogProblem>) -> Vec<Candidate> {
+        self.finish_with_subfolders(founds, problems).0
+    }
+
+    /// [`Listing::finish`], with the folders found inside the listed ones
+    /// (not followed through links).
+    pub fn finish_with_subfolders(
+        self,
+        founds: Vec<Found>,
+        problems: &mut Vec<CatalogProblem>,
+    ) -> (Vec<Candidate>, Vec<PathBuf>) {
+        let mut subfolders = Vec::new();
         if let Some(listed) = self.listed.into_inner() {
             problems.extend(listed.problems);
+            subfolders = listed.subfolders;
         }
         let mut files: Vec<_> = founds.into_iter().flat_map(|f| f.0).collect();
         files.sort_unstable_by_key(|(at, ..)| *at);
@@ -447,7 +468,7 @@ impl<'f> Listing<'f> {
                     .then_with(|| locale_cmp(&name(b), &name(a)))
             });
         }
-        out
+        (out, subfolders)
     }
 }
 
@@ -459,6 +480,7 @@ fn jsonl_entries(
     out: &mut Vec<(usize, FileFound)>,
     problems: &mut Vec<CatalogProblem>,
     report_missing: bool,
+    subfolders: &mut Vec<std::ffi::OsString>,
 ) {
     match std::fs::read_dir(dir) {
         Ok(rd) => {
@@ -475,6 +497,10 @@ fn jsonl_entries(
                     // A killed piscope writer's leftover: never a session.
                     Ok(e) if crate::session::write::temp::is_piscope_temp(&e.file_name()) => {
                         crate::session::write::temp::remove_if_stale(&e.path());
+                    }
+                    // The entry's type as the folder listing gave it: no stat.
+                    Ok(e) if e.file_type().is_ok_and(|t| t.is_dir()) => {
+                        subfolders.push(e.file_name());
                     }
                     Ok(_) => {}
                     Err(e) => problems.push(CatalogProblem::new(dir, e.to_string())),

@@ -13,6 +13,7 @@
 //! cache/          the on-disk cache of summaries and texts
 //! usage/          tokens and money, each record counted once
 //! housekeeping/   delete, clean up, move a project, the trash journal
+//! subagents.rs    child sessions subagent extensions write, under their parent
 //! ```
 
 pub mod cache;
@@ -21,6 +22,7 @@ pub mod housekeeping;
 pub mod in_use;
 mod problem;
 pub mod search;
+pub mod subagents;
 pub mod summary;
 pub mod usage;
 
@@ -134,12 +136,35 @@ pub struct Files {
     candidates: Vec<Candidate>,
     problems: Vec<CatalogProblem>,
     scope: Scope,
+    /// The folders inside the listed project folders.
+    subfolders: Vec<std::path::PathBuf>,
 }
 
 impl Files {
     /// The problems listing them (reported by [`load_listed`] too).
     pub fn problems(&self) -> &[CatalogProblem] {
         &self.problems
+    }
+
+    /// The folders found inside the listed folders that are named as a
+    /// session file beside them: where child sessions of the nested layout
+    /// are (see [`subagents`]). Other folders (an extension's artifacts)
+    /// are left out, so they cost a warm list nothing.
+    pub fn subfolders(&self) -> Vec<std::path::PathBuf> {
+        if self.subfolders.is_empty() {
+            return Vec::new();
+        }
+        let files: rustc_hash::FxHashSet<&std::ffi::OsStr> =
+            self.candidates.iter().map(|c| c.path.as_os_str()).collect();
+        self.subfolders
+            .iter()
+            .filter(|d| {
+                let mut name = d.as_os_str().to_os_string();
+                name.push(".jsonl");
+                files.contains(name.as_os_str())
+            })
+            .cloned()
+            .collect()
     }
 }
 
@@ -161,11 +186,12 @@ pub fn list(folder: &SessionsFolder, scope: Scope, cache: &mut Cache) -> Files {
         };
         vec![theirs, mine]
     });
-    let candidates = listing.finish(candidates, &mut problems);
+    let (candidates, subfolders) = listing.finish_with_subfolders(candidates, &mut problems);
     Files {
         candidates,
         problems,
         scope,
+        subfolders,
     }
 }
 
@@ -176,6 +202,21 @@ pub fn list(folder: &SessionsFolder, scope: Scope, cache: &mut Cache) -> Files {
 /// (then [`load_listed`] reads what it must). The problems listing the
 /// files are `files`'.
 pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -> Option<Vec<u8>> {
+    cached_list_json_with(folder, files, cache, &|_, _| {})
+}
+
+/// What [`cached_list_json_with`] adds to a session's row: given its path
+/// and its row, written so far up to its closing `}`.
+pub type RowExtra<'a> = dyn Fn(&Path, &mut Vec<u8>) + Sync + 'a;
+
+/// [`cached_list_json`], each row handed to `extra` once written (the
+/// subagent sessions under it are added so).
+pub fn cached_list_json_with(
+    folder: &SessionsFolder,
+    files: &Files,
+    cache: &Cache,
+    extra: &RowExtra,
+) -> Option<Vec<u8>> {
     let candidates = &files.candidates;
     if (folder.layout == Layout::Flat && files.scope == Scope::Current)
         || candidates.len() != cache.record_count()
@@ -208,6 +249,7 @@ pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -
             }
             let start = u32::try_from(json.len()).ok()?;
             list_json::push_row(&list_json::ListRow::of_listed(&c.path, &listed), &mut json);
+            extra(&c.path, &mut json);
             rows.push((listed.modified_ms, start, u32::try_from(json.len()).ok()?));
         }
         Some((json, rows))
@@ -237,6 +279,32 @@ pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -
     Some(out)
 }
 
+/// The sessions of `files` as the cache saw them, each with only what
+/// finding its subagent sessions needs (path, id, cwd, times), when the
+/// cache saw every one whole as it is now (as [`cached_list_json`] needs);
+/// `None` otherwise.
+pub fn cached_parents(files: &Files, cache: &Cache) -> Option<Vec<SessionSummary>> {
+    let mut out = Vec::with_capacity(files.candidates.len());
+    for c in &files.candidates {
+        let head = cache.get(&c.path)?.head();
+        if c.meta != Some(head.stamp) || !head.complete() {
+            return None;
+        }
+        // `Some(None)`: no session at all.
+        if let Some(l) = head.listed()? {
+            out.push(SessionSummary {
+                path: c.path.clone(),
+                id: l.id.to_string(),
+                cwd: l.cwd.to_string(),
+                created_ms: l.created_ms,
+                modified_ms: l.modified_ms,
+                ..SessionSummary::default()
+            });
+        }
+    }
+    Some(out)
+}
+
 /// Summarises the sessions of `folder`, using and updating `cache`.
 pub fn load(
     folder: &SessionsFolder,
@@ -260,6 +328,7 @@ pub fn load_listed(
         candidates,
         mut problems,
         scope,
+        subfolders: _,
     } = files;
     debug_assert!(scope == options.scope);
     progress(Progress::Started {

@@ -10,6 +10,7 @@ use crate::catalog::search::touched_index::{TouchedIndex, TouchedSession, sessio
 use crate::catalog::usage::{self, UsageCache};
 use crate::catalog::{
     self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SortMode, Surroundings,
+    subagents,
 };
 use crate::jstext::date::now_ms;
 use crate::safe_text::{clean_line, fit, sanitize};
@@ -17,7 +18,7 @@ use crate::session::line::raw_json::push_json_string;
 use crate::session::tree::entry_line::shorten_home;
 use anyhow::Result;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let mut problems = Vec::new();
@@ -49,6 +50,8 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         with_usage: !args.json,
     };
     let files = catalog::list(&folder, options.scope, &mut cache);
+    let subfolders = files.subfolders();
+    let may_have_children = subagents::may_have(&folder, &subfolders);
     let everything = matches!(query, Ok(Query::Everything));
     let span = args.span(crate::jstext::date::now_ms());
     if args.json
@@ -58,8 +61,32 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         && !args.named
         && span.is_all()
     {
-        // Every file as the cache saw it: the rows come from its records.
-        if let Some(json) = catalog::cached_list_json(&folder, &files, &cache) {
+        // Every file as the cache saw it: the rows come from its records,
+        // each parent's with its subagent sessions.
+        let children = match may_have_children {
+            false => Some(subagents::Children::default()),
+            true => catalog::cached_parents(&files, &cache).map(|parents| {
+                let dir = match (args.no_cache, catalog::cache::default_dir()) {
+                    (false, Some(dir)) => Some(subagents::cache_dir(&dir)),
+                    _ => None,
+                };
+                subagents::load(
+                    &folder,
+                    options.scope,
+                    &subfolders,
+                    &parents,
+                    dir.as_deref(),
+                )
+            }),
+        };
+        let json = children.as_ref().and_then(|children| {
+            let extra = |path: &Path, row: &mut Vec<u8>| {
+                push_children(children, path, row, &mut vec![path]);
+            };
+            catalog::cached_list_json_with(&folder, &files, &cache, &extra)
+        });
+        if let (Some(json), Some(children)) = (json, &children) {
+            problems.extend(children.problems.iter().cloned());
             std::mem::forget(cache);
             for p in problems.iter().chain(files.problems()) {
                 warn(p);
@@ -80,6 +107,26 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     ));
     std::mem::forget(cache);
     problems.append(&mut cat.problems);
+    // The child sessions subagents wrote outside pi's list, under their
+    // parents: a field of their own in the JSON, rows under them here.
+    let children = if may_have_children && everything && !args.deep && args.touched.is_none() {
+        let dir = match (args.no_cache, catalog::cache::default_dir()) {
+            (false, Some(dir)) => Some(subagents::cache_dir(&dir)),
+            _ => None,
+        };
+        subagents::load(
+            &folder,
+            options.scope,
+            &subfolders,
+            &cat.sessions,
+            dir.as_deref(),
+        )
+    } else {
+        subagents::Children::default()
+    };
+    for p in &children.problems {
+        problems.push(p.clone());
+    }
     for p in &problems {
         warn(p);
     }
@@ -195,7 +242,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
                 .collect()
         };
     if args.json {
-        write_json(sessions, &rows, out)?;
+        write_json(sessions, &rows, &children, out)?;
     } else {
         let searched = !matches!(query, Query::Everything) || args.named;
         // The cost column is each session's own spend, as in the browser: a
@@ -217,6 +264,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             &rows,
             (args.all, searched),
             &own,
+            &children,
             out,
         )?;
     }
@@ -350,6 +398,7 @@ fn push_sanitized(out: &mut String, s: &str) {
 fn write_json(
     sessions: &[SessionSummary],
     rows: &[catalog::ThreadRow],
+    children: &subagents::Children,
     out: &mut dyn Write,
 ) -> Result<()> {
     // Rows gather in one buffer, handed on every 64 KB.
@@ -367,6 +416,7 @@ fn write_json(
         }
         first = false;
         catalog::summary::list_json::push_session(s, &mut o);
+        push_children(children, &s.path, &mut o, &mut vec![s.path.as_path()]);
         if o.len() >= FLUSH {
             out.write_all(&o)?;
             o.clear();
@@ -375,6 +425,52 @@ fn write_json(
     o.extend_from_slice(b"]\n");
     out.write_all(&o)?;
     Ok(())
+}
+
+/// The children of the session whose row `o` ends with, if it has any:
+/// the row's last `}` becomes `,"subagents":[...]}`, each child a row of
+/// pi's list's shape with its `layout` and how its parent was told
+/// (`parentBy`), and its own children in its own `subagents`. pi's fields
+/// are left as they are.
+fn push_children<'a>(
+    children: &'a subagents::Children,
+    parent: &Path,
+    o: &mut Vec<u8>,
+    up: &mut Vec<&'a Path>,
+) {
+    let kids = children.of(parent);
+    if kids.is_empty() || o.last() != Some(&b'}') {
+        return;
+    }
+    o.pop();
+    o.extend_from_slice(b",\"subagents\":[");
+    for (n, c) in kids.iter().enumerate() {
+        if n > 0 {
+            o.push(b',');
+        }
+        catalog::summary::list_json::push_session(&c.summary, o);
+        o.pop();
+        let layout = match c.layout {
+            subagents::ChildLayout::Nested => "nested",
+            subagents::ChildLayout::AgentFolder => "agent-folder",
+        };
+        o.extend_from_slice(format!(",\"layout\":\"{layout}\"").as_bytes());
+        let by = match c.parent_by {
+            Some(subagents::ParentBy::Folder) => "folder",
+            Some(subagents::ParentBy::Header) => "header",
+            Some(subagents::ParentBy::FolderId) => "folder-id",
+            Some(subagents::ParentBy::Time) => "time",
+            None => "none",
+        };
+        o.extend_from_slice(format!(",\"parentBy\":\"{by}\"}}").as_bytes());
+        // A loop of parents is cut where it closes.
+        if !up.contains(&c.summary.path.as_path()) {
+            up.push(&c.summary.path);
+            push_children(children, &c.summary.path, o, up);
+            up.pop();
+        }
+    }
+    o.extend_from_slice(b"]}");
 }
 
 /// One session of `ls --touched --json`.
@@ -502,9 +598,10 @@ fn write_table(
     rows: &[catalog::ThreadRow],
     (all, searched): (bool, bool),
     own_cost: &dyn Fn(&SessionSummary) -> f64,
+    children: &subagents::Children,
     out: &mut dyn Write,
 ) -> Result<()> {
-    if rows.is_empty() {
+    if rows.is_empty() && children.children.is_empty() {
         let hint = match (folder.layout, all, searched) {
             (_, _, true) => "no session matches",
             (_, true, false) => "no sessions yet",
@@ -520,24 +617,21 @@ fn write_table(
     }
     let home = std::env::var("HOME").ok();
     let now = now_ms();
-    writeln!(
+    let with_children = !children.children.is_empty();
+    write!(
         out,
         "{:<TITLE_WIDTH$}  {:<28}  {:>5}  {:>4}  {:>8}",
         "SESSION", "PROJECT", "MSGS", "AGE", "COST"
     )?;
-    for row in rows {
-        let s = &sessions[row.index];
-        let mut prefix = String::new();
-        for &c in row.ancestor_continues.iter().skip(1) {
-            prefix.push_str(if c { "│  " } else { "   " });
-        }
-        if row.depth > 0 {
-            prefix.push_str(if row.is_last { "└─ " } else { "├─ " });
-        }
+    if with_children {
+        write!(out, "  {:>15}", "WITH SUBAGENTS")?;
+    }
+    writeln!(out)?;
+    let line = |s: &SessionSummary, prefix: &str, out: &mut dyn Write| -> std::io::Result<()> {
         let mark = if s.name.is_some() { "★ " } else { "" };
         let title = format!("{prefix}{mark}{}", one_line(s.title()));
         let project = shorten_home(&s.cwd, home.as_deref());
-        writeln!(
+        write!(
             out,
             "{}  {}  {:>5}  {:>4}  {:>8}",
             fit(&clean_line(&title), TITLE_WIDTH),
@@ -547,6 +641,66 @@ fn write_table(
                 .map_or("?".to_string(), |m| catalog::summary::age(now - m)),
             format!("${:.2}", own_cost(s)),
         )?;
+        let below = children.below(&s.path);
+        if !below.is_empty() {
+            let all = own_cost(s) + below.iter().map(|c| own_cost(&c.summary)).sum::<f64>();
+            write!(out, "  {:>15}", format!("${all:.2}"))?;
+        }
+        writeln!(out)
+    };
+    // A session's children under it, each level indented once more.
+    let child_lines =
+        |s: &SessionSummary, prefix: &str, out: &mut dyn Write| -> std::io::Result<()> {
+            let mut todo: Vec<(&subagents::Child, usize)> = children
+                .of(&s.path)
+                .into_iter()
+                .rev()
+                .map(|c| (c, 1))
+                .collect();
+            let mut seen = std::collections::HashSet::from([s.path.as_path()]);
+            while let Some((c, depth)) = todo.pop() {
+                if !seen.insert(&c.summary.path) {
+                    continue;
+                }
+                let pad = format!("{prefix}{}↳ ", "  ".repeat(depth));
+                line(&c.summary, &pad, out)?;
+                todo.extend(
+                    children
+                        .of(&c.summary.path)
+                        .into_iter()
+                        .rev()
+                        .map(|k| (k, depth + 1)),
+                );
+            }
+            Ok(())
+        };
+    for row in rows {
+        let s = &sessions[row.index];
+        let mut prefix = String::new();
+        for &c in row.ancestor_continues.iter().skip(1) {
+            prefix.push_str(if c { "│  " } else { "   " });
+        }
+        if row.depth > 0 {
+            prefix.push_str(if row.is_last { "└─ " } else { "├─ " });
+        }
+        line(s, &prefix, out)?;
+        let under: String = prefix
+            .chars()
+            .map(|c| if c == '├' || c == '│' { '│' } else { ' ' })
+            .collect();
+        child_lines(s, &under, out)?;
+    }
+    let orphans: Vec<&subagents::Child> = children
+        .children
+        .iter()
+        .filter(|c| c.parent.is_none())
+        .collect();
+    if !orphans.is_empty() {
+        writeln!(out, "subagent sessions of no known parent:")?;
+        for c in orphans {
+            line(&c.summary, "↳ ", out)?;
+            child_lines(&c.summary, "", out)?;
+        }
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ mod preview_shows_images;
 mod rendered_blocks_read_well;
 mod secrets_are_reviewed;
 mod session_index;
+mod subagent_sessions;
 mod text_fields_edit_like_pi;
 mod touched_files;
 mod tui_behaviour;

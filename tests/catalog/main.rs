@@ -15,4 +15,5 @@ mod deep_search_finds_entries;
 mod delete_goes_to_the_trash;
 mod delete_rechecks_at_the_moment;
 mod move_project_survives_sigkill;
+mod subagent_sessions;
 mod usage_counts_once;

@@ -453,7 +453,42 @@ pub fn removed_in_trash(folder: &SessionsFolder) -> (Vec<Removed>, Vec<CatalogPr
 /// no record is read.
 pub fn load(folder: &SessionsFolder, cache: &mut UsageCache, removed: &[Removed]) -> UsageBook {
     let mut problems = Vec::new();
-    let mut candidates = discover::candidates(folder, Scope::All, &mut problems);
+    let listing = discover::Listing::of(folder, Scope::All);
+    let found = listing.work();
+    let (mut candidates, subfolders) = listing.finish_with_subfolders(vec![found], &mut problems);
+    let listed: std::collections::HashSet<PathBuf> = if subfolders.is_empty() {
+        std::collections::HashSet::new()
+    } else {
+        candidates.iter().map(|c| c.path.clone()).collect()
+    };
+    let subfolders: Vec<PathBuf> = subfolders
+        .into_iter()
+        .filter(|d| {
+            let mut name = d.as_os_str().to_os_string();
+            name.push(".jsonl");
+            listed.contains(&PathBuf::from(name))
+        })
+        .collect();
+    // The child sessions subagents wrote outside pi's list are spend too.
+    if super::subagents::may_have(folder, &subfolders) {
+        let walks = cache.dir().map(super::subagents::cache_dir);
+        let children = super::subagents::find_files(
+            folder,
+            &subfolders,
+            &|p| listed.contains(p),
+            walks.as_deref(),
+            &mut problems,
+        );
+        candidates.extend(children.into_iter().map(|(path, _)| {
+            Candidate {
+                meta: std::fs::metadata(&path)
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| FileStamp::of(&m)),
+                path,
+            }
+        }));
+    }
     let live = candidates.len();
     candidates.extend(removed.iter().map(|r| {
         Candidate {

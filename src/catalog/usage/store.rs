@@ -193,6 +193,11 @@ impl UsageCache {
 
     /// Writes what changed; an error is only reported (the cache only
     /// makes answers faster).
+    /// The cache folder, when the cache is in use.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
     pub fn save(&mut self) -> std::io::Result<()> {
         let Some(dir) = self.dir.clone() else {
             return Ok(());

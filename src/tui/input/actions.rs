@@ -180,6 +180,8 @@ pub enum Action {
     Fork,
     Export,
     Follow,
+    /// Open the session of the subagent the selected tool call started.
+    OpenSubagent,
     /// Fold or unfold the block under the preview's cursor.
     PreviewExpand,
     /// The whole branch, every block open (and back).
@@ -577,6 +579,13 @@ pub const ACTIONS: &[ActionInfo] = &[
         "follow",
         A::Follow,
         "Follow the leaf as the session grows",
+        None,
+    ),
+    info(
+        S::Tree,
+        "open_subagent",
+        A::OpenSubagent,
+        "Open the subagent session this tool call started",
         None,
     ),
     info(

@@ -216,6 +216,26 @@ pub fn pi_missing_body(program: &str, by_hand: &str) -> Vec<String> {
     ]
 }
 
+/// The open-subagent key on an entry that is no tool call.
+pub const NOT_A_TOOL_CALL: &str =
+    "Not a tool call: select the call that started a subagent, or its result";
+/// No session names the open one as where it started.
+pub const NO_SUBAGENTS: &str = "No subagent sessions were started from this session";
+/// The call started none of the sessions started from this one.
+pub const NO_SUBAGENT_OF_CALL: &str =
+    "This tool call started none of this session's subagent sessions";
+
+/// A subagent's session opened from its tool call (of `of` it started).
+pub fn opened_subagent(path: &Path, of: usize) -> String {
+    let name = clean_line(&file_name(path));
+    match of {
+        1 => format!("Opened the subagent session {name}"),
+        n => format!(
+            "Opened the subagent session {name}, 1 of {n} this call started (the others are beside it in the sessions list)"
+        ),
+    }
+}
+
 pub fn forked(to: &Path) -> String {
     format!("Forked into {}", clean_line(&file_name(to)))
 }

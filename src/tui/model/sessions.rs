@@ -4,8 +4,8 @@
 use crate::catalog::discover::{normalize, project_folder_name};
 pub use crate::catalog::search::deep::DeepHit;
 use crate::catalog::{self, Layout, Query, SessionSummary, SessionsFolder, SortMode};
-use std::collections::HashSet;
-use std::path::Path;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 /// What the catalog worker reports while it loads.
 pub enum CatalogUpdate {
@@ -24,12 +24,62 @@ pub enum CatalogUpdate {
         total: usize,
         sessions: Vec<SessionSummary>,
     },
-    /// Everything is loaded: the final list, newest first.
+    /// Everything is loaded: the final list, newest first, and the child
+    /// sessions subagents wrote outside it, each with its parent's file.
     Done {
         sessions: Vec<SessionSummary>,
+        children: Vec<(SessionSummary, PathBuf)>,
         problems: Vec<String>,
         demo: bool,
     },
+}
+
+/// The child sessions subagents wrote outside pi's list (they follow pi's
+/// sessions in the picker's list) and which of their parents show them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Family {
+    /// Each child's parent, by path.
+    pub parent_of: HashMap<PathBuf, PathBuf>,
+    /// Each parent's children, by path, newest first.
+    pub children_of: HashMap<PathBuf, Vec<PathBuf>>,
+    /// The parents whose children are shown (folded by default).
+    pub unfolded: HashSet<PathBuf>,
+}
+
+impl Family {
+    /// The family of `children` (each with its parent), all folded.
+    pub fn of(children: &[(SessionSummary, PathBuf)]) -> Family {
+        let mut sorted: Vec<&(SessionSummary, PathBuf)> = children.iter().collect();
+        sorted.sort_by_key(|(s, _)| std::cmp::Reverse(s.modified_ms));
+        let mut f = Family::default();
+        for (s, parent) in sorted {
+            f.parent_of.insert(s.path.clone(), parent.clone());
+            f.children_of
+                .entry(parent.clone())
+                .or_default()
+                .push(s.path.clone());
+        }
+        f
+    }
+
+    /// Whether `path` is a child session.
+    pub fn is_child(&self, path: &Path) -> bool {
+        self.parent_of.contains_key(path)
+    }
+
+    /// The sessions below `path`, at any depth, each once.
+    pub fn below(&self, path: &Path) -> Vec<&PathBuf> {
+        let mut out = Vec::new();
+        let mut seen: HashSet<&Path> = HashSet::from([path]);
+        let mut todo: Vec<&PathBuf> = self.children_of.get(path).into_iter().flatten().collect();
+        while let Some(c) = todo.pop() {
+            if seen.insert(c) {
+                out.push(c);
+                todo.extend(self.children_of.get(c.as_path()).into_iter().flatten());
+            }
+        }
+        out
+    }
 }
 
 /// Which sessions the picker lists.
@@ -148,11 +198,14 @@ pub fn rows(
     options: ListOptions,
     collapsed: &HashSet<String>,
     keep: Option<&HashSet<std::path::PathBuf>>,
+    family: &Family,
 ) -> Vec<PickerRow> {
     let mut picked = catalog::filter_and_sort(sessions, query, options.sort, options.named_only);
+    // Child sessions are listed under their parent only.
     picked.retain(|&i| {
         in_scope(&sessions[i], folder, options)
             && keep.is_none_or(|k| k.contains(&sessions[i].path))
+            && !family.is_child(&sessions[i].path)
     });
     if !matches!(query, Query::Everything) {
         return picked
@@ -172,6 +225,15 @@ pub fn rows(
         }
     }
     let threaded = options.sort == SortMode::Threaded;
+    let by_path: HashMap<&Path, usize> = if family.children_of.is_empty() {
+        HashMap::new()
+    } else {
+        sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.path.as_path(), i))
+            .collect()
+    };
     let mut out = Vec::new();
     for (cwd, list) in groups {
         let is_collapsed = collapsed.contains(cwd);
@@ -197,19 +259,68 @@ pub fn rows(
                     p.push_str(if r.is_last { "└─ " } else { "├─ " });
                     p
                 };
-                out.push(PickerRow::Session {
-                    index: r.index,
-                    prefix,
-                });
+                push_with_children(sessions, family, &by_path, r.index, prefix, &mut out);
             }
         } else {
-            out.extend(list.into_iter().map(|index| PickerRow::Session {
-                index,
-                prefix: String::new(),
-            }));
+            for index in list {
+                push_with_children(sessions, family, &by_path, index, String::new(), &mut out);
+            }
         }
     }
     out
+}
+
+/// A session's row, marked `▸N` when it has N child sessions folded and
+/// `▾` when they are shown, then (shown) each child's, indented under it.
+fn push_with_children(
+    sessions: &[SessionSummary],
+    family: &Family,
+    by_path: &HashMap<&Path, usize>,
+    index: usize,
+    prefix: String,
+    out: &mut Vec<PickerRow>,
+) {
+    let mut todo = vec![(index, prefix)];
+    let mut seen = HashSet::new();
+    while let Some((index, prefix)) = todo.pop() {
+        let path = sessions[index].path.as_path();
+        if !seen.insert(path) {
+            continue;
+        }
+        let kids: Vec<usize> = family
+            .children_of
+            .get(path)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| by_path.get(c.as_path()).copied())
+            .collect();
+        let open = family.unfolded.contains(path);
+        let mark = match (kids.len(), open) {
+            (0, _) => String::new(),
+            (_, true) => "▾ ".to_string(),
+            (n, false) => format!("▸{n} "),
+        };
+        out.push(PickerRow::Session {
+            index,
+            prefix: format!("{prefix}{mark}"),
+        });
+        if open {
+            let under: String = prefix
+                .chars()
+                .map(|c| {
+                    if matches!(c, '├' | '│') {
+                        '│'
+                    } else {
+                        ' '
+                    }
+                })
+                .collect();
+            let pad = format!("{under}  ↳ ");
+            for &k in kids.iter().rev() {
+                todo.push((k, pad.clone()));
+            }
+        }
+    }
 }
 
 /// Hands the heap's free pages back to the system. A first load with an
@@ -278,6 +389,7 @@ mod tests {
             ListOptions::default(),
             &HashSet::new(),
             None,
+            &Family::default(),
         );
         let project = |cwd: &str, count| PickerRow::Project {
             cwd: cwd.into(),
@@ -315,7 +427,8 @@ mod tests {
                 &Query::Everything,
                 current,
                 &HashSet::new(),
-                None
+                None,
+                &Family::default()
             )
             .len(),
             2
@@ -331,7 +444,8 @@ mod tests {
                 &Query::Everything,
                 named,
                 &HashSet::new(),
-                None
+                None,
+                &Family::default()
             )
             .len(),
             2
@@ -344,6 +458,7 @@ mod tests {
             ListOptions::default(),
             &collapsed,
             None,
+            &Family::default(),
         );
         assert_eq!(r.len(), 3);
     }
@@ -367,6 +482,7 @@ mod tests {
             ListOptions::default(),
             &HashSet::new(),
             None,
+            &Family::default(),
         );
         let order: Vec<usize> = got
             .iter()

@@ -1,7 +1,7 @@
 //! The things a user does to sessions, one file each (label, rename,
 //! branch, fork, export, delete, archive, clean, prune, undo, copy, resume,
 //! the files sessions touched, the review of secrets before an export or a
-//! copy): the
+//! copy, a subagent's session from its tool call): the
 //! key that starts one, its dialog, the job it hands the actions worker
 //! (the call into the engine) and what its outcome changes and says.
 //! This file only routes: actions to the operation they start, a dialog's
@@ -21,6 +21,7 @@ pub mod prune;
 pub mod rename;
 pub mod resume;
 pub mod review;
+pub mod subagent;
 pub mod touched;
 pub mod undo;
 
@@ -78,6 +79,7 @@ impl App {
             (Pane::Tree, Action::Export) => self.ask_export(),
             (Pane::Tree, Action::Prune) => self.ask_prune(),
             (_, Action::Undo) => self.undo(cmds),
+            (Pane::Tree, Action::OpenSubagent) => self.open_subagent(cmds),
             (Pane::Tree, Action::Follow) => {
                 if self.tree.toggle_follow() {
                     self.say(strings::FOLLOW_ON.to_string(), false);
@@ -184,6 +186,7 @@ impl App {
                 redacted,
                 kept,
             } => self.copy_through_terminal(&text, redacted, kept, cmds),
+            ActionOutcome::SubagentsOfCall { paths } => self.on_subagents_of_call(paths, cmds),
             ActionOutcome::ResumeReady(resume) => self.on_resume_ready(resume),
             ActionOutcome::CwdMissing { session, cwd, here } => {
                 self.ask_resume_here(session, &cwd, &here)

@@ -191,6 +191,10 @@ pub enum ActionOutcome {
     },
     /// No delete, clean-up or prune of piscope's is in the trash.
     NothingToUndo,
+    /// The sessions a tool call started (none: it started none known).
+    SubagentsOfCall {
+        paths: Vec<PathBuf>,
+    },
     /// On the system clipboard.
     Copied {
         chars: usize,

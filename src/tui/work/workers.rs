@@ -219,6 +219,7 @@ impl JobContext {
                 Err(e) => {
                     send(AppEvent::Catalog(CatalogUpdate::Done {
                         sessions: Vec::new(),
+                        children: Vec::new(),
                         problems: vec![strings::demo_copy_failed(&e.to_string())],
                         demo: true,
                     }));
@@ -231,6 +232,7 @@ impl JobContext {
                 None => {
                     send(AppEvent::Catalog(CatalogUpdate::Done {
                         sessions: Vec::new(),
+                        children: Vec::new(),
                         problems: vec![strings::NO_SESSIONS_FOLDER.to_string()],
                         demo: false,
                     }));
@@ -250,7 +252,9 @@ impl JobContext {
         let (mut batch, mut sent_any) = (Vec::new(), false);
         let mut last_sent = Instant::now();
         let started_folder = folder.clone();
-        let cat = catalog::load(&folder, options, &mut cache, &mut |p| match p {
+        let files = catalog::list(&folder, options.scope, &mut cache);
+        let subfolders = files.subfolders();
+        let cat = catalog::load_listed(&folder, files, options, &mut cache, &mut |p| match p {
             catalog::Progress::Started { total } => {
                 send(AppEvent::Catalog(CatalogUpdate::Started {
                     folder: started_folder.clone(),
@@ -285,9 +289,47 @@ impl JobContext {
         // Freed before the picker takes the sessions (and hands freed memory
         // back): the cache held every text read until it wrote them.
         drop(cache);
+        // The child sessions subagents wrote outside pi's list, each under
+        // the session that started it.
+        let mut problems: Vec<String> = cat.problems.iter().map(ToString::to_string).collect();
+        let mut sessions = Vec::new();
+        let children = if catalog::subagents::may_have(&folder, &subfolders) {
+            let dir = match (self.use_cache && !demo, self.cache_dir()) {
+                (true, Some(dir)) => Some(catalog::subagents::cache_dir(&dir)),
+                _ => None,
+            };
+            let found = catalog::subagents::load(
+                &folder,
+                Scope::All,
+                &subfolders,
+                &cat.sessions,
+                dir.as_deref(),
+            );
+            problems.extend(found.problems.iter().map(ToString::to_string));
+            // One whose parent could not be told is listed as a session of
+            // its own project.
+            let (linked, orphans): (Vec<_>, Vec<_>) =
+                found.children.into_iter().partition(|c| c.parent.is_some());
+            sessions.extend(orphans.into_iter().map(|c| c.summary));
+            linked
+                .into_iter()
+                .filter_map(|c| Some((c.summary, c.parent?)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let sessions = if sessions.is_empty() {
+            cat.sessions
+        } else {
+            let mut all = cat.sessions;
+            all.append(&mut sessions);
+            catalog::sort_newest_first(&mut all);
+            all
+        };
         send(AppEvent::Catalog(CatalogUpdate::Done {
-            sessions: cat.sessions,
-            problems: cat.problems.iter().map(ToString::to_string).collect(),
+            sessions,
+            children,
+            problems,
             demo,
         }));
     }

@@ -6,7 +6,7 @@ mod draw;
 use crate::catalog::{Query, SessionSummary, SessionsFolder, SortMode};
 use crate::tui::input::keymap::Action;
 use crate::tui::model::sessions::{
-    self, CatalogUpdate, DeepHit, ListOptions, ListScope, PickerRow, TimeSpan,
+    self, CatalogUpdate, DeepHit, Family, ListOptions, ListScope, PickerRow, TimeSpan,
 };
 use crate::tui::overlays::text_input::{Edit, TextInput};
 use crate::tui::work::newest::{Answer, Newest, Stamp};
@@ -125,6 +125,9 @@ pub struct PickerPane {
     scope_spend: Option<f64>,
     /// Only the sessions that touched a file (a path or a glob).
     file_filter: Option<FileFilter>,
+    /// The child sessions subagents wrote (after pi's sessions in
+    /// `sessions`), under their parents, folded or not.
+    family: Family,
 }
 
 /// The sessions pane's file filter: the pattern, and the sessions that
@@ -212,10 +215,53 @@ impl PickerPane {
     /// fork or clone holds count with the session they came from), with
     /// what a prune gave to the trash.
     pub fn cost_of(&self, s: &SessionSummary) -> f64 {
+        self.own_cost(s) + self.subagents_cost(&s.path)
+    }
+
+    fn own_cost(&self, s: &SessionSummary) -> f64 {
         self.usage
             .as_ref()
             .and_then(|b| b.spent(&s.path))
             .map_or(s.cost, |(all, _)| all.cost)
+    }
+
+    /// The own spend of the child sessions below `path` (its subagents',
+    /// theirs, ...): what the cost column adds to the session's own.
+    pub fn subagents_cost(&self, path: &Path) -> f64 {
+        self.family
+            .below(path)
+            .into_iter()
+            .filter_map(|c| self.sessions.iter().find(|s| s.path == *c))
+            .map(|s| self.own_cost(s))
+            .sum()
+    }
+
+    /// The parent of a child session (one subagents wrote).
+    pub fn parent_of(&self, path: &Path) -> Option<&Path> {
+        self.family.parent_of.get(path).map(PathBuf::as_path)
+    }
+
+    /// Every session started from `path`: the child sessions subagents
+    /// wrote outside pi's list, and the listed sessions whose header's
+    /// `parentSession` names it.
+    pub fn started_from(&self, path: &Path) -> Vec<&SessionSummary> {
+        let mut out = self.children_of(path);
+        let named = path.to_string_lossy();
+        out.extend(self.sessions.iter().filter(|s| {
+            !self.family.is_child(&s.path) && s.parent_session_path.as_deref() == Some(&*named)
+        }));
+        out
+    }
+
+    /// The child sessions whose parent is `path`, newest first.
+    pub fn children_of(&self, path: &Path) -> Vec<&SessionSummary> {
+        self.family
+            .children_of
+            .get(path)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| self.sessions.iter().find(|s| s.path == *c))
+            .collect()
     }
 
     /// The own spend of every session in scope, once the usage is read.
@@ -281,6 +327,7 @@ impl PickerPane {
                 self.options,
                 &HashSet::new(),
                 self.file_filter.as_ref().map(|f| &f.sessions),
+                &self.family,
             );
             &unfolded
         };
@@ -304,6 +351,18 @@ impl PickerPane {
             return PickerOutcome::Nothing;
         };
         let before = self.selected_path.clone();
+        // A child session: its parents' children shown, up to the top.
+        let mut up = path.to_path_buf();
+        let mut cwd = cwd;
+        while let Some(p) = self.family.parent_of.get(&up).cloned() {
+            if !self.family.unfolded.insert(p.clone()) && up == p {
+                break;
+            }
+            if let Some(s) = self.sessions.iter().find(|s| s.path == p) {
+                cwd = s.cwd.clone();
+            }
+            up = p;
+        }
         self.collapsed.remove(&cwd);
         self.leave_deep();
         self.touched = true;
@@ -436,10 +495,15 @@ impl PickerPane {
                 crate::catalog::sort_newest_first(&mut self.sessions);
             }
             CatalogUpdate::Done {
-                sessions,
+                mut sessions,
+                children,
                 problems,
                 demo,
             } => {
+                let unfolded = std::mem::take(&mut self.family.unfolded);
+                self.family = Family::of(&children);
+                self.family.unfolded = unfolded;
+                sessions.extend(children.into_iter().map(|(s, _)| s));
                 // The batches' summaries held the texts as read; the final
                 // ones read them from the cache's texts file.
                 drop(std::mem::replace(&mut self.sessions, sessions));
@@ -538,6 +602,7 @@ impl PickerPane {
             self.options,
             &self.collapsed,
             self.file_filter.as_ref().map(|f| &f.sessions),
+            &self.family,
         );
         let by_path = |p: &PathBuf, rows: &[PickerRow], sessions: &[SessionSummary]| {
             rows.iter().position(|r| match r {
@@ -643,6 +708,8 @@ impl PickerPane {
         let moved = action.moved(self.selected, self.rows.len(), page);
         match action {
             _ if moved.is_some() => self.selected = moved.unwrap_or(self.selected),
+            Action::PickerCollapse if self.fold_children(true) => {}
+            Action::PickerExpand if self.fold_children(false) => {}
             Action::PickerCollapse => self.set_collapsed(true),
             Action::PickerExpand => self.set_collapsed(false),
             Action::Resume => match self.rows.get(self.selected) {
@@ -699,6 +766,31 @@ impl PickerPane {
             Some(_) => PickerOutcome::Nothing,
             None => PickerOutcome::Clear,
         }
+    }
+
+    /// Folds or shows the selected session's child sessions; folding on a
+    /// child folds its parent's and selects the parent. False when the
+    /// selected session has none and is none (the project folds instead).
+    fn fold_children(&mut self, fold: bool) -> bool {
+        let Some(path) = self.selected_session().map(|s| s.path.clone()) else {
+            return false;
+        };
+        let has_children = self.family.children_of.contains_key(&path);
+        let open = self.family.unfolded.contains(&path);
+        let target = match self.family.parent_of.get(&path) {
+            // Fold an open one, show a folded one's.
+            _ if has_children && open == fold => path,
+            Some(parent) if fold => parent.clone(),
+            _ => return false,
+        };
+        if fold {
+            self.family.unfolded.remove(&target);
+        } else {
+            self.family.unfolded.insert(target.clone());
+        }
+        self.selected_path = Some(target);
+        self.rebuild();
+        true
     }
 
     fn set_collapsed(&mut self, collapse: bool) {
