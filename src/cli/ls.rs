@@ -38,8 +38,15 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             }
         }
     }
+    // The archive's caches are kept apart from the sessions folder's: each
+    // cache answers for the files of one folder, and a warm list counts on
+    // holding no other.
+    let cache_dir = catalog::cache::default_dir().map(|d| match args.archived {
+        true => d.join("archived"),
+        false => d,
+    });
     let query = Query::parse(args.query.as_deref().unwrap_or(""));
-    let mut cache = match (args.no_cache, catalog::cache::default_dir()) {
+    let mut cache = match (args.no_cache, cache_dir.clone()) {
         (false, Some(dir)) => Cache::open(dir),
         _ => Cache::disabled(),
     };
@@ -66,7 +73,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         let children = match may_have_children {
             false => Some(subagents::Children::default()),
             true => catalog::cached_parents(&files, &cache).map(|parents| {
-                let dir = match (args.no_cache, catalog::cache::default_dir()) {
+                let dir = match (args.no_cache, cache_dir.clone()) {
                     (false, Some(dir)) => Some(subagents::cache_dir(&dir)),
                     _ => None,
                 };
@@ -110,7 +117,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     // The child sessions subagents wrote outside pi's list, under their
     // parents: a field of their own in the JSON, rows under them here.
     let children = if may_have_children && everything && !args.deep && args.touched.is_none() {
-        let dir = match (args.no_cache, catalog::cache::default_dir()) {
+        let dir = match (args.no_cache, cache_dir.clone()) {
             (false, Some(dir)) => Some(subagents::cache_dir(&dir)),
             _ => None,
         };
@@ -174,7 +181,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         if args.json {
             out.write_all(b"[")?;
         }
-        let index = match (args.no_cache, catalog::cache::default_dir()) {
+        let index = match (args.no_cache, cache_dir.clone()) {
             (false, Some(dir)) => DeepIndex::open(dir),
             _ => DeepIndex::disabled(),
         };
@@ -209,7 +216,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(pattern) = &args.touched {
         // The sessions listed, in the list's order, that touched the file.
         let chosen: Vec<SessionSummary> = picked.iter().map(|&i| sessions[i].clone()).collect();
-        let index = match (args.no_cache, catalog::cache::default_dir()) {
+        let index = match (args.no_cache, cache_dir.clone()) {
             (false, Some(dir)) => TouchedIndex::open(dir),
             _ => TouchedIndex::disabled(),
         };
@@ -248,7 +255,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         // The cost column is each session's own spend, as in the browser: a
         // fork's copied turns are its parent's (see `piscope stats`). Files
         // the usage could not be read from were named by the catalog already.
-        let mut usage_cache = match (args.no_cache, catalog::cache::default_dir()) {
+        let mut usage_cache = match (args.no_cache, cache_dir.clone()) {
             (false, Some(dir)) => UsageCache::open(dir),
             _ => UsageCache::disabled(),
         };

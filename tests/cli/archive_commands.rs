@@ -171,3 +171,50 @@ fn nothing_outside_the_folder_and_nothing_in_the_way() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The archive's listing keeps a cache of its own: the sessions folder's
+/// cache holds only the sessions folder's files (a warm list counts on
+/// that), and each lists what it should.
+#[test]
+fn the_archive_is_cached_apart_from_the_sessions_folder() {
+    let s = setup();
+    let plain = s.sessions.join("plain.jsonl");
+    let out = piscope(&s, &["archive", plain.to_str().expect("path"), "--yes"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let [moved] = archived(&s).try_into().expect("one archived session");
+    let listed = |archived: bool| {
+        let out = if archived {
+            // The archive is piscope's own, whatever the sessions folder.
+            Command::new(env!("CARGO_BIN_EXE_piscope"))
+                .args(["ls", "--all", "--json", "--archived"])
+                .env("XDG_DATA_HOME", &s.data)
+                .env("HOME", &s.data)
+                .output()
+                .expect("run piscope")
+        } else {
+            piscope(&s, &["ls", "--all", "--json"])
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let name = moved.to_str().expect("path");
+    for _ in 0..2 {
+        assert!(listed(true).contains(name));
+        assert!(!listed(false).contains(name));
+    }
+    let holds = |file: &Path| {
+        let bytes = std::fs::read(file).expect("cache file");
+        bytes.windows(name.len()).any(|w| w == name.as_bytes())
+    };
+    let cache = s.data.join(".cache/piscope");
+    assert!(!holds(&cache.join("catalog-summaries.bin")));
+    assert!(holds(&cache.join("archived/catalog-summaries.bin")));
+}
