@@ -27,6 +27,9 @@ use std::time::{Duration, Instant};
 /// not flood the UI thread with events.
 const BATCH_EVERY: Duration = Duration::from_millis(50);
 
+/// The archive's own cache, a folder inside the cache folder.
+const ARCHIVE_CACHE: &str = "archive";
+
 /// What the jobs need from the outside world.
 pub struct JobContext {
     /// Shortens paths in tool rows to `~`.
@@ -135,6 +138,7 @@ impl JobContext {
                 send(AppEvent::PictureReady(Box::new(p)))
             }),
             Command::LoadCatalog { demo } => self.load_catalog(demo, send),
+            Command::LoadArchive => self.load_archive(send),
             Command::DeepSearch {
                 stamp,
                 query,
@@ -221,6 +225,7 @@ impl JobContext {
                         sessions: Vec::new(),
                         problems: vec![strings::demo_copy_failed(&e.to_string())],
                         demo: true,
+                        archived: false,
                     }));
                     return;
                 }
@@ -233,63 +238,43 @@ impl JobContext {
                         sessions: Vec::new(),
                         problems: vec![strings::NO_SESSIONS_FOLDER.to_string()],
                         demo: false,
+                        archived: false,
                     }));
                     return;
                 }
             }
         };
-        let mut cache = match (self.use_cache && !demo, self.cache_dir()) {
+        let cache = match (self.use_cache && !demo, self.cache_dir()) {
             (true, Some(dir)) => Cache::open(dir),
             _ => Cache::disabled(),
         };
-        let options = LoadOptions {
-            scope: Scope::All,
-            with_text: true,
-            with_usage: true,
+        summarise_folder(folder, cache, demo, false, send);
+    }
+
+    /// Summarises piscope's archive of sessions, with a cache of its own
+    /// (a folder inside the cache folder), so that neither folder's cache
+    /// ever answers for the other's sessions. The archive folder is made
+    /// when missing, so that it can be watched before anything is in it.
+    fn load_archive(&self, send: &dyn Fn(AppEvent)) {
+        let done = |problem: String| {
+            send(AppEvent::Catalog(CatalogUpdate::Done {
+                sessions: Vec::new(),
+                problems: vec![problem],
+                demo: false,
+                archived: true,
+            }))
         };
-        let (mut batch, mut sent_any) = (Vec::new(), false);
-        let mut last_sent = Instant::now();
-        let started_folder = folder.clone();
-        let cat = catalog::load(&folder, options, &mut cache, &mut |p| match p {
-            catalog::Progress::Started { total } => {
-                send(AppEvent::Catalog(CatalogUpdate::Started {
-                    folder: started_folder.clone(),
-                    total,
-                    demo,
-                }))
-            }
-            catalog::Progress::Glimpse(first) => send(AppEvent::Catalog(CatalogUpdate::Glimpse {
-                sessions: first.to_vec(),
-            })),
-            catalog::Progress::Loaded {
-                done,
-                total,
-                summary,
-            } => {
-                batch.extend(summary.cloned());
-                // The first screen at once, as soon as it is in; then a
-                // batch at most every BATCH_EVERY.
-                let first = !sent_any && done >= catalog::FIRST_SCREEN.min(total);
-                let due = sent_any && last_sent.elapsed() >= BATCH_EVERY;
-                if (first || due) && !batch.is_empty() {
-                    sent_any = true;
-                    last_sent = Instant::now();
-                    send(AppEvent::Catalog(CatalogUpdate::Batch {
-                        done,
-                        total,
-                        sessions: std::mem::take(&mut batch),
-                    }));
-                }
-            }
-        });
-        // Freed before the picker takes the sessions (and hands freed memory
-        // back): the cache held every text read until it wrote them.
-        drop(cache);
-        send(AppEvent::Catalog(CatalogUpdate::Done {
-            sessions: cat.sessions,
-            problems: cat.problems.iter().map(ToString::to_string).collect(),
-            demo,
-        }));
+        let Some(folder) = crate::catalog::housekeeping::archive::archived_folder(&self.cwd) else {
+            return done(strings::NO_ARCHIVE_FOLDER.to_string());
+        };
+        if let Err(e) = std::fs::create_dir_all(&folder.dir) {
+            return done(format!("{}: {e}", folder.dir.display()));
+        }
+        let cache = match (self.use_cache, self.cache_dir()) {
+            (true, Some(dir)) => Cache::open(dir.join(ARCHIVE_CACHE)),
+            _ => Cache::disabled(),
+        };
+        summarise_folder(folder, cache, false, true, send);
     }
 
     /// Every session's usage, through its own cache (never the demo's).
@@ -362,6 +347,9 @@ pub struct Workers {
     /// The watch of the newest target, and that target's number: a watch
     /// started for an older one is dropped (which stops it).
     watch: Arc<Mutex<(u64, Option<Watch>)>>,
+    /// The number of the newest catalog load: an older load (of the other
+    /// folder, when the list went to the archive and back) sends nothing more.
+    catalog_loads: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Workers {
@@ -400,6 +388,7 @@ impl Workers {
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Arc::new(Mutex::new((0, None))),
+            catalog_loads: Arc::default(),
             context,
             tx,
         }
@@ -444,7 +433,22 @@ impl Workers {
             Command::LayOutPreview(_) => self.layouts.put(cmd),
             Command::DecodePictures(_) => self.pictures.put(cmd),
             Command::Touched { .. } => self.touched.put(cmd),
-            Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
+            Command::LoadCatalog { .. } | Command::LoadArchive => {
+                use std::sync::atomic::Ordering;
+                let loads = self.catalog_loads.clone();
+                let number = loads.fetch_add(1, Ordering::SeqCst) + 1;
+                let (cx, tx) = (self.context.clone(), self.tx.clone());
+                let _ = std::thread::Builder::new()
+                    .name("piscope-catalog".into())
+                    .spawn(move || {
+                        cx.run(cmd, &|ev| {
+                            if loads.load(Ordering::SeqCst) == number {
+                                let _ = tx.send(ev);
+                            }
+                        })
+                    });
+            }
+            Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());
                 let _ = std::thread::Builder::new()
                     .name("piscope-catalog".into())
@@ -456,6 +460,65 @@ impl Workers {
             }
         }
     }
+}
+
+/// Summarises the sessions of `folder` through `cache`, sending the
+/// catalog's progress as it goes (`archived`: the folder is the archive).
+fn summarise_folder(
+    folder: SessionsFolder,
+    mut cache: Cache,
+    demo: bool,
+    archived: bool,
+    send: &dyn Fn(AppEvent),
+) {
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: true,
+        with_usage: true,
+    };
+    let (mut batch, mut sent_any) = (Vec::new(), false);
+    let mut last_sent = Instant::now();
+    let started_folder = folder.clone();
+    let cat = catalog::load(&folder, options, &mut cache, &mut |p| match p {
+        catalog::Progress::Started { total } => send(AppEvent::Catalog(CatalogUpdate::Started {
+            folder: started_folder.clone(),
+            total,
+            demo,
+            archived,
+        })),
+        catalog::Progress::Glimpse(first) => send(AppEvent::Catalog(CatalogUpdate::Glimpse {
+            sessions: first.to_vec(),
+        })),
+        catalog::Progress::Loaded {
+            done,
+            total,
+            summary,
+        } => {
+            batch.extend(summary.cloned());
+            // The first screen at once, as soon as it is in; then a
+            // batch at most every BATCH_EVERY.
+            let first = !sent_any && done >= catalog::FIRST_SCREEN.min(total);
+            let due = sent_any && last_sent.elapsed() >= BATCH_EVERY;
+            if (first || due) && !batch.is_empty() {
+                sent_any = true;
+                last_sent = Instant::now();
+                send(AppEvent::Catalog(CatalogUpdate::Batch {
+                    done,
+                    total,
+                    sessions: std::mem::take(&mut batch),
+                }));
+            }
+        }
+    });
+    // Freed before the picker takes the sessions (and hands freed memory
+    // back): the cache held every text read until it wrote them.
+    drop(cache);
+    send(AppEvent::Catalog(CatalogUpdate::Done {
+        sessions: cat.sessions,
+        problems: cat.problems.iter().map(ToString::to_string).collect(),
+        demo,
+        archived,
+    }));
 }
 
 /// Runs a deep search, sending its hits in order as they are found: the
