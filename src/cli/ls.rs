@@ -42,7 +42,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     // cache answers for the files of one folder, and a warm list counts on
     // holding no other.
     let cache_dir = catalog::cache::default_dir().map(|d| match args.archived {
-        true => d.join("archived"),
+        true => crate::catalog::housekeeping::archive::cache_dir(&d),
         false => d,
     });
     let query = Query::parse(args.query.as_deref().unwrap_or(""));

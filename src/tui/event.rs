@@ -83,6 +83,9 @@ pub enum Command {
     LoadCatalog {
         demo: bool,
     },
+    /// Summarise the sessions in piscope's archive (progress arrives as
+    /// [`AppEvent::Catalog`], marked as the archive's).
+    LoadArchive,
     /// Search inside every entry of these sessions.
     DeepSearch {
         stamp: Stamp,
@@ -137,6 +140,7 @@ impl std::fmt::Debug for Command {
             Command::LayOutPreview(r) => write!(f, "LayOutPreview({} blocks)", r.wanted.len()),
             Command::DecodePictures(r) => write!(f, "DecodePictures({})", r.wanted.len()),
             Command::LoadCatalog { demo } => write!(f, "LoadCatalog(demo: {demo})"),
+            Command::LoadArchive => write!(f, "LoadArchive"),
             Command::DeepSearch { stamp, query, .. } => {
                 write!(f, "DeepSearch({stamp:?}, {query:?})")
             }

@@ -6,6 +6,7 @@
 mod support;
 
 mod actions_in_the_browser;
+mod archived_scope;
 mod deep_search_covers_the_scope;
 mod hint_keys_do_what_they_say;
 mod keys_follow_the_keymap;

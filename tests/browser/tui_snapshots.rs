@@ -85,6 +85,7 @@ fn picker_while_loading() {
         folder,
         total: 2000,
         demo: false,
+        archived: false,
     }));
     screen_snapshot!("picker_loading", h);
 }
@@ -515,7 +516,7 @@ fn the_title_names_the_scope_and_its_key() {
     h.key("ctrl+a");
     let screen = h.screen();
     assert!(
-        screen.starts_with(" Sessions · this folder (Ctrl+A: all) "),
+        screen.starts_with(" Sessions · this folder (Ctrl+A: archived) "),
         "{screen}"
     );
 }
@@ -738,7 +739,7 @@ fn toggles_read_without_colour() {
         "{screen}"
     );
     assert!(
-        screen.contains("Sessions · this folder (Ctrl+A: all)"),
+        screen.contains("Sessions · this folder (Ctrl+A: archived)"),
         "{screen}"
     );
 }

@@ -216,5 +216,5 @@ fn the_archive_is_cached_apart_from_the_sessions_folder() {
     };
     let cache = s.data.join(".cache/piscope");
     assert!(!holds(&cache.join("catalog-summaries.bin")));
-    assert!(holds(&cache.join("archived/catalog-summaries.bin")));
+    assert!(holds(&cache.join("archive/catalog-summaries.bin")));
 }

@@ -92,6 +92,12 @@ pub fn branches_root() -> Option<PathBuf> {
     archive_root().map(|d| d.join("branches"))
 }
 
+/// The archive's caches, inside the cache folder `cache`: kept apart, since
+/// each cache answers for the files of one folder.
+pub fn cache_dir(cache: &Path) -> PathBuf {
+    cache.join("archive")
+}
+
 /// The archived sessions as a sessions folder of their own, seen from
 /// `cwd` (its current project is `cwd`'s, as in pi's folder).
 pub fn archived_folder(cwd: &Path) -> Option<SessionsFolder> {

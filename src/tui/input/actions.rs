@@ -140,7 +140,8 @@ pub enum Action {
     Prune,
     /// Trash the listed sessions that clean-up rules pick.
     Clean,
-    /// Move the marked sessions (or the selected one) to piscope's archive.
+    /// Move the marked sessions (or the selected one) to piscope's archive
+    /// (in the archived scope: back to pi's folder).
     Archive,
     /// Put back what the last delete or prune sent to the trash.
     Undo,
@@ -331,7 +332,7 @@ pub const ACTIONS: &[ActionInfo] = &[
         S::Picker,
         "scope",
         A::PickerScope,
-        "Current folder / all projects",
+        "All projects / current folder / archived sessions",
         Some("scope"),
     ),
     info(
@@ -422,7 +423,7 @@ pub const ACTIONS: &[ActionInfo] = &[
         S::Picker,
         "archive",
         A::Archive,
-        "Archive the marked sessions, or this one (out of pi's list, kept)",
+        "Archive the marked sessions, or this one (out of pi's list, kept); archived: put back",
         None,
     ),
     info(S::Tree, "up", A::Up, "Previous entry", None),

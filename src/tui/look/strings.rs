@@ -326,6 +326,9 @@ pub fn demo_copy_failed(why: &str) -> String {
 /// The catalog's problem when there is no sessions folder at all.
 pub const NO_SESSIONS_FOLDER: &str = "no sessions folder";
 
+/// No data folder, so no archive to list.
+pub const NO_ARCHIVE_FOLDER: &str = "piscope has no data folder (no home folder), so no archive";
+
 /// The usage view asked for with one session file open.
 pub const USAGE_NEEDS_LIST: &str =
     "The usage view adds up the sessions list: start piscope without a file";
@@ -418,8 +421,15 @@ pub fn no_named_sessions(named: &str) -> String {
     format!("No named sessions here. {named} shows all.")
 }
 
+/// The archived scope with nothing in the archive: how sessions get there.
+pub fn no_archived_sessions(archive: &str, scope: &str) -> String {
+    format!(
+        "Nothing is archived. {archive} in the other scopes ({scope}) moves the marked or selected sessions here, out of pi's /resume."
+    )
+}
+
 pub fn no_sessions_in_folder(scope: &str) -> String {
-    format!("No sessions in this folder. {scope} shows every project.")
+    format!("No sessions in this folder. {scope} shows the archived sessions, then every project.")
 }
 
 pub fn deep_back(clear: &str) -> String {
@@ -481,6 +491,31 @@ pub fn archive_question(n: usize) -> String {
     format!(
         "Move {} to piscope's archive? pi will no longer list them; piscope keeps them (ls --archived).",
         format::count(n, "session", "sessions")
+    )
+}
+
+pub const UNARCHIVE_TITLE: &str = "Put back";
+pub const UNARCHIVE_YES: &str = "put back";
+pub const NOTHING_TO_UNARCHIVE: &str = "No archived session here to put back";
+
+pub fn unarchive_question(n: usize) -> String {
+    format!(
+        "Put {} back in pi's sessions folder? pi will list them again.",
+        format::count(n, "session", "sessions")
+    )
+}
+
+pub fn put_back(n: usize) -> String {
+    format!(
+        "Put {} back in pi's sessions folder",
+        format::count(n, "session", "sessions")
+    )
+}
+
+/// A writing action asked of a session in the archive.
+pub fn archived_is_read_only(archive: &str) -> String {
+    format!(
+        "Archived sessions are not changed: {archive} puts the session back in pi's folder first"
     )
 }
 

@@ -14,6 +14,8 @@ pub enum CatalogUpdate {
         folder: SessionsFolder,
         total: usize,
         demo: bool,
+        /// The folder is piscope's archive, not pi's sessions folder.
+        archived: bool,
     },
     /// The newest sessions as the cache last saw them, shown until the
     /// first batch takes their place (it holds them again).
@@ -31,6 +33,7 @@ pub enum CatalogUpdate {
         children: Vec<(SessionSummary, PathBuf)>,
         problems: Vec<String>,
         demo: bool,
+        archived: bool,
     },
 }
 
@@ -90,6 +93,8 @@ pub enum ListScope {
     All,
     /// The sessions of the folder piscope was started in.
     CurrentFolder,
+    /// The sessions in piscope's archive (another folder, loaded apart).
+    Archived,
 }
 
 /// One line of the sessions list.

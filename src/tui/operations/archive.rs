@@ -3,6 +3,9 @@
 //! archive (each checked again as it goes, one batch in the journal, see
 //! `catalog::housekeeping::archive`), and the outcome takes them off the
 //! list; the undo key puts the latest archive back (`operations/undo.rs`).
+//! In the archived scope the same key puts the marked or selected archived
+//! sessions back in pi's folder, asked and journalled alike; and the
+//! actions that would write to an archived file are refused there.
 
 use crate::catalog::housekeeping::archive::{self, Movable};
 use crate::catalog::housekeeping::journal::{Batch, Reason};
@@ -18,6 +21,9 @@ impl App {
     /// The archive key: asks before moving the marked sessions (or the
     /// selected one) to piscope's archive.
     pub(in crate::tui) fn ask_archive(&mut self) {
+        if self.picker().is_archived() {
+            return self.ask_unarchive();
+        }
         let mut paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
         if paths.is_empty() {
             match self.picker().selected_session() {
@@ -95,6 +101,128 @@ impl App {
             None => {}
         }
     }
+}
+
+impl App {
+    /// The archive key in the archived scope: asks before putting the
+    /// marked archived sessions (or the selected one) back in pi's folder.
+    fn ask_unarchive(&mut self) {
+        let mut paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
+        if paths.is_empty() {
+            match self.picker().selected_session() {
+                Some(s) => paths.push(s.path.clone()),
+                None => {
+                    self.say(strings::NOTHING_TO_UNARCHIVE.to_string(), true);
+                    return;
+                }
+            }
+        }
+        // Back into pi's folder: the one the other scopes list.
+        let Some(folder) = self.picker().folder().cloned() else {
+            self.say(strings::NO_SESSIONS_FOLDER.to_string(), true);
+            return;
+        };
+        let mut files = Vec::new();
+        let mut refused = Vec::new();
+        for p in &paths {
+            match archive::check_unarchivable(&folder, p) {
+                Ok(m) => files.push(m),
+                Err(e) => refused.push(e.to_string()),
+            }
+        }
+        if let Some(e) = refused.first() {
+            self.say(strings::first_of(e, refused.len()), true);
+        }
+        if files.is_empty() {
+            return;
+        }
+        let listed: Vec<String> = files
+            .iter()
+            .map(|f| self.describe_session(f.path()))
+            .collect();
+        self.ask(Dialog::confirm(
+            strings::UNARCHIVE_TITLE,
+            strings::with_sessions(strings::unarchive_question(files.len()), &listed),
+            strings::UNARCHIVE_YES,
+            Then::Unarchive { files },
+        ));
+    }
+
+    /// Enter in the put-back dialog: the marks are used up, and the worker
+    /// moves the files back as checked (pi does not write in the archive).
+    pub(in crate::tui) fn unarchive_job(&mut self, files: Vec<Movable>) -> Job {
+        self.catalog.picker_mut().clear_marks();
+        Job::new("unarchive", move || putting_back(&files))
+    }
+
+    /// Archived sessions went back to pi's folder: off the archive's list.
+    pub(in crate::tui) fn on_put_back(
+        &mut self,
+        from: Vec<PathBuf>,
+        errors: Vec<String>,
+        cmds: &mut Vec<Command>,
+    ) {
+        if self.open.path().is_some_and(|o| from.contains(o)) {
+            self.close_session();
+        }
+        for p in &from {
+            let outcome = self
+                .catalog
+                .picker_mut()
+                .on_session_changed(p.clone(), None);
+            self.on_picker(outcome, cmds);
+        }
+        match errors.first() {
+            Some(e) => self.say(strings::first_of(e, errors.len()), true),
+            None if !from.is_empty() => self.say(strings::put_back(from.len()), false),
+            None => {}
+        }
+    }
+
+    /// Whether `action` would write to an archived session: in the archived
+    /// scope, every action that changes a session file or writes beside it
+    /// (rename, label, branch, fork, prune, delete, clean-up, resume in pi).
+    /// Said, with the key that puts it back first; true when refused.
+    pub(in crate::tui) fn refused_in_archive(&mut self, action: Action) -> bool {
+        let writes = matches!(
+            action,
+            Action::Rename
+                | Action::Label
+                | Action::Branch
+                | Action::Fork
+                | Action::Prune
+                | Action::Delete
+                | Action::DeleteEmpty
+                | Action::Clean
+        ) || (action == Action::Resume
+            && self.focus() == crate::tui::look::layout::Pane::Tree);
+        let archived = self.picker().is_archived()
+            || self
+                .open
+                .path()
+                .is_some_and(|p| archive::sessions_root().is_some_and(|root| p.starts_with(root)));
+        if !(writes && archived) {
+            return false;
+        }
+        let key = self.config.keymap.keys_for(Scope::Picker, Action::Archive);
+        self.say(strings::archived_is_read_only(&key), true);
+        true
+    }
+}
+
+/// The worker's part: each archived session checked again and moved back,
+/// one batch in the journal.
+fn putting_back(files: &[Movable]) -> ActionOutcome {
+    let batch = Batch::new(Reason::Unarchive);
+    let mut from = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        match archive::unarchive_checked(f, &batch) {
+            Ok(_) => from.push(f.path().to_path_buf()),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    ActionOutcome::PutBack { from, errors }
 }
 
 /// The worker's part: each session checked again and moved, one batch.

@@ -49,7 +49,12 @@ impl App {
         action: Action,
         cmds: &mut Vec<Command>,
     ) -> bool {
+        if self.refused_in_archive(action) {
+            return true;
+        }
         match (self.focus(), action) {
+            // An archived session opens in the tree; pi would write to it.
+            (Pane::Picker, Action::Resume) if self.picker().is_archived() => return false,
             (Pane::Picker, Action::Resume) => {
                 if !self.resume_selected(cmds) {
                     // A project heading folds; a deep-search hit goes to the tree.
@@ -138,6 +143,7 @@ impl App {
             }
             Then::Clean { rules, picked } => self.clean_job(&rules, &picked),
             Then::Archive { files } => Some(self.archive_job(files)),
+            Then::Unarchive { files } => Some(self.unarchive_job(files)),
             Then::Run(job) => Some(*job),
             Then::ResumeHere { session } => Some(self.resume_here_job(session)),
         };
@@ -167,6 +173,7 @@ impl App {
             } => self.on_deleted(paths, to_trash, trash_failed, errors, cmds),
             ActionOutcome::Pruned { path, removed } => self.on_pruned(&path, removed, cmds),
             ActionOutcome::Archived { paths, errors } => self.on_archived(paths, errors, cmds),
+            ActionOutcome::PutBack { from, errors } => self.on_put_back(from, errors, cmds),
             ActionOutcome::Restored {
                 paths,
                 errors,

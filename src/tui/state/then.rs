@@ -44,6 +44,10 @@ pub enum Then {
     Archive {
         files: Vec<crate::catalog::housekeeping::archive::Movable>,
     },
+    /// The archived sessions to put back, as checked when asked.
+    Unarchive {
+        files: Vec<crate::catalog::housekeeping::archive::Movable>,
+    },
     /// The branch as planned when the question was asked.
     Prune {
         plan: crate::session::write::prune::PrunePlan,

@@ -11,6 +11,9 @@ use crate::watch::Target;
 
 impl App {
     pub(in crate::tui) fn on_catalog(&mut self, update: CatalogUpdate, cmds: &mut Vec<Command>) {
+        if !self.catalog.picker().counts(&update) {
+            return;
+        }
         let done = matches!(update, CatalogUpdate::Done { .. });
         let demo_started = match &update {
             CatalogUpdate::Started {
@@ -31,7 +34,15 @@ impl App {
         }
         let outcome = self.catalog.picker_mut().on_catalog(update);
         self.on_picker(outcome, cmds);
-        if done {
+        if done && self.catalog.picker().is_archived() {
+            // The archive's list: no usage book (it is pi's folder's), and
+            // an empty archive says how to fill it rather than showing the demo.
+            let picker = self.catalog.picker();
+            if let Some(p) = picker.problems().first() {
+                let said = strings::first_of(p, picker.problems().len());
+                self.say(said, true);
+            }
+        } else if done {
             self.reload_usage(cmds);
             let picker = self.catalog.picker();
             if picker.sessions().is_empty() && !picker.is_demo() {
@@ -64,6 +75,14 @@ impl App {
             PickerOutcome::FocusTree => self.screen.focus_on(Pane::Tree),
             PickerOutcome::StartDeepSearch(query) => {
                 cmds.push(self.catalog.start_deep_search(query));
+            }
+            PickerOutcome::Load { archived } => {
+                self.close_session();
+                cmds.push(if archived {
+                    Command::LoadArchive
+                } else {
+                    Command::LoadCatalog { demo: false }
+                });
             }
             PickerOutcome::NeedQuery => {
                 let key = self

@@ -184,6 +184,12 @@ pub enum ActionOutcome {
         /// trash entry that does not read): said, but no failure.
         skipped: Vec<String>,
     },
+    /// Archived sessions went back to pi's folder (the archived scope's
+    /// archive key): where each was in the archive, and why others did not.
+    PutBack {
+        from: Vec<PathBuf>,
+        errors: Vec<String>,
+    },
     /// Sessions are back from the archive (and why others are not).
     Unarchived {
         paths: Vec<PathBuf>,

@@ -3,6 +3,7 @@
 
 use super::newest::{Latest, Stamp};
 use crate::catalog::discover::FolderSource;
+use crate::catalog::housekeeping::archive;
 use crate::catalog::search::deep_index::DeepIndex;
 use crate::catalog::search::touched_index::TouchedIndex;
 use crate::catalog::usage::UsageCache;
@@ -135,6 +136,7 @@ impl JobContext {
                 send(AppEvent::PictureReady(Box::new(p)))
             }),
             Command::LoadCatalog { demo } => self.load_catalog(demo, send),
+            Command::LoadArchive => self.load_archive(send),
             Command::DeepSearch {
                 stamp,
                 query,
@@ -222,6 +224,7 @@ impl JobContext {
                         children: Vec::new(),
                         problems: vec![strings::demo_copy_failed(&e.to_string())],
                         demo: true,
+                        archived: false,
                     }));
                     return;
                 }
@@ -235,103 +238,53 @@ impl JobContext {
                         children: Vec::new(),
                         problems: vec![strings::NO_SESSIONS_FOLDER.to_string()],
                         demo: false,
+                        archived: false,
                     }));
                     return;
                 }
             }
         };
-        let mut cache = match (self.use_cache && !demo, self.cache_dir()) {
-            (true, Some(dir)) => Cache::open(dir),
-            _ => Cache::disabled(),
+        let (cache, subagents_cache) = match (self.use_cache && !demo, self.cache_dir()) {
+            (true, Some(dir)) => (
+                Cache::open(dir.clone()),
+                Some(catalog::subagents::cache_dir(&dir)),
+            ),
+            _ => (Cache::disabled(), None),
         };
-        let options = LoadOptions {
-            scope: Scope::All,
-            with_text: true,
-            with_usage: true,
+        summarise_folder(folder, cache, subagents_cache, (demo, false), send);
+    }
+
+    /// Summarises piscope's archive of sessions, with a cache of its own
+    /// (a folder inside the cache folder), so that neither folder's cache
+    /// ever answers for the other's sessions. The archive folder is made
+    /// when missing, so that it can be watched before anything is in it.
+    fn load_archive(&self, send: &dyn Fn(AppEvent)) {
+        let done = |problem: String| {
+            send(AppEvent::Catalog(CatalogUpdate::Done {
+                sessions: Vec::new(),
+                children: Vec::new(),
+                problems: vec![problem],
+                demo: false,
+                archived: true,
+            }))
         };
-        let (mut batch, mut sent_any) = (Vec::new(), false);
-        let mut last_sent = Instant::now();
-        let started_folder = folder.clone();
-        let files = catalog::list(&folder, options.scope, &mut cache);
-        let subfolders = files.subfolders();
-        let cat = catalog::load_listed(&folder, files, options, &mut cache, &mut |p| match p {
-            catalog::Progress::Started { total } => {
-                send(AppEvent::Catalog(CatalogUpdate::Started {
-                    folder: started_folder.clone(),
-                    total,
-                    demo,
-                }))
+        let Some(folder) = archive::archived_folder(&self.cwd) else {
+            return done(strings::NO_ARCHIVE_FOLDER.to_string());
+        };
+        if let Err(e) = std::fs::create_dir_all(&folder.dir) {
+            return done(format!("{}: {e}", folder.dir.display()));
+        }
+        let (cache, subagents_cache) = match (self.use_cache, self.cache_dir()) {
+            (true, Some(dir)) => {
+                let dir = archive::cache_dir(&dir);
+                (
+                    Cache::open(dir.clone()),
+                    Some(catalog::subagents::cache_dir(&dir)),
+                )
             }
-            catalog::Progress::Glimpse(first) => send(AppEvent::Catalog(CatalogUpdate::Glimpse {
-                sessions: first.to_vec(),
-            })),
-            catalog::Progress::Loaded {
-                done,
-                total,
-                summary,
-            } => {
-                batch.extend(summary.cloned());
-                // The first screen at once, as soon as it is in; then a
-                // batch at most every BATCH_EVERY.
-                let first = !sent_any && done >= catalog::FIRST_SCREEN.min(total);
-                let due = sent_any && last_sent.elapsed() >= BATCH_EVERY;
-                if (first || due) && !batch.is_empty() {
-                    sent_any = true;
-                    last_sent = Instant::now();
-                    send(AppEvent::Catalog(CatalogUpdate::Batch {
-                        done,
-                        total,
-                        sessions: std::mem::take(&mut batch),
-                    }));
-                }
-            }
-        });
-        // Freed before the picker takes the sessions (and hands freed memory
-        // back): the cache held every text read until it wrote them.
-        drop(cache);
-        // The child sessions subagents wrote outside pi's list, each under
-        // the session that started it.
-        let mut problems: Vec<String> = cat.problems.iter().map(ToString::to_string).collect();
-        let mut sessions = Vec::new();
-        let children = if catalog::subagents::may_have(&folder, &subfolders) {
-            let dir = match (self.use_cache && !demo, self.cache_dir()) {
-                (true, Some(dir)) => Some(catalog::subagents::cache_dir(&dir)),
-                _ => None,
-            };
-            let found = catalog::subagents::load(
-                &folder,
-                Scope::All,
-                &subfolders,
-                &cat.sessions,
-                dir.as_deref(),
-            );
-            problems.extend(found.problems.iter().map(ToString::to_string));
-            // One whose parent could not be told is listed as a session of
-            // its own project.
-            let (linked, orphans): (Vec<_>, Vec<_>) =
-                found.children.into_iter().partition(|c| c.parent.is_some());
-            sessions.extend(orphans.into_iter().map(|c| c.summary));
-            linked
-                .into_iter()
-                .filter_map(|c| Some((c.summary, c.parent?)))
-                .collect()
-        } else {
-            Vec::new()
+            _ => (Cache::disabled(), None),
         };
-        let sessions = if sessions.is_empty() {
-            cat.sessions
-        } else {
-            let mut all = cat.sessions;
-            all.append(&mut sessions);
-            catalog::sort_newest_first(&mut all);
-            all
-        };
-        send(AppEvent::Catalog(CatalogUpdate::Done {
-            sessions,
-            children,
-            problems,
-            demo,
-        }));
+        summarise_folder(folder, cache, subagents_cache, (false, true), send);
     }
 
     /// Every session's usage, through its own cache (never the demo's).
@@ -404,6 +357,9 @@ pub struct Workers {
     /// The watch of the newest target, and that target's number: a watch
     /// started for an older one is dropped (which stops it).
     watch: Arc<Mutex<(u64, Option<Watch>)>>,
+    /// The number of the newest catalog load: an older load (of the other
+    /// folder, when the list went to the archive and back) sends nothing more.
+    catalog_loads: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Workers {
@@ -442,6 +398,7 @@ impl Workers {
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Arc::new(Mutex::new((0, None))),
+            catalog_loads: Arc::default(),
             context,
             tx,
         }
@@ -486,7 +443,22 @@ impl Workers {
             Command::LayOutPreview(_) => self.layouts.put(cmd),
             Command::DecodePictures(_) => self.pictures.put(cmd),
             Command::Touched { .. } => self.touched.put(cmd),
-            Command::LoadCatalog { .. } | Command::DeepSearch { .. } => {
+            Command::LoadCatalog { .. } | Command::LoadArchive => {
+                use std::sync::atomic::Ordering;
+                let loads = self.catalog_loads.clone();
+                let number = loads.fetch_add(1, Ordering::SeqCst) + 1;
+                let (cx, tx) = (self.context.clone(), self.tx.clone());
+                let _ = std::thread::Builder::new()
+                    .name("piscope-catalog".into())
+                    .spawn(move || {
+                        cx.run(cmd, &|ev| {
+                            if loads.load(Ordering::SeqCst) == number {
+                                let _ = tx.send(ev);
+                            }
+                        })
+                    });
+            }
+            Command::DeepSearch { .. } => {
                 let (cx, tx) = (self.context.clone(), self.tx.clone());
                 let _ = std::thread::Builder::new()
                     .name("piscope-catalog".into())
@@ -498,6 +470,101 @@ impl Workers {
             }
         }
     }
+}
+
+/// Summarises the sessions of `folder` through `cache`, sending the
+/// catalog's progress as it goes (`archived`: the folder is the archive).
+fn summarise_folder(
+    folder: SessionsFolder,
+    mut cache: Cache,
+    subagents_cache: Option<PathBuf>,
+    (demo, archived): (bool, bool),
+    send: &dyn Fn(AppEvent),
+) {
+    let options = LoadOptions {
+        scope: Scope::All,
+        with_text: true,
+        with_usage: true,
+    };
+    let (mut batch, mut sent_any) = (Vec::new(), false);
+    let mut last_sent = Instant::now();
+    let started_folder = folder.clone();
+    let files = catalog::list(&folder, options.scope, &mut cache);
+    let subfolders = files.subfolders();
+    let cat = catalog::load_listed(&folder, files, options, &mut cache, &mut |p| match p {
+        catalog::Progress::Started { total } => send(AppEvent::Catalog(CatalogUpdate::Started {
+            folder: started_folder.clone(),
+            total,
+            demo,
+            archived,
+        })),
+        catalog::Progress::Glimpse(first) => send(AppEvent::Catalog(CatalogUpdate::Glimpse {
+            sessions: first.to_vec(),
+        })),
+        catalog::Progress::Loaded {
+            done,
+            total,
+            summary,
+        } => {
+            batch.extend(summary.cloned());
+            // The first screen at once, as soon as it is in; then a
+            // batch at most every BATCH_EVERY.
+            let first = !sent_any && done >= catalog::FIRST_SCREEN.min(total);
+            let due = sent_any && last_sent.elapsed() >= BATCH_EVERY;
+            if (first || due) && !batch.is_empty() {
+                sent_any = true;
+                last_sent = Instant::now();
+                send(AppEvent::Catalog(CatalogUpdate::Batch {
+                    done,
+                    total,
+                    sessions: std::mem::take(&mut batch),
+                }));
+            }
+        }
+    });
+    // Freed before the picker takes the sessions (and hands freed memory
+    // back): the cache held every text read until it wrote them.
+    drop(cache);
+    // The child sessions subagents wrote outside pi's list, each under
+    // the session that started it.
+    let mut problems: Vec<String> = cat.problems.iter().map(ToString::to_string).collect();
+    let mut sessions = Vec::new();
+    let children = if catalog::subagents::may_have(&folder, &subfolders) {
+        let found = catalog::subagents::load(
+            &folder,
+            Scope::All,
+            &subfolders,
+            &cat.sessions,
+            subagents_cache.as_deref(),
+        );
+        problems.extend(found.problems.iter().map(ToString::to_string));
+        // One whose parent could not be told is listed as a session of
+        // its own project.
+        let (linked, orphans): (Vec<_>, Vec<_>) =
+            found.children.into_iter().partition(|c| c.parent.is_some());
+        sessions.extend(orphans.into_iter().map(|c| c.summary));
+        linked
+            .into_iter()
+            .filter_map(|c| Some((c.summary, c.parent?)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let sessions = if sessions.is_empty() {
+        cat.sessions
+    } else {
+        let mut all = cat.sessions;
+        all.append(&mut sessions);
+        catalog::sort_newest_first(&mut all);
+        all
+    };
+    send(AppEvent::Catalog(CatalogUpdate::Done {
+        sessions,
+        children,
+        problems,
+        demo,
+        archived,
+    }));
 }
 
 /// Runs a deep search, sending its hits in order as they are found: the

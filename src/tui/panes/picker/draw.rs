@@ -268,6 +268,12 @@ fn empty_lines<'a>(pane: &PickerPane, keymap: &Keymap, theme: &Theme) -> Vec<Lin
     if !pane.loaded && pane.sessions.is_empty() {
         return vec![say(strings::PICKER_LOOKING.into())];
     }
+    if pane.sessions.is_empty() && pane.options.scope == ListScope::Archived {
+        return vec![say(strings::no_archived_sessions(
+            &key(Action::Archive),
+            &key(Action::PickerScope),
+        ))];
+    }
     if pane.sessions.is_empty() {
         let dir = pane
             .folder
@@ -310,7 +316,7 @@ fn right_texts(
 ) -> [String; 5] {
     let s = &pane.sessions[index];
     // The folder's own name tells projects apart in a flat list.
-    let project = if pane.flat() && pane.options.scope == ListScope::All {
+    let project = if pane.flat() && pane.options.scope != ListScope::CurrentFolder {
         let cwd = shorten_home(&s.cwd, home);
         let name = cwd.rsplit('/').find(|p| !p.is_empty()).unwrap_or(&cwd);
         text::clean_line(name)

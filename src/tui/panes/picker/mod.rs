@@ -76,12 +76,22 @@ pub enum PickerOutcome {
     StartDeepSearch(String),
     /// A deep search was asked for without a query to search for.
     NeedQuery,
+    /// The scope went to the archive (`true`) or back from it: list that
+    /// folder's sessions.
+    Load {
+        archived: bool,
+    },
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct PickerPane {
     sessions: Vec<SessionSummary>,
     folder: Option<SessionsFolder>,
+    /// The archive, as a sessions folder, once the archived scope read it.
+    archive: Option<SessionsFolder>,
+    /// After the scope went to or from the archive: the folder whose load
+    /// counts (`true`: the archive); updates of the other are left out.
+    awaited: Option<bool>,
     demo: bool,
     /// `(done, total)` while loading.
     progress: Option<(usize, usize)>,
@@ -179,7 +189,8 @@ impl PickerPane {
     pub fn title_parts(&self, keymap: &crate::tui::input::keymap::Keymap) -> [String; 2] {
         let (now, other) = match self.options.scope {
             ListScope::All => ("all", "this folder"),
-            ListScope::CurrentFolder => ("this folder", "all"),
+            ListScope::CurrentFolder => ("this folder", "archived"),
+            ListScope::Archived => ("archived", "all"),
         };
         // The time span, when it leaves sessions out.
         let now = match self.span.label() {
@@ -306,10 +317,12 @@ impl PickerPane {
             && !self.options.named_only
             && self.file_filter.is_none();
         let scope = match self.options.scope {
-            ListScope::CurrentFolder => crate::catalog::Scope::Current,
-            ListScope::All => crate::catalog::Scope::All,
+            ListScope::CurrentFolder => Some(crate::catalog::Scope::Current),
+            ListScope::All => Some(crate::catalog::Scope::All),
+            // The usage book is pi's folder's: the archive's sessions count alone.
+            ListScope::Archived => None,
         };
-        (listed, whole.then_some(scope))
+        (listed, scope.filter(|_| whole))
     }
 
     /// The sessions the scope, the search and the filters let through,
@@ -426,6 +439,11 @@ impl PickerPane {
         self.folder.as_ref()
     }
 
+    /// Whether the archived sessions are listed (the archived scope).
+    pub fn is_archived(&self) -> bool {
+        self.options.scope == ListScope::Archived
+    }
+
     /// Whether the demo sessions are listed.
     pub fn is_demo(&self) -> bool {
         self.demo
@@ -461,16 +479,39 @@ impl PickerPane {
         self.want = Some(path);
     }
 
+    /// Whether a catalog update is of the folder listed now: after the
+    /// scope went to or from the archive, what a load of the folder it
+    /// left still sent is left out.
+    pub fn counts(&self, update: &CatalogUpdate) -> bool {
+        match (update, self.awaited) {
+            (_, None) => true,
+            (
+                CatalogUpdate::Started { archived, .. } | CatalogUpdate::Done { archived, .. },
+                Some(awaited),
+            ) => *archived == awaited,
+            (CatalogUpdate::Glimpse { .. } | CatalogUpdate::Batch { .. }, Some(_)) => false,
+        }
+    }
+
     /// Takes a catalog update; says what to show when the selection landed
     /// on another session or left the sessions.
     pub fn on_catalog(&mut self, update: CatalogUpdate) -> PickerOutcome {
+        if !self.counts(&update) {
+            return PickerOutcome::Nothing;
+        }
+        self.awaited = None;
         match update {
             CatalogUpdate::Started {
                 folder,
                 total,
                 demo,
+                archived,
             } => {
-                self.folder = Some(folder);
+                if archived {
+                    self.archive = Some(folder);
+                } else {
+                    self.folder = Some(folder);
+                }
                 self.demo = demo;
                 self.progress = Some((0, total));
                 self.loaded = false;
@@ -499,6 +540,7 @@ impl PickerPane {
                 children,
                 problems,
                 demo,
+                ..
             } => {
                 let unfolded = std::mem::take(&mut self.family.unfolded);
                 self.family = Family::of(&children);
@@ -528,6 +570,15 @@ impl PickerPane {
         summary: Option<SessionSummary>,
     ) -> PickerOutcome {
         let at = self.sessions.iter().position(|s| s.path == path);
+        // A new file counts only in the folder listed now (the archive, or
+        // not): a change seen before the watch moved may be the other's.
+        let in_archive = self
+            .archive
+            .as_ref()
+            .is_some_and(|a| path.starts_with(&a.dir));
+        if at.is_none() && (self.awaited.is_some() || in_archive != self.is_archived()) {
+            return PickerOutcome::Nothing;
+        }
         match (at, summary) {
             (Some(i), Some(s)) => self.sessions[i] = s,
             (None, Some(s)) => self.sessions.push(s),
@@ -723,8 +774,14 @@ impl PickerPane {
             Action::PickerScope => {
                 self.options.scope = match self.options.scope {
                     ListScope::All => ListScope::CurrentFolder,
-                    ListScope::CurrentFolder => ListScope::All,
+                    ListScope::CurrentFolder => ListScope::Archived,
+                    ListScope::Archived => ListScope::All,
                 };
+                // Into the archive, or out of it back to every project.
+                let archived = self.is_archived();
+                if archived || self.options.scope == ListScope::All {
+                    return self.switch_folder(archived);
+                }
                 self.rebuild();
             }
             Action::PickerSort => {
@@ -756,6 +813,22 @@ impl PickerPane {
         }
         self.touched = true;
         self.after_move(before)
+    }
+
+    /// The list goes to the archive (`archived`) or back to pi's folder:
+    /// emptied, marks and deep search left, until that folder's load comes.
+    fn switch_folder(&mut self, archived: bool) -> PickerOutcome {
+        self.awaited = Some(archived);
+        self.sessions.clear();
+        self.marked.clear();
+        self.leave_deep();
+        self.loaded = false;
+        self.glimpsed = false;
+        self.progress = None;
+        self.problems.clear();
+        self.touched = true;
+        self.rebuild();
+        PickerOutcome::Load { archived }
     }
 
     fn after_move(&mut self, before: Option<PathBuf>) -> PickerOutcome {
