@@ -8,34 +8,9 @@ use crate::support as common;
 use piscope::catalog::discover::FolderSource;
 use piscope::catalog::{Layout, SessionsFolder};
 use piscope::tui::harness::Harness;
-use serde_json::Value;
 use std::path::PathBuf;
 
 const WIDE: (u16, u16) = (120, 16);
-
-/// The agent folder with a parent and its children; the parent's file and
-/// each child's (path, tool call id).
-fn written(agent: &std::path::Path) -> (PathBuf, Vec<(PathBuf, String)>) {
-    let o = common::node(&common::harness("pi-subagents.mjs"))
-        .arg(agent)
-        .arg("/home/ada/src/parser")
-        .output()
-        .expect("run the subagent generator");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).expect("generator JSON");
-    let kids = v["children"]
-        .as_array()
-        .expect("children")
-        .iter()
-        .map(|c| {
-            (
-                PathBuf::from(c["path"].as_str().expect("path")),
-                c["toolCallId"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
-    (PathBuf::from(v["parent"].as_str().expect("parent")), kids)
-}
 
 /// The screen with entry ids (eight hex digits, new on every run) masked.
 fn screen(h: &mut Harness) -> String {
@@ -63,7 +38,7 @@ fn children_fold_under_their_parent_and_open_from_its_tool_calls() {
     }
     let tmp = tempfile::tempdir().expect("tempdir");
     let agent = tmp.path().join("agent");
-    let (parent, children) = written(&agent);
+    let (parent, children) = common::pi_subagents(&agent, "toolCallId");
     let folder = SessionsFolder {
         dir: agent.join("sessions"),
         layout: Layout::PerProject,

@@ -11,35 +11,8 @@ use crate::support as common;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-/// The parent and its children (path → layout, tool call id), as the
-/// generator wrote them into the agent folder `agent`.
-fn pi_subagents(agent: &Path) -> (PathBuf, Vec<(PathBuf, String)>) {
-    let o = common::node(&common::harness("pi-subagents.mjs"))
-        .arg(agent)
-        .arg("/home/ada/src/parser")
-        .output()
-        .expect("run the subagent generator");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).expect("generator JSON");
-    let children = v["children"]
-        .as_array()
-        .expect("children")
-        .iter()
-        .map(|c| {
-            (
-                PathBuf::from(c["path"].as_str().expect("path")),
-                c["layout"].as_str().expect("layout").to_string(),
-            )
-        })
-        .collect();
-    (
-        PathBuf::from(v["parent"].as_str().expect("parent")),
-        children,
-    )
-}
 
 fn ls(agent: &Path, cache: &Path, args: &[&str]) -> String {
     common::stdout_ok(
@@ -92,7 +65,7 @@ fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let agent = tmp.path().join("agent");
     let cache = tmp.path().join("cache");
-    let (parent, children) = pi_subagents(&agent);
+    let (parent, children) = common::pi_subagents(&agent, "layout");
 
     // pi's own list: the parent and the top-level child, nothing nested.
     let pi = common::oracle(&["list-root", &agent.join("sessions").to_string_lossy()]);

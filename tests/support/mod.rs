@@ -383,3 +383,31 @@ pub fn age(path: &Path) {
     f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(7200))
         .expect("set the time");
 }
+
+/// A parent session and its subagent children, written into the agent
+/// folder `agent` by pi's own code in every layout
+/// (`tests/pi/pi-subagents.mjs`): the parent's file, and each child's path
+/// with the generator's `field` of it (`layout`, `toolCallId`).
+pub fn pi_subagents(
+    agent: &std::path::Path,
+    field: &str,
+) -> (std::path::PathBuf, Vec<(std::path::PathBuf, String)>) {
+    let o = node(&harness("pi-subagents.mjs"))
+        .arg(agent)
+        .arg("/home/ada/src/parser")
+        .output()
+        .expect("run the subagent generator");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("generator JSON");
+    let children = v["children"]
+        .as_array()
+        .expect("children")
+        .iter()
+        .map(|c| {
+            let path = std::path::PathBuf::from(c["path"].as_str().expect("path"));
+            (path, c[field].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    let parent = v["parent"].as_str().expect("parent");
+    (std::path::PathBuf::from(parent), children)
+}

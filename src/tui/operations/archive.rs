@@ -24,37 +24,16 @@ impl App {
         if self.picker().is_archived() {
             return self.ask_unarchive();
         }
-        let mut paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
-        if paths.is_empty() {
-            match self.picker().selected_session() {
-                Some(s) => paths.push(s.path.clone()),
-                None => {
-                    self.say(strings::NOTHING_TO_ARCHIVE.to_string(), true);
-                    return;
-                }
-            }
-        }
+        let Some(paths) = self.marked_or_selected(strings::NOTHING_TO_ARCHIVE) else {
+            return;
+        };
         let Some(folder) = self.picker().folder().cloned() else {
             return;
         };
-        let mut files = Vec::new();
-        let mut refused = Vec::new();
-        for p in &paths {
-            match archive::check_archivable(&folder, p) {
-                Ok(m) => files.push(m),
-                Err(e) => refused.push(e.to_string()),
-            }
-        }
-        if let Some(e) = refused.first() {
-            self.say(strings::first_of(e, refused.len()), true);
-        }
-        if files.is_empty() {
+        let Some((files, listed)) = self.checked(&paths, |p| archive::check_archivable(&folder, p))
+        else {
             return;
-        }
-        let listed: Vec<String> = files
-            .iter()
-            .map(|f| self.describe_session(f.path()))
-            .collect();
+        };
         self.ask(Dialog::confirm(
             strings::ARCHIVE_TITLE,
             strings::with_sessions(strings::archive_question(files.len()), &listed),
@@ -78,24 +57,11 @@ impl App {
         errors: Vec<String>,
         cmds: &mut Vec<Command>,
     ) {
-        if self.open.path().is_some_and(|o| paths.contains(o)) {
-            self.close_session();
-        }
-        for p in &paths {
-            let outcome = self
-                .catalog
-                .picker_mut()
-                .on_session_changed(p.clone(), None);
-            self.on_picker(outcome, cmds);
-        }
+        self.sessions_gone(&paths, cmds);
         match errors.first() {
             Some(e) => self.say(strings::first_of(e, errors.len()), true),
             None if !paths.is_empty() => {
-                let undo = self
-                    .config
-                    .keymap
-                    .first_key(Scope::Global, Action::Undo)
-                    .map(|k| k.to_string());
+                let undo = self.undo_key();
                 self.say(strings::archived(paths.len(), undo.as_deref()), false)
             }
             None => {}
@@ -107,39 +73,19 @@ impl App {
     /// The archive key in the archived scope: asks before putting the
     /// marked archived sessions (or the selected one) back in pi's folder.
     fn ask_unarchive(&mut self) {
-        let mut paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
-        if paths.is_empty() {
-            match self.picker().selected_session() {
-                Some(s) => paths.push(s.path.clone()),
-                None => {
-                    self.say(strings::NOTHING_TO_UNARCHIVE.to_string(), true);
-                    return;
-                }
-            }
-        }
+        let Some(paths) = self.marked_or_selected(strings::NOTHING_TO_UNARCHIVE) else {
+            return;
+        };
         // Back into pi's folder: the one the other scopes list.
         let Some(folder) = self.picker().folder().cloned() else {
             self.say(strings::NO_SESSIONS_FOLDER.to_string(), true);
             return;
         };
-        let mut files = Vec::new();
-        let mut refused = Vec::new();
-        for p in &paths {
-            match archive::check_unarchivable(&folder, p) {
-                Ok(m) => files.push(m),
-                Err(e) => refused.push(e.to_string()),
-            }
-        }
-        if let Some(e) = refused.first() {
-            self.say(strings::first_of(e, refused.len()), true);
-        }
-        if files.is_empty() {
+        let Some((files, listed)) =
+            self.checked(&paths, |p| archive::check_unarchivable(&folder, p))
+        else {
             return;
-        }
-        let listed: Vec<String> = files
-            .iter()
-            .map(|f| self.describe_session(f.path()))
-            .collect();
+        };
         self.ask(Dialog::confirm(
             strings::UNARCHIVE_TITLE,
             strings::with_sessions(strings::unarchive_question(files.len()), &listed),
@@ -162,16 +108,7 @@ impl App {
         errors: Vec<String>,
         cmds: &mut Vec<Command>,
     ) {
-        if self.open.path().is_some_and(|o| from.contains(o)) {
-            self.close_session();
-        }
-        for p in &from {
-            let outcome = self
-                .catalog
-                .picker_mut()
-                .on_session_changed(p.clone(), None);
-            self.on_picker(outcome, cmds);
-        }
+        self.sessions_gone(&from, cmds);
         match errors.first() {
             Some(e) => self.say(strings::first_of(e, errors.len()), true),
             None if !from.is_empty() => self.say(strings::put_back(from.len()), false),
@@ -207,6 +144,36 @@ impl App {
         let key = self.config.keymap.keys_for(Scope::Picker, Action::Archive);
         self.say(strings::archived_is_read_only(&key), true);
         true
+    }
+}
+
+impl App {
+    /// Each of `paths` checked by `check`: the ones that may move, with
+    /// how each is named in the question; the first refusal said. `None`
+    /// when none may.
+    fn checked<E: std::fmt::Display>(
+        &mut self,
+        paths: &[PathBuf],
+        check: impl Fn(&std::path::Path) -> Result<Movable, E>,
+    ) -> Option<(Vec<Movable>, Vec<String>)> {
+        let (mut files, mut refused) = (Vec::new(), Vec::new());
+        for p in paths {
+            match check(p) {
+                Ok(m) => files.push(m),
+                Err(e) => refused.push(e.to_string()),
+            }
+        }
+        if let Some(e) = refused.first() {
+            self.say(strings::first_of(e, refused.len()), true);
+        }
+        if files.is_empty() {
+            return None;
+        }
+        let listed = files
+            .iter()
+            .map(|f| self.describe_session(f.path()))
+            .collect();
+        Some((files, listed))
     }
 }
 

@@ -20,16 +20,9 @@ impl App {
     /// The delete key: asks before moving the marked sessions (or the
     /// selected one) to the trash.
     pub(in crate::tui) fn ask_delete(&mut self) {
-        let mut paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
-        if paths.is_empty() {
-            match self.picker().selected_session() {
-                Some(s) => paths.push(s.path.clone()),
-                None => {
-                    self.say(strings::NOTHING_TO_DELETE.to_string(), true);
-                    return;
-                }
-            }
-        }
+        let Some(paths) = self.marked_or_selected(strings::NOTHING_TO_DELETE) else {
+            return;
+        };
         self.confirm_delete(
             strings::DELETE_TITLE,
             strings::delete_question,
@@ -127,26 +120,11 @@ impl App {
         errors: Vec<String>,
         cmds: &mut Vec<Command>,
     ) {
-        if self.open.path().is_some_and(|o| paths.contains(o)) {
-            // Deleted here, on purpose: no "this session was deleted" alarm.
-            self.close_session();
-        }
-        for p in &paths {
-            // Gone from the list at once (the watcher may tell us later).
-            let outcome = self
-                .catalog
-                .picker_mut()
-                .on_session_changed(p.clone(), None);
-            self.on_picker(outcome, cmds);
-        }
+        self.sessions_gone(&paths, cmds);
         match errors.first() {
             Some(e) => self.say(strings::first_of(e, errors.len()), true),
             None if !paths.is_empty() => {
-                let undo = self
-                    .config
-                    .keymap
-                    .first_key(Scope::Global, Action::Undo)
-                    .map(|k| k.to_string());
+                let undo = self.undo_key();
                 self.say(
                     strings::deleted(paths.len(), !to_trash, undo.as_deref()),
                     false,
@@ -202,6 +180,48 @@ fn delete_checked(files: &[Deletable], mode: DeleteMode, reason: Reason) -> Acti
         to_trash: mode == DeleteMode::Trash,
         trash_failed,
         errors,
+    }
+}
+
+impl App {
+    /// The marked sessions, else the selected one; `None` (having said
+    /// `nothing`) when there are neither.
+    pub(in crate::tui) fn marked_or_selected(&mut self, nothing: &str) -> Option<Vec<PathBuf>> {
+        let paths: Vec<PathBuf> = self.picker().marked().iter().cloned().collect();
+        if !paths.is_empty() {
+            return Some(paths);
+        }
+        match self.picker().selected_session() {
+            Some(s) => Some(vec![s.path.clone()]),
+            None => {
+                self.say(nothing.to_string(), true);
+                None
+            }
+        }
+    }
+
+    /// Sessions that left the folder shown (deleted, archived, put back):
+    /// off the list at once (the watcher may tell later), and closed if
+    /// open, on purpose: no "this session went" alarm.
+    pub(in crate::tui) fn sessions_gone(&mut self, paths: &[PathBuf], cmds: &mut Vec<Command>) {
+        if self.open.path().is_some_and(|o| paths.contains(o)) {
+            self.close_session();
+        }
+        for p in paths {
+            let outcome = self
+                .catalog
+                .picker_mut()
+                .on_session_changed(p.clone(), None);
+            self.on_picker(outcome, cmds);
+        }
+    }
+
+    /// The first key that undoes, to name in what is said.
+    pub(in crate::tui) fn undo_key(&self) -> Option<String> {
+        self.config
+            .keymap
+            .first_key(Scope::Global, Action::Undo)
+            .map(|k| k.to_string())
     }
 }
 

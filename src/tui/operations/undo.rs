@@ -23,6 +23,27 @@ impl App {
         })));
     }
 
+    /// Files undo put back: each looked at again; the first error said
+    /// (then `None`), else how they are named.
+    fn put_back(
+        &mut self,
+        paths: &[PathBuf],
+        errors: &[String],
+        cmds: &mut Vec<Command>,
+    ) -> Option<String> {
+        for p in paths {
+            self.file_changed(p, cmds);
+        }
+        if let Some(e) = errors.first() {
+            self.say(strings::first_of(&text::clean_line(e), errors.len()), true);
+            return None;
+        }
+        Some(match paths {
+            [one] => text::clean_line(&strings::file_name(one)),
+            many => format::count(many.len(), "session", "sessions"),
+        })
+    }
+
     /// Undo put `paths` back from the archive.
     pub(in crate::tui) fn on_unarchived(
         &mut self,
@@ -30,18 +51,9 @@ impl App {
         errors: &[String],
         cmds: &mut Vec<Command>,
     ) {
-        for p in paths {
-            self.file_changed(p, cmds);
+        if let Some(what) = self.put_back(paths, errors, cmds) {
+            self.say(strings::unarchived(&what), false);
         }
-        if let Some(e) = errors.first() {
-            self.say(strings::first_of(&text::clean_line(e), errors.len()), true);
-            return;
-        }
-        let what = match paths {
-            [one] => text::clean_line(&strings::file_name(one)),
-            many => format::count(many.len(), "session", "sessions"),
-        };
-        self.say(strings::unarchived(&what), false);
     }
 
     /// Undo put `paths` back (all the files of the last operation, but
@@ -53,16 +65,8 @@ impl App {
         skipped: &[String],
         cmds: &mut Vec<Command>,
     ) {
-        for p in paths {
-            self.file_changed(p, cmds);
-        }
-        if let Some(e) = errors.first() {
-            self.say(strings::first_of(&text::clean_line(e), errors.len()), true);
+        let Some(what) = self.put_back(paths, errors, cmds) else {
             return;
-        }
-        let what = match paths {
-            [one] => text::clean_line(&strings::file_name(one)),
-            many => format::count(many.len(), "session", "sessions"),
         };
         match skipped.first() {
             Some(note) => self.say(
