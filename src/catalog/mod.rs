@@ -232,18 +232,9 @@ pub fn cached_list_json_with(
         let mut json = Vec::with_capacity(RUN * 512);
         let mut rows: Vec<Row> = Vec::with_capacity(RUN);
         for c in candidates.iter().skip(run * RUN).take(RUN) {
-            let head = cache.get(&c.path)?.head();
-            if c.meta != Some(head.stamp) {
-                return None;
-            }
-            let Some(listed) = head.listed()? else {
-                // No session, whatever follows the line that said so.
+            let Some(listed) = cached_listing(c, cache)? else {
                 continue;
             };
-            if !head.complete() {
-                // A last line without its newline: read again (as pi would).
-                return None;
-            }
             if listed.skipped_by_pi.is_some() {
                 continue;
             }
@@ -279,6 +270,24 @@ pub fn cached_list_json_with(
     Some(out)
 }
 
+/// What the cache's record of `c` lists, when the cache saw the file whole
+/// as it is now: `Some(None)` for a file that is no session (whatever
+/// follows the line that said so), `None` for one to read again (unknown,
+/// changed, or a last line without its newline, as pi would).
+fn cached_listing<'c>(
+    c: &Candidate,
+    cache: &'c Cache,
+) -> Option<Option<cache::records::Listed<'c>>> {
+    let head = cache.get(&c.path)?.head();
+    if c.meta != Some(head.stamp) {
+        return None;
+    }
+    let Some(listed) = head.listed()? else {
+        return Some(None);
+    };
+    head.complete().then_some(Some(listed))
+}
+
 /// The sessions of `files` as the cache saw them, each with only what
 /// finding its subagent sessions needs (path, id, cwd, times), when the
 /// cache saw every one whole as it is now (as [`cached_list_json`] needs);
@@ -286,12 +295,7 @@ pub fn cached_list_json_with(
 pub fn cached_parents(files: &Files, cache: &Cache) -> Option<Vec<SessionSummary>> {
     let mut out = Vec::with_capacity(files.candidates.len());
     for c in &files.candidates {
-        let head = cache.get(&c.path)?.head();
-        if c.meta != Some(head.stamp) || !head.complete() {
-            return None;
-        }
-        // `Some(None)`: no session at all.
-        if let Some(l) = head.listed()? {
+        if let Some(l) = cached_listing(c, cache)? {
             out.push(SessionSummary {
                 path: c.path.clone(),
                 id: l.id.to_string(),

@@ -41,14 +41,19 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     // The archive's caches are kept apart from the sessions folder's: each
     // cache answers for the files of one folder, and a warm list counts on
     // holding no other.
-    let cache_dir = catalog::cache::default_dir().map(|d| match args.archived {
-        true => crate::catalog::housekeeping::archive::cache_dir(&d),
-        false => d,
-    });
+    // `None` with `--no-cache`: then every cache below is disabled.
+    let cache_dir = match args.no_cache {
+        true => None,
+        false => catalog::cache::default_dir().map(|d| match args.archived {
+            true => crate::catalog::housekeeping::archive::cache_dir(&d),
+            false => d,
+        }),
+    };
+    let subagents_cache = cache_dir.as_deref().map(subagents::cache_dir);
     let query = Query::parse(args.query.as_deref().unwrap_or(""));
-    let mut cache = match (args.no_cache, cache_dir.clone()) {
-        (false, Some(dir)) => Cache::open(dir),
-        _ => Cache::disabled(),
+    let mut cache = match cache_dir.clone() {
+        Some(dir) => Cache::open(dir),
+        None => Cache::disabled(),
     };
     let options = LoadOptions {
         scope: if args.all { Scope::All } else { Scope::Current },
@@ -73,16 +78,12 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         let children = match may_have_children {
             false => Some(subagents::Children::default()),
             true => catalog::cached_parents(&files, &cache).map(|parents| {
-                let dir = match (args.no_cache, cache_dir.clone()) {
-                    (false, Some(dir)) => Some(subagents::cache_dir(&dir)),
-                    _ => None,
-                };
                 subagents::load(
                     &folder,
                     options.scope,
                     &subfolders,
                     &parents,
-                    dir.as_deref(),
+                    subagents_cache.as_deref(),
                 )
             }),
         };
@@ -117,16 +118,12 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     // The child sessions subagents wrote outside pi's list, under their
     // parents: a field of their own in the JSON, rows under them here.
     let children = if may_have_children && everything && !args.deep && args.touched.is_none() {
-        let dir = match (args.no_cache, cache_dir.clone()) {
-            (false, Some(dir)) => Some(subagents::cache_dir(&dir)),
-            _ => None,
-        };
         subagents::load(
             &folder,
             options.scope,
             &subfolders,
             &cat.sessions,
-            dir.as_deref(),
+            subagents_cache.as_deref(),
         )
     } else {
         subagents::Children::default()
@@ -181,9 +178,9 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         if args.json {
             out.write_all(b"[")?;
         }
-        let index = match (args.no_cache, cache_dir.clone()) {
-            (false, Some(dir)) => DeepIndex::open(dir),
-            _ => DeepIndex::disabled(),
+        let index = match cache_dir.clone() {
+            Some(dir) => DeepIndex::open(dir),
+            None => DeepIndex::disabled(),
         };
         // Each session's hits are printed into bytes on the thread that
         // found them; here they are only written, in order.
@@ -216,9 +213,9 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(pattern) = &args.touched {
         // The sessions listed, in the list's order, that touched the file.
         let chosen: Vec<SessionSummary> = picked.iter().map(|&i| sessions[i].clone()).collect();
-        let index = match (args.no_cache, cache_dir.clone()) {
-            (false, Some(dir)) => TouchedIndex::open(dir),
-            _ => TouchedIndex::disabled(),
+        let index = match cache_dir.clone() {
+            Some(dir) => TouchedIndex::open(dir),
+            None => TouchedIndex::disabled(),
         };
         let (found, problems) = sessions_touching(&chosen, pattern, &index);
         if let Err(e) = index.save() {
@@ -255,9 +252,9 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         // The cost column is each session's own spend, as in the browser: a
         // fork's copied turns are its parent's (see `piscope stats`). Files
         // the usage could not be read from were named by the catalog already.
-        let mut usage_cache = match (args.no_cache, cache_dir.clone()) {
-            (false, Some(dir)) => UsageCache::open(dir),
-            _ => UsageCache::disabled(),
+        let mut usage_cache = match cache_dir.clone() {
+            Some(dir) => UsageCache::open(dir),
+            None => UsageCache::disabled(),
         };
         // What the trash still holds of a session counts too: money spent
         // stays spent after a prune.

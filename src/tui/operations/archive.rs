@@ -180,28 +180,30 @@ impl App {
 /// The worker's part: each archived session checked again and moved back,
 /// one batch in the journal.
 fn putting_back(files: &[Movable]) -> ActionOutcome {
-    let batch = Batch::new(Reason::Unarchive);
-    let mut from = Vec::new();
-    let mut errors = Vec::new();
-    for f in files {
-        match archive::unarchive_checked(f, &batch) {
-            Ok(_) => from.push(f.path().to_path_buf()),
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
+    let (from, errors) = moving(files, Reason::Unarchive, archive::unarchive_checked);
     ActionOutcome::PutBack { from, errors }
 }
 
 /// The worker's part: each session checked again and moved, one batch.
 fn archiving(files: &[Movable]) -> ActionOutcome {
-    let batch = Batch::new(Reason::Archive);
-    let mut paths = Vec::new();
-    let mut errors = Vec::new();
+    let (paths, errors) = moving(files, Reason::Archive, archive::archive_checked);
+    ActionOutcome::Archived { paths, errors }
+}
+
+/// Each of `files` moved by `act`, all in one journal batch for `reason`:
+/// the paths moved, and what refused the others.
+fn moving<T, E: std::fmt::Display>(
+    files: &[Movable],
+    reason: Reason,
+    act: impl Fn(&Movable, &Batch) -> Result<T, E>,
+) -> (Vec<PathBuf>, Vec<String>) {
+    let batch = Batch::new(reason);
+    let (mut moved, mut errors) = (Vec::new(), Vec::new());
     for f in files {
-        match archive::archive_checked(f, &batch) {
-            Ok(_) => paths.push(f.path().to_path_buf()),
+        match act(f, &batch) {
+            Ok(_) => moved.push(f.path().to_path_buf()),
             Err(e) => errors.push(e.to_string()),
         }
     }
-    ActionOutcome::Archived { paths, errors }
+    (moved, errors)
 }
