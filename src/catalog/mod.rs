@@ -141,6 +141,11 @@ pub struct Files {
 }
 
 impl Files {
+    /// The session files found, in the order found.
+    pub fn paths(&self) -> impl Iterator<Item = &std::path::Path> {
+        self.candidates.iter().map(|c| c.path.as_path())
+    }
+
     /// The problems listing them (reported by [`load_listed`] too).
     pub fn problems(&self) -> &[CatalogProblem] {
         &self.problems
@@ -202,72 +207,126 @@ pub fn list(folder: &SessionsFolder, scope: Scope, cache: &mut Cache) -> Files {
 /// (then [`load_listed`] reads what it must). The problems listing the
 /// files are `files`'.
 pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -> Option<Vec<u8>> {
-    cached_list_json_with(folder, files, cache, &|_, _| {})
+    Some(CachedList::of(folder, files, cache, false)?.json(&|_, _| {}))
 }
 
-/// What [`cached_list_json_with`] adds to a session's row: given its path
-/// and its row, written so far up to its closing `}`.
-pub type RowExtra<'a> = dyn Fn(&Path, &mut Vec<u8>) + Sync + 'a;
+/// What [`CachedList::json`] adds to a session's row: given its path and
+/// its row, written so far up to its closing `}`.
+pub type RowExtra<'a> = dyn Fn(&Path, &mut Vec<u8>) + 'a;
 
-/// [`cached_list_json`], each row handed to `extra` once written (the
-/// subagent sessions under it are added so).
-pub fn cached_list_json_with(
-    folder: &SessionsFolder,
-    files: &Files,
-    cache: &Cache,
-    extra: &RowExtra,
-) -> Option<Vec<u8>> {
-    let candidates = &files.candidates;
-    if (folder.layout == Layout::Flat && files.scope == Scope::Current)
-        || candidates.len() != cache.record_count()
-    {
-        return None;
-    }
-    // The files' rows, a run of files at a time on every core, each run's
-    // rows written into one buffer: each row's sort key and where its JSON
-    // lies (a file pi leaves out has none). `None`: a file to read again.
-    const RUN: usize = 64;
-    type Row = (Option<i64>, u32, u32);
-    let runs = crate::par::map(candidates.len().div_ceil(RUN), 1, |run| {
-        let mut json = Vec::with_capacity(RUN * 512);
-        let mut rows: Vec<Row> = Vec::with_capacity(RUN);
-        for c in candidates.iter().skip(run * RUN).take(RUN) {
-            let Some(listed) = cached_listing(c, cache)? else {
-                continue;
-            };
-            if listed.skipped_by_pi.is_some() {
-                continue;
+/// pi's list as the cache's records hold it (see [`cached_list_json`]),
+/// each row written and not yet put in order, with the sessions finding
+/// the subagent sessions needs: the ones whose header names a parent
+/// (whole), and with `all`, every other one too (with only its path, id,
+/// cwd and times).
+pub struct CachedList<'f> {
+    files: &'f Files,
+    /// Per run of files: their rows' JSON, and each row's sort key, where
+    /// its JSON lies and its file's index.
+    runs: Vec<(Vec<u8>, Vec<CachedRow>)>,
+    sessions: Vec<SessionSummary>,
+}
+
+type CachedRow = (Option<i64>, u32, u32, u32);
+
+impl<'f> CachedList<'f> {
+    /// The list of `files`, `None` when the cache cannot give it (see
+    /// [`cached_list_json`]).
+    pub fn of(
+        folder: &SessionsFolder,
+        files: &'f Files,
+        cache: &Cache,
+        all: bool,
+    ) -> Option<CachedList<'f>> {
+        let candidates = &files.candidates;
+        if (folder.layout == Layout::Flat && files.scope == Scope::Current)
+            || candidates.len() != cache.record_count()
+        {
+            return None;
+        }
+        // A run of files at a time on every core, each run's rows written
+        // into one buffer (a file pi leaves out has none). `None`: a file
+        // to read again.
+        const RUN: usize = 64;
+        let runs = crate::par::map(candidates.len().div_ceil(RUN), 1, |run| {
+            let mut json = Vec::with_capacity(RUN * 512);
+            let mut rows: Vec<CachedRow> = Vec::with_capacity(RUN);
+            let mut sessions = Vec::new();
+            for (i, c) in candidates.iter().enumerate().skip(run * RUN).take(RUN) {
+                let Some(listed) = cached_listing(c, cache)? else {
+                    continue;
+                };
+                if listed.parent_session_path.is_some() {
+                    sessions.push(cache.get(&c.path)?.head().summary(c.path.clone(), None)??);
+                } else if all {
+                    sessions.push(SessionSummary {
+                        path: c.path.clone(),
+                        id: listed.id.to_string(),
+                        cwd: listed.cwd.to_string(),
+                        created_ms: listed.created_ms,
+                        modified_ms: listed.modified_ms,
+                        ..SessionSummary::default()
+                    });
+                }
+                if listed.skipped_by_pi.is_some() {
+                    continue;
+                }
+                let start = u32::try_from(json.len()).ok()?;
+                list_json::push_row(&list_json::ListRow::of_listed(&c.path, &listed), &mut json);
+                let end = u32::try_from(json.len()).ok()?;
+                rows.push((listed.modified_ms, start, end, i as u32));
             }
-            let start = u32::try_from(json.len()).ok()?;
-            list_json::push_row(&list_json::ListRow::of_listed(&c.path, &listed), &mut json);
-            extra(&c.path, &mut json);
-            rows.push((listed.modified_ms, start, u32::try_from(json.len()).ok()?));
+            Some((json, rows, sessions))
+        });
+        let mut all_sessions = Vec::new();
+        let mut out = Vec::with_capacity(runs.len());
+        for run in runs {
+            let (json, rows, mut sessions) = run?;
+            all_sessions.append(&mut sessions);
+            out.push((json, rows));
         }
-        Some((json, rows))
-    });
-    let runs = runs.into_iter().collect::<Option<Vec<_>>>()?;
-    let rows: Vec<(usize, Row)> = runs
-        .iter()
-        .enumerate()
-        .flat_map(|(run, (_, rows))| rows.iter().map(move |&r| (run, r)))
-        .collect();
-    let mut order: Vec<u32> = (0..rows.len() as u32).collect();
-    crate::session::tree::sort_like_v8(&mut order, |i| rows[i as usize].1.0.map(|t| -t));
-    let all = runs
-        .iter()
-        .map(|(json, rows)| json.len() + rows.len())
-        .sum::<usize>();
-    let mut out = Vec::with_capacity(all + 3);
-    out.push(b'[');
-    for (n, &i) in order.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        let (run, (_, start, end)) = rows[i as usize];
-        out.extend_from_slice(&runs[run].0[start as usize..end as usize]);
+        Some(CachedList {
+            files,
+            runs: out,
+            sessions: all_sessions,
+        })
     }
-    out.extend_from_slice(b"]\n");
-    Some(out)
+
+    /// The sessions finding subagent sessions needs (see [`CachedList`]),
+    /// taken out.
+    pub fn take_sessions(&mut self) -> Vec<SessionSummary> {
+        std::mem::take(&mut self.sessions)
+    }
+
+    /// The list as pi's JSON, newest first, each row handed to `extra`
+    /// once written (the subagent sessions under it are added so).
+    pub fn json(self, extra: &RowExtra) -> Vec<u8> {
+        let rows: Vec<(usize, CachedRow)> = self
+            .runs
+            .iter()
+            .enumerate()
+            .flat_map(|(run, (_, rows))| rows.iter().map(move |&r| (run, r)))
+            .collect();
+        let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+        crate::session::tree::sort_like_v8(&mut order, |i| rows[i as usize].1.0.map(|t| -t));
+        let all = self
+            .runs
+            .iter()
+            .map(|(json, rows)| json.len() + rows.len())
+            .sum::<usize>();
+        let mut out = Vec::with_capacity(all + 3);
+        out.push(b'[');
+        for (n, &i) in order.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            let (run, (_, start, end, file)) = rows[i as usize];
+            out.extend_from_slice(&self.runs[run].0[start as usize..end as usize]);
+            extra(&self.files.candidates[file as usize].path, &mut out);
+        }
+        out.extend_from_slice(b"]\n");
+        out
+    }
 }
 
 /// What the cache's record of `c` lists, when the cache saw the file whole
@@ -288,25 +347,11 @@ fn cached_listing<'c>(
     head.complete().then_some(Some(listed))
 }
 
-/// The sessions of `files` as the cache saw them, each with only what
-/// finding its subagent sessions needs (path, id, cwd, times), when the
-/// cache saw every one whole as it is now (as [`cached_list_json`] needs);
-/// `None` otherwise.
-pub fn cached_parents(files: &Files, cache: &Cache) -> Option<Vec<SessionSummary>> {
-    let mut out = Vec::with_capacity(files.candidates.len());
-    for c in &files.candidates {
-        if let Some(l) = cached_listing(c, cache)? {
-            out.push(SessionSummary {
-                path: c.path.clone(),
-                id: l.id.to_string(),
-                cwd: l.cwd.to_string(),
-                created_ms: l.created_ms,
-                modified_ms: l.modified_ms,
-                ..SessionSummary::default()
-            });
-        }
-    }
-    Some(out)
+/// The last activity of the session at `path` as the cache's record
+/// lists it (see [`SessionSummary::modified_ms`]); `None` when the cache
+/// lists no session there.
+pub fn cached_last_activity(cache: &Cache, path: &Path) -> Option<Option<i64>> {
+    Some(cache.get(path)?.head().listed()??.modified_ms)
 }
 
 /// Summarises the sessions of `folder`, using and updating `cache`.

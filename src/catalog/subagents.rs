@@ -1,9 +1,7 @@
 //! Child sessions that subagent extensions write outside pi's own list,
 //! each found under the session that dispatched it.
 //!
-//! Two shapes are looked for here (a third, a top-level session whose header
-//! `parentSession` names the dispatcher, is in pi's list already and is put
-//! under its parent by the threaded order):
+//! Three shapes are looked for here:
 //!
 //! - **nested**: a folder beside the parent's file, named as that file
 //!   without `.jsonl`, holding the children at any depth below it (a folder
@@ -15,9 +13,14 @@
 //!   the session its header's `parentSession` names; else the session whose
 //!   id names the child's folder; else, as the last resort, the session of
 //!   the same project that was active when the child started.
+//! - **top level**: a session of pi's own list whose header's
+//!   `parentSession` names a listed session, started while one of that
+//!   session's tool calls ran. A fork has the same header but is made
+//!   between turns, by the user: one started when no call of its parent was
+//!   running stays a fork (see [`call_windows`]).
 //!
-//! pi's `/resume` never lists either (it reads only the files directly in a
-//! project folder). The children's summaries are kept in a cache of their
+//! pi's `/resume` never lists the first two (it reads only the files
+//! directly in a project folder), and lists the third among the others. The children's summaries are kept in a cache of their
 //! own, beside the catalog's, so a warm run reads none of them again; and
 //! the folders walked are remembered with their stamps, so a warm run only
 //! stats them, and lists again only a folder that changed.
@@ -33,6 +36,10 @@ use std::path::{Path, PathBuf};
 /// The folder of the agent folder where child sessions may be kept.
 pub const AGENT_FOLDER: &str = "subagent-sessions";
 
+/// How long after its parent's last message a child may start while a
+/// call of that message still runs, as far as [`top_level`] looks.
+const CALL_RUNS: i64 = 3_600_000;
+
 /// How deep below a root children are looked for.
 const DEPTH: usize = 5;
 
@@ -44,6 +51,19 @@ pub enum ChildLayout {
     Nested,
     /// In `subagent-sessions/` of the agent folder.
     AgentFolder,
+    /// In pi's own list, beside its parent (header `parentSession`).
+    TopLevel,
+}
+
+impl ChildLayout {
+    /// The name `ls --json` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChildLayout::Nested => "nested",
+            ChildLayout::AgentFolder => "agent-folder",
+            ChildLayout::TopLevel => "top-level",
+        }
+    }
 }
 
 /// How a child's parent was told.
@@ -58,6 +78,19 @@ pub enum ParentBy {
     FolderId,
     /// Its parent, of the same project, was active when it started.
     Time,
+}
+
+impl ParentBy {
+    /// The name `ls --json` gives it.
+    pub fn name(by: Option<ParentBy>) -> &'static str {
+        match by {
+            Some(ParentBy::Folder) => "folder",
+            Some(ParentBy::Header) => "header",
+            Some(ParentBy::FolderId) => "folder-id",
+            Some(ParentBy::Time) => "time",
+            None => "none",
+        }
+    }
 }
 
 /// One child session.
@@ -78,6 +111,9 @@ pub struct Children {
     pub problems: Vec<CatalogProblem>,
     /// Each parent's children (indices into `children`), newest first.
     by_parent: HashMap<PathBuf, Vec<usize>>,
+    /// The children that are sessions of pi's own list (top level), each
+    /// with its parent.
+    listed: HashMap<PathBuf, PathBuf>,
 }
 
 impl Children {
@@ -91,11 +127,31 @@ impl Children {
         for list in by_parent.values_mut() {
             list.sort_by_key(|&i| std::cmp::Reverse(children[i].summary.modified_ms));
         }
+        let listed = children
+            .iter()
+            .filter(|c| c.layout == ChildLayout::TopLevel)
+            .filter_map(|c| Some((c.summary.path.clone(), c.parent.clone()?)))
+            .collect();
         Children {
             children,
             problems,
             by_parent,
+            listed,
         }
+    }
+
+    /// The parent of `path` when it is a session of pi's own list that is
+    /// a child, shown under its parent rather than among the top level.
+    pub fn listed_parent(&self, path: &Path) -> Option<&Path> {
+        self.listed.get(path).map(PathBuf::as_path)
+    }
+
+    /// The children outside pi's list (the ones a list of pi's sessions
+    /// does not hold already).
+    pub fn outside(&self) -> impl Iterator<Item = &Child> {
+        self.children
+            .iter()
+            .filter(|c| c.layout != ChildLayout::TopLevel)
     }
 
     /// The children whose parent is `parent`, newest first.
@@ -147,12 +203,55 @@ pub fn load(
     let mut problems = Vec::new();
     let listed: HashMap<&Path, &SessionSummary> =
         sessions.iter().map(|s| (s.path.as_path(), s)).collect();
+    let mut children = match may_have(folder, subfolders) {
+        true => outside(
+            folder,
+            scope,
+            subfolders,
+            sessions,
+            &listed,
+            cache_dir,
+            &mut problems,
+        ),
+        false => Vec::new(),
+    };
+    let last = |p: &Path| listed.get(p).map(|s| s.modified_ms);
+    children.extend(top_level(sessions, &last, scope, cache_dir, &mut problems));
+    Children::new(children, problems)
+}
+
+/// The children among `headed` (sessions of pi's list whose header names a
+/// parent), where `listed` gives a listed session's last activity (see
+/// [`SessionSummary::modified_ms`]) and `None` for a path not listed: what
+/// [`load`] finds when the folder has no subagent folders (see
+/// [`may_have`]).
+pub fn load_top_level(
+    headed: &[SessionSummary],
+    listed: &dyn Fn(&Path) -> Option<Option<i64>>,
+    scope: Scope,
+    cache_dir: Option<&Path>,
+) -> Children {
+    let mut problems = Vec::new();
+    let children = top_level(headed, listed, scope, cache_dir, &mut problems);
+    Children::new(children, problems)
+}
+
+/// The children outside pi's list (see [`load`]).
+fn outside(
+    folder: &SessionsFolder,
+    scope: Scope,
+    subfolders: &[PathBuf],
+    sessions: &[SessionSummary],
+    listed: &HashMap<&Path, &SessionSummary>,
+    cache_dir: Option<&Path>,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<Child> {
     let found = find_files(
         folder,
         subfolders,
         &|p| listed.contains_key(p),
         cache_dir,
-        &mut problems,
+        problems,
     );
     let candidates: Vec<Candidate> = found
         .iter()
@@ -203,8 +302,8 @@ pub fn load(
     for s in &summaries {
         let layout = layouts.get(&s.path).copied().unwrap_or(ChildLayout::Nested);
         let (parent, by) = match layout {
-            ChildLayout::Nested => (nearest_named(&s.path, &known), Some(ParentBy::Folder)),
             ChildLayout::AgentFolder => agent_folder_parent(s, &by_id, sessions),
+            _ => (nearest_named(&s.path, &known), Some(ParentBy::Folder)),
         };
         let by = parent.as_ref().and(by);
         children.push(Child {
@@ -232,13 +331,272 @@ pub fn load(
         }
     }
     let all = scope == Scope::All;
-    let children = children
+    children
         .into_iter()
         .zip(kept)
         .filter(|(c, k)| *k || (all && c.parent.is_none()))
         .map(|(c, _)| c)
-        .collect();
-    Children::new(children, problems)
+        .collect()
+}
+
+/// The sessions of pi's list that are children of another listed session
+/// (see the module's notes): header-linked, and started while one of the
+/// parent's tool calls ran. `listed` gives a listed session's last
+/// activity (`Some(None)` when it has none), `None` for a path not listed.
+///
+/// Reading a parent's calls is the one cost here, so it is read only for
+/// a session started before its parent's last activity or within
+/// [`CALL_RUNS`] after it (a fork the user made of a session long left is
+/// told from the summaries alone), and
+/// each verdict read is kept in `cache_dir`: it cannot change once the
+/// child exists, as the call was written before the child started and a
+/// parent only grows after. How a header's path resolved is kept too.
+fn top_level(
+    sessions: &[SessionSummary],
+    listed: &dyn Fn(&Path) -> Option<Option<i64>>,
+    scope: Scope,
+    cache_dir: Option<&Path>,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<Child> {
+    let mut verdicts = Verdicts::open(cache_dir);
+    let mut out = Vec::new();
+    // Per parent, the header-linked sessions to read its calls for.
+    let mut unknown: HashMap<PathBuf, Vec<&SessionSummary>> = HashMap::new();
+    for s in sessions {
+        let Some(named) = s.parent_session_path.as_deref().filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        let Some(started) = s.created_ms else {
+            continue;
+        };
+        let Some(parent) = verdicts.parent(&s.path, started, named, listed) else {
+            continue;
+        };
+        if parent == s.path {
+            continue;
+        }
+        match verdicts.child(&s.path) {
+            Some(true) => out.push(top_level_child(s, parent)),
+            Some(false) => {}
+            // Active after the child started, or not long before: maybe a
+            // call ran then (one still running has no answer after it).
+            None if listed(&parent)
+                .flatten()
+                .is_some_and(|last| started < last.saturating_add(CALL_RUNS)) =>
+            {
+                unknown.entry(parent).or_default().push(s);
+            }
+            None => {}
+        }
+    }
+    for (parent, kids) in unknown {
+        match call_windows(&parent) {
+            Ok(windows) => {
+                for s in kids {
+                    let started = s.created_ms.unwrap_or_default();
+                    let child = windows.iter().any(|&(a, b)| a <= started && started < b);
+                    verdicts.set_child(&s.path, child);
+                    if child {
+                        out.push(top_level_child(s, parent.clone()));
+                    }
+                }
+            }
+            Err(e) => problems.push(CatalogProblem::new(&parent, e.to_string())),
+        }
+    }
+    if scope == Scope::All {
+        verdicts.forget_all_but(&|p| listed(p).is_some());
+    }
+    if let Err(e) = verdicts.save() {
+        if let Some(d) = cache_dir {
+            problems.push(CatalogProblem::new(
+                d,
+                format!("could not save the cache: {e}"),
+            ));
+        }
+    }
+    out
+}
+
+fn top_level_child(s: &SessionSummary, parent: PathBuf) -> Child {
+    Child {
+        summary: s.clone(),
+        parent: Some(parent),
+        parent_by: Some(ParentBy::Header),
+        layout: ChildLayout::TopLevel,
+    }
+}
+
+/// The tool call ids of a session line (parsed): an assistant message's
+/// calls, or the call a tool result answers; none for any other line.
+pub fn call_ids(line: &serde_json::Value) -> Vec<String> {
+    let message = &line["message"];
+    match message["role"].as_str() {
+        Some("assistant") => message["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["type"] == "toolCall")
+            .filter_map(|c| c["id"].as_str().map(str::to_string))
+            .collect(),
+        Some("toolResult") => message["toolCallId"]
+            .as_str()
+            .map(|id| vec![id.to_string()])
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// When each tool call of the session at `path` ran, in ms since the
+/// epoch: from the assistant message that made it to its result; a call
+/// left unanswered runs until the next user message, or on (`i64::MAX`)
+/// when none followed. Lines that are not JSON, or carry no time, are
+/// passed over (the catalog names damaged lines elsewhere).
+pub fn call_windows(path: &Path) -> std::io::Result<Vec<(i64, i64)>> {
+    let file = crate::session::read::file::open_regular(path)?;
+    let len = file.metadata()?.len();
+    let calls = memchr::memmem::Finder::new(b"toolCall");
+    let user = memchr::memmem::Finder::new(b"\"user\"");
+    let mut running: Vec<(String, i64)> = Vec::new();
+    let mut windows = Vec::new();
+    crate::session::read::blocks::read_lines(&file, 0, len, 0, &mut |_, raw| {
+        if calls.find(raw).is_none() && user.find(raw).is_none() {
+            return true;
+        }
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(raw) else {
+            return true;
+        };
+        let Some(at) = crate::jstext::date::value_ms(&v["timestamp"]) else {
+            return true;
+        };
+        if v["type"] != "message" {
+            return true;
+        }
+        match v["message"]["role"].as_str() {
+            Some("assistant") => running.extend(call_ids(&v).into_iter().map(|id| (id, at))),
+            Some("toolResult") => {
+                for id in call_ids(&v) {
+                    if let Some(i) = running.iter().position(|(r, _)| *r == id) {
+                        windows.push((running.swap_remove(i).1, at));
+                    }
+                }
+            }
+            Some("user") => windows.extend(running.drain(..).map(|(_, from)| (from, at))),
+            _ => {}
+        }
+        true
+    })?;
+    windows.extend(running.into_iter().map(|(_, from)| (from, i64::MAX)));
+    Ok(windows)
+}
+
+/// What is known of each header-linked session (see [`top_level`]): when
+/// it started and the parent its header names, as the header says and as
+/// it resolved (`None`: to no listed session), and whether it is that
+/// parent's child once its calls were read. Kept in the subagents' cache
+/// folder.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Verdicts {
+    kept: HashMap<PathBuf, Verdict>,
+    #[serde(skip)]
+    dir: Option<PathBuf>,
+    #[serde(skip)]
+    changed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Verdict {
+    started: i64,
+    named: String,
+    parent: Option<PathBuf>,
+    child: Option<bool>,
+}
+
+const VERDICTS_FILE: &str = "top-level-children.bin";
+/// The verdicts file's frame; bump the format when [`Verdicts`] changes.
+const VERDICTS_FRAME: Envelope = Envelope {
+    magic: b"piscopeV",
+    format: 2,
+};
+
+impl Verdicts {
+    /// The verdicts kept in `dir`; none when there is no folder, or the
+    /// file is missing, damaged or of another format.
+    fn open(dir: Option<&Path>) -> Verdicts {
+        let kept = dir.and_then(|d| {
+            let bytes = std::fs::read(d.join(VERDICTS_FILE)).ok()?;
+            postcard::from_bytes::<Verdicts>(VERDICTS_FRAME.payload(&bytes)?).ok()
+        });
+        Verdicts {
+            dir: dir.map(Path::to_path_buf),
+            ..kept.unwrap_or_default()
+        }
+    }
+
+    /// The listed session the header of `path` (started at `started`)
+    /// names as `named`: the same path when listed, else as kept, else
+    /// resolved now (links resolved, as pi compares paths) and kept.
+    fn parent(
+        &mut self,
+        path: &Path,
+        started: i64,
+        named: &str,
+        listed: &dyn Fn(&Path) -> Option<Option<i64>>,
+    ) -> Option<PathBuf> {
+        let same = |v: &Verdict| v.started == started && v.named == named;
+        let resolved = match self.kept.get(path).filter(|v| same(v)) {
+            _ if listed(Path::new(named)).is_some() => Some(PathBuf::from(named)),
+            Some(v) => match &v.parent {
+                Some(p) if listed(p).is_some() => Some(p.clone()),
+                Some(_) => None,
+                None => return None,
+            },
+            None => None,
+        };
+        let resolved = resolved.or_else(|| {
+            let key = super::search::query::path_key(Path::new(named));
+            listed(&key).is_some().then_some(key)
+        });
+        let kept = self.kept.get(path).filter(|v| same(v));
+        if kept.is_none_or(|v| v.parent != resolved) {
+            let v = Verdict {
+                started,
+                named: named.to_string(),
+                parent: resolved.clone(),
+                child: None,
+            };
+            self.kept.insert(path.to_path_buf(), v);
+            self.changed = true;
+        }
+        resolved
+    }
+
+    /// Whether `path` is its parent's child, when its calls were read.
+    fn child(&self, path: &Path) -> Option<bool> {
+        self.kept.get(path)?.child
+    }
+
+    fn set_child(&mut self, path: &Path, child: bool) {
+        if let Some(v) = self.kept.get_mut(path) {
+            self.changed |= v.child.replace(child) != Some(child);
+        }
+    }
+
+    /// Drops the verdicts on sessions no longer listed.
+    fn forget_all_but(&mut self, is_listed: &dyn Fn(&Path) -> bool) {
+        let before = self.kept.len();
+        self.kept.retain(|p, _| is_listed(p));
+        self.changed |= self.kept.len() != before;
+    }
+
+    fn save(&self) -> std::io::Result<()> {
+        let Some(dir) = self.dir.as_deref().filter(|_| self.changed) else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir)?;
+        let payload = postcard::to_stdvec(self).map_err(std::io::Error::other)?;
+        VERDICTS_FRAME.write(&dir.join(VERDICTS_FILE), &payload)
+    }
 }
 
 /// The child session files of `folder`, each with its layout: below each
@@ -449,5 +807,51 @@ impl Walks {
         self.folders.insert(dir.to_path_buf(), w.clone());
         self.changed = true;
         Some(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(second: u32, message: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"e{second}","parentId":null,"timestamp":"2026-01-01T00:00:{second:02}.000Z","message":{message}}}"#
+        )
+    }
+
+    fn call(id: &str) -> String {
+        format!(r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"{id}","name":"subagent","arguments":{{}}}}]}}"#)
+    }
+
+    fn result(id: &str) -> String {
+        format!(r#"{{"role":"toolResult","toolCallId":"{id}","content":[]}}"#)
+    }
+
+    const AT: i64 = 1_767_225_600_000;
+
+    #[test]
+    fn a_call_runs_from_its_message_to_its_result_or_the_next_prompt() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("parent.jsonl");
+        let lines = [
+            r#"{"type":"session","version":3,"id":"p","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string(),
+            line(1, &call("a")),
+            "not json, passed over".to_string(),
+            line(5, &result("a")),
+            line(6, &call("b")),
+            line(9, r#"{"role":"user","content":"stop"}"#),
+            line(10, &call("c")),
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+        let windows = call_windows(&path).expect("read");
+        assert_eq!(
+            windows,
+            vec![
+                (AT + 1000, AT + 5000),
+                (AT + 6000, AT + 9000),
+                (AT + 10_000, i64::MAX)
+            ]
+        );
     }
 }

@@ -17,6 +17,7 @@ use crate::safe_text::{clean_line, fit, sanitize};
 use crate::session::line::raw_json::push_json_string;
 use crate::session::tree::entry_line::shorten_home;
 use anyhow::Result;
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -63,7 +64,6 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     };
     let files = catalog::list(&folder, options.scope, &mut cache);
     let subfolders = files.subfolders();
-    let may_have_children = subagents::may_have(&folder, &subfolders);
     let everything = matches!(query, Ok(Query::Everything));
     let span = args.span(crate::jstext::date::now_ms());
     if args.json
@@ -75,25 +75,28 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     {
         // Every file as the cache saw it: the rows come from its records,
         // each parent's with its subagent sessions.
-        let children = match may_have_children {
-            false => Some(subagents::Children::default()),
-            true => catalog::cached_parents(&files, &cache).map(|parents| {
-                subagents::load(
+        let may_have = subagents::may_have(&folder, &subfolders);
+        if let Some(mut list) = catalog::CachedList::of(&folder, &files, &cache, may_have) {
+            let sessions = list.take_sessions();
+            let children = match may_have {
+                true => subagents::load(
                     &folder,
                     options.scope,
                     &subfolders,
-                    &parents,
+                    &sessions,
                     subagents_cache.as_deref(),
-                )
-            }),
-        };
-        let json = children.as_ref().and_then(|children| {
-            let extra = |path: &Path, row: &mut Vec<u8>| {
-                push_children(children, path, row, &mut vec![path]);
+                ),
+                // The cache holds the files listed and no other.
+                false => subagents::load_top_level(
+                    &sessions,
+                    &|p| catalog::cached_last_activity(&cache, p),
+                    options.scope,
+                    subagents_cache.as_deref(),
+                ),
             };
-            catalog::cached_list_json_with(&folder, &files, &cache, &extra)
-        });
-        if let (Some(json), Some(children)) = (json, &children) {
+            let json = list.json(&|path, row| {
+                push_children(&children, path, row, &mut vec![path]);
+            });
             problems.extend(children.problems.iter().cloned());
             std::mem::forget(cache);
             for p in problems.iter().chain(files.problems()) {
@@ -117,7 +120,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     problems.append(&mut cat.problems);
     // The child sessions subagents wrote outside pi's list, under their
     // parents: a field of their own in the JSON, rows under them here.
-    let children = if may_have_children && everything && !args.deep && args.touched.is_none() {
+    let children = if everything && !args.deep && args.touched.is_none() {
         subagents::load(
             &folder,
             options.scope,
@@ -209,7 +212,16 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         }
         return Ok(());
     }
-    let picked = catalog::filter_and_sort(sessions, &query, sort, args.named);
+    let mut picked = catalog::filter_and_sort(sessions, &query, sort, args.named);
+    if !args.json && !children.children.is_empty() {
+        // A child of pi's list is shown under its parent, when its
+        // parent's row is there to show it.
+        let shown: HashSet<&Path> = picked.iter().map(|&i| sessions[i].path.as_path()).collect();
+        picked.retain(|&i| {
+            let parent = children.listed_parent(&sessions[i].path);
+            !parent.is_some_and(|p| shown.contains(p))
+        });
+    }
     if let Some(pattern) = &args.touched {
         // The sessions listed, in the list's order, that touched the file.
         let chosen: Vec<SessionSummary> = picked.iter().map(|&i| sessions[i].clone()).collect();
@@ -442,6 +454,9 @@ fn push_children<'a>(
     o: &mut Vec<u8>,
     up: &mut Vec<&'a Path>,
 ) {
+    if children.children.is_empty() {
+        return;
+    }
     let kids = children.of(parent);
     if kids.is_empty() || o.last() != Some(&b'}') {
         return;
@@ -454,18 +469,9 @@ fn push_children<'a>(
         }
         catalog::summary::list_json::push_session(&c.summary, o);
         o.pop();
-        let layout = match c.layout {
-            subagents::ChildLayout::Nested => "nested",
-            subagents::ChildLayout::AgentFolder => "agent-folder",
-        };
+        let layout = c.layout.name();
         o.extend_from_slice(format!(",\"layout\":\"{layout}\"").as_bytes());
-        let by = match c.parent_by {
-            Some(subagents::ParentBy::Folder) => "folder",
-            Some(subagents::ParentBy::Header) => "header",
-            Some(subagents::ParentBy::FolderId) => "folder-id",
-            Some(subagents::ParentBy::Time) => "time",
-            None => "none",
-        };
+        let by = subagents::ParentBy::name(c.parent_by);
         o.extend_from_slice(format!(",\"parentBy\":\"{by}\"}}").as_bytes());
         // A loop of parents is cut where it closes.
         if !up.contains(&c.summary.path.as_path()) {

@@ -46,11 +46,14 @@ fn children_fold_under_their_parent_and_open_from_its_tool_calls() {
         cwd: PathBuf::from("/home/ada/src/parser"),
     };
     let mut h = Harness::folder(folder, WIDE);
-    // Folded: the parent marked with its five children outside pi's list,
-    // its cost with theirs ($0.09 + $1.30); the top-level child where pi's
-    // threaded list puts it.
+    // Folded: the parent marked with its six children (five outside pi's
+    // list, one in it), its cost with theirs ($0.09 + $1.70); the user's
+    // two forks where pi's threaded list puts them.
     let folded = h.screen();
     assert!(!folded.contains("scan the lexer"), "{folded}");
+    assert!(!folded.contains("write the plan down"), "{folded}");
+    assert!(folded.contains("└─ Survey the parser"), "{folded}");
+    assert!(folded.contains("├─ start over"), "{folded}");
     // A child whose parent cannot be told is listed in its own project.
     assert!(folded.contains("a task of unknown origin"), "{folded}");
     insta::assert_snapshot!("subagents_folded", screen(&mut h));
@@ -61,6 +64,7 @@ fn children_fold_under_their_parent_and_open_from_its_tool_calls() {
         "scan the grammar",
         "find the tests",
         "review the plan",
+        "write the plan down",
     ] {
         assert!(
             shown.contains(&format!("↳ {task}")),
@@ -101,8 +105,7 @@ fn children_fold_under_their_parent_and_open_from_its_tool_calls() {
         if row == 0 {
             insta::assert_snapshot!("subagent_opened_from_its_call", screen(&mut h));
         }
-        // The top-level child sits in pi's threaded list, just below.
-        h.key(if call == "toolu_top" { "up" } else { "left" });
+        h.key("left");
         assert_eq!(
             h.app.open_path(),
             Some(&parent),
@@ -119,4 +122,10 @@ fn children_fold_under_their_parent_and_open_from_its_tool_calls() {
         "{}",
         message(&h)
     );
+    // A search finds a child as it finds any session.
+    h.key("esc");
+    h.type_text("plan down");
+    let found = h.screen();
+    assert!(found.contains("> plan down"), "{found}");
+    assert!(found.contains("write the plan down"), "{found}");
 }

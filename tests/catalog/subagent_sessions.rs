@@ -2,10 +2,12 @@
 //! (`tests/pi/pi-subagents.mjs`, pi's own SessionManager): a folder beside
 //! the parent's file, `subagent-sessions/` of the agent folder (flat and
 //! by the parent's id), and a top-level session headed with
-//! `parentSession`. `ls --json` keeps pi's own list exactly (pi's
-//! `listAll()` is the oracle) and gives the children in a field of their
-//! own, under their parent; the table adds their spend to the parent's; a
-//! warm run finds a child added since from the folders' stamps.
+//! `parentSession`, beside two forks headed alike but made between turns.
+//! `ls --json` keeps pi's own list exactly (pi's `listAll()` is the oracle)
+//! and gives the children in a field of their own, under their parent; the
+//! table folds them under it and adds their spend to the parent's, and
+//! leaves the forks where pi's threaded list puts them; a warm run finds a
+//! child added since from the folders' stamps.
 
 use crate::support as common;
 
@@ -67,7 +69,8 @@ fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
     let cache = tmp.path().join("cache");
     let (parent, children) = common::pi_subagents(&agent, "layout");
 
-    // pi's own list: the parent and the top-level child, nothing nested.
+    // pi's own list: the parent, the top-level child and the two forks,
+    // nothing nested.
     let pi = common::oracle(&["list-root", &agent.join("sessions").to_string_lossy()]);
     let pi_paths: Vec<&str> = pi
         .as_array()
@@ -77,8 +80,8 @@ fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
         .collect();
     assert_eq!(
         pi_paths.len(),
-        2,
-        "pi lists the parent and the top-level child: {pi_paths:?}"
+        4,
+        "pi lists the parent, the top-level child and the forks: {pi_paths:?}"
     );
 
     for run in ["cold", "warm"] {
@@ -96,17 +99,17 @@ fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
         );
         let mut want = BTreeMap::new();
         for (path, layout) in &children {
-            if layout == "top-level" || layout == "orphan" {
+            if layout == "fork" || layout == "orphan" {
                 continue;
             }
             // Nested: by its folder; in the agent folder, one folder down:
-            // by the parent's id; flat: by its header.
+            // by the parent's id; flat, or top level: by its header.
             let by = match (
                 layout.as_str(),
                 path.parent() == Some(&agent.join("subagent-sessions")),
             ) {
                 ("nested", _) => "folder",
-                (_, true) => "header",
+                ("top-level", _) | (_, true) => "header",
                 (_, false) => "folder-id",
             };
             want.insert(
@@ -139,7 +142,7 @@ fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
         found.contains_key(&*new_child.to_string_lossy()),
         "the new child is found warm"
     );
-    assert_eq!(found.len(), 6);
+    assert_eq!(found.len(), 7);
 
     // The table: the parent's own cost, and with its subagents' (each
     // child's own spend: the fork's copied turns stay the parent's).
@@ -154,9 +157,35 @@ fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
         .collect();
     // Own: two answers and five calls ($0.02 + $0.02 + 5 × $0.01);
     // children: 0.1 + 0.2 (runs), 0.5 (fork), 0.3, 0.2 (agent folder),
-    // the copy of the first run holds the same turns: counted once.
-    assert_eq!(dollars, ["$0.09", "$1.39"], "{table}");
-    assert_eq!(table.matches("↳ ").count(), 7, "{table}");
+    // 0.4 (top level), the copy of the first run holds the same turns:
+    // counted once. The user's forks are not the parent's subagents.
+    assert_eq!(dollars, ["$0.09", "$1.79"], "{table}");
+    assert_eq!(table.matches("↳ ").count(), 8, "{table}");
+    // The top-level child is folded under its parent (once, as a child);
+    // the forks stay in pi's threaded list, under the parent as pi nests
+    // them.
+    let rows: Vec<&str> = table.lines().collect();
+    let of = |title: &str| -> Vec<&str> {
+        rows.iter()
+            .filter(|l| l.contains(title))
+            .copied()
+            .collect::<Vec<_>>()
+    };
+    let top = of("write the plan down");
+    assert_eq!(top.len(), 1, "{table}");
+    assert!(top[0].trim_start().starts_with("↳ "), "{table}");
+    // (The branch copies the parent's first message, its title.)
+    let forks: Vec<&str> = rows
+        .iter()
+        .filter(|l| l.starts_with("├─ ") || l.starts_with("└─ "))
+        .copied()
+        .collect();
+    assert_eq!(forks.len(), 2, "the forks in pi's threaded list:\n{table}");
+    assert!(forks.iter().any(|l| l.contains("start over")), "{table}");
+    assert!(
+        forks.iter().any(|l| l.contains("Survey the parser")),
+        "{table}"
+    );
     // The child whose parent cannot be told: listed last, on its own.
     let (_, last) = table
         .split_once("subagent sessions of no known parent:\n")

@@ -11,7 +11,10 @@
 //   (pi's own file names, header `parentSession` naming the parent) or in a
 //   folder named by the parent session's id (no header link);
 // - top level: in the project's own folder, header `parentSession`;
-// and one child in the agent folder that names no parent at all.
+// and one child in the agent folder that names no parent at all. Then two
+// forks the user made between turns, headed as a top-level child is:
+// a branch (pi's createBranchedSession) and a fresh start from the first
+// message (pi's newSession with `parentSession`), both layout "fork".
 //
 // Each child is started from a tool call of the parent: the call is
 // appended first, the child written, then the call's result, whose details
@@ -157,6 +160,24 @@ const children = [];
 }
 
 parent.appendMessage(answer("All done.", 0.02, "claude-sonnet-4-5"));
+
+// The user's forks, made with no call of the parent running: they stay
+// forks, in pi's list as pi lists them.
+{
+  await pause();
+  const source = SessionManager.open(parentFile, projectDir);
+  const file = source.createBranchedSession(parent.getLeafId());
+  const sm = SessionManager.open(file);
+  await work(sm, "try another plan", 0.6);
+  children.push({ path: file, layout: "fork", toolCallId: null });
+}
+{
+  await pause();
+  const sm = SessionManager.create(cwd, projectDir);
+  sm.newSession({ parentSession: parentFile });
+  await work(sm, "start over", 0.7);
+  children.push({ path: sm.getSessionFile(), layout: "fork", toolCallId: null });
+}
 
 // Agent folder, flat, of another project and no header link: a child whose
 // parent cannot be told.

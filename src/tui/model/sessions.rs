@@ -26,19 +26,20 @@ pub enum CatalogUpdate {
         total: usize,
         sessions: Vec<SessionSummary>,
     },
-    /// Everything is loaded: the final list, newest first, and the child
-    /// sessions subagents wrote outside it, each with its parent's file.
+    /// Everything is loaded: the final list, newest first (pi's sessions
+    /// and the child sessions subagents wrote outside it), and each child
+    /// session's file with its parent's.
     Done {
         sessions: Vec<SessionSummary>,
-        children: Vec<(SessionSummary, PathBuf)>,
+        children: Vec<(PathBuf, PathBuf)>,
         problems: Vec<String>,
         demo: bool,
         archived: bool,
     },
 }
 
-/// The child sessions subagents wrote outside pi's list (they follow pi's
-/// sessions in the picker's list) and which of their parents show them.
+/// The child sessions subagents wrote (outside pi's list, or in it with a
+/// header naming their parent) and which of their parents show them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Family {
     /// Each child's parent, by path.
@@ -50,18 +51,21 @@ pub struct Family {
 }
 
 impl Family {
-    /// The family of `children` (each with its parent), all folded.
-    pub fn of(children: &[(SessionSummary, PathBuf)]) -> Family {
-        let mut sorted: Vec<&(SessionSummary, PathBuf)> = children.iter().collect();
-        sorted.sort_by_key(|(s, _)| std::cmp::Reverse(s.modified_ms));
+    /// The family of `children` (each child's file with its parent's), all
+    /// folded; each parent's children in the order of `sessions` (newest
+    /// first).
+    pub fn of(children: &[(PathBuf, PathBuf)], sessions: &[SessionSummary]) -> Family {
+        let parent_of: HashMap<PathBuf, PathBuf> = children.iter().cloned().collect();
         let mut f = Family::default();
-        for (s, parent) in sorted {
-            f.parent_of.insert(s.path.clone(), parent.clone());
-            f.children_of
-                .entry(parent.clone())
-                .or_default()
-                .push(s.path.clone());
+        for s in sessions {
+            if let Some(parent) = parent_of.get(&s.path) {
+                f.children_of
+                    .entry(parent.clone())
+                    .or_default()
+                    .push(s.path.clone());
+            }
         }
+        f.parent_of = parent_of;
         f
     }
 
@@ -206,11 +210,13 @@ pub fn rows(
     family: &Family,
 ) -> Vec<PickerRow> {
     let mut picked = catalog::filter_and_sort(sessions, query, options.sort, options.named_only);
-    // Child sessions are listed under their parent only.
+    // Child sessions are listed under their parent, and found by a search
+    // as any session is.
+    let everything = matches!(query, Query::Everything);
     picked.retain(|&i| {
         in_scope(&sessions[i], folder, options)
             && keep.is_none_or(|k| k.contains(&sessions[i].path))
-            && !family.is_child(&sessions[i].path)
+            && !(everything && family.is_child(&sessions[i].path))
     });
     if !matches!(query, Query::Everything) {
         return picked

@@ -10,6 +10,7 @@
 //! folder); failing that, when it was started between the call and its
 //! result.
 
+use crate::catalog::subagents::call_ids;
 use crate::session::Session;
 use crate::tui::event::Command;
 use crate::tui::look::layout::Pane;
@@ -79,26 +80,6 @@ impl App {
             self.screen.focus_on(Pane::Tree);
         }
         self.say(strings::opened_subagent(&first, paths.len()), false);
-    }
-}
-
-/// The entry's tool call ids: a message's calls, or the call a result
-/// answers; an error when it is neither.
-fn call_ids(line: &serde_json::Value) -> Vec<String> {
-    let message = &line["message"];
-    match message["role"].as_str() {
-        Some("assistant") => message["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|c| c["type"] == "toolCall")
-            .filter_map(|c| c["id"].as_str().map(str::to_string))
-            .collect(),
-        Some("toolResult") => message["toolCallId"]
-            .as_str()
-            .map(|id| vec![id.to_string()])
-            .unwrap_or_default(),
-        _ => Vec::new(),
     }
 }
 

@@ -528,28 +528,24 @@ fn summarise_folder(
     // The child sessions subagents wrote outside pi's list, each under
     // the session that started it.
     let mut problems: Vec<String> = cat.problems.iter().map(ToString::to_string).collect();
-    let mut sessions = Vec::new();
-    let children = if catalog::subagents::may_have(&folder, &subfolders) {
-        let found = catalog::subagents::load(
-            &folder,
-            Scope::All,
-            &subfolders,
-            &cat.sessions,
-            subagents_cache.as_deref(),
-        );
-        problems.extend(found.problems.iter().map(ToString::to_string));
-        // One whose parent could not be told is listed as a session of
-        // its own project.
-        let (linked, orphans): (Vec<_>, Vec<_>) =
-            found.children.into_iter().partition(|c| c.parent.is_some());
-        sessions.extend(orphans.into_iter().map(|c| c.summary));
-        linked
-            .into_iter()
-            .filter_map(|c| Some((c.summary, c.parent?)))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let found = catalog::subagents::load(
+        &folder,
+        Scope::All,
+        &subfolders,
+        &cat.sessions,
+        subagents_cache.as_deref(),
+    );
+    problems.extend(found.problems.iter().map(ToString::to_string));
+    // Each child with its parent; the children outside pi's list join
+    // its sessions, one whose parent could not be told as a session of its
+    // own project.
+    let children: Vec<(PathBuf, PathBuf)> = found
+        .children
+        .iter()
+        .filter_map(|c| Some((c.summary.path.clone(), c.parent.clone()?)))
+        .collect();
+    let mut sessions: Vec<catalog::SessionSummary> =
+        found.outside().map(|c| c.summary.clone()).collect();
     let sessions = if sessions.is_empty() {
         cat.sessions
     } else {

@@ -536,16 +536,15 @@ impl PickerPane {
                 crate::catalog::sort_newest_first(&mut self.sessions);
             }
             CatalogUpdate::Done {
-                mut sessions,
+                sessions,
                 children,
                 problems,
                 demo,
                 ..
             } => {
                 let unfolded = std::mem::take(&mut self.family.unfolded);
-                self.family = Family::of(&children);
+                self.family = Family::of(&children, &sessions);
                 self.family.unfolded = unfolded;
-                sessions.extend(children.into_iter().map(|(s, _)| s));
                 // The batches' summaries held the texts as read; the final
                 // ones read them from the cache's texts file.
                 drop(std::mem::replace(&mut self.sessions, sessions));
