@@ -821,7 +821,9 @@ mod tests {
     }
 
     fn call(id: &str) -> String {
-        format!(r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"{id}","name":"subagent","arguments":{{}}}}]}}"#)
+        format!(
+            r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"{id}","name":"subagent","arguments":{{}}}}]}}"#
+        )
     }
 
     fn result(id: &str) -> String {
