@@ -100,6 +100,7 @@ pub fn no_color() -> bool {
 /// Runs the browser until the user quits, then resumes the chosen session
 /// in pi or prints its path (`--print`) when asked to.
 pub fn run(args: TuiArgs) -> Result<()> {
+    model::sessions::limit_heap_arenas();
     // Every way out of here removes the demo's copy; becoming pi does not.
     let _demo_copies = demo::RemoveCopiesOnExit::new();
     // With --print, stdout is usually captured (`$(piscope --print)`): the

@@ -334,6 +334,25 @@ fn push_with_children(
     }
 }
 
+/// Keeps the heap in at most [`ARENAS`] arenas. The allocator gives each
+/// thread that allocates at once with another an arena of its own (up to
+/// eight a core), and the free pages each keeps count in the process's
+/// memory: the browser's workers (loading, searching, reading sessions,
+/// watching) would each hold theirs. Set before any thread starts.
+pub fn limit_heap_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` sets a tuning value of the allocator; called before
+    // the browser starts a thread, it changes how later allocations are
+    // placed, never memory in use.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, ARENAS);
+    }
+}
+
+/// See [`limit_heap_arenas`].
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const ARENAS: libc::c_int = 1;
+
 /// Hands the heap's free pages back to the system. A first load with an
 /// empty cache holds every session's text (a hundred MB and more for a few
 /// thousand sessions) until the texts file is written, and a first read of
