@@ -3,7 +3,9 @@
 
 use crate::catalog::SessionSummary;
 use crate::tui::model::loaded::{LoadedSession, OpenError};
-use crate::tui::model::preview_doc::{LaidOut, LayoutRequest, PreviewDoc, PreviewRequest};
+use crate::tui::model::preview_doc::{
+    LaidOut, LayoutRequest, PreviewDoc, PreviewKey, PreviewRequest,
+};
 use crate::tui::model::preview_images::{ImageRequest, PictureReady};
 use crate::tui::model::sessions::{CatalogUpdate, DeepHit};
 use crate::tui::model::touched::{TouchedAnswer, TouchedAsk};
@@ -11,6 +13,7 @@ use crate::tui::model::usage_charts::{UsageCharts, UsageRequest};
 use crate::tui::work::jobs::{ActionOutcome, Job};
 use crate::tui::work::newest::{Answer, Stamp, Stamped};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+use ratatui::text::Line;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -26,6 +29,9 @@ pub enum AppEvent {
     /// A session file was read (or could not be).
     SessionOpened(Answer<SessionRead>),
     PreviewReady(Box<PreviewDoc>),
+    /// The header of the preview of this key, its context's size read
+    /// whole (see [`crate::tui::model::preview_doc::sized_header`]).
+    PreviewHeader(PreviewKey, Line<'static>),
     /// Blocks of the preview laid out, as the pane asked.
     PreviewLaidOut(Box<LaidOut>),
     /// A picture of the preview decoded (or why it could not be).

@@ -431,3 +431,46 @@ fn help_wraps_its_lines_at_80_columns() {
     }
     assert!(checked > 20, "{checked} descriptions read");
 }
+
+#[test]
+fn a_long_context_shows_at_once_and_its_size_follows() {
+    // 24,000 messages and no usage reported: pi's size is an estimate of
+    // every one, read after the preview is on screen.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("long.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    writeln!(
+        f,
+        r#"{{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}}"#
+    )
+    .expect("write");
+    let mut parent = "null".to_string();
+    for i in 0..24_000 {
+        let (role, content) = match i % 2 {
+            0 => ("user", format!(r#""question number {i}""#)),
+            _ => (
+                "assistant",
+                format!(r#"[{{"type":"text","text":"answer {i}"}}]"#),
+            ),
+        };
+        writeln!(
+            f,
+            r#"{{"type":"message","id":"e{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"{role}","content":{content},"timestamp":1}}}}"#
+        )
+        .expect("write");
+        parent = format!(r#""e{i}""#);
+    }
+    drop(f);
+    let s = piscope::session::Session::open(&path).expect("a session");
+    let ctx = s.context(&piscope::session::LeafSelector::Last);
+    let mut file = std::fs::File::open(&path).expect("open");
+    let tokens = s
+        .context_tokens(&ctx, &mut file)
+        .expect("read")
+        .expect("a size");
+    let want = format!("context {}", piscope::tui::look::format::tokens(tokens));
+    let mut h = Harness::file(&path, WIDE);
+    let screen = h.screen();
+    assert!(screen.contains(&want), "{want} in\n{screen}");
+    assert!(!screen.contains("context …"), "{screen}");
+}

@@ -26,6 +26,25 @@ impl Session {
         ctx: &Context,
         file: &mut File,
     ) -> Result<Option<f64>, SessionError> {
+        let size = self.context_tokens_within(ctx, file, &|_| false)?;
+        Ok(size.flatten())
+    }
+
+    /// [`Session::context_tokens`], given up (`Ok(None)`) once `give_up`,
+    /// asked with the number of messages read so far every so often, says
+    /// so: a long context with no usage reported near its end is read
+    /// whole.
+    pub fn context_tokens_within(
+        &self,
+        ctx: &Context,
+        file: &mut File,
+        give_up: &dyn Fn(usize) -> bool,
+    ) -> Result<Option<Option<f64>>, SessionError> {
+        let mut read = 0usize;
+        let mut enough = |n: usize| {
+            read += n;
+            read % 64 < n && give_up(read)
+        };
         let at = |entry: u32| ctx.path.iter().position(|&e| e == entry);
         let last_of = |kinds: &[Kind]| {
             ctx.path
@@ -37,7 +56,11 @@ impl Session {
         let mut trailing = 0.0;
         let mut usage = None;
         'items: for item in ctx.items.iter().rev() {
-            for m in self.context_messages(item, file)?.iter().rev() {
+            let messages = self.context_messages(item, file)?;
+            if enough(messages.len()) {
+                return Ok(None);
+            }
+            for m in messages.iter().rev() {
                 let Ok(v) = serde_json::from_str::<Value>(m) else {
                     continue;
                 };
@@ -52,12 +75,12 @@ impl Session {
             // Only an answer after the compaction tells the size.
             let answered = usage.and_then(|(e, _)| at(e)).is_some_and(|p| p > c);
             if !answered {
-                return Ok(None);
+                return Ok(Some(None));
             }
         }
         if let Some((entry, tokens)) = usage {
             if at(entry) > invalidating || invalidating.is_none() {
-                return Ok(Some(tokens + trailing));
+                return Ok(Some(Some(tokens + trailing)));
             }
         }
         // Nothing to trust: the whole context estimated, its system
@@ -68,7 +91,11 @@ impl Session {
         let mut systems = Vec::new();
         let mut others = 0.0;
         for item in &ctx.items {
-            for m in self.context_messages(item, file)? {
+            let messages = self.context_messages(item, file)?;
+            if enough(messages.len()) {
+                return Ok(None);
+            }
+            for m in messages {
                 if let Ok(v) = serde_json::from_str::<Value>(&m) {
                     if role(&v) == Some("system") {
                         systems.push(v);
@@ -78,9 +105,9 @@ impl Session {
                 }
             }
         }
-        Ok(Some(
+        Ok(Some(Some(
             current_system(&systems).map_or(0.0, |s| estimate(&s)) + others,
-        ))
+        )))
     }
 }
 
@@ -266,4 +293,50 @@ fn current_system(messages: &[Value]) -> Option<Value> {
         );
     }
     Some(Value::Object(system))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::{LeafSelector, Session};
+    use std::io::Write;
+
+    /// A session of `pairs` questions and answers, none reporting usage.
+    fn unreported(pairs: usize) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().expect("temp file");
+        writeln!(
+            f,
+            r#"{{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}}"#
+        )
+        .expect("write");
+        let mut parent = "null".to_string();
+        for i in 0..pairs * 2 {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            let content = if i % 2 == 0 {
+                format!(r#""question {i}""#)
+            } else {
+                format!(r#"[{{"type":"text","text":"answer {i}"}}]"#)
+            };
+            writeln!(
+                f,
+                r#"{{"type":"message","id":"e{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"{role}","content":{content},"timestamp":1}}}}"#
+            )
+            .expect("write");
+            parent = format!(r#""e{i}""#);
+        }
+        f
+    }
+
+    #[test]
+    fn a_size_read_in_part_is_given_up_and_read_whole_is_the_same() {
+        let f = unreported(200);
+        let s = Session::open(f.path()).expect("a session");
+        let ctx = s.context(&LeafSelector::Last);
+        let mut file = std::fs::File::open(f.path()).expect("open");
+        let whole = s.context_tokens(&ctx, &mut file).expect("read");
+        assert!(whole.is_some_and(|t| t > 0.0), "{whole:?}");
+        let given_up = s.context_tokens_within(&ctx, &mut file, &|n| n > 100);
+        assert_eq!(given_up.expect("read"), None);
+        let within = s.context_tokens_within(&ctx, &mut file, &|n| n > 1000);
+        assert_eq!(within.expect("read"), Some(whole));
+    }
 }

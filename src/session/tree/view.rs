@@ -239,23 +239,26 @@ impl TreeView {
         let shown = visible.iter().filter(|&&v| v).count();
         let mut rows: Vec<Row> = Vec::with_capacity(shown);
         let mut heads: Vec<bool> = Vec::with_capacity(shown);
+        // Each row's container: the row it nests under in the drawn tree.
+        let mut containers: Vec<u32> = Vec::with_capacity(shown);
         let mut row_of = vec![NO_ROW; n];
         for &node in &self.order {
             let i = node as usize;
             if !visible[i] {
                 continue;
             }
-            let (container, depth, head, visible_parent) = match some(nearest[i]) {
-                None => (NO_ROW, 0, visible_roots > 1, NO_ROW),
+            let (container, depth, head, visible_parent, up) = match some(nearest[i]) {
+                None => (NO_ROW, 0, visible_roots > 1, NO_ROW, NO_ROW),
                 Some(vp) => {
                     let prow = row_of[vp as usize];
                     let p = rows[prow as usize];
+                    let up = if p.connector { prow } else { p.up };
                     let fork = child_count[vp as usize] > 1;
                     let nest = fork || heads[prow as usize];
                     if nest && p.depth < MAX_DEPTH {
-                        (prow, p.depth + 1, fork, prow)
+                        (prow, p.depth + 1, fork, prow, up)
                     } else {
-                        (p.container, p.depth, fork, prow)
+                        (containers[prow as usize], p.depth, fork, prow, up)
                     }
                 }
             };
@@ -265,12 +268,13 @@ impl TreeView {
             };
             row_of[i] = rows.len() as u32;
             heads.push(head);
+            containers.push(container);
             let children = child_count[i];
             let is_folded = folded.contains(&node);
             rows.push(Row {
                 node,
                 depth,
-                container,
+                up,
                 visible_parent,
                 visible_children: children,
                 // pi draws a connector on the children of a fork only (not
@@ -344,8 +348,9 @@ pub struct Row {
     pub node: u32,
     /// Indentation level: grows at forks only.
     pub depth: u16,
-    /// The row this one nests under in the drawn tree (`NO_ROW`: none).
-    container: u32,
+    /// The nearest ancestor's row that has a connector (`NO_ROW`: none):
+    /// the rows a gutter is drawn from.
+    up: u32,
     /// The nearest visible ancestor's row (`NO_ROW`: none).
     visible_parent: u32,
     /// How many rows have this one as their visible parent.
@@ -360,9 +365,9 @@ pub struct Row {
 }
 
 impl Row {
-    /// The row this one nests under in the drawn tree.
-    pub fn container(&self) -> Option<u32> {
-        (self.container != NO_ROW).then_some(self.container)
+    /// The nearest ancestor's row that has a connector.
+    fn up(&self) -> Option<u32> {
+        (self.up != NO_ROW).then_some(self.up)
     }
 
     /// The nearest visible ancestor's row.
@@ -568,8 +573,9 @@ impl Iterator for GutterRows<'_> {
 
 impl Rows {
     /// Row `i`'s gutter, as [`Rows::gutter_rows`] gives it, worked out from
-    /// its ancestors alone (a few dozen steps): the browser draws the
-    /// gutters of the rows in view, and keeps none.
+    /// its ancestors with a connector alone (one step each, however long
+    /// the branches between them): the browser draws the gutters of the
+    /// rows in view, and keeps none.
     pub fn gutter(&self, i: usize, folds: bool) -> String {
         let Some(r) = self.rows.get(i) else {
             return String::new();
@@ -577,7 +583,7 @@ impl Rows {
         // The forks' children above the row: its ancestors with a
         // connector, outermost first, each deeper than the one before.
         let mut chain = Vec::new();
-        let mut at = r.visible_parent();
+        let mut at = r.up();
         // Bounded by the rows, whatever the links say.
         for _ in 0..self.rows.len() {
             let Some(a) = at else { break };
@@ -590,7 +596,7 @@ impl Rows {
             {
                 chain.push((level, !ar.last));
             }
-            at = ar.visible_parent();
+            at = ar.up();
         }
         let mut levels: Vec<(usize, bool)> = Vec::with_capacity(chain.len());
         for (level, more) in chain.into_iter().rev() {

@@ -240,6 +240,9 @@ pub struct PreviewDoc {
     pub path: PathBuf,
     /// Model, thinking level, messages, tokens and cost of the branch.
     pub header: Line<'static>,
+    /// The header's parts when the context's size is still to be worked
+    /// out (see [`sized_header`]).
+    pub size_later: Option<HeaderParts>,
     pub blocks: Arc<Vec<PreviewBlock>>,
     /// The blocks around the selected entry, laid out.
     pub laid: Vec<(LayoutKey, Rows)>,
@@ -291,8 +294,8 @@ pub fn lay_out_wanted(req: &LayoutRequest) -> LaidOut {
 /// Builds the preview; `None` when a newer request made it pointless.
 pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
     let mut out = Builder::default();
-    let header = if req.key.mode.raw {
-        raw_json(req, &mut out)
+    let (header, size_later) = if req.key.mode.raw {
+        (raw_json(req, &mut out), None)
     } else {
         context(req, &mut out)?
     };
@@ -302,6 +305,7 @@ pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
         key: req.key,
         path: req.loaded.session.path.clone(),
         header,
+        size_later,
         blocks,
         laid,
     })
@@ -478,7 +482,14 @@ fn visible_json(json: &str) -> String {
     out
 }
 
-fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
+/// The messages the preview reads to tell the context's size before it is
+/// shown; a longer read is left for after (see [`sized_header`]).
+const SIZE_NOW: usize = 20_000;
+
+fn context(
+    req: &PreviewRequest,
+    out: &mut Builder,
+) -> Option<(Line<'static>, Option<HeaderParts>)> {
     let s = &req.loaded.session;
     let theme = &req.theme;
     let path = s.tree.path_to(req.key.node);
@@ -500,7 +511,7 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
                 BlockRole::Note,
                 false,
             );
-            return Some(Line::styled("context unavailable", theme.error));
+            return Some((Line::styled("context unavailable", theme.error), None));
         }
     };
     let mut messages = 0usize;
@@ -570,47 +581,76 @@ fn context(req: &PreviewRequest, out: &mut Builder) -> Option<Line<'static>> {
         .map_or("thinking unset".to_string(), |l| {
             format!("thinking {}", text::clean_line(&jskey::display(l)))
         });
-    // The context's size as pi's footer gives it; the tokens and cost the
-    // branch used so far, labelled as such (they are not the context).
+    // The context's size as pi's footer gives it (when a long read is
+    // needed, after the preview is shown); the tokens and cost the branch
+    // used so far, labelled as such (they are not the context).
+    let give_up = |n: usize| n > SIZE_NOW || stopped();
+    let (size, later) = match s.context_tokens_within(&ctx, &mut file, &give_up) {
+        Ok(Some(t)) => (size_text(t, &ctx), false),
+        Ok(None) if stopped() => return None,
+        Ok(None) => ("context …".to_string(), true),
+        Err(_) => ("context ?".to_string(), false),
+    };
+    let parts = HeaderParts {
+        model,
+        thinking,
+        size,
+        messages: format::count(messages, "message", "messages"),
+        used: format!("{} tokens used", format::tokens(tokens)),
+        cost: format::cost(cost),
+    };
+    let line = parts.line(usize::from(req.key.width), theme);
+    Some((line, later.then_some(parts)))
+}
+
+/// The context's size as pi's footer gives it: its tokens, and their share
+/// of the model's window when the window is known.
+fn size_text(tokens: Option<f64>, ctx: &crate::session::Context) -> String {
     let window = ctx.model.as_ref().and_then(|m| {
         render::model_windows::context_window(m.provider.as_deref(), m.model_id.as_deref()?)
     });
-    let size = match s.context_tokens(&ctx, &mut file) {
-        Ok(Some(t)) => match window {
-            // Its share of the model's window, as pi's footer gives it.
-            Some(w) => format!(
-                "context {} ({:.1}%/{})",
-                format::tokens(t),
-                t / w as f64 * 100.0,
-                format::tokens(w as f64)
-            ),
-            None => format!("context {}", format::tokens(t)),
+    match (tokens, window) {
+        (Some(t), Some(w)) => format!(
+            "context {} ({:.1}%/{})",
+            format::tokens(t),
+            t / w as f64 * 100.0,
+            format::tokens(w as f64)
+        ),
+        (Some(t), None) => format!("context {}", format::tokens(t)),
+        (None, _) => "context ? (until the next answer)".to_string(),
+    }
+}
+
+/// The header of a preview built with its context's size left for later
+/// (`parts`, from [`PreviewDoc::size_later`]), the size read whole now;
+/// `None` once a newer request overtook this one.
+pub fn sized_header(req: &PreviewRequest, mut parts: HeaderParts) -> Option<Line<'static>> {
+    let s = &req.loaded.session;
+    let ctx = s.context_for_path(s.tree.path_to(req.key.node));
+    let stopped = |_: usize| req.stamp.is_overtaken();
+    parts.size = match crate::session::read::file::open_regular(&s.path) {
+        Ok(mut file) => match s.context_tokens_within(&ctx, &mut file, &stopped) {
+            Ok(Some(t)) => size_text(t, &ctx),
+            Ok(None) => return None,
+            Err(_) => "context ?".to_string(),
         },
-        Ok(None) => "context ? (until the next answer)".to_string(),
         Err(_) => "context ?".to_string(),
     };
-    let parts = Header {
-        model: &model,
-        thinking: &thinking,
-        size: &size,
-        messages: &format::count(messages, "message", "messages"),
-        used: &format!("{} tokens used", format::tokens(tokens)),
-        cost: &format::cost(cost),
-    };
-    Some(parts.line(usize::from(req.key.width), theme))
+    Some(parts.line(usize::from(req.key.width), &req.theme))
 }
 
 /// The parts of the context's header.
-struct Header<'a> {
-    model: &'a str,
-    thinking: &'a str,
-    size: &'a str,
-    messages: &'a str,
-    used: &'a str,
-    cost: &'a str,
+#[derive(Debug, Clone)]
+pub struct HeaderParts {
+    model: String,
+    thinking: String,
+    size: String,
+    messages: String,
+    used: String,
+    cost: String,
 }
 
-impl Header<'_> {
+impl HeaderParts {
     /// The header in `width` columns: the model, its thinking level, the
     /// context's size, then what the branch used. Until the model's name
     /// fits whole, the message count goes first, then the thinking level,
@@ -623,19 +663,19 @@ impl Header<'_> {
         let rest = |keep: &[bool; 3]| {
             let mut parts = Vec::new();
             if keep[1] {
-                parts.push(self.thinking);
+                parts.push(self.thinking.as_str());
             }
-            parts.push(self.size);
+            parts.push(self.size.as_str());
             if keep[0] {
-                parts.push(self.messages);
+                parts.push(self.messages.as_str());
             }
             if keep[2] {
-                parts.push(self.used);
+                parts.push(self.used.as_str());
             }
-            parts.push(self.cost);
+            parts.push(self.cost.as_str());
             format!(" · {}", parts.join(" · "))
         };
-        let fits = |rest: &str| text::width(rest) + text::width(self.model) <= width;
+        let fits = |rest: &str| text::width(rest) + text::width(&self.model) <= width;
         for drop in 0..3 {
             if fits(&rest(&keep)) {
                 break;
@@ -644,12 +684,12 @@ impl Header<'_> {
         }
         let rest = rest(&keep);
         let room = width.saturating_sub(text::width(&rest));
-        if room < MODEL_MIN.min(text::width(self.model)) {
+        if room < MODEL_MIN.min(text::width(&self.model)) {
             let bare = rest.trim_start_matches(" · ");
             return Line::styled(text::truncate(bare, width), theme.muted);
         }
         Line::from(vec![
-            TuiSpan::styled(text::truncate(self.model, room), theme.title),
+            TuiSpan::styled(text::truncate(&self.model, room), theme.title),
             TuiSpan::styled(rest, theme.muted),
         ])
     }

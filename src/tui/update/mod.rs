@@ -81,6 +81,7 @@ impl App {
                     self.preview.set_doc(doc);
                 }
             }
+            AppEvent::PreviewHeader(key, header) => self.preview.sized(key, header),
             AppEvent::PreviewLaidOut(laid) => self.preview.laid_out(*laid),
             AppEvent::PictureReady(p) => self.preview.picture_ready(*p),
             AppEvent::Catalog(update) => self.on_catalog(update, &mut cmds),

@@ -124,7 +124,12 @@ impl JobContext {
             }
             Command::BuildPreview(req) => {
                 if let Some(doc) = preview_doc::build(&req) {
+                    let (key, later) = (doc.key, doc.size_later.clone());
                     send(AppEvent::PreviewReady(Box::new(doc)));
+                    // A long context's size, once the preview is shown.
+                    if let Some(header) = later.and_then(|p| preview_doc::sized_header(&req, p)) {
+                        send(AppEvent::PreviewHeader(key, header));
+                    }
                 }
             }
             Command::LayOutPreview(req) => {

@@ -129,6 +129,15 @@ impl PreviewPane {
     /// Takes a newly built document. For the same entry (a reload, a new
     /// width or mode) the marked block stays where it was on screen;
     /// otherwise the view goes to the selected entry.
+    /// The header of the preview of `key`, its context's size read whole:
+    /// taken when that preview is still the one shown.
+    pub fn sized(&mut self, key: PreviewKey, header: ratatui::text::Line<'static>) {
+        if let Some(doc) = self.doc.as_mut().filter(|d| d.key == key) {
+            doc.header = header;
+            doc.size_later = None;
+        }
+    }
+
     pub fn set_doc(&mut self, doc: Box<PreviewDoc>) {
         let same_file = self.doc.as_ref().is_some_and(|d| d.path == doc.path);
         if !same_file {
