@@ -176,7 +176,9 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 ExportFormat::Html if all_branches => render::Shape::HtmlAllBranches,
                 ExportFormat::Html => render::Shape::Html,
                 // (jsonl was written above)
-                ExportFormat::Md | ExportFormat::Jsonl => render::Shape::Markdown,
+                ExportFormat::Md | ExportFormat::Jsonl => {
+                    return export_markdown(&s, at, !no_redact, output.as_deref(), out);
+                }
             };
             let mut export = render::Export::new(std::sync::Arc::new(s), at, shape)?;
             let findings = export.redact(Scanner::builtin(), &|_| !no_redact);
@@ -330,6 +332,44 @@ fn report_findings(findings: &[render::Finding]) {
 /// file at `to` (removed again when the export fails part way). A copy of
 /// the session's own data is never changed: the secrets in its strings
 /// are listed on stderr, not redacted.
+/// `export --format md`: written as it is rendered, a stretch of the
+/// context at a time (see [`render::write_markdown`]); to `-o`, a new file
+/// removed again if the export fails part way.
+fn export_markdown(
+    s: &Session,
+    at: Option<u32>,
+    redact: bool,
+    to: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let scanner = Scanner::builtin();
+    let Some(to) = to else {
+        let findings = render::write_markdown(s, at, scanner, redact, out)?;
+        report_findings(&findings);
+        return Ok(());
+    };
+    let f = new_file(to)?;
+    let mut w = BufWriter::new(&f);
+    let written = render::write_markdown(s, at, scanner, redact, &mut w)
+        .map_err(anyhow::Error::from)
+        .and_then(|findings| w.flush().map(|()| findings).map_err(anyhow::Error::from));
+    drop(w);
+    let done =
+        written.and_then(|findings| f.sync_all().map(|()| findings).map_err(anyhow::Error::from));
+    match done {
+        Ok(findings) => {
+            report_findings(&findings);
+            writeln!(out, "{}", shown(to))?;
+            Ok(())
+        }
+        Err(e) => {
+            drop(f);
+            let _ = std::fs::remove_file(to);
+            Err(e.context(format!("{}: not written whole", shown(to))))
+        }
+    }
+}
+
 fn export_jsonl(
     file: &Path,
     leaf: Option<&str>,

@@ -20,25 +20,77 @@ pub fn context_document(session: &Session, leaf: &LeafSelector) -> Result<Docume
 
 /// The context at the entry `leaf` (the current leaf when `None`), rendered.
 pub fn document_at(session: &Session, leaf: Option<u32>) -> Result<Document, SessionError> {
-    match leaf {
-        Some(l) => render(session, session.context_for_path(session.tree.path_to(l))),
-        None => context_document(session, &LeafSelector::Last),
-    }
+    render(session, context_at(session, leaf))
 }
 
 fn render(session: &Session, ctx: Context) -> Result<Document, SessionError> {
     let mut file = session.open_file()?;
     let blocks = context_blocks(session, &ctx, &mut file, &HashSet::new(), &Window::ALL)?
         .map_or_else(Vec::new, |(b, _)| b);
-    let mut meta = meta(session, &ctx.path, &mut file)?;
-    meta.model = model_name(&ctx);
+    let meta = context_meta(session, &ctx, &mut file)?;
+    Ok(Document { meta, blocks })
+}
+
+/// The context at `leaf` (the current leaf when `None`).
+pub fn context_at(session: &Session, leaf: Option<u32>) -> Context {
+    match leaf {
+        Some(l) => session.context_for_path(session.tree.path_to(l)),
+        None => session.context(&LeafSelector::Last),
+    }
+}
+
+/// What a document of the context `ctx` says of it: the session's name,
+/// the model, tokens and cost, the messages pi would send.
+pub fn context_meta(
+    session: &Session,
+    ctx: &Context,
+    file: &mut File,
+) -> Result<Meta, SessionError> {
+    let mut meta = meta(session, &ctx.path, file)?;
+    meta.model = model_name(ctx);
     meta.thinking = ctx
         .thinking_level
         .as_deref()
         .map(|t| safe_text::clean_line(&jskey::display(t)));
     // Counted as the preview counts: the messages pi would send.
-    meta.messages = session.context_message_count(&ctx, &mut file)?;
-    Ok(Document { meta, blocks })
+    meta.messages = session.context_message_count(ctx, file)?;
+    Ok(meta)
+}
+
+/// The context's blocks a stretch at a time, each handed to `each` as it
+/// is rendered: what [`render`] gives at once, in the memory of one
+/// stretch. A stretch ends before a user's message (a tool call and its
+/// results stay in one) once it holds `STRETCH` items.
+pub fn context_stretches(
+    session: &Session,
+    ctx: &Context,
+    file: &mut File,
+    each: &mut dyn FnMut(Vec<Block>) -> std::io::Result<()>,
+) -> Result<std::io::Result<()>, SessionError> {
+    const STRETCH: usize = 2048;
+    let starts_turn = |k: usize| {
+        let e = session.entry(ctx.items[k].entry);
+        e.kind == Kind::Message && e.role() == Some(&crate::session::line::entry::Role::User)
+    };
+    let mut from = 0;
+    while from < ctx.items.len() {
+        let mut to = (from + STRETCH).min(ctx.items.len());
+        while to < ctx.items.len() && !starts_turn(to) {
+            to += 1;
+        }
+        let window = Window {
+            from,
+            to,
+            ..Window::ALL
+        };
+        let blocks = context_blocks(session, ctx, file, &HashSet::new(), &window)?
+            .map_or_else(Vec::new, |(b, _)| b);
+        if let Err(e) = each(blocks) {
+            return Ok(Err(e));
+        }
+        from = to;
+    }
+    Ok(Ok(()))
 }
 
 fn model_name(ctx: &Context) -> Option<String> {
@@ -65,6 +117,8 @@ fn count_messages(blocks: &[Block]) -> usize {
 pub struct Window<'a> {
     /// The first context item rendered (those before it are left out).
     pub from: usize,
+    /// The item after the last one rendered (`usize::MAX`: to the end).
+    pub to: usize,
     /// At most this many of the entries a compaction replaced are rendered
     /// inside it (the last ones).
     pub replaced: usize,
@@ -76,6 +130,7 @@ impl Window<'static> {
     /// The whole context.
     pub const ALL: Window<'static> = Window {
         from: 0,
+        to: usize::MAX,
         replaced: usize::MAX,
         stop: &|| false,
     };
@@ -93,18 +148,19 @@ pub fn context_window(
     context_blocks(session, ctx, &mut file, &HashSet::new(), window)
 }
 
-/// The messages of the context's items from `from` on, except items of
+/// The messages of the context's items in `span`, except items of
 /// entries in `skip`; `None` when `stop` said to stop.
 fn messages(
     session: &Session,
     ctx: &Context,
     file: &mut File,
     skip: &HashSet<u32>,
-    from: usize,
+    span: std::ops::Range<usize>,
     stop: &dyn Fn() -> bool,
 ) -> Result<Option<Vec<Message>>, SessionError> {
     let mut out = Vec::new();
-    for (k, item) in ctx.items.iter().enumerate().skip(from) {
+    let items = ctx.items.iter().enumerate();
+    for (k, item) in items.skip(span.start).take(span.len()) {
         if k % 64 == 0 && stop() {
             return Ok(None);
         }
@@ -133,7 +189,8 @@ fn context_blocks(
     skip: &HashSet<u32>,
     window: &Window<'_>,
 ) -> Result<Option<(Vec<Block>, usize)>, SessionError> {
-    let Some(list) = messages(session, ctx, file, skip, window.from, window.stop)? else {
+    let span = window.from..window.to;
+    let Some(list) = messages(session, ctx, file, skip, span, window.stop)? else {
         return Ok(None);
     };
     let mut blocks = message::blocks(&list);
@@ -160,7 +217,9 @@ fn context_blocks(
     let replaced = session.replaced_by(comp);
     let left_out = gone.items.len().saturating_sub(window.replaced);
     gone.items.drain(..left_out);
-    let Some(hidden_list) = messages(session, &gone, file, &HashSet::new(), 0, window.stop)? else {
+    let all = 0..usize::MAX;
+    let Some(hidden_list) = messages(session, &gone, file, &HashSet::new(), all, window.stop)?
+    else {
         return Ok(None);
     };
     let mut hidden = message::blocks(&hidden_list);

@@ -156,6 +156,51 @@ impl Export {
     }
 }
 
+/// What stopped [`write_markdown`].
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("could not write the export: {0}")]
+    Write(std::io::Error),
+}
+
+/// The branch to `leaf` (the current leaf when `None`) as Markdown, written
+/// to `out` a stretch of the context at a time, each scanned for secrets
+/// and (with `redact`) every finding replaced before it is written: what
+/// [`Export`] writes for [`Shape::Markdown`] redacting all or none, in the
+/// memory of one stretch where the whole document took gigabytes on a
+/// branch of a million entries. The findings, in the order written.
+pub fn write_markdown(
+    session: &Session,
+    leaf: Option<u32>,
+    scanner: &Scanner,
+    redact: bool,
+    out: &mut dyn std::io::Write,
+) -> Result<Vec<Finding>, StreamError> {
+    let ctx = from_session::context_at(session, leaf);
+    let mut file = session.open_file()?;
+    let id_of = |e: u32| {
+        ((e as usize) < session.entries.len())
+            .then(|| session.entry(e).id_str().map(crate::safe_text::clean_line))
+            .flatten()
+    };
+    let pick = |_: usize| redact;
+    let mut walk = redact::Walk::new(scanner, &id_of, &pick);
+    let mut meta = from_session::context_meta(session, &ctx, &mut file)?;
+    walk.meta(&mut meta);
+    out.write_all(to_markdown::head(&meta).as_bytes())
+        .map_err(StreamError::Write)?;
+    let written = from_session::context_stretches(session, &ctx, &mut file, &mut |mut blocks| {
+        for b in &mut blocks {
+            walk.block(b);
+        }
+        out.write_all(to_markdown::blocks(&blocks).as_bytes())
+    })?;
+    written.map_err(StreamError::Write)?;
+    Ok(walk.findings)
+}
+
 /// The branch to `leaf` (the current leaf when `None`) as Markdown, nothing
 /// redacted.
 pub fn export_markdown(session: &Session, leaf: Option<u32>) -> Result<String, SessionError> {

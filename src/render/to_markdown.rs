@@ -11,7 +11,14 @@ use std::fmt::Write as _;
 
 /// The document as Markdown.
 pub fn markdown(doc: &Document) -> String {
-    let m = &doc.meta;
+    let mut out = head(&doc.meta);
+    out.push_str(&blocks(&doc.blocks));
+    out
+}
+
+/// The document's title and what it says of the session, as
+/// [`markdown`] begins.
+pub fn head(m: &super::document::Meta) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", escape(&m.title));
     let _ = writeln!(
@@ -36,7 +43,13 @@ pub fn markdown(doc: &Document) -> String {
     ));
     facts.push(format!("cost ${:.3}", u.cost));
     let _ = writeln!(out, "_{}._\n", facts.join(" · "));
-    for b in &doc.blocks {
+    out
+}
+
+/// Blocks as [`markdown`] writes them after its head.
+pub fn blocks(list: &[Block]) -> String {
+    let mut out = String::new();
+    for b in list {
         block(&mut out, b, 3);
     }
     out

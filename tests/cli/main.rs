@@ -16,5 +16,6 @@ mod housekeeping_commands;
 mod ls_table_is_safe_and_readable;
 mod ls_time_filters;
 mod ls_touched;
+mod markdown_export_streams;
 mod rendering_stays_bounded;
 mod version_names_pi;

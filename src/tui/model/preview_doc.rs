@@ -542,6 +542,7 @@ fn context(
     }
     let window = render::Window {
         from: skip,
+        to: usize::MAX,
         replaced: WINDOW_ITEMS,
         stop: &stopped,
     };

@@ -1,0 +1,139 @@
+//! `export --format md` writes the Markdown a stretch of the context at a
+//! time, each scanned for secrets before it is written. What it writes
+//! must be what the whole document gives (the browser's export renders it
+//! whole, for its review of the findings): the same text and the same
+//! findings, on every test session (pi-written, damaged, odd) at every
+//! leaf, and on a long session whose stretches end between turns.
+
+use crate::support as common;
+
+use piscope::render::{self, Export, Shape};
+use piscope::secrets::Scanner;
+use piscope::session::Session;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The export's text with the moment it was made taken out.
+fn undated(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find(", exported ") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The streamed export and the whole document's agree on `path` at `leaf`.
+fn same(path: &Path, leaf: Option<u32>) {
+    let s = Session::open(path).expect("a session");
+    let scanner = Scanner::builtin();
+    for redact in [true, false] {
+        let mut streamed = Vec::new();
+        let found =
+            render::write_markdown(&s, leaf, scanner, redact, &mut streamed).expect("streamed");
+        let mut whole = Export::new(
+            Arc::new(Session::open(path).expect("a session")),
+            leaf,
+            Shape::Markdown,
+        )
+        .expect("rendered");
+        let want = whole.redact(scanner, &|_| redact);
+        assert_eq!(
+            undated(&String::from_utf8(streamed).expect("UTF-8")),
+            undated(&whole.write()),
+            "{} at {leaf:?}",
+            path.display()
+        );
+        let describe = |f: &[render::Finding]| f.iter().map(|f| f.describe()).collect::<Vec<_>>();
+        assert_eq!(describe(&found), describe(&want), "{}", path.display());
+    }
+}
+
+#[test]
+fn every_test_session_at_every_leaf_streams_as_it_renders_whole() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let files = common::session_files(&data);
+    assert!(files.len() > 80, "the test sessions are there");
+    let mut read = 0;
+    for path in files {
+        // Damaged files pi refuses are read by neither.
+        let Ok(s) = Session::open(&path) else {
+            continue;
+        };
+        read += 1;
+        same(&path, None);
+        let leaves = s
+            .live_entries()
+            .map(|(i, _)| i)
+            .filter(|&i| s.tree.children(i).is_empty())
+            .take(6);
+        for leaf in leaves.collect::<Vec<_>>() {
+            same(&path, Some(leaf));
+        }
+    }
+    assert!(read > 60, "{read} sessions read");
+}
+
+#[test]
+fn a_long_session_streams_across_its_stretches() {
+    // 3,000 turns of a question, a tool call and its result, and an
+    // answer; a compaction a third of the way; secrets here and there.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("long.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    writeln!(
+        f,
+        r#"{{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}}"#
+    )
+    .expect("write");
+    // Each line's entry follows the one before.
+    let mut parent = "null".to_string();
+    let mut n = 0;
+    let mut line = |f: &mut dyn Write, parent: &mut String, body: String| {
+        let id = format!("e{n}");
+        writeln!(
+            f,
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{body}}}"#
+        )
+        .expect("write");
+        *parent = format!(r#""{id}""#);
+        n += 1;
+    };
+    for t in 0..3000 {
+        let secret = if t % 500 == 7 {
+            " with ghp_0123456789abcdefghijABCDEFGHIJ012345"
+        } else {
+            ""
+        };
+        let bodies = [
+            format!(r#"{{"role":"user","content":"question {t}{secret}","timestamp":1}}"#),
+            format!(
+                r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c{t}","name":"bash","arguments":{{"command":"echo {t}"}}}}],"stopReason":"toolUse","timestamp":1}}"#
+            ),
+            format!(
+                r#"{{"role":"toolResult","toolCallId":"c{t}","toolName":"bash","content":[{{"type":"text","text":"{t}"}}],"isError":false,"timestamp":1}}"#
+            ),
+            format!(
+                r#"{{"role":"assistant","content":[{{"type":"text","text":"answer {t}"}}],"stopReason":"stop","timestamp":1}}"#
+            ),
+        ];
+        for body in bodies {
+            line(&mut f, &mut parent, body);
+        }
+        if t == 1000 {
+            // Kept from an answer: the items after it no longer come in
+            // fours, and a stretch cut by count alone would part a call
+            // from its result.
+            writeln!(
+                f,
+                r#"{{"type":"compaction","id":"k","parentId":{parent},"timestamp":"2026-01-01T00:00:02.000Z","summary":"what came before","firstKeptEntryId":"e3991","tokensBefore":5000}}"#
+            )
+            .expect("write");
+            parent = r#""k""#.to_string();
+        }
+    }
+    drop(f);
+    same(&path, None);
+}
