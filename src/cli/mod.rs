@@ -161,7 +161,11 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             if let ExportFormat::Jsonl = format {
                 return export_jsonl(&file, leaf.as_deref(), output.as_deref(), out);
             }
-            let s = Session::open(&file)?;
+            // Markdown reads each message from the file as it writes it.
+            let s = match format {
+                ExportFormat::Md => Session::open_with(&file, Detail::Outline)?,
+                _ => Session::open(&file)?,
+            };
             let at = match leaf.as_deref() {
                 Some(id) => Some(
                     s.find(id)

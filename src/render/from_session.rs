@@ -70,7 +70,8 @@ pub fn context_stretches(
     const STRETCH: usize = 2048;
     let starts_turn = |k: usize| {
         let e = session.entry(ctx.items[k].entry);
-        e.kind == Kind::Message && e.role() == Some(&crate::session::line::entry::Role::User)
+        e.kind == Kind::Message
+            && session.role_of(ctx.items[k].entry) == Some(&crate::session::line::entry::Role::User)
     };
     let mut from = 0;
     while from < ctx.items.len() {

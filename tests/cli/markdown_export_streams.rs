@@ -9,7 +9,7 @@ use crate::support as common;
 
 use piscope::render::{self, Export, Shape};
 use piscope::secrets::Scanner;
-use piscope::session::Session;
+use piscope::session::{Detail, Session};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -27,7 +27,8 @@ fn undated(text: &str) -> String {
 
 /// The streamed export and the whole document's agree on `path` at `leaf`.
 fn same(path: &Path, leaf: Option<u32>) {
-    let s = Session::open(path).expect("a session");
+    // Streamed from the outline the command reads, as `export` does.
+    let s = Session::open_with(path, Detail::Outline).expect("a session");
     let scanner = Scanner::builtin();
     for redact in [true, false] {
         let mut streamed = Vec::new();
@@ -76,13 +77,11 @@ fn every_test_session_at_every_leaf_streams_as_it_renders_whole() {
     assert!(read > 60, "{read} sessions read");
 }
 
-#[test]
-fn a_long_session_streams_across_its_stretches() {
-    // 3,000 turns of a question, a tool call and its result, and an
-    // answer; a compaction a third of the way; secrets here and there.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("long.jsonl");
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+/// A session of `turns` turns of a question, a tool call and its result,
+/// and an answer, a compaction after turn 300 (what it replaced is one
+/// block, rendered whole), a secret here and there, at `path`.
+fn long_session(path: &Path, turns: usize) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
     writeln!(
         f,
         r#"{{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}}"#
@@ -101,7 +100,7 @@ fn a_long_session_streams_across_its_stretches() {
         *parent = format!(r#""{id}""#);
         n += 1;
     };
-    for t in 0..3000 {
+    for t in 0..turns {
         let secret = if t % 500 == 7 {
             " with ghp_0123456789abcdefghijABCDEFGHIJ012345"
         } else {
@@ -122,18 +121,59 @@ fn a_long_session_streams_across_its_stretches() {
         for body in bodies {
             line(&mut f, &mut parent, body);
         }
-        if t == 1000 {
+        if t == 300 {
             // Kept from an answer: the items after it no longer come in
             // fours, and a stretch cut by count alone would part a call
             // from its result.
+            let kept = 4 * (t - 2) + 3;
             writeln!(
                 f,
-                r#"{{"type":"compaction","id":"k","parentId":{parent},"timestamp":"2026-01-01T00:00:02.000Z","summary":"what came before","firstKeptEntryId":"e3991","tokensBefore":5000}}"#
+                r#"{{"type":"compaction","id":"k","parentId":{parent},"timestamp":"2026-01-01T00:00:02.000Z","summary":"what came before","firstKeptEntryId":"e{kept}","tokensBefore":5000}}"#
             )
             .expect("write");
             parent = r#""k""#.to_string();
         }
     }
-    drop(f);
+}
+
+#[test]
+fn a_long_session_streams_across_its_stretches() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("long.jsonl");
+    long_session(&path, 3000);
     same(&path, None);
+}
+
+#[test]
+fn a_long_branch_is_exported_in_the_memory_of_a_stretch() {
+    // 200,000 entries: the whole document took over 2 KB a message.
+    if !Path::new("/proc/self/status").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("long.jsonl");
+    long_session(&path, 50_000);
+    let input_kb = std::fs::metadata(&path).expect("written").len() / 1024;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_piscope"))
+        .args(["export", &path.to_string_lossy(), "--format", "md"])
+        .env("PISCOPE_PEAK_MEMORY", "1")
+        .output()
+        .expect("piscope runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let peak_kb: u64 = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("peak memory: "))
+        .and_then(|l| l.trim_end_matches(" kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory reported: {stderr}"));
+    assert!(
+        peak_kb < 2 * input_kb + 64 * 1024,
+        "{peak_kb} kB at the peak for {input_kb} kB of session"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("answer 49999"), "written to the end");
 }
