@@ -161,10 +161,11 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             if let ExportFormat::Jsonl = format {
                 return export_jsonl(&file, leaf.as_deref(), output.as_deref(), out);
             }
-            // Markdown reads each message from the file as it writes it.
-            let s = match format {
-                ExportFormat::Md => Session::open_with(&file, Detail::Outline)?,
-                _ => Session::open(&file)?,
+            // One branch is written as it is read, each message from the
+            // file; every branch is rendered whole.
+            let s = match all_branches {
+                false => Session::open_with(&file, Detail::Outline)?,
+                true => Session::open(&file)?,
             };
             let at = match leaf.as_deref() {
                 Some(id) => Some(
@@ -178,10 +179,14 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             };
             let shape = match format {
                 ExportFormat::Html if all_branches => render::Shape::HtmlAllBranches,
-                ExportFormat::Html => render::Shape::Html,
+                ExportFormat::Html => {
+                    let to = output.as_deref();
+                    return export_streamed(&s, at, !no_redact, render::write_html, to, out);
+                }
                 // (jsonl was written above)
                 ExportFormat::Md | ExportFormat::Jsonl => {
-                    return export_markdown(&s, at, !no_redact, output.as_deref(), out);
+                    let to = output.as_deref();
+                    return export_streamed(&s, at, !no_redact, render::write_markdown, to, out);
                 }
             };
             let mut export = render::Export::new(std::sync::Arc::new(s), at, shape)?;
@@ -336,25 +341,36 @@ fn report_findings(findings: &[render::Finding]) {
 /// file at `to` (removed again when the export fails part way). A copy of
 /// the session's own data is never changed: the secrets in its strings
 /// are listed on stderr, not redacted.
-/// `export --format md`: written as it is rendered, a stretch of the
-/// context at a time (see [`render::write_markdown`]); to `-o`, a new file
+/// How one branch is exported as it is rendered (see
+/// [`render::write_markdown`]).
+type WriteExport = fn(
+    &Session,
+    Option<u32>,
+    &Scanner,
+    bool,
+    &mut dyn Write,
+) -> std::result::Result<Vec<render::Finding>, render::StreamError>;
+
+/// `export --format md`, or `html` of one branch: written as it is
+/// rendered, a stretch of the context at a time; to `-o`, a new file
 /// removed again if the export fails part way.
-fn export_markdown(
+fn export_streamed(
     s: &Session,
     at: Option<u32>,
     redact: bool,
+    write: WriteExport,
     to: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<()> {
     let scanner = Scanner::builtin();
     let Some(to) = to else {
-        let findings = render::write_markdown(s, at, scanner, redact, out)?;
+        let findings = write(s, at, scanner, redact, out)?;
         report_findings(&findings);
         return Ok(());
     };
     let f = new_file(to)?;
     let mut w = BufWriter::new(&f);
-    let written = render::write_markdown(s, at, scanner, redact, &mut w)
+    let written = write(s, at, scanner, redact, &mut w)
         .map_err(anyhow::Error::from)
         .and_then(|findings| w.flush().map(|()| findings).map_err(anyhow::Error::from));
     drop(w);

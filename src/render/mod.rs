@@ -201,6 +201,51 @@ pub fn write_markdown(
     Ok(walk.findings)
 }
 
+/// The branch to `leaf` (the current leaf when `None`) as an HTML page,
+/// written as [`write_markdown`] writes Markdown: the page's blocks go to a
+/// temporary file a stretch at a time (its head names the colours they
+/// use, known at the end), then the head, the blocks and the tail to `out`.
+pub fn write_html(
+    session: &Session,
+    leaf: Option<u32>,
+    scanner: &Scanner,
+    redact: bool,
+    out: &mut dyn std::io::Write,
+) -> Result<Vec<Finding>, StreamError> {
+    use std::io::{Seek, Write};
+    let ctx = from_session::context_at(session, leaf);
+    let mut file = session.open_file()?;
+    let id_of = |e: u32| {
+        ((e as usize) < session.entries.len())
+            .then(|| session.entry(e).id_str().map(crate::safe_text::clean_line))
+            .flatten()
+    };
+    let pick = |_: usize| redact;
+    let mut walk = redact::Walk::new(scanner, &id_of, &pick);
+    let mut meta = from_session::context_meta(session, &ctx, &mut file)?;
+    walk.meta(&mut meta);
+    let mut body = to_html::PageBody::default();
+    let mut held = std::io::BufWriter::new(tempfile::tempfile().map_err(StreamError::Write)?);
+    let written = from_session::context_stretches(session, &ctx, &mut file, &mut |mut blocks| {
+        for b in &mut blocks {
+            walk.block(b);
+        }
+        held.write_all(body.blocks(&blocks).as_bytes())
+    })?;
+    written.map_err(StreamError::Write)?;
+    let mut held = held
+        .into_inner()
+        .map_err(|e| StreamError::Write(e.into_error()))?;
+    let (head, tail) = body.head_and_tail(&meta);
+    let copied = out
+        .write_all(head.as_bytes())
+        .and_then(|()| held.rewind())
+        .and_then(|()| std::io::copy(&mut held, out).map(|_| ()))
+        .and_then(|()| out.write_all(tail.as_bytes()));
+    copied.map_err(StreamError::Write)?;
+    Ok(walk.findings)
+}
+
 /// The branch to `leaf` (the current leaf when `None`) as Markdown, nothing
 /// redacted.
 pub fn export_markdown(session: &Session, leaf: Option<u32>) -> Result<String, SessionError> {

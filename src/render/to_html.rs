@@ -27,6 +27,31 @@ pub fn page(doc: &Document) -> String {
     finish(&doc.meta, None, w)
 }
 
+/// One leaf's page written a stretch of blocks at a time (see
+/// [`crate::render::write_html`]): the blocks' HTML as each stretch comes,
+/// then the page's head and tail, which name the colours the blocks used.
+#[derive(Default)]
+pub struct PageBody(Writer);
+
+impl PageBody {
+    /// The HTML of `blocks`, the next on the page.
+    pub fn blocks(&mut self, blocks: &[Block]) -> String {
+        for b in blocks {
+            self.0.block(b);
+        }
+        std::mem::take(&mut self.0.out)
+    }
+
+    /// What comes before the blocks and after them, as [`page`] writes
+    /// them.
+    pub fn head_and_tail(&self, meta: &Meta) -> (String, String) {
+        let (mut head, mut tail) = frame(meta, None, &self.0);
+        head.push_str("<main>\n");
+        tail.insert_str(0, "</main>\n");
+        (head, tail)
+    }
+}
+
 /// The page for the whole tree: the branches listed, the entry tree, then
 /// each branch from where it leaves the ones before it.
 pub fn branches_page(
@@ -523,6 +548,15 @@ fn tokens(n: u64) -> String {
 }
 
 fn finish(meta: &Meta, nav: Option<String>, w: Writer) -> String {
+    let (mut out, tail) = frame(meta, nav, &w);
+    out.push_str(&w.out);
+    out.push_str(&tail);
+    out
+}
+
+/// The page around what `w` wrote: its head (the style sheet with the
+/// colours `w` used, the title, the session's facts, `nav`), and its tail.
+fn frame(meta: &Meta, nav: Option<String>, w: &Writer) -> (String, String) {
     let mut css = String::from(CSS);
     for c in sorted(&w.fg) {
         let _ = writeln!(css, ".fg{c}{{color:{}}}", xterm(c));
@@ -532,7 +566,7 @@ fn finish(meta: &Meta, nav: Option<String>, w: Writer) -> String {
     }
     let hash =
         base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css.as_bytes()));
-    let mut out = String::with_capacity(w.out.len() + css.len() + 4096);
+    let mut out = String::with_capacity(css.len() + 4096);
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -579,13 +613,13 @@ fn finish(meta: &Meta, nav: Option<String>, w: Writer) -> String {
     if let Some(nav) = nav {
         out.push_str(&nav);
     }
-    out.push_str(&w.out);
+    let mut tail = String::new();
     let _ = writeln!(
-        out,
+        tail,
         "<footer>Exported by piscope on {}. Folded parts open with a click; nothing on this page runs a script or loads anything.</footer>\n</body>\n</html>",
         escape(&jsdate::format_iso(jsdate::now_ms()))
     );
-    out
+    (out, tail)
 }
 
 fn sorted(set: &HashSet<u8>) -> Vec<u8> {

@@ -1,5 +1,5 @@
-//! `export --format md` writes the Markdown a stretch of the context at a
-//! time, each scanned for secrets before it is written. What it writes
+//! `export --format md`, and `html` of one branch, write a stretch of the
+//! context at a time, each scanned for secrets before it is written. What it writes
 //! must be what the whole document gives (the browser's export renders it
 //! whole, for its review of the findings): the same text and the same
 //! findings, on every test session (pi-written, damaged, odd) at every
@@ -14,41 +14,57 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+/// How one branch is exported as it is rendered.
+type WriteExport = fn(
+    &Session,
+    Option<u32>,
+    &Scanner,
+    bool,
+    &mut dyn Write,
+) -> Result<Vec<render::Finding>, render::StreamError>;
+
 /// The export's text with the moment it was made taken out.
 fn undated(text: &str) -> String {
     text.lines()
-        .map(|l| match l.find(", exported ") {
-            Some(i) => &l[..i],
-            None => l,
+        .map(|l| {
+            let at = l
+                .find(", exported ")
+                .or_else(|| l.find("Exported by piscope on "));
+            match at {
+                Some(i) => &l[..i],
+                None => l,
+            }
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-/// The streamed export and the whole document's agree on `path` at `leaf`.
+/// The streamed exports and the whole documents agree on `path` at `leaf`.
 fn same(path: &Path, leaf: Option<u32>) {
     // Streamed from the outline the command reads, as `export` does.
     let s = Session::open_with(path, Detail::Outline).expect("a session");
     let scanner = Scanner::builtin();
-    for redact in [true, false] {
-        let mut streamed = Vec::new();
-        let found =
-            render::write_markdown(&s, leaf, scanner, redact, &mut streamed).expect("streamed");
-        let mut whole = Export::new(
-            Arc::new(Session::open(path).expect("a session")),
-            leaf,
-            Shape::Markdown,
-        )
-        .expect("rendered");
-        let want = whole.redact(scanner, &|_| redact);
-        assert_eq!(
-            undated(&String::from_utf8(streamed).expect("UTF-8")),
-            undated(&whole.write()),
-            "{} at {leaf:?}",
-            path.display()
-        );
-        let describe = |f: &[render::Finding]| f.iter().map(|f| f.describe()).collect::<Vec<_>>();
-        assert_eq!(describe(&found), describe(&want), "{}", path.display());
+    let shapes: [(Shape, WriteExport); 2] = [
+        (Shape::Markdown, render::write_markdown),
+        (Shape::Html, render::write_html),
+    ];
+    for (shape, write) in shapes {
+        for redact in [true, false] {
+            let mut streamed = Vec::new();
+            let found = write(&s, leaf, scanner, redact, &mut streamed).expect("streamed");
+            let whole_session = Arc::new(Session::open(path).expect("a session"));
+            let mut whole = Export::new(whole_session, leaf, shape).expect("rendered");
+            let want = whole.redact(scanner, &|_| redact);
+            assert_eq!(
+                undated(&String::from_utf8(streamed).expect("UTF-8")),
+                undated(&whole.write()),
+                "{shape:?} of {} at {leaf:?}",
+                path.display()
+            );
+            let describe =
+                |f: &[render::Finding]| f.iter().map(|f| f.describe()).collect::<Vec<_>>();
+            assert_eq!(describe(&found), describe(&want), "{}", path.display());
+        }
     }
 }
 
@@ -154,26 +170,27 @@ fn a_long_branch_is_exported_in_the_memory_of_a_stretch() {
     let path = dir.path().join("long.jsonl");
     long_session(&path, 50_000);
     let input_kb = std::fs::metadata(&path).expect("written").len() / 1024;
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_piscope"))
-        .args(["export", &path.to_string_lossy(), "--format", "md"])
-        .env("PISCOPE_PEAK_MEMORY", "1")
-        .output()
-        .expect("piscope runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let peak_kb: u64 = stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("peak memory: "))
-        .and_then(|l| l.trim_end_matches(" kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory reported: {stderr}"));
-    assert!(
-        peak_kb < 2 * input_kb + 64 * 1024,
-        "{peak_kb} kB at the peak for {input_kb} kB of session"
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("answer 49999"), "written to the end");
+    for format in ["md", "html"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .args(["export", &path.to_string_lossy(), "--format", format])
+            .env("PISCOPE_PEAK_MEMORY", "1")
+            .output()
+            .expect("piscope runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{format}: {stderr}");
+        let peak_kb: u64 = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("peak memory: "))
+            .and_then(|l| l.trim_end_matches(" kB").trim().parse().ok())
+            .unwrap_or_else(|| panic!("no peak memory reported: {stderr}"));
+        assert!(
+            peak_kb < 2 * input_kb + 64 * 1024,
+            "{format}: {peak_kb} kB at the peak for {input_kb} kB of session"
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("answer 49999"),
+            "{format}: written to the end"
+        );
+    }
 }
