@@ -523,10 +523,7 @@ impl Verdicts {
     /// The verdicts kept in `dir`; none when there is no folder, or the
     /// file is missing, damaged or of another format.
     fn open(dir: Option<&Path>) -> Verdicts {
-        let kept = dir.and_then(|d| {
-            let bytes = std::fs::read(d.join(VERDICTS_FILE)).ok()?;
-            postcard::from_bytes::<Verdicts>(VERDICTS_FRAME.payload(&bytes)?).ok()
-        });
+        let kept = dir.and_then(|d| read_kept(&VERDICTS_FRAME, &d.join(VERDICTS_FILE)));
         Verdicts {
             dir: dir.map(Path::to_path_buf),
             ..kept.unwrap_or_default()
@@ -594,9 +591,20 @@ impl Verdicts {
             return Ok(());
         };
         std::fs::create_dir_all(dir)?;
-        let payload = postcard::to_stdvec(self).map_err(std::io::Error::other)?;
-        VERDICTS_FRAME.write(&dir.join(VERDICTS_FILE), &payload)
+        write_kept(&VERDICTS_FRAME, &dir.join(VERDICTS_FILE), self)
     }
+}
+
+/// What a file this module keeps holds; `None` when it is missing, damaged
+/// or of another format (it is then rebuilt, never believed).
+fn read_kept<T: serde::de::DeserializeOwned>(frame: &Envelope, path: &Path) -> Option<T> {
+    let bytes = std::fs::read(path).ok()?;
+    postcard::from_bytes(frame.payload(&bytes)?).ok()
+}
+
+fn write_kept<T: Serialize>(frame: &Envelope, path: &Path, value: &T) -> std::io::Result<()> {
+    let payload = postcard::to_stdvec(value).map_err(std::io::Error::other)?;
+    frame.write(path, &payload)
 }
 
 /// The child session files of `folder`, each with its layout: below each
@@ -724,18 +732,14 @@ impl Walks {
     /// The walks kept in `dir`; none when the file is missing, damaged or
     /// of another format (it is then rebuilt, never believed).
     fn open(dir: &Path) -> Walks {
-        std::fs::read(dir.join(WALKS_FILE))
-            .ok()
-            .and_then(|b| postcard::from_bytes::<Walks>(WALKS_FRAME.payload(&b)?).ok())
-            .unwrap_or_default()
+        read_kept(&WALKS_FRAME, &dir.join(WALKS_FILE)).unwrap_or_default()
     }
 
     fn save(&self, dir: &Path) -> std::io::Result<()> {
         if !self.changed {
             return Ok(());
         }
-        let payload = postcard::to_stdvec(self).map_err(std::io::Error::other)?;
-        WALKS_FRAME.write(&dir.join(WALKS_FILE), &payload)
+        write_kept(&WALKS_FRAME, &dir.join(WALKS_FILE), self)
     }
 
     /// The `.jsonl` files below `root` (to [`DEPTH`]), listing again only

@@ -341,16 +341,6 @@ fn report_findings(findings: &[render::Finding]) {
 /// file at `to` (removed again when the export fails part way). A copy of
 /// the session's own data is never changed: the secrets in its strings
 /// are listed on stderr, not redacted.
-/// How one branch is exported as it is rendered (see
-/// [`render::write_markdown`]).
-type WriteExport = fn(
-    &Session,
-    Option<u32>,
-    &Scanner,
-    bool,
-    &mut dyn Write,
-) -> std::result::Result<Vec<render::Finding>, render::StreamError>;
-
 /// `export --format md`, or `html` of one branch: written as it is
 /// rendered, a stretch of the context at a time; to `-o`, a new file
 /// removed again if the export fails part way.
@@ -358,7 +348,7 @@ fn export_streamed(
     s: &Session,
     at: Option<u32>,
     redact: bool,
-    write: WriteExport,
+    write: render::WriteExport,
     to: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<()> {

@@ -165,6 +165,50 @@ pub enum StreamError {
     Write(std::io::Error),
 }
 
+/// How one branch is exported as it is rendered: [`write_markdown`] or
+/// [`write_html`].
+pub type WriteExport = fn(
+    &Session,
+    Option<u32>,
+    &Scanner,
+    bool,
+    &mut dyn std::io::Write,
+) -> Result<Vec<Finding>, StreamError>;
+
+/// The context at `leaf` (the current leaf when `None`) rendered a stretch
+/// at a time: what the document says of it, and then each stretch's
+/// blocks, scanned for secrets and (with `redact`) every finding replaced,
+/// handed to `each`. The document's meta, scanned, and the findings.
+fn stream_branch(
+    session: &Session,
+    leaf: Option<u32>,
+    scanner: &Scanner,
+    redact: bool,
+    start: &mut dyn FnMut(&document::Meta) -> std::io::Result<()>,
+    each: &mut dyn FnMut(&[Block]) -> std::io::Result<()>,
+) -> Result<(document::Meta, Vec<Finding>), StreamError> {
+    let ctx = from_session::context_at(session, leaf);
+    let mut file = session.open_file()?;
+    let id_of = |e: u32| {
+        ((e as usize) < session.entries.len())
+            .then(|| session.entry(e).id_str().map(crate::safe_text::clean_line))
+            .flatten()
+    };
+    let pick = |_: usize| redact;
+    let mut walk = redact::Walk::new(scanner, &id_of, &pick);
+    let mut meta = from_session::context_meta(session, &ctx, &mut file)?;
+    walk.meta(&mut meta);
+    start(&meta).map_err(StreamError::Write)?;
+    let written = from_session::context_stretches(session, &ctx, &mut file, &mut |mut blocks| {
+        for b in &mut blocks {
+            walk.block(b);
+        }
+        each(&blocks)
+    })?;
+    written.map_err(StreamError::Write)?;
+    Ok((meta, walk.findings))
+}
+
 /// The branch to `leaf` (the current leaf when `None`) as Markdown, written
 /// to `out` a stretch of the context at a time, each scanned for secrets
 /// and (with `redact`) every finding replaced before it is written: what
@@ -178,27 +222,22 @@ pub fn write_markdown(
     redact: bool,
     out: &mut dyn std::io::Write,
 ) -> Result<Vec<Finding>, StreamError> {
-    let ctx = from_session::context_at(session, leaf);
-    let mut file = session.open_file()?;
-    let id_of = |e: u32| {
-        ((e as usize) < session.entries.len())
-            .then(|| session.entry(e).id_str().map(crate::safe_text::clean_line))
-            .flatten()
-    };
-    let pick = |_: usize| redact;
-    let mut walk = redact::Walk::new(scanner, &id_of, &pick);
-    let mut meta = from_session::context_meta(session, &ctx, &mut file)?;
-    walk.meta(&mut meta);
-    out.write_all(to_markdown::head(&meta).as_bytes())
-        .map_err(StreamError::Write)?;
-    let written = from_session::context_stretches(session, &ctx, &mut file, &mut |mut blocks| {
-        for b in &mut blocks {
-            walk.block(b);
-        }
-        out.write_all(to_markdown::blocks(&blocks).as_bytes())
-    })?;
-    written.map_err(StreamError::Write)?;
-    Ok(walk.findings)
+    let out = std::cell::RefCell::new(out);
+    let (_, findings) = stream_branch(
+        session,
+        leaf,
+        scanner,
+        redact,
+        &mut |meta| {
+            out.borrow_mut()
+                .write_all(to_markdown::head(meta).as_bytes())
+        },
+        &mut |blocks| {
+            out.borrow_mut()
+                .write_all(to_markdown::blocks(blocks).as_bytes())
+        },
+    )?;
+    Ok(findings)
 }
 
 /// The branch to `leaf` (the current leaf when `None`) as an HTML page,
@@ -213,26 +252,16 @@ pub fn write_html(
     out: &mut dyn std::io::Write,
 ) -> Result<Vec<Finding>, StreamError> {
     use std::io::{Seek, Write};
-    let ctx = from_session::context_at(session, leaf);
-    let mut file = session.open_file()?;
-    let id_of = |e: u32| {
-        ((e as usize) < session.entries.len())
-            .then(|| session.entry(e).id_str().map(crate::safe_text::clean_line))
-            .flatten()
-    };
-    let pick = |_: usize| redact;
-    let mut walk = redact::Walk::new(scanner, &id_of, &pick);
-    let mut meta = from_session::context_meta(session, &ctx, &mut file)?;
-    walk.meta(&mut meta);
     let mut body = to_html::PageBody::default();
     let mut held = std::io::BufWriter::new(tempfile::tempfile().map_err(StreamError::Write)?);
-    let written = from_session::context_stretches(session, &ctx, &mut file, &mut |mut blocks| {
-        for b in &mut blocks {
-            walk.block(b);
-        }
-        held.write_all(body.blocks(&blocks).as_bytes())
-    })?;
-    written.map_err(StreamError::Write)?;
+    let (meta, findings) = stream_branch(
+        session,
+        leaf,
+        scanner,
+        redact,
+        &mut |_| Ok(()),
+        &mut |blocks| held.write_all(body.blocks(blocks).as_bytes()),
+    )?;
     let mut held = held
         .into_inner()
         .map_err(|e| StreamError::Write(e.into_error()))?;
@@ -243,7 +272,7 @@ pub fn write_html(
         .and_then(|()| std::io::copy(&mut held, out).map(|_| ()))
         .and_then(|()| out.write_all(tail.as_bytes()));
     copied.map_err(StreamError::Write)?;
-    Ok(walk.findings)
+    Ok(findings)
 }
 
 /// The branch to `leaf` (the current leaf when `None`) as Markdown, nothing

@@ -14,15 +14,6 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-/// How one branch is exported as it is rendered.
-type WriteExport = fn(
-    &Session,
-    Option<u32>,
-    &Scanner,
-    bool,
-    &mut dyn Write,
-) -> Result<Vec<render::Finding>, render::StreamError>;
-
 /// The export's text with the moment it was made taken out.
 fn undated(text: &str) -> String {
     text.lines()
@@ -44,7 +35,7 @@ fn same(path: &Path, leaf: Option<u32>) {
     // Streamed from the outline the command reads, as `export` does.
     let s = Session::open_with(path, Detail::Outline).expect("a session");
     let scanner = Scanner::builtin();
-    let shapes: [(Shape, WriteExport); 2] = [
+    let shapes: [(Shape, render::WriteExport); 2] = [
         (Shape::Markdown, render::write_markdown),
         (Shape::Html, render::write_html),
     ];
