@@ -367,22 +367,53 @@ pub fn path_key(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
+/// [`path_key`] of many paths, each folder's resolved once: a file that is
+/// no link resolves to its folder's resolution and its own name. (A link,
+/// or a path that cannot be read, is resolved whole.)
+#[derive(Default)]
+struct PathKeys(HashMap<PathBuf, PathBuf>);
+
+impl PathKeys {
+    fn of(&mut self, path: &Path) -> PathBuf {
+        let plain = std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_symlink());
+        match (path.parent(), path.file_name()) {
+            (Some(dir), Some(name)) if plain && !dir.as_os_str().is_empty() => {
+                let dir = match self.0.get(dir) {
+                    Some(d) => d,
+                    None => self.0.entry(dir.to_path_buf()).or_insert(path_key(dir)),
+                };
+                dir.join(name)
+            }
+            _ => path_key(path),
+        }
+    }
+}
+
 /// Forks and clones under the session they came from (header
 /// `parentSession`), each level ordered by its subtree's latest activity.
 pub fn threaded(sessions: &[SessionSummary], indices: &[usize]) -> Vec<ThreadRow> {
-    let keys: Vec<PathBuf> = indices
-        .iter()
-        .map(|&i| path_key(&sessions[i].path))
-        .collect();
+    let named = |i: usize| {
+        sessions[i]
+            .parent_session_path
+            .as_deref()
+            .filter(|p| !p.is_empty())
+    };
+    // Paths are resolved (as pi compares them) only when a header names a
+    // parent.
+    let mut resolve = PathKeys::default();
+    let keys: Vec<PathBuf> = match indices.iter().any(|&i| named(i).is_some()) {
+        true => indices
+            .iter()
+            .map(|&i| resolve.of(&sessions[i].path))
+            .collect(),
+        false => Vec::new(),
+    };
     let by_key: HashMap<&PathBuf, usize> = keys.iter().enumerate().map(|(n, k)| (k, n)).collect();
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); indices.len()];
     let mut roots: Vec<u32> = Vec::new();
     for (n, &i) in indices.iter().enumerate() {
-        let parent = sessions[i]
-            .parent_session_path
-            .as_deref()
-            .filter(|p| !p.is_empty())
-            .and_then(|p| by_key.get(&path_key(Path::new(p))).copied())
+        let parent = named(i)
+            .and_then(|p| by_key.get(&resolve.of(Path::new(p))).copied())
             .filter(|&p| p != n);
         match parent {
             Some(p) => children[p].push(n as u32),
@@ -464,6 +495,34 @@ pub(crate) enum QueryParts<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn paths_resolve_a_folder_at_a_time_as_they_resolve_whole() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).expect("mkdir");
+        std::fs::write(real.join("a.jsonl"), "{}").expect("write");
+        std::fs::write(real.join("b.jsonl"), "{}").expect("write");
+        // A folder reached through a link, a file that is a link, a
+        // missing file, a relative path and one with `..` in it.
+        let linked = tmp.path().join("linked");
+        std::os::unix::fs::symlink(&real, &linked).expect("link");
+        std::os::unix::fs::symlink(real.join("b.jsonl"), real.join("c.jsonl")).expect("link");
+        let paths = [
+            real.join("a.jsonl"),
+            linked.join("a.jsonl"),
+            linked.join("c.jsonl"),
+            real.join("gone.jsonl"),
+            linked.join("gone.jsonl"),
+            PathBuf::from("relative.jsonl"),
+            linked.join("../real/b.jsonl"),
+        ];
+        let mut keys = PathKeys::default();
+        for p in &paths {
+            assert_eq!(keys.of(p), path_key(p), "{}", p.display());
+        }
+    }
 
     fn session(path: &str, parent: Option<&str>, modified: i64) -> SessionSummary {
         SessionSummary {
