@@ -358,6 +358,9 @@ fn top_level(
     cache_dir: Option<&Path>,
     problems: &mut Vec<CatalogProblem>,
 ) -> Vec<Child> {
+    if !sessions.iter().any(|s| s.parent_session_path.is_some()) {
+        return Vec::new();
+    }
     let mut verdicts = Verdicts::open(cache_dir);
     let mut out = Vec::new();
     // Per parent, the header-linked sessions to read its calls for.
