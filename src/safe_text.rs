@@ -213,7 +213,10 @@ impl<W: Write> SafeWriter<W> {
     }
 
     fn emit(&mut self, s: &str) -> io::Result<()> {
-        if s.chars().all(|c| block_char(c) == c) {
+        // Printable ASCII, line breaks and tabs are themselves: told a
+        // byte at a time, the common case needs no decoding.
+        let plain = |b: &u8| matches!(*b, b' '..=b'~' | b'\n' | b'\t');
+        if s.as_bytes().iter().all(plain) || s.chars().all(|c| block_char(c) == c) {
             self.inner.write_all(s.as_bytes())
         } else {
             self.inner.write_all(sanitize_block(s).as_bytes())
