@@ -66,14 +66,7 @@ pub(super) fn archive_sessions(
     )?;
     for m in checked {
         writeln!(out, "  {}", shown(m.real()))?;
-        if let Some(why) = in_use::pi_may_have_open(m.real()) {
-            writeln!(
-                out,
-                "    Warning: pi may have it open ({}); a running pi goes on writing to it, and \
-                 would start the file anew with only its next entries.",
-                sanitize(&why)
-            )?;
-        }
+        super::confirm::warn_if_pi_has_it(out, m.real())?;
     }
     if dry_run {
         writeln!(out, "(dry run: nothing archived)")?;

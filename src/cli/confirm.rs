@@ -6,6 +6,7 @@
 
 use super::{UsageError, shown, warn};
 use crate::catalog::in_use;
+use crate::safe_text::sanitize;
 use crate::session::read::file::kind_if_not_regular;
 use anyhow::Result;
 use std::io::{BufRead, IsTerminal, Write};
@@ -48,4 +49,18 @@ pub fn go_ahead_next_to_pi(out: &mut dyn Write, file: &Path, yes: bool) -> Resul
         shown(file)
     ));
     go_ahead(out, yes, "writing next to a running pi")
+}
+
+/// Under a session listed for removal (deleted or archived): the warning
+/// that pi may have it open, when something suggests so.
+pub fn warn_if_pi_has_it(out: &mut dyn Write, path: &Path) -> std::io::Result<()> {
+    match in_use::pi_may_have_open(path) {
+        Some(why) => writeln!(
+            out,
+            "    Warning: pi may have it open ({}); a running pi goes on writing to it, and \
+             would start the file anew with only its next entries.",
+            sanitize(&why)
+        ),
+        None => Ok(()),
+    }
 }

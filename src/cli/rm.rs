@@ -4,7 +4,7 @@
 use super::args::RemoveArgs;
 use crate::catalog::housekeeping::delete::{self, DeleteMode};
 use crate::catalog::housekeeping::journal::{Batch, Reason};
-use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings, in_use};
+use crate::catalog::{self, Cache, LoadOptions, Scope, Surroundings};
 use crate::safe_text::sanitize;
 use anyhow::{Result, bail};
 use std::io::{BufRead, IsTerminal, Write};
@@ -78,14 +78,7 @@ pub fn run(args: RemoveArgs, out: &mut dyn Write) -> Result<()> {
             sanitize(&path.display().to_string()),
             sanitize(&title)
         )?;
-        if let Some(why) = in_use::pi_may_have_open(path) {
-            writeln!(
-                out,
-                "    Warning: pi may have it open ({}); a running pi goes on writing to it, and \
-                 would start the file anew with only its next entries.",
-                sanitize(&why)
-            )?;
-        }
+        super::confirm::warn_if_pi_has_it(out, path)?;
     }
     if args.dry_run {
         writeln!(out, "(dry run: nothing deleted)")?;
