@@ -12,12 +12,6 @@ struct Setup {
     data: PathBuf,
 }
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/catalog-flat")
-        .join(name)
-}
-
 fn setup() -> Setup {
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = tmp.path().to_path_buf();
@@ -31,7 +25,7 @@ fn setup() -> Setup {
         ("2026-02-01T10-00-00-018Z_no-messages.jsonl", "empty.jsonl"),
         ("2026-02-01T10-00-00-006Z_not-a-session.jsonl", "junk.jsonl"),
     ] {
-        std::fs::copy(fixture(from), sessions.join(to)).expect("copy");
+        std::fs::copy(crate::support::catalog_flat(from), sessions.join(to)).expect("copy");
     }
     Setup {
         _tmp: tmp,
@@ -125,7 +119,11 @@ fn permanent_deletes_skip_the_trash() {
 fn refuses_anything_outside_the_folder_or_not_a_session() {
     let s = setup();
     let outside = s.root.join("outside.jsonl");
-    std::fs::copy(fixture("2026-02-01T10-00-00-001Z_plain.jsonl"), &outside).expect("copy");
+    std::fs::copy(
+        crate::support::catalog_flat("2026-02-01T10-00-00-001Z_plain.jsonl"),
+        &outside,
+    )
+    .expect("copy");
     let link = s.sessions.join("link.jsonl");
     std::os::unix::fs::symlink(&outside, &link).expect("symlink");
     let junk = s.sessions.join("junk.jsonl");

@@ -21,19 +21,13 @@ use std::time::{Duration, SystemTime};
 
 const PROMPT: &str = "Go ahead? [y/N] ";
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/catalog-flat")
-        .join(name)
-}
-
 /// A pi session (the one `rm` is asked about) and another, different one.
 fn session() -> PathBuf {
-    fixture("2026-02-01T10-00-00-001Z_plain.jsonl")
+    crate::support::catalog_flat("2026-02-01T10-00-00-001Z_plain.jsonl")
 }
 
 fn other_session() -> PathBuf {
-    fixture("2026-02-01T10-00-00-009Z_damaged.jsonl")
+    crate::support::catalog_flat("2026-02-01T10-00-00-009Z_damaged.jsonl")
 }
 
 pub(crate) struct Setup {

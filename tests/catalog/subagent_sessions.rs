@@ -59,6 +59,20 @@ fn take_children(rows: &mut [Value], out: &mut BTreeMap<String, (String, String,
     }
 }
 
+/// `ls --all --json`'s rows with their children taken out, and the
+/// children (see [`take_children`]).
+type Found = BTreeMap<String, (String, String, String)>;
+fn ls_json_children(agent: &Path, cache: &Path) -> (Vec<Value>, Found) {
+    let mut rows: Vec<Value> = serde_json::from_str::<Value>(&ls(agent, cache, &["--json"]))
+        .expect("ls --json")
+        .as_array()
+        .expect("a list")
+        .clone();
+    let mut found = BTreeMap::new();
+    take_children(&mut rows, &mut found);
+    (rows, found)
+}
+
 #[test]
 fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
     if !common::have_node() {
@@ -85,13 +99,7 @@ fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
     );
 
     for run in ["cold", "warm"] {
-        let mut got: Vec<Value> = serde_json::from_str::<Value>(&ls(&agent, &cache, &["--json"]))
-            .expect("ls --json")
-            .as_array()
-            .expect("a list")
-            .clone();
-        let mut found = BTreeMap::new();
-        take_children(&mut got, &mut found);
+        let (got, found) = ls_json_children(&agent, &cache);
         assert_eq!(
             Value::Array(got),
             pi,
@@ -131,13 +139,7 @@ fn children_are_found_in_every_layout_and_pis_list_stays_pis() {
     let new_child = stem.join("9a9a9a9a/run-0/session.jsonl");
     std::fs::create_dir_all(new_child.parent().expect("run folder")).expect("mkdir");
     std::fs::copy(copy_from, &new_child).expect("copy a child");
-    let mut got: Vec<Value> = serde_json::from_str::<Value>(&ls(&agent, &cache, &["--json"]))
-        .expect("ls --json")
-        .as_array()
-        .expect("a list")
-        .clone();
-    let mut found = BTreeMap::new();
-    take_children(&mut got, &mut found);
+    let (_, found) = ls_json_children(&agent, &cache);
     assert!(
         found.contains_key(&*new_child.to_string_lossy()),
         "the new child is found warm"

@@ -15,12 +15,6 @@ struct Setup {
     data: PathBuf,
 }
 
-fn flat(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/catalog-flat")
-        .join(name)
-}
-
 fn setup() -> Setup {
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = tmp.path().to_path_buf();
@@ -32,7 +26,7 @@ fn setup() -> Setup {
         ("2026-02-01T10-00-00-018Z_no-messages.jsonl", "empty.jsonl"),
     ] {
         let to = sessions.join(to);
-        std::fs::copy(flat(from), &to).expect("copy");
+        std::fs::copy(crate::support::catalog_flat(from), &to).expect("copy");
         std::fs::File::options()
             .write(true)
             .open(&to)
@@ -118,7 +112,11 @@ fn nothing_outside_the_folder_and_nothing_in_the_way() {
     let s = setup();
     // Outside the sessions folder: refused, untouched.
     let outside = s.root.join("outside.jsonl");
-    std::fs::copy(flat("2026-02-01T10-00-00-001Z_plain.jsonl"), &outside).expect("copy");
+    std::fs::copy(
+        crate::support::catalog_flat("2026-02-01T10-00-00-001Z_plain.jsonl"),
+        &outside,
+    )
+    .expect("copy");
     let out = piscope(&s, &["archive", &outside.to_string_lossy(), "--yes"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -17,10 +17,6 @@ struct Setup {
     data: PathBuf,
 }
 
-fn flat(name: &str) -> PathBuf {
-    common::repo().join("tests/data/catalog-flat").join(name)
-}
-
 fn age(path: &Path, by: Duration) {
     std::fs::File::options()
         .write(true)
@@ -44,7 +40,7 @@ fn setup() -> Setup {
         ("2026-02-01T10-00-00-018Z_no-messages.jsonl", "empty.jsonl"),
         ("2026-02-01T10-00-00-018Z_no-messages.jsonl", "fresh.jsonl"),
     ] {
-        std::fs::copy(flat(from), sessions.join(to)).expect("copy");
+        std::fs::copy(crate::support::catalog_flat(from), sessions.join(to)).expect("copy");
     }
     age(&sessions.join("plain.jsonl"), Duration::from_secs(3600));
     age(&sessions.join("empty.jsonl"), Duration::from_secs(3600));
@@ -570,9 +566,11 @@ fn move_project_refuses_a_session_that_is_a_symlink_out_of_the_sessions_folder()
     for d in [&project, &outside, &data] {
         std::fs::create_dir_all(d).expect("mkdir");
     }
-    let text = std::fs::read_to_string(flat("2026-02-01T10-00-00-001Z_plain.jsonl"))
-        .expect("read")
-        .replace("/home/ada/flat", "/home/ada/old");
+    let text = std::fs::read_to_string(crate::support::catalog_flat(
+        "2026-02-01T10-00-00-001Z_plain.jsonl",
+    ))
+    .expect("read")
+    .replace("/home/ada/flat", "/home/ada/old");
     let target = outside.join("s.jsonl");
     std::fs::write(&target, &text).expect("write");
     age(&target, Duration::from_secs(3600));

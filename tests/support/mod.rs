@@ -123,6 +123,11 @@ pub fn pi_create(dir: &Path, cwd: &str) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// A session of the flat catalog's fixtures (`tests/data/catalog-flat`).
+pub fn catalog_flat(name: &str) -> PathBuf {
+    repo().join("tests/data/catalog-flat").join(name)
+}
+
 /// The golden corpus: pi-written sessions in pi's per-project layout.
 pub fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden/corpus/sessions")
