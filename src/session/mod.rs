@@ -213,12 +213,28 @@ impl Session {
         detail: Detail,
         outline: Outline,
     ) -> Session {
+        Session::assemble_built(path, header, entries, read, detail, outline, None)
+    }
+
+    /// Like [`Session::assemble`], the tree and all the problems given
+    /// when `built` (then nothing is migrated: a current file's session).
+    fn assemble_built(
+        path: PathBuf,
+        header: Header,
+        entries: Vec<Entry>,
+        read: Read,
+        detail: Detail,
+        outline: Outline,
+        built: Option<(Tree, Vec<Problem>)>,
+    ) -> Session {
+        let rebuild = built.is_none();
+        let (tree, problems) = built.unwrap_or_default();
         let mut session = Session {
             path,
             header,
             entries,
-            problems: Vec::new(),
-            tree: Tree::default(),
+            problems,
+            tree,
             read_to: read.read_to,
             prefix: read.prefix,
             next_line: read.next_line,
@@ -227,7 +243,9 @@ impl Session {
             detail,
             outline,
         };
-        session.reindex();
+        if rebuild {
+            session.reindex();
+        }
         session
     }
 
@@ -348,7 +366,8 @@ impl Session {
 
     /// The node pi resumes at.
     pub fn leaf(&self) -> Option<u32> {
-        self.leaf_id().and_then(|id| self.find(id))
+        // The last entry is the last of its id: its own node.
+        self.leaf_id().and(self.tree.last())
     }
 
     /// The active branch: root to leaf (none when the leaf's id is falsy,

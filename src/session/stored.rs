@@ -5,40 +5,142 @@
 
 use super::line::entry::{Entry, ModelRef, Role};
 use super::read::file::PrefixPrint;
+use super::tree::Tree;
+use super::tree::parts::TreeParts;
 use super::{CURRENT_VERSION, Detail, Fact, Header, Outline, Problem, Read, Session};
 use serde::{Deserialize, Serialize};
+use std::mem::MaybeUninit;
 use std::path::PathBuf;
 
+/// How many parts a stored session's entries are written in, each read
+/// back on a core of its own (see [`StoredRef::entry_parts`]).
+pub const ENTRY_PARTS: usize = 2;
+
 /// What a session keeps, borrowed for writing (see [`Session::stored`]).
+/// The entries are written apart, in parts ([`StoredRef::entry_parts`]).
 #[derive(Serialize)]
 pub struct StoredRef<'a> {
     header: &'a Header,
+    #[serde(skip)]
     entries: &'a [Entry],
+    entry_count: u64,
     line_problems: &'a [Problem],
     read_to: u64,
     prefix: PrefixPrint,
     next_line: u32,
     facts: &'a [Fact],
     kinds: &'a [(Role, ModelRef)],
+    tree: TreeParts,
+    problems: &'a [Problem],
 }
 
-/// What a session keeps, read back (field for field [`StoredRef`]).
+/// What a session keeps, read back (field for field [`StoredRef`]); the
+/// entries are read in with [`Stored::read_entries`].
 #[derive(Deserialize)]
 pub struct Stored {
     header: Header,
+    #[serde(skip)]
     entries: Vec<Entry>,
+    entry_count: u64,
     line_problems: Vec<Problem>,
     read_to: u64,
     prefix: PrefixPrint,
     next_line: u32,
     facts: Vec<Fact>,
     kinds: Vec<(Role, ModelRef)>,
+    tree: TreeParts,
+    problems: Vec<Problem>,
+}
+
+impl StoredRef<'_> {
+    /// The entries in [`ENTRY_PARTS`] parts, in order, each written with
+    /// [`write_entries`].
+    pub fn entry_parts(&self) -> impl Iterator<Item = &[Entry]> {
+        let per = self.entries.len().div_ceil(ENTRY_PARTS).max(1);
+        let mut parts: Vec<&[Entry]> = self.entries.chunks(per).collect();
+        parts.resize(ENTRY_PARTS, &[]);
+        parts.into_iter()
+    }
+}
+
+/// Writes `entries` one after another.
+pub fn write_entries(entries: &[Entry], w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    for e in entries {
+        postcard::to_io(e, &mut *w).map_err(std::io::Error::other)?;
+    }
+    Ok(())
+}
+
+/// Reads `bytes`, written by [`write_entries`], into `slots`, front to
+/// back; how many it read, and whether that was all of `bytes` and
+/// exactly as many as `slots`.
+fn read_part(mut bytes: &[u8], slots: &mut [MaybeUninit<Entry>]) -> (usize, bool) {
+    let mut filled = 0;
+    while !bytes.is_empty() {
+        let Some(slot) = slots.get_mut(filled) else {
+            return (filled, false);
+        };
+        let Ok((e, rest)) = postcard::take_from_bytes::<Entry>(bytes) else {
+            return (filled, false);
+        };
+        slot.write(e);
+        filled += 1;
+        bytes = rest;
+    }
+    (filled, filled == slots.len())
 }
 
 impl Stored {
     /// Bytes of the file the stored session was read from.
     pub fn read_to(&self) -> u64 {
         self.read_to
+    }
+
+    /// Reads the entries from their parts (see [`StoredRef::entry_parts`]),
+    /// each on a thread of its own; `None` when a part is damaged or they
+    /// are not as many as were written.
+    pub fn read_entries(&mut self, parts: &[&[u8]]) -> Option<()> {
+        let count = usize::try_from(self.entry_count).ok()?;
+        // Room for all of them (a count beyond what the bytes could hold
+        // is damage); the parts split them as `entry_parts` did.
+        if parts.len() != ENTRY_PARTS || count > parts.iter().map(|p| p.len()).sum() {
+            return None;
+        }
+        let per = count.div_ceil(ENTRY_PARTS).max(1);
+        let mut entries: Vec<Entry> = Vec::with_capacity(count);
+        crate::par::huge_pages(&mut entries);
+        let mut slots: Vec<&mut [MaybeUninit<Entry>]> = entries.spare_capacity_mut()[..count]
+            .chunks_mut(per)
+            .collect();
+        slots.resize_with(ENTRY_PARTS, Default::default);
+        let read: Vec<(usize, bool)> = std::thread::scope(|s| {
+            let mut jobs = parts.iter().zip(slots.iter_mut());
+            let first = jobs.next();
+            let handles: Vec<_> = jobs
+                .map(|(p, slots)| s.spawn(|| read_part(p, slots)))
+                .collect();
+            crate::par::let_them_start();
+            let first = first.map(|(p, slots)| read_part(p, slots));
+            first
+                .into_iter()
+                .chain(handles.into_iter().map(|h| h.join().unwrap_or((0, false))))
+                .collect()
+        });
+        if read.iter().all(|&(_, whole)| whole) {
+            // SAFETY: every part filled all of its slots, and the slots are
+            // the first `count` of the room, in order.
+            unsafe { entries.set_len(count) };
+            self.entries = entries;
+            return Some(());
+        }
+        // Damaged: the entries read are dropped, and none is kept.
+        for (slots, &(filled, _)) in slots.iter_mut().zip(&read) {
+            for slot in &mut slots[..filled] {
+                // SAFETY: `read_part` wrote the first `filled` slots.
+                unsafe { slot.assume_init_drop() };
+            }
+        }
+        None
     }
 }
 
@@ -73,12 +175,15 @@ impl Session {
         (self.detail == Detail::Outline).then(|| StoredRef {
             header: &self.header,
             entries: &self.entries,
+            entry_count: self.entries.len() as u64,
             line_problems: &self.line_problems,
             read_to: self.read_to,
             prefix: self.prefix,
             next_line: self.next_line,
             facts: &self.outline.facts,
             kinds: &self.outline.kinds,
+            tree: self.tree.parts(),
+            problems: &self.problems,
         })
     }
 
@@ -88,12 +193,15 @@ impl Session {
         let Stored {
             header,
             entries,
+            entry_count: _,
             line_problems,
             read_to,
             prefix,
             next_line,
             facts,
             kinds,
+            tree,
+            problems,
         } = stored;
         let fits = header.version == CURRENT_VERSION
             && prefix.len == read_to
@@ -109,16 +217,19 @@ impl Session {
                 .all(|e| e.span.offset.saturating_add(e.span.len) <= read_to)
             && entries.last().is_none_or(|e| e.line < next_line)
             // A last line still being written is a problem at `next_line`.
-            && line_problems.iter().all(|p| p.line <= next_line);
+            && line_problems.iter().all(|p| p.line <= next_line)
+            && problems.iter().all(|p| p.line <= next_line);
         if !fits {
             return None;
         }
+        // The tree as it was built, unless it does not fit (then built again).
+        let built = Tree::from_parts(tree, &entries).map(|t| (t, problems));
         let kind_ids = kinds
             .iter()
             .enumerate()
             .map(|(i, k)| (k.clone(), i as u32))
             .collect();
-        Some(Session::assemble(
+        Some(Session::assemble_built(
             path,
             header,
             entries,
@@ -134,6 +245,7 @@ impl Session {
                 kinds,
                 kind_ids,
             },
+            built,
         ))
     }
 
@@ -185,6 +297,35 @@ impl Session {
 mod tests {
     use super::*;
 
+    /// `s` stored and read back, its entries in parts.
+    fn round_trip(s: &Session) -> Stored {
+        let stored = s.stored().unwrap();
+        let mut back: Stored =
+            postcard::from_bytes(&postcard::to_allocvec(&stored).unwrap()).unwrap();
+        let parts: Vec<Vec<u8>> = stored
+            .entry_parts()
+            .map(|p| {
+                let mut bytes = Vec::new();
+                write_entries(p, &mut bytes).unwrap();
+                bytes
+            })
+            .collect();
+        assert_eq!(parts.len(), ENTRY_PARTS);
+        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        back.read_entries(&parts).unwrap();
+        // A part cut short, or one too few entries, is refused.
+        if let Some(cut) = parts.iter().position(|p| !p.is_empty()) {
+            let mut short = parts.clone();
+            short[cut] = &short[cut][..short[cut].len() - 1];
+            let mut again: Stored =
+                postcard::from_bytes(&postcard::to_allocvec(&stored).unwrap()).unwrap();
+            assert!(again.read_entries(&short).is_none());
+            again.entry_count += 1;
+            assert!(again.read_entries(&parts).is_none());
+        }
+        back
+    }
+
     /// A session made outline from a whole read, stored and read back,
     /// is the session an outline read gives: entries (messages without
     /// their infos), facts, tree, problems and context at every entry.
@@ -200,9 +341,7 @@ mod tests {
             }
             let outline = full.into_outline();
             let read = Session::open_with(&path, Detail::Outline).unwrap();
-            let bytes = postcard::to_allocvec(&outline.stored().unwrap()).unwrap();
-            let back: Stored = postcard::from_bytes(&bytes).unwrap();
-            let back = Session::from_stored(path.clone(), back).unwrap();
+            let back = Session::from_stored(path.clone(), round_trip(&outline)).unwrap();
             for s in [&outline, &back] {
                 assert_eq!(s.entries.len(), read.entries.len(), "{}", path.display());
                 assert_eq!(s.problems, read.problems);
@@ -234,8 +373,7 @@ mod tests {
             .find(|p| Session::open(p).is_ok_and(|s| !s.is_legacy() && s.entries.len() > 3))
             .unwrap();
         let s = Session::open(&path).unwrap().into_outline();
-        let bytes = postcard::to_allocvec(&s.stored().unwrap()).unwrap();
-        let fresh = || postcard::from_bytes::<Stored>(&bytes).unwrap();
+        let fresh = || round_trip(&s);
         assert!(Session::from_stored(path.clone(), fresh()).is_some());
         type Spoil = Box<dyn Fn(&mut Stored)>;
         let mut spoiled: Vec<Spoil> = vec![

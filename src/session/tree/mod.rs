@@ -7,10 +7,12 @@
 //! entry_line.rs   one line per entry in the words of pi's /tree
 //! context.rs      what the model sees at a leaf (compactions, edits)
 //! tokens.rs       how big that context is, in tokens, as pi's footer says
+//! parts.rs        a built tree as a stored index keeps it
 //! ```
 
 pub mod context;
 pub mod entry_line;
+pub mod parts;
 pub mod tokens;
 pub mod view;
 
@@ -41,9 +43,12 @@ pub struct LabelInfo {
 /// parent.
 #[derive(Debug, Default, Clone)]
 pub struct Tree {
-    by_id: IdMap,
-    /// For each entry (occurrence): its parent node, `None` for a root.
-    parent: Vec<Option<u32>>,
+    /// Made when the tree is built; a tree read back from a stored index
+    /// makes it at the first lookup (ten million entries take a second).
+    by_id: std::sync::OnceLock<IdMap>,
+    /// For each entry (occurrence): its parent node, [`NO_PARENT`] for a
+    /// root.
+    parent: Vec<u32>,
     /// For each node: its children, sorted like pi's tree, at
     /// `child_list[child_start[node]..child_start[node + 1]]`.
     child_start: Vec<u32>,
@@ -63,6 +68,9 @@ pub struct Tree {
     /// (a falsy or absent `parentId`), so the walk ends. Entry to parent.
     walk_only: HashMap<u32, u32>,
 }
+
+/// [`Tree::parent`]'s mark of a root.
+const NO_PARENT: u32 = u32::MAX;
 
 /// Entry ids to entries: a table of entry indices hashed by id, the ids
 /// themselves left in the entries (four bytes a slot, where a map of keys
@@ -143,41 +151,46 @@ struct Ids {
 }
 
 fn index_ids(entries: &[Entry]) -> Ids {
-    let mut map = IdMap::with_capacity(entries.len());
     let mut superseded = vec![false; entries.len()];
     let mut first_line: HashMap<&str, u32> = HashMap::default();
     let mut duplicates = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        if e.kind == Kind::Header {
-            continue;
-        }
-        // Entries without an id share pi's `undefined` key: the last one is
-        // the node every one of them stands for.
-        let Some(id) = &e.id else {
-            if let Some(prev) = map.insert(entries, jskey::UNDEFINED, i as u32) {
-                superseded[prev as usize] = true;
-            }
-            continue;
-        };
-        if let Some(prev) = map.insert(entries, id, i as u32) {
-            superseded[prev as usize] = true;
+    let map = id_map(entries, |i, prev| {
+        superseded[prev as usize] = true;
+        // Entries without an id share pi's `undefined` key: the last one
+        // is the node every one of them stands for, and no duplicate.
+        if let Some(id) = &entries[i as usize].id {
             let first = *first_line
                 .entry(id.as_str())
                 .or_insert(entries[prev as usize].line);
             duplicates.push(Problem {
-                line: e.line,
+                line: entries[i as usize].line,
                 kind: ProblemKind::DuplicateId {
                     id: id.to_string(),
                     first_line: first,
                 },
             });
         }
-    }
+    });
     Ids {
         map,
         superseded,
         duplicates,
     }
+}
+
+/// The id table of live entries; `taken(i, prev)` for each entry `i` that
+/// takes over the key of an earlier entry `prev`.
+fn id_map(entries: &[Entry], mut taken: impl FnMut(u32, u32)) -> IdMap {
+    let mut map = IdMap::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        if e.kind == Kind::Header {
+            continue;
+        }
+        if let Some(prev) = map.insert(entries, key_of(e), i as u32) {
+            taken(i as u32, prev);
+        }
+    }
+    map
 }
 
 /// How a live entry names its parent.
@@ -239,26 +252,7 @@ fn shape(entries: &[Entry]) -> Shape {
                 self_named.push(i as u32);
             }
         }
-        if let Some((t, change)) = match &e.info {
-            Info::Label(c) => c.target.as_ref().map(|t| (t, c)),
-            _ => None,
-        } {
-            match &change.label {
-                Some(l) => {
-                    labels.insert(
-                        t.clone(),
-                        LabelInfo {
-                            label: jskey::display(l).into_owned(),
-                            value: l.clone(),
-                            timestamp: change.timestamp.clone(),
-                        },
-                    );
-                }
-                None => {
-                    labels.remove(t);
-                }
-            }
-        }
+        apply_label(&mut labels, e);
     }
     Shape {
         live,
@@ -267,6 +261,31 @@ fn shape(entries: &[Entry]) -> Shape {
         last,
         walk_stops,
         self_named,
+    }
+}
+
+/// Applies `e`, if it is a label entry, to the labels so far.
+fn apply_label(labels: &mut HashMap<CompactString, LabelInfo>, e: &Entry) {
+    let Some((t, change)) = (match &e.info {
+        Info::Label(c) => c.target.as_ref().map(|t| (t, c)),
+        _ => None,
+    }) else {
+        return;
+    };
+    match &change.label {
+        Some(l) => {
+            labels.insert(
+                t.clone(),
+                LabelInfo {
+                    label: jskey::display(l).into_owned(),
+                    value: l.clone(),
+                    timestamp: change.timestamp.clone(),
+                },
+            );
+        }
+        None => {
+            labels.remove(t);
+        }
     }
 }
 
@@ -378,8 +397,8 @@ impl Tree {
             *c = node_of[*c as usize];
         }
         Tree {
-            by_id,
-            parent,
+            by_id: std::sync::OnceLock::from(by_id),
+            parent: parent.iter().map(|p| p.unwrap_or(NO_PARENT)).collect(),
             child_start,
             child_list,
             roots,
@@ -394,7 +413,9 @@ impl Tree {
     /// The entry an id names (its last occurrence), among the `entries`
     /// the tree was built from.
     pub fn find(&self, entries: &[Entry], id: &str) -> Option<u32> {
-        self.by_id.get(entries, id)
+        self.by_id
+            .get_or_init(|| id_map(entries, |_, _| ()))
+            .get(entries, id)
     }
 
     /// Root nodes in file order (a node can appear twice when its id
@@ -419,7 +440,10 @@ impl Tree {
 
     /// The parent node of an entry, after loops are broken.
     pub fn parent(&self, node: u32) -> Option<u32> {
-        self.parent.get(node as usize).copied().flatten()
+        self.parent
+            .get(node as usize)
+            .copied()
+            .filter(|&p| p != NO_PARENT)
     }
 
     /// The last entry in file order.
@@ -443,6 +467,7 @@ impl Tree {
         *self = Tree {
             labels: std::mem::take(&mut self.labels),
             last: self.last,
+            by_id: std::sync::OnceLock::from(IdMap::default()),
             ..Tree::default()
         };
     }

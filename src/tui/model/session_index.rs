@@ -15,17 +15,18 @@
 use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::FileStamp;
 use crate::session::line::facts::UsageTotals;
-use crate::session::stored::{Stored, StoredRef};
+use crate::session::stored::{ENTRY_PARTS, Stored, StoredRef, write_entries};
 use crate::session::{Detail, Refresh, Session};
 use crate::tui::model::loaded::{Calls, LoadedSession, RowColumns, RowKind, RowTexts};
 use serde::{Deserialize, Serialize};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The frame of an index file. The format changes with any change to what
 /// the entry types keep (a test pins the layout).
 const ENVELOPE: Envelope = Envelope {
     magic: b"PISCSIDX",
-    format: 1,
+    format: 2,
 };
 
 /// Sessions smaller than this are read whole each time.
@@ -100,8 +101,11 @@ pub struct Opened {
 /// the file (then the file must be read in full).
 pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     let index = file_of(cache, path);
-    let bytes = std::fs::read(&index).ok()?;
-    let payload: Payload = postcard::from_bytes(ENVELOPE.payload(&bytes)?).ok()?;
+    let bytes = map(&index)?;
+    let sections = sections(ENVELOPE.payload(&bytes)?)?;
+    let (meta, parts) = sections.split_first()?;
+    let mut payload: Payload = postcard::from_bytes(meta).ok()?;
+    payload.session.read_entries(parts)?;
     drop(bytes);
     if payload.path != path_bytes(path) || payload.home.as_deref() != home {
         return None;
@@ -172,12 +176,75 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
     };
     let index = file_of(cache, &s.path);
     ENVELOPE.write_streamed(&index, |w| {
-        postcard::to_io(&payload, w)
-            .map(drop)
-            .map_err(std::io::Error::other)
+        let mut w = Counting { inner: w, len: 0 };
+        let mut ends = Vec::new();
+        postcard::to_io(&payload, &mut w).map_err(std::io::Error::other)?;
+        ends.push(w.len);
+        for part in payload.session.entry_parts() {
+            write_entries(part, &mut w)?;
+            ends.push(w.len);
+        }
+        for end in ends.iter().chain(&[ends.len() as u64]) {
+            w.write_all(&end.to_le_bytes())?;
+        }
+        Ok(())
     })?;
     keep_newest(&folder(cache), KEEP);
     Ok(())
+}
+
+/// The index file at `path`, mapped: read where it lies in the page cache,
+/// not copied. Index files are only ever replaced (renamed over), never
+/// written in place, so the mapped bytes stay as they were.
+fn map(path: &Path) -> Option<memmap2::Mmap> {
+    let file = std::fs::File::open(path).ok()?;
+    // SAFETY: the file is piscope's own, in its cache folder, and never
+    // truncated or written where it lies (see above); a reader keeps the
+    // file it opened even when a newer one takes its name.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Some(map)
+}
+
+/// A writer that counts what goes through it.
+struct Counting<'a> {
+    inner: &'a mut dyn Write,
+    len: u64,
+}
+
+impl Write for Counting<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// An index's payload in its sections: the session and its rows, then the
+/// entries' parts. A footer gives where each section ends (u64s,
+/// little-endian), then how many there are.
+fn sections(payload: &[u8]) -> Option<Vec<&[u8]>> {
+    let word = |at: usize| {
+        let b = payload.get(at..at + 8)?;
+        Some(u64::from_le_bytes(b.try_into().ok()?))
+    };
+    let count = 1 + ENTRY_PARTS;
+    if word(payload.len().checked_sub(8)?)? != count as u64 {
+        return None;
+    }
+    let footer = payload.len().checked_sub(8 * (count + 1))?;
+    let mut start = 0;
+    let mut out = Vec::with_capacity(count);
+    for k in 0..count {
+        let end = usize::try_from(word(footer + 8 * k)?).ok()?;
+        out.push(payload.get(start..end)?);
+        start = end;
+    }
+    (start == footer).then_some(out)
 }
 
 /// Removes all but the `keep` most recently changed index files, and what
@@ -246,10 +313,13 @@ mod tests {
             usage: &rows.usage,
             calls: &calls,
         };
-        let bytes = postcard::to_allocvec(&payload).unwrap();
+        let mut bytes = postcard::to_allocvec(&payload).unwrap();
+        for part in payload.session.entry_parts() {
+            write_entries(part, &mut bytes).unwrap();
+        }
         assert_eq!(
             (ENVELOPE.format, xxhash_rust::xxh3::xxh3_64(&bytes)),
-            (1, 17128196918960872028),
+            (2, 15243257471172155725),
             "the layout changed: raise ENVELOPE.format and set the new hash here"
         );
     }

@@ -1,0 +1,188 @@
+//! A built tree as a stored index keeps it, so a session opened from its
+//! index skips the build: parents, children and roots as little-endian
+//! arrays. The id table and the labels are not kept: the labels are found
+//! again in one pass over the entries, and the id table is made at the
+//! first lookup.
+//!
+//! Reading the parts back checks that they fit the entries and that every
+//! walk up the tree ends (each parent comes before its child in the file).
+//! A tree that is not so (duplicated ids, loops cut open) is built again.
+
+use super::{NO_PARENT, Tree, apply_label};
+use crate::session::line::entry::Entry;
+use serde::{Deserialize, Serialize};
+
+/// A [`Tree`]'s parts (see the module's notes).
+#[derive(Serialize, Deserialize)]
+pub struct TreeParts {
+    #[serde(with = "serde_bytes")]
+    parent: Vec<u8>,
+    #[serde(with = "serde_bytes")]
+    child_start: Vec<u8>,
+    #[serde(with = "serde_bytes")]
+    child_list: Vec<u8>,
+    roots: Vec<u32>,
+    cut_roots: u32,
+    last: Option<u32>,
+    #[serde(with = "serde_bytes")]
+    walk_stops: Vec<u8>,
+    walk_only: Vec<(u32, u32)>,
+}
+
+fn to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn from_bytes(bytes: &[u8]) -> Option<Vec<u32>> {
+    let words = bytes.chunks_exact(4);
+    words.remainder().is_empty().then(|| {
+        words
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect()
+    })
+}
+
+impl Tree {
+    /// What a stored index keeps of this tree.
+    pub fn parts(&self) -> TreeParts {
+        let mut walk_only: Vec<(u32, u32)> = self.walk_only.iter().map(|(&a, &b)| (a, b)).collect();
+        walk_only.sort_unstable();
+        TreeParts {
+            parent: to_bytes(&self.parent),
+            child_start: to_bytes(&self.child_start),
+            child_list: to_bytes(&self.child_list),
+            roots: self.roots.clone(),
+            cut_roots: self.cut_roots as u32,
+            last: self.last,
+            walk_stops: self.walk_stops.iter().map(|&s| u8::from(s)).collect(),
+            walk_only,
+        }
+    }
+
+    /// The tree `parts` keep, of `entries`; `None` when they do not fit
+    /// them or a walk up the tree might not end (then it is built again).
+    pub fn from_parts(parts: TreeParts, entries: &[Entry]) -> Option<Tree> {
+        let n = entries.len();
+        let parent = from_bytes(&parts.parent)?;
+        let child_start = from_bytes(&parts.child_start)?;
+        let child_list = from_bytes(&parts.child_list)?;
+        let below = |v: u32| (v as usize) < n;
+        // Every step up goes to an earlier entry: every walk ends.
+        let fits = parent.len() == n
+            && parent
+                .iter()
+                .enumerate()
+                .all(|(i, &p)| p == NO_PARENT || (p as usize) < i)
+            && child_start.len() == n + 1
+            && child_start.first() == Some(&0)
+            && child_start.windows(2).all(|w| w[0] <= w[1])
+            && child_start
+                .last()
+                .is_some_and(|&l| l as usize == child_list.len())
+            && child_list.iter().all(|&c| below(c))
+            && parts.roots.iter().all(|&r| below(r))
+            && parts.cut_roots as usize <= parts.roots.len()
+            && parts.last.is_none_or(below)
+            && parts.walk_stops.len() == n
+            && parts.walk_stops.iter().all(|&s| s <= 1)
+            && parts.walk_only.iter().all(|&(a, b)| below(a) && b < a);
+        if !fits {
+            return None;
+        }
+        let mut labels = Default::default();
+        for e in entries {
+            apply_label(&mut labels, e);
+        }
+        Some(Tree {
+            by_id: std::sync::OnceLock::new(),
+            parent,
+            child_start,
+            child_list,
+            roots: parts.roots,
+            cut_roots: parts.cut_roots as usize,
+            labels,
+            last: parts.last,
+            walk_stops: parts.walk_stops.iter().map(|&s| s == 1).collect(),
+            walk_only: parts.walk_only.into_iter().collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Session;
+
+    /// Every test session's tree, kept and read back, answers as the tree
+    /// built from its entries: parents, children, roots, paths, order,
+    /// labels and lookups; or it is refused, and then only where a walk
+    /// up might go to a later entry.
+    #[test]
+    fn parts_read_back_as_the_built_tree() {
+        let mut read_back = 0;
+        for path in crate::session::read::file::test_session_files() {
+            let Ok(s) = Session::open(&path) else {
+                continue;
+            };
+            let built = &s.tree;
+            let n = s.entries.len() as u32;
+            let Some(back) = Tree::from_parts(built.parts(), &s.entries) else {
+                assert!(
+                    (0..n).any(|i| built.parent(i).is_some_and(|p| p > i)),
+                    "{}",
+                    path.display()
+                );
+                continue;
+            };
+            read_back += 1;
+            assert_eq!(back.roots(), built.roots());
+            assert_eq!(back.pi_roots(), built.pi_roots());
+            assert_eq!(back.last(), built.last());
+            assert_eq!(back.labels(), built.labels());
+            assert_eq!(back.preorder(), built.preorder());
+            for i in 0..n {
+                assert_eq!(back.parent(i), built.parent(i));
+                assert_eq!(back.children(i), built.children(i));
+                assert_eq!(back.path_to(i), built.path_to(i), "{}", path.display());
+                if let Some(id) = s.entries[i as usize].id_str() {
+                    assert_eq!(back.find(&s.entries, id), built.find(&s.entries, id));
+                }
+            }
+        }
+        assert!(read_back > 20, "{read_back}");
+    }
+
+    /// Parts that do not fit the entries, or whose walks might not end,
+    /// are refused.
+    #[test]
+    fn parts_that_do_not_fit_are_refused() {
+        let path = crate::session::read::file::test_session_files()
+            .into_iter()
+            .find(|p| Session::open(p).is_ok_and(|s| s.entries.len() > 5))
+            .unwrap();
+        let s = Session::open(&path).unwrap();
+        assert!(Tree::from_parts(s.tree.parts(), &s.entries).is_some());
+        type Spoil = Box<dyn Fn(&mut TreeParts)>;
+        let spoiled: Vec<Spoil> = vec![
+            // A parent after its child: a walk might go round.
+            Box::new(|p| p.parent[4..8].copy_from_slice(&4u32.to_le_bytes())),
+            Box::new(|p| {
+                p.parent.pop();
+            }),
+            Box::new(|p| {
+                p.child_start.truncate(p.child_start.len() - 4);
+            }),
+            Box::new(|p| p.child_list.extend_from_slice(&9999u32.to_le_bytes())),
+            Box::new(|p| p.roots.push(9999)),
+            Box::new(|p| p.cut_roots = 9999),
+            Box::new(|p| p.walk_stops[0] = 7),
+            Box::new(|p| p.walk_only.push((2, 3))),
+            Box::new(|p| p.last = Some(9999)),
+        ];
+        for spoil in spoiled {
+            let mut parts = s.tree.parts();
+            spoil(&mut parts);
+            assert!(Tree::from_parts(parts, &s.entries).is_none());
+        }
+    }
+}
