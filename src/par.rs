@@ -1,5 +1,5 @@
 //! Work shared by every core: `f(i)` for each index, results in index
-//! order. Threads take the next few indices no other thread has (so items
+//! order (and the room such work fills, backed by huge pages). Threads take the next few indices no other thread has (so items
 //! of very different cost still keep both cores busy), and the calling
 //! thread works too; too little work for two runs on the caller alone, as
 //! starting a thread costs more than a few small items.
@@ -57,30 +57,6 @@ pub fn map<R: Send>(n: usize, chunk: usize, f: impl Fn(usize) -> R + Sync) -> Ve
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::map;
-
-    #[test]
-    fn every_index_once_in_order() {
-        for (n, chunk) in [(0, 4), (1, 4), (5, 1), (100, 7), (1000, 32), (64, 0)] {
-            let seen = std::sync::Mutex::new(vec![0u32; n]);
-            let out = map(n, chunk, |i| {
-                seen.lock().map(|mut s| s[i] += 1).ok();
-                i * 3
-            });
-            assert_eq!(out, (0..n).map(|i| i * 3).collect::<Vec<_>>());
-            assert!(seen.into_inner().unwrap().iter().all(|&k| k == 1));
-        }
-    }
-
-    #[test]
-    fn a_panic_reaches_the_caller() {
-        let r = std::panic::catch_unwind(|| map(200, 8, |i| assert_ne!(i, 150)));
-        assert!(r.is_err());
-    }
-}
-
 /// Asks the kernel to back the room `v` has beyond its length with huge
 /// pages (2 MiB each) where it can: filling a few hundred MB then takes a
 /// few hundred page faults, where it took one every 4 KiB. Only advice,
@@ -104,4 +80,28 @@ pub fn huge_pages<T>(v: &mut Vec<T>) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = v;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::map;
+
+    #[test]
+    fn every_index_once_in_order() {
+        for (n, chunk) in [(0, 4), (1, 4), (5, 1), (100, 7), (1000, 32), (64, 0)] {
+            let seen = std::sync::Mutex::new(vec![0u32; n]);
+            let out = map(n, chunk, |i| {
+                seen.lock().map(|mut s| s[i] += 1).ok();
+                i * 3
+            });
+            assert_eq!(out, (0..n).map(|i| i * 3).collect::<Vec<_>>());
+            assert!(seen.into_inner().unwrap().iter().all(|&k| k == 1));
+        }
+    }
+
+    #[test]
+    fn a_panic_reaches_the_caller() {
+        let r = std::panic::catch_unwind(|| map(200, 8, |i| assert_ne!(i, 150)));
+        assert!(r.is_err());
+    }
 }
