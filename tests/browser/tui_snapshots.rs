@@ -879,6 +879,44 @@ fn the_tree_dims_what_the_model_no_longer_sees() {
     );
 }
 
+/// A session too long for the screen's thread to work out what the model
+/// remembers at each move: it comes with the preview, and the rows are
+/// dimmed as a short session's are.
+#[test]
+fn a_long_sessions_tree_dims_what_the_model_no_longer_sees() {
+    use piscope::tui::model::preview_doc::REMEMBERED_WITH_PREVIEW;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let mut text = std::fs::read_to_string(compaction_demo()).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let mut parent = last["id"].as_str().unwrap().to_string();
+    for i in 0..REMEMBERED_WITH_PREVIEW {
+        let id = format!("{i:08x}");
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        text.push_str(&format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-20T10:00:00.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"turn {i}"}}],"timestamp":1}}}}"#
+        ));
+        text.push('\n');
+        parent = id;
+    }
+    std::fs::write(&path, text).unwrap();
+    let mut h = file(&path);
+    h.type_text("Folding works");
+    h.key("enter");
+    let before = tree_memory(&mut h, false);
+    let rows: Vec<&str> = before
+        .lines()
+        .filter(|r| !r.contains("Type to search"))
+        .collect();
+    let sel = rows.iter().position(|r| r.contains("› ")).unwrap();
+    assert!(rows[..=sel].iter().all(|r| r.starts_with("  ")), "{before}");
+    assert!(sel + 1 < rows.len(), "{before}");
+    assert!(
+        rows[sel + 1..].iter().all(|r| r.starts_with("░ ")),
+        "{before}"
+    );
+}
+
 #[test]
 fn without_colour_what_the_model_forgot_is_italic() {
     let mut h = Harness::new(

@@ -7,6 +7,7 @@
 
 use crate::render::{self, Block, BlockKind, Class, Fold, ImageRoom, Node, Span};
 use crate::safe_text as text;
+use crate::session::Remembered;
 use crate::session::line::entry::Kind;
 use crate::session::line::jskey;
 use crate::tui::clock::Clock;
@@ -246,7 +247,17 @@ pub struct PreviewDoc {
     pub blocks: Arc<Vec<PreviewBlock>>,
     /// The blocks around the selected entry, laid out.
     pub laid: Vec<(LayoutKey, Rows)>,
+    /// What the model remembers with the previewed entry as the leaf, for
+    /// the tree's rows: worked out here for a session of
+    /// [`REMEMBERED_WITH_PREVIEW`] entries or more.
+    pub remembered: Option<Remembered>,
 }
+
+/// Sessions of this many entries or more have what the model remembers
+/// at the previewed entry worked out with the preview, off the screen's
+/// thread: it is a pass over the whole branch, and the tree pane works it
+/// out itself, at each move of the selection, only for smaller ones.
+pub const REMEMBERED_WITH_PREVIEW: usize = 100_000;
 
 impl PreviewDoc {
     /// The first block of the selected entry.
@@ -294,10 +305,13 @@ pub fn lay_out_wanted(req: &LayoutRequest) -> LaidOut {
 /// Builds the preview; `None` when a newer request made it pointless.
 pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
     let mut out = Builder::default();
-    let (header, size_later) = if req.key.mode.raw {
-        (raw_json(req, &mut out), None)
+    let s = &req.loaded.session;
+    let remember = s.entries.len() >= REMEMBERED_WITH_PREVIEW;
+    let (header, size_later, remembered) = if req.key.mode.raw {
+        let remembered = remember.then(|| s.remembered_at(Some(req.key.node)));
+        (raw_json(req, &mut out), None, remembered)
     } else {
-        context(req, &mut out)?
+        context(req, &mut out, remember)?
     };
     let blocks = Arc::new(out.blocks);
     let laid = lay_out_near_anchor(&blocks, req);
@@ -308,6 +322,7 @@ pub fn build(req: &PreviewRequest) -> Option<PreviewDoc> {
         size_later,
         blocks,
         laid,
+        remembered,
     })
 }
 
@@ -489,11 +504,13 @@ const SIZE_NOW: usize = 20_000;
 fn context(
     req: &PreviewRequest,
     out: &mut Builder,
-) -> Option<(Line<'static>, Option<HeaderParts>)> {
+    remember: bool,
+) -> Option<(Line<'static>, Option<HeaderParts>, Option<Remembered>)> {
     let s = &req.loaded.session;
     let theme = &req.theme;
     let path = s.tree.path_to(req.key.node);
     let ctx = s.context_for_path(path);
+    let remembered = remember.then(|| s.remembered(&ctx));
     let (mut tokens, mut cost) = (0.0, 0.0);
     for &i in &ctx.path {
         if let Some(&u) = req.loaded.usage(i) {
@@ -511,7 +528,8 @@ fn context(
                 BlockRole::Note,
                 false,
             );
-            return Some((Line::styled("context unavailable", theme.error), None));
+            let line = Line::styled("context unavailable", theme.error);
+            return Some((line, None, remembered));
         }
     };
     let mut messages = 0usize;
@@ -601,7 +619,7 @@ fn context(
         cost: format::cost(cost),
     };
     let line = parts.line(usize::from(req.key.width), theme);
-    Some((line, later.then_some(parts)))
+    Some((line, later.then_some(parts), remembered))
 }
 
 /// The context's size as pi's footer gives it: its tokens, and their share

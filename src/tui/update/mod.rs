@@ -76,8 +76,11 @@ impl App {
                     self.on_session_read(read);
                 }
             }
-            AppEvent::PreviewReady(doc) => {
+            AppEvent::PreviewReady(mut doc) => {
                 if Some(doc.key) == self.preview.wanted() {
+                    if let Some(r) = doc.remembered.take() {
+                        self.tree.remembered_ready(r);
+                    }
                     self.preview.set_doc(doc);
                 }
             }

@@ -8,6 +8,7 @@ use crate::session::line::entry::Kind;
 use crate::tui::input::keymap::Action;
 use crate::tui::model::entry_tree::{self, Filter, ResumePoint, Rows};
 use crate::tui::model::loaded::{LoadedSession, OpenError};
+use crate::tui::model::preview_doc::REMEMBERED_WITH_PREVIEW;
 use crate::tui::overlays::text_input::{Edit, TextInput};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -137,7 +138,9 @@ impl TreePane {
         };
         let leaf = self.preview_node();
         if self.memory.as_ref().is_none_or(|m| m.leaf != leaf) {
-            self.memory = Some(t.session.remembered_at(leaf));
+            // A long session's comes with its preview.
+            let here = t.session.entries.len() < REMEMBERED_WITH_PREVIEW;
+            self.memory = here.then(|| t.session.remembered_at(leaf));
         }
         let end = (self.offset + self.height.max(1)).min(self.rows.len());
         for r in self.offset.min(end)..end {
@@ -147,6 +150,15 @@ impl TreePane {
                     .entry(node)
                     .or_insert_with(|| t.session.replaced_by(node));
             }
+        }
+    }
+
+    /// What the model remembers at an entry, worked out with its preview
+    /// (see [`REMEMBERED_WITH_PREVIEW`]): taken if that entry is still the
+    /// one previewed.
+    pub fn remembered_ready(&mut self, r: Remembered) {
+        if r.leaf == self.preview_node() {
+            self.memory = Some(r);
         }
     }
 
