@@ -96,52 +96,57 @@ impl Stored {
         self.read_to
     }
 
-    /// Reads the entries from their parts (see [`StoredRef::entry_parts`]),
-    /// each on a thread of its own; `None` when a part is damaged or they
-    /// are not as many as were written.
-    pub fn read_entries(&mut self, parts: &[&[u8]]) -> Option<()> {
-        let count = usize::try_from(self.entry_count).ok()?;
-        // Room for all of them (a count beyond what the bytes could hold
-        // is damage); the parts split them as `entry_parts` did.
-        if parts.len() != ENTRY_PARTS || count > parts.iter().map(|p| p.len()).sum() {
-            return None;
-        }
-        let per = count.div_ceil(ENTRY_PARTS).max(1);
-        let mut entries: Vec<Entry> = Vec::with_capacity(count);
-        crate::par::huge_pages(&mut entries);
-        let mut slots: Vec<&mut [MaybeUninit<Entry>]> = entries.spare_capacity_mut()[..count]
-            .chunks_mut(per)
-            .collect();
-        slots.resize_with(ENTRY_PARTS, Default::default);
-        let read: Vec<(usize, bool)> = std::thread::scope(|s| {
-            let mut jobs = parts.iter().zip(slots.iter_mut());
-            let first = jobs.next();
-            let handles: Vec<_> = jobs
-                .map(|(p, slots)| s.spawn(|| read_part(p, slots)))
-                .collect();
-            crate::par::let_them_start();
-            let first = first.map(|(p, slots)| read_part(p, slots));
-            first
-                .into_iter()
-                .chain(handles.into_iter().map(|h| h.join().unwrap_or((0, false))))
-                .collect()
-        });
-        if read.iter().all(|&(_, whole)| whole) {
-            // SAFETY: every part filled all of its slots, and the slots are
-            // the first `count` of the room, in order.
-            unsafe { entries.set_len(count) };
-            self.entries = entries;
-            return Some(());
-        }
-        // Damaged: the entries read are dropped, and none is kept.
-        for (slots, &(filled, _)) in slots.iter_mut().zip(&read) {
-            for slot in &mut slots[..filled] {
-                // SAFETY: `read_part` wrote the first `filled` slots.
-                unsafe { slot.assume_init_drop() };
-            }
-        }
-        None
+    /// Takes the entries [`read_entries`] read: `None` when they are not
+    /// as many as were written.
+    pub fn set_entries(&mut self, entries: Vec<Entry>) -> Option<()> {
+        (entries.len() as u64 == self.entry_count).then(|| self.entries = entries)
     }
+}
+
+/// Reads `count` entries from their parts (see [`StoredRef::entry_parts`]),
+/// each on a thread of its own; `None` when a part is damaged or they are
+/// not as many.
+pub fn read_entries(parts: &[&[u8]], count: u64) -> Option<Vec<Entry>> {
+    let count = usize::try_from(count).ok()?;
+    // Room for all of them (a count beyond what the bytes could hold
+    // is damage); the parts split them as `entry_parts` did.
+    if parts.len() != ENTRY_PARTS || count > parts.iter().map(|p| p.len()).sum() {
+        return None;
+    }
+    let per = count.div_ceil(ENTRY_PARTS).max(1);
+    let mut entries: Vec<Entry> = Vec::with_capacity(count);
+    crate::par::huge_pages(&mut entries);
+    let mut slots: Vec<&mut [MaybeUninit<Entry>]> = entries.spare_capacity_mut()[..count]
+        .chunks_mut(per)
+        .collect();
+    slots.resize_with(ENTRY_PARTS, Default::default);
+    let read: Vec<(usize, bool)> = std::thread::scope(|s| {
+        let mut jobs = parts.iter().zip(slots.iter_mut());
+        let first = jobs.next();
+        let handles: Vec<_> = jobs
+            .map(|(p, slots)| s.spawn(|| read_part(p, slots)))
+            .collect();
+        crate::par::let_them_start();
+        let first = first.map(|(p, slots)| read_part(p, slots));
+        first
+            .into_iter()
+            .chain(handles.into_iter().map(|h| h.join().unwrap_or((0, false))))
+            .collect()
+    });
+    if read.iter().all(|&(_, whole)| whole) {
+        // SAFETY: every part filled all of its slots, and the slots are
+        // the first `count` of the room, in order.
+        unsafe { entries.set_len(count) };
+        return Some(entries);
+    }
+    // Damaged: the entries read are dropped, and none is kept.
+    for (slots, &(filled, _)) in slots.iter_mut().zip(&read) {
+        for slot in &mut slots[..filled] {
+            // SAFETY: `read_part` wrote the first `filled` slots.
+            unsafe { slot.assume_init_drop() };
+        }
+    }
+    None
 }
 
 impl Session {
@@ -312,16 +317,19 @@ mod tests {
             .collect();
         assert_eq!(parts.len(), ENTRY_PARTS);
         let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        back.read_entries(&parts).unwrap();
+        back.set_entries(read_entries(&parts, back.entry_count).unwrap())
+            .unwrap();
         // A part cut short, or one too few entries, is refused.
         if let Some(cut) = parts.iter().position(|p| !p.is_empty()) {
             let mut short = parts.clone();
             short[cut] = &short[cut][..short[cut].len() - 1];
             let mut again: Stored =
                 postcard::from_bytes(&postcard::to_allocvec(&stored).unwrap()).unwrap();
-            assert!(again.read_entries(&short).is_none());
+            assert!(read_entries(&short, again.entry_count).is_none());
+            assert!(read_entries(&parts, again.entry_count + 1).is_none());
+            let entries = read_entries(&parts, again.entry_count).unwrap();
             again.entry_count += 1;
-            assert!(again.read_entries(&parts).is_none());
+            assert!(again.set_entries(entries).is_none());
         }
         back
     }
@@ -346,6 +354,7 @@ mod tests {
                 assert_eq!(s.entries.len(), read.entries.len(), "{}", path.display());
                 assert_eq!(s.problems, read.problems);
                 assert_eq!(s.tree.preorder(), read.tree.preorder());
+                assert_eq!(s.tree.labels(), read.tree.labels());
                 assert_eq!(s.read_to, read.read_to);
                 for i in 0..read.entries.len() as u32 {
                     assert_eq!(

@@ -15,7 +15,7 @@
 use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::FileStamp;
 use crate::session::line::facts::UsageTotals;
-use crate::session::stored::{ENTRY_PARTS, Stored, StoredRef, write_entries};
+use crate::session::stored::{ENTRY_PARTS, Stored, StoredRef, read_entries, write_entries};
 use crate::session::{Detail, Refresh, Session};
 use crate::tui::model::loaded::{Calls, LoadedSession, RowColumns, RowKind, RowTexts};
 use serde::{Deserialize, Serialize};
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 /// the entry types keep (a test pins the layout).
 const ENVELOPE: Envelope = Envelope {
     magic: b"PISCSIDX",
-    format: 2,
+    format: 3,
 };
 
 /// Sessions smaller than this are read whole each time.
@@ -102,10 +102,16 @@ pub struct Opened {
 pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     let index = file_of(cache, path);
     let bytes = map(&index)?;
-    let sections = sections(ENVELOPE.payload(&bytes)?)?;
+    let (sections, count) = sections(ENVELOPE.payload(&bytes)?)?;
     let (meta, parts) = sections.split_first()?;
-    let mut payload: Payload = postcard::from_bytes(meta).ok()?;
-    payload.session.read_entries(parts)?;
+    // The session and its rows beside the entries.
+    let (payload, entries) = std::thread::scope(|s| {
+        let payload = s.spawn(|| postcard::from_bytes::<Payload>(meta).ok());
+        let entries = read_entries(parts, count);
+        (payload.join().ok().flatten(), entries)
+    });
+    let mut payload = payload?;
+    payload.session.set_entries(entries?)?;
     drop(bytes);
     if payload.path != path_bytes(path) || payload.home.as_deref() != home {
         return None;
@@ -184,7 +190,8 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
             write_entries(part, &mut w)?;
             ends.push(w.len);
         }
-        for end in ends.iter().chain(&[ends.len() as u64]) {
+        let count = payload.session.entry_parts().map(|p| p.len() as u64).sum();
+        for end in ends.iter().chain(&[count, ends.len() as u64]) {
             w.write_all(&end.to_le_bytes())?;
         }
         Ok(())
@@ -225,9 +232,10 @@ impl Write for Counting<'_> {
 }
 
 /// An index's payload in its sections: the session and its rows, then the
-/// entries' parts. A footer gives where each section ends (u64s,
-/// little-endian), then how many there are.
-fn sections(payload: &[u8]) -> Option<Vec<&[u8]>> {
+/// entries' parts; and how many entries there are. A footer gives where
+/// each section ends, the entries, and how many sections there are (u64s,
+/// little-endian).
+fn sections(payload: &[u8]) -> Option<(Vec<&[u8]>, u64)> {
     let word = |at: usize| {
         let b = payload.get(at..at + 8)?;
         Some(u64::from_le_bytes(b.try_into().ok()?))
@@ -236,7 +244,7 @@ fn sections(payload: &[u8]) -> Option<Vec<&[u8]>> {
     if word(payload.len().checked_sub(8)?)? != count as u64 {
         return None;
     }
-    let footer = payload.len().checked_sub(8 * (count + 1))?;
+    let footer = payload.len().checked_sub(8 * (count + 2))?;
     let mut start = 0;
     let mut out = Vec::with_capacity(count);
     for k in 0..count {
@@ -244,7 +252,8 @@ fn sections(payload: &[u8]) -> Option<Vec<&[u8]>> {
         out.push(payload.get(start..end)?);
         start = end;
     }
-    (start == footer).then_some(out)
+    let entries = word(footer + 8 * count)?;
+    (start == footer).then_some((out, entries))
 }
 
 /// Removes all but the `keep` most recently changed index files, and what
@@ -319,7 +328,7 @@ mod tests {
         }
         assert_eq!(
             (ENVELOPE.format, xxhash_rust::xxh3::xxh3_64(&bytes)),
-            (2, 15243257471172155725),
+            (3, 15243257471172155725),
             "the layout changed: raise ENVELOPE.format and set the new hash here"
         );
     }
