@@ -1,8 +1,8 @@
 //! A built tree as a stored index keeps it, so a session opened from its
 //! index skips the build: parents, children and roots as little-endian
 //! arrays. The id table and the labels are not kept: the labels are found
-//! again in one pass over the entries, and the id table is made at the
-//! first lookup.
+//! again in one pass over the entries (into a table made as large as they
+//! were), and the id table is made at the first lookup.
 //!
 //! Reading the parts back checks that they fit the entries and that every
 //! walk up the tree ends (each parent comes before its child in the file).
@@ -10,6 +10,7 @@
 
 use super::{NO_PARENT, Tree, apply_label};
 use crate::session::line::entry::Entry;
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
 /// A [`Tree`]'s parts (see the module's notes).
@@ -27,6 +28,8 @@ pub struct TreeParts {
     #[serde(with = "serde_bytes")]
     walk_stops: Vec<u8>,
     walk_only: Vec<(u32, u32)>,
+    /// How many labels the entries leave.
+    labels: u32,
 }
 
 fn to_bytes(words: &[u32]) -> Vec<u8> {
@@ -56,6 +59,7 @@ impl Tree {
             last: self.last,
             walk_stops: self.walk_stops.iter().map(|&s| u8::from(s)).collect(),
             walk_only,
+            labels: self.labels.len() as u32,
         }
     }
 
@@ -89,7 +93,9 @@ impl Tree {
         if !fits {
             return None;
         }
-        let mut labels = Default::default();
+        // Room for as many as there were (never more than the entries).
+        let room = (parts.labels as usize).min(n);
+        let mut labels = HashMap::with_capacity_and_hasher(room, Default::default());
         for e in entries {
             apply_label(&mut labels, e);
         }
