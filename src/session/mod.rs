@@ -201,24 +201,14 @@ impl Session {
             },
             detail,
             outline,
+            None,
         ))
     }
 
-    /// A session of these parts, its tree built.
+    /// A session of these parts, its tree built; or the tree and all the
+    /// problems given when `built` (then nothing is migrated: a current
+    /// file's session).
     fn assemble(
-        path: PathBuf,
-        header: Header,
-        entries: Vec<Entry>,
-        read: Read,
-        detail: Detail,
-        outline: Outline,
-    ) -> Session {
-        Session::assemble_built(path, header, entries, read, detail, outline, None)
-    }
-
-    /// Like [`Session::assemble`], the tree and all the problems given
-    /// when `built` (then nothing is migrated: a current file's session).
-    fn assemble_built(
         path: PathBuf,
         header: Header,
         entries: Vec<Entry>,

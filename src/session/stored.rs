@@ -35,7 +35,7 @@ pub struct StoredRef<'a> {
 }
 
 /// What a session keeps, read back (field for field [`StoredRef`]); the
-/// entries are read in with [`Stored::read_entries`].
+/// entries are read with [`read_entries`], then [`Stored::set_entries`].
 #[derive(Deserialize)]
 pub struct Stored {
     header: Header,
@@ -62,6 +62,10 @@ impl StoredRef<'_> {
         parts.into_iter()
     }
 }
+
+/// The fewest bytes an entry is written in (its fields, each a byte at
+/// least; a test holds the smallest entry to it).
+const MIN_ENTRY_BYTES: usize = 8;
 
 /// Writes `entries` one after another.
 pub fn write_entries(entries: &[Entry], w: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -108,9 +112,11 @@ impl Stored {
 /// not as many.
 pub fn read_entries(parts: &[&[u8]], count: u64) -> Option<Vec<Entry>> {
     let count = usize::try_from(count).ok()?;
-    // Room for all of them (a count beyond what the bytes could hold
-    // is damage); the parts split them as `entry_parts` did.
-    if parts.len() != ENTRY_PARTS || count > parts.iter().map(|p| p.len()).sum() {
+    // Room for all of them, made before they are read: a count beyond
+    // what the bytes could hold (an entry takes ten bytes at least) is
+    // damage. The parts split them as `entry_parts` did.
+    let bytes: usize = parts.iter().map(|p| p.len()).sum();
+    if parts.len() != ENTRY_PARTS || count.saturating_mul(MIN_ENTRY_BYTES) > bytes {
         return None;
     }
     let per = count.div_ceil(ENTRY_PARTS).max(1);
@@ -234,7 +240,7 @@ impl Session {
             .enumerate()
             .map(|(i, k)| (k.clone(), i as u32))
             .collect();
-        Some(Session::assemble_built(
+        Some(Session::assemble(
             path,
             header,
             entries,
@@ -372,6 +378,26 @@ mod tests {
                 assert_eq!(a, b);
             }
         }
+    }
+
+    /// Even an entry with nothing in it takes [`MIN_ENTRY_BYTES`].
+    #[test]
+    fn no_entry_is_written_in_fewer_bytes_than_the_least() {
+        let mut bytes = Vec::new();
+        use super::super::line::entry::{Info, Kind, Parent, Span};
+        let least = Entry {
+            id: None,
+            parent: Parent::Null,
+            kind: Kind::Message,
+            time: 0,
+            line: 0,
+            span: Span::default(),
+            lossy: false,
+            js_echo: false,
+            info: Info::None,
+        };
+        write_entries(&[least], &mut bytes).unwrap();
+        assert!(bytes.len() >= MIN_ENTRY_BYTES, "{}", bytes.len());
     }
 
     /// Parts that do not fit together are refused.

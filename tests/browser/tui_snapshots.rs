@@ -863,20 +863,28 @@ fn the_tree_dims_what_the_model_no_longer_sees() {
     assert!(rows[cut..].iter().all(|r| r.starts_with("  ")), "{at_leaf}");
     // Above the compaction nothing was cut yet: only what lies below the
     // selection, off its path, is dimmed.
+    let before = dimmed_below_folding_works(&mut h);
+    insta::assert_snapshot!("tree_memory_before_the_compaction", before);
+}
+
+/// Selects the entry before the compaction of [`compaction_demo`] and
+/// checks that the rows below it, and only those, are dimmed; the rows.
+fn dimmed_below_folding_works(h: &mut Harness) -> String {
     h.type_text("Folding works");
     h.key("enter");
-    let before = tree_memory(&mut h, false);
-    insta::assert_snapshot!("tree_memory_before_the_compaction", before);
+    let before = tree_memory(h, false);
     let rows: Vec<&str> = before
         .lines()
         .filter(|r| !r.contains("Type to search"))
         .collect();
     let sel = rows.iter().position(|r| r.contains("› ")).unwrap();
     assert!(rows[..=sel].iter().all(|r| r.starts_with("  ")), "{before}");
+    assert!(sel + 1 < rows.len(), "{before}");
     assert!(
         rows[sel + 1..].iter().all(|r| r.starts_with("░ ")),
         "{before}"
     );
+    before
 }
 
 /// A session too long for the screen's thread to work out what the model
@@ -900,21 +908,7 @@ fn a_long_sessions_tree_dims_what_the_model_no_longer_sees() {
         parent = id;
     }
     std::fs::write(&path, text).unwrap();
-    let mut h = file(&path);
-    h.type_text("Folding works");
-    h.key("enter");
-    let before = tree_memory(&mut h, false);
-    let rows: Vec<&str> = before
-        .lines()
-        .filter(|r| !r.contains("Type to search"))
-        .collect();
-    let sel = rows.iter().position(|r| r.contains("› ")).unwrap();
-    assert!(rows[..=sel].iter().all(|r| r.starts_with("  ")), "{before}");
-    assert!(sel + 1 < rows.len(), "{before}");
-    assert!(
-        rows[sel + 1..].iter().all(|r| r.starts_with("░ ")),
-        "{before}"
-    );
+    dimmed_below_folding_works(&mut file(&path));
 }
 
 #[test]
