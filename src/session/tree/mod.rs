@@ -28,8 +28,9 @@ const PARALLEL_MIN: usize = 20_000;
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelInfo {
-    /// The label as a person reads it.
-    pub label: String,
+    /// The label as a person reads it (a short one kept in place, without
+    /// an allocation: a session can hold a million labels).
+    pub label: CompactString,
     /// The label's value as pi keeps it (any truthy JSON value), as a
     /// [`jskey`] key: `--json` output echoes it.
     pub value: CompactString,
@@ -277,7 +278,7 @@ fn apply_label(labels: &mut HashMap<CompactString, LabelInfo>, e: &Entry) {
             labels.insert(
                 t.clone(),
                 LabelInfo {
-                    label: jskey::display(l).into_owned(),
+                    label: CompactString::from(jskey::display(l)),
                     value: l.clone(),
                     timestamp: change.timestamp.clone(),
                 },
