@@ -432,6 +432,20 @@ mod tests {
             let mut again: Stored =
                 postcard::from_bytes(&postcard::to_allocvec(&stored).unwrap()).unwrap();
             assert!(read_entries(&short, again.entry_count).is_none());
+            // An unknown mark before an entry, or unknown flags in its
+            // fixed form.
+            let mut marked = parts[cut].to_vec();
+            marked[0] = 7;
+            let mut odd = parts.clone();
+            odd[cut] = &marked;
+            assert!(read_entries(&odd, again.entry_count).is_none());
+            if parts[cut][0] == FIXED {
+                let mut flagged = parts[cut].to_vec();
+                let at = 1 + postcard::to_allocvec(&Kind::Message).unwrap().len();
+                flagged[at] |= 0x20;
+                odd[cut] = &flagged;
+                assert!(read_entries(&odd, again.entry_count).is_none());
+            }
             assert!(read_entries(&parts, again.entry_count + 1).is_none());
             let entries = read_entries(&parts, again.entry_count).unwrap();
             again.entry_count += 1;
