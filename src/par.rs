@@ -1,8 +1,9 @@
 //! Work shared by every core: `f(i)` for each index, results in index
-//! order (and the room such work fills, backed by huge pages). Threads take the next few indices no other thread has (so items
+//! order. Threads take the next few indices no other thread has (so items
 //! of very different cost still keep both cores busy), and the calling
 //! thread works too; too little work for two runs on the caller alone, as
-//! starting a thread costs more than a few small items.
+//! starting a thread costs more than a few small items. And the room such
+//! work fills, backed by huge pages.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -213,8 +213,7 @@ impl Stored {
 pub fn read_entries(parts: &[&[u8]], count: u64) -> Option<Vec<Entry>> {
     let count = usize::try_from(count).ok()?;
     // Room for all of them, made before they are read: a count beyond
-    // what the bytes could hold (an entry takes ten bytes at least) is
-    // damage. The parts split them as `entry_parts` did.
+    // what the bytes could hold (see `MIN_ENTRY_BYTES`) is damage. The parts split them as `entry_parts` did.
     let bytes: usize = parts.iter().map(|p| p.len()).sum();
     if parts.len() != ENTRY_PARTS || count.saturating_mul(MIN_ENTRY_BYTES) > bytes {
         return None;
@@ -498,7 +497,6 @@ mod tests {
     #[test]
     fn no_entry_is_written_in_fewer_bytes_than_the_least() {
         let mut bytes = Vec::new();
-        use super::super::line::entry::{Info, Kind, Parent, Span};
         let least = Entry {
             id: None,
             parent: Parent::Null,

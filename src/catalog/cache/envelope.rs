@@ -65,11 +65,12 @@ impl Envelope {
 
     /// Like [`Envelope::write`], the payload written by `fill` as it is
     /// made (a payload of tens of MB is never held whole); the header,
-    /// left blank until then, is written last.
+    /// left blank until then, is written last. `fill`'s writer says how
+    /// much of the payload it has written ([`PayloadWriter::written`]).
     pub(crate) fn write_streamed(
         &self,
         path: &Path,
-        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+        fill: impl FnOnce(&mut PayloadWriter<'_>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         use std::io::{Seek, SeekFrom};
         write_replacing_with(path, |file| {
@@ -112,11 +113,21 @@ fn write_replacing_with(
     Ok(())
 }
 
+/// The writer [`Envelope::write_streamed`] hands its `fill`.
+pub(crate) type PayloadWriter<'a> = Hashing<std::io::BufWriter<&'a mut std::fs::File>>;
+
 /// A writer that counts and hashes (xxh3) what goes through it.
-struct Hashing<W> {
+pub(crate) struct Hashing<W> {
     inner: W,
     len: u64,
     hash: xxhash_rust::xxh3::Xxh3,
+}
+
+impl<W> Hashing<W> {
+    /// Bytes written through so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.len
+    }
 }
 
 impl<W: Write> Write for Hashing<W> {

@@ -182,15 +182,15 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
     };
     let index = file_of(cache, &s.path);
     ENVELOPE.write_streamed(&index, |w| {
-        let mut w = Counting { inner: w, len: 0 };
         let mut ends = Vec::new();
-        postcard::to_io(&payload, &mut w).map_err(std::io::Error::other)?;
-        ends.push(w.len);
+        postcard::to_io(&payload, &mut *w).map_err(std::io::Error::other)?;
+        ends.push(w.written());
+        let mut count = 0;
         for part in payload.session.entry_parts() {
-            write_entries(part, &mut w)?;
-            ends.push(w.len);
+            write_entries(part, w)?;
+            ends.push(w.written());
+            count += part.len() as u64;
         }
-        let count = payload.session.entry_parts().map(|p| p.len() as u64).sum();
         for end in ends.iter().chain(&[count, ends.len() as u64]) {
             w.write_all(&end.to_le_bytes())?;
         }
@@ -211,24 +211,6 @@ fn map(path: &Path) -> Option<memmap2::Mmap> {
     let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
     let _ = map.advise(memmap2::Advice::Sequential);
     Some(map)
-}
-
-/// A writer that counts what goes through it.
-struct Counting<'a> {
-    inner: &'a mut dyn Write,
-    len: u64,
-}
-
-impl Write for Counting<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.len += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
 }
 
 /// An index's payload in its sections: the session and its rows, then the
