@@ -23,9 +23,11 @@ fn the_archived_scope_lists_searches_and_puts_back() {
     }
     // The data folder is the process's: this test runs in one of its own.
     let home = tempfile::tempdir().expect("home");
-    let name = "archived_scope::the_archived_scope_lists_searches_and_puts_back";
+    // The harness names a test by its module path without the crate's name.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let name = format!("{module}::the_archived_scope_lists_searches_and_puts_back");
     let out = Command::new(std::env::current_exe().expect("the test binary"))
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .args([name.as_str(), "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
         .env("XDG_DATA_HOME", home.path().join("data"))
         .env("XDG_CACHE_HOME", home.path().join("cache"))

@@ -3,7 +3,7 @@
 //!
 //! The corpus is written by `tests/data/damaged/make_cases.py` (cases listed in
 //! `tests/data/damaged/README.md`). After a deliberate change of behaviour, refresh
-//! the pinned answers with `UPDATE_EXPECTED=1 cargo test --test format damaged_files`
+//! the pinned answers with `UPDATE_EXPECTED=1 cargo test --test integration format::damaged_files`
 //! and read the diff.
 
 use std::fmt::Write as _;

@@ -1,4 +1,4 @@
-//! What the test binaries share: the repository's paths, pi's reference
+//! What the layers of the tests share: the repository's paths, pi's reference
 //! package (installed on first use by `tests/pi/install.sh`), how node runs
 //! the harness in `tests/pi/`, helpers over pi's answers, the outside tools
 //! a test needs (`tools`), a real terminal (`tmux`) and the browser's

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the damaged-session corpus next to this script: one small .jsonl
 file per case. Run it again after changing a case, then refresh the pinned
-answers with `UPDATE_EXPECTED=1 cargo test --test format damaged_files`.
+answers with `UPDATE_EXPECTED=1 cargo test --test integration format::damaged_files`.
 
 Every case is described in README.md.
 """

@@ -1,9 +1,5 @@
 //! The catalog: discovering, summarising, caching, searching, deleting and restoring sessions across the sessions folder.
-//! One test binary: `cargo test --test catalog` runs this layer's tests alone.
-
-#[macro_use]
-#[path = "../support/mod.rs"]
-mod support;
+//! `cargo test --test integration catalog::` runs this layer's tests alone.
 
 mod archive_round_trip;
 mod cache_never_lies;

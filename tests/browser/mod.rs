@@ -1,9 +1,5 @@
 //! The browser in-process: keys, dialogs, panes, snapshots of the screen (a TestBackend).
-//! One test binary: `cargo test --test browser` runs this layer's tests alone.
-
-#[macro_use]
-#[path = "../support/mod.rs"]
-mod support;
+//! `cargo test --test integration browser::` runs this layer's tests alone.
 
 mod actions_in_the_browser;
 mod archived_scope;

@@ -1,9 +1,5 @@
 //! The session file format: reading, appending, migrating, forking and pruning files as pi does, and surviving damage, kills and a writer beside.
-//! One test binary: `cargo test --test format` runs this layer's tests alone.
-
-#[macro_use]
-#[path = "../support/mod.rs"]
-mod support;
+//! `cargo test --test integration format::` runs this layer's tests alone.
 
 mod appends_like_pi;
 mod context_edits_read_like_pi;

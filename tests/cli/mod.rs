@@ -1,9 +1,5 @@
 //! The command line: its output, its questions and its exports, as a user or a script sees them.
-//! One test binary: `cargo test --test cli` runs this layer's tests alone.
-
-#[macro_use]
-#[path = "../support/mod.rs"]
-mod support;
+//! `cargo test --test integration cli::` runs this layer's tests alone.
 
 mod appends_ask_next_to_a_running_pi;
 mod archive_commands;

@@ -1,9 +1,5 @@
 //! Conformance with pi: piscope's answers against pi's own code, recorded or live.
-//! One test binary: `cargo test --test conformance` runs this layer's tests alone.
-
-#[macro_use]
-#[path = "../support/mod.rs"]
-mod support;
+//! `cargo test --test integration conformance::` runs this layer's tests alone.
 
 mod answers_match_pi_reference;
 mod catalog_matches_pi;

@@ -1,9 +1,5 @@
 //! End to end: the real binary in a real terminal (tmux), beside pi's own screens.
-//! One test binary: `cargo test --test end_to_end` runs this layer's tests alone.
-
-#[macro_use]
-#[path = "../support/mod.rs"]
-mod support;
+//! `cargo test --test integration end_to_end::` runs this layer's tests alone.
 
 mod actions_end_to_end;
 mod chat_side_by_side_with_pi;
