@@ -612,7 +612,7 @@ pub fn info_json(s: &Session) -> String {
     if !s.tree.labels().is_empty() {
         for (_, e) in s.live_entries() {
             if let Some(id) = e.id_str() {
-                if let Some(l) = s.tree.label(id) {
+                if let Some(l) = s.label_by_id(id) {
                     labels.insert(jskey::property_json(id), jskey::to_json(&l.value));
                 }
             }
@@ -755,10 +755,7 @@ fn write_info_text(s: &Session, out: &mut dyn Write) -> Result<()> {
         sanitize(s.leaf_id().unwrap_or("(none)"))
     )?;
     writeln!(out, "branch:    {} entries", s.branch().len())?;
-    let labels = s
-        .live_entries()
-        .filter(|&(i, _)| s.label_of(i).is_some())
-        .count();
+    let labels = s.live_entries().filter(|&(i, _)| s.has_label(i)).count();
     writeln!(out, "labels:    {labels}")?;
     let damaged = s.damaged_lines();
     writeln!(

@@ -398,8 +398,21 @@ impl Session {
     }
 
     /// The label on an entry.
-    pub fn label_of(&self, idx: u32) -> Option<&tree::LabelInfo> {
-        self.entry(idx).id_str().and_then(|id| self.tree.label(id))
+    pub fn label_of(&self, idx: u32) -> Option<tree::LabelInfo> {
+        self.entry(idx).id_str().and_then(|id| self.label_by_id(id))
+    }
+
+    /// Whether an entry has a label.
+    pub fn has_label(&self, idx: u32) -> bool {
+        self.entry(idx)
+            .id_str()
+            .is_some_and(|id| self.tree.label_entry(id).is_some())
+    }
+
+    /// The label on the entry with id `id`.
+    pub fn label_by_id(&self, id: &str) -> Option<tree::LabelInfo> {
+        let at = self.tree.label_entry(id)?;
+        self.entries.get(at as usize).and_then(tree::LabelInfo::of)
     }
 
     /// Damaged lines (not counting a last line still being written).

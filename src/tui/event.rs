@@ -29,6 +29,9 @@ pub enum AppEvent {
     /// A session file was read (or could not be).
     SessionOpened(Answer<SessionRead>),
     PreviewReady(Box<PreviewDoc>),
+    /// The tree's rows left for later are to be laid out now (the answer
+    /// to [`Command::LayOutRows`]).
+    RowsWanted,
     /// The header of the preview of this key, its context's size read
     /// whole (see [`crate::tui::model::preview_doc::sized_header`]).
     PreviewHeader(PreviewKey, Line<'static>),
@@ -111,6 +114,10 @@ pub enum Command {
     Watch(crate::watch::Target),
     /// Bytes for the terminal itself (an OSC 52 copy), written between frames.
     Terminal(Vec<u8>),
+    /// Answered at once as [`AppEvent::RowsWanted`]: the rows are laid out
+    /// in the update after this one, once the commands before this one
+    /// (the preview's) are under way.
+    LayOutRows,
     /// Read every session's usage (answered as `UsageLoaded`).
     LoadUsage {
         demo: bool,
@@ -155,6 +162,7 @@ impl std::fmt::Debug for Command {
             Command::Act(job) => write!(f, "Act({job:?})"),
             Command::Watch(t) => write!(f, "Watch({})", t.root.display()),
             Command::Terminal(b) => write!(f, "Terminal({} bytes)", b.len()),
+            Command::LayOutRows => write!(f, "LayOutRows"),
             Command::LoadUsage { demo } => write!(f, "LoadUsage(demo: {demo})"),
             Command::BuildUsage(r) => write!(f, "BuildUsage({:?})", r.stamp),
             Command::Touched { stamp, .. } => write!(f, "Touched({stamp:?})"),

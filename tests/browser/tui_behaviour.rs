@@ -474,3 +474,73 @@ fn a_long_context_shows_at_once_and_its_size_follows() {
     assert!(screen.contains(&want), "{want} in\n{screen}");
     assert!(!screen.contains("context …"), "{screen}");
 }
+
+/// A long session opened at its leaf: the update that shows it asks for the
+/// leaf's preview while its rows are still to be laid out (ten million rows
+/// take half a second, and the preview need not wait for them); the next
+/// update lays them out with the leaf selected, and asks for nothing again.
+#[test]
+fn a_long_sessions_preview_is_asked_for_before_its_rows_are_laid_out() {
+    use piscope::tui::clock::Clock;
+    use piscope::tui::config::Config;
+    use piscope::tui::event::Command;
+    use piscope::tui::state::{App, Start};
+    use piscope::tui::work::workers::JobContext;
+    use std::cell::RefCell;
+    let dir = tempfile::tempdir().unwrap();
+    let path = super::tui_snapshots::long_session(dir.path());
+    let context = JobContext::new(None, None, false, "/".into());
+    let (mut app, first) = App::new(
+        Start::File(path),
+        Config::defaults(false),
+        Clock::fixed(piscope::tui::harness::DEMO_NOW_MS, 0),
+        None,
+        ratatui::layout::Rect::new(0, 0, 160, 48),
+    );
+    let answers = RefCell::new(Vec::new());
+    for cmd in first {
+        context.run(cmd, &|ev| answers.borrow_mut().push(ev));
+    }
+    let opened = answers
+        .into_inner()
+        .into_iter()
+        .find(|ev| matches!(ev, AppEvent::SessionOpened(_)))
+        .expect("the session was read");
+    let cmds: Vec<String> = app
+        .update(opened)
+        .iter()
+        .map(|c| format!("{c:?}"))
+        .collect();
+    let leaf = app
+        .tree()
+        .loaded()
+        .and_then(|t| t.view.leaf)
+        .expect("a leaf");
+    assert!(app.tree().rows().is_empty(), "no rows laid out yet");
+    assert_eq!(app.tree().preview_node(), Some(leaf));
+    let rows_at = cmds.iter().position(|c| c == "LayOutRows");
+    let preview_at = cmds
+        .iter()
+        .position(|c| c.starts_with("BuildPreview") && c.ends_with(&format!("node {leaf})")));
+    assert!(
+        rows_at.is_some() && preview_at.is_some(),
+        "the leaf's preview and the rows asked for: {cmds:?}"
+    );
+    // The rows' answer comes back as an event of its own.
+    let echoed = RefCell::new(Vec::new());
+    context.run(Command::LayOutRows, &|ev| echoed.borrow_mut().push(ev));
+    let echoed = echoed.into_inner();
+    assert!(matches!(echoed.as_slice(), [AppEvent::RowsWanted]));
+    let after: Vec<String> = app
+        .update(AppEvent::RowsWanted)
+        .iter()
+        .map(|c| format!("{c:?}"))
+        .collect();
+    assert!(app.tree().rows().len() > 100_000, "the rows are laid out");
+    assert_eq!(app.tree().selected_node(), Some(leaf));
+    assert_eq!(app.tree().preview_node(), Some(leaf));
+    assert!(
+        after.iter().all(|c| !c.starts_with("BuildPreview")),
+        "the preview is not asked for again: {after:?}"
+    );
+}

@@ -892,9 +892,18 @@ fn dimmed_below_folding_works(h: &mut Harness) -> String {
 /// dimmed as a short session's are.
 #[test]
 fn a_long_sessions_tree_dims_what_the_model_no_longer_sees() {
-    use piscope::tui::model::preview_doc::REMEMBERED_WITH_PREVIEW;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("long.jsonl");
+    let path = long_session(dir.path());
+    dimmed_below_folding_works(&mut file(&path));
+}
+
+/// The compaction demo with [`REMEMBERED_WITH_PREVIEW`] more turns after
+/// it, written into `dir`: a session the browser treats as long.
+///
+/// [`REMEMBERED_WITH_PREVIEW`]: piscope::tui::model::preview_doc::REMEMBERED_WITH_PREVIEW
+pub(crate) fn long_session(dir: &std::path::Path) -> std::path::PathBuf {
+    use piscope::tui::model::preview_doc::REMEMBERED_WITH_PREVIEW;
+    let path = dir.join("long.jsonl");
     let mut text = std::fs::read_to_string(compaction_demo()).unwrap();
     let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     let mut parent = last["id"].as_str().unwrap().to_string();
@@ -908,7 +917,7 @@ fn a_long_sessions_tree_dims_what_the_model_no_longer_sees() {
         parent = id;
     }
     std::fs::write(&path, text).unwrap();
-    dimmed_below_folding_works(&mut file(&path));
+    path
 }
 
 #[test]

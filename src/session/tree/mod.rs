@@ -22,8 +22,14 @@ use crate::session::{Problem, ProblemKind};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 
-/// Below this many entries the tree is built on one thread.
+/// Below this many entries the tree is built (or read back) on one thread.
 const PARALLEL_MIN: usize = 20_000;
+
+/// The labels: per target id, the label entry that labels it (the last
+/// one in the file that set it and was not cleared after). What it says is
+/// read from that entry when asked (see [`LabelInfo::of`]): a table of
+/// indices is a third the size of one of texts, on a million labels.
+pub type Labels = HashMap<CompactString, u32>;
 
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,7 +64,7 @@ pub struct Tree {
     /// How many of `roots`, at the end, are loops cut open: pi's tree has
     /// no root there, so it never shows them (piscope's views do).
     cut_roots: usize,
-    labels: HashMap<CompactString, LabelInfo>,
+    labels: Labels,
     /// The last entry in file order (what pi resumes at).
     last: Option<u32>,
     /// Entries whose `parentId` is falsy or absent: pi's walk up to the
@@ -212,7 +218,7 @@ enum Link {
 struct Shape {
     live: Vec<bool>,
     links: Vec<Link>,
-    labels: HashMap<CompactString, LabelInfo>,
+    labels: Labels,
     last: Option<u32>,
     walk_stops: Vec<bool>,
     /// Entries whose truthy `parentId` is their own id: roots in pi's tree,
@@ -253,7 +259,7 @@ fn shape(entries: &[Entry]) -> Shape {
                 self_named.push(i as u32);
             }
         }
-        apply_label(&mut labels, e);
+        apply_label(&mut labels, e, i as u32);
     }
     Shape {
         live,
@@ -265,28 +271,33 @@ fn shape(entries: &[Entry]) -> Shape {
     }
 }
 
-/// Applies `e`, if it is a label entry, to the labels so far.
-fn apply_label(labels: &mut HashMap<CompactString, LabelInfo>, e: &Entry) {
-    let Some((t, change)) = (match &e.info {
-        Info::Label(c) => c.target.as_ref().map(|t| (t, c)),
-        _ => None,
-    }) else {
+/// Applies `e`, entry `at`, if it is a label entry, to the labels so far.
+fn apply_label(labels: &mut Labels, e: &Entry, at: u32) {
+    let Info::Label(change) = &e.info else {
         return;
     };
-    match &change.label {
-        Some(l) => {
-            labels.insert(
-                t.clone(),
-                LabelInfo {
-                    label: CompactString::from(jskey::display(l)),
-                    value: l.clone(),
-                    timestamp: change.timestamp.clone(),
-                },
-            );
-        }
-        None => {
-            labels.remove(t);
-        }
+    let Some(t) = &change.target else {
+        return;
+    };
+    if change.label.is_some() {
+        labels.insert(t.clone(), at);
+    } else {
+        labels.remove(t);
+    }
+}
+
+impl LabelInfo {
+    /// What the label entry `e` sets, when it sets a label.
+    pub fn of(e: &Entry) -> Option<LabelInfo> {
+        let Info::Label(change) = &e.info else {
+            return None;
+        };
+        let l = change.label.as_ref()?;
+        Some(LabelInfo {
+            label: CompactString::from(jskey::display(l)),
+            value: l.clone(),
+            timestamp: change.timestamp.clone(),
+        })
     }
 }
 
@@ -452,11 +463,12 @@ impl Tree {
         self.last
     }
 
-    pub fn label(&self, id: &str) -> Option<&LabelInfo> {
-        self.labels.get(id)
+    /// The label entry that labels the entry with id `id` (see [`Labels`]).
+    pub fn label_entry(&self, id: &str) -> Option<u32> {
+        self.labels.get(id).copied()
     }
 
-    pub fn labels(&self) -> &HashMap<CompactString, LabelInfo> {
+    pub fn labels(&self) -> &Labels {
         &self.labels
     }
 

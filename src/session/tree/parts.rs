@@ -2,13 +2,14 @@
 //! index skips the build: parents, children and roots as little-endian
 //! arrays. The id table and the labels are not kept: the labels are found
 //! again in one pass over the entries (into a table made as large as they
-//! were), and the id table is made at the first lookup.
+//! were), on a thread of its own while the parts are checked, and the id
+//! table is made at the first lookup.
 //!
 //! Reading the parts back checks that they fit the entries and that every
 //! walk up the tree ends (each parent comes before its child in the file).
 //! A tree that is not so (duplicated ids, loops cut open) is built again.
 
-use super::{NO_PARENT, Tree, apply_label};
+use super::{NO_PARENT, PARALLEL_MIN, Tree, apply_label};
 use crate::session::line::entry::Entry;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
@@ -65,7 +66,48 @@ impl Tree {
 
     /// The tree `parts` keep, of `entries`; `None` when they do not fit
     /// them or a walk up the tree might not end (then it is built again).
-    pub fn from_parts(parts: TreeParts, entries: &[Entry]) -> Option<Tree> {
+    /// `labelled`, when known, lists the label entries in order (the rest
+    /// need not be looked at).
+    pub fn from_parts(
+        parts: TreeParts,
+        entries: &[Entry],
+        labelled: Option<&[u32]>,
+    ) -> Option<Tree> {
+        // Room for as many as there were (never more than the entries).
+        let room = (parts.labels as usize).min(entries.len());
+        let labels = || {
+            let mut labels = HashMap::with_capacity_and_hasher(room, Default::default());
+            match labelled {
+                Some(at) => at.iter().for_each(|&i| {
+                    if let Some(e) = entries.get(i as usize) {
+                        apply_label(&mut labels, e, i);
+                    }
+                }),
+                None => entries
+                    .iter()
+                    .enumerate()
+                    .for_each(|(i, e)| apply_label(&mut labels, e, i as u32)),
+            }
+            labels
+        };
+        if entries.len() < PARALLEL_MIN {
+            return Tree::from_parts_with(parts, entries, labels());
+        }
+        std::thread::scope(|scope| {
+            let found = std::thread::Builder::new()
+                .name("piscope-labels".into())
+                .spawn_scoped(scope, labels);
+            let tree = Tree::from_parts_with(parts, entries, HashMap::default());
+            let labels = match found {
+                Ok(thread) => thread.join().ok()?,
+                Err(_) => labels(),
+            };
+            tree.map(|t| Tree { labels, ..t })
+        })
+    }
+
+    /// [`Tree::from_parts`] with the labels already found.
+    fn from_parts_with(parts: TreeParts, entries: &[Entry], labels: super::Labels) -> Option<Tree> {
         let n = entries.len();
         let parent = from_bytes(&parts.parent)?;
         let child_start = from_bytes(&parts.child_start)?;
@@ -92,12 +134,6 @@ impl Tree {
             && parts.walk_only.iter().all(|&(a, b)| below(a) && b < a);
         if !fits {
             return None;
-        }
-        // Room for as many as there were (never more than the entries).
-        let room = (parts.labels as usize).min(n);
-        let mut labels = HashMap::with_capacity_and_hasher(room, Default::default());
-        for e in entries {
-            apply_label(&mut labels, e);
         }
         Some(Tree {
             by_id: std::sync::OnceLock::new(),
@@ -132,7 +168,7 @@ mod tests {
             };
             let built = &s.tree;
             let n = s.entries.len() as u32;
-            let Some(back) = Tree::from_parts(built.parts(), &s.entries) else {
+            let Some(back) = Tree::from_parts(built.parts(), &s.entries, None) else {
                 assert!(
                     (0..n).any(|i| built.parent(i).is_some_and(|p| p > i)),
                     "{}",
@@ -167,7 +203,7 @@ mod tests {
             .find(|p| Session::open(p).is_ok_and(|s| s.entries.len() > 5))
             .unwrap();
         let s = Session::open(&path).unwrap();
-        assert!(Tree::from_parts(s.tree.parts(), &s.entries).is_some());
+        assert!(Tree::from_parts(s.tree.parts(), &s.entries, None).is_some());
         type Spoil = Box<dyn Fn(&mut TreeParts)>;
         let spoiled: Vec<Spoil> = vec![
             // A parent after its child: a walk might go round.
@@ -188,7 +224,7 @@ mod tests {
         for spoil in spoiled {
             let mut parts = s.tree.parts();
             spoil(&mut parts);
-            assert!(Tree::from_parts(parts, &s.entries).is_none());
+            assert!(Tree::from_parts(parts, &s.entries, None).is_none());
         }
     }
 }

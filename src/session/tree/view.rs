@@ -179,7 +179,7 @@ impl TreeView {
             Filter::Default => !setting,
             Filter::NoTools => !setting && role != Some(&Role::ToolResult),
             Filter::UserOnly => role == Some(&Role::User),
-            Filter::LabeledOnly => s.label_of(node).is_some(),
+            Filter::LabeledOnly => s.has_label(node),
             Filter::All => true,
         }
     }

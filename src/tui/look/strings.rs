@@ -361,6 +361,14 @@ pub fn file_failed(path: &Path, why: &dyn std::fmt::Display) -> String {
 pub const TREE_NO_SESSION: &str = "Choose a session to see its entries.";
 pub const TREE_ONLY_HEADER: &str = "No entries yet: this session has only its header.";
 
+/// Said in the tree pane while a long session's rows are laid out.
+pub fn laying_out_rows(entries: usize) -> String {
+    format!(
+        "Laying out {} entries…",
+        crate::render::message::thousands(entries as u64)
+    )
+}
+
 pub fn tree_reading(file: &str) -> String {
     format!("Reading {file}…")
 }

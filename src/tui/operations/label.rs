@@ -18,7 +18,7 @@ impl App {
             let label = self
                 .tree
                 .loaded()
-                .and_then(|t| t.session.tree.label(&id).map(|l| l.label.clone()))
+                .and_then(|t| t.session.label_by_id(&id).map(|l| l.label))
                 .unwrap_or_default();
             self.ask(Dialog::ask(
                 strings::LABEL_TITLE,

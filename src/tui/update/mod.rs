@@ -73,9 +73,10 @@ impl App {
             }
             AppEvent::SessionOpened(answer) => {
                 if let Some(read) = self.open.take_answer(answer) {
-                    self.on_session_read(read);
+                    self.on_session_read(read, &mut cmds);
                 }
             }
+            AppEvent::RowsWanted => self.tree.lay_out(),
             AppEvent::PreviewReady(mut doc) => {
                 if Some(doc.key) == self.preview.wanted() {
                     if let Some(r) = doc.remembered.take() {
@@ -130,13 +131,19 @@ impl App {
 
     /// The newest read of the open session: the tree shows it, or why it
     /// could not be read.
-    fn on_session_read(&mut self, read: SessionRead) {
+    fn on_session_read(&mut self, read: SessionRead, cmds: &mut Vec<Command>) {
         let SessionRead { path, result } = read;
         match result {
             Ok(loaded) => {
                 let damaged = loaded.session.damaged_lines();
-                self.tree.set_session(loaded);
-                if let Some(p) = self.open.take_pending() {
+                let pending = self.open.take_pending();
+                // An entry to select needs the rows at once.
+                if self.tree.set_session(loaded, pending.is_none()) {
+                    // Asked for after this update's preview, so the rows are
+                    // laid out while the preview is worked out.
+                    cmds.push(Command::LayOutRows);
+                }
+                if let Some(p) = pending {
                     if p.path == path && !self.tree.select_id(&p.id, p.keeps_filter) {
                         self.say(strings::entry_not_in_session(&p.id), true);
                     }

@@ -194,6 +194,7 @@ impl JobContext {
             }
             // The runtime's own business; nothing to do without one.
             Command::Watch(_) | Command::Terminal(_) => {}
+            Command::LayOutRows => send(AppEvent::RowsWanted),
         }
     }
 
@@ -442,6 +443,9 @@ impl Workers {
             }
             // Written by the runtime, which owns the terminal.
             Command::Terminal(_) => {}
+            Command::LayOutRows => {
+                let _ = self.tx.send(AppEvent::RowsWanted);
+            }
             Command::BuildPreview(_) => self.previews.put(cmd),
             Command::LoadUsage { .. } => self.usage_book.put(cmd),
             Command::BuildUsage(_) => self.usage_charts.put(cmd),

@@ -107,6 +107,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawConte
             .wrap(ratatui::widgets::Wrap { trim: false }),
             list_area,
         ),
+        Content::Ready(t) if pane.is_waiting() => message(
+            frame,
+            Line::styled(
+                strings::laying_out_rows(t.session.entries.len()),
+                theme.muted,
+            ),
+        ),
         Content::Ready(t) if pane.rows.is_empty() => {
             let hint = if pane.filter == Filter::Default {
                 strings::TREE_ONLY_HEADER.to_string()
@@ -285,12 +292,11 @@ fn row_line<'a>(
         push_marked(&mut spans, label, theme.label, words, theme.hit);
         spans.push(Span::styled("] ", theme.label));
         if pane.label_times {
-            if let Some(ms) = t
-                .session
-                .label_of(node)
-                .and_then(|l| l.timestamp.as_deref())
-                .and_then(crate::jstext::date::parse_ms)
-            {
+            if let Some(ms) = t.session.label_of(node).and_then(|l| {
+                l.timestamp
+                    .as_deref()
+                    .and_then(crate::jstext::date::parse_ms)
+            }) {
                 spans.push(Span::styled(
                     format!("{} ", clock.short_time(ms)),
                     theme.muted,

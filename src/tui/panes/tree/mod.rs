@@ -68,6 +68,10 @@ pub struct TreePane {
     /// Per compaction row shown so far: how many entries it replaced
     /// (worked out when the row first comes into view).
     replaced: HashMap<u32, usize>,
+    /// A long session just opened whose rows are not laid out yet: the
+    /// entry they will select (its leaf). Its preview is asked for first,
+    /// so the two are worked out side by side (see [`TreePane::lay_out`]).
+    waiting: Option<Option<u32>>,
 }
 
 impl TreePane {
@@ -112,6 +116,7 @@ impl TreePane {
     }
 
     fn clear_rows(&mut self) {
+        self.waiting = None;
         self.rows = Rows::default();
         self.resume = ResumePoint::default();
         self.memory = None;
@@ -178,6 +183,9 @@ impl TreePane {
     /// when the selected row stands for a leaf the filter hides (the
     /// context pi resumes with).
     pub fn preview_node(&self) -> Option<u32> {
+        if let Some(target) = self.waiting.filter(|_| self.is_ready()) {
+            return target;
+        }
         let node = self.selected_node()?;
         match self.resume {
             ResumePoint {
@@ -254,7 +262,10 @@ impl TreePane {
 
     /// Shows a freshly read session. When it is the same file as before
     /// (a reload), the selection and folds follow their entry ids.
-    pub fn set_session(&mut self, loaded: Arc<LoadedSession>) {
+    /// Returns true when the rows of a long session opened at its leaf are
+    /// left to [`TreePane::lay_out`] (only when `may_wait`): laying out ten
+    /// million rows takes half a second, and the preview need not wait.
+    pub fn set_session(&mut self, loaded: Arc<LoadedSession>, may_wait: bool) -> bool {
         let previous = self.loaded().cloned();
         let same_file = previous
             .as_ref()
@@ -287,18 +298,43 @@ impl TreePane {
                 .and_then(|id| loaded.session.find(&id))
                 .or(loaded.view.leaf)
         };
+        let wait = may_wait
+            && !same_file
+            && target == loaded.view.leaf
+            && loaded.session.entries.len() >= REMEMBERED_WITH_PREVIEW;
         self.content = Content::Ready(loaded);
         self.memory = None;
         self.replaced.clear();
+        if wait {
+            self.rows = Rows::default();
+            self.resume = ResumePoint::default();
+            self.waiting = Some(target);
+            return true;
+        }
         self.rebuild(target);
         if !same_file {
             self.center();
         }
+        false
+    }
+
+    /// Lays out the rows [`TreePane::set_session`] left for later.
+    pub fn lay_out(&mut self) {
+        if let Some(target) = self.waiting.filter(|_| self.is_ready()) {
+            self.rebuild(target);
+            self.center();
+        }
+    }
+
+    /// Whether the rows of the session shown are still to be laid out.
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.is_some()
     }
 
     /// Recomputes rows and puts the cursor on `target` or its nearest
     /// visible ancestor.
     fn rebuild(&mut self, target: Option<u32>) {
+        self.waiting = None;
         let Some(t) = self.loaded().cloned() else {
             self.clear_rows();
             return;
