@@ -58,6 +58,37 @@ pub fn map<R: Send>(n: usize, chunk: usize, f: impl Fn(usize) -> R + Sync) -> Ve
     out
 }
 
+/// Gives back the pages wholly inside `read`, bytes of a read-only file
+/// mapping already read: they leave the process's resident memory (the file
+/// stays in the page cache; read again, they come back as they were).
+/// Reading a 900 MB index this way never holds all of it at once. Only on
+/// Linux, and only advice.
+///
+/// # Safety
+/// `read` must lie in a read-only shared mapping of a file that is not
+/// changed while it is mapped: on any other memory (a vector's, say) the
+/// pages would read as zeros afterwards.
+pub unsafe fn release_mapped(read: &[u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = read.as_ptr() as usize;
+        let (from, to) = (
+            start.next_multiple_of(PAGE),
+            (start + read.len()) / PAGE * PAGE,
+        );
+        if to > from {
+            // SAFETY: the caller's promise: file-backed pages, which come
+            // back unchanged when touched again.
+            unsafe {
+                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_DONTNEED);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = read;
+}
+
 /// Asks the kernel to back the room `v` has beyond its length with huge
 /// pages (2 MiB each) where it can: filling a few hundred MB then takes a
 /// few hundred page faults, where it took one every 4 KiB. Only advice,
@@ -86,6 +117,44 @@ pub fn huge_pages<T>(v: &mut Vec<T>) {
 #[cfg(test)]
 mod tests {
     use super::map;
+
+    /// The resident kilobytes of the mapping that starts at `start`, from
+    /// the process's own map.
+    #[cfg(target_os = "linux")]
+    fn resident_kb(start: usize) -> usize {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let head = format!("{start:x}-");
+        let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&head));
+        lines
+            .find_map(|l| l.strip_prefix("Rss:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+
+    /// Pages of a file mapping given back leave the resident memory, and
+    /// read again hold what they held.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn released_pages_of_a_mapping_come_back_unchanged() {
+        let bytes: Vec<u8> = (0..16u32 << 20)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, &bytes).unwrap();
+        // SAFETY: a file of this test's own, not changed while mapped.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.unwrap();
+        let start = map.as_ptr() as usize;
+        assert!(resident_kb(start) >= 15 << 10, "mapped and read in");
+        // An unaligned stretch: only the pages wholly inside it go.
+        // SAFETY: as above.
+        unsafe { super::release_mapped(&map[100..map.len() - 100]) };
+        assert!(
+            resident_kb(start) <= 8,
+            "{} kB still resident",
+            resident_kb(start)
+        );
+        assert!(map[..] == bytes[..], "read again, the same bytes");
+    }
 
     #[test]
     fn every_index_once_in_order() {

@@ -188,12 +188,28 @@ fn read_one(bytes: &[u8]) -> Option<(Entry, &[u8])> {
 /// Reads `bytes`, written by [`write_entries`], into `slots`, front to
 /// back; how many it read, and whether that was all of `bytes` and
 /// exactly as many as `slots`.
+/// Bytes of a mapped index read between two givings back of its pages.
+const RELEASE_EVERY: usize = 8 << 20;
+
 /// Reads one part into `slots`: how many were filled, whether that is all
-/// of them and the bytes too, and which slots hold label entries.
-fn read_part(mut bytes: &[u8], slots: &mut [MaybeUninit<Entry>]) -> (usize, bool, Vec<u32>) {
+/// of them and the bytes too, and which slots hold label entries. With
+/// `release`, the part lies in a file mapping whose pages are given back
+/// as they are read (see [`crate::par::release_mapped`]).
+fn read_part(
+    mut bytes: &[u8],
+    slots: &mut [MaybeUninit<Entry>],
+    release: bool,
+) -> (usize, bool, Vec<u32>) {
     let mut filled = 0;
     let mut labelled = Vec::new();
+    let mut unreleased = bytes;
     while !bytes.is_empty() {
+        let done = unreleased.len() - bytes.len();
+        if release && done >= RELEASE_EVERY {
+            // SAFETY: `read_mapped_entries`'s caller promised a mapping.
+            unsafe { crate::par::release_mapped(&unreleased[..done]) };
+            unreleased = bytes;
+        }
         let Some(slot) = slots.get_mut(filled) else {
             return (filled, false, labelled);
         };
@@ -230,6 +246,21 @@ impl Stored {
 /// each on a thread of its own; `None` when a part is damaged or they are
 /// not as many.
 pub fn read_entries(parts: &[&[u8]], count: u64) -> Option<ReadEntries> {
+    read_entries_from(parts, count, false)
+}
+
+/// [`read_entries`] from parts in a file mapping, whose pages leave the
+/// resident memory as they are read: reading a 900 MB index never holds all
+/// of it.
+///
+/// # Safety
+/// The parts must lie in a read-only shared mapping of a file that does not
+/// change while it is mapped (see [`crate::par::release_mapped`]).
+pub unsafe fn read_mapped_entries(parts: &[&[u8]], count: u64) -> Option<ReadEntries> {
+    read_entries_from(parts, count, true)
+}
+
+fn read_entries_from(parts: &[&[u8]], count: u64, release: bool) -> Option<ReadEntries> {
     let count = usize::try_from(count).ok()?;
     // Room for all of them, made before they are read: a count beyond
     // what the bytes could hold (see `MIN_ENTRY_BYTES`) is damage. The parts split them as `entry_parts` did.
@@ -248,10 +279,10 @@ pub fn read_entries(parts: &[&[u8]], count: u64) -> Option<ReadEntries> {
         let mut jobs = parts.iter().zip(slots.iter_mut());
         let first = jobs.next();
         let handles: Vec<_> = jobs
-            .map(|(p, slots)| s.spawn(|| read_part(p, slots)))
+            .map(|(p, slots)| s.spawn(move || read_part(p, slots, release)))
             .collect();
         crate::par::let_them_start();
-        let first = first.map(|(p, slots)| read_part(p, slots));
+        let first = first.map(|(p, slots)| read_part(p, slots, release));
         first
             .into_iter()
             .chain(

@@ -15,7 +15,7 @@
 use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::FileStamp;
 use crate::session::line::facts::UsageTotals;
-use crate::session::stored::{ENTRY_PARTS, Stored, StoredRef, read_entries, write_entries};
+use crate::session::stored::{ENTRY_PARTS, Stored, StoredRef, read_mapped_entries, write_entries};
 use crate::session::{Detail, Refresh, Session};
 use crate::tui::model::loaded::{Calls, LoadedSession, RowColumns, RowKind, RowTexts};
 use serde::{Deserialize, Serialize};
@@ -106,8 +106,15 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     let (meta, parts) = sections.split_first()?;
     // The session and its rows beside the entries.
     let (payload, entries) = std::thread::scope(|s| {
-        let payload = s.spawn(|| postcard::from_bytes::<Payload>(meta).ok());
-        let entries = read_entries(parts, count);
+        let payload = s.spawn(|| {
+            let payload = postcard::from_bytes::<Payload>(meta).ok();
+            // SAFETY: as below; what was decoded owns its data.
+            unsafe { crate::par::release_mapped(meta) };
+            payload
+        });
+        // SAFETY: `map` maps the index read-only, and piscope never
+        // changes an index where it lies (see `map`).
+        let entries = unsafe { read_mapped_entries(parts, count) };
         (payload.join().ok().flatten(), entries)
     });
     let mut payload = payload?;
