@@ -16,6 +16,27 @@ pub fn let_them_start() {
     std::thread::yield_now();
 }
 
+/// `beside()` on a thread named `name` while `here()` runs on this one;
+/// both answers, `beside`'s `None` when it panicked. When no thread can be
+/// started, `beside` runs here too.
+pub fn beside<A: Send, B>(
+    name: &str,
+    beside: impl Fn() -> A + Sync,
+    here: impl FnOnce() -> B,
+) -> (Option<A>, B) {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn_scoped(scope, &beside);
+        let b = here();
+        let a = match spawned {
+            Ok(thread) => thread.join().ok(),
+            Err(_) => Some(beside()),
+        };
+        (a, b)
+    })
+}
+
 /// `f(0), f(1), …, f(n - 1)` on every core, in that order; `chunk` indices
 /// taken at a time (at least one).
 pub fn map<R: Send>(n: usize, chunk: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {

@@ -185,14 +185,12 @@ fn read_one(bytes: &[u8]) -> Option<(Entry, &[u8])> {
     Some((e, rest))
 }
 
-/// Reads `bytes`, written by [`write_entries`], into `slots`, front to
-/// back; how many it read, and whether that was all of `bytes` and
-/// exactly as many as `slots`.
 /// Bytes of a mapped index read between two givings back of its pages.
 const RELEASE_EVERY: usize = 8 << 20;
 
-/// Reads one part into `slots`: how many were filled, whether that is all
-/// of them and the bytes too, and which slots hold label entries. With
+/// Reads `bytes`, one part written by [`write_entries`], into `slots`,
+/// front to back: how many were filled, whether that was all of `bytes`
+/// and exactly as many as `slots`, and which slots hold label entries. With
 /// `release`, the part lies in a file mapping whose pages are given back
 /// as they are read (see [`crate::par::release_mapped`]).
 fn read_part(
@@ -263,7 +261,8 @@ pub unsafe fn read_mapped_entries(parts: &[&[u8]], count: u64) -> Option<ReadEnt
 fn read_entries_from(parts: &[&[u8]], count: u64, release: bool) -> Option<ReadEntries> {
     let count = usize::try_from(count).ok()?;
     // Room for all of them, made before they are read: a count beyond
-    // what the bytes could hold (see `MIN_ENTRY_BYTES`) is damage. The parts split them as `entry_parts` did.
+    // what the bytes could hold (see `MIN_ENTRY_BYTES`) is damage. The
+    // parts split them as `entry_parts` did.
     let bytes: usize = parts.iter().map(|p| p.len()).sum();
     if parts.len() != ENTRY_PARTS || count.saturating_mul(MIN_ENTRY_BYTES) > bytes {
         return None;
@@ -400,18 +399,10 @@ impl Session {
                     .all(|e| e.span.offset.saturating_add(e.span.len) <= read_to)
         };
         // The tree as it was built, unless it does not fit (then built again).
-        let (in_order, tree) = std::thread::scope(|scope| {
-            let checked = std::thread::Builder::new()
-                .name("piscope-check".into())
-                .spawn_scoped(scope, in_order);
-            let tree = Tree::from_parts(tree, &entries, Some(&labelled));
-            let in_order = match checked {
-                Ok(thread) => thread.join().unwrap_or(false),
-                Err(_) => in_order(),
-            };
-            (in_order, tree)
+        let (in_order, tree) = crate::par::beside("piscope-check", in_order, || {
+            Tree::from_parts(tree, &entries, Some(&labelled))
         });
-        if !in_order {
+        if in_order != Some(true) {
             return None;
         }
         let built = tree.map(|t| (t, problems));

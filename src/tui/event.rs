@@ -115,8 +115,8 @@ pub enum Command {
     /// Bytes for the terminal itself (an OSC 52 copy), written between frames.
     Terminal(Vec<u8>),
     /// Answered at once as [`AppEvent::RowsWanted`]: the rows are laid out
-    /// in the update after this one, once the commands before this one
-    /// (the preview's) are under way.
+    /// in a later update, once all of this update's commands (the
+    /// preview's among them) are under way.
     LayOutRows,
     /// Read every session's usage (answered as `UsageLoaded`).
     LoadUsage {

@@ -90,24 +90,21 @@ impl Tree {
             }
             labels
         };
-        if entries.len() < PARALLEL_MIN {
-            return Tree::from_parts_with(parts, entries, labels());
-        }
-        std::thread::scope(|scope| {
-            let found = std::thread::Builder::new()
-                .name("piscope-labels".into())
-                .spawn_scoped(scope, labels);
-            let tree = Tree::from_parts_with(parts, entries, HashMap::default());
-            let labels = match found {
-                Ok(thread) => thread.join().ok()?,
-                Err(_) => labels(),
-            };
-            tree.map(|t| Tree { labels, ..t })
+        let (labels, tree) = if entries.len() < PARALLEL_MIN {
+            (Some(labels()), Tree::unlabelled_from_parts(parts, entries))
+        } else {
+            crate::par::beside("piscope-labels", labels, || {
+                Tree::unlabelled_from_parts(parts, entries)
+            })
+        };
+        Some(Tree {
+            labels: labels?,
+            ..tree?
         })
     }
 
-    /// [`Tree::from_parts`] with the labels already found.
-    fn from_parts_with(parts: TreeParts, entries: &[Entry], labels: super::Labels) -> Option<Tree> {
+    /// [`Tree::from_parts`] without its labels.
+    fn unlabelled_from_parts(parts: TreeParts, entries: &[Entry]) -> Option<Tree> {
         let n = entries.len();
         let parent = from_bytes(&parts.parent)?;
         let child_start = from_bytes(&parts.child_start)?;
@@ -142,7 +139,7 @@ impl Tree {
             child_list,
             roots: parts.roots,
             cut_roots: parts.cut_roots as usize,
-            labels,
+            labels: super::Labels::default(),
             last: parts.last,
             walk_stops: parts.walk_stops.iter().map(|&s| s == 1).collect(),
             walk_only: parts.walk_only.into_iter().collect(),

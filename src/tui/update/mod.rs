@@ -139,8 +139,9 @@ impl App {
                 let pending = self.open.take_pending();
                 // An entry to select needs the rows at once.
                 if self.tree.set_session(loaded, pending.is_none()) {
-                    // Asked for after this update's preview, so the rows are
-                    // laid out while the preview is worked out.
+                    // Answered as an event handled after this update's
+                    // commands, its preview's among them, are under way: the
+                    // rows are laid out while the preview is worked out.
                     cmds.push(Command::LayOutRows);
                 }
                 if let Some(p) = pending {

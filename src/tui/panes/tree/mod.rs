@@ -68,10 +68,10 @@ pub struct TreePane {
     /// Per compaction row shown so far: how many entries it replaced
     /// (worked out when the row first comes into view).
     replaced: HashMap<u32, usize>,
-    /// A long session just opened whose rows are not laid out yet: the
-    /// entry they will select (its leaf). Its preview is asked for first,
-    /// so the two are worked out side by side (see [`TreePane::lay_out`]).
-    waiting: Option<Option<u32>>,
+    /// A long session just opened whose rows are not laid out yet: they
+    /// will select its leaf, whose preview is asked for first, so the two
+    /// are worked out side by side (see [`TreePane::lay_out`]).
+    waiting: bool,
 }
 
 impl TreePane {
@@ -116,7 +116,7 @@ impl TreePane {
     }
 
     fn clear_rows(&mut self) {
-        self.waiting = None;
+        self.waiting = false;
         self.rows = Rows::default();
         self.resume = ResumePoint::default();
         self.memory = None;
@@ -183,8 +183,8 @@ impl TreePane {
     /// when the selected row stands for a leaf the filter hides (the
     /// context pi resumes with).
     pub fn preview_node(&self) -> Option<u32> {
-        if let Some(target) = self.waiting.filter(|_| self.is_ready()) {
-            return target;
+        if self.waiting {
+            return self.loaded()?.view.leaf;
         }
         let node = self.selected_node()?;
         match self.resume {
@@ -308,7 +308,7 @@ impl TreePane {
         if wait {
             self.rows = Rows::default();
             self.resume = ResumePoint::default();
-            self.waiting = Some(target);
+            self.waiting = true;
             return true;
         }
         self.rebuild(target);
@@ -320,21 +320,21 @@ impl TreePane {
 
     /// Lays out the rows [`TreePane::set_session`] left for later.
     pub fn lay_out(&mut self) {
-        if let Some(target) = self.waiting.filter(|_| self.is_ready()) {
-            self.rebuild(target);
+        if let Some(leaf) = self.loaded().filter(|_| self.waiting).map(|t| t.view.leaf) {
+            self.rebuild(leaf);
             self.center();
         }
     }
 
     /// Whether the rows of the session shown are still to be laid out.
     pub fn is_waiting(&self) -> bool {
-        self.waiting.is_some()
+        self.waiting
     }
 
     /// Recomputes rows and puts the cursor on `target` or its nearest
     /// visible ancestor.
     fn rebuild(&mut self, target: Option<u32>) {
-        self.waiting = None;
+        self.waiting = false;
         let Some(t) = self.loaded().cloned() else {
             self.clear_rows();
             return;
