@@ -6,6 +6,7 @@
 //! ```text
 //! error.rs     SessionError, and the problems reading survived
 //! content.rs   message content as text (export, context, copy, search)
+//! entries.rs   the entries in file order
 //! line/        one line read: the one line reader, JSON as pi's
 //!              JavaScript reads it, the entry a line becomes
 //! read/        regular files only, read in blocks on all cores; the
@@ -17,6 +18,7 @@
 //! ```
 
 pub mod content;
+pub mod entries;
 pub mod error;
 pub mod line;
 pub mod read;
@@ -25,6 +27,7 @@ pub mod tree;
 pub mod write;
 
 use compact_str::CompactString;
+pub use entries::Entries;
 use line::entry::{self, Entry, Kind};
 use line::jskey;
 use read::blocks;
@@ -58,7 +61,7 @@ pub const PI_VERSION: &str = "1.6.0";
 pub struct Session {
     pub path: PathBuf,
     pub header: Header,
-    pub entries: Vec<Entry>,
+    pub entries: Entries,
     pub problems: Vec<Problem>,
     pub tree: Tree,
     /// Bytes read so far: the end of the last complete line.
@@ -162,7 +165,7 @@ impl Session {
 
     /// Reads a session file, keeping only `detail`.
     pub fn open_with(path: &Path, detail: Detail) -> Result<Session, SessionError> {
-        let mut entries = Vec::new();
+        let mut entries = Entries::default();
         let mut outline = Outline::default();
         let outlined = detail == Detail::Outline;
         let Scanned {
@@ -211,7 +214,7 @@ impl Session {
     fn assemble(
         path: PathBuf,
         header: Header,
-        entries: Vec<Entry>,
+        entries: Entries,
         read: Read,
         detail: Detail,
         outline: Outline,
@@ -315,10 +318,14 @@ impl Session {
     /// Recomputes migration ids and the tree after entries changed.
     fn reindex(&mut self) {
         if self.header.version < 2 {
-            migrate::assign_legacy_ids(&self.header.id, &mut self.entries, &mut self.legacy_ids);
+            migrate::assign_legacy_ids(
+                &self.header.id,
+                self.entries.as_mut_slice(),
+                &mut self.legacy_ids,
+            );
         }
         if self.header.version < 3 {
-            migrate::rename_hook_messages(&mut self.entries);
+            migrate::rename_hook_messages(self.entries.as_mut_slice());
         }
         let mut problems = self.line_problems.clone();
         self.tree = Tree::build(&self.entries, &mut problems);

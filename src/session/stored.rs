@@ -321,7 +321,7 @@ impl Session {
             return self;
         }
         let mut outline = Outline::default();
-        for e in &mut self.entries {
+        for e in self.entries.as_mut_slice() {
             let brief = match std::mem::take(&mut e.info) {
                 super::line::entry::Info::Message(m) => Some(super::line::entry::Brief::of(*m)),
                 info => {
@@ -342,7 +342,7 @@ impl Session {
     pub fn stored(&self) -> Option<StoredRef<'_>> {
         (self.detail == Detail::Outline).then(|| StoredRef {
             header: &self.header,
-            entries: &self.entries,
+            entries: self.entries.as_slice(),
             entry_count: self.entries.len() as u64,
             line_problems: &self.line_problems,
             read_to: self.read_to,
@@ -383,6 +383,7 @@ impl Session {
         if !fits {
             return None;
         }
+        let entries = super::Entries::from(entries);
         // Each entry in order within the bytes read, each fact of a known
         // kind: checked on a thread of its own while the tree is read back
         // (two passes over ten million entries take a fifth of a second).
@@ -390,7 +391,7 @@ impl Session {
             facts
                 .iter()
                 .all(|f| f.kind().is_none_or(|k| k < kinds.len()))
-                && entries.windows(2).all(|w| {
+                && entries.as_slice().windows(2).all(|w| {
                     w[0].span.offset.saturating_add(w[0].span.len) <= w[1].span.offset
                         && w[0].line < w[1].line
                 })
@@ -440,9 +441,9 @@ impl Session {
             return Ok(Vec::new());
         };
         if self.detail == Detail::Full {
-            return Ok(self.entries[from..].to_vec());
+            return Ok(self.entries.since(from).cloned().collect());
         }
-        let want = &self.entries[from..];
+        let want = &self.entries.as_slice()[from..];
         let io = |e| super::SessionError::io(&self.path, e);
         let file = self.open_file()?;
         let mut got: Vec<Entry> = Vec::with_capacity(want.len());

@@ -16,6 +16,7 @@ pub mod parts;
 pub mod tokens;
 pub mod view;
 
+use crate::session::Entries;
 use crate::session::line::entry::{Entry, Info, Kind, Parent};
 use crate::session::line::jskey;
 use crate::session::{Problem, ProblemKind};
@@ -104,7 +105,7 @@ impl IdMap {
 
     /// Maps `id` (the key of entry `i`) to `i`; returns what it mapped to
     /// before.
-    fn insert(&mut self, entries: &[Entry], id: &str, i: u32) -> Option<u32> {
+    fn insert(&mut self, entries: &Entries, id: &str, i: u32) -> Option<u32> {
         let key = |&j: &u32| hash_id(key_of(&entries[j as usize]));
         match self
             .0
@@ -120,7 +121,7 @@ impl IdMap {
         }
     }
 
-    fn get(&self, entries: &[Entry], id: &str) -> Option<u32> {
+    fn get(&self, entries: &Entries, id: &str) -> Option<u32> {
         self.0
             .find(hash_id(id), |&j| {
                 entries.get(j as usize).is_some_and(|e| key_of(e) == id)
@@ -157,7 +158,7 @@ struct Ids {
     duplicates: Vec<Problem>,
 }
 
-fn index_ids(entries: &[Entry]) -> Ids {
+fn index_ids(entries: &Entries) -> Ids {
     let mut superseded = vec![false; entries.len()];
     let mut first_line: HashMap<&str, u32> = HashMap::default();
     let mut duplicates = Vec::new();
@@ -187,7 +188,7 @@ fn index_ids(entries: &[Entry]) -> Ids {
 
 /// The id table of live entries; `taken(i, prev)` for each entry `i` that
 /// takes over the key of an earlier entry `prev`.
-fn id_map(entries: &[Entry], mut taken: impl FnMut(u32, u32)) -> IdMap {
+fn id_map(entries: &Entries, mut taken: impl FnMut(u32, u32)) -> IdMap {
     let mut map = IdMap::with_capacity(entries.len());
     for (i, e) in entries.iter().enumerate() {
         if e.kind == Kind::Header {
@@ -227,7 +228,7 @@ struct Shape {
     self_named: Vec<u32>,
 }
 
-fn shape(entries: &[Entry]) -> Shape {
+fn shape(entries: &Entries) -> Shape {
     let n = entries.len();
     let mut live = vec![false; n];
     let mut links = vec![Link::Root; n];
@@ -303,13 +304,13 @@ impl LabelInfo {
 
 impl Tree {
     /// Builds the index; loops found are added to `problems`.
-    pub fn build(entries: &[Entry], problems: &mut Vec<Problem>) -> Tree {
+    pub fn build(entries: &Entries, problems: &mut Vec<Problem>) -> Tree {
         let parallel = entries.len() >= PARALLEL_MIN
             && std::thread::available_parallelism().is_ok_and(|t| t.get() > 1);
         Tree::build_on(entries, problems, parallel)
     }
 
-    fn build_on(entries: &[Entry], problems: &mut Vec<Problem>, parallel: bool) -> Tree {
+    fn build_on(entries: &Entries, problems: &mut Vec<Problem>, parallel: bool) -> Tree {
         // Entries are large: two passes over them (at once on two cores for
         // a big session), the rest mostly on small arrays.
         let n = entries.len();
@@ -424,7 +425,7 @@ impl Tree {
 
     /// The entry an id names (its last occurrence), among the `entries`
     /// the tree was built from.
-    pub fn find(&self, entries: &[Entry], id: &str) -> Option<u32> {
+    pub fn find(&self, entries: &Entries, id: &str) -> Option<u32> {
         self.by_id
             .get_or_init(|| id_map(entries, |_, _| ()))
             .get(entries, id)
@@ -527,7 +528,7 @@ impl Tree {
 /// in the file, that closed it; that occurrence becomes a root. Returns the
 /// occurrences cut.
 fn break_loops(
-    entries: &[Entry],
+    entries: &Entries,
     node_of: &[u32],
     parent: &mut [Option<u32>],
     problems: &mut Vec<Problem>,
@@ -724,6 +725,7 @@ mod tests {
                     entry(i as u32 + 1, id.as_deref(), parent, next(25) == 0)
                 })
                 .collect();
+            let entries = Entries::from(entries);
             let mut problems = Vec::new();
             let tree = Tree::build(&entries, &mut problems);
             let cut: Vec<u32> = problems
@@ -822,11 +824,12 @@ mod tests {
             "x\0\0",
             "an id longer than fits in place",
         ];
-        let mut entries: Vec<Entry> = ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| entry(i as u32 + 1, Some(id), Parent::Null, false))
-            .collect();
+        let mut entries = Entries::from(
+            ids.iter()
+                .enumerate()
+                .map(|(i, id)| entry(i as u32 + 1, Some(id), Parent::Null, false))
+                .collect::<Vec<_>>(),
+        );
         let mut map = IdMap::with_capacity(4);
         for (i, id) in ids.iter().enumerate() {
             assert_eq!(map.insert(&entries, id, i as u32), None);
@@ -876,6 +879,7 @@ mod tests {
                     e
                 })
                 .collect();
+            let entries = Entries::from(entries);
             let (mut p1, mut p2) = (Vec::new(), Vec::new());
             let one = Tree::build_on(&entries, &mut p1, false);
             let two = Tree::build_on(&entries, &mut p2, true);

@@ -10,7 +10,7 @@
 //! A tree that is not so (duplicated ids, loops cut open) is built again.
 
 use super::{NO_PARENT, PARALLEL_MIN, Tree, apply_label};
-use crate::session::line::entry::Entry;
+use crate::session::Entries;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
@@ -70,7 +70,7 @@ impl Tree {
     /// need not be looked at).
     pub fn from_parts(
         parts: TreeParts,
-        entries: &[Entry],
+        entries: &Entries,
         labelled: Option<&[u32]>,
     ) -> Option<Tree> {
         // Room for as many as there were (never more than the entries).
@@ -104,7 +104,7 @@ impl Tree {
     }
 
     /// [`Tree::from_parts`] without its labels.
-    fn unlabelled_from_parts(parts: TreeParts, entries: &[Entry]) -> Option<Tree> {
+    fn unlabelled_from_parts(parts: TreeParts, entries: &Entries) -> Option<Tree> {
         let n = entries.len();
         let parent = from_bytes(&parts.parent)?;
         let child_start = from_bytes(&parts.child_start)?;

@@ -226,7 +226,7 @@ impl LoadedSession {
     pub fn new(session: Session, home: Option<&str>) -> LoadedSession {
         let mut columns = RowColumns::with_capacity(session.entries.len());
         // Fresh calls are ready.
-        let _ = columns.extend(0, &session.entries, home);
+        let _ = columns.extend(0, session.entries.as_slice(), home);
         LoadedSession::with_columns(session.into_outline(), columns)
     }
 
