@@ -1,69 +1,325 @@
-//! A session's entries in file order, as [`super::Session`] holds them:
-//! read from the file, each kept as it was read.
+//! A session's entries in file order, as [`super::Session`] holds them.
+//! Entries read from the session file are kept as read. Entries a stored
+//! index holds stay in the index file: their types are kept (a byte each),
+//! and the entries themselves are read back a chunk of [`CHUNK`] at a
+//! time, at the first use of one of them. Opening a session of ten million
+//! entries then reads none of them until a row or a command asks.
+//!
+//! A chunk is checked when read: its bytes' hash, then each entry where
+//! the index said the chunk starts, in file order, of the type kept for
+//! it, all within the bytes the index was made from. A chunk that is not
+//! so (its index file damaged since it was opened) is read again from the
+//! session file itself, at outline depth, from the chunk's first line.
 
-use super::line::entry::{Entry, Kind};
+use super::line::entry::{Entry, Info, Kind, Parent, Span};
+use super::read::index_pass::{Detail, ingest_line};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// How many entries a stored chunk holds (the last one fewer).
+pub const CHUNK: usize = 4096;
 
 /// The entries of a session, by index (`u32` in the tree, `usize` here).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Entries {
-    list: Vec<Entry>,
+    /// The first entries, left in a stored index.
+    stored: Option<Arc<Stored>>,
+    /// The entries after those (all of them, for a session read from its
+    /// file).
+    tail: Vec<Entry>,
+}
+
+/// Where a stored chunk lies in the index and where it starts in the
+/// session file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkRef {
+    /// Where its bytes end in the entries' section (each chunk starts
+    /// where the one before it ends).
+    pub end: u64,
+    /// The xxh3 of its bytes.
+    pub hash: u64,
+    /// Its first entry's offset in the session file, and line.
+    pub offset: u64,
+    pub line: u32,
+}
+
+/// Where a stored index keeps its entries: a file, and the range of it
+/// the chunks lie in.
+#[derive(Debug)]
+pub struct Section {
+    pub file: File,
+    pub base: u64,
+    pub len: u64,
+}
+
+/// Entries left in a stored index (see the module's notes).
+#[derive(Debug)]
+pub(crate) struct Stored {
+    /// The index file, and where its entries' section starts.
+    file: File,
+    base: u64,
+    chunks: Vec<ChunkRef>,
+    /// Each entry's type.
+    kinds: Vec<Kind>,
+    /// The session file, to read a damaged chunk's entries from; where
+    /// the index stopped reading it, and the next line's number then.
+    session: PathBuf,
+    read_to: u64,
+    next_line: u32,
+    /// Each chunk once read.
+    read: Box<[OnceLock<Box<[Entry]>>]>,
+}
+
+impl Stored {
+    /// Entries in `section`, in `chunks` (each written by
+    /// [`super::entry_bytes::write_entries`]), of the types `kinds`, read from
+    /// the session file `session` up to `read_to` (line `next_line`
+    /// next); `None` when the chunks do not fit: not as many as the
+    /// types ask, not filling the section, ends or starts not rising, a
+    /// start beyond what was read.
+    pub(crate) fn new(
+        section: Section,
+        chunks: Vec<ChunkRef>,
+        kinds: Vec<Kind>,
+        session: PathBuf,
+        read_to: u64,
+        next_line: u32,
+    ) -> Option<Stored> {
+        let fits = chunks.len() == kinds.len().div_ceil(CHUNK)
+            && chunks.last().map_or(0, |c| c.end) == section.len
+            && chunks.windows(2).all(|w| {
+                w[0].end <= w[1].end && w[0].offset < w[1].offset && w[0].line < w[1].line
+            })
+            && chunks
+                .last()
+                .is_none_or(|c| c.offset < read_to && c.line < next_line);
+        fits.then(|| Stored {
+            read: (0..chunks.len()).map(|_| OnceLock::new()).collect(),
+            file: section.file,
+            base: section.base,
+            chunks,
+            kinds,
+            session,
+            read_to,
+            next_line,
+        })
+    }
+
+    /// Chunk `k`'s entries, read at the first call.
+    fn chunk(&self, k: usize) -> &[Entry] {
+        self.read[k].get_or_init(|| {
+            self.read_chunk(k)
+                .or_else(|| self.reread_chunk(k))
+                .unwrap_or_else(|| self.unreadable(k))
+                .into_boxed_slice()
+        })
+    }
+
+    /// The entries chunk `k` should hold: its range of indices.
+    fn range(&self, k: usize) -> std::ops::Range<usize> {
+        k * CHUNK..((k + 1) * CHUNK).min(self.kinds.len())
+    }
+
+    /// Where the entries after chunk `k` start in the session file, and
+    /// their first line.
+    fn after(&self, k: usize) -> (u64, u32) {
+        self.chunks
+            .get(k + 1)
+            .map_or((self.read_to, self.next_line), |c| (c.offset, c.line))
+    }
+
+    /// Chunk `k` read from the index and checked; `None` when it is not as
+    /// it was written.
+    fn read_chunk(&self, k: usize) -> Option<Vec<Entry>> {
+        let c = self.chunks[k];
+        let start = if k == 0 { 0 } else { self.chunks[k - 1].end };
+        let mut bytes = vec![0u8; usize::try_from(c.end.checked_sub(start)?).ok()?];
+        let whole = super::read::file::read_exact_at(&self.file, &mut bytes, self.base + start);
+        if !whole.ok()? || xxhash_rust::xxh3::xxh3_64(&bytes) != c.hash {
+            return None;
+        }
+        let entries = super::entry_bytes::read_chunk(&bytes, self.range(k).len())?;
+        self.fits(k, &entries).then_some(entries)
+    }
+
+    /// Whether `entries` are what chunk `k` holds: as many, the first
+    /// where the chunk starts, in file order up to where the next chunk
+    /// starts, each of its kept type.
+    fn fits(&self, k: usize, entries: &[Entry]) -> bool {
+        let c = self.chunks[k];
+        let (end, next_line) = self.after(k);
+        let kinds = &self.kinds[self.range(k)];
+        entries.len() == kinds.len()
+            && entries
+                .first()
+                .is_some_and(|e| (e.span.offset, e.line) == (c.offset, c.line))
+            && entries.windows(2).all(|w| {
+                w[0].span.offset.saturating_add(w[0].span.len) <= w[1].span.offset
+                    && w[0].line < w[1].line
+            })
+            && entries.last().is_some_and(|e| {
+                e.span.offset.saturating_add(e.span.len) <= end && e.line < next_line
+            })
+            && entries.iter().zip(kinds).all(|(e, &kind)| e.kind == kind)
+    }
+
+    /// Chunk `k` read again from the session file, at outline depth.
+    fn reread_chunk(&self, k: usize) -> Option<Vec<Entry>> {
+        let c = self.chunks[k];
+        let want = self.range(k).len();
+        let file = super::read::index_pass::open_file(&self.session).ok()?;
+        let (end, _) = self.after(k);
+        let mut entries = Vec::with_capacity(want);
+        let mut problems = Vec::new();
+        let mut keep = |e: Entry, _| entries.push(e);
+        Detail::Outline
+            .scan(file, c.offset, c.line, |meta, parsed| {
+                ingest_line(&mut keep, &mut problems, meta, parsed);
+                if meta.offset + meta.len >= end {
+                    std::ops::ControlFlow::Break(())
+                } else {
+                    std::ops::ControlFlow::Continue(())
+                }
+            })
+            .ok()?;
+        entries.truncate(want);
+        self.fits(k, &entries).then_some(entries)
+    }
+
+    /// What stands for chunk `k` when neither the index nor the session
+    /// file gives its entries (both changed since the session was
+    /// opened): entries of the kept types and nothing else, at the
+    /// chunk's first line.
+    fn unreadable(&self, k: usize) -> Vec<Entry> {
+        let c = self.chunks[k];
+        self.kinds[self.range(k)]
+            .iter()
+            .map(|&kind| Entry {
+                id: None,
+                parent: Parent::Invalid,
+                kind,
+                time: super::line::entry::NAN_MS,
+                line: c.line,
+                span: Span {
+                    offset: c.offset,
+                    len: 0,
+                },
+                lossy: false,
+                js_echo: false,
+                info: Info::None,
+            })
+            .collect()
+    }
 }
 
 impl Entries {
+    /// Entries left in `stored`, then `tail`.
+    pub(crate) fn stored(stored: Stored) -> Entries {
+        Entries {
+            stored: Some(Arc::new(stored)),
+            tail: Vec::new(),
+        }
+    }
+
+    /// How many are left in a stored index.
+    fn stored_len(&self) -> usize {
+        self.stored.as_ref().map_or(0, |s| s.kinds.len())
+    }
+
     pub fn len(&self) -> usize {
-        self.list.len()
+        self.stored_len() + self.tail.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.len() == 0
     }
 
     pub fn get(&self, i: usize) -> Option<&Entry> {
-        self.list.get(i)
+        match &self.stored {
+            Some(s) if i < s.kinds.len() => s.chunk(i / CHUNK).get(i % CHUNK),
+            _ => self.tail.get(i - self.stored_len()),
+        }
     }
 
     pub fn last(&self) -> Option<&Entry> {
-        self.list.last()
+        self.len().checked_sub(1).and_then(|i| self.get(i))
     }
 
-    /// Entry `i`'s type (`Kind::Header` past the end: nothing there is
-    /// part of the tree).
+    /// Entry `i`'s type, without reading a stored entry (`Kind::Header`
+    /// past the end: nothing there is part of the tree).
     pub fn kind(&self, i: usize) -> Kind {
-        self.list.get(i).map_or(Kind::Header, |e| e.kind)
+        match &self.stored {
+            Some(s) if i < s.kinds.len() => s.kinds[i],
+            _ => self
+                .tail
+                .get(i - self.stored_len())
+                .map_or(Kind::Header, |e| e.kind),
+        }
     }
 
     /// Every entry, first to last.
-    pub fn iter(&self) -> std::slice::Iter<'_, Entry> {
-        self.list.iter()
+    pub fn iter(&self) -> Iter<'_> {
+        self.since(0)
     }
 
     /// The entries from `from` on (none past the end).
-    pub fn since(&self, from: usize) -> std::slice::Iter<'_, Entry> {
-        self.list.get(from..).unwrap_or_default().iter()
+    pub fn since(&self, from: usize) -> Iter<'_> {
+        Iter {
+            entries: self,
+            front: from.min(self.len()),
+            back: self.len(),
+        }
     }
 
-    /// The entries as one slice.
-    pub(crate) fn as_slice(&self) -> &[Entry] {
-        &self.list
+    /// The entries in chunks of [`CHUNK`] (a stored index keeps them so).
+    pub(crate) fn chunks(&self) -> impl Iterator<Item = Vec<&Entry>> {
+        (0..self.len().div_ceil(CHUNK)).map(move |k| {
+            let end = ((k + 1) * CHUNK).min(self.len());
+            (k * CHUNK..end).filter_map(|i| self.get(i)).collect()
+        })
+    }
+
+    /// How many stored chunks have been read so far.
+    #[cfg(test)]
+    pub(crate) fn chunks_read(&self) -> usize {
+        self.stored
+            .as_ref()
+            .map_or(0, |s| s.read.iter().filter(|c| c.get().is_some()).count())
     }
 
     pub(crate) fn push(&mut self, e: Entry) {
-        self.list.push(e);
+        self.tail.push(e);
     }
 
-    /// The entries to change in place (migration, the outline's infos).
+    /// The entries to change in place (migration, the outline's infos):
+    /// any left in a stored index are read first.
     pub(crate) fn as_mut_slice(&mut self) -> &mut [Entry] {
-        &mut self.list
+        if let Some(s) = self.stored.take() {
+            let mut all: Vec<Entry> = (0..s.chunks.len())
+                .flat_map(|k| s.chunk(k).iter().cloned())
+                .collect();
+            all.append(&mut self.tail);
+            self.tail = all;
+        }
+        &mut self.tail
     }
 
     pub(crate) fn shrink_to_fit(&mut self) {
-        self.list.shrink_to_fit();
+        self.tail.shrink_to_fit();
+    }
+}
+
+impl PartialEq for Entries {
+    fn eq(&self, other: &Entries) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
 impl From<Vec<Entry>> for Entries {
-    fn from(list: Vec<Entry>) -> Entries {
-        Entries { list }
+    fn from(tail: Vec<Entry>) -> Entries {
+        Entries { stored: None, tail }
     }
 }
 
@@ -71,13 +327,53 @@ impl std::ops::Index<usize> for Entries {
     type Output = Entry;
 
     fn index(&self, i: usize) -> &Entry {
-        &self.list[i]
+        match self.get(i) {
+            Some(e) => e,
+            None => panic!("entry {i} of {}", self.len()),
+        }
     }
 }
 
+/// The entries in order (see [`Entries::iter`]).
+#[derive(Clone)]
+pub struct Iter<'a> {
+    entries: &'a Entries,
+    front: usize,
+    back: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Entry;
+
+    fn next(&mut self) -> Option<&'a Entry> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.front += 1;
+        self.entries.get(self.front - 1)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.entries.get(self.back)
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
 impl<'a> IntoIterator for &'a Entries {
     type Item = &'a Entry;
-    type IntoIter = std::slice::Iter<'a, Entry>;
+    type IntoIter = Iter<'a>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter()

@@ -7,6 +7,7 @@
 //! error.rs     SessionError, and the problems reading survived
 //! content.rs   message content as text (export, context, copy, search)
 //! entries.rs   the entries in file order
+//! entry_bytes.rs an entry as a stored index keeps it
 //! line/        one line read: the one line reader, JSON as pi's
 //!              JavaScript reads it, the entry a line becomes
 //! read/        regular files only, read in blocks on all cores; the
@@ -19,6 +20,7 @@
 
 pub mod content;
 pub mod entries;
+pub mod entry_bytes;
 pub mod error;
 pub mod line;
 pub mod read;

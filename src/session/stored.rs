@@ -1,29 +1,32 @@
 //! A session kept at outline depth, as a stored index holds it and reads
 //! it back: everything but the tree, which is built again from the
 //! entries. Reading it back checks that the parts fit together, so a
-//! stored index from a faulty writer is refused, never believed.
+//! stored index from a faulty writer is refused, never believed. The
+//! entries themselves are written apart, in chunks, and read back only
+//! when used (see [`super::entries`]).
 
-use super::line::entry::{Entry, Id, Info, Kind, ModelRef, Parent, Role, Span};
+use super::entries::{self, ChunkRef, Entries, Section};
+use super::entry_bytes::write_entries;
+use super::line::entry::{Entry, Kind, ModelRef, Role};
 use super::read::file::PrefixPrint;
 use super::tree::Tree;
 use super::tree::parts::TreeParts;
 use super::{CURRENT_VERSION, Detail, Fact, Header, Outline, Problem, Read, Session};
 use serde::{Deserialize, Serialize};
-use std::mem::MaybeUninit;
 use std::path::PathBuf;
 
-/// How many parts a stored session's entries are written in, each read
-/// back on a core of its own (see [`StoredRef::entry_parts`]).
-pub const ENTRY_PARTS: usize = 2;
-
 /// What a session keeps, borrowed for writing (see [`Session::stored`]).
-/// The entries are written apart, in parts ([`StoredRef::entry_parts`]).
+/// The entries are written apart, first ([`StoredRef::write_entries`]).
 #[derive(Serialize)]
 pub struct StoredRef<'a> {
     header: &'a Header,
     #[serde(skip)]
-    entries: &'a [Entry],
-    entry_count: u64,
+    entries: &'a Entries,
+    /// Each entry's type (its [`Kind::code`]).
+    #[serde(with = "serde_bytes")]
+    types: Vec<u8>,
+    /// Where the entries' chunks lie, once written.
+    chunks: Vec<ChunkRef>,
     line_problems: &'a [Problem],
     read_to: u64,
     prefix: PrefixPrint,
@@ -35,13 +38,13 @@ pub struct StoredRef<'a> {
 }
 
 /// What a session keeps, read back (field for field [`StoredRef`]); the
-/// entries are read with [`read_entries`], then [`Stored::set_entries`].
+/// entries stay where they were written until used.
 #[derive(Deserialize)]
 pub struct Stored {
     header: Header,
-    #[serde(skip)]
-    entries: Vec<Entry>,
-    entry_count: u64,
+    #[serde(with = "serde_bytes")]
+    types: Vec<u8>,
+    chunks: Vec<ChunkRef>,
     line_problems: Vec<Problem>,
     read_to: u64,
     prefix: PrefixPrint,
@@ -50,178 +53,33 @@ pub struct Stored {
     kinds: Vec<(Role, ModelRef)>,
     tree: TreeParts,
     problems: Vec<Problem>,
-    /// The label entries' indices, found as the entries were read.
-    #[serde(skip)]
-    labelled: Vec<u32>,
-}
-
-/// Entries [`read_entries`] read, and which of them are label entries (in
-/// order): the labels are then found without another pass over them all.
-pub struct ReadEntries {
-    entries: Vec<Entry>,
-    labelled: Vec<u32>,
 }
 
 impl StoredRef<'_> {
-    /// The entries in [`ENTRY_PARTS`] parts, in order, each written with
-    /// [`write_entries`].
-    pub fn entry_parts(&self) -> impl Iterator<Item = &[Entry]> {
-        let per = self.entries.len().div_ceil(ENTRY_PARTS).max(1);
-        let mut parts: Vec<&[Entry]> = self.entries.chunks(per).collect();
-        parts.resize(ENTRY_PARTS, &[]);
-        parts.into_iter()
-    }
-}
-
-/// The fewest bytes an entry is written in (its fields, each a byte at
-/// least; a test holds the smallest entry to it).
-const MIN_ENTRY_BYTES: usize = 8;
-
-/// Writes `entries` one after another. Most entries (every message at
-/// outline depth) keep no info: those are written in a fixed form read
-/// without the general decoder, a third of its time; any other entry is
-/// written whole after a mark.
-pub fn write_entries(entries: &[Entry], w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut fixed = Vec::with_capacity(64);
-    for e in entries {
-        fixed.clear();
-        if write_fixed(e, &mut fixed) {
-            w.write_all(&fixed)?;
-        } else {
-            w.write_all(&[WHOLE])?;
-            postcard::to_io(e, &mut *w).map_err(std::io::Error::other)?;
+    /// Writes the entries, [`CHUNK`] at a time (each with
+    /// [`write_entries`]), and notes where each chunk lies: from where
+    /// `w` is now, which a reader gives [`Session::from_stored`].
+    pub fn write_entries(&mut self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut end = 0u64;
+        let mut bytes = Vec::new();
+        self.chunks.clear();
+        for chunk in self.entries.chunks() {
+            let Some(first) = chunk.first() else {
+                continue;
+            };
+            bytes.clear();
+            write_entries(chunk.iter().copied(), &mut bytes)?;
+            w.write_all(&bytes)?;
+            end += bytes.len() as u64;
+            self.chunks.push(ChunkRef {
+                end,
+                hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+                offset: first.span.offset,
+                line: first.line,
+            });
         }
+        Ok(())
     }
-    Ok(())
-}
-
-/// The marks before an entry: its fixed form, or the whole entry.
-const FIXED: u8 = 0;
-const WHOLE: u8 = 1;
-
-/// Writes `e` in the fixed form, if it has one: no info, ids of at most
-/// 255 bytes. The mark, the kind, a byte of flags (lossy, echo, an id,
-/// the parent's form), the time, line, offset and length
-/// (little-endian), then the id and the parent's id, each after its
-/// length.
-fn write_fixed(e: &Entry, out: &mut Vec<u8>) -> bool {
-    let short = |id: &str| u8::try_from(id.len()).is_ok();
-    let (parent_form, parent_id) = match &e.parent {
-        Parent::Null => (0u8, None),
-        Parent::Missing => (1, None),
-        Parent::Id(p) => (2, Some(p.as_str())),
-        Parent::Invalid => (3, None),
-    };
-    if !matches!(e.info, Info::None)
-        || !e.id.as_deref().is_none_or(short)
-        || !parent_id.is_none_or(short)
-    {
-        return false;
-    }
-    out.push(FIXED);
-    if postcard::to_io(&e.kind, &mut *out).is_err() {
-        return false;
-    }
-    let flags = u8::from(e.lossy)
-        | u8::from(e.js_echo) << 1
-        | u8::from(e.id.is_some()) << 2
-        | parent_form << 3;
-    out.push(flags);
-    out.extend_from_slice(&e.time.to_le_bytes());
-    out.extend_from_slice(&e.line.to_le_bytes());
-    out.extend_from_slice(&e.span.offset.to_le_bytes());
-    out.extend_from_slice(&e.span.len.to_le_bytes());
-    for id in e.id.as_deref().into_iter().chain(parent_id) {
-        out.push(id.len() as u8);
-        out.extend_from_slice(id.as_bytes());
-    }
-    true
-}
-
-/// Reads one entry [`write_entries`] wrote at the front of `bytes`; the
-/// entry and the bytes after it.
-fn read_one(bytes: &[u8]) -> Option<(Entry, &[u8])> {
-    let (&mark, rest) = bytes.split_first()?;
-    if mark == WHOLE {
-        return postcard::take_from_bytes::<Entry>(rest).ok();
-    }
-    if mark != FIXED {
-        return None;
-    }
-    let (kind, rest) = postcard::take_from_bytes::<Kind>(rest).ok()?;
-    let (&flags, rest) = rest.split_first()?;
-    let (time, rest) = rest.split_first_chunk::<8>()?;
-    let (line, rest) = rest.split_first_chunk::<4>()?;
-    let (offset, rest) = rest.split_first_chunk::<8>()?;
-    let (len, mut rest) = rest.split_first_chunk::<8>()?;
-    let mut id = || -> Option<Id> {
-        let (&n, after) = rest.split_first()?;
-        let (text, after) = after.split_at_checked(usize::from(n))?;
-        rest = after;
-        Some(Id::new(std::str::from_utf8(text).ok()?))
-    };
-    let own = if flags & 4 != 0 { Some(id()?) } else { None };
-    let parent = match flags >> 3 {
-        0 => Parent::Null,
-        1 => Parent::Missing,
-        2 => Parent::Id(id()?),
-        3 => Parent::Invalid,
-        _ => return None,
-    };
-    let e = Entry {
-        id: own,
-        parent,
-        kind,
-        time: i64::from_le_bytes(*time),
-        line: u32::from_le_bytes(*line),
-        span: Span {
-            offset: u64::from_le_bytes(*offset),
-            len: u64::from_le_bytes(*len),
-        },
-        lossy: flags & 1 != 0,
-        js_echo: flags & 2 != 0,
-        info: Info::None,
-    };
-    Some((e, rest))
-}
-
-/// Bytes of a mapped index read between two givings back of its pages.
-const RELEASE_EVERY: usize = 8 << 20;
-
-/// Reads `bytes`, one part written by [`write_entries`], into `slots`,
-/// front to back: how many were filled, whether that was all of `bytes`
-/// and exactly as many as `slots`, and which slots hold label entries. With
-/// `release`, the part lies in a file mapping whose pages are given back
-/// as they are read (see [`crate::par::release_mapped`]).
-fn read_part(
-    mut bytes: &[u8],
-    slots: &mut [MaybeUninit<Entry>],
-    release: bool,
-) -> (usize, bool, Vec<u32>) {
-    let mut filled = 0;
-    let mut labelled = Vec::new();
-    let mut unreleased = bytes;
-    while !bytes.is_empty() {
-        let done = unreleased.len() - bytes.len();
-        if release && done >= RELEASE_EVERY {
-            // SAFETY: `read_mapped_entries`'s caller promised a mapping.
-            unsafe { crate::par::release_mapped(&unreleased[..done]) };
-            unreleased = bytes;
-        }
-        let Some(slot) = slots.get_mut(filled) else {
-            return (filled, false, labelled);
-        };
-        let Some((e, rest)) = read_one(bytes) else {
-            return (filled, false, labelled);
-        };
-        if matches!(e.info, Info::Label(_)) {
-            labelled.push(filled as u32);
-        }
-        slot.write(e);
-        filled += 1;
-        bytes = rest;
-    }
-    (filled, filled == slots.len(), labelled)
 }
 
 impl Stored {
@@ -229,87 +87,6 @@ impl Stored {
     pub fn read_to(&self) -> u64 {
         self.read_to
     }
-
-    /// Takes the entries [`read_entries`] read: `None` when they are not
-    /// as many as were written.
-    pub fn set_entries(&mut self, read: ReadEntries) -> Option<()> {
-        (read.entries.len() as u64 == self.entry_count).then(|| {
-            self.entries = read.entries;
-            self.labelled = read.labelled;
-        })
-    }
-}
-
-/// Reads `count` entries from their parts (see [`StoredRef::entry_parts`]),
-/// each on a thread of its own; `None` when a part is damaged or they are
-/// not as many.
-pub fn read_entries(parts: &[&[u8]], count: u64) -> Option<ReadEntries> {
-    read_entries_from(parts, count, false)
-}
-
-/// [`read_entries`] from parts in a file mapping, whose pages leave the
-/// resident memory as they are read: reading a 900 MB index never holds all
-/// of it.
-///
-/// # Safety
-/// The parts must lie in a read-only shared mapping of a file that does not
-/// change while it is mapped (see [`crate::par::release_mapped`]).
-pub unsafe fn read_mapped_entries(parts: &[&[u8]], count: u64) -> Option<ReadEntries> {
-    read_entries_from(parts, count, true)
-}
-
-fn read_entries_from(parts: &[&[u8]], count: u64, release: bool) -> Option<ReadEntries> {
-    let count = usize::try_from(count).ok()?;
-    // Room for all of them, made before they are read: a count beyond
-    // what the bytes could hold (see `MIN_ENTRY_BYTES`) is damage. The
-    // parts split them as `entry_parts` did.
-    let bytes: usize = parts.iter().map(|p| p.len()).sum();
-    if parts.len() != ENTRY_PARTS || count.saturating_mul(MIN_ENTRY_BYTES) > bytes {
-        return None;
-    }
-    let per = count.div_ceil(ENTRY_PARTS).max(1);
-    let mut entries: Vec<Entry> = Vec::with_capacity(count);
-    crate::par::huge_pages(&mut entries);
-    let mut slots: Vec<&mut [MaybeUninit<Entry>]> = entries.spare_capacity_mut()[..count]
-        .chunks_mut(per)
-        .collect();
-    slots.resize_with(ENTRY_PARTS, Default::default);
-    let read: Vec<(usize, bool, Vec<u32>)> = std::thread::scope(|s| {
-        let mut jobs = parts.iter().zip(slots.iter_mut());
-        let first = jobs.next();
-        let handles: Vec<_> = jobs
-            .map(|(p, slots)| s.spawn(move || read_part(p, slots, release)))
-            .collect();
-        crate::par::let_them_start();
-        let first = first.map(|(p, slots)| read_part(p, slots, release));
-        first
-            .into_iter()
-            .chain(
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or((0, false, Vec::new()))),
-            )
-            .collect()
-    });
-    if read.iter().all(|&(_, whole, _)| whole) {
-        // SAFETY: every part filled all of its slots, and the slots are
-        // the first `count` of the room, in order.
-        unsafe { entries.set_len(count) };
-        let mut labelled = Vec::new();
-        for (k, (_, _, part)) in read.into_iter().enumerate() {
-            let start = (k * per) as u32;
-            labelled.extend(part.into_iter().map(|i| start + i));
-        }
-        return Some(ReadEntries { entries, labelled });
-    }
-    // Damaged: the entries read are dropped, and none is kept.
-    for (slots, &(filled, _, _)) in slots.iter_mut().zip(&read) {
-        for slot in &mut slots[..filled] {
-            // SAFETY: `read_part` wrote the first `filled` slots.
-            unsafe { slot.assume_init_drop() };
-        }
-    }
-    None
 }
 
 impl Session {
@@ -338,12 +115,16 @@ impl Session {
     }
 
     /// What a stored index keeps of this session; `None` unless it is at
-    /// outline depth (a legacy file never is).
+    /// outline depth (a legacy file never is). Its entries are written
+    /// with [`StoredRef::write_entries`] before it is.
     pub fn stored(&self) -> Option<StoredRef<'_>> {
         (self.detail == Detail::Outline).then(|| StoredRef {
             header: &self.header,
-            entries: self.entries.as_slice(),
-            entry_count: self.entries.len() as u64,
+            entries: &self.entries,
+            types: (0..self.entries.len())
+                .map(|i| self.entries.kind(i).code())
+                .collect(),
+            chunks: Vec::new(),
             line_problems: &self.line_problems,
             read_to: self.read_to,
             prefix: self.prefix,
@@ -355,13 +136,14 @@ impl Session {
         })
     }
 
-    /// The session `stored` keeps, of the file at `path`, its tree built
-    /// again; `None` when its parts do not fit together.
-    pub fn from_stored(path: PathBuf, stored: Stored) -> Option<Session> {
+    /// The session `stored` keeps, of the file at `path`, its entries left
+    /// in `section` (where [`StoredRef::write_entries`] wrote them) and its
+    /// tree as it was built; `None` when its parts do not fit together.
+    pub fn from_stored(path: PathBuf, stored: Stored, section: Section) -> Option<Session> {
         let Stored {
             header,
-            entries,
-            entry_count: _,
+            types,
+            chunks,
             line_problems,
             read_to,
             prefix,
@@ -370,42 +152,38 @@ impl Session {
             kinds,
             tree,
             problems,
-            labelled,
         } = stored;
         let fits = header.version == CURRENT_VERSION
             && prefix.len == read_to
             && header.span.offset.saturating_add(header.span.len) <= read_to
-            && facts.len() == entries.len()
-            && entries.last().is_none_or(|e| e.line < next_line)
+            && facts.len() == types.len()
+            && facts
+                .iter()
+                .all(|f| f.kind().is_none_or(|k| k < kinds.len()))
             // A last line still being written is a problem at `next_line`.
             && line_problems.iter().all(|p| p.line <= next_line)
             && problems.iter().all(|p| p.line <= next_line);
         if !fits {
             return None;
         }
-        let entries = super::Entries::from(entries);
-        // Each entry in order within the bytes read, each fact of a known
-        // kind: checked on a thread of its own while the tree is read back
-        // (two passes over ten million entries take a fifth of a second).
-        let in_order = || {
-            facts
-                .iter()
-                .all(|f| f.kind().is_none_or(|k| k < kinds.len()))
-                && entries.as_slice().windows(2).all(|w| {
-                    w[0].span.offset.saturating_add(w[0].span.len) <= w[1].span.offset
-                        && w[0].line < w[1].line
-                })
-                && entries
-                    .iter()
-                    .all(|e| e.span.offset.saturating_add(e.span.len) <= read_to)
-        };
-        // The tree as it was built, unless it does not fit (then built again).
-        let (in_order, tree) = crate::par::beside("piscope-check", in_order, || {
-            Tree::from_parts(tree, &entries, Some(&labelled))
-        });
-        if in_order != Some(true) {
+        let types: Vec<Kind> = types
+            .into_iter()
+            .map(Kind::from_code)
+            .collect::<Option<_>>()?;
+        let entries = Entries::stored(entries::Stored::new(
+            section,
+            chunks,
+            types,
+            path.clone(),
+            read_to,
+            next_line,
+        )?);
+        // Each label set by a label entry, as the types say.
+        if !tree.labels_fit(&entries) {
             return None;
         }
+        // The tree as it was built, unless it does not fit (then built again).
+        let tree = Tree::from_parts(tree, &entries);
         let built = tree.map(|t| (t, problems));
         let kind_ids = kinds
             .iter()
@@ -443,27 +221,31 @@ impl Session {
         if self.detail == Detail::Full {
             return Ok(self.entries.since(from).cloned().collect());
         }
-        let want = &self.entries.as_slice()[from..];
+        let want = self.entries.len() - from;
         let io = |e| super::SessionError::io(&self.path, e);
         let file = self.open_file()?;
-        let mut got: Vec<Entry> = Vec::with_capacity(want.len());
+        let mut got: Vec<Entry> = Vec::with_capacity(want);
         let mut problems = Vec::new();
         Detail::Full
             .scan(file, first.span.offset, first.line, |meta, parsed| {
                 let mut keep = |e: Entry, _| {
-                    if want.get(got.len()).is_some_and(|w| w.span == e.span) {
+                    if self
+                        .entries
+                        .get(from + got.len())
+                        .is_some_and(|w| w.span == e.span)
+                    {
                         got.push(e);
                     }
                 };
                 super::read::index_pass::ingest_line(&mut keep, &mut problems, meta, parsed);
-                if meta.offset + meta.len >= self.read_to || got.len() == want.len() {
+                if meta.offset + meta.len >= self.read_to || got.len() == want {
                     std::ops::ControlFlow::Break(())
                 } else {
                     std::ops::ControlFlow::Continue(())
                 }
             })
             .map_err(io)?;
-        if got.len() != want.len() {
+        if got.len() != want {
             return Err(super::SessionError::changed_while_read(&self.path));
         }
         Ok(got)
@@ -479,51 +261,38 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::entries::CHUNK;
+    use crate::session::line::entry::Info;
+    use std::io::Write;
 
-    /// `s` stored and read back, its entries in parts.
-    fn round_trip(s: &Session) -> Stored {
-        let stored = s.stored().unwrap();
-        let mut back: Stored =
-            postcard::from_bytes(&postcard::to_allocvec(&stored).unwrap()).unwrap();
-        let parts: Vec<Vec<u8>> = stored
-            .entry_parts()
-            .map(|p| {
-                let mut bytes = Vec::new();
-                write_entries(p, &mut bytes).unwrap();
-                bytes
-            })
-            .collect();
-        assert_eq!(parts.len(), ENTRY_PARTS);
-        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        back.set_entries(read_entries(&parts, back.entry_count).unwrap())
-            .unwrap();
-        // A part cut short, or one too few entries, is refused.
-        if let Some(cut) = parts.iter().position(|p| !p.is_empty()) {
-            let mut short = parts.clone();
-            short[cut] = &short[cut][..short[cut].len() - 1];
-            let mut again: Stored =
-                postcard::from_bytes(&postcard::to_allocvec(&stored).unwrap()).unwrap();
-            assert!(read_entries(&short, again.entry_count).is_none());
-            // An unknown mark before an entry, or unknown flags in its
-            // fixed form.
-            let mut marked = parts[cut].to_vec();
-            marked[0] = 7;
-            let mut odd = parts.clone();
-            odd[cut] = &marked;
-            assert!(read_entries(&odd, again.entry_count).is_none());
-            if parts[cut][0] == FIXED {
-                let mut flagged = parts[cut].to_vec();
-                let at = 1 + postcard::to_allocvec(&Kind::Message).unwrap().len();
-                flagged[at] |= 0x20;
-                odd[cut] = &flagged;
-                assert!(read_entries(&odd, again.entry_count).is_none());
-            }
-            assert!(read_entries(&parts, again.entry_count + 1).is_none());
-            let entries = read_entries(&parts, again.entry_count).unwrap();
-            again.entry_count += 1;
-            assert!(again.set_entries(entries).is_none());
+    /// `s` stored: what says where its entries lie, and the entries.
+    fn stored_bytes(s: &Session) -> (Vec<u8>, Vec<u8>) {
+        let mut stored = s.stored().unwrap();
+        let mut body = Vec::new();
+        stored.write_entries(&mut body).unwrap();
+        (postcard::to_allocvec(&stored).unwrap(), body)
+    }
+
+    /// A file holding `body` after a few other bytes, as an index does.
+    fn section(body: &[u8]) -> Section {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(b"HEAD").unwrap();
+        file.write_all(body).unwrap();
+        Section {
+            file,
+            base: 4,
+            len: body.len() as u64,
         }
-        back
+    }
+
+    /// `s` stored and read back.
+    fn round_trip(s: &Session) -> Option<Session> {
+        let (meta, body) = stored_bytes(s);
+        Session::from_stored(
+            s.path.clone(),
+            postcard::from_bytes(&meta).unwrap(),
+            section(&body),
+        )
     }
 
     /// A session made outline from a whole read, stored and read back,
@@ -541,7 +310,7 @@ mod tests {
             }
             let outline = full.into_outline();
             let read = Session::open_with(&path, Detail::Outline).unwrap();
-            let back = Session::from_stored(path.clone(), round_trip(&outline)).unwrap();
+            let back = round_trip(&outline).unwrap();
             for s in [&outline, &back] {
                 assert_eq!(s.entries.len(), read.entries.len(), "{}", path.display());
                 assert_eq!(s.problems, read.problems);
@@ -556,62 +325,136 @@ mod tests {
                         path.display()
                     );
                     assert_eq!(s.role_of(i), read.role_of(i));
+                    assert_eq!(s.entries.kind(i as usize), read.entry(i).kind);
                     let ctx = |x: &Session| format!("{:?}", x.context_for_path(x.tree.path_to(i)));
                     assert_eq!(ctx(s), ctx(&read), "{} entry {i}", path.display());
                 }
             }
-            for (a, b) in back.entries.iter().zip(&outline.entries) {
-                assert_eq!(a, b);
-            }
+            assert!(back.entries == outline.entries, "{}", path.display());
         }
     }
 
-    /// Even an entry with nothing in it takes [`MIN_ENTRY_BYTES`].
+    /// A session file of `n` messages in one branch, a label on every
+    /// seventh, written in `dir`.
+    fn long_file(dir: &std::path::Path, n: usize) -> PathBuf {
+        let path = dir.join("long.jsonl");
+        let mut text = String::from(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
+        );
+        for i in 0..n {
+            let parent = match i {
+                0 => "null".to_string(),
+                _ => format!("\"e{}\"", i - 1),
+            };
+            let line = if i % 7 == 6 {
+                format!(
+                    "{{\"type\":\"label\",\"id\":\"e{i}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"targetId\":\"e{}\",\"label\":\"l{i}\"}}\n",
+                    i - 3
+                )
+            } else {
+                format!(
+                    "{{\"type\":\"message\",\"id\":\"e{i}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"m{i}\"}}}}\n"
+                )
+            };
+            text.push_str(&line);
+        }
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// A stored session of several chunks reads each chunk back only when
+    /// one of its entries is used, and gives the outline read's entries.
+    /// A chunk whose bytes were damaged in the index is read from the
+    /// session file instead; when the session file no longer holds it
+    /// either, the chunk's entries keep their types and nothing else (no
+    /// panic, no wrong entry of another type).
     #[test]
-    fn no_entry_is_written_in_fewer_bytes_than_the_least() {
-        let mut bytes = Vec::new();
-        let least = Entry {
-            id: None,
-            parent: Parent::Null,
-            kind: Kind::Message,
-            time: 0,
-            line: 0,
-            span: Span::default(),
-            lossy: false,
-            js_echo: false,
-            info: Info::None,
-        };
-        write_entries(&[least], &mut bytes).unwrap();
-        assert!(bytes.len() >= MIN_ENTRY_BYTES, "{}", bytes.len());
+    fn stored_chunks_read_when_used_and_from_the_file_when_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = CHUNK * 2 + 500;
+        let path = long_file(dir.path(), n);
+        let read = Session::open_with(&path, Detail::Outline).unwrap();
+        assert_eq!(read.entries.len(), n);
+        let (meta, mut body) = stored_bytes(&read);
+        let stored: Stored = postcard::from_bytes(&meta).unwrap();
+        assert_eq!(stored.chunks.len(), 3);
+        // The middle chunk damaged in the index.
+        let at = stored.chunks[0].end as usize + 100;
+        body[at] ^= 0x55;
+        let back = Session::from_stored(path.clone(), stored, section(&body)).unwrap();
+        let used = || back.entries.chunks_read();
+        // Opening read no chunk; where pi resumes reads the last one.
+        assert_eq!(used(), 0);
+        assert_eq!(back.leaf(), read.leaf());
+        assert_eq!(used(), 1);
+        assert_eq!(back.tree.labels(), read.tree.labels());
+        let label = (CHUNK..).find(|i| i % 7 == 6).unwrap();
+        assert_eq!(back.entries.kind(label), Kind::Label);
+        assert_eq!(used(), 1);
+        for i in 0..n {
+            assert_eq!(back.entries.get(i), read.entries.get(i), "entry {i}");
+        }
+        assert_eq!(used(), 3);
+        assert_eq!(
+            back.label_of(3).map(|l| l.label),
+            read.label_of(3).map(|l| l.label)
+        );
+
+        // Damaged in the index, and the session file rewritten meanwhile.
+        let (meta, mut body) = stored_bytes(&read);
+        let stored: Stored = postcard::from_bytes(&meta).unwrap();
+        body[stored.chunks[0].end as usize + 100] ^= 0x55;
+        let back = Session::from_stored(path.clone(), stored, section(&body)).unwrap();
+        std::fs::write(&path, "{}\n").unwrap();
+        for i in 0..n {
+            let e = &back.entries[i];
+            assert_eq!(e.kind, read.entries[i].kind, "entry {i}");
+            if (CHUNK..2 * CHUNK).contains(&i) {
+                assert_eq!((e.id.as_deref(), &e.info), (None, &Info::None));
+            } else {
+                assert_eq!(e, &read.entries[i]);
+            }
+        }
     }
 
     /// Parts that do not fit together are refused.
     #[test]
     fn stored_parts_that_do_not_fit_are_refused() {
-        let path = crate::session::read::file::test_session_files()
-            .into_iter()
-            .find(|p| Session::open(p).is_ok_and(|s| !s.is_legacy() && s.entries.len() > 3))
-            .unwrap();
-        let s = Session::open(&path).unwrap().into_outline();
-        let fresh = || round_trip(&s);
-        assert!(Session::from_stored(path.clone(), fresh()).is_some());
+        let dir = tempfile::tempdir().unwrap();
+        let path = long_file(dir.path(), CHUNK + 10);
+        let s = Session::open_with(&path, Detail::Outline).unwrap();
+        let (meta, body) = stored_bytes(&s);
+        let fresh = || postcard::from_bytes::<Stored>(&meta).unwrap();
+        assert!(Session::from_stored(path.clone(), fresh(), section(&body)).is_some());
         type Spoil = Box<dyn Fn(&mut Stored)>;
         let mut spoiled: Vec<Spoil> = vec![
             Box::new(|s| s.read_to -= 1),
             Box::new(|s| {
                 s.facts.pop();
             }),
-            Box::new(|s| s.entries.swap(1, 2)),
+            Box::new(|s| {
+                s.types.pop();
+            }),
+            Box::new(|s| s.types[3] = 99),
+            Box::new(|s| s.types[6] = Kind::Message.code()),
+            Box::new(|s| s.chunks.swap(0, 1)),
+            Box::new(|s| {
+                s.chunks.pop();
+            }),
+            Box::new(|s| s.chunks[1].end += 1),
+            Box::new(|s| s.chunks[1].offset = s.read_to),
+            Box::new(|s| s.chunks[1].line = s.chunks[0].line),
             Box::new(|s| s.header.version = 2),
             Box::new(|s| s.next_line = 1),
         ];
         if let Some(f) = fresh().facts.iter().position(|f| f.kind().is_some()) {
             spoiled.push(Box::new(move |s| s.facts[f] = Fact(9999)));
         }
-        for spoil in spoiled {
+        for (k, spoil) in spoiled.iter().enumerate() {
             let mut st = fresh();
             spoil(&mut st);
-            assert!(Session::from_stored(path.clone(), st).is_none());
+            let back = Session::from_stored(path.clone(), st, section(&body));
+            assert!(back.is_none(), "spoil {k}");
         }
     }
 }

@@ -65,8 +65,7 @@ impl Envelope {
 
     /// Like [`Envelope::write`], the payload written by `fill` as it is
     /// made (a payload of tens of MB is never held whole); the header,
-    /// left blank until then, is written last. `fill`'s writer says how
-    /// much of the payload it has written ([`PayloadWriter::written`]).
+    /// left blank until then, is written last.
     pub(crate) fn write_streamed(
         &self,
         path: &Path,
@@ -87,6 +86,47 @@ impl Envelope {
             file.seek(SeekFrom::Start(0))?;
             file.write_all(&header)
         })
+    }
+}
+
+impl Envelope {
+    /// Like [`Envelope::write_streamed`], for a file whose checked payload
+    /// comes last, after a body that `fill` writes and that is checked
+    /// apart, a part at a time, by its reader; `fill` returns the payload
+    /// (which says where the body's parts lie). The header gives the
+    /// payload's length and hash.
+    pub(crate) fn write_trailed(
+        &self,
+        path: &Path,
+        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<Vec<u8>>,
+    ) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        write_replacing_with(path, |file| {
+            file.write_all(&[0; Self::HEADER_LEN])?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut *file);
+            let payload = fill(&mut out)?;
+            out.write_all(&payload)?;
+            out.flush()?;
+            drop(out);
+            let header = self.header(&payload);
+            file.seek(SeekFrom::Start(0))?;
+            file.write_all(&header)
+        })
+    }
+
+    /// The payload of a file [`Envelope::write_trailed`] wrote (`bytes`,
+    /// the whole file) when its frame checks out, and where the body lies.
+    pub(crate) fn trailed<'a>(
+        &self,
+        bytes: &'a [u8],
+    ) -> Option<(&'a [u8], std::ops::Range<usize>)> {
+        let (len, hash) = self.read_header(bytes)?;
+        let start = bytes.len().checked_sub(usize::try_from(len).ok()?)?;
+        if start < Self::HEADER_LEN {
+            return None;
+        }
+        let payload = &bytes[start..];
+        (xxhash_rust::xxh3::xxh3_64(payload) == hash).then_some((payload, Self::HEADER_LEN..start))
     }
 }
 
@@ -121,13 +161,6 @@ pub(crate) struct Hashing<W> {
     inner: W,
     len: u64,
     hash: xxhash_rust::xxh3::Xxh3,
-}
-
-impl<W> Hashing<W> {
-    /// Bytes written through so far.
-    pub(crate) fn written(&self) -> u64 {
-        self.len
-    }
 }
 
 impl<W: Write> Write for Hashing<W> {

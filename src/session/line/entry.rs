@@ -43,6 +43,35 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, each at its [`Kind::code`].
+    const ALL: [Kind; 15] = [
+        Kind::Message,
+        Kind::ModelChange,
+        Kind::ThinkingLevelChange,
+        Kind::Compaction,
+        Kind::BranchSummary,
+        Kind::Custom,
+        Kind::CustomMessage,
+        Kind::Label,
+        Kind::SessionInfo,
+        Kind::ContextEdit,
+        Kind::Usage,
+        Kind::Header,
+        Kind::Other,
+        Kind::Odd,
+        Kind::Missing,
+    ];
+
+    /// The kind as one byte, for a stored column of them.
+    pub(crate) fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind [`Kind::code`] gave `code`.
+    pub(crate) fn from_code(code: u8) -> Option<Kind> {
+        Kind::ALL.get(usize::from(code)).copied()
+    }
+
     /// The kind a `type` names, and the text an `Other` or `Odd` one keeps.
     fn from_scalar(s: &Scalar) -> (Kind, Option<Text>) {
         let kind = match s.as_str() {
@@ -1299,6 +1328,16 @@ mod tests {
         assert_eq!(size_of::<Info>(), 16);
         assert_eq!(size_of::<Kind>(), 1);
         assert_eq!(size_of::<Entry>(), 80);
+    }
+
+    /// Each kind's one-byte code reads back as the kind.
+    #[test]
+    fn kinds_read_back_from_their_codes() {
+        for (i, k) in Kind::ALL.iter().enumerate() {
+            assert_eq!(k.code() as usize, i);
+            assert_eq!(Kind::from_code(k.code()), Some(*k));
+        }
+        assert_eq!(Kind::from_code(Kind::ALL.len() as u8), None);
     }
 
     fn parse_line<M: Depth>(text: &str, meta: LineMeta) -> LineParse {

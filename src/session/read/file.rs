@@ -220,7 +220,7 @@ fn prefix_hash(file: &File, len: u64) -> io::Result<Option<u64>> {
 }
 
 /// Fills `buf` from `at`; false when the file ends first.
-fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<bool> {
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<bool> {
     let mut done = 0;
     while done < buf.len() {
         match crate::session::read::blocks::read_at(file, &mut buf[done..], at + done as u64) {

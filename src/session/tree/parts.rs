@@ -1,16 +1,17 @@
 //! A built tree as a stored index keeps it, so a session opened from its
 //! index skips the build: parents, children and roots as little-endian
-//! arrays. The id table and the labels are not kept: the labels are found
-//! again in one pass over the entries (into a table made as large as they
-//! were), on a thread of its own while the parts are checked, and the id
-//! table is made at the first lookup.
+//! arrays, and the labels as the entry that set each (read back into their
+//! table on a thread of their own while the parts are checked). The id
+//! table is not kept: it is made at the first lookup.
 //!
 //! Reading the parts back checks that they fit the entries and that every
 //! walk up the tree ends (each parent comes before its child in the file).
 //! A tree that is not so (duplicated ids, loops cut open) is built again.
 
-use super::{NO_PARENT, PARALLEL_MIN, Tree, apply_label};
+use super::{NO_PARENT, PARALLEL_MIN, Tree};
 use crate::session::Entries;
+use crate::session::line::entry::Kind;
+use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
@@ -29,8 +30,18 @@ pub struct TreeParts {
     #[serde(with = "serde_bytes")]
     walk_stops: Vec<u8>,
     walk_only: Vec<(u32, u32)>,
-    /// How many labels the entries leave.
-    labels: u32,
+    /// Each labelled id and the label entry that set its label, in the
+    /// order of those entries.
+    labels: Vec<(CompactString, u32)>,
+}
+
+impl TreeParts {
+    /// Whether each label is said to be set by a label entry of `entries`.
+    pub fn labels_fit(&self, entries: &Entries) -> bool {
+        self.labels
+            .iter()
+            .all(|&(_, at)| entries.kind(at as usize) == Kind::Label)
+    }
 }
 
 fn to_bytes(words: &[u32]) -> Vec<u8> {
@@ -60,33 +71,27 @@ impl Tree {
             last: self.last,
             walk_stops: self.walk_stops.iter().map(|&s| u8::from(s)).collect(),
             walk_only,
-            labels: self.labels.len() as u32,
+            labels: {
+                let mut labels: Vec<(CompactString, u32)> = self
+                    .labels
+                    .iter()
+                    .map(|(id, &at)| (id.clone(), at))
+                    .collect();
+                labels.sort_unstable_by_key(|l| l.1);
+                labels
+            },
         }
     }
 
     /// The tree `parts` keep, of `entries`; `None` when they do not fit
     /// them or a walk up the tree might not end (then it is built again).
-    /// `labelled`, when known, lists the label entries in order (the rest
-    /// need not be looked at).
-    pub fn from_parts(
-        parts: TreeParts,
-        entries: &Entries,
-        labelled: Option<&[u32]>,
-    ) -> Option<Tree> {
-        // Room for as many as there were (never more than the entries).
-        let room = (parts.labels as usize).min(entries.len());
+    /// Its labels are as the parts say (see [`TreeParts::labels_fit`]).
+    pub fn from_parts(mut parts: TreeParts, entries: &Entries) -> Option<Tree> {
+        let stored = std::mem::take(&mut parts.labels);
         let labels = || {
-            let mut labels = HashMap::with_capacity_and_hasher(room, Default::default());
-            match labelled {
-                Some(at) => at.iter().for_each(|&i| {
-                    if let Some(e) = entries.get(i as usize) {
-                        apply_label(&mut labels, e, i);
-                    }
-                }),
-                None => entries
-                    .iter()
-                    .enumerate()
-                    .for_each(|(i, e)| apply_label(&mut labels, e, i as u32)),
+            let mut labels = HashMap::with_capacity_and_hasher(stored.len(), Default::default());
+            for (id, at) in &stored {
+                labels.insert(id.clone(), *at);
             }
             labels
         };
@@ -165,7 +170,7 @@ mod tests {
             };
             let built = &s.tree;
             let n = s.entries.len() as u32;
-            let Some(back) = Tree::from_parts(built.parts(), &s.entries, None) else {
+            let Some(back) = Tree::from_parts(built.parts(), &s.entries) else {
                 assert!(
                     (0..n).any(|i| built.parent(i).is_some_and(|p| p > i)),
                     "{}",
@@ -200,7 +205,7 @@ mod tests {
             .find(|p| Session::open(p).is_ok_and(|s| s.entries.len() > 5))
             .unwrap();
         let s = Session::open(&path).unwrap();
-        assert!(Tree::from_parts(s.tree.parts(), &s.entries, None).is_some());
+        assert!(Tree::from_parts(s.tree.parts(), &s.entries).is_some());
         type Spoil = Box<dyn Fn(&mut TreeParts)>;
         let spoiled: Vec<Spoil> = vec![
             // A parent after its child: a walk might go round.
@@ -221,7 +226,7 @@ mod tests {
         for spoil in spoiled {
             let mut parts = s.tree.parts();
             spoil(&mut parts);
-            assert!(Tree::from_parts(parts, &s.entries, None).is_none());
+            assert!(Tree::from_parts(parts, &s.entries).is_none());
         }
     }
 }

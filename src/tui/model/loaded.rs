@@ -170,12 +170,17 @@ impl RowColumns {
 
     /// Adds the rows of `entries` (read at full depth), the first being
     /// entry `first`; `None` when the stored calls do not read.
-    fn extend(&mut self, first: usize, entries: &[Entry], home: Option<&str>) -> Option<()> {
+    fn extend<'a>(
+        &mut self,
+        first: usize,
+        entries: impl Iterator<Item = &'a Entry> + Clone,
+        home: Option<&str>,
+    ) -> Option<()> {
         let calls = self.calls.ready()?;
-        for e in entries {
+        for e in entries.clone() {
             calls.add_from(e);
         }
-        for (k, e) in entries.iter().enumerate() {
+        for (k, e) in entries.enumerate() {
             let line = entry_line::entry_line(e, calls, home);
             self.texts.push(&text::clean_line(&line));
             self.kinds.push(row_kind(e));
@@ -226,7 +231,7 @@ impl LoadedSession {
     pub fn new(session: Session, home: Option<&str>) -> LoadedSession {
         let mut columns = RowColumns::with_capacity(session.entries.len());
         // Fresh calls are ready.
-        let _ = columns.extend(0, session.entries.as_slice(), home);
+        let _ = columns.extend(0, session.entries.iter(), home);
         LoadedSession::with_columns(session.into_outline(), columns)
     }
 
@@ -269,7 +274,7 @@ impl LoadedSession {
             return LoadedSession::open(&session.path, home);
         }
         let added = session.full_entries_from(kept)?;
-        if columns.extend(kept, &added, home).is_none() {
+        if columns.extend(kept, added.iter(), home).is_none() {
             return LoadedSession::open(&session.path, home);
         }
         drop(added);

@@ -14,19 +14,19 @@
 
 use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::FileStamp;
+use crate::session::entries::Section;
 use crate::session::line::facts::UsageTotals;
-use crate::session::stored::{ENTRY_PARTS, Stored, StoredRef, read_mapped_entries, write_entries};
+use crate::session::stored::{Stored, StoredRef};
 use crate::session::{Detail, Refresh, Session};
 use crate::tui::model::loaded::{Calls, LoadedSession, RowColumns, RowKind, RowTexts};
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The frame of an index file. The format changes with any change to what
 /// the entry types keep (a test pins the layout).
 const ENVELOPE: Envelope = Envelope {
     magic: b"PISCSIDX",
-    format: 5,
+    format: 6,
 };
 
 /// Sessions smaller than this are read whole each time.
@@ -101,25 +101,15 @@ pub struct Opened {
 /// the file (then the file must be read in full).
 pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     let index = file_of(cache, path);
-    let bytes = map(&index)?;
-    let (sections, count) = sections(ENVELOPE.payload(&bytes)?)?;
-    let (meta, parts) = sections.split_first()?;
-    // The session and its rows beside the entries.
-    let (payload, entries) = std::thread::scope(|s| {
-        let payload = s.spawn(|| {
-            let payload = postcard::from_bytes::<Payload>(meta).ok();
-            // SAFETY: as below; what was decoded owns its data.
-            unsafe { crate::par::release_mapped(meta) };
-            payload
-        });
-        // SAFETY: `map` maps the index read-only, and piscope never
-        // changes an index where it lies (see `map`).
-        let entries = unsafe { read_mapped_entries(parts, count) };
-        (payload.join().ok().flatten(), entries)
-    });
-    let mut payload = payload?;
-    payload.session.set_entries(entries?)?;
+    let file = std::fs::File::open(&index).ok()?;
+    let bytes = map(&file)?;
+    let (meta, body) = ENVELOPE.trailed(&bytes)?;
+    let payload = postcard::from_bytes::<Payload>(meta).ok();
+    // SAFETY: `map` maps the index read-only, and piscope never changes an
+    // index where it lies (see `map`); what was decoded owns its data.
+    unsafe { crate::par::release_mapped(meta) };
     drop(bytes);
+    let payload = payload?;
     if payload.path != path_bytes(path) || payload.home.as_deref() != home {
         return None;
     }
@@ -137,7 +127,13 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
         usage: payload.usage,
         calls: Calls::Stored(payload.calls),
     };
-    let mut session = Session::from_stored(path.to_path_buf(), payload.session)?;
+    // The entries stay in the index until used, read from this file.
+    let section = Section {
+        file,
+        base: body.start as u64,
+        len: body.len() as u64,
+    };
+    let mut session = Session::from_stored(path.to_path_buf(), payload.session, section)?;
     if !columns.fits(session.entries.len()) {
         return None;
     }
@@ -176,7 +172,7 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
     let path = path_bytes(&s.path);
     let rows = &loaded.columns;
     let calls = rows.calls.stored();
-    let payload = PayloadRef {
+    let mut payload = PayloadRef {
         path: &path,
         home,
         stamp,
@@ -188,61 +184,23 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
         calls: &calls,
     };
     let index = file_of(cache, &s.path);
-    ENVELOPE.write_streamed(&index, |w| {
-        let mut ends = Vec::new();
-        postcard::to_io(&payload, &mut *w).map_err(std::io::Error::other)?;
-        ends.push(w.written());
-        let mut count = 0;
-        for part in payload.session.entry_parts() {
-            write_entries(part, w)?;
-            ends.push(w.written());
-            count += part.len() as u64;
-        }
-        for end in ends.iter().chain(&[count, ends.len() as u64]) {
-            w.write_all(&end.to_le_bytes())?;
-        }
-        Ok(())
+    // The entries first, then what says where they lie.
+    ENVELOPE.write_trailed(&index, |w| {
+        payload.session.write_entries(w)?;
+        postcard::to_allocvec(&payload).map_err(std::io::Error::other)
     })?;
     keep_newest(&folder(cache), KEEP);
     Ok(())
 }
 
-/// The index file at `path`, mapped: read where it lies in the page cache,
-/// not copied. Index files are only ever replaced (renamed over), never
-/// written in place, so the mapped bytes stay as they were.
-fn map(path: &Path) -> Option<memmap2::Mmap> {
-    let file = std::fs::File::open(path).ok()?;
+/// The index `file`, mapped: its payload is read where it lies in the
+/// page cache, not copied. Index files are only ever replaced (renamed
+/// over), never written in place, so the mapped bytes stay as they were.
+fn map(file: &std::fs::File) -> Option<memmap2::Mmap> {
     // SAFETY: the file is piscope's own, in its cache folder, and never
     // truncated or written where it lies (see above); a reader keeps the
     // file it opened even when a newer one takes its name.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
-    let _ = map.advise(memmap2::Advice::Sequential);
-    Some(map)
-}
-
-/// An index's payload in its sections: the session and its rows, then the
-/// entries' parts; and how many entries there are. A footer gives where
-/// each section ends, the entries, and how many sections there are (u64s,
-/// little-endian).
-fn sections(payload: &[u8]) -> Option<(Vec<&[u8]>, u64)> {
-    let word = |at: usize| {
-        let b = payload.get(at..at + 8)?;
-        Some(u64::from_le_bytes(b.try_into().ok()?))
-    };
-    let count = 1 + ENTRY_PARTS;
-    if word(payload.len().checked_sub(8)?)? != count as u64 {
-        return None;
-    }
-    let footer = payload.len().checked_sub(8 * (count + 2))?;
-    let mut start = 0;
-    let mut out = Vec::with_capacity(count);
-    for k in 0..count {
-        let end = usize::try_from(word(footer + 8 * k)?).ok()?;
-        out.push(payload.get(start..end)?);
-        start = end;
-    }
-    let entries = word(footer + 8 * count)?;
-    (start == footer).then_some((out, entries))
+    unsafe { memmap2::Mmap::map(file) }.ok()
 }
 
 /// Removes all but the `keep` most recently changed index files, and what
@@ -294,7 +252,7 @@ mod tests {
             postcard::from_bytes(&calls).unwrap();
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
         calls = postcard::to_allocvec(&pairs).unwrap();
-        let payload = PayloadRef {
+        let mut payload = PayloadRef {
             path: b"/s.jsonl",
             home: Some("/home/ada"),
             stamp: FileStamp {
@@ -311,13 +269,12 @@ mod tests {
             usage: &rows.usage,
             calls: &calls,
         };
-        let mut bytes = postcard::to_allocvec(&payload).unwrap();
-        for part in payload.session.entry_parts() {
-            write_entries(part, &mut bytes).unwrap();
-        }
+        let mut bytes = Vec::new();
+        payload.session.write_entries(&mut bytes).unwrap();
+        bytes.extend(postcard::to_allocvec(&payload).unwrap());
         assert_eq!(
             (ENVELOPE.format, xxhash_rust::xxh3::xxh3_64(&bytes)),
-            (5, 10382268541135596627),
+            (6, 10636846151463511003),
             "the layout changed: raise ENVELOPE.format and set the new hash here"
         );
     }
