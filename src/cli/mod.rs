@@ -628,13 +628,7 @@ pub fn info_json(s: &Session) -> String {
         o.extend_from_slice(b",\"leafId\":null");
     }
     let name = s.name_json().unwrap_or_else(|| "null".to_string());
-    o.extend_from_slice(
-        format!(
-            ",\"name\":{name},\"entryCount\":{}",
-            s.live_entries().count()
-        )
-        .as_bytes(),
-    );
+    o.extend_from_slice(format!(",\"name\":{name},\"entryCount\":{}", s.live_count()).as_bytes());
     o.extend_from_slice(b",\"labels\":{");
     for (k, (name, value)) in labels.iter().enumerate() {
         if k > 0 {
@@ -748,7 +742,7 @@ fn write_info_text(s: &Session, out: &mut dyn Write) -> Result<()> {
         "name:      {}",
         sanitize(&s.name().unwrap_or_else(|| "(none)".into()))
     )?;
-    writeln!(out, "entries:   {}", s.live_entries().count())?;
+    writeln!(out, "entries:   {}", s.live_count())?;
     writeln!(
         out,
         "leaf:      {}",

@@ -21,6 +21,22 @@ use std::sync::{Arc, OnceLock};
 /// How many entries a stored chunk holds (the last one fewer).
 pub const CHUNK: usize = 4096;
 
+/// [`type_byte`]'s flags, above the type's [`Kind::code`].
+const LOSSY: u8 = 1 << 5;
+const ECHO: u8 = 1 << 6;
+const TYPE_BITS: u8 = 0x1f | LOSSY | ECHO;
+
+/// An entry's type and flags in a byte: its [`Kind::code`] (under 32),
+/// and whether it is [`Entry::lossy`] and [`Entry::js_echo`].
+pub(crate) fn type_byte(e: &Entry) -> u8 {
+    e.kind.code() | if e.lossy { LOSSY } else { 0 } | if e.js_echo { ECHO } else { 0 }
+}
+
+/// The type a [`type_byte`] gives.
+fn kind_of(t: u8) -> Option<Kind> {
+    Kind::from_code(t & 0x1f)
+}
+
 /// The entries of a session, by index (`u32` in the tree, `usize` here).
 #[derive(Debug, Clone, Default)]
 pub struct Entries {
@@ -61,8 +77,8 @@ pub(crate) struct Stored {
     file: File,
     base: u64,
     chunks: Vec<ChunkRef>,
-    /// Each entry's type.
-    kinds: Vec<Kind>,
+    /// Each entry's type and flags (see [`type_byte`]).
+    types: Vec<u8>,
     /// The session file, to read a damaged chunk's entries from; where
     /// the index stopped reading it, and the next line's number then.
     session: PathBuf,
@@ -74,7 +90,8 @@ pub(crate) struct Stored {
 
 impl Stored {
     /// Entries in `section`, in `chunks` (each written by
-    /// [`super::entry_bytes::write_entries`]), of the types `kinds`, read from
+    /// [`super::entry_bytes::write_entries`]), of the `types` (each a
+    /// [`type_byte`]), read from
     /// the session file `session` up to `read_to` (line `next_line`
     /// next); `None` when the chunks do not fit: not as many as the
     /// types ask, not filling the section, ends or starts not rising, a
@@ -82,12 +99,15 @@ impl Stored {
     pub(crate) fn new(
         section: Section,
         chunks: Vec<ChunkRef>,
-        kinds: Vec<Kind>,
+        types: Vec<u8>,
         session: PathBuf,
         read_to: u64,
         next_line: u32,
     ) -> Option<Stored> {
-        let fits = chunks.len() == kinds.len().div_ceil(CHUNK)
+        let fits = chunks.len() == types.len().div_ceil(CHUNK)
+            && types
+                .iter()
+                .all(|&t| kind_of(t).is_some() && t & !TYPE_BITS == 0)
             && chunks.last().map_or(0, |c| c.end) == section.len
             && chunks.windows(2).all(|w| {
                 w[0].end <= w[1].end && w[0].offset < w[1].offset && w[0].line < w[1].line
@@ -100,7 +120,7 @@ impl Stored {
             file: section.file,
             base: section.base,
             chunks,
-            kinds,
+            types,
             session,
             read_to,
             next_line,
@@ -119,7 +139,7 @@ impl Stored {
 
     /// The entries chunk `k` should hold: its range of indices.
     fn range(&self, k: usize) -> std::ops::Range<usize> {
-        k * CHUNK..((k + 1) * CHUNK).min(self.kinds.len())
+        k * CHUNK..((k + 1) * CHUNK).min(self.types.len())
     }
 
     /// Where the entries after chunk `k` start in the session file, and
@@ -150,8 +170,8 @@ impl Stored {
     fn fits(&self, k: usize, entries: &[Entry]) -> bool {
         let c = self.chunks[k];
         let (end, next_line) = self.after(k);
-        let kinds = &self.kinds[self.range(k)];
-        entries.len() == kinds.len()
+        let types = &self.types[self.range(k)];
+        entries.len() == types.len()
             && entries
                 .first()
                 .is_some_and(|e| (e.span.offset, e.line) == (c.offset, c.line))
@@ -162,7 +182,7 @@ impl Stored {
             && entries.last().is_some_and(|e| {
                 e.span.offset.saturating_add(e.span.len) <= end && e.line < next_line
             })
-            && entries.iter().zip(kinds).all(|(e, &kind)| e.kind == kind)
+            && entries.iter().zip(types).all(|(e, &t)| type_byte(e) == t)
     }
 
     /// Chunk `k` read again from the session file, at outline depth.
@@ -194,20 +214,20 @@ impl Stored {
     /// chunk's first line.
     fn unreadable(&self, k: usize) -> Vec<Entry> {
         let c = self.chunks[k];
-        self.kinds[self.range(k)]
+        self.types[self.range(k)]
             .iter()
-            .map(|&kind| Entry {
+            .map(|&t| Entry {
                 id: None,
                 parent: Parent::Invalid,
-                kind,
+                kind: kind_of(t).unwrap_or(Kind::Missing),
                 time: super::line::entry::NAN_MS,
                 line: c.line,
                 span: Span {
                     offset: c.offset,
                     len: 0,
                 },
-                lossy: false,
-                js_echo: false,
+                lossy: t & LOSSY != 0,
+                js_echo: t & ECHO != 0,
                 info: Info::None,
             })
             .collect()
@@ -225,7 +245,7 @@ impl Entries {
 
     /// How many are left in a stored index.
     fn stored_len(&self) -> usize {
-        self.stored.as_ref().map_or(0, |s| s.kinds.len())
+        self.stored.as_ref().map_or(0, |s| s.types.len())
     }
 
     pub fn len(&self) -> usize {
@@ -238,7 +258,7 @@ impl Entries {
 
     pub fn get(&self, i: usize) -> Option<&Entry> {
         match &self.stored {
-            Some(s) if i < s.kinds.len() => s.chunk(i / CHUNK).get(i % CHUNK),
+            Some(s) if i < s.types.len() => s.chunk(i / CHUNK).get(i % CHUNK),
             _ => self.tail.get(i - self.stored_len()),
         }
     }
@@ -250,13 +270,28 @@ impl Entries {
     /// Entry `i`'s type, without reading a stored entry (`Kind::Header`
     /// past the end: nothing there is part of the tree).
     pub fn kind(&self, i: usize) -> Kind {
+        self.type_byte(i).and_then(kind_of).unwrap_or(Kind::Header)
+    }
+
+    /// Whether entry `i`'s line held bytes that are not UTF-8 or a number
+    /// beyond f64 (see [`Entry::lossy`], [`Entry::js_echo`]): what is
+    /// echoed from it is not its text as written. Read without reading a
+    /// stored entry.
+    pub fn echoes_changed(&self, i: usize) -> bool {
+        self.type_byte(i).is_some_and(|t| t & (LOSSY | ECHO) != 0)
+    }
+
+    /// Entry `i`'s [`type_byte`].
+    fn type_byte(&self, i: usize) -> Option<u8> {
         match &self.stored {
-            Some(s) if i < s.kinds.len() => s.kinds[i],
-            _ => self
-                .tail
-                .get(i - self.stored_len())
-                .map_or(Kind::Header, |e| e.kind),
+            Some(s) if i < s.types.len() => Some(s.types[i]),
+            _ => self.tail.get(i - self.stored_len()).map(type_byte),
         }
+    }
+
+    /// Each entry's [`type_byte`], as a stored index keeps them.
+    pub(crate) fn type_bytes(&self) -> Vec<u8> {
+        (0..self.len()).filter_map(|i| self.type_byte(i)).collect()
     }
 
     /// Every entry, first to last.

@@ -395,15 +395,24 @@ impl Session {
 
     /// The name's UTF-16 text, trimmed as JavaScript trims.
     fn name_units(&self) -> Option<Vec<u16>> {
-        let key = self
-            .live_entries()
+        // Only `session_info` entries are read, the latest first.
+        let key = (0..self.entries.len())
             .rev()
-            .find_map(|(_, e)| match &e.info {
+            .filter(|&i| self.entries.kind(i) == Kind::SessionInfo)
+            .find_map(|i| match &self.entries[i].info {
                 entry::Info::SessionInfo { name } => Some(name.as_deref()),
                 _ => None,
             })
             .flatten()?;
         name_units(key)
+    }
+
+    /// How many entries are part of the tree (later header lines not
+    /// counted), without reading them.
+    pub fn live_count(&self) -> usize {
+        (0..self.entries.len())
+            .filter(|&i| self.entries.kind(i) != Kind::Header)
+            .count()
     }
 
     /// The label on an entry.

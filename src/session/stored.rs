@@ -7,7 +7,7 @@
 
 use super::entries::{self, ChunkRef, Entries, Section};
 use super::entry_bytes::write_entries;
-use super::line::entry::{Entry, Kind, ModelRef, Role};
+use super::line::entry::{Entry, ModelRef, Role};
 use super::read::file::PrefixPrint;
 use super::tree::Tree;
 use super::tree::parts::TreeParts;
@@ -22,7 +22,7 @@ pub struct StoredRef<'a> {
     header: &'a Header,
     #[serde(skip)]
     entries: &'a Entries,
-    /// Each entry's type (its [`Kind::code`]).
+    /// Each entry's type and flags (see [`entries::type_byte`]).
     #[serde(with = "serde_bytes")]
     types: Vec<u8>,
     /// Where the entries' chunks lie, once written.
@@ -121,9 +121,7 @@ impl Session {
         (self.detail == Detail::Outline).then(|| StoredRef {
             header: &self.header,
             entries: &self.entries,
-            types: (0..self.entries.len())
-                .map(|i| self.entries.kind(i).code())
-                .collect(),
+            types: self.entries.type_bytes(),
             chunks: Vec::new(),
             line_problems: &self.line_problems,
             read_to: self.read_to,
@@ -166,10 +164,6 @@ impl Session {
         if !fits {
             return None;
         }
-        let types: Vec<Kind> = types
-            .into_iter()
-            .map(Kind::from_code)
-            .collect::<Option<_>>()?;
         let entries = Entries::stored(entries::Stored::new(
             section,
             chunks,
@@ -253,7 +247,9 @@ impl Session {
 
     /// The role of message entry `i`, at any depth.
     pub fn role_of(&self, i: u32) -> Option<&Role> {
-        self.entries.get(i as usize)?;
+        if i as usize >= self.entries.len() {
+            return None;
+        }
         self.message_view(i).map(|m| m.role)
     }
 }
@@ -262,7 +258,7 @@ impl Session {
 mod tests {
     use super::*;
     use crate::session::entries::CHUNK;
-    use crate::session::line::entry::Info;
+    use crate::session::line::entry::{Info, Kind};
     use std::io::Write;
 
     /// `s` stored: what says where its entries lie, and the entries.
@@ -435,7 +431,8 @@ mod tests {
             Box::new(|s| {
                 s.types.pop();
             }),
-            Box::new(|s| s.types[3] = 99),
+            Box::new(|s| s.types[3] = 0x1f),
+            Box::new(|s| s.types[3] |= 0x80),
             Box::new(|s| s.types[6] = Kind::Message.code()),
             Box::new(|s| s.chunks.swap(0, 1)),
             Box::new(|s| {

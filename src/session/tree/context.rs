@@ -132,7 +132,13 @@ impl Session {
         let mut thinking_level = Some(CompactString::const_new("off"));
         let mut model = None;
         for &i in &path {
-            match &self.entry(i).info {
+            // Only a setting's info is read: a message's view is kept
+            // beside the entries.
+            let setting = matches!(
+                self.entries.kind(i as usize),
+                Kind::ThinkingLevelChange | Kind::ModelChange
+            );
+            match &self.info_if(setting, i) {
                 Info::ThinkingLevel(level) => {
                     thinking_level = level.as_deref().map(CompactString::from)
                 }
@@ -170,7 +176,8 @@ impl Session {
         // an entry without id looks up.
         let mut edits: HashMap<&str, u32> = HashMap::new();
         for &i in selected {
-            if let Info::ContextEdit { target, .. } = &self.entry(i).info {
+            let edit = self.entries.kind(i as usize) == Kind::ContextEdit;
+            if let Info::ContextEdit { target, .. } = &self.info_if(edit, i) {
                 edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
             }
         }
@@ -178,16 +185,19 @@ impl Session {
             .iter()
             .enumerate()
             .map(|(k, &i)| {
-                let e = self.entry(i);
                 // Most sessions have no edit: no id to hash per entry.
                 let edit = match edits.is_empty() {
                     true => None,
-                    false => edits.get(e.id_str().unwrap_or(jskey::UNDEFINED)).copied(),
+                    false => {
+                        let id = self.entry(i).id_str();
+                        edits.get(id.unwrap_or(jskey::UNDEFINED)).copied()
+                    }
                 };
+                let kind = self.entries.kind(i as usize);
                 ContextItem {
                     entry: i,
                     edit,
-                    contributes: !(e.kind == Kind::Compaction && k > 0) && contributes(e),
+                    contributes: !(kind == Kind::Compaction && k > 0) && self.contributes(i),
                 }
             })
             .collect()
@@ -199,7 +209,7 @@ impl Session {
     fn context_entries(&self, path: &[u32]) -> (Vec<u32>, Option<usize>) {
         let compaction_pos = path
             .iter()
-            .rposition(|&i| self.entry(i).kind == Kind::Compaction);
+            .rposition(|&i| self.entries.kind(i as usize) == Kind::Compaction);
         let Some(pos) = compaction_pos else {
             return (path.to_vec(), None);
         };
@@ -248,7 +258,7 @@ impl Session {
         let now = self.remembered(&self.context_for_path(path.clone()));
         before
             .iter()
-            .filter(|&&i| contributes(self.entry(i)) && then.sees(i) && !now.sees(i))
+            .filter(|&&i| self.contributes(i) && then.sees(i) && !now.sees(i))
             .count()
     }
 
@@ -270,13 +280,12 @@ impl Session {
             r.on_path.set(i);
         }
         for item in items {
-            let e = self.entry(item.entry);
             let omitted = item.edit.is_some_and(|edit| {
                 matches!(self.entry(edit).info, Info::ContextEdit { omit: true, .. })
             });
             // A setting on the kept part is seen (it adds no message but is
             // in force); a message whose summary or text is not sent is not.
-            let sent = !contributes(e) || (item.contributes && !omitted);
+            let sent = !self.contributes(item.entry) || (item.contributes && !omitted);
             if sent {
                 r.seen.set(item.entry);
             }
@@ -332,10 +341,8 @@ impl Session {
         if !item.contributes {
             return Ok(0);
         }
-        let e = self.entry(item.entry);
         let plain = item.edit.is_none()
-            && !e.js_echo
-            && !e.lossy
+            && !self.entries.echoes_changed(item.entry as usize)
             && self
                 .message_view(item.entry)
                 .is_some_and(|m| *m.role != Role::Missing && !needs_rebuild(self, &m));
@@ -539,7 +546,10 @@ impl Session {
     /// The message entry `i` is, seen through its info or (at outline
     /// depth) what was kept of it; `None` for other entries.
     pub(crate) fn message_view(&self, i: u32) -> Option<MessageView<'_>> {
-        if let Info::Message(m) = &self.entry(i).info {
+        // At outline depth no entry keeps a message's info: what was kept
+        // of it is read without reading the entry.
+        let kept = self.detail != crate::session::Detail::Outline;
+        if let Info::Message(m) = &self.info_if(kept, i) {
             return Some(MessageView {
                 role: &m.role,
                 nullish: m.content.nullish,
@@ -566,6 +576,29 @@ fn needs_rebuild(session: &Session, m: &MessageView<'_>) -> bool {
             Role::System | Role::User | Role::Assistant | Role::ToolResult
         )
         || (session.header.version < 3 && *m.role == Role::Custom)
+}
+
+impl Session {
+    /// Entry `i`'s info when `read`, else none (an entry left in a stored
+    /// index is then not read).
+    fn info_if(&self, read: bool, i: u32) -> &Info {
+        match read {
+            true => &self.entry(i).info,
+            false => &Info::None,
+        }
+    }
+
+    /// Whether entry `i`'s type can add messages at all (read only for
+    /// the types whose info says).
+    fn contributes(&self, i: u32) -> bool {
+        match self.entries.kind(i as usize) {
+            Kind::Message => true,
+            Kind::CustomMessage | Kind::Compaction | Kind::BranchSummary => {
+                contributes(self.entry(i))
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Whether an entry type can add messages at all.

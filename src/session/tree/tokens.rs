@@ -49,7 +49,7 @@ impl Session {
         let last_of = |kinds: &[Kind]| {
             ctx.path
                 .iter()
-                .rposition(|&e| kinds.contains(&self.entry(e).kind))
+                .rposition(|&e| kinds.contains(&self.entries.kind(e as usize)))
         };
         let compaction = last_of(&[Kind::Compaction]);
         let invalidating = last_of(&[Kind::Compaction, Kind::ContextEdit]);

@@ -157,8 +157,8 @@ impl TreeView {
         role: Option<&Role>,
         bare: bool,
     ) -> bool {
-        let e = s.entry(node);
-        if e.kind == Kind::Usage {
+        let kind = s.entries.kind(node as usize);
+        if kind == Kind::Usage {
             return false;
         }
         // Tool-call-only assistant turns clutter the tree; pi keeps the
@@ -167,7 +167,7 @@ impl TreeView {
             return false;
         }
         let setting = matches!(
-            e.kind,
+            kind,
             Kind::Label
                 | Kind::ContextEdit
                 | Kind::Custom

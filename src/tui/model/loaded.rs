@@ -239,7 +239,7 @@ impl LoadedSession {
     pub fn with_columns(session: Session, columns: RowColumns) -> LoadedSession {
         let view = TreeView::new(&session);
         let name = session.name().map(|n| text::clean_line(&n));
-        let entry_count = session.live_entries().count();
+        let entry_count = session.live_count();
         LoadedSession {
             name,
             entry_count,
