@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 /// the entry types keep (a test pins the layout).
 const ENVELOPE: Envelope = Envelope {
     magic: b"PISCSIDX",
-    format: 6,
+    format: 7,
 };
 
 /// Sessions smaller than this are read whole each time.
@@ -64,7 +64,6 @@ struct PayloadRef<'a> {
     path: &'a [u8],
     home: Option<&'a str>,
     stamp: FileStamp,
-    session: StoredRef<'a>,
     texts: &'a RowTexts,
     kinds: &'a [RowKind],
     bare: &'a [bool],
@@ -79,7 +78,6 @@ struct Payload {
     path: Vec<u8>,
     home: Option<String>,
     stamp: FileStamp,
-    session: Stored,
     texts: RowTexts,
     kinds: Vec<RowKind>,
     bare: Vec<bool>,
@@ -104,12 +102,20 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     let file = std::fs::File::open(&index).ok()?;
     let bytes = map(&file)?;
     let (meta, body) = ENVELOPE.trailed(&bytes)?;
-    let payload = postcard::from_bytes::<Payload>(meta).ok();
+    // The session's parts and the rows' columns, each on a core.
+    let (session, rows) = meta.split_last_chunk::<8>()?;
+    let (session, rows) =
+        session.split_at_checked(usize::try_from(u64::from_le_bytes(*rows)).ok()?)?;
+    let (stored, payload) = crate::par::beside(
+        "piscope-index",
+        || postcard::from_bytes::<Stored>(session).ok(),
+        || postcard::from_bytes::<Payload>(rows).ok(),
+    );
     // SAFETY: `map` maps the index read-only, and piscope never changes an
     // index where it lies (see `map`); what was decoded owns its data.
     unsafe { crate::par::release_mapped(meta) };
     drop(bytes);
-    let payload = payload?;
+    let (stored, payload) = (stored.flatten()?, payload?);
     if payload.path != path_bytes(path) || payload.home.as_deref() != home {
         return None;
     }
@@ -117,7 +123,7 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     let was = payload.stamp;
     let same_file = (now.device, now.inode) == (was.device, was.inode);
     let rewritten = now.size == was.size && now != was;
-    if !same_file || rewritten || now.size < payload.session.read_to() {
+    if !same_file || rewritten || now.size < stored.read_to() {
         return None;
     }
     let columns = RowColumns {
@@ -133,7 +139,7 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
         base: body.start as u64,
         len: body.len() as u64,
     };
-    let mut session = Session::from_stored(path.to_path_buf(), payload.session, section)?;
+    let mut session = Session::from_stored(path.to_path_buf(), stored, section)?;
     if !columns.fits(session.entries.len()) {
         return None;
     }
@@ -164,7 +170,7 @@ pub fn worth_keeping(loaded: &LoadedSession) -> bool {
 /// then lets only the [`KEEP`] most recently opened indexes stay.
 pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io::Result<()> {
     let s = &loaded.session;
-    let Some(session) = s.stored() else {
+    let Some(mut session) = s.stored() else {
         return Ok(());
     };
     // The file as it is now: the index says what it was made from.
@@ -172,11 +178,10 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
     let path = path_bytes(&s.path);
     let rows = &loaded.columns;
     let calls = rows.calls.stored();
-    let mut payload = PayloadRef {
+    let payload = PayloadRef {
         path: &path,
         home,
         stamp,
-        session,
         texts: &rows.texts,
         kinds: &rows.kinds,
         bare: &rows.bare,
@@ -184,13 +189,24 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
         calls: &calls,
     };
     let index = file_of(cache, &s.path);
-    // The entries first, then what says where they lie.
+    // The entries first, then what says where they lie (see `meta`).
     ENVELOPE.write_trailed(&index, |w| {
-        payload.session.write_entries(w)?;
-        postcard::to_allocvec(&payload).map_err(std::io::Error::other)
+        session.write_entries(w)?;
+        meta(&session, &payload).map_err(std::io::Error::other)
     })?;
     keep_newest(&folder(cache), KEEP);
     Ok(())
+}
+
+/// An index's checked payload: the session's stored parts, then the rows'
+/// columns, then where the second starts (u64, little-endian), so that
+/// each is read on a core of its own.
+fn meta(session: &StoredRef<'_>, rows: &PayloadRef<'_>) -> postcard::Result<Vec<u8>> {
+    let mut meta = postcard::to_allocvec(session)?;
+    let split = meta.len() as u64;
+    meta.extend(postcard::to_allocvec(rows)?);
+    meta.extend(split.to_le_bytes());
+    Ok(meta)
 }
 
 /// The index `file`, mapped: its payload is read where it lies in the
@@ -252,7 +268,7 @@ mod tests {
             postcard::from_bytes(&calls).unwrap();
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
         calls = postcard::to_allocvec(&pairs).unwrap();
-        let mut payload = PayloadRef {
+        let payload = PayloadRef {
             path: b"/s.jsonl",
             home: Some("/home/ada"),
             stamp: FileStamp {
@@ -262,19 +278,19 @@ mod tests {
                 device: 4,
                 ctime_ns: 5,
             },
-            session: loaded.session.stored().unwrap(),
             texts: &rows.texts,
             kinds: &rows.kinds,
             bare: &rows.bare,
             usage: &rows.usage,
             calls: &calls,
         };
+        let mut session = loaded.session.stored().unwrap();
         let mut bytes = Vec::new();
-        payload.session.write_entries(&mut bytes).unwrap();
-        bytes.extend(postcard::to_allocvec(&payload).unwrap());
+        session.write_entries(&mut bytes).unwrap();
+        bytes.extend(meta(&session, &payload).unwrap());
         assert_eq!(
             (ENVELOPE.format, xxhash_rust::xxh3::xxh3_64(&bytes)),
-            (6, 10636846151463511003),
+            (7, 3953873323677037724),
             "the layout changed: raise ENVELOPE.format and set the new hash here"
         );
     }
