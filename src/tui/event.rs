@@ -116,7 +116,7 @@ pub enum Command {
     Terminal(Vec<u8>),
     /// Answered at once as [`AppEvent::RowsWanted`]: the rows are laid out
     /// in a later update, once all of this update's commands (the
-    /// preview's among them) are under way.
+    /// preview's among them) are under way, and the preview is on screen.
     LayOutRows,
     /// Read every session's usage (answered as `UsageLoaded`).
     LoadUsage {

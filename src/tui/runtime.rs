@@ -139,11 +139,13 @@ pub fn run(
         let started = Instant::now();
         let mut next = Some(first);
         while let Some(ev) = next.take() {
+            // A new preview is drawn before anything after it is handled.
+            let preview = matches!(ev, AppEvent::PreviewReady(_));
             for cmd in app.update(ev) {
                 dispatch(&mut guard, cmd);
             }
             dirty = true;
-            if app.quits() || started.elapsed() > MAX_BATCH {
+            if app.quits() || preview || started.elapsed() > MAX_BATCH {
                 break;
             }
             next = rx.try_recv().ok();

@@ -477,8 +477,10 @@ fn a_long_context_shows_at_once_and_its_size_follows() {
 
 /// A long session opened at its leaf: the update that shows it asks for the
 /// leaf's preview while its rows are still to be laid out (ten million rows
-/// take half a second, and the preview need not wait for them); the next
-/// update lays them out with the leaf selected, and asks for nothing again.
+/// take half a second, and the preview need not wait for them). The rows
+/// wait for the preview: when it comes they are asked for again, and the
+/// update after that (the preview drawn between) lays them out with the
+/// leaf selected, and asks for nothing again.
 #[test]
 fn a_long_sessions_preview_is_asked_for_before_its_rows_are_laid_out() {
     use piscope::tui::clock::Clock;
@@ -506,11 +508,8 @@ fn a_long_sessions_preview_is_asked_for_before_its_rows_are_laid_out() {
         .into_iter()
         .find(|ev| matches!(ev, AppEvent::SessionOpened(_)))
         .expect("the session was read");
-    let cmds: Vec<String> = app
-        .update(opened)
-        .iter()
-        .map(|c| format!("{c:?}"))
-        .collect();
+    let sent = app.update(opened);
+    let cmds: Vec<String> = sent.iter().map(|c| format!("{c:?}")).collect();
     let leaf = app
         .tree()
         .loaded()
@@ -526,11 +525,35 @@ fn a_long_sessions_preview_is_asked_for_before_its_rows_are_laid_out() {
         rows_at.is_some() && preview_at.is_some(),
         "the leaf's preview and the rows asked for: {cmds:?}"
     );
-    // The rows' answer comes back as an event of its own.
+    // The rows' answer comes back as an event of its own; while the
+    // preview is not there yet, the rows wait for it.
     let echoed = RefCell::new(Vec::new());
     context.run(Command::LayOutRows, &|ev| echoed.borrow_mut().push(ev));
     let echoed = echoed.into_inner();
     assert!(matches!(echoed.as_slice(), [AppEvent::RowsWanted]));
+    assert!(app.update(AppEvent::RowsWanted).is_empty());
+    assert!(
+        app.tree().rows().is_empty(),
+        "the rows wait for the preview"
+    );
+    // The preview comes: the rows are asked for again, and laid out then.
+    let built = RefCell::new(Vec::new());
+    let build = sent
+        .into_iter()
+        .find(|c| format!("{c:?}").starts_with("BuildPreview"))
+        .expect("the preview asked for");
+    context.run(build, &|ev| built.borrow_mut().push(ev));
+    let ready = built
+        .into_inner()
+        .into_iter()
+        .find(|ev| matches!(ev, AppEvent::PreviewReady(_)))
+        .expect("the preview was built");
+    let asked: Vec<String> = app.update(ready).iter().map(|c| format!("{c:?}")).collect();
+    assert!(
+        app.tree().rows().is_empty(),
+        "not before the preview is drawn"
+    );
+    assert!(asked.iter().any(|c| c == "LayOutRows"), "{asked:?}");
     let after: Vec<String> = app
         .update(AppEvent::RowsWanted)
         .iter()

@@ -129,35 +129,42 @@ impl Session {
 
     /// Builds the context for a path (root to leaf).
     pub fn context_for_path(&self, path: Vec<u32>) -> Context {
-        let mut thinking_level = Some(CompactString::const_new("off"));
-        let mut model = None;
-        for &i in &path {
-            // Only a setting's info is read: a message's view is kept
-            // beside the entries.
-            let setting = matches!(
-                self.entries.kind(i as usize),
-                Kind::ThinkingLevelChange | Kind::ModelChange
-            );
-            match &self.info_if(setting, i) {
-                Info::ThinkingLevel(level) => {
-                    thinking_level = level.as_deref().map(CompactString::from)
-                }
-                Info::ModelChange(c) => {
-                    model = Some(ModelRef {
-                        provider: c.provider.clone(),
-                        model_id: c.model_id.clone(),
-                    })
-                }
-                _ => {
+        // The latest level and model in force, looked for from the leaf
+        // back: a long branch is rarely walked far.
+        let mut thinking_level: Option<Option<CompactString>> = None;
+        let mut model: Option<Option<ModelRef>> = None;
+        for &i in path.iter().rev() {
+            if thinking_level.is_some() && model.is_some() {
+                break;
+            }
+            match self.entries.kind(i as usize) {
+                // Only a setting's info is read: a message's view is kept
+                // beside the entries.
+                Kind::ThinkingLevelChange | Kind::ModelChange => match &self.entry(i).info {
+                    Info::ThinkingLevel(level) if thinking_level.is_none() => {
+                        thinking_level = Some(level.as_deref().map(CompactString::from))
+                    }
+                    Info::ModelChange(c) if model.is_none() => {
+                        model = Some(Some(ModelRef {
+                            provider: c.provider.clone(),
+                            model_id: c.model_id.clone(),
+                        }))
+                    }
+                    _ => {}
+                },
+                _ if model.is_none() => {
                     if let Some(m) = self.message_view(i).filter(|m| *m.role == Role::Assistant) {
-                        model = Some(ModelRef {
+                        model = Some(Some(ModelRef {
                             provider: m.provider.cloned(),
                             model_id: m.model.cloned(),
-                        })
+                        }))
                     }
                 }
+                _ => {}
             }
         }
+        let thinking_level = thinking_level.unwrap_or(Some(CompactString::const_new("off")));
+        let model = model.flatten();
         let (selected, compaction_pos) = self.context_entries(&path);
         let items = self.context_items(&selected);
         Context {

@@ -6,7 +6,7 @@ use crate::session::line::entry::{Entry, Info, Role, ToolCall};
 use crate::session::line::facts::UsageTotals;
 use crate::session::tree::entry_line::{self, ToolCalls};
 use crate::session::tree::view::{self, Filter, TreeView};
-use crate::session::{Session, SessionError};
+use crate::session::{Context, Session, SessionError};
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -218,7 +218,15 @@ pub struct LoadedSession {
     pub name: Option<String>,
     /// Entries in the tree (later header lines not counted).
     pub entry_count: usize,
+    /// A long session's context at its leaf, worked out while its view
+    /// was, for the first preview to take (see [`LoadedSession::take_leaf_context`]).
+    leaf_context: std::sync::Mutex<Option<Context>>,
 }
+
+/// Sessions of this many entries or more have their leaf's context worked
+/// out as they are loaded, beside their view: a pass over a long branch
+/// the first preview would otherwise start with.
+pub const LEAF_CONTEXT_FROM: usize = 100_000;
 
 impl LoadedSession {
     /// Reads the session file at `path` for display. `home` shortens
@@ -237,7 +245,14 @@ impl LoadedSession {
 
     /// A session and its rows' columns, as a stored index kept them.
     pub fn with_columns(session: Session, columns: RowColumns) -> LoadedSession {
-        let view = TreeView::new(&session);
+        let leaf_context = || {
+            let leaf = session.leaf()?;
+            Some(session.context_for_path(session.tree.path_to(leaf)))
+        };
+        let (leaf_context, view) = match session.entries.len() >= LEAF_CONTEXT_FROM {
+            true => crate::par::beside("piscope-context", leaf_context, || TreeView::new(&session)),
+            false => (None, TreeView::new(&session)),
+        };
         let name = session.name().map(|n| text::clean_line(&n));
         let entry_count = session.live_count();
         LoadedSession {
@@ -246,7 +261,16 @@ impl LoadedSession {
             session: Arc::new(session),
             columns,
             view,
+            leaf_context: std::sync::Mutex::new(leaf_context.flatten()),
         }
+    }
+
+    /// The context at `node`, when it is the leaf whose context was worked
+    /// out as the session was loaded. Asked once: the first preview takes
+    /// it or lets it go (it holds a long branch).
+    pub fn take_leaf_context(&self, node: u32) -> Option<Context> {
+        let kept = self.leaf_context.lock().ok()?.take();
+        kept.filter(|c| c.path.last() == Some(&node))
     }
 
     /// Prepares a session that was read on from where `before` stopped:

@@ -508,8 +508,10 @@ fn context(
 ) -> Option<(Line<'static>, Option<HeaderParts>, Option<Remembered>)> {
     let s = &req.loaded.session;
     let theme = &req.theme;
-    let path = s.tree.path_to(req.key.node);
-    let ctx = s.context_for_path(path);
+    let ctx = match req.loaded.take_leaf_context(req.key.node) {
+        Some(ctx) => ctx,
+        None => s.context_for_path(s.tree.path_to(req.key.node)),
+    };
     let remembered = remember.then(|| s.remembered(&ctx));
     let (mut tokens, mut cost) = (0.0, 0.0);
     for &i in &ctx.path {

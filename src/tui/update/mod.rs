@@ -59,11 +59,20 @@ impl App {
     pub fn update(&mut self, event: AppEvent) -> Vec<Command> {
         let mut cmds = Vec::new();
         match event {
-            AppEvent::Key(k) => self.on_key(k, &mut cmds),
-            AppEvent::Mouse(m) => self.on_mouse(m, &mut cmds),
+            AppEvent::Key(k) => {
+                // A key acts on the rows: they are laid out first.
+                self.tree.lay_out();
+                self.on_key(k, &mut cmds)
+            }
+            AppEvent::Mouse(m) => {
+                self.tree.lay_out();
+                self.on_mouse(m, &mut cmds)
+            }
             AppEvent::Resize(w, h) => self.screen.resize(w, h),
             AppEvent::Tick => {
                 self.clock = self.clock.tick();
+                // Rows still waiting for a preview that did not come.
+                self.tree.lay_out();
                 // A slow look at the open session besides the watcher, which
                 // can miss changes (some network file systems).
                 if self.live.tick(SLOW_POLL_TICKS) && self.tree.is_ready() {
@@ -76,13 +85,20 @@ impl App {
                     self.on_session_read(read, &mut cmds);
                 }
             }
-            AppEvent::RowsWanted => self.tree.lay_out(),
+            // A long session's rows wait for its first preview to be on
+            // screen: the preview is what the user reads first.
+            AppEvent::RowsWanted if !self.preview.is_stale() => self.tree.lay_out(),
+            AppEvent::RowsWanted => {}
             AppEvent::PreviewReady(mut doc) => {
                 if Some(doc.key) == self.preview.wanted() {
                     if let Some(r) = doc.remembered.take() {
                         self.tree.remembered_ready(r);
                     }
                     self.preview.set_doc(doc);
+                    if self.tree.is_waiting() {
+                        // Answered after this preview is drawn.
+                        cmds.push(Command::LayOutRows);
+                    }
                 }
             }
             AppEvent::PreviewHeader(key, header) => self.preview.sized(key, header),
@@ -140,8 +156,9 @@ impl App {
                 // An entry to select needs the rows at once.
                 if self.tree.set_session(loaded, pending.is_none()) {
                     // Answered as an event handled after this update's
-                    // commands, its preview's among them, are under way: the
-                    // rows are laid out while the preview is worked out.
+                    // commands, its preview's among them, are under way; the
+                    // rows are laid out once the preview is on screen (asked
+                    // for again then).
                     cmds.push(Command::LayOutRows);
                 }
                 if let Some(p) = pending {
