@@ -12,11 +12,11 @@
 //! session file itself, at outline depth, from the chunk's first line.
 
 use super::line::entry::{Entry, Info, Kind, Parent, Span};
+use super::read::chunked::{Chunked, Piece, Section};
 use super::read::index_pass::{Detail, ingest_line};
 use serde::{Deserialize, Serialize};
-use std::fs::File;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// How many entries a stored chunk holds (the last one fewer).
 pub const CHUNK: usize = 4096;
@@ -61,22 +61,13 @@ pub struct ChunkRef {
     pub line: u32,
 }
 
-/// Where a stored index keeps its entries: a file, and the range of it
-/// the chunks lie in.
-#[derive(Debug)]
-pub struct Section {
-    pub file: File,
-    pub base: u64,
-    pub len: u64,
-}
-
 /// Entries left in a stored index (see the module's notes).
 #[derive(Debug)]
 pub(crate) struct Stored {
-    /// The index file, and where its entries' section starts.
-    file: File,
-    base: u64,
-    chunks: Vec<ChunkRef>,
+    /// The chunks, each read at its first use.
+    chunks: Chunked<Box<[Entry]>>,
+    /// Where each chunk's first entry is in the session file, and its line.
+    starts: Vec<(u64, u32)>,
     /// Each entry's type and flags (see [`type_byte`]).
     types: Vec<u8>,
     /// The session file, to read a damaged chunk's entries from; where
@@ -84,8 +75,6 @@ pub(crate) struct Stored {
     session: PathBuf,
     read_to: u64,
     next_line: u32,
-    /// Each chunk once read.
-    read: Box<[OnceLock<Box<[Entry]>>]>,
 }
 
 impl Stored {
@@ -108,18 +97,25 @@ impl Stored {
             && types
                 .iter()
                 .all(|&t| kind_of(t).is_some() && t & !TYPE_BITS == 0)
-            && chunks.last().map_or(0, |c| c.end) == section.len
-            && chunks.windows(2).all(|w| {
-                w[0].end <= w[1].end && w[0].offset < w[1].offset && w[0].line < w[1].line
-            })
+            && chunks
+                .windows(2)
+                .all(|w| w[0].offset < w[1].offset && w[0].line < w[1].line)
             && chunks
                 .last()
                 .is_none_or(|c| c.offset < read_to && c.line < next_line);
-        fits.then(|| Stored {
-            read: (0..chunks.len()).map(|_| OnceLock::new()).collect(),
-            file: section.file,
-            base: section.base,
-            chunks,
+        if !fits {
+            return None;
+        }
+        let pieces = chunks
+            .iter()
+            .map(|c| Piece {
+                end: c.end,
+                hash: c.hash,
+            })
+            .collect();
+        Some(Stored {
+            chunks: Chunked::new(section, pieces)?,
+            starts: chunks.iter().map(|c| (c.offset, c.line)).collect(),
             types,
             session,
             read_to,
@@ -129,8 +125,10 @@ impl Stored {
 
     /// Chunk `k`'s entries, read at the first call.
     fn chunk(&self, k: usize) -> &[Entry] {
-        self.read[k].get_or_init(|| {
-            self.read_chunk(k)
+        self.chunks.get(k, |bytes| {
+            bytes
+                .and_then(|b| super::entry_bytes::read_chunk(&b, self.range(k).len()))
+                .filter(|entries| self.fits(k, entries))
                 .or_else(|| self.reread_chunk(k))
                 .unwrap_or_else(|| self.unreadable(k))
                 .into_boxed_slice()
@@ -145,36 +143,23 @@ impl Stored {
     /// Where the entries after chunk `k` start in the session file, and
     /// their first line.
     fn after(&self, k: usize) -> (u64, u32) {
-        self.chunks
+        self.starts
             .get(k + 1)
-            .map_or((self.read_to, self.next_line), |c| (c.offset, c.line))
-    }
-
-    /// Chunk `k` read from the index and checked; `None` when it is not as
-    /// it was written.
-    fn read_chunk(&self, k: usize) -> Option<Vec<Entry>> {
-        let c = self.chunks[k];
-        let start = if k == 0 { 0 } else { self.chunks[k - 1].end };
-        let mut bytes = vec![0u8; usize::try_from(c.end.checked_sub(start)?).ok()?];
-        let whole = super::read::file::read_exact_at(&self.file, &mut bytes, self.base + start);
-        if !whole.ok()? || xxhash_rust::xxh3::xxh3_64(&bytes) != c.hash {
-            return None;
-        }
-        let entries = super::entry_bytes::read_chunk(&bytes, self.range(k).len())?;
-        self.fits(k, &entries).then_some(entries)
+            .copied()
+            .unwrap_or((self.read_to, self.next_line))
     }
 
     /// Whether `entries` are what chunk `k` holds: as many, the first
     /// where the chunk starts, in file order up to where the next chunk
     /// starts, each of its kept type.
     fn fits(&self, k: usize, entries: &[Entry]) -> bool {
-        let c = self.chunks[k];
+        let (offset, line) = self.starts[k];
         let (end, next_line) = self.after(k);
         let types = &self.types[self.range(k)];
         entries.len() == types.len()
             && entries
                 .first()
-                .is_some_and(|e| (e.span.offset, e.line) == (c.offset, c.line))
+                .is_some_and(|e| (e.span.offset, e.line) == (offset, line))
             && entries.windows(2).all(|w| {
                 w[0].span.offset.saturating_add(w[0].span.len) <= w[1].span.offset
                     && w[0].line < w[1].line
@@ -187,7 +172,7 @@ impl Stored {
 
     /// Chunk `k` read again from the session file, at outline depth.
     fn reread_chunk(&self, k: usize) -> Option<Vec<Entry>> {
-        let c = self.chunks[k];
+        let (offset, line) = self.starts[k];
         let want = self.range(k).len();
         let file = super::read::index_pass::open_file(&self.session).ok()?;
         let (end, _) = self.after(k);
@@ -195,7 +180,7 @@ impl Stored {
         let mut problems = Vec::new();
         let mut keep = |e: Entry, _| entries.push(e);
         Detail::Outline
-            .scan(file, c.offset, c.line, |meta, parsed| {
+            .scan(file, offset, line, |meta, parsed| {
                 ingest_line(&mut keep, &mut problems, meta, parsed);
                 if meta.offset + meta.len >= end {
                     std::ops::ControlFlow::Break(())
@@ -213,7 +198,7 @@ impl Stored {
     /// opened): entries of the kept types and nothing else, at the
     /// chunk's first line.
     fn unreadable(&self, k: usize) -> Vec<Entry> {
-        let c = self.chunks[k];
+        let (offset, line) = self.starts[k];
         self.types[self.range(k)]
             .iter()
             .map(|&t| Entry {
@@ -221,11 +206,8 @@ impl Stored {
                 parent: Parent::Invalid,
                 kind: kind_of(t).unwrap_or(Kind::Missing),
                 time: super::line::entry::NAN_MS,
-                line: c.line,
-                span: Span {
-                    offset: c.offset,
-                    len: 0,
-                },
+                line,
+                span: Span { offset, len: 0 },
                 lossy: t & LOSSY != 0,
                 js_echo: t & ECHO != 0,
                 info: Info::None,
@@ -319,9 +301,7 @@ impl Entries {
     /// How many stored chunks have been read so far.
     #[cfg(test)]
     pub(crate) fn chunks_read(&self) -> usize {
-        self.stored
-            .as_ref()
-            .map_or(0, |s| s.read.iter().filter(|c| c.get().is_some()).count())
+        self.stored.as_ref().map_or(0, |s| s.chunks.made())
     }
 
     pub(crate) fn push(&mut self, e: Entry) {

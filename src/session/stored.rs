@@ -5,9 +5,10 @@
 //! entries themselves are written apart, in chunks, and read back only
 //! when used (see [`super::entries`]).
 
-use super::entries::{self, ChunkRef, Entries, Section};
+use super::entries::{self, ChunkRef, Entries};
 use super::entry_bytes::write_entries;
 use super::line::entry::{Entry, ModelRef, Role};
+use super::read::chunked::Section;
 use super::read::file::PrefixPrint;
 use super::tree::Tree;
 use super::tree::parts::TreeParts;
@@ -56,6 +57,11 @@ pub struct Stored {
 }
 
 impl StoredRef<'_> {
+    /// The bytes [`StoredRef::write_entries`] wrote.
+    pub fn entries_len(&self) -> u64 {
+        self.chunks.last().map_or(0, |c| c.end)
+    }
+
     /// Writes the entries, [`CHUNK`] at a time (each with
     /// [`write_entries`]), and notes where each chunk lies: from where
     /// `w` is now, which a reader gives [`Session::from_stored`].

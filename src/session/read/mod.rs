@@ -8,8 +8,10 @@
 //!                 offsets, parsed on all cores; bodies read back by position
 //! index_pass.rs   a whole file read into header, entries and problems, at
 //!                 the depth asked for (Detail)
+//! chunked.rs      a stored index's section in checked chunks, read when used
 //! ```
 
 pub mod blocks;
+pub mod chunked;
 pub mod file;
 pub mod index_pass;

@@ -4,6 +4,7 @@
 use crate::safe_text as text;
 use crate::session::line::entry::{Entry, Info, Role, ToolCall};
 use crate::session::line::facts::UsageTotals;
+use crate::session::read::chunked::{Chunked, Piece, Section};
 use crate::session::tree::entry_line::{self, ToolCalls};
 use crate::session::tree::view::{self, Filter, TreeView};
 use crate::session::{Context, Session, SessionError};
@@ -63,16 +64,132 @@ impl std::fmt::Display for OpenError {
     }
 }
 
-/// The rows' one-line texts of a session, one string for all of them (a
-/// session of a million entries makes no million allocations).
-#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+/// The rows' one-line texts of a session. Those a stored index holds stay
+/// there, read [`TEXT_CHUNK`] rows at a time when one of them is drawn or
+/// searched; those made since are kept in one string (a session of a
+/// million entries makes no million allocations).
+#[derive(Debug, Default, Clone)]
 pub struct RowTexts {
+    /// The first rows' texts, left in a stored index.
+    stored: Option<Arc<StoredTexts>>,
+    /// The texts of the rows after those, one after another.
     text: String,
-    /// Where each row's text ends in `text`.
+    /// Where each of those ends in `text`.
     ends: Vec<u64>,
 }
 
+/// How many rows' texts a stored chunk holds (the last one fewer).
+pub const TEXT_CHUNK: usize = 4096;
+
+/// What a row whose text a stored index no longer gives shows instead.
+const UNREADABLE_ROW: &str = "(this row's text is unreadable: the session's index was damaged)";
+
+/// Rows' texts left in a stored index.
+#[derive(Debug)]
+struct StoredTexts {
+    rows: usize,
+    chunks: Chunked<TextChunk>,
+}
+
+/// A stored chunk's texts: where each ends in its text.
+#[derive(Debug)]
+struct TextChunk {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl TextChunk {
+    /// The `n` rows' texts in `bytes` (see [`RowTexts::write_chunks`]):
+    /// `None` unless the ends rise, each on a character boundary, to the
+    /// end of the text.
+    fn read(bytes: &[u8], n: usize) -> Option<TextChunk> {
+        let (ends, text) = bytes.split_at_checked(n.checked_mul(4)?)?;
+        let ends: Vec<u32> = ends
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let text = String::from_utf8(text.to_vec()).ok()?;
+        let fits = ends.windows(2).all(|w| w[0] <= w[1])
+            && ends.iter().all(|&e| text.is_char_boundary(e as usize))
+            && ends.last().map_or(0, |&e| e as usize) == text.len();
+        fits.then_some(TextChunk { text, ends })
+    }
+
+    /// `n` rows that say their text is unreadable.
+    fn unreadable(n: usize) -> TextChunk {
+        let len = UNREADABLE_ROW.len() as u32;
+        TextChunk {
+            text: UNREADABLE_ROW.repeat(n),
+            ends: (1..=n as u32).map(|k| k * len).collect(),
+        }
+    }
+
+    fn get(&self, j: usize) -> &str {
+        let start = j.checked_sub(1).map_or(0, |p| self.ends[p]) as usize;
+        let end = self.ends.get(j).map_or(start, |&e| e as usize);
+        self.text.get(start..end).unwrap_or("")
+    }
+}
+
+impl StoredTexts {
+    fn get(&self, i: usize) -> &str {
+        let k = i / TEXT_CHUNK;
+        let n = TEXT_CHUNK.min(self.rows - k * TEXT_CHUNK);
+        self.chunks
+            .get(k, |bytes| {
+                bytes
+                    .and_then(|b| TextChunk::read(&b, n))
+                    .unwrap_or_else(|| TextChunk::unreadable(n))
+            })
+            .get(i % TEXT_CHUNK)
+    }
+}
+
 impl RowTexts {
+    /// `rows` texts left in `section`, in the chunks `pieces` that
+    /// [`RowTexts::write_chunks`] wrote; `None` when they are not as many
+    /// as so many rows take.
+    pub fn stored(section: Section, pieces: Vec<Piece>, rows: usize) -> Option<RowTexts> {
+        if pieces.len() != rows.div_ceil(TEXT_CHUNK) {
+            return None;
+        }
+        Some(RowTexts {
+            stored: Some(Arc::new(StoredTexts {
+                rows,
+                chunks: Chunked::new(section, pieces)?,
+            })),
+            text: String::new(),
+            ends: Vec::new(),
+        })
+    }
+
+    /// Writes every row's text in chunks of [`TEXT_CHUNK`] rows, each the
+    /// ends of its rows' texts in its text (u32s, little-endian) and then
+    /// that text; the chunks' pieces.
+    pub fn write_chunks(&self, w: &mut dyn std::io::Write) -> std::io::Result<Vec<Piece>> {
+        let n = self.len();
+        let chunk = |k: usize| -> std::io::Result<Vec<u8>> {
+            let rows = k * TEXT_CHUNK..((k + 1) * TEXT_CHUNK).min(n);
+            let mut ends = Vec::with_capacity(rows.len() * 4);
+            let mut text = Vec::new();
+            for i in rows {
+                text.extend_from_slice(self.get(i).as_bytes());
+                let end = u32::try_from(text.len()).map_err(std::io::Error::other)?;
+                ends.extend_from_slice(&end.to_le_bytes());
+            }
+            ends.extend_from_slice(&text);
+            Ok(ends)
+        };
+        let chunks: std::io::Result<Vec<Vec<u8>>> =
+            (0..n.div_ceil(TEXT_CHUNK)).map(chunk).collect();
+        crate::session::read::chunked::write_chunks(chunks?, w)
+    }
+
+    /// How many rows' texts are left in a stored index.
+    fn stored_len(&self) -> usize {
+        self.stored.as_ref().map_or(0, |s| s.rows)
+    }
+
     pub fn push(&mut self, row: &str) {
         self.text.push_str(row);
         self.ends.push(self.text.len() as u64);
@@ -80,6 +197,10 @@ impl RowTexts {
 
     /// Row `i`'s text; empty past the end.
     pub fn get(&self, i: usize) -> &str {
+        if let Some(s) = self.stored.as_ref().filter(|s| i < s.rows) {
+            return s.get(i);
+        }
+        let i = i - self.stored_len();
         let Some(&end) = self.ends.get(i) else {
             return "";
         };
@@ -88,16 +209,16 @@ impl RowTexts {
     }
 
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.stored_len() + self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len() == 0
     }
 
-    /// Whether the ends rise and stay inside the text, each on a character
-    /// boundary (so [`RowTexts::get`] gives each row's text): for a stored
-    /// index.
+    /// Whether the ends of the texts kept here rise and stay inside the
+    /// text, each on a character boundary (so [`RowTexts::get`] gives each
+    /// row's text; stored chunks are checked as they are read).
     pub fn fits(&self) -> bool {
         let mut last = 0;
         self.ends.iter().all(|&end| {
@@ -379,5 +500,72 @@ fn row_kind(e: &Entry) -> RowKind {
         Info::Compaction(_) => RowKind::Compaction,
         Info::BranchSummary { .. } => RowKind::BranchSummary,
         _ => RowKind::Setting,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Rows' texts written in chunks and left in a file read back as they
+    /// were, a chunk at a time when one of its rows is asked for; rows made
+    /// after them follow; a chunk damaged in the file reads as rows that
+    /// say so, and the others as written.
+    #[test]
+    fn stored_texts_read_back_a_chunk_at_a_time() {
+        let n = TEXT_CHUNK * 2 + 7;
+        let mut texts = RowTexts::default();
+        let row = |i: usize| match i % 3 {
+            0 => String::new(),
+            1 => format!("user: message {i} ✓"),
+            _ => format!("assistant: {}", "é".repeat(i % 50)),
+        };
+        for i in 0..n {
+            texts.push(&row(i));
+        }
+        let mut body = Vec::new();
+        let pieces = texts.write_chunks(&mut body).unwrap();
+        assert_eq!(pieces.len(), 3);
+        let stored = |body: &[u8]| {
+            let mut file = tempfile::tempfile().unwrap();
+            file.write_all(b"head").unwrap();
+            file.write_all(body).unwrap();
+            let section = Section {
+                file,
+                base: 4,
+                len: body.len() as u64,
+            };
+            RowTexts::stored(section, pieces.clone(), n).unwrap()
+        };
+        let mut back = stored(&body);
+        let made = |t: &RowTexts| t.stored.as_ref().map_or(0, |s| s.chunks.made());
+        assert_eq!((back.len(), made(&back)), (n, 0));
+        assert_eq!(back.get(TEXT_CHUNK + 1), row(TEXT_CHUNK + 1));
+        assert_eq!(made(&back), 1);
+        back.push("grown");
+        assert_eq!(back.len(), n + 1);
+        assert_eq!(back.get(n), "grown");
+        assert_eq!(back.get(n + 1), "");
+        for i in 0..n {
+            assert_eq!(back.get(i), row(i), "row {i}");
+        }
+        assert!(back.fits());
+        let mut damaged = body.clone();
+        let at = pieces[0].end as usize + 5;
+        damaged[at] ^= 0x40;
+        let back = stored(&damaged);
+        assert_eq!(back.get(3), row(3));
+        assert_eq!(back.get(TEXT_CHUNK + 3), UNREADABLE_ROW);
+        assert_eq!(back.get(2 * TEXT_CHUNK), row(2 * TEXT_CHUNK));
+        // As many chunks as the rows take, or none.
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&body).unwrap();
+        let section = Section {
+            file,
+            base: 0,
+            len: body.len() as u64,
+        };
+        assert!(RowTexts::stored(section, pieces[..2].to_vec(), n).is_none());
     }
 }

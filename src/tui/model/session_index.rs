@@ -14,8 +14,8 @@
 
 use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::FileStamp;
-use crate::session::entries::Section;
 use crate::session::line::facts::UsageTotals;
+use crate::session::read::chunked::{Piece, Section};
 use crate::session::stored::{Stored, StoredRef};
 use crate::session::{Detail, Refresh, Session};
 use crate::tui::model::loaded::{Calls, LoadedSession, RowColumns, RowKind, RowTexts};
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 /// the entry types keep (a test pins the layout).
 const ENVELOPE: Envelope = Envelope {
     magic: b"PISCSIDX",
-    format: 7,
+    format: 8,
 };
 
 /// Sessions smaller than this are read whole each time.
@@ -64,7 +64,9 @@ struct PayloadRef<'a> {
     path: &'a [u8],
     home: Option<&'a str>,
     stamp: FileStamp,
-    texts: &'a RowTexts,
+    /// Where the rows' texts start after the entries, and their chunks.
+    texts_from: u64,
+    texts: Vec<Piece>,
     kinds: &'a [RowKind],
     bare: &'a [bool],
     usage: &'a [(u32, UsageTotals)],
@@ -78,7 +80,8 @@ struct Payload {
     path: Vec<u8>,
     home: Option<String>,
     stamp: FileStamp,
-    texts: RowTexts,
+    texts_from: u64,
+    texts: Vec<Piece>,
     kinds: Vec<RowKind>,
     bare: Vec<bool>,
     usage: Vec<(u32, UsageTotals)>,
@@ -126,20 +129,28 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     if !same_file || rewritten || now.size < stored.read_to() {
         return None;
     }
+    // The entries and the rows' texts stay in the index until used, read
+    // from this file: the entries first in its body, then the texts.
+    let (base, len) = (body.start as u64, body.len() as u64);
+    let split = payload.texts_from;
+    let texts = Section {
+        file: file.try_clone().ok()?,
+        base: base + split,
+        len: len.checked_sub(split)?,
+    };
     let columns = RowColumns {
-        texts: payload.texts,
+        texts: RowTexts::stored(texts, payload.texts, payload.kinds.len())?,
         kinds: payload.kinds,
         bare: payload.bare,
         usage: payload.usage,
         calls: Calls::Stored(payload.calls),
     };
-    // The entries stay in the index until used, read from this file.
-    let section = Section {
+    let entries = Section {
         file,
-        base: body.start as u64,
-        len: body.len() as u64,
+        base,
+        len: split,
     };
-    let mut session = Session::from_stored(path.to_path_buf(), stored, section)?;
+    let mut session = Session::from_stored(path.to_path_buf(), stored, entries)?;
     if !columns.fits(session.entries.len()) {
         return None;
     }
@@ -178,20 +189,22 @@ pub fn save(cache: &Path, loaded: &LoadedSession, home: Option<&str>) -> std::io
     let path = path_bytes(&s.path);
     let rows = &loaded.columns;
     let calls = rows.calls.stored();
-    let payload = PayloadRef {
-        path: &path,
-        home,
-        stamp,
-        texts: &rows.texts,
-        kinds: &rows.kinds,
-        bare: &rows.bare,
-        usage: &rows.usage,
-        calls: &calls,
-    };
     let index = file_of(cache, &s.path);
-    // The entries first, then what says where they lie (see `meta`).
+    // The entries and the rows' texts first, then what says where they lie
+    // (see `meta`).
     ENVELOPE.write_trailed(&index, |w| {
         session.write_entries(w)?;
+        let payload = PayloadRef {
+            path: &path,
+            home,
+            stamp,
+            texts_from: session.entries_len(),
+            texts: rows.texts.write_chunks(w)?,
+            kinds: &rows.kinds,
+            bare: &rows.bare,
+            usage: &rows.usage,
+            calls: &calls,
+        };
         meta(&session, &payload).map_err(std::io::Error::other)
     })?;
     keep_newest(&folder(cache), KEEP);
@@ -268,6 +281,9 @@ mod tests {
             postcard::from_bytes(&calls).unwrap();
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
         calls = postcard::to_allocvec(&pairs).unwrap();
+        let mut session = loaded.session.stored().unwrap();
+        let mut bytes = Vec::new();
+        session.write_entries(&mut bytes).unwrap();
         let payload = PayloadRef {
             path: b"/s.jsonl",
             home: Some("/home/ada"),
@@ -278,19 +294,17 @@ mod tests {
                 device: 4,
                 ctime_ns: 5,
             },
-            texts: &rows.texts,
+            texts_from: session.entries_len(),
+            texts: rows.texts.write_chunks(&mut bytes).unwrap(),
             kinds: &rows.kinds,
             bare: &rows.bare,
             usage: &rows.usage,
             calls: &calls,
         };
-        let mut session = loaded.session.stored().unwrap();
-        let mut bytes = Vec::new();
-        session.write_entries(&mut bytes).unwrap();
         bytes.extend(meta(&session, &payload).unwrap());
         assert_eq!(
             (ENVELOPE.format, xxhash_rust::xxh3::xxh3_64(&bytes)),
-            (7, 3953873323677037724),
+            (8, 8573954598103447087),
             "the layout changed: raise ENVELOPE.format and set the new hash here"
         );
     }

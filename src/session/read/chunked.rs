@@ -1,0 +1,140 @@
+//! A section of a stored index kept in chunks, each with its hash, read
+//! back at the first use of something in it: a session's entries (see
+//! [`crate::session::entries`]) and its rows' texts are left in the index
+//! so, and opening a session reads only the chunks its screen shows.
+
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::sync::OnceLock;
+
+/// Where a chunk's bytes end in its section (each starts where the one
+/// before it ends), and their xxh3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Piece {
+    pub end: u64,
+    pub hash: u64,
+}
+
+/// Where a section lies: a file, and the range of it the chunks fill.
+#[derive(Debug)]
+pub struct Section {
+    pub file: File,
+    pub base: u64,
+    pub len: u64,
+}
+
+/// Chunks of a [`Section`], each made into a `T` at its first use.
+#[derive(Debug)]
+pub struct Chunked<T> {
+    section: Section,
+    pieces: Vec<Piece>,
+    made: Box<[OnceLock<T>]>,
+}
+
+impl<T> Chunked<T> {
+    /// The chunks `pieces` of `section`; `None` unless they fill it, their
+    /// ends rising.
+    pub fn new(section: Section, pieces: Vec<Piece>) -> Option<Chunked<T>> {
+        let fits = pieces.windows(2).all(|w| w[0].end <= w[1].end)
+            && pieces.last().map_or(0, |p| p.end) == section.len;
+        fits.then(|| Chunked {
+            made: (0..pieces.len()).map(|_| OnceLock::new()).collect(),
+            section,
+            pieces,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.pieces.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    /// Chunk `k`, made at the first call by `make` from its bytes (`None`
+    /// when they do not read back as written: cut short, or another hash).
+    /// `k` must be below [`Chunked::len`].
+    pub fn get(&self, k: usize, make: impl FnOnce(Option<Vec<u8>>) -> T) -> &T {
+        self.made[k].get_or_init(|| make(self.bytes(k)))
+    }
+
+    /// How many chunks have been made so far.
+    pub fn made(&self) -> usize {
+        self.made.iter().filter(|c| c.get().is_some()).count()
+    }
+
+    /// Chunk `k`'s bytes, checked against its hash.
+    fn bytes(&self, k: usize) -> Option<Vec<u8>> {
+        let p = self.pieces[k];
+        let start = k.checked_sub(1).map_or(0, |j| self.pieces[j].end);
+        let mut bytes = vec![0u8; usize::try_from(p.end.checked_sub(start)?).ok()?];
+        let at = self.section.base.checked_add(start)?;
+        let whole = super::file::read_exact_at(&self.section.file, &mut bytes, at).ok()?;
+        (whole && xxhash_rust::xxh3::xxh3_64(&bytes) == p.hash).then_some(bytes)
+    }
+}
+
+/// Writes `chunks` (each a chunk's bytes) to `w` one after another: the
+/// pieces a [`Chunked`] reads them back by.
+pub fn write_chunks(
+    chunks: impl IntoIterator<Item = Vec<u8>>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<Vec<Piece>> {
+    let mut end = 0u64;
+    let mut pieces = Vec::new();
+    for bytes in chunks {
+        w.write_all(&bytes)?;
+        end += bytes.len() as u64;
+        pieces.push(Piece {
+            end,
+            hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+        });
+    }
+    Ok(pieces)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Chunks read back as written, each at its first use; one whose bytes
+    /// changed reads as none; pieces that do not fill their section are
+    /// refused.
+    #[test]
+    fn chunks_read_back_when_used_and_refuse_damage() {
+        let chunks: Vec<Vec<u8>> = vec![b"one".to_vec(), b"".to_vec(), b"three".to_vec()];
+        let mut body = Vec::new();
+        let pieces = write_chunks(chunks.clone(), &mut body).unwrap();
+        let section = |body: &[u8]| {
+            let mut file = tempfile::tempfile().unwrap();
+            file.write_all(b"xx").unwrap();
+            file.write_all(body).unwrap();
+            Section {
+                file,
+                base: 2,
+                len: body.len() as u64,
+            }
+        };
+        let c = Chunked::new(section(&body), pieces.clone()).unwrap();
+        assert_eq!(c.made(), 0);
+        for k in [2, 0, 1] {
+            assert_eq!(c.get(k, |b| b), &Some(chunks[k].clone()));
+        }
+        assert_eq!(c.made(), 3);
+        // Made once: a second call does not read again.
+        assert_eq!(c.get(0, |_| None), &Some(b"one".to_vec()));
+        let mut damaged = body.clone();
+        damaged[4] ^= 1;
+        let c = Chunked::new(section(&damaged), pieces.clone()).unwrap();
+        assert_eq!(c.get(0, |b| b), &Some(b"one".to_vec()));
+        assert_eq!(c.get(2, |b| b), &None);
+        let mut short = pieces.clone();
+        short.pop();
+        assert!(Chunked::<()>::new(section(&body), short).is_none());
+        let mut falling = pieces;
+        falling.swap(0, 2);
+        assert!(Chunked::<()>::new(section(&body), falling).is_none());
+    }
+}
