@@ -75,6 +75,21 @@ impl<T> Chunked<T> {
     }
 }
 
+/// Whether each of `pieces`, from `base` on in `bytes` (a whole file,
+/// mapped), has its hash.
+pub fn sound(pieces: &[Piece], base: u64, bytes: &[u8]) -> bool {
+    let mut start = 0u64;
+    pieces.iter().all(|p| {
+        let range = usize::try_from(base + start)
+            .ok()
+            .zip(usize::try_from(base + p.end).ok());
+        start = p.end;
+        range
+            .and_then(|(a, b)| bytes.get(a..b))
+            .is_some_and(|b| xxhash_rust::xxh3::xxh3_64(b) == p.hash)
+    })
+}
+
 /// Writes `chunks` (each a chunk's bytes) to `w` one after another: the
 /// pieces a [`Chunked`] reads them back by.
 pub fn write_chunks(
@@ -100,8 +115,8 @@ mod tests {
     use std::io::Write;
 
     /// Chunks read back as written, each at its first use; one whose bytes
-    /// changed reads as none; pieces that do not fill their section are
-    /// refused.
+    /// changed reads as none (and the section, checked whole, is not
+    /// sound); pieces that do not fill their section are refused.
     #[test]
     fn chunks_read_back_when_used_and_refuse_damage() {
         let chunks: Vec<Vec<u8>> = vec![b"one".to_vec(), b"".to_vec(), b"three".to_vec()];
@@ -125,8 +140,12 @@ mod tests {
         assert_eq!(c.made(), 3);
         // Made once: a second call does not read again.
         assert_eq!(c.get(0, |_| None), &Some(b"one".to_vec()));
+        let whole = |body: &[u8]| [b"xx".as_slice(), body].concat();
+        assert!(sound(&pieces, 2, &whole(&body)));
         let mut damaged = body.clone();
         damaged[4] ^= 1;
+        assert!(!sound(&pieces, 2, &whole(&damaged)));
+        assert!(!sound(&pieces, 2, &whole(&body[..body.len() - 1])));
         let c = Chunked::new(section(&damaged), pieces.clone()).unwrap();
         assert_eq!(c.get(0, |b| b), &Some(b"one".to_vec()));
         assert_eq!(c.get(2, |b| b), &None);

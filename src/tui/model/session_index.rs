@@ -15,7 +15,7 @@
 use crate::catalog::cache::envelope::Envelope;
 use crate::catalog::discover::FileStamp;
 use crate::session::line::facts::UsageTotals;
-use crate::session::read::chunked::{Piece, Section};
+use crate::session::read::chunked::{self, Piece, Section};
 use crate::session::stored::{Stored, StoredRef};
 use crate::session::{Detail, Refresh, Session};
 use crate::tui::model::loaded::{Calls, LoadedSession, RowColumns, RowKind, RowTexts};
@@ -109,15 +109,20 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
     let (session, rows) = meta.split_last_chunk::<8>()?;
     let (session, rows) =
         session.split_at_checked(usize::try_from(u64::from_le_bytes(*rows)).ok()?)?;
+    // The rows' texts are checked now, beside: the rows they make cannot be
+    // read again from the session (a damaged entry is: see `Entries`).
     let (stored, payload) = crate::par::beside(
         "piscope-index",
         || postcard::from_bytes::<Stored>(session).ok(),
-        || postcard::from_bytes::<Payload>(rows).ok(),
+        || {
+            let p = postcard::from_bytes::<Payload>(rows).ok()?;
+            let base = (body.start as u64).checked_add(p.texts_from)?;
+            chunked::sound(&p.texts, base, &bytes).then_some(p)
+        },
     );
     // SAFETY: `map` maps the index read-only, and piscope never changes an
     // index where it lies (see `map`); what was decoded owns its data.
     unsafe { crate::par::release_mapped(meta) };
-    drop(bytes);
     let (stored, payload) = (stored.flatten()?, payload?);
     if payload.path != path_bytes(path) || payload.home.as_deref() != home {
         return None;
@@ -138,6 +143,9 @@ pub fn load(cache: &Path, path: &Path, home: Option<&str>) -> Option<Opened> {
         base: base + split,
         len: len.checked_sub(split)?,
     };
+    // SAFETY: as above.
+    unsafe { crate::par::release_mapped(&bytes[body.clone()]) };
+    drop(bytes);
     let columns = RowColumns {
         texts: RowTexts::stored(texts, payload.texts, payload.kinds.len())?,
         kinds: payload.kinds,
