@@ -2,8 +2,8 @@
 //! order. Threads take the next few indices no other thread has (so items
 //! of very different cost still keep both cores busy), and the calling
 //! thread works too; too little work for two runs on the caller alone, as
-//! starting a thread costs more than a few small items. And the room such
-//! work fills, backed by huge pages.
+//! starting a thread costs more than a few small items. And work beside
+//! this thread's, and a mapped file's pages given back as it is read.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -108,31 +108,6 @@ pub unsafe fn release_mapped(read: &[u8]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = read;
-}
-
-/// Asks the kernel to back the room `v` has beyond its length with huge
-/// pages (2 MiB each) where it can: filling a few hundred MB then takes a
-/// few hundred page faults, where it took one every 4 KiB. Only advice,
-/// and only on Linux; a vector under 4 MiB is left as it is.
-pub fn huge_pages<T>(v: &mut Vec<T>) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let spare = v.spare_capacity_mut();
-        let start = spare.as_mut_ptr() as usize;
-        let end = start + std::mem::size_of_val(spare);
-        let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-        if to >= from + HUGE {
-            // SAFETY: the range lies inside `v`'s allocation, which stays
-            // where it is; `madvise` with MADV_HUGEPAGE changes only how
-            // the kernel backs the pages, never what they hold.
-            unsafe {
-                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = v;
 }
 
 #[cfg(test)]
