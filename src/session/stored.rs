@@ -265,7 +265,6 @@ mod tests {
     use super::*;
     use crate::session::entries::CHUNK;
     use crate::session::line::entry::{Info, Kind};
-    use std::io::Write;
 
     /// `s` stored: what says where its entries lie, and the entries.
     fn stored_bytes(s: &Session) -> (Vec<u8>, Vec<u8>) {
@@ -275,25 +274,13 @@ mod tests {
         (postcard::to_allocvec(&stored).unwrap(), body)
     }
 
-    /// A file holding `body` after a few other bytes, as an index does.
-    fn section(body: &[u8]) -> Section {
-        let mut file = tempfile::tempfile().unwrap();
-        file.write_all(b"HEAD").unwrap();
-        file.write_all(body).unwrap();
-        Section {
-            file,
-            base: 4,
-            len: body.len() as u64,
-        }
-    }
-
     /// `s` stored and read back.
     fn round_trip(s: &Session) -> Option<Session> {
         let (meta, body) = stored_bytes(s);
         Session::from_stored(
             s.path.clone(),
             postcard::from_bytes(&meta).unwrap(),
-            section(&body),
+            Section::holding(&body),
         )
     }
 
@@ -383,7 +370,7 @@ mod tests {
         // The middle chunk damaged in the index.
         let at = stored.chunks[0].end as usize + 100;
         body[at] ^= 0x55;
-        let back = Session::from_stored(path.clone(), stored, section(&body)).unwrap();
+        let back = Session::from_stored(path.clone(), stored, Section::holding(&body)).unwrap();
         let used = || back.entries.chunks_read();
         // Opening read no chunk; where pi resumes reads the last one.
         assert_eq!(used(), 0);
@@ -406,7 +393,7 @@ mod tests {
         let (meta, mut body) = stored_bytes(&read);
         let stored: Stored = postcard::from_bytes(&meta).unwrap();
         body[stored.chunks[0].end as usize + 100] ^= 0x55;
-        let back = Session::from_stored(path.clone(), stored, section(&body)).unwrap();
+        let back = Session::from_stored(path.clone(), stored, Section::holding(&body)).unwrap();
         std::fs::write(&path, "{}\n").unwrap();
         for i in 0..n {
             let e = &back.entries[i];
@@ -427,7 +414,7 @@ mod tests {
         let s = Session::open_with(&path, Detail::Outline).unwrap();
         let (meta, body) = stored_bytes(&s);
         let fresh = || postcard::from_bytes::<Stored>(&meta).unwrap();
-        assert!(Session::from_stored(path.clone(), fresh(), section(&body)).is_some());
+        assert!(Session::from_stored(path.clone(), fresh(), Section::holding(&body)).is_some());
         type Spoil = Box<dyn Fn(&mut Stored)>;
         let mut spoiled: Vec<Spoil> = vec![
             Box::new(|s| s.read_to -= 1),
@@ -456,7 +443,7 @@ mod tests {
         for (k, spoil) in spoiled.iter().enumerate() {
             let mut st = fresh();
             spoil(&mut st);
-            let back = Session::from_stored(path.clone(), st, section(&body));
+            let back = Session::from_stored(path.clone(), st, Section::holding(&body));
             assert!(back.is_none(), "spoil {k}");
         }
     }

@@ -23,6 +23,23 @@ pub struct Section {
     pub len: u64,
 }
 
+#[cfg(test)]
+impl Section {
+    /// A temporary file holding `body` after a few other bytes, as an
+    /// index holds a section.
+    pub(crate) fn holding(body: &[u8]) -> Section {
+        use std::io::Write;
+        let mut file = tempfile::tempfile().expect("a temporary file");
+        file.write_all(b"head").expect("written");
+        file.write_all(body).expect("written");
+        Section {
+            file,
+            base: 4,
+            len: body.len() as u64,
+        }
+    }
+}
+
 /// Chunks of a [`Section`], each made into a `T` at its first use.
 #[derive(Debug)]
 pub struct Chunked<T> {
@@ -112,7 +129,6 @@ pub fn write_chunks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     /// Chunks read back as written, each at its first use; one whose bytes
     /// changed reads as none (and the section, checked whole, is not
@@ -122,16 +138,7 @@ mod tests {
         let chunks: Vec<Vec<u8>> = vec![b"one".to_vec(), b"".to_vec(), b"three".to_vec()];
         let mut body = Vec::new();
         let pieces = write_chunks(chunks.clone(), &mut body).unwrap();
-        let section = |body: &[u8]| {
-            let mut file = tempfile::tempfile().unwrap();
-            file.write_all(b"xx").unwrap();
-            file.write_all(body).unwrap();
-            Section {
-                file,
-                base: 2,
-                len: body.len() as u64,
-            }
-        };
+        let section = Section::holding;
         let c = Chunked::new(section(&body), pieces.clone()).unwrap();
         assert_eq!(c.made(), 0);
         for k in [2, 0, 1] {
@@ -140,12 +147,12 @@ mod tests {
         assert_eq!(c.made(), 3);
         // Made once: a second call does not read again.
         assert_eq!(c.get(0, |_| None), &Some(b"one".to_vec()));
-        let whole = |body: &[u8]| [b"xx".as_slice(), body].concat();
-        assert!(sound(&pieces, 2, &whole(&body)));
+        let whole = |body: &[u8]| [b"head".as_slice(), body].concat();
+        assert!(sound(&pieces, 4, &whole(&body)));
         let mut damaged = body.clone();
         damaged[4] ^= 1;
-        assert!(!sound(&pieces, 2, &whole(&damaged)));
-        assert!(!sound(&pieces, 2, &whole(&body[..body.len() - 1])));
+        assert!(!sound(&pieces, 4, &whole(&damaged)));
+        assert!(!sound(&pieces, 4, &whole(&body[..body.len() - 1])));
         let c = Chunked::new(section(&damaged), pieces.clone()).unwrap();
         assert_eq!(c.get(0, |b| b), &Some(b"one".to_vec()));
         assert_eq!(c.get(2, |b| b), &None);

@@ -506,7 +506,6 @@ fn row_kind(e: &Entry) -> RowKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     /// Rows' texts written in chunks and left in a file read back as they
     /// were, a chunk at a time when one of its rows is asked for; rows made
@@ -527,17 +526,8 @@ mod tests {
         let mut body = Vec::new();
         let pieces = texts.write_chunks(&mut body).unwrap();
         assert_eq!(pieces.len(), 3);
-        let stored = |body: &[u8]| {
-            let mut file = tempfile::tempfile().unwrap();
-            file.write_all(b"head").unwrap();
-            file.write_all(body).unwrap();
-            let section = Section {
-                file,
-                base: 4,
-                len: body.len() as u64,
-            };
-            RowTexts::stored(section, pieces.clone(), n).unwrap()
-        };
+        let stored =
+            |body: &[u8]| RowTexts::stored(Section::holding(body), pieces.clone(), n).unwrap();
         let mut back = stored(&body);
         let made = |t: &RowTexts| t.stored.as_ref().map_or(0, |s| s.chunks.made());
         assert_eq!((back.len(), made(&back)), (n, 0));
@@ -559,13 +549,6 @@ mod tests {
         assert_eq!(back.get(TEXT_CHUNK + 3), UNREADABLE_ROW);
         assert_eq!(back.get(2 * TEXT_CHUNK), row(2 * TEXT_CHUNK));
         // As many chunks as the rows take, or none.
-        let mut file = tempfile::tempfile().unwrap();
-        file.write_all(&body).unwrap();
-        let section = Section {
-            file,
-            base: 0,
-            len: body.len() as u64,
-        };
-        assert!(RowTexts::stored(section, pieces[..2].to_vec(), n).is_none());
+        assert!(RowTexts::stored(Section::holding(&body), pieces[..2].to_vec(), n).is_none());
     }
 }
