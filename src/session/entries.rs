@@ -290,12 +290,28 @@ impl Entries {
         }
     }
 
-    /// The entries in chunks of [`CHUNK`] (a stored index keeps them so).
-    pub(crate) fn chunks(&self) -> impl Iterator<Item = Vec<&Entry>> {
-        (0..self.len().div_ceil(CHUNK)).map(move |k| {
-            let end = ((k + 1) * CHUNK).min(self.len());
-            (k * CHUNK..end).filter_map(|i| self.get(i)).collect()
-        })
+    /// How many chunks of [`CHUNK`] the entries make (a stored index
+    /// keeps them so).
+    pub(crate) fn chunk_count(&self) -> usize {
+        self.len().div_ceil(CHUNK)
+    }
+
+    /// Chunk `k`'s entries.
+    pub(crate) fn chunk(&self, k: usize) -> Vec<&Entry> {
+        let end = ((k + 1) * CHUNK).min(self.len());
+        (k * CHUNK..end).filter_map(|i| self.get(i)).collect()
+    }
+
+    /// Chunk `k` as a stored index keeps it, when it is a whole chunk left
+    /// in one and reads back as written: its bytes and where its first
+    /// entry is in the session file (so a stored session is written again
+    /// without reading its entries).
+    pub(crate) fn stored_chunk(&self, k: usize) -> Option<(Vec<u8>, (u64, u32))> {
+        let s = self.stored.as_ref()?;
+        if s.range(k).len() != CHUNK {
+            return None;
+        }
+        Some((s.chunks.bytes(k)?, *s.starts.get(k)?))
     }
 
     /// How many stored chunks have been read so far.

@@ -67,21 +67,29 @@ impl StoredRef<'_> {
     /// `w` is now, which a reader gives [`Session::from_stored`].
     pub fn write_entries(&mut self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut end = 0u64;
-        let mut bytes = Vec::new();
         self.chunks.clear();
-        for chunk in self.entries.chunks() {
-            let Some(first) = chunk.first() else {
-                continue;
+        for k in 0..self.entries.chunk_count() {
+            // A whole chunk still in an index is copied as it is.
+            let (bytes, (offset, line)) = match self.entries.stored_chunk(k) {
+                Some(stored) => stored,
+                None => {
+                    let chunk = self.entries.chunk(k);
+                    let Some(first) = chunk.first() else {
+                        continue;
+                    };
+                    let start = (first.span.offset, first.line);
+                    let mut bytes = Vec::new();
+                    write_entries(chunk.iter().copied(), &mut bytes)?;
+                    (bytes, start)
+                }
             };
-            bytes.clear();
-            write_entries(chunk.iter().copied(), &mut bytes)?;
             w.write_all(&bytes)?;
             end += bytes.len() as u64;
             self.chunks.push(ChunkRef {
                 end,
                 hash: xxhash_rust::xxh3::xxh3_64(&bytes),
-                offset: first.span.offset,
-                line: first.line,
+                offset,
+                line,
             });
         }
         Ok(())
@@ -365,6 +373,7 @@ mod tests {
         let read = Session::open_with(&path, Detail::Outline).unwrap();
         assert_eq!(read.entries.len(), n);
         let (meta, mut body) = stored_bytes(&read);
+        let clean = body.clone();
         let stored: Stored = postcard::from_bytes(&meta).unwrap();
         assert_eq!(stored.chunks.len(), 3);
         // The middle chunk damaged in the index.
@@ -380,6 +389,11 @@ mod tests {
         let label = (CHUNK..).find(|i| i % 7 == 6).unwrap();
         assert_eq!(back.entries.kind(label), Kind::Label);
         assert_eq!(used(), 1);
+        // Stored again: the whole chunk still sound in the index is copied
+        // without being read, the damaged one read from the session file;
+        // the same bytes as first written.
+        assert_eq!(stored_bytes(&back), (meta.clone(), clean));
+        assert_eq!(used(), 2);
         for i in 0..n {
             assert_eq!(back.entries.get(i), read.entries.get(i), "entry {i}");
         }

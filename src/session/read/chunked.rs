@@ -81,8 +81,11 @@ impl<T> Chunked<T> {
         self.made.iter().filter(|c| c.get().is_some()).count()
     }
 
-    /// Chunk `k`'s bytes, checked against its hash.
-    fn bytes(&self, k: usize) -> Option<Vec<u8>> {
+    /// Chunk `k`'s bytes, checked against its hash (`None` past the last).
+    pub fn bytes(&self, k: usize) -> Option<Vec<u8>> {
+        if k >= self.pieces.len() {
+            return None;
+        }
         let p = self.pieces[k];
         let start = k.checked_sub(1).map_or(0, |j| self.pieces[j].end);
         let mut bytes = vec![0u8; usize::try_from(p.end.checked_sub(start)?).ok()?];
@@ -107,15 +110,16 @@ pub fn sound(pieces: &[Piece], base: u64, bytes: &[u8]) -> bool {
     })
 }
 
-/// Writes `chunks` (each a chunk's bytes) to `w` one after another: the
+/// Writes `chunks` (each a chunk's bytes, as made) to `w` one after another: the
 /// pieces a [`Chunked`] reads them back by.
 pub fn write_chunks(
-    chunks: impl IntoIterator<Item = Vec<u8>>,
+    chunks: impl IntoIterator<Item = std::io::Result<Vec<u8>>>,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<Vec<Piece>> {
     let mut end = 0u64;
     let mut pieces = Vec::new();
     for bytes in chunks {
+        let bytes = bytes?;
         w.write_all(&bytes)?;
         end += bytes.len() as u64;
         pieces.push(Piece {
@@ -137,7 +141,7 @@ mod tests {
     fn chunks_read_back_when_used_and_refuse_damage() {
         let chunks: Vec<Vec<u8>> = vec![b"one".to_vec(), b"".to_vec(), b"three".to_vec()];
         let mut body = Vec::new();
-        let pieces = write_chunks(chunks.clone(), &mut body).unwrap();
+        let pieces = write_chunks(chunks.iter().cloned().map(Ok), &mut body).unwrap();
         let section = Section::holding;
         let c = Chunked::new(section(&body), pieces.clone()).unwrap();
         assert_eq!(c.made(), 0);
