@@ -18,12 +18,12 @@ use serde::{Deserialize, Serialize};
 /// A [`Tree`]'s parts (see the module's notes).
 #[derive(Serialize, Deserialize)]
 pub struct TreeParts {
-    #[serde(with = "serde_bytes")]
-    parent: Vec<u8>,
-    #[serde(with = "serde_bytes")]
-    child_start: Vec<u8>,
-    #[serde(with = "serde_bytes")]
-    child_list: Vec<u8>,
+    #[serde(with = "le_words")]
+    parent: Vec<u32>,
+    #[serde(with = "le_words")]
+    child_start: Vec<u32>,
+    #[serde(with = "le_words")]
+    child_list: Vec<u32>,
     roots: Vec<u32>,
     cut_roots: u32,
     last: Option<u32>,
@@ -44,17 +44,38 @@ impl TreeParts {
     }
 }
 
-fn to_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
+/// Words kept as little-endian bytes (one run of bytes, as `serde_bytes`
+/// writes a byte vector), read straight from those bytes into words.
+mod le_words {
+    use serde::Serializer;
+    use serde::de::{Deserializer, Error, Visitor};
 
-fn from_bytes(bytes: &[u8]) -> Option<Vec<u32>> {
-    let words = bytes.chunks_exact(4);
-    words.remainder().is_empty().then(|| {
-        words
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect()
-    })
+    pub fn serialize<S: Serializer>(words: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        s.serialize_bytes(&bytes)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        struct Words;
+        impl Visitor<'_> for Words {
+            type Value = Vec<u32>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("whole little-endian u32s")
+            }
+
+            fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u32>, E> {
+                let words = bytes.chunks_exact(4);
+                if !words.remainder().is_empty() {
+                    return Err(E::custom("bytes that are not whole u32s"));
+                }
+                Ok(words
+                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                    .collect())
+            }
+        }
+        d.deserialize_bytes(Words)
+    }
 }
 
 impl Tree {
@@ -63,9 +84,9 @@ impl Tree {
         let mut walk_only: Vec<(u32, u32)> = self.walk_only.iter().map(|(&a, &b)| (a, b)).collect();
         walk_only.sort_unstable();
         TreeParts {
-            parent: to_bytes(&self.parent),
-            child_start: to_bytes(&self.child_start),
-            child_list: to_bytes(&self.child_list),
+            parent: self.parent.clone(),
+            child_start: self.child_start.clone(),
+            child_list: self.child_list.clone(),
             roots: self.roots.clone(),
             cut_roots: self.cut_roots as u32,
             last: self.last,
@@ -111,9 +132,7 @@ impl Tree {
     /// [`Tree::from_parts`] without its labels.
     fn unlabelled_from_parts(parts: TreeParts, entries: &Entries) -> Option<Tree> {
         let n = entries.len();
-        let parent = from_bytes(&parts.parent)?;
-        let child_start = from_bytes(&parts.child_start)?;
-        let child_list = from_bytes(&parts.child_list)?;
+        let (parent, child_start, child_list) = (parts.parent, parts.child_start, parts.child_list);
         let below = |v: u32| (v as usize) < n;
         // Every step up goes to an earlier entry: every walk ends.
         let fits = parent.len() == n
@@ -196,6 +215,25 @@ mod tests {
         assert!(read_back > 20, "{read_back}");
     }
 
+    /// Words kept as bytes are the bytes a byte vector of their
+    /// little-endian bytes is kept as, and read back as the words; bytes
+    /// that are not whole words are refused.
+    #[test]
+    fn words_read_back_from_their_bytes() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct W(#[serde(with = "le_words")] Vec<u32>);
+        let w = W(vec![0, 1, u32::MAX, 70_000]);
+        let bytes = postcard::to_allocvec(&w).unwrap();
+        let le = [0, 0, 0, 0, 1, 0, 0, 0, 255, 255, 255, 255, 112, 17, 1, 0];
+        assert_eq!(
+            bytes,
+            postcard::to_allocvec(serde_bytes::Bytes::new(&le)).unwrap()
+        );
+        assert_eq!(postcard::from_bytes::<W>(&bytes).unwrap(), w);
+        let odd = postcard::to_allocvec(serde_bytes::Bytes::new(&[1, 2, 3, 4, 5])).unwrap();
+        assert!(postcard::from_bytes::<W>(&odd).is_err());
+    }
+
     /// Parts that do not fit the entries, or whose walks might not end,
     /// are refused.
     #[test]
@@ -209,14 +247,14 @@ mod tests {
         type Spoil = Box<dyn Fn(&mut TreeParts)>;
         let spoiled: Vec<Spoil> = vec![
             // A parent after its child: a walk might go round.
-            Box::new(|p| p.parent[4..8].copy_from_slice(&4u32.to_le_bytes())),
+            Box::new(|p| p.parent[1] = 4),
             Box::new(|p| {
                 p.parent.pop();
             }),
             Box::new(|p| {
-                p.child_start.truncate(p.child_start.len() - 4);
+                p.child_start.pop();
             }),
-            Box::new(|p| p.child_list.extend_from_slice(&9999u32.to_le_bytes())),
+            Box::new(|p| p.child_list.push(9999)),
             Box::new(|p| p.roots.push(9999)),
             Box::new(|p| p.cut_roots = 9999),
             Box::new(|p| p.walk_stops[0] = 7),
