@@ -374,11 +374,17 @@ impl LoadedSession {
 
     /// A session and its rows' columns, as a stored index kept them.
     pub fn with_columns(session: Session, columns: RowColumns) -> LoadedSession {
+        LoadedSession::assemble(session, columns, true)
+    }
+
+    /// A session and its rows' columns; its leaf's context worked out
+    /// beside its view when this is its `first` showing and it is long.
+    fn assemble(session: Session, columns: RowColumns, first: bool) -> LoadedSession {
         let leaf_context = || {
             let leaf = session.leaf()?;
             Some(session.context_for_path(session.tree.path_to(leaf)))
         };
-        let (leaf_context, view) = match session.entries.len() >= LEAF_CONTEXT_FROM {
+        let (leaf_context, view) = match first && session.entries.len() >= LEAF_CONTEXT_FROM {
             true => crate::par::beside("piscope-context", leaf_context, || TreeView::new(&session)),
             false => (None, TreeView::new(&session)),
         };
@@ -410,16 +416,27 @@ impl LoadedSession {
         session: Session,
         home: Option<&str>,
     ) -> Result<LoadedSession, SessionError> {
-        LoadedSession::read_on(before.columns.clone(), session, home)
+        LoadedSession::read_on_as(before.columns.clone(), session, home, false)
     }
 
     /// A session read on from where `columns` (the rows of its first
     /// entries) stopped: the rows of the new entries are made from their
     /// lines, read again at full depth.
     pub fn read_on(
+        columns: RowColumns,
+        session: Session,
+        home: Option<&str>,
+    ) -> Result<LoadedSession, SessionError> {
+        LoadedSession::read_on_as(columns, session, home, true)
+    }
+
+    /// [`LoadedSession::read_on`], for the `first` showing of the session
+    /// or not (see [`LoadedSession::assemble`]).
+    fn read_on_as(
         mut columns: RowColumns,
         session: Session,
         home: Option<&str>,
+        first: bool,
     ) -> Result<LoadedSession, SessionError> {
         let kept = columns.kinds.len();
         if kept > session.entries.len() {
@@ -431,7 +448,7 @@ impl LoadedSession {
             return LoadedSession::open(&session.path, home);
         }
         drop(added);
-        Ok(LoadedSession::with_columns(session, columns))
+        Ok(LoadedSession::assemble(session, columns, first))
     }
 
     pub fn entry(&self, node: u32) -> &Entry {
