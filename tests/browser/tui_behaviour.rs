@@ -580,7 +580,10 @@ fn a_long_sessions_leaf_context_is_worked_out_for_its_first_showing_only() {
     let s = &loaded.session;
     let leaf = loaded.view.leaf.expect("a leaf");
     let leaf_id = s.leaf_id().expect("a leaf id").to_string();
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
     writeln!(
         f,
         r#"{{"type":"message","id":"grown01","parentId":"{leaf_id}","timestamp":"2026-01-02T00:00:00.000Z","message":{{"role":"user","content":"one more"}}}}"#
@@ -591,8 +594,13 @@ fn a_long_sessions_leaf_context_is_worked_out_for_its_first_showing_only() {
     let grown = LoadedSession::grown(&loaded, session, None).expect("grown");
     let new_leaf = grown.view.leaf.expect("a new leaf");
     assert_ne!(new_leaf, leaf);
-    assert!(grown.take_leaf_context(new_leaf).is_none(), "none for a growth");
-    let ctx = loaded.take_leaf_context(leaf).expect("worked out as it loaded");
+    assert!(
+        grown.take_leaf_context(new_leaf).is_none(),
+        "none for a growth"
+    );
+    let ctx = loaded
+        .take_leaf_context(leaf)
+        .expect("worked out as it loaded");
     let again = s.context_for_path(s.tree.path_to(leaf));
     assert_eq!(format!("{ctx:?}"), format!("{again:?}"));
     assert!(loaded.take_leaf_context(leaf).is_none(), "given once");
