@@ -13,7 +13,7 @@
 
 use super::line::entry::{Entry, Info, Kind, Parent, Span};
 use super::read::chunked::{Chunked, Piece, Section};
-use super::read::index_pass::{Detail, ingest_line};
+use super::read::index_pass::Detail;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -51,11 +51,8 @@ pub struct Entries {
 /// session file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkRef {
-    /// Where its bytes end in the entries' section (each chunk starts
-    /// where the one before it ends).
-    pub end: u64,
-    /// The xxh3 of its bytes.
-    pub hash: u64,
+    /// Where its bytes end in the entries' section, and their hash.
+    pub piece: Piece,
     /// Its first entry's offset in the session file, and line.
     pub offset: u64,
     pub line: u32,
@@ -106,15 +103,8 @@ impl Stored {
         if !fits {
             return None;
         }
-        let pieces = chunks
-            .iter()
-            .map(|c| Piece {
-                end: c.end,
-                hash: c.hash,
-            })
-            .collect();
         Some(Stored {
-            chunks: Chunked::new(section, pieces)?,
+            chunks: Chunked::new(section, chunks.iter().map(|c| c.piece).collect())?,
             starts: chunks.iter().map(|c| (c.offset, c.line)).collect(),
             types,
             session,
@@ -177,19 +167,12 @@ impl Stored {
         let file = super::read::index_pass::open_file(&self.session).ok()?;
         let (end, _) = self.after(k);
         let mut entries = Vec::with_capacity(want);
-        let mut problems = Vec::new();
-        let mut keep = |e: Entry, _| entries.push(e);
         Detail::Outline
-            .scan(file, offset, line, |meta, parsed| {
-                ingest_line(&mut keep, &mut problems, meta, parsed);
-                if meta.offset + meta.len >= end {
-                    std::ops::ControlFlow::Break(())
-                } else {
-                    std::ops::ControlFlow::Continue(())
-                }
+            .entries_from(file, offset, line, end, |e| {
+                entries.push(e);
+                entries.len() < want
             })
             .ok()?;
-        entries.truncate(want);
         self.fits(k, &entries).then_some(entries)
     }
 

@@ -8,7 +8,7 @@
 use super::entries::{self, ChunkRef, Entries};
 use super::entry_bytes::write_entries;
 use super::line::entry::{Entry, ModelRef, Role};
-use super::read::chunked::Section;
+use super::read::chunked::{Section, write_chunks};
 use super::read::file::PrefixPrint;
 use super::tree::Tree;
 use super::tree::parts::TreeParts;
@@ -59,39 +59,36 @@ pub struct Stored {
 impl StoredRef<'_> {
     /// The bytes [`StoredRef::write_entries`] wrote.
     pub fn entries_len(&self) -> u64 {
-        self.chunks.last().map_or(0, |c| c.end)
+        self.chunks.last().map_or(0, |c| c.piece.end)
     }
 
     /// Writes the entries, [`CHUNK`] at a time (each with
     /// [`write_entries`]), and notes where each chunk lies: from where
     /// `w` is now, which a reader gives [`Session::from_stored`].
     pub fn write_entries(&mut self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut end = 0u64;
-        self.chunks.clear();
-        for k in 0..self.entries.chunk_count() {
+        let mut starts = Vec::new();
+        let chunks = (0..self.entries.chunk_count()).filter_map(|k| {
             // A whole chunk still in an index is copied as it is.
-            let (bytes, (offset, line)) = match self.entries.stored_chunk(k) {
-                Some(stored) => stored,
-                None => {
-                    let chunk = self.entries.chunk(k);
-                    let Some(first) = chunk.first() else {
-                        continue;
-                    };
-                    let start = (first.span.offset, first.line);
-                    let mut bytes = Vec::new();
-                    write_entries(chunk.iter().copied(), &mut bytes)?;
-                    (bytes, start)
-                }
-            };
-            w.write_all(&bytes)?;
-            end += bytes.len() as u64;
-            self.chunks.push(ChunkRef {
-                end,
-                hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+            if let Some((bytes, start)) = self.entries.stored_chunk(k) {
+                starts.push(start);
+                return Some(Ok(bytes));
+            }
+            let chunk = self.entries.chunk(k);
+            let first = chunk.first()?;
+            starts.push((first.span.offset, first.line));
+            let mut bytes = Vec::new();
+            Some(write_entries(chunk.iter().copied(), &mut bytes).map(|()| bytes))
+        });
+        let pieces = write_chunks(chunks, w)?;
+        self.chunks = pieces
+            .into_iter()
+            .zip(starts)
+            .map(|(piece, (offset, line))| ChunkRef {
+                piece,
                 offset,
                 line,
-            });
-        }
+            })
+            .collect();
         Ok(())
     }
 }
@@ -230,29 +227,21 @@ impl Session {
             return Ok(self.entries.since(from).cloned().collect());
         }
         let want = self.entries.len() - from;
-        let io = |e| super::SessionError::io(&self.path, e);
         let file = self.open_file()?;
         let mut got: Vec<Entry> = Vec::with_capacity(want);
-        let mut problems = Vec::new();
+        let (offset, line) = (first.span.offset, first.line);
         Detail::Full
-            .scan(file, first.span.offset, first.line, |meta, parsed| {
-                let mut keep = |e: Entry, _| {
-                    if self
-                        .entries
-                        .get(from + got.len())
-                        .is_some_and(|w| w.span == e.span)
-                    {
-                        got.push(e);
-                    }
-                };
-                super::read::index_pass::ingest_line(&mut keep, &mut problems, meta, parsed);
-                if meta.offset + meta.len >= self.read_to || got.len() == want {
-                    std::ops::ControlFlow::Break(())
-                } else {
-                    std::ops::ControlFlow::Continue(())
+            .entries_from(file, offset, line, self.read_to, |e| {
+                if self
+                    .entries
+                    .get(from + got.len())
+                    .is_some_and(|w| w.span == e.span)
+                {
+                    got.push(e);
                 }
+                got.len() < want
             })
-            .map_err(io)?;
+            .map_err(|e| super::SessionError::io(&self.path, e))?;
         if got.len() != want {
             return Err(super::SessionError::changed_while_read(&self.path));
         }
@@ -377,7 +366,7 @@ mod tests {
         let stored: Stored = postcard::from_bytes(&meta).unwrap();
         assert_eq!(stored.chunks.len(), 3);
         // The middle chunk damaged in the index.
-        let at = stored.chunks[0].end as usize + 100;
+        let at = stored.chunks[0].piece.end as usize + 100;
         body[at] ^= 0x55;
         let back = Session::from_stored(path.clone(), stored, Section::holding(&body)).unwrap();
         let used = || back.entries.chunks_read();
@@ -406,7 +395,7 @@ mod tests {
         // Damaged in the index, and the session file rewritten meanwhile.
         let (meta, mut body) = stored_bytes(&read);
         let stored: Stored = postcard::from_bytes(&meta).unwrap();
-        body[stored.chunks[0].end as usize + 100] ^= 0x55;
+        body[stored.chunks[0].piece.end as usize + 100] ^= 0x55;
         let back = Session::from_stored(path.clone(), stored, Section::holding(&body)).unwrap();
         std::fs::write(&path, "{}\n").unwrap();
         for i in 0..n {
@@ -445,7 +434,7 @@ mod tests {
             Box::new(|s| {
                 s.chunks.pop();
             }),
-            Box::new(|s| s.chunks[1].end += 1),
+            Box::new(|s| s.chunks[1].piece.end += 1),
             Box::new(|s| s.chunks[1].offset = s.read_to),
             Box::new(|s| s.chunks[1].line = s.chunks[0].line),
             Box::new(|s| s.header.version = 2),

@@ -87,9 +87,7 @@ impl Envelope {
             file.write_all(&header)
         })
     }
-}
 
-impl Envelope {
     /// Like [`Envelope::write_streamed`], for a file whose checked payload
     /// comes last, after a body that `fill` writes and that is checked
     /// apart, a part at a time, by its reader; `fill` returns the payload

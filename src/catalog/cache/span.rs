@@ -17,16 +17,7 @@ pub(crate) const MOST_READ: usize = 1 << 20;
 
 /// Fills `buf` from `at`; false when the file ends first or cannot be read.
 pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> bool {
-    let mut done = 0;
-    while done < buf.len() {
-        match crate::session::read::blocks::read_at(file, &mut buf[done..], at + done as u64) {
-            Ok(0) => return false,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
-        }
-    }
-    true
+    crate::session::read::file::read_exact_at(file, buf, at).unwrap_or(false)
 }
 
 /// A range of a cache file and the xxh3 of each `B` bytes of it.

@@ -95,6 +95,16 @@ impl<T> Chunked<T> {
     }
 }
 
+/// `bytes` as little-endian u32s; `None` unless they are whole words.
+pub fn words(bytes: &[u8]) -> Option<Vec<u32>> {
+    let words = bytes.chunks_exact(4);
+    words.remainder().is_empty().then(|| {
+        words
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect()
+    })
+}
+
 /// Whether each of `pieces`, from `base` on in `bytes` (a whole file,
 /// mapped), has its hash.
 pub fn sound(pieces: &[Piece], base: u64, bytes: &[u8]) -> bool {

@@ -59,6 +59,31 @@ impl Detail {
             Detail::Outline => blocks::scan(file, offset, first_line, parse_line_outline, sink),
         }
     }
+
+    /// The entries of `file` from `offset` (line `first_line`) on, read
+    /// with this detail, each handed to `each` until it says it has enough
+    /// (false) or a line ends at or past `end`; the lines' problems are not
+    /// kept (the lines were read before).
+    pub(crate) fn entries_from(
+        self,
+        file: File,
+        offset: u64,
+        first_line: u32,
+        end: u64,
+        mut each: impl FnMut(Entry) -> bool,
+    ) -> std::io::Result<()> {
+        let mut problems = Vec::new();
+        let mut more = true;
+        self.scan(file, offset, first_line, |meta, parsed| {
+            ingest_line(&mut |e, _| more = each(e), &mut problems, meta, parsed);
+            if more && meta.offset + meta.len < end {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })
+        .map(|_| ())
+    }
 }
 
 /// What a scan of a whole session file found besides its entries.

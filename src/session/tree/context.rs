@@ -572,20 +572,7 @@ impl Session {
             model: model.model_id.as_ref(),
         })
     }
-}
 
-/// Whether pi builds this message anew (null content, a legacy hook
-/// message) rather than taking it as written.
-fn needs_rebuild(session: &Session, m: &MessageView<'_>) -> bool {
-    m.nullish
-        && matches!(
-            m.role,
-            Role::System | Role::User | Role::Assistant | Role::ToolResult
-        )
-        || (session.header.version < 3 && *m.role == Role::Custom)
-}
-
-impl Session {
     /// Entry `i`'s info when `read`, else none (an entry left in a stored
     /// index is then not read).
     fn info_if(&self, read: bool, i: u32) -> &Info {
@@ -606,6 +593,17 @@ impl Session {
             _ => false,
         }
     }
+}
+
+/// Whether pi builds this message anew (null content, a legacy hook
+/// message) rather than taking it as written.
+fn needs_rebuild(session: &Session, m: &MessageView<'_>) -> bool {
+    m.nullish
+        && matches!(
+            m.role,
+            Role::System | Role::User | Role::Assistant | Role::ToolResult
+        )
+        || (session.header.version < 3 && *m.role == Role::Custom)
 }
 
 /// Whether an entry type can add messages at all.

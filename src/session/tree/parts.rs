@@ -12,7 +12,6 @@ use super::{NO_PARENT, PARALLEL_MIN, Tree};
 use crate::session::Entries;
 use crate::session::line::entry::Kind;
 use compact_str::CompactString;
-use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
 /// A [`Tree`]'s parts (see the module's notes).
@@ -65,13 +64,8 @@ mod le_words {
             }
 
             fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u32>, E> {
-                let words = bytes.chunks_exact(4);
-                if !words.remainder().is_empty() {
-                    return Err(E::custom("bytes that are not whole u32s"));
-                }
-                Ok(words
-                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                    .collect())
+                crate::session::read::chunked::words(bytes)
+                    .ok_or_else(|| E::custom("bytes that are not whole u32s"))
             }
         }
         d.deserialize_bytes(Words)
@@ -109,13 +103,7 @@ impl Tree {
     /// Its labels are as the parts say (see [`TreeParts::labels_fit`]).
     pub fn from_parts(mut parts: TreeParts, entries: &Entries) -> Option<Tree> {
         let stored = std::mem::take(&mut parts.labels);
-        let labels = || {
-            let mut labels = HashMap::with_capacity_and_hasher(stored.len(), Default::default());
-            for (id, at) in &stored {
-                labels.insert(id.clone(), *at);
-            }
-            labels
-        };
+        let labels = || stored.iter().cloned().collect::<super::Labels>();
         let (labels, tree) = if entries.len() < PARALLEL_MIN {
             (Some(labels()), Tree::unlabelled_from_parts(parts, entries))
         } else {
@@ -132,21 +120,22 @@ impl Tree {
     /// [`Tree::from_parts`] without its labels.
     fn unlabelled_from_parts(parts: TreeParts, entries: &Entries) -> Option<Tree> {
         let n = entries.len();
-        let (parent, child_start, child_list) = (parts.parent, parts.child_start, parts.child_list);
         let below = |v: u32| (v as usize) < n;
         // Every step up goes to an earlier entry: every walk ends.
-        let fits = parent.len() == n
-            && parent
+        let fits = parts.parent.len() == n
+            && parts
+                .parent
                 .iter()
                 .enumerate()
                 .all(|(i, &p)| p == NO_PARENT || (p as usize) < i)
-            && child_start.len() == n + 1
-            && child_start.first() == Some(&0)
-            && child_start.windows(2).all(|w| w[0] <= w[1])
-            && child_start
+            && parts.child_start.len() == n + 1
+            && parts.child_start.first() == Some(&0)
+            && parts.child_start.windows(2).all(|w| w[0] <= w[1])
+            && parts
+                .child_start
                 .last()
-                .is_some_and(|&l| l as usize == child_list.len())
-            && child_list.iter().all(|&c| below(c))
+                .is_some_and(|&l| l as usize == parts.child_list.len())
+            && parts.child_list.iter().all(|&c| below(c))
             && parts.roots.iter().all(|&r| below(r))
             && parts.cut_roots as usize <= parts.roots.len()
             && parts.last.is_none_or(below)
@@ -158,9 +147,9 @@ impl Tree {
         }
         Some(Tree {
             by_id: std::sync::OnceLock::new(),
-            parent,
-            child_start,
-            child_list,
+            parent: parts.parent,
+            child_start: parts.child_start,
+            child_list: parts.child_list,
             roots: parts.roots,
             cut_roots: parts.cut_roots as usize,
             labels: super::Labels::default(),

@@ -4,7 +4,7 @@
 use crate::safe_text as text;
 use crate::session::line::entry::{Entry, Info, Role, ToolCall};
 use crate::session::line::facts::UsageTotals;
-use crate::session::read::chunked::{Chunked, Piece, Section};
+use crate::session::read::chunked::{Chunked, Piece, Section, words, write_chunks};
 use crate::session::tree::entry_line::{self, ToolCalls};
 use crate::session::tree::view::{self, Filter, TreeView};
 use crate::session::{Context, Session, SessionError};
@@ -104,10 +104,7 @@ impl TextChunk {
     /// end of the text.
     fn read(bytes: &[u8], n: usize) -> Option<TextChunk> {
         let (ends, text) = bytes.split_at_checked(n.checked_mul(4)?)?;
-        let ends: Vec<u32> = ends
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
+        let ends = words(ends)?;
         let text = String::from_utf8(text.to_vec()).ok()?;
         let fits = ends.windows(2).all(|w| w[0] <= w[1])
             && ends.iter().all(|&e| text.is_char_boundary(e as usize))
@@ -190,7 +187,7 @@ impl RowTexts {
             ends.extend_from_slice(&text);
             Ok(ends)
         };
-        crate::session::read::chunked::write_chunks((0..n.div_ceil(TEXT_CHUNK)).map(chunk), w)
+        write_chunks((0..n.div_ceil(TEXT_CHUNK)).map(chunk), w)
     }
 
     /// How many rows' texts are left in a stored index.
