@@ -499,17 +499,22 @@ fn a_long_sessions_preview_is_asked_for_before_its_rows_are_laid_out() {
         None,
         ratatui::layout::Rect::new(0, 0, 160, 48),
     );
-    let answers = RefCell::new(Vec::new());
-    for cmd in first {
-        context.run(cmd, &|ev| answers.borrow_mut().push(ev));
-    }
-    let opened = answers
-        .into_inner()
+    // The events the workers answer `cmds` with, and the commands' names.
+    let answers = |cmds: Vec<Command>| {
+        let answers = RefCell::new(Vec::new());
+        for cmd in cmds {
+            context.run(cmd, &|ev| answers.borrow_mut().push(ev));
+        }
+        answers.into_inner()
+    };
+    let names =
+        |cmds: &[Command]| -> Vec<String> { cmds.iter().map(|c| format!("{c:?}")).collect() };
+    let opened = answers(first)
         .into_iter()
         .find(|ev| matches!(ev, AppEvent::SessionOpened(_)))
         .expect("the session was read");
     let sent = app.update(opened);
-    let cmds: Vec<String> = sent.iter().map(|c| format!("{c:?}")).collect();
+    let cmds = names(&sent);
     let leaf = app
         .tree()
         .loaded()
@@ -527,9 +532,7 @@ fn a_long_sessions_preview_is_asked_for_before_its_rows_are_laid_out() {
     );
     // The rows' answer comes back as an event of its own; while the
     // preview is not there yet, the rows wait for it.
-    let echoed = RefCell::new(Vec::new());
-    context.run(Command::LayOutRows, &|ev| echoed.borrow_mut().push(ev));
-    let echoed = echoed.into_inner();
+    let echoed = answers(vec![Command::LayOutRows]);
     assert!(matches!(echoed.as_slice(), [AppEvent::RowsWanted]));
     assert!(app.update(AppEvent::RowsWanted).is_empty());
     assert!(
@@ -537,28 +540,21 @@ fn a_long_sessions_preview_is_asked_for_before_its_rows_are_laid_out() {
         "the rows wait for the preview"
     );
     // The preview comes: the rows are asked for again, and laid out then.
-    let built = RefCell::new(Vec::new());
     let build = sent
         .into_iter()
         .find(|c| format!("{c:?}").starts_with("BuildPreview"))
         .expect("the preview asked for");
-    context.run(build, &|ev| built.borrow_mut().push(ev));
-    let ready = built
-        .into_inner()
+    let ready = answers(vec![build])
         .into_iter()
         .find(|ev| matches!(ev, AppEvent::PreviewReady(_)))
         .expect("the preview was built");
-    let asked: Vec<String> = app.update(ready).iter().map(|c| format!("{c:?}")).collect();
+    let asked = names(&app.update(ready));
     assert!(
         app.tree().rows().is_empty(),
         "not before the preview is drawn"
     );
     assert!(asked.iter().any(|c| c == "LayOutRows"), "{asked:?}");
-    let after: Vec<String> = app
-        .update(AppEvent::RowsWanted)
-        .iter()
-        .map(|c| format!("{c:?}"))
-        .collect();
+    let after = names(&app.update(AppEvent::RowsWanted));
     assert!(app.tree().rows().len() > 100_000, "the rows are laid out");
     assert_eq!(app.tree().selected_node(), Some(leaf));
     assert_eq!(app.tree().preview_node(), Some(leaf));
