@@ -114,6 +114,19 @@ impl Fact {
 }
 
 impl Outline {
+    /// Adds `e` (read at full depth) and leaves it at outline depth: a
+    /// message's info goes, what the context needs of it stays here.
+    fn keep(&mut self, e: &mut Entry) {
+        let brief = match std::mem::take(&mut e.info) {
+            entry::Info::Message(m) => Some(entry::Brief::of(*m)),
+            info => {
+                e.info = info;
+                None
+            }
+        };
+        self.add(brief);
+    }
+
     fn add(&mut self, brief: Option<entry::Brief>) {
         let fact = brief.map(|b| {
             let model = entry::ModelRef {
@@ -170,25 +183,61 @@ impl Session {
         let mut entries = Entries::default();
         let mut outline = Outline::default();
         let outlined = detail == Detail::Outline;
+        let scanned = scan_entries(path, detail, |e, brief| {
+            entries.push(e);
+            if outlined {
+                outline.add(brief);
+            }
+        })?;
+        if outlined && scanned.header.version < CURRENT_VERSION {
+            // Migration edits message roles, which an outline does not keep.
+            return Session::open_with(path, Detail::Structure);
+        }
+        Session::opened(path, scanned, entries, detail, outline)
+    }
+
+    /// Reads a session file at full depth, handing each entry, with its
+    /// index, to `each` as it is read, and keeps it at outline depth: what
+    /// [`Session::open`] then [`Session::into_outline`] make, without ever
+    /// holding every entry at full depth. `None` for a legacy file (before
+    /// version 3), whose entries change as they migrate after the read:
+    /// what `each` was given is not what they become.
+    pub fn open_outlined(
+        path: &Path,
+        mut each: impl FnMut(usize, &Entry),
+    ) -> Result<Option<Session>, SessionError> {
+        let mut entries = Entries::default();
+        let mut outline = Outline::default();
+        let scanned = scan_entries(path, Detail::Full, |mut e, _| {
+            each(entries.len(), &e);
+            outline.keep(&mut e);
+            entries.push(e);
+        })?;
+        if scanned.header.version < CURRENT_VERSION {
+            return Ok(None);
+        }
+        Session::opened(path, scanned, entries, Detail::Outline, outline).map(Some)
+    }
+
+    /// A session of the `entries` (and their `outline`) a scan of `path`
+    /// read, its header's text read and its tree built.
+    fn opened(
+        path: &Path,
+        scanned: Scanned,
+        mut entries: Entries,
+        detail: Detail,
+        mut outline: Outline,
+    ) -> Result<Session, SessionError> {
         let Scanned {
             mut header,
             mut file,
             problems,
             read_to,
             next_line,
-        } = scan_entries(path, detail, |e, brief| {
-            entries.push(e);
-            if outlined {
-                outline.add(brief);
-            }
-        })?;
+        } = scanned;
         // Grown by doubling: up to twice what it holds.
         entries.shrink_to_fit();
         outline.facts.shrink_to_fit();
-        if outlined && header.version < CURRENT_VERSION {
-            // Migration edits message roles, which an outline does not keep.
-            return Session::open_with(path, Detail::Structure);
-        }
         header.raw = blocks::read_span(&mut file, header.span.offset, header.span.len)
             .map_err(|e| SessionError::io(path, e))?
             .trim_end_matches('\r')

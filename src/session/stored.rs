@@ -110,14 +110,7 @@ impl Session {
         }
         let mut outline = Outline::default();
         for e in self.entries.as_mut_slice() {
-            let brief = match std::mem::take(&mut e.info) {
-                super::line::entry::Info::Message(m) => Some(super::line::entry::Brief::of(*m)),
-                info => {
-                    e.info = info;
-                    None
-                }
-            };
-            outline.add(brief);
+            outline.keep(e);
         }
         outline.facts.shrink_to_fit();
         self.outline = outline;
@@ -246,6 +239,30 @@ impl Session {
             return Err(super::SessionError::changed_while_read(&self.path));
         }
         Ok(got)
+    }
+
+    /// Entry `i` read again from the session file at full depth (at full
+    /// depth, as it is).
+    pub fn full_entry(&self, i: u32) -> Result<Entry, super::SessionError> {
+        let e = self.entry(i);
+        if self.detail == Detail::Full {
+            return Ok(e.clone());
+        }
+        let mut got = None;
+        Detail::Full
+            .entries_from(
+                self.open_file()?,
+                e.span.offset,
+                e.line,
+                self.read_to,
+                |f| {
+                    got = Some(f);
+                    false
+                },
+            )
+            .map_err(|err| super::SessionError::io(&self.path, err))?;
+        got.filter(|f| f.span == e.span)
+            .ok_or_else(|| super::SessionError::changed_while_read(&self.path))
     }
 
     /// The role of message entry `i`, at any depth.

@@ -118,6 +118,68 @@ fn an_index_reads_back_as_the_whole_read_of_every_test_file() {
     );
 }
 
+/// The browser's read keeps each entry at outline depth as soon as its
+/// row is made: on every test file it shows what reading the file whole
+/// at full depth and then making the rows shows.
+#[test]
+fn rows_made_as_the_file_is_read_are_the_whole_reads() {
+    let mut files = support::session_files(&support::repo().join("tests/data"));
+    files.sort();
+    let mut compared = 0;
+    for path in files {
+        let Ok(whole) = piscope::session::Session::open(&path) else {
+            continue;
+        };
+        let whole = LoadedSession::new(whole, HOME);
+        assert_same(&full(&path), &whole, &path.display().to_string());
+        compared += 1;
+    }
+    assert!(compared > 50, "{compared} compared");
+}
+
+/// A tool result's row shows the call it names wherever that call is in
+/// the file, the last of the same id winning, as when every call is known
+/// before any row is made: a result before its call, and a result whose
+/// call's id is used again later, are made again once the file is read.
+#[test]
+fn a_result_before_its_call_shows_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("calls-later.jsonl");
+    let msg = |id: &str, parent: &str, message: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-05T09:00:00.000Z","message":{message}}}"#
+        )
+    };
+    let result = |call: &str| {
+        format!(
+            r#"{{"role":"toolResult","toolCallId":"{call}","toolName":"bash","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":1}}"#
+        )
+    };
+    let call = |call: &str, command: &str| {
+        format!(
+            r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"{call}","name":"bash","arguments":{{"command":"{command}"}}}}],"stopReason":"toolUse","timestamp":1}}"#
+        )
+    };
+    let lines = [
+        r#"{"type":"session","version":3,"id":"019c0000-0000-7000-8000-000000000001","timestamp":"2026-01-05T09:00:00.000Z","cwd":"/home/ada/src/calls"}"#.to_string(),
+        msg("a1", "null", r#"{"role":"user","content":"go","timestamp":1}"#),
+        msg("a2", "\"a1\"", &result("early")),
+        msg("a3", "\"a2\"", &call("early", "ls -la early")),
+        msg("a4", "\"a3\"", &call("twice", "echo first")),
+        msg("a5", "\"a4\"", &result("twice")),
+        msg("a6", "\"a5\"", &call("twice", "echo second")),
+        msg("a7", "\"a6\"", &result("never")),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let streamed = full(&path);
+    let whole = LoadedSession::new(piscope::session::Session::open(&path).unwrap(), HOME);
+    assert_same(&streamed, &whole, "calls named before they are made");
+    let row = |i: u32| streamed.text(i).to_string();
+    assert!(row(1).contains("ls -la early"), "{}", row(1));
+    assert!(row(4).contains("echo second"), "{}", row(4));
+    assert!(!row(6).contains("echo"), "{}", row(6));
+}
+
 /// A pi-written session indexed at 60% of its lines, then grown line by
 /// line (a line arriving in two writes among them): each open reads the
 /// index and then only what was appended, and shows what a whole read of

@@ -293,6 +293,19 @@ fn head(s: &str, units: i64) -> Cow<'_, str> {
     jstext::slice(s, 0, Some(units))
 }
 
+/// The id of the tool call whose summary `entry`'s row shows: a tool
+/// result's (see [`entry_line`]).
+pub fn call_named(entry: &Entry) -> Option<&str> {
+    let m = entry.message().filter(|m| m.role == Role::ToolResult)?;
+    m.tool_call_id.as_deref()
+}
+
+/// The ids of the tool calls `entry` (read at full depth) makes.
+pub fn call_ids(entry: &Entry) -> impl Iterator<Item = &str> {
+    let calls = entry.message().map_or(&[][..], |m| &m.content.tool_calls);
+    calls.iter().filter_map(|c| c.id.as_deref())
+}
+
 /// The text of an entry's row in the tree. `home` shortens paths to `~`.
 pub fn entry_line(entry: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) -> String {
     match &entry.info {

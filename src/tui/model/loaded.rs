@@ -200,6 +200,32 @@ impl RowTexts {
         self.ends.push(self.text.len() as u64);
     }
 
+    /// Puts each `(row, text)` in place of that row's text (rows made
+    /// here, not left in a stored index: others are left as they are).
+    fn replace(&mut self, rows: &[(usize, String)]) {
+        let first = self.stored_len();
+        let mut by_row: std::collections::HashMap<usize, &str> = rows
+            .iter()
+            .filter(|(i, _)| *i >= first)
+            .map(|(i, t)| (*i - first, t.as_str()))
+            .collect();
+        if by_row.is_empty() {
+            return;
+        }
+        let mut made = RowTexts::default();
+        for i in 0..self.ends.len() {
+            let row = by_row.remove(&i).unwrap_or_else(|| self.get(first + i));
+            made.push(row);
+        }
+        self.text = made.text;
+        self.ends = made.ends;
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
     /// Row `i`'s text; empty past the end.
     pub fn get(&self, i: usize) -> &str {
         if let Some(s) = self.stored.as_ref().filter(|s| i < s.rows) {
@@ -302,21 +328,30 @@ impl RowColumns {
         entries: impl Iterator<Item = &'a Entry> + Clone,
         home: Option<&str>,
     ) -> Option<()> {
-        let calls = self.calls.ready()?;
-        for e in entries.clone() {
-            calls.add_from(e);
-        }
-        for (k, e) in entries.enumerate() {
-            let line = entry_line::entry_line(e, calls, home);
-            self.texts.push(&text::clean_line(&line));
-            self.kinds.push(row_kind(e));
-            self.bare
-                .push(e.message().is_some_and(entry_line::bare_turn));
-            if let Some(&u) = e.usage() {
-                self.usage.push(((first + k) as u32, u));
+        let mut calls = std::mem::replace(&mut self.calls, Calls::Ready(ToolCalls::owned()));
+        let made = calls.ready().map(|calls| {
+            for e in entries.clone() {
+                calls.add_from(e);
             }
+            for (k, e) in entries.enumerate() {
+                self.push_row(first + k, e, calls, home);
+            }
+        });
+        self.calls = calls;
+        made
+    }
+
+    /// Adds the row of entry `i`, `e` (read at full depth), naming the
+    /// `calls`.
+    fn push_row(&mut self, i: usize, e: &Entry, calls: &ToolCalls<'_>, home: Option<&str>) {
+        let line = entry_line::entry_line(e, calls, home);
+        self.texts.push(&text::clean_line(&line));
+        self.kinds.push(row_kind(e));
+        self.bare
+            .push(e.message().is_some_and(entry_line::bare_turn));
+        if let Some(&u) = e.usage() {
+            self.usage.push((i as u32, u));
         }
-        Some(())
     }
 
     /// Whether every column has a row per entry, and the usage rises
@@ -354,11 +389,101 @@ pub struct LoadedSession {
 /// the first preview would otherwise start with.
 pub const LEAF_CONTEXT_FROM: usize = 100_000;
 
+/// Rows made as a session is read (see [`LoadedSession::open`]): each
+/// entry's row is made as it is read, so that no entry is held at full
+/// depth for long. A tool result's row shows the call it names, which the
+/// whole read's rows find anywhere in the file (a later call with the same
+/// id winning): a row whose call came, or came again, only after it was
+/// made is made again at the end.
+struct RowsAsRead<'h> {
+    columns: RowColumns,
+    calls: ToolCalls<'static>,
+    home: Option<&'h str>,
+    /// Each tool result's row: the hash of the call id it names, and its
+    /// entry.
+    results: Vec<(u64, u32)>,
+    /// The call ids rows have named so far, hashed.
+    named: HashSet<u64>,
+    /// Those a call set after a row named them.
+    set_since: HashSet<u64>,
+}
+
+fn hash_call_id(id: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(id)
+}
+
+impl<'h> RowsAsRead<'h> {
+    fn new(home: Option<&'h str>) -> RowsAsRead<'h> {
+        RowsAsRead {
+            columns: RowColumns::with_capacity(0),
+            calls: ToolCalls::owned(),
+            home,
+            results: Vec::new(),
+            named: HashSet::new(),
+            set_since: HashSet::new(),
+        }
+    }
+
+    /// Makes the row of entry `i`, `e`, read at full depth.
+    fn add(&mut self, i: usize, e: &Entry) {
+        for id in entry_line::call_ids(e) {
+            let h = hash_call_id(id);
+            if self.named.contains(&h) {
+                self.set_since.insert(h);
+            }
+        }
+        self.calls.add_from(e);
+        if let Some(id) = entry_line::call_named(e) {
+            let h = hash_call_id(id);
+            self.named.insert(h);
+            self.results.push((h, i as u32));
+        }
+        self.columns.push_row(i, e, &self.calls, self.home);
+    }
+
+    /// The rows of `session` (the one read), those whose call came later
+    /// made again from their lines.
+    fn finish(self, session: &Session) -> Result<RowColumns, SessionError> {
+        let RowsAsRead {
+            mut columns,
+            calls,
+            home,
+            results,
+            set_since,
+            ..
+        } = self;
+        let mut again = Vec::new();
+        for (h, i) in results {
+            if set_since.contains(&h) {
+                let e = session.full_entry(i)?;
+                let line = entry_line::entry_line(&e, &calls, home);
+                again.push((i as usize, text::clean_line(&line)));
+            }
+        }
+        columns.texts.replace(&again);
+        columns.texts.shrink_to_fit();
+        columns.kinds.shrink_to_fit();
+        columns.bare.shrink_to_fit();
+        columns.calls = Calls::Ready(calls);
+        Ok(columns)
+    }
+}
+
 impl LoadedSession {
     /// Reads the session file at `path` for display. `home` shortens
-    /// paths in tool rows to `~`.
+    /// paths in tool rows to `~`. Each entry is kept at outline depth as
+    /// soon as its row is made; a legacy file, whose entries migrate once
+    /// read, is read whole first.
     pub fn open(path: &Path, home: Option<&str>) -> Result<LoadedSession, SessionError> {
-        Session::open(path).map(|s| LoadedSession::new(s, home))
+        let mut rows = RowsAsRead::new(home);
+        match Session::open_outlined(path, |i, e| rows.add(i, e))? {
+            Some(session) => {
+                let columns = rows.finish(&session)?;
+                Ok(LoadedSession::with_columns(session, columns))
+            }
+            None => Session::open(path).map(|s| LoadedSession::new(s, home)),
+        }
     }
 
     /// Prepares a session read at full depth for display.
