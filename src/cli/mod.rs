@@ -236,7 +236,8 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             // Nothing info shows needs a message's fields.
             let s = Session::open_with(&file, Detail::Outline)?;
             if json {
-                writeln!(out, "{}", info_json(&s))?;
+                write_info_json(&s, out)?;
+                writeln!(out)?;
             } else {
                 write_info_text(&s, out)?;
             }
@@ -603,22 +604,28 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
 }
 
 /// `oracle info`: `{header, leafId, name, entryCount, labels, branch}`,
-/// ids written as the values pi keeps (see `session::line::jskey`). Built in one
-/// buffer: a branch of a million entries is a million ids.
+/// ids written as the values pi keeps (see `session::line::jskey`).
 pub fn info_json(s: &Session) -> String {
+    let mut o = Vec::new();
+    // Writing to memory fails only for want of it.
+    let _ = write_info_json(s, &mut o);
+    String::from_utf8(o).unwrap_or_default()
+}
+
+/// [`info_json`] written to `out` as it is made, a stretch at a time: a
+/// branch of ten million entries is ten million ids, and the labels as
+/// many again, never held whole.
+pub fn write_info_json(s: &Session, out: &mut dyn Write) -> std::io::Result<()> {
     use session::line::jskey;
-    // pi's labels object: property names are `String(id)`, later ones win.
-    let mut labels: indexmap::IndexMap<String, String> = indexmap::IndexMap::new();
-    if !s.tree.labels().is_empty() {
-        for (_, e) in s.live_entries() {
-            if let Some(id) = e.id_str() {
-                if let Some(l) = s.label_by_id(id) {
-                    labels.insert(jskey::property_json(id), jskey::to_json(&l.value));
-                }
-            }
+    const STRETCH: usize = 1 << 16;
+    let mut o: Vec<u8> = Vec::with_capacity(STRETCH + 1024);
+    let flush = |o: &mut Vec<u8>, out: &mut dyn Write| -> std::io::Result<()> {
+        if o.len() >= STRETCH {
+            out.write_all(o)?;
+            o.clear();
         }
-    }
-    let mut o: Vec<u8> = Vec::with_capacity(1 << 12);
+        Ok(())
+    };
     o.extend_from_slice(b"{\"header\":");
     o.extend_from_slice(s.header_json().as_bytes());
     if let Some(leaf) = s.leaf_id() {
@@ -630,15 +637,46 @@ pub fn info_json(s: &Session) -> String {
     let name = s.name_json().unwrap_or_else(|| "null".to_string());
     o.extend_from_slice(format!(",\"name\":{name},\"entryCount\":{}", s.live_count()).as_bytes());
     o.extend_from_slice(b",\"labels\":{");
-    for (k, (name, value)) in labels.iter().enumerate() {
-        if k > 0 {
-            o.push(b',');
+    // pi's labels object: property names are `String(id)`, in the order
+    // the entries are, a later one of the same name keeping the first's
+    // place. Plain ids that no two entries share name each property once:
+    // written as they come; otherwise gathered first.
+    let labelled = || {
+        s.live_entries()
+            .filter_map(|(_, e)| e.id_str())
+            .filter_map(|id| s.label_by_id(id).map(|l| (id, l)))
+    };
+    let shared = s
+        .problems
+        .iter()
+        .any(|p| matches!(p.kind, session::ProblemKind::DuplicateId { .. }));
+    let mut first = true;
+    let any = !s.tree.labels().is_empty();
+    if any && !shared && labelled().all(|(id, _)| jskey::is_plain(id)) {
+        for (id, l) in labelled() {
+            if !std::mem::take(&mut first) {
+                o.push(b',');
+            }
+            o.extend_from_slice(jskey::property_json(id).as_bytes());
+            o.push(b':');
+            o.extend_from_slice(jskey::to_json(&l.value).as_bytes());
+            flush(&mut o, out)?;
         }
-        o.extend_from_slice(name.as_bytes());
-        o.push(b':');
-        o.extend_from_slice(value.as_bytes());
+    } else if any {
+        let mut labels: indexmap::IndexMap<String, String> = indexmap::IndexMap::new();
+        for (id, l) in labelled() {
+            labels.insert(jskey::property_json(id), jskey::to_json(&l.value));
+        }
+        for (name, value) in &labels {
+            if !std::mem::take(&mut first) {
+                o.push(b',');
+            }
+            o.extend_from_slice(name.as_bytes());
+            o.push(b':');
+            o.extend_from_slice(value.as_bytes());
+            flush(&mut o, out)?;
+        }
     }
-    drop(labels);
     o.extend_from_slice(b"},\"branch\":[");
     for (k, i) in s.branch().into_iter().enumerate() {
         if k > 0 {
@@ -648,10 +686,10 @@ pub fn info_json(s: &Session) -> String {
             Some(id) => jskey::push_json(&mut o, id),
             None => o.extend_from_slice(b"null"),
         }
+        flush(&mut o, out)?;
     }
     o.extend_from_slice(b"]}");
-    // Every piece is JSON text made from strings.
-    String::from_utf8(o).unwrap_or_default()
+    out.write_all(&o)
 }
 
 fn home() -> Option<String> {
