@@ -34,6 +34,9 @@ pub enum SessionError {
     /// cannot keep, hard links, another piscope writing); nothing changed.
     #[error("{path}: {reason}")]
     Refused { path: PathBuf, reason: String },
+    /// Whoever asked for the read no longer wanted it; it stopped.
+    #[error("{path}: reading stopped: no longer wanted")]
+    Stopped { path: PathBuf },
     /// The appended line did not land as one whole line at a line start.
     #[error("{path}: line {line}: {reason}")]
     AppendNotVerified {

@@ -199,20 +199,24 @@ impl Session {
     /// Reads a session file at full depth, handing each entry, with its
     /// index, to `each` as it is read, and keeps it at outline depth: what
     /// [`Session::open`] then [`Session::into_outline`] make, without ever
-    /// holding every entry at full depth. `None` for a legacy file (before
+    /// holding every entry at full depth. `go_on` is asked after each line
+    /// how far the file is read; when it says no, the read stops
+    /// ([`SessionError::Stopped`]). `None` for a legacy file (before
     /// version 3), whose entries change as they migrate after the read:
     /// what `each` was given is not what they become.
     pub fn open_outlined(
         path: &Path,
         mut each: impl FnMut(usize, &Entry),
+        go_on: impl FnMut(u64) -> bool,
     ) -> Result<Option<Session>, SessionError> {
         let mut entries = Entries::default();
         let mut outline = Outline::default();
-        let scanned = scan_entries(path, Detail::Full, |mut e, _| {
+        let each = |mut e: Entry, _| {
             each(entries.len(), &e);
             outline.keep(&mut e);
             entries.push(e);
-        })?;
+        };
+        let scanned = read::index_pass::scan_entries_while(path, Detail::Full, each, go_on)?;
         if scanned.header.version < CURRENT_VERSION {
             return Ok(None);
         }

@@ -2,7 +2,7 @@
 //! (`AppEvent`) and every piece of work it asks the runtime to do (`Command`).
 
 use crate::catalog::SessionSummary;
-use crate::tui::model::loaded::{LoadedSession, OpenError};
+use crate::tui::model::loaded::{LoadedSession, OpenError, ReadProgress};
 use crate::tui::model::preview_doc::{
     LaidOut, LayoutRequest, PreviewDoc, PreviewKey, PreviewRequest,
 };
@@ -28,6 +28,8 @@ pub enum AppEvent {
     Tick,
     /// A session file was read (or could not be).
     SessionOpened(Answer<SessionRead>),
+    /// How far the read of a long session file has come.
+    SessionReading(Answer<ReadProgress>),
     PreviewReady(Box<PreviewDoc>),
     /// The tree's rows left for later are to be laid out now (the answer
     /// to [`Command::LayOutRows`]).

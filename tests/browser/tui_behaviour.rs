@@ -601,3 +601,124 @@ fn a_long_sessions_leaf_context_is_worked_out_for_its_first_showing_only() {
     assert_eq!(format!("{ctx:?}"), format!("{again:?}"));
     assert!(loaded.take_leaf_context(leaf).is_none(), "given once");
 }
+
+/// A session file of at least `bytes`: a header, then a chain of short
+/// user and assistant messages.
+fn session_of_size(path: &std::path::Path, bytes: usize) {
+    let mut text = String::from(
+        r#"{"type":"session","version":3,"id":"019c0000-0000-7000-8000-00000000beef","timestamp":"2026-01-05T09:00:00.000Z","cwd":"/home/ada/src/long"}"#,
+    );
+    text.push('\n');
+    let mut i = 0u32;
+    while text.len() < bytes {
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"m{:07}\"", i - 1)
+        };
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        text.push_str(&format!(
+            r#"{{"type":"message","id":"m{i:07}","parentId":{parent},"timestamp":"2026-01-05T09:00:01.000Z","message":{{"role":"{role}","content":"turn {i} of a long read","timestamp":1767603601000}}}}"#
+        ));
+        text.push('\n');
+        i += 1;
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A long session's read says in the tree pane how far it has come, each
+/// whole percent once, until the session is shown.
+#[test]
+fn a_long_read_says_how_far_it_has_come() {
+    use piscope::tui::clock::Clock;
+    use piscope::tui::config::Config;
+    use piscope::tui::panes::tree::Content;
+    use piscope::tui::state::{App, Start};
+    use piscope::tui::work::workers::JobContext;
+    use std::cell::RefCell;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long-read.jsonl");
+    session_of_size(&path, 40 << 20);
+    let context = JobContext::new(None, None, false, "/".into());
+    let (mut app, first) = App::new(
+        Start::File(path),
+        Config::defaults(false),
+        Clock::fixed(piscope::tui::harness::DEMO_NOW_MS, 0),
+        None,
+        ratatui::layout::Rect::new(0, 0, 100, 20),
+    );
+    let events = RefCell::new(Vec::new());
+    for cmd in first {
+        context.run(cmd, &|ev| events.borrow_mut().push(ev));
+    }
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 20)).unwrap();
+    let mut percents = Vec::new();
+    let mut shown = None;
+    for ev in events.into_inner() {
+        let report = matches!(ev, AppEvent::SessionReading(_));
+        app.update(ev);
+        if !report {
+            continue;
+        }
+        let Content::Loading(_, Some(progress)) = app.tree().content() else {
+            panic!("a report shows how far the read has come");
+        };
+        let percent = progress.percent().expect("the size is known");
+        percents.push(percent);
+        if percent == 50 {
+            let frame = term
+                .draw(|f| piscope::tui::draw::draw(f, &app))
+                .unwrap()
+                .buffer
+                .clone();
+            shown = Some(piscope::tui::harness::buffer_text(&frame));
+        }
+    }
+    assert!(
+        percents.windows(2).all(|w| w[0] < w[1]) && percents.len() >= 90,
+        "each whole percent once, rising: {percents:?}"
+    );
+    assert!(percents.last().is_some_and(|&p| p <= 100));
+    let shown = shown.expect("half way reported");
+    assert!(shown.contains("Reading long-read.jsonl… 50%"), "{shown}");
+    assert!(shown.contains("reading long-read.jsonl 50%"), "{shown}");
+    assert!(app.tree().is_ready(), "the session is shown once read");
+}
+
+/// Choosing another session while a long one is read stops its read at
+/// once: it reports no further and answers nothing, so the next session's
+/// read is not kept waiting for it.
+#[test]
+fn a_long_read_stops_when_another_session_is_chosen() {
+    use piscope::tui::event::Command;
+    use piscope::tui::work::newest::Newest;
+    use piscope::tui::work::workers::JobContext;
+    use std::cell::RefCell;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long-read.jsonl");
+    session_of_size(&path, 40 << 20);
+    let context = JobContext::new(None, None, false, "/".into());
+    let reads = RefCell::new(Newest::default());
+    let stamp = reads.borrow_mut().stamp();
+    let events = RefCell::new(Vec::new());
+    context.run(Command::OpenSession { stamp, path }, &|ev| {
+        if matches!(ev, AppEvent::SessionReading(_)) {
+            // Another session chosen: this read is overtaken.
+            reads.borrow_mut().stamp();
+        }
+        events.borrow_mut().push(ev);
+    });
+    let events = events.into_inner();
+    let reports = events
+        .iter()
+        .filter(|ev| matches!(ev, AppEvent::SessionReading(_)))
+        .count();
+    let answered = events
+        .iter()
+        .any(|ev| matches!(ev, AppEvent::SessionOpened(_)));
+    assert_eq!(
+        (reports, answered),
+        (1, false),
+        "stopped at the first report"
+    );
+}

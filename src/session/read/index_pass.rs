@@ -107,7 +107,19 @@ pub(crate) struct Scanned {
 pub(crate) fn scan_entries(
     path: &Path,
     detail: Detail,
+    each: impl FnMut(Entry, Option<entry::Brief>),
+) -> Result<Scanned, SessionError> {
+    scan_entries_while(path, detail, each, |_| true)
+}
+
+/// [`scan_entries`], asking `go_on` after each line past the header how
+/// far the file is read (the end of the last whole line); when it says
+/// no, the scan stops there with [`SessionError::Stopped`].
+pub(crate) fn scan_entries_while(
+    path: &Path,
+    detail: Detail,
     mut each: impl FnMut(Entry, Option<entry::Brief>),
+    mut go_on: impl FnMut(u64) -> bool,
 ) -> Result<Scanned, SessionError> {
     // One open file for the scan, the header and the fingerprint.
     let file = open_file(path)?;
@@ -117,12 +129,17 @@ pub(crate) fn scan_entries(
     let mut problems = Vec::new();
     let mut read_to = 0;
     let mut next_line = 1;
+    let mut stopped = false;
     let end = detail
         .scan(scanned, 0, 1, |meta, parsed| {
             if header.is_some() {
                 if ingest_line(&mut each, &mut problems, meta, parsed) {
                     read_to = meta.offset + meta.len + u64::from(meta.terminated);
                     next_line = meta.number + 1;
+                }
+                if !go_on(read_to) {
+                    stopped = true;
+                    return ControlFlow::Break(());
                 }
                 return ControlFlow::Continue(());
             }
@@ -151,6 +168,11 @@ pub(crate) fn scan_entries(
             ControlFlow::Continue(())
         })
         .map_err(|e| SessionError::io(path, e))?;
+    if stopped {
+        return Err(SessionError::Stopped {
+            path: path.to_path_buf(),
+        });
+    }
     let header = match (header, not_a_session) {
         (Some(h), None) => h,
         (_, Some(line)) => {

@@ -369,8 +369,21 @@ pub fn laying_out_rows(entries: usize) -> String {
     )
 }
 
-pub fn tree_reading(file: &str) -> String {
-    format!("Reading {file}…")
+/// Said in the tree pane while a session is read; how far, once a long
+/// read says.
+pub fn tree_reading(file: &str, percent: Option<u64>) -> String {
+    match percent {
+        Some(p) => format!("Reading {file}… {p}%"),
+        None => format!("Reading {file}…"),
+    }
+}
+
+/// The status bar's word while a session is read.
+pub fn status_reading(file: &str, percent: Option<u64>) -> String {
+    match percent {
+        Some(p) => format!("reading {file} {p}%"),
+        None => format!("reading {file}"),
+    }
 }
 
 pub fn tree_cannot_show(file: &str) -> String {

@@ -389,6 +389,20 @@ pub struct LoadedSession {
 /// the first preview would otherwise start with.
 pub const LEAF_CONTEXT_FROM: usize = 100_000;
 
+/// How far the read of a session file has come: bytes read of the file's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadProgress {
+    pub read: u64,
+    pub of: u64,
+}
+
+impl ReadProgress {
+    /// The part read, in whole percent; `None` when the size is unknown.
+    pub fn percent(self) -> Option<u64> {
+        (self.of > 0).then(|| self.read.min(self.of) * 100 / self.of)
+    }
+}
+
 /// Rows made as a session is read (see [`LoadedSession::open`]): each
 /// entry's row is made as it is read, so that no entry is held at full
 /// depth for long. A tool result's row shows the call it names, which the
@@ -476,8 +490,19 @@ impl LoadedSession {
     /// soon as its row is made; a legacy file, whose entries migrate once
     /// read, is read whole first.
     pub fn open(path: &Path, home: Option<&str>) -> Result<LoadedSession, SessionError> {
+        LoadedSession::open_watched(path, home, |_| true)
+    }
+
+    /// [`LoadedSession::open`], asking `go_on` as the file is read how far
+    /// it is read (the end of the last whole line): when it says no, the
+    /// read stops ([`SessionError::Stopped`]).
+    pub fn open_watched(
+        path: &Path,
+        home: Option<&str>,
+        go_on: impl FnMut(u64) -> bool,
+    ) -> Result<LoadedSession, SessionError> {
         let mut rows = RowsAsRead::new(home);
-        match Session::open_outlined(path, |i, e| rows.add(i, e))? {
+        match Session::open_outlined(path, |i, e| rows.add(i, e), go_on)? {
             Some(session) => {
                 let columns = rows.finish(&session)?;
                 Ok(LoadedSession::with_columns(session, columns))

@@ -71,6 +71,11 @@ impl OpenSession {
         self.reads.take(answer)
     }
 
+    /// How far the newest read has come, when `report` is about it.
+    pub(in crate::tui) fn progress<T>(&self, report: Answer<T>) -> Option<T> {
+        self.reads.peek(report)
+    }
+
     /// Tells apart the reads the tree showed one after another.
     pub(in crate::tui) fn shown_read(&self) -> u64 {
         self.reads.taken()

@@ -85,6 +85,15 @@ impl App {
                     self.on_session_read(read, &mut cmds);
                 }
             }
+            // Only while the read is under way: a report never replaces
+            // the session it was about.
+            AppEvent::SessionReading(report) if self.open.is_behind() => {
+                if let (Some(progress), Some(path)) = (self.open.progress(report), self.open.path())
+                {
+                    self.tree.show_reading(path.clone(), progress);
+                }
+            }
+            AppEvent::SessionReading(_) => {}
             // A long session's rows wait for its first preview to be on
             // screen: the preview is what the user reads first.
             AppEvent::RowsWanted if !self.preview.is_stale() => self.tree.lay_out(),

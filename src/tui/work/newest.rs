@@ -58,6 +58,16 @@ impl Newest {
         Some(value)
     }
 
+    /// The answer's value when it answers the newest request of this
+    /// slot, as [`Newest::take`], but not taken: a report on the way to
+    /// the answer (how far the work has come).
+    pub fn peek<T>(&self, answer: Answer<T>) -> Option<T> {
+        let Answer { stamp, value } = answer;
+        let newest = Arc::ptr_eq(&stamp.latest, &self.latest)
+            && stamp.generation == self.latest.load(Ordering::Relaxed);
+        newest.then_some(value)
+    }
+
     /// Whether a request was made since the last answer taken.
     pub fn is_waiting(&self) -> bool {
         self.taken != self.latest.load(Ordering::Relaxed)

@@ -11,7 +11,7 @@ use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFol
 use crate::session::{Refresh, SessionError};
 use crate::tui::event::{AppEvent, Command, SessionRead};
 use crate::tui::look::strings;
-use crate::tui::model::loaded::{LoadedSession, OpenError};
+use crate::tui::model::loaded::{LoadedSession, OpenError, ReadProgress};
 use crate::tui::model::preview_doc;
 use crate::tui::model::preview_images;
 use crate::tui::model::session_index;
@@ -102,12 +102,15 @@ impl JobContext {
                             || o.read_on > o.loaded.session.read_to / 8;
                         (Ok(Arc::new(o.loaded)), stale)
                     }
-                    None => (
-                        LoadedSession::open(&path, home)
-                            .map(Arc::new)
-                            .map_err(|e| OpenError::Unreadable(e.to_string())),
-                        true,
-                    ),
+                    None => match read_whole(&path, home, &stamp, send) {
+                        // No longer wanted: nobody waits for its answer.
+                        Err(SessionError::Stopped { .. }) => return,
+                        read => (
+                            read.map(Arc::new)
+                                .map_err(|e| OpenError::Unreadable(e.to_string())),
+                            true,
+                        ),
+                    },
                 };
                 let keep = result
                     .as_ref()
@@ -483,6 +486,32 @@ impl Workers {
 
 /// Summarises the sessions of `folder` through `cache`, sending the
 /// catalog's progress as it goes (`archived`: the folder is the archive).
+/// Files this long or longer report how far their read has come: a read
+/// of less is over before a report would be drawn.
+const READ_PROGRESS_FROM: u64 = 32 << 20;
+
+/// Reads the session file at `path` whole for the tree, reporting each
+/// whole percent read of a long file, and stopping once `stamp` is
+/// overtaken (another session chosen meanwhile): a long read does not
+/// keep the next session waiting.
+fn read_whole(
+    path: &std::path::Path,
+    home: Option<&str>,
+    stamp: &Stamp,
+    send: &dyn Fn(AppEvent),
+) -> Result<LoadedSession, SessionError> {
+    let of = std::fs::metadata(path).map_or(0, |m| m.len());
+    let mut told = 0;
+    LoadedSession::open_watched(path, home, |read| {
+        let progress = ReadProgress { read, of };
+        if of >= READ_PROGRESS_FROM && progress.percent() > Some(told) {
+            told = progress.percent().unwrap_or(told);
+            send(AppEvent::SessionReading(stamp.answer(progress)));
+        }
+        !stamp.is_overtaken()
+    })
+}
+
 fn summarise_folder(
     folder: SessionsFolder,
     mut cache: Cache,

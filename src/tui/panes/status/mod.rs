@@ -148,7 +148,10 @@ pub fn left_text(pane: &StatusPane, view: &StatusView) -> (String, bool) {
                 parts.push(format!("{id} {}{spend}", text::clean_line(&kind)));
             }
         }
-        Content::Loading(p) => parts.push(format!("reading {}", text::clean_line(&file_name(p)))),
+        Content::Loading(p, progress) => parts.push(crate::tui::look::strings::status_reading(
+            &text::clean_line(&file_name(p)),
+            progress.and_then(|p| p.percent()),
+        )),
         _ => {}
     }
     (parts.join(" › "), false)

@@ -89,10 +89,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pane: &TreePane, cx: DrawConte
     };
     match &pane.content {
         Content::Empty => message(frame, Line::styled(strings::TREE_NO_SESSION, theme.muted)),
-        Content::Loading(path) => message(
+        Content::Loading(path, progress) => message(
             frame,
             Line::styled(
-                strings::tree_reading(&text::clean_line(&file_name(path))),
+                strings::tree_reading(
+                    &text::clean_line(&file_name(path)),
+                    progress.and_then(|p| p.percent()),
+                ),
                 theme.muted,
             ),
         ),

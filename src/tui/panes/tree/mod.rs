@@ -7,7 +7,7 @@ use crate::session::Remembered;
 use crate::session::line::entry::Kind;
 use crate::tui::input::keymap::Action;
 use crate::tui::model::entry_tree::{self, Filter, ResumePoint, Rows};
-use crate::tui::model::loaded::{LoadedSession, OpenError};
+use crate::tui::model::loaded::{LoadedSession, OpenError, ReadProgress};
 use crate::tui::model::preview_doc::REMEMBERED_WITH_PREVIEW;
 use crate::tui::overlays::text_input::{Edit, TextInput};
 use ratatui::Frame;
@@ -25,7 +25,8 @@ pub enum Content {
     /// Nothing chosen yet.
     #[default]
     Empty,
-    Loading(PathBuf),
+    /// Being read; how far, once a long read says.
+    Loading(PathBuf, Option<ReadProgress>),
     /// The session could not be read; the error as its type.
     Failed {
         path: PathBuf,
@@ -99,8 +100,17 @@ impl TreePane {
     /// which stays on screen until the new one is read.
     pub fn show_loading(&mut self, path: PathBuf) {
         if !self.is_ready() {
-            self.content = Content::Loading(path);
+            self.content = Content::Loading(path, None);
         }
+    }
+
+    /// A long read of `path` has come this far: said so, in place of a
+    /// previous tree (which would stand for the wrong session for long).
+    pub fn show_reading(&mut self, path: PathBuf, progress: ReadProgress) {
+        if self.is_ready() {
+            self.clear_rows();
+        }
+        self.content = Content::Loading(path, Some(progress));
     }
 
     /// The session could not be read.
