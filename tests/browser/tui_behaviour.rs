@@ -616,7 +616,11 @@ fn session_of_size(path: &std::path::Path, bytes: usize) {
         } else {
             format!("\"m{:07}\"", i - 1)
         };
-        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        let role = if i.is_multiple_of(2) {
+            "user"
+        } else {
+            "assistant"
+        };
         text.push_str(&format!(
             r#"{{"type":"message","id":"m{i:07}","parentId":{parent},"timestamp":"2026-01-05T09:00:01.000Z","message":{{"role":"{role}","content":"turn {i} of a long read","timestamp":1767603601000}}}}"#
         ));
