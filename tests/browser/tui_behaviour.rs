@@ -630,6 +630,20 @@ fn session_of_size(path: &std::path::Path, bytes: usize) {
     std::fs::write(path, text).unwrap();
 }
 
+/// A 40 MB session (its read reports how far it has come) in a temporary
+/// folder, kept while the folder is, and the workers' context to read it.
+fn long_read() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    piscope::tui::work::workers::JobContext,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long-read.jsonl");
+    session_of_size(&path, 40 << 20);
+    let context = piscope::tui::work::workers::JobContext::new(None, None, false, "/".into());
+    (dir, path, context)
+}
+
 /// A long session's read says in the tree pane how far it has come, each
 /// whole percent once, until the session is shown.
 #[test]
@@ -638,12 +652,8 @@ fn a_long_read_says_how_far_it_has_come() {
     use piscope::tui::config::Config;
     use piscope::tui::panes::tree::Content;
     use piscope::tui::state::{App, Start};
-    use piscope::tui::work::workers::JobContext;
     use std::cell::RefCell;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("long-read.jsonl");
-    session_of_size(&path, 40 << 20);
-    let context = JobContext::new(None, None, false, "/".into());
+    let (_dir, path, context) = long_read();
     let (mut app, first) = App::new(
         Start::File(path),
         Config::defaults(false),
@@ -696,12 +706,8 @@ fn a_long_read_says_how_far_it_has_come() {
 fn a_long_read_stops_when_another_session_is_chosen() {
     use piscope::tui::event::Command;
     use piscope::tui::work::newest::Newest;
-    use piscope::tui::work::workers::JobContext;
     use std::cell::RefCell;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("long-read.jsonl");
-    session_of_size(&path, 40 << 20);
-    let context = JobContext::new(None, None, false, "/".into());
+    let (_dir, path, context) = long_read();
     let reads = RefCell::new(Newest::default());
     let stamp = reads.borrow_mut().stamp();
     let events = RefCell::new(Vec::new());
