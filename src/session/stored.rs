@@ -241,8 +241,8 @@ impl Session {
         Ok(got)
     }
 
-    /// Entry `i` read again from the session file at full depth (at full
-    /// depth, as it is).
+    /// Entry `i` at full depth: read again from its line in the session
+    /// file (a session read at full depth gives its own).
     pub fn full_entry(&self, i: u32) -> Result<Entry, super::SessionError> {
         let e = self.entry(i);
         if self.detail == Detail::Full {
