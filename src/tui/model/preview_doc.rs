@@ -507,12 +507,36 @@ fn context(
     remember: bool,
 ) -> Option<(Line<'static>, Option<HeaderParts>, Option<Remembered>)> {
     let s = &req.loaded.session;
-    let theme = &req.theme;
     let ctx = match req.loaded.take_leaf_context(req.key.node) {
         Some(ctx) => ctx,
         None => s.context_for_path(s.tree.path_to(req.key.node)),
     };
-    let remembered = remember.then(|| s.remembered(&ctx));
+    if !remember {
+        let (line, later) = context_blocks(req, out, &ctx)?;
+        return Some((line, later, None));
+    }
+    // What the model remembers (for the tree) beside the blocks: each
+    // walks a long branch.
+    let (remembered, blocks) = crate::par::beside(
+        "piscope-remembered",
+        || s.remembered(&ctx),
+        || context_blocks(req, out, &ctx),
+    );
+    let (line, later) = blocks?;
+    let remembered = remembered.unwrap_or_else(|| s.remembered(&ctx));
+    Some((line, later, Some(remembered)))
+}
+
+/// The context's blocks at the request's node, into `out`, and the
+/// preview's header: its line, and its parts when the context's size is
+/// to be read later. `None` when the request was overtaken.
+fn context_blocks(
+    req: &PreviewRequest,
+    out: &mut Builder,
+    ctx: &crate::session::Context,
+) -> Option<(Line<'static>, Option<HeaderParts>)> {
+    let s = &req.loaded.session;
+    let theme = &req.theme;
     let (mut tokens, mut cost) = (0.0, 0.0);
     for &i in &ctx.path {
         if let Some(&u) = req.loaded.usage(i) {
@@ -531,7 +555,7 @@ fn context(
                 false,
             );
             let line = Line::styled("context unavailable", theme.error);
-            return Some((line, None, remembered));
+            return Some((line, None));
         }
     };
     let mut messages = 0usize;
@@ -621,7 +645,7 @@ fn context(
         cost: format::cost(cost),
     };
     let line = parts.line(usize::from(req.key.width), theme);
-    Some((line, later.then_some(parts), remembered))
+    Some((line, later.then_some(parts)))
 }
 
 /// The context's size as pi's footer gives it: its tokens, and their share
