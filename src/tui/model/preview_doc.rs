@@ -591,7 +591,7 @@ fn context_blocks(
         stop: &stopped,
     };
     // Code is highlighted as its block is laid out (near the view only).
-    match render::defer::highlighting_deferred(|| render::context_window(s, &ctx, &window)) {
+    match render::defer::highlighting_deferred(|| render::context_window(s, ctx, &window)) {
         Ok(None) => return None,
         Ok(Some((blocks, shown))) => {
             messages += shown;
@@ -630,8 +630,8 @@ fn context_blocks(
     // needed, after the preview is shown); the tokens and cost the branch
     // used so far, labelled as such (they are not the context).
     let give_up = |n: usize| n > SIZE_NOW || stopped();
-    let (size, later) = match s.context_tokens_within(&ctx, &mut file, &give_up) {
-        Ok(Some(t)) => (size_text(t, &ctx), false),
+    let (size, later) = match s.context_tokens_within(ctx, &mut file, &give_up) {
+        Ok(Some(t)) => (size_text(t, ctx), false),
         Ok(None) if stopped() => return None,
         Ok(None) => ("context …".to_string(), true),
         Err(_) => ("context ?".to_string(), false),
