@@ -140,13 +140,18 @@ fn groups(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32
     for i in 0..n {
         start[i + 1] += start[i];
     }
-    let mut fill = start.clone();
     let mut list = vec![0u32; start[n] as usize];
+    // Each group's start serves as its cursor (no copy: ten million
+    // entries' worth), ending as the next group's start; then moved back.
     for (owner, item) in pairs {
-        let at = &mut fill[owner as usize];
+        let at = &mut start[owner as usize];
         list[*at as usize] = item;
         *at += 1;
     }
+    for i in (1..=n).rev() {
+        start[i] = start[i - 1];
+    }
+    start[0] = 0;
     (start, list)
 }
 
@@ -339,66 +344,85 @@ impl Tree {
             self_named,
         } = shape;
         problems.extend(duplicates);
-        let node_of: Vec<u32> = (0..n)
-            .map(|i| {
-                let taken =
-                    superseded[i].then(|| entries[i].id.as_deref().unwrap_or(jskey::UNDEFINED));
-                taken
-                    .and_then(|id| by_id.get(entries, id))
-                    .unwrap_or(i as u32)
-            })
-            .collect();
-        let mut parent: Vec<Option<u32>> = links
+        // Each occurrence's node: itself, unless a later entry took its id
+        // over (none did, in most files: then no table at all).
+        let node_of: Option<Vec<u32>> = superseded.contains(&true).then(|| {
+            (0..n)
+                .map(|i| {
+                    let taken =
+                        superseded[i].then(|| entries[i].id.as_deref().unwrap_or(jskey::UNDEFINED));
+                    taken
+                        .and_then(|id| by_id.get(entries, id))
+                        .unwrap_or(i as u32)
+                })
+                .collect()
+        });
+        let node = |i: u32| node_of.as_ref().map_or(i, |v| v[i as usize]);
+        // Four bytes an entry, [`NO_PARENT`] for none (ten million
+        // entries: 40 MB less than options).
+        let mut parent: Vec<u32> = links
             .iter()
             .enumerate()
-            .map(|(i, link)| match link {
-                Link::Root => None,
-                // The entry before is that id's node unless a later entry
-                // took the id over.
-                Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
-                Link::Undefined => by_id.get(entries, jskey::UNDEFINED),
-                _ => entries[i].parent_id().and_then(|p| by_id.get(entries, p)),
+            .map(|(i, link)| {
+                let p = match link {
+                    Link::Root => None,
+                    // The entry before is that id's node unless a later
+                    // entry took the id over.
+                    Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
+                    Link::Undefined => by_id.get(entries, jskey::UNDEFINED),
+                    _ => entries[i].parent_id().and_then(|p| by_id.get(entries, p)),
+                };
+                p.unwrap_or(NO_PARENT)
             })
             .collect();
         drop(superseded);
+        drop(links);
         // A parent node before its child's node everywhere means no loop.
         let ordered = parent
             .iter()
-            .zip(&node_of)
-            .all(|(p, &node)| p.is_none_or(|p| p < node));
+            .enumerate()
+            .all(|(i, &p)| p == NO_PARENT || p < node(i as u32));
         let mut walk_only = HashMap::default();
         let mut cut = Vec::new();
         if !ordered {
-            let original = parent.clone();
-            cut = break_loops(entries, &node_of, &mut parent, problems);
-            walk_only = walks_that_end(&original, &parent, &walk_stops);
+            // Loops (hostile files only) are broken on options.
+            let mut links: Vec<Option<u32>> = parent
+                .iter()
+                .map(|&p| (p != NO_PARENT).then_some(p))
+                .collect();
+            let original = links.clone();
+            let nodes: Vec<u32> = (0..n as u32).map(node).collect();
+            cut = break_loops(entries, &nodes, &mut links, problems);
+            walk_only = walks_that_end(&original, &links, &walk_stops);
+            parent = links.iter().map(|p| p.unwrap_or(NO_PARENT)).collect();
         }
         // Only the first step of a walk can start at an entry that is not
         // its id's node, so these edges add no loop.
         for &i in &self_named {
-            if node_of[i as usize] != i {
-                walk_only.insert(i, node_of[i as usize]);
+            if node(i) != i {
+                walk_only.insert(i, node(i));
             }
         }
 
         let mut roots = Vec::new();
         cut.sort_unstable();
-        for (i, p) in parent.iter().enumerate() {
-            if live[i] && p.is_none() && cut.binary_search(&(i as u32)).is_err() {
-                roots.push(node_of[i]);
+        for (i, &p) in parent.iter().enumerate() {
+            if live[i] && p == NO_PARENT && cut.binary_search(&(i as u32)).is_err() {
+                roots.push(node(i as u32));
             }
         }
         let cut_roots = cut.len();
-        roots.extend(cut.iter().map(|&i| node_of[i as usize]));
+        roots.extend(cut.iter().map(|&i| node(i)));
         // Only live entries have parents.
         let (child_start, mut child_list) = groups(
             n,
             parent
                 .iter()
                 .enumerate()
-                .filter_map(|(i, p)| p.map(|p| (p, i as u32))),
+                .filter(|&(_, &p)| p != NO_PARENT)
+                .map(|(i, &p)| (p, i as u32)),
         );
-        let key = |occ: u32| entries[node_of[occ as usize] as usize].time_ms();
+        let key = |occ: u32| entries[node(occ) as usize].time_ms();
         for w in child_start.windows(2) {
             let list = &mut child_list[w[0] as usize..w[1] as usize];
             if list.len() > 1 {
@@ -406,12 +430,16 @@ impl Tree {
             }
         }
         // Children are sorted as occurrences; the tree shows nodes.
-        for c in &mut child_list {
-            *c = node_of[*c as usize];
+        if node_of.is_some() {
+            for c in &mut child_list {
+                *c = node(*c);
+            }
         }
+        drop(node_of);
+        drop(live);
         Tree {
             by_id: std::sync::OnceLock::from(by_id),
-            parent: parent.iter().map(|p| p.unwrap_or(NO_PARENT)).collect(),
+            parent,
             child_start,
             child_list,
             roots,
