@@ -541,7 +541,7 @@ impl Info {
             Info::Compaction(c) => c.usage = usage,
             Info::BranchSummary(b) => b.usage = usage,
             Info::CustomMessage(c) => c.usage = usage,
-            Info::Label(l) => l.usage = usage,
+            Info::Label(l) => l.usage = usage.map(Box::new),
             Info::Usage(u) => u.usage = usage,
             Info::None
             | Info::ThinkingLevel(_)
@@ -559,7 +559,7 @@ impl Info {
             Info::Compaction(c) => c.usage.as_ref(),
             Info::BranchSummary(b) => b.usage.as_ref(),
             Info::CustomMessage(c) => c.usage.as_ref(),
-            Info::Label(l) => l.usage.as_ref(),
+            Info::Label(l) => l.usage.as_deref(),
             Info::Usage(u) => u.usage.as_ref(),
             _ => None,
         }
@@ -605,14 +605,17 @@ pub struct CustomMessageInfo {
 
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct LabelChange {
-    pub target: Option<CompactString>,
+    /// The target's id (in place: a label entry costs no allocation for
+    /// it), as a [`crate::session::line::jskey`] key.
+    pub target: Option<Id>,
     /// The label when it is truthy (pi keeps any truthy value), as a
     /// [`crate::session::line::jskey`] key; `None` clears.
     pub label: Option<CompactString>,
     /// The label entry's timestamp as written (pi's tree shows it).
     pub timestamp: Option<CompactString>,
-    /// The entry's usage (see [`Entry::usage`]).
-    pub usage: Option<UsageTotals>,
+    /// The entry's usage (see [`Entry::usage`]); boxed, as pi writes
+    /// none on a label entry.
+    pub usage: Option<Box<UsageTotals>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -1030,7 +1033,7 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     }
     match &mut e.info {
         Info::Label(l) => {
-            l.target = key("targetId", 't');
+            l.target = key("targetId", 't').map(|k| Id::new(&k));
             l.label = echo(&["label"]).filter(|l| crate::session::line::jskey::is_truthy(l));
         }
         Info::ContextEdit { target, .. } => *target = key("targetId", 't').map(Text::from),
@@ -1142,7 +1145,7 @@ impl<M: Depth> LineFields<M> {
                 usage: None,
             })),
             Kind::Label => Info::Label(Box::new(LabelChange {
-                target: scalar_key(&self.target_id),
+                target: scalar_key(&self.target_id).map(|k| Id::new(&k)),
                 label: self
                     .label
                     .is_truthy()

@@ -286,9 +286,9 @@ fn apply_label(labels: &mut Labels, e: &Entry, at: u32) {
         return;
     };
     if change.label.is_some() {
-        labels.insert(t.clone(), at);
+        labels.insert(CompactString::from(t.as_str()), at);
     } else {
-        labels.remove(t);
+        labels.remove(t.as_str());
     }
 }
 
