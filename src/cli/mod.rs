@@ -650,32 +650,24 @@ pub fn write_info_json(s: &Session, out: &mut dyn Write) -> std::io::Result<()> 
         .problems
         .iter()
         .any(|p| matches!(p.kind, session::ProblemKind::DuplicateId { .. }));
-    let mut first = true;
-    let any = !s.tree.labels().is_empty();
-    if any && !shared && labelled().all(|(id, _)| jskey::is_plain(id)) {
-        for (id, l) in labelled() {
-            if !std::mem::take(&mut first) {
-                o.push(b',');
-            }
-            o.extend_from_slice(jskey::property_json(id).as_bytes());
-            o.push(b':');
-            o.extend_from_slice(jskey::to_json(&l.value).as_bytes());
-            flush(&mut o, out)?;
+    let properties =
+        || labelled().map(|(id, l)| (jskey::property_json(id), jskey::to_json(&l.value)));
+    let properties: Box<dyn Iterator<Item = (String, String)>> = if s.tree.labels().is_empty() {
+        Box::new(std::iter::empty())
+    } else if !shared && labelled().all(|(id, _)| jskey::is_plain(id)) {
+        Box::new(properties())
+    } else {
+        let gathered: indexmap::IndexMap<String, String> = properties().collect();
+        Box::new(gathered.into_iter())
+    };
+    for (k, (name, value)) in properties.enumerate() {
+        if k > 0 {
+            o.push(b',');
         }
-    } else if any {
-        let mut labels: indexmap::IndexMap<String, String> = indexmap::IndexMap::new();
-        for (id, l) in labelled() {
-            labels.insert(jskey::property_json(id), jskey::to_json(&l.value));
-        }
-        for (name, value) in &labels {
-            if !std::mem::take(&mut first) {
-                o.push(b',');
-            }
-            o.extend_from_slice(name.as_bytes());
-            o.push(b':');
-            o.extend_from_slice(value.as_bytes());
-            flush(&mut o, out)?;
-        }
+        o.extend_from_slice(name.as_bytes());
+        o.push(b':');
+        o.extend_from_slice(value.as_bytes());
+        flush(&mut o, out)?;
     }
     o.extend_from_slice(b"},\"branch\":[");
     for (k, i) in s.branch().into_iter().enumerate() {

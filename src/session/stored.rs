@@ -213,24 +213,39 @@ impl Session {
     /// what its newest entries' rows need. Fails when the file no longer
     /// holds those lines where they were.
     pub fn full_entries_from(&self, from: usize) -> Result<Vec<Entry>, super::SessionError> {
+        self.full_entries(from, self.entries.len().saturating_sub(from))
+    }
+
+    /// Entry `i` as a whole read gives it, read again from its line (see
+    /// [`Session::full_entries_from`]).
+    pub fn full_entry(&self, i: u32) -> Result<Entry, super::SessionError> {
+        let mut one = self.full_entries(i as usize, 1)?;
+        one.pop()
+            .ok_or_else(|| super::SessionError::changed_while_read(&self.path))
+    }
+
+    /// The `want` entries from `from` on at full depth: as they are at
+    /// full depth, else read again from their lines, each where it was.
+    fn full_entries(&self, from: usize, want: usize) -> Result<Vec<Entry>, super::SessionError> {
         let Some(first) = self.entries.get(from) else {
             return Ok(Vec::new());
         };
         if self.detail == Detail::Full {
-            return Ok(self.entries.since(from).cloned().collect());
+            return Ok(self.entries.since(from).take(want).cloned().collect());
         }
-        let want = self.entries.len() - from;
         let file = self.open_file()?;
         let mut got: Vec<Entry> = Vec::with_capacity(want);
         let (offset, line) = (first.span.offset, first.line);
         Detail::Full
             .entries_from(file, offset, line, self.read_to, |e| {
-                if self
-                    .entries
-                    .get(from + got.len())
-                    .is_some_and(|w| w.span == e.span)
-                {
+                let Some(wanted) = self.entries.get(from + got.len()) else {
+                    return false;
+                };
+                if wanted.span == e.span {
                     got.push(e);
+                } else if e.span.offset > wanted.span.offset {
+                    // Lines only come later: the one wanted is gone.
+                    return false;
                 }
                 got.len() < want
             })
@@ -239,30 +254,6 @@ impl Session {
             return Err(super::SessionError::changed_while_read(&self.path));
         }
         Ok(got)
-    }
-
-    /// Entry `i` at full depth: read again from its line in the session
-    /// file (a session read at full depth gives its own).
-    pub fn full_entry(&self, i: u32) -> Result<Entry, super::SessionError> {
-        let e = self.entry(i);
-        if self.detail == Detail::Full {
-            return Ok(e.clone());
-        }
-        let mut got = None;
-        Detail::Full
-            .entries_from(
-                self.open_file()?,
-                e.span.offset,
-                e.line,
-                self.read_to,
-                |f| {
-                    got = Some(f);
-                    false
-                },
-            )
-            .map_err(|err| super::SessionError::io(&self.path, err))?;
-        got.filter(|f| f.span == e.span)
-            .ok_or_else(|| super::SessionError::changed_while_read(&self.path))
     }
 
     /// The role of message entry `i`, at any depth.

@@ -372,18 +372,17 @@ pub fn laying_out_rows(entries: usize) -> String {
 /// Said in the tree pane while a session is read; how far, once a long
 /// read says.
 pub fn tree_reading(file: &str, percent: Option<u64>) -> String {
-    match percent {
-        Some(p) => format!("Reading {file}… {p}%"),
-        None => format!("Reading {file}…"),
-    }
+    format!("Reading {file}…{}", read_so_far(percent))
 }
 
 /// The status bar's word while a session is read.
 pub fn status_reading(file: &str, percent: Option<u64>) -> String {
-    match percent {
-        Some(p) => format!("reading {file} {p}%"),
-        None => format!("reading {file}"),
-    }
+    format!("reading {file}{}", read_so_far(percent))
+}
+
+/// How much of a long read is done (" 42%"), after what is read.
+fn read_so_far(percent: Option<u64>) -> String {
+    percent.map_or(String::new(), |p| format!(" {p}%"))
 }
 
 pub fn tree_cannot_show(file: &str) -> String {

@@ -49,13 +49,17 @@ impl Newest {
     /// since, or it answers another slot.
     pub fn take<T>(&mut self, answer: Answer<T>) -> Option<T> {
         let Answer { stamp, value } = answer;
-        let newest = Arc::ptr_eq(&stamp.latest, &self.latest)
-            && stamp.generation == self.latest.load(Ordering::Relaxed);
-        if !newest {
+        if !self.is_newest(&stamp) {
             return None;
         }
         self.taken = stamp.generation;
         Some(value)
+    }
+
+    /// Whether `stamp` is this slot's newest request's.
+    fn is_newest(&self, stamp: &Stamp) -> bool {
+        Arc::ptr_eq(&stamp.latest, &self.latest)
+            && stamp.generation == self.latest.load(Ordering::Relaxed)
     }
 
     /// The answer's value when it answers the newest request of this
@@ -63,9 +67,7 @@ impl Newest {
     /// the answer (how far the work has come).
     pub fn peek<T>(&self, answer: Answer<T>) -> Option<T> {
         let Answer { stamp, value } = answer;
-        let newest = Arc::ptr_eq(&stamp.latest, &self.latest)
-            && stamp.generation == self.latest.load(Ordering::Relaxed);
-        newest.then_some(value)
+        self.is_newest(&stamp).then_some(value)
     }
 
     /// Whether a request was made since the last answer taken.

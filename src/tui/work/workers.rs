@@ -503,10 +503,12 @@ fn read_whole(
     let of = std::fs::metadata(path).map_or(0, |m| m.len());
     let mut told = 0;
     LoadedSession::open_watched(path, home, |read| {
-        let progress = ReadProgress { read, of };
-        if of >= READ_PROGRESS_FROM && progress.percent() > Some(told) {
-            told = progress.percent().unwrap_or(told);
-            send(AppEvent::SessionReading(stamp.answer(progress)));
+        if of >= READ_PROGRESS_FROM {
+            let progress = ReadProgress { read, of };
+            if let Some(percent) = progress.percent().filter(|&p| p > told) {
+                told = percent;
+                send(AppEvent::SessionReading(stamp.answer(progress)));
+            }
         }
         !stamp.is_overtaken()
     })
