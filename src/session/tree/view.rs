@@ -103,7 +103,7 @@ pub struct TreeView {
 impl TreeView {
     pub fn new(s: &Session) -> TreeView {
         let n = s.entries.len();
-        let mut active = vec![false; n];
+        let mut active = crate::par::big_vec_of(n, false);
         for node in s.branch() {
             active[node as usize] = true;
         }
@@ -195,26 +195,29 @@ impl TreeView {
         &self,
         s: &Session,
         folded: &HashSet<u32>,
-        shows: impl Fn(u32) -> bool,
+        shows: impl Fn(u32) -> bool + Sync,
     ) -> Rows {
         let n = s.entries.len();
-        let mut hidden = vec![false; n];
-        let mut visible = vec![false; n];
+        // What the filter shows, asked on every core first (the walk
+        // below is in tree order, where the answers' reads would be
+        // scattered); then what the folds hide as well.
+        let mut visible: Vec<bool> = crate::par::map(n, 1 << 16, |i| shows(i as u32));
+        let mut hidden = crate::par::big_vec_of(n, false);
         // Node indices, `NONE` for none (four bytes a node, where an
         // `Option` takes eight: a million entries lay out here).
         const NONE: u32 = u32::MAX;
         let some = |v: u32| (v != NONE).then_some(v);
-        let mut nearest: Vec<u32> = vec![NONE; n];
-        let mut child_count = vec![0u32; n];
+        let mut nearest: Vec<u32> = crate::par::big_vec_of(n, NONE);
+        let mut child_count = crate::par::big_vec_of(n, 0u32);
         // Per node (and for the roots): its last visible child in order.
-        let mut last_child: Vec<u32> = vec![NONE; n];
+        let mut last_child: Vec<u32> = crate::par::big_vec_of(n, NONE);
         let mut last_root = None;
         let mut visible_roots = 0usize;
         for &node in &self.order {
             let i = node as usize;
             let p = self.parent(node);
             hidden[i] = p.is_some_and(|p| folded.contains(&p) || hidden[p as usize]);
-            visible[i] = !hidden[i] && shows(node);
+            visible[i] = !hidden[i] && visible[i];
             nearest[i] = p.map_or(NONE, |p| {
                 if visible[p as usize] {
                     p
@@ -237,11 +240,11 @@ impl TreeView {
         }
         drop(hidden);
         let shown = visible.iter().filter(|&&v| v).count();
-        let mut rows: Vec<Row> = Vec::with_capacity(shown);
-        let mut heads: Vec<bool> = Vec::with_capacity(shown);
+        let mut rows: Vec<Row> = crate::par::big_vec(shown);
+        let mut heads: Vec<bool> = crate::par::big_vec(shown);
         // Each row's container: the row it nests under in the drawn tree.
-        let mut containers: Vec<u32> = Vec::with_capacity(shown);
-        let mut row_of = vec![NO_ROW; n];
+        let mut containers: Vec<u32> = crate::par::big_vec(shown);
+        let mut row_of = crate::par::big_vec_of(n, NO_ROW);
         for &node in &self.order {
             let i = node as usize;
             if !visible[i] {
@@ -293,9 +296,9 @@ impl TreeView {
 /// once (a duplicated id can hang one node under two parents).
 fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<u32>) {
     let n = s.entries.len();
-    let mut order = Vec::with_capacity(n);
-    let mut parent = vec![NO_NODE; n];
-    let mut seen = vec![false; n];
+    let mut order = crate::par::big_vec(n);
+    let mut parent = crate::par::big_vec_of(n, NO_NODE);
+    let mut seen = crate::par::big_vec_of(n, false);
     let active_first = |list: &[u32]| -> Vec<u32> {
         let mut v: Vec<u32> = list.to_vec();
         // A stable sort keeps pi's timestamp order within each group.
