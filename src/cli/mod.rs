@@ -713,7 +713,7 @@ fn write_tree_text(s: &mut Session, filter: TreeFilter, out: &mut dyn Write) -> 
         let texts = lazy.insert(session::tree::entry_line::LazyTexts::read(s)?);
         view.rows_where(s, &folded, |node| {
             let role = s.outline_fact(node).map(|(role, ..)| role);
-            view.shows_as(s, filter, node, role, texts.bare(node))
+            view.shows_as(s, filter, node, role, texts.bare(node), |n| s.has_label(n))
         })
     } else {
         view.rows(s, filter, &folded)

@@ -115,14 +115,28 @@ impl Stored {
 
     /// Chunk `k`'s entries, read at the first call.
     fn chunk(&self, k: usize) -> &[Entry] {
-        self.chunks.get(k, |bytes| {
-            bytes
-                .and_then(|b| super::entry_bytes::read_chunk(&b, self.range(k).len()))
-                .filter(|entries| self.fits(k, entries))
-                .or_else(|| self.reread_chunk(k))
-                .unwrap_or_else(|| self.unreadable(k))
-                .into_boxed_slice()
-        })
+        self.chunks
+            .get(k, |bytes| self.decode(k, bytes).into_boxed_slice())
+    }
+
+    /// Chunk `k`'s entries from its `bytes` as read (`None`: they did not
+    /// read back as written), checked; else from the session file.
+    fn decode(&self, k: usize, bytes: Option<Vec<u8>>) -> Vec<Entry> {
+        bytes
+            .and_then(|b| super::entry_bytes::read_chunk(&b, self.range(k).len()))
+            .filter(|entries| self.fits(k, entries))
+            .or_else(|| self.reread_chunk(k))
+            .unwrap_or_else(|| self.unreadable(k))
+    }
+
+    /// `f` of chunk `k`'s entries: those read already, or else read for
+    /// this call only (a pass over every entry then holds one chunk at a
+    /// time, not all of them).
+    fn with_chunk<R>(&self, k: usize, f: impl FnOnce(&[Entry]) -> R) -> R {
+        match self.chunks.made_chunk(k) {
+            Some(made) => f(made),
+            None => f(&self.decode(k, self.chunks.bytes(k))),
+        }
     }
 
     /// The entries chunk `k` should hold: its range of indices.
@@ -271,6 +285,24 @@ impl Entries {
             front: from.min(self.len()),
             back: self.len(),
         }
+    }
+
+    /// `f(first, entries)` for every run of entries in file order, `first`
+    /// the index of the run's first entry, runs taken on every core; the
+    /// answers in file order. Entries left in a stored index and not read
+    /// yet are read for the pass only: ten million of them are never all
+    /// held at once.
+    pub(crate) fn map_runs<R: Send>(&self, f: impl Fn(usize, &[Entry]) -> R + Sync) -> Vec<R> {
+        let stored_runs = self.stored.as_ref().map_or(0, |s| s.chunks.len());
+        let tail_runs = self.tail.len().div_ceil(CHUNK);
+        crate::par::map(stored_runs + tail_runs, 1, |k| match &self.stored {
+            Some(s) if k < stored_runs => s.with_chunk(k, |run| f(s.range(k).start, run)),
+            _ => {
+                let from = (k - stored_runs) * CHUNK;
+                let run = &self.tail[from..(from + CHUNK).min(self.tail.len())];
+                f(self.stored_len() + from, run)
+            }
+        })
     }
 
     /// How many chunks of [`CHUNK`] the entries make (a stored index

@@ -480,6 +480,23 @@ impl Session {
             .is_some_and(|id| self.tree.label_entry(id).is_some())
     }
 
+    /// Per entry, whether it has a label ([`Session::has_label`] of each),
+    /// from one pass over the entries that holds none of them: a filter
+    /// of labelled entries on a session left in a stored index reads its
+    /// ten million entries once, not into memory.
+    pub fn labelled(&self) -> Vec<bool> {
+        let labels = self.tree.labels();
+        if labels.is_empty() {
+            return vec![false; self.entries.len()];
+        }
+        let runs = self.entries.map_runs(|_, run| {
+            run.iter()
+                .map(|e| e.id_str().is_some_and(|id| labels.contains_key(id)))
+                .collect::<Vec<bool>>()
+        });
+        runs.concat()
+    }
+
     /// The label on the entry with id `id`.
     pub fn label_by_id(&self, id: &str) -> Option<tree::LabelInfo> {
         let at = self.tree.label_entry(id)?;

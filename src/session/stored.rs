@@ -417,6 +417,35 @@ mod tests {
         }
     }
 
+    /// Which entries have a label, asked of a session left in a stored
+    /// index, is what each entry's own check says, its chunks read for
+    /// the pass only (none kept afterwards); a chunk damaged in the index
+    /// is read from the session file for it. Asked of a session read from
+    /// its file, the same.
+    #[test]
+    fn labelled_entries_come_from_one_pass_that_keeps_no_chunk() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = CHUNK * 2 + 500;
+        let path = long_file(dir.path(), n);
+        let read = Session::open_with(&path, Detail::Outline).unwrap();
+        let each: Vec<bool> = (0..n as u32).map(|i| read.has_label(i)).collect();
+        assert!(
+            each.iter().filter(|&&l| l).count() > 100,
+            "the file labels entries"
+        );
+        assert_eq!(read.labelled(), each);
+        let (meta, mut body) = stored_bytes(&read);
+        let stored: Stored = postcard::from_bytes(&meta).unwrap();
+        body[stored.chunks[0].piece.end as usize + 100] ^= 0x55;
+        let back = Session::from_stored(path.clone(), stored, Section::holding(&body)).unwrap();
+        assert_eq!(back.labelled(), each);
+        assert_eq!(back.entries.chunks_read(), 0);
+        // A chunk already read is used as it is.
+        assert!(back.entries.get(CHUNK + 1).is_some());
+        assert_eq!(back.labelled(), each);
+        assert_eq!(back.entries.chunks_read(), 1);
+    }
+
     /// Parts that do not fit together are refused.
     #[test]
     fn stored_parts_that_do_not_fit_are_refused() {

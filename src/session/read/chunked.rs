@@ -76,6 +76,11 @@ impl<T> Chunked<T> {
         self.made[k].get_or_init(|| make(self.bytes(k)))
     }
 
+    /// Chunk `k`, when it has been made.
+    pub fn made_chunk(&self, k: usize) -> Option<&T> {
+        self.made.get(k).and_then(OnceLock::get)
+    }
+
     /// How many chunks have been made so far.
     pub fn made(&self) -> usize {
         self.made.iter().filter(|c| c.get().is_some()).count()

@@ -143,6 +143,7 @@ impl TreeView {
             node,
             m.map(|m| &m.role),
             m.is_some_and(entry_line::bare_turn),
+            |n| s.has_label(n),
         )
     }
 
@@ -156,6 +157,7 @@ impl TreeView {
         node: u32,
         role: Option<&Role>,
         bare: bool,
+        labelled: impl FnOnce(u32) -> bool,
     ) -> bool {
         let kind = s.entries.kind(node as usize);
         if kind == Kind::Usage {
@@ -179,7 +181,7 @@ impl TreeView {
             Filter::Default => !setting,
             Filter::NoTools => !setting && role != Some(&Role::ToolResult),
             Filter::UserOnly => role == Some(&Role::User),
-            Filter::LabeledOnly => s.has_label(node),
+            Filter::LabeledOnly => labelled(node),
             Filter::All => true,
         }
     }

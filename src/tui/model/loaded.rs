@@ -382,6 +382,9 @@ pub struct LoadedSession {
     /// A long session's context at its leaf, worked out while its view
     /// was, for the first preview to take (see [`LoadedSession::take_leaf_context`]).
     leaf_context: std::sync::Mutex<Option<Context>>,
+    /// Per entry, whether it has a label (see [`Session::labelled`]):
+    /// made at the first filter that asks.
+    labelled: std::sync::OnceLock<Vec<bool>>,
 }
 
 /// Sessions of this many entries or more have their leaf's context worked
@@ -544,6 +547,7 @@ impl LoadedSession {
             columns,
             view,
             leaf_context: std::sync::Mutex::new(leaf_context.flatten()),
+            labelled: std::sync::OnceLock::new(),
         }
     }
 
@@ -628,6 +632,10 @@ impl LoadedSession {
             node,
             self.session.role_of(node),
             bare,
+            |n| {
+                let labelled = self.labelled.get_or_init(|| self.session.labelled());
+                labelled.get(n as usize).copied().unwrap_or(false)
+            },
         )
     }
 
