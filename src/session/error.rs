@@ -97,6 +97,14 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
+    /// Found in building the tree (not in reading a line).
+    pub fn is_tree(&self) -> bool {
+        matches!(
+            self,
+            ProblemKind::ParentLoop { .. } | ProblemKind::DuplicateId { .. }
+        )
+    }
+
     /// Damage (as opposed to a line still being written, or a note).
     pub fn is_damage(&self) -> bool {
         !matches!(

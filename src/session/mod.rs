@@ -347,7 +347,17 @@ impl Session {
         self.read_to = read_to;
         self.next_line = next_line;
         let added = self.entries.len() - before;
-        self.reindex();
+        // What pi appends grows the tree; anything else builds it again.
+        if self.is_legacy() || !self.tree.extend(&self.entries, before) {
+            self.reindex();
+        } else {
+            // The tree's own problems are as they were; the lines' may
+            // have changed (a last line finished, new damage).
+            let mut problems = self.line_problems.clone();
+            problems.extend(self.problems.iter().filter(|p| p.kind.is_tree()).cloned());
+            problems.sort_by_key(|p| p.line);
+            self.problems = problems;
+        }
         Ok(if added > 0 {
             Refresh::Appended(added)
         } else {

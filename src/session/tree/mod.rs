@@ -121,6 +121,36 @@ impl IdMap {
         }
     }
 
+    /// The table of the first `upto` entries' ids (each naming its last
+    /// occurrence, as [`id_map`] makes it), their keys hashed in one pass
+    /// that holds none of them (entries left in a stored index are read
+    /// a chunk at a time, and not kept); two entries' keys are compared
+    /// only when their hashes are equal. Room is left for a quarter more.
+    fn hashed(entries: &Entries, upto: usize) -> IdMap {
+        let hashes: Vec<u64> = entries
+            .map_runs(|first, run| {
+                let live = |k: usize| first + k < upto && run[k].kind != Kind::Header;
+                (0..run.len())
+                    .map(|k| if live(k) { hash_id(key_of(&run[k])) } else { 0 })
+                    .collect::<Vec<u64>>()
+            })
+            .concat();
+        let mut map = IdMap::with_capacity(upto + upto / 4);
+        for i in (0..upto.min(hashes.len())).filter(|&i| entries.kind(i) != Kind::Header) {
+            let h = hashes[i];
+            let same = |&j: &u32| {
+                hashes[j as usize] == h && key_of(&entries[j as usize]) == key_of(&entries[i])
+            };
+            match map.0.entry(h, same, |&j| hashes[j as usize]) {
+                hashbrown::hash_table::Entry::Occupied(mut o) => *o.get_mut() = i as u32,
+                hashbrown::hash_table::Entry::Vacant(v) => {
+                    v.insert(i as u32);
+                }
+            }
+        }
+        map
+    }
+
     fn get(&self, entries: &Entries, id: &str) -> Option<u32> {
         self.0
             .find(hash_id(id), |&j| {
@@ -455,8 +485,152 @@ impl Tree {
     /// the tree was built from.
     pub fn find(&self, entries: &Entries, id: &str) -> Option<u32> {
         self.by_id
-            .get_or_init(|| id_map(entries, |_, _| ()))
+            .get_or_init(|| IdMap::hashed(entries, entries.len()))
             .get(entries, id)
+    }
+
+    /// This tree (of the entries before `from`) grown by the entries from
+    /// `from` on, when that gives what [`Tree::build`] of them all gives
+    /// and the growth is what pi writes: every new entry has an id no
+    /// entry had, names a parent by a truthy id that is not its own, is
+    /// no header, and is the newest (by time) of its parent's children.
+    /// Then `true`, and nothing else is read of the entries before
+    /// `from` than a few; `false` leaves the tree as it was, to be built
+    /// again.
+    pub fn extend(&mut self, entries: &Entries, from: usize) -> bool {
+        let n = entries.len();
+        if self.parent.len() != from || from > n {
+            return false;
+        }
+        if from == n {
+            return true;
+        }
+        let by_id = self.by_id.get_or_init(|| IdMap::hashed(entries, from));
+        // Every new id: new, and no header among them (pi's `undefined`
+        // key, that of entries without one, is not taken either).
+        let mut new_ids: HashMap<&str, u32> = HashMap::default();
+        for i in from..n {
+            let e = &entries[i];
+            let Some(id) = e.id.as_deref() else {
+                return false;
+            };
+            let taken = id == jskey::UNDEFINED || by_id.get(entries, id).is_some();
+            if e.kind == Kind::Header || taken || new_ids.insert(id, i as u32).is_some() {
+                return false;
+            }
+        }
+        // No earlier entry named one of them as its parent (it hung at the
+        // root for want of it): the entries without a parent are few.
+        let mut roots = (0..from).filter(|&i| self.parent[i] == NO_PARENT);
+        let named_new = roots.by_ref().take(4096).any(|i| match &entries[i].parent {
+            Parent::Id(p) => new_ids.contains_key(p.as_str()),
+            _ => false,
+        });
+        if named_new || roots.next().is_some() {
+            return false;
+        }
+        // Each new entry's parent node (`None`: a root), checked before
+        // anything changes.
+        let mut parents: Vec<Option<u32>> = Vec::with_capacity(n - from);
+        // The newest time among each parent's children so far.
+        let mut newest: HashMap<u32, i64> = HashMap::default();
+        for i in from..n {
+            let e = &entries[i];
+            let parent = match &e.parent {
+                Parent::Id(p) if e.id.as_ref() == Some(p) || !jskey::is_truthy(p) => return false,
+                Parent::Id(p) => match new_ids.get(p.as_str()) {
+                    // A later entry: pi's tree may loop there.
+                    Some(&j) if j as usize >= i => return false,
+                    Some(&j) => Some(j),
+                    None => by_id.get(entries, p),
+                },
+                Parent::Null | Parent::Invalid => None,
+                Parent::Missing => return false,
+            };
+            if let Some(p) = parent {
+                let Some(time) = e.time_ms() else {
+                    return false;
+                };
+                let latest = match newest.get(&p) {
+                    Some(&t) => Some(t),
+                    None => match self.newest_child(entries, p) {
+                        Some(t) => t,
+                        None => return false,
+                    },
+                };
+                if latest.is_some_and(|t| t > time) {
+                    return false;
+                }
+                newest.insert(p, time);
+            }
+            parents.push(parent);
+        }
+        drop(newest);
+        if let Some(map) = self.by_id.get_mut() {
+            for (id, i) in new_ids {
+                map.insert(entries, id, i);
+            }
+        }
+        let cut_from = self.roots.len() - self.cut_roots;
+        let mut new_roots = Vec::new();
+        let mut children: Vec<(u32, u32)> = Vec::new();
+        for (k, parent) in parents.iter().enumerate() {
+            let i = (from + k) as u32;
+            let e = &entries[i as usize];
+            self.parent.push(parent.unwrap_or(NO_PARENT));
+            // (Every parent named here is a truthy id.)
+            self.walk_stops.push(!matches!(e.parent, Parent::Id(_)));
+            match parent {
+                Some(p) => children.push((*p, i)),
+                None => new_roots.push(i),
+            }
+            apply_label(&mut self.labels, e, i);
+        }
+        self.roots.splice(cut_from..cut_from, new_roots);
+        self.last = n.checked_sub(1).map(|l| l as u32);
+        self.add_children(n, children);
+        true
+    }
+
+    /// The newest time among `node`'s children: `Some(None)` for none,
+    /// `None` when one has no time or there are too many to look at.
+    fn newest_child(&self, entries: &Entries, node: u32) -> Option<Option<i64>> {
+        let kids = self.children(node);
+        if kids.len() > 64 {
+            return None;
+        }
+        kids.iter().try_fold(None, |most: Option<i64>, &c| {
+            let t = entries.get(c as usize).and_then(Entry::time_ms)?;
+            Some(Some(most.map_or(t, |m| m.max(t))))
+        })
+    }
+
+    /// Grows the children's lists to `n` nodes, each `(parent, child)` of
+    /// `added` put last among its parent's children, in the order given;
+    /// only the lists from the first parent named on are moved.
+    fn add_children(&mut self, n: usize, mut added: Vec<(u32, u32)>) {
+        added.sort_by_key(|&(p, _)| p);
+        let old = self.child_start.len() - 1;
+        let first = added.first().map_or(old, |&(p, _)| (p as usize).min(old));
+        let split = self.child_start[first] as usize;
+        let moved = self.child_list.split_off(split);
+        let starts: Vec<u32> = self.child_start[first..].to_vec();
+        self.child_start.truncate(first + 1);
+        let mut adds = added.into_iter().peekable();
+        for node in first..n {
+            if node < old {
+                let (a, b) = (
+                    starts[node - first] as usize,
+                    starts[node - first + 1] as usize,
+                );
+                self.child_list
+                    .extend_from_slice(&moved[a - split..b - split]);
+            }
+            while let Some((_, c)) = adds.next_if(|&(p, _)| p as usize == node) {
+                self.child_list.push(c);
+            }
+            self.child_start.push(self.child_list.len() as u32);
+        }
     }
 
     /// Root nodes in file order (a node can appear twice when its id
@@ -945,5 +1119,134 @@ mod tests {
         let mut list = vec![0, 1, 2, 3];
         sort_like_v8(&mut list, |o| times[o as usize]);
         assert_eq!(list, vec![3, 1, 0, 2]);
+    }
+
+    /// Two trees alike in everything a caller can ask of them.
+    fn assert_same_tree(a: &Tree, b: &Tree, entries: &Entries, what: &str) {
+        assert_eq!(a.parent, b.parent, "parents, {what}");
+        assert_eq!(a.child_start, b.child_start, "children, {what}");
+        assert_eq!(a.child_list, b.child_list, "children, {what}");
+        assert_eq!(
+            (&a.roots, a.cut_roots),
+            (&b.roots, b.cut_roots),
+            "roots, {what}"
+        );
+        assert_eq!(a.labels, b.labels, "labels, {what}");
+        assert_eq!(a.last, b.last, "last, {what}");
+        assert_eq!(a.walk_stops, b.walk_stops, "walks, {what}");
+        assert_eq!(a.walk_only, b.walk_only, "walks, {what}");
+        for e in entries.iter() {
+            let key = key_of(e);
+            assert_eq!(a.find(entries, key), b.find(entries, key), "{key}, {what}");
+        }
+    }
+
+    /// Entries `..k` and all of them, as two lists.
+    fn prefix_and_all(all: &[Entry], k: usize) -> (Entries, Entries) {
+        let mut prefix = Entries::default();
+        let mut full = Entries::default();
+        for (i, e) in all.iter().enumerate() {
+            if i < k {
+                prefix.push(e.clone());
+            }
+            full.push(e.clone());
+        }
+        (prefix, full)
+    }
+
+    /// The tree of entries `..k` grown by the rest, its id table made
+    /// when it was built or (`fresh_ids`) at the first lookup: when it
+    /// grows, the tree built of them all; when not, unchanged. Whether it
+    /// grew.
+    fn grown_or_unchanged(all: &[Entry], k: usize, fresh_ids: bool, what: &str) -> bool {
+        let (prefix, full) = prefix_and_all(all, k);
+        let mut tree = Tree::build(&prefix, &mut Vec::new());
+        if fresh_ids {
+            tree.by_id = std::sync::OnceLock::new();
+        }
+        let before = tree.clone();
+        if !tree.extend(&full, k) {
+            assert_same_tree(&tree, &before, &prefix, &format!("unchanged, {what}"));
+            return false;
+        }
+        let built = Tree::build(&full, &mut Vec::new());
+        assert_same_tree(&tree, &built, &full, &format!("grown at {k}, {what}"));
+        true
+    }
+
+    /// A tree grown by entries appended to its file is the tree built of
+    /// them all: every test file cut at every line (or at a hundred
+    /// lines, for long ones), and random growths with forks, roots,
+    /// labels, times out of order or missing, repeated, self-named and
+    /// missing parents. A growth the tree cannot take leaves it as it
+    /// was (it is then built again); the common ones it takes.
+    #[test]
+    fn a_tree_grown_is_the_tree_built() {
+        // Growths taken and not: the files', then random ones.
+        let mut files = [0usize; 2];
+        let mut random = [0usize; 2];
+        for path in crate::session::read::file::test_session_files() {
+            use crate::session::read::index_pass::{Detail, scan_entries};
+            let mut all: Vec<Entry> = Vec::new();
+            if scan_entries(&path, Detail::Full, |e, _| all.push(e)).is_err() {
+                continue;
+            }
+            let step = all.len().div_ceil(100).max(1);
+            for k in (0..=all.len()).step_by(step) {
+                let what = format!("{} at {k}", path.display());
+                files[usize::from(!grown_or_unchanged(&all, k, k % 2 == 0, &what))] += 1;
+            }
+        }
+        let mut x: u64 = 0x9e37;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for round in 0..300 {
+            let n = 2 + next(30) as usize;
+            let mut all: Vec<Entry> = Vec::new();
+            for i in 0..n {
+                let id = match next(40) {
+                    0 => None,
+                    1 if i > 0 => Some(format!("e{}", next(i as u64))),
+                    _ => Some(format!("e{i}")),
+                };
+                let parent = match next(20) {
+                    0 => Parent::Null,
+                    1 => Parent::Missing,
+                    2 => Parent::Invalid,
+                    3 => Parent::Id(Id::from("")),
+                    4 if i > 0 => Parent::Id(Id::from(format!("e{}", next(i as u64)).as_str())),
+                    5 => Parent::Id(Id::from(format!("e{}", i + 1).as_str())),
+                    6 => Parent::Id(Id::from(format!("e{i}").as_str())),
+                    _ if i > 0 => Parent::Id(Id::from(format!("e{}", i - 1).as_str())),
+                    _ => Parent::Null,
+                };
+                let mut e = entry(i as u32 + 2, id.as_deref(), parent, next(60) == 0);
+                e.time = match next(12) {
+                    0 => crate::session::line::entry::NAN_MS,
+                    1 => i as i64 - 3,
+                    _ => i as i64,
+                };
+                if next(8) == 0 && i > 0 {
+                    e.kind = Kind::Label;
+                    e.info = Info::Label(Box::new(crate::session::line::entry::LabelChange {
+                        target: Some(Id::from(format!("e{}", next(i as u64)).as_str())),
+                        label: (next(3) > 0).then(|| CompactString::from("l")),
+                        ..Default::default()
+                    }));
+                }
+                all.push(e);
+            }
+            for k in 0..=n {
+                let what = format!("round {round}");
+                random[usize::from(!grown_or_unchanged(&all, k, round % 2 == 0, &what))] += 1;
+            }
+        }
+        // The files' growths are mostly taken; random ones both ways.
+        assert!(files[0] > 2 * files[1], "the files: {files:?}");
+        assert!(random[0] > 300 && random[1] > 300, "random: {random:?}");
     }
 }
