@@ -38,14 +38,22 @@ fn kind_of(t: u8) -> Option<Kind> {
 }
 
 /// The entries of a session, by index (`u32` in the tree, `usize` here).
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Entries {
     /// The first entries, left in a stored index.
     stored: Option<Arc<Stored>>,
-    /// The entries after those (all of them, for a session read from its
-    /// file).
+    /// The entries after those read from the session file once, shared
+    /// by every copy of the entries: reading on from a copy of a session
+    /// of ten million entries copies none of them.
+    frozen: Arc<Vec<Entry>>,
+    /// The entries read since (all of them, for a session read from its
+    /// file and not yet frozen).
     tail: Vec<Entry>,
 }
+
+/// The entries read on since a session was frozen are frozen with it
+/// again from this many (and an eighth of the frozen ones) on.
+pub(crate) const FREEZE_FROM: usize = 1 << 16;
 
 /// Where a stored chunk lies in the index and where it starts in the
 /// session file.
@@ -218,7 +226,7 @@ impl Entries {
     pub(crate) fn stored(stored: Stored) -> Entries {
         Entries {
             stored: Some(Arc::new(stored)),
-            tail: Vec::new(),
+            ..Entries::default()
         }
     }
 
@@ -228,7 +236,15 @@ impl Entries {
     }
 
     pub fn len(&self) -> usize {
-        self.stored_len() + self.tail.len()
+        self.stored_len() + self.frozen.len() + self.tail.len()
+    }
+
+    /// Entry `j` of those read from the session file: frozen, then since.
+    fn read(&self, j: usize) -> Option<&Entry> {
+        match j.checked_sub(self.frozen.len()) {
+            None => self.frozen.get(j),
+            Some(k) => self.tail.get(k),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -238,7 +254,7 @@ impl Entries {
     pub fn get(&self, i: usize) -> Option<&Entry> {
         match &self.stored {
             Some(s) if i < s.types.len() => s.chunk(i / CHUNK).get(i % CHUNK),
-            _ => self.tail.get(i - self.stored_len()),
+            _ => self.read(i - self.stored_len()),
         }
     }
 
@@ -264,7 +280,7 @@ impl Entries {
     fn type_byte(&self, i: usize) -> Option<u8> {
         match &self.stored {
             Some(s) if i < s.types.len() => Some(s.types[i]),
-            _ => self.tail.get(i - self.stored_len()).map(type_byte),
+            _ => self.read(i - self.stored_len()).map(type_byte),
         }
     }
 
@@ -294,13 +310,22 @@ impl Entries {
     /// held at once.
     pub(crate) fn map_runs<R: Send>(&self, f: impl Fn(usize, &[Entry]) -> R + Sync) -> Vec<R> {
         let stored_runs = self.stored.as_ref().map_or(0, |s| s.chunks.len());
+        let frozen_runs = self.frozen.len().div_ceil(CHUNK);
         let tail_runs = self.tail.len().div_ceil(CHUNK);
-        crate::par::map(stored_runs + tail_runs, 1, |k| match &self.stored {
-            Some(s) if k < stored_runs => s.with_chunk(k, |run| f(s.range(k).start, run)),
-            _ => {
-                let from = (k - stored_runs) * CHUNK;
-                let run = &self.tail[from..(from + CHUNK).min(self.tail.len())];
-                f(self.stored_len() + from, run)
+        let run_of = |part: &[Entry], k: usize, first: usize| {
+            let from = k * CHUNK;
+            f(first + from, &part[from..(from + CHUNK).min(part.len())])
+        };
+        crate::par::map(stored_runs + frozen_runs + tail_runs, 1, |k| {
+            let base = self.stored_len();
+            match &self.stored {
+                Some(s) if k < stored_runs => s.with_chunk(k, |run| f(s.range(k).start, run)),
+                _ if k < stored_runs + frozen_runs => run_of(&self.frozen, k - stored_runs, base),
+                _ => run_of(
+                    &self.tail,
+                    k - stored_runs - frozen_runs,
+                    base + self.frozen.len(),
+                ),
             }
         })
     }
@@ -335,6 +360,13 @@ impl Entries {
         self.stored.as_ref().map_or(0, |s| s.chunks.made())
     }
 
+    /// Whether the entries read from the session file that `self` has
+    /// frozen are the very ones `other` has (not a copy).
+    #[cfg(test)]
+    pub(crate) fn shares_frozen(&self, other: &Entries) -> bool {
+        !self.frozen.is_empty() && Arc::ptr_eq(&self.frozen, &other.frozen)
+    }
+
     pub(crate) fn push(&mut self, e: Entry) {
         self.tail.push(e);
     }
@@ -342,18 +374,48 @@ impl Entries {
     /// The entries to change in place (migration, the outline's infos):
     /// any left in a stored index are read first.
     pub(crate) fn as_mut_slice(&mut self) -> &mut [Entry] {
-        if let Some(s) = self.stored.take() {
-            let mut all: Vec<Entry> = (0..s.chunks.len())
+        let frozen = std::mem::take(&mut self.frozen);
+        let frozen = Arc::try_unwrap(frozen).unwrap_or_else(|shared| shared.to_vec());
+        let mut all: Vec<Entry> = match self.stored.take() {
+            Some(s) => (0..s.chunks.len())
                 .flat_map(|k| s.chunk(k).iter().cloned())
-                .collect();
+                .chain(frozen)
+                .collect(),
+            None => frozen,
+        };
+        if !all.is_empty() {
             all.append(&mut self.tail);
             self.tail = all;
         }
         &mut self.tail
     }
 
-    pub(crate) fn shrink_to_fit(&mut self) {
-        self.tail.shrink_to_fit();
+    /// Shares the entries read so far with every copy made from now on
+    /// (see [`Entries::frozen`]): all of them the first time, then those
+    /// read on once they are many.
+    pub(crate) fn freeze(&mut self) {
+        let enough = FREEZE_FROM.max(self.frozen.len() / 8);
+        if self.tail.is_empty() || (!self.frozen.is_empty() && self.tail.len() < enough) {
+            return;
+        }
+        let mut tail = std::mem::take(&mut self.tail);
+        let mut frozen = match Arc::try_unwrap(std::mem::take(&mut self.frozen)) {
+            Ok(mine) if mine.is_empty() => tail,
+            Ok(mut mine) => {
+                mine.append(&mut tail);
+                mine
+            }
+            Err(shared) => shared.iter().cloned().chain(tail).collect(),
+        };
+        frozen.shrink_to_fit();
+        self.frozen = Arc::new(frozen);
+    }
+}
+
+/// The entries in order, however they are held.
+impl std::fmt::Debug for Entries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -365,7 +427,10 @@ impl PartialEq for Entries {
 
 impl From<Vec<Entry>> for Entries {
     fn from(tail: Vec<Entry>) -> Entries {
-        Entries { stored: None, tail }
+        Entries {
+            tail,
+            ..Entries::default()
+        }
     }
 }
 

@@ -239,8 +239,8 @@ impl Session {
             read_to,
             next_line,
         } = scanned;
-        // Grown by doubling: up to twice what it holds.
-        entries.shrink_to_fit();
+        // Grown by doubling: up to twice what it holds; then shared.
+        entries.freeze();
         outline.facts.shrink_to_fit();
         header.raw = blocks::read_span(&mut file, header.span.offset, header.span.len)
             .map_err(|e| SessionError::io(path, e))?
@@ -347,6 +347,7 @@ impl Session {
         self.read_to = read_to;
         self.next_line = next_line;
         let added = self.entries.len() - before;
+        self.entries.freeze();
         // What pi appends grows the tree; anything else builds it again.
         if self.is_legacy() || !self.tree.extend(&self.entries, before) {
             self.reindex();
@@ -363,6 +364,18 @@ impl Session {
         } else {
             Refresh::Unchanged
         })
+    }
+
+    /// Whether the file is as it was last read: nothing appended, its
+    /// header and the bytes read unchanged (what makes [`Session::refresh`]
+    /// answer `Unchanged` at once), asked without reading a line.
+    pub fn unchanged_on_disk(&self) -> Result<bool, SessionError> {
+        let io = |e| SessionError::io(&self.path, e);
+        let mut file = open_file(&self.path)?;
+        let len = file.metadata().map_err(io)?.len();
+        Ok(len == self.read_to
+            && self.header_unchanged(&mut file)?
+            && self.prefix.matches(&file).map_err(io)?)
     }
 
     fn header_unchanged(&self, file: &mut File) -> Result<bool, SessionError> {
@@ -643,6 +656,61 @@ mod tests {
     /// entries with `"id":[]` stay two nodes, and a `parentId` that is an
     /// object finds neither. Read small (one block) and big (blocks parsed
     /// on several threads), and again after an append.
+    #[test]
+    fn a_copy_read_on_shares_what_was_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("grows.jsonl");
+        let mut data = String::from(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n",
+        );
+        let line = |i: usize| {
+            let parent = i
+                .checked_sub(1)
+                .map_or("null".to_string(), |p| format!("\"e{p}\""));
+            format!(
+                "{{\"type\":\"message\",\"id\":\"e{i}\",\"parentId\":{parent},\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"m{i}\"}}}}\n"
+            )
+        };
+        for i in 0..100 {
+            data.push_str(&line(i));
+        }
+        std::fs::write(&path, &data).unwrap();
+        let first = Session::open(&path).unwrap();
+        // Appended in two rounds, each read on from a copy, as the browser
+        // does; the second one past the point where the new entries are
+        // frozen too.
+        let mut now = first.clone();
+        let mut n = 100;
+        for more in [3, super::entries::FREEZE_FROM + 5] {
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            for i in n..n + more {
+                file.write_all(line(i).as_bytes()).unwrap();
+            }
+            n += more;
+            let before = now.clone();
+            assert!(now.entries.shares_frozen(&before.entries));
+            assert_eq!(now.refresh().unwrap(), Refresh::Appended(more));
+            let fresh = Session::open(&path).unwrap();
+            assert!(now.entries == fresh.entries);
+            assert_eq!(format!("{:?}", now.entries), format!("{:?}", fresh.entries));
+            assert_eq!(now.tree.preorder(), fresh.tree.preorder());
+            assert_eq!(
+                before.entries.len(),
+                n - more,
+                "the copy read from is as it was"
+            );
+        }
+        assert_eq!(first.entries.len(), 100);
+        // Changed in place, a shared copy is copied first.
+        let mut changed = now.clone();
+        changed.entries.as_mut_slice()[0].line = 999;
+        assert_eq!(now.entries[0].line, 2);
+        assert_eq!(changed.entries[0].line, 999);
+    }
+
     #[test]
     fn object_ids_are_keys_of_their_own() {
         let dir = tempfile::tempdir().unwrap();

@@ -203,6 +203,11 @@ impl JobContext {
 
     /// Reads on from where `loaded` stopped; `None` when nothing changed.
     fn refresh(&self, loaded: &LoadedSession) -> Option<Result<Arc<LoadedSession>, OpenError>> {
+        // A file event that changed nothing read costs no copy of a long
+        // session.
+        if loaded.session.unchanged_on_disk().unwrap_or(false) {
+            return None;
+        }
         let mut session = (*loaded.session).clone();
         let home = self.home.as_deref();
         let read = match session.refresh() {
