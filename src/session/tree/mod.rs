@@ -896,19 +896,24 @@ mod tests {
         }
     }
 
+    /// Numbers below `m` for each `next(m)`, the same from the same `seed`.
+    fn numbers(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut x = seed;
+        move |m| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        }
+    }
+
     /// Random graphs with repeated ids, forward and self references, and
     /// headers: each live entry hangs under the node its parentId names
     /// unless that edge was cut (and reported) to break a loop, and every
     /// node is reached from a root.
     #[test]
     fn random_graphs_keep_pis_edges_and_have_no_loops() {
-        let mut x: u64 = 0x5eed;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut next = numbers(0x5eed);
         for round in 0..400 {
             let n = 1 + next(40) as usize;
             let ids = 1 + next(n as u64 + 3);
@@ -1050,13 +1055,7 @@ mod tests {
     /// random sessions with repeated ids, labels, headers and loops.
     #[test]
     fn threads_build_the_same_tree() {
-        let mut x: u64 = 0xfeed;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut next = numbers(0xfeed);
         for n in [30_000usize, 70_001] {
             let ids = n as u64 - next(n as u64 / 10);
             let entries: Vec<Entry> = (0..n)
@@ -1197,13 +1196,7 @@ mod tests {
                 files[usize::from(!grown_or_unchanged(&all, k, k % 2 == 0, &what))] += 1;
             }
         }
-        let mut x: u64 = 0x9e37;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut next = numbers(0x9e37);
         for round in 0..300 {
             let n = 2 + next(30) as usize;
             let mut all: Vec<Entry> = Vec::new();
