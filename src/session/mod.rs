@@ -172,6 +172,15 @@ pub enum Refresh {
     Reloaded,
 }
 
+/// A session's file against what was read of it.
+enum OnDisk {
+    /// Cut short, or its header or the bytes read changed.
+    Rewritten,
+    AsRead,
+    /// Bytes appended after those read.
+    Grown,
+}
+
 impl Session {
     /// Reads a session file with everything the browser shows.
     pub fn open(path: impl AsRef<Path>) -> Result<Session, SessionError> {
@@ -304,16 +313,13 @@ impl Session {
         let path = self.path.clone();
         let io = |e| SessionError::io(&path, e);
         let mut file = open_file(&path)?;
-        let len = file.metadata().map_err(io)?.len();
-        if len < self.read_to
-            || !self.header_unchanged(&mut file)?
-            || !self.prefix.matches(&file).map_err(io)?
-        {
-            *self = Session::open_with(&path, self.detail)?;
-            return Ok(Refresh::Reloaded);
-        }
-        if len == self.read_to {
-            return Ok(Refresh::Unchanged);
+        match self.on_disk(&mut file)? {
+            OnDisk::Rewritten => {
+                *self = Session::open_with(&path, self.detail)?;
+                return Ok(Refresh::Reloaded);
+            }
+            OnDisk::AsRead => return Ok(Refresh::Unchanged),
+            OnDisk::Grown => {}
         }
         let scanned = file.try_clone().map_err(io)?;
         // A previous unfinished last line is read again now.
@@ -354,10 +360,13 @@ impl Session {
         } else {
             // The tree's own problems are as they were; the lines' may
             // have changed (a last line finished, new damage).
-            let mut problems = self.line_problems.clone();
-            problems.extend(self.problems.iter().filter(|p| p.kind.is_tree()).cloned());
-            problems.sort_by_key(|p| p.line);
-            self.problems = problems;
+            let tree: Vec<Problem> = self
+                .problems
+                .iter()
+                .filter(|p| p.kind.is_tree())
+                .cloned()
+                .collect();
+            self.set_problems(tree);
         }
         Ok(if added > 0 {
             Refresh::Appended(added)
@@ -370,12 +379,23 @@ impl Session {
     /// header and the bytes read unchanged (what makes [`Session::refresh`]
     /// answer `Unchanged` at once), asked without reading a line.
     pub fn unchanged_on_disk(&self) -> Result<bool, SessionError> {
-        let io = |e| SessionError::io(&self.path, e);
         let mut file = open_file(&self.path)?;
+        Ok(matches!(self.on_disk(&mut file)?, OnDisk::AsRead))
+    }
+
+    /// What `file`, the session's file opened again, is against what was
+    /// read of it.
+    fn on_disk(&self, file: &mut File) -> Result<OnDisk, SessionError> {
+        let io = |e| SessionError::io(&self.path, e);
         let len = file.metadata().map_err(io)?.len();
-        Ok(len == self.read_to
-            && self.header_unchanged(&mut file)?
-            && self.prefix.matches(&file).map_err(io)?)
+        let rewritten = len < self.read_to
+            || !self.header_unchanged(file)?
+            || !self.prefix.matches(file).map_err(io)?;
+        Ok(match (rewritten, len == self.read_to) {
+            (true, _) => OnDisk::Rewritten,
+            (false, true) => OnDisk::AsRead,
+            (false, false) => OnDisk::Grown,
+        })
     }
 
     fn header_unchanged(&self, file: &mut File) -> Result<bool, SessionError> {
@@ -405,8 +425,16 @@ impl Session {
         if self.header.version < 3 {
             migrate::rename_hook_messages(self.entries.as_mut_slice());
         }
+        let mut tree = Vec::new();
+        self.tree = Tree::build(&self.entries, &mut tree);
+        self.set_problems(tree);
+    }
+
+    /// The session's problems: its lines', then those its `tree` found,
+    /// in line order.
+    fn set_problems(&mut self, tree: Vec<Problem>) {
         let mut problems = self.line_problems.clone();
-        self.tree = Tree::build(&self.entries, &mut problems);
+        problems.extend(tree);
         problems.sort_by_key(|p| p.line);
         self.problems = problems;
     }
@@ -652,10 +680,10 @@ mod tests {
         assert!(messages > 300, "{messages}");
     }
 
-    /// Every object or array id is a `Map` key of its own, as in pi: two
-    /// entries with `"id":[]` stay two nodes, and a `parentId` that is an
-    /// object finds neither. Read small (one block) and big (blocks parsed
-    /// on several threads), and again after an append.
+    /// A session read on from a copy of it, as the browser reads on,
+    /// shares the entries the copy had read (none copied), reads what a
+    /// fresh read does, and leaves the copy as it was; changed in place,
+    /// a shared copy is copied first.
     #[test]
     fn a_copy_read_on_shares_what_was_read() {
         let dir = tempfile::tempdir().unwrap();
@@ -711,6 +739,10 @@ mod tests {
         assert_eq!(changed.entries[0].line, 999);
     }
 
+    /// Every object or array id is a `Map` key of its own, as in pi: two
+    /// entries with `"id":[]` stay two nodes, and a `parentId` that is an
+    /// object finds neither. Read small (one block) and big (blocks parsed
+    /// on several threads), and again after an append.
     #[test]
     fn object_ids_are_keys_of_their_own() {
         let dir = tempfile::tempdir().unwrap();
