@@ -431,45 +431,80 @@ impl<'f> Listing<'f> {
             problems.extend(listed.problems);
             subfolders = listed.subfolders;
         }
-        let mut files: Vec<_> = founds.into_iter().flat_map(|f| f.0).collect();
-        files.sort_unstable_by_key(|(at, ..)| *at);
         let (folder, scope) = (self.folder, self.scope);
-        let mut out: Vec<Candidate> = files
-            .into_iter()
-            .filter_map(|(_, path, stat)| match stat {
+        let total = founds.iter().map(|f| f.0.len()).sum();
+        let (mut files, mut places) = (Vec::with_capacity(total), Vec::with_capacity(total));
+        let mut not_regular = Vec::new();
+        for (at, path, stat) in founds.into_iter().flat_map(|f| f.0) {
+            let meta = match stat {
                 Stat::NotRegular(kind) => {
-                    // A FIFO, socket or device would block the read; a folder
-                    // has nothing to read. Each is named, never read.
-                    let why = crate::session::read::file::NotRegular { kind };
-                    problems.push(CatalogProblem::new(&path, why.to_string()));
-                    None
+                    not_regular.push((at, path, kind));
+                    continue;
                 }
-                Stat::File(stamp) => Some(Candidate {
-                    meta: Some(stamp),
-                    path,
-                }),
-                Stat::Failed => Some(Candidate { path, meta: None }),
-            })
-            .collect();
-        // Borrowed, not copied: a sort compares names thousands of times.
-        fn name(c: &Candidate) -> std::borrow::Cow<'_, str> {
-            c.path.file_name().unwrap_or_default().to_string_lossy()
+                Stat::File(stamp) => Some(stamp),
+                Stat::Failed => None,
+            };
+            files.push(Candidate { path, meta });
+            places.push(at as u32);
         }
-        if folder.layout == Layout::Flat {
-            out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
-        } else if scope == Scope::Current {
-            // pi lists one project folder by name, last first.
-            out.sort_by(|a, b| locale_cmp(&name(b), &name(a)));
-        } else {
-            let mtime = |c: &Candidate| c.meta.map(|m| m.mtime_ns);
-            out.sort_by(|a, b| {
-                mtime(b)
-                    .cmp(&mtime(a))
-                    .then_with(|| locale_cmp(&name(b), &name(a)))
+        // A FIFO, socket or device would block the read; a folder has
+        // nothing to read. Each is named, never read, in listing order.
+        not_regular.sort_unstable_by_key(|(at, ..)| *at);
+        for (_, path, kind) in not_regular {
+            let why = crate::session::read::file::NotRegular { kind };
+            problems.push(CatalogProblem::new(&path, why.to_string()));
+        }
+        // pi lists one project folder, or a flat one, by name, last first;
+        // every project newest first, then by name.
+        let by_time = folder.layout != Layout::Flat && scope == Scope::All;
+        (in_pis_order(files, &places, by_time), subfolders)
+    }
+}
+
+/// `files` in pi's order: newest first when `by_time` (files of the same
+/// time, and all of them otherwise, by name, last first), files alike in
+/// both by their `places` in the listing (one each, all different). A
+/// small key per file is sorted, by time and place, then each run of one
+/// time by name:
+/// names are compared only where times tie. The files then move into
+/// their places in one pass.
+fn in_pis_order(mut files: Vec<Candidate>, places: &[u32], by_time: bool) -> Vec<Candidate> {
+    // Borrowed, not copied: a sort compares names thousands of times.
+    fn name(c: &Candidate) -> std::borrow::Cow<'_, str> {
+        c.path.file_name().unwrap_or_default().to_string_lossy()
+    }
+    let mut order: Vec<(Option<i128>, u32, u32)> = files
+        .iter()
+        .zip(places)
+        .enumerate()
+        .map(|(i, (c, &at))| (c.meta.filter(|_| by_time).map(|m| m.mtime_ns), at, i as u32))
+        .collect();
+    order.sort_unstable_by(|(ta, a, _), (tb, b, _)| tb.cmp(ta).then(a.cmp(b)));
+    for run in order.chunk_by_mut(|x, y| x.0 == y.0) {
+        if run.len() > 1 {
+            let file = |i: u32| &files[i as usize];
+            run.sort_unstable_by(|(_, xa, x), (_, ya, y)| {
+                locale_cmp(&name(file(*y)), &name(file(*x))).then(xa.cmp(ya))
             });
         }
-        (out, subfolders)
     }
+    // Place k takes the file at `order[k]`: each cycle of the permutation
+    // is followed by swaps, its places marked done.
+    const DONE: u32 = u32::MAX;
+    let mut from: Vec<u32> = order.into_iter().map(|(.., i)| i).collect();
+    for start in 0..from.len() {
+        let mut k = start;
+        while from[k] != DONE {
+            let next = from[k] as usize;
+            from[k] = DONE;
+            if next == start {
+                break;
+            }
+            files.swap(k, next);
+            k = next;
+        }
+    }
+    files
 }
 
 /// The `.jsonl` entries of `dir` (the folder numbered `at`), to be stat'ed
@@ -525,6 +560,14 @@ pub fn locale_cmp(a: &str, b: &str) -> Ordering {
         };
         (class, c.to_lowercase().next().unwrap_or(c))
     }
+    // What both start with compares equal in every pass: only the rest is
+    // compared (file names that differ late, as dated ones do, cost little).
+    let same = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let cut = (0..=same)
+        .rev()
+        .find(|&i| a.is_char_boundary(i))
+        .unwrap_or(0);
+    let (a, b) = (&a[cut..], &b[cut..]);
     let pa = a.chars().map(primary);
     let pb = b.chars().map(primary);
     pa.cmp(pb)
@@ -666,5 +709,25 @@ mod tests {
         assert_eq!(locale_cmp("a", "B"), Ordering::Less);
         assert_eq!(locale_cmp("_a", "1"), Ordering::Less);
         assert_eq!(locale_cmp("2025-01", "2025-02"), Ordering::Less);
+    }
+
+    /// A start both names share changes no comparison, whatever follows
+    /// it: a case, punctuation against letters, characters that differ
+    /// only in their last byte, one name the start of the other.
+    #[test]
+    fn a_shared_start_leaves_the_order_alone() {
+        let rests = [
+            "", "a", "A", "b", "_", "1", "é", "è", "É", "ab", "aB", "a_", "Ω", "x.jsonl",
+        ];
+        for start in ["", "2026-01-05T13-49-10_", "é", "Ab-"] {
+            for x in rests {
+                for y in rests {
+                    let (a, b) = (format!("{start}{x}"), format!("{start}{y}"));
+                    assert_eq!(locale_cmp(&a, &b), locale_cmp(x, y), "{a:?} against {b:?}");
+                }
+            }
+        }
+        assert_eq!(locale_cmp("ab", "aB"), Ordering::Less);
+        assert_eq!(locale_cmp("xé", "xè"), locale_cmp("é", "è"));
     }
 }

@@ -301,6 +301,15 @@ impl<'f> CachedList<'f> {
     /// The list as pi's JSON, newest first, each row handed to `extra`
     /// once written (the subagent sessions under it are added so).
     pub fn json(self, extra: &RowExtra) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing into memory cannot fail.
+        let _ = self.write_json(extra, &mut out);
+        out
+    }
+
+    /// [`CachedList::json`] written to `out` a row at a time: the rows are
+    /// not joined first (megabytes of new memory for thousands of them).
+    pub fn write_json(self, extra: &RowExtra, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let rows: Vec<(usize, CachedRow)> = self
             .runs
             .iter()
@@ -309,23 +318,20 @@ impl<'f> CachedList<'f> {
             .collect();
         let mut order: Vec<u32> = (0..rows.len() as u32).collect();
         crate::session::tree::sort_like_v8(&mut order, |i| rows[i as usize].1.0.map(|t| -t));
-        let all = self
-            .runs
-            .iter()
-            .map(|(json, rows)| json.len() + rows.len())
-            .sum::<usize>();
-        let mut out = Vec::with_capacity(all + 3);
-        out.push(b'[');
+        let mut row = Vec::with_capacity(4096);
+        row.push(b'[');
         for (n, &i) in order.iter().enumerate() {
             if n > 0 {
-                out.push(b',');
+                row.push(b',');
             }
             let (run, (_, start, end, file)) = rows[i as usize];
-            out.extend_from_slice(&self.runs[run].0[start as usize..end as usize]);
-            extra(&self.files.candidates[file as usize].path, &mut out);
+            row.extend_from_slice(&self.runs[run].0[start as usize..end as usize]);
+            extra(&self.files.candidates[file as usize].path, &mut row);
+            out.write_all(&row)?;
+            row.clear();
         }
-        out.extend_from_slice(b"]\n");
-        out
+        row.extend_from_slice(b"]\n");
+        out.write_all(&row)
     }
 }
 

@@ -100,15 +100,15 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
                     subagents_cache.as_deref(),
                 ),
             };
-            let json = list.json(&|path, row| {
-                push_children(&children, path, row, &mut vec![path]);
-            });
             problems.extend(children.problems.iter().cloned());
-            std::mem::forget(cache);
             for p in problems.iter().chain(files.problems()) {
                 warn(p);
             }
-            out.write_all(&json)?;
+            list.write_json(
+                &|path, row| push_children(&children, path, row, &mut vec![path]),
+                out,
+            )?;
+            std::mem::forget(cache);
             return Ok(());
         }
     }

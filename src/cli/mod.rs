@@ -112,7 +112,8 @@ fn shown(path: &Path) -> String {
 /// Runs one scripting command, its output on stdout.
 pub fn run(command: Command) -> Result<()> {
     let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    // Lists and exports run to megabytes: written 64 KB a call.
+    let mut out = BufWriter::with_capacity(64 << 10, stdout.lock());
     if command.prints_exact() {
         execute(command, &mut out)?;
     } else {

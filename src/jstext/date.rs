@@ -174,6 +174,27 @@ pub fn push_iso(out: &mut Vec<u8>, ms: i64) {
     let days = ms.div_euclid(MS_PER_DAY);
     let rem = ms.rem_euclid(MS_PER_DAY);
     let (y, m, d) = civil_from_days(days);
+    let rem = rem.unsigned_abs();
+    // The usual years: each digit put in place in one buffer.
+    if let (Ok(y @ 0..=9999), Ok(m), Ok(d)) = (u64::try_from(y), u64::try_from(m), u64::try_from(d))
+    {
+        let mut b = *b"0000-00-00T00:00:00.000Z";
+        let mut put = |at: usize, width: usize, mut v: u64| {
+            for i in (at..at + width).rev() {
+                b[i] = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+        };
+        put(0, 4, y);
+        put(5, 2, m);
+        put(8, 2, d);
+        put(11, 2, rem / 3_600_000);
+        put(14, 2, rem / 60_000 % 60);
+        put(17, 2, rem / 1000 % 60);
+        put(20, 3, rem % 1000);
+        out.extend_from_slice(&b);
+        return;
+    }
     // Digit by digit, not through `format!`.
     if (0..=9999).contains(&y) {
         push_digits(out, y.unsigned_abs(), 4);
@@ -181,7 +202,6 @@ pub fn push_iso(out: &mut Vec<u8>, ms: i64) {
         out.push(if y < 0 { b'-' } else { b'+' });
         push_digits(out, y.unsigned_abs(), 6);
     }
-    let rem = rem.unsigned_abs();
     for (sep, v, width) in [
         (b'-', m.unsigned_abs(), 2),
         (b'-', d.unsigned_abs(), 2),

@@ -195,8 +195,12 @@ impl Records {
         if whole != file_len {
             return None;
         }
-        let mut region = vec![0; usize::try_from(len).ok()?];
-        read_exact_at(&file, &mut region, SUMMARIES_HEADER_LEN as u64).then_some(())?;
+        let region = crate::session::read::file::read_vec_at(
+            &file,
+            SUMMARIES_HEADER_LEN as u64,
+            usize::try_from(len).ok()?,
+        )
+        .ok()??;
         (xxhash_rust::xxh3::xxh3_64(&region) == hash).then_some(())?;
         // Records are a few hundred bytes each.
         let mut table = hashbrown::HashTable::with_capacity(region.len() / 256);

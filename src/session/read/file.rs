@@ -233,6 +233,19 @@ pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<
     Ok(true)
 }
 
+/// `len` bytes of `file` from `at`, `None` when it ends first. Read into
+/// memory never written before (no zeroing first), taken in huge pages
+/// where offered ([`crate::par::big_vec`]): megabytes read so cost the
+/// copy, not a fault every 4 KB as well.
+pub(crate) fn read_vec_at(file: &File, at: u64, len: usize) -> io::Result<Option<Vec<u8>>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut bytes = crate::par::big_vec(len);
+    let mut reader = file;
+    reader.seek(SeekFrom::Start(at))?;
+    reader.take(len as u64).read_to_end(&mut bytes)?;
+    Ok((bytes.len() == len).then_some(bytes))
+}
+
 /// Every `.jsonl` file under `tests/`: the corpora unit tests compare on.
 #[cfg(test)]
 pub(crate) fn test_session_files() -> Vec<std::path::PathBuf> {
