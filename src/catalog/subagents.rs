@@ -25,6 +25,8 @@
 //! the folders walked are remembered with their stamps, so a warm run only
 //! stats them, and lists again only a folder that changed.
 
+mod call_line;
+
 use super::cache::envelope::Envelope;
 use super::discover::{Candidate, FileStamp, Layout, Scope, SessionsFolder};
 use super::summary::SessionSummary;
@@ -392,8 +394,11 @@ fn top_level(
             None => {}
         }
     }
-    for (parent, kids) in unknown {
-        match call_windows(&parent) {
+    // Each parent's calls read on every core.
+    let unknown: Vec<(PathBuf, Vec<&SessionSummary>)> = unknown.into_iter().collect();
+    let windows = crate::par::map(unknown.len(), 1, |i| call_windows(&unknown[i].0));
+    for ((parent, kids), windows) in unknown.into_iter().zip(windows) {
+        match windows {
             Ok(windows) => {
                 for s in kids {
                     let started = s.created_ms.unwrap_or_default();
@@ -466,22 +471,22 @@ pub fn call_windows(path: &Path) -> std::io::Result<Vec<(i64, i64)>> {
         if calls.find(raw).is_none() && user.find(raw).is_none() {
             return true;
         }
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(raw) else {
+        // Only what the calls need is kept of the line (see `call_line`).
+        let Ok(line) = serde_json::from_slice::<call_line::CallLine>(raw) else {
             return true;
         };
-        let Some(at) = crate::jstext::date::value_ms(&v["timestamp"]) else {
+        let Some(at) = crate::jstext::date::value_ms(&line.timestamp) else {
             return true;
         };
-        if v["type"] != "message" {
+        if !line.is_message {
             return true;
         }
-        match v["message"]["role"].as_str() {
-            Some("assistant") => running.extend(call_ids(&v).into_iter().map(|id| (id, at))),
+        match line.role.as_deref() {
+            Some("assistant") => running.extend(line.call_ids.into_iter().map(|id| (id, at))),
             Some("toolResult") => {
-                for id in call_ids(&v) {
-                    if let Some(i) = running.iter().position(|(r, _)| *r == id) {
-                        windows.push((running.swap_remove(i).1, at));
-                    }
+                let answered = line.tool_call_id.as_ref();
+                if let Some(i) = running.iter().position(|(r, _)| Some(r) == answered) {
+                    windows.push((running.swap_remove(i).1, at));
                 }
             }
             Some("user") => windows.extend(running.drain(..).map(|(_, from)| (from, at))),

@@ -1,0 +1,334 @@
+//! What [`super::call_windows`] reads of a session line: its `type`, its
+//! `timestamp`, and its message's `role`, `toolCallId` and content blocks'
+//! `type` and `id`. Everything else is stepped over as it is read (still
+//! checked to be JSON), where a whole [`serde_json::Value`] of the line
+//! kept every text of it: a parent's lines are read by the thousand.
+//!
+//! Each field is the last of its name in its object, as `JSON.parse`
+//! keeps it; a field of an unexpected type reads as the tree of values
+//! would answer for it (a `role` that is no string is no role, content
+//! that is no array holds no call). [`CallLine::of_value`] gives the same
+//! from a parsed line, and the tests hold the two to each other.
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use std::fmt;
+
+/// A line as far as calls go (see the module's notes).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct CallLine {
+    /// Its `type` is the string `message`.
+    pub is_message: bool,
+    /// Its `timestamp` (`Null` when absent, as a parsed line answers).
+    pub timestamp: Value,
+    /// Its message's `role` when that is a string.
+    pub role: Option<String>,
+    /// Its message's `toolCallId` when that is a string.
+    pub tool_call_id: Option<String>,
+    /// The string ids of its message's content blocks of type `toolCall`,
+    /// in their order.
+    pub call_ids: Vec<String>,
+}
+
+#[cfg(test)]
+impl CallLine {
+    /// The same fields from a line parsed whole.
+    pub fn of_value(v: &Value) -> CallLine {
+        let message = &v["message"];
+        let calls = message["content"].as_array().into_iter().flatten();
+        CallLine {
+            is_message: v["type"] == "message",
+            timestamp: v["timestamp"].clone(),
+            role: message["role"].as_str().map(str::to_string),
+            tool_call_id: message["toolCallId"].as_str().map(str::to_string),
+            call_ids: calls
+                .filter(|c| c["type"] == "toolCall")
+                .filter_map(|c| c["id"].as_str().map(str::to_string))
+                .collect(),
+        }
+    }
+}
+
+/// The keys looked for, each read as it comes (escapes taken out first).
+enum Key {
+    Type,
+    Timestamp,
+    Message,
+    Role,
+    ToolCallId,
+    Content,
+    Id,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Key, E> {
+                Ok(match s {
+                    "type" => Key::Type,
+                    "timestamp" => Key::Timestamp,
+                    "message" => Key::Message,
+                    "role" => Key::Role,
+                    "toolCallId" => Key::ToolCallId,
+                    "content" => Key::Content,
+                    "id" => Key::Id,
+                    _ => Key::Other,
+                })
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+/// A value of any JSON type, read by `Visitor`'s `visit_map` when it is an
+/// object and stepped over otherwise (giving `T::default()`).
+macro_rules! any_value_visitor {
+    ($visitor:ident, $t:ty, $what:literal) => {
+        impl<'de> Visitor<'de> for $visitor {
+            type Value = $t;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str($what)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<$t, E> {
+                Ok(<$t>::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<$t, E> {
+                Ok(<$t>::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<$t, E> {
+                Ok(<$t>::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<$t, E> {
+                Ok(<$t>::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<$t, E> {
+                Ok(<$t>::default())
+            }
+            fn visit_unit<E>(self) -> Result<$t, E> {
+                Ok(<$t>::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<$t, A::Error> {
+                self.seq(seq)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$t, A::Error> {
+                self.map(map)
+            }
+        }
+    };
+}
+
+/// Steps over every element of `seq`.
+fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// A string value as a string, any other as `None`.
+fn string_or_none<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<String>, A::Error> {
+    Ok(match map.next_value::<Value>()? {
+        Value::String(s) => Some(s),
+        _ => None,
+    })
+}
+
+/// The line (a line that is no object has none of the fields).
+struct LineVisitor;
+
+impl LineVisitor {
+    fn seq<'de, A: SeqAccess<'de>>(self, seq: A) -> Result<CallLine, A::Error> {
+        skip_seq(seq).map(|()| CallLine::default())
+    }
+
+    fn map<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<CallLine, A::Error> {
+        let mut line = CallLine::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Type => line.is_message = map.next_value::<Value>()? == "message",
+                Key::Timestamp => line.timestamp = map.next_value()?,
+                Key::Message => {
+                    let m = map.next_value::<Message>()?;
+                    (line.role, line.tool_call_id, line.call_ids) =
+                        (m.role, m.tool_call_id, m.calls.0);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(line)
+    }
+}
+
+any_value_visitor!(LineVisitor, CallLine, "a session line");
+
+impl<'de> Deserialize<'de> for CallLine {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CallLine, D::Error> {
+        d.deserialize_any(LineVisitor)
+    }
+}
+
+/// A line's message (one that is no object has none of the fields).
+#[derive(Default)]
+struct Message {
+    role: Option<String>,
+    tool_call_id: Option<String>,
+    calls: Calls,
+}
+
+struct MessageVisitor;
+
+impl MessageVisitor {
+    fn seq<'de, A: SeqAccess<'de>>(self, seq: A) -> Result<Message, A::Error> {
+        skip_seq(seq).map(|()| Message::default())
+    }
+
+    fn map<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let mut m = Message::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Role => m.role = string_or_none(&mut map)?,
+                Key::ToolCallId => m.tool_call_id = string_or_none(&mut map)?,
+                Key::Content => m.calls = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(m)
+    }
+}
+
+any_value_visitor!(MessageVisitor, Message, "a message");
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Message, D::Error> {
+        d.deserialize_any(MessageVisitor)
+    }
+}
+
+/// The call ids of a message's content (none unless it is an array).
+#[derive(Default)]
+struct Calls(Vec<String>);
+
+struct CallsVisitor;
+
+impl CallsVisitor {
+    fn seq<'de, A: SeqAccess<'de>>(self, mut seq: A) -> Result<Calls, A::Error> {
+        let mut ids = Vec::new();
+        while let Some(block) = seq.next_element::<Block>()? {
+            if let Block {
+                is_call: true,
+                id: Some(id),
+            } = block
+            {
+                ids.push(id);
+            }
+        }
+        Ok(Calls(ids))
+    }
+
+    fn map<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Calls, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Calls::default())
+    }
+}
+
+any_value_visitor!(CallsVisitor, Calls, "a message's content");
+
+impl<'de> Deserialize<'de> for Calls {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Calls, D::Error> {
+        d.deserialize_any(CallsVisitor)
+    }
+}
+
+/// A content block: whether its `type` is `toolCall`, and its string id.
+#[derive(Default)]
+struct Block {
+    is_call: bool,
+    id: Option<String>,
+}
+
+struct BlockVisitor;
+
+impl BlockVisitor {
+    fn seq<'de, A: SeqAccess<'de>>(self, seq: A) -> Result<Block, A::Error> {
+        skip_seq(seq).map(|()| Block::default())
+    }
+
+    fn map<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Block, A::Error> {
+        let mut b = Block::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Type => b.is_call = map.next_value::<Value>()? == "toolCall",
+                Key::Id => b.id = string_or_none(&mut map)?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(b)
+    }
+}
+
+any_value_visitor!(BlockVisitor, Block, "a content block");
+
+impl<'de> Deserialize<'de> for Block {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Block, D::Error> {
+        d.deserialize_any(BlockVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallLine;
+
+    /// Read field by field, a line gives what the same line parsed whole
+    /// gives: duplicated keys (the last kept), escaped keys, fields of
+    /// every type, lines and messages that are no objects, nesting.
+    #[test]
+    fn a_line_read_for_its_calls_is_the_line_parsed_whole() {
+        let lines = [
+            r#"{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"a","arguments":{"x":[1,{"id":"no"}]}},{"type":"text","text":"hi"},{"type":"toolCall","id":"b"}]}}"#,
+            r#"{"type":"message","timestamp":5,"message":{"role":"toolResult","toolCallId":"a","content":"done"}}"#,
+            r#"{"type":"message","message":{"role":"user","content":"stop"}}"#,
+            r#"{"type":"message","timestamp":null,"message":{"role":"user","content":[{"type":"text","text":"x"}]}}"#,
+            r#"{"type":"mess\u0061ge","t\u0069mestamp":true,"message":{"r\u006fle":"assistant","content":[{"typ\u0065":"toolCall","\u0069d":"c"}]}}"#,
+            r#"{"type":"message","type":"custom","message":{"role":"assistant","content":[{"type":"toolCall","id":"d"}]}}"#,
+            r#"{"type":"custom","type":"message","message":{"role":"user"},"message":{"role":"assistant","content":[{"type":"toolCall","id":"e","id":7}]}}"#,
+            r#"{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"f","type":"text"},{"type":"text","type":"toolCall","id":"g"},1,null,"s",[{"type":"toolCall","id":"h"}]]}}"#,
+            r#"{"type":"message","message":{"role":7,"toolCallId":["a"],"content":{"type":"toolCall","id":"i"}}}"#,
+            r#"{"type":"message","message":{"role":"toolResult","toolCallId":"j","toolCallId":null}}"#,
+            r#"{"type":"message","message":"assistant"}"#,
+            r#"{"type":"message","message":[{"role":"assistant"}]}"#,
+            r#"{"type":"message","message":null,"timestamp":"x"}"#,
+            r#"{"type":["message"],"timestamp":{"a":1}}"#,
+            r#"["type","message"]"#,
+            r#""a string""#,
+            r#"42"#,
+            r#"null"#,
+            r#"{}"#,
+            r#"{"type":"message","timestamp":1e300,"message":{"role":"assistant","content":[]}}"#,
+        ];
+        for line in lines {
+            let whole: serde_json::Value = serde_json::from_str(line).expect(line);
+            let read: CallLine = serde_json::from_str(line).expect(line);
+            assert_eq!(read, CallLine::of_value(&whole), "{line}");
+        }
+        // What is no JSON is no line either way.
+        for bad in [
+            r#"{"type":"message""#,
+            r#"{"type":"message"} x"#,
+            "",
+            "{'a':1}",
+        ] {
+            assert!(serde_json::from_str::<serde_json::Value>(bad).is_err());
+            assert!(serde_json::from_str::<CallLine>(bad).is_err(), "{bad}");
+        }
+    }
+}
