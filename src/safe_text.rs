@@ -213,14 +213,59 @@ impl<W: Write> SafeWriter<W> {
     }
 
     fn emit(&mut self, s: &str) -> io::Result<()> {
-        // Printable ASCII, line breaks and tabs are themselves: told a
-        // byte at a time, the common case needs no decoding.
-        let plain = |b: &u8| matches!(*b, b' '..=b'~' | b'\n' | b'\t');
-        if s.as_bytes().iter().all(plain) || s.chars().all(|c| block_char(c) == c) {
+        if shown_as_is(s) {
             self.inner.write_all(s.as_bytes())
         } else {
             self.inner.write_all(sanitize_block(s).as_bytes())
         }
+    }
+}
+
+/// Whether [`sanitize_block`] leaves `s` as it is.
+fn shown_as_is(s: &str) -> bool {
+    unchanged(s, true)
+}
+
+/// Whether [`sanitize`] (with `breaks`, [`sanitize_block`]) leaves `s` as
+/// it is. Printable ASCII (and with `breaks`, line breaks and tabs) is
+/// itself: it is told 32 bytes at a time (every byte of a run tested, no
+/// early exit, so the test runs on vectors), and only a run holding
+/// anything else is decoded, character by character.
+fn unchanged(s: &str, breaks: bool) -> bool {
+    let plain = |b: u8| matches!(b, b' '..=b'~') || (breaks && matches!(b, b'\n' | b'\t'));
+    let same = |c: char| match breaks {
+        true => block_char(c) == c,
+        false => safe_char(c) == c,
+    };
+    let bytes = s.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = (at + 32).min(bytes.len());
+        if bytes[at..end].iter().fold(true, |all, &b| all & plain(b)) {
+            at = end;
+            continue;
+        }
+        // `at` starts a character: it follows ASCII, or a character read.
+        for c in s[at..].chars() {
+            if !same(c) {
+                return false;
+            }
+            at += c.len_utf8();
+            if at >= end {
+                break;
+            }
+        }
+    }
+    true
+}
+
+/// Appends `s` to `out` as [`sanitize`] gives it (most text is appended
+/// as it is, with no character decoded).
+pub fn push_sanitized(out: &mut String, s: &str) {
+    if unchanged(s, false) {
+        out.push_str(s);
+    } else {
+        out.push_str(&sanitize(s));
     }
 }
 
@@ -235,7 +280,13 @@ impl<W: Write> Write for SafeWriter<W> {
             &joined
         };
         loop {
-            match std::str::from_utf8(rest) {
+            // Most output is UTF-8: checked on vectors first, and again
+            // (to find where it stops being so) only when it is not.
+            let checked = match simdutf8::basic::from_utf8(rest) {
+                Ok(s) => Ok(s),
+                Err(_) => std::str::from_utf8(rest),
+            };
+            match checked {
                 Ok(s) => {
                     self.emit(s)?;
                     break;
@@ -325,6 +376,32 @@ mod tests {
             shown,
             "ok\n␛]52;c;eA==␇\u{fffd}1m\u{fffd}é\nbad \u{fffd}\u{fffd}"
         );
+    }
+
+    /// What the writer lets through as it is, it would also have left
+    /// unchanged: each character that is changed, at every place around
+    /// the 32-byte runs told at once, in plain text and beside others.
+    #[test]
+    fn text_shown_as_is_is_what_sanitising_leaves() {
+        let odd = [
+            "\u{1b}", "\r", "\u{7f}", "\u{9b}", "\u{202e}", "\u{200f}", "\0",
+        ];
+        let fine = ["é", "…", "日", "\n", "\t", "~", " "];
+        for len in [0, 1, 31, 32, 33, 64, 70] {
+            for at in 0..=len {
+                for c in odd.iter().chain(&fine) {
+                    for near in ["", "é", "日本"] {
+                        let text = format!("{}{c}{near}{}", "a".repeat(at), "b".repeat(len - at));
+                        let same = sanitize_block(&text) == text;
+                        assert_eq!(shown_as_is(&text), same, "{text:?}");
+                        let mut pushed = String::from(">");
+                        push_sanitized(&mut pushed, &text);
+                        assert_eq!(pushed, format!(">{}", sanitize(&text)), "{text:?}");
+                        assert_eq!(unchanged(&text, false), sanitize(&text) == text);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

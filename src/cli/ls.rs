@@ -13,7 +13,7 @@ use crate::catalog::{
     subagents,
 };
 use crate::jstext::date::now_ms;
-use crate::safe_text::{clean_line, fit, sanitize};
+use crate::safe_text::{clean_line, fit, push_sanitized, sanitize};
 use crate::session::line::raw_json::push_json_string;
 use crate::session::tree::entry_line::shorten_home;
 use anyhow::Result;
@@ -407,15 +407,6 @@ fn hits_text(hits: Vec<DeepHit>) -> Printed {
         bytes: text.into_bytes(),
         hits: count,
         error: None,
-    }
-}
-
-/// Appends [`sanitize`]`(s)`; printable ASCII, which it keeps, is copied.
-fn push_sanitized(out: &mut String, s: &str) {
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        out.push_str(s);
-    } else {
-        out.push_str(&sanitize(s));
     }
 }
 
