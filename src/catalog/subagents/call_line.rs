@@ -86,8 +86,8 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
-/// A value of any JSON type, read by `Visitor`'s `visit_map` when it is an
-/// object and stepped over otherwise (giving `T::default()`).
+/// `T`, read from a value of any JSON type by `Visitor`'s `map` when it is
+/// an object and its `seq` when an array; any other gives `T::default()`.
 macro_rules! any_value_visitor {
     ($visitor:ident, $t:ty, $what:literal) => {
         impl<'de> Visitor<'de> for $visitor {
@@ -118,6 +118,12 @@ macro_rules! any_value_visitor {
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$t, A::Error> {
                 self.map(map)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                d.deserialize_any($visitor)
             }
         }
     };
@@ -167,12 +173,6 @@ impl LineVisitor {
 
 any_value_visitor!(LineVisitor, CallLine, "a session line");
 
-impl<'de> Deserialize<'de> for CallLine {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CallLine, D::Error> {
-        d.deserialize_any(LineVisitor)
-    }
-}
-
 /// A line's message (one that is no object has none of the fields).
 #[derive(Default)]
 struct Message {
@@ -206,12 +206,6 @@ impl MessageVisitor {
 
 any_value_visitor!(MessageVisitor, Message, "a message");
 
-impl<'de> Deserialize<'de> for Message {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Message, D::Error> {
-        d.deserialize_any(MessageVisitor)
-    }
-}
-
 /// The call ids of a message's content (none unless it is an array).
 #[derive(Default)]
 struct Calls(Vec<String>);
@@ -240,12 +234,6 @@ impl CallsVisitor {
 }
 
 any_value_visitor!(CallsVisitor, Calls, "a message's content");
-
-impl<'de> Deserialize<'de> for Calls {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Calls, D::Error> {
-        d.deserialize_any(CallsVisitor)
-    }
-}
 
 /// A content block: whether its `type` is `toolCall`, and its string id.
 #[derive(Default)]
@@ -277,12 +265,6 @@ impl BlockVisitor {
 }
 
 any_value_visitor!(BlockVisitor, Block, "a content block");
-
-impl<'de> Deserialize<'de> for Block {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Block, D::Error> {
-        d.deserialize_any(BlockVisitor)
-    }
-}
 
 #[cfg(test)]
 mod tests {
