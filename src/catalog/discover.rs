@@ -465,9 +465,8 @@ impl<'f> Listing<'f> {
 /// time, and all of them otherwise, by name, last first), files alike in
 /// both by their `places` in the listing (one each, all different). A
 /// small key per file is sorted, by time and place, then each run of one
-/// time by name:
-/// names are compared only where times tie. The files then move into
-/// their places in one pass.
+/// time by name (names are compared only where times tie); the files
+/// then move into their places in one pass.
 fn in_pis_order(mut files: Vec<Candidate>, places: &[u32], by_time: bool) -> Vec<Candidate> {
     // Borrowed, not copied: a sort compares names thousands of times.
     fn name(c: &Candidate) -> std::borrow::Cow<'_, str> {

@@ -172,29 +172,8 @@ pub fn format_iso(ms: i64) -> String {
 /// [`format_iso`], appended to `out` (lists write thousands of dates).
 pub fn push_iso(out: &mut Vec<u8>, ms: i64) {
     let days = ms.div_euclid(MS_PER_DAY);
-    let rem = ms.rem_euclid(MS_PER_DAY);
+    let rem = ms.rem_euclid(MS_PER_DAY).unsigned_abs();
     let (y, m, d) = civil_from_days(days);
-    let rem = rem.unsigned_abs();
-    // The usual years: each digit put in place in one buffer.
-    if let (Ok(y @ 0..=9999), Ok(m), Ok(d)) = (u64::try_from(y), u64::try_from(m), u64::try_from(d))
-    {
-        let mut b = *b"0000-00-00T00:00:00.000Z";
-        let mut put = |at: usize, width: usize, mut v: u64| {
-            for i in (at..at + width).rev() {
-                b[i] = b'0' + (v % 10) as u8;
-                v /= 10;
-            }
-        };
-        put(0, 4, y);
-        put(5, 2, m);
-        put(8, 2, d);
-        put(11, 2, rem / 3_600_000);
-        put(14, 2, rem / 60_000 % 60);
-        put(17, 2, rem / 1000 % 60);
-        put(20, 3, rem % 1000);
-        out.extend_from_slice(&b);
-        return;
-    }
     // Digit by digit, not through `format!`.
     if (0..=9999).contains(&y) {
         push_digits(out, y.unsigned_abs(), 4);
@@ -202,18 +181,21 @@ pub fn push_iso(out: &mut Vec<u8>, ms: i64) {
         out.push(if y < 0 { b'-' } else { b'+' });
         push_digits(out, y.unsigned_abs(), 6);
     }
-    for (sep, v, width) in [
-        (b'-', m.unsigned_abs(), 2),
-        (b'-', d.unsigned_abs(), 2),
-        (b'T', rem / 3_600_000, 2),
-        (b':', rem / 60_000 % 60, 2),
-        (b':', rem / 1000 % 60, 2),
-        (b'.', rem % 1000, 3),
-    ] {
-        out.push(sep);
-        push_digits(out, v, width);
-    }
-    out.push(b'Z');
+    // The rest is as wide whatever the year: each digit put in its place.
+    let mut b = *b"-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut v: u64| {
+        for i in (at..at + width).rev() {
+            b[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(1, 2, m.unsigned_abs());
+    put(4, 2, d.unsigned_abs());
+    put(7, 2, rem / 3_600_000);
+    put(10, 2, rem / 60_000 % 60);
+    put(13, 2, rem / 1000 % 60);
+    put(16, 3, rem % 1000);
+    out.extend_from_slice(&b);
 }
 
 /// `v` in decimal, zero-padded to at least `width` digits (at most 20).
