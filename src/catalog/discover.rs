@@ -256,26 +256,43 @@ pub fn candidates(
 
 /// The `.jsonl` files of the folders to list, shared by several threads
 /// (a warm list spends most of its time stat'ing them): each calls
-/// [`Listing::work`]. The first one lists the folders while the others wait
-/// (one thread is then free for other work, such as reading the cache);
-/// then each takes the next few files no other caller has, and
+/// [`Listing::work`]. The first one finds the folders; then each lists the
+/// next folder no other caller has taken, and stats the next few files of
+/// a listed folder no other caller has (a caller free before any folder is
+/// listed, such as one that read the cache first, lists too); and
 /// [`Listing::finish`] puts their finds together in one order.
 pub struct Listing<'f> {
     folder: &'f SessionsFolder,
     scope: Scope,
-    listed: std::sync::OnceLock<Listed>,
+    folders: std::sync::OnceLock<Folders>,
+}
+
+/// The folders to list: each normalised once (a file name is one plain
+/// component), with the problems finding them.
+struct Folders {
+    /// Each folder, whether a missing one is a problem, and its listing.
+    each: Vec<Folder>,
+    problems: Vec<CatalogProblem>,
+    /// The next folder to list.
     next: std::sync::atomic::AtomicUsize,
 }
 
-/// The folders listed: each normalised once (a file name is one plain
-/// component), the `.jsonl` entries of all of them in folder order, and
-/// the problems listing them, in that order too.
+struct Folder {
+    dir: PathBuf,
+    base: PathBuf,
+    report_missing: bool,
+    listed: std::sync::OnceLock<Listed>,
+    /// The next of its files to stat.
+    next: std::sync::atomic::AtomicUsize,
+}
+
+/// One folder listed: its `.jsonl` entries, the problems listing it, and
+/// the folders inside it (where subagent extensions put child sessions),
+/// seen in the same listing at no extra cost.
+#[derive(Default)]
 struct Listed {
-    bases: Vec<PathBuf>,
-    entries: Vec<(usize, FileFound)>,
+    entries: Vec<FileFound>,
     problems: Vec<CatalogProblem>,
-    /// The folders inside the listed folders (where subagent extensions
-    /// put child sessions), seen in the same listing at no extra cost.
     subfolders: Vec<PathBuf>,
 }
 
@@ -300,9 +317,9 @@ impl FileFound {
     }
 }
 
-/// What one [`Listing::work`] found: each file by its place in the listing,
-/// its path and what `stat` says of it.
-pub struct Found(Vec<(usize, PathBuf, Stat)>);
+/// What one [`Listing::work`] found: each file by its folder and place in
+/// the folder's listing, its path and what `stat` says of it.
+pub struct Found(Vec<(u32, u32, PathBuf, Stat)>);
 
 /// What `stat` said of a listed file, taken down where it was asked.
 enum Stat {
@@ -332,12 +349,12 @@ impl<'f> Listing<'f> {
         Listing {
             folder,
             scope,
-            listed: std::sync::OnceLock::new(),
-            next: std::sync::atomic::AtomicUsize::new(0),
+            folders: std::sync::OnceLock::new(),
         }
     }
 
-    fn list(&self) -> Listed {
+    /// The folders to list, not yet listed.
+    fn folders(&self) -> Folders {
         let (folder, mut problems) = (self.folder, Vec::new());
         let mut dirs = Vec::new();
         match (folder.layout, self.scope) {
@@ -360,54 +377,60 @@ impl<'f> Listing<'f> {
                 Err(e) => problems.push(CatalogProblem::new(&folder.dir, e.to_string())),
             },
         }
-        let (mut bases, mut entries) = (Vec::with_capacity(dirs.len()), Vec::new());
-        let mut subfolders = Vec::new();
-        for (dir, report_missing) in dirs {
-            let base = normalize(&dir);
-            let mut inner = Vec::new();
-            jsonl_entries(
-                &dir,
-                bases.len(),
-                &mut entries,
-                &mut problems,
+        let each = dirs
+            .into_iter()
+            .map(|(dir, report_missing)| Folder {
+                base: normalize(&dir),
+                dir,
                 report_missing,
-                &mut inner,
-            );
-            subfolders.extend(inner.into_iter().map(|name| base.join(name)));
-            bases.push(base);
-        }
-        Listed {
-            bases,
-            entries,
+                listed: std::sync::OnceLock::new(),
+                next: std::sync::atomic::AtomicUsize::new(0),
+            })
+            .collect();
+        Folders {
+            each,
             problems,
-            subfolders,
+            next: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
-    /// Stats files no other caller has taken yet, until none is left.
+    /// Lists folders and stats files no other caller has taken yet, until
+    /// none is left.
     pub fn work(&self) -> Found {
-        let listed = self.listed.get_or_init(|| self.list());
+        use std::sync::atomic::Ordering::Relaxed;
+        let folders = self.folders.get_or_init(|| self.folders());
         let mut found = Vec::new();
         loop {
-            let start = self
-                .next
-                .fetch_add(FILES_AT_A_TIME, std::sync::atomic::Ordering::Relaxed);
-            let Some(taken) = listed.entries.get(start..) else {
+            // The next folder no caller has listed, if any is left.
+            let d = folders.next.fetch_add(1, Relaxed);
+            if let Some(f) = folders.each.get(d) {
+                let mut listed = Listed::default();
+                let mut inner = Vec::new();
+                jsonl_entries(&f.dir, d, &mut listed, f.report_missing, &mut inner);
+                listed.subfolders = inner.into_iter().map(|n| f.base.join(n)).collect();
+                let _ = f.listed.set(listed);
+            }
+            // Files of the listed folders; a folder still being listed by
+            // another caller is come back to, and waited for only when no
+            // other work is left.
+            let mut waiting = None;
+            for (d, f) in folders.each.iter().enumerate() {
+                let Some(listed) = f.listed.get() else {
+                    waiting = waiting.or(Some(d));
+                    continue;
+                };
+                stat_files(d, f, listed, &mut found);
+            }
+            if folders.next.load(Relaxed) < folders.each.len() {
+                continue;
+            }
+            let Some(first) = waiting else {
                 break;
             };
-            for (i, (dir, e)) in taken.iter().take(FILES_AT_A_TIME).enumerate() {
-                let path = listed.bases[*dir].join(e.name());
-                let meta = match e {
-                    // Asked of the open folder; a link is followed by its
-                    // path.
-                    FileFound::Held(e) => match e.metadata() {
-                        Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
-                        other => other,
-                    },
-                    FileFound::Named(_) => std::fs::metadata(&path),
-                };
-                found.push((start + i, path, Stat::of(meta)));
+            for (d, f) in folders.each.iter().enumerate().skip(first) {
+                stat_files(d, f, f.listed.wait(), &mut found);
             }
+            break;
         }
         Found(found)
     }
@@ -427,15 +450,25 @@ impl<'f> Listing<'f> {
         problems: &mut Vec<CatalogProblem>,
     ) -> (Vec<Candidate>, Vec<PathBuf>) {
         let mut subfolders = Vec::new();
-        if let Some(listed) = self.listed.into_inner() {
-            problems.extend(listed.problems);
-            subfolders = listed.subfolders;
+        // Each folder's files take their places after the folders' before.
+        let mut starts = Vec::new();
+        if let Some(folders) = self.folders.into_inner() {
+            problems.extend(folders.problems);
+            let mut start = 0;
+            for f in folders.each {
+                let listed = f.listed.into_inner().unwrap_or_default();
+                starts.push(start);
+                start += listed.entries.len();
+                problems.extend(listed.problems);
+                subfolders.extend(listed.subfolders);
+            }
         }
         let (folder, scope) = (self.folder, self.scope);
         let total = founds.iter().map(|f| f.0.len()).sum();
         let (mut files, mut places) = (Vec::with_capacity(total), Vec::with_capacity(total));
         let mut not_regular = Vec::new();
-        for (at, path, stat) in founds.into_iter().flat_map(|f| f.0) {
+        for (d, i, path, stat) in founds.into_iter().flat_map(|f| f.0) {
+            let at = starts.get(d as usize).copied().unwrap_or(0) + i as usize;
             let meta = match stat {
                 Stat::NotRegular(kind) => {
                     not_regular.push((at, path, kind));
@@ -506,16 +539,42 @@ fn in_pis_order(mut files: Vec<Candidate>, places: &[u32], by_time: bool) -> Vec
     files
 }
 
+/// Stats the files of folder `d` (`f`, listed as `listed`) no other caller
+/// has taken yet, a few at a time, into `found`.
+fn stat_files(d: usize, f: &Folder, listed: &Listed, found: &mut Vec<(u32, u32, PathBuf, Stat)>) {
+    loop {
+        let start = f
+            .next
+            .fetch_add(FILES_AT_A_TIME, std::sync::atomic::Ordering::Relaxed);
+        let Some(taken) = listed.entries.get(start..) else {
+            return;
+        };
+        for (i, e) in taken.iter().take(FILES_AT_A_TIME).enumerate() {
+            let path = f.base.join(e.name());
+            let meta = match e {
+                // Asked of the open folder; a link is followed by its path.
+                FileFound::Held(e) => match e.metadata() {
+                    Ok(m) if m.file_type().is_symlink() => std::fs::metadata(&path),
+                    other => other,
+                },
+                FileFound::Named(_) => std::fs::metadata(&path),
+            };
+            found.push((d as u32, (start + i) as u32, path, Stat::of(meta)));
+        }
+    }
+}
+
 /// The `.jsonl` entries of `dir` (the folder numbered `at`), to be stat'ed
-/// following links, as reading them does.
+/// following links, as reading them does, into `listed`, with the problems
+/// listing it; the names of the folders in it into `subfolders`.
 fn jsonl_entries(
     dir: &Path,
     at: usize,
-    out: &mut Vec<(usize, FileFound)>,
-    problems: &mut Vec<CatalogProblem>,
+    listed: &mut Listed,
     report_missing: bool,
     subfolders: &mut Vec<std::ffi::OsString>,
 ) {
+    let problems = &mut listed.problems;
     match std::fs::read_dir(dir) {
         Ok(rd) => {
             for entry in rd {
@@ -526,7 +585,7 @@ fn jsonl_entries(
                         } else {
                             FileFound::Named(e.file_name())
                         };
-                        out.push((at, e));
+                        listed.entries.push(e);
                     }
                     // A killed piscope writer's leftover: never a session.
                     Ok(e) if crate::session::write::temp::is_piscope_temp(&e.file_name()) => {
