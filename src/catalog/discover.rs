@@ -296,6 +296,21 @@ struct Listed {
     subfolders: Vec<PathBuf>,
 }
 
+impl Folder {
+    /// Its listing (this folder numbered `d`): made by the first caller to
+    /// ask, the others waiting for it (or making it, should that caller
+    /// have failed).
+    fn listing(&self, d: usize) -> &Listed {
+        self.listed.get_or_init(|| {
+            let mut listed = Listed::default();
+            let mut inner = Vec::new();
+            jsonl_entries(&self.dir, d, &mut listed, self.report_missing, &mut inner);
+            listed.subfolders = inner.into_iter().map(|n| self.base.join(n)).collect();
+            listed
+        })
+    }
+}
+
 /// One file found. An entry holds its folder open (to stat the file
 /// through it, so the kernel does not walk the whole path again): the
 /// first [`FOLDERS_HELD_OPEN`] folders' files are kept so, the rest by
@@ -395,42 +410,25 @@ impl<'f> Listing<'f> {
     }
 
     /// Lists folders and stats files no other caller has taken yet, until
-    /// none is left.
+    /// none is left: first each folder no caller has taken, listed and its
+    /// files stat'ed; then, once every folder is taken, the files other
+    /// callers have not stat'ed yet, folder by folder (one still being
+    /// listed is waited for). Each folder is looked at twice at most,
+    /// however many there are.
     pub fn work(&self) -> Found {
-        use std::sync::atomic::Ordering::Relaxed;
         let folders = self.folders.get_or_init(|| self.folders());
         let mut found = Vec::new();
         loop {
-            // The next folder no caller has listed, if any is left.
-            let d = folders.next.fetch_add(1, Relaxed);
-            if let Some(f) = folders.each.get(d) {
-                let mut listed = Listed::default();
-                let mut inner = Vec::new();
-                jsonl_entries(&f.dir, d, &mut listed, f.report_missing, &mut inner);
-                listed.subfolders = inner.into_iter().map(|n| f.base.join(n)).collect();
-                let _ = f.listed.set(listed);
-            }
-            // Files of the listed folders; a folder still being listed by
-            // another caller is come back to, and waited for only when no
-            // other work is left.
-            let mut waiting = None;
-            for (d, f) in folders.each.iter().enumerate() {
-                let Some(listed) = f.listed.get() else {
-                    waiting = waiting.or(Some(d));
-                    continue;
-                };
-                stat_files(d, f, listed, &mut found);
-            }
-            if folders.next.load(Relaxed) < folders.each.len() {
-                continue;
-            }
-            let Some(first) = waiting else {
+            let d = folders
+                .next
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(f) = folders.each.get(d) else {
                 break;
             };
-            for (d, f) in folders.each.iter().enumerate().skip(first) {
-                stat_files(d, f, f.listed.wait(), &mut found);
-            }
-            break;
+            stat_files(d, f, f.listing(d), &mut found);
+        }
+        for (d, f) in folders.each.iter().enumerate() {
+            stat_files(d, f, f.listing(d), &mut found);
         }
         Found(found)
     }
