@@ -472,10 +472,10 @@ pub fn call_windows(path: &Path) -> std::io::Result<Vec<(i64, i64)>> {
             return true;
         }
         // Only what the calls need is kept of the line (see `call_line`).
-        let Ok(line) = serde_json::from_slice::<call_line::CallLine>(raw) else {
+        let Some(line) = call_line::CallLine::read(raw) else {
             return true;
         };
-        let Some(at) = crate::jstext::date::value_ms(&line.timestamp) else {
+        let Some(at) = line.at else {
             return true;
         };
         if !line.is_message {

@@ -9,7 +9,14 @@
 //! would answer for it (a `role` that is no string is no role, content
 //! that is no array holds no call). [`CallLine::of_value`] gives the same
 //! from a parsed line, and the tests hold the two to each other.
+//!
+//! [`CallLine::read`] takes the line in one pass of the session reader's
+//! cursor first, which answers only for a line it is sure of (no key
+//! twice in an object, no escape in a key or in a string it keeps, nothing
+//! nested deeper than the cursor goes), and leaves any other to serde.
 
+use crate::jstext::date::{parse_ms, value_ms};
+use crate::session::line::cursor::{Cursor, Field};
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
@@ -19,8 +26,9 @@ use std::fmt;
 pub(crate) struct CallLine {
     /// Its `type` is the string `message`.
     pub is_message: bool,
-    /// Its `timestamp` (`Null` when absent, as a parsed line answers).
-    pub timestamp: Value,
+    /// Its `timestamp` as `new Date(timestamp).getTime()` reads it, when
+    /// that is a time (none when absent).
+    pub at: Option<i64>,
     /// Its message's `role` when that is a string.
     pub role: Option<String>,
     /// Its message's `toolCallId` when that is a string.
@@ -38,13 +46,170 @@ impl CallLine {
         let calls = message["content"].as_array().into_iter().flatten();
         CallLine {
             is_message: v["type"] == "message",
-            timestamp: v["timestamp"].clone(),
+            at: v.get("timestamp").and_then(value_ms),
             role: message["role"].as_str().map(str::to_string),
             tool_call_id: message["toolCallId"].as_str().map(str::to_string),
             call_ids: calls
                 .filter(|c| c["type"] == "toolCall")
                 .filter_map(|c| c["id"].as_str().map(str::to_string))
                 .collect(),
+        }
+    }
+}
+
+impl CallLine {
+    /// The line `raw` (without its newline), or `None` when it is no JSON.
+    pub fn read(raw: &[u8]) -> Option<CallLine> {
+        match fast::line(raw) {
+            Some(line) => Some(line),
+            None => serde_json::from_slice(raw).ok(),
+        }
+    }
+}
+
+/// The one pass over a line with the session reader's cursor: `None`
+/// wherever serde is to decide (see the module's notes).
+mod fast {
+    use super::*;
+
+    /// Marks the key of `bit` as seen in `seen`: `None` the second time,
+    /// where the last of the two would have to win.
+    fn first(seen: &mut u8, bit: u8) -> Option<()> {
+        (*seen & bit == 0).then(|| *seen |= bit)
+    }
+
+    /// A string without escapes as itself, any other value stepped over
+    /// as `None`.
+    fn plain_or_skip<'a>(c: &mut Cursor<'a>) -> Option<Option<&'a str>> {
+        match c.peek()? {
+            b'"' => c.plain_str().map(Some),
+            _ => c.skip_value().map(|()| None),
+        }
+    }
+
+    /// The members of the object at `c`, each key given to `member` with
+    /// the cursor on its value.
+    fn object<'a>(
+        c: &mut Cursor<'a>,
+        mut member: impl FnMut(&mut Cursor<'a>, &'a [u8]) -> Option<()>,
+    ) -> Option<()> {
+        let mut more = c.open_object()?;
+        while more {
+            let key = c.key()?;
+            member(c, key)?;
+            more = c.member_end()?;
+        }
+        Some(())
+    }
+
+    pub(super) fn line(raw: &[u8]) -> Option<CallLine> {
+        let mut c = Cursor::new(raw);
+        c.ws();
+        let mut line = CallLine::default();
+        if c.peek()? != b'{' {
+            // No object: none of the fields, if it is JSON at all.
+            c.skip_value()?;
+        } else {
+            let mut seen = 0;
+            object(&mut c, |c, key| match key {
+                b"type" => {
+                    first(&mut seen, 1)?;
+                    line.is_message = plain_or_skip(c)? == Some("message");
+                    Some(())
+                }
+                b"timestamp" => {
+                    first(&mut seen, 2)?;
+                    line.at = match c.peek()? {
+                        b'"' => parse_ms(c.plain_str()?),
+                        b'[' | b'{' => {
+                            c.skip_value()?;
+                            None
+                        }
+                        _ => value_ms(&match c.field()? {
+                            Field::Null => Value::Null,
+                            Field::Bool(b) => Value::Bool(b),
+                            Field::Num(n) => Value::from(n),
+                            _ => return None,
+                        }),
+                    };
+                    Some(())
+                }
+                b"message" => {
+                    first(&mut seen, 4)?;
+                    if c.peek()? == b'{' {
+                        message(c, &mut line)
+                    } else {
+                        c.skip_value()
+                    }
+                }
+                _ => c.skip_value(),
+            })?;
+        }
+        c.ws();
+        c.at_end().then_some(line)
+    }
+
+    fn message<'a>(c: &mut Cursor<'a>, line: &mut CallLine) -> Option<()> {
+        let mut seen = 0;
+        object(c, |c, key| match key {
+            b"role" => {
+                first(&mut seen, 1)?;
+                line.role = plain_or_skip(c)?.map(str::to_string);
+                Some(())
+            }
+            b"toolCallId" => {
+                first(&mut seen, 2)?;
+                line.tool_call_id = plain_or_skip(c)?.map(str::to_string);
+                Some(())
+            }
+            b"content" => {
+                first(&mut seen, 4)?;
+                if c.peek()? == b'[' {
+                    calls(c, &mut line.call_ids)
+                } else {
+                    c.skip_value()
+                }
+            }
+            _ => c.skip_value(),
+        })
+    }
+
+    /// The ids of the calls among the content blocks of the array at `c`.
+    fn calls(c: &mut Cursor<'_>, ids: &mut Vec<String>) -> Option<()> {
+        c.eat(b'[')?;
+        c.ws();
+        if c.peek()? == b']' {
+            c.bump();
+            return Some(());
+        }
+        loop {
+            if c.peek()? == b'{' {
+                let (mut seen, mut is_call, mut id) = (0, false, None);
+                object(c, |c, key| match key {
+                    b"type" => {
+                        first(&mut seen, 1)?;
+                        is_call = plain_or_skip(c)? == Some("toolCall");
+                        Some(())
+                    }
+                    b"id" => {
+                        first(&mut seen, 2)?;
+                        id = plain_or_skip(c)?;
+                        Some(())
+                    }
+                    _ => c.skip_value(),
+                })?;
+                if let (true, Some(id)) = (is_call, id) {
+                    ids.push(id.to_string());
+                }
+            } else {
+                c.skip_value()?;
+            }
+            c.ws();
+            match c.bump()? {
+                b',' => c.ws(),
+                b']' => return Some(()),
+                _ => return None,
+            }
         }
     }
 }
@@ -156,7 +321,7 @@ impl LineVisitor {
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Type => line.is_message = map.next_value::<Value>()? == "message",
-                Key::Timestamp => line.timestamp = map.next_value()?,
+                Key::Timestamp => line.at = value_ms(&map.next_value::<Value>()?),
                 Key::Message => {
                     let m = map.next_value::<Message>()?;
                     (line.role, line.tool_call_id, line.call_ids) =
@@ -301,6 +466,15 @@ mod tests {
             let whole: serde_json::Value = serde_json::from_str(line).expect(line);
             let read: CallLine = serde_json::from_str(line).expect(line);
             assert_eq!(read, CallLine::of_value(&whole), "{line}");
+            assert_eq!(CallLine::read(line.as_bytes()), Some(read), "{line}");
+        }
+        // The cursor's pass answers for the plain lines itself, and for
+        // none with a key twice or escaped (nor for an exponent).
+        for line in lines[..4].iter().chain(&lines[8..9]).chain(&lines[10..19]) {
+            assert!(super::fast::line(line.as_bytes()).is_some(), "{line}");
+        }
+        for line in lines[4..8].iter().chain(&lines[9..10]) {
+            assert_eq!(super::fast::line(line.as_bytes()), None, "{line}");
         }
         // What is no JSON is no line either way.
         for bad in [
@@ -311,6 +485,32 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<serde_json::Value>(bad).is_err());
             assert!(serde_json::from_str::<CallLine>(bad).is_err(), "{bad}");
+            assert_eq!(CallLine::read(bad.as_bytes()), None, "{bad}");
         }
+    }
+
+    /// Every line of two sessions pi wrote (tool calls, results, prompts,
+    /// compactions) reads the same by the cursor's pass as parsed whole,
+    /// and the pass answers for nearly all of them itself.
+    #[test]
+    fn a_pi_written_line_reads_the_same_either_way() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pi-mono");
+        let (mut lines, mut fast, mut calls) = (0, 0, 0);
+        for name in ["large-session.jsonl", "before-compaction.jsonl"] {
+            let text = std::fs::read(dir.join(name)).expect("test data");
+            for raw in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                lines += 1;
+                let whole: serde_json::Value = serde_json::from_slice(raw).expect("pi's JSON");
+                let want = CallLine::of_value(&whole);
+                calls += want.call_ids.len();
+                if let Some(read) = super::fast::line(raw) {
+                    fast += 1;
+                    assert_eq!(read, want, "{}", String::from_utf8_lossy(raw));
+                }
+                assert_eq!(CallLine::read(raw), Some(want));
+            }
+        }
+        assert!(calls > 100, "{calls} calls");
+        assert!(fast * 100 >= lines * 99, "{fast} of {lines} lines");
     }
 }
