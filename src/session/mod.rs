@@ -375,6 +375,15 @@ impl Session {
         })
     }
 
+    /// Makes ready now what reading on from the file's end needs of what
+    /// was read (the table of ids), where it waits to be asked for (see
+    /// [`Tree::ready_lookups`]): a session opened from its index, that pi
+    /// is writing, grows at once rather than after a pass over every
+    /// entry. Waits for a call already under way on another thread.
+    pub fn ready_for_growth(&self) {
+        self.tree.ready_lookups(&self.entries);
+    }
+
     /// Whether the file is as it was last read: nothing appended, its
     /// header and the bytes read unchanged (what makes [`Session::refresh`]
     /// answer `Unchanged` at once), asked without reading a line.

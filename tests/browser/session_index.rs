@@ -393,6 +393,83 @@ fn big_session(path: &Path) {
     std::fs::write(path, out).unwrap();
 }
 
+/// The session at `path` as the session worker opens it, with the cache
+/// in `cache` (the system's clock).
+fn opened_by_the_worker(path: &Path, cache: &Path) -> std::sync::Arc<LoadedSession> {
+    use piscope::tui::event::{AppEvent, Command};
+    use piscope::tui::work::newest::Newest;
+    let mut cx = JobContext::new(HOME.map(Into::into), None, true, PathBuf::from("/"));
+    cx.cache_dir = Some(cache.to_path_buf());
+    let mut reads = Newest::default();
+    let stamp = reads.stamp();
+    let answer = std::cell::RefCell::new(None);
+    cx.run(
+        Command::OpenSession {
+            stamp,
+            path: path.to_path_buf(),
+        },
+        &|ev| {
+            if let AppEvent::SessionOpened(a) = ev {
+                *answer.borrow_mut() = Some(a);
+            }
+        },
+    );
+    let answer = answer.into_inner().expect("an answer");
+    reads
+        .take(answer)
+        .expect("the newest")
+        .result
+        .expect("read")
+}
+
+/// A session opened from its index while pi is writing it (its file
+/// written in the last minutes) has the table of its ids made beside, so
+/// that its first growth is read at once; one left alone for an hour
+/// does not (the table waits for a growth, as it costs a pass over every
+/// entry and memory).
+#[test]
+fn a_session_being_written_is_made_ready_to_grow() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let indexed = |name: &str, age: std::time::Duration| {
+        let path = dir.path().join(name);
+        big_session(&path);
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - age)
+            .unwrap();
+        drop(file);
+        session_index::save(cache.path(), &full(&path), HOME).unwrap();
+        path
+    };
+    let (written, left) = (
+        indexed("written.jsonl", std::time::Duration::ZERO),
+        indexed("left.jsonl", std::time::Duration::from_secs(3600)),
+    );
+    // An hour old: nothing made ahead.
+    let idle = opened_by_the_worker(&left, cache.path());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        !idle.session.tree.lookups_ready(),
+        "nothing made for an idle session"
+    );
+    let opened = opened_by_the_worker(&written, cache.path());
+    let ready = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !opened.session.tree.lookups_ready() {
+        assert!(std::time::Instant::now() < ready, "never made ready");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // The same ids found as in the whole read.
+    let whole = full(&written);
+    for e in whole.session.entries.iter() {
+        let id = e.id.as_deref().unwrap_or_default();
+        assert_eq!(
+            opened.session.tree.find(&opened.session.entries, id),
+            whole.session.tree.find(&whole.session.entries, id),
+            "{id}"
+        );
+    }
+}
+
 fn browser(path: &Path, cache: &Path) -> Harness {
     let mut cx = JobContext::new(HOME.map(Into::into), None, true, PathBuf::from("/"));
     cx.cache_dir = Some(cache.to_path_buf());

@@ -127,21 +127,27 @@ impl IdMap {
     /// a chunk at a time, and not kept); two entries' keys are compared
     /// only when their hashes are equal. Room is left for a quarter more.
     fn hashed(entries: &Entries, upto: usize) -> IdMap {
-        let hashes: Vec<u64> = entries
-            .map_runs(|first, run| {
-                let live = |k: usize| first + k < upto && run[k].kind != Kind::Header;
-                (0..run.len())
-                    .map(|k| if live(k) { hash_id(key_of(&run[k])) } else { 0 })
-                    .collect::<Vec<u64>>()
-            })
-            .concat();
+        use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+        // Written in place by each run on every core: no run's own list,
+        // nor their joining, doubles the memory for a moment.
+        let upto = upto.min(entries.len());
+        let mut hashes: Vec<AtomicU64> = crate::par::big_vec(upto);
+        hashes.resize_with(upto, AtomicU64::default);
+        entries.map_runs(|first, run| {
+            for (k, e) in run.iter().enumerate() {
+                if let Some(slot) = hashes.get(first + k).filter(|_| e.kind != Kind::Header) {
+                    slot.store(hash_id(key_of(e)), Relaxed);
+                }
+            }
+        });
+        let hash = |j: u32| hashes[j as usize].load(Relaxed);
         let mut map = IdMap::with_capacity(upto + upto / 4);
-        for i in (0..upto.min(hashes.len())).filter(|&i| entries.kind(i) != Kind::Header) {
-            let h = hashes[i];
-            let same = |&j: &u32| {
-                hashes[j as usize] == h && key_of(&entries[j as usize]) == key_of(&entries[i])
-            };
-            match map.0.entry(h, same, |&j| hashes[j as usize]) {
+        for i in (0..upto).filter(|&i| entries.kind(i) != Kind::Header) {
+            let h = hash(i as u32);
+            let same =
+                |&j: &u32| hash(j) == h && key_of(&entries[j as usize]) == key_of(&entries[i]);
+            let rehash = |&j: &u32| hash(j);
+            match map.0.entry(h, same, rehash) {
                 hashbrown::hash_table::Entry::Occupied(mut o) => *o.get_mut() = i as u32,
                 hashbrown::hash_table::Entry::Vacant(v) => {
                     v.insert(i as u32);
@@ -479,6 +485,20 @@ impl Tree {
             walk_stops,
             walk_only,
         }
+    }
+
+    /// Makes the table of ids now, if it is not made yet (a tree read
+    /// back from a stored index makes it at the first lookup, which the
+    /// first growth asks for): called ahead, off the thread that reads
+    /// the growth.
+    pub fn ready_lookups(&self, entries: &Entries) {
+        self.by_id
+            .get_or_init(|| IdMap::hashed(entries, entries.len()));
+    }
+
+    /// Whether the table of ids is made.
+    pub fn lookups_ready(&self) -> bool {
+        self.by_id.get().is_some()
     }
 
     /// The entry an id names (its last occurrence), among the `entries`
@@ -1164,7 +1184,21 @@ mod tests {
             tree.by_id = std::sync::OnceLock::new();
         }
         let before = tree.clone();
-        if !tree.extend(&full, k) {
+        // The same tree with its id table made ahead, on another thread.
+        let ahead = fresh_ids.then(|| {
+            let ahead = tree.clone();
+            std::thread::scope(|s| {
+                s.spawn(|| ahead.ready_lookups(&prefix));
+            });
+            assert!(ahead.lookups_ready(), "{what}");
+            ahead
+        });
+        let grew = tree.extend(&full, k);
+        if let Some(mut ahead) = ahead {
+            assert_eq!(ahead.extend(&full, k), grew, "made ahead, {what}");
+            assert_same_tree(&ahead, &tree, &full, &format!("made ahead, {what}"));
+        }
+        if !grew {
             assert_same_tree(&tree, &before, &prefix, &format!("unchanged, {what}"));
             return false;
         }

@@ -79,6 +79,17 @@ impl JobContext {
         self.cache_dir().filter(|_| self.use_cache && !demo)
     }
 
+    /// Whether the file at `path` was written in the last
+    /// [`BEING_WRITTEN_MS`] (pi is likely writing it).
+    fn being_written(&self, path: &std::path::Path) -> bool {
+        let written = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_millis() as i64);
+        self.clock.tick().now_ms.saturating_sub(written) < BEING_WRITTEN_MS
+    }
+
     /// The same, watching by polling.
     pub fn polling(mut self, poll: bool) -> JobContext {
         self.poll = poll;
@@ -95,6 +106,7 @@ impl JobContext {
                 let opened = index
                     .as_deref()
                     .and_then(|dir| session_index::load(dir, &path, home));
+                let from_index = opened.is_some();
                 let (result, stale) = match opened {
                     Some(o) => {
                         // Much appended since the index was written: write it again.
@@ -117,9 +129,20 @@ impl JobContext {
                     .ok()
                     .filter(|l| stale && session_index::worth_keeping(l))
                     .cloned();
+                let growing = result
+                    .as_ref()
+                    .ok()
+                    .filter(|_| from_index && self.being_written(&path))
+                    .cloned();
                 send(AppEvent::SessionOpened(
                     stamp.answer(SessionRead { path, result }),
                 ));
+                // What its growth needs, made beside (see `refresh`).
+                if let Some(loaded) = growing {
+                    let _ = std::thread::Builder::new()
+                        .name("piscope-lookups".into())
+                        .spawn(move || loaded.session.ready_for_growth());
+                }
                 // Written once the session is on screen; only an accelerator.
                 if let (Some(dir), Some(loaded)) = (index, keep) {
                     let _ = session_index::save(&dir, &loaded, home);
@@ -208,6 +231,9 @@ impl JobContext {
         if loaded.session.unchanged_on_disk().unwrap_or(false) {
             return None;
         }
+        // Made once for every copy to come, or waited for where it is
+        // being made ahead (see `OpenSession`).
+        loaded.session.ready_for_growth();
         let mut session = (*loaded.session).clone();
         let home = self.home.as_deref();
         let read = match session.refresh() {
@@ -488,6 +514,12 @@ impl Workers {
         }
     }
 }
+
+/// A session file written this recently (ms) is taken to be one pi is
+/// writing: opened from its index, the table of its ids, which its first
+/// growth needs, is made at once beside (a second or more for millions of
+/// entries) rather than when the growth comes.
+const BEING_WRITTEN_MS: i64 = 15 * 60 * 1000;
 
 /// Summarises the sessions of `folder` through `cache`, sending the
 /// catalog's progress as it goes (`archived`: the folder is the archive).
