@@ -103,6 +103,10 @@ pub enum Command {
         query: String,
         sessions: Vec<SessionSummary>,
     },
+    /// Make ready what the growth of `loaded` (on screen in full) needs,
+    /// when pi is writing it (answered by nothing; see
+    /// [`crate::session::Session::ready_for_growth`]).
+    ReadyForGrowth(Arc<LoadedSession>),
     /// Read on from where `loaded` stopped (answered as `SessionOpened`).
     RefreshSession {
         stamp: Stamp,
@@ -160,6 +164,9 @@ impl std::fmt::Debug for Command {
                 write!(f, "DeepSearch({stamp:?}, {query:?})")
             }
             Command::RefreshSession { stamp, .. } => write!(f, "RefreshSession({stamp:?})"),
+            Command::ReadyForGrowth(l) => {
+                write!(f, "ReadyForGrowth({})", l.session.path.display())
+            }
             Command::Summarise(p) => write!(f, "Summarise({})", p.display()),
             Command::Act(job) => write!(f, "Act({job:?})"),
             Command::Watch(t) => write!(f, "Watch({})", t.root.display()),

@@ -394,8 +394,9 @@ fn big_session(path: &Path) {
 }
 
 /// The session at `path` as the session worker opens it, with the cache
-/// in `cache` (the system's clock).
-fn opened_by_the_worker(path: &Path, cache: &Path) -> std::sync::Arc<LoadedSession> {
+/// in `cache` (the system's clock), then made ready to grow as the app
+/// asks once it is on screen: whether that made its table of ids.
+fn made_ready_by_the_worker(path: &Path, cache: &Path) -> bool {
     use piscope::tui::event::{AppEvent, Command};
     use piscope::tui::work::newest::Newest;
     let mut cx = JobContext::new(HOME.map(Into::into), None, true, PathBuf::from("/"));
@@ -415,18 +416,35 @@ fn opened_by_the_worker(path: &Path, cache: &Path) -> std::sync::Arc<LoadedSessi
         },
     );
     let answer = answer.into_inner().expect("an answer");
-    reads
+    let loaded = reads
         .take(answer)
         .expect("the newest")
         .result
-        .expect("read")
+        .expect("read");
+    assert!(
+        !loaded.session.tree.lookups_ready(),
+        "made when first asked for"
+    );
+    cx.run(Command::ReadyForGrowth(loaded.clone()), &|_| {});
+    let whole = full(path);
+    for e in whole
+        .session
+        .entries
+        .iter()
+        .filter(|_| loaded.session.tree.lookups_ready())
+    {
+        let id = e.id.as_deref().unwrap_or_default();
+        let find = |l: &LoadedSession| l.session.tree.find(&l.session.entries, id);
+        assert_eq!(find(&loaded), find(&whole), "{id}");
+    }
+    loaded.session.tree.lookups_ready()
 }
 
 /// A session opened from its index while pi is writing it (its file
-/// written in the last minutes) has the table of its ids made beside, so
-/// that its first growth is read at once; one left alone for an hour
-/// does not (the table waits for a growth, as it costs a pass over every
-/// entry and memory).
+/// written in the last minutes) has the table of its ids made once it is
+/// on screen, so that its first growth is read at once; one left alone
+/// for an hour does not (the table waits for a growth, as it costs a pass
+/// over every entry and memory).
 #[test]
 fn a_session_being_written_is_made_ready_to_grow() {
     let dir = tempfile::tempdir().unwrap();
@@ -441,33 +459,10 @@ fn a_session_being_written_is_made_ready_to_grow() {
         session_index::save(cache.path(), &full(&path), HOME).unwrap();
         path
     };
-    let (written, left) = (
-        indexed("written.jsonl", std::time::Duration::ZERO),
-        indexed("left.jsonl", std::time::Duration::from_secs(3600)),
-    );
-    // An hour old: nothing made ahead.
-    let idle = opened_by_the_worker(&left, cache.path());
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    assert!(
-        !idle.session.tree.lookups_ready(),
-        "nothing made for an idle session"
-    );
-    let opened = opened_by_the_worker(&written, cache.path());
-    let ready = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !opened.session.tree.lookups_ready() {
-        assert!(std::time::Instant::now() < ready, "never made ready");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    // The same ids found as in the whole read.
-    let whole = full(&written);
-    for e in whole.session.entries.iter() {
-        let id = e.id.as_deref().unwrap_or_default();
-        assert_eq!(
-            opened.session.tree.find(&opened.session.entries, id),
-            whole.session.tree.find(&whole.session.entries, id),
-            "{id}"
-        );
-    }
+    let written = indexed("written.jsonl", std::time::Duration::ZERO);
+    let left = indexed("left.jsonl", std::time::Duration::from_secs(3600));
+    assert!(made_ready_by_the_worker(&written, cache.path()));
+    assert!(!made_ready_by_the_worker(&left, cache.path()));
 }
 
 fn browser(path: &Path, cache: &Path) -> Harness {
@@ -496,7 +491,12 @@ fn the_browser_opens_a_large_session_from_its_index() {
     let folder = session_index::folder(cache.path());
     assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 1, "one index");
     assert!(session_index::load(cache.path(), &path, HOME).is_some_and(|o| o.read_on == 0));
-    assert_eq!(browser(&path, cache.path()).screen(), first);
+    let mut again = browser(&path, cache.path());
+    assert_eq!(again.screen(), first);
+    // Just written (and the test clock's now is earlier): on screen, it
+    // was made ready to grow.
+    let loaded = again.app.tree().loaded().expect("a session shown");
+    assert!(loaded.session.tree.lookups_ready());
     // pi answers the last call (made before the index was written).
     let last = full(&path);
     let leaf = last.session.leaf_id().unwrap().to_string();

@@ -83,6 +83,10 @@ impl App {
             AppEvent::SessionOpened(answer) => {
                 if let Some(read) = self.open.take_answer(answer) {
                     self.on_session_read(read, &mut cmds);
+                    // Its rows wait for the preview, else are laid out.
+                    if !self.tree.is_waiting() {
+                        self.ready_for_growth(&mut cmds);
+                    }
                 }
             }
             // Only while the read is under way: a report never replaces
@@ -96,7 +100,13 @@ impl App {
             AppEvent::SessionReading(_) => {}
             // A long session's rows wait for its first preview to be on
             // screen: the preview is what the user reads first.
-            AppEvent::RowsWanted if !self.preview.is_stale() => self.tree.lay_out(),
+            AppEvent::RowsWanted if !self.preview.is_stale() => {
+                let waited = self.tree.is_waiting();
+                self.tree.lay_out();
+                if waited {
+                    self.ready_for_growth(&mut cmds);
+                }
+            }
             AppEvent::RowsWanted => {}
             AppEvent::PreviewReady(mut doc) => {
                 if Some(doc.key) == self.preview.wanted() {
@@ -156,6 +166,16 @@ impl App {
 
     /// The newest read of the open session: the tree shows it, or why it
     /// could not be read.
+    /// Once the session shown is on screen in full: what its growth needs
+    /// (see [`Command::ReadyForGrowth`]), made beside when not made yet.
+    fn ready_for_growth(&self, cmds: &mut Vec<Command>) {
+        if let Some(loaded) = self.tree.loaded() {
+            if !loaded.session.tree.lookups_ready() {
+                cmds.push(Command::ReadyForGrowth(loaded.clone()));
+            }
+        }
+    }
+
     fn on_session_read(&mut self, read: SessionRead, cmds: &mut Vec<Command>) {
         let SessionRead { path, result } = read;
         match result {

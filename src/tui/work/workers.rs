@@ -106,7 +106,6 @@ impl JobContext {
                 let opened = index
                     .as_deref()
                     .and_then(|dir| session_index::load(dir, &path, home));
-                let from_index = opened.is_some();
                 let (result, stale) = match opened {
                     Some(o) => {
                         // Much appended since the index was written: write it again.
@@ -129,20 +128,9 @@ impl JobContext {
                     .ok()
                     .filter(|l| stale && session_index::worth_keeping(l))
                     .cloned();
-                let growing = result
-                    .as_ref()
-                    .ok()
-                    .filter(|_| from_index && self.being_written(&path))
-                    .cloned();
                 send(AppEvent::SessionOpened(
                     stamp.answer(SessionRead { path, result }),
                 ));
-                // What its growth needs, made beside (see `refresh`).
-                if let Some(loaded) = growing {
-                    let _ = std::thread::Builder::new()
-                        .name("piscope-lookups".into())
-                        .spawn(move || loaded.session.ready_for_growth());
-                }
                 // Written once the session is on screen; only an accelerator.
                 if let (Some(dir), Some(loaded)) = (index, keep) {
                     let _ = session_index::save(&dir, &loaded, home);
@@ -221,6 +209,11 @@ impl JobContext {
             // The runtime's own business; nothing to do without one.
             Command::Watch(_) | Command::Terminal(_) => {}
             Command::LayOutRows => send(AppEvent::RowsWanted),
+            Command::ReadyForGrowth(loaded) => {
+                if self.being_written(&loaded.session.path) {
+                    loaded.session.ready_for_growth();
+                }
+            }
         }
     }
 
@@ -232,7 +225,7 @@ impl JobContext {
             return None;
         }
         // Made once for every copy to come, or waited for where it is
-        // being made ahead (see `OpenSession`).
+        // being made ahead (see `ReadyForGrowth`).
         loaded.session.ready_for_growth();
         let mut session = (*loaded.session).clone();
         let home = self.home.as_deref();
@@ -479,6 +472,19 @@ impl Workers {
             Command::Terminal(_) => {}
             Command::LayOutRows => {
                 let _ = self.tx.send(AppEvent::RowsWanted);
+            }
+            // Beside the rest, on a thread of its own: a pass over every
+            // entry that nothing waits for yet (a growth that comes first
+            // waits for it rather than making it again).
+            Command::ReadyForGrowth(_) => {
+                let (cx, tx) = (self.context.clone(), self.tx.clone());
+                let _ = std::thread::Builder::new()
+                    .name("piscope-growth".into())
+                    .spawn(move || {
+                        cx.run(cmd, &|ev| {
+                            let _ = tx.send(ev);
+                        })
+                    });
             }
             Command::BuildPreview(_) => self.previews.put(cmd),
             Command::LoadUsage { .. } => self.usage_book.put(cmd),
