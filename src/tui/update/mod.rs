@@ -164,8 +164,6 @@ impl App {
         cmds.push(Command::OpenSession { stamp, path });
     }
 
-    /// The newest read of the open session: the tree shows it, or why it
-    /// could not be read.
     /// Once the session shown is on screen in full: what its growth needs
     /// (see [`Command::ReadyForGrowth`]), made beside when not made yet.
     fn ready_for_growth(&self, cmds: &mut Vec<Command>) {
@@ -176,6 +174,8 @@ impl App {
         }
     }
 
+    /// The newest read of the open session: the tree shows it, or why it
+    /// could not be read.
     fn on_session_read(&mut self, read: SessionRead, cmds: &mut Vec<Command>) {
         let SessionRead { path, result } = read;
         match result {

@@ -476,16 +476,7 @@ impl Workers {
             // Beside the rest, on a thread of its own: a pass over every
             // entry that nothing waits for yet (a growth that comes first
             // waits for it rather than making it again).
-            Command::ReadyForGrowth(_) => {
-                let (cx, tx) = (self.context.clone(), self.tx.clone());
-                let _ = std::thread::Builder::new()
-                    .name("piscope-growth".into())
-                    .spawn(move || {
-                        cx.run(cmd, &|ev| {
-                            let _ = tx.send(ev);
-                        })
-                    });
-            }
+            Command::ReadyForGrowth(_) => self.on_own_thread("piscope-growth", cmd),
             Command::BuildPreview(_) => self.previews.put(cmd),
             Command::LoadUsage { .. } => self.usage_book.put(cmd),
             Command::BuildUsage(_) => self.usage_charts.put(cmd),
@@ -507,24 +498,27 @@ impl Workers {
                         })
                     });
             }
-            Command::DeepSearch { .. } => {
-                let (cx, tx) = (self.context.clone(), self.tx.clone());
-                let _ = std::thread::Builder::new()
-                    .name("piscope-catalog".into())
-                    .spawn(move || {
-                        cx.run(cmd, &|ev| {
-                            let _ = tx.send(ev);
-                        })
-                    });
-            }
+            Command::DeepSearch { .. } => self.on_own_thread("piscope-catalog", cmd),
         }
+    }
+
+    /// Runs `cmd` on a new thread named `name`, sending what it answers.
+    fn on_own_thread(&self, name: &str, cmd: Command) {
+        let (cx, tx) = (self.context.clone(), self.tx.clone());
+        let _ = std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                cx.run(cmd, &|ev| {
+                    let _ = tx.send(ev);
+                })
+            });
     }
 }
 
 /// A session file written this recently (ms) is taken to be one pi is
 /// writing: opened from its index, the table of its ids, which its first
-/// growth needs, is made at once beside (a second or more for millions of
-/// entries) rather than when the growth comes.
+/// growth needs, is made beside once it is on screen (a second or more
+/// for millions of entries) rather than when the growth comes.
 const BEING_WRITTEN_MS: i64 = 15 * 60 * 1000;
 
 /// Summarises the sessions of `folder` through `cache`, sending the
