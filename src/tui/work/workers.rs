@@ -383,6 +383,10 @@ pub struct Workers {
     /// Pictures coming into view, decoded (newest request wins, likewise).
     pictures: Arc<Latest<Command>>,
     touched: Arc<Latest<Command>>,
+    /// The session on screen made ready to grow, one at a time: of those
+    /// asked for meanwhile, only the newest waits (sessions passed over
+    /// in turn never make their tables at once, nor keep their memory).
+    growth: Arc<Latest<Command>>,
     /// Editing actions, one after another in the order asked.
     actions: Sender<Command>,
     /// Changed files summarised again, one after another.
@@ -428,6 +432,7 @@ impl Workers {
             layouts: slot("piscope-layout"),
             pictures: slot("piscope-pictures"),
             touched: slot("piscope-touched"),
+            growth: slot("piscope-growth"),
             actions: queue("piscope-actions"),
             summaries: queue("piscope-summaries"),
             watch: Arc::new(Mutex::new((0, None))),
@@ -473,10 +478,10 @@ impl Workers {
             Command::LayOutRows => {
                 let _ = self.tx.send(AppEvent::RowsWanted);
             }
-            // Beside the rest, on a thread of its own: a pass over every
-            // entry that nothing waits for yet (a growth that comes first
-            // waits for it rather than making it again).
-            Command::ReadyForGrowth(_) => self.on_own_thread("piscope-growth", cmd),
+            // Beside the rest: a pass over every entry that nothing waits
+            // for yet (a growth that comes first waits for it rather than
+            // making it again).
+            Command::ReadyForGrowth(_) => self.growth.put(cmd),
             Command::BuildPreview(_) => self.previews.put(cmd),
             Command::LoadUsage { .. } => self.usage_book.put(cmd),
             Command::BuildUsage(_) => self.usage_charts.put(cmd),
