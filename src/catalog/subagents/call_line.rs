@@ -16,7 +16,9 @@
 //! nested deeper than the cursor goes), and leaves any other to serde.
 
 use crate::jstext::date::{parse_ms, value_ms};
-use crate::session::line::cursor::{Cursor, Field};
+use crate::session::line::cursor::Cursor;
+use crate::session::line::entry::scalar_ms;
+use crate::session::line::fast::first;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
@@ -72,12 +74,6 @@ impl CallLine {
 mod fast {
     use super::*;
 
-    /// Marks the key of `bit` as seen in `seen`: `None` the second time,
-    /// where the last of the two would have to win.
-    fn first(seen: &mut u8, bit: u8) -> Option<()> {
-        (*seen & bit == 0).then(|| *seen |= bit)
-    }
-
     /// A string without escapes as itself, any other value stepped over
     /// as `None`.
     fn plain_or_skip<'a>(c: &mut Cursor<'a>) -> Option<Option<&'a str>> {
@@ -113,29 +109,24 @@ mod fast {
             let mut seen = 0;
             object(&mut c, |c, key| match key {
                 b"type" => {
-                    first(&mut seen, 1)?;
+                    first(&mut seen, 0)?;
                     line.is_message = plain_or_skip(c)? == Some("message");
                     Some(())
                 }
                 b"timestamp" => {
-                    first(&mut seen, 2)?;
+                    first(&mut seen, 1)?;
                     line.at = match c.peek()? {
                         b'"' => parse_ms(c.plain_str()?),
                         b'[' | b'{' => {
                             c.skip_value()?;
                             None
                         }
-                        _ => value_ms(&match c.field()? {
-                            Field::Null => Value::Null,
-                            Field::Bool(b) => Value::Bool(b),
-                            Field::Num(n) => Value::from(n),
-                            _ => return None,
-                        }),
+                        _ => scalar_ms(&c.field()?.to_scalar()),
                     };
                     Some(())
                 }
                 b"message" => {
-                    first(&mut seen, 4)?;
+                    first(&mut seen, 2)?;
                     if c.peek()? == b'{' {
                         message(c, &mut line)
                     } else {
@@ -153,17 +144,17 @@ mod fast {
         let mut seen = 0;
         object(c, |c, key| match key {
             b"role" => {
-                first(&mut seen, 1)?;
+                first(&mut seen, 0)?;
                 line.role = plain_or_skip(c)?.map(str::to_string);
                 Some(())
             }
             b"toolCallId" => {
-                first(&mut seen, 2)?;
+                first(&mut seen, 1)?;
                 line.tool_call_id = plain_or_skip(c)?.map(str::to_string);
                 Some(())
             }
             b"content" => {
-                first(&mut seen, 4)?;
+                first(&mut seen, 2)?;
                 if c.peek()? == b'[' {
                     calls(c, &mut line.call_ids)
                 } else {
@@ -176,23 +167,17 @@ mod fast {
 
     /// The ids of the calls among the content blocks of the array at `c`.
     fn calls(c: &mut Cursor<'_>, ids: &mut Vec<String>) -> Option<()> {
-        c.eat(b'[')?;
-        c.ws();
-        if c.peek()? == b']' {
-            c.bump();
-            return Some(());
-        }
-        loop {
+        c.elements(|c| {
             if c.peek()? == b'{' {
                 let (mut seen, mut is_call, mut id) = (0, false, None);
                 object(c, |c, key| match key {
                     b"type" => {
-                        first(&mut seen, 1)?;
+                        first(&mut seen, 0)?;
                         is_call = plain_or_skip(c)? == Some("toolCall");
                         Some(())
                     }
                     b"id" => {
-                        first(&mut seen, 2)?;
+                        first(&mut seen, 1)?;
                         id = plain_or_skip(c)?;
                         Some(())
                     }
@@ -201,16 +186,11 @@ mod fast {
                 if let (true, Some(id)) = (is_call, id) {
                     ids.push(id.to_string());
                 }
+                Some(())
             } else {
-                c.skip_value()?;
+                c.skip_value()
             }
-            c.ws();
-            match c.bump()? {
-                b',' => c.ws(),
-                b']' => return Some(()),
-                _ => return None,
-            }
-        }
+        })
     }
 }
 

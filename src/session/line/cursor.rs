@@ -563,6 +563,28 @@ impl<'a> Cursor<'a> {
         Some(())
     }
 
+    /// At an array's opening bracket: each element handed to `each` with
+    /// the cursor on it (to be consumed there), through the closing
+    /// bracket.
+    #[inline]
+    pub(crate) fn elements(&mut self, mut each: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        self.ws();
+        if self.peek()? == b']' {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            each(self)?;
+            self.ws();
+            match self.bump()? {
+                b',' => self.ws(),
+                b']' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
     /// Any value, validated and skipped.
     pub(crate) fn skip_value(&mut self) -> Option<()> {
         self.skip_nested(0)

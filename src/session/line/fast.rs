@@ -17,7 +17,7 @@ use std::borrow::Cow;
 /// Sets bit `bit` in `seen`; `None` when it was set (a repeated key, whose
 /// rules the fallback knows).
 #[inline]
-fn first(seen: &mut u32, bit: u32) -> Option<()> {
+pub(crate) fn first(seen: &mut u32, bit: u32) -> Option<()> {
     let was = *seen & (1 << bit) != 0;
     *seen |= 1 << bit;
     (!was).then_some(())
@@ -258,43 +258,32 @@ fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option
         b'"' if text => c.string().map(Content::Text),
         b'"' => c.skip_value().map(|_| Content::Unread),
         b'[' => {
-            c.bump()?;
-            c.ws();
             let mut joined: Option<Text<'a>> = None;
             let mut throws = false;
-            if c.peek()? == b']' {
-                c.bump()?;
-            } else {
-                loop {
-                    match c.peek()? {
-                        b'n' => {
-                            c.lit(b"null")?;
-                            throws = true;
-                        }
-                        b'{' if text => {
-                            if let Some(t) = text_block(c)? {
-                                joined = Some(match joined {
-                                    None => t,
-                                    Some(before) => {
-                                        *joined_more = true;
-                                        let mut s = before.into_owned();
-                                        s.push(' ');
-                                        s.push_str(&t);
-                                        Cow::Owned(s)
-                                    }
-                                });
-                            }
-                        }
-                        _ => c.skip_value()?,
+            c.elements(|c| {
+                match c.peek()? {
+                    b'n' => {
+                        c.lit(b"null")?;
+                        throws = true;
                     }
-                    c.ws();
-                    match c.bump()? {
-                        b',' => c.ws(),
-                        b']' => break,
-                        _ => return None,
+                    b'{' if text => {
+                        if let Some(t) = text_block(c)? {
+                            joined = Some(match joined.take() {
+                                None => t,
+                                Some(before) => {
+                                    *joined_more = true;
+                                    let mut s = before.into_owned();
+                                    s.push(' ');
+                                    s.push_str(&t);
+                                    Cow::Owned(s)
+                                }
+                            });
+                        }
                     }
+                    _ => c.skip_value()?,
                 }
-            }
+                Some(())
+            })?;
             Some(match (throws, text) {
                 (true, _) => Content::Throws,
                 (false, true) => Content::Text(joined.unwrap_or_default()),

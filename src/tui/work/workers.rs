@@ -2,7 +2,7 @@
 //! loading the catalog, deep search), and the threads that run it.
 
 use super::newest::{Latest, Stamp};
-use crate::catalog::discover::FolderSource;
+use crate::catalog::discover::{FileStamp, FolderSource};
 use crate::catalog::housekeeping::archive;
 use crate::catalog::search::deep_index::DeepIndex;
 use crate::catalog::search::touched_index::TouchedIndex;
@@ -82,11 +82,7 @@ impl JobContext {
     /// Whether the file at `path` was written in the last
     /// [`BEING_WRITTEN_MS`] (pi is likely writing it).
     fn being_written(&self, path: &std::path::Path) -> bool {
-        let written = std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_millis() as i64);
+        let written = std::fs::metadata(path).map_or(0, |m| FileStamp::of(&m).mtime_ms());
         self.clock.tick().now_ms.saturating_sub(written) < BEING_WRITTEN_MS
     }
 
