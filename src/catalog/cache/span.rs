@@ -133,26 +133,14 @@ pub(crate) fn read_blocks<const B: usize>(
             .all(|(b, k)| span.hashes.get(k) == Some(&xxhash_rust::xxh3::xxh3_64(b)))
 }
 
-/// How a [`PackedSpan`]'s blocks are compressed.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
-pub(crate) enum Codec {
-    /// lz4: about a third of the bytes, decompressed at a few GB/s (for
-    /// what every search reads).
-    #[default]
-    Lz4,
-    /// zstd at its fastest level: about a fifth, at about 1 GB/s (for
-    /// what a search reads only where it found something).
-    Zstd,
-}
-
-/// A range of a cache file holding bytes compressed block by block: each
+/// A range of a cache file holding bytes compressed block by block in lz4
+/// (a third of the bytes or so, decompressed at a few GB/s): each
 /// `BLOCK` bytes of the text (the last one shorter) stored as one frame,
 /// with the length and xxh3 of each frame as stored. A block is read back,
 /// checked and decompressed alone, so a search that needs one entry's text
 /// reads only the frames that hold it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
 pub(crate) struct PackedSpan {
-    pub codec: Codec,
     pub start: u64,
     /// The bytes as read back (decompressed).
     pub len: u64,
@@ -162,31 +150,19 @@ pub(crate) struct PackedSpan {
     pub hashes: Vec<u64>,
 }
 
-/// zstd's level for the cache: its fastest, which still stores text in a
-/// fifth of its bytes or so.
-const ZSTD_LEVEL: i32 = 1;
-
 impl PackedSpan {
-    /// Compresses `bytes` with `codec` to be stored from `start`: the span
-    /// and the bytes to write there. `None` if the compressor fails.
-    pub(crate) fn pack(codec: Codec, start: u64, bytes: &[u8]) -> Option<(PackedSpan, Vec<u8>)> {
+    /// Compresses `bytes` to be stored from `start`: the span and the
+    /// bytes to write there. `None` if a frame is too long to record.
+    pub(crate) fn pack(start: u64, bytes: &[u8]) -> Option<(PackedSpan, Vec<u8>)> {
         let mut out = Vec::with_capacity(bytes.len() / 3 + 64);
         let mut span = PackedSpan {
-            codec,
             start,
             len: bytes.len() as u64,
             stored: Vec::new(),
             hashes: Vec::new(),
         };
-        let mut zstd = match codec {
-            Codec::Zstd => Some(zstd::bulk::Compressor::new(ZSTD_LEVEL).ok()?),
-            Codec::Lz4 => None,
-        };
         for block in bytes.chunks(BLOCK) {
-            let frame = match zstd.as_mut() {
-                Some(z) => z.compress(block).ok()?,
-                None => lz4_flex::block::compress(block),
-            };
+            let frame = lz4_flex::block::compress(block);
             span.stored.push(u32::try_from(frame.len()).ok()?);
             span.hashes.push(xxhash_rust::xxh3::xxh3_64(&frame));
             out.extend_from_slice(&frame);
@@ -264,8 +240,8 @@ pub(crate) fn read_packed(file: &File, span: &PackedSpan, into: &mut Vec<u8>) ->
 
 /// Reads the frames of blocks `ks` of `span` with one read, checks each
 /// and decompresses it into its place in `into` (as long as the span's
-/// bytes): for reading only what is needed.
-pub(crate) fn read_packed_blocks(
+/// bytes).
+fn read_packed_blocks(
     file: &File,
     span: &PackedSpan,
     ks: std::ops::Range<usize>,
@@ -283,13 +259,6 @@ pub(crate) fn read_packed_blocks(
     if !read_exact_at(file, &mut stored, at) || !frames_sound(span, ks.clone(), &stored) {
         return false;
     }
-    let mut zstd = match span.codec {
-        Codec::Zstd => match zstd::bulk::Decompressor::new() {
-            Ok(d) => Some(d),
-            Err(_) => return false,
-        },
-        Codec::Lz4 => None,
-    };
     let mut from = 0usize;
     ks.into_iter().all(|k| {
         let frame = &stored[from..from + span.stored[k] as usize];
@@ -299,11 +268,7 @@ pub(crate) fn read_packed_blocks(
         let Some(out) = into.get_mut(start..start + want) else {
             return false;
         };
-        let got = match zstd.as_mut() {
-            Some(z) => z.decompress_to_buffer(frame, out).ok(),
-            None => lz4_flex::block::decompress_into(frame, out).ok(),
-        };
-        got == Some(want)
+        lz4_flex::block::decompress_into(frame, out).ok() == Some(want)
     })
 }
 
@@ -316,16 +281,10 @@ mod tests {
     /// length reads as nothing.
     #[test]
     fn packed_spans_read_back_as_written_and_refuse_damage() {
-        for codec in [Codec::Lz4, Codec::Zstd] {
-            packed_span_round_trip(codec);
-        }
-    }
-
-    fn packed_span_round_trip(codec: Codec) {
         let text: Vec<u8> = (0..BLOCK * 2 + 12345)
             .map(|i| b"the widget renders twice\n"[i % 25] ^ (i / 7919) as u8)
             .collect();
-        let (span, stored) = PackedSpan::pack(codec, 16, &text).expect("packed");
+        let (span, stored) = PackedSpan::pack(16, &text).expect("packed");
         assert!(
             stored.len() < text.len() / 3,
             "{} of {}",
@@ -348,7 +307,7 @@ mod tests {
         assert!(read_stored(&tmp, &span, &mut copy));
         assert_eq!(copy, stored);
         // The empty text is no frames, and reads back empty.
-        let (empty, none) = PackedSpan::pack(codec, 0, b"").expect("packed");
+        let (empty, none) = PackedSpan::pack(0, b"").expect("packed");
         assert!(none.is_empty() && empty.blocks() == 0);
         // Damage.
         let mut flipped = stored.clone();
@@ -363,12 +322,5 @@ mod tests {
         let mut short = span.clone();
         short.stored.pop();
         assert!(!read_packed(&tmp, &short, &mut back));
-        // Frames read with the other codec do not pass for the text.
-        let mut other = span.clone();
-        other.codec = match codec {
-            Codec::Lz4 => Codec::Zstd,
-            Codec::Zstd => Codec::Lz4,
-        };
-        assert!(!read_packed(&tmp, &other, &mut back) || back != text);
     }
 }

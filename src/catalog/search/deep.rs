@@ -186,18 +186,25 @@ fn search_chunk(
     hits: &mut Vec<DeepHit>,
 ) -> bool {
     thread_local! {
-        static BUFS: std::cell::RefCell<(Vec<u8>, Vec<u8>, Vec<u8>)> = const {
-            std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new()))
-        };
+        static BUFS: std::cell::RefCell<Bufs> = std::cell::RefCell::default();
     }
     let Some(parts) = &query.parts else {
         return true;
     };
-    let (mut fbuf, mut obuf, mut ebuf) = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
-    let bufs = (&mut fbuf, &mut obuf, &mut ebuf);
-    let r = search_chunk_in(chunk, query, parts, path, hits, bufs);
-    BUFS.with(|b| *b.borrow_mut() = (fbuf, obuf, ebuf));
+    let mut bufs = BUFS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let r = search_chunk_in(chunk, query, parts, path, hits, &mut bufs);
+    BUFS.with(|b| *b.borrow_mut() = bufs);
     r
+}
+
+/// What a search thread reads a chunk into, kept from chunk to chunk.
+#[derive(Default)]
+struct Bufs {
+    folded: Vec<u8>,
+    patches: Vec<u8>,
+    entries: Vec<u8>,
+    /// One entry's text as written, made from its patch.
+    original: Vec<u8>,
 }
 
 fn search_chunk_in(
@@ -206,16 +213,22 @@ fn search_chunk_in(
     parts: &QueryParts<'_>,
     path: &std::path::Path,
     hits: &mut Vec<DeepHit>,
-    (fbuf, obuf, ebuf): (&mut Vec<u8>, &mut Vec<u8>, &mut Vec<u8>),
+    bufs: &mut Bufs,
 ) -> bool {
+    let Bufs {
+        folded: fbuf,
+        patches: pbuf,
+        entries: ebuf,
+        original: obuf,
+    } = bufs;
     // The entries worth checking, as indices into the chunk's entries.
-    let (entries, candidates) = match parts {
+    let (entries, folded, candidates) = match parts {
         QueryParts::Regex(_) => {
-            let Some(entries) = chunk.entry_refs(ebuf) else {
+            let (Some(entries), Some(folded)) = (chunk.entry_refs(ebuf), chunk.folded(fbuf)) else {
                 return false;
             };
             let all: Vec<usize> = (0..entries.len()).collect();
-            (entries, all)
+            (entries, folded, all)
         }
         QueryParts::Words(words) => {
             // Every word and phrase must be in the entry's folded text; see
@@ -257,24 +270,15 @@ fn search_chunk_in(
                     None => break,
                 }
             }
-            (entries, candidates)
+            (entries, folded, candidates)
         }
     };
     if candidates.is_empty() {
         return true;
     }
-    let mut starts = Vec::with_capacity(entries.len() + 1);
-    let mut at = 0usize;
-    for e in entries.iter() {
-        starts.push(at);
-        at += e.original_len as usize;
-    }
-    if at as u64 != chunk.original_len() {
+    let Some(originals) = chunk.originals(&entries, folded, pbuf) else {
         return false;
-    }
-    // Only the blocks that hold a candidate are read (each checked), one
-    // after the other: a block is still in the cache when its texts are.
-    let mut loaded = Vec::new();
+    };
     let mut found = Vec::new();
     let mut last_line = None;
     for k in candidates {
@@ -282,8 +286,7 @@ fn search_chunk_in(
         if last_line == Some(e.line) {
             continue;
         }
-        let range = starts[k]..starts[k] + e.original_len as usize;
-        let Some(bytes) = chunk.original_range(range, obuf, &mut loaded) else {
+        let Some(bytes) = originals.get(k, obuf) else {
             return false;
         };
         // Every word and phrase is in the entry (a regex is yet to be run).

@@ -8,16 +8,15 @@
 //! grows: each build or extension of a session appends chunks to it, under
 //! an advisory lock, so piscopes running at once never write over each
 //! other. Each chunk is three ranges ([`PackedSpan`]s: each 1 MiB block
-//! stored compressed, its xxh3 checked on every read before it is
-//! decompressed): the entries (postcard) and their folded texts (each
+//! stored compressed in lz4, its xxh3 checked on every read before it is
+//! decompressed): the entries (postcard); their folded texts (each
 //! followed by a line break, which no folded text holds, so no match runs
-//! from one entry into the next), in lz4, which every search reads and
-//! which decompresses fastest; and their texts as written, in zstd, which
-//! take least room and are read only where a search found something. The
-//! store takes about a third of the sessions' bytes. A search scans the
-//! folded part, decodes the entries only for a chunk that matches, and
-//! reads and decompresses of the texts as written only the blocks that
-//! hold an entry the folded text chose. The table (`catalog-deep.bin`, one checksummed payload written
+//! from one entry into the next), which every search scans; and their
+//! texts as written, each kept as the few edits that make it from its
+//! folded text ([`super::fold_patch`]), read only where a search found
+//! something. A search scans the folded part, and decodes the entries and
+//! makes the texts as written only for a chunk that matches. The table
+//! (`catalog-deep.bin`, one checksummed payload written
 //! to a temp file and renamed over) names the data file's generation and,
 //! per session, the file state it was read at and its chunks. When most of
 //! the data file is chunks no table names any more, the live ones are
@@ -29,9 +28,7 @@
 //! makes the search read that session's file instead, and forget its index.
 
 use crate::catalog::cache::envelope::Envelope;
-use crate::catalog::cache::span::{
-    BLOCK, Codec, PackedSpan, read_exact_at, read_packed, read_packed_blocks, read_stored,
-};
+use crate::catalog::cache::span::{PackedSpan, read_exact_at, read_packed, read_stored};
 use crate::catalog::discover::FileStamp;
 use crate::session::read::blocks::read_lines;
 use crate::session::read::file::{PrefixPrint, open_regular};
@@ -49,7 +46,7 @@ const DATA_SUFFIX: &str = ".data";
 /// Bump when the layout or the meaning of a stored field changes.
 const TABLE: Envelope = Envelope {
     magic: b"piscopeD",
-    format: 3,
+    format: 4,
 };
 /// The data file starts with this and its generation (u64, little-endian).
 const DATA_MAGIC: &[u8; 8] = b"piscopeT";
@@ -94,7 +91,9 @@ pub(crate) struct SessionIndex {
 pub(crate) struct Chunk {
     entries: PackedSpan,
     folded: PackedSpan,
-    original: PackedSpan,
+    /// Each entry's text as written, as the edits that make it from its
+    /// folded text (see [`super::fold_patch`]).
+    patches: PackedSpan,
 }
 
 /// One searchable text of an entry.
@@ -105,6 +104,20 @@ pub(crate) struct EntryText {
     pub kind: String,
     pub folded_len: u64,
     pub original_len: u64,
+    pub patch_len: u64,
+}
+
+impl EntryText {
+    fn as_ref(&self) -> EntryRef<'_> {
+        EntryRef {
+            line: self.line,
+            id: self.id.as_deref(),
+            kind: &self.kind,
+            folded_len: self.folded_len,
+            original_len: self.original_len,
+            patch_len: self.patch_len,
+        }
+    }
 }
 
 /// [`EntryText`] as a search reads it back: its strings borrowed from the
@@ -117,6 +130,7 @@ pub(crate) struct EntryRef<'a> {
     pub kind: &'a str,
     pub folded_len: u64,
     pub original_len: u64,
+    pub patch_len: u64,
 }
 
 /// A chunk in memory: just built, or read back.
@@ -127,6 +141,8 @@ pub(crate) struct ChunkData {
     pub folded: Vec<u8>,
     /// Each entry's text as written, one after the other.
     pub original: Vec<u8>,
+    /// Each entry's patch (see [`super::fold_patch`]), one after the other.
+    pub patches: Vec<u8>,
 }
 
 impl ChunkData {
@@ -135,13 +151,39 @@ impl ChunkData {
         self.folded.extend_from_slice(folded.as_bytes());
         self.folded.push(b'\n');
         self.original.extend_from_slice(text.as_bytes());
+        let patched = self.patches.len();
+        super::fold_patch::write(text, &folded, &mut self.patches);
         self.entries.push(EntryText {
             line,
             id: id.map(str::to_string),
             kind: kind.to_string(),
             folded_len: folded.len() as u64,
             original_len: text.len() as u64,
+            patch_len: (self.patches.len() - patched) as u64,
         });
+    }
+
+    /// A stored chunk read back whole, to be built on; `None` when a part
+    /// of it is short or damaged.
+    fn read_back(source: &ChunkSource<'_>) -> Option<ChunkData> {
+        let entries = source.entries()?.into_owned();
+        let (mut folded, mut patches) = (Vec::new(), Vec::new());
+        source.folded(&mut folded)?;
+        let mut original = Vec::new();
+        {
+            let refs: Vec<EntryRef<'_>> = entries.iter().map(EntryText::as_ref).collect();
+            let texts = source.originals(&refs, &folded, &mut patches)?;
+            let mut one = Vec::new();
+            for k in 0..refs.len() {
+                original.extend_from_slice(texts.get(k, &mut one)?);
+            }
+        }
+        Some(ChunkData {
+            entries,
+            folded,
+            original,
+            patches,
+        })
     }
 
     fn full(&self) -> bool {
@@ -166,55 +208,56 @@ impl ChunkSource<'_> {
         }
     }
 
-    pub(crate) fn original<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<&'b [u8]> {
-        match self {
-            ChunkSource::Built(c) => Some(&c.original),
-            ChunkSource::Stored(f, c) => read_packed(f, &c.original, buf).then_some(&buf[..]),
-        }
-    }
-
-    /// How many bytes the texts as written take.
-    pub(crate) fn original_len(&self) -> u64 {
-        match self {
-            ChunkSource::Built(c) => c.original.len() as u64,
-            ChunkSource::Stored(_, c) => c.original.len,
-        }
-    }
-
-    /// The bytes `range` of the texts as written, reading into `buf` (as
-    /// long as they all are) only the blocks it needs that `loaded` (the
-    /// blocks read into `buf` so far, none at first) lacks; `None` when
-    /// one is short or damaged, or `range` is past the end.
-    pub(crate) fn original_range<'b>(
+    /// The texts as written of the chunk's `entries` (read by
+    /// [`ChunkSource::entry_refs`]), whose folded texts are `folded` (read
+    /// by [`ChunkSource::folded`]), their patches read into `buf`; `None`
+    /// when the stored patches are short or damaged, or the lengths the
+    /// entries give do not fill the texts.
+    pub(crate) fn originals<'b>(
         &'b self,
-        range: std::ops::Range<usize>,
+        entries: &[EntryRef<'_>],
+        folded: &'b [u8],
         buf: &'b mut Vec<u8>,
-        loaded: &mut Vec<bool>,
-    ) -> Option<&'b [u8]> {
+    ) -> Option<Originals<'b>> {
+        let len = |n: u64| usize::try_from(n).ok();
         match self {
-            ChunkSource::Built(c) => c.original.get(range),
+            ChunkSource::Built(c) => {
+                let mut at = 0usize;
+                let mut spans = Vec::with_capacity(entries.len());
+                for e in entries {
+                    let end = at.checked_add(len(e.original_len)?)?;
+                    spans.push(at..end);
+                    at = end;
+                }
+                (at == c.original.len()).then_some(Originals::Held {
+                    text: &c.original,
+                    spans,
+                })
+            }
             ChunkSource::Stored(f, c) => {
-                let len = usize::try_from(c.original.len).ok()?;
-                if range.start > range.end || range.end > len {
+                if !read_packed(f, &c.patches, buf) {
                     return None;
                 }
-                if loaded.is_empty() {
-                    // Only growth needs filling: every byte used is read over.
-                    buf.resize(len, 0);
-                    loaded.resize(c.original.blocks(), false);
+                let (mut fat, mut pat) = (0usize, 0usize);
+                let mut parts = Vec::with_capacity(entries.len());
+                for e in entries {
+                    let (fend, pend) = (
+                        fat.checked_add(len(e.folded_len)?)?,
+                        pat.checked_add(len(e.patch_len)?)?,
+                    );
+                    parts.push(Patched {
+                        folded: fat..fend,
+                        patch: pat..pend,
+                        len: len(e.original_len)?,
+                    });
+                    // Each folded text is followed by a line break.
+                    (fat, pat) = (fend.checked_add(1)?, pend);
                 }
-                if range.end > range.start {
-                    let (first, last) = (range.start / BLOCK, (range.end - 1) / BLOCK);
-                    for k in first..=last {
-                        if !*loaded.get(k)? {
-                            if !read_packed_blocks(f, &c.original, k..k + 1, buf) {
-                                return None;
-                            }
-                            loaded[k] = true;
-                        }
-                    }
-                }
-                buf.get(range)
+                (fat == folded.len() && pat == buf.len()).then_some(Originals::Patched {
+                    folded,
+                    patches: buf,
+                    parts,
+                })
             }
         }
     }
@@ -223,18 +266,7 @@ impl ChunkSource<'_> {
     /// `None` when the stored range is short or damaged.
     pub(crate) fn entry_refs<'b>(&'b self, buf: &'b mut Vec<u8>) -> Option<Vec<EntryRef<'b>>> {
         match self {
-            ChunkSource::Built(c) => Some(
-                c.entries
-                    .iter()
-                    .map(|e| EntryRef {
-                        line: e.line,
-                        id: e.id.as_deref(),
-                        kind: &e.kind,
-                        folded_len: e.folded_len,
-                        original_len: e.original_len,
-                    })
-                    .collect(),
-            ),
+            ChunkSource::Built(c) => Some(c.entries.iter().map(EntryText::as_ref).collect()),
             ChunkSource::Stored(f, c) => {
                 if !read_packed(f, &c.entries, buf) {
                     return None;
@@ -255,6 +287,54 @@ impl ChunkSource<'_> {
                 postcard::from_bytes::<Vec<EntryText>>(&buf)
                     .ok()
                     .map(std::borrow::Cow::Owned)
+            }
+        }
+    }
+}
+
+/// The texts as written of a chunk's entries, each given by
+/// [`Originals::get`].
+pub(crate) enum Originals<'b> {
+    /// A chunk built in this run holds them, one after the other.
+    Held {
+        text: &'b [u8],
+        spans: Vec<std::ops::Range<usize>>,
+    },
+    /// A stored chunk makes each from its folded text and its patch.
+    Patched {
+        folded: &'b [u8],
+        patches: &'b [u8],
+        parts: Vec<Patched>,
+    },
+}
+
+/// Where an entry's folded text and patch are, and how long the text they
+/// make is.
+pub(crate) struct Patched {
+    folded: std::ops::Range<usize>,
+    patch: std::ops::Range<usize>,
+    len: usize,
+}
+
+impl Originals<'_> {
+    /// Entry `k`'s text as written (made in `out` when it is patched);
+    /// `None` when it does not come back whole.
+    pub(crate) fn get<'x>(&'x self, k: usize, out: &'x mut Vec<u8>) -> Option<&'x [u8]> {
+        match self {
+            Originals::Held { text, spans } => text.get(spans.get(k)?.clone()),
+            Originals::Patched {
+                folded,
+                patches,
+                parts,
+            } => {
+                let p = parts.get(k)?;
+                out.clear();
+                super::fold_patch::apply(
+                    folded.get(p.folded.clone())?,
+                    patches.get(p.patch.clone())?,
+                    out,
+                )?;
+                (out.len() == p.len).then_some(&out[..])
             }
         }
     }
@@ -464,16 +544,14 @@ impl DeepIndex {
         let entries = postcard::to_stdvec(&chunk.entries).ok()?;
         // Compressed before the lock is taken: other piscopes wait only for
         // the write.
-        // What every search reads decompresses fastest; the texts as
-        // written, read only where a search found something, take least.
-        let (mut entries, e) = PackedSpan::pack(Codec::Lz4, 0, &entries)?;
-        let (mut folded, f) = PackedSpan::pack(Codec::Lz4, 0, &chunk.folded)?;
-        let (mut original, o) = PackedSpan::pack(Codec::Zstd, 0, &chunk.original)?;
+        let (mut entries, e) = PackedSpan::pack(0, &entries)?;
+        let (mut folded, f) = PackedSpan::pack(0, &chunk.folded)?;
+        let (mut patches, o) = PackedSpan::pack(0, &chunk.patches)?;
         let _lock = lock_data(&self.data_path()?, &file)?;
         let at = file.metadata().ok()?.len();
         entries.start = at;
         folded.start = at + e.len() as u64;
-        original.start = folded.start + f.len() as u64;
+        patches.start = folded.start + f.len() as u64;
         let mut bytes = e;
         bytes.extend_from_slice(&f);
         bytes.extend_from_slice(&o);
@@ -481,7 +559,7 @@ impl DeepIndex {
         Some(Chunk {
             entries,
             folded,
-            original,
+            patches,
         })
     }
 
@@ -529,7 +607,7 @@ impl DeepIndex {
         if read_on
             && stored_chunks
                 .last()
-                .is_some_and(|c| c.folded.len < SMALL_CHUNK && c.original.len < SMALL_CHUNK)
+                .is_some_and(|c| c.folded.len < SMALL_CHUNK)
         {
             carry = stored_chunks.pop();
         }
@@ -560,21 +638,11 @@ impl DeepIndex {
         // The file grew (or is new to the store): read on.
         let mut current = ChunkData::default();
         if let (Some(c), Some(data)) = (&carry, data.as_deref()) {
-            let source = ChunkSource::Stored(data, c);
-            let (mut f, mut o) = (Vec::new(), Vec::new());
-            let (Some(entries), Some(folded), Some(original)) = (
-                source.entries(),
-                source.folded(&mut f),
-                source.original(&mut o),
-            ) else {
+            let Some(back) = ChunkData::read_back(&ChunkSource::Stored(data, c)) else {
                 self.forget(path);
                 return None;
             };
-            current = ChunkData {
-                entries: entries.into_owned(),
-                folded: folded.to_vec(),
-                original: original.to_vec(),
-            };
+            current = back;
         }
         let mut kept = true;
         let mut finish = |chunk: &ChunkData, record: &mut SessionIndex| -> bool {
@@ -731,7 +799,7 @@ fn compact(
             let mut chunks = Vec::with_capacity(r.chunks.len());
             for c in &r.chunks {
                 let mut moved = Vec::with_capacity(3);
-                for span in [&c.entries, &c.folded, &c.original] {
+                for span in [&c.entries, &c.folded, &c.patches] {
                     // The frames move as they are stored, each checked.
                     if !read_stored(old, span, &mut out) {
                         continue 'session;
@@ -743,13 +811,13 @@ fn compact(
                     });
                     at += out.len() as u64;
                 }
-                let [entries, folded, original]: [PackedSpan; 3] = moved
+                let [entries, folded, patches]: [PackedSpan; 3] = moved
                     .try_into()
                     .map_err(|_| std::io::Error::other("three spans"))?;
                 chunks.push(Chunk {
                     entries,
                     folded,
-                    original,
+                    patches,
                 });
             }
             r.chunks = chunks;
@@ -785,7 +853,7 @@ fn remove_other_generations(dir: &Path, keep: u64) {
 impl SessionIndex {
     fn sound(&self, file_len: u64) -> bool {
         self.chunks.iter().all(|c| {
-            [&c.entries, &c.folded, &c.original]
+            [&c.entries, &c.folded, &c.patches]
                 .iter()
                 .all(|s| s.start >= DATA_HEADER && s.sound(file_len))
         })
@@ -795,7 +863,7 @@ impl SessionIndex {
     fn bytes(&self) -> u64 {
         self.chunks
             .iter()
-            .map(|c| c.entries.stored_len() + c.folded.stored_len() + c.original.stored_len())
+            .map(|c| c.entries.stored_len() + c.folded.stored_len() + c.patches.stored_len())
             .sum()
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod deep;
 pub mod deep_index;
+mod fold_patch;
 pub mod query;
 pub mod span;
 pub mod touched;
