@@ -227,34 +227,40 @@ fn shown_as_is(s: &str) -> bool {
 }
 
 /// Whether [`sanitize`] (with `breaks`, [`sanitize_block`]) leaves `s` as
-/// it is. Printable ASCII (and with `breaks`, line breaks and tabs) is
-/// itself: it is told 32 bytes at a time (every byte of a run tested, no
-/// early exit, so the test runs on vectors), and only a run holding
-/// anything else is decoded, character by character.
+/// it is, told from its bytes with no character decoded: what
+/// [`safe_char`] changes is a byte below 0x20 or 0x7f, or starts with 0xc2
+/// (the C1 controls) or 0xe2 (the bidi marks), so a run of 32 bytes with
+/// none of those is itself (every byte of a run tested, no early exit, so
+/// the test runs on vectors); only in a run holding one are the bytes
+/// after a 0xc2 or 0xe2 looked at.
 fn unchanged(s: &str, breaks: bool) -> bool {
-    let plain = |b: u8| matches!(b, b' '..=b'~') || (breaks && matches!(b, b'\n' | b'\t'));
-    let same = |c: char| match breaks {
-        true => block_char(c) == c,
-        false => safe_char(c) == c,
-    };
+    let allowed = |b: u8| breaks && matches!(b, b'\n' | b'\t');
+    let suspect = |b: u8| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2;
     let bytes = s.as_bytes();
+    let changed = |i: usize| -> bool {
+        let next = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
+        match bytes[i] {
+            b if b < 0x20 => !allowed(b),
+            0x7f => true,
+            // U+0080..U+009F.
+            0xc2 => matches!(next(1), 0x80..=0x9f),
+            // U+200E, U+200F, U+202A..U+202E; U+2066..U+2069.
+            0xe2 => match (next(1), next(2)) {
+                (0x80, 0x8e | 0x8f | 0xaa..=0xae) => true,
+                (0x81, 0xa6..=0xa9) => true,
+                _ => false,
+            },
+            _ => false,
+        }
+    };
     let mut at = 0;
     while at < bytes.len() {
         let end = (at + 32).min(bytes.len());
-        if bytes[at..end].iter().fold(true, |all, &b| all & plain(b)) {
-            at = end;
-            continue;
+        let run = &bytes[at..end];
+        if run.iter().fold(false, |any, &b| any | suspect(b)) && (at..end).any(changed) {
+            return false;
         }
-        // `at` starts a character: it follows ASCII, or a character read.
-        for c in s[at..].chars() {
-            if !same(c) {
-                return false;
-            }
-            at += c.len_utf8();
-            if at >= end {
-                break;
-            }
-        }
+        at = end;
     }
     true
 }
@@ -384,9 +390,13 @@ mod tests {
     #[test]
     fn text_shown_as_is_is_what_sanitising_leaves() {
         let odd = [
-            "\u{1b}", "\r", "\u{7f}", "\u{9b}", "\u{202e}", "\u{200f}", "\0",
+            "\u{1b}", "\r", "\u{7f}", "\u{9b}", "\u{202e}", "\u{200f}", "\0", "\u{80}", "\u{9f}",
+            "\u{200e}", "\u{202a}", "\u{2066}", "\u{2069}", "\u{1f}",
         ];
-        let fine = ["é", "…", "日", "\n", "\t", "~", " "];
+        let fine = [
+            "é", "…", "日", "\n", "\t", "~", " ", "\u{a0}", "\u{ff}", "\u{200d}", "\u{2010}",
+            "\u{2029}", "\u{202f}", "\u{2065}", "\u{206a}", "\u{2190}", "\u{e000}",
+        ];
         for len in [0, 1, 31, 32, 33, 64, 70] {
             for at in 0..=len {
                 for c in odd.iter().chain(&fine) {

@@ -156,6 +156,13 @@ fn push_leb128(out: &mut Vec<u8>, mut n: u64) {
 /// A LEB128 number at the front of `bytes`, taken off; `None` when it is
 /// cut short or does not fit a `usize`.
 fn leb128(bytes: &mut &[u8]) -> Option<usize> {
+    // Most numbers of a patch are under 128: one byte.
+    if let Some((&b, rest)) = bytes.split_first()
+        && b < 0x80
+    {
+        *bytes = rest;
+        return Some(usize::from(b));
+    }
     let mut n = 0u64;
     for shift in (0..64).step_by(7) {
         let (&b, rest) = bytes.split_first()?;
@@ -236,8 +243,8 @@ mod tests {
         for name in ["large-session.jsonl", "before-compaction.jsonl"] {
             let file = std::fs::read(dir.join(name)).expect("test data");
             for line in file.split_inclusive(|&b| b == b'\n') {
-                let (_, found) = crate::catalog::search::deep_index::line_texts(line)
-                    .expect("a JSON object");
+                let (_, found) =
+                    crate::catalog::search::deep_index::line_texts(line).expect("a JSON object");
                 for (_, text) in found {
                     texts += 1;
                     bytes += text.len();
