@@ -245,11 +245,10 @@ fn unchanged(s: &str, breaks: bool) -> bool {
             // U+0080..U+009F.
             0xc2 => matches!(next(1), 0x80..=0x9f),
             // U+200E, U+200F, U+202A..U+202E; U+2066..U+2069.
-            0xe2 => match (next(1), next(2)) {
-                (0x80, 0x8e | 0x8f | 0xaa..=0xae) => true,
-                (0x81, 0xa6..=0xa9) => true,
-                _ => false,
-            },
+            0xe2 => matches!(
+                (next(1), next(2)),
+                (0x80, 0x8e | 0x8f | 0xaa..=0xae) | (0x81, 0xa6..=0xa9)
+            ),
             _ => false,
         }
     };
