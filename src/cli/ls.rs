@@ -19,7 +19,8 @@ use crate::session::tree::entry_line::shorten_home;
 use anyhow::Result;
 use std::collections::HashSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
     let mut problems = Vec::new();
@@ -326,7 +327,7 @@ fn hits_json(hits: Vec<DeepHit>) -> Printed {
     });
     let mut bytes = Vec::with_capacity(room.sum());
     // Hits of one session share their path: escaped once.
-    let mut path: Option<(PathBuf, Vec<u8>)> = None;
+    let mut path: Option<(Arc<Path>, Vec<u8>)> = None;
     let count = hits.len();
     for (n, h) in hits.into_iter().enumerate() {
         bytes.push(b',');
@@ -381,7 +382,7 @@ fn push_u64(out: &mut Vec<u8>, n: u64) {
 /// dropped once printed, as in [`hits_json`]).
 fn hits_text(hits: Vec<DeepHit>) -> Printed {
     let mut text = String::with_capacity(hits.len() * 200);
-    let mut path: Option<(PathBuf, String)> = None;
+    let mut path: Option<(Arc<Path>, String)> = None;
     let count = hits.len();
     for h in hits {
         if path.as_ref().is_none_or(|(p, _)| *p != h.path) {
@@ -731,7 +732,7 @@ mod tests {
 
     fn hit(path: &str, id: Option<&str>, kind: &str, snippet: &str, cut: bool) -> DeepHit {
         DeepHit {
-            path: PathBuf::from(path),
+            path: Arc::from(Path::new(path)),
             entry_id: id.map(str::to_string),
             line: 1234567,
             kind: kind.to_string(),
@@ -849,7 +850,7 @@ mod tests {
     fn a_path_json_cannot_hold_fails_as_before() {
         use std::os::unix::ffi::OsStrExt;
         let mut hits = odd_hits();
-        hits[2].path = PathBuf::from(std::ffi::OsStr::from_bytes(b"/s/\xff.jsonl"));
+        hits[2].path = Arc::from(Path::new(std::ffi::OsStr::from_bytes(b"/s/\xff.jsonl")));
         let printed = hits_json(hits.clone());
         assert_eq!(printed.hits, 2);
         let mut want = as_before(&hits[..2], true);

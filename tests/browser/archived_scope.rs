@@ -124,7 +124,7 @@ fn in_the_browser() {
     h.key("ctrl+f");
     let deep = h.app.picker().deep_search().expect("a deep search");
     assert!(!deep.hits().is_empty(), "the deep search finds {word}");
-    assert!(deep.hits().iter().all(|d| d.path == archived));
+    assert!(deep.hits().iter().all(|d| *d.path == *archived));
     h.keys(&["esc", "esc"]);
     assert_eq!(h.app.picker().query(), "");
 

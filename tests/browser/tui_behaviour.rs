@@ -116,10 +116,10 @@ fn a_deep_search_hit_opens_its_session_at_the_entry() {
         .hits()
         .to_vec();
     assert!(hits.len() > 2, "{hits:?}");
-    assert_eq!(h.app.open_path(), Some(&hits[0].path));
+    assert_eq!(h.app.open_path(), Some(&hits[0].path.to_path_buf()));
     assert_eq!(Some(selected_id(&h)), hits[0].entry_id);
     h.key("down");
-    assert_eq!(h.app.open_path(), Some(&hits[1].path));
+    assert_eq!(h.app.open_path(), Some(&hits[1].path.to_path_buf()));
     assert_eq!(Some(selected_id(&h)), hits[1].entry_id);
     // Esc goes back to the list, on the session that was selected.
     h.key("esc");

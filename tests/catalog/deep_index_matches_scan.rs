@@ -511,7 +511,7 @@ fn ls_prints_the_files_hits_in_order() {
         "zzzz-not-there",
     ] {
         let want = search(&root, query, &DeepIndex::disabled());
-        let mut paths: Vec<&Path> = want.iter().map(|h| h.path.as_path()).collect();
+        let mut paths: Vec<&Path> = want.iter().map(|h| &*h.path).collect();
         paths.dedup();
         sessions_with_hits = sessions_with_hits.max(paths.len());
         let mut json = serde_json::to_vec(&want).expect("json");

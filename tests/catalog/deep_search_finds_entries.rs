@@ -128,7 +128,7 @@ fn deep_hits_stream_in_list_order_and_can_be_stopped() {
         true
     });
     // One batch per session, in the list's order.
-    let order: Vec<_> = batches.iter().map(|b| b[0].path.clone()).collect();
+    let order: Vec<_> = batches.iter().map(|b| b[0].path.to_path_buf()).collect();
     let listed: Vec<_> = cat.sessions.iter().map(|s| s.path.clone()).collect();
     assert_eq!(order, listed);
     assert_eq!(batches.concat(), all);

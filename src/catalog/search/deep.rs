@@ -8,14 +8,16 @@ use crate::catalog::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One entry that matches.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeepHit {
-    pub path: PathBuf,
+    /// The session's file (one allocation shared by its hits).
+    pub path: Arc<Path>,
     pub entry_id: Option<String>,
     /// 1-based line of the entry in its file.
     pub line: u64,
@@ -142,8 +144,9 @@ fn search_session(
     let file = crate::session::read::file::open_regular(&s.path).map_err(problem)?;
     let stamp = FileStamp::of(&file.metadata().map_err(problem)?);
     let mut hits = Vec::new();
+    let shared: Arc<Path> = Arc::from(s.path.as_path());
     let served = index.serve(&s.path, &file, stamp, &mut |chunk| {
-        search_chunk(&chunk, query, &s.path, &mut hits)
+        search_chunk(&chunk, query, &shared, &mut hits)
     });
     let Some(Served { record }) = served else {
         index.note_fallback();
@@ -154,7 +157,7 @@ fn search_session(
     let mut tail = &file;
     tail.seek(SeekFrom::Start(record.offset)).map_err(problem)?;
     let reader = BufReader::with_capacity(64 << 10, tail);
-    search_lines(reader, record.lines, &s.path, query, &mut hits)?;
+    search_lines(reader, record.lines, &shared, query, &mut hits)?;
     if hits.is_empty() {
         return Ok(hits);
     }
@@ -182,7 +185,7 @@ fn search_session(
 fn search_chunk(
     chunk: &ChunkSource<'_>,
     query: &Search<'_>,
-    path: &std::path::Path,
+    path: &Arc<Path>,
     hits: &mut Vec<DeepHit>,
 ) -> bool {
     thread_local! {
@@ -211,7 +214,7 @@ fn search_chunk_in(
     chunk: &ChunkSource<'_>,
     query: &Search<'_>,
     parts: &QueryParts<'_>,
-    path: &std::path::Path,
+    path: &Arc<Path>,
     hits: &mut Vec<DeepHit>,
     bufs: &mut Bufs,
 ) -> bool {
@@ -304,7 +307,7 @@ fn search_chunk_in(
                         return false;
                     };
                     DeepHit {
-                        path: path.to_path_buf(),
+                        path: Arc::clone(path),
                         entry_id: id,
                         line,
                         kind,
@@ -320,7 +323,7 @@ fn search_chunk_in(
 }
 
 fn hit(
-    path: &std::path::Path,
+    path: &Arc<Path>,
     entry_id: Option<String>,
     line: u64,
     kind: String,
@@ -328,7 +331,7 @@ fn hit(
     at: usize,
 ) -> DeepHit {
     DeepHit {
-        path: path.to_path_buf(),
+        path: Arc::clone(path),
         entry_id,
         line,
         kind,
@@ -346,7 +349,7 @@ fn search_file(
         .map_err(|e| crate::catalog::CatalogProblem::new(&s.path, e.to_string()))?;
     let reader = BufReader::with_capacity(256 << 10, file);
     let mut hits = Vec::new();
-    search_lines(reader, 0, &s.path, query, &mut hits)?;
+    search_lines(reader, 0, &Arc::from(s.path.as_path()), query, &mut hits)?;
     mark_compacted_away(&s.path, &mut hits);
     Ok(hits)
 }
@@ -355,7 +358,7 @@ fn search_file(
 fn search_lines(
     mut reader: impl BufRead,
     mut number: u64,
-    path: &std::path::Path,
+    path: &Arc<Path>,
     query: &Search<'_>,
     hits: &mut Vec<DeepHit>,
 ) -> Result<(), crate::catalog::CatalogProblem> {
@@ -479,6 +482,26 @@ fn snippet_of(text: &str, at: usize, goes_on: (bool, bool)) -> String {
 /// [`snippet`] of the stored text `bytes` at byte `at`, only the bytes it
 /// shows (and a few more) checked to be UTF-8: `None` if they are not.
 fn snippet_stored(bytes: &[u8], at: usize) -> Option<String> {
+    // Around most matches every byte is a character: the snippet is the
+    // bytes, counted out.
+    let at = at.min(bytes.len());
+    let from = at.saturating_sub(SNIPPET_CHARS / 3);
+    let to = (at + SNIPPET_CHARS - (at - from)).min(bytes.len());
+    if let Some(plain) = bytes
+        .get(from..to)
+        .filter(|b| b.is_ascii())
+        .and_then(|b| std::str::from_utf8(b).ok())
+    {
+        let mut out = String::with_capacity(plain.len() + 8);
+        if from > 0 {
+            out.push('…');
+        }
+        push_normalized(&mut out, plain);
+        if to < bytes.len() {
+            out.push('…');
+        }
+        return Some(out);
+    }
     let (window, at, goes_on) = window_stored(bytes, at, SNIPPET_CHARS / 3, SNIPPET_CHARS + 1)?;
     Some(snippet_of(window, at, goes_on))
 }
@@ -954,6 +977,12 @@ mod tests {
             ),
             format!("{}{}{}", "😀".repeat(40), "w".repeat(81), "😀 ".repeat(40)),
             format!("\u{feff} {} \r\n", "w".repeat(300)),
+            format!(
+                "{}é{}\u{85}{}",
+                "a".repeat(60),
+                "b".repeat(70),
+                "c ".repeat(50)
+            ),
         ]
     }
 
@@ -1041,7 +1070,7 @@ mod tests {
             search_lines(
                 l.as_bytes(),
                 0,
-                std::path::Path::new("s"),
+                &Arc::from(std::path::Path::new("s")),
                 &search,
                 &mut hits,
             )

@@ -555,7 +555,7 @@ fn deep_lines<'a>(
             let title = pane
                 .sessions
                 .iter()
-                .find(|s| s.path == h.path)
+                .find(|s| *s.path == *h.path)
                 .map_or_else(|| h.path.display().to_string(), |s| s.title().to_string());
             let title = text::clean_line(&crate::session::tree::entry_line::normalize(&title));
             let count = format!(" ({})", d.hits_of_session_at(i));

@@ -958,7 +958,7 @@ impl PickerPane {
     fn deep_outcome(&self) -> PickerOutcome {
         match self.deep.as_ref().and_then(|d| d.hits.get(d.selected)) {
             Some(h) => PickerOutcome::ShowEntry {
-                path: h.path.clone(),
+                path: h.path.to_path_buf(),
                 entry: h.entry_id.clone(),
             },
             None => PickerOutcome::Nothing,
@@ -1074,7 +1074,7 @@ mod tests {
         let all = hits(6);
         let mut moved = all.clone();
         for (h, name) in moved.iter_mut().zip(["a", "a", "b", "c", "c", "c"]) {
-            h.path = PathBuf::from(name);
+            h.path = PathBuf::from(name).into();
         }
         let mut p = PickerPane::default();
         let search = p.begin_deep("gadget".into());
@@ -1098,7 +1098,7 @@ mod tests {
         assert_eq!(
             first,
             PickerOutcome::ShowEntry {
-                path: all[0].path.clone(),
+                path: all[0].path.to_path_buf(),
                 entry: all[0].entry_id.clone()
             }
         );
