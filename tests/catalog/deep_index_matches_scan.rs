@@ -173,6 +173,24 @@ fn odd_session(dir: &Path) -> PathBuf {
         "timestamp": "2026-03-01T10:06:00.000Z",
         "message": {"role": "bashExecution", "command": "cargo test", "output": "ok: widget\n\n  done   now"}});
     put(f, String::new(), Some(bash.to_string().into_bytes()));
+    // Long texts whose match lies about where the index first makes a
+    // stored text up to (4 KiB), with capitals, breaks, wide characters
+    // and a `Σ` around it.
+    let sizes = [
+        0usize, 100, 2000, 3700, 3760, 3780, 3800, 3900, 4000, 4050, 4090, 4100, 6000,
+    ];
+    for (i, at) in sizes.into_iter().enumerate() {
+        let mut pad = String::new();
+        for c in "Ab\nçd 日本 ".chars().cycle() {
+            if pad.len() >= at {
+                break;
+            }
+            pad.push(c);
+        }
+        let before = if i % 3 == 0 { "ΣΑΣ " } else { "" };
+        let tail = "Tail Σ text\n".repeat(600);
+        put(f, format!("{before}{pad}WIDGET tree session {tail}"), None);
+    }
     // One entry bigger than a chunk, then many small ones.
     let big = format!("{} widget at the end", "lorem ipsum ".repeat(500_000));
     put(f, big, None);

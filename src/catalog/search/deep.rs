@@ -289,11 +289,28 @@ fn search_chunk_in(
         if last_line == Some(e.line) {
             continue;
         }
-        let Some(bytes) = originals.get(k, obuf) else {
+        // Most matches come early: the text is made up to a little past
+        // the first, and in full only when that does not show it.
+        let Some((start, whole)) = originals.get_upto(k, EARLY_BYTES, obuf) else {
             return false;
         };
-        // Every word and phrase is in the entry (a regex is yet to be run).
-        let Ok(located) = query.find_in_stored(bytes) else {
+        let early = (!whole).then(|| query.find_early(start)).flatten();
+        let (bytes, located) = match early {
+            Some(at) => (start, Ok(Some(Stored::Bytes(at)))),
+            None => {
+                let bytes = match whole {
+                    true => start,
+                    false => match originals.get(k, obuf) {
+                        Some(b) => b,
+                        None => return false,
+                    },
+                };
+                // Every word and phrase is in the entry (a regex is yet to
+                // be run).
+                (bytes, query.find_in_stored(bytes))
+            }
+        };
+        let Ok(located) = located else {
             return false;
         };
         if let Some(located) = located {
@@ -445,6 +462,14 @@ fn mark_from_runs(runs: &[(u64, u64)], hits: &mut [DeepHit]) {
 }
 
 const SNIPPET_CHARS: usize = 80;
+
+/// How far past a match the bytes of a stored snippet may reach: its
+/// characters after the match, four bytes at most each, and the rest of a
+/// character cut there (see [`window_stored`]).
+const SNIPPET_REACH: usize = 4 * (SNIPPET_CHARS + 1) + 4;
+
+/// How much of a stored entry's text is made first to find its match in.
+const EARLY_BYTES: usize = 4 << 10;
 
 /// About [`SNIPPET_CHARS`] characters around byte `at`, white space collapsed.
 fn snippet(text: &str, at: usize) -> String {
@@ -780,6 +805,23 @@ impl<'q> Search<'q> {
             (None, (false, _)) => return self.find_in(text),
         };
         Some(at.min(text.len()))
+    }
+
+    /// [`Search::find_in_stored`]'s answer read off the first bytes of an
+    /// entry's text (a word's or phrase's words all in it): where the
+    /// first word starts, when those bytes show it with a snippet's worth
+    /// of bytes after it; `None` when the whole text is needed (a pattern,
+    /// a match further on, a `Σ`, bytes that are not UTF-8).
+    fn find_early(&self, start: &[u8]) -> Option<usize> {
+        let (Some(QueryParts::Words(_)), Some(finder)) = (&self.parts, &self.first) else {
+            return None;
+        };
+        // Up to the last character's start: it may be cut short.
+        let end = start.iter().rposition(|b| b & 0xc0 != 0x80)?;
+        match lower_find_bytes(&start[..end], finder) {
+            Ok(Some(at)) if at + SNIPPET_REACH < end => Some(at),
+            _ => None,
+        }
     }
 
     /// [`Search::find_in_matching`] for an entry's text as the index holds

@@ -320,8 +320,20 @@ impl Originals<'_> {
     /// Entry `k`'s text as written (made in `out` when it is patched);
     /// `None` when it does not come back whole.
     pub(crate) fn get<'x>(&'x self, k: usize, out: &'x mut Vec<u8>) -> Option<&'x [u8]> {
+        self.get_upto(k, usize::MAX, out).map(|(text, _)| text)
+    }
+
+    /// Entry `k`'s text as written, or, when it is patched, its first
+    /// `limit` bytes or more (see [`super::fold_patch::apply_upto`]); and
+    /// whether that is the whole text. `None` when it does not come back.
+    pub(crate) fn get_upto<'x>(
+        &'x self,
+        k: usize,
+        limit: usize,
+        out: &'x mut Vec<u8>,
+    ) -> Option<(&'x [u8], bool)> {
         match self {
-            Originals::Held { text, spans } => text.get(spans.get(k)?.clone()),
+            Originals::Held { text, spans } => Some((text.get(spans.get(k)?.clone())?, true)),
             Originals::Patched {
                 folded,
                 patches,
@@ -329,12 +341,18 @@ impl Originals<'_> {
             } => {
                 let p = parts.get(k)?;
                 out.clear();
-                super::fold_patch::apply(
+                let whole = super::fold_patch::apply_upto(
                     folded.get(p.folded.clone())?,
                     patches.get(p.patch.clone())?,
                     out,
+                    limit,
                 )?;
-                (out.len() == p.len).then_some(&out[..])
+                let fits = if whole {
+                    out.len() == p.len
+                } else {
+                    out.len() < p.len
+                };
+                fits.then_some((&out[..], whole))
             }
         }
     }

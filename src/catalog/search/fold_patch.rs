@@ -34,9 +34,25 @@ pub(crate) fn write(original: &str, folded: &str, out: &mut Vec<u8>) {
 
 /// Appends to `out` the text `patch` makes from `folded`; `None` when the
 /// patch does not fit the text (damage: nothing is to be trusted then).
-pub(crate) fn apply(folded: &[u8], mut patch: &[u8], out: &mut Vec<u8>) -> Option<()> {
+pub(crate) fn apply(folded: &[u8], patch: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    apply_upto(folded, patch, out, usize::MAX).map(|_| ())
+}
+
+/// [`apply`], stopping after the edit that takes what it appended to
+/// `limit` bytes or more: `Some(true)` when the whole text was made,
+/// `Some(false)` when it stopped short (only what it read was checked).
+pub(crate) fn apply_upto(
+    folded: &[u8],
+    mut patch: &[u8],
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> Option<bool> {
+    let start = out.len();
     let mut at = 0usize;
     while !patch.is_empty() {
+        if out.len() - start >= limit {
+            return Some(false);
+        }
         let copy = leb128(&mut patch)?;
         let drop = leb128(&mut patch)?;
         let insert = leb128(&mut patch)?;
@@ -50,7 +66,7 @@ pub(crate) fn apply(folded: &[u8], mut patch: &[u8], out: &mut Vec<u8>) -> Optio
         patch = &patch[insert..];
     }
     out.extend_from_slice(folded.get(at..)?);
-    Some(())
+    Some(true)
 }
 
 /// Writes the edits, walking `original` beside `folded`: each run of
@@ -254,6 +270,32 @@ mod tests {
         }
         assert!(texts > 100, "{texts} texts");
         assert!(patched * 2 < bytes, "{patched} of {bytes} bytes");
+    }
+
+    /// Made up to a limit, a text is its first bytes (at least the limit's
+    /// worth, or the whole text), and says whether it is whole.
+    #[test]
+    fn a_text_made_up_to_a_limit_is_its_start() {
+        let text = "Some Text\nwith Capitals and\n\tbreaks ".repeat(40);
+        let folded = normalize_whitespace_lower(&text);
+        let patch = round_trip(&text);
+        for limit in [
+            0,
+            1,
+            10,
+            100,
+            1000,
+            text.len() - 1,
+            text.len(),
+            text.len() + 1,
+        ] {
+            let mut out = b"before".to_vec();
+            let whole = apply_upto(folded.as_bytes(), &patch, &mut out, limit).expect("fits");
+            let made = &out[6..];
+            assert!(text.as_bytes().starts_with(made), "{limit}");
+            assert_eq!(whole, made.len() == text.len(), "{limit}");
+            assert!(whole || made.len() >= limit, "{limit}");
+        }
     }
 
     /// A patch that does not fit its text reads as nothing, never as a
