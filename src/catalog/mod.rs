@@ -26,6 +26,19 @@ pub mod subagents;
 pub mod summary;
 pub mod usage;
 
+/// Sessions pi wrote, kept as test data (`tests/data/pi-mono`).
+#[cfg(test)]
+pub(crate) fn pi_written_lines() -> Vec<Vec<u8>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pi-mono");
+    let mut lines = Vec::new();
+    for name in ["large-session.jsonl", "before-compaction.jsonl"] {
+        let text = std::fs::read(dir.join(name)).expect("test data");
+        let whole = text.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+        lines.extend(whole.map(<[u8]>::to_vec));
+    }
+    lines
+}
+
 pub use cache::Cache;
 pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
 pub use problem::CatalogProblem;

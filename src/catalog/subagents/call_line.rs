@@ -474,21 +474,18 @@ mod tests {
     /// and the pass answers for nearly all of them itself.
     #[test]
     fn a_pi_written_line_reads_the_same_either_way() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pi-mono");
         let (mut lines, mut fast, mut calls) = (0, 0, 0);
-        for name in ["large-session.jsonl", "before-compaction.jsonl"] {
-            let text = std::fs::read(dir.join(name)).expect("test data");
-            for raw in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-                lines += 1;
-                let whole: serde_json::Value = serde_json::from_slice(raw).expect("pi's JSON");
-                let want = CallLine::of_value(&whole);
-                calls += want.call_ids.len();
-                if let Some(read) = super::fast::line(raw) {
-                    fast += 1;
-                    assert_eq!(read, want, "{}", String::from_utf8_lossy(raw));
-                }
-                assert_eq!(CallLine::read(raw), Some(want));
+        for raw in crate::catalog::pi_written_lines() {
+            let raw = &raw[..];
+            lines += 1;
+            let whole: serde_json::Value = serde_json::from_slice(raw).expect("pi's JSON");
+            let want = CallLine::of_value(&whole);
+            calls += want.call_ids.len();
+            if let Some(read) = super::fast::line(raw) {
+                fast += 1;
+                assert_eq!(read, want, "{}", String::from_utf8_lossy(raw));
             }
+            assert_eq!(CallLine::read(raw), Some(want));
         }
         assert!(calls > 100, "{calls} calls");
         assert!(fast * 100 >= lines * 99, "{fast} of {lines} lines");
