@@ -284,9 +284,9 @@ mod tests {
     fn pi_written_texts_come_back() {
         let (mut texts, mut bytes, mut patched) = (0, 0, 0);
         for line in crate::catalog::pi_written_lines() {
-            let (_, found) =
-                crate::catalog::search::deep_index::line_texts(&line).expect("a JSON object");
-            for (_, text) in found {
+            let entry: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_slice(&line).expect("a JSON object");
+            for (_, text) in crate::session::content::search_texts(&entry) {
                 texts += 1;
                 bytes += text.len();
                 patched += round_trip(&text).len();
