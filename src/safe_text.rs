@@ -227,30 +227,24 @@ fn shown_as_is(s: &str) -> bool {
 }
 
 /// Whether [`sanitize`] (with `breaks`, [`sanitize_block`]) leaves `s` as
-/// it is, told from its bytes with no character decoded: what
-/// [`safe_char`] changes is a byte below 0x20 or 0x7f, or starts with 0xc2
-/// (the C1 controls) or 0xe2 (the bidi marks): those bytes are found
-/// sixteen at a time on vectors, and only they (and the bytes after a 0xc2
-/// or 0xe2) are looked at.
+/// it is, with only a few characters decoded: every character
+/// [`safe_char`] changes starts with a byte below 0x20, 0x7f, 0xc2 (the C1
+/// controls) or 0xe2 (the bidi marks). Those bytes are found sixteen at a
+/// time on vectors, and only the characters they start are decoded and
+/// asked.
 fn unchanged(s: &str, breaks: bool) -> bool {
-    let allowed = |b: u8| breaks && matches!(b, b'\n' | b'\t');
     let suspect = |b: u8| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2;
-    let bytes = s.as_bytes();
-    let changed = |i: usize| -> bool {
-        let next = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
-        match bytes[i] {
-            b if b < 0x20 => !allowed(b),
-            0x7f => true,
-            // U+0080..U+009F.
-            0xc2 => matches!(next(1), 0x80..=0x9f),
-            // U+200E, U+200F, U+202A..U+202E; U+2066..U+2069.
-            0xe2 => matches!(
-                (next(1), next(2)),
-                (0x80, 0x8e | 0x8f | 0xaa..=0xae) | (0x81, 0xa6..=0xa9)
-            ),
-            _ => false,
-        }
+    let same = |c: char| match breaks {
+        true => block_char(c) == c,
+        false => safe_char(c) == c,
     };
+    // A suspect byte starts a character (none of them continues one).
+    let changed = |i: usize| {
+        s.get(i..)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| !same(c))
+    };
+    let bytes = s.as_bytes();
     // Sixteen bytes at a time on vectors, each suspect looked at.
     #[cfg(target_arch = "x86_64")]
     let mut at = {
