@@ -493,12 +493,21 @@ fn snippet_of(text: &str, at: usize, goes_on: (bool, bool)) -> String {
         .char_indices()
         .nth(SNIPPET_CHARS - before)
         .map_or(text.len(), |(i, _)| at + i);
-    let mut out = String::with_capacity(end - start + 8);
-    if start > 0 || goes_on.0 {
+    framed(
+        &text[start..end],
+        (start > 0 || goes_on.0, end < text.len() || goes_on.1),
+    )
+}
+
+/// A snippet's `piece`, white space collapsed, after and before a `…`
+/// where the text goes on (`more`: before it, after it).
+fn framed(piece: &str, more: (bool, bool)) -> String {
+    let mut out = String::with_capacity(piece.len() + 8);
+    if more.0 {
         out.push('…');
     }
-    push_normalized(&mut out, &text[start..end]);
-    if end < text.len() || goes_on.1 {
+    push_normalized(&mut out, piece);
+    if more.1 {
         out.push('…');
     }
     out
@@ -517,15 +526,7 @@ fn snippet_stored(bytes: &[u8], at: usize) -> Option<String> {
         .filter(|b| b.is_ascii())
         .and_then(|b| std::str::from_utf8(b).ok())
     {
-        let mut out = String::with_capacity(plain.len() + 8);
-        if from > 0 {
-            out.push('…');
-        }
-        push_normalized(&mut out, plain);
-        if to < bytes.len() {
-            out.push('…');
-        }
-        return Some(out);
+        return Some(framed(plain, (from > 0, to < bytes.len())));
     }
     let (window, at, goes_on) = window_stored(bytes, at, SNIPPET_CHARS / 3, SNIPPET_CHARS + 1)?;
     Some(snippet_of(window, at, goes_on))
