@@ -322,7 +322,7 @@ fn write_printed(p: Printed, written: &mut usize, out: &mut dyn Write) -> std::i
 fn hits_json(hits: Vec<DeepHit>) -> Printed {
     // Room for them all, as near as can be told without escaping them.
     let room = hits.iter().map(|h| {
-        let id = h.entry_id.as_ref().map_or(4, String::len);
+        let id = h.entry_id.as_ref().map_or(4, |i| i.len());
         h.path.as_os_str().len() + id + h.kind.len() + h.snippet.len() + 96
     });
     let mut bytes = Vec::with_capacity(room.sum());
@@ -733,9 +733,9 @@ mod tests {
     fn hit(path: &str, id: Option<&str>, kind: &str, snippet: &str, cut: bool) -> DeepHit {
         DeepHit {
             path: Arc::from(Path::new(path)),
-            entry_id: id.map(str::to_string),
+            entry_id: id.map(Into::into),
             line: 1234567,
-            kind: kind.to_string(),
+            kind: kind.into(),
             snippet: snippet.to_string(),
             compacted_away: cut,
         }

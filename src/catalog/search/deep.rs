@@ -6,6 +6,7 @@ use crate::catalog::search::deep_index::{ChunkSource, DeepIndex, Served, line_te
 use crate::catalog::search::query::{Query, QueryParts};
 use crate::catalog::summary::SessionSummary;
 use crate::jstext::normalize_whitespace_lower;
+use compact_str::CompactString;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::Path;
@@ -18,12 +19,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub struct DeepHit {
     /// The session's file (one allocation shared by its hits).
     pub path: Arc<Path>,
-    pub entry_id: Option<String>,
+    /// In place, as the kind is: pi's ids and every kind fit in a
+    /// `CompactString` without an allocation of their own.
+    pub entry_id: Option<CompactString>,
     /// 1-based line of the entry in its file.
     pub line: u64,
     /// What matched: `user`, `assistant`, `toolResult`, `bashExecution`,
     /// `compaction`, `branch_summary`, `custom_message`, ...
-    pub kind: String,
+    pub kind: CompactString,
     /// A short piece of text around the match, on one line.
     pub snippet: String,
     /// The entry is on the current branch but a compaction cut it away:
@@ -316,7 +319,7 @@ fn search_chunk_in(
         if let Some(located) = located {
             let line = e.line;
             last_line = Some(line);
-            let (id, kind) = (e.id.map(str::to_string), e.kind.to_string());
+            let (id, kind) = (e.id.map(CompactString::from), CompactString::from(e.kind));
             found.push(match located {
                 Stored::Text(field, at) => hit(path, id, line, kind, field, at),
                 Stored::Bytes(at) => {
@@ -341,9 +344,9 @@ fn search_chunk_in(
 
 fn hit(
     path: &Arc<Path>,
-    entry_id: Option<String>,
+    entry_id: Option<CompactString>,
     line: u64,
-    kind: String,
+    kind: CompactString,
     field: &str,
     at: usize,
 ) -> DeepHit {
@@ -402,7 +405,14 @@ fn search_lines(
         };
         for (kind, field) in texts {
             if let Some(at) = query.find_in(&field) {
-                hits.push(hit(path, id, number, kind, &field, at));
+                hits.push(hit(
+                    path,
+                    id.map(CompactString::from),
+                    number,
+                    kind.into(),
+                    &field,
+                    at,
+                ));
                 break;
             }
         }
@@ -584,21 +594,35 @@ fn push_normalized(out: &mut String, s: &str) {
         // these six.
         let mut bytes = std::mem::take(out).into_bytes();
         let base = bytes.len();
-        // Never more out than in, and one byte to spare for the writes.
-        bytes.resize(base + s.len() + 1, 0);
-        let out_bytes = &mut bytes[base..];
-        let (mut at, mut started, mut gap) = (0usize, false, false);
-        for &b in s.as_bytes() {
-            let space = b == b' ' || b.wrapping_sub(b'\t') < 5;
-            let word = !space;
-            out_bytes[at] = b' ';
-            at += usize::from(word & gap);
-            out_bytes[at] = b;
-            at += usize::from(word);
-            started |= word;
-            gap = space & started;
+        let space = |b: u8| b == b' ' || b.wrapping_sub(b'\t') < 5;
+        let b = s.as_bytes();
+        // Most pieces are words between single white-space bytes: then
+        // each of those becomes a space and nothing moves (both passes
+        // without a branch on the bytes, which the compiler widens).
+        let ends = b.first().is_some_and(|&c| !space(c)) && b.last().is_some_and(|&c| !space(c));
+        let runs = b
+            .iter()
+            .zip(b.iter().skip(1))
+            .fold(false, |any, (&x, &y)| any | (space(x) & space(y)));
+        if ends && !runs {
+            bytes.extend(b.iter().map(|&c| if space(c) { b' ' } else { c }));
+        } else {
+            // Never more out than in, and one byte to spare for the writes.
+            bytes.resize(base + s.len() + 1, 0);
+            let out_bytes = &mut bytes[base..];
+            let (mut at, mut started, mut gap) = (0usize, false, false);
+            for &c in b {
+                let space = space(c);
+                let word = !space;
+                out_bytes[at] = b' ';
+                at += usize::from(word & gap);
+                out_bytes[at] = c;
+                at += usize::from(word);
+                started |= word;
+                gap = space & started;
+            }
+            bytes.truncate(base + at);
         }
-        bytes.truncate(base + at);
         // Only ASCII was added to a string: still UTF-8.
         *out = String::from_utf8(bytes)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -1020,6 +1044,9 @@ mod tests {
             ),
             format!("{}{}{}", "😀".repeat(40), "w".repeat(81), "😀 ".repeat(40)),
             format!("\u{feff} {} \r\n", "w".repeat(300)),
+            // Words between single white-space bytes of every kind, and
+            // pieces that start or end on one.
+            "ab\ncd\tef\u{b}gh\u{c}ij\rkl mn ".repeat(12),
             format!(
                 "{}é{}\u{85}{}",
                 "a".repeat(60),

@@ -959,7 +959,7 @@ impl PickerPane {
         match self.deep.as_ref().and_then(|d| d.hits.get(d.selected)) {
             Some(h) => PickerOutcome::ShowEntry {
                 path: h.path.to_path_buf(),
-                entry: h.entry_id.clone(),
+                entry: h.entry_id.as_deref().map(str::to_string),
             },
             None => PickerOutcome::Nothing,
         }
@@ -1099,7 +1099,7 @@ mod tests {
             first,
             PickerOutcome::ShowEntry {
                 path: all[0].path.to_path_buf(),
-                entry: all[0].entry_id.clone()
+                entry: all[0].entry_id.as_deref().map(str::to_string)
             }
         );
         let d = p.deep_search().expect("running");
