@@ -63,7 +63,13 @@ fn ctrl_f_finds_what_ls_deep_finds_in_the_whole_scope() {
         let ours: Vec<Hit> = deep
             .hits()
             .iter()
-            .map(|d| (d.path.to_path_buf(), d.entry_id.clone(), d.kind.clone()))
+            .map(|d| {
+                (
+                    d.path.to_path_buf(),
+                    d.entry_id.as_deref().map(str::to_string),
+                    d.kind.to_string(),
+                )
+            })
             .collect();
         let theirs = cli_hits(&agent, query);
         assert!(!theirs.is_empty(), "{query}: no hit to compare");
