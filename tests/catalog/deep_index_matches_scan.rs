@@ -107,6 +107,7 @@ fn check_indexed(root: &Path, cache: &Path, want: &[Vec<DeepHit>]) -> IndexStats
         index.save().expect("save the index");
         let s = index.stats();
         total.reused += s.reused;
+        total.settled += s.settled;
         total.extended += s.extended;
         total.built += s.built;
         total.fallbacks += s.fallbacks;
@@ -351,6 +352,47 @@ fn the_index_answers_as_the_files_do_as_they_grow_shrink_and_change() {
     std::fs::remove_file(cut).expect("remove");
     let want = scans(&root);
     check_indexed(&root, &cache, &want);
+}
+
+/// A session seen unchanged well after its last change is served on its
+/// stamp alone from then on, and any change after that is still seen: the
+/// answers stay the files' throughout.
+#[test]
+fn a_settled_session_is_served_on_its_stamp_and_its_changes_still_seen() {
+    let (tmp, root) = corpus();
+    let cache = tmp.path().join("cache");
+    let want = scans(&root);
+    let built = check_indexed(&root, &cache, &want);
+    assert_eq!(built.fallbacks, 0, "{built:?}");
+    // Past the settling time of the files' last changes: each session is
+    // seen so at its next look (built, or its print read)...
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    check_indexed(&root, &cache, &want);
+    // ... and from then on served on its stamp alone.
+    let sessions = common::session_files(&root).len();
+    let settled = check_indexed(&root, &cache, &want);
+    assert_eq!(settled.settled, settled.reused, "{settled:?}");
+    assert_eq!(settled.reused, sessions * QUERIES.len(), "{settled:?}");
+    // A session rewritten in place, same size and mtime, is read again.
+    let files = common::session_files(&root);
+    let (changed, text) = files
+        .iter()
+        .filter(|p| !p.to_string_lossy().contains("_odd"))
+        .map(|p| (p, std::fs::read_to_string(p).expect("read")))
+        .find(|(_, text)| text.contains("widget"))
+        .expect("a session with a widget");
+    let before = std::fs::metadata(changed).expect("stat");
+    std::fs::write(changed, text.replace("widget", "gadget")).expect("rewrite");
+    std::fs::File::options()
+        .write(true)
+        .open(changed)
+        .expect("open")
+        .set_modified(before.modified().expect("mtime"))
+        .expect("mtime back");
+    let want = scans(&root);
+    let after = check_indexed(&root, &cache, &want);
+    assert!(after.built >= 1, "{after:?}");
+    assert!(after.settled < after.reused, "{after:?}");
 }
 
 /// The data file of the store in `cache`.

@@ -145,10 +145,11 @@ fn search_session(
     }
     let problem = |e: std::io::Error| crate::catalog::CatalogProblem::new(&s.path, e.to_string());
     let file = crate::session::read::file::open_regular(&s.path).map_err(problem)?;
+    let seen = super::deep_index::now_ns();
     let stamp = FileStamp::of(&file.metadata().map_err(problem)?);
     let mut hits = Vec::new();
     let shared: Arc<Path> = Arc::from(s.path.as_path());
-    let served = index.serve(&s.path, &file, stamp, &mut |chunk| {
+    let served = index.serve(&s.path, &file, stamp, seen, &mut |chunk| {
         search_chunk(&chunk, query, &shared, &mut hits)
     });
     let Some(Served { record }) = served else {
@@ -319,7 +320,10 @@ fn search_chunk_in(
         if let Some(located) = located {
             let line = e.line;
             last_line = Some(line);
-            let (id, kind) = (e.id.map(CompactString::from), CompactString::from(e.kind));
+            let Some((id, kind)) = e.id_kind() else {
+                return false;
+            };
+            let (id, kind) = (id.map(CompactString::from), CompactString::from(kind));
             found.push(match located {
                 Stored::Text(field, at) => hit(path, id, line, kind, field, at),
                 Stored::Bytes(at) => {

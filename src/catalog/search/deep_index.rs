@@ -46,6 +46,11 @@ const DATA_SUFFIX: &str = ".data";
 /// Bump when the layout or the meaning of a stored field changes.
 const TABLE: Envelope = Envelope {
     magic: b"piscopeD",
+    format: 5,
+};
+/// The table before [`SessionIndex::checked_ns`], read as [`TableV4`].
+const TABLE_V4: Envelope = Envelope {
+    magic: b"piscopeD",
     format: 4,
 };
 /// The data file starts with this and its generation (u64, little-endian).
@@ -85,6 +90,77 @@ pub(crate) struct SessionIndex {
     /// pi resumes, for the file as `stamp` says; `None` until a search with
     /// hits needed them.
     pub compacted: Option<Vec<(u64, u64)>>,
+    /// When the file was last seen as `stamp` says, holding the bytes the
+    /// chunks were made from (the wall clock in ns since the epoch, read
+    /// just before the stamp was taken); 0 for never. Any change to a file
+    /// sets its change time to the clock's time then, and no call sets it
+    /// back: a stamp whose change time was already [`SETTLED_NS`] old when
+    /// the file was seen so cannot name a file changed since, and it is
+    /// served on its stamp alone. A newer change time (another write in
+    /// the same tick of the clock would keep it) has the print checked.
+    pub checked_ns: i128,
+}
+
+/// How much older than the moment its file was seen a stamp's change time
+/// must be for the stamp alone to serve (see [`SessionIndex::checked_ns`]):
+/// far more than any clock's tick.
+const SETTLED_NS: i128 = 2_000_000_000;
+
+/// The wall clock, in nanoseconds since the epoch (0 before it).
+pub(crate) fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
+}
+
+impl SessionIndex {
+    /// Whether the file, now of `stamp`, is the one this record was made
+    /// from on its stamp alone (see [`SessionIndex::checked_ns`]).
+    fn settled(&self, stamp: FileStamp) -> bool {
+        self.stamp == stamp
+            && self.checked_ns != 0
+            && stamp.ctime_ns < self.checked_ns.saturating_sub(SETTLED_NS)
+    }
+}
+
+/// The table as format 4 kept it (before [`SessionIndex::checked_ns`]):
+/// read so that a store is not built again for want of it.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct TableV4 {
+    generation: u64,
+    sessions: Vec<SessionIndexV4>,
+}
+
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct SessionIndexV4 {
+    path: PathBuf,
+    stamp: FileStamp,
+    offset: u64,
+    lines: u64,
+    prefix: PrefixPrint,
+    chunks: Vec<Chunk>,
+    compacted: Option<Vec<(u64, u64)>>,
+}
+
+impl From<TableV4> for Table {
+    fn from(t: TableV4) -> Table {
+        let sessions = t.sessions.into_iter().map(|r| SessionIndex {
+            path: r.path,
+            stamp: r.stamp,
+            offset: r.offset,
+            lines: r.lines,
+            prefix: r.prefix,
+            chunks: r.chunks,
+            compacted: r.compacted,
+            checked_ns: 0,
+        });
+        Table {
+            generation: t.generation,
+            sessions: sessions.collect(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -111,8 +187,8 @@ impl EntryText {
     fn as_ref(&self) -> EntryRef<'_> {
         EntryRef {
             line: self.line,
-            id: self.id.as_deref(),
-            kind: &self.kind,
+            id: self.id.as_deref().map(str::as_bytes),
+            kind: self.kind.as_bytes(),
             folded_len: self.folded_len,
             original_len: self.original_len,
             patch_len: self.patch_len,
@@ -121,16 +197,30 @@ impl EntryText {
 }
 
 /// [`EntryText`] as a search reads it back: its strings borrowed from the
-/// bytes read (the same encoding), so that only a hit's are copied.
+/// bytes read (the same encoding), so that only a hit's are copied, and
+/// only a hit's checked to be UTF-8 ([`EntryRef::id_kind`]).
 #[derive(Debug, Deserialize)]
 pub(crate) struct EntryRef<'a> {
     pub line: u64,
-    #[serde(borrow)]
-    pub id: Option<&'a str>,
-    pub kind: &'a str,
+    #[serde(borrow, with = "serde_bytes")]
+    id: Option<&'a [u8]>,
+    #[serde(borrow, with = "serde_bytes")]
+    kind: &'a [u8],
     pub folded_len: u64,
     pub original_len: u64,
     pub patch_len: u64,
+}
+
+impl<'a> EntryRef<'a> {
+    /// The entry's id and kind as text; `None` when either is not UTF-8
+    /// (the chunk is damaged).
+    pub(crate) fn id_kind(&self) -> Option<(Option<&'a str>, &'a str)> {
+        let id = match self.id {
+            Some(id) => Some(std::str::from_utf8(id).ok()?),
+            None => None,
+        };
+        Some((id, std::str::from_utf8(self.kind).ok()?))
+    }
 }
 
 /// A chunk in memory: just built, or read back.
@@ -383,6 +473,9 @@ pub struct DeepIndex {
 pub struct IndexStats {
     /// Served as stored: the file had not changed.
     pub reused: usize,
+    /// Of those, served on the file's stamp alone, its print not read
+    /// (see [`SessionIndex::checked_ns`]).
+    pub settled: usize,
     /// Read on from where the store stopped: the file grew.
     pub extended: usize,
     /// Read whole: new to the store, shrunk, replaced, or damaged before.
@@ -421,7 +514,12 @@ fn new_generation() -> u64 {
 /// The table in `dir`, if it is intact.
 fn read_table(dir: &Path) -> Option<Table> {
     let bytes = crate::session::read::file::read_regular(&dir.join(TABLE_FILE)).ok()?;
-    postcard::from_bytes(TABLE.payload(&bytes)?).ok()
+    match TABLE.payload(&bytes) {
+        Some(payload) => postcard::from_bytes(payload).ok(),
+        None => postcard::from_bytes::<TableV4>(TABLE_V4.payload(&bytes)?)
+            .ok()
+            .map(Table::from),
+    }
 }
 
 /// Opens a data file for reading and appending (never blocking: a FIFO put
@@ -582,7 +680,7 @@ impl DeepIndex {
     }
 
     /// Searches the index of the session `path` (open as `file`, its stamp
-    /// `stamp`): each chunk is handed to `search` in file order, those
+    /// `stamp`, taken just after the clock read `seen_ns`): each chunk is handed to `search` in file order, those
     /// stored first, then any built now from lines the store did not have
     /// (appended to the store as they are built). `search` returns false
     /// for a damaged chunk. `None` when the index cannot serve this file
@@ -592,19 +690,22 @@ impl DeepIndex {
         path: &Path,
         file: &File,
         stamp: FileStamp,
+        seen_ns: i128,
         search: &mut dyn FnMut(ChunkSource<'_>) -> bool,
     ) -> Option<Served> {
         self.dir.as_ref()?;
         let stored = self.current(path);
-        // The file is open here anyway, so even an unchanged stamp has its
-        // bytes checked against the print of what was indexed: a rewrite
-        // within one tick of the clock leaves the stamp as it was.
+        // A stamp that has not settled (see `SessionIndex::checked_ns`) has
+        // the file's bytes checked against the print of what was indexed:
+        // a rewrite within one tick of the clock leaves the stamp as it was.
+        let settled = stored.as_ref().is_some_and(|r| r.settled(stamp));
         let reuse = stored.as_ref().filter(|r| {
-            (r.stamp == stamp
-                || (stamp.size > r.stamp.size
-                    && stamp.inode == r.stamp.inode
-                    && stamp.device == r.stamp.device))
-                && r.prefix.matches(file).unwrap_or(false)
+            settled
+                || ((r.stamp == stamp
+                    || (stamp.size > r.stamp.size
+                        && stamp.inode == r.stamp.inode
+                        && stamp.device == r.stamp.device))
+                    && r.prefix.matches(file).unwrap_or(false))
         });
         let read_on = reuse.is_none_or(|r| r.stamp != stamp);
         let mut record = match reuse {
@@ -617,6 +718,7 @@ impl DeepIndex {
                 prefix: PrefixPrint::default(),
                 chunks: Vec::new(),
                 compacted: None,
+                checked_ns: 0,
             },
         };
         let mut stored_chunks = std::mem::take(&mut record.chunks);
@@ -649,7 +751,16 @@ impl DeepIndex {
         }
         record.chunks = stored_chunks;
         if !read_on {
-            self.count(|s| s.reused += 1);
+            self.count(|s| {
+                s.reused += 1;
+                s.settled += usize::from(settled);
+            });
+            // Seen as the print says, now: it serves on its stamp from
+            // here on once that has settled.
+            if !settled && stamp.ctime_ns < seen_ns.saturating_sub(SETTLED_NS) {
+                record.checked_ns = seen_ns;
+                self.remember(record.clone());
+            }
             return Some(Served { record });
         }
         let from = record.offset;
@@ -695,6 +806,7 @@ impl DeepIndex {
         record.offset = offset;
         record.lines = lines;
         record.stamp = stamp;
+        record.checked_ns = seen_ns;
         record.compacted = None;
         record.prefix = PrefixPrint::of(file, offset).ok()?;
         if kept {
@@ -903,4 +1015,102 @@ pub(crate) fn line_texts(line: &[u8]) -> Option<LineTexts> {
         .and_then(serde_json::Value::as_str)
         .map(str::to_string);
     Some((id, crate::session::content::search_texts(&entry)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp() -> FileStamp {
+        FileStamp {
+            size: 1000,
+            mtime_ns: 1_700_000_000_000_000_000,
+            inode: 7,
+            device: 3,
+            ctime_ns: 1_700_000_000_500_000_000,
+        }
+    }
+
+    fn record(checked_ns: i128) -> SessionIndex {
+        SessionIndex {
+            path: PathBuf::from("/s/a.jsonl"),
+            stamp: stamp(),
+            offset: 1000,
+            lines: 4,
+            prefix: PrefixPrint { len: 1000, hash: 9 },
+            chunks: Vec::new(),
+            compacted: None,
+            checked_ns,
+        }
+    }
+
+    /// The stamp alone serves only a file seen as it says well after its
+    /// last change; any other field of the stamp moved, a file never seen
+    /// so, or one seen within the settling time of its change, has its
+    /// print read.
+    #[test]
+    fn a_stamp_serves_alone_only_once_settled() {
+        let changed = stamp().ctime_ns;
+        assert!(record(changed + SETTLED_NS + 1).settled(stamp()));
+        assert!(!record(changed + SETTLED_NS).settled(stamp()));
+        assert!(!record(changed + 1).settled(stamp()));
+        assert!(!record(0).settled(stamp()));
+        let seen = changed + 10 * SETTLED_NS;
+        let moved: [fn(&mut FileStamp); 5] = [
+            |s| s.size += 1,
+            |s| s.mtime_ns -= 1,
+            |s| s.inode += 1,
+            |s| s.device += 1,
+            |s| s.ctime_ns += 1,
+        ];
+        for m in moved {
+            let mut now = stamp();
+            m(&mut now);
+            assert!(!record(seen).settled(now), "{now:?}");
+        }
+    }
+
+    /// A table of format 4 reads back whole, each record to have its
+    /// print read (never seen as settled): the store is kept.
+    #[test]
+    fn a_format_4_table_is_read_not_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let r = record(0);
+        let old = TableV4 {
+            generation: 42,
+            sessions: vec![SessionIndexV4 {
+                path: r.path.clone(),
+                stamp: r.stamp,
+                offset: r.offset,
+                lines: r.lines,
+                prefix: r.prefix,
+                chunks: Vec::new(),
+                compacted: Some(vec![(2, 3)]),
+            }],
+        };
+        let payload = postcard::to_stdvec(&old).expect("encode");
+        TABLE_V4
+            .write(&dir.path().join(TABLE_FILE), &payload)
+            .expect("write");
+        let table = read_table(dir.path()).expect("the old table read");
+        assert_eq!(table.generation, 42);
+        let [got] = table.sessions.as_slice() else {
+            panic!("{:?}", table.sessions);
+        };
+        assert_eq!(
+            (&got.path, got.stamp, got.offset, got.lines, got.prefix),
+            (&r.path, r.stamp, r.offset, r.lines, r.prefix)
+        );
+        assert_eq!(got.compacted, Some(vec![(2, 3)]));
+        assert_eq!(got.checked_ns, 0);
+        // A frame of another format is not read as either.
+        let other = Envelope {
+            magic: b"piscopeD",
+            format: 3,
+        };
+        other
+            .write(&dir.path().join(TABLE_FILE), &payload)
+            .expect("write");
+        assert!(read_table(dir.path()).is_none());
+    }
 }
