@@ -210,6 +210,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             if !json && s.detail != Detail::Outline {
                 s = Session::open(&file)?;
             }
+            s.tree.forget_lookups();
             if json {
                 write_tree_json(&s, out)?;
             } else {
@@ -218,12 +219,15 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             keep_until_exit(s);
         }
         Command::Context { file, leaf, json } => {
-            let s = Session::open_with(&file, Detail::Outline)?;
+            let mut s = Session::open_with(&file, Detail::Outline)?;
             let selector = match leaf.as_deref() {
                 None => LeafSelector::Last,
                 Some("null") => LeafSelector::Null,
                 Some(id) => LeafSelector::Id(id.to_string()),
             };
+            if !matches!(selector, LeafSelector::Id(_)) {
+                s.tree.forget_lookups();
+            }
             let ctx = s.context(&selector);
             if json {
                 s.write_context_json(&ctx, out)?;
@@ -234,8 +238,9 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             keep_until_exit(s);
         }
         Command::Info { file, json } => {
-            // Nothing info shows needs a message's fields.
-            let s = Session::open_with(&file, Detail::Outline)?;
+            // Nothing info shows needs a message's fields, nor an id looked up.
+            let mut s = Session::open_with(&file, Detail::Outline)?;
+            s.tree.forget_lookups();
             if json {
                 write_info_json(&s, out)?;
                 writeln!(out)?;

@@ -496,6 +496,13 @@ impl Tree {
             .get_or_init(|| IdMap::hashed(entries, entries.len()));
     }
 
+    /// Lets the table of ids go (made again at the next lookup): a
+    /// command that reads a session once and asks for no id after it is
+    /// open holds a table of ten million ids less.
+    pub fn forget_lookups(&mut self) {
+        self.by_id = std::sync::OnceLock::new();
+    }
+
     /// Whether the table of ids is made.
     pub fn lookups_ready(&self) -> bool {
         self.by_id.get().is_some()
@@ -1213,6 +1220,31 @@ mod tests {
     /// labels, times out of order or missing, repeated, self-named and
     /// missing parents. A growth the tree cannot take leaves it as it
     /// was (it is then built again); the common ones it takes.
+    /// A tree whose table of ids was let go finds every id as before
+    /// (the table is made again), repeated and missing ids too.
+    #[test]
+    fn ids_are_found_after_the_table_is_let_go() {
+        use crate::session::read::index_pass::{Detail, scan_entries};
+        let mut checked = 0;
+        for path in crate::session::read::file::test_session_files() {
+            let mut all: Vec<Entry> = Vec::new();
+            if scan_entries(&path, Detail::Full, |e, _| all.push(e)).is_err() {
+                continue;
+            }
+            let entries = Entries::from(all);
+            let mut tree = Tree::build(&entries, &mut Vec::new());
+            let mut ids: Vec<String> = entries.iter().map(|e| key_of(e).to_string()).collect();
+            ids.extend(["no such id", "", jskey::UNDEFINED].map(String::from));
+            let before: Vec<Option<u32>> = ids.iter().map(|id| tree.find(&entries, id)).collect();
+            tree.forget_lookups();
+            assert!(!tree.lookups_ready());
+            let after: Vec<Option<u32>> = ids.iter().map(|id| tree.find(&entries, id)).collect();
+            assert_eq!(before, after, "{}", path.display());
+            checked += usize::from(before.iter().any(Option::is_some));
+        }
+        assert!(checked > 5, "{checked}");
+    }
+
     #[test]
     fn a_tree_grown_is_the_tree_built() {
         // Growths taken and not: the files', then random ones.
