@@ -194,24 +194,28 @@ mod sse2 {
         while let Some(chunk) = b.get(i..i + 32) {
             // SAFETY: SSE2 is part of x86-64, and `chunk` holds the 32
             // bytes the two unaligned loads read.
-            let (quote, backslash, ctrl, top) = unsafe {
-                let lo = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let hi = _mm_loadu_si128(chunk.as_ptr().add(16).cast::<__m128i>());
-                let both = |lo: i32, hi: i32| (lo as u32) | ((hi as u32) << 16);
+            let (lo, hi) = unsafe {
                 (
-                    both(eq(lo, b'"'), eq(hi, b'"')),
-                    both(eq(lo, b'\\'), eq(hi, b'\\')),
-                    both(ctrl(lo), ctrl(hi)),
+                    _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()),
+                    _mm_loadu_si128(chunk.as_ptr().add(16).cast::<__m128i>()),
+                )
+            };
+            let both = |lo: i32, hi: i32| (lo as u32) | ((hi as u32) << 16);
+            // SAFETY: SSE2 is part of x86-64.
+            let (mut mask, top) = unsafe {
+                (
+                    both(special(lo), special(hi)),
                     both(_mm_movemask_epi8(lo), _mm_movemask_epi8(hi)),
                 )
             };
-            let mask = match backslash {
-                0 => quote | ctrl,
-                _ => {
+            if mask != 0 {
+                // Only a round with something to stop at looks for escapes.
+                let backslash = both(eq(lo, b'\\'), eq(hi, b'\\'));
+                if backslash != 0 {
                     let (escaped, stuck) = escapes(chunk, backslash);
-                    (quote & !escaped) | ctrl | stuck
+                    mask = (mask & !backslash & !escaped) | stuck;
                 }
-            };
+            }
             if let Some(stop) = stop(i, mask, top, high) {
                 return Ok(stop);
             }
@@ -251,17 +255,6 @@ mod sse2 {
     fn eq(v: __m128i, byte: u8) -> i32 {
         // SAFETY: SSE2 is part of x86-64.
         unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8))) }
-    }
-
-    /// The sign bit of each byte of `v` below 0x20, as a mask.
-    #[inline(always)]
-    fn ctrl(v: __m128i) -> i32 {
-        // SAFETY: SSE2 is part of x86-64; v <= 0x1f, unsigned, where
-        // max(v, 0x1f) == 0x1f.
-        unsafe {
-            let limit = _mm_set1_epi8(0x1f);
-            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit))
-        }
     }
 
     /// The sign bit of each byte of `v` that is `"`, `\` or below 0x20, as
