@@ -225,6 +225,18 @@ mod sse2 {
         Err((i, high != 0))
     }
 
+    /// The bytes that make a simple escape after a `\`: `"\/bfnrt`.
+    const SIMPLE_ESCAPE: [bool; 256] = {
+        let mut table = [false; 256];
+        let simple = *b"\"\\/bfnrt";
+        let mut k = 0;
+        while k < simple.len() {
+            table[simple[k] as usize] = true;
+            k += 1;
+        }
+        table
+    };
+
     /// For the backslashes of a 32-byte `chunk` (`backslash` marks them),
     /// in order: the bytes the simple escapes among them escape, and the
     /// first backslash that does not start one (`\u`, a bad escape, or the
@@ -240,10 +252,10 @@ mod sse2 {
             if escaped >> k & 1 != 0 {
                 continue;
             }
+            // A table, not a `match`: which escape comes next is anyone's
+            // guess, and a jump on it is mispredicted as often.
             match chunk.get(k as usize + 1) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                    escaped |= 1 << (k + 1);
-                }
+                Some(&c) if SIMPLE_ESCAPE[usize::from(c)] => escaped |= 1 << (k + 1),
                 _ => return (escaped, 1 << k),
             }
         }
