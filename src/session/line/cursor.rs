@@ -905,6 +905,23 @@ mod tests {
         assert!(ended > 1000 && refused > 1000, "{ended} {refused}");
     }
 
+    /// The vectors take the simple escapes in their stride: they stop at
+    /// the string's end, not at each backslash before it.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn simple_escapes_do_not_stop_the_vectors() {
+        let mut b = br#"ab\ncd\"ef\\gh\/ij\tkl\r\b\f"#.to_vec();
+        assert!(b.len() < 31);
+        b.resize(40, b'x');
+        b.push(b'"');
+        b.resize(64, b'y');
+        let stop = find_unescaped(&b, 0);
+        assert_eq!((stop.at, stop.high), (40, false));
+        // A `\u` still stops them, at its backslash.
+        b[20..22].copy_from_slice(br"\u");
+        assert_eq!(find_unescaped(&b, 0).at, 20);
+    }
+
     #[test]
     fn bytes_above_ascii_must_be_utf8_in_strings() {
         let skips_bytes = |b: &[u8]| {
