@@ -48,17 +48,9 @@ struct Stop {
 #[inline]
 fn find_special(b: &[u8], i: usize) -> Stop {
     #[cfg(target_arch = "x86_64")]
-    let (i, high) = match sse2::find_special(b, i) {
-        Ok(stop) => return stop,
-        Err(rest) => rest,
-    };
+    return words_after(b, sse2::find_special(b, i));
     #[cfg(not(target_arch = "x86_64"))]
-    let high = false;
-    let stop = find_special_words(b, i);
-    Stop {
-        at: stop.at,
-        high: high || stop.high,
-    }
+    find_special_words(b, i)
 }
 
 /// Where a string being skipped needs the caller: its closing `"`, a
@@ -71,16 +63,25 @@ fn find_special(b: &[u8], i: usize) -> Stop {
 #[inline]
 fn find_unescaped(b: &[u8], i: usize) -> Stop {
     #[cfg(target_arch = "x86_64")]
-    let (i, high) = match sse2::find_unescaped(b, i) {
-        Ok(stop) => return stop,
-        Err(rest) => rest,
-    };
+    return words_after(b, sse2::find_unescaped(b, i));
     #[cfg(not(target_arch = "x86_64"))]
-    let high = false;
-    let stop = find_special_words(b, i);
-    Stop {
-        at: stop.at,
-        high: high || stop.high,
+    find_special_words(b, i)
+}
+
+/// The vectors' stop, or where they left off (fewer than 16 bytes on,
+/// and whether high bytes came before) read on word by word.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn words_after(b: &[u8], vectors: Result<Stop, (usize, bool)>) -> Stop {
+    match vectors {
+        Ok(stop) => stop,
+        Err((i, high)) => {
+            let stop = find_special_words(b, i);
+            Stop {
+                at: stop.at,
+                high: high || stop.high,
+            }
+        }
     }
 }
 
