@@ -681,8 +681,8 @@ impl DeepIndex {
 
     /// Searches the index of the session `path` (open as `file`, its stamp
     /// `stamp`, taken just after the clock read `seen_ns`): each chunk is
-    /// handed to `search` in file order, those
-    /// stored first, then any built now from lines the store did not have
+    /// handed to `search` in file order, those stored first, then any
+    /// built now from lines the store did not have
     /// (appended to the store as they are built). `search` returns false
     /// for a damaged chunk. `None` when the index cannot serve this file
     /// (disabled, unreadable, damaged): the caller reads the file instead.
