@@ -106,20 +106,23 @@ pub(crate) struct SessionIndex {
 /// far more than any clock's tick.
 const SETTLED_NS: i128 = 2_000_000_000;
 
-/// The wall clock, in nanoseconds since the epoch (0 before it).
+/// The wall clock, as [`SessionIndex::checked_ns`] keeps it (whole
+/// milliseconds: a moment read a little early only waits longer).
 pub(crate) fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
+    i128::from(crate::jstext::date::now_ms()) * 1_000_000
+}
+
+/// Whether `stamp`'s change time was [`SETTLED_NS`] old at the moment
+/// `seen_ns`.
+fn settled_by(stamp: FileStamp, seen_ns: i128) -> bool {
+    stamp.ctime_ns < seen_ns.saturating_sub(SETTLED_NS)
 }
 
 impl SessionIndex {
     /// Whether the file, now of `stamp`, is the one this record was made
     /// from on its stamp alone (see [`SessionIndex::checked_ns`]).
     fn settled(&self, stamp: FileStamp) -> bool {
-        self.stamp == stamp
-            && self.checked_ns != 0
-            && stamp.ctime_ns < self.checked_ns.saturating_sub(SETTLED_NS)
+        self.stamp == stamp && self.checked_ns != 0 && settled_by(stamp, self.checked_ns)
     }
 }
 
@@ -758,7 +761,7 @@ impl DeepIndex {
             });
             // Seen as the print says, now: it serves on its stamp from
             // here on once that has settled.
-            if !settled && stamp.ctime_ns < seen_ns.saturating_sub(SETTLED_NS) {
+            if !settled && settled_by(stamp, seen_ns) {
                 record.checked_ns = seen_ns;
                 self.remember(record.clone());
             }
