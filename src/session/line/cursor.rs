@@ -35,6 +35,20 @@ fn word(b: &[u8], i: usize) -> Option<u64> {
     Some(u64::from_le_bytes(chunk))
 }
 
+/// The bytes that make a simple escape after a `\`: `"\/bfnrt` (a table,
+/// not a `match`: which escape comes next is anyone's guess, and a jump on
+/// it is mispredicted as often).
+const SIMPLE_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let simple = *b"\"\\/bfnrt";
+    let mut k = 0;
+    while k < simple.len() {
+        table[simple[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
 /// Where a scan inside a string stopped: the first `"`, `\` or control
 /// byte at or after the start (`b.len()` when there is none), and whether a
 /// byte above 0x7f came before it (so the string needs a UTF-8 check).
@@ -145,6 +159,39 @@ mod sse2 {
         })
     }
 
+    /// A round of 32 bytes: its two vectors, its special bytes (`"`, `\`
+    /// or below 0x20) and its high bytes, a bit each.
+    struct Round {
+        lo: __m128i,
+        hi: __m128i,
+        mask: u32,
+        top: u32,
+    }
+
+    /// The round of the first 32 bytes of `chunk` (it holds that many).
+    #[inline(always)]
+    fn round(chunk: &[u8]) -> Round {
+        assert!(chunk.len() >= 32);
+        // SAFETY: SSE2 is part of x86-64, and `chunk` holds the 32 bytes
+        // the two unaligned loads read.
+        unsafe {
+            let lo = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let hi = _mm_loadu_si128(chunk.as_ptr().add(16).cast::<__m128i>());
+            Round {
+                lo,
+                hi,
+                mask: both(special(lo), special(hi)),
+                top: both(_mm_movemask_epi8(lo), _mm_movemask_epi8(hi)),
+            }
+        }
+    }
+
+    /// Two vectors' 16-bit masks as one of 32 bits, the first below.
+    #[inline(always)]
+    fn both(lo: i32, hi: i32) -> u32 {
+        (lo as u32) | ((hi as u32) << 16)
+    }
+
     /// `Ok` where a special byte is found, or `Err` with where fewer than
     /// 16 bytes are left to look at and whether high bytes came before.
     #[inline]
@@ -153,18 +200,7 @@ mod sse2 {
         // Two vectors a round while 32 bytes are left: one exit test for
         // both, so a long string takes half the rounds.
         while let Some(chunk) = b.get(i..i + 32) {
-            // SAFETY: SSE2 is part of x86-64, and `chunk` holds the 32
-            // bytes the two unaligned loads read.
-            let (mask, top) = unsafe {
-                let lo = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let hi = _mm_loadu_si128(chunk.as_ptr().add(16).cast::<__m128i>());
-                let (m_lo, m_hi) = (special(lo), special(hi));
-                let (t_lo, t_hi) = (_mm_movemask_epi8(lo), _mm_movemask_epi8(hi));
-                (
-                    (m_lo as u32) | ((m_hi as u32) << 16),
-                    (t_lo as u32) | ((t_hi as u32) << 16),
-                )
-            };
+            let Round { mask, top, .. } = round(chunk);
             if let Some(stop) = stop(i, mask, top, high) {
                 return Ok(stop);
             }
@@ -193,22 +229,12 @@ mod sse2 {
     pub(super) fn find_unescaped(b: &[u8], mut i: usize) -> Result<Stop, (usize, bool)> {
         let mut high = 0;
         while let Some(chunk) = b.get(i..i + 32) {
-            // SAFETY: SSE2 is part of x86-64, and `chunk` holds the 32
-            // bytes the two unaligned loads read.
-            let (lo, hi) = unsafe {
-                (
-                    _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()),
-                    _mm_loadu_si128(chunk.as_ptr().add(16).cast::<__m128i>()),
-                )
-            };
-            let both = |lo: i32, hi: i32| (lo as u32) | ((hi as u32) << 16);
-            // SAFETY: SSE2 is part of x86-64.
-            let (mut mask, top) = unsafe {
-                (
-                    both(special(lo), special(hi)),
-                    both(_mm_movemask_epi8(lo), _mm_movemask_epi8(hi)),
-                )
-            };
+            let Round {
+                lo,
+                hi,
+                mut mask,
+                top,
+            } = round(chunk);
             if mask != 0 {
                 // Only a round with something to stop at looks for escapes.
                 let backslash = both(eq(lo, b'\\'), eq(hi, b'\\'));
@@ -226,18 +252,6 @@ mod sse2 {
         Err((i, high != 0))
     }
 
-    /// The bytes that make a simple escape after a `\`: `"\/bfnrt`.
-    const SIMPLE_ESCAPE: [bool; 256] = {
-        let mut table = [false; 256];
-        let simple = *b"\"\\/bfnrt";
-        let mut k = 0;
-        while k < simple.len() {
-            table[simple[k] as usize] = true;
-            k += 1;
-        }
-        table
-    };
-
     /// For the backslashes of a 32-byte `chunk` (`backslash` marks them),
     /// in order: the bytes the simple escapes among them escape, and the
     /// first backslash that does not start one (`\u`, a bad escape, or the
@@ -253,10 +267,8 @@ mod sse2 {
             if escaped >> k & 1 != 0 {
                 continue;
             }
-            // A table, not a `match`: which escape comes next is anyone's
-            // guess, and a jump on it is mispredicted as often.
             match chunk.get(k as usize + 1) {
-                Some(&c) if SIMPLE_ESCAPE[usize::from(c)] => escaped |= 1 << (k + 1),
+                Some(&c) if super::SIMPLE_ESCAPE[usize::from(c)] => escaped |= 1 << (k + 1),
                 _ => return (escaped, 1 << k),
             }
         }
@@ -607,7 +619,7 @@ impl<'a> Cursor<'a> {
                     return Some(());
                 }
                 b'\\' => match *self.b.get(j + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i = j + 2,
+                    c if SIMPLE_ESCAPE[usize::from(c)] => self.i = j + 2,
                     b'u' => {
                         let v = hex4(self.b.get(j + 2..j + 6)?)?;
                         // Surrogates: serde rejects some (lone ones, where it
