@@ -206,11 +206,10 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
         Command::Tree { file, json, filter } => {
             // The texts are read from the file row by row; a legacy file
             // (whose messages migrate) is read whole instead.
-            let mut s = Session::open_with(&file, Detail::Outline)?;
+            let mut s = Session::open_once(&file, Detail::Outline)?;
             if !json && s.detail != Detail::Outline {
-                s = Session::open(&file)?;
+                s = Session::open_once(&file, Detail::Full)?;
             }
-            s.tree.forget_lookups();
             if json {
                 write_tree_json(&s, out)?;
             } else {
@@ -219,15 +218,15 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             keep_until_exit(s);
         }
         Command::Context { file, leaf, json } => {
-            let mut s = Session::open_with(&file, Detail::Outline)?;
             let selector = match leaf.as_deref() {
                 None => LeafSelector::Last,
                 Some("null") => LeafSelector::Null,
                 Some(id) => LeafSelector::Id(id.to_string()),
             };
-            if !matches!(selector, LeafSelector::Id(_)) {
-                s.tree.forget_lookups();
-            }
+            let s = match selector {
+                LeafSelector::Id(_) => Session::open_with(&file, Detail::Outline)?,
+                _ => Session::open_once(&file, Detail::Outline)?,
+            };
             let ctx = s.context(&selector);
             if json {
                 s.write_context_json(&ctx, out)?;
@@ -239,8 +238,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
         }
         Command::Info { file, json } => {
             // Nothing info shows needs a message's fields, nor an id looked up.
-            let mut s = Session::open_with(&file, Detail::Outline)?;
-            s.tree.forget_lookups();
+            let s = Session::open_once(&file, Detail::Outline)?;
             if json {
                 write_info_json(&s, out)?;
                 writeln!(out)?;

@@ -38,7 +38,7 @@ use read::index_pass::{Scanned, ingest_line, scan_entries};
 use std::fs::File;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use tree::Tree;
+use tree::{Lookups, Tree};
 use write::migrate;
 
 pub use error::{Problem, ProblemKind, SessionError};
@@ -153,6 +153,13 @@ impl Outline {
     }
 }
 
+/// A session's tree as it is assembled: given with all its problems (read
+/// back from a stored index), or to be built.
+enum Built {
+    Given(Tree, Vec<Problem>),
+    No(Lookups),
+}
+
 /// How far a file was read: to the end of its last complete line, what
 /// those bytes were, the next line's number, and the lines' problems.
 struct Read {
@@ -189,6 +196,17 @@ impl Session {
 
     /// Reads a session file, keeping only `detail`.
     pub fn open_with(path: &Path, detail: Detail) -> Result<Session, SessionError> {
+        Session::open_as(path, detail, Lookups::Keep)
+    }
+
+    /// [`Session::open_with`] for a caller that reads the session once and
+    /// looks up no id in it: its tree's table of ids is let go as soon as
+    /// the tree is built (made again at a lookup; see [`Lookups`]).
+    pub fn open_once(path: &Path, detail: Detail) -> Result<Session, SessionError> {
+        Session::open_as(path, detail, Lookups::Drop)
+    }
+
+    fn open_as(path: &Path, detail: Detail, lookups: Lookups) -> Result<Session, SessionError> {
         let mut entries = Entries::default();
         let mut outline = Outline::default();
         let outlined = detail == Detail::Outline;
@@ -200,9 +218,9 @@ impl Session {
         })?;
         if outlined && scanned.header.version < CURRENT_VERSION {
             // Migration edits message roles, which an outline does not keep.
-            return Session::open_with(path, Detail::Structure);
+            return Session::open_as(path, Detail::Structure, lookups);
         }
-        Session::opened(path, scanned, entries, detail, outline)
+        Session::opened(path, scanned, entries, detail, outline, lookups)
     }
 
     /// Reads a session file at full depth, handing each entry, with its
@@ -229,7 +247,7 @@ impl Session {
         if scanned.header.version < CURRENT_VERSION {
             return Ok(None);
         }
-        Session::opened(path, scanned, entries, Detail::Outline, outline).map(Some)
+        Session::opened(path, scanned, entries, Detail::Outline, outline, Lookups::Keep).map(Some)
     }
 
     /// A session of the `entries` (and their `outline`) a scan of `path`
@@ -240,6 +258,7 @@ impl Session {
         mut entries: Entries,
         detail: Detail,
         mut outline: Outline,
+        lookups: Lookups,
     ) -> Result<Session, SessionError> {
         let Scanned {
             mut header,
@@ -268,7 +287,7 @@ impl Session {
             },
             detail,
             outline,
-            None,
+            Built::No(lookups),
         ))
     }
 
@@ -282,10 +301,12 @@ impl Session {
         read: Read,
         detail: Detail,
         outline: Outline,
-        built: Option<(Tree, Vec<Problem>)>,
+        built: Built,
     ) -> Session {
-        let rebuild = built.is_none();
-        let (tree, problems) = built.unwrap_or_default();
+        let (tree, problems, rebuild) = match built {
+            Built::Given(tree, problems) => (tree, problems, None),
+            Built::No(lookups) => (Tree::default(), Vec::new(), Some(lookups)),
+        };
         let mut session = Session {
             path,
             header,
@@ -300,8 +321,8 @@ impl Session {
             detail,
             outline,
         };
-        if rebuild {
-            session.reindex();
+        if let Some(lookups) = rebuild {
+            session.reindex(lookups);
         }
         session
     }
@@ -356,7 +377,7 @@ impl Session {
         self.entries.freeze();
         // What pi appends grows the tree; anything else builds it again.
         if self.is_legacy() || !self.tree.extend(&self.entries, before) {
-            self.reindex();
+            self.reindex(Lookups::Keep);
         } else {
             // The tree's own problems are as they were; the lines' may
             // have changed (a last line finished, new damage).
@@ -423,7 +444,7 @@ impl Session {
     }
 
     /// Recomputes migration ids and the tree after entries changed.
-    fn reindex(&mut self) {
+    fn reindex(&mut self, lookups: Lookups) {
         if self.header.version < 2 {
             migrate::assign_legacy_ids(
                 &self.header.id,
@@ -435,7 +456,7 @@ impl Session {
             migrate::rename_hook_messages(self.entries.as_mut_slice());
         }
         let mut tree = Vec::new();
-        self.tree = Tree::build(&self.entries, &mut tree);
+        self.tree = Tree::build_with(&self.entries, &mut tree, lookups);
         self.set_problems(tree);
     }
 
