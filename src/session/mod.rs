@@ -156,7 +156,7 @@ impl Outline {
 /// A session's tree as it is assembled: given with all its problems (read
 /// back from a stored index), or to be built.
 enum Built {
-    Given(Tree, Vec<Problem>),
+    Given(Box<Tree>, Vec<Problem>),
     No(Lookups),
 }
 
@@ -247,7 +247,15 @@ impl Session {
         if scanned.header.version < CURRENT_VERSION {
             return Ok(None);
         }
-        Session::opened(path, scanned, entries, Detail::Outline, outline, Lookups::Keep).map(Some)
+        Session::opened(
+            path,
+            scanned,
+            entries,
+            Detail::Outline,
+            outline,
+            Lookups::Keep,
+        )
+        .map(Some)
     }
 
     /// A session of the `entries` (and their `outline`) a scan of `path`
@@ -304,7 +312,7 @@ impl Session {
         built: Built,
     ) -> Session {
         let (tree, problems, rebuild) = match built {
-            Built::Given(tree, problems) => (tree, problems, None),
+            Built::Given(tree, problems) => (*tree, problems, None),
             Built::No(lookups) => (Tree::default(), Vec::new(), Some(lookups)),
         };
         let mut session = Session {

@@ -10,8 +10,8 @@ use super::entry_bytes::write_entries;
 use super::line::entry::{Entry, ModelRef, Role};
 use super::read::chunked::{Section, write_chunks};
 use super::read::file::PrefixPrint;
-use super::tree::{Lookups, Tree};
 use super::tree::parts::TreeParts;
+use super::tree::{Lookups, Tree};
 use super::{CURRENT_VERSION, Detail, Fact, Header, Outline, Problem, Read, Session};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -183,7 +183,7 @@ impl Session {
         // The tree as it was built, unless it does not fit (then built again).
         let tree = Tree::from_parts(tree, &entries);
         let built = match tree {
-            Some(t) => super::Built::Given(t, problems),
+            Some(t) => super::Built::Given(Box::new(t), problems),
             None => super::Built::No(Lookups::Keep),
         };
         let kind_ids = kinds

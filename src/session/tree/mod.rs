@@ -1142,7 +1142,12 @@ mod tests {
             assert_eq!(p1, p3);
             assert_eq!(
                 (&one.parent, &one.child_start, &one.child_list, &one.roots),
-                (&three.parent, &three.child_start, &three.child_list, &three.roots)
+                (
+                    &three.parent,
+                    &three.child_start,
+                    &three.child_list,
+                    &three.roots
+                )
             );
             assert!(p1.len() > 10);
             assert_eq!(one.parent, two.parent);
