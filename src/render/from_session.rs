@@ -69,9 +69,10 @@ pub fn context_stretches(
 ) -> Result<std::io::Result<()>, SessionError> {
     const STRETCH: usize = 2048;
     let starts_turn = |k: usize| {
-        let e = session.entry(ctx.items[k].entry);
+        let e = session.entry(ctx.items[k].entry());
         e.kind == Kind::Message
-            && session.role_of(ctx.items[k].entry) == Some(&crate::session::line::entry::Role::User)
+            && session.role_of(ctx.items[k].entry())
+                == Some(&crate::session::line::entry::Role::User)
     };
     let mut from = 0;
     while from < ctx.items.len() {
@@ -165,14 +166,14 @@ fn messages(
         if k % 64 == 0 && stop() {
             return Ok(None);
         }
-        if skip.contains(&item.entry) {
+        if skip.contains(&item.entry()) {
             continue;
         }
         for m in session.context_messages(item, file)? {
             // pi's own JSON, built by the session layer: it parses.
             let value = serde_json::from_str(&m).unwrap_or(Value::Null);
             out.push(Message {
-                entry: Some(item.entry),
+                entry: Some(item.entry()),
                 value,
             });
         }
@@ -210,10 +211,10 @@ fn context_blocks(
         return Ok(Some((blocks, shown)));
     }
     // What the model saw right before the compaction, less what it kept.
-    let kept: HashSet<u32> = ctx.items.iter().map(|i| i.entry).collect();
+    let kept: HashSet<u32> = ctx.items.iter().map(|i| i.entry()).collect();
     let before = session.context_for_path(ctx.path[..pos].to_vec());
     let mut gone = before.clone();
-    gone.items.retain(|i| !kept.contains(&i.entry));
+    gone.items.retain(|i| !kept.contains(&i.entry()));
     // Counted as the tree counts it, so both say the same number.
     let replaced = session.replaced_by(comp);
     let left_out = gone.items.len().saturating_sub(window.replaced);

@@ -27,14 +27,45 @@ pub enum LeafSelector {
     Id(String),
 }
 
-/// One entry that contributes to the context.
+/// One entry that contributes to the context, in eight bytes (a branch of
+/// ten million entries has as many).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContextItem {
-    pub entry: u32,
+    /// The entry, [`ADDS_NOTHING`] set when it adds nothing.
+    entry: u32,
+    /// The edit, [`NO_EDIT`] for none.
+    edit: u32,
+}
+
+/// [`ContextItem::entry`]'s bit for an item that adds nothing (an entry's
+/// index is far below it: two billion entries would not fit in memory).
+const ADDS_NOTHING: u32 = 1 << 31;
+/// [`ContextItem::edit`]'s mark of none.
+const NO_EDIT: u32 = u32::MAX;
+
+impl ContextItem {
+    pub fn new(entry: u32, edit: Option<u32>, contributes: bool) -> ContextItem {
+        debug_assert!(entry < ADDS_NOTHING && edit != Some(NO_EDIT));
+        ContextItem {
+            entry: entry | if contributes { 0 } else { ADDS_NOTHING },
+            edit: edit.unwrap_or(NO_EDIT),
+        }
+    }
+
+    /// The entry's index.
+    pub fn entry(&self) -> u32 {
+        self.entry & !ADDS_NOTHING
+    }
+
     /// The latest `context_edit` on the branch that targets this entry.
-    pub edit: Option<u32>,
+    pub fn edit(&self) -> Option<u32> {
+        (self.edit != NO_EDIT).then_some(self.edit)
+    }
+
     /// False for an older compaction kept inside the range: it adds nothing.
-    pub contributes: bool,
+    pub fn contributes(&self) -> bool {
+        self.entry & ADDS_NOTHING == 0
+    }
 }
 
 /// The context at one leaf. Message bodies are read from the file on demand
@@ -167,12 +198,14 @@ impl Session {
         let model = model.flatten();
         let (selected, compaction_pos) = self.context_entries(&path);
         let items = self.context_items(&selected);
+        let compaction = compaction_pos.map(|_| selected[0]);
+        drop(selected);
         Context {
             path,
             items,
             thinking_level,
             model,
-            compaction: compaction_pos.map(|_| selected[0]),
+            compaction,
         }
     }
 
@@ -201,24 +234,22 @@ impl Session {
                     }
                 };
                 let kind = self.entries.kind(i as usize);
-                ContextItem {
-                    entry: i,
-                    edit,
-                    contributes: !(kind == Kind::Compaction && k > 0) && self.contributes(i),
-                }
+                let contributes = !(kind == Kind::Compaction && k > 0) && self.contributes(i);
+                ContextItem::new(i, edit, contributes)
             })
             .collect()
     }
 
     /// pi's `buildContextEntries` on `path`: the entries whose messages
     /// the context is built from, and where on the path the latest
-    /// compaction is (it opens the list).
-    fn context_entries(&self, path: &[u32]) -> (Vec<u32>, Option<usize>) {
+    /// compaction is (it opens the list). Without a compaction that is the
+    /// path itself, not copied (ten million entries: 40 MB).
+    fn context_entries<'p>(&self, path: &'p [u32]) -> (Cow<'p, [u32]>, Option<usize>) {
         let compaction_pos = path
             .iter()
             .rposition(|&i| self.entries.kind(i as usize) == Kind::Compaction);
         let Some(pos) = compaction_pos else {
-            return (path.to_vec(), None);
+            return (Cow::Borrowed(path), None);
         };
         let comp = self.entry(path[pos]);
         let mut out = vec![path[pos]];
@@ -241,7 +272,7 @@ impl Session {
             }
         }
         out.extend_from_slice(&path[pos + 1..]);
-        (out, compaction_pos)
+        (Cow::Owned(out), compaction_pos)
     }
 
     /// What the model remembers with `leaf` as the leaf (`None`: before
@@ -287,12 +318,12 @@ impl Session {
             r.on_path.set(i);
         }
         for item in items {
-            let omitted = item.edit.is_some_and(|edit| {
+            let omitted = item.edit().is_some_and(|edit| {
                 matches!(self.entry(edit).info, Info::ContextEdit { omit: true, .. })
             });
             // A setting on the kept part is seen (it adds no message but is
             // in force); a message whose summary or text is not sent is not.
-            let sent = !self.contributes(item.entry) || (item.contributes && !omitted);
+            let sent = !self.contributes(item.entry()) || (item.contributes() && !omitted);
             if sent {
                 r.seen.set(item.entry);
             }
@@ -307,12 +338,12 @@ impl Session {
         item: &ContextItem,
         file: &mut File,
     ) -> Result<Vec<String>, SessionError> {
-        if !item.contributes {
+        if !item.contributes() {
             return Ok(Vec::new());
         }
         let line = self.line_text_in(file, item.entry)?;
         let messages = entry_messages(self, item.entry, &line);
-        match item.edit {
+        match item.edit() {
             None => Ok(messages),
             Some(edit) => {
                 let edit_line = self.line_text_in(file, edit)?;
@@ -345,10 +376,10 @@ impl Session {
         item: &ContextItem,
         file: &mut File,
     ) -> Result<usize, SessionError> {
-        if !item.contributes {
+        if !item.contributes() {
             return Ok(0);
         }
-        let plain = item.edit.is_none()
+        let plain = item.edit().is_none()
             && !self.entries.echoes_changed(item.entry as usize)
             && self
                 .message_view(item.entry)
@@ -376,13 +407,13 @@ impl Session {
             out.write_all(m.as_bytes())
         };
         for item in &ctx.items {
-            if !item.contributes {
+            if !item.contributes() {
                 continue;
             }
             let e = self.entry(item.entry);
             let line = lines.line(e.span).map_err(io)?;
             // Most messages are copied as written: no need to build them.
-            let plain = item.edit.is_none()
+            let plain = item.edit().is_none()
                 && !e.js_echo
                 && self
                     .message_view(item.entry)
@@ -396,7 +427,7 @@ impl Session {
             // A number beyond f64 is written as JavaScript writes it (null),
             // whether the message had it or an edit's replacement brought it.
             let mut echo = e.js_echo;
-            if let Some(edit) = item.edit {
+            if let Some(edit) = item.edit() {
                 let edit = self.entry(edit);
                 echo |= edit.js_echo;
                 let edit_line = lines.line(edit.span).map_err(io)?;
@@ -773,6 +804,22 @@ fn apply_edit(messages: Vec<String>, edit_line: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_item_keeps_its_entry_edit_and_contribution_in_eight_bytes() {
+        assert_eq!(std::mem::size_of::<ContextItem>(), 8);
+        for entry in [0, 1, 7, ADDS_NOTHING - 1] {
+            for edit in [None, Some(0), Some(5), Some(ADDS_NOTHING), Some(NO_EDIT - 1)] {
+                for contributes in [true, false] {
+                    let item = ContextItem::new(entry, edit, contributes);
+                    assert_eq!(
+                        (item.entry(), item.edit(), item.contributes()),
+                        (entry, edit, contributes)
+                    );
+                }
+            }
+        }
+    }
+
     /// A context item's message count without its line is the count of the
     /// messages its line gives, for every item of the context at every
     /// entry of every test session (hostile ones included), at full and at
@@ -797,7 +844,7 @@ mod tests {
                         let count = s.context_message_count_of(item, &mut probe).unwrap();
                         assert_eq!(count, read, "{} entry {}", path.display(), item.entry);
                         items += 1;
-                        counted += usize::from(item.edit.is_none() && read == 1);
+                        counted += usize::from(item.edit().is_none() && read == 1);
                     }
                 }
             }

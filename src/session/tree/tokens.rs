@@ -65,7 +65,7 @@ impl Session {
                     continue;
                 };
                 if let Some(tokens) = reported(&v) {
-                    usage = Some((item.entry, tokens));
+                    usage = Some((item.entry(), tokens));
                     break 'items;
                 }
                 trailing += estimate(&v);
