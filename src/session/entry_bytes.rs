@@ -152,12 +152,12 @@ mod tests {
         };
         let mut label = message(Some("c"), Parent::Id(Id::new("a")), 4);
         label.kind = Kind::Label;
-        label.info = Info::Label(Box::new(LabelChange {
-            target: Some("a".into()),
-            label: Some("done".into()),
-            timestamp: None,
-            usage: None,
-        }));
+        label.info = Info::Label(Box::new(LabelChange::new(
+            Some("a".into()),
+            Some("done".into()),
+            None,
+            None,
+        )));
         vec![
             message(Some("a"), Parent::Null, 2),
             message(None, Parent::Missing, 3),

@@ -534,14 +534,14 @@ impl Info {
     /// compaction or branch summary entry's; the boxed parts of the other
     /// types carry one too): the entry then needs no field of its own.
     /// Other types drop it.
-    fn set_usage(&mut self, usage: Option<UsageTotals>) {
+    fn set_usage(&mut self, usage: Option<UsageTotals>, time_ms: Option<i64>) {
         match self {
             Info::Message(m) => m.usage = usage,
             Info::ModelChange(c) => c.usage = usage,
             Info::Compaction(c) => c.usage = usage,
             Info::BranchSummary(b) => b.usage = usage,
             Info::CustomMessage(c) => c.usage = usage,
-            Info::Label(l) => l.usage = usage.map(Box::new),
+            Info::Label(l) => l.set_usage(usage, time_ms),
             Info::Usage(u) => u.usage = usage,
             Info::None
             | Info::ThinkingLevel(_)
@@ -559,7 +559,7 @@ impl Info {
             Info::Compaction(c) => c.usage.as_ref(),
             Info::BranchSummary(b) => b.usage.as_ref(),
             Info::CustomMessage(c) => c.usage.as_ref(),
-            Info::Label(l) => l.usage.as_deref(),
+            Info::Label(l) => l.usage(),
             Info::Usage(u) => u.usage.as_ref(),
             _ => None,
         }
@@ -609,13 +609,74 @@ pub struct LabelChange {
     /// it), as a [`crate::session::line::jskey`] key.
     pub target: Option<Id>,
     /// The label when it is truthy (pi keeps any truthy value), as a
-    /// [`crate::session::line::jskey`] key; `None` clears.
-    pub label: Option<CompactString>,
-    /// The label entry's timestamp as written (pi's tree shows it).
-    pub timestamp: Option<CompactString>,
-    /// The entry's usage (see [`Entry::usage`]); boxed, as pi writes
-    /// none on a label entry.
-    pub usage: Option<Box<UsageTotals>>,
+    /// [`crate::session::line::jskey`] key; `None` clears. A short one is
+    /// kept in place, as an id is.
+    pub label: Option<Id>,
+    /// What few label entries have: a timestamp other than the one the
+    /// entry's time gives back (see [`LabelChange::timestamp`]), or a
+    /// usage. `None` for what pi writes: forty bytes a label entry in all,
+    /// where the timestamp's text in place made seventy-two.
+    rare: Option<Box<LabelRare>>,
+}
+
+/// See [`LabelChange::rare`].
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+struct LabelRare {
+    timestamp: Option<CompactString>,
+    usage: Option<UsageTotals>,
+}
+
+impl LabelChange {
+    /// A label entry's change, its timestamp as written (`None`: not a
+    /// string) and the entry's time as read from it (`time_ms`).
+    pub fn new(
+        target: Option<Id>,
+        label: Option<Id>,
+        timestamp: Option<&str>,
+        time_ms: Option<i64>,
+    ) -> LabelChange {
+        // pi writes `toISOString()`: that text is made again from the time.
+        let given_back =
+            |t: &str| time_ms.is_some_and(|ms| crate::jstext::date::format_iso(ms) == t);
+        let rare = match timestamp {
+            Some(t) if given_back(t) => None,
+            t => Some(Box::new(LabelRare {
+                timestamp: t.map(CompactString::from),
+                usage: None,
+            })),
+        };
+        LabelChange {
+            target,
+            label,
+            rare,
+        }
+    }
+
+    /// The label entry's timestamp as written (pi's tree shows it), given
+    /// the entry's time (see [`Entry::time_ms`]).
+    pub fn timestamp(&self, time_ms: Option<i64>) -> Option<CompactString> {
+        match &self.rare {
+            Some(rare) => rare.timestamp.clone(),
+            None => time_ms.map(|ms| crate::jstext::date::format_iso(ms).into()),
+        }
+    }
+
+    fn usage(&self) -> Option<&UsageTotals> {
+        self.rare.as_ref().and_then(|r| r.usage.as_ref())
+    }
+
+    fn set_usage(&mut self, usage: Option<UsageTotals>, time_ms: Option<i64>) {
+        match (&mut self.rare, usage) {
+            (None, None) => {}
+            (Some(rare), usage) => rare.usage = usage,
+            (None, usage) => {
+                self.rare = Some(Box::new(LabelRare {
+                    timestamp: self.timestamp(time_ms),
+                    usage,
+                }))
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -1034,7 +1095,9 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     match &mut e.info {
         Info::Label(l) => {
             l.target = key("targetId", 't').map(|k| Id::new(&k));
-            l.label = echo(&["label"]).filter(|l| crate::session::line::jskey::is_truthy(l));
+            l.label = echo(&["label"])
+                .filter(|l| crate::session::line::jskey::is_truthy(l))
+                .map(|l| Id::new(&l));
         }
         Info::ContextEdit { target, .. } => *target = key("targetId", 't').map(Text::from),
         Info::Compaction(c) => c.first_kept = key("firstKeptEntryId", 'k'),
@@ -1144,16 +1207,16 @@ impl<M: Depth> LineFields<M> {
                 },
                 usage: None,
             })),
-            Kind::Label => Info::Label(Box::new(LabelChange {
-                target: scalar_key(&self.target_id).map(|k| Id::new(&k)),
-                label: self
-                    .label
+            Kind::Label => Info::Label(Box::new(LabelChange::new(
+                scalar_key(&self.target_id).map(|k| Id::new(&k)),
+                self.label
                     .is_truthy()
                     .then(|| scalar_key(&self.label))
-                    .flatten(),
-                timestamp: self.timestamp.as_str().map(CompactString::from),
-                usage: None,
-            })),
+                    .flatten()
+                    .map(|k| Id::new(&k)),
+                self.timestamp.as_str(),
+                scalar_ms(&self.timestamp),
+            ))),
             Kind::SessionInfo => Info::SessionInfo {
                 name: self
                     .name
@@ -1205,7 +1268,7 @@ impl Head {
             other => scalar_key(other).map_or(Parent::Invalid, |k| Parent::Id(k.into())),
         };
         let mut info = info;
-        info.set_usage(usage);
+        info.set_usage(usage, (time != NAN_MS).then_some(time));
         Entry {
             id: scalar_key(&self.id).map(Id::from),
             parent,
@@ -1331,6 +1394,7 @@ mod tests {
         assert_eq!(size_of::<Info>(), 16);
         assert_eq!(size_of::<Kind>(), 1);
         assert_eq!(size_of::<Entry>(), 80);
+        assert_eq!(size_of::<LabelChange>(), 40);
     }
 
     /// Each kind's one-byte code reads back as the kind.
@@ -1394,6 +1458,90 @@ mod tests {
             })
         );
         assert_eq!(e.time_ms(), None);
+    }
+
+    /// A label entry keeps no timestamp text where its time gives it
+    /// back (what pi writes), and gives the text as written either way.
+    #[test]
+    fn a_label_entry_gives_back_its_timestamp_as_written() {
+        let label = |timestamp: &str, rest: &str| {
+            let e = entry(&format!(
+                r#"{{"type":"label","id":"l","parentId":"a","targetId":"a","label":"a label of more than fourteen bytes"{timestamp}{rest}}}"#
+            ));
+            let Info::Label(change) = &e.info else {
+                panic!("not a label: {timestamp}");
+            };
+            assert_eq!(
+                change.label.as_deref(),
+                Some("a label of more than fourteen bytes")
+            );
+            (
+                change.rare.is_none(),
+                change.timestamp(e.time_ms()),
+                e.usage().cloned(),
+            )
+        };
+        let usage = r#","usage":{"totalTokens":3,"cost":{"total":0.25}}"#;
+        let totals = UsageTotals {
+            tokens: 3.0,
+            cost: 0.25,
+        };
+        for (timestamp, rest, kept, given) in [
+            (
+                r#","timestamp":"2026-01-05T09:00:01.234Z""#,
+                "",
+                true,
+                Some("2026-01-05T09:00:01.234Z"),
+            ),
+            (
+                r#","timestamp":"1969-12-31T23:59:59.999Z""#,
+                "",
+                true,
+                Some("1969-12-31T23:59:59.999Z"),
+            ),
+            // Read as the same time, written otherwise.
+            (
+                r#","timestamp":"2026-01-05T09:00:01Z""#,
+                "",
+                false,
+                Some("2026-01-05T09:00:01Z"),
+            ),
+            (
+                r#","timestamp":"2026-01-05T09:00:01.234+00:00""#,
+                "",
+                false,
+                Some("2026-01-05T09:00:01.234+00:00"),
+            ),
+            (
+                r#","timestamp":"not a date""#,
+                "",
+                false,
+                Some("not a date"),
+            ),
+            (r#","timestamp":1767603601234"#, "", false, None),
+            ("", "", false, None),
+            (
+                r#","timestamp":"2026-01-05T09:00:01.234Z""#,
+                usage,
+                false,
+                Some("2026-01-05T09:00:01.234Z"),
+            ),
+            (
+                r#","timestamp":"2026-01-05T09:00:01Z""#,
+                usage,
+                false,
+                Some("2026-01-05T09:00:01Z"),
+            ),
+        ] {
+            let (none_rare, text, used) = label(timestamp, rest);
+            assert_eq!(none_rare, kept, "{timestamp}{rest}");
+            assert_eq!(text.as_deref(), given, "{timestamp}{rest}");
+            assert_eq!(
+                used,
+                (!rest.is_empty()).then_some(totals.clone()),
+                "{timestamp}{rest}"
+            );
+        }
     }
 
     #[test]

@@ -808,7 +808,13 @@ mod tests {
     fn an_item_keeps_its_entry_edit_and_contribution_in_eight_bytes() {
         assert_eq!(std::mem::size_of::<ContextItem>(), 8);
         for entry in [0, 1, 7, ADDS_NOTHING - 1] {
-            for edit in [None, Some(0), Some(5), Some(ADDS_NOTHING), Some(NO_EDIT - 1)] {
+            for edit in [
+                None,
+                Some(0),
+                Some(5),
+                Some(ADDS_NOTHING),
+                Some(NO_EDIT - 1),
+            ] {
                 for contributes in [true, false] {
                     let item = ContextItem::new(entry, edit, contributes);
                     assert_eq!(

@@ -344,11 +344,11 @@ impl LabelInfo {
         let Info::Label(change) = &e.info else {
             return None;
         };
-        let l = change.label.as_ref()?;
+        let l = change.label.as_deref()?;
         Some(LabelInfo {
             label: CompactString::from(jskey::display(l)),
-            value: l.clone(),
-            timestamp: change.timestamp.clone(),
+            value: CompactString::from(l),
+            timestamp: change.timestamp(e.time_ms()),
         })
     }
 }
@@ -1120,12 +1120,13 @@ mod tests {
                     };
                     let mut e = entry(i as u32 + 1, id.as_deref(), parent, next(1000) == 0);
                     if next(100) == 0 {
-                        e.info = Info::Label(Box::new(crate::session::line::entry::LabelChange {
-                            target: Some(format!("e{}", next(ids)).into()),
-                            label: (next(3) > 0).then(|| format!("l{i}").into()),
-                            timestamp: None,
-                            usage: None,
-                        }));
+                        e.info =
+                            Info::Label(Box::new(crate::session::line::entry::LabelChange::new(
+                                Some(format!("e{}", next(ids)).as_str().into()),
+                                (next(3) > 0).then(|| format!("l{i}").as_str().into()),
+                                None,
+                                None,
+                            )));
                     }
                     e
                 })
@@ -1329,11 +1330,12 @@ mod tests {
                 };
                 if next(8) == 0 && i > 0 {
                     e.kind = Kind::Label;
-                    e.info = Info::Label(Box::new(crate::session::line::entry::LabelChange {
-                        target: Some(Id::from(format!("e{}", next(i as u64)).as_str())),
-                        label: (next(3) > 0).then(|| CompactString::from("l")),
-                        ..Default::default()
-                    }));
+                    e.info = Info::Label(Box::new(crate::session::line::entry::LabelChange::new(
+                        Some(Id::from(format!("e{}", next(i as u64)).as_str())),
+                        (next(3) > 0).then(|| Id::from("l")),
+                        None,
+                        None,
+                    )));
                 }
                 all.push(e);
             }

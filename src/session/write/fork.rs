@@ -272,11 +272,13 @@ fn write_fork(
         // The label entry's time as JSON: read from its line unless it is
         // plain text.
         let time = match &entry.info {
-            Info::Label(c) => c.timestamp.as_deref().filter(|t| !t.contains('\u{FFFD}')),
+            Info::Label(c) => c
+                .timestamp(entry.time_ms())
+                .filter(|t| !t.contains('\u{FFFD}')),
             _ => None,
         };
         let time = match time {
-            Some(t) => Some(crate::session::line::raw_json::json_string(t)),
+            Some(t) => Some(crate::session::line::raw_json::json_string(&t)),
             None => {
                 let text = lines.text(entry.span.offset, entry.span.len).map_err(io)?;
                 JsValue::parse(text.trim_matches(crate::session::line::entry::is_js_json_space))
