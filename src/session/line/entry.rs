@@ -1538,7 +1538,7 @@ mod tests {
             assert_eq!(text.as_deref(), given, "{timestamp}{rest}");
             assert_eq!(
                 used,
-                (!rest.is_empty()).then_some(totals.clone()),
+                (!rest.is_empty()).then_some(totals),
                 "{timestamp}{rest}"
             );
         }
