@@ -17,7 +17,7 @@ pub mod tokens;
 pub mod view;
 
 use crate::session::Entries;
-use crate::session::line::entry::{Entry, Info, Kind, Parent};
+use crate::session::line::entry::{Entry, Id, Info, Kind, Parent};
 use crate::session::line::jskey;
 use crate::session::{Problem, ProblemKind};
 use compact_str::CompactString;
@@ -29,8 +29,9 @@ const PARALLEL_MIN: usize = 20_000;
 /// The labels: per target id, the label entry that labels it (the last
 /// one in the file that set it and was not cleared after). What it says is
 /// read from that entry when asked (see [`LabelInfo::of`]): a table of
-/// indices is a third the size of one of texts, on a million labels.
-pub type Labels = HashMap<CompactString, u32>;
+/// indices is a third the size of one of texts, on a million labels. The
+/// ids are kept as entries keep theirs (most in place, in 16 bytes).
+pub type Labels = HashMap<Id, u32>;
 
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -332,7 +333,7 @@ fn apply_label(labels: &mut Labels, e: &Entry, at: u32) {
         return;
     };
     if change.label.is_some() {
-        labels.insert(CompactString::from(t.as_str()), at);
+        labels.insert(t.clone(), at);
     } else {
         labels.remove(t.as_str());
     }

@@ -10,7 +10,7 @@
 
 use super::{NO_PARENT, PARALLEL_MIN, Tree};
 use crate::session::Entries;
-use crate::session::line::entry::Kind;
+use crate::session::line::entry::{Id, Kind};
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
@@ -90,7 +90,7 @@ impl Tree {
                 let mut labels: Vec<(CompactString, u32)> = self
                     .labels
                     .iter()
-                    .map(|(id, &at)| (id.clone(), at))
+                    .map(|(id, &at)| (CompactString::from(id.as_str()), at))
                     .collect();
                 labels.sort_unstable_by_key(|l| l.1);
                 labels
@@ -103,7 +103,12 @@ impl Tree {
     /// Its labels are as the parts say (see [`TreeParts::labels_fit`]).
     pub fn from_parts(mut parts: TreeParts, entries: &Entries) -> Option<Tree> {
         let stored = std::mem::take(&mut parts.labels);
-        let labels = || stored.iter().cloned().collect::<super::Labels>();
+        let labels = || {
+            stored
+                .iter()
+                .map(|(id, at)| (Id::from(id), *at))
+                .collect::<super::Labels>()
+        };
         let (labels, tree) = if entries.len() < PARALLEL_MIN {
             (Some(labels()), Tree::unlabelled_from_parts(parts, entries))
         } else {
