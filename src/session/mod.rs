@@ -156,8 +156,8 @@ impl Outline {
 /// A session's tree as it is assembled: given with all its problems (read
 /// back from a stored index), or to be built.
 enum Built {
-    Given(Box<Tree>, Vec<Problem>),
-    No(Lookups),
+    Stored(Box<Tree>, Vec<Problem>),
+    ToBuild(Lookups),
 }
 
 /// How far a file was read: to the end of its last complete line, what
@@ -295,7 +295,7 @@ impl Session {
             },
             detail,
             outline,
-            Built::No(lookups),
+            Built::ToBuild(lookups),
         ))
     }
 
@@ -312,8 +312,8 @@ impl Session {
         built: Built,
     ) -> Session {
         let (tree, problems, rebuild) = match built {
-            Built::Given(tree, problems) => (*tree, problems, None),
-            Built::No(lookups) => (Tree::default(), Vec::new(), Some(lookups)),
+            Built::Stored(tree, problems) => (*tree, problems, None),
+            Built::ToBuild(lookups) => (Tree::default(), Vec::new(), Some(lookups)),
         };
         let mut session = Session {
             path,

@@ -183,8 +183,8 @@ impl Session {
         // The tree as it was built, unless it does not fit (then built again).
         let tree = Tree::from_parts(tree, &entries);
         let built = match tree {
-            Some(t) => super::Built::Given(Box::new(t), problems),
-            None => super::Built::No(Lookups::Keep),
+            Some(t) => super::Built::Stored(Box::new(t), problems),
+            None => super::Built::ToBuild(Lookups::Keep),
         };
         let kind_ids = kinds
             .iter()
