@@ -568,7 +568,7 @@ pub fn write_tree_json(s: &Session, out: &mut dyn Write) -> Result<()> {
             }
             _ => {}
         }
-        match e.kind {
+        match e.kind() {
             Kind::Missing => {}
             Kind::Odd => {
                 buf.extend_from_slice(b"\"type\":");

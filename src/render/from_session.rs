@@ -70,7 +70,7 @@ pub fn context_stretches(
     const STRETCH: usize = 2048;
     let starts_turn = |k: usize| {
         let e = session.entry(ctx.items[k].entry());
-        e.kind == Kind::Message
+        e.kind() == Kind::Message
             && session.role_of(ctx.items[k].entry())
                 == Some(&crate::session::line::entry::Role::User)
     };
@@ -318,7 +318,7 @@ fn meta(session: &Session, entries: &[u32], file: &mut File) -> Result<Meta, Ses
         ..Meta::default()
     };
     for &i in entries {
-        if session.entry(i).kind != Kind::Message {
+        if session.entry(i).kind() != Kind::Message {
             continue;
         }
         let line = session.line_text_in(file, i)?;

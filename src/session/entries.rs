@@ -29,7 +29,7 @@ const TYPE_BITS: u8 = 0x1f | LOSSY | ECHO;
 /// An entry's type and flags in a byte: its [`Kind::code`] (under 32),
 /// and whether it is [`Entry::lossy`] and [`Entry::js_echo`].
 pub(crate) fn type_byte(e: &Entry) -> u8 {
-    e.kind.code() | if e.lossy { LOSSY } else { 0 } | if e.js_echo { ECHO } else { 0 }
+    e.kind().code() | if e.lossy() { LOSSY } else { 0 } | if e.js_echo() { ECHO } else { 0 }
 }
 
 /// The type a [`type_byte`] gives.
@@ -171,13 +171,13 @@ impl Stored {
         entries.len() == types.len()
             && entries
                 .first()
-                .is_some_and(|e| (e.span.offset, e.line) == (offset, line))
+                .is_some_and(|e| (e.span().offset, e.line) == (offset, line))
             && entries.windows(2).all(|w| {
-                w[0].span.offset.saturating_add(w[0].span.len) <= w[1].span.offset
+                w[0].span().offset.saturating_add(w[0].span().len) <= w[1].span().offset
                     && w[0].line < w[1].line
             })
             && entries.last().is_some_and(|e| {
-                e.span.offset.saturating_add(e.span.len) <= end && e.line < next_line
+                e.span().offset.saturating_add(e.span().len) <= end && e.line < next_line
             })
             && entries.iter().zip(types).all(|(e, &t)| type_byte(e) == t)
     }
@@ -206,16 +206,13 @@ impl Stored {
         let (offset, line) = self.starts[k];
         self.types[self.range(k)]
             .iter()
-            .map(|&t| Entry {
-                id: None,
-                parent: Parent::Invalid,
-                kind: kind_of(t).unwrap_or(Kind::Missing),
-                time: super::line::entry::NAN_MS,
-                line,
-                span: Span { offset, len: 0 },
-                lossy: t & LOSSY != 0,
-                js_echo: t & ECHO != 0,
-                info: Info::None,
+            .map(|&t| {
+                let kind = kind_of(t).unwrap_or(Kind::Missing);
+                let span = Span { offset, len: 0 };
+                let mut e = Entry::new(kind, None, Parent::Invalid, Info::None, line, span);
+                e.set_lossy(t & LOSSY != 0);
+                e.set_js_echo(t & ECHO != 0);
+                e
             })
             .collect()
     }

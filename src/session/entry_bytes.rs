@@ -2,7 +2,7 @@
 //! [`super::stored`]), read back a chunk at a time (see
 //! [`super::entries`]).
 
-use super::line::entry::{Entry, Id, Info, Kind, Parent, Span};
+use super::line::entry::{Entry, Id, Info, Kind, NAN_MS, Parent, Span, is_date_ms};
 
 /// Writes `entries` one after another. Most entries (every message at
 /// outline depth) keep no info: those are written in a fixed form read
@@ -49,18 +49,18 @@ fn write_fixed(e: &Entry, out: &mut Vec<u8>) -> bool {
         return false;
     }
     out.push(FIXED);
-    if postcard::to_io(&e.kind, &mut *out).is_err() {
+    if postcard::to_io(&e.kind(), &mut *out).is_err() {
         return false;
     }
-    let flags = u8::from(e.lossy)
-        | u8::from(e.js_echo) << 1
+    let flags = u8::from(e.lossy())
+        | u8::from(e.js_echo()) << 1
         | u8::from(e.id.is_some()) << 2
         | parent_form << 3;
     out.push(flags);
-    out.extend_from_slice(&e.time.to_le_bytes());
+    out.extend_from_slice(&e.time_ms().unwrap_or(NAN_MS).to_le_bytes());
     out.extend_from_slice(&e.line.to_le_bytes());
-    out.extend_from_slice(&e.span.offset.to_le_bytes());
-    out.extend_from_slice(&e.span.len.to_le_bytes());
+    out.extend_from_slice(&e.span().offset.to_le_bytes());
+    out.extend_from_slice(&e.span().len.to_le_bytes());
     for id in e.id.as_deref().into_iter().chain(parent_id) {
         out.push(id.len() as u8);
         out.extend_from_slice(id.as_bytes());
@@ -98,20 +98,22 @@ fn read_one(bytes: &[u8]) -> Option<(Entry, &[u8])> {
         3 => Parent::Invalid,
         _ => return None,
     };
-    let e = Entry {
-        id: own,
-        parent,
-        kind,
-        time: i64::from_le_bytes(*time),
-        line: u32::from_le_bytes(*line),
-        span: Span {
-            offset: u64::from_le_bytes(*offset),
-            len: u64::from_le_bytes(*len),
-        },
-        lossy: flags & 1 != 0,
-        js_echo: flags & 2 != 0,
-        info: Info::None,
+    let span = Span {
+        offset: u64::from_le_bytes(*offset),
+        len: u64::from_le_bytes(*len),
     };
+    // What no reader makes is not believed: a line of 4 GiB or more, a
+    // time beyond any date.
+    let time = i64::from_le_bytes(*time);
+    let time = (time != NAN_MS).then_some(time);
+    if span.len > Entry::LONGEST || time.is_some_and(|t| !is_date_ms(t)) {
+        return None;
+    }
+    let line = u32::from_le_bytes(*line);
+    let mut e = Entry::new(kind, own, parent, Info::None, line, span);
+    e.set_time_ms(time);
+    e.set_lossy(flags & 1 != 0);
+    e.set_js_echo(flags & 2 != 0);
     Some((e, rest))
 }
 
@@ -136,22 +138,19 @@ mod tests {
     /// Three entries: two messages in the fixed form (one without an id,
     /// parents of each form) and a label written whole.
     fn entries() -> Vec<Entry> {
-        let message = |id: Option<&str>, parent: Parent, line: u32| Entry {
-            id: id.map(Id::new),
-            parent,
-            kind: Kind::Message,
-            time: 1_700_000_000_000,
-            line,
-            span: Span {
+        let message = |id: Option<&str>, parent: Parent, line: u32| {
+            let span = Span {
                 offset: u64::from(line) * 100,
                 len: 90,
-            },
-            lossy: line == 3,
-            js_echo: false,
-            info: Info::None,
+            };
+            let id = id.map(Id::new);
+            let mut e = Entry::new(Kind::Message, id, parent, Info::None, line, span);
+            e.set_time_ms(Some(1_700_000_000_000));
+            e.set_lossy(line == 3);
+            e
         };
         let mut label = message(Some("c"), Parent::Id(Id::new("a")), 4);
-        label.kind = Kind::Label;
+        label.set_kind(Kind::Label);
         label.info = Info::Label(Box::new(LabelChange::new(
             Some("a".into()),
             Some("done".into()),
@@ -167,7 +166,8 @@ mod tests {
 
     /// A chunk's bytes read back only as exactly its entries: one cut
     /// short, one more or fewer than asked, an unknown mark before an
-    /// entry or unknown flags in its fixed form are refused.
+    /// entry or unknown flags in its fixed form are refused, and so is what
+    /// no reader makes: a line of 4 GiB or more, a time beyond any date.
     #[test]
     fn chunks_that_are_not_whole_are_refused() {
         let entries = entries();
@@ -186,5 +186,17 @@ mod tests {
         let at = 1 + postcard::to_allocvec(&Kind::Message).unwrap().len();
         flagged[at] |= 0x20;
         assert!(read_chunk(&flagged, n).is_none());
+        // The fixed form: the flags, then the time, line, offset, length.
+        let (time, len) = (at + 1, at + 1 + 8 + 4 + 8);
+        let mut long = bytes.clone();
+        long[len..len + 8].copy_from_slice(&Entry::LONGEST.to_le_bytes());
+        assert_eq!(read_chunk(&long, n).unwrap()[0].span().len, Entry::LONGEST);
+        long[len..len + 8].copy_from_slice(&(Entry::LONGEST + 1).to_le_bytes());
+        assert!(read_chunk(&long, n).is_none());
+        let mut late = bytes.clone();
+        late[time..time + 8].copy_from_slice(&8_640_000_000_000_000_i64.to_le_bytes());
+        assert!(read_chunk(&late, n).is_some());
+        late[time..time + 8].copy_from_slice(&8_640_000_000_000_001_i64.to_le_bytes());
+        assert!(read_chunk(&late, n).is_none());
     }
 }

@@ -496,7 +496,7 @@ impl Session {
         self.entries
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.kind != Kind::Header)
+            .filter(|(_, e)| e.kind() != Kind::Header)
             .map(|(i, e)| (i as u32, e))
     }
 
@@ -613,7 +613,7 @@ impl Session {
 
     /// Like [`Session::line_text`], reusing an open file.
     pub fn line_text_in(&self, file: &mut File, idx: u32) -> Result<String, SessionError> {
-        let span = self.entry(idx).span;
+        let span = self.entry(idx).span();
         blocks::read_span(file, span.offset, span.len).map_err(|e| SessionError::io(&self.path, e))
     }
 
@@ -640,8 +640,9 @@ impl Session {
 pub fn read_name(path: &Path) -> Result<Option<String>, SessionError> {
     let mut latest: Option<Option<entry::Text>> = None;
     scan_entries(path, Detail::Outline, |e, _| {
+        let header = e.kind() == Kind::Header;
         if let entry::Info::SessionInfo { name } = e.info {
-            if e.kind != Kind::Header {
+            if !header {
                 latest = Some(name);
             }
         }
@@ -685,7 +686,7 @@ mod tests {
             assert_eq!(outline.tree.preorder(), full.tree.preorder());
             assert_eq!(outline.entries.len(), full.entries.len());
             for (i, (a, b)) in outline.entries.iter().zip(&full.entries).enumerate() {
-                if outline.detail == Detail::Outline && b.kind == Kind::Message {
+                if outline.detail == Detail::Outline && b.kind() == Kind::Message {
                     messages += 1;
                     assert_eq!(a.info, entry::Info::None);
                     let (a, b) = (outline.message_view(i as u32), full.message_view(i as u32));

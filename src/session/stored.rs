@@ -75,7 +75,7 @@ impl StoredRef<'_> {
             }
             let chunk = self.entries.chunk(k);
             let first = chunk.first()?;
-            starts.push((first.span.offset, first.line));
+            starts.push((first.span().offset, first.line));
             let mut bytes = Vec::new();
             Some(write_entries(chunk.iter().copied(), &mut bytes).map(|()| bytes))
         });
@@ -238,15 +238,15 @@ impl Session {
         }
         let file = self.open_file()?;
         let mut got: Vec<Entry> = Vec::with_capacity(want);
-        let (offset, line) = (first.span.offset, first.line);
+        let (offset, line) = (first.span().offset, first.line);
         Detail::Full
             .entries_from(file, offset, line, self.read_to, |e| {
                 let Some(wanted) = self.entries.get(from + got.len()) else {
                     return false;
                 };
-                if wanted.span == e.span {
+                if wanted.span() == e.span() {
                     got.push(e);
-                } else if e.span.offset > wanted.span.offset {
+                } else if e.span().offset > wanted.span().offset {
                     // Lines only come later: the one wanted is gone.
                     return false;
                 }
@@ -322,7 +322,7 @@ mod tests {
                         path.display()
                     );
                     assert_eq!(s.role_of(i), read.role_of(i));
-                    assert_eq!(s.entries.kind(i as usize), read.entry(i).kind);
+                    assert_eq!(s.entries.kind(i as usize), read.entry(i).kind());
                     let ctx = |x: &Session| format!("{:?}", x.context_for_path(x.tree.path_to(i)));
                     assert_eq!(ctx(s), ctx(&read), "{} entry {i}", path.display());
                 }
@@ -411,7 +411,7 @@ mod tests {
         std::fs::write(&path, "{}\n").unwrap();
         for i in 0..n {
             let e = &back.entries[i];
-            assert_eq!(e.kind, read.entries[i].kind, "entry {i}");
+            assert_eq!(e.kind(), read.entries[i].kind(), "entry {i}");
             if (CHUNK..2 * CHUNK).contains(&i) {
                 assert_eq!((e.id.as_deref(), &e.info), (None, &Info::None));
             } else {

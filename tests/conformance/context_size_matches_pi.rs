@@ -21,7 +21,7 @@ fn leaves(s: &Session) -> Vec<Option<String>> {
     }
     for i in 0..n {
         let near = (i.saturating_sub(1)..=(i + 1).min(n - 1))
-            .any(|k| matches!(s.entry(k).kind, Kind::Compaction | Kind::ContextEdit));
+            .any(|k| matches!(s.entry(k).kind(), Kind::Compaction | Kind::ContextEdit));
         if near || i % 23 == 0 {
             if let Some(id) = s.entry(i).id_str() {
                 out.push(Some(id.to_string()));

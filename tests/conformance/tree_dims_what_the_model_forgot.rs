@@ -50,11 +50,11 @@ fn leaves(s: &Session) -> Vec<u32> {
     let mut out = Vec::new();
     for i in 0..n {
         let e = s.entry(i);
-        if e.id_str().is_none() || e.kind == Kind::Header {
+        if e.id_str().is_none() || e.kind() == Kind::Header {
             continue;
         }
-        let near_compaction =
-            (i.saturating_sub(1)..=(i + 1).min(n - 1)).any(|k| s.entry(k).kind == Kind::Compaction);
+        let near_compaction = (i.saturating_sub(1)..=(i + 1).min(n - 1))
+            .any(|k| s.entry(k).kind() == Kind::Compaction);
         if near_compaction || (!branch.contains(&i) && i % 3 == 0) || i % 97 == 0 || i == n - 1 {
             out.push(i);
         }
@@ -154,7 +154,7 @@ fn a_compaction_replaced_what_pi_s_context_lost_at_it() {
     for f in sessions(tmp.path()) {
         let s = Session::open(&f).expect("a session");
         for i in 0..s.entries.len() as u32 {
-            if s.entry(i).kind != Kind::Compaction {
+            if s.entry(i).kind() != Kind::Compaction {
                 continue;
             }
             let Some(parent) = s.tree.parent(i) else {

@@ -98,7 +98,7 @@ impl Kind {
 
     /// The `type` string of a kind pi knows ("" for the others: see
     /// [`Entry::type_str`]).
-    pub fn as_str(&self) -> &str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Kind::Message => "message",
             Kind::ModelChange => "model_change",
@@ -688,41 +688,224 @@ pub struct UsageInfo {
     pub usage: Option<UsageTotals>,
 }
 
-/// One parsed line of a session file (not the header).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+/// One parsed line of a session file (not the header), in 72 bytes: ten
+/// million of them are a session of 2 GB. The type, two flags and the
+/// time share one word, and the line's length takes four bytes (a reader
+/// refuses a longer line: see [`Entry::LONGEST`]).
+#[derive(Clone, PartialEq)]
 pub struct Entry {
     pub id: Option<Id>,
     pub parent: Parent,
-    pub kind: Kind,
-    /// `new Date(timestamp).getTime()`, [`NAN_MS`] for NaN (see
-    /// [`Entry::time_ms`]). (The text as written is kept only where it is
-    /// shown: a label's.)
-    pub(crate) time: i64,
-    /// 1-based physical line number.
-    pub line: u32,
-    pub span: Span,
-    /// The line held bytes that are not UTF-8 (decoded as U+FFFD).
-    pub lossy: bool,
-    /// The line holds a number beyond f64 (JavaScript's ±Infinity): values
-    /// echoed from it are written as `JSON.stringify` writes them.
-    pub js_echo: bool,
     /// The per-type part, which also keeps the usage (see
     /// [`Entry::usage`]).
     pub info: Info,
+    /// The time (`new Date(timestamp).getTime()`) above [`Entry::TIME_SHIFT`]
+    /// bits, the kind's [`Kind::code`] and the flags [`Entry::LOSSY`] and
+    /// [`Entry::ECHO`] below. (The timestamp as written is kept only where
+    /// it is shown: a label's.)
+    marks: i64,
+    /// Where the line starts in the file, and its length.
+    offset: u64,
+    len: u32,
+    /// 1-based physical line number.
+    pub line: u32,
 }
 
-/// [`Entry::time`] of an entry whose time is NaN (no valid time is near it:
-/// JavaScript's dates end at ±8.64e15 ms).
-pub(crate) const NAN_MS: i64 = i64::MIN;
+/// An entry's fields one by one, as serde writes and reads an entry (a
+/// stored index's, whole): the form it had before its marks were packed.
+#[derive(serde::Serialize)]
+#[serde(rename = "Entry")]
+struct EntryFieldsRef<'a> {
+    id: &'a Option<Id>,
+    parent: &'a Parent,
+    kind: Kind,
+    /// [`NAN_MS`] for NaN.
+    time: i64,
+    line: u32,
+    span: Span,
+    lossy: bool,
+    js_echo: bool,
+    info: &'a Info,
+}
+
+/// [`EntryFieldsRef`], read.
+#[derive(serde::Deserialize)]
+#[serde(rename = "Entry")]
+struct EntryFields {
+    id: Option<Id>,
+    parent: Parent,
+    kind: Kind,
+    time: i64,
+    line: u32,
+    span: Span,
+    lossy: bool,
+    js_echo: bool,
+    info: Info,
+}
 
 impl Entry {
-    /// `new Date(timestamp).getTime()`; `None` is NaN.
-    pub fn time_ms(&self) -> Option<i64> {
-        (self.time != NAN_MS).then_some(self.time)
+    fn fields(&self) -> EntryFieldsRef<'_> {
+        EntryFieldsRef {
+            id: &self.id,
+            parent: &self.parent,
+            kind: self.kind(),
+            time: self.time_ms().unwrap_or(NAN_MS),
+            line: self.line,
+            span: self.span(),
+            lossy: self.lossy(),
+            js_echo: self.js_echo(),
+            info: &self.info,
+        }
+    }
+}
+
+impl serde::Serialize for Entry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.fields().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    /// Refuses what no reader makes: a line beyond [`Entry::LONGEST`], a
+    /// time beyond any date.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+        use serde::de::Error;
+        let f = EntryFields::deserialize(d)?;
+        if f.span.len > Entry::LONGEST {
+            return Err(D::Error::custom("a line of 4 GiB or more"));
+        }
+        let time = (f.time != NAN_MS).then_some(f.time);
+        if time.is_some_and(|t| !is_date_ms(t)) {
+            return Err(D::Error::custom("a time beyond any date"));
+        }
+        let mut e = Entry::new(f.kind, f.id, f.parent, f.info, f.line, f.span);
+        e.set_time_ms(time);
+        e.set_lossy(f.lossy);
+        e.set_js_echo(f.js_echo);
+        Ok(e)
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("id", &self.id)
+            .field("parent", &self.parent)
+            .field("kind", &self.kind())
+            .field("time", &self.time_ms())
+            .field("line", &self.line)
+            .field("span", &self.span())
+            .field("lossy", &self.lossy())
+            .field("js_echo", &self.js_echo())
+            .field("info", &self.info)
+            .finish()
+    }
+}
+
+/// The time of an entry whose time is NaN, as [`Entry::time_ms`]'s callers
+/// in the crate write it (no valid time is near it: JavaScript's dates end
+/// at ±8.64e15 ms).
+pub(crate) const NAN_MS: i64 = i64::MIN;
+
+/// A time a JavaScript date can have (not NaN).
+pub(crate) fn is_date_ms(t: i64) -> bool {
+    use crate::jstext::date::MAX_TIME_MS;
+    (-MAX_TIME_MS..=MAX_TIME_MS).contains(&t)
+}
+
+impl Entry {
+    /// The longest line an entry can be read from: 4 GiB less a byte. pi
+    /// cannot read a line an eighth as long (its runtime's strings end
+    /// before), and a reader refuses a longer one as damage.
+    pub const LONGEST: u64 = u32::MAX as u64;
+    const KIND: i64 = 0x1f;
+    /// The line held bytes that are not UTF-8 (decoded as U+FFFD).
+    const LOSSY: i64 = 1 << 5;
+    /// The line holds a number beyond f64 (JavaScript's ±Infinity): values
+    /// echoed from it are written as `JSON.stringify` writes them.
+    const ECHO: i64 = 1 << 6;
+    const TIME_SHIFT: u32 = 10;
+    /// The time part of a NaN time: the least the 54 bits hold, below any
+    /// date (2^53 > 8.64e15).
+    const NAN_TIME: i64 = i64::MIN >> Entry::TIME_SHIFT;
+
+    /// An entry of `kind` on line `line`, lying at `span` (a length beyond
+    /// [`Entry::LONGEST`] is kept as that: see there), time NaN, no flags.
+    pub fn new(
+        kind: Kind,
+        id: Option<Id>,
+        parent: Parent,
+        info: Info,
+        line: u32,
+        span: Span,
+    ) -> Entry {
+        Entry {
+            id,
+            parent,
+            info,
+            marks: (Entry::NAN_TIME << Entry::TIME_SHIFT) | i64::from(kind.code()),
+            offset: span.offset,
+            len: u32::try_from(span.len).unwrap_or(u32::MAX),
+            line,
+        }
     }
 
+    pub fn kind(&self) -> Kind {
+        // Only `new` and `set_kind` write these bits, each from a kind.
+        Kind::from_code((self.marks & Entry::KIND) as u8).unwrap_or(Kind::Missing)
+    }
+
+    pub fn set_kind(&mut self, kind: Kind) {
+        self.marks = (self.marks & !Entry::KIND) | i64::from(kind.code());
+    }
+
+    /// Where the line lies in the file.
+    pub fn span(&self) -> Span {
+        Span {
+            offset: self.offset,
+            len: u64::from(self.len),
+        }
+    }
+
+    /// The line held bytes that are not UTF-8 (decoded as U+FFFD).
+    pub fn lossy(&self) -> bool {
+        self.marks & Entry::LOSSY != 0
+    }
+
+    pub fn set_lossy(&mut self, lossy: bool) {
+        self.set_flag(Entry::LOSSY, lossy);
+    }
+
+    /// The line holds a number beyond f64 (JavaScript's ±Infinity): values
+    /// echoed from it are written as `JSON.stringify` writes them.
+    pub fn js_echo(&self) -> bool {
+        self.marks & Entry::ECHO != 0
+    }
+
+    pub fn set_js_echo(&mut self, echo: bool) {
+        self.set_flag(Entry::ECHO, echo);
+    }
+
+    fn set_flag(&mut self, flag: i64, on: bool) {
+        self.marks = if on {
+            self.marks | flag
+        } else {
+            self.marks & !flag
+        };
+    }
+
+    /// `new Date(timestamp).getTime()`; `None` is NaN.
+    pub fn time_ms(&self) -> Option<i64> {
+        let t = self.marks >> Entry::TIME_SHIFT;
+        (t != Entry::NAN_TIME).then_some(t)
+    }
+
+    /// Sets the time; one beyond JavaScript's dates (±8.64e15 ms) is NaN,
+    /// as a `Date` clips it.
     pub(crate) fn set_time_ms(&mut self, ms: Option<i64>) {
-        self.time = ms.unwrap_or(NAN_MS);
+        let t = ms.filter(|t| is_date_ms(*t)).unwrap_or(Entry::NAN_TIME);
+        let low = (1 << Entry::TIME_SHIFT) - 1;
+        self.marks = (t << Entry::TIME_SHIFT) | (self.marks & low);
     }
 
     pub fn id_str(&self) -> Option<&str> {
@@ -738,7 +921,7 @@ impl Entry {
     /// The `type` as pi's tree shows it: the text of a type pi does not
     /// know, the key of one that is not a string.
     pub fn type_str(&self) -> &str {
-        match (&self.kind, &self.info) {
+        match (self.kind(), &self.info) {
             (Kind::Other | Kind::Odd, Info::Type(t)) => t,
             (kind, _) => kind.as_str(),
         }
@@ -1068,7 +1251,7 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     // Every object is a key of its own: its line's byte offset tells one
     // from another. The line number cannot: the parallel scan parses lines
     // before the sink numbers them.
-    let at = e.span.offset;
+    let at = e.span().offset;
     let key = |name: &str, tag: char| {
         v.member_key(name, &format!("{at}{tag}:"))
             .map(|k| k.encode())
@@ -1088,7 +1271,7 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
     if let Some(k) = v.member_key("type", &format!("{at}y:")) {
         if !matches!(&k, crate::session::line::jskey::Key::Str(u) if String::from_utf16(u).is_ok())
         {
-            e.kind = Kind::Odd;
+            e.set_kind(Kind::Odd);
             e.info = Info::Type(k.encode().into());
         }
     }
@@ -1118,7 +1301,7 @@ fn exact_keys(e: &mut Entry, v: &JsValue) {
         }
         _ => {}
     }
-    e.js_echo = v.has_non_finite();
+    e.set_js_echo(v.has_non_finite());
 }
 
 impl<M: Depth> LineFields<M> {
@@ -1261,25 +1444,19 @@ impl Head {
         span: Span,
         lossy: bool,
     ) -> Entry {
-        let time = scalar_ms(&self.timestamp).unwrap_or(NAN_MS);
+        let time = scalar_ms(&self.timestamp);
         let parent = match &self.parent_id {
             Scalar::Null => Parent::Null,
             Scalar::Missing => Parent::Missing,
             other => scalar_key(other).map_or(Parent::Invalid, |k| Parent::Id(k.into())),
         };
         let mut info = info;
-        info.set_usage(usage, (time != NAN_MS).then_some(time));
-        Entry {
-            id: scalar_key(&self.id).map(Id::from),
-            parent,
-            kind,
-            time,
-            line,
-            span,
-            lossy,
-            js_echo: false,
-            info,
-        }
+        info.set_usage(usage, time);
+        let id = scalar_key(&self.id).map(Id::from);
+        let mut e = Entry::new(kind, id, parent, info, line, span);
+        e.set_time_ms(time);
+        e.set_lossy(lossy);
+        e
     }
 }
 
@@ -1393,8 +1570,94 @@ mod tests {
         assert_eq!(size_of::<Parent>(), 16);
         assert_eq!(size_of::<Info>(), 16);
         assert_eq!(size_of::<Kind>(), 1);
-        assert_eq!(size_of::<Entry>(), 80);
+        assert_eq!(size_of::<Entry>(), 72);
         assert_eq!(size_of::<LabelChange>(), 40);
+    }
+
+    /// The kind, both flags and the time share a word: each reads back as
+    /// set, whatever the others are and in whichever order they were set;
+    /// a time beyond any date reads as NaN, as a `Date` clips it. The
+    /// line's place reads back to the longest line an entry keeps.
+    #[test]
+    fn an_entry_keeps_its_kind_flags_and_time_apart() {
+        use crate::jstext::date::MAX_TIME_MS;
+        let times = [
+            (None, None),
+            (Some(0), Some(0)),
+            (Some(-1), Some(-1)),
+            (Some(1_733_234_401_000), Some(1_733_234_401_000)),
+            (Some(MAX_TIME_MS), Some(MAX_TIME_MS)),
+            (Some(-MAX_TIME_MS), Some(-MAX_TIME_MS)),
+            (Some(MAX_TIME_MS + 1), None),
+            (Some(-MAX_TIME_MS - 1), None),
+            (Some(NAN_MS), None),
+            (Some(i64::MAX), None),
+        ];
+        for kind in Kind::ALL {
+            for (time, read) in times {
+                for flags in 0..4 {
+                    let (lossy, echo) = (flags & 1 != 0, flags & 2 != 0);
+                    let span = Span {
+                        offset: u64::MAX - 1,
+                        len: Entry::LONGEST,
+                    };
+                    let mut e = Entry::new(Kind::Odd, None, Parent::Null, Info::None, 9, span);
+                    // Flags first, then the time, then the kind; and the
+                    // other way round on a second entry.
+                    e.set_lossy(lossy);
+                    e.set_js_echo(echo);
+                    e.set_time_ms(time);
+                    e.set_kind(kind);
+                    let mut f = Entry::new(kind, None, Parent::Null, Info::None, 9, span);
+                    f.set_time_ms(Some(5));
+                    f.set_time_ms(time);
+                    f.set_js_echo(!echo);
+                    f.set_js_echo(echo);
+                    f.set_lossy(lossy);
+                    for e in [&e, &f] {
+                        assert_eq!(e.kind(), kind);
+                        assert_eq!(e.time_ms(), read, "{time:?}");
+                        assert_eq!((e.lossy(), e.js_echo()), (lossy, echo));
+                        assert_eq!(e.span(), span);
+                        assert_eq!(e.line, 9);
+                    }
+                    assert_eq!(e, f);
+                }
+            }
+        }
+    }
+
+    /// Serde writes an entry's fields as they were before they were
+    /// packed, and reads them back; it refuses what no reader makes: a
+    /// line of 4 GiB or more, a time beyond any date.
+    #[test]
+    fn serde_refuses_an_entry_no_reader_makes() {
+        let mut e = entry(
+            r#"{"type":"label","id":"b","parentId":"a","timestamp":"2024-12-03T14:00:01.000Z","targetId":"a","label":"x"}"#,
+        );
+        e.set_lossy(true);
+        let bytes = postcard::to_allocvec(&e).unwrap();
+        assert_eq!(postcard::from_bytes::<Entry>(&bytes).unwrap(), e);
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(json["kind"], "Label");
+        assert_eq!(json["time"], 1_733_234_401_000_i64);
+        assert_eq!(json["lossy"], true);
+        assert_eq!(json["js_echo"], false);
+        assert_eq!(serde_json::from_value::<Entry>(json.clone()).unwrap(), e);
+        let with = |key: &str, value: serde_json::Value| {
+            let mut j = json.clone();
+            j[key] = value;
+            serde_json::from_value::<Entry>(j)
+        };
+        let span = |len: u64| serde_json::json!({"offset": 0, "len": len});
+        assert_eq!(
+            with("span", span(Entry::LONGEST)).unwrap().span().len,
+            Entry::LONGEST
+        );
+        assert!(with("span", span(Entry::LONGEST + 1)).is_err());
+        assert_eq!(with("time", NAN_MS.into()).unwrap().time_ms(), None);
+        assert!(with("time", 8_640_000_000_000_001_i64.into()).is_err());
+        assert!(with("time", (-8_640_000_000_000_001_i64).into()).is_err());
     }
 
     /// Each kind's one-byte code reads back as the kind.
@@ -1433,7 +1696,7 @@ mod tests {
         let e = entry(
             r#"{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2024-12-03T14:00:01.000Z","message":{"role":"user","content":"Hello"}}"#,
         );
-        assert_eq!(e.kind, Kind::Message);
+        assert_eq!(e.kind(), Kind::Message);
         assert_eq!(e.id_str(), Some("a1b2c3d4"));
         assert_eq!(e.parent, Parent::Null);
         let m = e.message().unwrap();
@@ -1547,7 +1810,7 @@ mod tests {
     #[test]
     fn wrong_types_do_not_lose_the_entry() {
         let e = entry(r#"{"type":"label","id":7,"parentId":[1],"label":{"x":1},"targetId":"a"}"#);
-        assert_eq!(e.kind, Kind::Label);
+        assert_eq!(e.kind(), Kind::Label);
         // Keys as pi's Map has them: the number 7, and an array of its own.
         assert_eq!(
             e.id,

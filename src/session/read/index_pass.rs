@@ -215,6 +215,13 @@ pub(crate) fn ingest_line(
         line: meta.number,
         kind,
     };
+    if meta.len > Entry::LONGEST {
+        // An entry could not say where such a line ends (and pi cannot
+        // read a line an eighth as long).
+        let reason = "a line of 4 GiB or more".to_string();
+        problems.push(problem(ProblemKind::Damaged { reason }));
+        return true;
+    }
     let (mut e, brief) = match parsed {
         LineParse::Entry(e) | LineParse::Header(_, e) => (e, None),
         LineParse::Outlined(e, brief) => (e, Some(brief)),
@@ -237,9 +244,48 @@ pub(crate) fn ingest_line(
     if meta.lossy {
         problems.push(problem(ProblemKind::NotUtf8));
     }
-    if e.kind == Kind::Header {
+    if e.kind() == Kind::Header {
         problems.push(problem(ProblemKind::ExtraHeader));
     }
     each(e, brief);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line of 4 GiB or more is damage, named by its line, and makes no
+    /// entry; a line of one byte less is read. (Only the length is looked
+    /// at: the line's text here is short.)
+    #[test]
+    fn a_line_of_4_gib_or_more_is_refused() {
+        let text = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}"#;
+        let ingest = |len: u64| {
+            let mut meta = LineMeta {
+                offset: 10,
+                len,
+                number: 7,
+                terminated: true,
+                lossy: false,
+            };
+            let parsed = parse_line_outline(text, &mut meta);
+            let (mut kept, mut problems) = (Vec::new(), Vec::new());
+            let done = ingest_line(&mut |e, _| kept.push(e), &mut problems, meta, parsed);
+            assert!(done);
+            (kept, problems)
+        };
+        let (kept, problems) = ingest(Entry::LONGEST);
+        assert!(problems.is_empty());
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].span().len, Entry::LONGEST);
+        assert_eq!(kept[0].line, 7);
+        let (kept, problems) = ingest(Entry::LONGEST + 1);
+        assert!(kept.is_empty());
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            problems[0].to_string(),
+            "line 7: damaged, skipped (a line of 4 GiB or more)"
+        );
+    }
 }

@@ -411,10 +411,10 @@ impl Session {
                 continue;
             }
             let e = self.entry(item.entry);
-            let line = lines.line(e.span).map_err(io)?;
+            let line = lines.line(e.span()).map_err(io)?;
             // Most messages are copied as written: no need to build them.
             let plain = item.edit().is_none()
-                && !e.js_echo
+                && !e.js_echo()
                 && self
                     .message_view(item.entry)
                     .is_some_and(|m| !needs_rebuild(self, &m));
@@ -426,11 +426,11 @@ impl Session {
             let mut messages = entry_messages(self, item.entry, &line);
             // A number beyond f64 is written as JavaScript writes it (null),
             // whether the message had it or an edit's replacement brought it.
-            let mut echo = e.js_echo;
+            let mut echo = e.js_echo();
             if let Some(edit) = item.edit() {
                 let edit = self.entry(edit);
-                echo |= edit.js_echo;
-                let edit_line = lines.line(edit.span).map_err(io)?;
+                echo |= edit.js_echo();
+                let edit_line = lines.line(edit.span()).map_err(io)?;
                 messages = apply_edit(messages, &edit_line);
             }
             for m in messages {
@@ -641,7 +641,7 @@ fn needs_rebuild(session: &Session, m: &MessageView<'_>) -> bool {
 fn contributes(e: &Entry) -> bool {
     match &e.info {
         // Messages have a message info at every depth but the outline.
-        _ if e.kind == Kind::Message => true,
+        _ if e.kind() == Kind::Message => true,
         Info::CustomMessage { .. } | Info::Compaction(_) => true,
         // `if (entry.summary)`: any truthy value.
         Info::BranchSummary(b) => b.summary.truthy,

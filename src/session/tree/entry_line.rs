@@ -110,11 +110,11 @@ impl LazyTexts {
             let Some(known) = s.entries.get(bare.len()) else {
                 return std::ops::ControlFlow::Break(());
             };
-            if known.span.offset != meta.offset {
-                same &= known.span.offset > meta.offset;
+            if known.span().offset != meta.offset {
+                same &= known.span().offset > meta.offset;
                 return std::ops::ControlFlow::Continue(());
             }
-            same &= known.span.len == meta.len;
+            same &= known.span().len == meta.len;
             bare.push(turn.bare);
             for call in turn.calls {
                 calls.keep(call);
@@ -146,13 +146,16 @@ impl LazyTexts {
     ) -> Result<String, crate::session::SessionError> {
         let e = s.entry(i);
         let io = |err| crate::session::SessionError::io(&s.path, err);
-        let bytes = self.lines.bytes(e.span.offset, e.span.len).map_err(io)?;
+        let bytes = self
+            .lines
+            .bytes(e.span().offset, e.span().len)
+            .map_err(io)?;
         if let Some(text) = plain_row_text(bytes, &self.calls, home) {
             return Ok(text);
         }
         let mut meta = crate::session::read::blocks::LineMeta {
-            offset: e.span.offset,
-            len: e.span.len,
+            offset: e.span().offset,
+            len: e.span().len,
             number: e.line,
             terminated: true,
             lossy: false,

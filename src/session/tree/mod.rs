@@ -146,7 +146,7 @@ impl IdMap {
         hashes.resize_with(upto, AtomicU64::default);
         entries.map_runs(|first, run| {
             for (k, e) in run.iter().enumerate() {
-                if let Some(slot) = hashes.get(first + k).filter(|_| e.kind != Kind::Header) {
+                if let Some(slot) = hashes.get(first + k).filter(|_| e.kind() != Kind::Header) {
                     slot.store(hash_id(key_of(e)), Relaxed);
                 }
             }
@@ -243,7 +243,7 @@ fn index_ids(entries: &Entries) -> Ids {
 fn id_map(entries: &Entries, mut taken: impl FnMut(u32, u32)) -> IdMap {
     let mut map = IdMap::with_capacity(entries.len());
     for (i, e) in entries.iter().enumerate() {
-        if e.kind == Kind::Header {
+        if e.kind() == Kind::Header {
             continue;
         }
         if let Some(prev) = map.insert(entries, key_of(e), i as u32) {
@@ -289,7 +289,7 @@ fn shape(entries: &Entries) -> Shape {
     let mut walk_stops = vec![false; n];
     let mut self_named = Vec::new();
     for (i, e) in entries.iter().enumerate() {
-        if e.kind == Kind::Header {
+        if e.kind() == Kind::Header {
             continue;
         }
         live[i] = true;
@@ -559,7 +559,7 @@ impl Tree {
                 return false;
             };
             let taken = id == jskey::UNDEFINED || by_id.get(entries, id).is_some();
-            if e.kind == Kind::Header || taken || new_ids.insert(id, i as u32).is_some() {
+            if e.kind() == Kind::Header || taken || new_ids.insert(id, i as u32).is_some() {
                 return false;
             }
         }
@@ -927,17 +927,17 @@ mod tests {
     use crate::session::line::entry::{Id, Span};
 
     fn entry(line: u32, id: Option<&str>, parent: Parent, header: bool) -> Entry {
-        Entry {
-            id: id.map(Id::from),
+        let kind = if header { Kind::Header } else { Kind::Message };
+        let mut e = Entry::new(
+            kind,
+            id.map(Id::from),
             parent,
-            kind: if header { Kind::Header } else { Kind::Message },
-            time: i64::from(line % 7),
+            Info::None,
             line,
-            span: Span::default(),
-            lossy: false,
-            js_echo: false,
-            info: Info::None,
-        }
+            Span::default(),
+        );
+        e.set_time_ms(Some(i64::from(line % 7)));
+        e
     }
 
     /// Numbers below `m` for each `next(m)`, the same from the same `seed`.
@@ -984,7 +984,7 @@ mod tests {
                 .filter(|p| matches!(p.kind, ProblemKind::ParentLoop { .. }))
                 .map(|p| p.line)
                 .collect();
-            let live = |i: usize| entries[i].kind != Kind::Header;
+            let live = |i: usize| entries[i].kind() != Kind::Header;
             // Entries without an id share pi's `undefined` key, and a missing
             // parentId looks that key up.
             let node = |i: usize| match &entries[i].id {
@@ -1318,13 +1318,13 @@ mod tests {
                     _ => Parent::Null,
                 };
                 let mut e = entry(i as u32 + 2, id.as_deref(), parent, next(60) == 0);
-                e.time = match next(12) {
-                    0 => crate::session::line::entry::NAN_MS,
-                    1 => i as i64 - 3,
-                    _ => i as i64,
-                };
+                e.set_time_ms(match next(12) {
+                    0 => None,
+                    1 => Some(i as i64 - 3),
+                    _ => Some(i as i64),
+                });
                 if next(8) == 0 && i > 0 {
-                    e.kind = Kind::Label;
+                    e.set_kind(Kind::Label);
                     e.info = Info::Label(Box::new(crate::session::line::entry::LabelChange::new(
                         Some(Id::from(format!("e{}", next(i as u64)).as_str())),
                         (next(3) > 0).then(|| Id::from("l")),

@@ -83,7 +83,7 @@ fn scan_tail(path: &Path, target: Option<&str>, candidate: &str) -> Result<Tail,
     let mut leaf = None;
     let (mut target_found, mut candidate_taken) = (false, false);
     let scanned = index_pass::scan_entries(path, Detail::Outline, |e, _| {
-        if e.kind == Kind::Header {
+        if e.kind() == Kind::Header {
             return;
         }
         let key =
@@ -197,7 +197,7 @@ pub fn branch_leaf(session: &Session, idx: u32) -> Option<CompactString> {
 /// before it (its text goes back to the editor). The role as the session
 /// keeps it, at any depth.
 pub fn resumes_before(session: &Session, idx: u32) -> bool {
-    session.role_of(idx) == Some(&Role::User) || session.entry(idx).kind == Kind::CustomMessage
+    session.role_of(idx) == Some(&Role::User) || session.entry(idx).kind() == Kind::CustomMessage
 }
 
 /// Whether branching to entry `idx` would leave pi where it already
@@ -217,7 +217,7 @@ fn settled(session: &Session, mut idx: Option<u32>) -> Option<u32> {
     for _ in 0..=session.entries.len() {
         let i = idx?;
         let e = session.entry(i);
-        if !(matches!(e.kind, Kind::Label | Kind::SessionInfo) || is_branch_marker(e)) {
+        if !(matches!(e.kind(), Kind::Label | Kind::SessionInfo) || is_branch_marker(e)) {
             return Some(i);
         }
         idx = session.tree.parent(i);
@@ -550,7 +550,7 @@ pub(crate) fn migrated_text(session: &Session, original: &[u8]) -> Vec<u8> {
         .entries
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.span.offset, i))
+        .map(|(i, e)| (e.span().offset, i))
         .peekable();
     let mut offset = 0usize;
     for raw_line in original.split_inclusive(|&b| b == b'\n') {

@@ -117,7 +117,7 @@ fn write_fork(
     let line = |lines: &mut crate::session::read::blocks::SpanReader,
                 idx: u32|
      -> Result<RawObject, SessionError> {
-        let span = session.entry(idx).span;
+        let span = session.entry(idx).span();
         let text = lines.text(span.offset, span.len).map_err(io)?;
         let parsed = if session.is_legacy() {
             RawObject::parse(&migrate::migrated_line(
@@ -179,7 +179,7 @@ fn write_fork(
     for idx in session.tree.path_to(leaf) {
         let entry = session.entry(idx);
         let id = entry.id_str().unwrap_or_default();
-        if entry.kind == Kind::Label {
+        if entry.kind() == Kind::Label {
             pending_labels.push(id);
             continue;
         }
@@ -193,8 +193,10 @@ fn write_fork(
             buf.clear();
         }
         // Most lines are written as they are but for the parent: spliced.
-        if !session.is_legacy() && entry.kind != Kind::Compaction {
-            let raw = lines.bytes(entry.span.offset, entry.span.len).map_err(io)?;
+        if !session.is_legacy() && entry.kind() != Kind::Compaction {
+            let raw = lines
+                .bytes(entry.span().offset, entry.span().len)
+                .map_err(io)?;
             if simdutf8::basic::from_utf8(raw).is_ok() && splice_parent(raw, parent, &mut buf) {
                 parent = Link::of(entry);
                 continue;
@@ -205,7 +207,7 @@ fn write_fork(
             Some(json) => o.set_json("parentId", json),
             None => o.remove("parentId"),
         }
-        if entry.kind == Kind::Compaction {
+        if entry.kind() == Kind::Compaction {
             if let Some(first) = o.get_str("firstKeptEntryId") {
                 if first != id {
                     if let Some(next) = replaced.get(first.as_str()) {
@@ -245,7 +247,7 @@ fn write_fork(
     let mut labels: HashMap<&str, (usize, &Entry, &str)> = HashMap::default();
     let mut places = 0;
     for (_, entry) in session.live_entries() {
-        let (Kind::Label, Info::Label(change)) = (entry.kind, &entry.info) else {
+        let (Kind::Label, Info::Label(change)) = (entry.kind(), &entry.info) else {
             continue;
         };
         let target = change.target.as_deref().unwrap_or(jskey::UNDEFINED);
@@ -280,7 +282,9 @@ fn write_fork(
         let time = match time {
             Some(t) => Some(crate::session::line::raw_json::json_string(&t)),
             None => {
-                let text = lines.text(entry.span.offset, entry.span.len).map_err(io)?;
+                let text = lines
+                    .text(entry.span().offset, entry.span().len)
+                    .map_err(io)?;
                 JsValue::parse(text.trim_matches(crate::session::line::entry::is_js_json_space))
                     .ok()
                     .and_then(|v| v.member_key("timestamp", "t:"))

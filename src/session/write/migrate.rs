@@ -28,7 +28,7 @@ pub(crate) fn assign_legacy_ids(
     let mut ordinal: u64 = 0;
     let mut new_ids: Vec<Option<CompactString>> = Vec::with_capacity(entries.len());
     for e in entries.iter_mut() {
-        if e.kind == Kind::Header {
+        if e.kind() == Kind::Header {
             new_ids.push(None);
             continue;
         }
@@ -58,7 +58,7 @@ pub(crate) fn assign_legacy_ids(
             continue;
         }
         let target = target as usize;
-        if entries[target].kind == Kind::Header {
+        if entries[target].kind() == Kind::Header {
             continue;
         }
         let id = if target <= pos {
@@ -113,7 +113,7 @@ pub(crate) fn migrated_header(header: &Header) -> String {
 /// An entry's line as pi's migration would write it. `line` is the line as
 /// read from the file, `e` its entry in a session of `version`.
 pub(crate) fn migrated_line(e: &Entry, version: u32, line: &str) -> String {
-    if e.kind == Kind::Header {
+    if e.kind() == Kind::Header {
         let mut o = match RawObject::parse(line) {
             Ok(o) => o,
             Err(_) => return line.to_string(),
@@ -136,7 +136,7 @@ pub(crate) fn migrated_line(e: &Entry, version: u32, line: &str) -> String {
             }
         }
     }
-    if version < 3 && e.kind == Kind::Message {
+    if version < 3 && e.kind() == Kind::Message {
         if let Some(msg) = o
             .get("message")
             .and_then(|m| RawObject::parse(m.get()).ok())

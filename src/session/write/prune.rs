@@ -147,7 +147,7 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
             continue;
         }
         plan.removed.push(id);
-        if e.kind == Kind::Message {
+        if e.kind() == Kind::Message {
             plan.messages += 1;
         }
     }
@@ -186,7 +186,7 @@ fn usage_of(session: &Session, removed: &[bool]) -> Result<(f64, f64), SessionEr
             let same = session
                 .entries
                 .get(i)
-                .is_some_and(|s| s.span.offset == e.span.offset && s.kind != Kind::Header);
+                .is_some_and(|s| s.span().offset == e.span().offset && s.kind() != Kind::Header);
             if same {
                 add(i, &e);
             }
@@ -331,9 +331,9 @@ fn pruned_text(
     for (i, e) in session.live_entries() {
         let Some(id) = e.id_str() else { continue };
         if removed.contains(id) {
-            drop_at.insert(e.span.offset);
+            drop_at.insert(e.span().offset);
         } else if carried.contains(id) {
-            rehang_at.insert(e.span.offset, i);
+            rehang_at.insert(e.span().offset, i);
         }
     }
     let start = session.find(&plan.entry);
@@ -409,7 +409,7 @@ fn kept_lines<'a>(
     let mut drop_at: HashSet<u64> = HashSet::default();
     for (_, e) in session.live_entries() {
         if e.id_str().is_some_and(|id| removed.contains(id)) {
-            drop_at.insert(e.span.offset);
+            drop_at.insert(e.span().offset);
         }
     }
     let mut left = new.split_inclusive(|&b| b == b'\n');

@@ -603,7 +603,7 @@ fn context_blocks(
     }
     if !out.blocks.iter().any(|b| b.selected) {
         let e = s.entry(req.key.node);
-        let what = match e.kind {
+        let what = match e.kind() {
             Kind::Usage => "a usage record".to_string(),
             _ => format!("a {} entry", e.type_str().replace('_', " ")),
         };

@@ -160,7 +160,7 @@ impl TreePane {
         let end = (self.offset + self.height.max(1)).min(self.rows.len());
         for r in self.offset.min(end)..end {
             let node = self.rows.rows[r].node;
-            if t.entry(node).kind == Kind::Compaction {
+            if t.entry(node).kind() == Kind::Compaction {
                 self.replaced
                     .entry(node)
                     .or_insert_with(|| t.session.replaced_by(node));
