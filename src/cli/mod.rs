@@ -674,16 +674,20 @@ pub fn write_info_json(s: &Session, out: &mut dyn Write) -> std::io::Result<()> 
         flush(&mut o, out)?;
     }
     o.extend_from_slice(b"},\"branch\":[");
-    for (k, i) in s.branch().into_iter().enumerate() {
-        if k > 0 {
-            o.push(b',');
+    let mut first = true;
+    s.branch_in_stretches(|stretch| {
+        for &i in stretch {
+            if !std::mem::take(&mut first) {
+                o.push(b',');
+            }
+            match s.entry(i).id_str() {
+                Some(id) => jskey::push_json(&mut o, id),
+                None => o.extend_from_slice(b"null"),
+            }
+            flush(&mut o, out)?;
         }
-        match s.entry(i).id_str() {
-            Some(id) => jskey::push_json(&mut o, id),
-            None => o.extend_from_slice(b"null"),
-        }
-        flush(&mut o, out)?;
-    }
+        Ok::<(), std::io::Error>(())
+    })?;
     o.extend_from_slice(b"]}");
     out.write_all(&o)
 }
@@ -782,7 +786,13 @@ fn write_info_text(s: &Session, out: &mut dyn Write) -> Result<()> {
         "leaf:      {}",
         sanitize(s.leaf_id().unwrap_or("(none)"))
     )?;
-    writeln!(out, "branch:    {} entries", s.branch().len())?;
+    let mut branch = 0;
+    s.branch_in_stretches(|stretch| {
+        branch += stretch.len();
+        Ok::<(), ()>(())
+    })
+    .ok();
+    writeln!(out, "branch:    {branch} entries")?;
     let labels = s.live_entries().filter(|&(i, _)| s.has_label(i)).count();
     writeln!(out, "labels:    {labels}")?;
     let damaged = s.damaged_lines();

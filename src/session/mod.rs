@@ -514,12 +514,26 @@ impl Session {
     /// The active branch: root to leaf (none when the leaf's id is falsy,
     /// as pi's `getBranch` finds nothing for it).
     pub fn branch(&self) -> Vec<u32> {
-        if !self.leaf_id().is_some_and(jskey::is_truthy) {
-            return Vec::new();
+        let mut branch = Vec::new();
+        let _ = self.branch_in_stretches(|s| {
+            branch.extend_from_slice(s);
+            Ok::<(), ()>(())
+        });
+        branch
+    }
+
+    /// [`Session::branch`] handed to `each` a stretch at a time, never held
+    /// whole (see [`tree::Tree::path_in_stretches`]).
+    pub fn branch_in_stretches<E>(
+        &self,
+        each: impl FnMut(&[u32]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match self.leaf() {
+            Some(leaf) if self.leaf_id().is_some_and(jskey::is_truthy) => {
+                self.tree.path_in_stretches(leaf, each)
+            }
+            _ => Ok(()),
         }
-        self.leaf()
-            .map(|l| self.tree.path_to(l))
-            .unwrap_or_default()
     }
 
     /// The session name: latest `session_info`, trimmed; empty clears. A

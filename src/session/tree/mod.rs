@@ -91,6 +91,10 @@ pub enum Lookups {
 /// [`Tree::parent`]'s mark of a root.
 const NO_PARENT: u32 = u32::MAX;
 
+/// How many nodes of a path [`Tree::path_in_stretches`] hands on at a
+/// time.
+const PATH_STRETCH: usize = 1 << 14;
+
 /// Entry ids to entries: a table of entry indices hashed by id, the ids
 /// themselves left in the entries (four bytes a slot, where a map of keys
 /// to indices took sixteen).
@@ -737,16 +741,66 @@ impl Tree {
     pub fn path_to(&self, node: u32) -> Vec<u32> {
         let mut path = vec![node];
         let mut cur = node;
-        while let Some(p) = self
-            .parent(cur)
-            .or_else(|| self.walk_only.get(&cur).copied())
-            .filter(|_| !self.walk_stops.get(cur as usize).copied().unwrap_or(false))
-        {
+        while let Some(p) = self.step_up(cur) {
             path.push(p);
             cur = p;
         }
         path.reverse();
         path
+    }
+
+    /// The next node up from `node` on a path (see [`Tree::path_to`]).
+    fn step_up(&self, node: u32) -> Option<u32> {
+        self.parent(node)
+            .or_else(|| self.walk_only.get(&node).copied())
+            .filter(|_| !self.walk_stops.get(node as usize).copied().unwrap_or(false))
+    }
+
+    /// [`Tree::path_to`] handed to `each` a stretch at a time, root first,
+    /// never held whole (ten million entries would be 40 MB): the walk up
+    /// keeps every [`PATH_STRETCH`]-th node, and each stretch is walked
+    /// again from its own.
+    pub fn path_in_stretches<E>(
+        &self,
+        node: u32,
+        each: impl FnMut(&[u32]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.path_in_stretches_of(node, PATH_STRETCH, each)
+    }
+
+    fn path_in_stretches_of<E>(
+        &self,
+        node: u32,
+        stretch: usize,
+        mut each: impl FnMut(&[u32]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let stretch = stretch.max(1);
+        // The nodes `stretch`, 2 `stretch`, … steps up from `node`.
+        let mut starts = vec![node];
+        let mut len = 1usize;
+        let mut cur = node;
+        while let Some(p) = self.step_up(cur) {
+            if len.is_multiple_of(stretch) {
+                starts.push(p);
+            }
+            len += 1;
+            cur = p;
+        }
+        let mut buf = Vec::with_capacity(stretch.min(len));
+        for (k, &start) in starts.iter().enumerate().rev() {
+            let take = (len - k * stretch).min(stretch);
+            buf.clear();
+            buf.push(start);
+            let mut cur = start;
+            while buf.len() < take {
+                let Some(p) = self.step_up(cur) else { break };
+                buf.push(p);
+                cur = p;
+            }
+            buf.reverse();
+            each(&buf)?;
+        }
+        Ok(())
     }
 
     /// Nodes in depth-first pre-order, as pi's tree lists them (entries on
@@ -1056,6 +1110,20 @@ mod tests {
                         .collect::<Vec<_>>(),
                     (0..n).map(|k| tree.parent(k as u32)).collect::<Vec<_>>()
                 );
+            }
+            // Handed on in stretches of any size, the path is the same.
+            for i in 0..n as u32 {
+                let path = tree.path_to(i);
+                for stretch in [1, 2, 3, 5, n + 2] {
+                    let mut joined = Vec::new();
+                    let each = |s: &[u32]| {
+                        assert!(!s.is_empty() && s.len() <= stretch);
+                        joined.extend_from_slice(s);
+                        Ok::<(), ()>(())
+                    };
+                    tree.path_in_stretches_of(i, stretch, each).unwrap();
+                    assert_eq!(joined, path, "round {round} entry {i} by {stretch}");
+                }
             }
         }
     }
