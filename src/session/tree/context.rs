@@ -2,6 +2,7 @@
 //! `buildSessionContext`, with compactions (`firstKeptEntryId` or the newer
 //! `retainedTail`), context edits and branch summaries.
 
+use super::Bits;
 use crate::session::line::cursor::Cursor;
 use crate::session::line::entry::{Entry, Info, Kind, ModelRef, Role, Span};
 use crate::session::line::jskey;
@@ -93,28 +94,6 @@ pub enum Memory {
     CompactedAway,
     /// Not on the path to the leaf: another branch.
     OffPath,
-}
-
-/// A set of entry indices as bits: 100,000 entries take 12.5 KB.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-
-    fn set(&mut self, i: u32) {
-        if let Some(w) = self.0.get_mut(i as usize / 64) {
-            *w |= 1 << (i % 64);
-        }
-    }
-
-    fn get(&self, i: u32) -> bool {
-        self.0
-            .get(i as usize / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
 }
 
 /// What the model remembers at one leaf, per entry (see

@@ -8,8 +8,10 @@
 //! context.rs      what the model sees at a leaf (compactions, edits)
 //! tokens.rs       how big that context is, in tokens, as pi's footer says
 //! parts.rs        a built tree as a stored index keeps it
+//! bits.rs         a row of flags, one bit each
 //! ```
 
+mod bits;
 pub mod context;
 pub mod entry_line;
 pub mod parts;
@@ -20,6 +22,7 @@ use crate::session::Entries;
 use crate::session::line::entry::{Entry, Id, Info, Kind, Parent};
 use crate::session::line::jskey;
 use crate::session::{Problem, ProblemKind};
+pub(crate) use bits::Bits;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -71,7 +74,7 @@ pub struct Tree {
     last: Option<u32>,
     /// Entries whose `parentId` is falsy or absent: pi's walk up to the
     /// root stops there, even where its tree hangs them under a parent.
-    walk_stops: Vec<bool>,
+    walk_stops: Bits,
     /// Edges cut to break a loop of the tree that pi's walk up to the root
     /// still takes: the loop ran through an edge the walk does not follow
     /// (a falsy or absent `parentId`), so the walk ends. Entry to parent.
@@ -273,11 +276,10 @@ enum Link {
 
 /// What the tree needs besides ids, in one pass in file order.
 struct Shape {
-    live: Vec<bool>,
     links: Vec<Link>,
     labels: Labels,
     last: Option<u32>,
-    walk_stops: Vec<bool>,
+    walk_stops: Bits,
     /// Entries whose truthy `parentId` is their own id: roots in pi's tree,
     /// but pi's walk to the root goes on to the id's node (a later entry
     /// with the same id), if it is another entry.
@@ -286,40 +288,43 @@ struct Shape {
 
 fn shape(entries: &Entries) -> Shape {
     let n = entries.len();
-    let mut live = vec![false; n];
     let mut links = vec![Link::Root; n];
     let mut labels = HashMap::default();
     let mut last = None;
-    let mut walk_stops = vec![false; n];
+    let mut walk_stops = Bits::new(n);
     let mut self_named = Vec::new();
+    let mut before: Option<&Entry> = None;
     for (i, e) in entries.iter().enumerate() {
+        // The entry before, when it is live.
+        let previous = before.take();
         if e.kind() == Kind::Header {
             continue;
         }
-        live[i] = true;
+        before = Some(e);
         last = Some(i as u32);
-        walk_stops[i] = match &e.parent {
+        let stops = match &e.parent {
             Parent::Id(p) => !jskey::is_truthy(p),
             _ => true,
         };
+        if stops {
+            walk_stops.set(i as u32);
+        }
         if e.parent == Parent::Missing && e.id.is_some() {
             links[i] = Link::Undefined;
         }
         if let Parent::Id(p) = &e.parent {
             if Some(p) != e.id.as_ref() {
-                let before = i.checked_sub(1).filter(|&b| live[b]);
-                links[i] = match before {
-                    Some(b) if entries[b].id.as_ref() == Some(p) => Link::Previous,
+                links[i] = match previous {
+                    Some(b) if b.id.as_ref() == Some(p) => Link::Previous,
                     _ => Link::Other,
                 };
-            } else if !walk_stops[i] {
+            } else if !stops {
                 self_named.push(i as u32);
             }
         }
         apply_label(&mut labels, e, i as u32);
     }
     Shape {
-        live,
         links,
         labels,
         last,
@@ -397,7 +402,6 @@ impl Tree {
             duplicates,
         } = ids;
         let Shape {
-            live,
             links,
             labels,
             last,
@@ -468,13 +472,16 @@ impl Tree {
         let mut roots = Vec::new();
         cut.sort_unstable();
         for (i, &p) in parent.iter().enumerate() {
-            if live[i] && p == NO_PARENT && cut.binary_search(&(i as u32)).is_err() {
+            // (A header is no node: only live entries are roots.)
+            if p == NO_PARENT
+                && entries[i].kind() != Kind::Header
+                && cut.binary_search(&(i as u32)).is_err()
+            {
                 roots.push(node(i as u32));
             }
         }
         let cut_roots = cut.len();
         roots.extend(cut.iter().map(|&i| node(i)));
-        drop(live);
         // Not needed from here on: let go before the child lists are made
         // when the caller looks up no id (see [`Lookups`]).
         let by_id = (lookups == Lookups::Keep).then_some(by_id);
@@ -753,7 +760,7 @@ impl Tree {
     fn step_up(&self, node: u32) -> Option<u32> {
         self.parent(node)
             .or_else(|| self.walk_only.get(&node).copied())
-            .filter(|_| !self.walk_stops.get(node as usize).copied().unwrap_or(false))
+            .filter(|_| !self.walk_stops.get(node))
     }
 
     /// [`Tree::path_to`] handed to `each` a stretch at a time, root first,
@@ -915,7 +922,7 @@ fn break_loops(
 fn walks_that_end(
     original: &[Option<u32>],
     cut: &[Option<u32>],
-    walk_stops: &[bool],
+    walk_stops: &Bits,
 ) -> HashMap<u32, u32> {
     const UNKNOWN: u8 = 0;
     const ENDS: u8 = 1;
@@ -923,7 +930,7 @@ fn walks_that_end(
     const ON_TRAIL: u8 = 3;
     let n = original.len();
     let next = |i: usize| {
-        if walk_stops[i] {
+        if walk_stops.get(i as u32) {
             None
         } else {
             original[i].map(|p| p as usize)
@@ -956,7 +963,7 @@ fn walks_that_end(
         }
     }
     (0..n)
-        .filter(|&i| cut[i].is_none() && !walk_stops[i] && state[i] == ENDS)
+        .filter(|&i| cut[i].is_none() && !walk_stops.get(i as u32) && state[i] == ENDS)
         .filter_map(|i| original[i].map(|p| (i as u32, p)))
         .collect()
 }

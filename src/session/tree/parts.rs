@@ -84,7 +84,7 @@ impl Tree {
             roots: self.roots.clone(),
             cut_roots: self.cut_roots as u32,
             last: self.last,
-            walk_stops: self.walk_stops.iter().map(|&s| u8::from(s)).collect(),
+            walk_stops: self.walk_stops.iter().map(u8::from).collect(),
             walk_only,
             labels: {
                 let mut labels: Vec<(CompactString, u32)> = self
