@@ -65,8 +65,15 @@ pub(crate) struct SummaryState {
     pub last_activity: Option<f64>,
     pub entries: u64,
     pub entries_without_id: u64,
-    /// Hashes of the ids no entry names as its parent (yet).
+    /// Hashes of the ids no entry names as its parent (yet), but for
+    /// `last_id`.
     pub childless: FxHashSet<u64>,
+    /// The hash of the last id read while no entry names it: one of the
+    /// ids above, kept apart because the next entry names it in most files
+    /// (then the set is not touched). Put in the set at the end of every
+    /// read, so the cache keeps the set alone.
+    #[serde(skip)]
+    pub last_id: Option<u64>,
     pub labelled: FxHashSet<CompactString>,
     pub compactions: u64,
     pub damaged_lines: u64,
@@ -163,6 +170,7 @@ impl SummaryState {
                 self.line(&buf[start..start + i], line_start);
                 start += i + 1;
                 if self.not_a_session {
+                    self.settle_last_id();
                     return Ok(self.clone());
                 }
                 continue;
@@ -175,13 +183,22 @@ impl SummaryState {
                 Err(e) => return Err(e),
             };
             if n == 0 {
+                self.settle_last_id();
                 let mut done = self.clone();
                 if end > start {
                     done.line(&buf[start..end], self.offset);
+                    done.settle_last_id();
                 }
                 return Ok(done);
             }
             end += n;
+        }
+    }
+
+    /// Puts `last_id` in the set of childless ids.
+    fn settle_last_id(&mut self) {
+        if let Some(h) = self.last_id.take() {
+            self.childless.insert(h);
         }
     }
 
@@ -317,9 +334,17 @@ impl SummaryState {
         match e.id.as_str() {
             Some(id) => {
                 if let Some(p) = e.parent.as_str() {
-                    self.childless.remove(&fnv1a(p.as_bytes()));
+                    let p = fnv1a(p.as_bytes());
+                    if self.last_id == Some(p) {
+                        self.last_id = None;
+                    }
+                    if !self.childless.is_empty() {
+                        self.childless.remove(&p);
+                    }
                 }
-                self.childless.insert(fnv1a(id.as_bytes()));
+                if let Some(before) = self.last_id.replace(fnv1a(id.as_bytes())) {
+                    self.childless.insert(before);
+                }
             }
             None => self.entries_without_id += 1,
         }
@@ -455,10 +480,14 @@ impl SummaryState {
             Some(t) if t > 0.0 => (t <= 8.64e15).then_some(t.trunc() as i64),
             _ => Some(header.header_time_ms.unwrap_or(mtime_ms)),
         };
-        let leaves = if self.entries_without_id > 0 && self.childless.is_empty() {
+        let mut childless = self.childless.len() as u64;
+        if self.last_id.is_some_and(|h| !self.childless.contains(&h)) {
+            childless += 1;
+        }
+        let leaves = if self.entries_without_id > 0 && childless == 0 {
             1
         } else {
-            self.childless.len() as u64
+            childless
         };
         Some(SessionSummary {
             path,
@@ -625,6 +654,76 @@ mod tests {
             .summary(PathBuf::from("x.jsonl"), text.len() as u64, 7, None)
             .expect("a session");
         assert_eq!(format!("{resumed:?}"), format!("{whole:?}"));
+    }
+
+    /// The leaves are the ids no entry names as its parent, counted as
+    /// one set of them counts them (each entry takes its parent out and
+    /// puts its own id in), whatever the shape: chains, forks, repeated
+    /// ids, parents named before or after their entry, entries without an
+    /// id or a parent; the same whether the file is read at once or as it
+    /// grows, line by line (the last id read kept apart between reads).
+    #[test]
+    fn leaves_are_the_ids_no_entry_names() {
+        let mut x = 0x1eaf_u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for round in 0..300 {
+            let n = 1 + next(30);
+            let ids = 1 + next(n + 2);
+            let mut model: std::collections::HashSet<String> = Default::default();
+            let mut without_id = 0;
+            let mut text = format!("{HEAD}\n");
+            let mut before: Option<String> = None;
+            for _ in 0..n {
+                let id = (next(8) > 0).then(|| format!("e{}", next(ids)));
+                let parent = match next(6) {
+                    0 => None,
+                    1 | 2 => Some(format!("e{}", next(ids))),
+                    _ => before.clone(),
+                };
+                let mut line = String::from(r#"{"type":"custom""#);
+                if let Some(id) = &id {
+                    line.push_str(&format!(r#","id":"{id}""#));
+                }
+                match &parent {
+                    Some(p) => line.push_str(&format!(r#","parentId":"{p}""#)),
+                    None => line.push_str(r#","parentId":null"#),
+                }
+                line.push_str("}\n");
+                text.push_str(&line);
+                match &id {
+                    Some(id) => {
+                        if let Some(p) = &parent {
+                            model.remove(p);
+                        }
+                        model.insert(id.clone());
+                    }
+                    None => without_id += 1,
+                }
+                before = id.or(before);
+            }
+            let want = if without_id > 0 && model.is_empty() {
+                1
+            } else {
+                model.len() as u64
+            };
+            let whole = summarise(&text).expect("a session");
+            assert_eq!(whole.leaves, want, "round {round}:\n{text}");
+            let mut f = tempfile::tempfile().expect("temp file");
+            let mut state = SummaryState::default();
+            for line in text.split_inclusive('\n') {
+                f.write_all(line.as_bytes()).expect("write");
+                state.read_on(&mut f).expect("read");
+            }
+            let grown = state
+                .summary(PathBuf::from("x.jsonl"), text.len() as u64, 7, None)
+                .expect("a session");
+            assert_eq!(grown.leaves, want, "round {round}, grown:\n{text}");
+        }
     }
 
     #[test]
