@@ -83,7 +83,8 @@ pub struct Tree {
 
 /// Whether a tree keeps its table of ids once built: a caller that looks
 /// up no id (a command that reads a session once) lets it go before the
-/// child lists are made, ten million ids' 84 MB less at the build's peak.
+/// parents are laid out when few of them need it, and before the child
+/// lists otherwise: ten million ids' 84 MB less at the build's peak.
 /// Made again at the next lookup either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lookups {
@@ -423,23 +424,52 @@ impl Tree {
                 .collect()
         });
         let node = |i: u32| node_of.as_ref().map_or(i, |v| v[i as usize]);
+        // A parent found without the table: none, or the entry before,
+        // which is that id's node unless a later entry took the id over.
+        let direct = |i: usize, link: Link| match link {
+            Link::Root => Some(NO_PARENT),
+            Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
+            _ => None,
+        };
+        let look_up = |by_id: &IdMap, i: usize, link: Link| {
+            let p = match link {
+                Link::Undefined => by_id.get(entries, jskey::UNDEFINED),
+                _ => entries[i].parent_id().and_then(|p| by_id.get(entries, p)),
+            };
+            p.unwrap_or(NO_PARENT)
+        };
+        // When the table goes early and few parents need it (most entries
+        // name the one before), those few are looked up first and the
+        // table let go before the parents' array is made: ten million
+        // entries' 84 MB and 40 MB never held at once.
+        let needing = || {
+            links
+                .iter()
+                .enumerate()
+                .filter(|&(i, &link)| direct(i, link).is_none())
+        };
+        let early = lookups == Lookups::Drop && needing().count() <= n / 16;
+        let looked_up: Vec<u32> = if early {
+            needing()
+                .map(|(i, &link)| look_up(&by_id, i, link))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let by_id = (!early).then_some(by_id);
+        let mut looked_up = looked_up.into_iter();
         // Four bytes an entry, [`NO_PARENT`] for none (ten million
         // entries: 40 MB less than options).
         let mut parent: Vec<u32> = links
             .iter()
             .enumerate()
-            .map(|(i, link)| {
-                let p = match link {
-                    Link::Root => None,
-                    // The entry before is that id's node unless a later
-                    // entry took the id over.
-                    Link::Previous if !superseded[i - 1] => Some(i as u32 - 1),
-                    Link::Undefined => by_id.get(entries, jskey::UNDEFINED),
-                    _ => entries[i].parent_id().and_then(|p| by_id.get(entries, p)),
-                };
-                p.unwrap_or(NO_PARENT)
+            .map(|(i, &link)| match (direct(i, link), &by_id) {
+                (Some(p), _) => p,
+                (None, Some(by_id)) => look_up(by_id, i, link),
+                (None, None) => looked_up.next().unwrap_or(NO_PARENT),
             })
             .collect();
+        drop(looked_up);
         drop(superseded);
         drop(links);
         // A parent node before its child's node everywhere means no loop.
@@ -484,7 +514,7 @@ impl Tree {
         roots.extend(cut.iter().map(|&i| node(i)));
         // Not needed from here on: let go before the child lists are made
         // when the caller looks up no id (see [`Lookups`]).
-        let by_id = (lookups == Lookups::Keep).then_some(by_id);
+        let by_id = by_id.filter(|_| lookups == Lookups::Keep);
         // Only live entries have parents.
         let (child_start, mut child_list) = groups(
             n,
@@ -1171,18 +1201,32 @@ mod tests {
     }
 
     /// The two passes give the same tree on one thread and on two, on big
-    /// random sessions with repeated ids, labels, headers and loops.
+    /// random sessions with repeated ids, labels, headers and loops; and
+    /// the same without the table of ids, whether few parents need it
+    /// (chains, where it goes before the parents are laid out) or many.
     #[test]
     fn threads_build_the_same_tree() {
         let mut next = numbers(0xfeed);
-        for n in [30_000usize, 70_001] {
+        for (n, chain) in [(30_000usize, false), (70_001, false), (50_000, true)] {
             let ids = n as u64 - next(n as u64 / 10);
             let entries: Vec<Entry> = (0..n)
                 .map(|i| {
-                    let id = (next(50) > 0).then(|| format!("e{}", next(ids)));
-                    let parent = match next(20) {
+                    let id = if chain {
+                        // Mostly each its own id; now and then an id used
+                        // before, or none.
+                        match next(200) {
+                            0 => Some(format!("e{}", next(i as u64 + 1))),
+                            1..=3 => None,
+                            _ => Some(format!("e{i}")),
+                        }
+                    } else {
+                        (next(50) > 0).then(|| format!("e{}", next(ids)))
+                    };
+                    let parent = match next(if chain { 100 } else { 20 }) {
                         0 => Parent::Null,
                         1 => Parent::Id(format!("e{}", next(ids)).into()),
+                        2 if chain => Parent::Missing,
+                        _ if chain => Parent::Id(format!("e{}", i.saturating_sub(1)).into()),
                         _ => Parent::Id(
                             format!("e{}", i.saturating_sub(1 + next(3) as usize)).into(),
                         ),
