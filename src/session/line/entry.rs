@@ -713,11 +713,12 @@ pub struct Entry {
 
 /// An entry's fields one by one, as serde writes and reads an entry (a
 /// stored index's, whole): the form it had before its marks were packed.
-#[derive(serde::Serialize)]
+/// Written from borrowed parts, read into owned ones.
+#[derive(serde::Serialize, serde::Deserialize)]
 #[serde(rename = "Entry")]
-struct EntryFieldsRef<'a> {
-    id: &'a Option<Id>,
-    parent: &'a Parent,
+struct EntryFields<I, P, N> {
+    id: I,
+    parent: P,
     kind: Kind,
     /// [`NAN_MS`] for NaN.
     time: i64,
@@ -725,27 +726,12 @@ struct EntryFieldsRef<'a> {
     span: Span,
     lossy: bool,
     js_echo: bool,
-    info: &'a Info,
-}
-
-/// [`EntryFieldsRef`], read.
-#[derive(serde::Deserialize)]
-#[serde(rename = "Entry")]
-struct EntryFields {
-    id: Option<Id>,
-    parent: Parent,
-    kind: Kind,
-    time: i64,
-    line: u32,
-    span: Span,
-    lossy: bool,
-    js_echo: bool,
-    info: Info,
+    info: N,
 }
 
 impl Entry {
-    fn fields(&self) -> EntryFieldsRef<'_> {
-        EntryFieldsRef {
+    fn fields(&self) -> EntryFields<&Option<Id>, &Parent, &Info> {
+        EntryFields {
             id: &self.id,
             parent: &self.parent,
             kind: self.kind(),
@@ -770,7 +756,7 @@ impl<'de> Deserialize<'de> for Entry {
     /// time beyond any date.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
         use serde::de::Error;
-        let f = EntryFields::deserialize(d)?;
+        let f = EntryFields::<Option<Id>, Parent, Info>::deserialize(d)?;
         if f.span.len > Entry::LONGEST {
             return Err(D::Error::custom("a line of 4 GiB or more"));
         }
