@@ -514,12 +514,9 @@ impl Session {
     /// The active branch: root to leaf (none when the leaf's id is falsy,
     /// as pi's `getBranch` finds nothing for it).
     pub fn branch(&self) -> Vec<u32> {
-        let mut branch = Vec::new();
-        let _ = self.branch_in_stretches(|s| {
-            branch.extend_from_slice(s);
-            Ok::<(), ()>(())
-        });
-        branch
+        self.branch_leaf()
+            .map(|l| self.tree.path_to(l))
+            .unwrap_or_default()
     }
 
     /// [`Session::branch`] handed to `each` a stretch at a time, never held
@@ -528,12 +525,16 @@ impl Session {
         &self,
         each: impl FnMut(&[u32]) -> Result<(), E>,
     ) -> Result<(), E> {
-        match self.leaf() {
-            Some(leaf) if self.leaf_id().is_some_and(jskey::is_truthy) => {
-                self.tree.path_in_stretches(leaf, each)
-            }
-            _ => Ok(()),
+        match self.branch_leaf() {
+            Some(leaf) => self.tree.path_in_stretches(leaf, each),
+            None => Ok(()),
         }
+    }
+
+    /// The leaf a branch ends at: none when the leaf's id is falsy.
+    fn branch_leaf(&self) -> Option<u32> {
+        self.leaf()
+            .filter(|_| self.leaf_id().is_some_and(jskey::is_truthy))
     }
 
     /// The session name: latest `session_info`, trimmed; empty clears. A
