@@ -200,8 +200,9 @@ impl Session {
     }
 
     /// [`Session::open_with`] for a caller that reads the session once and
-    /// looks up no id in it: its tree's table of ids is let go as soon as
-    /// the tree is built (made again at a lookup; see [`Lookups`]).
+    /// looks up an id or two at most: its tree's table of ids is let go as
+    /// soon as the tree is built (its first lookups scan the entries; see
+    /// [`Lookups`]).
     pub fn open_once(path: &Path, detail: Detail) -> Result<Session, SessionError> {
         Session::open_as(path, detail, Lookups::Drop)
     }

@@ -152,6 +152,7 @@ impl Tree {
         }
         Some(Tree {
             by_id: std::sync::OnceLock::new(),
+            scans: Default::default(),
             parent: parts.parent,
             child_start: parts.child_start,
             child_list: parts.child_list,

@@ -264,11 +264,12 @@ struct Writing {
 fn prepare(path: &Path) -> Result<Writing, SessionError> {
     let mut lock = lock_for_append(path)?;
     // A branch needs ids, parents, types and roles: the outline has them.
-    let session = Session::open_with(path, Detail::Outline)?;
+    // It looks up an id or three: the table of ids need not stay.
+    let session = Session::open_once(path, Detail::Outline)?;
     if session.is_legacy() {
         drop(session);
         migrate_in_place(path, &mut lock)?;
-        let session = Session::open_with(path, Detail::Outline)?;
+        let session = Session::open_once(path, Detail::Outline)?;
         return Ok(Writing { lock, session });
     }
     Ok(Writing { lock, session })
