@@ -2,7 +2,7 @@
 //! [`super::stored`]), read back a chunk at a time (see
 //! [`super::entries`]).
 
-use super::line::entry::{Entry, Id, Info, Kind, NAN_MS, Parent, Span, is_date_ms};
+use super::line::entry::{Entry, EntryFields, Id, Info, Kind, NAN_MS, Parent, Span};
 
 /// Writes `entries` one after another. Most entries (every message at
 /// outline depth) keep no info: those are written in a fixed form read
@@ -98,22 +98,22 @@ fn read_one(bytes: &[u8]) -> Option<(Entry, &[u8])> {
         3 => Parent::Invalid,
         _ => return None,
     };
-    let span = Span {
-        offset: u64::from_le_bytes(*offset),
-        len: u64::from_le_bytes(*len),
-    };
-    // What no reader makes is not believed: a line of 4 GiB or more, a
-    // time beyond any date.
-    let time = i64::from_le_bytes(*time);
-    let time = (time != NAN_MS).then_some(time);
-    if span.len > Entry::LONGEST || time.is_some_and(|t| !is_date_ms(t)) {
-        return None;
-    }
-    let line = u32::from_le_bytes(*line);
-    let mut e = Entry::new(kind, own, parent, Info::None, line, span);
-    e.set_time_ms(time);
-    e.set_lossy(flags & 1 != 0);
-    e.set_js_echo(flags & 2 != 0);
+    // What no reader makes is not believed (see `Entry::try_from`).
+    let e = Entry::try_from(EntryFields {
+        id: own,
+        parent,
+        kind,
+        time: i64::from_le_bytes(*time),
+        line: u32::from_le_bytes(*line),
+        span: Span {
+            offset: u64::from_le_bytes(*offset),
+            len: u64::from_le_bytes(*len),
+        },
+        lossy: flags & 1 != 0,
+        js_echo: flags & 2 != 0,
+        info: Info::None,
+    })
+    .ok()?;
     Some((e, rest))
 }
 

@@ -711,22 +711,24 @@ pub struct Entry {
     pub line: u32,
 }
 
-/// An entry's fields one by one, as serde writes and reads an entry (a
-/// stored index's, whole): the form it had before its marks were packed.
-/// Written from borrowed parts, read into owned ones.
+/// An entry's fields one by one, as a stored index writes and reads an
+/// entry (serde's form, and the fixed form of
+/// [`crate::session::entry_bytes`]): the form it had before its marks were
+/// packed. Written from borrowed parts, read into owned ones (see
+/// [`Entry::try_from`]).
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(rename = "Entry")]
-struct EntryFields<I, P, N> {
-    id: I,
-    parent: P,
-    kind: Kind,
+pub(crate) struct EntryFields<I, P, N> {
+    pub id: I,
+    pub parent: P,
+    pub kind: Kind,
     /// [`NAN_MS`] for NaN.
-    time: i64,
-    line: u32,
-    span: Span,
-    lossy: bool,
-    js_echo: bool,
-    info: N,
+    pub time: i64,
+    pub line: u32,
+    pub span: Span,
+    pub lossy: bool,
+    pub js_echo: bool,
+    pub info: N,
 }
 
 impl Entry {
@@ -751,24 +753,31 @@ impl serde::Serialize for Entry {
     }
 }
 
-impl<'de> Deserialize<'de> for Entry {
+impl TryFrom<EntryFields<Option<Id>, Parent, Info>> for Entry {
+    type Error = &'static str;
+
     /// Refuses what no reader makes: a line beyond [`Entry::LONGEST`], a
     /// time beyond any date.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
-        use serde::de::Error;
-        let f = EntryFields::<Option<Id>, Parent, Info>::deserialize(d)?;
+    fn try_from(f: EntryFields<Option<Id>, Parent, Info>) -> Result<Entry, &'static str> {
         if f.span.len > Entry::LONGEST {
-            return Err(D::Error::custom("a line of 4 GiB or more"));
+            return Err("a line of 4 GiB or more");
         }
         let time = (f.time != NAN_MS).then_some(f.time);
         if time.is_some_and(|t| !is_date_ms(t)) {
-            return Err(D::Error::custom("a time beyond any date"));
+            return Err("a time beyond any date");
         }
         let mut e = Entry::new(f.kind, f.id, f.parent, f.info, f.line, f.span);
         e.set_time_ms(time);
         e.set_lossy(f.lossy);
         e.set_js_echo(f.js_echo);
         Ok(e)
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+        let f = EntryFields::<Option<Id>, Parent, Info>::deserialize(d)?;
+        Entry::try_from(f).map_err(serde::de::Error::custom)
     }
 }
 
@@ -794,7 +803,7 @@ impl std::fmt::Debug for Entry {
 pub(crate) const NAN_MS: i64 = i64::MIN;
 
 /// A time a JavaScript date can have (not NaN).
-pub(crate) fn is_date_ms(t: i64) -> bool {
+fn is_date_ms(t: i64) -> bool {
     use crate::jstext::date::MAX_TIME_MS;
     (-MAX_TIME_MS..=MAX_TIME_MS).contains(&t)
 }
