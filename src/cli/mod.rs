@@ -223,10 +223,8 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 Some("null") => LeafSelector::Null,
                 Some(id) => LeafSelector::Id(id.to_string()),
             };
-            let s = match selector {
-                LeafSelector::Id(_) => Session::open_with(&file, Detail::Outline)?,
-                _ => Session::open_once(&file, Detail::Outline)?,
-            };
+            // A leaf named by id is found by a scan (see `open_once`).
+            let s = Session::open_once(&file, Detail::Outline)?;
             let ctx = s.context(&selector);
             if json {
                 s.write_context_json(&ctx, out)?;
