@@ -5,11 +5,12 @@
 //! see `crate::render`.
 
 use crate::jstext::date as jsdate;
-use crate::session::line::entry::{Entry, Info, Kind};
+use crate::session::line::entry::{Info, Kind};
 use crate::session::line::jskey;
 use crate::session::line::jsvalue::JsValue;
 use crate::session::line::raw_json::RawObject;
-use crate::session::write::migrate;
+use crate::session::tree::Bits;
+use crate::session::write::{ids, migrate};
 use crate::session::{Detail, Session, SessionError};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -168,60 +169,80 @@ fn write_fork(
     // The path without its labels; entries after a label hang on the entry
     // before it, and a compaction kept from a label keeps from the next entry.
     // What is kept is marked by entry (the path holds nodes, each the entry
-    // its id names), not collected as ids.
-    let mut kept = vec![false; session.entries.len()];
+    // its id names), not collected as ids. The path is walked a stretch at a
+    // time, never held whole.
+    let mut kept = Bits::new(session.entries.len());
     let mut kept_without_id = false;
+    // Only labels some compaction keeps from need the entry after them: a
+    // session of millions of labels names a few, if any.
+    let named: HashSet<&str> = session
+        .live_entries()
+        .filter_map(|(_, e)| match &e.info {
+            Info::Compaction(c) => c.first_kept.as_deref(),
+            _ => None,
+        })
+        .collect();
     let mut pending_labels: Vec<&str> = Vec::new();
     let mut replaced: HashMap<&str, &str> = HashMap::default();
     let mut parent = Link::Null;
     // Lines gather here and go out 64 KB at a time.
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
-    for idx in session.tree.path_to(leaf) {
-        let entry = session.entry(idx);
-        let id = entry.id_str().unwrap_or_default();
-        if entry.kind() == Kind::Label {
-            pending_labels.push(id);
-            continue;
-        }
-        for label in pending_labels.drain(..) {
-            replaced.insert(label, id);
-        }
-        kept[idx as usize] = true;
-        kept_without_id |= entry.id.is_none();
-        if buf.len() >= 1 << 16 {
-            out.write_all(&buf).map_err(io)?;
-            buf.clear();
-        }
-        // Most lines are written as they are but for the parent: spliced.
-        if !session.is_legacy() && entry.kind() != Kind::Compaction {
-            let raw = lines
-                .bytes(entry.span().offset, entry.span().len)
-                .map_err(io)?;
-            if simdutf8::basic::from_utf8(raw).is_ok() && splice_parent(raw, parent, &mut buf) {
-                parent = Link::of(entry);
+    session.tree.path_in_stretches(leaf, |stretch| {
+        for &idx in stretch {
+            let entry = session.entry(idx);
+            let id = entry.id_str().unwrap_or_default();
+            if entry.kind() == Kind::Label {
+                if named.contains(id) {
+                    pending_labels.push(id);
+                }
                 continue;
             }
-        }
-        let mut o = line(&mut lines, idx)?;
-        match parent.json() {
-            Some(json) => o.set_json("parentId", json),
-            None => o.remove("parentId"),
-        }
-        if entry.kind() == Kind::Compaction {
-            if let Some(first) = o.get_str("firstKeptEntryId") {
-                if first != id {
-                    if let Some(next) = replaced.get(first.as_str()) {
-                        o.set("firstKeptEntryId", *next);
-                    }
+            for label in pending_labels.drain(..) {
+                replaced.insert(label, id);
+            }
+            kept.set(idx);
+            kept_without_id |= entry.id.is_none();
+            if buf.len() >= 1 << 16 {
+                out.write_all(&buf).map_err(io)?;
+                buf.clear();
+            }
+            // Most lines are written as they are but for the parent: spliced.
+            if !session.is_legacy() && entry.kind() != Kind::Compaction {
+                let raw = lines
+                    .bytes(entry.span().offset, entry.span().len)
+                    .map_err(io)?;
+                if simdutf8::basic::from_utf8(raw).is_ok() && splice_parent(raw, parent, &mut buf) {
+                    parent = Link::of(entry);
+                    continue;
                 }
             }
+            let mut o = line(&mut lines, idx)?;
+            match parent.json() {
+                Some(json) => o.set_json("parentId", json),
+                None => o.remove("parentId"),
+            }
+            // pi keeps from the entry after a label it dropped, by the
+            // value (`Map` keys: a number is not its text).
+            if let Info::Compaction(c) = &entry.info {
+                let next = c
+                    .first_kept
+                    .as_deref()
+                    .filter(|first| *first != id || entry.id.is_none())
+                    .and_then(|first| replaced.get(first));
+                if let Some(next) = next {
+                    o.set_json("firstKeptEntryId", jskey::to_json(next));
+                }
+            }
+            // As `JSON.stringify` writes what `JSON.parse` read: numbers beyond
+            // f64 as null, a repeated key once.
+            buf.extend_from_slice(
+                crate::session::line::jsvalue::normalize(&o.to_json()).as_bytes(),
+            );
+            buf.push(b'\n');
+            parent = Link::of(entry);
         }
-        // As `JSON.stringify` writes what `JSON.parse` read: numbers beyond
-        // f64 as null, a repeated key once.
-        buf.extend_from_slice(crate::session::line::jsvalue::normalize(&o.to_json()).as_bytes());
-        buf.push(b'\n');
-        parent = Link::of(entry);
-    }
+        Ok::<(), SessionError>(())
+    })?;
     out.write_all(&buf).map_err(io)?;
     // The labels hang on the last kept entry when its id is truthy.
     let mut parent = match parent {
@@ -230,55 +251,71 @@ fn write_fork(
         }
         _ => "null".to_string(),
     };
-    drop(replaced);
-    // Whether an id (as a label's targetId reads) is a kept entry's
-    // (`""` for one without).
-    let is_kept = |t: &str| {
-        (t == jskey::UNDEFINED && kept_without_id)
-            || session
-                .find(t)
-                .is_some_and(|n| kept[n as usize] && session.entry(n).id.is_some())
+    drop((replaced, named));
+    // The kept entry an id (as a label's targetId reads it) names:
+    // `Some(NO_TARGET)` for `undefined` when an entry without one is kept.
+    const NO_TARGET: u32 = u32::MAX;
+    let kept_target = |t: &str| {
+        if t == jskey::UNDEFINED {
+            return kept_without_id.then_some(NO_TARGET);
+        }
+        session
+            .find(t)
+            .filter(|&n| kept.get(n) && session.entry(n).id.is_some())
     };
 
     // pi's label map: file order, re-labelling keeps the first place, a
-    // clear removes (labelling again later comes last). Keyed by target
-    // (`undefined` for a label without one), each with its place and the
-    // label entry that set it last.
-    let mut labels: HashMap<&str, (usize, &Entry, &str)> = HashMap::default();
-    let mut places = 0;
-    for (_, entry) in session.live_entries() {
+    // clear removes (labelling again later comes last). Only kept targets
+    // are written, so only they are kept, each by its entry with its place
+    // and the label entry that set it last.
+    let mut labels: HashMap<u32, (u32, u32)> = HashMap::default();
+    let mut places = 0u32;
+    for (at, entry) in session.live_entries() {
         let (Kind::Label, Info::Label(change)) = (entry.kind(), &entry.info) else {
             continue;
         };
         let target = change.target.as_deref().unwrap_or(jskey::UNDEFINED);
-        match change.label.as_deref() {
-            Some(label) => {
+        let Some(target) = kept_target(target) else {
+            continue;
+        };
+        match change.label {
+            Some(_) => {
                 labels
                     .entry(target)
-                    .and_modify(|set| (set.1, set.2) = (entry, label))
+                    .and_modify(|set| set.1 = at)
                     .or_insert_with(|| {
                         places += 1;
-                        (places, entry, label)
+                        (places, at)
                     });
             }
             None => {
-                labels.remove(target);
+                labels.remove(&target);
             }
         }
     }
-    let mut labels: Vec<_> = labels.into_iter().filter(|(t, _)| is_kept(t)).collect();
-    labels.sort_unstable_by_key(|(_, (place, _, _))| *place);
+    let mut labels: Vec<(u32, (u32, u32))> = labels.into_iter().collect();
+    labels.sort_unstable_by_key(|(_, (place, _))| *place);
 
-    let mut new_ids: HashSet<String> = HashSet::default();
-    for (target, (_, entry, label)) in labels {
+    // The labels' new ids, as the numbers they write (a million labels'
+    // texts would be 80 MB).
+    let mut new_ids: HashSet<u32> = HashSet::default();
+    for (target, (_, at)) in labels {
+        let entry = session.entry(at);
+        let Info::Label(change) = &entry.info else {
+            continue;
+        };
+        let Some(label) = change.label.as_deref() else {
+            continue;
+        };
+        let target = match target {
+            NO_TARGET => jskey::UNDEFINED,
+            n => session.entry(n).id_str().unwrap_or(jskey::UNDEFINED),
+        };
         // The label entry's time as JSON: read from its line unless it is
         // plain text.
-        let time = match &entry.info {
-            Info::Label(c) => c
-                .timestamp(entry.time_ms())
-                .filter(|t| !t.contains('\u{FFFD}')),
-            _ => None,
-        };
+        let time = change
+            .timestamp(entry.time_ms())
+            .filter(|t| !t.contains('\u{FFFD}'));
         let time = match time {
             Some(t) => Some(crate::session::line::raw_json::json_string(&t)),
             None => {
@@ -293,8 +330,9 @@ fn write_fork(
         };
         let label = jskey::to_json(label);
         let label_id = loop {
-            let candidate = crate::session::write::ids::random_hex_id();
-            if !is_kept(&candidate) && new_ids.insert(candidate.clone()) {
+            let n = ids::random_id();
+            let candidate = ids::hex_id(n);
+            if kept_target(&candidate).is_none() && new_ids.insert(n) {
                 break candidate;
             }
         };
