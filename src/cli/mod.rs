@@ -163,9 +163,10 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 return export_jsonl(&file, leaf.as_deref(), output.as_deref(), out);
             }
             // One branch is written as it is read, each message from the
-            // file; every branch is rendered whole.
+            // file (a leaf named by id is found by a scan: see
+            // `open_once`); every branch is rendered whole.
             let s = match all_branches {
-                false => Session::open_with(&file, Detail::Outline)?,
+                false => Session::open_once(&file, Detail::Outline)?,
                 true => Session::open(&file)?,
             };
             let at = match leaf.as_deref() {
