@@ -461,10 +461,7 @@ pub fn archive_branch(
         Ok(())
     };
     let mut keep_original = |o: crate::session::write::rewrite::Original<'_>| {
-        let left = journal::Left {
-            size: o.new.len() as u64,
-            xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(o.new)),
-        };
+        let left = journal::Left::of(o.new);
         journal::trash_recorded(o.real, Reason::ArchiveBranch, Some(o.link), |r| {
             r.left = Some(left);
             r.moved_to = Some(file.clone());
@@ -606,10 +603,7 @@ pub fn unarchive_branch(folder: &SessionsFolder, file: &Path) -> Result<BranchBa
     confine::inside(folder, &session)
         .map_err(|e| refused(&session, format!("{e}; not put back")))?;
     let mut keep_original = |o: crate::session::write::rewrite::Original<'_>| {
-        let left = journal::Left {
-            size: o.new.len() as u64,
-            xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(o.new)),
-        };
+        let left = journal::Left::of(o.new);
         journal::trash_recorded(o.real, Reason::UnarchiveBranch, Some(o.link), |r| {
             r.left = Some(left);
         })

@@ -104,6 +104,16 @@ pub struct Left {
     pub xxh3: String,
 }
 
+impl Left {
+    /// What a rewrite left in the original's place.
+    pub fn of(new: crate::session::write::rewrite::Replacement) -> Left {
+        Left {
+            size: new.len,
+            xxh3: format!("{:016x}", new.xxh3),
+        }
+    }
+}
+
 impl Record {
     /// The path the trash knows the file by.
     pub fn trashed_path(&self) -> &Path {
@@ -337,10 +347,7 @@ pub fn trash_recorded(
 pub fn trash_pruned_original(
     o: crate::session::write::rewrite::Original<'_>,
 ) -> Result<Record, JournalError> {
-    let left = Left {
-        size: o.new.len() as u64,
-        xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(o.new)),
-    };
+    let left = Left::of(o.new);
     trash_recorded(o.real, Reason::Prune, Some(o.link), |r| r.left = Some(left))
 }
 

@@ -115,10 +115,7 @@ pub fn carry_out(folder: &SessionsFolder, m: &Move) -> Result<Moved, crate::sess
     let to = m.to.clone();
     rewrite::move_with_header(&m.from, &m.to, &set, &mut |o| {
         let in_place = o.link != o.real;
-        let left = in_place.then(|| journal::Left {
-            size: o.new.len() as u64,
-            xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(o.new)),
-        });
+        let left = in_place.then(|| journal::Left::of(o.new));
         let trashed_as = in_place.then_some(o.link);
         journal::trash_recorded(o.real, Reason::MoveProject, trashed_as, |r| {
             r.left = left;

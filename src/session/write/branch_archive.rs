@@ -64,46 +64,73 @@ pub fn archived_lines<'a>(
     path: &Path,
     lines: impl Iterator<Item = (&'a [u8], Option<&'a [u8]>)>,
 ) -> Result<Vec<ArchivedLine>, SessionError> {
-    let mut out = Vec::new();
-    let mut anchor: Option<String> = None;
-    let mut skip = 0u32;
-    for (n, (old, kept)) in lines.enumerate() {
+    let mut archive = Archiver::new(path);
+    for (old, kept) in lines {
+        archive.line(old, kept)?;
+    }
+    Ok(archive.lines)
+}
+
+/// [`archived_lines`] a line at a time, as a prune streams the file.
+pub(crate) struct Archiver<'p> {
+    path: &'p Path,
+    pub(crate) lines: Vec<ArchivedLine>,
+    anchor: Option<String>,
+    skip: u32,
+    /// Lines seen so far.
+    seen: u64,
+}
+
+impl<'p> Archiver<'p> {
+    pub(crate) fn new(path: &'p Path) -> Archiver<'p> {
+        Archiver {
+            path,
+            lines: Vec::new(),
+            anchor: None,
+            skip: 0,
+            seen: 0,
+        }
+    }
+
+    /// The next line of the original and what the prune does to it.
+    pub(crate) fn line(&mut self, old: &[u8], kept: Option<&[u8]>) -> Result<(), SessionError> {
+        self.seen += 1;
+        let n = self.seen;
         let text = |b: &[u8]| {
             String::from_utf8(b.to_vec()).map_err(|_| SessionError::Refused {
-                path: path.to_path_buf(),
+                path: self.path.to_path_buf(),
                 reason: format!(
-                    "line {}: not UTF-8 text, so it cannot be archived; nothing changed",
-                    n + 1
+                    "line {n}: not UTF-8 text, so it cannot be archived; nothing changed"
                 ),
             })
         };
         match kept {
-            None => out.push(ArchivedLine {
-                after: anchor.clone(),
-                skip,
+            None => self.lines.push(ArchivedLine {
+                after: self.anchor.clone(),
+                skip: self.skip,
                 line: text(old)?,
                 replaces: None,
             }),
             Some(new) => {
                 if new != old {
-                    out.push(ArchivedLine {
-                        after: anchor.clone(),
-                        skip,
+                    self.lines.push(ArchivedLine {
+                        after: self.anchor.clone(),
+                        skip: self.skip,
                         line: text(old)?,
                         replaces: Some(text(new)?),
                     });
                 }
                 match line_id(new) {
                     Some(id) => {
-                        anchor = Some(id);
-                        skip = 0;
+                        self.anchor = Some(id);
+                        self.skip = 0;
                     }
-                    None => skip += 1,
+                    None => self.skip += 1,
                 }
             }
         }
+        Ok(())
     }
-    Ok(out)
 }
 
 /// What grafting found.

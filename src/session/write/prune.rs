@@ -16,11 +16,13 @@
 //! disk first: its bytes as they are go to the trash, and the pruned file
 //! is what pi's migration makes of it, without the branch.
 
+use crate::session::error::ProblemKind;
 use crate::session::line::entry::{Info, Kind, Parent};
 use crate::session::line::raw_json::RawObject;
-use crate::session::write::branch_archive::{ArchivedLine, archived_lines};
+use crate::session::write::branch_archive::{ArchivedLine, Archiver};
 use crate::session::{Detail, Session, SessionError};
 use rustc_hash::FxHashSet as HashSet;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 /// What pruning a branch takes away, as checked when planned.
@@ -29,8 +31,9 @@ pub struct PrunePlan {
     pub path: PathBuf,
     /// The entry the branch starts at.
     pub entry: String,
-    /// Every pruned entry's id, in file order.
-    pub removed: Vec<String>,
+    /// The pruned entries' ids, in file order: how many, and a digest the
+    /// prune checks again under the lock (ten million ids are not kept).
+    pub removed: RemovedIds,
     /// Entries on the branch that are kept (the name, labels of kept
     /// entries), re-hung from the branch's parent.
     pub carried: Vec<String>,
@@ -42,6 +45,23 @@ pub struct PrunePlan {
     pub cost: f64,
     /// The branch's parent id (`None`: it was a root).
     pub parent: Option<String>,
+}
+
+/// The ids a prune takes (see [`PrunePlan::removed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RemovedIds {
+    count: usize,
+    digest: u64,
+}
+
+impl RemovedIds {
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 /// What a prune did.
@@ -72,6 +92,20 @@ pub fn plan_prune(path: &Path, entry: &str) -> Result<PrunePlan, SessionError> {
 
 /// The plan for an open session.
 pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError> {
+    branch_of(session, entry).map(|(plan, _)| plan)
+}
+
+/// What a plan names, by entry: the entries that go (`removed`, by index)
+/// and those carried over (re-hung), in file order.
+struct Marks {
+    /// The entry the branch starts at.
+    start: u32,
+    removed: Vec<bool>,
+    carried: Vec<u32>,
+}
+
+/// The plan for an open session, with the entries it names.
+fn branch_of(session: &Session, entry: &str) -> Result<(PrunePlan, Marks), SessionError> {
     let path = &session.path;
     let start = session
         .find(entry)
@@ -79,10 +113,15 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
             path: path.clone(),
             id: entry.to_string(),
         })?;
-    // Freed before the plan is made.
-    let mut seen: HashSet<&str> = HashSet::default();
-    for (_, e) in session.live_entries() {
-        let Some(id) = e.id_str() else {
+    // Every entry has an id, each its own: the first line that says
+    // otherwise (the tree found the ids used again).
+    let without_id = session.live_entries().find(|(_, e)| e.id.is_none());
+    let again = session.problems.iter().find_map(|p| match &p.kind {
+        ProblemKind::DuplicateId { id, .. } => Some((p.line, id)),
+        _ => None,
+    });
+    match (without_id, again) {
+        (Some((_, e)), again) if again.is_none_or(|(line, _)| e.line < line) => {
             return Err(refused(
                 path,
                 format!(
@@ -90,18 +129,17 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
                     e.line
                 ),
             ));
-        };
-        if !seen.insert(id) {
+        }
+        (_, Some((line, id))) => {
             return Err(refused(
                 path,
                 format!(
-                    "line {}: the id {id} is used twice, so a prune could not tell which entry it meant",
-                    e.line
+                    "line {line}: the id {id} is used twice, so a prune could not tell which entry it meant"
                 ),
             ));
         }
+        _ => {}
     }
-    drop(seen);
     // The branch: the entry and everything below it.
     let mut inside = vec![false; session.entries.len()];
     let mut stack = vec![start];
@@ -124,33 +162,42 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
             ));
         }
     }
-    let carried = carried_entries(session, &inside);
+    let carried_set = carried_entries(session, &inside);
     let mut plan = PrunePlan {
         path: path.clone(),
         entry: entry.to_string(),
-        removed: Vec::new(),
+        removed: RemovedIds {
+            count: 0,
+            digest: 0,
+        },
         carried: Vec::new(),
         messages: 0,
         tokens: 0.0,
         cost: 0.0,
         parent: session.entry(start).parent_id().map(str::to_string),
     };
+    let mut carried = Vec::new();
+    let mut digest = xxhash_rust::xxh3::Xxh3::new();
     for (i, e) in session.live_entries() {
         if !inside[i as usize] {
             continue;
         }
-        let id = e.id_str().unwrap_or_default().to_string();
-        if carried.contains(&i) {
-            plan.carried.push(id);
+        let id = e.id_str().unwrap_or_default();
+        if carried_set.contains(&i) {
+            plan.carried.push(id.to_string());
+            carried.push(i);
             // Left inside only what goes.
             inside[i as usize] = false;
             continue;
         }
-        plan.removed.push(id);
+        digest.update(&(id.len() as u64).to_le_bytes());
+        digest.update(id.as_bytes());
+        plan.removed.count += 1;
         if e.kind() == Kind::Message {
             plan.messages += 1;
         }
     }
+    plan.removed.digest = digest.digest();
     (plan.tokens, plan.cost) = usage_of(session, &inside)?;
     if plan.removed.is_empty() {
         return Err(refused(
@@ -159,7 +206,12 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
              the rest of the session",
         ));
     }
-    Ok(plan)
+    let marks = Marks {
+        start,
+        removed: inside,
+        carried,
+    };
+    Ok((plan, marks))
 }
 
 /// Tokens and cost of the entries marked in `removed` (by entry index),
@@ -210,21 +262,25 @@ fn carried_entries(session: &Session, inside: &[bool]) -> HashSet<u32> {
             carried.insert(i);
         }
     }
-    // The latest label entry per target, in file order.
-    let mut latest: rustc_hash::FxHashMap<&str, u32> = Default::default();
-    for (i, e) in session.live_entries() {
-        if let Info::Label(l) = &e.info {
-            if let Some(t) = l.target.as_deref() {
-                latest.insert(t, i);
-            }
+    // The latest label entry per target, by the target's entry: found
+    // from the end, each target's first one met (a flag an entry, where a
+    // table by the targets' ids took a hundred megabytes on a million).
+    let mut met = crate::session::tree::Bits::new(session.entries.len());
+    let mut latest: Vec<(u32, u32)> = Vec::new();
+    for (i, e) in session.live_entries().rev() {
+        let Info::Label(l) = &e.info else { continue };
+        let Some(t) = l.target.as_deref().and_then(|t| session.find(t)) else {
+            continue;
+        };
+        if !met.get(t) {
+            met.set(t);
+            latest.push((t, i));
         }
     }
+    drop(met);
     loop {
         let before = carried.len();
-        for (&target, &label) in &latest {
-            let Some(t) = session.find(target) else {
-                continue;
-            };
+        for &(t, label) in &latest {
             let kept = !inside[t as usize] || carried.contains(&t);
             if kept && inside[label as usize] {
                 carried.insert(label);
@@ -246,126 +302,220 @@ pub fn prune(
         crate::session::write::rewrite::Original<'_>,
     ) -> Result<(), String>,
 ) -> Result<Pruned, SessionError> {
-    prune_keeping(plan, &mut |_| Ok(()), keep_original)
+    prune_with(plan, None, keep_original)
 }
+
+/// Keeps the lines a prune takes away (see [`prune_keeping`]).
+pub type KeepBranch<'a> = dyn FnMut(&[ArchivedLine]) -> Result<(), String> + 'a;
 
 /// [`prune`], handing `keep_branch` the lines that go (and the re-hung
 /// ones as they were), each with its place, before anything changes: an
-/// archive writes them away first. If it fails, nothing changes.
+/// archive writes them away first. If it fails, nothing changes. The file
+/// is read and the new one written a line at a time: a prune of ten
+/// million entries holds their tree, not their text.
 pub fn prune_keeping(
     plan: &PrunePlan,
-    keep_branch: &mut dyn FnMut(&[ArchivedLine]) -> Result<(), String>,
+    keep_branch: &mut KeepBranch<'_>,
+    keep_original: &mut dyn FnMut(
+        crate::session::write::rewrite::Original<'_>,
+    ) -> Result<(), String>,
+) -> Result<Pruned, SessionError> {
+    prune_with(plan, Some(keep_branch), keep_original)
+}
+
+fn prune_with(
+    plan: &PrunePlan,
+    mut keep_branch: Option<&mut KeepBranch<'_>>,
     keep_original: &mut dyn FnMut(
         crate::session::write::rewrite::Original<'_>,
     ) -> Result<(), String>,
 ) -> Result<Pruned, SessionError> {
     let path = &plan.path;
+    let io = |e| SessionError::io(path, e);
     let mut lock = crate::session::write::append::lock_for_append(path)?;
     // Lines are copied or re-hung as they are: the outline finds them.
     let session = Session::open_with(path, Detail::Outline)?;
-    let now = plan_of(&session, &plan.entry)?;
+    let (now, marks) = branch_of(&session, &plan.entry)?;
     if now.removed != plan.removed || now.carried != plan.carried {
         return Err(refused(
             path,
             "the session changed since the prune was confirmed; nothing changed, look again",
         ));
     }
-    let original = std::fs::read(&lock.real).map_err(|e| SessionError::io(path, e))?;
-    if original.len() as u64 != session.read_to {
-        return Err(refused(
+    let changed = || {
+        refused(
             path,
             "the file changed while piscope was reading it (pi may be writing); nothing changed, \
              try again",
-        ));
-    }
-    // A legacy file is not migrated on disk first: the trash must get its
-    // bytes as they are. The new file is what pi's migration makes of it,
-    // pruned (the migration keeps one line for each line).
-    let migrated;
-    let text: &[u8] = if session.is_legacy() {
-        migrated = crate::session::write::append::migrated_text(&session, &original);
-        &migrated
-    } else {
-        &original
-    };
-    let new = pruned_text(&session, &now, &original, text)?;
-    let kept = kept_lines(text, &new, &session, &now, &original);
-    let branch = archived_lines(path, kept.into_iter())?;
-    keep_branch(&branch).map_err(|why| {
-        refused(
-            path,
-            format!("the branch could not be kept ({why}); nothing changed"),
         )
-    })?;
-    crate::session::write::rewrite::replace_locked(
-        &mut lock,
-        path,
-        &original,
-        &new,
-        keep_original,
+    };
+    let old_size = lock.original().metadata().map_err(io)?.len();
+    if old_size != session.read_to {
+        return Err(changed());
+    }
+    let lock_path = lock.real.clone();
+    let mut old_hash = xxhash_rust::xxh3::Xxh3::new();
+    let mut pruner = Pruner::new(&session, &marks, marks.start);
+    let mut archive = keep_branch.is_some().then(|| Archiver::new(path));
+    let mut new_len = 0u64;
+    let mut new_hash = 0u64;
+    let mut write = |out: &mut dyn Write| -> Result<(), SessionError> {
+        let mut each = |at: u64, read: &[u8], line: &[u8]| -> Result<(), SessionError> {
+            old_hash.update(read);
+            let kept = pruner.line(at, line)?;
+            if let Some(archive) = &mut archive {
+                archive.line(line, kept.as_deref())?;
+            }
+            if let Some(kept) = kept {
+                out.write_all(&kept).map_err(io)?;
+            }
+            Ok(())
+        };
+        // A handle of its own, closed before the rename: one left open
+        // would look like a writer holding the original.
+        let mut file = std::fs::File::open(&lock_path).map_err(io)?;
+        let read = each_line(&session, &mut file, &mut each)?;
+        drop(file);
+        if read != old_size {
+            return Err(changed());
+        }
+        pruner.finished()?;
+        if let (Some(keep), Some(archive)) = (keep_branch.as_mut(), &archive) {
+            keep(&archive.lines).map_err(|why| {
+                refused(
+                    path,
+                    format!("the branch could not be kept ({why}); nothing changed"),
+                )
+            })?;
+        }
+        Ok(())
+    };
+    let mut keep = |o: crate::session::write::rewrite::Original<'_>| {
+        (new_len, new_hash) = (o.new.len, o.new.xxh3);
+        keep_original(o)
+    };
+    crate::session::write::rewrite::replace_locked_with(
+        &mut lock, path, old_size, &mut write, &mut keep,
     )?;
     Ok(Pruned {
         plan: now,
-        old_size: original.len() as u64,
-        old_hash: xxhash_rust::xxh3::xxh3_64(&original),
-        new_size: new.len() as u64,
-        new_hash: xxhash_rust::xxh3::xxh3_64(&new),
+        old_size,
+        old_hash: old_hash.digest(),
+        new_size: new_len,
+        new_hash,
     })
 }
 
-/// The file without the removed lines; carried lines re-hung from the
-/// branch's parent; every other byte as it was. Lines are found by their
-/// place in `original` (the file the session was read from) and written
-/// from `text`, which has the same lines (the original, or its migration).
-fn pruned_text(
+/// Takes a line's start, the line as read and as the prune reads it.
+type EachLine<'a> = dyn FnMut(u64, &[u8], &[u8]) -> Result<(), SessionError> + 'a;
+
+/// Hands each line of the session's file (read from `file`, from its
+/// start) to `each` with where it starts, as read and as the prune reads
+/// it: the same for a current file; pi's migration of it for a legacy one
+/// (which keeps one line for each line, and is made whole in memory).
+/// Returns the bytes read.
+fn each_line(
     session: &Session,
-    plan: &PrunePlan,
-    original: &[u8],
-    text: &[u8],
-) -> Result<Vec<u8>, SessionError> {
-    let removed: HashSet<&str> = plan.removed.iter().map(String::as_str).collect();
-    let carried: HashSet<&str> = plan.carried.iter().map(String::as_str).collect();
-    // Line starts of the entries to drop or re-hang.
-    let mut drop_at: HashSet<u64> = HashSet::default();
-    let mut rehang_at: rustc_hash::FxHashMap<u64, u32> = Default::default();
-    for (i, e) in session.live_entries() {
-        let Some(id) = e.id_str() else { continue };
-        if removed.contains(id) {
-            drop_at.insert(e.span().offset);
-        } else if carried.contains(id) {
-            rehang_at.insert(e.span().offset, i);
+    file: &mut std::fs::File,
+    each: &mut EachLine<'_>,
+) -> Result<u64, SessionError> {
+    use std::io::{Read, Seek};
+    let io = |e| SessionError::io(&session.path, e);
+    file.rewind().map_err(io)?;
+    let mut at = 0u64;
+    if session.is_legacy() {
+        let mut original = Vec::new();
+        file.read_to_end(&mut original).map_err(io)?;
+        let text = crate::session::write::append::migrated_text(session, &original);
+        let lines_of = |b: &[u8]| b.split_inclusive(|&c| c == b'\n').count();
+        if lines_of(&text) != lines_of(&original) {
+            return Err(refused(
+                &session.path,
+                "the migrated text does not have the file's lines; nothing changed",
+            ));
         }
-    }
-    let start = session.find(&plan.entry);
-    let parent_json = match start.map(|s| &session.entry(s).parent) {
-        Some(Parent::Id(p)) => crate::session::line::raw_json::json_string(p),
-        _ => "null".to_string(),
-    };
-    let lines_of = |b: &[u8]| b.split_inclusive(|&c| c == b'\n').count();
-    if lines_of(text) != lines_of(original) {
-        return Err(refused(
-            &session.path,
-            "the migrated text does not have the file's lines; nothing changed",
-        ));
-    }
-    let mut out = Vec::with_capacity(text.len());
-    let mut offset = 0u64;
-    let (mut dropped, mut rehung) = (0usize, 0usize);
-    let lines = original
-        .split_inclusive(|&b| b == b'\n')
-        .zip(text.split_inclusive(|&b| b == b'\n'));
-    for (read, line) in lines {
-        let at = offset;
-        offset += read.len() as u64;
-        if drop_at.contains(&at) {
-            dropped += 1;
-            continue;
+        let lines = original
+            .split_inclusive(|&b| b == b'\n')
+            .zip(text.split_inclusive(|&b| b == b'\n'));
+        for (read, line) in lines {
+            each(at, read, line)?;
+            at += read.len() as u64;
         }
-        let Some(&i) = rehang_at.get(&at) else {
-            out.extend_from_slice(line);
-            continue;
+        return Ok(at);
+    }
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(io)?;
+        if n == 0 {
+            return Ok(at);
+        }
+        each(at, &line, &line)?;
+        at += n as u64;
+    }
+}
+
+/// What a prune makes of each line: dropped, re-hung from the branch's
+/// parent, or kept as it is. Lines are matched to the session's entries by
+/// where they start, in file order.
+struct Pruner<'s> {
+    session: &'s Session,
+    marks: &'s Marks,
+    parent_json: String,
+    /// The first entry whose line is not behind us.
+    next: usize,
+    /// The next carried entry, in `marks.carried`.
+    next_carried: usize,
+    dropped: usize,
+    rehung: usize,
+    removed: usize,
+}
+
+impl<'s> Pruner<'s> {
+    /// The prune of the branch at the entry `start`.
+    fn new(session: &'s Session, marks: &'s Marks, start: u32) -> Pruner<'s> {
+        let parent_json = match &session.entry(start).parent {
+            Parent::Id(p) => crate::session::line::raw_json::json_string(p),
+            _ => "null".to_string(),
         };
-        let e = session.entry(i);
+        Pruner {
+            session,
+            marks,
+            parent_json,
+            next: 0,
+            next_carried: 0,
+            dropped: 0,
+            rehung: 0,
+            removed: marks.removed.iter().filter(|&&r| r).count(),
+        }
+    }
+
+    /// The line that starts at `at` (`line`, with its ending) as the
+    /// pruned file has it: `None` when it goes.
+    fn line<'l>(
+        &mut self,
+        at: u64,
+        line: &'l [u8],
+    ) -> Result<Option<std::borrow::Cow<'l, [u8]>>, SessionError> {
+        let entries = &self.session.entries;
+        let offset = |i: usize| entries.get(i).map(|e| e.span().offset);
+        while offset(self.next).is_some_and(|o| o < at) {
+            self.next += 1;
+        }
+        let here = self.next;
+        if offset(here) != Some(at) {
+            return Ok(Some(line.into()));
+        }
+        if self.marks.removed[here] {
+            self.dropped += 1;
+            return Ok(None);
+        }
+        if self.marks.carried.get(self.next_carried) != Some(&(here as u32)) {
+            return Ok(Some(line.into()));
+        }
+        self.next_carried += 1;
+        let e = self.session.entry(here as u32);
         let body = &line[..line.len()
             - line
                 .iter()
@@ -373,65 +523,106 @@ fn pruned_text(
                 .take_while(|b| **b == b'\n' || **b == b'\r')
                 .count()];
         let ending = &line[body.len()..];
-        let json = std::str::from_utf8(body).map_err(|_| invalid(session, e.line))?;
+        let json = std::str::from_utf8(body).map_err(|_| invalid(self.session, e.line))?;
         let (bom, json) = match json.strip_prefix('\u{FEFF}') {
             Some(t) => ("\u{FEFF}", t),
             None => ("", json),
         };
-        let mut o = RawObject::parse(json).map_err(|_| invalid(session, e.line))?;
-        o.set_json("parentId", parent_json.clone());
+        let mut o = RawObject::parse(json).map_err(|_| invalid(self.session, e.line))?;
+        o.set_json("parentId", self.parent_json.clone());
+        let mut out = Vec::with_capacity(line.len() + 16);
         out.extend_from_slice(bom.as_bytes());
         out.extend_from_slice(o.to_json().as_bytes());
         out.extend_from_slice(ending);
-        rehung += 1;
+        self.rehung += 1;
+        Ok(Some(out.into()))
     }
-    if dropped != drop_at.len() || rehung != rehang_at.len() {
-        return Err(refused(
-            &session.path,
-            "the file's lines do not match what was read; nothing changed, try again",
-        ));
-    }
-    Ok(out)
-}
 
-/// Each line of `text` (the original, or its migration) with what the
-/// prune made of it: `None` for a line that went, else the line it left
-/// (the same, or re-hung). The pruned text `new` holds the kept lines in
-/// order, so they are matched one by one.
-fn kept_lines<'a>(
-    text: &'a [u8],
-    new: &'a [u8],
-    session: &Session,
-    plan: &PrunePlan,
-    original: &[u8],
-) -> Vec<(&'a [u8], Option<&'a [u8]>)> {
-    let removed: HashSet<&str> = plan.removed.iter().map(String::as_str).collect();
-    let mut drop_at: HashSet<u64> = HashSet::default();
-    for (_, e) in session.live_entries() {
-        if e.id_str().is_some_and(|id| removed.contains(id)) {
-            drop_at.insert(e.span().offset);
+    /// Every line the plan names was met.
+    fn finished(&self) -> Result<(), SessionError> {
+        if self.dropped != self.removed || self.rehung != self.marks.carried.len() {
+            return Err(refused(
+                &self.session.path,
+                "the file's lines do not match what was read; nothing changed, try again",
+            ));
         }
+        Ok(())
     }
-    let mut left = new.split_inclusive(|&b| b == b'\n');
-    let mut offset = 0u64;
-    original
-        .split_inclusive(|&b| b == b'\n')
-        .zip(text.split_inclusive(|&b| b == b'\n'))
-        .map(|(read, line)| {
-            let at = offset;
-            offset += read.len() as u64;
-            if drop_at.contains(&at) {
-                (line, None)
-            } else {
-                (line, left.next())
-            }
-        })
-        .collect()
 }
 
 fn invalid(session: &Session, line: u32) -> SessionError {
     SessionError::Invalid {
         path: session.path.clone(),
         message: format!("line {line}: cannot re-hang this entry (not UTF-8 JSON)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan_for(lines: &[&str]) -> Result<PrunePlan, SessionError> {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.jsonl");
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+        let mut text = format!("{header}\n");
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        std::fs::write(&path, text).expect("write");
+        plan_prune(&path, "b")
+    }
+
+    fn entry(id: Option<&str>, parent: Option<&str>) -> String {
+        let mut v = serde_json::json!({"type": "message", "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "hi", "timestamp": 1}});
+        if let Some(id) = id {
+            v["id"] = id.into();
+        }
+        v["parentId"] = parent.map_or(serde_json::Value::Null, Into::into);
+        v.to_string()
+    }
+
+    /// A file whose ids are not each an entry's own is refused, naming the
+    /// first line that says so: an entry without an id, or an id used again.
+    #[test]
+    fn ids_not_unique_are_refused_at_their_first_line() {
+        let a = entry(Some("a"), None);
+        let b = entry(Some("b"), Some("a"));
+        let c = entry(Some("c"), Some("a"));
+        let again = entry(Some("c"), Some("a"));
+        let none = entry(None, Some("a"));
+        let reason = |lines: &[&str]| match plan_for(lines) {
+            Err(SessionError::Refused { reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        assert!(plan_for(&[&a, &b, &c]).is_ok());
+        let r = reason(&[&a, &b, &c, &again]);
+        assert!(r.starts_with("line 5: the id c is used twice"), "{r}");
+        let r = reason(&[&a, &b, &none, &c, &again]);
+        assert!(r.starts_with("line 4: an entry without an id"), "{r}");
+        let r = reason(&[&a, &b, &c, &again, &none]);
+        assert!(r.starts_with("line 5: the id c is used twice"), "{r}");
+    }
+
+    /// What the plan counts, and that a different branch of the same size
+    /// gives another digest (the prune's check under the lock).
+    #[test]
+    fn the_plan_counts_the_branch_and_tells_branches_apart() {
+        let a = entry(Some("a"), None);
+        let b = entry(Some("b"), Some("a"));
+        let b1 = entry(Some("b1"), Some("b"));
+        let b2 = entry(Some("b2"), Some("b"));
+        let c = entry(Some("c"), Some("a"));
+        let plan = plan_for(&[&a, &b, &b1, &c]).expect("plan");
+        assert_eq!((plan.removed.len(), plan.messages), (2, 2));
+        let other = plan_for(&[&a, &b, &b2, &c]).expect("plan");
+        assert_eq!(other.removed.len(), 2);
+        assert_ne!(plan.removed, other.removed);
+        assert_eq!(
+            plan_for(&[&a, &b, &b1, &c]).expect("plan").removed,
+            plan.removed
+        );
     }
 }

@@ -33,8 +33,47 @@ pub struct Original<'a> {
     /// A second name of it (same inode, same file name) to take away.
     pub link: &'a Path,
     /// What will replace it.
-    pub new: &'a [u8],
+    pub new: Replacement,
 }
+
+/// What replaces a file, as a record of it keeps it: its length and xxh3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replacement {
+    pub len: u64,
+    pub xxh3: u64,
+}
+
+impl Replacement {
+    pub fn of(bytes: &[u8]) -> Replacement {
+        Replacement {
+            len: bytes.len() as u64,
+            xxh3: xxhash_rust::xxh3::xxh3_64(bytes),
+        }
+    }
+}
+
+/// A writer that counts and hashes what passes through it.
+struct Measured<W> {
+    out: W,
+    len: u64,
+    hash: xxhash_rust::xxh3::Xxh3,
+}
+
+impl<W: Write> Write for Measured<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.hash.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Writes the new text of a file (see [`replace_locked`]).
+pub(crate) type WriteNew<'a> = dyn FnMut(&mut dyn Write) -> Result<(), SessionError> + 'a;
 
 /// Replaces the file `lock` holds (its text was `original` when read under
 /// the lock) by `new`. `keep_original` gets a second name of the original
@@ -46,6 +85,27 @@ pub(crate) fn replace_locked(
     shown: &Path,
     original: &[u8],
     new: &[u8],
+    keep_original: &mut dyn FnMut(Original<'_>) -> Result<(), String>,
+) -> Result<(), SessionError> {
+    let io = |e| SessionError::io(shown, e);
+    let mut write = |out: &mut dyn Write| out.write_all(new).map_err(io);
+    replace_locked_with(
+        lock,
+        shown,
+        original.len() as u64,
+        &mut write,
+        keep_original,
+    )
+}
+
+/// [`replace_locked`] with the new text written by `write` as it is made
+/// (to the temporary file, never held whole), the original `original_len`
+/// bytes long when read under the lock. If `write` fails, nothing changes.
+pub(crate) fn replace_locked_with(
+    lock: &mut WriteLock,
+    shown: &Path,
+    original_len: u64,
+    write: &mut WriteNew<'_>,
     keep_original: &mut dyn FnMut(Original<'_>) -> Result<(), String>,
 ) -> Result<(), SessionError> {
     let io = |e| SessionError::io(shown, e);
@@ -64,12 +124,23 @@ pub(crate) fn replace_locked(
             lock::owner_text(&meta)
         ),
     })?;
-    tmp.file().write_all(new).map_err(io)?;
+    let mut out = Measured {
+        out: std::io::BufWriter::with_capacity(1 << 20, tmp.file()),
+        len: 0,
+        hash: xxhash_rust::xxh3::Xxh3::new(),
+    };
+    write(&mut out)?;
+    out.flush().map_err(io)?;
+    let new = Replacement {
+        len: out.len,
+        xxh3: out.hash.digest(),
+    };
+    drop(out);
     tmp.file().set_permissions(meta.permissions()).map_err(io)?;
     tmp.file().sync_all().map_err(io)?;
     let unchanged = || -> Result<(), SessionError> {
         let now = fs::metadata(&real).map_err(io)?;
-        if lock::same_file(&now, &meta) && now.len() == original.len() as u64 {
+        if lock::same_file(&now, &meta) && now.len() == original_len {
             Ok(())
         } else {
             Err(SessionError::Refused {
@@ -101,7 +172,7 @@ pub(crate) fn replace_locked(
     held.finish();
     // pi appends by path: a line it wrote between the check above and the
     // rename went to the original, which is no longer at the path.
-    carry_late_lines(lock.original(), original.len() as u64, new, &real).map_err(|why| {
+    carry_late_lines(lock.original(), original_len, new.len, &real).map_err(|why| {
         SessionError::Refused {
             path: shown.to_path_buf(),
             reason: why,
@@ -118,7 +189,7 @@ const SETTLE: Duration = Duration::from_millis(2);
 /// of a line carried before it. Otherwise the original is put back at
 /// `real` whole (with anything appended to the new file since), and the
 /// error says so: nothing pi wrote is lost either way.
-fn carry_late_lines(old: &fs::File, copied: u64, new: &[u8], real: &Path) -> Result<(), String> {
+fn carry_late_lines(old: &fs::File, copied: u64, new_len: u64, real: &Path) -> Result<(), String> {
     let mut carried = copied;
     let mut ids: Option<std::collections::HashSet<String>> = None;
     let mut quiet_rounds = 0;
@@ -137,7 +208,16 @@ fn carry_late_lines(old: &fs::File, copied: u64, new: &[u8], real: &Path) -> Res
             continue;
         }
         quiet_rounds = 0;
-        let ids = ids.get_or_insert_with(|| ids_of(new));
+        // The new file's own lines (what was written, not what came since).
+        let ids = match &mut ids {
+            Some(ids) => ids,
+            None => {
+                let new = fs::File::open(real)
+                    .and_then(|f| read_span(&f, 0, new_len))
+                    .map_err(|e| e.to_string())?;
+                ids.insert(ids_of(&new))
+            }
+        };
         let whole = late.ends_with(b"\n");
         let chains = whole
             && late
@@ -145,7 +225,7 @@ fn carry_late_lines(old: &fs::File, copied: u64, new: &[u8], real: &Path) -> Res
                 .filter(|l| !l.is_empty())
                 .all(|line| hangs_on(line, ids));
         if !chains {
-            return put_back(old, new.len() as u64 + (carried - copied), real);
+            return put_back(old, new_len + (carried - copied), real);
         }
         let mut out = fs::OpenOptions::new()
             .append(true)
@@ -211,11 +291,16 @@ fn open_elsewhere(_file: &fs::File) -> bool {
 
 /// The bytes of `file` from `offset` to its end.
 fn read_from(file: &fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
+    read_span(file, offset, u64::MAX)
+}
+
+/// Up to `len` bytes of `file` from `offset`.
+fn read_span(file: &fs::File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = file;
     f.seek(SeekFrom::Start(offset))?;
     let mut out = Vec::new();
-    f.read_to_end(&mut out)?;
+    f.take(len).read_to_end(&mut out)?;
     Ok(out)
 }
 
@@ -464,7 +549,7 @@ pub fn move_with_header(
     keep_original(Original {
         real: &real,
         link: &real,
-        new: &new,
+        new: Replacement::of(&new),
     })
     .map_err(|why| SessionError::Refused {
         path: path.to_path_buf(),
@@ -475,11 +560,15 @@ pub fn move_with_header(
     })?;
     // A line pi appended after the check above went to the original, now
     // in the trash: it follows the session to its new place.
-    carry_late_lines(lock.original(), original.len() as u64, &new, dest).map_err(|why| {
-        SessionError::Refused {
-            path: path.to_path_buf(),
-            reason: why,
-        }
+    carry_late_lines(
+        lock.original(),
+        original.len() as u64,
+        new.len() as u64,
+        dest,
+    )
+    .map_err(|why| SessionError::Refused {
+        path: path.to_path_buf(),
+        reason: why,
     })?;
     Ok(outcome)
 }
@@ -545,7 +634,7 @@ mod tests {
     fn late_lines_that_hang_on_the_kept_tree_are_carried() {
         let late = "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\"}\n{\"type\":\"message\",\"id\":\"c\",\"parentId\":\"b\"}\n";
         let (_d, old, real, original) = setup(late);
-        carry_late_lines(&old, original.len() as u64, KEPT.as_bytes(), &real).expect("carried");
+        carry_late_lines(&old, original.len() as u64, KEPT.len() as u64, &real).expect("carried");
         assert_eq!(
             fs::read_to_string(&real).expect("read"),
             format!("{KEPT}{late}")
@@ -556,7 +645,7 @@ mod tests {
     fn late_lines_on_the_removed_branch_put_the_original_back() {
         let late = "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"gone\"}\n";
         let (_d, old, real, original) = setup(late);
-        let err = carry_late_lines(&old, original.len() as u64, KEPT.as_bytes(), &real)
+        let err = carry_late_lines(&old, original.len() as u64, KEPT.len() as u64, &real)
             .expect_err("put back");
         assert!(err.contains("the original is back in place"), "{err}");
         assert_eq!(
