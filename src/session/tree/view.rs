@@ -5,6 +5,7 @@
 
 use crate::session::Session;
 use crate::session::line::entry::{Kind, Role};
+use crate::session::tree::Bits;
 use crate::session::tree::entry_line::{self, ToolCalls};
 use std::collections::HashSet;
 
@@ -204,91 +205,98 @@ impl TreeView {
         // below is in tree order, where the answers' reads would be
         // scattered); then what the folds hide as well.
         let mut visible: Vec<bool> = crate::par::map(n, 1 << 16, |i| shows(i as u32));
-        let mut hidden = crate::par::big_vec_of(n, false);
-        // Node indices, `NONE` for none (four bytes a node, where an
-        // `Option` takes eight: a million entries lay out here).
-        const NONE: u32 = u32::MAX;
-        let some = |v: u32| (v != NONE).then_some(v);
-        let mut nearest: Vec<u32> = crate::par::big_vec_of(n, NONE);
-        let mut child_count = crate::par::big_vec_of(n, 0u32);
-        // Per node (and for the roots): its last visible child in order.
-        let mut last_child: Vec<u32> = crate::par::big_vec_of(n, NONE);
-        let mut last_root = None;
+        let mut hidden = Bits::new(n);
+        // Per node: its row when it shows, else the nearest visible
+        // ancestor's (`NO_ROW`: none). Once laid out, each node's row.
+        let mut row_of = crate::par::big_vec_of(n, NO_ROW);
+        let some = |v: u32| (v != NO_ROW).then_some(v);
+        // First the rows in order, each with its visible parent, counting
+        // every row's visible children; then what follows from those.
+        // Room for what the filter shows (the folds hide some of it).
+        let mut rows: Vec<Row> = crate::par::big_vec(visible.iter().filter(|&&v| v).count());
         let mut visible_roots = 0usize;
         for &node in &self.order {
             let i = node as usize;
             let p = self.parent(node);
-            hidden[i] = p.is_some_and(|p| folded.contains(&p) || hidden[p as usize]);
-            visible[i] = !hidden[i] && visible[i];
-            nearest[i] = p.map_or(NONE, |p| {
-                if visible[p as usize] {
-                    p
-                } else {
-                    nearest[p as usize]
-                }
-            });
-            if visible[i] {
-                match some(nearest[i]) {
-                    Some(vp) => {
-                        child_count[vp as usize] += 1;
-                        last_child[vp as usize] = node;
-                    }
-                    None => {
-                        visible_roots += 1;
-                        last_root = Some(node);
-                    }
-                }
+            if p.is_some_and(|p| folded.contains(&p) || hidden.get(p)) {
+                hidden.set(node);
+                visible[i] = false;
             }
-        }
-        drop(hidden);
-        let shown = visible.iter().filter(|&&v| v).count();
-        let mut rows: Vec<Row> = crate::par::big_vec(shown);
-        let mut heads: Vec<bool> = crate::par::big_vec(shown);
-        // Each row's container: the row it nests under in the drawn tree.
-        let mut containers: Vec<u32> = crate::par::big_vec(shown);
-        let mut row_of = crate::par::big_vec_of(n, NO_ROW);
-        for &node in &self.order {
-            let i = node as usize;
+            let above = p.map_or(NO_ROW, |p| row_of[p as usize]);
             if !visible[i] {
+                row_of[i] = above;
                 continue;
             }
-            let (container, depth, head, visible_parent, up) = match some(nearest[i]) {
-                None => (NO_ROW, 0, visible_roots > 1, NO_ROW, NO_ROW),
-                Some(vp) => {
-                    let prow = row_of[vp as usize];
-                    let p = rows[prow as usize];
-                    let up = if p.connector { prow } else { p.up };
-                    let fork = child_count[vp as usize] > 1;
-                    let nest = fork || heads[prow as usize];
-                    if nest && p.depth < MAX_DEPTH {
-                        (prow, p.depth + 1, fork, prow, up)
-                    } else {
-                        (containers[prow as usize], p.depth, fork, prow, up)
-                    }
-                }
-            };
-            let last = match some(nearest[i]) {
-                Some(vp) => last_child[vp as usize] == node,
-                None => last_root == Some(node),
-            };
+            match some(above) {
+                Some(vp) => rows[vp as usize].visible_children += 1,
+                None => visible_roots += 1,
+            }
             row_of[i] = rows.len() as u32;
-            heads.push(head);
-            containers.push(container);
-            let children = child_count[i];
-            let is_folded = folded.contains(&node);
             rows.push(Row {
                 node,
-                depth,
-                up,
-                visible_parent,
-                visible_children: children,
-                // pi draws a connector on the children of a fork only (not
-                // on roots, even when there are several).
-                connector: visible_parent != NO_ROW && head,
-                last,
-                foldable: is_folded || (children > 0 && (visible_parent == NO_ROW || head)),
-                folded: is_folded,
+                depth: 0,
+                up: NO_ROW,
+                visible_parent: above,
+                visible_children: 0,
+                connector: false,
+                last: false,
+                foldable: false,
+                folded: folded.contains(&node),
             });
+        }
+        drop(hidden);
+        // The last of each row's visible children (and of the roots): the
+        // first met from the end.
+        let mut has_last = Bits::new(rows.len());
+        let mut last_root = false;
+        for r in rows.iter_mut().rev() {
+            r.last = match some(r.visible_parent) {
+                Some(vp) => {
+                    let first = !has_last.get(vp);
+                    has_last.set(vp);
+                    first
+                }
+                None => !std::mem::replace(&mut last_root, true),
+            };
+        }
+        drop(has_last);
+        for k in 0..rows.len() {
+            let r = rows[k];
+            // A row heads its branch when it is one of several (roots or
+            // children of one row); it then nests what is under it.
+            let (depth, head, up) = match some(r.visible_parent) {
+                None => (0, visible_roots > 1, NO_ROW),
+                Some(vp) => {
+                    let p = rows[vp as usize];
+                    let up = if p.connector { vp } else { p.up };
+                    let fork = p.visible_children > 1;
+                    let p_heads = match p.visible_parent {
+                        NO_ROW => visible_roots > 1,
+                        _ => p.connector,
+                    };
+                    let nest = fork || p_heads;
+                    let depth = if nest && p.depth < MAX_DEPTH {
+                        p.depth + 1
+                    } else {
+                        p.depth
+                    };
+                    (depth, fork, up)
+                }
+            };
+            let row = &mut rows[k];
+            row.depth = depth;
+            row.up = up;
+            // pi draws a connector on the children of a fork only (not on
+            // roots, even when there are several).
+            row.connector = r.visible_parent != NO_ROW && head;
+            row.foldable =
+                r.folded || (r.visible_children > 0 && (r.visible_parent == NO_ROW || head));
+        }
+        // Each node's row, `NO_ROW` for one that does not show.
+        for (i, row) in row_of.iter_mut().enumerate() {
+            if !visible[i] {
+                *row = NO_ROW;
+            }
         }
         Rows { rows, row_of }
     }
