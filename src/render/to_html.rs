@@ -238,8 +238,9 @@ fn tree(out: &mut String, rows: &[NavRow], anchored: &HashSet<u32>) {
 #[derive(Default)]
 struct Writer {
     out: String,
-    /// Entries whose anchor is already on the page.
-    ids: HashSet<u32>,
+    /// Entries whose anchor is already on the page (a flag an entry: a
+    /// branch of ten million entries' set of them took a hundred MB).
+    ids: crate::session::tree::Bits,
     /// ANSI colours used (foreground, background), for the style sheet.
     fg: HashSet<u8>,
     bg: HashSet<u8>,

@@ -28,6 +28,19 @@ impl Bits {
         }
     }
 
+    /// Sets flag `i`, growing the row to hold it; whether it was unset.
+    pub(crate) fn insert(&mut self, i: u32) -> bool {
+        let i = i as usize;
+        if i >= self.len {
+            self.words.resize((i + 1).div_ceil(64), 0);
+            self.len = i + 1;
+        }
+        let (word, bit) = (&mut self.words[i / 64], 1u64 << (i % 64));
+        let unset = *word & bit == 0;
+        *word |= bit;
+        unset
+    }
+
     /// Adds a flag at the end.
     pub(crate) fn push(&mut self, on: bool) {
         if self.len.is_multiple_of(64) {
@@ -80,5 +93,20 @@ mod tests {
             }
             assert_eq!(collected, set);
         }
+    }
+
+    /// A growing row says whether each flag was new, and reads back as a
+    /// set of the same flags would.
+    #[test]
+    fn inserted_flags_grow_the_row() {
+        let mut bits = Bits::default();
+        let mut seen = std::collections::HashSet::new();
+        for i in [5u32, 0, 64, 5, 200, 63, 64, 1000, 0] {
+            assert_eq!(bits.insert(i), seen.insert(i), "{i}");
+        }
+        for i in 0..1100u32 {
+            assert_eq!(bits.get(i), seen.contains(&i), "{i}");
+        }
+        assert_eq!(bits.len, 1001);
     }
 }
