@@ -48,6 +48,7 @@
 
 pub mod catalog;
 pub mod cli;
+pub(crate) mod hashing;
 pub mod jstext;
 pub mod par;
 pub mod render;

@@ -74,14 +74,13 @@ impl Envelope {
         use std::io::{Seek, SeekFrom};
         write_replacing_with(path, |file| {
             file.write_all(&[0; Self::HEADER_LEN])?;
-            let mut out = Hashing {
-                inner: std::io::BufWriter::with_capacity(1 << 16, &mut *file),
-                len: 0,
-                hash: xxhash_rust::xxh3::Xxh3::new(),
-            };
+            let mut out = crate::hashing::Hashing::new(std::io::BufWriter::with_capacity(
+                1 << 16,
+                &mut *file,
+            ));
             fill(&mut out)?;
             out.flush()?;
-            let header = self.header_of(out.len, out.hash.digest());
+            let header = self.header_of(out.len(), out.digest());
             drop(out);
             file.seek(SeekFrom::Start(0))?;
             file.write_all(&header)
@@ -152,24 +151,5 @@ fn write_replacing_with(
 }
 
 /// The writer [`Envelope::write_streamed`] hands its `fill`.
-pub(crate) type PayloadWriter<'a> = Hashing<std::io::BufWriter<&'a mut std::fs::File>>;
-
-/// A writer that counts and hashes (xxh3) what goes through it.
-pub(crate) struct Hashing<W> {
-    inner: W,
-    len: u64,
-    hash: xxhash_rust::xxh3::Xxh3,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hash.update(&buf[..n]);
-        self.len += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
+pub(crate) type PayloadWriter<'a> =
+    crate::hashing::Hashing<std::io::BufWriter<&'a mut std::fs::File>>;

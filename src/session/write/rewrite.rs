@@ -52,26 +52,6 @@ impl Replacement {
     }
 }
 
-/// A writer that counts and hashes what passes through it.
-struct Measured<W> {
-    out: W,
-    len: u64,
-    hash: xxhash_rust::xxh3::Xxh3,
-}
-
-impl<W: Write> Write for Measured<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.out.write(buf)?;
-        self.hash.update(&buf[..n]);
-        self.len += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
-}
-
 /// Writes the new text of a file (see [`replace_locked`]).
 pub(crate) type WriteNew<'a> = dyn FnMut(&mut dyn Write) -> Result<(), SessionError> + 'a;
 
@@ -124,16 +104,13 @@ pub(crate) fn replace_locked_with(
             lock::owner_text(&meta)
         ),
     })?;
-    let mut out = Measured {
-        out: std::io::BufWriter::with_capacity(1 << 20, tmp.file()),
-        len: 0,
-        hash: xxhash_rust::xxh3::Xxh3::new(),
-    };
+    let mut out =
+        crate::hashing::Hashing::new(std::io::BufWriter::with_capacity(1 << 20, tmp.file()));
     write(&mut out)?;
     out.flush().map_err(io)?;
     let new = Replacement {
-        len: out.len,
-        xxh3: out.hash.digest(),
+        len: out.len(),
+        xxh3: out.digest(),
     };
     drop(out);
     tmp.file().set_permissions(meta.permissions()).map_err(io)?;
