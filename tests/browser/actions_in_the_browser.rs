@@ -106,10 +106,7 @@ fn branching_moves_the_leaf_and_the_marks() {
     assert_ne!(leaf_id(&h), old_leaf, "the leaf mark moved");
     assert_eq!(leaf_id(&h), s.leaf_id().unwrap());
     let t = h.app.tree().loaded().unwrap();
-    assert!(
-        t.view.active[s.find(&target).unwrap() as usize],
-        "on the path"
-    );
+    assert!(t.view.on_path(s.find(&target).unwrap()), "on the path");
     assert!(
         h.screen()
             .contains("◉ [branch summary]: tried the other way")

@@ -96,17 +96,18 @@ pub struct TreeView {
     /// Per entry index: the node it was reached from in `order`.
     /// (`NO_NODE` for a root: four bytes a node.) See [`TreeView::parent`].
     parent: Vec<u32>,
-    /// Per entry index: on the path from the root to the leaf.
-    pub active: Vec<bool>,
+    /// Per entry index: on the path from the root to the leaf (see
+    /// [`TreeView::on_path`]).
+    active: Bits,
     pub leaf: Option<u32>,
 }
 
 impl TreeView {
     pub fn new(s: &Session) -> TreeView {
         let n = s.entries.len();
-        let mut active = crate::par::big_vec_of(n, false);
+        let mut active = Bits::new(n);
         for node in s.branch() {
-            active[node as usize] = true;
+            active.set(node);
         }
         let (order, parent) = display_order(s, &active);
         TreeView {
@@ -115,6 +116,11 @@ impl TreeView {
             active,
             leaf: s.leaf(),
         }
+    }
+
+    /// Whether `node` is on the path from the root to the leaf.
+    pub fn on_path(&self, node: u32) -> bool {
+        self.active.get(node)
     }
 
     /// The node `node` was reached from in `order` (`None` for a root).
@@ -128,7 +134,7 @@ impl TreeView {
     pub fn mark(&self, node: u32) -> Mark {
         if Some(node) == self.leaf {
             Mark::Leaf
-        } else if self.active.get(node as usize).copied().unwrap_or(false) {
+        } else if self.active.get(node) {
             Mark::Path
         } else {
             Mark::None
@@ -304,15 +310,15 @@ impl TreeView {
 
 /// Pre-order with the active child first at every fork; each node listed
 /// once (a duplicated id can hang one node under two parents).
-fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<u32>) {
+fn display_order(s: &Session, active: &Bits) -> (Vec<u32>, Vec<u32>) {
     let n = s.entries.len();
     let mut order = crate::par::big_vec(n);
     let mut parent = crate::par::big_vec_of(n, NO_NODE);
-    let mut seen = crate::par::big_vec_of(n, false);
+    let mut seen = Bits::new(n);
     let active_first = |list: &[u32]| -> Vec<u32> {
         let mut v: Vec<u32> = list.to_vec();
         // A stable sort keeps pi's timestamp order within each group.
-        v.sort_by_key(|&c| !active.get(c as usize).copied().unwrap_or(false));
+        v.sort_by_key(|&c| !active.get(c));
         v
     };
     let mut stack: Vec<(u32, Option<u32>)> = active_first(s.tree.roots())
@@ -321,10 +327,7 @@ fn display_order(s: &Session, active: &[bool]) -> (Vec<u32>, Vec<u32>) {
         .map(|r| (r, None))
         .collect();
     while let Some((node, from)) = stack.pop() {
-        let Some(slot) = seen.get_mut(node as usize) else {
-            continue;
-        };
-        if std::mem::replace(slot, true) {
+        if node as usize >= n || !seen.insert(node) {
             continue;
         }
         parent[node as usize] = from.unwrap_or(NO_NODE);
