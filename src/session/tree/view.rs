@@ -257,11 +257,7 @@ impl TreeView {
         let mut last_root = false;
         for r in rows.iter_mut().rev() {
             r.last = match some(r.visible_parent) {
-                Some(vp) => {
-                    let first = !has_last.get(vp);
-                    has_last.set(vp);
-                    first
-                }
+                Some(vp) => has_last.insert(vp),
                 None => !std::mem::replace(&mut last_root, true),
             };
         }

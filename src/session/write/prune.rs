@@ -272,8 +272,7 @@ fn carried_entries(session: &Session, inside: &[bool]) -> HashSet<u32> {
         let Some(t) = l.target.as_deref().and_then(|t| session.find(t)) else {
             continue;
         };
-        if !met.get(t) {
-            met.set(t);
+        if met.insert(t) {
             latest.push((t, i));
         }
     }
@@ -355,10 +354,8 @@ fn prune_with(
     }
     let lock_path = lock.real.clone();
     let mut old_hash = xxhash_rust::xxh3::Xxh3::new();
-    let mut pruner = Pruner::new(&session, &marks, marks.start);
+    let mut pruner = Pruner::new(&session, &marks);
     let mut archive = keep_branch.is_some().then(|| Archiver::new(path));
-    let mut new_len = 0u64;
-    let mut new_hash = 0u64;
     let mut write = |out: &mut dyn Write| -> Result<(), SessionError> {
         let mut each = |at: u64, read: &[u8], line: &[u8]| -> Result<(), SessionError> {
             old_hash.update(read);
@@ -379,7 +376,7 @@ fn prune_with(
         if read != old_size {
             return Err(changed());
         }
-        pruner.finished()?;
+        pruner.finished(now.removed.len())?;
         if let (Some(keep), Some(archive)) = (keep_branch.as_mut(), &archive) {
             keep(&archive.lines).map_err(|why| {
                 refused(
@@ -390,19 +387,19 @@ fn prune_with(
         }
         Ok(())
     };
-    let mut keep = |o: crate::session::write::rewrite::Original<'_>| {
-        (new_len, new_hash) = (o.new.len, o.new.xxh3);
-        keep_original(o)
-    };
-    crate::session::write::rewrite::replace_locked_with(
-        &mut lock, path, old_size, &mut write, &mut keep,
+    let new = crate::session::write::rewrite::replace_locked_with(
+        &mut lock,
+        path,
+        old_size,
+        &mut write,
+        keep_original,
     )?;
     Ok(Pruned {
         plan: now,
         old_size,
         old_hash: old_hash.digest(),
-        new_size: new_len,
-        new_hash,
+        new_size: new.len,
+        new_hash: new.xxh3,
     })
 }
 
@@ -469,13 +466,12 @@ struct Pruner<'s> {
     next_carried: usize,
     dropped: usize,
     rehung: usize,
-    removed: usize,
 }
 
 impl<'s> Pruner<'s> {
-    /// The prune of the branch at the entry `start`.
-    fn new(session: &'s Session, marks: &'s Marks, start: u32) -> Pruner<'s> {
-        let parent_json = match &session.entry(start).parent {
+    fn new(session: &'s Session, marks: &'s Marks) -> Pruner<'s> {
+        // Carried lines hang from the branch's parent.
+        let parent_json = match &session.entry(marks.start).parent {
             Parent::Id(p) => crate::session::line::raw_json::json_string(p),
             _ => "null".to_string(),
         };
@@ -487,7 +483,6 @@ impl<'s> Pruner<'s> {
             next_carried: 0,
             dropped: 0,
             rehung: 0,
-            removed: marks.removed.iter().filter(|&&r| r).count(),
         }
     }
 
@@ -538,9 +533,10 @@ impl<'s> Pruner<'s> {
         Ok(Some(out.into()))
     }
 
-    /// Every line the plan names was met.
-    fn finished(&self) -> Result<(), SessionError> {
-        if self.dropped != self.removed || self.rehung != self.marks.carried.len() {
+    /// Every line the plan names was met: the `removed` it counted, and
+    /// every carried one.
+    fn finished(&self, removed: usize) -> Result<(), SessionError> {
+        if self.dropped != removed || self.rehung != self.marks.carried.len() {
             return Err(refused(
                 &self.session.path,
                 "the file's lines do not match what was read; nothing changed, try again",

@@ -76,18 +76,20 @@ pub(crate) fn replace_locked(
         &mut write,
         keep_original,
     )
+    .map(|_| ())
 }
 
 /// [`replace_locked`] with the new text written by `write` as it is made
 /// (to the temporary file, never held whole), the original `original_len`
 /// bytes long when read under the lock. If `write` fails, nothing changes.
+/// What was written, once it stands in the original's place.
 pub(crate) fn replace_locked_with(
     lock: &mut WriteLock,
     shown: &Path,
     original_len: u64,
     write: &mut WriteNew<'_>,
     keep_original: &mut dyn FnMut(Original<'_>) -> Result<(), String>,
-) -> Result<(), SessionError> {
+) -> Result<Replacement, SessionError> {
     let io = |e| SessionError::io(shown, e);
     let real = lock.real.clone();
     let meta = lock.original().metadata().map_err(io)?;
@@ -154,7 +156,8 @@ pub(crate) fn replace_locked_with(
             path: shown.to_path_buf(),
             reason: why,
         }
-    })
+    })?;
+    Ok(new)
 }
 
 /// How long the original is watched for a late append after the rename.
