@@ -7,21 +7,20 @@ use crate::catalog::housekeeping::{confine, journal};
 use crate::catalog::in_use;
 use crate::safe_text::sanitize;
 use crate::session::write::prune::{self, PrunePlan};
+use crate::session::write::rewrite::Original;
 use anyhow::Result;
 use std::io::Write;
 
 pub fn run(args: PruneArgs, out: &mut dyn Write) -> Result<()> {
     confine::given_file(None, &args.file)?;
+    if args.yes && !args.dry_run {
+        // Agreed to ahead: planned and pruned from one read of the file.
+        let mut shown = |plan: &PrunePlan| describe(plan, out).map_err(|e| e.to_string());
+        let done = prune::prune_now(&args.file, &args.entry, &mut shown, &mut trash_original)?;
+        return pruned(&args, &done, out);
+    }
     let plan = prune::plan_prune(&args.file, &args.entry)?;
     describe(&plan, out)?;
-    if let Some(why) = in_use::pi_may_have_open(&args.file) {
-        writeln!(
-            out,
-            "Warning: pi may have this session open ({}); a running pi keeps the entries it has \
-             in memory and may write below the pruned branch again. Close it there first.",
-            sanitize(&why)
-        )?;
-    }
     if args.dry_run {
         writeln!(out, "(dry run: nothing changed)")?;
         return Ok(());
@@ -32,11 +31,18 @@ pub fn run(args: PruneArgs, out: &mut dyn Write) -> Result<()> {
     }
     // Checked again at the moment: a symlink put in its place meanwhile.
     confine::given_file(None, &args.file)?;
-    let done = prune::prune(&plan, &mut |o| {
-        journal::trash_pruned_original(o)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    })?;
+    let done = prune::prune(&plan, &mut trash_original)?;
+    pruned(&args, &done, out)
+}
+
+/// The original, into the trash and the journal.
+fn trash_original(o: Original<'_>) -> Result<(), String> {
+    journal::trash_pruned_original(o)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+fn pruned(args: &PruneArgs, done: &prune::Pruned, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "{}: pruned {} entries; the original is in the trash (`piscope restore {}` puts it back)",
@@ -47,7 +53,7 @@ pub fn run(args: PruneArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// What goes, in numbers.
+/// What goes, in numbers, and a word if pi may have the session open.
 fn describe(plan: &PrunePlan, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
@@ -69,6 +75,14 @@ fn describe(plan: &PrunePlan, out: &mut dyn Write) -> Result<()> {
             "  {} kept (the session's name, labels of kept entries), now under {}",
             plan.carried.len(),
             sanitize(plan.parent.as_deref().unwrap_or("the root"))
+        )?;
+    }
+    if let Some(why) = in_use::pi_may_have_open(&plan.path) {
+        writeln!(
+            out,
+            "Warning: pi may have this session open ({}); a running pi keeps the entries it has \
+             in memory and may write below the pruned branch again. Close it there first.",
+            sanitize(&why)
         )?;
     }
     Ok(())

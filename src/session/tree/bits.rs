@@ -28,6 +28,13 @@ impl Bits {
         }
     }
 
+    /// Unsets flag `i`.
+    pub(crate) fn clear(&mut self, i: u32) {
+        if (i as usize) < self.len {
+            self.words[i as usize / 64] &= !(1 << (i % 64));
+        }
+    }
+
     /// Sets flag `i`, growing the row to hold it; whether it was unset.
     pub(crate) fn insert(&mut self, i: u32) -> bool {
         let i = i as usize;

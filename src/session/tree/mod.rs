@@ -15,8 +15,10 @@ mod bits;
 pub mod context;
 pub mod entry_line;
 pub mod parts;
+mod targets;
 pub mod tokens;
 pub mod view;
+pub use targets::{LabelTargets, target_of};
 
 use crate::session::Entries;
 use crate::session::line::entry::{Entry, Id, Info, Kind, Parent};

@@ -9,7 +9,7 @@ use crate::session::line::entry::{Info, Kind};
 use crate::session::line::jskey;
 use crate::session::line::jsvalue::JsValue;
 use crate::session::line::raw_json::RawObject;
-use crate::session::tree::Bits;
+use crate::session::tree::{Bits, LabelTargets};
 use crate::session::write::{ids, migrate};
 use crate::session::{Detail, Session, SessionError};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 /// depth and the kept lines are streamed from the original to the new file,
 /// so a fork costs the tree's memory, not the session's.
 pub fn fork_session(path: &Path, leaf: Option<&str>) -> Result<PathBuf, SessionError> {
-    let session = Session::open_with(path, Detail::Outline)?;
+    let session = Session::open_once(path, Detail::Outline)?;
     let leaf = resolve_leaf(&session, leaf)?;
     let head = ForkHead::new();
     let name = format!(
@@ -254,13 +254,15 @@ fn write_fork(
     drop((replaced, named));
     // The kept entry an id (as a label's targetId reads it) names:
     // `Some(NO_TARGET)` for `undefined` when an entry without one is kept.
+    // The labels' targets, found without a table of every id.
     const NO_TARGET: u32 = u32::MAX;
+    let targets = LabelTargets::of(&session.entries);
     let kept_target = |t: &str| {
         if t == jskey::UNDEFINED {
             return kept_without_id.then_some(NO_TARGET);
         }
-        session
-            .find(t)
+        targets
+            .get(t, &session.entries)
             .filter(|&n| kept.get(n) && session.entry(n).id.is_some())
     };
 

@@ -19,6 +19,7 @@
 use crate::session::error::ProblemKind;
 use crate::session::line::entry::{Info, Kind, Parent};
 use crate::session::line::raw_json::RawObject;
+use crate::session::tree::{Bits, LabelTargets};
 use crate::session::write::branch_archive::{ArchivedLine, Archiver};
 use crate::session::{Detail, Session, SessionError};
 use rustc_hash::FxHashSet as HashSet;
@@ -86,13 +87,15 @@ fn refused(path: &Path, reason: impl Into<String>) -> SessionError {
 /// must (the branch holds pi's resume point, ids are not unique).
 pub fn plan_prune(path: &Path, entry: &str) -> Result<PrunePlan, SessionError> {
     // The outline has the tree; the usage is read in a scan of its own.
-    let session = Session::open_with(path, Detail::Outline)?;
+    // The entry and the labels' targets are found by scans: no table of
+    // ids is kept.
+    let session = Session::open_once(path, Detail::Outline)?;
     plan_of(&session, entry)
 }
 
 /// The plan for an open session.
 pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError> {
-    branch_of(session, entry).map(|(plan, _)| plan)
+    branch_of(session, entry, Usage::Sum).map(|(plan, _)| plan)
 }
 
 /// What a plan names, by entry: the entries that go (`removed`, by index)
@@ -100,12 +103,24 @@ pub fn plan_of(session: &Session, entry: &str) -> Result<PrunePlan, SessionError
 struct Marks {
     /// The entry the branch starts at.
     start: u32,
-    removed: Vec<bool>,
+    removed: Bits,
     carried: Vec<u32>,
 }
 
+/// Whether a plan sums the usage of what goes (the tokens and cost it
+/// shows), which reads the file again at full depth.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Usage {
+    Sum,
+    Skip,
+}
+
 /// The plan for an open session, with the entries it names.
-fn branch_of(session: &Session, entry: &str) -> Result<(PrunePlan, Marks), SessionError> {
+fn branch_of(
+    session: &Session,
+    entry: &str,
+    usage: Usage,
+) -> Result<(PrunePlan, Marks), SessionError> {
     let path = &session.path;
     let start = session
         .find(entry)
@@ -141,16 +156,16 @@ fn branch_of(session: &Session, entry: &str) -> Result<(PrunePlan, Marks), Sessi
         _ => {}
     }
     // The branch: the entry and everything below it.
-    let mut inside = vec![false; session.entries.len()];
+    let mut inside = Bits::new(session.entries.len());
     let mut stack = vec![start];
     while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut inside[n as usize], true) {
+        if !inside.insert(n) {
             continue;
         }
         stack.extend_from_slice(session.tree.children(n));
     }
     if let Some(leaf) = session.tree.last() {
-        if inside[leaf as usize] {
+        if inside.get(leaf) {
             let leaf_id = session.entry(leaf).id_str().unwrap_or("?");
             let parent = session.entry(start).parent_id().unwrap_or("another entry");
             return Err(refused(
@@ -179,7 +194,7 @@ fn branch_of(session: &Session, entry: &str) -> Result<(PrunePlan, Marks), Sessi
     let mut carried = Vec::new();
     let mut digest = xxhash_rust::xxh3::Xxh3::new();
     for (i, e) in session.live_entries() {
-        if !inside[i as usize] {
+        if !inside.get(i) {
             continue;
         }
         let id = e.id_str().unwrap_or_default();
@@ -187,7 +202,7 @@ fn branch_of(session: &Session, entry: &str) -> Result<(PrunePlan, Marks), Sessi
             plan.carried.push(id.to_string());
             carried.push(i);
             // Left inside only what goes.
-            inside[i as usize] = false;
+            inside.clear(i);
             continue;
         }
         digest.update(&(id.len() as u64).to_le_bytes());
@@ -198,7 +213,9 @@ fn branch_of(session: &Session, entry: &str) -> Result<(PrunePlan, Marks), Sessi
         }
     }
     plan.removed.digest = digest.digest();
-    (plan.tokens, plan.cost) = usage_of(session, &inside)?;
+    if usage == Usage::Sum {
+        (plan.tokens, plan.cost) = usage_of(session, &inside)?;
+    }
     if plan.removed.is_empty() {
         return Err(refused(
             path,
@@ -218,10 +235,10 @@ fn branch_of(session: &Session, entry: &str) -> Result<(PrunePlan, Marks), Sessi
 /// summed in file order. Usage is read at full depth only: a session read
 /// at another depth is read again in a scan that keeps no entry, each
 /// entry matched to the session's by where its line starts.
-fn usage_of(session: &Session, removed: &[bool]) -> Result<(f64, f64), SessionError> {
+fn usage_of(session: &Session, removed: &Bits) -> Result<(f64, f64), SessionError> {
     let (mut tokens, mut cost) = (0.0, 0.0);
     let mut add = |i: usize, e: &crate::session::line::entry::Entry| {
-        if removed.get(i).copied().unwrap_or(false) {
+        if removed.get(i as u32) {
             if let Some(u) = e.usage() {
                 tokens += u.tokens;
                 cost += u.cost;
@@ -251,37 +268,26 @@ fn usage_of(session: &Session, removed: &[bool]) -> Result<(f64, f64), SessionEr
 /// The entries on the branch that pi reads from elsewhere: the latest
 /// `session_info` in the file, and for each kept entry the latest `label`
 /// naming it (a carried entry is kept too, so its labels count).
-fn carried_entries(session: &Session, inside: &[bool]) -> HashSet<u32> {
+fn carried_entries(session: &Session, inside: &Bits) -> HashSet<u32> {
     let mut carried: HashSet<u32> = HashSet::default();
     if let Some((i, _)) = session
         .live_entries()
         .rev()
         .find(|(_, e)| matches!(e.info, Info::SessionInfo { .. }))
     {
-        if inside[i as usize] {
+        if inside.get(i) {
             carried.insert(i);
         }
     }
-    // The latest label entry per target, by the target's entry: found
-    // from the end, each target's first one met (a flag an entry, where a
-    // table by the targets' ids took a hundred megabytes on a million).
-    let mut met = crate::session::tree::Bits::new(session.entries.len());
-    let mut latest: Vec<(u32, u32)> = Vec::new();
-    for (i, e) in session.live_entries().rev() {
-        let Info::Label(l) = &e.info else { continue };
-        let Some(t) = l.target.as_deref().and_then(|t| session.find(t)) else {
-            continue;
-        };
-        if met.insert(t) {
-            latest.push((t, i));
-        }
-    }
-    drop(met);
+    // The latest label entry per target, by the target's entry (ids are
+    // unique here: one entry a target's text), found without a table of
+    // every id.
+    let targets = LabelTargets::of(&session.entries);
     loop {
         let before = carried.len();
-        for &(t, label) in &latest {
-            let kept = !inside[t as usize] || carried.contains(&t);
-            if kept && inside[label as usize] {
+        for (label, t) in targets.latest() {
+            let kept = !inside.get(t) || carried.contains(&t);
+            if kept && inside.get(label) {
                 carried.insert(label);
             }
         }
@@ -301,7 +307,30 @@ pub fn prune(
         crate::session::write::rewrite::Original<'_>,
     ) -> Result<(), String>,
 ) -> Result<Pruned, SessionError> {
-    prune_with(plan, None, keep_original)
+    prune_with(&plan.path, Ask::Same(plan), None, keep_original)
+}
+
+/// Prunes the branch at `entry` at once, for a prune agreed to ahead
+/// (`--yes`): the plan is made under piscope's write lock, from the one
+/// read of the file the new one is then written from, and handed to
+/// `shown` before anything changes (an error there changes nothing).
+/// One read of the file where [`plan_prune`] then [`prune`] make two.
+pub fn prune_now(
+    path: &Path,
+    entry: &str,
+    shown: &mut dyn FnMut(&PrunePlan) -> Result<(), String>,
+    keep_original: &mut dyn FnMut(
+        crate::session::write::rewrite::Original<'_>,
+    ) -> Result<(), String>,
+) -> Result<Pruned, SessionError> {
+    prune_with(path, Ask::Now(entry, shown), None, keep_original)
+}
+
+/// What a prune acts on: a plan confirmed before, the file checked to
+/// give the same one under the lock; or an entry, its plan made then.
+enum Ask<'a> {
+    Same(&'a PrunePlan),
+    Now(&'a str, &'a mut dyn FnMut(&PrunePlan) -> Result<(), String>),
 }
 
 /// Keeps the lines a prune takes away (see [`prune_keeping`]).
@@ -319,28 +348,46 @@ pub fn prune_keeping(
         crate::session::write::rewrite::Original<'_>,
     ) -> Result<(), String>,
 ) -> Result<Pruned, SessionError> {
-    prune_with(plan, Some(keep_branch), keep_original)
+    prune_with(
+        &plan.path,
+        Ask::Same(plan),
+        Some(keep_branch),
+        keep_original,
+    )
 }
 
 fn prune_with(
-    plan: &PrunePlan,
+    path: &Path,
+    ask: Ask<'_>,
     mut keep_branch: Option<&mut KeepBranch<'_>>,
     keep_original: &mut dyn FnMut(
         crate::session::write::rewrite::Original<'_>,
     ) -> Result<(), String>,
 ) -> Result<Pruned, SessionError> {
-    let path = &plan.path;
     let io = |e| SessionError::io(path, e);
     let mut lock = crate::session::write::append::lock_for_append(path)?;
-    // Lines are copied or re-hung as they are: the outline finds them.
-    let session = Session::open_with(path, Detail::Outline)?;
-    let (now, marks) = branch_of(&session, &plan.entry)?;
-    if now.removed != plan.removed || now.carried != plan.carried {
-        return Err(refused(
-            path,
-            "the session changed since the prune was confirmed; nothing changed, look again",
-        ));
-    }
+    // Lines are copied or re-hung as they are: the outline finds them
+    // (and no table of ids is kept: see `plan_prune`).
+    let session = Session::open_once(path, Detail::Outline)?;
+    let (now, marks) = match ask {
+        Ask::Same(plan) => {
+            // What is checked is what goes and what stays, not its usage
+            // (a read of the whole file again).
+            let (now, marks) = branch_of(&session, &plan.entry, Usage::Skip)?;
+            if now.removed != plan.removed || now.carried != plan.carried {
+                return Err(refused(
+                    path,
+                    "the session changed since the prune was confirmed; nothing changed, look again",
+                ));
+            }
+            (now, marks)
+        }
+        Ask::Now(entry, shown) => {
+            let (now, marks) = branch_of(&session, entry, Usage::Sum)?;
+            shown(&now).map_err(|why| refused(path, format!("{why}; nothing changed")))?;
+            (now, marks)
+        }
+    };
     let changed = || {
         refused(
             path,
@@ -502,7 +549,7 @@ impl<'s> Pruner<'s> {
         if offset(here) != Some(at) {
             return Ok(Some(line.into()));
         }
-        if self.marks.removed[here] {
+        if self.marks.removed.get(here as u32) {
             self.dropped += 1;
             return Ok(None);
         }
@@ -557,9 +604,9 @@ fn invalid(session: &Session, line: u32) -> SessionError {
 mod tests {
     use super::*;
 
-    fn plan_for(lines: &[&str]) -> Result<PrunePlan, SessionError> {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("s.jsonl");
+    /// A session file of a header and `lines`, in `dir`.
+    fn session_of(dir: &Path, name: &str, lines: &[&str]) -> PathBuf {
+        let path = dir.join(name);
         let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
         let mut text = format!("{header}\n");
         for l in lines {
@@ -567,7 +614,12 @@ mod tests {
             text.push('\n');
         }
         std::fs::write(&path, text).expect("write");
-        plan_prune(&path, "b")
+        path
+    }
+
+    fn plan_for(lines: &[&str]) -> Result<PrunePlan, SessionError> {
+        let dir = tempfile::tempdir().expect("dir");
+        plan_prune(&session_of(dir.path(), "s.jsonl", lines), "b")
     }
 
     fn entry(id: Option<&str>, parent: Option<&str>) -> String {
@@ -619,6 +671,54 @@ mod tests {
         assert_eq!(
             plan_for(&[&a, &b, &b1, &c]).expect("plan").removed,
             plan.removed
+        );
+    }
+
+    /// A prune made at once plans what a plan made before would, shows it
+    /// before acting, and leaves the same file; refused where it is shown,
+    /// it changes nothing.
+    #[test]
+    fn pruned_at_once_as_planned_before() {
+        let a = entry(Some("a"), None);
+        let b = entry(Some("b"), Some("a"));
+        let b1 = entry(Some("b1"), Some("b"));
+        let label = r#"{"type":"label","id":"l","parentId":"b1","timestamp":"2026-01-01T00:00:02.000Z","targetId":"a","label":"kept"}"#;
+        let c = entry(Some("c"), Some("a"));
+        let lines = [a.as_str(), &b, &b1, label, &c];
+        let dir = tempfile::tempdir().expect("dir");
+        let before = session_of(dir.path(), "before.jsonl", &lines);
+        let now = session_of(dir.path(), "now.jsonl", &lines);
+        let plan = plan_prune(&before, "b").expect("plan");
+        prune(&plan, &mut |_| Ok(())).expect("prune");
+
+        let original = std::fs::read(&now).expect("read");
+        let refused = prune_now(&now, "b", &mut |_| Err("not now".into()), &mut |_| Ok(()));
+        match refused {
+            Err(SessionError::Refused { reason, .. }) => {
+                assert_eq!(reason, "not now; nothing changed")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(std::fs::read(&now).expect("read"), original);
+
+        let mut shown = None;
+        let done = prune_now(
+            &now,
+            "b",
+            &mut |p| {
+                shown = Some((p.removed, p.carried.clone(), p.messages));
+                Ok(())
+            },
+            &mut |_| Ok(()),
+        )
+        .expect("prune now");
+        let want = (plan.removed, plan.carried.clone(), plan.messages);
+        assert_eq!(shown, Some(want));
+        assert_eq!(plan.carried, vec!["l".to_string()]);
+        assert_eq!(done.plan.removed.len(), 2);
+        assert_eq!(
+            std::fs::read(&now).expect("read"),
+            std::fs::read(&before).expect("read")
         );
     }
 }
