@@ -710,28 +710,32 @@ fn write_tree_text(s: &mut Session, filter: TreeFilter, out: &mut dyn Write) -> 
     let view = TreeView::new(s);
     // A million entries: their links are not needed from here on.
     s.tree.keep_labels_only();
-    let s: &Session = s;
     let home = home();
     let folded = std::collections::HashSet::new();
     // At outline depth messages keep no texts: each row's is read from its
     // line, and what pi's filter needs of them from one pass before.
     let mut lazy = None;
-    let rows = if s.detail == Detail::Outline {
+    let visible = if s.detail == Detail::Outline {
         let texts = lazy.insert(session::tree::entry_line::LazyTexts::read(s)?);
-        view.rows_where(s, &folded, |node| {
+        view::shown(s, |node| {
             let role = s.outline_fact(node).map(|(role, ..)| role);
             view.shows_as(s, filter, node, role, texts.bare(node), |n| s.has_label(n))
         })
     } else {
-        view.rows(s, filter, &folded)
+        view::shown(s, |node| view.shows(s, filter, node))
     };
+    // What the filter asked of the messages, the view's order and links go
+    // before and once the rows are laid out: the listing needs the marks.
+    s.forget_outline_facts();
+    let s: &Session = s;
+    let (rows, marks) = view.into_rows(visible, &folded);
     let texts = match lazy {
         Some(_) => Vec::new(),
         None => view::texts(s, home.as_deref()),
     };
     for (row, connectors) in rows.rows.iter().zip(rows.gutter_rows(false)) {
         let node = row.node;
-        let mark = view.mark(node).text();
+        let mark = marks.mark(node).text();
         let label = s
             .label_of(node)
             .map(|l| format!("[{}] ", sanitize(&l.label)))

@@ -635,6 +635,14 @@ impl Session {
 
     /// What was kept of message entry `i` at outline depth: its role, whether
     /// its content is null, and its model.
+    /// Frees what a session at outline depth keeps of its messages'
+    /// roles and models (four bytes an entry): for a one-shot listing
+    /// that has asked what it needs of them. [`Session::outline_fact`]
+    /// answers nothing afterwards.
+    pub fn forget_outline_facts(&mut self) {
+        self.outline = Outline::default();
+    }
+
     pub(crate) fn outline_fact(&self, i: u32) -> Option<(&entry::Role, bool, &entry::ModelRef)> {
         let fact = *self.outline.facts.get(i as usize)?;
         let (role, model) = self.outline.kinds.get(fact.kind()?)?;

@@ -52,7 +52,7 @@ fn assert_same(a: &LoadedSession, b: &LoadedSession, what: &str) {
         let rows = |t: &LoadedSession| {
             let r = t.rows(filter, &HashSet::new()).rows;
             r.iter()
-                .map(|r| (r.node, r.depth, r.connector, r.last))
+                .map(|r| (r.node, r.depth, r.connector(), r.last()))
                 .collect::<Vec<_>>()
         };
         assert_eq!(rows(a), rows(b), "{what}: rows under {filter:?}");

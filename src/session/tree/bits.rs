@@ -17,6 +17,27 @@ impl Bits {
         }
     }
 
+    /// The `n` flags `on` gives, asked on every core, 64 at a time.
+    pub(crate) fn par_from(n: usize, on: impl Fn(u32) -> bool + Sync) -> Bits {
+        let words = crate::par::map(n.div_ceil(64), 1 << 10, |w| {
+            let first = w * 64;
+            (first..(first + 64).min(n)).fold(0u64, |word, i| {
+                word | u64::from(on(i as u32)) << (i - first)
+            })
+        });
+        Bits { words, len: n }
+    }
+
+    /// How many flags there are.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// How many flags are set.
+    pub(crate) fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
     pub(crate) fn get(&self, i: u32) -> bool {
         (i as usize) < self.len && self.words[i as usize / 64] & (1 << (i % 64)) != 0
     }
@@ -78,6 +99,19 @@ impl FromIterator<bool> for Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Flags asked on every core are the flags asked one by one, and
+    /// counted as many.
+    #[test]
+    fn flags_asked_together_read_back() {
+        for n in [0usize, 1, 63, 64, 65, 200_000] {
+            let on = |i: u32| i.is_multiple_of(7) || i % 64 == 63;
+            let bits = Bits::par_from(n, on);
+            assert_eq!(bits.len, n);
+            assert!((0..n as u32 + 3).all(|i| bits.get(i) == (i < n as u32 && on(i))));
+            assert_eq!(bits.count(), (0..n as u32).filter(|&i| on(i)).count());
+        }
+    }
 
     /// Flags set, pushed and collected read back as a `Vec<bool>` of the
     /// same flags does, across word edges; past the end reads as unset.

@@ -88,7 +88,7 @@ pub struct LazyTexts {
     calls: ToolCalls<'static>,
     /// By entry: an assistant turn pi's tree hides (see
     /// [`bare_turn`]).
-    bare: Vec<bool>,
+    bare: crate::session::tree::Bits,
     lines: crate::session::read::blocks::SpanReader,
 }
 
@@ -97,7 +97,7 @@ impl LazyTexts {
     /// depth: not a legacy one, whose messages migrate).
     pub fn read(s: &Session) -> Result<LazyTexts, crate::session::SessionError> {
         let mut calls = ToolCalls::owned();
-        let mut bare = Vec::with_capacity(s.entries.len());
+        let mut bare = crate::session::tree::Bits::default();
         let mut same = true;
         let file = s.open_file()?;
         let scanned = file
@@ -134,7 +134,7 @@ impl LazyTexts {
 
     /// Whether entry `i` is an assistant turn pi's tree hides.
     pub fn bare(&self, i: u32) -> bool {
-        self.bare.get(i as usize).copied().unwrap_or(false)
+        self.bare.get(i)
     }
 
     /// The text of entry `i`'s row (see [`entry_line`]).

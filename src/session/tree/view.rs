@@ -77,6 +77,18 @@ pub enum Mark {
 }
 
 impl Mark {
+    /// The mark of `node`, where pi resumes at `leaf`; `on_path`: it is on
+    /// the path from the root to the leaf.
+    fn of(node: u32, leaf: Option<u32>, on_path: bool) -> Mark {
+        if Some(node) == leaf {
+            Mark::Leaf
+        } else if on_path {
+            Mark::Path
+        } else {
+            Mark::None
+        }
+    }
+
     /// The mark as pi's `/tree` draws it before a row's text.
     pub fn text(self) -> &'static str {
         match self {
@@ -84,6 +96,20 @@ impl Mark {
             Mark::Path => "• ",
             Mark::None => "",
         }
+    }
+}
+
+/// Where pi resumes and the path to it: what the rows' marks need of a
+/// [`TreeView`] (see [`TreeView::into_rows_where`]).
+#[derive(Debug, Clone, Default)]
+pub struct Marks {
+    active: Bits,
+    leaf: Option<u32>,
+}
+
+impl Marks {
+    pub fn mark(&self, node: u32) -> Mark {
+        Mark::of(node, self.leaf, self.active.get(node))
     }
 }
 
@@ -132,13 +158,7 @@ impl TreeView {
     }
 
     pub fn mark(&self, node: u32) -> Mark {
-        if Some(node) == self.leaf {
-            Mark::Leaf
-        } else if self.active.get(node) {
-            Mark::Path
-        } else {
-            Mark::None
-        }
+        Mark::of(node, self.leaf, self.active.get(node))
     }
 
     /// Whether pi's `/tree` shows the entry `node` under `filter`.
@@ -206,102 +226,133 @@ impl TreeView {
         folded: &HashSet<u32>,
         shows: impl Fn(u32) -> bool + Sync,
     ) -> Rows {
-        let n = s.entries.len();
-        // What the filter shows, asked on every core first (the walk
-        // below is in tree order, where the answers' reads would be
-        // scattered); then what the folds hide as well.
-        let mut visible: Vec<bool> = crate::par::map(n, 1 << 16, |i| shows(i as u32));
-        let mut hidden = Bits::new(n);
-        // Per node: its row when it shows, else the nearest visible
-        // ancestor's (`NO_ROW`: none). Once laid out, each node's row.
-        let mut row_of = crate::par::big_vec_of(n, NO_ROW);
-        let some = |v: u32| (v != NO_ROW).then_some(v);
-        // First the rows in order, each with its visible parent, counting
-        // every row's visible children; then what follows from those.
-        // Room for what the filter shows (the folds hide some of it).
-        let mut rows: Vec<Row> = crate::par::big_vec(visible.iter().filter(|&&v| v).count());
-        let mut visible_roots = 0usize;
-        for &node in &self.order {
-            let i = node as usize;
-            let p = self.parent(node);
-            if p.is_some_and(|p| folded.contains(&p) || hidden.get(p)) {
-                hidden.set(node);
-                visible[i] = false;
-            }
-            let above = p.map_or(NO_ROW, |p| row_of[p as usize]);
-            if !visible[i] {
-                row_of[i] = above;
-                continue;
-            }
-            match some(above) {
-                Some(vp) => rows[vp as usize].visible_children += 1,
-                None => visible_roots += 1,
-            }
-            row_of[i] = rows.len() as u32;
-            rows.push(Row {
-                node,
-                depth: 0,
-                up: NO_ROW,
-                visible_parent: above,
-                visible_children: 0,
-                connector: false,
-                last: false,
-                foldable: false,
-                folded: folded.contains(&node),
-            });
-        }
-        drop(hidden);
-        // The last of each row's visible children (and of the roots): the
-        // first met from the end.
-        let mut has_last = Bits::new(rows.len());
-        let mut last_root = false;
-        for r in rows.iter_mut().rev() {
-            r.last = match some(r.visible_parent) {
-                Some(vp) => has_last.insert(vp),
-                None => !std::mem::replace(&mut last_root, true),
-            };
-        }
-        drop(has_last);
-        for k in 0..rows.len() {
-            let r = rows[k];
-            // A row heads its branch when it is one of several (roots or
-            // children of one row); it then nests what is under it.
-            let (depth, head, up) = match some(r.visible_parent) {
-                None => (0, visible_roots > 1, NO_ROW),
-                Some(vp) => {
-                    let p = rows[vp as usize];
-                    let up = if p.connector { vp } else { p.up };
-                    let fork = p.visible_children > 1;
-                    let p_heads = match p.visible_parent {
-                        NO_ROW => visible_roots > 1,
-                        _ => p.connector,
-                    };
-                    let nest = fork || p_heads;
-                    let depth = if nest && p.depth < MAX_DEPTH {
-                        p.depth + 1
-                    } else {
-                        p.depth
-                    };
-                    (depth, fork, up)
-                }
-            };
-            let row = &mut rows[k];
-            row.depth = depth;
-            row.up = up;
-            // pi draws a connector on the children of a fork only (not on
-            // roots, even when there are several).
-            row.connector = r.visible_parent != NO_ROW && head;
-            row.foldable =
-                r.folded || (r.visible_children > 0 && (r.visible_parent == NO_ROW || head));
-        }
-        // Each node's row, `NO_ROW` for one that does not show.
-        for (i, row) in row_of.iter_mut().enumerate() {
-            if !visible[i] {
-                *row = NO_ROW;
-            }
-        }
-        Rows { rows, row_of }
+        let visible = shown(s, shows);
+        let row_of = crate::par::big_vec_of(s.entries.len(), NO_ROW);
+        lay_out(&self.order, Some(&self.parent), row_of, visible, folded)
     }
+
+    /// [`TreeView::rows_where`] for a listing that needs no more of the
+    /// view than its marks, `visible` the nodes the filter shows (see
+    /// [`shown`]): the view's table of parents becomes the rows' table of
+    /// nodes (each node's parent is read just before its row is written),
+    /// and its order goes as soon as the rows are laid out.
+    pub(crate) fn into_rows(self, visible: Bits, folded: &HashSet<u32>) -> (Rows, Marks) {
+        let TreeView {
+            order,
+            parent,
+            active,
+            leaf,
+        } = self;
+        let rows = lay_out(&order, None, parent, visible, folded);
+        (rows, Marks { active, leaf })
+    }
+}
+
+/// Which entries `shows` shows, asked on every core (the layout walks in
+/// tree order, where the answers' reads would be scattered).
+pub(crate) fn shown(s: &Session, shows: impl Fn(u32) -> bool + Sync) -> Bits {
+    Bits::par_from(s.entries.len(), shows)
+}
+
+/// The rows of the nodes in `order` that are `visible`, under the `folded`
+/// ones: pi's nesting at forks and connectors. Each node's parent is
+/// `parent`'s, or when that is `None` the one `row_of` holds until the
+/// node's row is written there. `row_of` becomes the rows' index.
+fn lay_out(
+    order: &[u32],
+    parent: Option<&[u32]>,
+    mut row_of: Vec<u32>,
+    mut visible: Bits,
+    folded: &HashSet<u32>,
+) -> Rows {
+    let n = row_of.len();
+    let mut hidden = Bits::new(n);
+    // Per node: its row when it shows, else the nearest visible
+    // ancestor's (`NO_ROW`: none). Once laid out, each node's row.
+    let some = |v: u32| (v != NO_ROW).then_some(v);
+    // First the rows in order, each with its visible parent, counting
+    // every row's visible children; then what follows from those.
+    // Room for what the filter shows (the folds hide some of it).
+    let mut rows: Vec<Row> = crate::par::big_vec(visible.count());
+    let mut visible_roots = 0usize;
+    for &node in order {
+        let i = node as usize;
+        let p = parent
+            .unwrap_or(&row_of)
+            .get(i)
+            .copied()
+            .filter(|&p| p != NO_NODE);
+        if p.is_some_and(|p| folded.contains(&p) || hidden.get(p)) {
+            hidden.set(node);
+            visible.clear(node);
+        }
+        let above = p.map_or(NO_ROW, |p| row_of[p as usize]);
+        if !visible.get(node) {
+            row_of[i] = above;
+            continue;
+        }
+        match some(above) {
+            Some(vp) => rows[vp as usize].add_child(),
+            None => visible_roots += 1,
+        }
+        row_of[i] = rows.len() as u32;
+        rows.push(Row::new(node, above, folded.contains(&node)));
+    }
+    drop(hidden);
+    // The last of each row's visible children (and of the roots): the
+    // first met from the end.
+    let mut has_last = Bits::new(rows.len());
+    let mut last_root = false;
+    for r in rows.iter_mut().rev() {
+        let last = match some(r.visible_parent) {
+            Some(vp) => has_last.insert(vp),
+            None => !std::mem::replace(&mut last_root, true),
+        };
+        r.set_flag(Row::LAST, last);
+    }
+    drop(has_last);
+    for k in 0..rows.len() {
+        let r = rows[k];
+        // A row heads its branch when it is one of several (roots or
+        // children of one row); it then nests what is under it.
+        let (depth, head, up) = match some(r.visible_parent) {
+            None => (0, visible_roots > 1, NO_ROW),
+            Some(vp) => {
+                let p = rows[vp as usize];
+                let up = if p.connector() { vp } else { p.up };
+                let fork = p.visible_children() > 1;
+                let p_heads = match p.visible_parent {
+                    NO_ROW => visible_roots > 1,
+                    _ => p.connector(),
+                };
+                let nest = fork || p_heads;
+                let depth = if nest && p.depth < MAX_DEPTH {
+                    p.depth + 1
+                } else {
+                    p.depth
+                };
+                (depth, fork, up)
+            }
+        };
+        let row = &mut rows[k];
+        row.depth = depth;
+        row.up = up;
+        // pi draws a connector on the children of a fork only (not on
+        // roots, even when there are several).
+        row.set_flag(Row::CONNECTOR, r.visible_parent != NO_ROW && head);
+        row.set_flag(
+            Row::FOLDABLE,
+            r.folded() || (r.visible_children() > 0 && (r.visible_parent == NO_ROW || head)),
+        );
+    }
+    // Each node's row, `NO_ROW` for one that does not show (or was not
+    // laid out: its slot may still hold its parent).
+    for (i, row) in row_of.iter_mut().enumerate() {
+        if !visible.get(i as u32) || rows.get(*row as usize).is_none_or(|r| r.node as usize != i) {
+            *row = NO_ROW;
+        }
+    }
+    Rows { rows, row_of }
 }
 
 /// Pre-order with the active child first at every fork; each node listed
@@ -353,30 +404,88 @@ pub fn texts(s: &Session, home: Option<&str>) -> Vec<String> {
         .collect()
 }
 
-/// One visible row (24 bytes: a listing of a million entries holds a
-/// million of them).
+/// One visible row (16 bytes: a listing of ten million entries holds
+/// ten million of them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Row {
     pub node: u32,
-    /// Indentation level: grows at forks only.
-    pub depth: u16,
     /// The nearest ancestor's row that has a connector (`NO_ROW`: none):
     /// the rows a gutter is drawn from.
     up: u32,
     /// The nearest visible ancestor's row (`NO_ROW`: none).
     visible_parent: u32,
-    /// How many rows have this one as their visible parent.
-    pub visible_children: u32,
-    /// One of several visible children: pi draws `├─` / `└─` before it.
-    pub connector: bool,
-    /// The last of its visible siblings (`└─`; no `│` below it).
-    pub last: bool,
-    /// pi's rule: a root or the first entry of a branch, with something under it.
-    pub foldable: bool,
-    pub folded: bool,
+    /// Indentation level: grows at forks only.
+    pub depth: u16,
+    /// The flags below, and how many rows have this one as their visible
+    /// parent (none, one, or more: [`Row::visible_children`]).
+    flags: u8,
 }
 
 impl Row {
+    /// One of several visible children: pi draws `├─` / `└─` before it.
+    const CONNECTOR: u8 = 1;
+    /// The last of its visible siblings (`└─`; no `│` below it).
+    const LAST: u8 = 1 << 1;
+    /// pi's rule: a root or the first entry of a branch, with something
+    /// under it.
+    const FOLDABLE: u8 = 1 << 2;
+    const FOLDED: u8 = 1 << 3;
+    /// The count of visible children in two bits, up to [`Row::MANY`].
+    const CHILDREN_SHIFT: u8 = 4;
+    const MANY: u8 = 2;
+
+    fn new(node: u32, visible_parent: u32, folded: bool) -> Row {
+        Row {
+            node,
+            up: NO_ROW,
+            visible_parent,
+            depth: 0,
+            flags: if folded { Row::FOLDED } else { 0 },
+        }
+    }
+
+    fn flag(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+
+    fn set_flag(&mut self, f: u8, on: bool) {
+        if on {
+            self.flags |= f;
+        } else {
+            self.flags &= !f;
+        }
+    }
+
+    pub fn connector(&self) -> bool {
+        self.flag(Row::CONNECTOR)
+    }
+
+    pub fn last(&self) -> bool {
+        self.flag(Row::LAST)
+    }
+
+    pub fn foldable(&self) -> bool {
+        self.flag(Row::FOLDABLE)
+    }
+
+    pub fn folded(&self) -> bool {
+        self.flag(Row::FOLDED)
+    }
+
+    /// How many rows have this one as their visible parent: 0, 1, or 2
+    /// for two or more (all a fork needs told).
+    pub fn visible_children(&self) -> u32 {
+        u32::from(self.flags >> Row::CHILDREN_SHIFT)
+    }
+
+    /// Counts one more visible child (up to [`Row::MANY`]).
+    fn add_child(&mut self) {
+        let n = (self.flags >> Row::CHILDREN_SHIFT)
+            .saturating_add(1)
+            .min(Row::MANY);
+        self.flags = self.flags & ((1 << Row::CHILDREN_SHIFT) - 1) | n << Row::CHILDREN_SHIFT;
+    }
+
     /// The nearest ancestor's row that has a connector.
     fn up(&self) -> Option<u32> {
         (self.up != NO_ROW).then_some(self.up)
@@ -494,7 +603,7 @@ impl Rows {
                 return cur;
             };
             let p = parent as usize;
-            if self.rows[p].visible_children > 1 && cur < row {
+            if self.rows[p].visible_children() > 1 && cur < row {
                 return cur;
             }
             cur = p;
@@ -507,7 +616,7 @@ impl Rows {
         let mut cur = row;
         loop {
             let r = &self.rows[cur];
-            match r.visible_children {
+            match r.visible_children() {
                 0 => return cur,
                 1 => cur += 1,
                 _ => return cur + 1,
@@ -532,19 +641,9 @@ impl Rows {
     /// [`Rows::gutters`] one row at a time, in row order: a listing of a
     /// million rows holds one gutter at a time, not a million.
     pub fn gutter_rows(&self, folds: bool) -> GutterRows<'_> {
-        // Rows come in pre-order: a row's descendants are the rows after it
-        // up to `end`.
-        let mut end: Vec<u32> = (1..=self.rows.len() as u32).collect();
-        for (i, r) in self.rows.iter().enumerate().rev() {
-            if let Some(p) = r.visible_parent() {
-                let p = p as usize;
-                end[p] = end[p].max(end[i]);
-            }
-        }
         GutterRows {
             rows: self,
             folds,
-            end,
             above: Vec::new(),
             next: 0,
         }
@@ -555,10 +654,10 @@ impl Rows {
 pub struct GutterRows<'a> {
     rows: &'a Rows,
     folds: bool,
-    end: Vec<u32>,
-    /// The forks' children above the row, outermost first, one a level:
-    /// (row, level, whether its siblings go on below).
-    above: Vec<(usize, usize, bool)>,
+    /// The rows with a connector above the row (its ancestors'), outermost
+    /// first: (row, level, whether its siblings go on below, whether it
+    /// draws: the first at its level).
+    above: Vec<(u32, usize, bool, bool)>,
     next: usize,
 }
 
@@ -569,15 +668,26 @@ impl Iterator for GutterRows<'_> {
         let i = self.next;
         let r = self.rows.rows.get(i)?;
         self.next += 1;
-        let (end, above) = (&self.end, &mut self.above);
-        while above.last().is_some_and(|&(a, _, _)| end[a] as usize <= i) {
+        // Rows come in pre-order: every row between an ancestor and this
+        // one is under that ancestor, so the rows kept above the row
+        // before are this one's up to its nearest with a connector.
+        let above = &mut self.above;
+        while above.last().is_some_and(|&(a, ..)| Some(a) != r.up()) {
             above.pop();
         }
-        let gutter = gutter_of(r, above.iter().map(|&(_, l, more)| (l, more)), self.folds);
-        if let Some(level) = usize::from(r.depth).checked_sub(1).filter(|_| r.connector) {
-            if above.last().is_none_or(|&(_, l, _)| l < level) {
-                above.push((i, level, !r.last));
-            }
+        let drawn = above
+            .iter()
+            .filter(|a| a.3)
+            .map(|&(_, l, more, _)| (l, more));
+        let gutter = gutter_of(r, drawn, self.folds);
+        if let Some(level) = usize::from(r.depth)
+            .checked_sub(1)
+            .filter(|_| r.connector())
+        {
+            // Levels only grow down the rows above (a fork deeper than
+            // the deepest level drawn shares it).
+            let draws = above.last().is_none_or(|&(_, l, ..)| l < level);
+            above.push((i as u32, level, !r.last(), draws));
         }
         Some(gutter)
     }
@@ -604,9 +714,9 @@ impl Rows {
             };
             if let Some(level) = usize::from(ar.depth)
                 .checked_sub(1)
-                .filter(|_| ar.connector)
+                .filter(|_| ar.connector())
             {
-                chain.push((level, !ar.last));
+                chain.push((level, !ar.last()));
             }
             at = ar.up();
         }
@@ -630,14 +740,14 @@ fn gutter_of(r: &Row, above: impl Iterator<Item = (usize, bool)> + Clone, folds:
             *c = if more { "│  " } else { "   " };
         }
     }
-    let level = depth.checked_sub(1).filter(|_| r.connector);
+    let level = depth.checked_sub(1).filter(|_| r.connector());
     // pi marks the fold of a row with a connector in the connector
     // (and not at all where a line from above takes its place).
     let fold_in_connector = level.is_some();
     if let Some(level) = level {
         // A line from a fork above keeps its place (as pi draws it).
         if !above.clone().any(|(l, _)| l == level) {
-            cells[level] = match (r.last, folds && r.folded, folds && r.foldable) {
+            cells[level] = match (r.last(), folds && r.folded(), folds && r.foldable()) {
                 (true, true, _) => "└⊞ ",
                 (false, true, _) => "├⊞ ",
                 (true, false, true) => "└⊟ ",
@@ -647,7 +757,7 @@ fn gutter_of(r: &Row, above: impl Iterator<Item = (usize, bool)> + Clone, folds:
             };
         }
     }
-    if folds && r.folded && !fold_in_connector {
+    if folds && r.folded() && !fold_in_connector {
         cells.push("⊞ ");
     }
     cells.concat()
@@ -689,7 +799,7 @@ pub(crate) mod tests {
                 format!(
                     "{}{}{}",
                     "  ".repeat(r.depth as usize),
-                    if r.foldable { "+" } else { "" },
+                    if r.foldable() { "+" } else { "" },
                     texts[r.node as usize]
                 )
             })
@@ -737,7 +847,7 @@ pub(crate) mod tests {
             let foldable: Vec<u32> = all
                 .rows
                 .iter()
-                .filter(|r| r.foldable)
+                .filter(|r| r.foldable())
                 .map(|r| r.node)
                 .collect();
             let folds = [
@@ -764,7 +874,7 @@ pub(crate) mod tests {
     /// What a row costs: a listing of a million entries holds a million.
     #[test]
     fn rows_are_small() {
-        assert_eq!(std::mem::size_of::<Row>(), 24);
+        assert_eq!(std::mem::size_of::<Row>(), 16);
     }
 
     #[test]
@@ -882,7 +992,7 @@ pub(crate) mod tests {
         let folded: HashSet<u32> = [e].into();
         let rows = view.rows(&s, Filter::Default, &folded);
         let r = rows.row_of(e).expect("a row");
-        assert!(rows.rows[r].folded && rows.rows[r].foldable);
+        assert!(rows.rows[r].folded() && rows.rows[r].foldable());
         let f = s.find("f").expect("f");
         assert_eq!(rows.row_of(f), None);
         assert_eq!(rows.nearest_row(&view, f), Some(r));

@@ -408,7 +408,7 @@ impl TreePane {
         let Some(row) = self.rows.get(self.selected).copied() else {
             return;
         };
-        if row.foldable && !row.folded {
+        if row.foldable() && !row.folded() {
             self.folded.insert(row.node);
             self.rebuild(Some(row.node));
         } else {
@@ -420,7 +420,7 @@ impl TreePane {
         let Some(row) = self.rows.get(self.selected).copied() else {
             return;
         };
-        if row.folded {
+        if row.folded() {
             self.folded.remove(&row.node);
             self.rebuild(Some(row.node));
         } else {
