@@ -165,7 +165,7 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
             // One branch is written as it is read, each message from the
             // file (a leaf named by id is found by a scan: see
             // `open_once`); every branch is rendered whole.
-            let s = match all_branches {
+            let mut s = match all_branches {
                 false => Session::open_once(&file, Detail::Outline)?,
                 true => Session::open(&file)?,
             };
@@ -179,18 +179,20 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 ),
                 None => None,
             };
-            let shape = match format {
-                ExportFormat::Html if all_branches => render::Shape::HtmlAllBranches,
-                ExportFormat::Html => {
-                    let to = output.as_deref();
-                    return export_streamed(&s, at, !no_redact, render::write_html, to, out);
-                }
-                // (jsonl was written above)
-                ExportFormat::Md | ExportFormat::Jsonl => {
-                    let to = output.as_deref();
-                    return export_streamed(&s, at, !no_redact, render::write_markdown, to, out);
-                }
-            };
+            if !all_branches {
+                let write: render::WriteExport = match format {
+                    ExportFormat::Html => render::write_html,
+                    // (jsonl was written above)
+                    ExportFormat::Md | ExportFormat::Jsonl => render::write_markdown,
+                };
+                // The branch's path is walked, then the tree's links let
+                // go before its context is built.
+                let ctx = s.context_once(at.or(s.tree.last()));
+                export_streamed(&s, &ctx, !no_redact, write, output.as_deref(), out)?;
+                keep_until_exit(s);
+                return Ok(());
+            }
+            let shape = render::Shape::HtmlAllBranches;
             let mut export = render::Export::new(std::sync::Arc::new(s), at, shape)?;
             let findings = export.redact(Scanner::builtin(), &|_| !no_redact);
             report_findings(&findings);
@@ -225,8 +227,8 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<()> {
                 Some(id) => LeafSelector::Id(id.to_string()),
             };
             // A leaf named by id is found by a scan (see `open_once`).
-            let s = Session::open_once(&file, Detail::Outline)?;
-            let ctx = s.context(&selector);
+            let mut s = Session::open_once(&file, Detail::Outline)?;
+            let ctx = s.context_once(s.leaf_at(&selector));
             if json {
                 s.write_context_json(&ctx, out)?;
                 writeln!(out)?;
@@ -350,7 +352,7 @@ fn report_findings(findings: &[render::Finding]) {
 /// removed again if the export fails part way.
 fn export_streamed(
     s: &Session,
-    at: Option<u32>,
+    ctx: &session::Context,
     redact: bool,
     write: render::WriteExport,
     to: Option<&Path>,
@@ -358,13 +360,13 @@ fn export_streamed(
 ) -> Result<()> {
     let scanner = Scanner::builtin();
     let Some(to) = to else {
-        let findings = write(s, at, scanner, redact, out)?;
+        let findings = write(s, ctx, scanner, redact, out)?;
         report_findings(&findings);
         return Ok(());
     };
     let f = new_file(to)?;
     let mut w = BufWriter::new(&f);
-    let written = write(s, at, scanner, redact, &mut w)
+    let written = write(s, ctx, scanner, redact, &mut w)
         .map_err(anyhow::Error::from)
         .and_then(|findings| w.flush().map(|()| findings).map_err(anyhow::Error::from));
     drop(w);
@@ -391,8 +393,10 @@ fn export_jsonl(
     out: &mut dyn Write,
 ) -> Result<()> {
     use session::write::fork::{resolve_leaf, write_export_jsonl};
-    let s = Session::open_with(file, Detail::Outline)?;
+    // A leaf named by id is found by a scan (see `open_once`).
+    let mut s = Session::open_once(file, Detail::Outline)?;
     let leaf = resolve_leaf(&s, leaf)?;
+    s.tree.forget_children();
     let Some(to) = to else {
         let mut scan = JsonlScan::new(out);
         write_export_jsonl(&s, leaf, &mut scan)?;

@@ -37,14 +37,14 @@ pub mod to_markdown;
 
 pub use document::{Block, BlockKind, Class, Document, Fold, Line, Node, Span, Style};
 pub use from_session::{
-    Branch, Window, branches_document, context_document, context_window, document_at,
+    Branch, Window, branches_document, context_at, context_document, context_window, document_at,
 };
 pub use layout::{
     ImageRoom, ImageSpot, Laid, foldable, layout, layout_block, layout_own, layout_own_with,
 };
 
 use crate::secrets::Scanner;
-use crate::session::{Session, SessionError};
+use crate::session::{Context, Session, SessionError};
 use std::sync::Arc;
 
 pub use redact::Finding;
@@ -169,25 +169,24 @@ pub enum StreamError {
 /// [`write_html`].
 pub type WriteExport = fn(
     &Session,
-    Option<u32>,
+    &Context,
     &Scanner,
     bool,
     &mut dyn std::io::Write,
 ) -> Result<Vec<Finding>, StreamError>;
 
-/// The context at `leaf` (the current leaf when `None`) rendered a stretch
+/// The context `ctx` (see [`from_session::context_at`]) rendered a stretch
 /// at a time: what the document says of it, and then each stretch's
 /// blocks, scanned for secrets and (with `redact`) every finding replaced,
 /// handed to `each`. The document's meta, scanned, and the findings.
 fn stream_branch(
     session: &Session,
-    leaf: Option<u32>,
+    ctx: &Context,
     scanner: &Scanner,
     redact: bool,
     start: &mut dyn FnMut(&document::Meta) -> std::io::Result<()>,
     each: &mut dyn FnMut(&[Block]) -> std::io::Result<()>,
 ) -> Result<(document::Meta, Vec<Finding>), StreamError> {
-    let ctx = from_session::context_at(session, leaf);
     let mut file = session.open_file()?;
     let id_of = |e: u32| {
         ((e as usize) < session.entries.len())
@@ -196,10 +195,10 @@ fn stream_branch(
     };
     let pick = |_: usize| redact;
     let mut walk = redact::Walk::new(scanner, &id_of, &pick);
-    let mut meta = from_session::context_meta(session, &ctx, &mut file)?;
+    let mut meta = from_session::context_meta(session, ctx, &mut file)?;
     walk.meta(&mut meta);
     start(&meta).map_err(StreamError::Write)?;
-    let written = from_session::context_stretches(session, &ctx, &mut file, &mut |mut blocks| {
+    let written = from_session::context_stretches(session, ctx, &mut file, &mut |mut blocks| {
         for b in &mut blocks {
             walk.block(b);
         }
@@ -209,7 +208,7 @@ fn stream_branch(
     Ok((meta, walk.findings))
 }
 
-/// The branch to `leaf` (the current leaf when `None`) as Markdown, written
+/// The branch of `ctx` (see [`context_at`]) as Markdown, written
 /// to `out` a stretch of the context at a time, each scanned for secrets
 /// and (with `redact`) every finding replaced before it is written: what
 /// [`Export`] writes for [`Shape::Markdown`] redacting all or none, in the
@@ -217,7 +216,7 @@ fn stream_branch(
 /// branch of a million entries. The findings, in the order written.
 pub fn write_markdown(
     session: &Session,
-    leaf: Option<u32>,
+    ctx: &Context,
     scanner: &Scanner,
     redact: bool,
     out: &mut dyn std::io::Write,
@@ -225,7 +224,7 @@ pub fn write_markdown(
     let out = std::cell::RefCell::new(out);
     let (_, findings) = stream_branch(
         session,
-        leaf,
+        ctx,
         scanner,
         redact,
         &mut |meta| {
@@ -240,13 +239,13 @@ pub fn write_markdown(
     Ok(findings)
 }
 
-/// The branch to `leaf` (the current leaf when `None`) as an HTML page,
+/// The branch of `ctx` (see [`context_at`]) as an HTML page,
 /// written as [`write_markdown`] writes Markdown: the page's blocks go to a
 /// temporary file a stretch at a time (its head names the colours they
 /// use, known at the end), then the head, the blocks and the tail to `out`.
 pub fn write_html(
     session: &Session,
-    leaf: Option<u32>,
+    ctx: &Context,
     scanner: &Scanner,
     redact: bool,
     out: &mut dyn std::io::Write,
@@ -256,7 +255,7 @@ pub fn write_html(
     let mut held = std::io::BufWriter::new(tempfile::tempfile().map_err(StreamError::Write)?);
     let (meta, findings) = stream_branch(
         session,
-        leaf,
+        ctx,
         scanner,
         redact,
         &mut |_| Ok(()),

@@ -44,7 +44,8 @@ fn same(path: &Path, leaf: Option<u32>) {
         let rendered = Export::new(whole_session.clone(), leaf, shape).expect("rendered");
         for redact in [true, false] {
             let mut streamed = Vec::new();
-            let found = write(&s, leaf, scanner, redact, &mut streamed).expect("streamed");
+            let ctx = render::context_at(&s, leaf);
+            let found = write(&s, &ctx, scanner, redact, &mut streamed).expect("streamed");
             let mut whole = rendered.clone();
             let want = whole.redact(scanner, &|_| redact);
             assert_eq!(

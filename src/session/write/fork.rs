@@ -24,8 +24,10 @@ use std::path::{Path, PathBuf};
 /// depth and the kept lines are streamed from the original to the new file,
 /// so a fork costs the tree's memory, not the session's.
 pub fn fork_session(path: &Path, leaf: Option<&str>) -> Result<PathBuf, SessionError> {
-    let session = Session::open_once(path, Detail::Outline)?;
+    let mut session = Session::open_once(path, Detail::Outline)?;
     let leaf = resolve_leaf(&session, leaf)?;
+    // The branch is walked up from the leaf, and no children are asked.
+    session.tree.forget_children();
     let head = ForkHead::new();
     let name = format!(
         "{}_{}.jsonl",
