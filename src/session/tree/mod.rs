@@ -835,6 +835,13 @@ impl Tree {
         self.child_list = Vec::new();
     }
 
+    /// Frees the labels' table: for a one-shot command that finds the
+    /// labels' targets its own way (see [`LabelTargets`]). No entry has a
+    /// label afterwards.
+    pub fn forget_labels(&mut self) {
+        self.labels = Labels::default();
+    }
+
     /// The path from the root down to `node`, inclusive, as pi walks it:
     /// up through truthy `parentId`s only.
     pub fn path_to(&self, node: u32) -> Vec<u32> {

@@ -89,7 +89,9 @@ pub fn plan_prune(path: &Path, entry: &str) -> Result<PrunePlan, SessionError> {
     // The outline has the tree; the usage is read in a scan of its own.
     // The entry and the labels' targets are found by scans: no table of
     // ids is kept.
-    let session = Session::open_once(path, Detail::Outline)?;
+    let mut session = Session::open_once(path, Detail::Outline)?;
+    // (The labels' targets are found by their entries: see `carried_entries`.)
+    session.tree.forget_labels();
     plan_of(&session, entry)
 }
 
@@ -368,7 +370,8 @@ fn prune_with(
     let mut lock = crate::session::write::append::lock_for_append(path)?;
     // Lines are copied or re-hung as they are: the outline finds them
     // (and no table of ids is kept: see `plan_prune`).
-    let session = Session::open_once(path, Detail::Outline)?;
+    let mut session = Session::open_once(path, Detail::Outline)?;
+    session.tree.forget_labels();
     let (now, marks) = match ask {
         Ask::Same(plan) => {
             // What is checked is what goes and what stays, not its usage
