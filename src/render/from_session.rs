@@ -69,9 +69,9 @@ pub fn context_stretches(
 ) -> Result<std::io::Result<()>, SessionError> {
     const STRETCH: usize = 2048;
     let starts_turn = |k: usize| {
-        let e = session.entry(ctx.items[k].entry());
+        let e = session.entry(ctx.items.at_entry(k));
         e.kind() == Kind::Message
-            && session.role_of(ctx.items[k].entry())
+            && session.role_of(ctx.items.at_entry(k))
                 == Some(&crate::session::line::entry::Role::User)
     };
     let mut from = 0;
@@ -218,7 +218,7 @@ fn context_blocks(
     // Counted as the tree counts it, so both say the same number.
     let replaced = session.replaced_by(comp);
     let left_out = gone.items.len().saturating_sub(window.replaced);
-    gone.items.drain(..left_out);
+    gone.items.drop_first(left_out);
     let all = 0..usize::MAX;
     let Some(hidden_list) = messages(session, &gone, file, &HashSet::new(), all, window.stop)?
     else {

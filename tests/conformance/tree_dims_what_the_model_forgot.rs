@@ -91,7 +91,7 @@ fn seen_messages(s: &Session, leaf: u32) -> (Vec<Value>, [usize; 3]) {
             .find(|it| it.entry() == i)
             .and_then(|it| it.edit());
         let item = ContextItem::new(i, edit, true);
-        for m in s.context_messages(&item, &mut file).expect("messages") {
+        for m in s.context_messages(item, &mut file).expect("messages") {
             out.push(serde_json::from_str(&m).expect("JSON"));
         }
     }

@@ -69,13 +69,99 @@ impl ContextItem {
     }
 }
 
+/// A context's items, four bytes each: the entries (with
+/// [`ContextItem::contributes`] in their top bit), and beside them the few
+/// that an edit targets, by place. A branch of ten million entries has as
+/// many items.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextItems {
+    entries: Vec<u32>,
+    /// (item's place, the edit), places rising.
+    edits: Vec<(u32, u32)>,
+}
+
+impl ContextItems {
+    fn from_items(items: impl Iterator<Item = ContextItem>) -> ContextItems {
+        let mut out = ContextItems {
+            entries: Vec::with_capacity(items.size_hint().0),
+            edits: Vec::new(),
+        };
+        for (k, item) in items.enumerate() {
+            if let Some(edit) = item.edit() {
+                out.edits.push((k as u32, edit));
+            }
+            out.entries.push(item.entry);
+        }
+        out.entries.shrink_to_fit();
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The item at place `k`.
+    pub fn get(&self, k: usize) -> Option<ContextItem> {
+        (k < self.len()).then(|| self.at(k))
+    }
+
+    /// The entry of the item at place `k`, which is below
+    /// [`ContextItems::len`].
+    pub fn at_entry(&self, k: usize) -> u32 {
+        self.at(k).entry()
+    }
+
+    /// The item at place `k`, which is below [`ContextItems::len`].
+    fn at(&self, k: usize) -> ContextItem {
+        let entry = self.entries[k];
+        let edit = match self.edits.is_empty() {
+            true => NO_EDIT,
+            false => self
+                .edits
+                .binary_search_by_key(&(k as u32), |&(at, _)| at)
+                .map_or(NO_EDIT, |i| self.edits[i].1),
+        };
+        ContextItem { entry, edit }
+    }
+
+    /// Every item, first to last.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = ContextItem> + ExactSizeIterator + '_ {
+        (0..self.len()).map(|k| self.at(k))
+    }
+
+    /// Keeps the items `keep` says to, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&ContextItem) -> bool) {
+        let kept: Vec<ContextItem> = self.iter().filter(|i| keep(i)).collect();
+        *self = ContextItems::from_items(kept.into_iter());
+    }
+
+    /// Drops the first `n` items.
+    pub fn drop_first(&mut self, n: usize) {
+        let rest: Vec<ContextItem> = self.iter().skip(n).collect();
+        *self = ContextItems::from_items(rest.into_iter());
+    }
+}
+
+impl<'a> IntoIterator for &'a ContextItems {
+    type Item = ContextItem;
+    type IntoIter = std::iter::Map<std::ops::Range<usize>, Box<dyn Fn(usize) -> ContextItem + 'a>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        (0..self.len()).map(Box::new(|k| self.at(k)))
+    }
+}
+
 /// The context at one leaf. Message bodies are read from the file on demand
 /// with [`Session::context_messages`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Context {
     /// Root to leaf.
     pub path: Vec<u32>,
-    pub items: Vec<ContextItem>,
+    pub items: ContextItems,
     /// `None` when the latest change set no level (JavaScript `undefined`);
     /// a [`crate::session::line::jskey`] key.
     pub thinking_level: Option<CompactString>,
@@ -210,7 +296,7 @@ impl Session {
 
     /// The context's items for pi's selected entries: the latest edit of
     /// each, and whether it adds messages at all.
-    fn context_items(&self, selected: &[u32]) -> Vec<ContextItem> {
+    fn context_items(&self, selected: &[u32]) -> ContextItems {
         // pi's edits `Map`: an absent target is the key `undefined`, which
         // an entry without id looks up.
         let mut edits: HashMap<&str, u32> = HashMap::new();
@@ -220,23 +306,20 @@ impl Session {
                 edits.insert(target.as_deref().unwrap_or(jskey::UNDEFINED), i);
             }
         }
-        selected
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| {
-                // Most sessions have no edit: no id to hash per entry.
-                let edit = match edits.is_empty() {
-                    true => None,
-                    false => {
-                        let id = self.entry(i).id_str();
-                        edits.get(id.unwrap_or(jskey::UNDEFINED)).copied()
-                    }
-                };
-                let kind = self.entries.kind(i as usize);
-                let contributes = !(kind == Kind::Compaction && k > 0) && self.contributes(i);
-                ContextItem::new(i, edit, contributes)
-            })
-            .collect()
+        let items = selected.iter().enumerate().map(|(k, &i)| {
+            // Most sessions have no edit: no id to hash per entry.
+            let edit = match edits.is_empty() {
+                true => None,
+                false => {
+                    let id = self.entry(i).id_str();
+                    edits.get(id.unwrap_or(jskey::UNDEFINED)).copied()
+                }
+            };
+            let kind = self.entries.kind(i as usize);
+            let contributes = !(kind == Kind::Compaction && k > 0) && self.contributes(i);
+            ContextItem::new(i, edit, contributes)
+        });
+        ContextItems::from_items(items)
     }
 
     /// pi's `buildContextEntries` on `path`: the entries whose messages
@@ -306,7 +389,7 @@ impl Session {
         self.remembered_from(&ctx.path, &ctx.items)
     }
 
-    fn remembered_from(&self, path: &[u32], items: &[ContextItem]) -> Remembered {
+    fn remembered_from(&self, path: &[u32], items: &ContextItems) -> Remembered {
         let n = self.entries.len();
         let mut r = Remembered {
             leaf: path.last().copied(),
@@ -334,7 +417,7 @@ impl Session {
     /// builds them. `file` is the session file, open for reading.
     pub fn context_messages(
         &self,
-        item: &ContextItem,
+        item: ContextItem,
         file: &mut File,
     ) -> Result<Vec<String>, SessionError> {
         if !item.contributes() {
@@ -372,7 +455,7 @@ impl Session {
     /// reading a million lines.
     pub fn context_message_count_of(
         &self,
-        item: &ContextItem,
+        item: ContextItem,
         file: &mut File,
     ) -> Result<usize, SessionError> {
         if !item.contributes() {
@@ -858,6 +941,54 @@ mod tests {
             items > 10_000 && counted > 5_000,
             "{items} items, {counted} plain"
         );
+    }
+
+    /// The items kept four bytes each with their edits beside read back
+    /// as the items they were made of, in either direction, by place, kept
+    /// in part and cut at the front.
+    #[test]
+    fn items_read_back_as_made() {
+        let mut seed = 0x2545_f491_u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..200 {
+            let len = next(40) as usize;
+            let made: Vec<ContextItem> = (0..len)
+                .map(|_| {
+                    let edit = (next(4) == 0).then(|| next(1000) as u32);
+                    ContextItem::new(next(1 << 20) as u32, edit, next(3) != 0)
+                })
+                .collect();
+            let items = ContextItems::from_items(made.iter().copied());
+            assert_eq!(items.len(), len);
+            assert_eq!(items.iter().collect::<Vec<_>>(), made, "{round}");
+            assert_eq!(
+                items.iter().rev().collect::<Vec<_>>(),
+                made.iter().rev().copied().collect::<Vec<_>>()
+            );
+            assert_eq!((&items).into_iter().collect::<Vec<_>>(), made);
+            for (k, item) in made.iter().enumerate() {
+                assert_eq!(items.get(k), Some(*item));
+                assert_eq!(items.at_entry(k), item.entry());
+            }
+            assert_eq!(items.get(len), None);
+            let cut = next(len as u64 + 1) as usize;
+            let mut front = items.clone();
+            front.drop_first(cut);
+            assert_eq!(front.iter().collect::<Vec<_>>(), made[cut..]);
+            let mut kept = items.clone();
+            kept.retain(|i| i.entry() % 2 == 0);
+            let want: Vec<ContextItem> = made
+                .iter()
+                .copied()
+                .filter(|i| i.entry() % 2 == 0)
+                .collect();
+            assert_eq!(kept.iter().collect::<Vec<_>>(), want);
+        }
     }
 
     /// A context built after the tree's links are let go is the context
