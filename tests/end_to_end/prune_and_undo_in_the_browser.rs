@@ -129,8 +129,10 @@ fn clean_up_by_rule_then_undo_in_the_sessions_pane() {
     // The list follows the rules as they are typed.
     t.keys(&["C-u"]);
     t.type_text("--empty");
+    // (The whole frame: the list and the key that acts on it.)
     let d = t.wait_for("the empty ones listed", |s| {
         s.contains("2 of the 4 listed sessions match:")
+            && s.contains("Enter move 2 sessions to the trash")
     });
     assert_eq!(d.matches("• (no messages)").count(), 2, "{d}");
     assert!(!d.contains("• question 0"), "{d}");

@@ -948,13 +948,7 @@ mod tests {
     /// in part and cut at the front.
     #[test]
     fn items_read_back_as_made() {
-        let mut seed = 0x2545_f491_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = crate::session::tree::tests::numbers(0x2545_f491);
         for round in 0..200 {
             let len = next(40) as usize;
             let made: Vec<ContextItem> = (0..len)

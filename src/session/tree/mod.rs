@@ -1101,7 +1101,7 @@ mod tests {
     }
 
     /// Numbers below `m` for each `next(m)`, the same from the same `seed`.
-    fn numbers(seed: u64) -> impl FnMut(u64) -> u64 {
+    pub(super) fn numbers(seed: u64) -> impl FnMut(u64) -> u64 {
         let mut x = seed;
         move |m| {
             x = x
