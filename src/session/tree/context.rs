@@ -112,7 +112,7 @@ impl ContextItems {
     /// The entry of the item at place `k`, which is below
     /// [`ContextItems::len`].
     pub fn at_entry(&self, k: usize) -> u32 {
-        self.at(k).entry()
+        self.entries[k] & !ADDS_NOTHING
     }
 
     /// The item at place `k`, which is below [`ContextItems::len`].
@@ -129,8 +129,11 @@ impl ContextItems {
     }
 
     /// Every item, first to last.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = ContextItem> + ExactSizeIterator + '_ {
-        (0..self.len()).map(|k| self.at(k))
+    pub fn iter(&self) -> ItemsIter<'_> {
+        ItemsIter {
+            items: self,
+            places: 0..self.len(),
+        }
     }
 
     /// Keeps the items `keep` says to, in order.
@@ -146,12 +149,38 @@ impl ContextItems {
     }
 }
 
+/// [`ContextItems::iter`]: the items by place, from either end.
+pub struct ItemsIter<'a> {
+    items: &'a ContextItems,
+    places: std::ops::Range<usize>,
+}
+
+impl Iterator for ItemsIter<'_> {
+    type Item = ContextItem;
+
+    fn next(&mut self) -> Option<ContextItem> {
+        self.places.next().map(|k| self.items.at(k))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.places.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for ItemsIter<'_> {
+    fn next_back(&mut self) -> Option<ContextItem> {
+        self.places.next_back().map(|k| self.items.at(k))
+    }
+}
+
+impl ExactSizeIterator for ItemsIter<'_> {}
+
 impl<'a> IntoIterator for &'a ContextItems {
     type Item = ContextItem;
-    type IntoIter = std::iter::Map<std::ops::Range<usize>, Box<dyn Fn(usize) -> ContextItem + 'a>>;
+    type IntoIter = ItemsIter<'a>;
 
-    fn into_iter(self) -> Self::IntoIter {
-        (0..self.len()).map(Box::new(|k| self.at(k)))
+    fn into_iter(self) -> ItemsIter<'a> {
+        self.iter()
     }
 }
 
