@@ -13,12 +13,15 @@
 //   node oracle.mjs search ROOT QUERY [--sort recent|relevance] [--named]
 //                                                   the paths the /resume picker's search keeps, in its
 //                                                   order, over the sessions of ROOT (a root or a flat folder)
+//   node oracle.mjs fork FILE LEAF                  createBranchedSession(LEAF) of FILE, written
+//                                                   beside it: the new file's path. The one command
+//                                                   that writes: give it a copy
 //   node oracle.mjs batch                           one request per stdin line (a JSON array of the
 //                                                   arguments above); one {"ok": ...} or {"error": ...} line each
 //
-// A session file is never changed: pi opens a copy in a temporary folder,
-// since it rewrites legacy files as it migrates them and ends an unfinished
-// last line. Where pi itself loops for ever (a parentId cycle), so does this:
+// A session file is never changed (but by `fork`, which is given a copy):
+// pi opens a copy in a temporary folder, since it rewrites legacy files as
+// it migrates them and ends an unfinished last line. Where pi itself loops for ever (a parentId cycle), so does this:
 // callers run it with a time limit.
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -164,6 +167,9 @@ const commands = {
         branch: sm.getBranch().map((e) => e.id),
       };
     });
+  },
+  fork(file, [leaf]) {
+    return SessionManager.open(file).createBranchedSession(leaf) ?? null;
   },
   async list(folder) {
     return (await SessionManager.listAll(folder)).map(listed);

@@ -22,8 +22,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import { canonicalIds, firstDiff, xorshift32 } from "./compare.mjs";
 
@@ -31,8 +30,6 @@ const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
 const BIN = args.bin;
-/** Plays pi's own fork (and appends) with pi's SessionManager. */
-const APPENDER = join(dirname(fileURLToPath(import.meta.url)), "pi-appender.mjs");
 const ORACLE = args.oracle;
 const SEED = Number(args.seed ?? Date.now() % 1e9);
 const FILES = Number(args.files ?? 300);
@@ -41,8 +38,11 @@ if (ONLY !== undefined && !["session", "list", "fork"].includes(ONLY)) {
   console.error("--only takes session, list or fork");
   process.exit(2);
 }
-/** How long pi may take for one answer before the file counts as one pi hangs on. */
-const ORACLE_TIMEOUT_MS = Number(args["oracle-timeout"] ?? 3000);
+/** How long pi may take for one answer before the file counts as one pi
+ * hangs on (its answers take 30 ms at most but for one in a thousand, and
+ * none took 600), and how long a new oracle may take to load pi's code. */
+const ORACLE_TIMEOUT_MS = Number(args["oracle-timeout"] ?? 1500);
+const ORACLE_START_MS = 10_000;
 if (!BIN || !ORACLE) {
   console.error("usage: node reader-differential.mjs --bin PISCOPE --oracle ORACLE.mjs [--seed N] [--files K] [--keep DIR]");
   process.exit(2);
@@ -450,22 +450,32 @@ class Oracle {
         process.exit(1);
       }
     });
+    // pi's code loads before the first answer: a request answered at once
+    // (an unknown command), given the time that takes, so that every real
+    // request has the same limit.
+    this.ready = this.request(["(loaded)"], ORACLE_START_MS);
   }
-  ask(request) {
-    if (!this.proc) this.start();
+  /** `request`'s answer, or `{timeout: true}` (the oracle killed) after `limit` ms. */
+  request(request, limit) {
     return new Promise((resolve) => {
       const proc = this.proc;
+      if (!proc) return resolve({ timeout: true });
       const timer = setTimeout(() => {
         proc.kill("SIGKILL");
         this.proc = null;
         resolve({ timeout: true });
-      }, ORACLE_TIMEOUT_MS);
+      }, limit);
       this.waiting.push((answer) => {
         clearTimeout(timer);
         resolve(answer);
       });
       proc.stdin.write(`${JSON.stringify(request)}\n`);
     });
+  }
+  async ask(request) {
+    if (!this.proc) this.start();
+    await this.ready;
+    return this.request(request, ORACLE_TIMEOUT_MS);
   }
   close() {
     this.proc?.stdin.end();
@@ -622,13 +632,13 @@ function isLegacy(textOfFile) {
   }
 }
 
-/** pi's fork at `leaf` (createBranchedSession, in a node of its own so a
- * file pi hangs on only times out) and piscope's, each of its own copy of
+/** pi's fork at `leaf` (createBranchedSession, asked of the oracle, which
+ * is restarted when pi hangs on the file) and piscope's, each of its own copy of
  * `file`, compared line by line as pi reads them. What is new in each is
  * set aside: the header's id, time and parent path, and the ids of the
  * label entries the fork adds (and the parent links to them). pi writes no
  * file while the branch has no assistant message: nothing to compare. */
-function compareFork(file, leaf) {
+async function compareFork(file, leaf) {
   const copy = (side) => {
     const d = mkdtempSync(join(tmpdir(), `piscope-reader-diff-fork-${side}-`));
     writeFileSync(join(d, "s.jsonl"), readFileSync(file));
@@ -637,8 +647,8 @@ function compareFork(file, leaf) {
   const [pisDir, ourDir] = [copy("pi"), copy("ours")];
   try {
     const what = `piscope fork ${file} --leaf ${JSON.stringify(leaf)}`;
-    const pi = spawnSync(process.execPath, [APPENDER, "fork", join(pisDir, "s.jsonl"), leaf], { encoding: "utf8", timeout: ORACLE_TIMEOUT_MS });
-    if (pi.error || pi.status === null) {
+    const pi = await oracle.ask(["fork", join(pisDir, "s.jsonl"), leaf]);
+    if (pi.timeout) {
       skipped++;
       return;
     }
@@ -646,14 +656,13 @@ function compareFork(file, leaf) {
     checks++;
     // Where pi's fork throws one of the documented errors (see PI_THROWS),
     // piscope forks the file as it reads it: nothing to compare.
-    const thrown = pi.stderr.split("\n").map((l) => l.replace(/^\w*Error: /, ""));
-    if (pi.status !== 0 && ours.status === 0 && PI_THROWS.some((r) => thrown.some((l) => r.error.test(l)))) return;
-    if (pi.status !== 0 || ours.status !== 0) {
-      if (pi.status === 0 || ours.status === 0) failures.push(`seed ${SEED}: ${what}: piscope ${ours.status === 0 ? "forked" : ours.stderr.trim()} / pi ${pi.status === 0 ? "forked" : pi.stderr.trim().split("\n")[0]}`);
+    if (pi.error !== undefined && ours.status === 0 && PI_THROWS.some((r) => r.error.test(pi.error))) return;
+    if (pi.error !== undefined || ours.status !== 0) {
+      if (pi.error === undefined || ours.status === 0) failures.push(`seed ${SEED}: ${what}: piscope ${ours.status === 0 ? "forked" : ours.stderr.trim()} / pi ${pi.error === undefined ? "forked" : pi.error}`);
       return;
     }
-    const theirs = pi.stdout.trim();
-    if (!existsSync(theirs)) return;
+    const theirs = pi.ok;
+    if (typeof theirs !== "string" || !existsSync(theirs)) return;
     const mine = readdirSync(ourDir).filter((f) => f !== "s.jsonl");
     if (mine.length !== 1) {
       failures.push(`seed ${SEED}: ${what}: ${mine.length} new files`);
@@ -703,14 +712,14 @@ try {
     if (ONLY === "fork") {
       const theirs = await piAnswer(oracle, file, "info", []);
       const leaf = theirs.ok?.leafId;
-      if (forkable(legacy, leaf)) compareFork(file, leaf);
+      if (forkable(legacy, leaf)) await compareFork(file, leaf);
       continue;
     }
     const tree = await compare(oracle, file, legacy, "tree", []);
     if (tree.skip) continue;
     const info = await compare(oracle, file, legacy, "info", []);
     const leaf = info.ok?.leafId;
-    if (ONLY !== "session" && forkable(legacy, leaf)) compareFork(file, leaf);
+    if (ONLY !== "session" && forkable(legacy, leaf)) await compareFork(file, leaf);
     await compare(oracle, file, legacy, "context", []);
     await compare(oracle, file, legacy, "context", ["--leaf", "null"]);
     if (legacy) continue;
