@@ -145,9 +145,104 @@ pub fn big_vec_of<T: Clone>(n: usize, value: T) -> Vec<T> {
     v
 }
 
+/// Serde's `deserialize_with` for the long vectors of a stored index:
+/// their items go straight into a [`big_vec`] of the length the format
+/// states (`Vec`'s own reading reserves a megabyte at most, then grows by
+/// doubling, touching every page twice). A length past a gigabyte's worth
+/// reserves that much and grows from there.
+pub mod big_seq {
+    use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+    use std::marker::PhantomData;
+
+    const ROOM: usize = 1 << 30;
+
+    pub fn deserialize<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        struct Seq<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Seq<T> {
+            type Value = Vec<T>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+                let most = ROOM / std::mem::size_of::<T>().max(1);
+                let mut out = super::big_vec(seq.size_hint().unwrap_or(0).min(most));
+                while let Some(item) = seq.next_element()? {
+                    out.push(item);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Seq(PhantomData))
+    }
+
+    /// The same for bytes written as one run (`serde_bytes`).
+    pub fn bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct Bytes;
+        impl Visitor<'_> for Bytes {
+            type Value = Vec<u8>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
+                let mut out = super::big_vec(bytes.len());
+                out.extend_from_slice(bytes);
+                Ok(out)
+            }
+
+            fn visit_byte_buf<E: serde::de::Error>(self, bytes: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(bytes)
+            }
+        }
+        d.deserialize_byte_buf(Bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::map;
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Plain {
+        items: Vec<(String, u32)>,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    }
+
+    #[derive(serde::Deserialize, PartialEq, Debug)]
+    struct Big {
+        #[serde(deserialize_with = "super::big_seq::deserialize")]
+        items: Vec<(String, u32)>,
+        #[serde(deserialize_with = "super::big_seq::bytes")]
+        bytes: Vec<u8>,
+    }
+
+    /// Long vectors read into huge pages read back as serde's own reading
+    /// gives them, and a stated length past what follows is an error, not
+    /// an allocation of that length.
+    #[test]
+    fn big_sequences_read_as_plain_ones() {
+        for n in [0usize, 1, 7, 300_000] {
+            let plain = Plain {
+                items: (0..n).map(|i| (format!("id{i}"), i as u32)).collect(),
+                bytes: (0..n * 3).map(|i| i as u8).collect(),
+            };
+            let written = postcard::to_allocvec(&plain).unwrap();
+            let big: Big = postcard::from_bytes(&written).unwrap();
+            assert_eq!((big.items, big.bytes), (plain.items, plain.bytes), "{n}");
+        }
+        // A length of 2^62 items, then one item.
+        let mut lying = vec![0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40];
+        lying.extend(postcard::to_allocvec(&("x", 1u32)).unwrap());
+        assert!(postcard::from_bytes::<Big>(&lying).is_err());
+    }
 
     /// The resident kilobytes of the mapping that starts at `start`, from
     /// the process's own map.

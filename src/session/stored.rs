@@ -43,13 +43,14 @@ pub struct StoredRef<'a> {
 #[derive(Deserialize)]
 pub struct Stored {
     header: Header,
-    #[serde(with = "serde_bytes")]
+    #[serde(deserialize_with = "crate::par::big_seq::bytes")]
     types: Vec<u8>,
     chunks: Vec<ChunkRef>,
     line_problems: Vec<Problem>,
     read_to: u64,
     prefix: PrefixPrint,
     next_line: u32,
+    #[serde(deserialize_with = "crate::par::big_seq::deserialize")]
     facts: Vec<Fact>,
     kinds: Vec<(Role, ModelRef)>,
     tree: TreeParts,

@@ -101,12 +101,14 @@ impl<T> Chunked<T> {
 }
 
 /// `bytes` as little-endian u32s; `None` unless they are whole words.
+/// A stored tree's arrays are tens of megabytes each: their memory comes
+/// in huge pages where the kernel gives them ([`crate::par::big_vec`]).
 pub fn words(bytes: &[u8]) -> Option<Vec<u32>> {
     let words = bytes.chunks_exact(4);
     words.remainder().is_empty().then(|| {
-        words
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect()
+        let mut out = crate::par::big_vec(words.len());
+        out.extend(words.map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
+        out
     })
 }
 

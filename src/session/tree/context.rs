@@ -83,7 +83,7 @@ pub struct ContextItems {
 impl ContextItems {
     fn from_items(items: impl Iterator<Item = ContextItem>) -> ContextItems {
         let mut out = ContextItems {
-            entries: Vec::with_capacity(items.size_hint().0),
+            entries: crate::par::big_vec(items.size_hint().0),
             edits: Vec::new(),
         };
         for (k, item) in items.enumerate() {

@@ -142,6 +142,9 @@ fn scan_for(entries: &Entries, id: &str) -> Option<u32> {
 /// [`Tree::parent`]'s mark of a root.
 const NO_PARENT: u32 = u32::MAX;
 
+/// From how many nodes on a tree is large (see [`Tree::path_to`]).
+const BIG_TREE: usize = 1 << 20;
+
 /// How many nodes of a path [`Tree::path_in_stretches`] hands on at a
 /// time.
 const PATH_STRETCH: usize = 1 << 14;
@@ -845,7 +848,14 @@ impl Tree {
     /// The path from the root down to `node`, inclusive, as pi walks it:
     /// up through truthy `parentId`s only.
     pub fn path_to(&self, node: u32) -> Vec<u32> {
-        let mut path = vec![node];
+        // In a large tree a path may be millions of nodes long: room for
+        // every node is reserved (its pages touched only as the path
+        // fills them, in huge pages), not grown by doubling.
+        let mut path = match self.parent.len() >= BIG_TREE {
+            true => crate::par::big_vec(self.parent.len()),
+            false => Vec::new(),
+        };
+        path.push(node);
         let mut cur = node;
         while let Some(p) = self.step_up(cur) {
             path.push(p);

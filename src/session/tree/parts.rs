@@ -26,11 +26,15 @@ pub struct TreeParts {
     roots: Vec<u32>,
     cut_roots: u32,
     last: Option<u32>,
-    #[serde(with = "serde_bytes")]
+    #[serde(
+        serialize_with = "serde_bytes::serialize",
+        deserialize_with = "crate::par::big_seq::bytes"
+    )]
     walk_stops: Vec<u8>,
     walk_only: Vec<(u32, u32)>,
     /// Each labelled id and the label entry that set its label, in the
     /// order of those entries.
+    #[serde(deserialize_with = "crate::par::big_seq::deserialize")]
     labels: Vec<(CompactString, u32)>,
 }
 

@@ -82,7 +82,9 @@ struct Payload {
     stamp: FileStamp,
     texts_from: u64,
     texts: Vec<Piece>,
+    #[serde(deserialize_with = "crate::par::big_seq::deserialize")]
     kinds: Vec<RowKind>,
+    #[serde(deserialize_with = "crate::par::big_seq::deserialize")]
     bare: Vec<bool>,
     usage: Vec<(u32, UsageTotals)>,
     #[serde(with = "serde_bytes")]
