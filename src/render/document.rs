@@ -191,6 +191,13 @@ impl Span {
         &self.text
     }
 
+    /// Adds text as clean at the end, in place: joining runs of one style
+    /// copies each piece once, however many there are.
+    pub(crate) fn push_clean(&mut self, text: &str) {
+        debug_assert!(!text.chars().any(char::is_control));
+        self.text.push_str(text);
+    }
+
     /// Replaces the text with text as clean (a secret's marker in place).
     pub(crate) fn set_text(&mut self, text: String) {
         debug_assert!(!text.chars().any(char::is_control));

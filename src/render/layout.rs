@@ -456,10 +456,7 @@ fn code(lines: &[CodeLine], more: usize, note: Option<&str>, width: usize) -> Ve
 fn push(row: &mut Line, text: &str, from: &Span) {
     if let Some(last) = row.last_mut() {
         if last.style == from.style && last.link == from.link {
-            let joined = format!("{}{text}", last.text());
-            let mut s = Span::clean(joined, last.style);
-            s.link = last.link.take();
-            *last = s;
+            last.push_clean(text);
             return;
         }
     }
