@@ -69,9 +69,14 @@ fn summaries(root: &Path) -> Vec<catalog::SessionSummary> {
 }
 
 fn search(root: &Path, query: &str, index: &DeepIndex) -> Vec<DeepHit> {
+    search_in(&summaries(root), query, index)
+}
+
+/// [`search`] in sessions already listed (the files unchanged since).
+fn search_in(sessions: &[catalog::SessionSummary], query: &str, index: &DeepIndex) -> Vec<DeepHit> {
     let q = Query::parse(query).expect("query");
     let mut hits = Vec::new();
-    let problems = deep_search_each(&summaries(root), &q, index, &mut |h| {
+    let problems = deep_search_each(sessions, &q, index, &mut |h| {
         hits.extend_from_slice(h);
         true
     });
@@ -81,9 +86,10 @@ fn search(root: &Path, query: &str, index: &DeepIndex) -> Vec<DeepHit> {
 
 /// Every query's hits by reading the files.
 fn scans(root: &Path) -> Vec<Vec<DeepHit>> {
+    let sessions = summaries(root);
     QUERIES
         .iter()
-        .map(|q| search(root, q, &DeepIndex::disabled()))
+        .map(|q| search_in(&sessions, q, &DeepIndex::disabled()))
         .collect()
 }
 
@@ -91,9 +97,10 @@ fn scans(root: &Path) -> Vec<Vec<DeepHit>> {
 /// asserting each answer equals `want`; what the index did.
 fn check_indexed(root: &Path, cache: &Path, want: &[Vec<DeepHit>]) -> IndexStats {
     let mut total = IndexStats::default();
+    let sessions = summaries(root);
     for (q, want) in QUERIES.iter().zip(want) {
         let index = DeepIndex::open(cache.to_path_buf());
-        let got = search(root, q, &index);
+        let got = search_in(&sessions, q, &index);
         if got != *want {
             let first = got.iter().zip(want).position(|(a, b)| a != b);
             panic!(
