@@ -9,7 +9,6 @@ use crate::support as common;
 
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -19,33 +18,9 @@ fn piscope(data: &Path) -> Command {
     c
 }
 
-/// pi's answers to many requests with one node start.
+/// pi's answers to many requests.
 fn batch(requests: &[Vec<String>]) -> Vec<Value> {
-    let mut child = common::node(&common::harness("oracle.mjs"))
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("oracle");
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        for r in requests {
-            writeln!(stdin, "{}", serde_json::to_string(r).expect("json")).expect("write");
-        }
-    }
-    let out = child.wait_with_output().expect("oracle");
-    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("answer"))
-        .collect();
-    assert_eq!(answers.len(), requests.len());
-    answers
-        .into_iter()
-        .map(|a| {
-            assert!(a.get("error").is_none(), "oracle: {a}");
-            a["ok"].clone()
-        })
-        .collect()
+    common::oracle_batch(requests)
 }
 
 /// What pi makes of the file: info, tree, and the context at every entry.

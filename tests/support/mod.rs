@@ -75,16 +75,8 @@ pub fn node(script: &Path) -> Command {
 
 /// What pi's own code prints for `oracle.mjs ARGS...`, as JSON.
 pub fn oracle(args: &[&str]) -> serde_json::Value {
-    let out = node(&harness("oracle.mjs"))
-        .args(args)
-        .output()
-        .expect("run the oracle");
-    assert!(
-        out.status.success(),
-        "oracle {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("oracle JSON")
+    let request = serde_json::to_string(args).expect("json");
+    oracle_batch_lines(&[request]).remove(0)
 }
 
 /// A corpus written by pi's own session code (`tests/pi/gen-corpus.mjs`)
@@ -168,34 +160,89 @@ pub fn oracle_batch(requests: &[Vec<String>]) -> Vec<serde_json::Value> {
 
 /// [`oracle_batch`] for requests already written as JSON lines.
 pub fn oracle_batch_lines(requests: &[String]) -> Vec<serde_json::Value> {
-    use std::io::Write;
-    let mut child = node(&harness("oracle.mjs"))
-        .arg("batch")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("run the oracle");
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        for r in requests {
-            writeln!(stdin, "{r}").expect("write");
-        }
-    }
-    let out = child.wait_with_output().expect("the oracle");
-    assert!(out.status.success(), "the oracle failed");
-    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("an answer"))
-        .collect();
-    assert_eq!(answers.len(), requests.len(), "one answer per request");
-    answers
-        .into_iter()
-        .zip(requests)
-        .map(|(a, r)| {
+    requests
+        .iter()
+        .map(|r| {
+            let a = shared_oracle::ask(r);
             assert!(a.get("error").is_none(), "oracle {r}: {a}");
             a["ok"].clone()
         })
         .collect()
+}
+
+/// pi's oracle started once for the whole test binary and asked request
+/// by request (`oracle.mjs batch` answers each line as it reads it):
+/// loading pi's code is most of an answer's cost, some 0.8 s of CPU a
+/// start, and the tests ask it hundreds of times. It ends with the test
+/// binary, whose exit closes its input.
+mod shared_oracle {
+    use std::io::{BufRead, Write};
+    use std::process::{Child, ChildStdin, Stdio};
+    use std::sync::Mutex;
+    use std::sync::mpsc::{Receiver, RecvTimeoutError};
+    use std::time::Duration;
+
+    struct Running {
+        child: Child,
+        input: ChildStdin,
+        answers: Receiver<String>,
+    }
+
+    static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
+
+    /// How long one answer may take: pi answers the tests' sessions in
+    /// milliseconds, so this long means it is stuck (on a loop in the
+    /// file, say), and the test fails instead of hanging.
+    const PATIENCE: Duration = Duration::from_secs(120);
+
+    fn start() -> Running {
+        let mut child = super::node(&super::harness("oracle.mjs"))
+            .arg("batch")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run the oracle");
+        let input = child.stdin.take().expect("stdin");
+        let output = child.stdout.take().expect("stdout");
+        let (send, answers) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(output).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running {
+            child,
+            input,
+            answers,
+        }
+    }
+
+    /// pi's answer line to one request (a JSON array of `oracle.mjs`
+    /// arguments): `{"ok": ...}` or `{"error": ...}`.
+    pub fn ask(request: &str) -> serde_json::Value {
+        // A test that failed while asking leaves the oracle as it was.
+        let mut slot = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+        let running = slot.get_or_insert_with(start);
+        let asked = writeln!(running.input, "{request}").and_then(|()| running.input.flush());
+        let answer = match asked {
+            Ok(()) => running.answers.recv_timeout(PATIENCE),
+            Err(_) => Err(RecvTimeoutError::Disconnected),
+        };
+        match answer {
+            Ok(line) => serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("oracle {request}: {e} in its answer {line:?}")),
+            Err(why) => {
+                // The next request starts a new oracle.
+                let mut gone = slot.take().expect("running");
+                let _ = gone.child.kill();
+                let _ = gone.child.wait();
+                panic!("oracle {request}: no answer ({why:?}; its error is above)")
+            }
+        }
+    }
 }
 
 /// What pi reads of a session: its tree, the context at every entry and at
