@@ -25,6 +25,14 @@ pub fn highlighting_deferred<T>(make: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Runs `make` with code left plain, for a Markdown export: it writes
+/// code as text, so highlighting it would be work thrown away (most of an
+/// export's time), and a note of where highlighting gave up would tell its
+/// reader nothing.
+pub fn code_left_plain<T>(make: impl FnOnce() -> T) -> T {
+    highlighting_deferred(make)
+}
+
 /// Clean lines as code in `lang`: highlighted now, or, while highlighting
 /// is deferred, as plain lines that [`super::layout::layout_own`] highlights.
 /// The note says where highlighting gave up, if it did.

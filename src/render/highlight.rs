@@ -6,11 +6,9 @@
 //! engine, which made exporting a long session take tens of seconds.
 
 use super::document::{Class, CodeLine, LineKind, Span};
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
-use xxhash_rust::xxh3::Xxh3;
 
 /// Lines past this many in one block are shown plain: highlighting is the
 /// slow part of rendering, and nobody reads the 5,000th line of a log in
@@ -130,119 +128,17 @@ fn gave_up(line: usize, why: &str) -> String {
     )
 }
 
-/// A highlighted block: its lines and where highlighting gave up.
-type Highlighted = (Vec<CodeLine>, Option<String>);
-
-/// Blocks highlighted lately, by their grammar and text: the same code is
-/// rendered again and again (the preview at each selection along a
-/// branch, an export's review and then its writing, a redraw after a
-/// resize), and highlighting is the costly part of rendering. A block is
-/// highlighted once, and a block that ran out of time gives the same
-/// answer every time instead of a new wait.
-struct Memo {
-    blocks: HashMap<u128, (Arc<Highlighted>, u64)>,
-    /// What the kept blocks weigh (see [`weight`]), at most [`MEMO_WEIGHT`].
-    weight: usize,
-    uses: u64,
-}
-
-/// What the memo may hold, in bytes (text and spans) of highlighted lines.
-const MEMO_WEIGHT: usize = 8 << 20;
-
-/// A highlighted block's bytes, near enough: its text and its spans.
-fn weight(h: &Highlighted) -> usize {
-    h.0.iter()
-        .map(|l| {
-            std::mem::size_of::<CodeLine>()
-                + l.spans
-                    .iter()
-                    .map(|s| std::mem::size_of::<Span>() + s.text().len())
-                    .sum::<usize>()
-        })
-        .sum()
-}
-
-fn memo() -> &'static Mutex<Memo> {
-    static MEMO: OnceLock<Mutex<Memo>> = OnceLock::new();
-    MEMO.get_or_init(|| {
-        Mutex::new(Memo {
-            blocks: HashMap::new(),
-            weight: 0,
-            uses: 0,
-        })
-    })
-}
-
-/// The memo's key: the grammar's name and every line, each ended.
-fn memo_key(syntax: &SyntaxReference, lines: &[String]) -> u128 {
-    let mut h = Xxh3::new();
-    h.update(syntax.name.as_bytes());
-    h.update(&[0]);
-    for line in lines {
-        h.update(line.as_bytes());
-        h.update(b"\n");
-    }
-    h.digest128()
-}
-
-impl Memo {
-    fn get(&mut self, key: u128) -> Option<Arc<Highlighted>> {
-        self.uses += 1;
-        let uses = self.uses;
-        self.blocks.get_mut(&key).map(|(h, used)| {
-            *used = uses;
-            h.clone()
-        })
-    }
-
-    /// Keeps `h`, first forgetting the older half of what is kept when it
-    /// would not fit. A block heavier than the whole memo is not kept.
-    fn put(&mut self, key: u128, h: Arc<Highlighted>) {
-        let w = weight(&h);
-        if w > MEMO_WEIGHT / 4 {
-            return;
-        }
-        if self.weight + w > MEMO_WEIGHT {
-            let mut used: Vec<u64> = self.blocks.values().map(|(_, u)| *u).collect();
-            let half = used.len() / 2;
-            let (_, &mut median, _) = used.select_nth_unstable(half);
-            self.blocks.retain(|_, (_, u)| *u > median);
-            self.weight = self.blocks.values().map(|(h, _)| weight(h)).sum();
-        }
-        self.uses += 1;
-        self.weight += w;
-        if let Some((old, _)) = self.blocks.insert(key, (h, self.uses)) {
-            self.weight -= weight(&old);
-        }
-    }
-}
-
 /// Clean lines as highlighted code lines, within the budget of a block
 /// (bytes, time, line length): past it the rest is plain, and the note
-/// says where and why. The same block again is answered from the memo.
-pub fn highlight_within(lines: &[String], lang: Lang<'_>) -> Highlighted {
-    let Some(syntax) = grammar(lang) else {
-        return (lines.iter().map(|l| plain_line(l)).collect(), None);
-    };
-    let key = memo_key(syntax, lines);
-    let lock = || memo().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(h) = lock().get(key) {
-        return (*h).clone();
-    }
-    let h = Arc::new(highlight_with(syntax, lines));
-    lock().put(key, h.clone());
-    Arc::unwrap_or_clone(h)
-}
-
-fn plain_line(l: &str) -> CodeLine {
-    CodeLine {
+/// says where and why.
+pub fn highlight_within(lines: &[String], lang: Lang<'_>) -> (Vec<CodeLine>, Option<String>) {
+    let plain = |l: &String| CodeLine {
         kind: LineKind::Plain,
-        spans: vec![Span::clean(l.to_string(), Class::CodeText)],
-    }
-}
-
-/// [`highlight_within`] by `syntax`, without the memo.
-fn highlight_with(syntax: &SyntaxReference, lines: &[String]) -> Highlighted {
+        spans: vec![Span::clean(l.clone(), Class::CodeText)],
+    };
+    let Some(syntax) = grammar(lang) else {
+        return (lines.iter().map(plain).collect(), None);
+    };
     let set = syntaxes();
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
@@ -253,7 +149,7 @@ fn highlight_with(syntax: &SyntaxReference, lines: &[String]) -> Highlighted {
     let started = std::time::Instant::now();
     for (n, line) in lines.iter().enumerate() {
         if failed || n >= MAX_HIGHLIGHTED_LINES {
-            out.push(plain_line(line));
+            out.push(plain(line));
             continue;
         }
         bytes += line.len() + 1;
@@ -278,7 +174,7 @@ fn highlight_with(syntax: &SyntaxReference, lines: &[String]) -> Highlighted {
         if let Some(why) = over {
             note = Some(gave_up(n, &why));
             failed = true;
-            out.push(plain_line(line));
+            out.push(plain(line));
             continue;
         }
         match highlight_line(line, &mut state, &mut stack, set) {
@@ -289,7 +185,7 @@ fn highlight_with(syntax: &SyntaxReference, lines: &[String]) -> Highlighted {
             None => {
                 // A grammar the regex engine cannot run: the rest is plain.
                 failed = true;
-                out.push(plain_line(line));
+                out.push(plain(line));
             }
         }
     }
@@ -469,44 +365,6 @@ mod tests {
         }
         let (_, note) = highlight_within(&["fn main() {}".to_string()], Lang::File("a.rs"));
         assert_eq!(note, None);
-    }
-
-    #[test]
-    fn the_memo_answers_as_highlighting_does_and_keeps_to_its_weight() {
-        let blocks: Vec<(Vec<String>, Lang<'_>)> = vec![
-            (vec!["fn a() {}".into(), "// b".into()], Lang::Fence("rust")),
-            // The same text in another grammar is another block.
-            (
-                vec!["fn a() {}".into(), "// b".into()],
-                Lang::Fence("python"),
-            ),
-            (vec!["{\"k\": [1, 2]}".into()], Lang::File("x.json")),
-            (vec![String::new(), "x".into()], Lang::Fence("sh")),
-        ];
-        for (lines, lang) in &blocks {
-            let syntax = grammar(*lang).expect("a grammar");
-            let fresh = highlight_with(syntax, lines);
-            assert_eq!(highlight_within(lines, *lang), fresh, "first");
-            assert!(
-                memo()
-                    .lock()
-                    .expect("memo")
-                    .blocks
-                    .contains_key(&memo_key(syntax, lines)),
-                "kept"
-            );
-            assert_eq!(highlight_within(lines, *lang), fresh, "from the memo");
-        }
-        // Many blocks (32 MB of lines too long to highlight, quick to
-        // make): the memo forgets the older ones and stays in weight.
-        for n in 0..400 {
-            let line = format!("let v{n} = {};", "s".repeat(MAX_HIGHLIGHTED_LINE));
-            highlight_within(&vec![line; 16], Lang::Fence("rust"));
-        }
-        let memo = memo().lock().expect("memo");
-        assert!(memo.weight <= MEMO_WEIGHT, "{}", memo.weight);
-        let kept: usize = memo.blocks.values().map(|(h, _)| weight(h)).sum();
-        assert_eq!(memo.weight, kept);
     }
 
     #[test]

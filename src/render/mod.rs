@@ -88,7 +88,8 @@ impl Export {
         shape: Shape,
     ) -> Result<Export, SessionError> {
         let part = match shape {
-            Shape::Markdown | Shape::Html => Part::One(document_at(&session, leaf)?),
+            Shape::Markdown => Part::One(defer::code_left_plain(|| document_at(&session, leaf))?),
+            Shape::Html => Part::One(document_at(&session, leaf)?),
             Shape::HtmlAllBranches => {
                 let (meta, branches) = branches_document(&session)?;
                 let nav = to_html::nav_rows(&session);
@@ -222,20 +223,22 @@ pub fn write_markdown(
     out: &mut dyn std::io::Write,
 ) -> Result<Vec<Finding>, StreamError> {
     let out = std::cell::RefCell::new(out);
-    let (_, findings) = stream_branch(
-        session,
-        ctx,
-        scanner,
-        redact,
-        &mut |meta| {
-            out.borrow_mut()
-                .write_all(to_markdown::head(meta).as_bytes())
-        },
-        &mut |blocks| {
-            out.borrow_mut()
-                .write_all(to_markdown::blocks(blocks).as_bytes())
-        },
-    )?;
+    let (_, findings) = defer::code_left_plain(|| {
+        stream_branch(
+            session,
+            ctx,
+            scanner,
+            redact,
+            &mut |meta| {
+                out.borrow_mut()
+                    .write_all(to_markdown::head(meta).as_bytes())
+            },
+            &mut |blocks| {
+                out.borrow_mut()
+                    .write_all(to_markdown::blocks(blocks).as_bytes())
+            },
+        )
+    })?;
     Ok(findings)
 }
 
@@ -277,7 +280,9 @@ pub fn write_html(
 /// The branch to `leaf` (the current leaf when `None`) as Markdown, nothing
 /// redacted.
 pub fn export_markdown(session: &Session, leaf: Option<u32>) -> Result<String, SessionError> {
-    Ok(to_markdown::markdown(&document_at(session, leaf)?))
+    Ok(to_markdown::markdown(&defer::code_left_plain(|| {
+        document_at(session, leaf)
+    })?))
 }
 
 /// The branch to `leaf` (the current leaf when `None`) as an HTML page,

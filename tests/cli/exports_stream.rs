@@ -187,3 +187,43 @@ fn a_long_branch_is_exported_in_the_memory_of_a_stretch() {
         );
     }
 }
+
+/// Markdown writes code as text: it is not highlighted, so a block past
+/// the highlighter's budget carries no note of where highlighting gave up
+/// (the HTML page, which is highlighted, does).
+#[test]
+fn markdown_code_is_written_as_text_without_a_highlighting_note() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("code.jsonl");
+    let long_line = "let a = 1; ".repeat(600);
+    let text = format!("Here:\n\n```rust\nfn main() {{}}\n{long_line}\n```\n");
+    let message = serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": text}],
+        "stopReason": "stop", "timestamp": 1});
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string(),
+        serde_json::json!({"type": "message", "id": "a1", "parentId": null,
+            "timestamp": "2026-01-01T00:00:01.000Z", "message": message})
+        .to_string(),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let export = |format: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_piscope"))
+            .args(["export", &path.to_string_lossy(), "--format", format])
+            .output()
+            .expect("piscope runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let md = export("md");
+    assert!(md.contains(long_line.trim_end()), "the code is written");
+    assert!(!md.contains("highlighting stopped"), "{md}");
+    let html = export("html");
+    assert!(
+        html.contains("highlighting stopped at line 2"),
+        "the page says where"
+    );
+}
