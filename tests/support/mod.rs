@@ -148,8 +148,9 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// pi's answers to many oracle requests (each an argument list) with one
-/// node start, in order; an answer pi could not give fails the test.
+/// pi's answers to many oracle requests (each an argument list), in order,
+/// from the test binary's one oracle; an answer pi could not give fails
+/// the test.
 pub fn oracle_batch(requests: &[Vec<String>]) -> Vec<serde_json::Value> {
     let lines: Vec<String> = requests
         .iter()
