@@ -18,11 +18,6 @@ fn piscope(data: &Path) -> Command {
     c
 }
 
-/// pi's answers to many requests.
-fn batch(requests: &[Vec<String>]) -> Vec<Value> {
-    common::oracle_batch(requests)
-}
-
 /// What pi makes of the file: info, tree, and the context at every entry.
 struct PiView {
     info: Value,
@@ -32,7 +27,7 @@ struct PiView {
 
 fn pi_view(file: &Path) -> PiView {
     let f = file.to_string_lossy().to_string();
-    let first = batch(&[
+    let first = common::oracle_batch(&[
         vec!["info".into(), f.clone()],
         vec!["tree".into(), f.clone()],
     ]);
@@ -46,7 +41,7 @@ fn pi_view(file: &Path) -> PiView {
         .map(|id| vec!["context".into(), f.clone(), "--leaf".into(), id.clone()])
         .chain([vec!["context".into(), f.clone()]])
         .collect();
-    let answers = batch(&requests);
+    let answers = common::oracle_batch(&requests);
     let mut contexts: HashMap<String, Value> = ids.into_iter().zip(answers.clone()).collect();
     contexts.insert("(leaf)".into(), answers.last().expect("leaf").clone());
     PiView {

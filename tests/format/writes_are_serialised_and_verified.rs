@@ -36,7 +36,7 @@ fn concurrent_labels_on_a_legacy_file_all_land() {
     const ROUNDS: usize = 12;
     const WRITERS: usize = 4;
     let tmp = tempfile::tempdir().expect("temp dir");
-    let mut batch = String::new();
+    let mut requests = Vec::new();
     let mut expected: Vec<(PathBuf, Vec<(String, String)>)> = Vec::new();
     for round in 0..ROUNDS {
         let file = legacy_copy(tmp.path(), &format!("round{round}.jsonl"));
@@ -87,17 +87,14 @@ fn concurrent_labels_on_a_legacy_file_all_land() {
             );
             labels.push((target.clone(), format!("writer {i}")));
         }
-        batch.push_str(&serde_json::json!(["info", file]).to_string());
-        batch.push('\n');
+        requests.push(serde_json::json!(["info", file]).to_string());
         expected.push((file, labels));
     }
 
     // pi reads the same labels.
-    let requests: Vec<String> = batch.lines().map(str::to_string).collect();
     let answers = common::oracle_batch_lines(&requests);
     assert_eq!(answers.len(), expected.len());
-    for (answer, (file, labels)) in answers.iter().zip(&expected) {
-        let info = answer;
+    for (info, (file, labels)) in answers.iter().zip(&expected) {
         for (target, label) in labels {
             assert_eq!(
                 info["labels"][target].as_str(),

@@ -21,8 +21,9 @@
 //
 // A session file is never changed (but by `fork`, which is given a copy):
 // pi opens a copy in a temporary folder, since it rewrites legacy files as
-// it migrates them and ends an unfinished last line. Where pi itself loops for ever (a parentId cycle), so does this:
-// callers run it with a time limit.
+// it migrates them and ends an unfinished last line. Where pi itself loops
+// for ever (a parentId cycle), so does this: callers run it with a time
+// limit.
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";

@@ -851,9 +851,10 @@ impl Tree {
         // In a large tree a path may be millions of nodes long: room for
         // every node is reserved (its pages touched only as the path
         // fills them, in huge pages), not grown by doubling.
-        let mut path = match self.parent.len() >= BIG_TREE {
-            true => crate::par::big_vec(self.parent.len()),
-            false => Vec::new(),
+        let mut path = if self.parent.len() >= BIG_TREE {
+            crate::par::big_vec(self.parent.len())
+        } else {
+            Vec::new()
         };
         path.push(node);
         let mut cur = node;
