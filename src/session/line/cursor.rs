@@ -29,6 +29,16 @@ fn specials(w: u64) -> u64 {
     (ctrl | q | bs) & HIGH
 }
 
+/// High bit set in each byte of `w` that is not an ASCII digit. Each
+/// byte's sums stay below 0x100, so no carry reaches the next.
+#[inline(always)]
+fn not_digits(w: u64) -> u64 {
+    let low = w & !HIGH;
+    let above_nine = low + ONES * (0x80 - 0x3a);
+    let below_zero = !(low + ONES * (0x80 - 0x30));
+    (above_nine | below_zero | w) & HIGH
+}
+
 #[inline(always)]
 fn word(b: &[u8], i: usize) -> Option<u64> {
     let chunk: [u8; 8] = b.get(i..i + 8)?.try_into().ok()?;
@@ -228,6 +238,7 @@ mod sse2 {
     #[inline]
     pub(super) fn find_unescaped(b: &[u8], mut i: usize) -> Result<Stop, (usize, bool)> {
         let mut high = 0;
+        let mut long = false;
         while let Some(chunk) = b.get(i..i + 32) {
             let Round {
                 lo,
@@ -239,8 +250,8 @@ mod sse2 {
                 // Only a round with something to stop at looks for escapes.
                 let backslash = both(eq(lo, b'\\'), eq(hi, b'\\'));
                 if backslash != 0 {
-                    let (escaped, stuck) = escapes(chunk, backslash);
-                    mask = (mask & !backslash & !escaped) | stuck;
+                    let (escaped, stuck) = escapes(chunk, backslash.into());
+                    mask = (mask & !backslash & !escaped as u32) | stuck as u32;
                 }
             }
             if let Some(stop) = stop(i, mask, top, high) {
@@ -248,18 +259,37 @@ mod sse2 {
             }
             high |= top;
             i += 32;
+            // A string longer than a round (most of a session's bytes are
+            // in such: tool output, file text) goes on twice as wide where
+            // the processor can; short ones never pay for the call.
+            if !long && super::avx2::here() {
+                long = true;
+                // SAFETY: `here` found AVX2 on this processor.
+                match unsafe { super::avx2::find_unescaped(b, i) } {
+                    Ok(stop) => {
+                        return Ok(Stop {
+                            at: stop.at,
+                            high: stop.high || high != 0,
+                        });
+                    }
+                    Err((at, more)) => {
+                        i = at;
+                        high |= u32::from(more);
+                    }
+                }
+            }
         }
         Err((i, high != 0))
     }
 
-    /// For the backslashes of a 32-byte `chunk` (`backslash` marks them),
+    /// For the backslashes of a `chunk` of 32 or 64 bytes (`backslash` marks them),
     /// in order: the bytes the simple escapes among them escape, and the
     /// first backslash that does not start one (`\u`, a bad escape, or the
     /// chunk's last byte), as a one-bit mask (0 for none). Past that
     /// backslash nothing is marked: the scan stops there.
     #[inline(always)]
-    fn escapes(chunk: &[u8], backslash: u32) -> (u32, u32) {
-        let mut escaped = 0u32;
+    pub(super) fn escapes(chunk: &[u8], backslash: u64) -> (u64, u64) {
+        let mut escaped = 0u64;
         let mut left = backslash;
         while left != 0 {
             let k = left.trailing_zeros();
@@ -298,6 +328,82 @@ mod sse2 {
             let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit);
             _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), ctrl))
         }
+    }
+}
+
+/// Sixty-four bytes a round with AVX2, for the length of a long string,
+/// where the processor has it (asked once; std keeps the answer).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::Stop;
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8,
+    };
+
+    #[inline(always)]
+    pub(super) fn here() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+
+    /// [`super::sse2::find_unescaped`], 64 bytes a round; `Err` where
+    /// fewer than 64 are left.
+    ///
+    /// # Safety
+    /// AVX2 must be there ([`here`]).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find_unescaped(b: &[u8], mut i: usize) -> Result<Stop, (usize, bool)> {
+        let mut high = 0u64;
+        while let Some(chunk) = b.get(i..i + 64) {
+            // SAFETY: `chunk` holds the 64 bytes the two unaligned loads
+            // read; AVX2 is the caller's promise.
+            let (lo, hi) = unsafe {
+                (
+                    _mm256_loadu_si256(chunk.as_ptr().cast::<__m256i>()),
+                    _mm256_loadu_si256(chunk.as_ptr().add(32).cast::<__m256i>()),
+                )
+            };
+            let mut mask = both(special(lo), special(hi));
+            let top = both(_mm256_movemask_epi8(lo), _mm256_movemask_epi8(hi));
+            if mask != 0 {
+                let backslash = both(eq(lo, b'\\'), eq(hi, b'\\'));
+                if backslash != 0 {
+                    let (escaped, stuck) = super::sse2::escapes(chunk, backslash);
+                    mask = (mask & !backslash & !escaped) | stuck;
+                }
+                if mask != 0 {
+                    let k = mask.trailing_zeros();
+                    return Ok(Stop {
+                        at: i + k as usize,
+                        high: high | (top & ((1u64 << k) - 1)) != 0,
+                    });
+                }
+            }
+            high |= top;
+            i += 64;
+        }
+        Err((i, high != 0))
+    }
+
+    /// Two vectors' 32-bit masks as one of 64 bits, the first below.
+    #[inline(always)]
+    fn both(lo: i32, hi: i32) -> u64 {
+        u64::from(lo as u32) | (u64::from(hi as u32) << 32)
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn eq(v: __m256i, byte: u8) -> i32 {
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8)))
+    }
+
+    /// The sign bit of each byte of `v` that is `"`, `\` or below 0x20.
+    #[target_feature(enable = "avx2")]
+    fn special(v: __m256i) -> i32 {
+        let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+        let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
+        let limit = _mm256_set1_epi8(0x1f);
+        let ctrl = _mm256_cmpeq_epi8(_mm256_max_epu8(v, limit), limit);
+        _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(quote, backslash), ctrl))
     }
 }
 
@@ -369,6 +475,15 @@ pub(crate) struct Guess {
     mask: [u64; 2],
     /// Bytes from the opening quote through the colon; 0 guesses nothing.
     len: usize,
+}
+
+#[cfg(test)]
+impl Guess {
+    /// The bytes guessed: `"key":`.
+    pub(crate) fn text(&self) -> Vec<u8> {
+        let [lo, hi] = self.word.map(u64::to_le_bytes);
+        [lo, hi].concat()[..self.len].to_vec()
+    }
 }
 
 /// Eight bytes from `at`, as [`word`] reads them.
@@ -511,13 +626,8 @@ impl<'a> Cursor<'a> {
     }
 
     /// Like [`Cursor::key`], checking `guess` (the key pi writes next)
-    /// first: two masked word compares are cheaper than scanning.
-    #[inline]
-    pub(crate) fn key_or(&mut self, guess: &Guess) -> Option<&'a [u8]> {
-        self.key_guessed(guess).map(|(key, _)| key)
-    }
-
-    /// Like [`Cursor::key_or`], also telling whether the key was `guess`'s.
+    /// first: two masked word compares are cheaper than scanning. Tells
+    /// whether the key was `guess`'s.
     #[inline]
     pub(crate) fn key_guessed(&mut self, guess: &Guess) -> Option<(&'a [u8], bool)> {
         if let (Some(lo), Some(hi)) = (word(self.b, self.i), word(self.b, self.i + 8)) {
@@ -645,8 +755,18 @@ impl<'a> Cursor<'a> {
         Some(())
     }
 
+    /// Skips the digits at the cursor, eight at a time; how many.
+    #[inline]
     fn digits(&mut self) -> usize {
         let start = self.i;
+        while let Some(w) = word(self.b, self.i) {
+            let other = not_digits(w);
+            if other != 0 {
+                self.i += (other.trailing_zeros() / 8) as usize;
+                return self.i - start;
+            }
+            self.i += 8;
+        }
         while let Some(b'0'..=b'9') = self.b.get(self.i) {
             self.i += 1;
         }
@@ -760,7 +880,7 @@ impl<'a> Cursor<'a> {
 
     /// A value read as serde reads a [`Scalar`] (strings in place), when it
     /// is a plain string, `null`, a boolean or a small non-negative integer.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn field(&mut self) -> Option<Field<'a>> {
         match self.peek()? {
             b'"' => self.plain_str().map(Field::Str),
@@ -770,6 +890,21 @@ impl<'a> Cursor<'a> {
             b'0'..=b'9' => self.small_integer().map(|n| Field::Num(n as f64)),
             _ => None,
         }
+    }
+
+    /// [`Cursor::small_integer`] as a number, or `None` with the cursor
+    /// where it was.
+    #[inline]
+    pub(crate) fn small_number(&mut self) -> Option<f64> {
+        if !self.peek()?.is_ascii_digit() {
+            return None;
+        }
+        let start = self.i;
+        let n = self.small_integer();
+        if n.is_none() {
+            self.i = start;
+        }
+        n.map(|n| n as f64)
     }
 
     /// Up to 15 digits, exact as an f64, with no fraction or exponent.
@@ -891,9 +1026,11 @@ mod tests {
             (state % n as u64) as usize
         };
         let (mut ended, mut refused) = (0, 0);
-        for round in 0..4000 {
+        for round in 0..6000 {
             let mut b = vec![b'"'];
-            b.extend(std::iter::repeat_n(b'a', round % 41));
+            // A third of them long: past the first round, in the wide one.
+            let plain = round % 41 + if round % 3 == 0 { 32 + next(160) } else { 0 };
+            b.extend(std::iter::repeat_n(b'a', plain));
             for _ in 0..next(24) {
                 // Mostly plain bytes and simple escapes, as strings are.
                 let piece = match next(3) {
@@ -933,6 +1070,77 @@ mod tests {
         // A `\u` still stops them, at its backslash.
         b[20..22].copy_from_slice(br"\u");
         assert_eq!(find_unescaped(&b, 0).at, 20);
+    }
+
+    /// Long strings of code, a simple escape every few bytes, at every
+    /// length and offset: the wide rounds end them where the narrow ones
+    /// and the words do.
+    #[test]
+    fn long_strings_end_alike_in_every_stride() {
+        for len in 0..300usize {
+            for start in 0..3 {
+                let mut b = vec![b'x'; start];
+                b.push(b'"');
+                let mut body = Vec::with_capacity(len);
+                while body.len() < len {
+                    let k = body.len();
+                    if k % 7 == 3 && k + 1 < len {
+                        body.extend_from_slice(&[b'\\', b"n\"t\\/"[k % 5]]);
+                    } else {
+                        body.push(b'a' + (k % 26) as u8);
+                    }
+                }
+                b.extend_from_slice(&body);
+                b.extend_from_slice(b"\",1]");
+                let mut c = Cursor::new(&b);
+                c.i = start;
+                let want = string_end_by_bytes(&b[start..]).map(|end| start + end);
+                assert_eq!(c.skip_str().map(|()| c.i), want, "{len} {start}");
+                assert_eq!(want, Some(start + len + 2), "{len} {start}");
+            }
+        }
+    }
+
+    /// Every byte at every place of a word: a digit or not.
+    #[test]
+    fn digits_are_told_a_word_at_a_time() {
+        for at in 0..8 {
+            for byte in 0..=255u8 {
+                let mut w = [b'5'; 8];
+                w[at] = byte;
+                let flagged = not_digits(u64::from_le_bytes(w)) >> (8 * at + 7) & 1 == 1;
+                assert_eq!(flagged, !byte.is_ascii_digit(), "{byte:#x} at {at}");
+                let mut line = w.to_vec();
+                line.extend_from_slice(b"x23456789");
+                let mut c = Cursor::new(&line);
+                let n = c.digits();
+                assert_eq!(
+                    n,
+                    if byte.is_ascii_digit() { 8 } else { at },
+                    "{byte:#x} at {at}"
+                );
+            }
+        }
+        for text in [
+            "0",
+            "12",
+            "123456789012345",
+            "1234567890123456",
+            "01",
+            "1.5",
+            "1e3",
+            "-1",
+            "x",
+        ] {
+            let mut c = Cursor::new(text.as_bytes());
+            let n = c.small_number();
+            let exact = text
+                .parse::<u64>()
+                .ok()
+                .filter(|_| text.len() <= 15 && !text.starts_with("0") || text == "0");
+            assert_eq!(n, exact.map(|v| v as f64), "{text}");
+            assert_eq!(c.i, if n.is_some() { text.len() } else { 0 }, "{text}");
+        }
     }
 
     #[test]

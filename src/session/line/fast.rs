@@ -40,39 +40,27 @@ pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'
     c.ws();
     let mut seen = 0;
     let mut more = c.open_object()?;
-    // The key pi writes next: its entries start with these, in this order.
-    const ID: Guess = Guess::new(b"id");
-    const PARENT: Guess = Guess::new(b"parentId");
-    const TIME: Guess = Guess::new(b"timestamp");
-    const MESSAGE: Guess = Guess::new(b"message");
-    let mut guess = &Guess::new(b"type");
+    let mut keys = InOrder::new(&LINE_ORDER);
     while more {
-        let key = c.key_or(guess)?;
-        guess = match key {
-            b"type" => &ID,
-            b"id" => &PARENT,
-            b"parentId" => &TIME,
-            b"timestamp" => &MESSAGE,
-            _ => &Guess::NONE,
-        };
+        let (key, bytes) = keys.next(&mut c, line_key)?;
         match key {
-            b"type" => {
+            LineKey::Type => {
                 first(&mut seen, 0)?;
                 f.kind = c.plain_str()?;
             }
-            b"id" => {
+            LineKey::Id => {
                 first(&mut seen, 1)?;
                 f.id = c.field()?;
             }
-            b"parentId" => {
+            LineKey::Parent => {
                 first(&mut seen, 2)?;
                 f.parent = c.field()?;
             }
-            b"timestamp" => {
+            LineKey::Time => {
                 first(&mut seen, 3)?;
                 f.timestamp = c.field()?;
             }
-            b"message" => {
+            LineKey::Message => {
                 first(&mut seen, 4)?;
                 match c.peek()? {
                     b'{' => {
@@ -85,50 +73,51 @@ pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'
                     _ => f.message = c.skip_value().map(|_| Message::Other)?,
                 }
             }
-            key @ (b"name" | b"targetId" | b"label" | b"provider" | b"modelId" | b"usage"
-            | b"model") => {
+            LineKey::Name => {
                 f.other_keys = true;
-                match key {
-                    b"name" => {
-                        first(&mut seen, 5)?;
-                        f.name = match c.peek()? {
-                            b'"' => NameField::Text(c.string()?),
-                            b'n' => c.lit(b"null").map(|_| NameField::Clear)?,
-                            _ => c.skip_value().map(|_| NameField::NotText)?,
-                        };
-                    }
-                    b"targetId" => {
-                        first(&mut seen, 6)?;
-                        f.target = text_or_skip(&mut c)?;
-                    }
-                    b"label" => {
-                        first(&mut seen, 7)?;
-                        f.label_truthy = truthy(&mut c)?;
-                    }
-                    b"provider" => {
-                        first(&mut seen, 8)?;
-                        f.provider = text_or_skip(&mut c)?;
-                    }
-                    b"modelId" => {
-                        first(&mut seen, 9)?;
-                        f.model_id = text_or_skip(&mut c)?;
-                    }
-                    b"model" => {
-                        first(&mut seen, 11)?;
-                        f.model = text_or_skip(&mut c)?;
-                    }
-                    _ if want.usage => {
-                        first(&mut seen, 10)?;
-                        (f.usage, f.usage_parts) = usage(&mut c)?;
-                    }
-                    _ => {
-                        first(&mut seen, 10)?;
-                        c.skip_value()?;
-                    }
+                first(&mut seen, 5)?;
+                f.name = match c.peek()? {
+                    b'"' => NameField::Text(c.string()?),
+                    b'n' => c.lit(b"null").map(|_| NameField::Clear)?,
+                    _ => c.skip_value().map(|_| NameField::NotText)?,
+                };
+            }
+            LineKey::Target => {
+                f.other_keys = true;
+                first(&mut seen, 6)?;
+                f.target = text_or_skip(&mut c)?;
+            }
+            LineKey::Label => {
+                f.other_keys = true;
+                first(&mut seen, 7)?;
+                f.label_truthy = truthy(&mut c)?;
+            }
+            LineKey::Provider => {
+                f.other_keys = true;
+                first(&mut seen, 8)?;
+                f.provider = text_or_skip(&mut c)?;
+            }
+            LineKey::ModelId => {
+                f.other_keys = true;
+                first(&mut seen, 9)?;
+                f.model_id = text_or_skip(&mut c)?;
+            }
+            LineKey::Model => {
+                f.other_keys = true;
+                first(&mut seen, 11)?;
+                f.model = text_or_skip(&mut c)?;
+            }
+            LineKey::Usage => {
+                f.other_keys = true;
+                first(&mut seen, 10)?;
+                if want.usage {
+                    (f.usage, f.usage_parts) = usage(&mut c)?;
+                } else {
+                    skip_usage(&mut c)?;
                 }
             }
-            key => {
-                if LINE_KEYS.iter().any(|k| k.as_bytes() == key) {
+            LineKey::Other => {
+                if LINE_KEYS.iter().any(|k| k.as_bytes() == bytes) {
                     f.other_keys = true;
                 }
                 c.skip_value()?;
@@ -144,48 +133,163 @@ pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'
     Some(())
 }
 
+/// The keys of an object as pi writes them, in its order, each tried by
+/// two word compares before the key is scanned; a key is matched against
+/// the names it may have once, where the guess missed.
+struct InOrder<K: 'static> {
+    order: &'static [(Guess, K)],
+    next: usize,
+}
+
+impl<K: Copy + PartialEq> InOrder<K> {
+    fn new(order: &'static [(Guess, K)]) -> InOrder<K> {
+        InOrder { order, next: 0 }
+    }
+
+    /// The next key, as `kind` names it, and its bytes.
+    #[inline(always)]
+    fn next<'a>(&mut self, c: &mut Cursor<'a>, kind: fn(&[u8]) -> K) -> Option<(K, &'a [u8])> {
+        let guess = self.order.get(self.next).map_or(&Guess::NONE, |(g, _)| g);
+        let (bytes, hit) = c.key_guessed(guess)?;
+        if hit {
+            let k = self.order[self.next].1;
+            self.next += 1;
+            return Some((k, bytes));
+        }
+        let k = kind(bytes);
+        // Past a key of the order that came early, its successor is next.
+        if let Some(at) = self.order.iter().position(|(_, o)| *o == k) {
+            self.next = at + 1;
+        }
+        Some((k, bytes))
+    }
+}
+
+/// The top-level keys the fast path reads.
+#[derive(Clone, Copy, PartialEq)]
+enum LineKey {
+    Type,
+    Id,
+    Parent,
+    Time,
+    Message,
+    Name,
+    Target,
+    Label,
+    Provider,
+    ModelId,
+    Model,
+    Usage,
+    Other,
+}
+
+fn line_key(key: &[u8]) -> LineKey {
+    match key {
+        b"type" => LineKey::Type,
+        b"id" => LineKey::Id,
+        b"parentId" => LineKey::Parent,
+        b"timestamp" => LineKey::Time,
+        b"message" => LineKey::Message,
+        b"name" => LineKey::Name,
+        b"targetId" => LineKey::Target,
+        b"label" => LineKey::Label,
+        b"provider" => LineKey::Provider,
+        b"modelId" => LineKey::ModelId,
+        b"model" => LineKey::Model,
+        b"usage" => LineKey::Usage,
+        _ => LineKey::Other,
+    }
+}
+
+/// How pi's entries start.
+const LINE_ORDER: [(Guess, LineKey); 5] = [
+    (Guess::new(b"type"), LineKey::Type),
+    (Guess::new(b"id"), LineKey::Id),
+    (Guess::new(b"parentId"), LineKey::Parent),
+    (Guess::new(b"timestamp"), LineKey::Time),
+    (Guess::new(b"message"), LineKey::Message),
+];
+
+/// The keys of a message the fast path reads, and two it only skips
+/// (named for pi's order).
+#[derive(Clone, Copy, PartialEq)]
+enum MessageKey {
+    Role,
+    Content,
+    Time,
+    Provider,
+    Model,
+    Usage,
+    StopReason,
+    ToolCallId,
+    ToolName,
+    CustomType,
+    IsError,
+    Api,
+    Details,
+    Other,
+}
+
+fn message_key(key: &[u8]) -> MessageKey {
+    match key {
+        b"role" => MessageKey::Role,
+        b"content" => MessageKey::Content,
+        b"timestamp" => MessageKey::Time,
+        b"provider" => MessageKey::Provider,
+        b"model" => MessageKey::Model,
+        b"usage" => MessageKey::Usage,
+        b"stopReason" => MessageKey::StopReason,
+        b"toolCallId" => MessageKey::ToolCallId,
+        b"toolName" => MessageKey::ToolName,
+        b"customType" => MessageKey::CustomType,
+        b"isError" => MessageKey::IsError,
+        b"api" => MessageKey::Api,
+        b"details" => MessageKey::Details,
+        _ => MessageKey::Other,
+    }
+}
+
+/// pi's orders of a message's keys: the role first, then by role.
+const ROLE_FIRST: [(Guess, MessageKey); 1] = [(Guess::new(b"role"), MessageKey::Role)];
+const TOOL_RESULT_ORDER: [(Guess, MessageKey); 6] = [
+    (Guess::new(b"toolCallId"), MessageKey::ToolCallId),
+    (Guess::new(b"toolName"), MessageKey::ToolName),
+    (Guess::new(b"content"), MessageKey::Content),
+    (Guess::new(b"details"), MessageKey::Details),
+    (Guess::new(b"isError"), MessageKey::IsError),
+    (Guess::new(b"timestamp"), MessageKey::Time),
+];
+const ASSISTANT_ORDER: [(Guess, MessageKey); 7] = [
+    (Guess::new(b"content"), MessageKey::Content),
+    (Guess::new(b"api"), MessageKey::Api),
+    (Guess::new(b"provider"), MessageKey::Provider),
+    (Guess::new(b"model"), MessageKey::Model),
+    (Guess::new(b"usage"), MessageKey::Usage),
+    (Guess::new(b"stopReason"), MessageKey::StopReason),
+    (Guess::new(b"timestamp"), MessageKey::Time),
+];
+const OTHER_ORDER: [(Guess, MessageKey); 2] = [
+    (Guess::new(b"content"), MessageKey::Content),
+    (Guess::new(b"timestamp"), MessageKey::Time),
+];
+
 /// The `message` object, into `m` (a default one).
 fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Option<()> {
     let mut seen = 0;
     let mut more = c.open_object()?;
-    // pi's order of a message's keys, by role.
-    const CONTENT: Guess = Guess::new(b"content");
-    const TOOL_CALL: Guess = Guess::new(b"toolCallId");
-    const TOOL_NAME: Guess = Guess::new(b"toolName");
-    const DETAILS: Guess = Guess::new(b"details");
-    const IS_ERROR: Guess = Guess::new(b"isError");
-    const API: Guess = Guess::new(b"api");
-    const PROVIDER: Guess = Guess::new(b"provider");
-    const MODEL: Guess = Guess::new(b"model");
-    const USAGE: Guess = Guess::new(b"usage");
-    const STOP: Guess = Guess::new(b"stopReason");
-    const TIME: Guess = Guess::new(b"timestamp");
-    let mut guess = &Guess::new(b"role");
+    let mut keys = InOrder::new(&ROLE_FIRST);
     while more {
-        let key = c.key_or(guess)?;
-        guess = match (m.role, key) {
-            (Some("toolResult"), b"toolCallId") => &TOOL_NAME,
-            (Some("toolResult"), b"toolName") => &CONTENT,
-            (Some("toolResult"), b"content") => &DETAILS,
-            (Some("toolResult"), b"details") => &IS_ERROR,
-            (Some("assistant"), b"content") => &API,
-            (Some("assistant"), b"api") => &PROVIDER,
-            (Some("assistant"), b"provider") => &MODEL,
-            (Some("assistant"), b"model") => &USAGE,
-            (Some("assistant"), b"usage") => &STOP,
-            (_, b"content" | b"isError" | b"stopReason") => &TIME,
-            _ => &Guess::NONE,
-        };
-        match key {
-            b"role" => {
+        match keys.next(c, message_key)?.0 {
+            MessageKey::Role => {
                 first(&mut seen, 0)?;
                 m.role = text_or_skip(c)?;
-                guess = match m.role {
-                    Some("toolResult") => &TOOL_CALL,
-                    _ => &CONTENT,
-                };
+                keys = InOrder::new(match m.role {
+                    Some("toolResult") => &TOOL_RESULT_ORDER,
+                    Some("assistant") => &ASSISTANT_ORDER,
+                    _ => &OTHER_ORDER,
+                });
             }
-            b"content" => {
+            MessageKey::Content => {
                 first(&mut seen, 1)?;
                 let text = match m.role {
                     Some("user") => want.user_text,
@@ -198,51 +302,51 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Opti
                 };
                 m.content = content(c, text, &mut m.joined)?;
             }
-            b"timestamp" => {
+            MessageKey::Time => {
                 first(&mut seen, 2)?;
                 m.time = number_or_skip(c)?;
             }
             // pi echoes a model of any type; only a string is read here.
-            b"provider" => {
+            MessageKey::Provider => {
                 first(&mut seen, 3)?;
                 m.provider = Some(text_only(c)?);
             }
-            b"model" => {
+            MessageKey::Model => {
                 first(&mut seen, 4)?;
                 m.model = Some(text_only(c)?);
             }
-            b"usage" => {
+            MessageKey::Usage => {
                 first(&mut seen, 5)?;
                 if want.usage {
                     (m.usage, m.usage_parts) = usage(c)?;
                 } else {
-                    c.skip_value()?;
+                    skip_usage(c)?;
                 }
             }
-            b"stopReason" => {
+            MessageKey::StopReason => {
                 first(&mut seen, 6)?;
                 m.stop_reason = text_or_skip(c)?;
             }
-            b"toolCallId" => {
+            MessageKey::ToolCallId => {
                 first(&mut seen, 7)?;
                 m.tool_call_id = text_or_skip(c)?;
             }
-            b"toolName" => {
+            MessageKey::ToolName => {
                 first(&mut seen, 8)?;
                 m.tool_name = text_or_skip(c)?;
             }
-            b"customType" => {
+            MessageKey::CustomType => {
                 first(&mut seen, 9)?;
                 m.custom_type = text_or_skip(c)?;
             }
-            b"isError" => {
+            MessageKey::IsError => {
                 first(&mut seen, 10)?;
                 m.is_error = match c.peek()? {
                     b't' => c.lit(b"true").map(|_| true)?,
                     _ => c.skip_value().map(|_| false)?,
                 };
             }
-            _ => c.skip_value()?,
+            MessageKey::Api | MessageKey::Details | MessageKey::Other => c.skip_value()?,
         }
         more = c.member_end()?;
     }
@@ -280,6 +384,7 @@ fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option
                             });
                         }
                     }
+                    b'{' => skip_block(c)?,
                     _ => c.skip_value()?,
                 }
                 Some(())
@@ -339,6 +444,10 @@ fn truthy(c: &mut Cursor<'_>) -> Option<bool> {
 
 /// A number's value, or `None` for any other (valid) value.
 fn number_or_skip(c: &mut Cursor<'_>) -> Option<Option<f64>> {
+    // Times and token counts: read as they are skipped.
+    if let Some(n) = c.small_number() {
+        return Some(Some(n));
+    }
     let start = c.pos();
     let is_number = matches!(c.peek()?, b'-' | b'0'..=b'9');
     c.skip_value()?;
@@ -455,6 +564,22 @@ const BLOCK_ORDER: [Expected; 2] = [
     Expected::new(b"text", Some(1)),
 ];
 
+/// pi's orders of the keys of its text, tool call and thinking blocks.
+const SKIPPED_BLOCK_ORDER: [Expected; 6] = [
+    Expected::new(b"type", None),
+    Expected::new(b"text", None),
+    Expected::new(b"id", None),
+    Expected::new(b"name", None),
+    Expected::new(b"arguments", None),
+    Expected::new(b"thinking", None),
+];
+
+/// A content block checked and skipped, its keys matched by word compares
+/// where they come in pi's order.
+fn skip_block(c: &mut Cursor<'_>) -> Option<()> {
+    walk_object(c, &[], &SKIPPED_BLOCK_ORDER, |_, c| c.skip_value())
+}
+
 /// Usage totals as [`UsageFields::totals`] makes them, when `usage` is an
 /// object (read in place).
 fn usage(c: &mut Cursor<'_>) -> Option<(Option<UsageTotals>, UsageParts)> {
@@ -494,6 +619,20 @@ fn usage(c: &mut Cursor<'_>) -> Option<(Option<UsageTotals>, UsageParts)> {
     ))
 }
 
+/// A usage value checked and skipped. Its keys come in pi's order, so
+/// each is matched by two word compares rather than scanned as a string.
+fn skip_usage(c: &mut Cursor<'_>) -> Option<()> {
+    if c.peek()? != b'{' {
+        return c.skip_value();
+    }
+    walk_object(c, &USAGE_KEYS, &USAGE_ORDER, |key, c| match key {
+        Some(5) if c.peek() == Some(b'{') => {
+            walk_object(c, &[b"total"], &COST_ORDER, |_, c| c.skip_value())
+        }
+        _ => c.skip_value(),
+    })
+}
+
 /// The value of a valid JSON number without an exponent: plain integers
 /// directly, others through the standard (correctly rounded) parser.
 fn number_value(text: &[u8]) -> Option<f64> {
@@ -521,10 +660,11 @@ mod tests {
 
     #[test]
     fn expected_keys_name_their_watched_index() {
-        let tables: [(&[&[u8]], &[Expected]); 3] = [
+        let tables: [(&[&[u8]], &[Expected]); 4] = [
             (&USAGE_KEYS, &USAGE_ORDER),
             (&[b"total"], &COST_ORDER),
             (&[b"type", b"text"], &BLOCK_ORDER),
+            (&[], &SKIPPED_BLOCK_ORDER),
         ];
         for (watched, expected) in tables {
             for e in expected {
@@ -545,6 +685,80 @@ mod tests {
         // A repeated key goes to the fallback, guessed or not.
         assert_eq!(read(r#"{"input":1,"input":2}"#), None);
         assert_eq!(read(r#"{"output":1,"input":2,"input":3}"#), None);
+    }
+
+    /// Each key of the orders, guessed, is read as the kind the order
+    /// gives it.
+    #[test]
+    fn ordered_keys_are_their_kinds() {
+        fn read_as<K: Copy + PartialEq>(order: &[(Guess, K)], kind: fn(&[u8]) -> K) -> bool {
+            order.iter().all(|(g, k)| {
+                let line = [g.text().as_slice(), b"1}".as_slice(), &[b' '; 16]].concat();
+                let mut c = Cursor::new(&line);
+                c.key_guessed(g)
+                    .is_some_and(|(key, hit)| hit && kind(key) == *k)
+            })
+        }
+        assert!(read_as(&LINE_ORDER, line_key));
+        assert!(LINE_ORDER.iter().all(|(_, k)| *k != LineKey::Other));
+        for order in [
+            &ROLE_FIRST[..],
+            &TOOL_RESULT_ORDER,
+            &ASSISTANT_ORDER,
+            &OTHER_ORDER,
+        ] {
+            assert!(read_as(order, message_key));
+            assert!(order.iter().all(|(_, k)| *k != MessageKey::Other));
+        }
+    }
+
+    /// Skipping usage and content blocks by their keys accepts what
+    /// skipping any value accepts, or gives up; it never accepts more.
+    #[test]
+    fn skipped_usage_and_blocks_accept_no_more_than_any_value() {
+        let usage = r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0.5,"output":0.25,"cacheRead":0,"cacheWrite":0,"total":0.75}}"#;
+        let block = r#"{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a.rs"}}"#;
+        let mut cases = vec![usage.to_string(), block.to_string()];
+        for (from, to) in [
+            ("1", "1."),
+            ("0.5", "-0.5"),
+            ("0.5", "05"),
+            ("0.25", "[]"),
+            ("{\"input\":0.5", "{\"input\":0.5,"),
+            (":2", ":2,"),
+            ("10", "1e3"),
+            ("\"cost\":{", "\"cost\":["),
+            ("\"input\":1,", "\"input\":1,\"input\":1,"),
+            ("read", "re\\u0061d"),
+            ("read", "re\\ad"),
+            ("a.rs", "a\\\"rs"),
+            ("}}", "}"),
+            ("\"id\"", "\"i\\u0064\""),
+            ("\"type\":\"toolCall\",", ""),
+        ] {
+            for case in [usage, block] {
+                if case.contains(from) {
+                    cases.push(case.replacen(from, to, 1));
+                }
+            }
+        }
+        let whole = |s: &str, skip: fn(&mut Cursor<'_>) -> Option<()>| {
+            let mut c = Cursor::new(s.as_bytes());
+            skip(&mut c).is_some() && c.at_end()
+        };
+        let (mut accepted, mut refused) = (0, 0);
+        for case in &cases {
+            let any = whole(case, |c| c.skip_value());
+            for skip in [skip_usage as fn(&mut Cursor<'_>) -> Option<()>, skip_block] {
+                if whole(case, skip) {
+                    assert!(any, "{case}");
+                    accepted += 1;
+                } else if !any {
+                    refused += 1;
+                }
+            }
+        }
+        assert!(accepted >= 4 && refused >= 10, "{accepted} {refused}");
     }
 
     const TOOL: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x\n\"y\" \u00e9 ü"}],"details":{"n":-1.5,"ok":true,"z":null,"e":[],"o":{}},"isError":false,"timestamp":1}}"#;
