@@ -60,8 +60,10 @@ impl CallLine {
 }
 
 impl CallLine {
-    /// The line `raw` (without its newline), or `None` when it is no JSON.
+    /// The line `raw` (with its newline or without), or `None` when it is
+    /// no JSON. (The cursor reads a line up to its newline.)
     pub fn read(raw: &[u8]) -> Option<CallLine> {
+        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
         match fast::line(raw) {
             Some(line) => Some(line),
             None => serde_json::from_slice(raw).ok(),
@@ -485,6 +487,12 @@ mod tests {
                 fast += 1;
                 assert_eq!(read, want, "{}", String::from_utf8_lossy(raw));
             }
+            // As a file's lines are handed over too, newline and all.
+            let with_newline = [raw, b"\n"].concat();
+            assert_eq!(
+                CallLine::read(&with_newline),
+                Some(CallLine::of_value(&whole))
+            );
             assert_eq!(CallLine::read(raw), Some(want));
         }
         assert!(calls > 100, "{calls} calls");

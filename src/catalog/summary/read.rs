@@ -11,7 +11,7 @@ use crate::session::line::jskey::{self, Key};
 use crate::session::line::jsvalue::{JsValue, may_differ};
 use crate::session::line::{
     Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want,
-    read_fast_into, read_slow,
+    read_fast_into, read_fast_line, read_slow,
 };
 use crate::session::read::blocks::{aligned_pad, keep_rest};
 use compact_str::CompactString;
@@ -164,6 +164,12 @@ impl SummaryState {
         let mut start = aligned_pad(buf, self.offset);
         let mut end = start;
         loop {
+            // Most lines find their own end as they are read.
+            if let Some(len) = self.fast_line(&buf[start..end]) {
+                self.offset += len as u64 + 1;
+                start += len + 1;
+                continue;
+            }
             if let Some(i) = memchr::memchr(b'\n', &buf[start..end]) {
                 let line_start = self.offset;
                 self.offset += i as u64 + 1;
@@ -200,6 +206,26 @@ impl SummaryState {
         if let Some(h) = self.last_id.take() {
             self.childless.insert(h);
         }
+    }
+
+    /// The entry line `rest` starts with, read by the fast path, which
+    /// finds its newline (see [`read_fast_line`]): its length; `None` for
+    /// a line to be cut at its newline and read by [`Self::line`].
+    #[inline]
+    fn fast_line(&mut self, rest: &[u8]) -> Option<usize> {
+        if self.header.is_none() || self.offset == 0 {
+            return None;
+        }
+        let want = Want {
+            user_text: self.with_text || self.first_message.is_none(),
+            assistant_text: self.with_text,
+            usage: !self.skip_usage,
+        };
+        let mut facts = LineFacts::default();
+        let len = read_fast_line(rest, want, &mut facts)?;
+        self.next_line += 1;
+        self.take_entry(&facts, &rest[..len]);
+        Some(len)
     }
 
     fn line(&mut self, raw: &[u8], start: u64) {

@@ -543,14 +543,16 @@ impl<'a> Cursor<'a> {
         Cursor { b, i: 0 }
     }
 
-    /// Skips JSON white space.
+    /// Skips JSON white space but for a newline, which ends a line: the
+    /// cursor reads lines, and never steps over one (a line read from
+    /// bytes that run on ends there; see [`super::fast::read_fast_line`]).
     #[inline]
     pub(crate) fn ws(&mut self) {
         // Most places have none: pi writes no white space between tokens.
         if self.b.get(self.i).is_some_and(|&c| c > b' ') {
             return;
         }
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
+        while let Some(b' ' | b'\r' | b'\t') = self.b.get(self.i) {
             self.i += 1;
         }
     }

@@ -37,12 +37,35 @@ pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
 /// keeps them, not handed back by value, which copied them at each step.)
 pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'a>) -> Option<()> {
     let mut c = Cursor::new(line);
+    entry(&mut c, want, f)?;
+    c.at_end().then_some(())
+}
+
+/// [`read_fast_into`] of the line `rest` starts with, `rest` running on
+/// past the line's newline: the line's length (to its newline), found by
+/// the read itself. The cursor never steps over a newline (one stands
+/// neither in white space nor in a string), so the line it reads is the
+/// line a search for the newline would cut; `None` where that newline is
+/// not in `rest`, as for any line the fast path does not read.
+pub(crate) fn read_fast_line<'a>(
+    rest: &'a [u8],
+    want: Want,
+    f: &mut LineFacts<'a>,
+) -> Option<usize> {
+    let mut c = Cursor::new(rest);
+    entry(&mut c, want, f)?;
+    (c.peek()? == b'\n').then(|| c.pos())
+}
+
+/// An entry's object and the white space around it, into `f`.
+#[inline(always)]
+fn entry<'a>(c: &mut Cursor<'a>, want: Want, f: &mut LineFacts<'a>) -> Option<()> {
     c.ws();
     let mut seen = 0;
     let mut more = c.open_object()?;
     let mut keys = InOrder::new(&LINE_ORDER);
     while more {
-        let (key, bytes) = keys.next(&mut c, line_key)?;
+        let (key, bytes) = keys.next(c, line_key)?;
         match key {
             LineKey::Type => {
                 first(&mut seen, 0)?;
@@ -66,7 +89,7 @@ pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'
                     b'{' => {
                         f.message = Message::Object(MessageFacts::default());
                         if let Message::Object(m) = &mut f.message {
-                            message(&mut c, want, m)?;
+                            message(c, want, m)?;
                         }
                     }
                     b'n' => f.message = c.lit(b"null").map(|_| Message::Null)?,
@@ -85,35 +108,35 @@ pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'
             LineKey::Target => {
                 f.other_keys = true;
                 first(&mut seen, 6)?;
-                f.target = text_or_skip(&mut c)?;
+                f.target = text_or_skip(c)?;
             }
             LineKey::Label => {
                 f.other_keys = true;
                 first(&mut seen, 7)?;
-                f.label_truthy = truthy(&mut c)?;
+                f.label_truthy = truthy(c)?;
             }
             LineKey::Provider => {
                 f.other_keys = true;
                 first(&mut seen, 8)?;
-                f.provider = text_or_skip(&mut c)?;
+                f.provider = text_or_skip(c)?;
             }
             LineKey::ModelId => {
                 f.other_keys = true;
                 first(&mut seen, 9)?;
-                f.model_id = text_or_skip(&mut c)?;
+                f.model_id = text_or_skip(c)?;
             }
             LineKey::Model => {
                 f.other_keys = true;
                 first(&mut seen, 11)?;
-                f.model = text_or_skip(&mut c)?;
+                f.model = text_or_skip(c)?;
             }
             LineKey::Usage => {
                 f.other_keys = true;
                 first(&mut seen, 10)?;
                 if want.usage {
-                    (f.usage, f.usage_parts) = usage(&mut c)?;
+                    (f.usage, f.usage_parts) = usage(c)?;
                 } else {
-                    skip_usage(&mut c)?;
+                    skip_usage(c)?;
                 }
             }
             LineKey::Other => {
@@ -127,7 +150,7 @@ pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'
     }
     c.ws();
     // Headers (and lines without a type) are read by the fallback.
-    if !c.at_end() || seen & 1 == 0 || f.kind == "session" {
+    if seen & 1 == 0 || f.kind == "session" {
         return None;
     }
     Some(())
@@ -759,6 +782,39 @@ mod tests {
             }
         }
         assert!(accepted >= 4 && refused >= 10, "{accepted} {refused}");
+    }
+
+    /// A line read from bytes that run on past it ends at its newline,
+    /// as the line cut there reads; the read never crosses a newline.
+    #[test]
+    fn a_line_read_from_running_bytes_ends_at_its_newline() {
+        let next = r#"{"type":"label","id":"z","parentId":"a1","timestamp":"t","label":"x"}"#;
+        for line in [TOOL.to_string(), format!(" {TOOL} \r"), next.to_string()] {
+            let rest = format!("{line}\n{next}\n");
+            let mut f = LineFacts::default();
+            assert_eq!(
+                read_fast_line(rest.as_bytes(), ALL, &mut f),
+                Some(line.len())
+            );
+            assert_eq!(Some(f), read_fast(line.as_bytes(), ALL), "{line}");
+            // No newline yet: the line may go on.
+            let mut f = LineFacts::default();
+            assert_eq!(read_fast_line(line.as_bytes(), ALL, &mut f), None);
+        }
+        for split in [
+            TOOL.replacen(",", ",\n", 1),
+            TOOL.replacen(":", "\n:", 1),
+            TOOL.replacen("{", "{\n", 1),
+            format!("{}\n}}", &TOOL[..TOOL.len() - 1]),
+            format!("{TOOL} x\n"),
+        ] {
+            let mut f = LineFacts::default();
+            assert_eq!(
+                read_fast_line(format!("{split}\n").as_bytes(), ALL, &mut f),
+                None,
+                "{split}"
+            );
+        }
     }
 
     const TOOL: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x\n\"y\" \u00e9 ü"}],"details":{"n":-1.5,"ok":true,"z":null,"e":[],"o":{}},"isError":false,"timestamp":1}}"#;

@@ -38,4 +38,4 @@ pub use facts::{UsageParts, UsageTotals};
 pub(crate) use fallback::{KeepText, LineFields, SkipText, Slow, TextMode, read_slow};
 #[cfg(test)]
 pub(crate) use fast::read_fast;
-pub(crate) use fast::read_fast_into;
+pub(crate) use fast::{read_fast_into, read_fast_line};
