@@ -66,6 +66,19 @@ fn entry<'a>(c: &mut Cursor<'a>, want: Want, f: &mut LineFacts<'a>) -> Option<()
     let mut keys = InOrder::new(&LINE_ORDER);
     while more {
         let (key, bytes) = keys.next(c, line_key)?;
+        // The keys of pi's other entries, read here too.
+        if matches!(
+            key,
+            LineKey::Name
+                | LineKey::Target
+                | LineKey::Label
+                | LineKey::Provider
+                | LineKey::ModelId
+                | LineKey::Model
+                | LineKey::Usage
+        ) {
+            f.other_keys = true;
+        }
         match key {
             LineKey::Type => {
                 first(&mut seen, 0)?;
@@ -97,7 +110,6 @@ fn entry<'a>(c: &mut Cursor<'a>, want: Want, f: &mut LineFacts<'a>) -> Option<()
                 }
             }
             LineKey::Name => {
-                f.other_keys = true;
                 first(&mut seen, 5)?;
                 f.name = match c.peek()? {
                     b'"' => NameField::Text(c.string()?),
@@ -106,38 +118,28 @@ fn entry<'a>(c: &mut Cursor<'a>, want: Want, f: &mut LineFacts<'a>) -> Option<()
                 };
             }
             LineKey::Target => {
-                f.other_keys = true;
                 first(&mut seen, 6)?;
                 f.target = text_or_skip(c)?;
             }
             LineKey::Label => {
-                f.other_keys = true;
                 first(&mut seen, 7)?;
                 f.label_truthy = truthy(c)?;
             }
             LineKey::Provider => {
-                f.other_keys = true;
                 first(&mut seen, 8)?;
                 f.provider = text_or_skip(c)?;
             }
             LineKey::ModelId => {
-                f.other_keys = true;
                 first(&mut seen, 9)?;
                 f.model_id = text_or_skip(c)?;
             }
             LineKey::Model => {
-                f.other_keys = true;
                 first(&mut seen, 11)?;
                 f.model = text_or_skip(c)?;
             }
             LineKey::Usage => {
-                f.other_keys = true;
                 first(&mut seen, 10)?;
-                if want.usage {
-                    (f.usage, f.usage_parts) = usage(c)?;
-                } else {
-                    skip_usage(c)?;
-                }
+                (f.usage, f.usage_parts) = usage_as_wanted(c, want)?;
             }
             LineKey::Other => {
                 if LINE_KEYS.iter().any(|k| k.as_bytes() == bytes) {
@@ -340,11 +342,7 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Opti
             }
             MessageKey::Usage => {
                 first(&mut seen, 5)?;
-                if want.usage {
-                    (m.usage, m.usage_parts) = usage(c)?;
-                } else {
-                    skip_usage(c)?;
-                }
+                (m.usage, m.usage_parts) = usage_as_wanted(c, want)?;
             }
             MessageKey::StopReason => {
                 first(&mut seen, 6)?;
@@ -640,6 +638,15 @@ fn usage(c: &mut Cursor<'_>) -> Option<(Option<UsageTotals>, UsageParts)> {
             cache_write: n(4),
         },
     ))
+}
+
+/// A usage value read where it is wanted, else only checked (and none).
+fn usage_as_wanted(c: &mut Cursor<'_>, want: Want) -> Option<(Option<UsageTotals>, UsageParts)> {
+    if want.usage {
+        usage(c)
+    } else {
+        skip_usage(c).map(|()| (None, UsageParts::default()))
+    }
 }
 
 /// A usage value checked and skipped. Its keys come in pi's order, so
