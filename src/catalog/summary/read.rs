@@ -216,16 +216,21 @@ impl SummaryState {
         if self.header.is_none() || self.offset == 0 {
             return None;
         }
-        let want = Want {
-            user_text: self.with_text || self.first_message.is_none(),
-            assistant_text: self.with_text,
-            usage: !self.skip_usage,
-        };
         let mut facts = LineFacts::default();
-        let len = read_fast_line(rest, want, &mut facts)?;
+        let len = read_fast_line(rest, self.want(), &mut facts)?;
         self.next_line += 1;
         self.take_entry(&facts, &rest[..len]);
         Some(len)
+    }
+
+    /// What the fast path reads of an entry: texts where they are kept
+    /// (the first user message's always), usage unless it is skipped.
+    fn want(&self) -> Want {
+        Want {
+            user_text: self.with_text || self.first_message.is_none(),
+            assistant_text: self.with_text,
+            usage: !self.skip_usage,
+        }
     }
 
     fn line(&mut self, raw: &[u8], start: u64) {
@@ -245,13 +250,9 @@ impl SummaryState {
         };
         // Headers (and anything unusual) are read by the fallback.
         if self.header.is_some() {
-            let want = Want {
-                user_text: M::KEEP || self.first_message.is_none(),
-                assistant_text: M::KEEP,
-                usage: !self.skip_usage,
-            };
+            debug_assert_eq!(M::KEEP, self.with_text);
             let mut facts = LineFacts::default();
-            if read_fast_into(bytes, want, &mut facts).is_some() {
+            if read_fast_into(bytes, self.want(), &mut facts).is_some() {
                 self.take_entry(&facts, bytes);
                 return;
             }
