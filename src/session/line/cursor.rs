@@ -87,7 +87,7 @@ fn find_special(b: &[u8], i: usize) -> Stop {
 #[inline]
 fn find_unescaped(b: &[u8], i: usize) -> Stop {
     #[cfg(target_arch = "x86_64")]
-    return words_after(b, sse2::find_unescaped(b, i));
+    return words_after(b, sse2::find_unescaped(b, i, avx2::here()));
     #[cfg(not(target_arch = "x86_64"))]
     find_special_words(b, i)
 }
@@ -236,9 +236,15 @@ mod sse2 {
     /// [`find_special`] that takes the simple escapes in its stride (see
     /// [`super::find_unescaped`]).
     #[inline]
-    pub(super) fn find_unescaped(b: &[u8], mut i: usize) -> Result<Stop, (usize, bool)> {
+    /// `wide`: a string longer than a round goes on 64 bytes a round
+    /// (only where the processor has AVX2).
+    pub(super) fn find_unescaped(
+        b: &[u8],
+        mut i: usize,
+        wide: bool,
+    ) -> Result<Stop, (usize, bool)> {
         let mut high = 0;
-        let mut long = false;
+        let mut long = !wide;
         while let Some(chunk) = b.get(i..i + 32) {
             let Round {
                 lo,
@@ -262,9 +268,10 @@ mod sse2 {
             // A string longer than a round (most of a session's bytes are
             // in such: tool output, file text) goes on twice as wide where
             // the processor can; short ones never pay for the call.
-            if !long && super::avx2::here() {
+            if !long {
                 long = true;
-                // SAFETY: `here` found AVX2 on this processor.
+                // SAFETY: the caller asks for `wide` only where `here`
+                // found AVX2 on this processor.
                 match unsafe { super::avx2::find_unescaped(b, i) } {
                     Ok(stop) => {
                         return Ok(Stop {
@@ -715,11 +722,17 @@ impl<'a> Cursor<'a> {
 
     /// Any string, validated and skipped.
     fn skip_str(&mut self) -> Option<()> {
+        self.skip_str_with(find_unescaped)
+    }
+
+    /// [`Cursor::skip_str`] with the scan `find` (the tests try each).
+    #[inline(always)]
+    fn skip_str_with(&mut self, find: fn(&[u8], usize) -> Stop) -> Option<()> {
         self.eat(b'"')?;
         let start = self.i;
         let mut high = false;
         loop {
-            let stop = find_unescaped(self.b, self.i);
+            let stop = find(self.b, self.i);
             high |= stop.high;
             let j = stop.at;
             match *self.b.get(j)? {
@@ -990,6 +1003,16 @@ mod tests {
         }
     }
 
+    /// Every scan a string may be skipped with here: as this processor
+    /// does, 32 bytes a round only (a processor without AVX2), and eight
+    /// bytes at a time (one without SSE2's vectors).
+    fn scans() -> Vec<fn(&[u8], usize) -> Stop> {
+        let mut scans: Vec<fn(&[u8], usize) -> Stop> = vec![find_unescaped, find_special_words];
+        #[cfg(target_arch = "x86_64")]
+        scans.push(|b, i| words_after(b, sse2::find_unescaped(b, i, false)));
+        scans
+    }
+
     /// Strings of escapes of every kind, runs of backslashes, control and
     /// high bytes (UTF-8 or not), at every offset from the vectors'
     /// rounds: skipped exactly where the byte-by-byte reading ends them,
@@ -1043,9 +1066,11 @@ mod tests {
             }
             b.extend_from_slice(b"\",\"tail\"]");
             let want = string_end_by_bytes(&b);
-            let mut c = Cursor::new(&b);
-            let got = c.skip_str().map(|()| c.i);
-            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&b));
+            for find in scans() {
+                let mut c = Cursor::new(&b);
+                let got = c.skip_str_with(find).map(|()| c.i);
+                assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&b));
+            }
             if let Some(end) = want {
                 let text = std::str::from_utf8(&b[..end]).expect("UTF-8");
                 assert!(serde_json::from_str::<String>(text).is_ok(), "{text}");
@@ -1094,10 +1119,12 @@ mod tests {
                 }
                 b.extend_from_slice(&body);
                 b.extend_from_slice(b"\",1]");
-                let mut c = Cursor::new(&b);
-                c.i = start;
                 let want = string_end_by_bytes(&b[start..]).map(|end| start + end);
-                assert_eq!(c.skip_str().map(|()| c.i), want, "{len} {start}");
+                for find in scans() {
+                    let mut c = Cursor::new(&b);
+                    c.i = start;
+                    assert_eq!(c.skip_str_with(find).map(|()| c.i), want, "{len} {start}");
+                }
                 assert_eq!(want, Some(start + len + 2), "{len} {start}");
             }
         }
