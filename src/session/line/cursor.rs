@@ -484,15 +484,6 @@ pub(crate) struct Guess {
     len: usize,
 }
 
-#[cfg(test)]
-impl Guess {
-    /// The bytes guessed: `"key":`.
-    pub(crate) fn text(&self) -> Vec<u8> {
-        let [lo, hi] = self.word.map(u64::to_le_bytes);
-        [lo, hi].concat()[..self.len].to_vec()
-    }
-}
-
 /// Eight bytes from `at`, as [`word`] reads them.
 const fn half(b: [u8; 16], at: usize) -> u64 {
     let mut w = [0u8; 8];

@@ -158,40 +158,61 @@ fn entry<'a>(c: &mut Cursor<'a>, want: Want, f: &mut LineFacts<'a>) -> Option<()
     Some(())
 }
 
-/// The keys of an object as pi writes them, in its order, each tried by
-/// two word compares before the key is scanned; a key is matched against
-/// the names it may have once, where the guess missed.
+/// The keys of an object as pi writes them, in its order: the key after
+/// the last one matched is tried first, by two word compares, and names
+/// its kind itself; any other key is scanned, named by the caller, and
+/// found in the order (its successor is tried next).
 struct InOrder<K: 'static> {
-    order: &'static [(Guess, K)],
+    order: &'static [Ordered<K>],
     next: usize,
 }
 
-impl<K: Copy + PartialEq> InOrder<K> {
-    fn new(order: &'static [(Guess, K)]) -> InOrder<K> {
+impl<K: Copy> InOrder<K> {
+    fn new(order: &'static [Ordered<K>]) -> InOrder<K> {
         InOrder { order, next: 0 }
     }
 
-    /// The next key, as `kind` names it, and its bytes.
+    /// The next key, as the order or `kind` names it, and its bytes.
     #[inline(always)]
-    fn next<'a>(&mut self, c: &mut Cursor<'a>, kind: fn(&[u8]) -> K) -> Option<(K, &'a [u8])> {
-        let guess = self.order.get(self.next).map_or(&Guess::NONE, |(g, _)| g);
+    fn next<'a>(&mut self, c: &mut Cursor<'a>, kind: impl Fn(&[u8]) -> K) -> Option<(K, &'a [u8])> {
+        let guess = self.order.get(self.next).map_or(&Guess::NONE, |o| &o.guess);
         let (bytes, hit) = c.key_guessed(guess)?;
         if hit {
-            let k = self.order[self.next].1;
+            let k = self.order[self.next].kind;
             self.next += 1;
             return Some((k, bytes));
         }
-        let k = kind(bytes);
-        // Past a key of the order that came early, its successor is next.
-        if let Some(at) = self.order.iter().position(|(_, o)| *o == k) {
+        if let Some(at) = self.order.iter().position(|o| o.key == bytes) {
             self.next = at + 1;
         }
-        Some((k, bytes))
+        Some((kind(bytes), bytes))
+    }
+}
+
+/// A key of an object [`walk_object`] walks, with its index among the
+/// keys watched there.
+type WatchedKey = Ordered<Option<usize>>;
+
+/// A key pi writes, in its place among an object's keys (see
+/// [`InOrder`]), and what it is read as.
+struct Ordered<K> {
+    key: &'static [u8],
+    guess: Guess,
+    kind: K,
+}
+
+impl<K> Ordered<K> {
+    const fn new(key: &'static [u8], kind: K) -> Ordered<K> {
+        Ordered {
+            key,
+            guess: Guess::new(key),
+            kind,
+        }
     }
 }
 
 /// The top-level keys the fast path reads.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum LineKey {
     Type,
     Id,
@@ -227,17 +248,17 @@ fn line_key(key: &[u8]) -> LineKey {
 }
 
 /// How pi's entries start.
-const LINE_ORDER: [(Guess, LineKey); 5] = [
-    (Guess::new(b"type"), LineKey::Type),
-    (Guess::new(b"id"), LineKey::Id),
-    (Guess::new(b"parentId"), LineKey::Parent),
-    (Guess::new(b"timestamp"), LineKey::Time),
-    (Guess::new(b"message"), LineKey::Message),
+const LINE_ORDER: [Ordered<LineKey>; 5] = [
+    Ordered::new(b"type", LineKey::Type),
+    Ordered::new(b"id", LineKey::Id),
+    Ordered::new(b"parentId", LineKey::Parent),
+    Ordered::new(b"timestamp", LineKey::Time),
+    Ordered::new(b"message", LineKey::Message),
 ];
 
 /// The keys of a message the fast path reads, and two it only skips
 /// (named for pi's order).
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum MessageKey {
     Role,
     Content,
@@ -275,27 +296,27 @@ fn message_key(key: &[u8]) -> MessageKey {
 }
 
 /// pi's orders of a message's keys: the role first, then by role.
-const ROLE_FIRST: [(Guess, MessageKey); 1] = [(Guess::new(b"role"), MessageKey::Role)];
-const TOOL_RESULT_ORDER: [(Guess, MessageKey); 6] = [
-    (Guess::new(b"toolCallId"), MessageKey::ToolCallId),
-    (Guess::new(b"toolName"), MessageKey::ToolName),
-    (Guess::new(b"content"), MessageKey::Content),
-    (Guess::new(b"details"), MessageKey::Details),
-    (Guess::new(b"isError"), MessageKey::IsError),
-    (Guess::new(b"timestamp"), MessageKey::Time),
+const ROLE_FIRST: [Ordered<MessageKey>; 1] = [Ordered::new(b"role", MessageKey::Role)];
+const TOOL_RESULT_ORDER: [Ordered<MessageKey>; 6] = [
+    Ordered::new(b"toolCallId", MessageKey::ToolCallId),
+    Ordered::new(b"toolName", MessageKey::ToolName),
+    Ordered::new(b"content", MessageKey::Content),
+    Ordered::new(b"details", MessageKey::Details),
+    Ordered::new(b"isError", MessageKey::IsError),
+    Ordered::new(b"timestamp", MessageKey::Time),
 ];
-const ASSISTANT_ORDER: [(Guess, MessageKey); 7] = [
-    (Guess::new(b"content"), MessageKey::Content),
-    (Guess::new(b"api"), MessageKey::Api),
-    (Guess::new(b"provider"), MessageKey::Provider),
-    (Guess::new(b"model"), MessageKey::Model),
-    (Guess::new(b"usage"), MessageKey::Usage),
-    (Guess::new(b"stopReason"), MessageKey::StopReason),
-    (Guess::new(b"timestamp"), MessageKey::Time),
+const ASSISTANT_ORDER: [Ordered<MessageKey>; 7] = [
+    Ordered::new(b"content", MessageKey::Content),
+    Ordered::new(b"api", MessageKey::Api),
+    Ordered::new(b"provider", MessageKey::Provider),
+    Ordered::new(b"model", MessageKey::Model),
+    Ordered::new(b"usage", MessageKey::Usage),
+    Ordered::new(b"stopReason", MessageKey::StopReason),
+    Ordered::new(b"timestamp", MessageKey::Time),
 ];
-const OTHER_ORDER: [(Guess, MessageKey); 2] = [
-    (Guess::new(b"content"), MessageKey::Content),
-    (Guess::new(b"timestamp"), MessageKey::Time),
+const OTHER_ORDER: [Ordered<MessageKey>; 2] = [
+    Ordered::new(b"content", MessageKey::Content),
+    Ordered::new(b"timestamp", MessageKey::Time),
 ];
 
 /// The `message` object, into `m` (a default one).
@@ -499,57 +520,27 @@ fn text_or_skip<'a>(c: &mut Cursor<'a>) -> Option<Option<&'a str>> {
 
 /// Walks an object's keys: `visit(index in watched, cursor)` reads or
 /// skips the value. A repeated watched key sends the line to the fallback.
-/// `expected` is pi's order of the object's keys: the key after the last
-/// one is tried first, by two word compares, and names its index itself.
+/// `expected` is pi's order of the object's keys, each with its index
+/// among the watched ones (see [`InOrder`]).
 fn walk_object<'a>(
     c: &mut Cursor<'a>,
     watched: &[&[u8]],
-    expected: &[Expected],
+    expected: &'static [WatchedKey],
     mut visit: impl FnMut(Option<usize>, &mut Cursor<'a>) -> Option<()>,
 ) -> Option<()> {
     if !c.open_object()? {
         return Some(());
     }
     let mut seen = 0u32;
-    let mut next = 0;
+    let mut keys = InOrder::new(expected);
     loop {
-        let guess = expected.get(next).map_or(&Guess::NONE, |e| &e.guess);
-        let key = match c.key_guessed(guess)? {
-            (_, true) => {
-                next += 1;
-                expected[next - 1].watched
-            }
-            (key, false) => {
-                if let Some(at) = expected.iter().position(|e| e.key == key) {
-                    next = at + 1;
-                }
-                watched.iter().position(|w| *w == key)
-            }
-        };
+        let (key, _) = keys.next(c, |key| watched.iter().position(|w| *w == key))?;
         if let Some(k) = key {
             first(&mut seen, k as u32)?;
         }
         visit(key, c)?;
         if !c.member_end()? {
             return Some(());
-        }
-    }
-}
-
-/// A key pi writes, in its place among an object's keys (see
-/// [`walk_object`]), and its index among the watched keys.
-struct Expected {
-    key: &'static [u8],
-    guess: Guess,
-    watched: Option<usize>,
-}
-
-impl Expected {
-    const fn new(key: &'static [u8], watched: Option<usize>) -> Expected {
-        Expected {
-            key,
-            guess: Guess::new(key),
-            watched,
         }
     }
 }
@@ -564,35 +555,35 @@ const USAGE_KEYS: [&[u8]; 6] = [
 ];
 
 /// pi's order of a usage object's keys, and of its cost's.
-const USAGE_ORDER: [Expected; 6] = [
-    Expected::new(b"input", Some(1)),
-    Expected::new(b"output", Some(2)),
-    Expected::new(b"cacheRead", Some(3)),
-    Expected::new(b"cacheWrite", Some(4)),
-    Expected::new(b"totalTokens", Some(0)),
-    Expected::new(b"cost", Some(5)),
+const USAGE_ORDER: [WatchedKey; 6] = [
+    Ordered::new(b"input", Some(1)),
+    Ordered::new(b"output", Some(2)),
+    Ordered::new(b"cacheRead", Some(3)),
+    Ordered::new(b"cacheWrite", Some(4)),
+    Ordered::new(b"totalTokens", Some(0)),
+    Ordered::new(b"cost", Some(5)),
 ];
-const COST_ORDER: [Expected; 5] = [
-    Expected::new(b"input", None),
-    Expected::new(b"output", None),
-    Expected::new(b"cacheRead", None),
-    Expected::new(b"cacheWrite", None),
-    Expected::new(b"total", Some(0)),
+const COST_ORDER: [WatchedKey; 5] = [
+    Ordered::new(b"input", None),
+    Ordered::new(b"output", None),
+    Ordered::new(b"cacheRead", None),
+    Ordered::new(b"cacheWrite", None),
+    Ordered::new(b"total", Some(0)),
 ];
 /// A content block's: its type first, then (text blocks) its text.
-const BLOCK_ORDER: [Expected; 2] = [
-    Expected::new(b"type", Some(0)),
-    Expected::new(b"text", Some(1)),
+const BLOCK_ORDER: [WatchedKey; 2] = [
+    Ordered::new(b"type", Some(0)),
+    Ordered::new(b"text", Some(1)),
 ];
 
 /// pi's orders of the keys of its text, tool call and thinking blocks.
-const SKIPPED_BLOCK_ORDER: [Expected; 6] = [
-    Expected::new(b"type", None),
-    Expected::new(b"text", None),
-    Expected::new(b"id", None),
-    Expected::new(b"name", None),
-    Expected::new(b"arguments", None),
-    Expected::new(b"thinking", None),
+const SKIPPED_BLOCK_ORDER: [WatchedKey; 6] = [
+    Ordered::new(b"type", None),
+    Ordered::new(b"text", None),
+    Ordered::new(b"id", None),
+    Ordered::new(b"name", None),
+    Ordered::new(b"arguments", None),
+    Ordered::new(b"thinking", None),
 ];
 
 /// A content block checked and skipped, its keys matched by word compares
@@ -688,18 +679,31 @@ mod tests {
         usage: false,
     };
 
+    /// Each key of an order is the key its guess matches, and is read as
+    /// the kind the order gives it: what naming it gives where the guess
+    /// missed.
+    fn order_holds<K: Copy + PartialEq + std::fmt::Debug>(
+        order: &[Ordered<K>],
+        kind: impl Fn(&[u8]) -> K,
+    ) {
+        for o in order {
+            let line = [b"\"", o.key, b"\":1}", &[b' '; 16]].concat();
+            let mut c = Cursor::new(&line);
+            assert_eq!(c.key_guessed(&o.guess), Some((o.key, true)));
+            assert_eq!(kind(o.key), o.kind, "{:?}", String::from_utf8_lossy(o.key));
+        }
+    }
+
     #[test]
     fn expected_keys_name_their_watched_index() {
-        let tables: [(&[&[u8]], &[Expected]); 4] = [
+        let tables: [(&[&[u8]], &[WatchedKey]); 4] = [
             (&USAGE_KEYS, &USAGE_ORDER),
             (&[b"total"], &COST_ORDER),
             (&[b"type", b"text"], &BLOCK_ORDER),
             (&[], &SKIPPED_BLOCK_ORDER),
         ];
         for (watched, expected) in tables {
-            for e in expected {
-                assert_eq!(watched.iter().position(|w| *w == e.key), e.watched);
-            }
+            order_holds(expected, |key| watched.iter().position(|w| *w == key));
         }
     }
 
@@ -717,28 +721,18 @@ mod tests {
         assert_eq!(read(r#"{"output":1,"input":2,"input":3}"#), None);
     }
 
-    /// Each key of the orders, guessed, is read as the kind the order
-    /// gives it.
     #[test]
     fn ordered_keys_are_their_kinds() {
-        fn read_as<K: Copy + PartialEq>(order: &[(Guess, K)], kind: fn(&[u8]) -> K) -> bool {
-            order.iter().all(|(g, k)| {
-                let line = [g.text().as_slice(), b"1}".as_slice(), &[b' '; 16]].concat();
-                let mut c = Cursor::new(&line);
-                c.key_guessed(g)
-                    .is_some_and(|(key, hit)| hit && kind(key) == *k)
-            })
-        }
-        assert!(read_as(&LINE_ORDER, line_key));
-        assert!(LINE_ORDER.iter().all(|(_, k)| *k != LineKey::Other));
+        order_holds(&LINE_ORDER, line_key);
+        assert!(LINE_ORDER.iter().all(|o| o.kind != LineKey::Other));
         for order in [
             &ROLE_FIRST[..],
             &TOOL_RESULT_ORDER,
             &ASSISTANT_ORDER,
             &OTHER_ORDER,
         ] {
-            assert!(read_as(order, message_key));
-            assert!(order.iter().all(|(_, k)| *k != MessageKey::Other));
+            order_holds(order, message_key);
+            assert!(order.iter().all(|o| o.kind != MessageKey::Other));
         }
     }
 
