@@ -26,19 +26,6 @@ pub mod subagents;
 pub mod summary;
 pub mod usage;
 
-/// Sessions pi wrote, kept as test data (`tests/data/pi-mono`).
-#[cfg(test)]
-pub(crate) fn pi_written_lines() -> Vec<Vec<u8>> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pi-mono");
-    let mut lines = Vec::new();
-    for name in ["large-session.jsonl", "before-compaction.jsonl"] {
-        let text = std::fs::read(dir.join(name)).expect("test data");
-        let whole = text.split(|&b| b == b'\n').filter(|l| !l.is_empty());
-        lines.extend(whole.map(<[u8]>::to_vec));
-    }
-    lines
-}
-
 pub use cache::Cache;
 pub use discover::{Layout, Scope, SessionsFolder, Surroundings, locate};
 pub use problem::CatalogProblem;
@@ -52,7 +39,8 @@ use summary::list_json;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use summary::read::SummaryState;
+use subagents::call_line::{CallWindows, ReadCalls};
+use summary::read::{Beside, SummaryState};
 
 /// How to load.
 #[derive(Debug, Clone, Copy)]
@@ -101,6 +89,9 @@ pub struct Catalog {
     pub sessions: Vec<SessionSummary>,
     pub problems: Vec<CatalogProblem>,
     pub stats: LoadStats,
+    /// The tool calls of the sessions read whole that a header read
+    /// before them named as its parent (see [`ReadCalls`]).
+    pub calls: ReadCalls,
 }
 
 /// What to do with a file; a cached record is the cache's own, borrowed.
@@ -133,6 +124,26 @@ struct Loaded {
     /// per file.)
     state: Option<Box<ToCache>>,
     how: How,
+    /// The file's tool calls, when they were gathered as it was read whole.
+    calls: Option<Vec<(i64, i64)>>,
+}
+
+/// The sessions that headers read so far in one load name as their
+/// parents: a file read whole after its name came up has its tool calls
+/// gathered in the same read (see [`ReadCalls`]).
+#[derive(Default)]
+struct NamedParents(std::sync::Mutex<rustc_hash::FxHashSet<std::path::PathBuf>>);
+
+impl NamedParents {
+    fn name(&self, parent: &str) {
+        let mut named = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        named.insert(std::path::PathBuf::from(parent));
+    }
+
+    fn is_named(&self, path: &Path) -> bool {
+        let named = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        !named.is_empty() && named.contains(path)
+    }
 }
 
 /// A read's state, a print of the bytes it was read from, and its text when
@@ -445,8 +456,15 @@ pub fn load_listed(
     let total = candidates.len();
     let caching = cache.is_enabled();
     let usage = options.with_usage || caching;
+    let parents = NamedParents::default();
     let read = |c: &Candidate, (plan, text): &(Plan, Option<Arc<MessageText>>)| {
-        summarise(c, plan, text.as_ref(), options.with_text, usage, caching)
+        let how = Reading {
+            keep_text: options.with_text,
+            usage,
+            caching,
+            parents: &parents,
+        };
+        summarise(c, plan, text.as_ref(), &how)
     };
     // Each file's plan, on every core; a file unchanged since the cache saw
     // it is not even opened: its summary is taken from the cache there and
@@ -538,8 +556,12 @@ pub fn load_listed(
 
     let mut stats = LoadStats::default();
     let mut sessions = Vec::with_capacity(total);
+    let mut calls = ReadCalls::default();
     for (c, loaded) in candidates.iter().zip(results) {
         let Some(loaded) = loaded else { continue };
+        if let Some(windows) = loaded.calls {
+            calls.insert(c.path.clone(), windows);
+        }
         match loaded.how {
             How::Cached => stats.from_cache += 1,
             How::Resumed => stats.resumed += 1,
@@ -594,6 +616,7 @@ pub fn load_listed(
         sessions,
         problems,
         stats,
+        calls,
     }
 }
 
@@ -675,14 +698,26 @@ fn plan<'c>(c: &Candidate, cache: &'c Cache) -> Plan<'c> {
     }
 }
 
+/// How the files of one load are read.
+struct Reading<'a> {
+    keep_text: bool,
+    usage: bool,
+    caching: bool,
+    parents: &'a NamedParents,
+}
+
 fn summarise(
     c: &Candidate,
     plan: &Plan,
     text: Option<&Arc<MessageText>>,
-    keep_text: bool,
-    usage: bool,
-    caching: bool,
+    reading: &Reading,
 ) -> Result<Loaded, CatalogProblem> {
+    let Reading {
+        keep_text,
+        usage,
+        caching,
+        parents,
+    } = *reading;
     let problem = |e: std::io::Error| CatalogProblem::new(&c.path, e.to_string());
     let Some(stamp) = c.meta else {
         return Err(CatalogProblem::new(
@@ -699,14 +734,15 @@ fn summarise(
                     summary,
                     state: None,
                     how: How::Cached,
+                    calls: None,
                 }),
-                None => summarise(c, &Plan::Whole, None, keep_text, usage, caching),
+                None => summarise(c, &Plan::Whole, None, reading),
             };
         }
     }
     // Reading on needs the text so far as a string (an intact one).
     let prior = match text.map(|t| t.cached_original()) {
-        Some(None) => return summarise(c, &Plan::Whole, None, keep_text, usage, caching),
+        Some(None) => return summarise(c, &Plan::Whole, None, reading),
         Some(Some(t)) => t,
         None => std::borrow::Cow::Borrowed(""),
     };
@@ -714,7 +750,7 @@ fn summarise(
     let (mut state, how) = match plan {
         Plan::Cached(r) => match r.state() {
             Some(s) => (*s, How::Cached),
-            None => return summarise(c, &Plan::Whole, None, keep_text, usage, caching),
+            None => return summarise(c, &Plan::Whole, None, reading),
         },
         // A file rewritten in place that grew keeps its inode: only its
         // bytes tell it from one that was appended to.
@@ -736,7 +772,17 @@ fn summarise(
     if how != How::Whole {
         state.text = prior.into_owned();
     }
-    let mut done = state.read_on(&mut file).map_err(problem)?;
+    // A file read whole once a header named it: its calls, for the parent
+    // of that header's session.
+    let mut calls = (how == How::Whole && parents.is_named(&c.path)).then(CallWindows::new);
+    let beside = Beside {
+        calls: calls.as_mut(),
+        named_parent: Some(&|p: &str| parents.name(p)),
+    };
+    let mut done = state.read_on_beside(&mut file, beside).map_err(problem)?;
+    let calls = calls
+        .filter(|_| !done.not_a_session)
+        .map(CallWindows::finish);
     let summary = finish(c, &mut done, stamp, keep_text);
     let state = if caching && how != How::Cached {
         let prefix = PrefixPrint::of(&file, state.offset).map_err(problem)?;
@@ -761,6 +807,7 @@ fn summarise(
         summary,
         state,
         how,
+        calls,
     })
 }
 
@@ -773,4 +820,65 @@ fn finish(
 ) -> Option<SessionSummary> {
     let text = keep_text.then(|| Arc::new(MessageText::new(std::mem::take(&mut state.text))));
     state.summary(c.path.clone(), stamp.size, stamp.mtime_ms(), text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A read tells the parent its header names as it reads it, and a file
+    /// read whole once its name came up gathers its calls, which are the
+    /// calls read alone; one not named, or read on from where the cache
+    /// stopped (only part of its calls), gathers none.
+    #[test]
+    fn a_file_named_as_a_parent_gathers_its_calls_as_it_is_read() {
+        let dir = tempfile::tempdir().expect("dir");
+        let bytes = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pi-mono/large-session.jsonl"),
+        )
+        .expect("test data");
+        let parent = dir.path().join("parent.jsonl");
+        std::fs::write(&parent, &bytes).expect("write");
+        let child = dir.path().join("child.jsonl");
+        let header = serde_json::json!({
+            "type": "session", "version": 3, "id": "c", "cwd": "/p",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "parentSession": parent.to_str().expect("a UTF-8 path"),
+        });
+        std::fs::write(&child, format!("{header}\n")).expect("write");
+        let candidate = |path: &Path| Candidate {
+            path: path.to_path_buf(),
+            meta: Some(FileStamp::of(&std::fs::metadata(path).expect("stat"))),
+        };
+        let parents = NamedParents::default();
+        let reading = Reading {
+            keep_text: false,
+            usage: true,
+            caching: true,
+            parents: &parents,
+        };
+        let read = |path: &Path, plan: &Plan| {
+            summarise(&candidate(path), plan, None, &reading).expect("read")
+        };
+        assert_eq!(read(&parent, &Plan::Whole).calls, None);
+        assert!(!parents.is_named(&parent));
+        assert_eq!(read(&child, &Plan::Whole).calls, None);
+        assert!(parents.is_named(&parent));
+        let alone = subagents::call_line::call_windows(&parent).expect("read");
+        assert!(alone.len() > 10, "{alone:?}");
+        assert_eq!(read(&parent, &Plan::Whole).calls, Some(alone));
+        // Read on: the file's first half as the cache kept it, then all.
+        let half = bytes.len() / 2;
+        std::fs::write(&parent, &bytes[..half]).expect("write");
+        let mut state = SummaryState::default();
+        state
+            .read_on(&mut std::fs::File::open(&parent).expect("open"))
+            .expect("read");
+        std::fs::write(&parent, &bytes).expect("write");
+        let file = std::fs::File::open(&parent).expect("open");
+        let print = PrefixPrint::of(&file, state.offset).expect("print");
+        let resumed = read(&parent, &Plan::Resume(Box::new(state), print));
+        assert!(resumed.how == How::Resumed && resumed.summary.is_some());
+        assert_eq!(resumed.calls, None);
+    }
 }

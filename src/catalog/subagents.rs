@@ -25,7 +25,10 @@
 //! the folders walked are remembered with their stamps, so a warm run only
 //! stats them, and lists again only a folder that changed.
 
-mod call_line;
+pub(crate) mod call_line;
+
+pub use call_line::ReadCalls;
+pub use call_line::call_windows;
 
 use super::cache::envelope::Envelope;
 use super::discover::{Candidate, FileStamp, Layout, Scope, SessionsFolder};
@@ -194,12 +197,14 @@ pub fn agent_folder(folder: &SessionsFolder) -> Option<PathBuf> {
 /// The children of the `sessions` listed (pi's list of `folder`, in
 /// `scope`), found from the `subfolders` the listing saw (see
 /// [`Files::subfolders`]), read through their own cache in `cache_dir`
-/// (none: read every time).
+/// (none: read every time); `calls` are the calls of listed sessions read
+/// already.
 pub fn load(
     folder: &SessionsFolder,
     scope: Scope,
     subfolders: &[PathBuf],
     sessions: &[SessionSummary],
+    calls: &ReadCalls,
     cache_dir: Option<&Path>,
 ) -> Children {
     let mut problems = Vec::new();
@@ -218,7 +223,14 @@ pub fn load(
         false => Vec::new(),
     };
     let last = |p: &Path| listed.get(p).map(|s| s.modified_ms);
-    children.extend(top_level(sessions, &last, scope, cache_dir, &mut problems));
+    children.extend(top_level(
+        sessions,
+        &last,
+        calls,
+        scope,
+        cache_dir,
+        &mut problems,
+    ));
     Children::new(children, problems)
 }
 
@@ -234,7 +246,14 @@ pub fn load_top_level(
     cache_dir: Option<&Path>,
 ) -> Children {
     let mut problems = Vec::new();
-    let children = top_level(headed, listed, scope, cache_dir, &mut problems);
+    let children = top_level(
+        headed,
+        listed,
+        &ReadCalls::default(),
+        scope,
+        cache_dir,
+        &mut problems,
+    );
     Children::new(children, problems)
 }
 
@@ -344,7 +363,8 @@ fn outside(
 /// The sessions of pi's list that are children of another listed session
 /// (see the module's notes): header-linked, and started while one of the
 /// parent's tool calls ran. `listed` gives a listed session's last
-/// activity (`Some(None)` when it has none), `None` for a path not listed.
+/// activity (`Some(None)` when it has none), `None` for a path not listed;
+/// `calls` are the calls of listed sessions read already.
 ///
 /// Reading a parent's calls is the one cost here, so it is read only for
 /// a session started before its parent's last activity or within
@@ -356,6 +376,7 @@ fn outside(
 fn top_level(
     sessions: &[SessionSummary],
     listed: &dyn Fn(&Path) -> Option<Option<i64>>,
+    calls: &ReadCalls,
     scope: Scope,
     cache_dir: Option<&Path>,
     problems: &mut Vec<CatalogProblem>,
@@ -394,9 +415,13 @@ fn top_level(
             None => {}
         }
     }
-    // Each parent's calls read on every core.
+    // Each parent's calls read on every core, where the catalog's read did
+    // not gather them.
     let unknown: Vec<(PathBuf, Vec<&SessionSummary>)> = unknown.into_iter().collect();
-    let windows = crate::par::map(unknown.len(), 1, |i| call_windows(&unknown[i].0));
+    let windows = crate::par::map(unknown.len(), 1, |i| match calls.get(&unknown[i].0) {
+        Some(read) => Ok(std::borrow::Cow::Borrowed(read)),
+        None => call_windows(&unknown[i].0).map(std::borrow::Cow::Owned),
+    });
     for ((parent, kids), windows) in unknown.into_iter().zip(windows) {
         match windows {
             Ok(windows) => {
@@ -453,49 +478,6 @@ pub fn call_ids(line: &serde_json::Value) -> Vec<String> {
             .unwrap_or_default(),
         _ => Vec::new(),
     }
-}
-
-/// When each tool call of the session at `path` ran, in ms since the
-/// epoch: from the assistant message that made it to its result; a call
-/// left unanswered runs until the next user message, or on (`i64::MAX`)
-/// when none followed. Lines that are not JSON, or carry no time, are
-/// passed over (the catalog names damaged lines elsewhere).
-pub fn call_windows(path: &Path) -> std::io::Result<Vec<(i64, i64)>> {
-    let file = crate::session::read::file::open_regular(path)?;
-    let len = file.metadata()?.len();
-    let calls = memchr::memmem::Finder::new(b"toolCall");
-    let user = memchr::memmem::Finder::new(b"\"user\"");
-    let mut running: Vec<(String, i64)> = Vec::new();
-    let mut windows = Vec::new();
-    crate::session::read::blocks::read_lines(&file, 0, len, 0, &mut |_, raw| {
-        if calls.find(raw).is_none() && user.find(raw).is_none() {
-            return true;
-        }
-        // Only what the calls need is kept of the line (see `call_line`).
-        let Some(line) = call_line::CallLine::read(raw) else {
-            return true;
-        };
-        let Some(at) = line.at else {
-            return true;
-        };
-        if !line.is_message {
-            return true;
-        }
-        match line.role.as_deref() {
-            Some("assistant") => running.extend(line.call_ids.into_iter().map(|id| (id, at))),
-            Some("toolResult") => {
-                let answered = line.tool_call_id.as_ref();
-                if let Some(i) = running.iter().position(|(r, _)| Some(r) == answered) {
-                    windows.push((running.swap_remove(i).1, at));
-                }
-            }
-            Some("user") => windows.extend(running.drain(..).map(|(_, from)| (from, at))),
-            _ => {}
-        }
-        true
-    })?;
-    windows.extend(running.into_iter().map(|(_, from)| (from, i64::MAX)));
-    Ok(windows)
 }
 
 /// What is known of each header-linked session (see [`top_level`]): when

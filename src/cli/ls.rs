@@ -91,6 +91,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
                     options.scope,
                     &subfolders,
                     &sessions,
+                    &subagents::ReadCalls::default(),
                     subagents_cache.as_deref(),
                 ),
                 // The cache holds the files listed and no other.
@@ -133,6 +134,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
             options.scope,
             &subfolders,
             &cat.sessions,
+            &cat.calls,
             subagents_cache.as_deref(),
         )
     } else {

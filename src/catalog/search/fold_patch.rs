@@ -283,7 +283,7 @@ mod tests {
     #[test]
     fn pi_written_texts_come_back() {
         let (mut texts, mut bytes, mut patched) = (0, 0, 0);
-        for line in crate::catalog::pi_written_lines() {
+        for line in crate::session::read::file::pi_written_lines() {
             let entry: serde_json::Map<String, serde_json::Value> =
                 serde_json::from_slice(&line).expect("a JSON object");
             for (_, text) in crate::session::content::search_texts(&entry) {

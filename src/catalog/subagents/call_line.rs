@@ -1,6 +1,7 @@
-//! What [`super::call_windows`] reads of a session line: its `type`, its
-//! `timestamp`, and its message's `role`, `toolCallId` and content blocks'
-//! `type` and `id`. Everything else is stepped over as it is read (still
+//! What [`call_windows`] reads of a session line, and the calls
+//! it puts together from them. Of a line: its `type`, its `timestamp`,
+//! and its message's `role`, `toolCallId` and content blocks' `type` and
+//! `id`. Everything else is stepped over as it is read (still
 //! checked to be JSON), where a whole [`serde_json::Value`] of the line
 //! kept every text of it: a parent's lines are read by the thousand.
 //!
@@ -9,6 +10,9 @@
 //! would answer for it (a `role` that is no string is no role, content
 //! that is no array holds no call). [`CallLine::of_value`] gives the same
 //! from a parsed line, and the tests hold the two to each other.
+//!
+//! [`CallWindows`] puts the calls of a file's lines together, from each
+//! line read here, or from the facts the catalog's fast path read of it.
 //!
 //! [`CallLine::read`] takes the line in one pass of the session reader's
 //! cursor first, which answers only for a line it is sure of (no key
@@ -19,9 +23,137 @@ use crate::jstext::date::{parse_ms, value_ms};
 use crate::session::line::cursor::Cursor;
 use crate::session::line::entry::scalar_ms;
 use crate::session::line::fast::first;
+use crate::session::line::{LineFacts, Message as Read};
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The tool calls (see [`call_windows`]) of sessions the catalog read
+/// whole after a header read before them had named them as its parent:
+/// most parents, so the subagents' search reads them no second time. (The files
+/// are read newest first, and a fork is newer than the session it was
+/// made of; a parent read before its child's header was reads again.)
+#[derive(Debug, Default)]
+pub struct ReadCalls(HashMap<PathBuf, Vec<(i64, i64)>>);
+
+impl ReadCalls {
+    pub(crate) fn insert(&mut self, path: PathBuf, windows: Vec<(i64, i64)>) {
+        self.0.insert(path, windows);
+    }
+
+    /// The calls of the session at `path`, when they were read.
+    pub fn get(&self, path: &Path) -> Option<&[(i64, i64)]> {
+        self.0.get(path).map(Vec::as_slice)
+    }
+}
+
+/// When each tool call of the session at `path` ran, in ms since the
+/// epoch: from the assistant message that made it to its result; a call
+/// left unanswered runs until the next user message, or on (`i64::MAX`)
+/// when none followed. Lines that are not JSON, or carry no time, are
+/// passed over (the catalog names damaged lines elsewhere); so is an
+/// unfinished last line.
+pub fn call_windows(path: &Path) -> std::io::Result<Vec<(i64, i64)>> {
+    let file = crate::session::read::file::open_regular(path)?;
+    let len = file.metadata()?.len();
+    let mut calls = CallWindows::new();
+    crate::session::read::blocks::read_lines(&file, 0, len, 0, &mut |_, raw| {
+        calls.line(raw);
+        true
+    })?;
+    Ok(calls.finish())
+}
+
+/// [`call_windows`] gathered line by line, as a file is read: from its
+/// lines as they are ([`CallWindows::line`]), or from what the line
+/// reader's fast path read of them with [`Want::calls`](crate::session::line::Want::calls)
+/// ([`CallWindows::facts`]), which the tests hold to the same answer.
+pub(crate) struct CallWindows {
+    /// The calls made and not answered yet, with when they were made.
+    running: Vec<(String, i64)>,
+    windows: Vec<(i64, i64)>,
+    calls: memchr::memmem::Finder<'static>,
+    user: memchr::memmem::Finder<'static>,
+}
+
+impl CallWindows {
+    pub(crate) fn new() -> CallWindows {
+        CallWindows {
+            running: Vec::new(),
+            windows: Vec::new(),
+            calls: memchr::memmem::Finder::new(b"toolCall"),
+            user: memchr::memmem::Finder::new(b"\"user\""),
+        }
+    }
+
+    /// A complete line (with its newline or without).
+    pub(crate) fn line(&mut self, raw: &[u8]) {
+        // A line with neither a call, an answer nor a user message has
+        // nothing to say: most are not read.
+        if self.calls.find(raw).is_none() && self.user.find(raw).is_none() {
+            return;
+        }
+        // Only what the calls need is kept of the line (see the module's notes).
+        let Some(line) = CallLine::read(raw) else {
+            return;
+        };
+        if let (true, Some(at)) = (line.is_message, line.at) {
+            let ids = line.call_ids.iter().map(String::as_str);
+            self.message(at, line.role.as_deref(), line.tool_call_id.as_deref(), ids);
+        }
+    }
+
+    /// An entry line as the fast path read it, with [`Want::calls`](crate::session::line::Want::calls).
+    pub(crate) fn facts(&mut self, f: &LineFacts<'_>) {
+        let Read::Object(m) = &f.message else {
+            return;
+        };
+        if f.kind != "message" {
+            return;
+        }
+        // The fast path reads a time only where it is a plain string or a
+        // scalar: as a parsed line's.
+        if let Some(at) = scalar_ms(&f.timestamp.to_scalar()) {
+            let ids = m.call_ids.iter().copied();
+            self.message(at, m.role, m.tool_call_id, ids);
+        }
+    }
+
+    /// A message at `at`, of `role`, answering `answered`, making `calls`.
+    fn message<'s>(
+        &mut self,
+        at: i64,
+        role: Option<&str>,
+        answered: Option<&str>,
+        calls: impl Iterator<Item = &'s str>,
+    ) {
+        match role {
+            Some("assistant") => self.running.extend(calls.map(|id| (id.to_string(), at))),
+            Some("toolResult") => {
+                if let Some(i) = self
+                    .running
+                    .iter()
+                    .position(|(r, _)| Some(r.as_str()) == answered)
+                {
+                    self.windows.push((self.running.swap_remove(i).1, at));
+                }
+            }
+            Some("user") => self
+                .windows
+                .extend(self.running.drain(..).map(|(_, from)| (from, at))),
+            _ => {}
+        }
+    }
+
+    /// The windows of the lines read (see [`call_windows`]).
+    pub(crate) fn finish(mut self) -> Vec<(i64, i64)> {
+        let open = self.running.drain(..).map(|(_, from)| (from, i64::MAX));
+        self.windows.extend(open);
+        self.windows
+    }
+}
 
 /// A line as far as calls go (see the module's notes).
 #[derive(Debug, Default, PartialEq)]
@@ -477,7 +609,7 @@ mod tests {
     #[test]
     fn a_pi_written_line_reads_the_same_either_way() {
         let (mut lines, mut fast, mut calls) = (0, 0, 0);
-        for raw in crate::catalog::pi_written_lines() {
+        for raw in crate::session::read::file::pi_written_lines() {
             let raw = &raw[..];
             lines += 1;
             let whole: serde_json::Value = serde_json::from_slice(raw).expect("pi's JSON");
@@ -494,6 +626,46 @@ mod tests {
                 Some(CallLine::of_value(&whole))
             );
             assert_eq!(CallLine::read(raw), Some(want));
+        }
+        assert!(calls > 100, "{calls} calls");
+        assert!(fast * 100 >= lines * 99, "{fast} of {lines} lines");
+    }
+
+    /// The catalog's fast path, asked for the calls, reads the ids a line
+    /// parsed whole has, for every pi-written line it takes (nearly all),
+    /// and gives none where they are not asked for.
+    #[test]
+    fn the_fast_path_reads_a_line_calls_as_parsed_whole() {
+        use crate::session::line::{Message, Want, read_fast};
+        let (mut lines, mut fast, mut calls) = (0, 0, 0);
+        for raw in crate::session::read::file::pi_written_lines() {
+            let whole: serde_json::Value = serde_json::from_slice(&raw).expect("pi's JSON");
+            let want = CallLine::of_value(&whole);
+            lines += 1;
+            let ids = |calls| match read_fast(
+                &raw,
+                Want {
+                    calls,
+                    ..Want::default()
+                },
+            ) {
+                Some(f) => match f.message {
+                    Message::Object(m) if m.role == Some("assistant") => {
+                        Some(m.call_ids.iter().map(|s| s.to_string()).collect())
+                    }
+                    _ => Some(Vec::new()),
+                },
+                None => None,
+            };
+            let Some(read) = ids(true) else { continue };
+            fast += 1;
+            let of_assistant = match want.role.as_deref() {
+                Some("assistant") => want.call_ids,
+                _ => Vec::new(),
+            };
+            calls += read.len();
+            assert_eq!(read, of_assistant, "{}", String::from_utf8_lossy(&raw));
+            assert_eq!(ids(false), Some(Vec::new()));
         }
         assert!(calls > 100, "{calls} calls");
         assert!(fast * 100 >= lines * 99, "{fast} of {lines} lines");

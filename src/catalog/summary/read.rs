@@ -2,6 +2,7 @@
 //! pi's `/resume` list (through the one line reader), into a state that is
 //! resumed with the lines the file gains and that the cache keeps per file.
 
+use crate::catalog::subagents::call_line::CallWindows;
 use crate::catalog::summary::{ExactFields, MessageText, SessionSummary};
 use crate::jstext::{is_space, trim as js_trim};
 use crate::session::line::cursor::Field;
@@ -21,6 +22,16 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// What a read gathers beside the summary.
+#[derive(Default)]
+pub(crate) struct Beside<'a> {
+    /// The tool calls of the complete lines read.
+    pub calls: Option<&'a mut CallWindows>,
+    /// Told the parent a header names (as a person reads it) as soon as
+    /// the header is read.
+    pub named_parent: Option<&'a dyn Fn(&str)>,
+}
 
 /// The header fields a summary needs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -139,6 +150,15 @@ impl SummaryState {
     /// the state; an unfinished last line is read into the returned copy
     /// only, so the state can be resumed when the rest arrives.
     pub fn read_on(&mut self, file: &mut File) -> io::Result<SummaryState> {
+        self.read_on_beside(file, Beside::default())
+    }
+
+    /// [`Self::read_on`], gathering `beside` too.
+    pub(crate) fn read_on_beside(
+        &mut self,
+        file: &mut File,
+        beside: Beside<'_>,
+    ) -> io::Result<SummaryState> {
         thread_local! {
             // One read buffer per thread, not one per file.
             static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -148,7 +168,7 @@ impl SummaryState {
             if buf.len() < READ_BLOCK {
                 buf.resize(READ_BLOCK, 0);
             }
-            let r = self.read_on_with(file, &mut buf);
+            let r = self.read_on_with(file, &mut buf, beside);
             if buf.len() > 4 * READ_BLOCK {
                 buf = Vec::new();
             }
@@ -157,7 +177,12 @@ impl SummaryState {
         })
     }
 
-    fn read_on_with(&mut self, file: &mut File, buf: &mut Vec<u8>) -> io::Result<SummaryState> {
+    fn read_on_with(
+        &mut self,
+        file: &mut File,
+        buf: &mut Vec<u8>,
+        mut beside: Beside<'_>,
+    ) -> io::Result<SummaryState> {
         file.seek(SeekFrom::Start(self.offset))?;
         // The bytes sit in `buf` where they sit within a 64-byte line in
         // the file, which the kernel copies fastest (see `aligned_pad`).
@@ -165,7 +190,7 @@ impl SummaryState {
         let mut end = start;
         loop {
             // Most lines find their own end as they are read.
-            if let Some(len) = self.fast_line(&buf[start..end]) {
+            if let Some(len) = self.fast_line(&buf[start..end], beside.calls.as_deref_mut()) {
                 self.offset += len as u64 + 1;
                 start += len + 1;
                 continue;
@@ -173,11 +198,20 @@ impl SummaryState {
             if let Some(i) = memchr::memchr(b'\n', &buf[start..end]) {
                 let line_start = self.offset;
                 self.offset += i as u64 + 1;
-                self.line(&buf[start..start + i], line_start);
+                let had_header = self.header.is_some();
+                let raw = &buf[start..start + i];
+                self.line(raw, line_start, beside.calls.as_deref_mut());
                 start += i + 1;
                 if self.not_a_session {
                     self.settle_last_id();
                     return Ok(self.clone());
+                }
+                if let (false, Some(h), Some(told)) =
+                    (had_header, &self.header, beside.named_parent)
+                {
+                    if let Some(p) = &h.parent_session {
+                        told(p);
+                    }
                 }
                 continue;
             }
@@ -192,7 +226,8 @@ impl SummaryState {
                 self.settle_last_id();
                 let mut done = self.clone();
                 if end > start {
-                    done.line(&buf[start..end], self.offset);
+                    // An unfinished line has no say in the calls.
+                    done.line(&buf[start..end], self.offset, None);
                     done.settle_last_id();
                 }
                 return Ok(done);
@@ -212,36 +247,41 @@ impl SummaryState {
     /// finds its newline (see [`read_fast_line`]): its length; `None` for
     /// a line to be cut at its newline and read by [`Self::line`].
     #[inline]
-    fn fast_line(&mut self, rest: &[u8]) -> Option<usize> {
+    fn fast_line(&mut self, rest: &[u8], calls: Option<&mut CallWindows>) -> Option<usize> {
         if self.header.is_none() || self.offset == 0 {
             return None;
         }
         let mut facts = LineFacts::default();
-        let len = read_fast_line(rest, self.want(), &mut facts)?;
+        let len = read_fast_line(rest, self.want(calls.is_some()), &mut facts)?;
         self.next_line += 1;
         self.take_entry(&facts, &rest[..len]);
+        if let Some(calls) = calls {
+            calls.facts(&facts);
+        }
         Some(len)
     }
 
     /// What the fast path reads of an entry: texts where they are kept
-    /// (the first user message's always), usage unless it is skipped.
-    fn want(&self) -> Want {
+    /// (the first user message's always), usage unless it is skipped, the
+    /// tool calls when they are gathered.
+    fn want(&self, calls: bool) -> Want {
         Want {
             user_text: self.with_text || self.first_message.is_none(),
             assistant_text: self.with_text,
             usage: !self.skip_usage,
+            calls,
         }
     }
 
-    fn line(&mut self, raw: &[u8], start: u64) {
+    fn line(&mut self, raw: &[u8], start: u64, calls: Option<&mut CallWindows>) {
         if self.with_text {
-            self.line_as::<KeepText>(raw, start)
+            self.line_as::<KeepText>(raw, start, calls)
         } else {
-            self.line_as::<SkipText>(raw, start)
+            self.line_as::<SkipText>(raw, start, calls)
         }
     }
 
-    fn line_as<M: TextMode>(&mut self, raw: &[u8], start: u64) {
+    fn line_as<M: TextMode>(&mut self, raw: &[u8], start: u64, calls: Option<&mut CallWindows>) {
         self.next_line += 1;
         let bytes = if start == 0 {
             raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw)
@@ -252,10 +292,16 @@ impl SummaryState {
         if self.header.is_some() {
             debug_assert_eq!(M::KEEP, self.with_text);
             let mut facts = LineFacts::default();
-            if read_fast_into(bytes, self.want(), &mut facts).is_some() {
+            if read_fast_into(bytes, self.want(calls.is_some()), &mut facts).is_some() {
                 self.take_entry(&facts, bytes);
+                if let Some(calls) = calls {
+                    calls.facts(&facts);
+                }
                 return;
             }
+        }
+        if let Some(calls) = calls {
+            calls.line(raw);
         }
         // Bytes that are not UTF-8 read as U+FFFD, as pi's reader does.
         // (Checking the line once is cheaper than serde checking each key.)
@@ -885,6 +931,9 @@ mod tests {
                     (None, None, None, None);
                 round(&mut m.usage);
                 m.is_error = false;
+                // Read from the line itself where the fast path does not
+                // take it (see `CallWindows`).
+                m.call_ids.clear();
             }
             f
         }
@@ -907,16 +956,20 @@ mod tests {
             for line in bytes.split(|&b| b == b'\n') {
                 lines += 1;
                 // Usage skipped too, as a list without tokens skips it.
-                for (user_text, assistant_text, usage) in [
-                    (false, false, true),
-                    (true, false, true),
-                    (true, true, true),
-                    (false, false, false),
+                // And with the calls read, which changes no other fact.
+                for (user_text, assistant_text, usage, calls) in [
+                    (false, false, true, false),
+                    (true, false, true, false),
+                    (true, true, true, false),
+                    (false, false, false, false),
+                    (false, false, false, true),
+                    (true, true, true, true),
                 ] {
                     let want = Want {
                         user_text,
                         assistant_text,
                         usage,
+                        calls,
                     };
                     let Some(f) = read_fast(line, want) else {
                         continue;
@@ -932,6 +985,86 @@ mod tests {
             }
         }
         // Most lines take the fast path.
-        assert!(fast > lines * 4 / 3, "{fast} of {lines} (four reads each)");
+        assert!(fast > lines * 2, "{fast} of {lines} (six reads each)");
+    }
+
+    /// The calls gathered as the catalog reads a file (the fast path's
+    /// facts for the lines it takes, the lines themselves for the rest)
+    /// are the calls read alone: over every test session, and a session
+    /// of every shape a line can take (escaped ids, keys twice, the role
+    /// after the content, damage, bytes that are no UTF-8, a call answered
+    /// only on an unfinished last line).
+    #[test]
+    fn calls_gathered_in_the_catalog_read_are_the_calls_read_alone() {
+        use crate::catalog::subagents::call_line::{CallWindows, call_windows};
+        let dir = tempfile::tempdir().expect("dir");
+        let mut made: Vec<Vec<u8>> = Vec::new();
+        for path in crate::session::read::file::test_session_files() {
+            made.push(std::fs::read(path).expect("test data"));
+        }
+        let t = |s: u32| format!("2026-01-01T00:00:{s:02}.000Z");
+        let mut odd = vec![
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_string(),
+            format!(r#"{{"type":"message","id":"1","parentId":null,"timestamp":"{}","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"a","name":"read","arguments":{{"id":"no"}}}},{{"type":"text","text":"x"}},{{"type":"toolCall","id":"b","name":"bash","arguments":{{}}}}]}}}}"#, t(1)),
+            format!(r#"{{"type":"message","id":"2","parentId":"1","timestamp":"{}","message":{{"role":"toolResult","toolCallId":"a","toolName":"read","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":2}}}}"#, t(2)),
+            format!(r#"{{"type":"message","id":"3","parentId":"2","timestamp":"{}","message":{{"role":"user","content":"stop","timestamp":3}}}}"#, t(3)),
+            format!(r#"{{"type":"message","id":"4","parentId":"3","timestamp":"{}","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c\u0031","name":"x"}},{{"type":"toolCall","id":7}},{{"type":"toolCall","id":"d","id":"e"}}]}}}}"#, t(4)),
+            format!(r#"{{"type":"message","id":"5","parentId":"4","timestamp":"{}","message":{{"toolCallId":"c1","role":"toolResult","content":[]}}}}"#, t(5)),
+            format!(r#"{{"type":"message","id":"6","parentId":"5","timestamp":"{}","message":{{"content":[{{"type":"toolCall","id":"f"}}],"role":"assistant"}}}}"#, t(6)),
+            format!(r#"{{"type":"message","id":"7","parentId":"6","timestamp":"{}","message":{{"role":"toolResult","toolCallId":"e"}}}}"#, t(7)),
+            format!(r#"{{"type":"message","id":"8","parentId":"7","timestamp":["{}"],"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"g"}}]}}}}"#, t(8)),
+            format!(r#"{{"type":"message","id":"9","parentId":"8","timestamp":1767225609000,"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"h"}},{{"type":"tool\u0043all","id":"i"}},{{"id":"j","type":"toolCall"}}]}}}}"#),
+            format!(r#"{{"type":"message","id":"10","parentId":"9","timestamp":"{}","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"k"}}]"#, t(10)),
+            format!(r#"{{"type":"message","id":"11","parentId":"9","timestamp":"{}","message":{{"role":"toolResult","toolCallId":"h"}},"message":{{"role":"user"}}}}"#, t(11)),
+            format!(r#"{{"type":"message","id":"12","parentId":"11","timestamp":"{}","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"l"}}]}}}}"#, t(12)),
+        ]
+        .join("\n")
+        .into_bytes();
+        // A line that is no UTF-8, then a call answered only on an
+        // unfinished last line.
+        odd.extend(
+            b"\n{\"type\":\"message\",\"timestamp\":\"x\xff\",\"message\":{\"role\":\"user\"}}\n",
+        );
+        odd.extend(format!(r#"{{"type":"message","id":"14","parentId":"12","timestamp":"{}","message":{{"role":"toolResult","toolCallId":"l"}}}}"#, t(14)).as_bytes());
+        made.push(odd);
+        let mut with_calls = 0;
+        for (n, bytes) in made.iter().enumerate() {
+            let path = dir.path().join(format!("{n}.jsonl"));
+            std::fs::write(&path, bytes).expect("write");
+            let alone = call_windows(&path).expect("read");
+            let mut gathered = CallWindows::new();
+            let beside = Beside {
+                calls: Some(&mut gathered),
+                named_parent: None,
+            };
+            let mut file = std::fs::File::open(&path).expect("open");
+            SummaryState::default()
+                .read_on_beside(&mut file, beside)
+                .expect("read");
+            assert_eq!(gathered.finish(), alone, "file {n}");
+            with_calls += usize::from(!alone.is_empty());
+        }
+        assert!(with_calls > 10, "{with_calls} files with calls");
+        // The last one's, as it must read: the calls answered by their
+        // results and by the user (the last `message` of a line is its
+        // message; an escaped type names a call), the unanswered running
+        // on; a damaged line and one whose time is a list say nothing.
+        let max = i64::MAX;
+        let s = |n: i64| 1_767_225_600_000 + 1000 * n;
+        let odd = call_windows(&dir.path().join(format!("{}.jsonl", made.len() - 1)));
+        assert_eq!(
+            odd.expect("read"),
+            [
+                (s(1), s(2)),
+                (s(1), s(3)),
+                (s(4), s(5)),
+                (s(4), s(7)),
+                (s(6), s(11)),
+                (s(9), s(11)),
+                (s(9), s(11)),
+                (s(9), s(11)),
+                (s(12), max)
+            ]
+        );
     }
 }

@@ -102,6 +102,7 @@ impl Reader {
             user_text: false,
             assistant_text: false,
             usage: true,
+            calls: false,
         };
         if self.seen_header {
             let mut facts = LineFacts::default();

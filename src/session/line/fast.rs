@@ -337,16 +337,17 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Opti
             }
             MessageKey::Content => {
                 first(&mut seen, 1)?;
-                let text = match m.role {
-                    Some("user") => want.user_text,
-                    Some("assistant") => want.assistant_text,
-                    Some(_) => false,
-                    // The role comes later: whether the text is wanted is
-                    // not known yet.
-                    None if want.user_text || want.assistant_text => return None,
-                    None => false,
+                let (text, calls) = match m.role {
+                    Some("user") => (want.user_text, false),
+                    Some("assistant") => (want.assistant_text, want.calls),
+                    Some(_) => (false, false),
+                    // The role comes later: whether the text or the calls
+                    // are wanted is not known yet.
+                    None if want.user_text || want.assistant_text || want.calls => return None,
+                    None => (false, false),
                 };
-                m.content = content(c, text, &mut m.joined)?;
+                let calls = calls.then_some(&mut m.call_ids);
+                m.content = content(c, text, calls, &mut m.joined)?;
             }
             MessageKey::Time => {
                 first(&mut seen, 2)?;
@@ -395,10 +396,16 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Opti
     Some(())
 }
 
-/// A message's content, its text decoded when `text` is set. Tool output
-/// (most of a file's bytes) is only checked.
+/// A message's content, its text decoded when `text` is set, the ids of
+/// its tool calls pushed to `calls` when given. Tool output (most of a
+/// file's bytes) is only checked.
 /// `joined_more` is set when the text is two or more blocks joined.
-fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option<Content<'a>> {
+fn content<'a>(
+    c: &mut Cursor<'a>,
+    text: bool,
+    mut calls: Option<&mut Vec<&'a str>>,
+    joined_more: &mut bool,
+) -> Option<Content<'a>> {
     match c.peek()? {
         b'n' => c.lit(b"null").map(|_| Content::Null),
         b'"' if text => c.string().map(Content::Text),
@@ -412,8 +419,12 @@ fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option
                         c.lit(b"null")?;
                         throws = true;
                     }
-                    b'{' if text => {
-                        if let Some(t) = text_block(c)? {
+                    b'{' if text || calls.is_some() => {
+                        let read = block(c, text, calls.is_some())?;
+                        if let (Some(ids), Some(id)) = (calls.as_deref_mut(), read.call_id) {
+                            ids.push(id);
+                        }
+                        if let Some(t) = read.text {
                             joined = Some(match joined.take() {
                                 None => t,
                                 Some(before) => {
@@ -441,31 +452,47 @@ fn content<'a>(c: &mut Cursor<'a>, text: bool, joined_more: &mut bool) -> Option
     }
 }
 
-/// A content block: its text when its type is `"text"` (a missing or null
-/// text joins as ""; any other value is left to the fallback).
-fn text_block<'a>(c: &mut Cursor<'a>) -> Option<Option<Text<'a>>> {
-    let mut is_text = false;
-    let mut text = None;
-    walk_object(c, &[b"type", b"text"], &BLOCK_ORDER, |key, c| {
+/// What [`block`] reads of a content block.
+struct Block<'a> {
+    /// Its text when its type is `"text"` and the text is wanted.
+    text: Option<Text<'a>>,
+    /// Its id when its type is `"toolCall"`, the id is a string, and the
+    /// calls are wanted.
+    call_id: Option<&'a str>,
+}
+
+/// A content block, read for its text (`text`: a missing or null text
+/// joins as ""; any other value is left to the fallback) and its tool
+/// call's id (`calls`: an id that is not a string is no id; one with
+/// escapes is left to the fallback).
+fn block<'a>(c: &mut Cursor<'a>, text: bool, calls: bool) -> Option<Block<'a>> {
+    let mut kind = None;
+    let mut text_value = None;
+    let mut id = None;
+    walk_object(c, &BLOCK_KEYS, &BLOCK_ORDER, |key, c| {
         match key {
             Some(0) => {
-                is_text = match c.peek()? {
-                    b'"' => c.plain_str()? == "text",
-                    _ => c.skip_value().map(|_| false)?,
+                kind = match c.peek()? {
+                    b'"' => Some(c.plain_str()?),
+                    _ => c.skip_value().map(|_| None)?,
                 }
             }
-            Some(1) => {
-                text = match c.peek()? {
+            Some(1) if text => {
+                text_value = match c.peek()? {
                     b'"' => Some(c.string()?),
                     b'n' => c.lit(b"null").map(|_| None)?,
                     _ => return None,
                 }
             }
+            Some(2) if calls => id = text_or_skip(c)?,
             _ => c.skip_value()?,
         }
         Some(())
     })?;
-    Some(is_text.then(|| text.unwrap_or_default()))
+    Some(Block {
+        text: (text && kind == Some("text")).then(|| text_value.unwrap_or_default()),
+        call_id: id.filter(|_| calls && kind == Some("toolCall")),
+    })
 }
 
 /// Whether a value is truthy in JavaScript.
@@ -570,10 +597,17 @@ const COST_ORDER: [WatchedKey; 5] = [
     Ordered::new(b"cacheWrite", None),
     Ordered::new(b"total", Some(0)),
 ];
-/// A content block's: its type first, then (text blocks) its text.
-const BLOCK_ORDER: [WatchedKey; 2] = [
+/// The keys [`block`] reads.
+const BLOCK_KEYS: [&[u8]; 3] = [b"type", b"text", b"id"];
+/// pi's orders of the keys of its text, tool call and thinking blocks,
+/// each with its index among [`BLOCK_KEYS`].
+const BLOCK_ORDER: [WatchedKey; 6] = [
     Ordered::new(b"type", Some(0)),
     Ordered::new(b"text", Some(1)),
+    Ordered::new(b"id", Some(2)),
+    Ordered::new(b"name", None),
+    Ordered::new(b"arguments", None),
+    Ordered::new(b"thinking", None),
 ];
 
 /// pi's orders of the keys of its text, tool call and thinking blocks.
@@ -672,11 +706,13 @@ mod tests {
         user_text: true,
         assistant_text: true,
         usage: true,
+        calls: true,
     };
     const NONE: Want = Want {
         user_text: false,
         assistant_text: false,
         usage: false,
+        calls: false,
     };
 
     /// Each key of an order is the key its guess matches, and is read as
@@ -699,7 +735,7 @@ mod tests {
         let tables: [(&[&[u8]], &[WatchedKey]); 4] = [
             (&USAGE_KEYS, &USAGE_ORDER),
             (&[b"total"], &COST_ORDER),
-            (&[b"type", b"text"], &BLOCK_ORDER),
+            (&BLOCK_KEYS, &BLOCK_ORDER),
             (&[], &SKIPPED_BLOCK_ORDER),
         ];
         for (watched, expected) in tables {

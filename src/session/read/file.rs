@@ -246,6 +246,19 @@ pub(crate) fn read_vec_at(file: &File, at: u64, len: usize) -> io::Result<Option
     Ok((bytes.len() == len).then_some(bytes))
 }
 
+/// Sessions pi wrote, kept as test data (`tests/data/pi-mono`).
+#[cfg(test)]
+pub(crate) fn pi_written_lines() -> Vec<Vec<u8>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pi-mono");
+    let mut lines = Vec::new();
+    for name in ["large-session.jsonl", "before-compaction.jsonl"] {
+        let text = std::fs::read(dir.join(name)).expect("test data");
+        let whole = text.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+        lines.extend(whole.map(<[u8]>::to_vec));
+    }
+    lines
+}
+
 /// Every `.jsonl` file under `tests/`: the corpora unit tests compare on.
 #[cfg(test)]
 pub(crate) fn test_session_files() -> Vec<std::path::PathBuf> {

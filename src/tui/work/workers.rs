@@ -611,6 +611,7 @@ fn summarise_folder(
         Scope::All,
         &subfolders,
         &cat.sessions,
+        &cat.calls,
         subagents_cache.as_deref(),
     );
     problems.extend(found.problems.iter().map(ToString::to_string));
