@@ -774,9 +774,10 @@ fn summarise(
     }
     // A file read whole once a header named it: its calls, for the parent
     // of that header's session.
-    let mut calls = (how == How::Whole && parents.is_named(&c.path)).then(CallWindows::new);
+    let mut calls = None;
     let beside = Beside {
-        calls: calls.as_mut(),
+        calls: (how == How::Whole).then_some(&mut calls),
+        calls_wanted: Some(&|| parents.is_named(&c.path)),
         named_parent: Some(&|p: &str| parents.name(p)),
     };
     let mut done = state.read_on_beside(&mut file, beside).map_err(problem)?;

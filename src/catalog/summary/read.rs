@@ -26,8 +26,12 @@ use std::sync::Arc;
 /// What a read gathers beside the summary.
 #[derive(Default)]
 pub(crate) struct Beside<'a> {
-    /// The tool calls of the complete lines read.
-    pub calls: Option<&'a mut CallWindows>,
+    /// Where the tool calls of the complete lines read are gathered: into
+    /// the windows there, or, where there are none, into new ones when
+    /// `calls_wanted` holds once the file's first bytes are in (a header
+    /// read meanwhile, on another core, may have named the file).
+    pub calls: Option<&'a mut Option<CallWindows>>,
+    pub calls_wanted: Option<&'a dyn Fn() -> bool>,
     /// Told the parent a header names (as a person reads it) as soon as
     /// the header is read.
     pub named_parent: Option<&'a dyn Fn(&str)>,
@@ -190,7 +194,8 @@ impl SummaryState {
         let mut end = start;
         loop {
             // Most lines find their own end as they are read.
-            if let Some(len) = self.fast_line(&buf[start..end], beside.calls.as_deref_mut()) {
+            let calls = beside.calls.as_deref_mut().and_then(Option::as_mut);
+            if let Some(len) = self.fast_line(&buf[start..end], calls) {
                 self.offset += len as u64 + 1;
                 start += len + 1;
                 continue;
@@ -200,7 +205,8 @@ impl SummaryState {
                 self.offset += i as u64 + 1;
                 let had_header = self.header.is_some();
                 let raw = &buf[start..start + i];
-                self.line(raw, line_start, beside.calls.as_deref_mut());
+                let calls = beside.calls.as_deref_mut().and_then(Option::as_mut);
+                self.line(raw, line_start, calls);
                 start += i + 1;
                 if self.not_a_session {
                     self.settle_last_id();
@@ -233,6 +239,11 @@ impl SummaryState {
                 return Ok(done);
             }
             end += n;
+            if let (Some(slot), Some(wanted)) = (&mut beside.calls, beside.calls_wanted.take()) {
+                if slot.is_none() && wanted() {
+                    **slot = Some(CallWindows::new());
+                }
+            }
         }
     }
 
@@ -1032,16 +1043,20 @@ mod tests {
             let path = dir.path().join(format!("{n}.jsonl"));
             std::fs::write(&path, bytes).expect("write");
             let alone = call_windows(&path).expect("read");
-            let mut gathered = CallWindows::new();
+            let mut gathered = Some(CallWindows::new());
             let beside = Beside {
                 calls: Some(&mut gathered),
-                named_parent: None,
+                ..Beside::default()
             };
             let mut file = std::fs::File::open(&path).expect("open");
             SummaryState::default()
                 .read_on_beside(&mut file, beside)
                 .expect("read");
-            assert_eq!(gathered.finish(), alone, "file {n}");
+            assert_eq!(
+                gathered.map(CallWindows::finish).as_ref(),
+                Some(&alone),
+                "file {n}"
+            );
             with_calls += usize::from(!alone.is_empty());
         }
         assert!(with_calls > 10, "{with_calls} files with calls");
