@@ -68,7 +68,7 @@ pub fn call_windows(path: &Path) -> std::io::Result<Vec<(i64, i64)>> {
 
 /// [`call_windows`] gathered line by line, as a file is read: from its
 /// lines as they are ([`CallWindows::line`]), or from what the line
-/// reader's fast path read of them with [`Want::calls`](crate::session::line::Want::calls)
+/// reader's fast path read of them
 /// ([`CallWindows::facts`]), which the tests hold to the same answer.
 pub(crate) struct CallWindows {
     /// The calls made and not answered yet, with when they were made.
@@ -105,8 +105,11 @@ impl CallWindows {
         }
     }
 
-    /// An entry line as the fast path read it, with [`Want::calls`](crate::session::line::Want::calls).
-    pub(crate) fn facts(&mut self, f: &LineFacts<'_>) {
+    /// An entry line as the fast path read it into `f`, with its tool
+    /// call ids `calls` ([`read_fast_into_with`]).
+    ///
+    /// [`read_fast_into_with`]: crate::session::line::read_fast_into_with
+    pub(crate) fn facts(&mut self, f: &LineFacts<'_>, calls: &[&str]) {
         let Read::Object(m) = &f.message else {
             return;
         };
@@ -116,8 +119,7 @@ impl CallWindows {
         // The fast path reads a time only where it is a plain string or a
         // scalar: as a parsed line's.
         if let Some(at) = scalar_ms(&f.timestamp.to_scalar()) {
-            let ids = m.call_ids.iter().copied();
-            self.message(at, m.role, m.tool_call_id, ids);
+            self.message(at, m.role, m.tool_call_id, calls.iter().copied());
         }
     }
 
@@ -632,40 +634,27 @@ mod tests {
     }
 
     /// The catalog's fast path, asked for the calls, reads the ids a line
-    /// parsed whole has, for every pi-written line it takes (nearly all),
-    /// and gives none where they are not asked for.
+    /// parsed whole has, for every pi-written line it takes (nearly all).
     #[test]
     fn the_fast_path_reads_a_line_calls_as_parsed_whole() {
-        use crate::session::line::{Message, Want, read_fast};
+        use crate::session::line::{LineFacts, Want, read_fast_into_with};
         let (mut lines, mut fast, mut calls) = (0, 0, 0);
         for raw in crate::session::read::file::pi_written_lines() {
             let whole: serde_json::Value = serde_json::from_slice(&raw).expect("pi's JSON");
             let want = CallLine::of_value(&whole);
             lines += 1;
-            let ids = |calls| match read_fast(
-                &raw,
-                Want {
-                    calls,
-                    ..Want::default()
-                },
-            ) {
-                Some(f) => match f.message {
-                    Message::Object(m) if m.role == Some("assistant") => {
-                        Some(m.call_ids.iter().map(|s| s.to_string()).collect())
-                    }
-                    _ => Some(Vec::new()),
-                },
-                None => None,
-            };
-            let Some(read) = ids(true) else { continue };
+            let mut ids = Vec::new();
+            let mut f = LineFacts::default();
+            if read_fast_into_with(&raw, Want::default(), &mut f, Some(&mut ids)).is_none() {
+                continue;
+            }
             fast += 1;
             let of_assistant = match want.role.as_deref() {
                 Some("assistant") => want.call_ids,
                 _ => Vec::new(),
             };
-            calls += read.len();
-            assert_eq!(read, of_assistant, "{}", String::from_utf8_lossy(&raw));
-            assert_eq!(ids(false), Some(Vec::new()));
+            calls += ids.len();
+            assert_eq!(ids, of_assistant, "{}", String::from_utf8_lossy(&raw));
         }
         assert!(calls > 100, "{calls} calls");
         assert!(fast * 100 >= lines * 99, "{fast} of {lines} lines");

@@ -12,7 +12,7 @@ use crate::session::line::jskey::{self, Key};
 use crate::session::line::jsvalue::{JsValue, may_differ};
 use crate::session::line::{
     Content, KeepText, LineFacts, Message, NameField, SkipText, Slow, TextMode, Want,
-    read_fast_into, read_fast_line, read_slow,
+    read_fast_into_with, read_fast_line, read_slow,
 };
 use crate::session::read::blocks::{aligned_pad, keep_rest};
 use compact_str::CompactString;
@@ -185,8 +185,18 @@ impl SummaryState {
         &mut self,
         file: &mut File,
         buf: &mut Vec<u8>,
-        mut beside: Beside<'_>,
+        beside: Beside<'_>,
     ) -> io::Result<SummaryState> {
+        let Beside {
+            calls: mut slot,
+            calls_wanted: mut wanted,
+            named_parent,
+        } = beside;
+        // Where the calls go: decided here, or at the first bytes read.
+        let mut calls = match wanted {
+            Some(_) => None,
+            None => slot.take().and_then(Option::as_mut),
+        };
         file.seek(SeekFrom::Start(self.offset))?;
         // The bytes sit in `buf` where they sit within a 64-byte line in
         // the file, which the kernel copies fastest (see `aligned_pad`).
@@ -194,8 +204,7 @@ impl SummaryState {
         let mut end = start;
         loop {
             // Most lines find their own end as they are read.
-            let calls = beside.calls.as_deref_mut().and_then(Option::as_mut);
-            if let Some(len) = self.fast_line(&buf[start..end], calls) {
+            if let Some(len) = self.fast_line(&buf[start..end], calls.as_deref_mut()) {
                 self.offset += len as u64 + 1;
                 start += len + 1;
                 continue;
@@ -205,16 +214,13 @@ impl SummaryState {
                 self.offset += i as u64 + 1;
                 let had_header = self.header.is_some();
                 let raw = &buf[start..start + i];
-                let calls = beside.calls.as_deref_mut().and_then(Option::as_mut);
-                self.line(raw, line_start, calls);
+                self.line(raw, line_start, calls.as_deref_mut());
                 start += i + 1;
                 if self.not_a_session {
                     self.settle_last_id();
                     return Ok(self.clone());
                 }
-                if let (false, Some(h), Some(told)) =
-                    (had_header, &self.header, beside.named_parent)
-                {
+                if let (false, Some(h), Some(told)) = (had_header, &self.header, named_parent) {
                     if let Some(p) = &h.parent_session {
                         told(p);
                     }
@@ -239,10 +245,11 @@ impl SummaryState {
                 return Ok(done);
             }
             end += n;
-            if let (Some(slot), Some(wanted)) = (&mut beside.calls, beside.calls_wanted.take()) {
+            if let (Some(slot), Some(wanted)) = (slot.take(), wanted.take()) {
                 if slot.is_none() && wanted() {
-                    **slot = Some(CallWindows::new());
+                    *slot = Some(CallWindows::new());
                 }
+                calls = slot.as_mut();
             }
         }
     }
@@ -263,24 +270,24 @@ impl SummaryState {
             return None;
         }
         let mut facts = LineFacts::default();
-        let len = read_fast_line(rest, self.want(calls.is_some()), &mut facts)?;
+        let mut ids = Vec::new();
+        let sink = calls.is_some().then_some(&mut ids);
+        let len = read_fast_line(rest, self.want(), &mut facts, sink)?;
         self.next_line += 1;
         self.take_entry(&facts, &rest[..len]);
         if let Some(calls) = calls {
-            calls.facts(&facts);
+            calls.facts(&facts, &ids);
         }
         Some(len)
     }
 
     /// What the fast path reads of an entry: texts where they are kept
-    /// (the first user message's always), usage unless it is skipped, the
-    /// tool calls when they are gathered.
-    fn want(&self, calls: bool) -> Want {
+    /// (the first user message's always), usage unless it is skipped.
+    fn want(&self) -> Want {
         Want {
             user_text: self.with_text || self.first_message.is_none(),
             assistant_text: self.with_text,
             usage: !self.skip_usage,
-            calls,
         }
     }
 
@@ -303,10 +310,12 @@ impl SummaryState {
         if self.header.is_some() {
             debug_assert_eq!(M::KEEP, self.with_text);
             let mut facts = LineFacts::default();
-            if read_fast_into(bytes, self.want(calls.is_some()), &mut facts).is_some() {
+            let mut ids = Vec::new();
+            let sink = calls.is_some().then_some(&mut ids);
+            if read_fast_into_with(bytes, self.want(), &mut facts, sink).is_some() {
                 self.take_entry(&facts, bytes);
                 if let Some(calls) = calls {
-                    calls.facts(&facts);
+                    calls.facts(&facts, &ids);
                 }
                 return;
             }
@@ -903,7 +912,7 @@ mod tests {
     #[test]
     fn fast_path_reads_as_the_fallback_does() {
         use crate::session::line::entry::UsageTotals;
-        use crate::session::line::{Content, LineFields, Message, Want, read_fast};
+        use crate::session::line::{Content, LineFields, Message, Want};
         // What the fallback leaves unread, and a content the fallback reads
         // whole where the fast path was not asked for its text.
         // serde_json's float reading is not always correctly rounded (the
@@ -942,9 +951,6 @@ mod tests {
                     (None, None, None, None);
                 round(&mut m.usage);
                 m.is_error = false;
-                // Read from the line itself where the fast path does not
-                // take it (see `CallWindows`).
-                m.call_ids.clear();
             }
             f
         }
@@ -980,11 +986,13 @@ mod tests {
                         user_text,
                         assistant_text,
                         usage,
-                        calls,
                     };
-                    let Some(f) = read_fast(line, want) else {
+                    let mut f = LineFacts::default();
+                    let mut ids = Vec::new();
+                    let sink = calls.then_some(&mut ids);
+                    if read_fast_into_with(line, want, &mut f, sink).is_none() {
                         continue;
-                    };
+                    }
                     fast += 1;
                     let text = std::str::from_utf8(line).expect("the fast path reads UTF-8 only");
                     if want.assistant_text {

@@ -102,7 +102,6 @@ impl Reader {
             user_text: false,
             assistant_text: false,
             usage: true,
-            calls: false,
         };
         if self.seen_header {
             let mut facts = LineFacts::default();

@@ -51,9 +51,6 @@ pub(crate) struct Want {
     pub assistant_text: bool,
     /// A message's usage totals (otherwise its usage is only checked).
     pub usage: bool,
-    /// The ids of an assistant message's tool calls
-    /// ([`MessageFacts::call_ids`]; otherwise its blocks are only checked).
-    pub calls: bool,
 }
 
 /// A `session_info` name as pi's reader sees it.
@@ -126,9 +123,6 @@ pub(crate) struct MessageFacts<'a> {
     /// The content's text joins two or more text blocks (with spaces, as
     /// pi's list does; pi's tree joins them without).
     pub joined: bool,
-    /// The string ids of the content's blocks of type `toolCall`, in their
-    /// order: an assistant message's, read when [`Want::calls`] is set.
-    pub call_ids: Vec<&'a str>,
 }
 
 /// The facts of one line.

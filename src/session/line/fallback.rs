@@ -225,9 +225,6 @@ impl<M: TextMode> LineFields<M> {
                     (&m.content, m.has_content),
                     (ContentText::Text(_, true), true)
                 ),
-                // The calls are read from the raw line where the fast path
-                // does not take it (see `Want::calls`).
-                call_ids: Vec::new(),
             }),
         };
         LineFacts {

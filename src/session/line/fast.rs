@@ -36,14 +36,27 @@ pub(crate) fn read_fast(line: &[u8], want: Want) -> Option<LineFacts<'_>> {
 /// and valid JSON. (The facts are some 500 bytes: filled where the caller
 /// keeps them, not handed back by value, which copied them at each step.)
 pub(crate) fn read_fast_into<'a>(line: &'a [u8], want: Want, f: &mut LineFacts<'a>) -> Option<()> {
+    read_fast_into_with(line, want, f, None)
+}
+
+/// [`read_fast_into`], an assistant message's tool call ids pushed to
+/// `calls` when given: the string ids of its content's blocks of type
+/// `toolCall`, in their order (an id with escapes is left to the
+/// fallback). After `None`, `calls` may hold some of them.
+pub(crate) fn read_fast_into_with<'a>(
+    line: &'a [u8],
+    want: Want,
+    f: &mut LineFacts<'a>,
+    calls: Option<&mut Vec<&'a str>>,
+) -> Option<()> {
     let mut c = Cursor::new(line);
-    entry(&mut c, want, f)?;
+    entry(&mut c, want, f, calls)?;
     c.at_end().then_some(())
 }
 
-/// [`read_fast_into`] of the line `rest` starts with, `rest` running on
-/// past the line's newline: the line's length (to its newline), found by
-/// the read itself. The cursor never steps over a newline (one stands
+/// [`read_fast_into_with`] of the line `rest` starts with, `rest` running
+/// on past the line's newline: the line's length (to its newline), found
+/// by the read itself. The cursor never steps over a newline (one stands
 /// neither in white space nor in a string), so the line it reads is the
 /// line a search for the newline would cut; `None` where that newline is
 /// not in `rest`, as for any line the fast path does not read.
@@ -51,15 +64,22 @@ pub(crate) fn read_fast_line<'a>(
     rest: &'a [u8],
     want: Want,
     f: &mut LineFacts<'a>,
+    calls: Option<&mut Vec<&'a str>>,
 ) -> Option<usize> {
     let mut c = Cursor::new(rest);
-    entry(&mut c, want, f)?;
+    entry(&mut c, want, f, calls)?;
     (c.peek()? == b'\n').then(|| c.pos())
 }
 
-/// An entry's object and the white space around it, into `f`.
+/// An entry's object and the white space around it, into `f`, its tool
+/// calls into `calls` when given.
 #[inline(always)]
-fn entry<'a>(c: &mut Cursor<'a>, want: Want, f: &mut LineFacts<'a>) -> Option<()> {
+fn entry<'a>(
+    c: &mut Cursor<'a>,
+    want: Want,
+    f: &mut LineFacts<'a>,
+    mut calls: Option<&mut Vec<&'a str>>,
+) -> Option<()> {
     c.ws();
     let mut seen = 0;
     let mut more = c.open_object()?;
@@ -102,7 +122,7 @@ fn entry<'a>(c: &mut Cursor<'a>, want: Want, f: &mut LineFacts<'a>) -> Option<()
                     b'{' => {
                         f.message = Message::Object(MessageFacts::default());
                         if let Message::Object(m) = &mut f.message {
-                            message(c, want, m)?;
+                            message(c, want, m, calls.as_deref_mut())?;
                         }
                     }
                     b'n' => f.message = c.lit(b"null").map(|_| Message::Null)?,
@@ -319,8 +339,14 @@ const OTHER_ORDER: [Ordered<MessageKey>; 2] = [
     Ordered::new(b"timestamp", MessageKey::Time),
 ];
 
-/// The `message` object, into `m` (a default one).
-fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Option<()> {
+/// The `message` object, into `m` (a default one), an assistant's tool
+/// calls into `calls` when given.
+fn message<'a>(
+    c: &mut Cursor<'a>,
+    want: Want,
+    m: &mut MessageFacts<'a>,
+    mut calls: Option<&mut Vec<&'a str>>,
+) -> Option<()> {
     let mut seen = 0;
     let mut more = c.open_object()?;
     let mut keys = InOrder::new(&ROLE_FIRST);
@@ -338,15 +364,16 @@ fn message<'a>(c: &mut Cursor<'a>, want: Want, m: &mut MessageFacts<'a>) -> Opti
             MessageKey::Content => {
                 first(&mut seen, 1)?;
                 let (text, calls) = match m.role {
-                    Some("user") => (want.user_text, false),
-                    Some("assistant") => (want.assistant_text, want.calls),
-                    Some(_) => (false, false),
+                    Some("user") => (want.user_text, None),
+                    Some("assistant") => (want.assistant_text, calls.as_deref_mut()),
+                    Some(_) => (false, None),
                     // The role comes later: whether the text or the calls
                     // are wanted is not known yet.
-                    None if want.user_text || want.assistant_text || want.calls => return None,
-                    None => (false, false),
+                    None if want.user_text || want.assistant_text || calls.is_some() => {
+                        return None;
+                    }
+                    None => (false, None),
                 };
-                let calls = calls.then_some(&mut m.call_ids);
                 m.content = content(c, text, calls, &mut m.joined)?;
             }
             MessageKey::Time => {
@@ -706,13 +733,11 @@ mod tests {
         user_text: true,
         assistant_text: true,
         usage: true,
-        calls: true,
     };
     const NONE: Want = Want {
         user_text: false,
         assistant_text: false,
         usage: false,
-        calls: false,
     };
 
     /// Each key of an order is the key its guess matches, and is read as
@@ -830,13 +855,13 @@ mod tests {
             let rest = format!("{line}\n{next}\n");
             let mut f = LineFacts::default();
             assert_eq!(
-                read_fast_line(rest.as_bytes(), ALL, &mut f),
+                read_fast_line(rest.as_bytes(), ALL, &mut f, None),
                 Some(line.len())
             );
             assert_eq!(Some(f), read_fast(line.as_bytes(), ALL), "{line}");
             // No newline yet: the line may go on.
             let mut f = LineFacts::default();
-            assert_eq!(read_fast_line(line.as_bytes(), ALL, &mut f), None);
+            assert_eq!(read_fast_line(line.as_bytes(), ALL, &mut f, None), None);
         }
         for split in [
             TOOL.replacen(",", ",\n", 1),
@@ -847,7 +872,7 @@ mod tests {
         ] {
             let mut f = LineFacts::default();
             assert_eq!(
-                read_fast_line(format!("{split}\n").as_bytes(), ALL, &mut f),
+                read_fast_line(format!("{split}\n").as_bytes(), ALL, &mut f, None),
                 None,
                 "{split}"
             );

@@ -36,6 +36,4 @@ pub(crate) mod to_entry;
 pub(crate) use facts::{Content, LineFacts, Message, MessageFacts, NameField, Want};
 pub use facts::{UsageParts, UsageTotals};
 pub(crate) use fallback::{KeepText, LineFields, SkipText, Slow, TextMode, read_slow};
-#[cfg(test)]
-pub(crate) use fast::read_fast;
-pub(crate) use fast::{read_fast_into, read_fast_line};
+pub(crate) use fast::{read_fast_into, read_fast_into_with, read_fast_line};
