@@ -457,14 +457,14 @@ pub fn load_listed(
     let caching = cache.is_enabled();
     let usage = options.with_usage || caching;
     let parents = NamedParents::default();
+    let reading = Reading {
+        keep_text: options.with_text,
+        usage,
+        caching,
+        parents: &parents,
+    };
     let read = |c: &Candidate, (plan, text): &(Plan, Option<Arc<MessageText>>)| {
-        let how = Reading {
-            keep_text: options.with_text,
-            usage,
-            caching,
-            parents: &parents,
-        };
-        summarise(c, plan, text.as_ref(), &how)
+        summarise(c, plan, text.as_ref(), &reading)
     };
     // Each file's plan, on every core; a file unchanged since the cache saw
     // it is not even opened: its summary is taken from the cache there and

@@ -32,9 +32,9 @@ use std::path::{Path, PathBuf};
 
 /// The tool calls (see [`call_windows`]) of sessions the catalog read
 /// whole after a header read before them had named them as its parent:
-/// most parents, so the subagents' search reads them no second time. (The files
-/// are read newest first, and a fork is newer than the session it was
-/// made of; a parent read before its child's header was reads again.)
+/// most parents, so the subagents' search reads them no second time. (The
+/// files are read newest first, and a fork is newer than the session it
+/// was made of; a parent read before its child's header reads again.)
 #[derive(Debug, Default)]
 pub struct ReadCalls(HashMap<PathBuf, Vec<(i64, i64)>>);
 
@@ -68,8 +68,8 @@ pub fn call_windows(path: &Path) -> std::io::Result<Vec<(i64, i64)>> {
 
 /// [`call_windows`] gathered line by line, as a file is read: from its
 /// lines as they are ([`CallWindows::line`]), or from what the line
-/// reader's fast path read of them
-/// ([`CallWindows::facts`]), which the tests hold to the same answer.
+/// reader's fast path read of them ([`CallWindows::facts`]), which the
+/// tests hold to the same answer.
 pub(crate) struct CallWindows {
     /// The calls made and not answered yet, with when they were made.
     running: Vec<(String, i64)>,
@@ -95,7 +95,8 @@ impl CallWindows {
         if self.calls.find(raw).is_none() && self.user.find(raw).is_none() {
             return;
         }
-        // Only what the calls need is kept of the line (see the module's notes).
+        // Only what the calls need is kept of the line (see the module's
+        // notes).
         let Some(line) = CallLine::read(raw) else {
             return;
         };
