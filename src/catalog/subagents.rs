@@ -850,4 +850,43 @@ mod tests {
             ]
         );
     }
+
+    /// A call made with the id of one still running ends that one's
+    /// window; an answer ends the call of its id; many calls at once, each
+    /// answered, take their windows in a read whose time does not grow
+    /// with their square (each answer finds its call by id).
+    #[test]
+    fn calls_are_found_by_id() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("parent.jsonl");
+        let header = r#"{"type":"session","version":3,"id":"p","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+        let lines = [
+            header.to_string(),
+            line(1, &call("a")),
+            line(2, &call("a")),
+            line(3, &result("a")),
+            line(4, &result("a")),
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+        assert_eq!(
+            call_windows(&path).expect("read"),
+            vec![(AT + 1000, AT + 2000), (AT + 2000, AT + 3000)]
+        );
+        let n = 50_000;
+        let blocks: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"type":"toolCall","id":"c{i}","name":"read","arguments":{{}}}}"#))
+            .collect();
+        let mut lines = vec![
+            header.to_string(),
+            line(
+                1,
+                &format!(r#"{{"role":"assistant","content":[{}]}}"#, blocks.join(",")),
+            ),
+        ];
+        lines.extend((0..n).map(|i| line(2, &result(&format!("c{i}")))));
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+        let windows = call_windows(&path).expect("read");
+        assert_eq!(windows.len(), n);
+        assert!(windows.iter().all(|&w| w == (AT + 1000, AT + 2000)));
+    }
 }

@@ -71,8 +71,10 @@ pub fn call_windows(path: &Path) -> std::io::Result<Vec<(i64, i64)>> {
 /// reader's fast path read of them ([`CallWindows::facts`]), which the
 /// tests hold to the same answer.
 pub(crate) struct CallWindows {
-    /// The calls made and not answered yet, with when they were made.
-    running: Vec<(String, i64)>,
+    /// The calls made and not answered yet, by id, with when they were
+    /// made. (By id, so that a file of a million calls answered one by one
+    /// is not read in time that grows with its square.)
+    running: rustc_hash::FxHashMap<String, i64>,
     windows: Vec<(i64, i64)>,
     calls: memchr::memmem::Finder<'static>,
     user: memchr::memmem::Finder<'static>,
@@ -81,7 +83,7 @@ pub(crate) struct CallWindows {
 impl CallWindows {
     pub(crate) fn new() -> CallWindows {
         CallWindows {
-            running: Vec::new(),
+            running: rustc_hash::FxHashMap::default(),
             windows: Vec::new(),
             calls: memchr::memmem::Finder::new(b"toolCall"),
             user: memchr::memmem::Finder::new(b"\"user\""),
@@ -125,6 +127,8 @@ impl CallWindows {
     }
 
     /// A message at `at`, of `role`, answering `answered`, making `calls`.
+    /// A call made with the id of one still running ends that one's
+    /// window there.
     fn message<'s>(
         &mut self,
         at: i64,
@@ -133,27 +137,30 @@ impl CallWindows {
         calls: impl Iterator<Item = &'s str>,
     ) {
         match role {
-            Some("assistant") => self.running.extend(calls.map(|id| (id.to_string(), at))),
+            Some("assistant") => {
+                for id in calls {
+                    if let Some(from) = self.running.insert(id.to_string(), at) {
+                        self.windows.push((from, at));
+                    }
+                }
+            }
             Some("toolResult") => {
-                if let Some(i) = self
-                    .running
-                    .iter()
-                    .position(|(r, _)| Some(r.as_str()) == answered)
-                {
-                    self.windows.push((self.running.swap_remove(i).1, at));
+                if let Some(from) = answered.and_then(|id| self.running.remove(id)) {
+                    self.windows.push((from, at));
                 }
             }
             Some("user") => self
                 .windows
-                .extend(self.running.drain(..).map(|(_, from)| (from, at))),
+                .extend(self.running.drain().map(|(_, from)| (from, at))),
             _ => {}
         }
     }
 
-    /// The windows of the lines read (see [`call_windows`]).
+    /// The windows of the lines read (see [`call_windows`]), in order.
     pub(crate) fn finish(mut self) -> Vec<(i64, i64)> {
-        let open = self.running.drain(..).map(|(_, from)| (from, i64::MAX));
+        let open = self.running.drain().map(|(_, from)| (from, i64::MAX));
         self.windows.extend(open);
+        self.windows.sort_unstable();
         self.windows
     }
 }
