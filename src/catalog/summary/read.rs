@@ -5,7 +5,7 @@
 use crate::catalog::subagents::call_line::CallWindows;
 use crate::catalog::summary::{ExactFields, MessageText, SessionSummary};
 use crate::jstext::{is_space, trim as js_trim};
-use crate::session::line::cursor::Field;
+use crate::session::line::cursor::{Field, same};
 use crate::session::line::entry::scalar_ms;
 use crate::session::line::fields::Scalar;
 use crate::session::line::jskey::{self, Key};
@@ -537,14 +537,17 @@ impl SummaryState {
         };
         let provider = provider.filter(|p| !p.is_empty());
         // Most turns name a model already noted: compare before making text.
-        let is = |m: &String| match provider {
-            Some(p) => {
-                m.len() == p.len() + 1 + model.len()
-                    && m.starts_with(p)
-                    && m[p.len()..].starts_with('/')
-                    && m.ends_with(model)
+        let is = |m: &String| {
+            let m = m.as_bytes();
+            match provider.map(str::as_bytes) {
+                Some(p) => {
+                    m.len() == p.len() + 1 + model.len()
+                        && same(&m[..p.len()], p)
+                        && m[p.len()] == b'/'
+                        && same(&m[p.len() + 1..], model.as_bytes())
+                }
+                None => same(m, model.as_bytes()),
             }
-            None => m == model,
         };
         if !self.models.iter().any(is) {
             self.models.push(match provider {

@@ -4,7 +4,7 @@
 //! numbers, surrogate escapes, damage, headers) so that the serde fallback
 //! ([`crate::session::line::fallback`]) decides those.
 
-use crate::session::line::cursor::{Cursor, Guess};
+use crate::session::line::cursor::{Cursor, Guess, same};
 use crate::session::line::facts::{
     Content, LINE_KEYS, LineFacts, Message, MessageFacts, NameField, Text, UsageParts, UsageTotals,
     Want,
@@ -162,7 +162,7 @@ fn entry<'a>(
                 (f.usage, f.usage_parts) = usage_as_wanted(c, want)?;
             }
             LineKey::Other => {
-                if LINE_KEYS.iter().any(|k| k.as_bytes() == bytes) {
+                if LINE_KEYS.iter().any(|k| same(k.as_bytes(), bytes)) {
                     f.other_keys = true;
                 }
                 c.skip_value()?;
@@ -172,7 +172,7 @@ fn entry<'a>(
     }
     c.ws();
     // Headers (and lines without a type) are read by the fallback.
-    if seen & 1 == 0 || f.kind == "session" {
+    if seen & 1 == 0 || same(f.kind.as_bytes(), b"session") {
         return None;
     }
     Some(())
@@ -202,7 +202,7 @@ impl<K: Copy> InOrder<K> {
             self.next += 1;
             return Some((k, bytes));
         }
-        if let Some(at) = self.order.iter().position(|o| o.key == bytes) {
+        if let Some(at) = self.order.iter().position(|o| same(o.key, bytes)) {
             self.next = at + 1;
         }
         Some((kind(bytes), bytes))
@@ -339,6 +339,34 @@ const OTHER_ORDER: [Ordered<MessageKey>; 2] = [
     Ordered::new(b"timestamp", MessageKey::Time),
 ];
 
+/// A message's role, as the reader tells roles apart (compared once).
+#[derive(Clone, Copy)]
+enum Role {
+    /// No role read (yet), or one that is no string.
+    None,
+    User,
+    Assistant,
+    ToolResult,
+    Other,
+}
+
+impl Role {
+    fn of(role: Option<&str>) -> Role {
+        let Some(r) = role.map(str::as_bytes) else {
+            return Role::None;
+        };
+        if same(r, b"assistant") {
+            Role::Assistant
+        } else if same(r, b"toolResult") {
+            Role::ToolResult
+        } else if same(r, b"user") {
+            Role::User
+        } else {
+            Role::Other
+        }
+    }
+}
+
 /// The `message` object, into `m` (a default one), an assistant's tool
 /// calls into `calls` when given.
 fn message<'a>(
@@ -350,29 +378,31 @@ fn message<'a>(
     let mut seen = 0;
     let mut more = c.open_object()?;
     let mut keys = InOrder::new(&ROLE_FIRST);
+    let mut role = Role::None;
     while more {
         match keys.next(c, message_key)?.0 {
             MessageKey::Role => {
                 first(&mut seen, 0)?;
                 m.role = text_or_skip(c)?;
-                keys = InOrder::new(match m.role {
-                    Some("toolResult") => &TOOL_RESULT_ORDER,
-                    Some("assistant") => &ASSISTANT_ORDER,
+                role = Role::of(m.role);
+                keys = InOrder::new(match role {
+                    Role::ToolResult => &TOOL_RESULT_ORDER,
+                    Role::Assistant => &ASSISTANT_ORDER,
                     _ => &OTHER_ORDER,
                 });
             }
             MessageKey::Content => {
                 first(&mut seen, 1)?;
-                let (text, calls) = match m.role {
-                    Some("user") => (want.user_text, None),
-                    Some("assistant") => (want.assistant_text, calls.as_deref_mut()),
-                    Some(_) => (false, None),
+                let (text, calls) = match role {
+                    Role::User => (want.user_text, None),
+                    Role::Assistant => (want.assistant_text, calls.as_deref_mut()),
+                    Role::ToolResult | Role::Other => (false, None),
                     // The role comes later: whether the text or the calls
                     // are wanted is not known yet.
-                    None if want.user_text || want.assistant_text || calls.is_some() => {
+                    Role::None if want.user_text || want.assistant_text || calls.is_some() => {
                         return None;
                     }
-                    None => (false, None),
+                    Role::None => (false, None),
                 };
                 m.content = content(c, text, calls, &mut m.joined)?;
             }
