@@ -274,11 +274,24 @@ impl SummaryState {
         let sink = calls.is_some().then_some(&mut ids);
         let len = read_fast_line(rest, self.want(), &mut facts, sink)?;
         self.next_line += 1;
-        self.take_entry(&facts, &rest[..len]);
-        if let Some(calls) = calls {
-            calls.facts(&facts, &ids);
-        }
+        self.take_fast(&facts, &rest[..len], calls, &ids);
         Some(len)
+    }
+
+    /// An entry the fast path read, with its calls (`ids`) where they are
+    /// gathered.
+    #[inline]
+    fn take_fast(
+        &mut self,
+        facts: &LineFacts<'_>,
+        raw: &[u8],
+        calls: Option<&mut CallWindows>,
+        ids: &[&str],
+    ) {
+        self.take_entry(facts, raw);
+        if let Some(calls) = calls {
+            calls.facts(facts, ids);
+        }
     }
 
     /// What the fast path reads of an entry: texts where they are kept
@@ -313,11 +326,7 @@ impl SummaryState {
             let mut ids = Vec::new();
             let sink = calls.is_some().then_some(&mut ids);
             if read_fast_into_with(bytes, self.want(), &mut facts, sink).is_some() {
-                self.take_entry(&facts, bytes);
-                if let Some(calls) = calls {
-                    calls.facts(&facts, &ids);
-                }
-                return;
+                return self.take_fast(&facts, bytes, calls, &ids);
             }
         }
         if let Some(calls) = calls {

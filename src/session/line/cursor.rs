@@ -257,10 +257,9 @@ mod sse2 {
     }
 
     /// [`find_special`] that takes the simple escapes in its stride (see
-    /// [`super::find_unescaped`]).
+    /// [`super::find_unescaped`]). `wide`: a string longer than a round
+    /// goes on 64 bytes a round (only where the processor has AVX2).
     #[inline]
-    /// `wide`: a string longer than a round goes on 64 bytes a round
-    /// (only where the processor has AVX2).
     pub(super) fn find_unescaped(
         b: &[u8],
         mut i: usize,

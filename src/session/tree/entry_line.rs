@@ -250,7 +250,7 @@ fn plain_row_text(line: &[u8], calls: &ToolCalls<'_>, home: Option<&str>) -> Opt
     let want = Want {
         user_text: true,
         assistant_text: true,
-        ..Want::default()
+        usage: false,
     };
     let mut f = LineFacts::default();
     read_fast_into(line, want, &mut f)?;
