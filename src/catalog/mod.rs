@@ -249,6 +249,9 @@ pub struct CachedList<'f> {
     /// its JSON lies and its file's index.
     runs: Vec<(Vec<u8>, Vec<CachedRow>)>,
     sessions: Vec<SessionSummary>,
+    /// The folder the list's files are the cache's records under, when the
+    /// cache holds records of other files too.
+    only: Option<std::path::PathBuf>,
 }
 
 type CachedRow = (Option<i64>, u32, u32, u32);
@@ -263,8 +266,20 @@ impl<'f> CachedList<'f> {
         all: bool,
     ) -> Option<CachedList<'f>> {
         let candidates = &files.candidates;
-        if (folder.layout == Layout::Flat && files.scope == Scope::Current)
-            || candidates.len() != cache.record_count()
+        if folder.layout == Layout::Flat && files.scope == Scope::Current {
+            return None;
+        }
+        // Every file has a record (or the list is read), so as many records
+        // as files are the files' records and no other. The records of
+        // another sessions folder in the same cache are not counted.
+        let only = match candidates.len() == cache.record_count() {
+            true => None,
+            false if files.scope == Scope::All => Some(folder.dir.clone()),
+            false => return None,
+        };
+        if only
+            .as_ref()
+            .is_some_and(|dir| candidates.len() != cache.record_count_under(dir))
         {
             return None;
         }
@@ -313,7 +328,26 @@ impl<'f> CachedList<'f> {
             files,
             runs: out,
             sessions: all_sessions,
+            only,
         })
+    }
+
+    /// The last activity of the session at `path` as the cache's record
+    /// lists it (see [`SessionSummary::modified_ms`]); `None` when the list
+    /// has no session there.
+    pub fn last_activity(&self, cache: &Cache, path: &Path) -> Option<Option<i64>> {
+        let listed = match &self.only {
+            None => true,
+            Some(dir) => cache::records::is_under(path, dir),
+        };
+        Some(
+            cache
+                .get(path)
+                .filter(|_| listed)?
+                .head()
+                .listed()??
+                .modified_ms,
+        )
     }
 
     /// The sessions finding subagent sessions needs (see [`CachedList`]),
@@ -375,13 +409,6 @@ fn cached_listing<'c>(
         return Some(None);
     };
     head.complete().then_some(Some(listed))
-}
-
-/// The last activity of the session at `path` as the cache's record
-/// lists it (see [`SessionSummary::modified_ms`]); `None` when the cache
-/// lists no session there.
-pub fn cached_last_activity(cache: &Cache, path: &Path) -> Option<Option<i64>> {
-    Some(cache.get(path)?.head().listed()??.modified_ms)
 }
 
 /// Summarises the sessions of `folder`, using and updating `cache`.

@@ -97,7 +97,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
                 // The cache holds the files listed and no other.
                 false => subagents::load_top_level(
                     &sessions,
-                    &|p| catalog::cached_last_activity(&cache, p),
+                    &|p| list.last_activity(&cache, p),
                     options.scope,
                     subagents_cache.as_deref(),
                 ),

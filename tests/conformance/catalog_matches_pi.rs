@@ -162,6 +162,44 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
         same(fast(), &want, "with the copy");
         std::fs::remove_file(&copy).expect("remove");
         assert!(fast().is_none(), "{}: a file gone", dir.display());
+        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(fast(), &want, "without the copy");
+        // Another sessions folder listed with the same cache, one whose
+        // name starts with this one's among them: its records are not this
+        // list's, and the list is still printed from the records.
+        let more = std::path::PathBuf::from(format!("{}-more", dir.display()));
+        for other in [root.path().join("elsewhere"), more.clone()] {
+            copy_tree(&dir, &other);
+            let other = SessionsFolder::at(other, layout, repo());
+            let mut cache = Cache::open(cache_dir.clone());
+            let files = catalog::list(&other, Scope::All, &mut cache);
+            catalog::load_listed(&other, files, options, &mut cache, &mut |_| {});
+        }
+        same(fast(), &want, "beside another folder's records");
+        // A session is listed by the list of its own folder only.
+        let theirs = more.join(session.strip_prefix(&dir).expect("inside"));
+        for (folder, ours, not_ours) in [
+            (&folder, &session, &theirs),
+            (
+                &SessionsFolder::at(more.clone(), layout, repo()),
+                &theirs,
+                &session,
+            ),
+        ] {
+            let mut cache = Cache::open(cache_dir.clone());
+            let files = catalog::list(folder, Scope::All, &mut cache);
+            let list = catalog::CachedList::of(folder, &files, &cache, true).expect("records");
+            assert!(
+                list.last_activity(&cache, ours).is_some(),
+                "{}",
+                ours.display()
+            );
+            assert!(
+                list.last_activity(&cache, not_ours).is_none(),
+                "{}",
+                not_ours.display()
+            );
+        }
     }
 }
 

@@ -452,6 +452,20 @@ impl Cache {
         self.records.table.len()
     }
 
+    /// How many of the files the cache holds a record of are under `dir`:
+    /// one cache may hold the records of more than one sessions folder.
+    pub(crate) fn record_count_under(&self, dir: &Path) -> usize {
+        let Some(dir) = records::path_bytes(dir) else {
+            return 0;
+        };
+        let Records { region, fresh, .. } = &self.records;
+        self.records
+            .table
+            .iter()
+            .filter(|&&s| slot_path(region, fresh, s).is_some_and(|p| records::bytes_under(p, dir)))
+            .count()
+    }
+
     /// What the cache knows of `path` (after [`Cache::read_summaries`]).
     pub(crate) fn get(&self, path: &Path) -> Option<Record<'_>> {
         debug_assert!(self.summaries_read || self.dir.is_none());

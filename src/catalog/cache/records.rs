@@ -420,6 +420,26 @@ pub(super) fn path_bytes(path: &Path) -> Option<&[u8]> {
     path.to_str().map(str::as_bytes)
 }
 
+/// Whether the path spelled `path` is inside the folder spelled `dir`
+/// (by their bytes: a `Path`'s own test walks both paths' components).
+pub(super) fn bytes_under(path: &[u8], dir: &[u8]) -> bool {
+    let dir = match dir {
+        [rest @ .., last] if std::path::is_separator(char::from(*last)) => rest,
+        _ => dir,
+    };
+    path.len() > dir.len() + 1
+        && path.starts_with(dir)
+        && std::path::is_separator(char::from(path[dir.len()]))
+}
+
+/// [`bytes_under`] for paths.
+pub(crate) fn is_under(path: &Path, dir: &Path) -> bool {
+    match (path_bytes(path), path_bytes(dir)) {
+        (Some(path), Some(dir)) => bytes_under(path, dir),
+        _ => false,
+    }
+}
+
 #[cfg(unix)]
 pub(super) fn bytes_path(bytes: &[u8]) -> Option<&Path> {
     use std::os::unix::ffi::OsStrExt;
@@ -434,6 +454,21 @@ pub(super) fn bytes_path(bytes: &[u8]) -> Option<&Path> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_is_under_a_folder_by_whole_names() {
+        let under = |p: &str, d: &str| bytes_under(p.as_bytes(), d.as_bytes());
+        assert!(under("/a/s/x.jsonl", "/a/s"));
+        assert!(under("/a/s/x.jsonl", "/a/s/"));
+        assert!(under("/a/s/p/x.jsonl", "/a/s"));
+        assert!(under("/x", "/"));
+        assert!(!under("/a/s-more/x.jsonl", "/a/s"));
+        assert!(!under("/a/sx", "/a/s"));
+        assert!(!under("/a/s", "/a/s"));
+        assert!(!under("/a/s/", "/a/s"));
+        assert!(!under("/b/s/x", "/a/s"));
+        assert!(!under("/a", "/a/s"));
+    }
 
     fn full() -> SessionSummary {
         SessionSummary {
