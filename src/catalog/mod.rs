@@ -544,8 +544,17 @@ pub fn load_listed(
             }
         }
     }
-    // Every record the cache holds is one of these files: none is missing.
-    let none_missing = recorded == cache_read.record_count();
+    // Every record the cache holds is one of these files, or every record
+    // under the folder listed (the others are another sessions folder's):
+    // none is missing.
+    let scanned: Vec<&Path> = match (folder.layout, options.scope) {
+        (Layout::PerProject, Scope::All) | (Layout::Flat, _) => vec![folder.dir.as_path()],
+        (Layout::PerProject, Scope::Current) => Vec::new(),
+    };
+    let none_missing = recorded == cache_read.record_count()
+        || scanned
+            .iter()
+            .all(|dir| recorded == cache_read.record_count_under(dir));
     let read = |(i, plan): &(usize, _)| (*i, read(&candidates[*i], plan));
     // This thread reads files too, taking what the others finished between
     // its own: a thread waiting on the channel would be woken (a system
@@ -604,10 +613,6 @@ pub fn load_listed(
         }
         sessions.extend(loaded.summary);
     }
-    let scanned: Vec<&Path> = match (folder.layout, options.scope) {
-        (Layout::PerProject, Scope::All) | (Layout::Flat, _) => vec![folder.dir.as_path()],
-        (Layout::PerProject, Scope::Current) => Vec::new(),
-    };
     if !none_missing {
         // By the paths' bytes (hashing a `Path` walks its components).
         let present: rustc_hash::FxHashSet<&std::ffi::OsStr> =

@@ -176,6 +176,23 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
             catalog::load_listed(&other, files, options, &mut cache, &mut |_| {});
         }
         same(fast(), &want, "beside another folder's records");
+        // A file gone is forgotten there too.
+        let last = session_files(&dir)
+            .into_iter()
+            .last()
+            .expect("a session file");
+        let gone = std::fs::read(&last).expect("read");
+        std::fs::remove_file(&last).expect("remove");
+        assert!(fast().is_none(), "{}: a file gone beside", dir.display());
+        let want_without = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(
+            fast(),
+            &want_without,
+            "a file gone beside another folder's records",
+        );
+        std::fs::write(&last, gone).expect("restore");
+        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        same(fast(), &want, "restored beside another folder's records");
         // A session is listed by the list of its own folder only.
         let theirs = more.join(session.strip_prefix(&dir).expect("inside"));
         for (folder, ours, not_ours) in [
