@@ -176,6 +176,17 @@ pub fn project_folder_name(cwd: &Path) -> String {
     format!("--{}--", s.replace(['/', '\\', ':'], "-"))
 }
 
+/// The folder every session file a list of `scope` finds in `folder` is
+/// under, spelled as their paths are.
+pub fn listed_root(folder: &SessionsFolder, scope: Scope) -> PathBuf {
+    match (folder.layout, scope) {
+        (Layout::PerProject, Scope::Current) => {
+            normalize(&folder.dir.join(project_folder_name(&folder.cwd)))
+        }
+        _ => normalize(&folder.dir),
+    }
+}
+
 /// A candidate session file with what `stat` said.
 #[derive(Debug, Clone)]
 pub struct Candidate {

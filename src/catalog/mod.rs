@@ -274,8 +274,7 @@ impl<'f> CachedList<'f> {
         // another sessions folder in the same cache are not counted.
         let only = match candidates.len() == cache.record_count() {
             true => None,
-            false if files.scope == Scope::All => Some(folder.dir.clone()),
-            false => return None,
+            false => Some(discover::listed_root(folder, files.scope)),
         };
         if only
             .as_ref()
@@ -547,14 +546,9 @@ pub fn load_listed(
     // Every record the cache holds is one of these files, or every record
     // under the folder listed (the others are another sessions folder's):
     // none is missing.
-    let scanned: Vec<&Path> = match (folder.layout, options.scope) {
-        (Layout::PerProject, Scope::All) | (Layout::Flat, _) => vec![folder.dir.as_path()],
-        (Layout::PerProject, Scope::Current) => Vec::new(),
-    };
+    let scanned = discover::listed_root(folder, options.scope);
     let none_missing = recorded == cache_read.record_count()
-        || scanned
-            .iter()
-            .all(|dir| recorded == cache_read.record_count_under(dir));
+        || recorded == cache_read.record_count_under(&scanned);
     let read = |(i, plan): &(usize, _)| (*i, read(&candidates[*i], plan));
     // This thread reads files too, taking what the others finished between
     // its own: a thread waiting on the channel would be woken (a system
@@ -617,9 +611,7 @@ pub fn load_listed(
         // By the paths' bytes (hashing a `Path` walks its components).
         let present: rustc_hash::FxHashSet<&std::ffi::OsStr> =
             candidates.iter().map(|c| c.path.as_os_str()).collect();
-        for dir in scanned {
-            cache.forget_missing_under(dir, &|p| present.contains(p.as_os_str()));
-        }
+        cache.forget_missing_under(&scanned, &|p| present.contains(p.as_os_str()));
     }
     match cache.save() {
         // The texts just read are in the texts file now: searches read them

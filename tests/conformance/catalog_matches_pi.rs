@@ -105,19 +105,7 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
             with_text: false,
             with_usage: false,
         };
-        let loaded_json = |cache: &mut Cache| {
-            let files = catalog::list(&folder, Scope::All, cache);
-            let cat = catalog::load_listed(&folder, files, options, cache, &mut |_| {});
-            let mut o = b"[".to_vec();
-            for s in cat.sessions.iter().filter(|s| s.skipped_by_pi.is_none()) {
-                if o.len() > 1 {
-                    o.push(b',');
-                }
-                catalog::summary::list_json::push_session(s, &mut o);
-            }
-            o.extend_from_slice(b"]\n");
-            o
-        };
+        let loaded_json = |cache: &mut Cache| loaded_rows(&folder, Scope::All, cache);
         let same = |got: Option<Vec<u8>>, want: &[u8], what: &str| {
             let at = got
                 .as_ref()
@@ -193,6 +181,36 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
         std::fs::write(&last, gone).expect("restore");
         let want = loaded_json(&mut Cache::open(cache_dir.clone()));
         same(fast(), &want, "restored beside another folder's records");
+        // The current project's list too, also once a file of it is gone
+        // (a list of one project forgets the records of its own files).
+        if layout == Layout::PerProject {
+            let current = SessionsFolder::at(dir.clone(), layout, "/home/ada/src/compiler".into());
+            let project = dir.join("--home-ada-src-compiler--");
+            let fast = || {
+                let mut cache = Cache::open(cache_dir.clone());
+                let files = catalog::list(&current, Scope::Current, &mut cache);
+                catalog::cached_list_json(&current, &files, &cache)
+            };
+            let want = loaded_rows(
+                &current,
+                Scope::Current,
+                &mut Cache::open(cache_dir.clone()),
+            );
+            assert!(want.len() > 100, "{}", String::from_utf8_lossy(&want));
+            same(fast(), &want, "the current project's");
+            let last = session_files(&project).into_iter().last().expect("a file");
+            let bytes = std::fs::read(&last).expect("read");
+            std::fs::remove_file(&last).expect("remove");
+            assert!(fast().is_none(), "{}: a project's file gone", dir.display());
+            let want = loaded_rows(
+                &current,
+                Scope::Current,
+                &mut Cache::open(cache_dir.clone()),
+            );
+            same(fast(), &want, "the current project's, a file gone");
+            std::fs::write(&last, bytes).expect("restore");
+            loaded_rows(&folder, Scope::All, &mut Cache::open(cache_dir.clone()));
+        }
         // A session is listed by the list of its own folder only.
         let theirs = more.join(session.strip_prefix(&dir).expect("inside"));
         for (folder, ours, not_ours) in [
@@ -218,6 +236,26 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
             );
         }
     }
+}
+
+/// The JSON list of `folder` (of `scope`) as a loaded catalog prints it.
+fn loaded_rows(folder: &SessionsFolder, scope: Scope, cache: &mut Cache) -> Vec<u8> {
+    let options = LoadOptions {
+        scope,
+        with_text: false,
+        with_usage: false,
+    };
+    let files = catalog::list(folder, scope, cache);
+    let cat = catalog::load_listed(folder, files, options, cache, &mut |_| {});
+    let mut o = b"[".to_vec();
+    for s in cat.sessions.iter().filter(|s| s.skipped_by_pi.is_none()) {
+        if o.len() > 1 {
+            o.push(b',');
+        }
+        catalog::summary::list_json::push_session(s, &mut o);
+    }
+    o.extend_from_slice(b"]\n");
+    o
 }
 
 fn load(dir: &Path, layout: Layout) -> catalog::Catalog {
