@@ -226,11 +226,16 @@ pub fn list(folder: &SessionsFolder, scope: Scope, cache: &mut Cache) -> Files {
 
 /// pi's JSON list (`ls --json`: every session pi lists, newest first)
 /// taken straight from the cache's records, none decoded into a summary,
-/// when the cache saw every one of `files` whole as it is now and holds
-/// no other file, and nothing is left out by folder; `None` otherwise
+/// when the cache holds a record of every one of `files` but a few (which
+/// are read, see [`CachedList::of`]) and of no other file under the
+/// folder listed, and nothing is left out by folder; `None` otherwise
 /// (then [`load_listed`] reads what it must). The problems listing the
 /// files are `files`'.
-pub fn cached_list_json(folder: &SessionsFolder, files: &Files, cache: &Cache) -> Option<Vec<u8>> {
+pub fn cached_list_json(
+    folder: &SessionsFolder,
+    files: &Files,
+    cache: &mut Cache,
+) -> Option<Vec<u8>> {
     Some(CachedList::of(folder, files, cache, false)?.json(&|_, _| {}))
 }
 
@@ -252,50 +257,96 @@ pub struct CachedList<'f> {
     /// The folder the list's files are the cache's records under, when the
     /// cache holds records of other files too.
     only: Option<std::path::PathBuf>,
+    problems: Vec<CatalogProblem>,
 }
+
+/// The most files [`CachedList::of`] reads itself; with more, the list is
+/// loaded as usual.
+const READ_AT_MOST: usize = 256;
+
+/// How many bytes [`CachedList::of`] reads, per record the cache holds,
+/// before it saves the records of what it read: a save rewrites every
+/// record (some 5 to 9 µs each), and reading a quarter of that again on
+/// every list until then costs less than saving each time.
+const SAVE_AFTER_PER_RECORD: u64 = 2 << 10;
 
 type CachedRow = (Option<i64>, u32, u32, u32);
 
 impl<'f> CachedList<'f> {
     /// The list of `files`, `None` when the cache cannot give it (see
-    /// [`cached_list_json`]).
+    /// [`cached_list_json`]). A few files the cache did not see as they are
+    /// now (pi writing one, say) are read here, from where the cache's
+    /// record of each left off; their new records are saved only once
+    /// their reads come to [`SAVE_AFTER_PER_RECORD`] bytes a record held
+    /// (the next list reads the same few bytes again meanwhile, and a save
+    /// rewrites every record).
     pub fn of(
         folder: &SessionsFolder,
         files: &'f Files,
-        cache: &Cache,
+        cache: &mut Cache,
         all: bool,
     ) -> Option<CachedList<'f>> {
         let candidates = &files.candidates;
         if folder.layout == Layout::Flat && files.scope == Scope::Current {
             return None;
         }
-        // Every file has a record (or the list is read), so as many records
-        // as files are the files' records and no other. The records of
-        // another sessions folder in the same cache are not counted.
-        let only = match candidates.len() == cache.record_count() {
-            true => None,
-            false => Some(discover::listed_root(folder, files.scope)),
+        let caching = cache.is_enabled();
+        let parents = NamedParents::default();
+        let reading = Reading {
+            keep_text: false,
+            usage: caching,
+            caching,
+            parents: &parents,
         };
-        if only
-            .as_ref()
-            .is_some_and(|dir| candidates.len() != cache.record_count_under(dir))
-        {
-            return None;
-        }
+        let to_read = AtomicUsize::new(0);
+        let cache_read: &Cache = cache;
         // A run of files at a time on every core, each run's rows written
-        // into one buffer (a file pi leaves out has none). `None`: a file
-        // to read again.
+        // into one buffer (a file pi leaves out has none). `None`: more
+        // files to read than a list reads itself, or one it cannot read.
         const RUN: usize = 64;
         let runs = crate::par::map(candidates.len().div_ceil(RUN), 1, |run| {
             let mut json = Vec::with_capacity(RUN * 512);
             let mut rows: Vec<CachedRow> = Vec::with_capacity(RUN);
             let mut sessions = Vec::new();
+            let mut read = Vec::new();
             for (i, c) in candidates.iter().enumerate().skip(run * RUN).take(RUN) {
-                let Some(listed) = cached_listing(c, cache)? else {
+                let Some(listed) = cached_listing(c, cache_read) else {
+                    if to_read.fetch_add(1, Ordering::Relaxed) >= READ_AT_MOST {
+                        return None;
+                    }
+                    let (plan, text) = plan_with_text(c, cache_read, false);
+                    let from = match &plan {
+                        Plan::Cached(r) => r.head().offset,
+                        Plan::Resume(s, _) => s.offset,
+                        Plan::Whole => 0,
+                    };
+                    let recorded = cache_read.get(&c.path).is_some();
+                    let loaded = summarise(c, &plan, text.as_ref(), &reading).ok()?;
+                    if let Some(s) = &loaded.summary {
+                        if s.parent_session_path.is_some() || all {
+                            sessions.push(s.clone());
+                        }
+                        if s.skipped_by_pi.is_none() {
+                            let start = u32::try_from(json.len()).ok()?;
+                            list_json::push_session(s, &mut json);
+                            let end = u32::try_from(json.len()).ok()?;
+                            rows.push((s.modified_ms, start, end, i as u32));
+                        }
+                    }
+                    let size = c.meta.map_or(0, |m| m.size);
+                    read.push((i, loaded.state, size.saturating_sub(from), recorded));
+                    continue;
+                };
+                let Some(listed) = listed else {
                     continue;
                 };
                 if listed.parent_session_path.is_some() {
-                    sessions.push(cache.get(&c.path)?.head().summary(c.path.clone(), None)??);
+                    sessions.push(
+                        cache_read
+                            .get(&c.path)?
+                            .head()
+                            .summary(c.path.clone(), None)??,
+                    );
                 } else if all {
                     sessions.push(SessionSummary {
                         path: c.path.clone(),
@@ -314,21 +365,61 @@ impl<'f> CachedList<'f> {
                 let end = u32::try_from(json.len()).ok()?;
                 rows.push((listed.modified_ms, start, end, i as u32));
             }
-            Some((json, rows, sessions))
+            Some((json, rows, sessions, read))
         });
         let mut all_sessions = Vec::new();
         let mut out = Vec::with_capacity(runs.len());
+        let mut read = Vec::new();
         for run in runs {
-            let (json, rows, mut sessions) = run?;
+            let (json, rows, mut sessions, mut read_here) = run?;
             all_sessions.append(&mut sessions);
             out.push((json, rows));
+            read.append(&mut read_here);
+        }
+        // Every other file has a record, so as many records as those files
+        // are theirs and no other's: none is of a file gone. The records of
+        // another sessions folder in the same cache are not counted.
+        let recorded = candidates.len() - read.iter().filter(|r| !r.3).count();
+        let only = match recorded == cache.record_count() {
+            true => None,
+            false => Some(discover::listed_root(folder, files.scope)),
+        };
+        if only
+            .as_ref()
+            .is_some_and(|dir| recorded != cache.record_count_under(dir))
+        {
+            return None;
+        }
+        let mut problems = Vec::new();
+        let bytes_read: u64 = read.iter().map(|r| r.2).sum();
+        let records_before = cache.record_count() as u64;
+        for (i, state, ..) in read {
+            if let (Some(kept), Some(stamp)) = (state, candidates[i].meta) {
+                let ToCache {
+                    state,
+                    prefix,
+                    text,
+                } = *kept;
+                cache.put(&candidates[i].path, stamp, state, prefix, text);
+            }
+        }
+        if bytes_read >= records_before.saturating_mul(SAVE_AFTER_PER_RECORD) {
+            if let Err(e) = cache.save() {
+                problems.push(save_problem(e));
+            }
         }
         Some(CachedList {
             files,
             runs: out,
             sessions: all_sessions,
             only,
+            problems,
         })
+    }
+
+    /// The problems of making the list (the cache not saved).
+    pub fn problems(&self) -> &[CatalogProblem] {
+        &self.problems
     }
 
     /// The last activity of the session at `path` as the cache's record
@@ -455,30 +546,7 @@ pub fn load_listed(
         cache.prepare_texts();
     }
     let cache_read: &Cache = cache;
-    // Cached texts are attached up front; workers only read files. A state
-    // without its text cannot serve a search, nor grow one.
-    let plan_of = |c: &Candidate| -> (Plan, Option<Arc<MessageText>>) {
-        let p = plan(c, cache_read);
-        let (with_text, read_to) = match &p {
-            Plan::Cached(r) => {
-                let h = r.head();
-                (h.with_text, (h.offset, h.header_hash))
-            }
-            Plan::Resume(s, _) => (s.with_text, (s.offset, s.header_hash)),
-            Plan::Whole => return (p, None),
-        };
-        let cached = matches!(p, Plan::Cached(_));
-        if options.with_text && !with_text {
-            (Plan::Whole, None)
-        } else if (cached && !options.with_text) || !with_text {
-            (p, None)
-        } else {
-            match cache_read.text(&c.path, read_to, reread_text) {
-                Some(t) => (p, Some(t)),
-                None => (Plan::Whole, None),
-            }
-        }
-    };
+    let plan_of = |c: &Candidate| plan_with_text(c, cache_read, options.with_text);
     let total = candidates.len();
     let caching = cache.is_enabled();
     let usage = options.with_usage || caching;
@@ -625,10 +693,7 @@ pub fn load_listed(
                 }
             }
         }
-        Err(e) => problems.push(CatalogProblem::new(
-            &cache::default_dir().unwrap_or_default(),
-            format!("could not save the cache: {e}"),
-        )),
+        Err(e) => problems.push(save_problem(e)),
     }
     if folder.layout == Layout::Flat && options.scope == Scope::Current {
         let cwd = &folder.cwd;
@@ -728,6 +793,36 @@ struct Reading<'a> {
     usage: bool,
     caching: bool,
     parents: &'a NamedParents,
+}
+
+/// What to read of `c`, and the cached text to read on with. Cached texts
+/// are attached up front; workers only read files. A state without its
+/// text cannot serve a search (`with_text`), nor grow one.
+fn plan_with_text<'c>(
+    c: &Candidate,
+    cache: &'c Cache,
+    with_text: bool,
+) -> (Plan<'c>, Option<Arc<MessageText>>) {
+    let p = plan(c, cache);
+    let (has_text, read_to) = match &p {
+        Plan::Cached(r) => {
+            let h = r.head();
+            (h.with_text, (h.offset, h.header_hash))
+        }
+        Plan::Resume(s, _) => (s.with_text, (s.offset, s.header_hash)),
+        Plan::Whole => return (p, None),
+    };
+    let cached = matches!(p, Plan::Cached(_));
+    if with_text && !has_text {
+        (Plan::Whole, None)
+    } else if (cached && !with_text) || !has_text {
+        (p, None)
+    } else {
+        match cache.text(&c.path, read_to, reread_text) {
+            Some(t) => (p, Some(t)),
+            None => (Plan::Whole, None),
+        }
+    }
 }
 
 fn summarise(
@@ -834,6 +929,14 @@ fn summarise(
         how,
         calls,
     })
+}
+
+/// The cache could not be saved.
+fn save_problem(e: std::io::Error) -> CatalogProblem {
+    CatalogProblem::new(
+        &cache::default_dir().unwrap_or_default(),
+        format!("could not save the cache: {e}"),
+    )
 }
 
 /// The summary of a finished read; its text is moved out of `state`.

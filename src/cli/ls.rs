@@ -83,7 +83,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
         // Every file as the cache saw it: the rows come from its records,
         // each parent's with its subagent sessions.
         let may_have = subagents::may_have(&folder, &subfolders);
-        if let Some(mut list) = catalog::CachedList::of(&folder, &files, &cache, may_have) {
+        if let Some(mut list) = catalog::CachedList::of(&folder, &files, &mut cache, may_have) {
             let sessions = list.take_sessions();
             let children = match may_have {
                 true => subagents::load(
@@ -102,6 +102,7 @@ pub fn run(args: ListArgs, out: &mut dyn Write) -> Result<()> {
                     subagents_cache.as_deref(),
                 ),
             };
+            problems.extend(list.problems().iter().cloned());
             problems.extend(children.problems.iter().cloned());
             for p in problems.iter().chain(files.problems()) {
                 warn(p);

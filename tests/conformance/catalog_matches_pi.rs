@@ -61,11 +61,14 @@ fn list_of_flat_folder_equals_pis_including_edge_cases() {
     assert_eq!(got, golden("list-flat.json"));
 }
 
-/// A warm list takes its rows from the cache's records only when every
-/// file is as the cache saw it whole, and the cache holds no other; its
-/// rows are then the ones a loaded catalog prints.
+/// A warm list takes its rows from the cache's records, and reads the few
+/// files the cache did not see as they are now (grown, new, a last line
+/// unfinished) itself; its rows are always the ones a catalog loaded
+/// without any cache prints. It is not printed so when a file the cache
+/// holds is gone, or more files are new than it reads. Its own reads are
+/// saved only once they add up to enough bytes.
 #[test]
-fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
+fn a_warm_list_is_printed_from_the_records_and_the_few_files_changed() {
     let root = tempfile::tempdir().expect("root");
     for corpus in [
         repo().join("tests/data/golden/corpus/sessions"),
@@ -78,34 +81,18 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
         };
         let dir = root.path().join(corpus.file_name().expect("name"));
         copy_tree(&corpus, &dir);
-        // A last line without its newline is read again on every load (pi
-        // may be writing it): no list is printed from the records then.
-        let unfinished = dir.join("2026-02-01T10-00-00-010Z_unfinished.jsonl");
-        if unfinished.exists() {
-            let folder = SessionsFolder::at(dir.clone(), layout, repo());
-            let mut cache = Cache::open(root.path().join("unfinished-cache"));
-            let files = catalog::list(&folder, Scope::All, &mut cache);
-            let options = LoadOptions {
-                scope: Scope::All,
-                with_text: false,
-                with_usage: false,
-            };
-            catalog::load_listed(&folder, files, options, &mut cache, &mut |_| {});
-            let files = catalog::list(&folder, Scope::All, &mut cache);
-            assert!(catalog::cached_list_json(&folder, &files, &cache).is_none());
-            std::fs::remove_file(&unfinished).expect("remove");
-        }
         let folder = SessionsFolder::at(dir.clone(), layout, repo());
         let cache_dir = root
             .path()
             .join("cache")
             .join(corpus.file_name().expect("name"));
+        let summaries = cache_dir.join("catalog-summaries.bin");
         let options = LoadOptions {
             scope: Scope::All,
             with_text: false,
             with_usage: false,
         };
-        let loaded_json = |cache: &mut Cache| loaded_rows(&folder, Scope::All, cache);
+        let truth = || loaded_rows(&folder, Scope::All, &mut Cache::disabled());
         let same = |got: Option<Vec<u8>>, want: &[u8], what: &str| {
             let at = got
                 .as_ref()
@@ -123,34 +110,67 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
         let fast = || {
             let mut cache = Cache::open(cache_dir.clone());
             let files = catalog::list(&folder, Scope::All, &mut cache);
-            catalog::cached_list_json(&folder, &files, &cache)
+            catalog::cached_list_json(&folder, &files, &mut cache)
         };
-        assert!(fast().is_none(), "{}: an empty cache", dir.display());
-        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
-        same(fast(), &want, "warm");
-        // A file that grew, a new file, a file gone: read as usual.
+        // An empty cache: every file read by the list, and saved.
+        same(fast(), &truth(), "an empty cache");
+        assert!(summaries.exists(), "{}: saved", dir.display());
+        same(fast(), &truth(), "warm");
+        // A last line without its newline (pi may be writing it) is read
+        // again on every list.
+        let unfinished = dir.join("2026-02-01T10-00-00-010Z_unfinished.jsonl");
+        if unfinished.exists() {
+            same(fast(), &truth(), "a last line unfinished");
+            std::fs::remove_file(&unfinished).expect("remove");
+            assert!(
+                fast().is_none(),
+                "{}: the unfinished file gone",
+                dir.display()
+            );
+            loaded_rows(&folder, Scope::All, &mut Cache::open(cache_dir.clone()));
+        }
+        // A file that grew by a few bytes: read from where its record left
+        // off, and not saved (read so again by the next list).
         let session = session_files(&dir)
             .into_iter()
             .next()
             .expect("a session file");
         let bytes = std::fs::read(&session).expect("read");
+        let saved = std::fs::read(&summaries).expect("summaries");
         let mut grown = std::fs::OpenOptions::new()
             .append(true)
             .open(&session)
             .expect("open");
+        let before = truth();
+        let line = concat!(
+            r#"{"type":"message","id":"zz000001","parentId":null,"#,
+            r#""timestamp":"2026-06-01T00:00:00.000Z","message":{"role":"user","#,
+            r#""content":"grown","timestamp":1780272000000}}"#,
+            "\n"
+        );
+        std::io::Write::write_all(&mut grown, line.as_bytes()).expect("append");
+        assert!(truth() != before, "{}: the line shows", dir.display());
+        same(fast(), &truth(), "a file grew");
         std::io::Write::write_all(&mut grown, b"{\"type\":\"label\"").expect("append");
-        assert!(fast().is_none(), "{}: a file grew", dir.display());
+        same(fast(), &truth(), "a file grew by a line unfinished");
+        same(fast(), &truth(), "a file grew, listed again");
+        assert!(
+            std::fs::read(&summaries).expect("summaries") == saved,
+            "{}: a few bytes read are not saved",
+            dir.display()
+        );
         std::fs::write(&session, &bytes).expect("restore");
-        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
-        same(fast(), &want, "restored");
+        same(fast(), &truth(), "restored");
         let copy = session.with_file_name("zz-copy.jsonl");
         std::fs::copy(&session, &copy).expect("copy");
-        assert!(fast().is_none(), "{}: a new file", dir.display());
-        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
-        same(fast(), &want, "with the copy");
+        same(fast(), &truth(), "with the copy");
+        // A file gone that the cache holds a record of: the list is
+        // loaded, which forgets the record.
+        loaded_rows(&folder, Scope::All, &mut Cache::open(cache_dir.clone()));
         std::fs::remove_file(&copy).expect("remove");
         assert!(fast().is_none(), "{}: a file gone", dir.display());
-        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
+        loaded_rows(&folder, Scope::All, &mut Cache::open(cache_dir.clone()));
+        let want = truth();
         same(fast(), &want, "without the copy");
         // Another sessions folder listed with the same cache, one whose
         // name starts with this one's among them: its records are not this
@@ -172,14 +192,13 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
         let gone = std::fs::read(&last).expect("read");
         std::fs::remove_file(&last).expect("remove");
         assert!(fast().is_none(), "{}: a file gone beside", dir.display());
-        let want_without = loaded_json(&mut Cache::open(cache_dir.clone()));
+        loaded_rows(&folder, Scope::All, &mut Cache::open(cache_dir.clone()));
         same(
             fast(),
-            &want_without,
+            &truth(),
             "a file gone beside another folder's records",
         );
         std::fs::write(&last, gone).expect("restore");
-        let want = loaded_json(&mut Cache::open(cache_dir.clone()));
         same(fast(), &want, "restored beside another folder's records");
         // The current project's list too, also once a file of it is gone
         // (a list of one project forgets the records of its own files).
@@ -189,27 +208,24 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
             let fast = || {
                 let mut cache = Cache::open(cache_dir.clone());
                 let files = catalog::list(&current, Scope::Current, &mut cache);
-                catalog::cached_list_json(&current, &files, &cache)
+                catalog::cached_list_json(&current, &files, &mut cache)
             };
-            let want = loaded_rows(
-                &current,
-                Scope::Current,
-                &mut Cache::open(cache_dir.clone()),
-            );
+            let truth = || loaded_rows(&current, Scope::Current, &mut Cache::disabled());
+            let want = truth();
             assert!(want.len() > 100, "{}", String::from_utf8_lossy(&want));
             same(fast(), &want, "the current project's");
             let last = session_files(&project).into_iter().last().expect("a file");
             let bytes = std::fs::read(&last).expect("read");
             std::fs::remove_file(&last).expect("remove");
             assert!(fast().is_none(), "{}: a project's file gone", dir.display());
-            let want = loaded_rows(
+            loaded_rows(
                 &current,
                 Scope::Current,
                 &mut Cache::open(cache_dir.clone()),
             );
-            same(fast(), &want, "the current project's, a file gone");
+            same(fast(), &truth(), "the current project's, a file gone");
             std::fs::write(&last, bytes).expect("restore");
-            loaded_rows(&folder, Scope::All, &mut Cache::open(cache_dir.clone()));
+            same(fast(), &want, "the current project's, restored");
         }
         // A session is listed by the list of its own folder only.
         let theirs = more.join(session.strip_prefix(&dir).expect("inside"));
@@ -223,7 +239,7 @@ fn a_warm_list_is_printed_from_the_records_only_when_nothing_changed() {
         ] {
             let mut cache = Cache::open(cache_dir.clone());
             let files = catalog::list(folder, Scope::All, &mut cache);
-            let list = catalog::CachedList::of(folder, &files, &cache, true).expect("records");
+            let list = catalog::CachedList::of(folder, &files, &mut cache, true).expect("records");
             assert!(
                 list.last_activity(&cache, ours).is_some(),
                 "{}",
