@@ -258,6 +258,8 @@ pub struct CachedList<'f> {
     /// cache holds records of other files too.
     only: Option<std::path::PathBuf>,
     problems: Vec<CatalogProblem>,
+    /// Whether files were read: their rows are in a run of their own.
+    read: bool,
 }
 
 /// The most files [`CachedList::of`] reads itself; with more, the list is
@@ -287,75 +289,44 @@ impl<'f> CachedList<'f> {
         all: bool,
     ) -> Option<CachedList<'f>> {
         let candidates = &files.candidates;
-        if folder.layout == Layout::Flat && files.scope == Scope::Current {
+        if (folder.layout == Layout::Flat && files.scope == Scope::Current)
+            || candidates.len().saturating_sub(cache.record_count()) > READ_AT_MOST
+        {
             return None;
         }
-        let caching = cache.is_enabled();
-        let parents = NamedParents::default();
-        let reading = Reading {
-            keep_text: false,
-            usage: caching,
-            caching,
-            parents: &parents,
-        };
-        let to_read = AtomicUsize::new(0);
         let cache_read: &Cache = cache;
         // A run of files at a time on every core, each run's rows written
-        // into one buffer (a file pi leaves out has none). `None`: more
-        // files to read than a list reads itself, or one it cannot read.
+        // into one buffer (a file pi leaves out has none), the files to
+        // read set aside. `None`: a record that does not parse.
         const RUN: usize = 64;
         let runs = crate::par::map(candidates.len().div_ceil(RUN), 1, |run| {
             let mut json = Vec::with_capacity(RUN * 512);
             let mut rows: Vec<CachedRow> = Vec::with_capacity(RUN);
             let mut sessions = Vec::new();
-            let mut read = Vec::new();
+            let mut to_read = Vec::new();
             for (i, c) in candidates.iter().enumerate().skip(run * RUN).take(RUN) {
                 let Some(listed) = cached_listing(c, cache_read) else {
-                    if to_read.fetch_add(1, Ordering::Relaxed) >= READ_AT_MOST {
-                        return None;
-                    }
-                    let (plan, text) = plan_with_text(c, cache_read, false);
-                    let from = match &plan {
-                        Plan::Cached(r) => r.head().offset,
-                        Plan::Resume(s, _) => s.offset,
-                        Plan::Whole => 0,
-                    };
-                    let recorded = cache_read.get(&c.path).is_some();
-                    let loaded = summarise(c, &plan, text.as_ref(), &reading).ok()?;
-                    if let Some(s) = &loaded.summary {
-                        if s.parent_session_path.is_some() || all {
-                            sessions.push(s.clone());
-                        }
-                        if s.skipped_by_pi.is_none() {
-                            let start = u32::try_from(json.len()).ok()?;
-                            list_json::push_session(s, &mut json);
-                            let end = u32::try_from(json.len()).ok()?;
-                            rows.push((s.modified_ms, start, end, i as u32));
-                        }
-                    }
-                    let size = c.meta.map_or(0, |m| m.size);
-                    read.push((i, loaded.state, size.saturating_sub(from), recorded));
+                    to_read.push(i);
                     continue;
                 };
                 let Some(listed) = listed else {
                     continue;
                 };
                 if listed.parent_session_path.is_some() {
-                    sessions.push(
-                        cache_read
-                            .get(&c.path)?
-                            .head()
-                            .summary(c.path.clone(), None)??,
-                    );
+                    let record = cache_read.get(&c.path)?;
+                    sessions.push((i, record.head().summary(c.path.clone(), None)??));
                 } else if all {
-                    sessions.push(SessionSummary {
-                        path: c.path.clone(),
-                        id: listed.id.to_string(),
-                        cwd: listed.cwd.to_string(),
-                        created_ms: listed.created_ms,
-                        modified_ms: listed.modified_ms,
-                        ..SessionSummary::default()
-                    });
+                    sessions.push((
+                        i,
+                        SessionSummary {
+                            path: c.path.clone(),
+                            id: listed.id.to_string(),
+                            cwd: listed.cwd.to_string(),
+                            created_ms: listed.created_ms,
+                            modified_ms: listed.modified_ms,
+                            ..SessionSummary::default()
+                        },
+                    ));
                 }
                 if listed.skipped_by_pi.is_some() {
                     continue;
@@ -365,21 +336,71 @@ impl<'f> CachedList<'f> {
                 let end = u32::try_from(json.len()).ok()?;
                 rows.push((listed.modified_ms, start, end, i as u32));
             }
-            Some((json, rows, sessions, read))
+            Some((json, rows, sessions, to_read))
         });
         let mut all_sessions = Vec::new();
-        let mut out = Vec::with_capacity(runs.len());
-        let mut read = Vec::new();
+        let mut out = Vec::with_capacity(runs.len() + 1);
+        let mut to_read = Vec::new();
         for run in runs {
-            let (json, rows, mut sessions, mut read_here) = run?;
+            let (json, rows, mut sessions, mut here) = run?;
             all_sessions.append(&mut sessions);
             out.push((json, rows));
-            read.append(&mut read_here);
+            to_read.append(&mut here);
+        }
+        if to_read.len() > READ_AT_MOST {
+            return None;
+        }
+        // The files to read, on every core, each from where its record
+        // left off. One that cannot be read is left to the load, which
+        // says why.
+        let caching = cache_read.is_enabled();
+        let parents = NamedParents::default();
+        let reading = Reading {
+            keep_text: false,
+            usage: caching,
+            caching,
+            parents: &parents,
+        };
+        let read = crate::par::map(to_read.len(), 1, |k| {
+            let c = &candidates[to_read[k]];
+            let (plan, text) = plan_with_text(c, cache_read, false);
+            let from = match &plan {
+                Plan::Cached(r) => r.head().offset,
+                Plan::Resume(s, _) => s.offset,
+                Plan::Whole => 0,
+            };
+            let recorded = cache_read.get(&c.path).is_some();
+            let loaded = summarise(c, &plan, text.as_ref(), &reading).ok()?;
+            let bytes = c.meta.map_or(0, |m| m.size).saturating_sub(from);
+            Some((loaded, bytes, recorded))
+        });
+        let mut json = Vec::new();
+        let mut rows = Vec::new();
+        let (mut bytes_read, mut new_files, mut states) = (0, 0, Vec::new());
+        for (&i, read) in to_read.iter().zip(read) {
+            let (loaded, bytes, recorded) = read?;
+            if let Some(s) = loaded.summary {
+                if s.skipped_by_pi.is_none() {
+                    let start = u32::try_from(json.len()).ok()?;
+                    list_json::push_session(&s, &mut json);
+                    let end = u32::try_from(json.len()).ok()?;
+                    rows.push((s.modified_ms, start, end, i as u32));
+                }
+                if s.parent_session_path.is_some() || all {
+                    all_sessions.push((i, s));
+                }
+            }
+            bytes_read += bytes;
+            new_files += usize::from(!recorded);
+            states.extend(loaded.state.map(|kept| (i, kept)));
+        }
+        if !rows.is_empty() {
+            out.push((json, rows));
         }
         // Every other file has a record, so as many records as those files
         // are theirs and no other's: none is of a file gone. The records of
         // another sessions folder in the same cache are not counted.
-        let recorded = candidates.len() - read.iter().filter(|r| !r.3).count();
+        let recorded = candidates.len() - new_files;
         let only = match recorded == cache.record_count() {
             true => None,
             false => Some(discover::listed_root(folder, files.scope)),
@@ -391,10 +412,9 @@ impl<'f> CachedList<'f> {
             return None;
         }
         let mut problems = Vec::new();
-        let bytes_read: u64 = read.iter().map(|r| r.2).sum();
         let records_before = cache.record_count() as u64;
-        for (i, state, ..) in read {
-            if let (Some(kept), Some(stamp)) = (state, candidates[i].meta) {
+        for (i, kept) in states {
+            if let Some(stamp) = candidates[i].meta {
                 let ToCache {
                     state,
                     prefix,
@@ -408,12 +428,15 @@ impl<'f> CachedList<'f> {
                 problems.push(save_problem(e));
             }
         }
+        // In the files' order, as the load has them.
+        all_sessions.sort_unstable_by_key(|(i, _)| *i);
         Some(CachedList {
             files,
             runs: out,
-            sessions: all_sessions,
+            sessions: all_sessions.into_iter().map(|(_, s)| s).collect(),
             only,
             problems,
+            read: !to_read.is_empty(),
         })
     }
 
@@ -458,12 +481,17 @@ impl<'f> CachedList<'f> {
     /// [`CachedList::json`] written to `out` a row at a time: the rows are
     /// not joined first (megabytes of new memory for thousands of them).
     pub fn write_json(self, extra: &RowExtra, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let rows: Vec<(usize, CachedRow)> = self
+        let mut rows: Vec<(usize, CachedRow)> = self
             .runs
             .iter()
             .enumerate()
             .flat_map(|(run, (_, rows))| rows.iter().map(move |&r| (run, r)))
             .collect();
+        // The rows of the files read go in among the others, by the files'
+        // order (rows of one time keep it).
+        if self.read {
+            rows.sort_unstable_by_key(|(_, r)| r.3);
+        }
         let mut order: Vec<u32> = (0..rows.len() as u32).collect();
         crate::session::tree::sort_like_v8(&mut order, |i| rows[i as usize].1.0.map(|t| -t));
         let mut row = Vec::with_capacity(4096);
