@@ -110,6 +110,80 @@ enum Planned<'c> {
     ToRead((Plan<'c>, Option<Arc<MessageText>>)),
 }
 
+/// What [`CachedList::of`] read of the files it set aside.
+struct ReadAside {
+    /// Their rows, as a run of their own.
+    json: Vec<u8>,
+    rows: Vec<CachedRow>,
+    /// The sessions finding subagent sessions needs, by file.
+    sessions: Vec<(usize, SessionSummary)>,
+    /// The records to put, by file.
+    states: Vec<(usize, Box<ToCache>)>,
+    /// How many bytes were read, and of how many files the cache had no
+    /// record.
+    bytes: u64,
+    new_files: usize,
+}
+
+/// Reads the files `to_read` (indices into `candidates`) on every core,
+/// each from where its record in `cache` left off, as a load would; their
+/// rows, with `all` every session. `None` when one cannot be read: the
+/// load then says why.
+fn read_aside(
+    candidates: &[Candidate],
+    to_read: &[usize],
+    cache: &Cache,
+    all: bool,
+) -> Option<ReadAside> {
+    let caching = cache.is_enabled();
+    let parents = NamedParents::default();
+    let reading = Reading {
+        keep_text: false,
+        usage: caching,
+        caching,
+        parents: &parents,
+    };
+    let read = crate::par::map(to_read.len(), 1, |k| {
+        let c = &candidates[to_read[k]];
+        let (plan, text) = plan_with_text(c, cache, false);
+        let from = match &plan {
+            Plan::Cached(r) => r.head().offset,
+            Plan::Resume(s, _) => s.offset,
+            Plan::Whole => 0,
+        };
+        let recorded = cache.get(&c.path).is_some();
+        let loaded = summarise(c, &plan, text.as_ref(), &reading).ok()?;
+        let bytes = c.meta.map_or(0, |m| m.size).saturating_sub(from);
+        Some((loaded, bytes, recorded))
+    });
+    let mut aside = ReadAside {
+        json: Vec::new(),
+        rows: Vec::new(),
+        sessions: Vec::new(),
+        states: Vec::new(),
+        bytes: 0,
+        new_files: 0,
+    };
+    for (&i, read) in to_read.iter().zip(read) {
+        let (loaded, bytes, recorded) = read?;
+        if let Some(s) = loaded.summary {
+            if s.skipped_by_pi.is_none() {
+                let start = u32::try_from(aside.json.len()).ok()?;
+                list_json::push_session(&s, &mut aside.json);
+                let end = u32::try_from(aside.json.len()).ok()?;
+                aside.rows.push((s.modified_ms, start, end, i as u32));
+            }
+            if s.parent_session_path.is_some() || all {
+                aside.sessions.push((i, s));
+            }
+        }
+        aside.bytes += bytes;
+        aside.new_files += usize::from(!recorded);
+        aside.states.extend(loaded.state.map(|kept| (i, kept)));
+    }
+    Some(aside)
+}
+
 /// What was done.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum How {
@@ -350,57 +424,15 @@ impl<'f> CachedList<'f> {
         if to_read.len() > READ_AT_MOST {
             return None;
         }
-        // The files to read, on every core, each from where its record
-        // left off. One that cannot be read is left to the load, which
-        // says why.
-        let caching = cache_read.is_enabled();
-        let parents = NamedParents::default();
-        let reading = Reading {
-            keep_text: false,
-            usage: caching,
-            caching,
-            parents: &parents,
-        };
-        let read = crate::par::map(to_read.len(), 1, |k| {
-            let c = &candidates[to_read[k]];
-            let (plan, text) = plan_with_text(c, cache_read, false);
-            let from = match &plan {
-                Plan::Cached(r) => r.head().offset,
-                Plan::Resume(s, _) => s.offset,
-                Plan::Whole => 0,
-            };
-            let recorded = cache_read.get(&c.path).is_some();
-            let loaded = summarise(c, &plan, text.as_ref(), &reading).ok()?;
-            let bytes = c.meta.map_or(0, |m| m.size).saturating_sub(from);
-            Some((loaded, bytes, recorded))
-        });
-        let mut json = Vec::new();
-        let mut rows = Vec::new();
-        let (mut bytes_read, mut new_files, mut states) = (0, 0, Vec::new());
-        for (&i, read) in to_read.iter().zip(read) {
-            let (loaded, bytes, recorded) = read?;
-            if let Some(s) = loaded.summary {
-                if s.skipped_by_pi.is_none() {
-                    let start = u32::try_from(json.len()).ok()?;
-                    list_json::push_session(&s, &mut json);
-                    let end = u32::try_from(json.len()).ok()?;
-                    rows.push((s.modified_ms, start, end, i as u32));
-                }
-                if s.parent_session_path.is_some() || all {
-                    all_sessions.push((i, s));
-                }
-            }
-            bytes_read += bytes;
-            new_files += usize::from(!recorded);
-            states.extend(loaded.state.map(|kept| (i, kept)));
+        let aside = read_aside(candidates, &to_read, cache_read, all)?;
+        if !aside.rows.is_empty() {
+            out.push((aside.json, aside.rows));
         }
-        if !rows.is_empty() {
-            out.push((json, rows));
-        }
+        all_sessions.extend(aside.sessions);
         // Every other file has a record, so as many records as those files
         // are theirs and no other's: none is of a file gone. The records of
         // another sessions folder in the same cache are not counted.
-        let recorded = candidates.len() - new_files;
+        let recorded = candidates.len() - aside.new_files;
         let only = match recorded == cache.record_count() {
             true => None,
             false => Some(discover::listed_root(folder, files.scope)),
@@ -413,7 +445,7 @@ impl<'f> CachedList<'f> {
         }
         let mut problems = Vec::new();
         let records_before = cache.record_count() as u64;
-        for (i, kept) in states {
+        for (i, kept) in aside.states {
             if let Some(stamp) = candidates[i].meta {
                 let ToCache {
                     state,
@@ -423,7 +455,7 @@ impl<'f> CachedList<'f> {
                 cache.put(&candidates[i].path, stamp, state, prefix, text);
             }
         }
-        if bytes_read >= records_before.saturating_mul(SAVE_AFTER_PER_RECORD) {
+        if aside.bytes >= records_before.saturating_mul(SAVE_AFTER_PER_RECORD) {
             if let Err(e) = cache.save() {
                 problems.push(save_problem(e));
             }
