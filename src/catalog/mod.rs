@@ -780,6 +780,49 @@ pub fn summarise_file_with_text(path: &Path) -> std::io::Result<Option<SessionSu
     summarise_one(path, true)
 }
 
+/// Where [`summarise_on`] left a file: the read's state, a print of the
+/// bytes it read and its text, to read on from when the file grows.
+pub struct ReadOn(Box<ToCache>);
+
+/// [`summarise_file_with_text`], read on from `from` (what an earlier call
+/// left of the same file) when the file only grew since: its header and
+/// the bytes read before are as they were. Otherwise, or without `from`,
+/// the file is read whole. Gives what to read on from next time.
+pub fn summarise_on(
+    path: &Path,
+    from: Option<&ReadOn>,
+) -> std::io::Result<(Option<SessionSummary>, Option<ReadOn>)> {
+    let meta = open_regular(path)?.metadata()?;
+    let c = Candidate {
+        path: path.to_path_buf(),
+        meta: Some(FileStamp::of(&meta)),
+    };
+    // The text read so far: the summary's, or the state's own when they
+    // differed (a last line unfinished adds its text to the summary's).
+    let (plan, text) = match from {
+        Some(ReadOn(kept)) => (
+            Plan::Resume(Box::new(kept.state.clone()), kept.prefix),
+            kept.text.clone().or_else(|| {
+                let own = kept.state.text.clone();
+                kept.state
+                    .with_text
+                    .then(|| Arc::new(MessageText::new(own)))
+            }),
+        ),
+        None => (Plan::Whole, None),
+    };
+    let parents = NamedParents::default();
+    let reading = Reading {
+        keep_text: true,
+        usage: true,
+        caching: true,
+        parents: &parents,
+    };
+    let loaded = summarise(&c, &plan, text.as_ref(), &reading)
+        .map_err(|p| std::io::Error::other(p.to_string()))?;
+    Ok((loaded.summary, loaded.state.map(ReadOn)))
+}
+
 /// A session's text as a fresh read gives it (a damaged cached text).
 fn reread_text(path: &Path) -> Option<String> {
     let s = summarise_file_with_text(path).ok()??;
@@ -1018,6 +1061,60 @@ mod tests {
     /// read whole once its name came up gathers its calls, which are the
     /// calls read alone; one not named, or read on from where the cache
     /// stopped (only part of its calls), gathers none.
+    #[test]
+    fn a_summary_read_on_equals_the_whole_read_as_the_file_grows() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.jsonl");
+        let as_read = |s: Option<SessionSummary>| {
+            s.map(|s| {
+                let text = s.text.as_ref().map(|t| t.original().to_string());
+                (serde_json::to_value(&s).expect("json"), text)
+            })
+        };
+        let other = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pi-mono/large-session.jsonl"),
+        )
+        .expect("test data");
+        let mut read_on = 0;
+        for file in crate::session::read::file::test_session_files() {
+            let bytes = std::fs::read(&file).expect("test data");
+            // Cut at a third, inside a line, at the last line whole but for
+            // its newline (pi writing it), then whole; then cut short (the
+            // bytes read before are gone) and replaced by another file.
+            let third = bytes.len() / 3;
+            let before_newline = bytes[third..]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(third, |at| third + at);
+            let mut cuts = [
+                third,
+                before_newline,
+                (2 * bytes.len() / 3 + 1).min(bytes.len()),
+                bytes.len(),
+            ];
+            cuts.sort_unstable();
+            let mut kept: Option<ReadOn> = None;
+            let steps = cuts
+                .iter()
+                .map(|&n| bytes[..n].to_vec())
+                .chain([bytes[..bytes.len() / 2].to_vec(), other.clone()]);
+            for (k, step) in steps.enumerate() {
+                std::fs::write(&path, &step).expect("write");
+                let (got, next) = summarise_on(&path, kept.as_ref()).expect("read on");
+                let want = summarise_file_with_text(&path).expect("whole");
+                assert!(
+                    as_read(got) == as_read(want),
+                    "{}: step {k} ({} bytes)",
+                    file.display(),
+                    step.len()
+                );
+                read_on += usize::from(kept.is_some());
+                kept = next;
+            }
+        }
+        assert!(read_on > 20, "{read_on} reads on");
+    }
+
     #[test]
     fn a_file_named_as_a_parent_gathers_its_calls_as_it_is_read() {
         let dir = tempfile::tempdir().expect("dir");

@@ -7,7 +7,9 @@ use crate::catalog::housekeeping::archive;
 use crate::catalog::search::deep_index::DeepIndex;
 use crate::catalog::search::touched_index::TouchedIndex;
 use crate::catalog::usage::UsageCache;
-use crate::catalog::{self, Cache, Layout, LoadOptions, Query, Scope, SessionsFolder};
+use crate::catalog::{
+    self, Cache, Layout, LoadOptions, Query, Scope, SessionSummary, SessionsFolder,
+};
 use crate::session::{Refresh, SessionError};
 use crate::tui::event::{AppEvent, Command, SessionRead};
 use crate::tui::look::strings;
@@ -45,7 +47,13 @@ pub struct JobContext {
     pub clock: crate::tui::clock::Clock,
     /// The cache folder, when not the user's (a test's own).
     pub cache_dir: Option<PathBuf>,
+    /// Where the session list's last summaries left their files, to read
+    /// on from when pi writes more (a few files at most).
+    read_on: Mutex<std::collections::HashMap<PathBuf, catalog::ReadOn>>,
 }
+
+/// How many files the session list keeps a place to read on from.
+const READ_ON_KEPT: usize = 16;
 
 impl JobContext {
     pub fn new(
@@ -63,7 +71,25 @@ impl JobContext {
             demo_dir: Mutex::new(None),
             clock: crate::tui::clock::Clock::system(),
             cache_dir: None,
+            read_on: Mutex::default(),
         }
+    }
+
+    /// The summary of the session at `path` as the list shows it, read on
+    /// from where the last one left the file when it only grew since
+    /// (pi writing it); `None` when it cannot be read now (gone, or being
+    /// replaced).
+    fn summarise(&self, path: &std::path::Path) -> Option<SessionSummary> {
+        let mut kept = self.read_on.lock().unwrap_or_else(|e| e.into_inner());
+        let from = kept.remove(path);
+        let (summary, next) = catalog::summarise_on(path, from.as_ref()).ok()?;
+        if let Some(next) = next {
+            if kept.len() >= READ_ON_KEPT {
+                kept.clear();
+            }
+            kept.insert(path.to_path_buf(), next);
+        }
+        summary
     }
 
     /// Where the caches live: the given folder, else the user's.
@@ -180,10 +206,7 @@ impl JobContext {
             Command::Summarise(path) => {
                 // A file that cannot be read now (gone, or being replaced)
                 // leaves the list; the next change brings it back.
-                let summary = catalog::summarise_file_with_text(&path)
-                    .ok()
-                    .flatten()
-                    .map(Box::new);
+                let summary = self.summarise(&path).map(Box::new);
                 send(AppEvent::SessionChanged { path, summary });
             }
             Command::Act(job) => send(AppEvent::ActionDone(job.run())),
