@@ -792,7 +792,9 @@ pub fn summarise_on(
     path: &Path,
     from: Option<&ReadOn>,
 ) -> std::io::Result<(Option<SessionSummary>, Option<ReadOn>)> {
-    let meta = open_regular(path)?.metadata()?;
+    // The stamp as `stat` gives it; `summarise` opens the file (a regular
+    // one only) itself.
+    let meta = std::fs::metadata(path)?;
     let c = Candidate {
         path: path.to_path_buf(),
         meta: Some(FileStamp::of(&meta)),
