@@ -283,13 +283,14 @@ fn context_blocks(
 /// The label of each block's entry, after its first block's title.
 fn label(session: &Session, blocks: &mut [Block]) {
     let mut seen = HashSet::new();
-    for b in blocks {
-        let Some(e) = b.entry else { continue };
-        if !seen.insert(e) {
-            continue;
-        }
-        if let Some(l) = session.label_of(e) {
-            b.title
+    let firsts: Vec<usize> = (0..blocks.len())
+        .filter(|&k| blocks[k].entry.is_some_and(|e| seen.insert(e)))
+        .collect();
+    let entries: Vec<u32> = firsts.iter().filter_map(|&k| blocks[k].entry).collect();
+    for (k, l) in firsts.into_iter().zip(session.labels_of(&entries)) {
+        if let Some(l) = l {
+            blocks[k]
+                .title
                 .push(Span::new(&format!("  [{}]", l.label), Class::Label));
         }
     }

@@ -578,6 +578,20 @@ impl Session {
         self.entry(idx).id_str().and_then(|id| self.label_by_id(id))
     }
 
+    /// The label on each of `entries` (a few: see
+    /// [`tree::Tree::label_entries`]).
+    pub fn labels_of(&self, entries: &[u32]) -> Vec<Option<tree::LabelInfo>> {
+        let ids: Vec<Option<&str>> = entries.iter().map(|&i| self.entry(i).id_str()).collect();
+        let asked: Vec<&str> = ids.iter().flatten().copied().collect();
+        let mut found = self.tree.label_entries(&asked).into_iter();
+        ids.iter()
+            .map(|id| {
+                let at = id.and_then(|_| found.next().flatten())?;
+                self.entries.get(at as usize).and_then(tree::LabelInfo::of)
+            })
+            .collect()
+    }
+
     /// Whether an entry has a label.
     pub fn has_label(&self, idx: u32) -> bool {
         self.entry(idx)

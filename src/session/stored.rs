@@ -450,6 +450,46 @@ mod tests {
         assert_eq!(back.entries.chunks_read(), 1);
     }
 
+    /// A long session read back from its index has its labels' table made
+    /// on a thread of its own: the labels found before that thread is done
+    /// (a preview's window, the rows on screen), once it is, and every
+    /// entry's, are the full read's, and so is the table.
+    #[test]
+    fn labels_of_a_long_stored_session_are_the_full_reads_with_or_without_their_table() {
+        let dir = tempfile::tempdir().unwrap();
+        // Past the size whose labels' table is made on a thread.
+        let n = 30_000;
+        let path = long_file(dir.path(), n);
+        let read = Session::open_with(&path, Detail::Outline).unwrap();
+        let (meta, body) = stored_bytes(&read);
+        let back = || {
+            let stored: Stored = postcard::from_bytes(&meta).unwrap();
+            Session::from_stored(path.clone(), stored, Section::holding(&body)).unwrap()
+        };
+        let each = |s: &Session, nodes: &[u32]| -> Vec<_> {
+            nodes.iter().map(|&i| s.label_of(i)).collect()
+        };
+        let window: Vec<u32> = (0..n as u32).step_by(97).chain([3, 9, 10, 3, 0]).collect();
+        let all: Vec<u32> = (0..n as u32).collect();
+        let truth = each(&read, &window);
+        assert!(
+            truth.iter().flatten().count() > 40,
+            "the window holds labels"
+        );
+        for wait in [false, true] {
+            let b = back();
+            if wait {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            assert_eq!(b.labels_of(&window), truth, "waited {wait}");
+            assert_eq!(b.labels_of(&[]), Vec::new());
+            assert_eq!(b.labels_of(&all), each(&read, &all), "waited {wait}");
+            assert_eq!(b.tree.labels(), read.tree.labels());
+            assert_eq!(b.labels_of(&window), truth);
+            assert_eq!(b.labelled(), read.labelled());
+        }
+    }
+
     /// Parts that do not fit together are refused.
     #[test]
     fn stored_parts_that_do_not_fit_are_refused() {

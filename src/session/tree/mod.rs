@@ -14,6 +14,7 @@
 mod bits;
 pub mod context;
 pub mod entry_line;
+mod label_table;
 pub mod parts;
 mod targets;
 pub mod tokens;
@@ -21,22 +22,17 @@ pub mod view;
 pub use targets::{LabelTargets, target_of};
 
 use crate::session::Entries;
-use crate::session::line::entry::{Entry, Id, Info, Kind, Parent};
+use crate::session::line::entry::{Entry, Info, Kind, Parent};
 use crate::session::line::jskey;
 use crate::session::{Problem, ProblemKind};
 pub(crate) use bits::Bits;
 use compact_str::CompactString;
+use label_table::LabelTable;
+pub use label_table::Labels;
 use rustc_hash::FxHashMap as HashMap;
 
 /// Below this many entries the tree is built (or read back) on one thread.
 const PARALLEL_MIN: usize = 20_000;
-
-/// The labels: per target id, the label entry that labels it (the last
-/// one in the file that set it and was not cleared after). What it says is
-/// read from that entry when asked (see [`LabelInfo::of`]): a table of
-/// indices is a third the size of one of texts, on a million labels. The
-/// ids are kept as entries keep theirs (most in place, in 16 bytes).
-pub type Labels = HashMap<Id, u32>;
 
 /// A resolved label on an entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +70,7 @@ pub struct Tree {
     /// How many of `roots`, at the end, are loops cut open: pi's tree has
     /// no root there, so it never shows them (piscope's views do).
     cut_roots: usize,
-    labels: Labels,
+    labels: LabelTable,
     /// The last entry in file order (what pi resumes at).
     last: Option<u32>,
     /// Entries whose `parentId` is falsy or absent: pi's walk up to the
@@ -596,7 +592,7 @@ impl Tree {
             child_list,
             roots,
             cut_roots,
-            labels,
+            labels: LabelTable::new(labels),
             last,
             walk_stops,
             walk_only,
@@ -724,7 +720,7 @@ impl Tree {
                 Some(p) => children.push((*p, i)),
                 None => new_roots.push(i),
             }
-            apply_label(&mut self.labels, e, i);
+            apply_label(self.labels.get_mut(), e, i);
         }
         self.roots.splice(cut_from..cut_from, new_roots);
         self.last = n.checked_sub(1).map(|l| l as u32);
@@ -808,11 +804,18 @@ impl Tree {
 
     /// The label entry that labels the entry with id `id` (see [`Labels`]).
     pub fn label_entry(&self, id: &str) -> Option<u32> {
-        self.labels.get(id).copied()
+        self.labels.get().get(id).copied()
+    }
+
+    /// The label entry of each of `ids` (see [`Labels`]), without making
+    /// the labels' table where it is not made yet (see
+    /// [`label_table::LabelTable::find`]).
+    pub fn label_entries(&self, ids: &[&str]) -> Vec<Option<u32>> {
+        self.labels.find(ids)
     }
 
     pub fn labels(&self) -> &Labels {
-        &self.labels
+        self.labels.get()
     }
 
     /// Frees the links, keeping the labels and the last entry: for a
@@ -842,7 +845,7 @@ impl Tree {
     /// labels' targets its own way (see [`LabelTargets`]). No entry has a
     /// label afterwards.
     pub fn forget_labels(&mut self) {
-        self.labels = Labels::default();
+        self.labels = LabelTable::default();
     }
 
     /// The path from the root down to `node`, inclusive, as pi walks it:
@@ -1348,7 +1351,7 @@ mod tests {
             assert_eq!(one.child_start, two.child_start);
             assert_eq!(one.child_list, two.child_list);
             assert_eq!((&one.roots, one.last), (&two.roots, two.last));
-            assert_eq!(one.labels, two.labels);
+            assert_eq!(one.labels(), two.labels());
             for e in &entries {
                 if let Some(id) = e.id_str() {
                     assert_eq!(one.find(&entries, id), two.find(&entries, id));
@@ -1389,7 +1392,7 @@ mod tests {
             (&b.roots, b.cut_roots),
             "roots, {what}"
         );
-        assert_eq!(a.labels, b.labels, "labels, {what}");
+        assert_eq!(a.labels(), b.labels(), "labels, {what}");
         assert_eq!(a.last, b.last, "last, {what}");
         assert_eq!(a.walk_stops, b.walk_stops, "walks, {what}");
         assert_eq!(a.walk_only, b.walk_only, "walks, {what}");

@@ -1,7 +1,7 @@
 //! A built tree as a stored index keeps it, so a session opened from its
 //! index skips the build: parents, children and roots as little-endian
-//! arrays, and the labels as the entry that set each (read back into their
-//! table on a thread of their own while the parts are checked). The id
+//! arrays, and the labels as the entry that set each (made into their
+//! table on a thread of their own, see `label_table.rs`). The id
 //! table is not kept: it is made at the first lookup.
 //!
 //! Reading the parts back checks that they fit the entries and that every
@@ -10,7 +10,7 @@
 
 use super::{NO_PARENT, PARALLEL_MIN, Tree};
 use crate::session::Entries;
-use crate::session::line::entry::{Id, Kind};
+use crate::session::line::entry::Kind;
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
@@ -92,7 +92,7 @@ impl Tree {
             walk_only,
             labels: {
                 let mut labels: Vec<(CompactString, u32)> = self
-                    .labels
+                    .labels()
                     .iter()
                     .map(|(id, &at)| (CompactString::from(id.as_str()), at))
                     .collect();
@@ -107,22 +107,10 @@ impl Tree {
     /// Its labels are as the parts say (see [`TreeParts::labels_fit`]).
     pub fn from_parts(mut parts: TreeParts, entries: &Entries) -> Option<Tree> {
         let stored = std::mem::take(&mut parts.labels);
-        let labels = || {
-            stored
-                .iter()
-                .map(|(id, at)| (Id::from(id), *at))
-                .collect::<super::Labels>()
-        };
-        let (labels, tree) = if entries.len() < PARALLEL_MIN {
-            (Some(labels()), Tree::unlabelled_from_parts(parts, entries))
-        } else {
-            crate::par::beside("piscope-labels", labels, || {
-                Tree::unlabelled_from_parts(parts, entries)
-            })
-        };
+        let labels = super::LabelTable::of_stored(stored, entries.len() >= PARALLEL_MIN);
         Some(Tree {
-            labels: labels?,
-            ..tree?
+            labels,
+            ..Tree::unlabelled_from_parts(parts, entries)?
         })
     }
 
@@ -162,7 +150,7 @@ impl Tree {
             child_list: parts.child_list,
             roots: parts.roots,
             cut_roots: parts.cut_roots as usize,
-            labels: super::Labels::default(),
+            labels: super::LabelTable::default(),
             last: parts.last,
             walk_stops: parts.walk_stops.iter().map(|&s| s == 1).collect(),
             walk_only: parts.walk_only.into_iter().collect(),

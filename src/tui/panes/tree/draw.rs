@@ -3,6 +3,7 @@
 
 use super::{Content, TreePane};
 use crate::safe_text as text;
+use crate::session::tree::LabelInfo;
 use crate::tui::clock::Clock;
 use crate::tui::input::keymap::{Action, Keymap, Scope};
 use crate::tui::look::strings;
@@ -165,14 +166,18 @@ fn draw_rows(
     // Columns for a row's text, after the cursor's gutter.
     let width = usize::from(area.width).saturating_sub(2);
     let shift = pan(pane, start..end, width);
+    // The rows' labels in one look (see `Session::labels_of`).
+    let nodes: Vec<u32> = (start..end).map(|r| pane.rows.rows[r].node).collect();
+    let labels = t.session.labels_of(&nodes);
     let items: Vec<TreeItem<'_, usize>> = (start..end)
-        .map(|r| {
+        .zip(labels)
+        .map(|(r, label)| {
             let words: &[String] = if hits.contains(&(r as u32)) {
                 &tokens
             } else {
                 &[]
             };
-            let line = row_line(pane, t, r, words, width + shift, theme, clock);
+            let line = row_line(pane, t, r, label, words, width + shift, theme, clock);
             TreeItem::new_leaf(r, skip_columns(line, shift))
         })
         .collect();
@@ -262,10 +267,12 @@ const CARRIED_WIDTH: usize = 28;
 
 /// One row as pi draws it: gutter, path mark (`◉` where pi resumes),
 /// `[label]`, label time, the text; the search's words marked.
+#[allow(clippy::too_many_arguments)]
 fn row_line<'a>(
     pane: &TreePane,
     t: &'a LoadedSession,
     r: usize,
+    label: Option<LabelInfo>,
     words: &[String],
     width: usize,
     theme: &Theme,
@@ -290,16 +297,22 @@ fn row_line<'a>(
     } else if t.view.mark(node) != Mark::None {
         spans.push(Span::styled("• ", theme.path_mark));
     }
-    if let Some(label) = t.label(node) {
+    if let Some(label) = label {
         spans.push(Span::styled("[", theme.label));
-        push_marked(&mut spans, label, theme.label, words, theme.hit);
+        push_marked(
+            &mut spans,
+            text::clean_line(&label.label),
+            theme.label,
+            words,
+            theme.hit,
+        );
         spans.push(Span::styled("] ", theme.label));
         if pane.label_times {
-            if let Some(ms) = t.session.label_of(node).and_then(|l| {
-                l.timestamp
-                    .as_deref()
-                    .and_then(crate::jstext::date::parse_ms)
-            }) {
+            if let Some(ms) = label
+                .timestamp
+                .as_deref()
+                .and_then(crate::jstext::date::parse_ms)
+            {
                 spans.push(Span::styled(
                     format!("{} ", clock.short_time(ms)),
                     theme.muted,
