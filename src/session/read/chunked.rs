@@ -102,15 +102,51 @@ impl<T> Chunked<T> {
 
 /// `bytes` as little-endian u32s; `None` unless they are whole words.
 /// A stored tree's arrays are tens of megabytes each: their memory comes
-/// in huge pages where the kernel gives them ([`crate::par::big_vec`]).
+/// in huge pages where the kernel gives them ([`crate::par::big_vec`]),
+/// and past [`WORDS_ON_TWO`] words they are filled half on another core,
+/// since most of their cost is the kernel clearing fresh pages.
 pub fn words(bytes: &[u8]) -> Option<Vec<u32>> {
-    let words = bytes.chunks_exact(4);
-    words.remainder().is_empty().then(|| {
-        let mut out = crate::par::big_vec(words.len());
-        out.extend(words.map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
-        out
-    })
+    if !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    let n = bytes.len() / 4;
+    let mut out = crate::par::big_vec(n);
+    let fill = |to: &mut [std::mem::MaybeUninit<u32>], from: &[u8]| {
+        for (w, b) in to.iter_mut().zip(from.chunks_exact(4)) {
+            w.write(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        }
+    };
+    let room = &mut out.spare_capacity_mut()[..n];
+    if n < WORDS_ON_TWO {
+        fill(room, bytes);
+    } else {
+        let (first, second) = room.split_at_mut(n / 2);
+        let (from_first, from_second) = bytes.split_at(n / 2 * 4);
+        // Taken by the other thread, or here if it could not start.
+        let second = std::sync::Mutex::new(Some(second));
+        let take = || second.lock().ok().and_then(|mut s| s.take());
+        let finished = std::thread::scope(|s| {
+            let other = std::thread::Builder::new()
+                .name("piscope-words".into())
+                .spawn_scoped(s, || take().map(|to| fill(to, from_second)));
+            fill(first, from_first);
+            other.map_or(true, |t| t.join().is_ok())
+        });
+        if let Some(to) = take() {
+            fill(to, from_second);
+        } else if !finished {
+            return None;
+        }
+    }
+    // SAFETY: the first `n` items of the room were each written above:
+    // the first half here, the second by the other thread (which finished)
+    // or here.
+    unsafe { out.set_len(n) };
+    Some(out)
 }
+
+/// Words from which [`words`] fills its vector on two cores (16 MB).
+const WORDS_ON_TWO: usize = 4 << 20;
 
 /// Whether each of `pieces`, from `base` on in `bytes` (a whole file,
 /// mapped), has its hash.
@@ -150,6 +186,24 @@ pub fn write_chunks(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bytes read as words are the words, on one core or two (an odd
+    /// count split unevenly too), and bytes that are not whole words are
+    /// none.
+    #[test]
+    fn words_are_the_little_endian_words_on_one_core_or_two() {
+        for n in [0, 1, 7, WORDS_ON_TWO - 1, WORDS_ON_TWO, WORDS_ON_TWO + 3] {
+            let want: Vec<u32> = (0..n as u32)
+                .map(|i| i.wrapping_mul(2_654_435_761))
+                .collect();
+            let bytes: Vec<u8> = want.iter().flat_map(|w| w.to_le_bytes()).collect();
+            assert_eq!(words(&bytes).as_deref(), Some(&want[..]), "{n} words");
+            assert_eq!(
+                words(&bytes[..bytes.len().saturating_sub(1)]).is_some(),
+                n == 0
+            );
+        }
+    }
 
     /// Chunks read back as written, each at its first use; one whose bytes
     /// changed reads as none (and the section, checked whole, is not
