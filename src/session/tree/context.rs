@@ -487,18 +487,25 @@ impl Session {
         item: ContextItem,
         file: &mut File,
     ) -> Result<usize, SessionError> {
+        match self.context_message_count_unread(item) {
+            Some(n) => Ok(n),
+            None => Ok(self.context_messages(item, file)?.len()),
+        }
+    }
+
+    /// [`Session::context_message_count_of`] where it reads no line (most
+    /// items: an item adding nothing, a plain message); `None` where it
+    /// does.
+    pub fn context_message_count_unread(&self, item: ContextItem) -> Option<usize> {
         if !item.contributes() {
-            return Ok(0);
+            return Some(0);
         }
         let plain = item.edit().is_none()
             && !self.entries.echoes_changed(item.entry as usize)
             && self
                 .message_view(item.entry)
                 .is_some_and(|m| *m.role != Role::Missing && !needs_rebuild(self, &m));
-        if plain {
-            return Ok(1);
-        }
-        Ok(self.context_messages(item, file)?.len())
+        plain.then_some(1)
     }
 
     /// Writes the whole context as pi's `{messages, thinkingLevel, model}`.

@@ -499,7 +499,10 @@ fn visible_json(json: &str) -> String {
 
 /// The messages the preview reads to tell the context's size before it is
 /// shown; a longer read is left for after (see [`sized_header`]).
-const SIZE_NOW: usize = 20_000;
+const SIZE_NOW: usize = 4_000;
+
+/// Items before a preview's window counted at a time, on one core.
+const COUNT_RUN: usize = 65_536;
 
 fn context(
     req: &PreviewRequest,
@@ -566,12 +569,7 @@ fn context_blocks(
         ctx.items.len().saturating_sub(WINDOW_ITEMS)
     };
     // The header counts every message pi would send, shown or not.
-    for (k, item) in ctx.items.iter().enumerate().take(skip) {
-        if k % 256 == 0 && stopped() {
-            return None;
-        }
-        messages += s.context_message_count_of(item, &mut file).unwrap_or(0);
-    }
+    messages += count_before(s, ctx, skip, COUNT_RUN, &stopped)?;
     if skip > 0 {
         out.note(
             &format!(
@@ -646,6 +644,44 @@ fn context_blocks(
     };
     let line = parts.line(usize::from(req.key.width), theme);
     Some((line, later.then_some(parts)))
+}
+
+/// The messages of the context's first `skip` items, as
+/// [`crate::session::Session::context_message_count_of`] counts each: in
+/// runs of `run` items on every core (a branch of millions), each run
+/// opening the file again only if one of its items needs a line read.
+/// `None` once `stopped`.
+fn count_before(
+    s: &crate::session::Session,
+    ctx: &crate::session::Context,
+    skip: usize,
+    run: usize,
+    stopped: &(dyn Fn() -> bool + Sync),
+) -> Option<usize> {
+    let run = run.max(1);
+    let counted = crate::par::map(skip.div_ceil(run), 1, |r| {
+        let mut again: Option<std::fs::File> = None;
+        let mut n = 0;
+        for k in r * run..((r + 1) * run).min(skip) {
+            if k % 4096 == 0 && stopped() {
+                return None;
+            }
+            let item = ctx.items.get(k)?;
+            n += match s.context_message_count_unread(item) {
+                Some(c) => c,
+                None => {
+                    if again.is_none() {
+                        again = crate::session::read::file::open_regular(&s.path).ok();
+                    }
+                    again
+                        .as_mut()
+                        .map_or(0, |f| s.context_message_count_of(item, f).unwrap_or(0))
+                }
+            };
+        }
+        Some(n)
+    });
+    counted.into_iter().sum()
 }
 
 /// The context's size as pi's footer gives it: its tokens, and their share
@@ -737,5 +773,52 @@ impl HeaderParts {
             TuiSpan::styled(text::truncate(&self.model, room), theme.title),
             TuiSpan::styled(rest, theme.muted),
         ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::read::file::{open_regular, test_session_files};
+
+    /// The messages before a window, counted in runs on every core, are
+    /// those counted one item after another, wherever the window starts,
+    /// over every test session's leaf (compactions, edits, custom and
+    /// summarised messages among them); and a count that is overtaken
+    /// gives none.
+    #[test]
+    fn messages_counted_in_runs_are_those_counted_in_turn() {
+        let (mut checked, mut read) = (0, 0);
+        for path in test_session_files() {
+            let Ok(s) = crate::session::Session::open(&path) else {
+                continue;
+            };
+            let Some(leaf) = s.leaf() else { continue };
+            let ctx = s.context_for_path(s.tree.path_to(leaf));
+            let mut file = open_regular(&s.path).unwrap();
+            let n = ctx.items.len();
+            let mut each = vec![0];
+            for k in 0..n {
+                let item = ctx.items.get(k).unwrap();
+                read += usize::from(s.context_message_count_unread(item).is_none());
+                let c = s.context_message_count_of(item, &mut file).unwrap_or(0);
+                each.push(each[k] + c);
+            }
+            let step = (n / 7).max(1);
+            for skip in (0..=n).step_by(step).chain([n.saturating_sub(1), n]) {
+                for run in [1, 3, 64] {
+                    let counted = count_before(&s, &ctx, skip, run, &|| false);
+                    assert_eq!(counted, Some(each[skip]), "{} {skip} {run}", path.display());
+                }
+                checked += 1;
+            }
+            if n > 0 {
+                assert_eq!(count_before(&s, &ctx, n, 3, &|| true), None);
+            }
+        }
+        assert!(
+            checked > 100 && read > 10,
+            "{checked} counts, {read} items read"
+        );
     }
 }
