@@ -17,7 +17,7 @@ use crate::session::line::entry::Id;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// The labels: per target id, the label entry that labels it (the last
 /// one in the file that set it and was not cleared after). What it says is
@@ -36,8 +36,9 @@ pub struct LabelTable {
 
 #[derive(Debug)]
 struct Coming {
-    /// Each labelled id and the label entry that set it.
-    stored: Vec<(CompactString, u32)>,
+    /// Each labelled id and the label entry that set it; let go (`None`)
+    /// once the table is made (in `made` or taken from it).
+    stored: RwLock<Option<Vec<(CompactString, u32)>>>,
     /// The table, once the thread has made it.
     made: Mutex<Option<Labels>>,
     /// Cleared by the first lookup: the thread's table is no longer wanted.
@@ -69,7 +70,7 @@ impl LabelTable {
             return LabelTable::new(table(&stored, || true).unwrap_or_default());
         }
         let coming = Arc::new(Coming {
-            stored,
+            stored: RwLock::new(Some(stored)),
             made: Mutex::new(None),
             wanted: AtomicBool::new(true),
             finds: AtomicU32::new(0),
@@ -98,20 +99,30 @@ impl LabelTable {
     /// when it is made, else from one pass over what it is made of, which
     /// neither makes it nor waits for it (a few ids: a preview's window).
     pub fn find(&self, ids: &[&str]) -> Vec<Option<u32>> {
-        let ready = self
-            .coming
-            .as_ref()
-            .is_none_or(|c| c.slot().is_some() || c.finds.fetch_add(1, Ordering::Relaxed) >= FINDS);
-        let (Some(c), None, false) = (&self.coming, self.made.get(), ready) else {
+        let from_table = || {
             let labels = self.get();
-            return ids.iter().map(|id| labels.get(*id).copied()).collect();
+            ids.iter().map(|id| labels.get(*id).copied()).collect()
+        };
+        let (Some(c), None) = (&self.coming, self.made.get()) else {
+            return from_table();
+        };
+        // Held while read: what the table is made of is let go only once
+        // the table is made, and then this turns to the table (the guard
+        // dropped first: taking the table lets go of it).
+        let guard = c.read();
+        let scan = guard.is_some()
+            && c.slot().is_none()
+            && c.finds.fetch_add(1, Ordering::Relaxed) < FINDS;
+        let (true, Some(stored)) = (scan, guard.as_ref()) else {
+            drop(guard);
+            return from_table();
         };
         let mut wanted: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
         for (k, id) in ids.iter().enumerate() {
             wanted.entry(id).or_default().push(k);
         }
         let mut found = vec![None; ids.len()];
-        for (id, at) in &c.stored {
+        for (id, at) in stored {
             for &k in wanted.get(id.as_str()).into_iter().flatten() {
                 found[k] = Some(*at);
             }
@@ -138,27 +149,54 @@ impl Coming {
         self.made.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Option<Vec<(CompactString, u32)>>> {
+        self.stored.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Lets go of what the table is made of (it is made).
+    fn let_go(&self) {
+        *self.stored.write().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
     /// On the thread: makes the table at the lowest priority and leaves it,
     /// unless it stopped being wanted.
     fn make(&self) {
         lowest_priority();
-        let Some(labels) = table(&self.stored, || self.wanted.load(Ordering::Relaxed)) else {
+        let made = {
+            let stored = self.read();
+            let go_on = || self.wanted.load(Ordering::Relaxed);
+            stored.as_deref().and_then(|s| table(s, go_on))
+        };
+        let Some(labels) = made else {
             return;
         };
-        let mut slot = self.slot();
-        if self.wanted.load(Ordering::Relaxed) {
+        {
+            let mut slot = self.slot();
+            if !self.wanted.load(Ordering::Relaxed) {
+                return;
+            }
             *slot = Some(labels);
         }
+        self.let_go();
     }
 
-    /// The thread's table, or one made here; the thread stops either way.
+    /// The thread's table, or one made here; the thread stops either way,
+    /// and what the table is made of is let go.
     fn take(&self) -> Labels {
         let made = {
             let mut slot = self.slot();
             self.wanted.store(false, Ordering::Relaxed);
             slot.take()
         };
-        made.unwrap_or_else(|| table(&self.stored, || true).unwrap_or_default())
+        let labels = made.unwrap_or_else(|| {
+            let stored = self.read();
+            stored
+                .as_deref()
+                .and_then(|s| table(s, || true))
+                .unwrap_or_default()
+        });
+        self.let_go();
+        labels
     }
 }
 
@@ -220,11 +258,21 @@ mod tests {
             let ready = asked.coming.as_ref().is_some_and(|c| c.slot().is_some());
             std::thread::scope(|s| {
                 let others: Vec<_> = (0..3).map(|_| s.spawn(|| asked.get().len())).collect();
+                let finds: Vec<_> = (0..2)
+                    .map(|_| {
+                        s.spawn(|| (0..20).all(|_| asked.find(&["id5", "x"]) == [Some(5), None]))
+                    })
+                    .collect();
                 assert_eq!(asked.get(), &want);
                 for o in others {
                     assert_eq!(o.join().ok(), Some(want.len()));
                 }
+                for f in finds {
+                    assert_eq!(f.join().ok(), Some(true));
+                }
             });
+            // What it was made of is let go once it is made.
+            assert!(asked.coming.as_ref().is_some_and(|c| c.read().is_none()));
             if ready {
                 by_thread += 1;
             } else {
@@ -247,7 +295,7 @@ mod tests {
         LabelTable {
             made: OnceLock::new(),
             coming: Some(Arc::new(Coming {
-                stored,
+                stored: RwLock::new(Some(stored)),
                 made: Mutex::new(None),
                 wanted: AtomicBool::new(true),
                 finds: AtomicU32::new(0),
@@ -270,6 +318,8 @@ mod tests {
             assert_eq!(t.find(&ids), want, "find {k}");
         }
         assert_eq!(t.get().len(), 100_000);
+        assert!(t.coming.as_ref().is_some_and(|c| c.read().is_none()));
+        assert_eq!(t.find(&ids), want);
         for round in 0..6 {
             let t = LabelTable::of_stored(stored(100_000), round % 3 != 2);
             if round % 3 == 1 {
@@ -286,7 +336,7 @@ mod tests {
     #[test]
     fn a_table_not_wanted_is_not_made() {
         let coming = Coming {
-            stored: stored(100),
+            stored: RwLock::new(Some(stored(100))),
             made: Mutex::new(None),
             wanted: AtomicBool::new(true),
             finds: AtomicU32::new(0),
