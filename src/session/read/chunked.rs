@@ -125,22 +125,18 @@ pub fn words(bytes: &[u8]) -> Option<Vec<u32>> {
         // Taken by the other thread, or here if it could not start.
         let second = std::sync::Mutex::new(Some(second));
         let take = || second.lock().ok().and_then(|mut s| s.take());
-        let finished = std::thread::scope(|s| {
-            let other = std::thread::Builder::new()
-                .name("piscope-words".into())
-                .spawn_scoped(s, || take().map(|to| fill(to, from_second)));
-            fill(first, from_first);
-            other.map_or(true, |t| t.join().is_ok())
-        });
-        if let Some(to) = take() {
-            fill(to, from_second);
-        } else if !finished {
-            return None;
-        }
+        let (other, ()) = crate::par::beside(
+            "piscope-words",
+            || take().map(|to| fill(to, from_second)),
+            || fill(first, from_first),
+        );
+        // A thread that failed partway (or found no half to take) left
+        // its half unwritten.
+        other.flatten()?;
     }
     // SAFETY: the first `n` items of the room were each written above:
-    // the first half here, the second by the other thread (which finished)
-    // or here.
+    // the first half here, the second by the other thread, which finished,
+    // or here when it could not start (see `par::beside`).
     unsafe { out.set_len(n) };
     Some(out)
 }

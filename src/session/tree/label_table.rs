@@ -117,7 +117,7 @@ impl LabelTable {
             drop(guard);
             return from_table();
         };
-        let mut wanted: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
+        let mut wanted: HashMap<&str, Vec<usize>> = HashMap::default();
         for (k, id) in ids.iter().enumerate() {
             wanted.entry(id).or_default().push(k);
         }
