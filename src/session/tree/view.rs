@@ -144,6 +144,76 @@ impl TreeView {
         }
     }
 
+    /// The view of `s`, a session read on from the one this view is of,
+    /// when what it gained is what pi writes as it goes on (a chain of
+    /// entries under the leaf, the last of them the new leaf): the chain
+    /// follows the leaf in the order, and the path grows by it. `None`
+    /// for any other growth, to be viewed afresh ([`TreeView::new`]).
+    pub fn grown(&self, s: &Session) -> Option<TreeView> {
+        let (before, n) = (self.parent.len(), s.entries.len());
+        let leaf = self.leaf.filter(|&l| self.active.get(l))?;
+        if n <= before || s.branch_leaf() != Some(n as u32 - 1) {
+            return None;
+        }
+        let chain = before as u32..n as u32;
+        // A new entry that takes over an old one's id rehangs what was
+        // under it (pi files an id under its last entry).
+        let first_line = s.entry(before as u32).line;
+        if s.problems.iter().any(|p| {
+            p.line >= first_line
+                && matches!(p.kind, crate::session::ProblemKind::DuplicateId { .. })
+        }) {
+            return None;
+        }
+        let mut above = leaf;
+        for node in chain.clone() {
+            s.entry(node).id_str()?;
+            let next = node + 1;
+            let kids: &[u32] = if next < n as u32 { &[next] } else { &[] };
+            if s.tree.parent(node) != Some(above)
+                || s.tree.step_up(node) != Some(above)
+                || s.tree.children(node) != kids
+            {
+                return None;
+            }
+            above = node;
+        }
+        if s.tree.children(leaf) != [before as u32] {
+            return None;
+        }
+        // The path up from the old leaf is still the one this view marks
+        // (a growth that hangs old entries elsewhere changes it).
+        let (mut on, mut node) = (1, leaf);
+        while let Some(up) = s.tree.step_up(node) {
+            if !self.active.get(up) || on > before {
+                return None;
+            }
+            (on, node) = (on + 1, up);
+        }
+        if on != self.active.count() {
+            return None;
+        }
+        let at = self.order.iter().rposition(|&node| node == leaf)?;
+        let mut order = Vec::with_capacity(n);
+        order.extend_from_slice(&self.order[..=at]);
+        order.extend(chain.clone());
+        order.extend_from_slice(&self.order[at + 1..]);
+        let mut parent = Vec::with_capacity(n);
+        parent.extend_from_slice(&self.parent);
+        parent.push(leaf);
+        parent.extend(before as u32..n as u32 - 1);
+        let mut active = self.active.clone();
+        for _ in chain {
+            active.push(true);
+        }
+        Some(TreeView {
+            order,
+            parent,
+            active,
+            leaf: s.leaf(),
+        })
+    }
+
     /// Whether `node` is on the path from the root to the leaf.
     pub fn on_path(&self, node: u32) -> bool {
         self.active.get(node)
@@ -226,9 +296,33 @@ impl TreeView {
         folded: &HashSet<u32>,
         shows: impl Fn(u32) -> bool + Sync,
     ) -> Rows {
+        self.rows_where_in(s, folded, shows, Rows::default())
+    }
+
+    /// [`TreeView::rows_where`] laid out in the memory of rows made
+    /// before (`room`, which goes), when it is large enough: on a long
+    /// session laid out again as it grows, fresh pages (which the kernel
+    /// clears, 170 MB for ten million rows) cost more than the layout.
+    pub fn rows_where_in(
+        &self,
+        s: &Session,
+        folded: &HashSet<u32>,
+        shows: impl Fn(u32) -> bool + Sync,
+        room: Rows,
+    ) -> Rows {
         let visible = shown(s, shows);
-        let row_of = crate::par::big_vec_of(s.entries.len(), NO_ROW);
-        lay_out(&self.order, Some(&self.parent), row_of, visible, folded)
+        let n = s.entries.len();
+        let mut row_of = reused(room.row_of, n);
+        row_of.resize(n, NO_ROW);
+        let rows = reused(room.rows, visible.count());
+        lay_out(
+            &self.order,
+            Some(&self.parent),
+            row_of,
+            rows,
+            visible,
+            folded,
+        )
     }
 
     /// [`TreeView::rows_where`] for a listing that needs no more of the
@@ -243,8 +337,22 @@ impl TreeView {
             active,
             leaf,
         } = self;
-        let rows = lay_out(&order, None, parent, visible, folded);
+        let room = crate::par::big_vec(visible.count());
+        let rows = lay_out(&order, None, parent, room, visible, folded);
         (rows, Marks { active, leaf })
+    }
+}
+
+/// `v` emptied when it has room for `n` items and not more than twice
+/// that (rows laid out again under a narrower filter need not hold on to
+/// the wider one's memory), else a fresh vector.
+fn reused<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
+    if v.capacity() >= n && v.capacity() / 2 <= n {
+        v.clear();
+        v
+    } else {
+        drop(v);
+        crate::par::big_vec(n)
     }
 }
 
@@ -257,11 +365,13 @@ pub(crate) fn shown(s: &Session, shows: impl Fn(u32) -> bool + Sync) -> Bits {
 /// The rows of the nodes in `order` that are `visible`, under the `folded`
 /// ones: pi's nesting at forks and connectors. Each node's parent is
 /// `parent`'s, or when that is `None` the one `row_of` holds until the
-/// node's row is written there. `row_of` becomes the rows' index.
+/// node's row is written there. `row_of` becomes the rows' index; the
+/// rows are written into `rows` (empty, with room for every visible node).
 fn lay_out(
     order: &[u32],
     parent: Option<&[u32]>,
     mut row_of: Vec<u32>,
+    mut rows: Vec<Row>,
     mut visible: Bits,
     folded: &HashSet<u32>,
 ) -> Rows {
@@ -272,8 +382,7 @@ fn lay_out(
     let some = |v: u32| (v != NO_ROW).then_some(v);
     // First the rows in order, each with its visible parent, counting
     // every row's visible children; then what follows from those.
-    // Room for what the filter shows (the folds hide some of it).
-    let mut rows: Vec<Row> = crate::par::big_vec(visible.count());
+    debug_assert!(rows.is_empty());
     let mut visible_roots = 0usize;
     for &node in order {
         let i = node as usize;
@@ -816,6 +925,88 @@ pub(crate) mod tests {
             .zip(&rows.rows)
             .map(|(c, r)| format!("{c}{}", texts[r.node as usize]))
             .collect()
+    }
+
+    /// A view grown with its session is the view made afresh of the
+    /// session grown: every test session cut after each of some of its
+    /// lines and read whole, and each read whole and grown by a chain of
+    /// messages under its leaf (which grows most views rather than making
+    /// them again; not those of damaged files where the chain hangs
+    /// elsewhere), by a message under another entry and by one under no
+    /// entry.
+    #[test]
+    fn a_view_grown_is_the_view_made_afresh() {
+        let same = |a: &TreeView, b: &TreeView, at: &str| {
+            assert_eq!(a.order, b.order, "{at}");
+            assert_eq!(a.parent, b.parent, "{at}");
+            assert_eq!(a.active, b.active, "{at}");
+            assert_eq!(a.leaf, b.leaf, "{at}");
+        };
+        let read = |text: &str| {
+            let mut f = tempfile::NamedTempFile::new().expect("temp file");
+            f.write_all(text.as_bytes()).expect("write");
+            Session::open(f.path()).ok()
+        };
+        let (mut grown, mut chains) = (0, 0);
+        for path in crate::session::read::file::test_session_files() {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let Some(whole) = read(&text) else {
+                continue;
+            };
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let step = lines.len().div_ceil(12).max(1);
+            for cut in (1..lines.len()).step_by(step) {
+                let Some(part) = read(&lines[..cut].concat()) else {
+                    continue;
+                };
+                if let Some(view) = TreeView::new(&part).grown(&whole) {
+                    same(
+                        &view,
+                        &TreeView::new(&whole),
+                        &format!("{} cut {cut}", path.display()),
+                    );
+                    grown += 1;
+                }
+            }
+            let Some(leaf) = whole.leaf().and_then(|l| whole.entry(l).id_str()) else {
+                continue;
+            };
+            let other = whole
+                .entries
+                .iter()
+                .find_map(|e| e.id_str())
+                .unwrap_or(leaf);
+            let ended = if text.ends_with('\n') {
+                text.clone()
+            } else {
+                format!("{text}\n")
+            };
+            let chain = [
+                msg("grown-1", Some(leaf), 1, "user", "more"),
+                msg("grown-2", Some("grown-1"), 2, "assistant", "yes"),
+                msg("grown-3", Some("grown-2"), 3, "user", "again"),
+            ];
+            for (more, must) in [
+                (chain.join("\n"), true),
+                (msg("grown-1", Some(other), 1, "user", "aside"), false),
+                (msg("grown-1", None, 1, "user", "anew"), false),
+            ] {
+                let Some(after) = read(&format!("{ended}{more}\n")) else {
+                    continue;
+                };
+                let at = format!("{} + {more}", path.display());
+                if let Some(view) = TreeView::new(&whole).grown(&after) {
+                    same(&view, &TreeView::new(&after), &at);
+                    chains += usize::from(must);
+                }
+            }
+        }
+        assert!(
+            grown > 50 && chains > 50,
+            "{grown} cuts grown, {chains} chains"
+        );
     }
 
     /// a → b → {c → d, e → f}; the leaf is f (written last), so e's branch

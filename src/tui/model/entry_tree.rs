@@ -7,9 +7,10 @@ pub use crate::tui::model::loaded::{LoadedSession, RowKind};
 use std::collections::HashSet;
 use std::ops::Range;
 
-/// The rows of `t` for one filter and set of folds.
-pub fn rows(t: &LoadedSession, filter: Filter, folded: &HashSet<u32>) -> Rows {
-    t.rows(filter, folded)
+/// The rows of `t` for one filter and set of folds, in the memory of the
+/// rows made before (`room`) when it is large enough.
+pub fn rows(t: &LoadedSession, filter: Filter, folded: &HashSet<u32>, room: Rows) -> Rows {
+    t.rows_in(filter, folded, room)
 }
 
 /// A query's words, lower case (pi splits its tree search on white space).
@@ -100,7 +101,7 @@ mod tests {
     fn search_matches_every_token() {
         // a → b → {c → d, e → f}, the leaf f.
         let t = LoadedSession::new(crate::session::tree::view::tests::forked(), None);
-        let rows = rows(&t, Filter::Default, &HashSet::new());
+        let rows = rows(&t, Filter::Default, &HashSet::new(), Rows::default());
         assert_eq!(search(&rows, &t, "RIGHT answer"), vec![3]);
         assert_eq!(search(&rows, &t, "user"), vec![0, 2, 4]);
         assert!(search(&rows, &t, "  ").is_empty());

@@ -524,19 +524,29 @@ impl LoadedSession {
 
     /// A session and its rows' columns, as a stored index kept them.
     pub fn with_columns(session: Session, columns: RowColumns) -> LoadedSession {
-        LoadedSession::assemble(session, columns, true)
+        LoadedSession::assemble(session, columns, true, None)
     }
 
     /// A session and its rows' columns; its leaf's context worked out
-    /// beside its view when this is its `first` showing and it is long.
-    fn assemble(session: Session, columns: RowColumns, first: bool) -> LoadedSession {
+    /// beside its view when this is its `first` showing and it is long;
+    /// its view made unless it is given (one grown with the session).
+    fn assemble(
+        session: Session,
+        columns: RowColumns,
+        first: bool,
+        view: Option<TreeView>,
+    ) -> LoadedSession {
         let leaf_context = || {
             let leaf = session.leaf()?;
             Some(session.context_for_path(session.tree.path_to(leaf)))
         };
-        let (leaf_context, view) = match first && session.entries.len() >= LEAF_CONTEXT_FROM {
-            true => crate::par::beside("piscope-context", leaf_context, || TreeView::new(&session)),
-            false => (None, TreeView::new(&session)),
+        let (leaf_context, view) = match (view, first && session.entries.len() >= LEAF_CONTEXT_FROM)
+        {
+            (Some(view), _) => (None, view),
+            (None, true) => {
+                crate::par::beside("piscope-context", leaf_context, || TreeView::new(&session))
+            }
+            (None, false) => (None, TreeView::new(&session)),
         };
         let name = session.name().map(|n| text::clean_line(&n));
         let entry_count = session.live_count();
@@ -567,7 +577,8 @@ impl LoadedSession {
         session: Session,
         home: Option<&str>,
     ) -> Result<LoadedSession, SessionError> {
-        LoadedSession::read_on_as(before.columns.clone(), session, home, false)
+        let view = before.view.grown(&session);
+        LoadedSession::read_on_as(before.columns.clone(), session, home, false, view)
     }
 
     /// A session read on from where `columns` (the rows of its first
@@ -578,16 +589,18 @@ impl LoadedSession {
         session: Session,
         home: Option<&str>,
     ) -> Result<LoadedSession, SessionError> {
-        LoadedSession::read_on_as(columns, session, home, true)
+        LoadedSession::read_on_as(columns, session, home, true, None)
     }
 
     /// [`LoadedSession::read_on`], for the `first` showing of the session
-    /// or not (see [`LoadedSession::assemble`]).
+    /// or not, with its `view` when it is already made (see
+    /// [`LoadedSession::assemble`]).
     fn read_on_as(
         mut columns: RowColumns,
         session: Session,
         home: Option<&str>,
         first: bool,
+        view: Option<TreeView>,
     ) -> Result<LoadedSession, SessionError> {
         let kept = columns.kinds.len();
         if kept > session.entries.len() {
@@ -599,7 +612,7 @@ impl LoadedSession {
             return LoadedSession::open(&session.path, home);
         }
         drop(added);
-        Ok(LoadedSession::assemble(session, columns, first))
+        Ok(LoadedSession::assemble(session, columns, first, view))
     }
 
     pub fn entry(&self, node: u32) -> &Entry {
@@ -641,8 +654,14 @@ impl LoadedSession {
 
     /// The rows for one filter and set of folds.
     pub fn rows(&self, filter: Filter, folded: &HashSet<u32>) -> view::Rows {
+        self.rows_in(filter, folded, view::Rows::default())
+    }
+
+    /// [`LoadedSession::rows`] laid out in the memory of `room` (rows made
+    /// before) when it is large enough.
+    pub fn rows_in(&self, filter: Filter, folded: &HashSet<u32>, room: view::Rows) -> view::Rows {
         self.view
-            .rows_where(&self.session, folded, |node| self.shows(filter, node))
+            .rows_where_in(&self.session, folded, |node| self.shows(filter, node), room)
     }
 
     /// The entry's label, made safe.

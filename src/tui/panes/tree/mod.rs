@@ -349,7 +349,8 @@ impl TreePane {
             self.clear_rows();
             return;
         };
-        self.rows = entry_tree::rows(&t, self.filter, &self.folded);
+        let room = std::mem::take(&mut self.rows);
+        self.rows = entry_tree::rows(&t, self.filter, &self.folded, room);
         let filter = self.filter;
         self.resume = self
             .rows
