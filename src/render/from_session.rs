@@ -60,7 +60,9 @@ pub fn context_meta(
 /// The context's blocks a stretch at a time, each handed to `each` as it
 /// is rendered: what [`render`] gives at once, in the memory of one
 /// stretch. A stretch ends before a user's message (a tool call and its
-/// results stay in one) once it holds `STRETCH` items.
+/// results stay in one) once it holds `STRETCH` items or items of
+/// `STRETCH_BYTES` of lines: rendered blocks can take a hundred times the
+/// bytes of their lines (a message of short quoted list items does).
 pub fn context_stretches(
     session: &Session,
     ctx: &Context,
@@ -68,6 +70,7 @@ pub fn context_stretches(
     each: &mut dyn FnMut(Vec<Block>) -> std::io::Result<()>,
 ) -> Result<std::io::Result<()>, SessionError> {
     const STRETCH: usize = 2048;
+    const STRETCH_BYTES: u64 = 512 << 10;
     let starts_turn = |k: usize| {
         let e = session.entry(ctx.items.at_entry(k));
         e.kind() == Kind::Message
@@ -76,7 +79,11 @@ pub fn context_stretches(
     };
     let mut from = 0;
     while from < ctx.items.len() {
-        let mut to = (from + STRETCH).min(ctx.items.len());
+        let (mut to, mut bytes) = (from, 0u64);
+        while to < ctx.items.len() && to - from < STRETCH && bytes < STRETCH_BYTES {
+            bytes += session.entry(ctx.items.at_entry(to)).span().len;
+            to += 1;
+        }
         while to < ctx.items.len() && !starts_turn(to) {
             to += 1;
         }
