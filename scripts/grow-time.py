@@ -5,7 +5,9 @@ on following the leaf (alt+w), then appends --appends lines to the file,
 one at a time, each a message child of the last entry, and prints for
 each how long until its text is drawn and the CPU the browser spent from
 the append until it was quiet again (no CPU for 300 ms), with its
-resident memory then. The session file grows: run it on a copy.
+resident memory then. The session file grows: run it on a copy, and
+open that copy once before (a first open of a long session makes its
+stored index in the background, and the CPU counted would include it).
 
 usage: scripts/grow-time.py [--appends N] [--size COLSxROWS] [--env K=V ...]
                             [--marker TEXT] -- CMD [ARGS...] SESSION
